@@ -1,0 +1,134 @@
+"""The fleet context: what the rule engine and the admission controller know of a fleet.
+
+It is a plain, JSON-serialisable digest of a validated fleet model, produced by
+``gpufleet.render.context.render_context(fleet)`` and read back here. The linter
+(``--fleet MODEL``), the policy pack (stack config) and the admission controller (a
+ConfigMap the stack mounts, reloaded when it changes) all hand the same object to the
+engine, so none of them needs the pydantic model at run time.
+
+JSON shape (``version`` 1)::
+
+    {"version": 1, "fleet": "prod",
+     "coldStartFloorSeconds": 600, "waitForPodsReadyTimeoutSeconds": 600,
+     "kueueNamespace": "kueue-system", "volcanoNamespace": "volcano-system",
+     "queueLabel": "kueue.x-k8s.io/queue-name",
+     "teams": [{"name": "research", "namespaces": ["research"],
+                "localQueue": "research" | null,      # Kueue LocalQueue in each namespace
+                "volcanoQueue": "research" | null,    # Volcano leaf queue
+                "pools": ["h100"]}],
+     "pools": [{"name": "h100", "system": "kueue" | "volcano", "nodeCount": 1250,
+                "gpuResource": "nvidia.com/gpu",
+                "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
+                "nodeLabels": {"gpufleet.dev/pool": "h100"}}],
+     "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}]}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Mapping
+
+from gpufleet import quantity
+
+CONTEXT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TeamContext:
+    name: str
+    namespaces: tuple[str, ...]
+    local_queue: str | None
+    volcano_queue: str | None
+    pools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PoolContext:
+    name: str
+    system: str
+    node_count: int
+    gpu_resource: str
+    allocatable: Mapping[str, Decimal]
+    node_labels: Mapping[str, str]
+
+    @property
+    def gpus_per_node(self) -> Decimal:
+        return self.allocatable.get(self.gpu_resource, Decimal(0))
+
+    @property
+    def total_gpus(self) -> Decimal:
+        return self.gpus_per_node * self.node_count
+
+
+@dataclass(frozen=True)
+class PriorityClassContext:
+    name: str
+    value: int
+    preemption_policy: str
+
+
+@dataclass(frozen=True)
+class FleetContext:
+    fleet: str
+    teams: tuple[TeamContext, ...]
+    pools: tuple[PoolContext, ...]
+    priority_classes: tuple[PriorityClassContext, ...] = ()
+    cold_start_floor_seconds: int = 600
+    wait_for_pods_ready_timeout_seconds: int | None = None
+    kueue_namespace: str = "kueue-system"
+    volcano_namespace: str = "volcano-system"
+    queue_label: str = "kueue.x-k8s.io/queue-name"
+    _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for team in self.teams:
+            for ns in team.namespaces:
+                self._by_namespace.setdefault(ns, team)
+
+    def team_for_namespace(self, namespace: str | None) -> TeamContext | None:
+        return self._by_namespace.get(namespace or "")
+
+    def pool(self, name: str) -> PoolContext | None:
+        return next((p for p in self.pools if p.name == name), None)
+
+    def local_queues(self) -> set[tuple[str, str]]:
+        """(namespace, LocalQueue name) pairs the model declares."""
+        return {(ns, t.local_queue) for t in self.teams if t.local_queue for ns in t.namespaces}
+
+    def volcano_queues(self) -> set[str]:
+        return {t.volcano_queue for t in self.teams if t.volcano_queue}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "FleetContext":
+        if data.get("version", CONTEXT_VERSION) != CONTEXT_VERSION:
+            raise ValueError(f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})")
+        teams = tuple(
+            TeamContext(
+                name=t["name"], namespaces=tuple(t.get("namespaces", ())),
+                local_queue=t.get("localQueue"), volcano_queue=t.get("volcanoQueue"),
+                pools=tuple(t.get("pools", ())),
+            )
+            for t in data.get("teams", ())
+        )
+        pools = tuple(
+            PoolContext(
+                name=p["name"], system=p["system"], node_count=int(p["nodeCount"]),
+                gpu_resource=p.get("gpuResource", "nvidia.com/gpu"),
+                allocatable={k: quantity.parse(v) for k, v in p.get("allocatable", {}).items()},
+                node_labels=dict(p.get("nodeLabels", {})),
+            )
+            for p in data.get("pools", ())
+        )
+        classes = tuple(
+            PriorityClassContext(c["name"], int(c["value"]), c.get("preemptionPolicy", "Never"))
+            for c in data.get("priorityClasses", ())
+        )
+        return cls(
+            fleet=data.get("fleet", ""), teams=teams, pools=pools, priority_classes=classes,
+            cold_start_floor_seconds=int(data.get("coldStartFloorSeconds", 600)),
+            wait_for_pods_ready_timeout_seconds=data.get("waitForPodsReadyTimeoutSeconds"),
+            kueue_namespace=data.get("kueueNamespace", "kueue-system"),
+            volcano_namespace=data.get("volcanoNamespace", "volcano-system"),
+            queue_label=data.get("queueLabel", "kueue.x-k8s.io/queue-name"),
+        )

@@ -1,0 +1,65 @@
+"""Error types shared by every layer.
+
+Validation never stops at the first problem: it collects :class:`Issue` objects,
+each naming the exact path of the bad field (``teams[2].quota.h100.borrowingLimit``),
+what is wrong and how to fix it. Loaders raise :class:`ModelError` carrying all of
+them plus the file they came from; adapters (CLI, Pulumi program) print one line
+per issue and never a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+
+@dataclass(frozen=True, order=True)
+class Issue:
+    """One problem at one path of an input document."""
+
+    path: str
+    message: str
+    fix: str = ""
+
+    def render(self, source: str | None = None) -> str:
+        where = f"{source}: " if source else ""
+        hint = f" (fix: {self.fix})" if self.fix else ""
+        return f"{where}{self.path}: {self.message}{hint}"
+
+
+def join_path(*parts: str | int) -> str:
+    """Join path parts the way Kueue's webhooks print them: ``a.b[2].c``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part == "":
+            continue
+        elif out:
+            out += f".{part}"
+        else:
+            out = str(part)
+    return out
+
+
+@dataclass
+class ModelError(Exception):
+    """A model file that cannot be used; carries every issue found in it."""
+
+    source: str
+    issues: Sequence[Issue] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.__str__())
+
+    def lines(self) -> list[str]:
+        return [issue.render(self.source) for issue in self.issues]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines()) or f"{self.source}: invalid"
+
+
+def raise_if_any(source: str, issues: Iterable[Issue]) -> None:
+    collected = sorted(set(issues), key=lambda i: (i.path, i.message))
+    if collected:
+        raise ModelError(source, collected)

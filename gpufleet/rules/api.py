@@ -1,0 +1,119 @@
+"""The rule engine's public types: rules, the context they run in, and their findings.
+
+Every rule module (``gpufleet/rules/gangNNN_<name>.py``) defines one module-level
+``RULE = Rule(...)`` whose ``check(obj, ctx)`` yields :class:`Violation` objects.
+The engine (``gpufleet.rules.engine``) turns violations into :class:`Finding`
+objects (adding the object's identity, severity and waiver state). Adapters (the
+linter, the Pulumi policy pack, the admission controller) only ever see findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, Iterable, Mapping
+
+from gpufleet.context import FleetContext
+
+
+class Severity(str, Enum):
+    """``error`` blocks (mandatory, deny, exit 1); ``warning`` advises."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """What a rule's check yields: a path inside the object, a message and, optionally, a specific fix."""
+
+    path: str
+    message: str
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """Everything a rule may look at besides the object itself.
+
+    ``fleet`` is None when no fleet model was given; fleet-aware rules then stay quiet.
+    ``options`` holds per-rule options keyed by rule code (e.g. a cold-start floor).
+    ``crds`` is a ``gpufleet.crdschema.CrdSet`` (or None) for the schema rules.
+    ``objects`` is every object of the same run, for rules that relate objects.
+    """
+
+    fleet: FleetContext | None = None
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    crds: Any = None
+    objects: tuple[Mapping[str, Any], ...] = ()
+
+    def option(self, code: str, key: str, default: Any) -> Any:
+        return self.options.get(code, {}).get(key, default)
+
+
+CheckFn = Callable[[Mapping[str, Any], CheckContext], Iterable[Violation]]
+RemediateFn = Callable[[dict[str, Any], CheckContext], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One gang-safety rule.
+
+    ``code`` is stable forever (``GANG001``); ``name`` names the bad pattern
+    (``min-below-replicas``); ``family`` groups rules for the policy pack
+    (gang-size, routing, restarts, probes, gpus, platform, schema); ``kinds`` lists
+    the ``(apiGroup, kind)`` pairs it reads (the group without version, ``""`` for
+    core); ``needs_fleet`` rules only run with a fleet context; ``remediate`` is set
+    only where the fix is always safe.
+    """
+
+    code: str
+    name: str
+    family: str
+    severity: Severity
+    summary: str
+    fix: str
+    kinds: tuple[tuple[str, str], ...]
+    check: CheckFn
+    needs_fleet: bool = False
+    remediate: RemediateFn | None = None
+    doc: str = ""
+
+    def applies_to(self, obj: Mapping[str, Any]) -> bool:
+        api_version = str(obj.get("apiVersion", ""))
+        group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+        return (group, str(obj.get("kind", ""))) in self.kinds
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A violation of one rule by one object, as every adapter reports it."""
+
+    code: str
+    name: str
+    severity: Severity
+    path: str
+    message: str
+    fix: str
+    api_version: str = ""
+    kind: str = ""
+    namespace: str | None = None
+    object_name: str | None = None
+    waived: bool = False
+    waiver_reason: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def blocking(self) -> bool:
+        return self.severity is Severity.ERROR and not self.waived
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape of ``gpufleet lint --format json`` (one finding)."""
+        return {
+            "code": self.code, "rule": self.name, "severity": self.severity.value,
+            "file": self.file, "line": self.line, "apiVersion": self.api_version,
+            "kind": self.kind, "namespace": self.namespace, "name": self.object_name,
+            "path": self.path, "message": self.message, "fix": self.fix,
+            "waived": self.waived, "waiverReason": self.waiver_reason,
+        }
