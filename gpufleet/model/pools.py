@@ -1,0 +1,68 @@
+"""Node pools: the physical GPU capacity of a fleet.
+
+A pool is a set of identical nodes (labels, taints, per-node allocatable). Each pool
+is held by exactly one quota system, Kueue or Volcano, so that no GPU is ever
+counted by both. Kueue pools become ResourceFlavors (and a Topology when topology
+levels are given); Volcano pools become the capacity behind the Volcano queues.
+Read by the validators, the renderers and the plan.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import Field
+
+from gpufleet.model.base import Base, Duration, Name, Quantity
+
+
+class Taint(Base):
+    key: str = Field(min_length=1, max_length=316)
+    """Taint key, a qualified name (``nvidia.com/gpu``)."""
+    value: str | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+
+
+class Toleration(Base):
+    key: str | None = None
+    """Taint key the toleration matches; empty with operator Exists tolerates everything."""
+    operator: Literal["Equal", "Exists"] = "Equal"
+    value: str | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+    toleration_seconds: int | None = None
+
+
+class Pool(Base):
+    name: Name
+    """Pool name; also the Kueue ResourceFlavor name (and Topology name) for Kueue pools."""
+    system: Literal["kueue", "volcano"]
+    """Which quota system holds this pool's quota. A pool is never counted by both."""
+    node_count: int = Field(ge=0)
+    """Number of nodes in the pool."""
+    allocatable: dict[str, Quantity] = Field(min_length=1)
+    """Per-node allocatable resources (``nvidia.com/gpu: 8``, ``cpu: 192``, ``memory: 1800Gi``, ``rdma/ib: 8``)."""
+    gpu_resource: str = "nvidia.com/gpu"
+    """The resource that team quota on this pool is counted in; other resources follow the node shape."""
+    node_labels: dict[str, str] = Field(default_factory=dict)
+    """Labels that select this pool's nodes (at most 8 for a Kueue ResourceFlavor)."""
+    taints: list[Taint] = Field(default_factory=list)
+    """Taints on the pool's nodes (Kueue ResourceFlavor nodeTaints)."""
+    tolerations: list[Toleration] = Field(default_factory=list)
+    """Tolerations Kueue adds to pods admitted to this pool."""
+    topology_levels: list[str] = Field(default_factory=list)
+    """Node labels from the widest to the narrowest domain (block, rack, host) for Kueue topology-aware admission."""
+    cold_start_budget: Duration | None = None
+    """Slowest realistic image pull plus rendezvous on this pool; waitForPodsReady.timeout must cover it."""
+
+    def per_node(self, resource: str) -> Decimal:
+        return self.allocatable.get(resource, Decimal(0))
+
+    @property
+    def gpus_per_node(self) -> Decimal:
+        return self.per_node(self.gpu_resource)
+
+    @property
+    def capacity(self) -> Decimal:
+        """Total units of the quota resource in the pool (nodes x per-node allocatable)."""
+        return self.gpus_per_node * self.node_count

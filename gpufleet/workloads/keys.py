@@ -1,0 +1,23 @@
+"""Label and annotation keys that route workloads to queues and gangs.
+
+Shared by the workload views, the rules and the mutator so a key is spelled once.
+Sources: Kueue ``pkg/controller/constants``, Volcano ``apis/scheduling/v1beta1``,
+scheduler-plugins ``apis/scheduling/v1alpha1`` (see /work/shared/research).
+"""
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_PREFIX = "kueue.x-k8s.io/"
+KUEUE_POD_GROUP = "kueue.x-k8s.io/pod-group-name"  # label (or annotation since Kueue 0.18)
+KUEUE_POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"  # annotation
+
+VOLCANO_SCHEDULER = "volcano"
+VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"  # annotation or label
+VOLCANO_GROUP = "scheduling.k8s.io/group-name"  # annotation set on pods of a Volcano PodGroup
+VOLCANO_GROUP_ALT = "scheduling.volcano.sh/group-name"
+VOLCANO_PREFIXES = ("scheduling.volcano.sh/", "volcano.sh/")
+
+COSCHEDULING_GROUP = "scheduling.x-k8s.io/pod-group"  # label (scheduler-plugins)
+
+DEFAULT_SCHEDULER = "default-scheduler"
+ELASTIC = "gpufleet.dev/elastic"
+WAIVER_PREFIX = "waive.gpufleet.dev/"

@@ -1,0 +1,55 @@
+"""Readers of pod specs and pod metadata shared by rules and the mutator.
+
+``pod_containers`` walks containers and initContainers with their paths;
+``effective_scheduler`` tells which scheduler a template's pods reach;
+``pod_group_name`` finds the gang a pod (or pod template) declares membership of.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet.workloads import keys
+from gpufleet.workloads.types import PodTemplate, WorkloadView, as_list, as_map
+
+
+def pod_containers(spec: Mapping[str, Any], spec_path: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Yield ``(path, container)`` for every container, then every initContainer, of a pod spec."""
+    for field in ("containers", "initContainers"):
+        for i, container in enumerate(as_list(as_map(spec).get(field))):
+            if isinstance(container, Mapping):
+                yield f"{spec_path}.{field}[{i}]", container
+
+
+def template_scheduler(template: PodTemplate) -> str | None:
+    """The schedulerName written in the template itself (None when absent or empty)."""
+    name = template.spec.get("schedulerName")
+    return str(name) if name else None
+
+
+def effective_scheduler(view: WorkloadView, template: PodTemplate) -> str:
+    """The scheduler the template's pods will reach once every controller and webhook has run.
+
+    A template's own ``schedulerName`` wins; a Volcano Job fills empty templates with
+    its ``spec.schedulerName`` (default ``volcano``); everything else defaults to the
+    default scheduler.
+    """
+    own = template_scheduler(template)
+    if own:
+        return own
+    if view.group == "batch.volcano.sh" and view.kind == "Job":
+        return view.scheduler_name or keys.VOLCANO_SCHEDULER
+    return keys.DEFAULT_SCHEDULER
+
+
+def pod_group_name(labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> str | None:
+    """The gang a pod declares itself part of: Kueue, Volcano or scheduler-plugins keys, in that order."""
+    for source, key in (
+        (labels, keys.KUEUE_POD_GROUP), (annotations, keys.KUEUE_POD_GROUP),
+        (annotations, keys.VOLCANO_GROUP), (annotations, keys.VOLCANO_GROUP_ALT),
+        (labels, keys.COSCHEDULING_GROUP),
+    ):
+        value = source.get(key)
+        if value:
+            return str(value)
+    return None

@@ -1,0 +1,123 @@
+"""The value types of :mod:`gpufleet.workloads` and the small readers they are built with.
+
+Rules, the mutator and the linter never walk a workload's YAML themselves: they
+read a :class:`WorkloadView` (built by ``gpufleet.workloads.kinds``), whose pod
+templates carry the exact paths rules report (``spec.tasks[1].template``).
+Every reader here tolerates malformed input (a string where a number belongs, a
+list where a map belongs): schema errors are GANG601's business, not a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+EMPTY: Mapping[str, Any] = {}
+
+
+def as_map(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a mapping, else an empty one."""
+    return value if isinstance(value, Mapping) else EMPTY
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def as_int(value: Any, default: int | None = None) -> int | None:
+    """An integer field, or ``default`` when absent or not an integer (``True`` is not one)."""
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return default
+
+
+def key_path(base: str, key: str) -> str:
+    """Path of a map entry whose key contains dots: ``metadata.labels[kueue.x-k8s.io/queue-name]``."""
+    return f"{base}[{key}]"
+
+
+def label_path(key: str, base: str = "metadata") -> str:
+    return key_path(f"{base}.labels" if base else "labels", key)
+
+
+def annotation_path(key: str, base: str = "metadata") -> str:
+    return key_path(f"{base}.annotations" if base else "annotations", key)
+
+
+def group_of(obj: Mapping[str, Any]) -> str:
+    """The API group of ``obj`` without its version (``""`` for the core group)."""
+    api_version = str(obj.get("apiVersion", ""))
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """One pod template of a workload and how many pods it stamps out."""
+
+    path: str
+    template: Mapping[str, Any]
+    replicas: int
+    role: str
+    replicas_path: str | None
+    spec: Mapping[str, Any]
+    spec_path: str
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        return as_map(self.template.get("metadata"))
+
+    @property
+    def metadata_path(self) -> str:
+        return f"{self.path}.metadata" if self.path else "metadata"
+
+    @property
+    def labels(self) -> Mapping[str, Any]:
+        return as_map(self.metadata.get("labels"))
+
+    @property
+    def annotations(self) -> Mapping[str, Any]:
+        return as_map(self.metadata.get("annotations"))
+
+
+@dataclass(frozen=True)
+class WorkloadView:
+    """A read-only digest of one workload object (see ``/tmp/workloads_api.md`` for each field)."""
+
+    obj: Mapping[str, Any]
+    group: str
+    kind: str
+    templates: tuple[PodTemplate, ...]
+    total_pods: int
+    gang_min: int | None
+    gang_min_path: str | None
+    scheduler_name: str | None
+    queue_label: str | None
+    volcano_queue: str | None
+    elastic: bool
+    is_gang: bool
+    pod_group: str | None = None  # gang-membership name (Kueue pod-group-name, Volcano group-name, scheduler-plugins pod-group)
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        return as_map(self.obj.get("metadata"))
+
+    @property
+    def name(self) -> str | None:
+        meta = self.metadata
+        return meta.get("name") or meta.get("generateName")
+
+    @property
+    def namespace(self) -> str | None:
+        return self.metadata.get("namespace")
+
+    @property
+    def labels(self) -> Mapping[str, Any]:
+        return as_map(self.metadata.get("labels"))
+
+    @property
+    def annotations(self) -> Mapping[str, Any]:
+        return as_map(self.metadata.get("annotations"))
