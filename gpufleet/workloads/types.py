@@ -100,6 +100,7 @@ class WorkloadView:
     elastic: bool
     is_gang: bool
     pod_group: str | None = None  # gang-membership name (Kueue pod-group-name, Volcano group-name, scheduler-plugins pod-group)
+    volcano_queue_path: str | None = None  # where volcano_queue is written (spec.queue, an annotation path, ...)
 
     @property
     def metadata(self) -> Mapping[str, Any]:

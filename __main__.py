@@ -1,0 +1,39 @@
+"""The gpufleet Pulumi program: stack config -> validated fleet model -> GpuFleet.
+
+Run by the Pulumi CLI (``pulumi preview -s dev``). Thin on purpose: everything it
+creates comes from ``components.fleet.GpuFleet``. A broken model stops the run
+with a ``pulumi.RunError`` listing every issue (file, path, message, fix); the
+CLI prints a RunError's message without a traceback.
+"""
+
+from pathlib import Path
+
+import pulumi
+
+from components.fleet import GpuFleet, GpuFleetArgs
+from components.stack_config import read_stack_config
+from gpufleet.errors import ModelError
+from gpufleet.model import load_model
+
+PROJECT_DIR = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    config = read_stack_config(PROJECT_DIR)
+    try:
+        fleet = load_model(config.model)
+    except ModelError as exc:
+        lines = exc.lines()
+        header = f"the fleet model {exc.source} (stack config gpufleet:model) has {len(lines)} issue(s):"
+        raise pulumi.RunError("\n".join([header, *lines])) from None
+    try:
+        gpu_fleet = GpuFleet(fleet.name, GpuFleetArgs(fleet))
+    except ValueError as exc:  # a model the renderer cannot map to unique resources
+        raise pulumi.RunError(f"{config.model}: {exc}") from None
+    pulumi.export("fleet", fleet.name)
+    pulumi.export("clusterQueues", gpu_fleet.cluster_queues)
+    pulumi.export("volcanoQueues", gpu_fleet.volcano_queues)
+    pulumi.export("chartVersions", gpu_fleet.chart_versions)
+
+
+main()

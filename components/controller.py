@@ -1,0 +1,86 @@
+"""The gang-admission controller component: ``gpufleet:controller:GangAdmissionController``.
+
+Created by :class:`components.fleet.GpuFleet` when ``controller.enabled``. It makes
+the TLS material (pulumi-tls: a CA and a serving certificate made at deploy time,
+the CA injected as ``caBundle``; or cert-manager objects when ``cert_manager``),
+then one Kubernetes resource per manifest from
+``gpufleet.render.controller.render_controller``. Every decision about what the
+manifests contain lives in that pure renderer.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_tls as tls
+
+from components.typed import create_manifest
+from gpufleet.model.fleet import Fleet
+from gpufleet.render import controller as render
+from gpufleet.render.controller_tls import (
+    CA_VALIDITY_HOURS, EARLY_RENEWAL_HOURS, SERVING_VALIDITY_HOURS, dns_names,
+)
+
+DEFAULT_IMAGE = "ghcr.io/gpufleet/gang-admission-controller:0.1.0"
+
+
+@dataclass(frozen=True)
+class GangAdmissionControllerArgs:
+    fleet: Fleet
+    image: str = DEFAULT_IMAGE
+    """Image reference (stack config ``gpufleet:controllerImage``)."""
+    digest: str = ""
+    """Image digest ``sha256:...`` (stack config ``gpufleet:controllerImageDigest``); pins the image."""
+    cert_manager: bool = False
+    prometheus_operator: bool = False
+
+
+class GangAdmissionController(pulumi.ComponentResource):
+    """The admission webhook that runs the gang-safety rules on everything that reaches the API server."""
+
+    def __init__(self, name: str, args: GangAdmissionControllerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:controller:GangAdmissionController", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        ca_bundle: pulumi.Input[str] = ""
+        if not args.cert_manager:
+            ca_cert, tls_secret_data = self._tls(args.fleet, child)
+            ca_bundle = ca_cert.cert_pem.apply(lambda pem: base64.b64encode(pem.encode()).decode())
+        settings = render.ControllerSettings(
+            image=args.image, digest=args.digest, ca_bundle=ca_bundle,
+            cert_manager=args.cert_manager, prometheus_operator=args.prometheus_operator,
+        )
+        manifests = render.render_controller(args.fleet, settings)
+        self.resources: dict[str, pulumi.Resource] = {}
+        namespace = create_manifest(f"{name}-namespace", manifests.pop("namespace"), child)
+        after_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        if not args.cert_manager:
+            secret = render.tls_secret(args.fleet, tls_secret_data)
+            self.resources["secret-tls"] = create_manifest(f"{name}-secret-tls", secret, after_ns)
+        for key, manifest in manifests.items():
+            deps = [namespace, *self.resources.values()] if key in render.NEEDS_SECRET_AND_CONFIG else [namespace]
+            options = pulumi.ResourceOptions(parent=self, depends_on=deps)
+            self.resources[key] = create_manifest(f"{name}-{key}", manifest, options)
+        self.resources["namespace"] = namespace
+        self.namespace = args.fleet.controller.namespace
+        self.register_outputs({"namespace": self.namespace, "caBundle": ca_bundle, "resources": sorted(self.resources)})
+
+    def _tls(self, fleet: Fleet, opts: pulumi.ResourceOptions) -> tuple[tls.SelfSignedCert, dict[str, pulumi.Output[str]]]:
+        ca_key = tls.PrivateKey("gang-admission-ca-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
+        ca_cert = tls.SelfSignedCert(
+            "gang-admission-ca", private_key_pem=ca_key.private_key_pem, is_ca_certificate=True,
+            validity_period_hours=CA_VALIDITY_HOURS, allowed_uses=["cert_signing", "crl_signing", "digital_signature"],
+            subject=tls.SelfSignedCertSubjectArgs(common_name=f"{render.NAME}-ca", organization="gpufleet"), opts=opts,
+        )
+        key = tls.PrivateKey("gang-admission-serving-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
+        csr = tls.CertRequest(
+            "gang-admission-serving-csr", private_key_pem=key.private_key_pem, dns_names=dns_names(fleet),
+            subject=tls.CertRequestSubjectArgs(common_name=dns_names(fleet)[2], organization="gpufleet"), opts=opts,
+        )
+        cert = tls.LocallySignedCert(
+            "gang-admission-serving-cert", cert_request_pem=csr.cert_request_pem, ca_private_key_pem=ca_key.private_key_pem,
+            ca_cert_pem=ca_cert.cert_pem, validity_period_hours=SERVING_VALIDITY_HOURS, early_renewal_hours=EARLY_RENEWAL_HOURS,
+            allowed_uses=["digital_signature", "key_encipherment", "server_auth"], opts=opts,
+        )
+        return ca_cert, {"tls.crt": cert.cert_pem, "tls.key": key.private_key_pem, "ca.crt": ca_cert.cert_pem}

@@ -1,0 +1,56 @@
+"""The Kueue engine: its namespace and the pinned upstream Helm chart.
+
+Built by :class:`components.fleet.GpuFleet`. The chart is
+``oci://registry.k8s.io/kueue/charts/kueue`` at the model's pinned
+``engines.kueue.chartVersion``; its values are ``gpufleet.render``'s
+``kueue_values`` (the whole manager Configuration as
+``managerConfig.controllerManagerConfigYaml``). Await stays on (no ``skip_await``):
+Kueue's webhooks must serve before any ClusterQueue is created, and the quota
+objects depend on this chart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.model.fleet import KueueEngine
+
+KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
+
+
+@dataclass(frozen=True)
+class KueueArgs:
+    engine: KueueEngine
+    """The model's ``engines.kueue`` (chart version, namespace, release name)."""
+    values: Mapping[str, Any]
+    """Helm values rendered by ``gpufleet.render`` (``Rendered.kueue_values``)."""
+
+
+class Kueue(pulumi.ComponentResource):
+    """Kueue installed from its pinned chart into its own namespace."""
+
+    namespace: k8s.core.v1.Namespace
+    chart: k8s.helm.v4.Chart
+
+    def __init__(self, name: str, args: KueueArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:kueue:Kueue", name, None, opts)
+        engine = args.engine
+        self.namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata={"name": engine.namespace},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.chart = k8s.helm.v4.Chart(
+            name,
+            chart=KUEUE_CHART,
+            version=engine.chart_version,
+            name=engine.release_name,
+            namespace=engine.namespace,
+            values=dict(args.values),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespace]),
+        )
+        self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace})

@@ -1,0 +1,87 @@
+"""The fleet's quota objects: one resource per rendered Kueue, Volcano or core object.
+
+Built by :class:`components.fleet.GpuFleet` from ``Rendered.objects``. Each object
+becomes a custom resource (Kueue and Volcano kinds) or a typed
+``scheduling.k8s.io/v1`` PriorityClass, with:
+
+- ``depends_on`` its engine's chart (CRDs and webhooks first), plus the rendered
+  objects it refers to (``components.ordering``): parents are created first and
+  deleted last;
+- ``protect`` from the renderer: quota objects that may hold admitted work
+  (teams ``active`` or ``draining``) cannot be deleted by a rename or removal;
+  see docs/retiring-a-team.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.manifest import ManifestCustomResource
+from components.ordering import depends_on_keys
+from gpufleet.render import RenderedObject
+
+
+@dataclass(frozen=True)
+class FleetQuotaArgs:
+    objects: Sequence[RenderedObject]
+    """``Rendered.objects`` in apply order (parents first)."""
+    charts: Mapping[str, pulumi.Resource]
+    """The installed chart per engine (``kueue``, ``volcano``); ``core`` objects need none."""
+
+
+def _priority_class(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    return k8s.scheduling.v1.PriorityClass(
+        key,
+        metadata=manifest["metadata"],
+        value=manifest["value"],
+        description=manifest.get("description"),
+        preemption_policy=manifest.get("preemptionPolicy"),
+        global_default=manifest.get("globalDefault"),
+        opts=opts,
+    )
+
+
+CORE_KINDS = {("scheduling.k8s.io/v1", "PriorityClass"): _priority_class}
+
+
+class FleetQuota(pulumi.ComponentResource):
+    """Every rendered quota object of the fleet, ordered and protected."""
+
+    resources: dict[str, pulumi.Resource]
+
+    def __init__(self, name: str, args: FleetQuotaArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:quota:FleetQuota", name, None, opts)
+        edges = depends_on_keys((obj.key, obj.manifest) for obj in args.objects)
+        self.resources = {}
+        for obj in args.objects:
+            depends = [self._chart_for(obj, args.charts)] + [self._created(obj, key) for key in edges[obj.key]]
+            options = pulumi.ResourceOptions(parent=self, depends_on=[d for d in depends if d is not None], protect=obj.protect)
+            self.resources[obj.key] = self._create(obj, options)
+        self.register_outputs({"objectCount": len(self.resources)})
+
+    @staticmethod
+    def _chart_for(obj: RenderedObject, charts: Mapping[str, pulumi.Resource]) -> pulumi.Resource | None:
+        if obj.engine == "core":
+            return None
+        if obj.engine not in charts:
+            raise ValueError(f"{obj.key}: its engine {obj.engine!r} is not installed by this stack (enable engines.{obj.engine})")
+        return charts[obj.engine]
+
+    def _created(self, obj: RenderedObject, key: str) -> pulumi.Resource:
+        if key not in self.resources:
+            raise ValueError(f"{obj.key} refers to {key}, which gpufleet.render placed after it; parents must come first")
+        return self.resources[key]
+
+    @staticmethod
+    def _create(obj: RenderedObject, opts: pulumi.ResourceOptions) -> pulumi.Resource:
+        manifest = obj.manifest
+        if obj.engine == "core":
+            build = CORE_KINDS.get((manifest["apiVersion"], manifest["kind"]))
+            if build is None:
+                raise ValueError(f"{obj.key}: no typed resource for core kind {manifest['apiVersion']} {manifest['kind']}")
+            return build(obj.key, manifest, opts)
+        return ManifestCustomResource(obj.key, manifest, opts)

@@ -1,0 +1,129 @@
+"""``CrdSet``: the loaded CRDs and the one entry point to validate objects against them.
+
+Called by the linter (rules GANG601 crd-schema-violation and GANG602 pruned-field,
+``gpufleet lint --crds DIR``), by tests of the renderers and of the admission
+webhook's patched objects. Each CRD version's jsonschema validator and CEL rule
+tree are built on first use and cached; validating an object never re-reads or
+re-walks the CRD.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable
+
+from gpufleet.crdschema import cel, loader, metadata, structural
+from gpufleet.crdschema.cel import CelRule, Unsupported
+from gpufleet.crdschema.loader import CrdVersion, Key
+from gpufleet.crdschema.normalize import normalize
+from gpufleet.errors import Issue
+
+
+@dataclass(eq=False)
+class _Compiled:
+    """The lazily built validators of one CRD version."""
+
+    crd: CrdVersion
+
+    @cached_property
+    def validator(self) -> Any:
+        return structural.compile_validator(self.crd.schema)
+
+    @cached_property
+    def rules(self) -> cel.RuleNode | None:
+        return cel.build(self.crd.schema, self.crd.label)
+
+
+@dataclass(eq=False)
+class CrdSet:
+    """Served CRD versions keyed by (group, version, kind)."""
+
+    versions: dict[Key, CrdVersion] = field(default_factory=dict)
+    unsupported: dict[Unsupported, None] = field(default_factory=dict)
+    _compiled: dict[Key, _Compiled] = field(default_factory=dict, repr=False)
+    _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "CrdSet":
+        """Every served CRD version under ``path`` (a directory, read recursively, or one file)."""
+        crds = cls()
+        for file in loader.crd_files(Path(path)):
+            crds.add(loader.read_file(file))
+        return crds
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[Any], source: str = "<memory>") -> "CrdSet":
+        """CRDs given as parsed YAML documents (non-CRD documents are skipped)."""
+        crds = cls()
+        crds.add(loader.from_documents(documents, source))
+        return crds
+
+    def add(self, versions: Iterable[CrdVersion]) -> None:
+        for version in versions:
+            self.versions[version.key] = version
+            self._compiled.pop(version.key, None)
+
+    @property
+    def unsupported_rules(self) -> list[Unsupported]:
+        """CEL rules met so far that cel-python could not compile or evaluate (they reported nothing)."""
+        return list(self.unsupported)
+
+    def lookup(self, obj: Any) -> CrdVersion | None:
+        if not isinstance(obj, dict):
+            return None
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str) or "/" not in api_version:
+            return None
+        group, _, version = api_version.partition("/")
+        return self.versions.get((group, version, kind))
+
+    def knows(self, obj: Any) -> bool:
+        """True when a loaded CRD serves the object's apiVersion and kind."""
+        return self.lookup(obj) is not None
+
+    def validate(self, obj: Any) -> list[Issue]:
+        """Metadata, openAPIV3Schema and CEL issues of ``obj`` as the API server would see it on create."""
+        crd = self.lookup(obj)
+        if crd is None:
+            return []
+        compiled = self._compiled_for(crd)
+        stored, _ = normalize(crd.schema, obj, crd.label)
+        issues = metadata.check(obj, crd.kind, crd.namespaced)
+        schema_issues, blocking = structural.structural_issues(compiled.validator, stored, crd.label)
+        issues += schema_issues
+        if blocking and compiled.rules is not None:
+            issues.append(Issue("(root)", "some CEL validation rules were not checked because the object was invalid",
+                                "correct the errors above to complete validation"))
+        elif not blocking:
+            issues += cel.check(compiled.rules, stored, self._memo, self._record)
+        return _unique(issues)
+
+    def pruned_fields(self, obj: Any) -> list[Issue]:
+        """Fields of ``obj`` that the API server would silently drop (not in the schema, or null where not nullable)."""
+        crd = self.lookup(obj)
+        if crd is None:
+            return []
+        return _unique(normalize(crd.schema, obj, crd.label)[1])
+
+    def cel_rules(self) -> list[CelRule]:
+        """Every CEL rule of every loaded version, compiled (for self-checks and tests)."""
+        out: list[CelRule] = []
+        for crd in self.versions.values():
+            tree = self._compiled_for(crd).rules
+            out.extend(tree.walk() if tree is not None else [])
+        return out
+
+    def _compiled_for(self, crd: CrdVersion) -> _Compiled:
+        compiled = self._compiled.get(crd.key)
+        if compiled is None:
+            compiled = self._compiled[crd.key] = _Compiled(crd)
+        return compiled
+
+    def _record(self, item: Unsupported) -> None:
+        self.unsupported[item] = None
+
+
+def _unique(issues: list[Issue]) -> list[Issue]:
+    return list(dict.fromkeys(issues))

@@ -1,0 +1,82 @@
+"""The ``metadata`` checks the API server applies to every custom resource.
+
+Called by :mod:`gpufleet.crdschema.crdset`. The CRD schema says only
+``metadata: {type: object}``; the server itself requires ``name`` (or
+``generateName``) to be a DNS subdomain (at most 253 characters), a ``namespace``
+only on namespaced kinds (a DNS label), and well-formed label keys and values and
+annotation keys.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpufleet.errors import Issue
+
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_LABEL = re.compile(_DNS_LABEL)
+_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_SUBDOMAIN_HINT = "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters"
+
+
+def check(obj: dict[str, Any], kind: str, namespaced: bool) -> list[Issue]:
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return [Issue("metadata", "metadata is missing", "give metadata.name")]
+    issues = _name_issues(meta)
+    namespace = meta.get("namespace")
+    if namespace not in (None, "") and not namespaced:
+        issues.append(Issue("metadata.namespace", f"{kind} is cluster-scoped; a namespace is not allowed", "remove metadata.namespace"))
+    elif isinstance(namespace, str) and namespace and not _is_dns_label(namespace):
+        issues.append(Issue("metadata.namespace", f"{namespace!r} is not a valid namespace (a DNS label)",
+                            "use lowercase letters, digits and '-', at most 63 characters"))
+    issues += _map_issues(meta.get("labels"), "metadata.labels", check_values=True)
+    issues += _map_issues(meta.get("annotations"), "metadata.annotations", check_values=False)
+    return issues
+
+
+def _name_issues(meta: dict[str, Any]) -> list[Issue]:
+    name, generate = meta.get("name"), meta.get("generateName")
+    if not name and not generate:
+        return [Issue("metadata.name", "name or generateName is required", "set metadata.name")]
+    if name and not (isinstance(name, str) and is_dns_subdomain(name)):
+        return [Issue("metadata.name", f"{name!r} is not a valid name (a DNS subdomain)", f"use {_SUBDOMAIN_HINT}")]
+    if not name and not (isinstance(generate, str) and is_dns_subdomain(generate.rstrip("-") or "x")):
+        return [Issue("metadata.generateName", f"{generate!r} is not a valid name prefix", f"use {_SUBDOMAIN_HINT}")]
+    return []
+
+
+def is_dns_subdomain(text: str) -> bool:
+    return len(text) <= 253 and _SUBDOMAIN.fullmatch(text) is not None
+
+
+def _is_dns_label(text: str) -> bool:
+    return len(text) <= 63 and _LABEL.fullmatch(text) is not None
+
+
+def _map_issues(values: Any, path: str, check_values: bool) -> list[Issue]:
+    if not isinstance(values, dict):
+        return []
+    issues = []
+    for key, value in values.items():
+        where = f"{path}[{key}]"
+        if not _is_qualified_name(str(key)):
+            issues.append(Issue(where, f"{key!r} is not a valid key", "use [prefix/]name: name at most 63 characters of "
+                                "letters, digits, '-', '_' and '.'; prefix a DNS subdomain"))
+        elif check_values and not _is_label_value(value):
+            issues.append(Issue(where, f"{value!r} is not a valid label value",
+                                "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"))
+    return issues
+
+
+def _is_qualified_name(key: str) -> bool:
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and not (prefix and is_dns_subdomain(prefix)):
+        return False
+    return len(name) <= 63 and _NAME_PART.fullmatch(name) is not None
+
+
+def _is_label_value(value: Any) -> bool:
+    return isinstance(value, str) and (value == "" or (len(value) <= 63 and _NAME_PART.fullmatch(value) is not None))

@@ -1,0 +1,154 @@
+"""Turn one input's text into Kubernetes objects with their file and line.
+
+Called by :mod:`gpufleet.lint.runner`. Reads multi-document YAML (and JSON, which
+YAML reads too), unpacks ``List`` objects (``kind: List`` or ``*List`` with
+``items``) into their items with a path prefix (``items[2]``), and remembers the
+``# Source: chart/templates/x.yaml`` comment ``helm template`` writes above each
+document. Anything that is not an object becomes a GANG000 :class:`Problem`: a
+parser error at its line (documents before it are kept), a document that is not a
+mapping or lacks ``apiVersion``/``kind``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+import yaml
+
+from gpufleet.lint.sources import Source
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_HELM_SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One object of an input: where it starts, its path prefix inside a List, its YAML node."""
+
+    obj: Mapping[str, Any]
+    file: str
+    line: int
+    prefix: str = ""
+    node: Any = field(default=None, compare=False, repr=False)
+    template: str | None = None  # helm template the document came from
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why (part of) an input could not be read as objects; reported as GANG000."""
+
+    file: str
+    line: int | None
+    message: str
+    fix: str
+    path: str = ""
+    obj: Mapping[str, Any] | None = None
+
+
+@dataclass
+class Result:
+    objects: list[Loaded] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _helm_sources(text: str) -> list[tuple[int, str]]:
+    if "# Source: " not in text:
+        return []
+    return [(text.count("\n", 0, m.start()) + 1, m.group(1)) for m in _HELM_SOURCE.finditer(text)]
+
+
+def _documents(text: str) -> Iterator[tuple[Any, Any]]:
+    """(value, node) per document; raises yaml.YAMLError where parsing fails."""
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                yield loader.construct_document(node), node
+    finally:
+        loader.dispose()
+
+
+def _yaml_problem(source: Source, exc: yaml.YAMLError) -> Problem:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    where = f" ({context})" if context else ""
+    return Problem(source.name, mark.line + 1 if mark else None,
+                   f"malformed YAML: {problem}{where}; the rest of the file was not checked",
+                   "fix the YAML at this line (check indentation, quotes and colons)")
+
+
+def _not_object(value: Any) -> str | None:
+    if not isinstance(value, Mapping):
+        return f"the document is a {type(value).__name__}, not a Kubernetes object"
+    missing = [k for k in ("apiVersion", "kind") if not value.get(k)]
+    return f"the document has no {' and no '.join(missing)}, so it is not a Kubernetes object" if missing else None
+
+
+def _is_list(value: Mapping[str, Any]) -> bool:
+    return str(value.get("kind", "")).endswith("List") and isinstance(value.get("items"), list)
+
+
+def _items_node(node: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if getattr(key, "value", None) == "items" and isinstance(value, yaml.SequenceNode):
+                return list(value.value)
+    return []
+
+
+def _add(result: Result, source: Source, value: Any, node: Any, line: int, template: str | None) -> None:
+    why = _not_object(value)
+    if why is not None:
+        result.problems.append(Problem(source.name, line, why, "give the document an apiVersion and kind, or remove it"))
+        return
+    if not _is_list(value):
+        result.objects.append(Loaded(value, source.name, line, "", node, template))
+        return
+    nodes = _items_node(node)
+    for i, item in enumerate(value["items"]):
+        item_node = nodes[i] if i < len(nodes) else None
+        item_line = item_node.start_mark.line + 1 if item_node is not None else line
+        why = _not_object(item)
+        if why is not None:
+            result.problems.append(Problem(source.name, item_line, f"items[{i}]: {why}", "give the item an apiVersion and kind",
+                                           f"items[{i}]", value))
+        else:
+            result.objects.append(Loaded(item, source.name, item_line, f"items[{i}]", item_node, template))
+
+
+def load(source: Source) -> Result:
+    """Every object of ``source`` and every GANG000 problem, in document order."""
+    result = Result()
+    if source.text is None:
+        result.problems.append(Problem(source.name, None, f"the file {source.error}", "check the path and its permissions"))
+        return result
+    helm = _helm_sources(source.text)
+    previous = 0
+    try:
+        for value, node in _documents(source.text):
+            line = node.start_mark.line + 1
+            template = next((name for at, name in reversed(helm) if previous < at < line), None)
+            previous = line
+            if value is not None:
+                _add(result, source, value, node, line, template)
+    except yaml.YAMLError as exc:
+        if source.is_json and not result.objects and not result.problems:
+            return _load_json(source, result)
+        result.problems.append(_yaml_problem(source, exc))
+    return result
+
+
+def _load_json(source: Source, result: Result) -> Result:
+    """JSON that YAML cannot read (tabs, for instance): parse it as JSON, lines from the JSON error."""
+    try:
+        value = json.loads(source.text or "")
+    except json.JSONDecodeError as exc:
+        result.problems.append(Problem(source.name, exc.lineno, f"malformed JSON: {exc.msg}", "fix the JSON at this line"))
+        return result
+    _add(result, source, value, None, 1, None)
+    return result

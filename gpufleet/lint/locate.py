@@ -1,0 +1,75 @@
+"""Map a finding's path (``spec.tasks[1].template.spec.containers[0]``) to a line of its file.
+
+Called by :mod:`gpufleet.lint.runner` for findings only (objects without findings
+never pay for it). The loader keeps each object's YAML node; :func:`line_of` walks the
+path through it and returns the line of the deepest node the path reaches, so a
+finding about a missing field points at its parent. Bracketed keys
+(``metadata.annotations[kueue.x-k8s.io/pod-group-total-count]``) are map keys. A path
+into a block-scalar string that holds YAML (``data[controller_manager_config.yaml].waitForPodsReady``)
+continues inside the embedded document.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+_TOKEN = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def split_path(path: str) -> list[str | int]:
+    """``a.b[2][key.x]`` → ``["a", "b", 2, "key.x"]``."""
+    parts: list[str | int] = []
+    for bracket, name in _TOKEN.findall(path):
+        if name:
+            parts.append(name)
+        elif bracket.isdigit():
+            parts.append(int(bracket))
+        else:
+            parts.append(bracket)
+    return parts
+
+
+def _child(node: Any, part: str | int) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == str(part):
+                return value
+    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        return node.value[part]
+    return None
+
+
+def _embedded(node: Any) -> tuple[Any, int] | None:
+    """The YAML document inside a block-scalar string node, and its first line's offset."""
+    if not isinstance(node, yaml.ScalarNode) or node.style not in ("|", ">"):
+        return None
+    try:
+        inner = yaml.compose(node.value, Loader=_Loader)
+    except yaml.YAMLError:
+        return None
+    return (inner, node.start_mark.line + 1) if inner is not None else None
+
+
+def line_of(node: Any, path: str) -> int | None:
+    """1-based line of the deepest node ``path`` reaches from ``node`` (None without a node)."""
+    if node is None:
+        return None
+    offset = 0
+    line = node.start_mark.line
+    for part in split_path(path):
+        child = _child(node, part)
+        if child is None:
+            inner = _embedded(node)
+            if inner is None:
+                break
+            node, offset = inner[0], offset + inner[1]
+            child = _child(node, part)
+            if child is None:
+                break
+        node = child
+        line = offset + node.start_mark.line
+    return line + 1

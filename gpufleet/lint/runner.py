@@ -1,0 +1,105 @@
+"""Lint inputs: load every object, run the rule engine, place findings at file:line.
+
+Called by the CLI (``gpufleet lint``), the benchmark and tests. :func:`lint` is pure
+apart from reading the named files: it takes the standard input's text as an
+argument and returns a :class:`Report` that the output modules
+(:mod:`gpufleet.lint.text`, :mod:`gpufleet.lint.jsonout`, :mod:`gpufleet.lint.sarif`)
+render. Each finding gets the file, the line of the field its path names (or of the
+object), and, for ``List`` items, the item's path prefix (``items[2].spec...``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Sequence
+
+from gpufleet.lint import locate
+from gpufleet.lint.loader import Loaded, Problem, load
+from gpufleet.lint.sources import Source, collect
+from gpufleet.rules import engine, registry
+from gpufleet.rules.api import CheckContext, Finding, Severity
+
+GANG000 = "GANG000"
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding plus where it came from beyond file:line (the helm template, if any)."""
+
+    finding: Finding
+    template: str | None = None
+
+
+@dataclass
+class Report:
+    files: int = 0
+    objects: int = 0
+    results: list[Located] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [r.finding for r in self.results]
+
+    def summary(self) -> dict[str, int]:
+        found = self.findings
+        return {
+            "files": self.files, "objects": self.objects,
+            "errors": sum(1 for f in found if f.blocking),
+            "warnings": sum(1 for f in found if f.severity is Severity.WARNING and not f.waived),
+            "waived": sum(1 for f in found if f.waived),
+        }
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(f.blocking for f in self.findings) else 0
+
+
+def unknown_codes(patterns: Iterable[str]) -> list[str]:
+    """Select/ignore patterns (codes or prefixes such as ``GANG4``) that match no rule."""
+    return engine.unknown_selectors([p.strip() for p in patterns if p.strip()])
+
+
+def _wanted(code: str, select: frozenset[str] | None, ignore: frozenset[str] | None) -> bool:
+    return (select is None or engine.matches(code, select)) and not (ignore and engine.matches(code, ignore))
+
+
+def problem_finding(problem: Problem) -> Finding:
+    rule = registry.get(GANG000)
+    obj = problem.obj or {}
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return Finding(code=rule.code, name=rule.name, severity=rule.severity, path=problem.path, message=problem.message,
+                   fix=problem.fix, api_version=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")),
+                   namespace=meta.get("namespace"), object_name=meta.get("name"), file=problem.file, line=problem.line)
+
+
+def _place(finding: Finding, item: Loaded) -> Finding:
+    line = locate.line_of(item.node, finding.path) if item.node is not None else None
+    path = f"{item.prefix}.{finding.path}" if item.prefix and finding.path else (item.prefix or finding.path)
+    return replace(finding, file=item.file, line=line or item.line, path=path)
+
+
+def lint_sources(sources: Sequence[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
+                 ignore: Iterable[str] | None = None) -> Report:
+    """Lint already-collected sources (see :func:`lint`)."""
+    ctx = ctx or CheckContext()
+    sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
+    report = Report(files=len(sources))
+    loaded: list[Loaded] = []
+    for source in sources:
+        result = load(source)
+        loaded.extend(result.objects)
+        if _wanted(GANG000, sel, ign):
+            report.results.extend(Located(problem_finding(p)) for p in result.problems)
+    report.objects = len(loaded)
+    ctx = replace(ctx, objects=tuple(item.obj for item in loaded))
+    for item in loaded:
+        for finding in engine.check_object(item.obj, ctx, sel, ign):
+            report.results.append(Located(_place(finding, item), item.template))
+    report.results.sort(key=lambda r: (r.finding.file or "", r.finding.line or 0, r.finding.code, r.finding.path))
+    return report
+
+
+def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
+         ignore: Iterable[str] | None = None, stdin_text: str | None = None) -> Report:
+    """Lint files, directories and ``-`` (``stdin_text``); see :class:`Report`."""
+    return lint_sources(collect(paths, stdin_text), ctx, select, ignore)

@@ -1,0 +1,65 @@
+"""Which files ``gpufleet lint PATH...`` reads, and their text.
+
+Called by :mod:`gpufleet.lint.runner`. A path is a file (read whatever its suffix), a
+directory (every ``*.yaml``, ``*.yml`` and ``*.json`` below it, sorted, hidden
+folders skipped) or ``-`` for standard input (the adapter passes the text in, so this
+module never touches ``sys.stdin``). A file that cannot be read becomes a
+:class:`Source` with ``error`` set, which the runner reports as GANG000.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: its display name, its text (None when unreadable) and why it is unreadable."""
+
+    name: str
+    text: str | None
+    error: str | None = None
+
+    @property
+    def is_json(self) -> bool:
+        return self.name.endswith(".json")
+
+
+def _directory(root: Path) -> Iterator[Path]:
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).parts
+        if path.is_file() and path.suffix in SUFFIXES and not any(p.startswith(".") for p in relative):
+            yield path
+
+
+def read(path: Path) -> Source:
+    name = str(path)
+    try:
+        return Source(name, path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return Source(name, None, f"not UTF-8 text (byte {exc.start})")
+    except OSError as exc:
+        return Source(name, None, f"cannot be read: {exc.strerror or exc}")
+
+
+def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:
+    """The inputs named by ``paths``, in order, directories expanded."""
+    sources: list[Source] = []
+    for raw in paths:
+        if raw == STDIN:
+            sources.append(Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given"))
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            sources.extend(read(p) for p in _directory(path))
+        elif path.exists():
+            sources.append(read(path))
+        else:
+            sources.append(Source(raw, None, "does not exist"))
+    return sources

@@ -1,0 +1,65 @@
+"""Gang admission: waitForPodsReady against cold starts, requeue backoff, frameworks.
+
+An admitted gang that is not fully ready within ``waitForPodsReady.timeout`` is
+evicted and requeued; a timeout shorter than a pool's cold start (image pull plus
+rendezvous) evicts every healthy gang before it starts, forever. The timeout must be
+at least every pool's ``coldStartBudget`` and ``admission.coldStartFloor``. A
+``recoveryTimeout`` above the timeout is rejected: a running gang that lost a rank
+holds all its GPUs idle while it waits for one replacement pod, which should never
+take longer than the whole gang's first start. Kueue's config validation rejects
+unknown or duplicate framework names. Registered in ``CHECKS``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from gpufleet.errors import Issue, join_path
+from gpufleet.model.admission import KUEUE_FRAMEWORKS
+from gpufleet.model.base import format_duration
+from gpufleet.model.fleet import Fleet
+
+WFPR = "admission.waitForPodsReady"
+
+
+def _timeouts(fleet: Fleet) -> Iterator[Issue]:
+    adm = fleet.admission
+    wait = adm.wait_for_pods_ready
+    timeout = format_duration(wait.timeout)
+    if wait.timeout < adm.cold_start_floor:
+        yield Issue(f"{WFPR}.timeout", f"timeout {timeout} is below admission.coldStartFloor {format_duration(adm.cold_start_floor)}",
+                    f"set timeout to at least {format_duration(adm.cold_start_floor)}")
+    for i, pool in enumerate(fleet.pools):
+        if pool.cold_start_budget is not None and wait.timeout < pool.cold_start_budget:
+            yield Issue(f"{WFPR}.timeout",
+                        f"timeout {timeout} is below pools[{i}] ({pool.name!r}) coldStartBudget {format_duration(pool.cold_start_budget)}: its gangs would be evicted before they can start",
+                        f"set timeout to at least {format_duration(pool.cold_start_budget)}")
+    if wait.recovery_timeout is not None and wait.recovery_timeout > wait.timeout:
+        yield Issue(f"{WFPR}.recoveryTimeout",
+                    f"recoveryTimeout {format_duration(wait.recovery_timeout)} is longer than timeout {timeout}: a gang that lost a rank would hold its GPUs idle longer than a first start may take",
+                    "set recoveryTimeout at most timeout, or leave it unset (= timeout)")
+
+
+def _backoff(fleet: Fleet) -> Iterator[Issue]:
+    rq = fleet.admission.wait_for_pods_ready.requeuing_strategy
+    if rq.backoff_base_seconds > rq.backoff_max_seconds:
+        yield Issue(f"{WFPR}.requeuingStrategy.backoffBaseSeconds",
+                    f"backoffBaseSeconds {rq.backoff_base_seconds} is above backoffMaxSeconds {rq.backoff_max_seconds}",
+                    "set backoffBaseSeconds at most backoffMaxSeconds")
+
+
+def _frameworks(fleet: Fleet) -> Iterator[Issue]:
+    seen: dict[str, int] = {}
+    for i, name in enumerate(fleet.admission.frameworks):
+        path = join_path("admission", "frameworks", i)
+        if name not in KUEUE_FRAMEWORKS:
+            yield Issue(path, f"unknown Kueue framework {name!r}", f"use one of: {', '.join(KUEUE_FRAMEWORKS)}")
+        if name in seen:
+            yield Issue(path, f"framework {name!r} is already listed at frameworks[{seen[name]}]", "list each framework once")
+        seen.setdefault(name, i)
+
+
+def check(fleet: Fleet) -> Iterable[Issue]:
+    yield from _timeouts(fleet)
+    yield from _backoff(fleet)
+    yield from _frameworks(fleet)

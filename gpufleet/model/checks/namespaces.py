@@ -1,0 +1,44 @@
+"""Team namespaces: each claimed by one team, none of them a system namespace.
+
+A namespace gets one LocalQueue per team that lists it and the webhook routes its
+jobs to that team, so two teams in one namespace make routing ambiguous. System
+namespaces (Kubernetes', Kueue's, Volcano's, the controller's) must stay out of
+``managedJobsNamespaceSelector``: Kueue's config validation fails when the ``pod``
+integration is on and kube-system or its own namespace is managed. Registered in ``CHECKS``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from gpufleet.errors import Issue, join_path
+from gpufleet.model.fleet import Fleet
+
+KUBERNETES_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "default")
+
+
+def system_namespaces(fleet: Fleet) -> dict[str, str]:
+    """Namespace -> what owns it."""
+    owners = {ns: "Kubernetes" for ns in KUBERNETES_NAMESPACES}
+    owners[fleet.engines.kueue.namespace] = "Kueue"
+    owners[fleet.engines.volcano.namespace] = "Volcano"
+    owners[fleet.controller.namespace] = "the gpufleet controller"
+    return owners
+
+
+def check(fleet: Fleet) -> Iterable[Issue]:
+    system = system_namespaces(fleet)
+    claimed: dict[str, tuple[int, int]] = {}
+    for t, team in enumerate(fleet.teams):
+        for n, ns in enumerate(team.namespaces):
+            path = join_path("teams", t, "namespaces", n)
+            if ns in system:
+                yield Issue(path, f"{ns!r} is a system namespace ({system[ns]}); its jobs must not be managed as a team's",
+                            "run the team's jobs in a namespace of its own")
+            if ns in claimed:
+                ot, on = claimed[ns]
+                owner = "the same team" if ot == t else f"team {fleet.teams[ot].name!r}"
+                yield Issue(path, f"namespace {ns!r} is already listed by {owner} (teams[{ot}].namespaces[{on}])",
+                            "list each namespace once, under the one team that owns it")
+            else:
+                claimed[ns] = (t, n)

@@ -1,0 +1,82 @@
+"""References between model entries: quota pools, team cohorts, cohort parents, cycles.
+
+Kueue accepts a ClusterQueue naming a missing flavor (it stays inactive), a cohort
+name with no Cohort object (an implicit cohort) and cohort cycles (which disable the
+whole tree at run time); Volcano rejects a queue whose parent does not exist yet.
+The model rejects all of them up front. A team with no quota at all is rejected too
+unless it is draining or retired: its ClusterQueue would have no flavors and admit
+nothing. Registered in ``CHECKS``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from gpufleet.errors import Issue, join_path
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.checks.shapes import owners
+
+
+def _unknown_pools(fleet: Fleet) -> Iterator[Issue]:
+    pools = {p.name for p in fleet.pools}
+    known = ", ".join(sorted(pools))
+    for owner in owners(fleet):
+        for pool in owner.quota:
+            if pool not in pools:
+                yield Issue(owner.quota_path(pool), f"quota names pool {pool!r}, which is not in pools (known: {known})",
+                            "correct the pool name or add the pool to pools")
+
+
+def _dangling(fleet: Fleet) -> Iterator[Issue]:
+    cohorts = {c.name for c in fleet.cohorts}
+    for i, team in enumerate(fleet.teams):
+        if team.cohort is not None and team.cohort not in cohorts:
+            yield Issue(join_path("teams", i, "cohort"), f"cohort {team.cohort!r} is not in cohorts",
+                        "add the cohort to cohorts or correct the name")
+    for i, cohort in enumerate(fleet.cohorts):
+        if cohort.parent is not None and cohort.parent not in cohorts:
+            yield Issue(join_path("cohorts", i, "parent"), f"parent cohort {cohort.parent!r} is not in cohorts",
+                        "add the parent to cohorts, correct the name, or remove parent to make this a root cohort")
+
+
+def cycles(fleet: Fleet) -> list[list[int]]:
+    """Each cohort cycle once, as indexes into ``fleet.cohorts`` in parent order."""
+    index = {c.name: i for i, c in enumerate(fleet.cohorts)}
+    found: list[list[int]] = []
+    done: set[int] = set()
+    for start in range(len(fleet.cohorts)):
+        walk: list[int] = []
+        i: int | None = start
+        while i is not None and i not in done and i not in walk:
+            walk.append(i)
+            parent = fleet.cohorts[i].parent
+            i = index.get(parent) if parent is not None else None
+        if i is not None and i in walk:
+            found.append(walk[walk.index(i):])
+        done.update(walk)
+    return found
+
+
+def _cycles(fleet: Fleet) -> Iterator[Issue]:
+    for cycle in cycles(fleet):
+        first = min(cycle)
+        names = [fleet.cohorts[i].name for i in cycle]
+        at = cycle.index(first)
+        ring = " -> ".join(names[at:] + names[:at] + [names[at]])
+        yield Issue(join_path("cohorts", first, "parent"),
+                    f"cohort cycle {ring}: Kueue disables every cohort and ClusterQueue in a cycle",
+                    "remove parent from one cohort of the cycle")
+
+
+def _no_quota(fleet: Fleet) -> Iterator[Issue]:
+    for i, team in enumerate(fleet.teams):
+        if not team.quota and team.lifecycle == "active":
+            yield Issue(join_path("teams", i, "quota"), f"team {team.name!r} has no quota: its ClusterQueue would admit nothing",
+                        "give it quota on at least one pool (nominal: 0 with a cohort makes a pure borrower), or set lifecycle: draining or retired")
+
+
+def check(fleet: Fleet) -> Iterable[Issue]:
+    yield from _unknown_pools(fleet)
+    yield from _dangling(fleet)
+    yield from _cycles(fleet)
+    yield from _no_quota(fleet)

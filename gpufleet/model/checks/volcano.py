@@ -1,0 +1,53 @@
+"""Volcano scheduler settings checked against the queues the fleet renders.
+
+- actions must be Volcano 1.15 actions, each once (an invalid conf is logged and the
+  previous one silently kept);
+- ``overcommitFactor`` must be 1.0 when the fleet has Volcano pools: above 1 enqueue
+  admits gangs the GPUs cannot hold, and below 1 Volcano reverts to 1.2;
+- ``proportion`` ignores ``parent``, so teams with Volcano quota inside cohorts would
+  lose their cohort boundaries. Registered in ``CHECKS``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Iterable, Iterator
+
+from gpufleet.errors import Issue, join_path
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.volcano import VOLCANO_ACTIONS
+
+
+def _actions(fleet: Fleet) -> Iterator[Issue]:
+    seen: dict[str, int] = {}
+    for i, action in enumerate(fleet.volcano.actions):
+        path = join_path("volcano", "actions", i)
+        if action not in VOLCANO_ACTIONS:
+            yield Issue(path, f"unknown Volcano action {action!r}", f"use one of: {', '.join(VOLCANO_ACTIONS)}")
+        if action in seen:
+            yield Issue(path, f"action {action!r} is already listed at actions[{seen[action]}]", "list each action once")
+        seen.setdefault(action, i)
+
+
+def _overcommit(fleet: Fleet) -> Iterator[Issue]:
+    if fleet.pools_of("volcano") and fleet.volcano.overcommit_factor != Decimal(1):
+        yield Issue("volcano.overcommitFactor",
+                    f"overcommitFactor {fleet.volcano.overcommit_factor} on a fleet with Volcano GPU pools: enqueue would admit gangs the GPUs cannot hold",
+                    "set overcommitFactor: 1.0")
+
+
+def _proportion(fleet: Fleet) -> Iterator[Issue]:
+    if fleet.volcano.plugin != "proportion":
+        return
+    volcano = {p.name for p in fleet.pools_of("volcano")}
+    nested = [t.name for t in fleet.teams if t.cohort and volcano & set(t.quota)]
+    if nested:
+        yield Issue("volcano.plugin",
+                    f"the proportion plugin ignores queue parents, but teams {', '.join(nested)} have Volcano quota inside cohorts",
+                    "use plugin: capacity (hierarchical deserved/capability), or take those teams out of their cohorts")
+
+
+def check(fleet: Fleet) -> Iterable[Issue]:
+    yield from _actions(fleet)
+    yield from _overcommit(fleet)
+    yield from _proportion(fleet)

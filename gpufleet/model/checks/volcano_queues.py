@@ -1,0 +1,130 @@
+"""The Volcano queue tree a fleet renders to, checked the way Volcano's queue webhook does.
+
+As the renderer derives them: a team with quota on a Volcano pool becomes a leaf queue under
+its cohort's queue (or ``root``): deserved = nominal, capability = nominal +
+borrowingLimit (no cap when unset), guarantee = nominal − lendingLimit (when set). A
+cohort's queue has deserved = Σ children + its own nominal, capability = deserved +
+its borrowingLimit (when set) and guarantee = Σ children's guarantee, raised to
+deserved − lendingLimit when it sets one. Volcano rejects, per resource,
+guarantee > deserved > capability, children whose deserved or guarantee sum above the
+parent's, a capability above the nearest capped ancestor's, and depth above 5.
+Checked per Volcano pool (queues sum the pools, so per-pool validity is enough).
+:func:`tree` is the derivation; ``volcano.py`` holds the scheduler checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Iterable, Iterator
+
+from gpufleet.errors import Issue, join_path
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain
+
+MAX_DEPTH = 5
+
+
+@dataclass
+class Node:
+    owner: Owner
+    parent: str | None  # cohort name; None = root
+    own: dict[str, Amount] = field(default_factory=dict)
+    deserved: dict[str, Decimal] = field(default_factory=dict)
+    guarantee: dict[str, Decimal | None] = field(default_factory=dict)
+    capability: dict[str, Decimal | None] = field(default_factory=dict)
+    children: list["Node"] = field(default_factory=list)
+
+    def path(self, resource: str, name: str) -> str:
+        amount = self.own.get(resource)
+        return amount.path(name) if amount else self.owner.quota_path()
+
+
+def _leaf(node: Node) -> None:
+    for res, a in node.own.items():
+        node.deserved[res] = a.nominal
+        node.capability[res] = None if a.borrowing is None else a.nominal + a.borrowing
+        node.guarantee[res] = None if a.lending is None else a.nominal - a.lending
+
+
+def _cohort(node: Node, resources: list[str]) -> None:
+    for res in resources:
+        a = node.own.get(res)
+        deserved = sum((c.deserved.get(res, Decimal(0)) for c in node.children), Decimal(0)) + (a.nominal if a else 0)
+        child_g = [c.guarantee.get(res) for c in node.children if c.guarantee.get(res) is not None]
+        guarantee = sum(child_g, Decimal(0)) if child_g else None
+        if a and a.lending is not None:
+            guarantee = max(guarantee or Decimal(0), deserved - a.lending)
+        node.deserved[res] = deserved
+        node.guarantee[res] = guarantee
+        node.capability[res] = deserved + a.borrowing if a and a.borrowing is not None else None
+
+
+def tree(fleet: Fleet, pool: Pool) -> dict[str, Node]:
+    """Queue name -> Node for one Volcano pool (cohorts in dangling or cyclic chains are left out)."""
+    nodes: dict[str, Node] = {}
+    for owner in owners(fleet):
+        start = fleet.teams[owner.index].cohort if owner.kind == "teams" else fleet.cohorts[owner.index].parent
+        if start is not None and parent_chain(fleet, start) is None:
+            continue
+        if owner.kind == "teams" and pool.name not in owner.quota:
+            continue
+        entry = owner.quota.get(pool.name)
+        own = {a.resource: a for a in expand(owner, pool, entry)} if entry and pool.gpus_per_node > 0 else {}
+        nodes[owner.name] = Node(owner, start, own)
+    resources = sorted({r for n in nodes.values() for r in n.own})
+    depth = {name: len(parent_chain(fleet, n.parent) or []) for name, n in nodes.items()}
+    for name in sorted(nodes, key=lambda n: -depth[n]):
+        node = nodes[name]
+        if node.owner.kind == "teams":
+            _leaf(node)
+        else:
+            _cohort(node, resources)
+        if node.parent in nodes:
+            nodes[node.parent].children.append(node)
+    return nodes
+
+
+def _node_issues(node: Node, nodes: dict[str, Node]) -> Iterator[tuple[str, Issue]]:
+    """(rule, issue) pairs; the rule lets :func:`check` keep one resource per path and rule."""
+    name = node.owner.name
+    for res, deserved in node.deserved.items():
+        g, cap = node.guarantee.get(res), node.capability.get(res)
+        if g is not None and g > deserved:
+            yield "guarantee", Issue(node.path(res, "lendingLimit"), f"Volcano queue {name!r}: guarantee {g} > deserved {deserved} for {res}", "keep lendingLimit between 0 and nominal")
+        if cap is not None and deserved > cap:
+            yield "capability", Issue(node.path(res, "borrowingLimit"), f"Volcano queue {name!r}: deserved {deserved} > capability {cap} for {res}", "use a borrowingLimit of 0 or more")
+        for what, mine in (("deserved", deserved), ("guarantee", g)):
+            total = sum((getattr(c, what).get(res) or Decimal(0) for c in node.children), Decimal(0))
+            if node.children and total > (mine or 0):
+                yield what, Issue(node.path(res, "nominal"), f"Volcano queue {name!r}: its children's {what} sums to {total} for {res}, above its own {mine or 0}",
+                            "use a cohort nominal quota of 0 or more")
+        ancestor = nodes.get(node.parent or "")
+        while ancestor is not None and ancestor.capability.get(res) is None:
+            ancestor = nodes.get(ancestor.parent or "")
+        if cap is not None and ancestor is not None and cap > ancestor.capability[res]:
+            yield "ancestor", Issue(node.path(res, "borrowingLimit"),
+                        f"Volcano queue {name!r}: capability {cap} for {res} exceeds the capability {ancestor.capability[res]} of its ancestor {ancestor.owner.name!r}",
+                        f"lower this borrowingLimit or raise {ancestor.owner.name!r}'s")
+
+
+def _depth(fleet: Fleet) -> Iterator[Issue]:
+    volcano = {p.name for p in fleet.pools_of("volcano")}
+    for i, team in enumerate(fleet.teams):
+        chain = parent_chain(fleet, team.cohort)
+        if chain and volcano & set(team.quota) and len(chain) + 1 > MAX_DEPTH:
+            route = " -> ".join(["root", *reversed(chain), team.name])
+            yield Issue(join_path("teams", i, "cohort"), f"Volcano queue depth {len(chain) + 1} ({route}) exceeds Volcano's maximum of {MAX_DEPTH}",
+                        f"nest at most {MAX_DEPTH - 1} cohorts above a team with Volcano quota")
+
+
+def check(fleet: Fleet) -> Iterable[Issue]:
+    first: dict[tuple[str, str], Issue] = {}
+    for pool in fleet.pools_of("volcano"):
+        nodes = tree(fleet, pool)
+        for node in nodes.values():
+            for rule, issue in _node_issues(node, nodes):
+                first.setdefault((issue.path, rule), issue)  # derived resources repeat the GPU's problem
+    yield from first.values()
+    yield from _depth(fleet)

@@ -1,0 +1,48 @@
+"""``mutate(obj, fleet, namespace)``: the admission controller's defaulting, as JSON Patch.
+
+Called by the admission webhook (``gpufleet.webhook``) on CREATE and usable by any
+other adapter. It only touches objects in a namespace the fleet assigns to a team
+(``fleet.team_for_namespace``) and returns RFC 6902 operations, built directly from
+the object (no diffing), that:
+
+- add the team's Kueue LocalQueue label to the kinds Kueue manages
+  (:mod:`gpufleet.mutate.kueue`);
+- default a Volcano Job's queue, scheduler, gang minimum, restart policies and pod
+  restart policy (:mod:`gpufleet.mutate.volcano`).
+
+Never overwrites a value the user set; idempotent: ``mutate(apply(obj, ops)) == []``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from gpufleet.context import FleetContext
+from gpufleet.mutate.kueue import mutate_kueue_label
+from gpufleet.mutate.patch import PatchBuilder
+from gpufleet.mutate.volcano import mutate_volcano_job
+from gpufleet.workloads import build_view
+
+
+def mutate(obj: Mapping[str, Any], fleet: FleetContext, namespace: str | None = None) -> list[dict[str, Any]]:
+    """JSON Patch operations making ``obj`` gang-safe for its team (``[]`` when nothing to do).
+
+    ``namespace`` is the admission request's namespace; it wins over
+    ``metadata.namespace``, which a client may leave out on CREATE.
+    """
+    if not isinstance(obj, Mapping):
+        return []
+    metadata = obj.get("metadata")
+    ns = namespace or (metadata.get("namespace") if isinstance(metadata, Mapping) else None)
+    team = fleet.team_for_namespace(ns if isinstance(ns, str) else None)
+    if team is None:
+        return []
+    view = build_view(obj)
+    if view is None:
+        return []
+    patch = PatchBuilder(obj)
+    if (view.group, view.kind) == ("batch.volcano.sh", "Job"):
+        mutate_volcano_job(obj, team, patch)
+    else:
+        mutate_kueue_label(view, team, fleet.queue_label, patch)
+    return patch.ops

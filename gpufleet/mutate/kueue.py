@@ -1,0 +1,59 @@
+"""The team's Kueue LocalQueue label on the workload kinds Kueue manages.
+
+Called by :func:`gpufleet.mutate.core.mutate` for an object in a team's namespace
+whose team has a LocalQueue. Kueue manages batch Jobs, JobSets, Kubeflow
+PyTorchJobs and MPIJobs, TrainJobs and plain Pods in a Kueue pod group; it has no
+Volcano integration, so the label is *not* added to:
+
+- a Volcano Job (a different kind: never reaches this module);
+- an object routed to Volcano (a pod template with ``schedulerName: volcano``, a
+  Volcano queue annotation or label, a Kubeflow ``schedulingPolicy.queue``, or pods
+  of a Volcano PodGroup): Kueue would suspend it and charge the wrong quota;
+- an object controlled by another Kueue-managed object (a Job a JobSet created):
+  Kueue admits the parent as a whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from gpufleet.context import TeamContext
+from gpufleet.mutate.patch import PatchBuilder
+from gpufleet.workloads import WorkloadView, as_map, keys
+
+KUEUE_KINDS: frozenset[tuple[str, str]] = frozenset({
+    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"),
+    ("kubeflow.org", "MPIJob"), ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
+})
+_PARENT_GROUPS = frozenset({"batch", "jobset.x-k8s.io", "kubeflow.org", "trainer.kubeflow.org"})
+
+
+def mutate_kueue_label(view: WorkloadView, team: TeamContext, label: str, patch: PatchBuilder) -> None:
+    if not team.local_queue or (view.group, view.kind) not in KUEUE_KINDS:
+        return
+    meta = as_map(view.obj.get("metadata"))
+    labels, annotations = as_map(meta.get("labels")), as_map(meta.get("annotations"))
+    if view.kind == "Pod" and not (labels.get(keys.KUEUE_POD_GROUP) or annotations.get(keys.KUEUE_POD_GROUP)):
+        return
+    if _routed_to_volcano(view, labels, annotations) or _owned_by_managed_parent(meta):
+        return
+    patch.set_default(("metadata", "labels", label), team.local_queue)
+
+
+def _routed_to_volcano(view: WorkloadView, labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> bool:
+    if view.volcano_queue or annotations.get(keys.VOLCANO_GROUP) or annotations.get(keys.VOLCANO_GROUP_ALT):
+        return True
+    return any(t.spec.get("schedulerName") == keys.VOLCANO_SCHEDULER for t in view.templates)
+
+
+def _owned_by_managed_parent(meta: Mapping[str, Any]) -> bool:
+    owners = meta.get("ownerReferences")
+    if not isinstance(owners, list):
+        return False
+    for owner in owners:
+        if isinstance(owner, Mapping) and owner.get("controller") is True:
+            api_version = str(owner.get("apiVersion", ""))
+            group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+            if group in _PARENT_GROUPS and owner.get("kind") != "CronJob":
+                return True
+    return False

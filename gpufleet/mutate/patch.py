@@ -1,0 +1,142 @@
+"""Build RFC 6902 JSON Patch operations straight from the object, without diffing.
+
+The mutator (``gpufleet.mutate.core``) calls :class:`PatchBuilder` once per
+default it wants to set. The builder walks the *original* object along the given
+keys and emits a single ``add`` (``replace`` for an explicit ``null``) at the first
+missing map, carrying the rest of the path as nested maps. Later defaults under a
+map or list it has already created are written into that same value, so
+``metadata.labels`` absent plus two labels gives one ``add`` of the whole map, and
+the patch applies cleanly in order.
+
+It never overwrites a value the user set, and it gives up (no op) when a parent on
+the way is not a map or list (a schema error the validator reports instead). List
+items are addressed by index but never created.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+Key = str | int
+
+_MISSING = object()  # the key is absent from a map
+_INVALID = object()  # the parent cannot hold the key (not a map / not a list / index out of range)
+
+
+def escape(key: Key) -> str:
+    """One JSON-pointer reference token (RFC 6901): ``~`` -> ``~0``, ``/`` -> ``~1``."""
+    text = str(key)
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
+
+
+def pointer(keys: Sequence[Key]) -> str:
+    return "".join("/" + escape(k) for k in keys)
+
+
+def is_unset(value: Any) -> bool:
+    """``null`` or the empty string: what Kubernetes treats as "not given"."""
+    return value is None or value == ""
+
+
+def _child(node: Any, key: Key) -> Any:
+    if isinstance(key, int):
+        if isinstance(node, list) and 0 <= key < len(node):
+            return node[key]
+        return _INVALID
+    if isinstance(node, Mapping):
+        return node.get(key, _MISSING)
+    return _INVALID
+
+
+def _nest(keys: Sequence[Key], leaf: Any) -> Any:
+    for key in reversed(keys):
+        leaf = {key: leaf}
+    return leaf
+
+
+class PatchBuilder:
+    """Accumulate JSON Patch operations against one object (see the module docstring)."""
+
+    def __init__(self, obj: Mapping[str, Any]) -> None:
+        self.obj = obj
+        self.ops: list[dict[str, Any]] = []
+        self._created: dict[str, Any] = {}  # op path -> the map or list that op adds
+
+    def set_default(self, keys: Sequence[Key], value: Any, unset: Callable[[Any], bool] = is_unset) -> bool:
+        """Set ``value`` at ``keys`` when absent or ``unset``; True when the patch changed."""
+        node: Any = self.obj
+        for depth, key in enumerate(keys):
+            here = keys[: depth + 1]
+            created = self._created.get(pointer(here))
+            if created is not None:
+                return _fill(created, keys[depth + 1:], value)
+            child = _child(node, key)
+            last = depth == len(keys) - 1
+            if child is _INVALID:
+                return False
+            if child is _MISSING or child is None or (last and unset(child)):
+                self._emit(here, _nest(keys[depth + 1:], value), replace=child is not _MISSING)
+                return True
+            if last or not isinstance(child, (Mapping, list)):
+                return False
+            node = child
+        return False
+
+    def append(self, keys: Sequence[Key], item: Any) -> bool:
+        """Append ``item`` to the list at ``keys``, creating the list (and missing maps) when absent."""
+        node: Any = self.obj
+        for depth, key in enumerate(keys):
+            here = keys[: depth + 1]
+            created = self._created.get(pointer(here))
+            if created is not None:
+                return _fill(created, keys[depth + 1:], item, append=True)
+            child = _child(node, key)
+            if child is _INVALID:
+                return False
+            if child is _MISSING or child is None:
+                self._emit(here, _nest(keys[depth + 1:], [item]), replace=child is not _MISSING)
+                return True
+            if depth == len(keys) - 1:
+                if not isinstance(child, list):
+                    return False
+                self.ops.append({"op": "add", "path": pointer(here) + "/-", "value": item})
+                return True
+            if not isinstance(child, (Mapping, list)):
+                return False
+            node = child
+        return False
+
+    def _emit(self, keys: Sequence[Key], value: Any, replace: bool) -> None:
+        path = pointer(keys)
+        self.ops.append({"op": "replace" if replace else "add", "path": path, "value": value})
+        if isinstance(value, (dict, list)):
+            self._created[path] = value
+
+
+def _fill(container: Any, keys: Sequence[Key], value: Any, append: bool = False) -> bool:
+    """Write into a value this builder created (no op needed: the op carries it by reference)."""
+    node = container
+    for key in keys[:-1] if keys else ():
+        if not isinstance(node, dict):
+            return False
+        node = node.setdefault(key, {})
+    if not keys:
+        if append and isinstance(node, list):
+            node.append(value)
+            return True
+        return False
+    if not isinstance(node, dict):
+        return False
+    last = keys[-1]
+    if append:
+        target = node.setdefault(last, [])
+        if not isinstance(target, list):
+            return False
+        target.append(value)
+        return True
+    if is_unset(node.get(last)):
+        node[last] = value
+        return True
+    return False

@@ -1,0 +1,83 @@
+"""Gang-safe defaults for Volcano Jobs (``batch.volcano.sh/v1alpha1`` Job).
+
+Called by :func:`gpufleet.mutate.core.mutate` for a Volcano Job in a team's
+namespace. Each default is written only where the user left the field unset:
+
+- ``spec.queue``: the team's Volcano queue. The CRD defaults ``queue`` to
+  ``default`` before any webhook runs, so ``default`` counts as unset here.
+- ``spec.schedulerName: volcano`` and the same on every pod template naming none
+  (a template naming another scheduler bypasses the gang; that is GANG102's to deny).
+- ``spec.minAvailable``: the sum of task replicas, unless the job is elastic
+  (annotation ``gpufleet.dev/elastic: "true"``) or a replica count is not an integer.
+- ``spec.policies``: ``PodFailed`` and ``PodEvicted`` -> ``RestartJob`` for each event
+  no job-level policy covers (``*`` covers all) and not every task covers itself.
+- ``restartPolicy: Never`` on every pod template that sets none.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from gpufleet.context import TeamContext
+from gpufleet.mutate.patch import PatchBuilder, is_unset
+from gpufleet.workloads import keys
+
+RESTART_EVENTS = ("PodEvicted", "PodFailed")
+VOLCANO_DEFAULT_QUEUE = "default"  # the CRD's structural default for spec.queue
+
+
+def mutate_volcano_job(obj: Mapping[str, Any], team: TeamContext, patch: PatchBuilder) -> None:
+    spec = obj.get("spec")
+    if not isinstance(spec, Mapping):
+        return
+    tasks = [(i, t) for i, t in enumerate(spec.get("tasks") or ()) if isinstance(t, Mapping)] \
+        if isinstance(spec.get("tasks"), list) else []
+    if team.volcano_queue:
+        patch.set_default(("spec", "queue"), team.volcano_queue,
+                          unset=lambda v: is_unset(v) or v == VOLCANO_DEFAULT_QUEUE)
+    patch.set_default(("spec", "schedulerName"), keys.VOLCANO_SCHEDULER)
+    for i, task in tasks:
+        if isinstance(task.get("template"), Mapping):
+            patch.set_default(("spec", "tasks", i, "template", "spec", "schedulerName"), keys.VOLCANO_SCHEDULER)
+            patch.set_default(("spec", "tasks", i, "template", "spec", "restartPolicy"), "Never")
+    total = _total_replicas(tasks)
+    if total and not _elastic(obj):
+        patch.set_default(("spec", "minAvailable"), total, unset=lambda v: v is None)
+    for event in RESTART_EVENTS:
+        if not _covers(spec.get("policies"), event) and not _every_task_covers(tasks, event):
+            patch.append(("spec", "policies"), {"event": event, "action": "RestartJob"})
+
+
+def _total_replicas(tasks: list[tuple[int, Mapping[str, Any]]]) -> int | None:
+    """Sum of ``replicas`` (absent counts 0, as in Volcano); None when any count is not an integer."""
+    total = 0
+    for _, task in tasks:
+        replicas = task.get("replicas", 0)
+        if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
+            return None
+        total += replicas
+    return total
+
+
+def _elastic(obj: Mapping[str, Any]) -> bool:
+    metadata = obj.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    return isinstance(annotations, Mapping) and annotations.get(keys.ELASTIC) == "true"
+
+
+def _covers(policies: Any, event: str) -> bool:
+    if not isinstance(policies, list):
+        return False
+    for policy in policies:
+        if not isinstance(policy, Mapping):
+            continue
+        if policy.get("event") in (event, "*"):
+            return True
+        events = policy.get("events")
+        if isinstance(events, list) and (event in events or "*" in events):
+            return True
+    return False
+
+
+def _every_task_covers(tasks: list[tuple[int, Mapping[str, Any]]], event: str) -> bool:
+    return bool(tasks) and all(_covers(task.get("policies"), event) for _, task in tasks)

@@ -1,0 +1,59 @@
+"""The fleet context: the JSON digest of a model that the rules and the webhook read.
+
+Builds exactly the shape documented in :mod:`gpufleet.context` (read back by
+``FleetContext.from_dict``). Called by :func:`gpufleet.render.render_all`, the linter's
+``--fleet`` and the Pulumi stack (which mounts it into the admission controller).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpufleet.context import CONTEXT_VERSION
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
+from gpufleet.model.teams import Team
+from gpufleet.render import resources, tree
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
+    kueue = tree.system_quota(fleet, team, "kueue")
+    volcano = tree.system_quota(fleet, team, "volcano")
+    return {
+        "name": team.name,
+        "namespaces": list(team.namespaces),
+        "localQueue": team.local_queue_name if kueue else None,
+        "volcanoQueue": team.name if volcano else None,
+        "pools": [p.name for p in fleet.pools if p.name in team.quota],
+    }
+
+
+def _pool(pool: Pool) -> dict[str, Any]:
+    return {
+        "name": pool.name,
+        "system": pool.system,
+        "nodeCount": pool.node_count,
+        "gpuResource": pool.gpu_resource,
+        "allocatable": {res: resources.fmt(res, pool.allocatable[res]) for res in resources.resource_order(pool.allocatable)},
+        "nodeLabels": dict(sorted(pool.node_labels.items())),
+    }
+
+
+def render_context(fleet: Fleet) -> dict[str, Any]:
+    return {
+        "version": CONTEXT_VERSION,
+        "fleet": fleet.name,
+        "coldStartFloorSeconds": fleet.admission.cold_start_floor,
+        "waitForPodsReadyTimeoutSeconds": fleet.admission.wait_for_pods_ready.timeout,
+        "kueueNamespace": fleet.engines.kueue.namespace,
+        "volcanoNamespace": fleet.engines.volcano.namespace,
+        "queueLabel": QUEUE_LABEL,
+        "teams": [_team(fleet, t) for t in fleet.teams],
+        "pools": [_pool(p) for p in fleet.pools],
+        "priorityClasses": [
+            {"name": pc.name, "value": pc.value, "preemptionPolicy": pc.preemption_policy}
+            for pc in fleet.priority_classes
+        ],
+    }

@@ -1,0 +1,114 @@
+"""Kubernetes manifests of the gang-admission controller (the admission webhook).
+
+Called by ``components/controller.py``, which creates one Pulumi resource per
+manifest. Pure: settings in, plain dicts out. Values only known at deploy time (the
+CA bundle made by pulumi-tls, the image digest) are passed in as opaque values and
+placed where they belong, so the component needs no logic of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gpufleet.model.fleet import Fleet
+from gpufleet.render.controller_common import (
+    CONTEXT_CONFIGMAP, CONTEXT_KEY, NAME, PORT, TLS_SECRET, ControllerSettings, meta as _meta, selector,
+)
+from gpufleet.render.context import render_context
+from gpufleet.render.controller_tls import cert_manager_objects
+from gpufleet.render.controller_webhooks import webhook_configurations
+from gpufleet.render.controller_workload import deployment, pod_disruption_budget
+
+__all__ = ["ControllerSettings", "render_controller", "NAME", "TLS_SECRET", "CONTEXT_CONFIGMAP", "CONTEXT_KEY", "PORT"]
+
+def namespace(fleet: Fleet) -> dict[str, Any]:
+    meta = _meta(fleet, fleet.controller.namespace, namespaced=False)
+    meta["labels"] = {**meta["labels"], fleet.controller.opt_out_label: "disabled"}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
+
+
+def service_account(fleet: Fleet) -> dict[str, Any]:
+    """No RBAC binding and no mounted token: the webhook calls no API."""
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(fleet), "automountServiceAccountToken": False}
+
+
+def context_config_map(fleet: Fleet) -> dict[str, Any]:
+    """The fleet context the webhook reads (and reloads when this ConfigMap changes)."""
+    text = json.dumps(render_context(fleet), indent=2, sort_keys=True)
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(fleet, CONTEXT_CONFIGMAP), "data": {CONTEXT_KEY: text}}
+
+
+def service(fleet: Fleet) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1", "kind": "Service", "metadata": _meta(fleet),
+        "spec": {
+            "selector": selector(), "type": "ClusterIP",
+            "ports": [{"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"}],
+        },
+    }
+
+
+def network_policy(fleet: Fleet) -> dict[str, Any]:
+    """Only the webhook/metrics port is reachable (from the API server and Prometheus); no egress."""
+    return {
+        "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": _meta(fleet),
+        "spec": {
+            "podSelector": {"matchLabels": selector()},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [{"ports": [{"port": PORT, "protocol": "TCP"}]}],
+            "egress": [],
+        },
+    }
+
+
+def service_monitor(fleet: Fleet) -> dict[str, Any]:
+    server_name = f"{NAME}.{fleet.controller.namespace}.svc"
+    return {
+        "apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor", "metadata": _meta(fleet),
+        "spec": {
+            "selector": {"matchLabels": selector()},
+            "namespaceSelector": {"matchNames": [fleet.controller.namespace]},
+            "endpoints": [{
+                "port": "https", "scheme": "https", "path": "/metrics", "interval": "30s",
+                "tlsConfig": {"serverName": server_name, "ca": {"secret": {"name": TLS_SECRET, "key": "ca.crt"}}},
+            }],
+        },
+    }
+
+
+def render_controller(fleet: Fleet, settings: ControllerSettings) -> dict[str, dict[str, Any]]:
+    """Every manifest of the controller, keyed by a stable resource name, in apply order.
+
+    With pulumi-tls (the default) the TLS Secret is the component's, as its data
+    comes from pulumi-tls resources; with cert-manager the Issuers and Certificates
+    are rendered here. Empty when the controller is disabled.
+    """
+    if not fleet.controller.enabled:
+        return {}
+    out: dict[str, dict[str, Any]] = {
+        "namespace": namespace(fleet),
+        "serviceaccount": service_account(fleet),
+        "configmap-fleet-context": context_config_map(fleet),
+        **(cert_manager_objects(fleet) if settings.cert_manager else {}),
+        "deployment": deployment(fleet, settings),
+        "poddisruptionbudget": pod_disruption_budget(fleet),
+        "service": service(fleet),
+        "networkpolicy": network_policy(fleet),
+    }
+    out.update(webhook_configurations(fleet, settings))
+    if settings.prometheus_operator:
+        out["servicemonitor"] = service_monitor(fleet)
+    return out
+
+
+# Manifests whose pods read the TLS Secret and the context ConfigMap: created after them.
+NEEDS_SECRET_AND_CONFIG = frozenset({"deployment"})
+
+
+def tls_secret(fleet: Fleet, data: dict[str, Any]) -> dict[str, Any]:
+    """The serving certificate Secret; ``data`` holds PEM strings (tls.crt, tls.key, ca.crt) as ``stringData``."""
+    return {
+        "apiVersion": "v1", "kind": "Secret", "metadata": _meta(fleet, TLS_SECRET),
+        "type": "kubernetes.io/tls", "stringData": dict(data),
+    }

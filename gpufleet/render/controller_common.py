@@ -1,0 +1,60 @@
+"""Names, labels and settings shared by the controller's manifests.
+
+Used by ``gpufleet.render.controller`` and its two helpers (workload, webhooks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpufleet.model.fleet import Fleet
+
+NAME = "gang-admission-controller"
+PORT = 8443
+TLS_SECRET = f"{NAME}-tls"
+CONTEXT_CONFIGMAP = f"{NAME}-fleet-context"
+CONTEXT_KEY = "fleet-context.json"
+
+
+@dataclass(frozen=True)
+class ControllerSettings:
+    """Deploy-time settings of the controller (from stack config).
+
+    ``image`` is a reference with a tag; ``digest`` (``sha256:...``) pins it.
+    ``ca_bundle`` is the base64 PEM CA that signs the serving certificate (a Pulumi
+    Output in the component); unused with ``cert_manager``.
+    """
+
+    image: str
+    digest: str = ""
+    ca_bundle: Any = ""
+    cert_manager: bool = False
+    prometheus_operator: bool = False
+
+    @property
+    def image_ref(self) -> str:
+        return f"{self.image.split('@')[0]}@{self.digest}" if self.digest else self.image
+
+
+def labels(fleet: Fleet) -> dict[str, str]:
+    return {
+        "app.kubernetes.io/name": NAME,
+        "app.kubernetes.io/part-of": "gpufleet",
+        "app.kubernetes.io/managed-by": "gpufleet",
+        "gpufleet.dev/fleet": fleet.name,
+    }
+
+
+def selector() -> dict[str, str]:
+    return {"app.kubernetes.io/name": NAME}
+
+
+def meta(fleet: Fleet, name: str = NAME, namespaced: bool = True, **extra: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "labels": labels(fleet)}
+    if namespaced:
+        meta["namespace"] = fleet.controller.namespace
+    meta.update(extra)
+    return meta
+
+

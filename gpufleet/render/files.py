@@ -1,0 +1,99 @@
+"""``gpufleet render --out DIR``: every rendered object as one kubectl-appliable file.
+
+File names carry a numeric prefix in apply order (``010-priorityclass-gang-standard.yaml``;
+cohorts and Volcano queues add their depth to the prefix so parents sort first), so
+``kubectl apply -f DIR`` creates them in a working order. The engines' configuration
+goes in as the ConfigMaps the charts would create (``<release>-manager-config`` key
+``controller_manager_config.yaml``, ``<release>-scheduler-configmap`` key
+``volcano-scheduler.conf``), the fleet context as the ConfigMap the admission
+controller mounts plus a plain JSON copy in ``context/`` (a sub-folder, which
+``kubectl apply -f DIR`` does not read). Pure: returns {relative path: text}; the CLI
+writes it. Called by ``gpufleet.cli.fleet_cmds`` and the plan.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from gpufleet import yamlio
+from gpufleet.model.fleet import Fleet
+from gpufleet.render import Rendered, RenderedObject, tree
+from gpufleet.render.kueue_config import CONFIG_KEY, render_manager_config_yaml
+from gpufleet.render.meta import manifest, metadata
+from gpufleet.render.volcano import render_scheduler_conf_yaml
+
+VOLCANO_CONF_KEY = "volcano-scheduler.conf"
+CONTEXT_KEY = "fleet-context.json"
+CONTEXT_CONFIG_MAP = "gpufleet-fleet-context"
+CONTEXT_DIR = "context"
+OWN_FILE = re.compile(r"^\d{3}-[a-z0-9.-]+\.yaml$")
+
+_STAGES = {"PriorityClass": 1, "WorkloadPriorityClass": 2, "Topology": 3, "ResourceFlavor": 4,
+           "Cohort": 5, "ClusterQueue": 6, "LocalQueue": 7, "Queue": 8}
+
+
+def context_json(context: dict[str, Any]) -> str:
+    return json.dumps(context, indent=2) + "\n"
+
+
+def _config_map(fleet: Fleet, name: str, namespace: str, key: str, text: str) -> dict[str, Any]:
+    return manifest("v1", "ConfigMap", metadata(fleet, name, namespace=namespace), data={key: text})
+
+
+def engine_config_maps(fleet: Fleet) -> list[dict[str, Any]]:
+    """The ConfigMaps the Kueue (and Volcano) charts would create from gpufleet's values."""
+    kueue = fleet.engines.kueue
+    out = [_config_map(fleet, f"{kueue.release_name}-manager-config", kueue.namespace, CONFIG_KEY,
+                       render_manager_config_yaml(fleet))]
+    volcano = fleet.engines.volcano
+    if volcano.enabled:
+        out.append(_config_map(fleet, f"{volcano.release_name}-scheduler-configmap", volcano.namespace,
+                               VOLCANO_CONF_KEY, render_scheduler_conf_yaml(fleet)))
+    return out
+
+
+def context_config_map(fleet: Fleet, context: dict[str, Any]) -> dict[str, Any] | None:
+    """The fleet context ConfigMap the admission controller mounts (None when it is disabled)."""
+    if not fleet.controller.enabled:
+        return None
+    return _config_map(fleet, CONTEXT_CONFIG_MAP, fleet.controller.namespace, CONTEXT_KEY, context_json(context))
+
+
+def config_maps(fleet: Fleet, rendered: Rendered) -> list[dict[str, Any]]:
+    context = context_config_map(fleet, rendered.context)
+    return engine_config_maps(fleet) + ([context] if context else [])
+
+
+def _prefix(obj: RenderedObject, cohort_depth: dict[str, int], queue_depth: dict[str, int]) -> str:
+    kind = obj.manifest["kind"]
+    name = obj.manifest["metadata"]["name"]
+    depth = cohort_depth.get(name, 0) if kind == "Cohort" else queue_depth.get(name, 0) if kind == "Queue" else 0
+    return f"0{_STAGES[kind]}{min(depth, 9)}"
+
+
+def _queue_depths(rendered: Rendered) -> dict[str, int]:
+    parent = {o.manifest["metadata"]["name"]: o.manifest["spec"].get("parent") for o in rendered.objects
+              if o.manifest["kind"] == "Queue"}
+    out = {}
+    for name in parent:
+        depth, cur, seen = 0, parent[name], {name}
+        while cur in parent and cur not in seen:
+            seen.add(cur)
+            depth, cur = depth + 1, parent[cur]
+        out[name] = depth
+    return out
+
+
+def render_files(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
+    """{relative path: file text} for ``gpufleet render --out DIR``, in apply order."""
+    files = {f"000-configmap-{m['metadata']['name']}.yaml": yamlio.dump(m) for m in engine_config_maps(fleet)}
+    cohort_depth, queue_depth = tree.depths(fleet), _queue_depths(rendered)
+    for obj in rendered.objects:
+        files[f"{_prefix(obj, cohort_depth, queue_depth)}-{obj.key}.yaml"] = yamlio.dump(obj.manifest)
+    context = context_config_map(fleet, rendered.context)
+    if context is not None:
+        files[f"090-configmap-{CONTEXT_CONFIG_MAP}.yaml"] = yamlio.dump(context)
+    files[f"{CONTEXT_DIR}/{CONTEXT_KEY}"] = context_json(rendered.context)
+    return files

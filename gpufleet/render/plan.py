@@ -1,0 +1,118 @@
+"""The plan: who holds how much of each pool, and what looks wrong, as plain data.
+
+``gpufleet plan`` prints it as tables (the CLI only formats); numbers are in each
+pool's quota resource (GPUs) and come from the same model fields the renderers use.
+Warnings are advice, not errors (validation has already passed): unassigned capacity,
+borrowing limits that oversubscribe a pool, teams without a cohort or without quota.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
+from gpufleet.model.quota import PoolQuota
+from gpufleet.render import Rendered
+from gpufleet.render.files import config_maps
+
+
+@dataclass(frozen=True)
+class Row:
+    owner: str
+    """Team name, or ``cohort <name>`` for a cohort's shared quota."""
+    nominal: Decimal
+    borrowable: Decimal | None
+    """nominal + borrowing limit; None = unlimited (a cohort member without a limit)."""
+    lendable: Decimal
+    """What the owner may lend to its cohort (0 without a cohort)."""
+    share: Decimal
+    """nominal as a percentage of the pool."""
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    pool: Pool
+    capacity: Decimal
+    rows: tuple[Row, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    pools: tuple[PoolPlan, ...]
+    warnings: tuple[str, ...]
+    objects: dict[str, int] = field(default_factory=dict)
+    """Rendered objects per kind, in apply order."""
+
+
+def _percent(part: Decimal, whole: Decimal) -> Decimal:
+    return (part * 100 / whole).quantize(Decimal("0.1")) if whole else Decimal(0)
+
+
+def _row(owner: str, pq: PoolQuota, in_cohort: bool, capacity: Decimal) -> Row:
+    if not in_cohort:
+        borrowable: Decimal | None = pq.nominal
+    else:
+        borrowable = None if pq.borrowing_limit is None else pq.nominal + pq.borrowing_limit
+    lendable = Decimal(0) if not in_cohort else (pq.nominal if pq.lending_limit is None else pq.lending_limit)
+    return Row(owner, pq.nominal, borrowable, lendable, _percent(pq.nominal, capacity))
+
+
+def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -> list[str]:
+    out = []
+    nominal = sum((r.nominal for r in rows), Decimal(0))
+    unit = pool.gpu_resource
+    if nominal > capacity:
+        out.append(f"nominal quota {nominal} exceeds the pool's {capacity} {unit}")
+    elif nominal < capacity:
+        spare = capacity - nominal
+        out.append(f"{spare} {unit} ({_percent(spare, capacity)}%) are in no team's or cohort's nominal quota (unused unless borrowed)")
+    team_rows = rows[:teams]
+    for r in team_rows:
+        if r.borrowable is not None and r.borrowable > capacity:
+            out.append(f"{r.owner} may borrow up to {r.borrowable} {unit}, more than the pool's {capacity}")
+    capped = [r.borrowable for r in team_rows if r.borrowable is not None]
+    unlimited = [r.owner for r in team_rows if r.borrowable is None]
+    reach = sum(capped, Decimal(0))
+    if reach > capacity and len(team_rows) > 1:
+        out.append(f"borrowing limits oversubscribe the pool: teams may together claim {reach} of {capacity} {unit} (borrowing is first come, first served)")
+    if unlimited:
+        out.append(f"{len(unlimited)} team(s) may borrow without limit: {', '.join(unlimited[:5])}{' ...' if len(unlimited) > 5 else ''}")
+    return out
+
+
+def _pool_plan(fleet: Fleet, pool: Pool) -> PoolPlan:
+    capacity = pool.capacity
+    rows = [_row(t.name, t.quota[pool.name], t.cohort is not None, capacity) for t in fleet.teams if pool.name in t.quota]
+    teams = len(rows)
+    rows += [_row(f"cohort {c.name}", c.quota[pool.name], c.parent is not None, capacity)
+             for c in fleet.cohorts if pool.name in c.quota]
+    return PoolPlan(pool, capacity, tuple(rows), tuple(_pool_warnings(pool, capacity, rows, teams)))
+
+
+def _fleet_warnings(fleet: Fleet) -> list[str]:
+    out = []
+    no_cohort = [t.name for t in fleet.teams if t.cohort is None and t.quota]
+    if no_cohort:
+        out.append(f"{len(no_cohort)} team(s) have no cohort and can neither borrow idle quota nor lend theirs: {', '.join(no_cohort[:10])}{' ...' if len(no_cohort) > 10 else ''}")
+    no_quota = [t.name for t in fleet.teams if not t.quota]
+    if no_quota:
+        out.append(f"{len(no_quota)} team(s) have no quota on any pool: {', '.join(no_quota[:10])}{' ...' if len(no_quota) > 10 else ''}")
+    used = {name for owner in (*fleet.teams, *fleet.cohorts) for name in owner.quota}
+    for pool in fleet.pools:
+        if pool.name not in used:
+            out.append(f"pool {pool.name} has no quota at all: its {pool.capacity} {pool.gpu_resource} are unused")
+    return out
+
+
+def build_plan(fleet: Fleet, rendered: Rendered) -> Plan:
+    objects = Counter("Volcano Queue" if o.engine == "volcano" else o.manifest["kind"] for o in rendered.objects)
+    objects.update(m["kind"] for m in config_maps(fleet, rendered))
+    return Plan(
+        pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in (*fleet.teams, *fleet.cohorts))),
+        warnings=tuple(_fleet_warnings(fleet)),
+        objects=dict(objects),
+    )

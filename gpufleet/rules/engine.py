@@ -1,0 +1,169 @@
+"""The rule engine: run the registered rules over objects and turn violations into findings.
+
+Called by every adapter: the linter (``gpufleet lint``), the Pulumi policy pack and
+the admission controller, plus ``remediate`` for ``gpufleet lint --fix``. The
+module functions use one :class:`Engine` over the registry; tests build their own
+``Engine(rules)``. Rules are indexed by ``(apiGroup, kind)`` once (a rule listing
+``("*", "*")`` sees every object); each object's workload view is built once
+(``workloads.viewing``) and shared by the rules that read it. A rule that raises
+becomes an error finding of that rule and the other findings are kept. Waivers
+come from :mod:`gpufleet.rules.waivers`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any, Collection, Iterable, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules import registry, waivers
+from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
+from gpufleet.workloads.types import as_map, group_of
+
+ANY_KIND = ("*", "*")
+Selector = Collection[str] | None
+Patterns = frozenset[str] | None
+_DEFAULT_CTX = CheckContext()
+
+
+class InternalError(Violation):
+    """The violation standing for a rule that raised; always reported as an error."""
+
+
+def freeze(patterns: Selector) -> Patterns:
+    """Normalise select/ignore: codes or prefixes (``GANG1``), a comma string, or ``ALL``."""
+    if patterns is None:
+        return None
+    if isinstance(patterns, str):
+        patterns = patterns.split(",")
+    return frozenset(p.strip().upper() for p in patterns if p and p.strip())
+
+
+def matches(code: str, patterns: frozenset[str]) -> bool:
+    return "ALL" in patterns or any(code.startswith(p) for p in patterns)
+
+
+def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Finding:
+    """A finding of ``rule`` on ``obj`` (identity from the object's metadata), not yet waived."""
+    meta = as_map(obj.get("metadata"))
+    return Finding(
+        code=rule.code, name=rule.name, severity=rule.severity, path=violation.path, message=violation.message,
+        fix=violation.fix or rule.fix, api_version=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")),
+        namespace=meta.get("namespace"), object_name=meta.get("name") or meta.get("generateName"),
+    )
+
+
+def _findings(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Finding]:
+    """The rule's findings; a crash becomes one more (error) finding instead of an exception."""
+    try:
+        for violation in rule.check(obj, ctx):
+            yield make_finding(rule, obj, violation)
+    except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
+        crash = InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {exc}",
+                              "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile")
+        yield replace(make_finding(rule, obj, crash), severity=Severity.ERROR)
+
+
+class Engine:
+    """A set of rules indexed by kind, with the check/remediate entry points."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = tuple(sorted(rules, key=lambda r: r.code))
+        index: dict[tuple[str, str], list[Rule]] = {}
+        for rule in self.rules:
+            for kind in dict.fromkeys(tuple(k) for k in rule.kinds):
+                index.setdefault(kind, []).append(rule)  # type: ignore[arg-type]
+        self._index = {key: tuple(rules) for key, rules in index.items()}
+        self._for = lru_cache(maxsize=1024)(self._select)
+
+    def _select(self, key: tuple[str, str], select: Patterns, ignore: Patterns, has_fleet: bool) -> tuple[Rule, ...]:
+        candidates = sorted({*self._index.get(key, ()), *self._index.get(ANY_KIND, ())}, key=lambda r: r.code)
+        return tuple(
+            rule for rule in candidates
+            if (select is None or matches(rule.code, select)) and not (ignore and matches(rule.code, ignore))
+            and (has_fleet or not rule.needs_fleet)
+        )
+
+    def rules_for(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns = None,
+                  ignore: Patterns = None) -> tuple[Rule, ...]:
+        """The rules that run on ``obj`` in code order."""
+        return self._for((group_of(obj), str(obj.get("kind", ""))), select, ignore, ctx.fleet is not None)
+
+    def _check(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns) -> list[Finding]:
+        if not isinstance(obj, Mapping):
+            return []
+        rules = self.rules_for(obj, ctx, select, ignore)
+        if not rules:
+            return []
+        with workloads.viewing(obj):
+            findings = [finding for rule in rules for finding in _findings(rule, obj, ctx)]
+        if findings:
+            findings = waivers.apply(obj, findings)
+            findings.sort(key=lambda f: (f.code, f.path, f.message))
+        return findings
+
+    def check_object(self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
+                     ignore: Selector = None) -> list[Finding]:
+        """Every finding of the selected rules on one object, sorted by (code, path, message)."""
+        return self._check(obj, ctx, freeze(select), freeze(ignore))
+
+    def check_objects(self, objs: Iterable[Mapping[str, Any]], ctx: CheckContext = _DEFAULT_CTX,
+                      select: Selector = None, ignore: Selector = None) -> list[Finding]:
+        """Findings of every object, in input order; ``ctx.objects`` defaults to ``objs``."""
+        objs = tuple(objs)
+        if not ctx.objects:
+            ctx = replace(ctx, objects=objs)
+        sel, ign = freeze(select), freeze(ignore)
+        return [finding for obj in objs for finding in self._check(obj, ctx, sel, ign)]
+
+    def remediate(self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
+                  ignore: Selector = None) -> dict[str, Any]:
+        """A fixed deep copy of ``obj`` (the input is never modified).
+
+        In code order, each selected rule with a ``remediate`` and an unwaived finding on
+        the object *as fixed so far* gets a private deep copy to fix; a remediation that
+        raises is skipped and the object keeps its previous state.
+        """
+        fixed: dict[str, Any] = copy.deepcopy(dict(obj)) if isinstance(obj, Mapping) else {}
+        for rule in self.rules_for(fixed, ctx, freeze(select), freeze(ignore)):
+            if rule.remediate is None or not self._has_unwaived(rule, fixed, ctx):
+                continue
+            try:
+                fixed = dict(rule.remediate(copy.deepcopy(fixed), ctx))
+            except Exception:  # noqa: BLE001 - a failing fix leaves the object as it was
+                continue
+        return fixed
+
+    @staticmethod
+    def _has_unwaived(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> bool:
+        with workloads.viewing(obj):
+            found = list(_findings(rule, obj, ctx))
+        return any(not f.waived for f in waivers.apply(obj, found))
+
+
+DEFAULT = Engine(registry.all_rules())
+
+
+def check_object(obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
+                 ignore: Selector = None) -> list[Finding]:
+    """Every finding of the registered rules on one object, sorted by (code, path, message)."""
+    return DEFAULT.check_object(obj, ctx, select, ignore)
+
+
+def check_objects(objs: Iterable[Mapping[str, Any]], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
+                  ignore: Selector = None) -> list[Finding]:
+    """Findings of every object, in input order; ``ctx.objects`` defaults to ``objs``."""
+    return DEFAULT.check_objects(objs, ctx, select, ignore)
+
+
+def remediate(obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
+              ignore: Selector = None) -> dict[str, Any]:
+    """Apply every applicable registered rule's remediation in code order; returns a new dict."""
+    return DEFAULT.remediate(obj, ctx, select, ignore)
+
+
+def unknown_selectors(patterns: Iterable[str]) -> list[str]:
+    """The select/ignore patterns that match no registered rule (for the linter's error message)."""
+    return [p for p in patterns if not any(matches(code, freeze([p]) or frozenset()) for code in registry.REGISTRY)]

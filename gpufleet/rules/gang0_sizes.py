@@ -1,0 +1,95 @@
+"""Gang minimums and the pod counts they should match, shared by GANG001 and GANG002.
+
+``minimums(view, ctx)`` lists every gang minimum an object declares, each with the
+pod count it guards and where it is written, so GANG001 (minimum below the count)
+and GANG002 (above it) read one definition and remediate the same field:
+
+- Volcano Job: ``spec.minAvailable`` (explicit, non-zero: Volcano's webhook turns 0
+  into Σ task minAvailable) against Σ replicas; each task ``minAvailable`` against
+  the task's replicas.
+- Kubeflow jobs: ``runPolicy.schedulingPolicy.minAvailable`` against Σ replicas.
+- PodGroups: ``minMember`` against the pods of the run that join the group.
+- Kueue plain pods: ``pod-group-total-count`` against the pods of the run in the group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from gpufleet.rules.api import CheckContext
+from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, groups, keys
+
+
+@dataclass(frozen=True)
+class Minimum:
+    """One declared gang minimum, the pod count it should equal, and where to write the fix."""
+
+    path: str
+    minimum: int
+    count: int
+    counted: str  # what ``count`` counts, for messages
+    location: tuple[str | int, ...]
+    as_string: bool = False  # annotations hold strings
+    observed: bool = False  # count comes from the other objects of the run (may be partial)
+
+
+def _volcano(view: WorkloadView) -> Iterator[Minimum]:
+    if view.gang_min_path and view.gang_min:
+        yield Minimum(view.gang_min_path, view.gang_min, view.total_pods, "pods of the job (sum of the task replicas)",
+                      ("spec", "minAvailable"))
+    tasks = as_list(as_map(view.obj.get("spec")).get("tasks"))
+    for i, (task, template) in enumerate(zip(tasks, view.templates)):
+        task = as_map(task)
+        task_min = as_int(task.get("minAvailable"))
+        if task_min is not None and "partitionPolicy" not in task:
+            role = f"task {template.role!r}" if template.role else f"task {i}"
+            yield Minimum(f"spec.tasks[{i}].minAvailable", task_min, template.replicas, f"replicas of {role}",
+                          ("spec", "tasks", i, "minAvailable"))
+
+
+def _group_members(view: WorkloadView, ctx: CheckContext, name: str | None) -> int:
+    return groups.member_pods(ctx.objects, view.namespace, name) if name and ctx.objects else 0
+
+
+def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:
+    """Every gang minimum ``view`` declares with the count it guards."""
+    if view is None or view.gang_min is None:
+        if view is not None and view.group == "batch.volcano.sh":
+            yield from _volcano(view)
+        return
+    if view.group == "batch.volcano.sh":
+        yield from _volcano(view)
+    elif view.group == "kubeflow.org" and view.gang_min_path:
+        yield Minimum(view.gang_min_path, view.gang_min, view.total_pods, "pods of the job (sum of the replicas)",
+                      ("spec", "runPolicy", "schedulingPolicy", "minAvailable"))
+    elif view.kind == "PodGroup":
+        count = _group_members(view, ctx, view.name)
+        if count and view.gang_min_path:
+            yield Minimum(view.gang_min_path, view.gang_min, count, "pods in this run that join the group",
+                          ("spec", "minMember"), observed=True)
+    elif view.kind == "Pod" and view.gang_min_path:
+        count = _group_members(view, ctx, view.pod_group)
+        if count:
+            yield Minimum(view.gang_min_path, view.gang_min, count, f"pods of group {view.pod_group!r} in this run",
+                          ("metadata", "annotations", keys.KUEUE_POD_GROUP_TOTAL), as_string=True, observed=True)
+
+
+def set_minimum(obj: dict[str, Any], minimum: Minimum) -> None:
+    """Write ``minimum.count`` at ``minimum.location`` (creating maps on the way)."""
+    node: Any = obj
+    for part in minimum.location[:-1]:
+        node = node[part] if isinstance(part, int) else node.setdefault(part, {})
+    node[minimum.location[-1]] = str(minimum.count) if minimum.as_string else minimum.count
+
+
+def is_elastic(view: WorkloadView) -> bool:
+    """Opted out of full-gang minimums: ``gpufleet.dev/elastic: "true"`` or a PyTorch ``elasticPolicy``."""
+    return view.elastic or (view.group == "kubeflow.org" and "elasticPolicy" in as_map(view.obj.get("spec")))
+
+
+KINDS = (
+    ("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"),
+    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"), ("", "Pod"),
+)

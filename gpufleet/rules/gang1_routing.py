@@ -1,0 +1,99 @@
+"""Where a workload is meant to be scheduled, shared by the routing rules GANG101-GANG105.
+
+``volcano_intent`` says why a workload is meant for Volcano's gang scheduler (a Volcano
+queue, Volcano group annotations on its pods, or a fleet team that only has a Volcano
+queue); ``kueue_routed`` says whether Kueue is meant to admit it. Scheduler names that
+count as Volcano come from the rule option ``volcanoSchedulers`` (default ``["volcano"]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from gpufleet.context import TeamContext
+from gpufleet.rules.api import CheckContext
+from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys
+
+WORKLOAD_KINDS = (
+    ("batch.volcano.sh", "Job"), ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
+    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
+    ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
+    ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
+)
+POD_GROUP_KINDS = (("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"))
+VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
+
+
+def volcano_names(ctx: CheckContext, code: str) -> frozenset[str]:
+    names = ctx.option(code, "volcanoSchedulers", [keys.VOLCANO_SCHEDULER])
+    return frozenset(str(n) for n in names) or frozenset({keys.VOLCANO_SCHEDULER})
+
+
+def team(view: WorkloadView, ctx: CheckContext) -> TeamContext | None:
+    return ctx.fleet.team_for_namespace(view.namespace) if ctx.fleet is not None else None
+
+
+def volcano_only(team_ctx: TeamContext | None) -> bool:
+    return team_ctx is not None and bool(team_ctx.volcano_queue) and not team_ctx.local_queue
+
+
+def _template_says_volcano(template: PodTemplate) -> bool:
+    ann, labels = template.annotations, template.labels
+    return any(k in ann for k in (keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.VOLCANO_QUEUE)) or (
+        keys.VOLCANO_QUEUE in labels)
+
+
+def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
+    """Why ``view`` (not a Volcano Job) must reach Volcano, or None when nothing says so."""
+    if view.volcano_queue:
+        return f"it names the Volcano queue {view.volcano_queue!r} at {view.volcano_queue_path}"
+    if any(_template_says_volcano(t) for t in view.templates):
+        return "its pods carry Volcano group or queue annotations"
+    ann = view.annotations
+    if view.kind == "Pod" and (keys.VOLCANO_GROUP in ann or keys.VOLCANO_GROUP_ALT in ann):
+        return "it carries a Volcano group annotation"
+    team_ctx = team(view, ctx)
+    if view.is_gang and volcano_only(team_ctx):
+        return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose only queue is Volcano's"  # type: ignore[union-attr]
+    return None
+
+
+def reaches_volcano(view: WorkloadView, ctx: CheckContext, code: str) -> bool:
+    """Whether every pod template of ``view`` reaches a Volcano scheduler."""
+    names = volcano_names(ctx, code)
+    return bool(view.templates) and all(effective_scheduler(view, t) in names for t in view.templates)
+
+
+def kueue_routed(view: WorkloadView, ctx: CheckContext, code: str) -> bool:
+    """Kueue, not Volcano, should admit ``view``: not a Volcano kind and not aimed at Volcano."""
+    if (view.group, view.kind) in VOLCANO_KINDS or view.volcano_queue:
+        return False
+    names = volcano_names(ctx, code)
+    return not any(effective_scheduler(view, t) in names for t in view.templates)
+
+
+def set_path(obj: dict[str, Any], path: tuple[str | int, ...], value: Any) -> None:
+    node: Any = obj
+    for part in path[:-1]:
+        node = node[part] if isinstance(part, int) else node.setdefault(part, {})
+    node[path[-1]] = value
+
+
+def template_location(template: PodTemplate) -> tuple[str | int, ...]:
+    """``template.spec_path`` as keys (``spec.tasks[1].template.spec`` -> ``("spec","tasks",1,"template","spec")``)."""
+    parts: list[str | int] = []
+    for piece in template.spec_path.split("."):
+        name, _, rest = piece.partition("[")
+        parts.append(name)
+        if rest:
+            parts.append(int(rest.rstrip("]")))
+    return tuple(parts)
+
+
+def kinds_of(*groups: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    return tuple(k for g in groups for k in g)
+
+
+def is_mapping(obj: Any) -> bool:
+    return isinstance(obj, Mapping)

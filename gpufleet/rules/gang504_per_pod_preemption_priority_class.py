@@ -1,0 +1,106 @@
+"""GANG504 per-pod-preemption-priority-class: kube-scheduler preempts pod by pod for a gang.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A `scheduling.k8s.io/v1` PriorityClass whose `preemptionPolicy` is `PreemptLowerPriority`
+(explicitly, or by omission: it is the default) and that gang workloads use. A class is
+used by gang workloads when:
+
+- a gang workload among the objects of the same run names it: a pod template's
+  `priorityClassName`, Volcano Job/PodGroup `spec.priorityClassName`, or Kubeflow
+  `runPolicy.schedulingPolicy.priorityClass`;
+- the fleet context lists it under `priorityClasses`;
+- it carries the label `gpufleet.dev/gang: "true"`.
+
+Why it is unsafe
+
+With `PreemptLowerPriority`, the default kube-scheduler preempts for each pending pod on
+its own: it evicts lower-priority pods from one node so that one pod fits. It knows
+nothing about gangs, so it takes single pods out of running training gangs (which then
+stall or restart as a whole) and may still not fit the rest of the preemptor's gang.
+Kueue (workload priority and ClusterQueue preemption) and Volcano (`gangpreempt`)
+preempt whole workloads; kube-scheduler must not do it behind their back.
+
+Example
+
+```yaml
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gang-high
+value: 1000
+```
+
+Preferred form
+
+```yaml
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gang-high
+value: 1000
+preemptionPolicy: Never   # queue-level, gang-aware preemption only
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.workloads import as_map, view
+
+GANG_LABEL = "gpufleet.dev/gang"
+
+
+def referenced_classes(obj: Mapping[str, Any]) -> set[str]:
+    """PriorityClass names a gang workload's pods run with."""
+    found = view(obj)
+    if found is None or not found.is_gang:
+        return set()
+    spec = as_map(obj.get("spec"))
+    names = {t.spec.get("priorityClassName") for t in found.templates}
+    names.add(spec.get("priorityClassName"))
+    names.add(as_map(as_map(spec.get("runPolicy")).get("schedulingPolicy")).get("priorityClass"))
+    return {str(n) for n in names if n}
+
+
+def _why_gang(name: str, labels: Mapping[str, Any], ctx: CheckContext) -> str | None:
+    if str(labels.get(GANG_LABEL, "")).lower() == "true":
+        return f"it is labelled {GANG_LABEL}=true"
+    if ctx.fleet is not None and any(pc.name == name for pc in ctx.fleet.priority_classes):
+        return "the fleet context lists it for gang workloads"
+    users = [o for o in ctx.objects if name in referenced_classes(o)]
+    if users:
+        meta = as_map(users[0].get("metadata"))
+        who = f"{users[0].get('kind')} {meta.get('name') or meta.get('generateName') or ''}".strip()
+        return f"gang workload {who} uses it" + (f" (and {len(users) - 1} more)" if len(users) > 1 else "")
+    return None
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    policy = obj.get("preemptionPolicy")
+    if policy not in (None, "PreemptLowerPriority"):
+        return
+    meta = as_map(obj.get("metadata"))
+    why = _why_gang(str(meta.get("name", "")), as_map(meta.get("labels")), ctx)
+    if why is None:
+        return
+    stated = "preemptionPolicy is PreemptLowerPriority" if policy else "preemptionPolicy is unset (defaults to PreemptLowerPriority)"
+    yield Violation("preemptionPolicy", f"{stated} and {why}: kube-scheduler will evict single pods out of other gangs to place one pod",
+                    "set preemptionPolicy: Never and leave preemption to Kueue or Volcano")
+
+
+RULE = Rule(
+    code="GANG504",
+    name="per-pod-preemption-priority-class",
+    family="platform",
+    severity=Severity.ERROR,
+    summary="A PriorityClass used by gang workloads lets kube-scheduler preempt pod by pod, breaking other gangs.",
+    fix="set preemptionPolicy: Never on PriorityClasses used by gang workloads",
+    kinds=(("scheduling.k8s.io", "PriorityClass"),),
+    check=check,
+    doc=__doc__ or "",
+)

@@ -1,0 +1,162 @@
+"""Reading Kueue manager Configurations for the platform rules (GANG501-GANG503).
+
+Called by the rule modules ``gang501_*``, ``gang502_*`` and ``gang503_*``. A
+Kueue manager Configuration reaches the linter in one of two shapes: the
+``Configuration`` document itself (``config.kueue.x-k8s.io/v1beta1|v1beta2``) or a
+ConfigMap carrying it as a YAML string under the key ``controller_manager_config.yaml``
+(the kustomize ConfigMap ``kueue-manager-config`` and the Helm chart's
+``<release>-manager-config``). :func:`kueue_configs` yields the parsed document with
+the path it sits at, so every rule reports exact paths such as
+``data[controller_manager_config.yaml].waitForPodsReady.timeout``.
+
+Defaults follow Kueue v0.19 (research/kueue.md section 5): in ``v1beta2`` the
+``waitForPodsReady`` block is on by default (timeout 30m); only the alpha feature
+gate ``DisableWaitForPodsReady`` turns it off. ``v1beta1`` has ``enable`` (default
+false, and timeout 5m when enabled).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterator, Mapping
+
+import yaml
+
+from gpufleet.errors import join_path
+from gpufleet.workloads.types import key_path
+
+CONFIG_KEY = "controller_manager_config.yaml"
+CONFIG_GROUP = "config.kueue.x-k8s.io"
+DISABLE_GATE = "DisableWaitForPodsReady"
+DEFAULT_TIMEOUT_V1BETA2 = "30m"
+DEFAULT_TIMEOUT_V1BETA1 = "5m"
+KINDS = (("", "ConfigMap"), (CONFIG_GROUP, "Configuration"))
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class KueueConfig:
+    """One Kueue manager Configuration found in an object.
+
+    ``base`` is the path of the Configuration inside the object ("" when the object
+    is the Configuration); ``error`` is set (and ``data`` empty) when the embedded
+    YAML cannot be parsed.
+    """
+
+    data: Mapping[str, Any]
+    base: str
+    version: str
+    error: str | None = None
+
+    def path(self, *parts: str | int) -> str:
+        return join_path(self.base, *parts)
+
+    @property
+    def wait_block(self) -> Mapping[str, Any] | None:
+        block = self.data.get("waitForPodsReady")
+        return block if isinstance(block, Mapping) else None
+
+    @property
+    def gate_disables_wait(self) -> bool:
+        gates = self.data.get("featureGates")
+        return isinstance(gates, Mapping) and gates.get(DISABLE_GATE) is True
+
+    @property
+    def wait_enabled(self) -> bool:
+        """Whether waitForPodsReady is on, as the manager would read this file."""
+        if self.gate_disables_wait:
+            return False
+        block = self.wait_block
+        if self.version == "v1beta1":
+            return block is not None and block.get("enable") is True
+        return True  # v1beta2 (and later): on by default since Kueue v0.19
+
+    @property
+    def default_timeout(self) -> str:
+        return DEFAULT_TIMEOUT_V1BETA1 if self.version == "v1beta1" else DEFAULT_TIMEOUT_V1BETA2
+
+
+@lru_cache(maxsize=256)
+def _parse(text: str) -> tuple[Any, str | None]:
+    try:
+        return yaml.load(text, Loader=_Loader), None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1} of the embedded document)" if mark else ""
+        return None, f"{getattr(exc, 'problem', None) or exc}{where}"
+
+
+def _version(api_version: object) -> str:
+    text = str(api_version or "")
+    return text.rsplit("/", 1)[-1] if text.startswith(CONFIG_GROUP + "/") else "v1beta2"
+
+
+def kueue_configs(obj: Mapping[str, Any]) -> Iterator[KueueConfig]:
+    """Yield the Kueue manager Configuration(s) an object holds (none for other objects)."""
+    api_version = str(obj.get("apiVersion", ""))
+    if api_version.startswith(CONFIG_GROUP + "/") and obj.get("kind") == "Configuration":
+        yield KueueConfig(obj, "", _version(api_version))
+        return
+    if obj.get("kind") != "ConfigMap" or api_version != "v1":
+        return
+    data = obj.get("data")
+    if not isinstance(data, Mapping) or not isinstance(data.get(CONFIG_KEY), str):
+        return
+    base = key_path("data", CONFIG_KEY)
+    parsed, error = _parse(data[CONFIG_KEY])
+    if error is not None:
+        yield KueueConfig({}, base, "v1beta2", error)
+    elif isinstance(parsed, Mapping):
+        yield KueueConfig(parsed, base, _version(parsed.get("apiVersion")))
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: object) -> float | None:
+    """Parse a Go duration (``10m``, ``1h30m``, ``90s``, ``1.5h``) into seconds; None if invalid."""
+    if not isinstance(text, str):
+        return None
+    body = text.strip()
+    sign = -1.0 if body.startswith("-") else 1.0
+    body = body.lstrip("+-")
+    if body == "0":
+        return 0.0
+    if not body or _DURATION.sub("", body):
+        return None
+    return sign * sum(float(num) * _UNIT_SECONDS[unit] for num, unit in _DURATION.findall(body))
+
+
+def format_seconds(seconds: float) -> str:
+    """Write seconds as a short Go duration (``10m``, ``1h30m``, ``45s``)."""
+    whole = int(round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    out = (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "") + (f"{secs}s" if secs else "")
+    return out or "0s"
+
+
+def deployment_gate_args(obj: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """Yield (path, arg) for container args of a Deployment that turn ``DisableWaitForPodsReady`` on."""
+    if obj.get("kind") != "Deployment":
+        return
+    spec = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+    for i, container in enumerate(spec.get("containers") or ()):
+        for field in ("args", "command"):
+            for j, arg in enumerate((container or {}).get(field) or ()):
+                if isinstance(arg, str) and _gate_on(arg):
+                    yield join_path("spec", "template", "spec", "containers", i, field, j), arg
+
+
+def _gate_on(arg: str) -> bool:
+    if not arg.startswith("--feature-gates="):
+        return False
+    for item in arg.split("=", 1)[1].split(","):
+        name, _, value = item.partition("=")
+        if name.strip() == DISABLE_GATE and value.strip().lower() == "true":
+            return True
+    return False

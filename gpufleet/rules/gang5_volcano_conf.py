@@ -1,0 +1,87 @@
+"""Reading Volcano scheduler configurations for GANG505 and GANG506.
+
+Called by the rule modules ``gang505_*`` and ``gang506_*``. The Volcano scheduler
+reads its configuration from a ConfigMap key ``volcano-scheduler.conf`` (a YAML string:
+``actions: "enqueue, allocate, backfill"`` and ``tiers[].plugins[]``), by default the
+ConfigMap ``volcano-scheduler-configmap`` in ``volcano-system``. :func:`volcano_confs`
+yields the parsed conf with its path (``data[volcano-scheduler.conf]``) so rules can
+report ``data[volcano-scheduler.conf].tiers[0].plugins[1].enablePreemptable``.
+Per-plugin ``enable*`` switches default to true when omitted
+(``pkg/scheduler/plugins/defaults.go``, research/volcano.md section 4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterator, Mapping
+
+import yaml
+
+from gpufleet.errors import join_path
+from gpufleet.workloads.types import key_path
+
+CONF_KEY = "volcano-scheduler.conf"
+KINDS = (("", "ConfigMap"),)
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class Plugin:
+    name: str
+    path: str
+    args: Mapping[str, Any]
+
+    def enabled(self, switch: str) -> bool:
+        """A per-plugin switch such as ``enablePreemptable``; omitted means true."""
+        value = self.args.get(switch)
+        return value is not False and str(value).lower() != "false"
+
+
+@dataclass(frozen=True)
+class VolcanoConf:
+    base: str
+    actions: tuple[str, ...]
+    plugins: tuple[Plugin, ...]
+    error: str | None = None
+
+    def path(self, *parts: str | int) -> str:
+        return join_path(self.base, *parts)
+
+    def plugin(self, name: str) -> Plugin | None:
+        return next((p for p in self.plugins if p.name == name), None)
+
+
+@lru_cache(maxsize=64)
+def _parse(text: str) -> tuple[Any, str | None]:
+    try:
+        return yaml.load(text, Loader=_Loader), None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return None, f"{getattr(exc, 'problem', None) or exc}" + (f" (line {mark.line + 1})" if mark else "")
+
+
+def _plugins(conf: Mapping[str, Any], base: str) -> Iterator[Plugin]:
+    tiers = conf.get("tiers")
+    for t, tier in enumerate(tiers if isinstance(tiers, list) else ()):
+        plugins = tier.get("plugins") if isinstance(tier, Mapping) else None
+        for p, plugin in enumerate(plugins if isinstance(plugins, list) else ()):
+            if isinstance(plugin, Mapping) and plugin.get("name"):
+                yield Plugin(str(plugin["name"]), join_path(base, "tiers", t, "plugins", p), plugin)
+
+
+def volcano_confs(obj: Mapping[str, Any]) -> Iterator[VolcanoConf]:
+    """Yield the Volcano scheduler conf a ConfigMap holds (nothing for other objects)."""
+    if obj.get("kind") != "ConfigMap" or obj.get("apiVersion") != "v1":
+        return
+    data = obj.get("data")
+    if not isinstance(data, Mapping) or not isinstance(data.get(CONF_KEY), str):
+        return
+    base = key_path("data", CONF_KEY)
+    parsed, error = _parse(data[CONF_KEY])
+    if error is not None or not isinstance(parsed, Mapping):
+        yield VolcanoConf(base, (), (), error or "the scheduler conf is not a YAML mapping")
+        return
+    actions = tuple(a.strip() for a in str(parsed.get("actions") or "").split(",") if a.strip())
+    yield VolcanoConf(base, actions, tuple(_plugins(parsed, base)))

@@ -1,0 +1,62 @@
+"""The rule registry: every ``gpufleet/rules/gangNNN_<name>.py`` module's ``RULE``.
+
+Imported by the engine, the linter (``gpufleet rules``), the policy pack and the
+admission controller. Discovery uses :mod:`pkgutil` over this package, so adding a
+rule is adding a module. Importing raises :class:`RegistryError` when two modules
+share a code or a rule module has no ``RULE``: a broken registry must never load
+silently half-empty.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+
+import gpufleet.rules as _package
+from gpufleet.rules.api import Rule
+
+MODULE_PATTERN = re.compile(r"^gang[0-9]{3}_[a-z0-9_]+$")
+
+
+class RegistryError(ImportError):
+    """A rule module is malformed or two rules share a code."""
+
+
+def rule_module_names() -> list[str]:
+    """Fully qualified names of the rule modules, sorted."""
+    return sorted(
+        f"{_package.__name__}.{info.name}"
+        for info in pkgutil.iter_modules(_package.__path__)
+        if MODULE_PATTERN.match(info.name)
+    )
+
+
+def _discover() -> dict[str, tuple[Rule, str]]:
+    found: dict[str, tuple[Rule, str]] = {}
+    for name in rule_module_names():
+        rule = getattr(importlib.import_module(name), "RULE", None)
+        if not isinstance(rule, Rule):
+            raise RegistryError(f"{name} defines no module-level RULE = Rule(...)")
+        if rule.code in found:
+            raise RegistryError(f"rule code {rule.code} is defined twice: in {found[rule.code][1]} and {name}")
+        found[rule.code] = (rule, name)
+    return {code: found[code] for code in sorted(found)}
+
+
+_FOUND = _discover()
+REGISTRY: dict[str, Rule] = {code: rule for code, (rule, _) in _FOUND.items()}
+MODULES: dict[str, str] = {code: module for code, (_, module) in _FOUND.items()}
+
+
+def get(code: str) -> Rule:
+    """The rule with ``code``; raises KeyError naming the known codes otherwise."""
+    try:
+        return REGISTRY[code.upper()]
+    except KeyError:
+        raise KeyError(f"unknown rule code {code!r} (known: {', '.join(REGISTRY)})") from None
+
+
+def all_rules() -> list[Rule]:
+    """Every registered rule, sorted by code."""
+    return list(REGISTRY.values())

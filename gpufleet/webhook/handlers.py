@@ -1,0 +1,115 @@
+"""The admission handlers: ``/validate`` (the rule engine), ``/mutate`` (the mutator), ``/echo``.
+
+Registered into a :class:`~gpufleet.webhook.registry.Registry` by
+:func:`build_registry`, which the server calls once. Both real handlers:
+
+- allow DELETE (no object), subresources, and objects being deleted
+  (``metadata.deletionTimestamp``: denying the finalizer-removal UPDATE would
+  block deletion forever);
+- read the request namespace into the object when the client left it out;
+- never raise: an internal error denies (validate, ``status.code`` 500) or allows
+  without a patch plus a warning (mutate; the validator still runs after it).
+
+``/mutate`` patches CREATE only: Volcano forbids most spec changes on UPDATE and
+Kueue forbids changing the queue of a running workload, so defaulting an UPDATE
+would turn into a denial by them.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Mapping
+
+from gpufleet.mutate import mutate
+from gpufleet.rules import engine
+from gpufleet.rules.api import Finding
+from gpufleet.webhook.registry import Handler, Registry
+from gpufleet.webhook.review import AdmissionRequest, Verdict, short_warning
+from gpufleet.webhook.state import State
+
+log = logging.getLogger("gpufleet.webhook")
+MAX_MESSAGE = 8000  # characters of the denial message; the rest is summarised
+
+
+def build_registry(echo: bool = False) -> Registry:
+    """The registry the server serves: /validate and /mutate, plus /echo for the benchmark floor."""
+    registry = Registry()
+    registry.admission("/validate")(guarded(validate, _internal_deny))
+    registry.admission("/mutate")(guarded(mutate_handler, _internal_allow))
+    if echo:
+        registry.admission("/echo")(lambda request, state: Verdict())
+    return registry
+
+
+def guarded(handler: Handler, fallback: Callable[[Exception], Verdict]) -> Handler:
+    def run(request: AdmissionRequest, state: State) -> Verdict:
+        try:
+            return handler(request, state)
+        except Exception as exc:  # noqa: BLE001 - one bad object must not take the server down
+            log.exception("internal error answering %s uid=%s", handler.__name__, request.uid)
+            return fallback(exc)
+    run.__name__ = handler.__name__
+    return run
+
+
+def _internal_deny(exc: Exception) -> Verdict:
+    return Verdict(allowed=False, code=500, reason="InternalError",
+                   message=f"gpufleet could not check this object ({type(exc).__name__}); "
+                           "the admission controller logged the traceback; report it as a gpufleet bug")
+
+
+def _internal_allow(exc: Exception) -> Verdict:
+    return Verdict(warnings=[short_warning(f"gpufleet could not add gang-safety defaults ({type(exc).__name__})")])
+
+
+def _skipped(request: AdmissionRequest) -> bool:
+    obj = request.obj
+    if obj is None or request.operation in ("DELETE", "CONNECT") or request.sub_resource:
+        return True
+    meta = obj.get("metadata")
+    return isinstance(meta, Mapping) and bool(meta.get("deletionTimestamp"))
+
+
+def with_namespace(obj: Mapping[str, Any], namespace: str | None) -> Mapping[str, Any]:
+    """``obj`` with ``metadata.namespace`` from the request when absent (shallow copies only)."""
+    meta = obj.get("metadata")
+    if not namespace or (isinstance(meta, Mapping) and meta.get("namespace")):
+        return obj
+    meta = dict(meta) if isinstance(meta, Mapping) else {}
+    meta["namespace"] = namespace
+    return {**obj, "metadata": meta}
+
+
+def validate(request: AdmissionRequest, state: State) -> Verdict:
+    if _skipped(request):
+        return Verdict()
+    obj = with_namespace(request.obj, request.namespace)  # type: ignore[arg-type]
+    findings = engine.check_object(obj, state.check)
+    blocking = [f for f in findings if f.blocking]
+    verdict = Verdict(warnings=[short_warning(f"{f.code} {f.path}: {f.message}")
+                                for f in findings if not f.blocking and not f.waived])
+    waived = [f for f in findings if f.waived]
+    if waived:
+        verdict.audit["waived"] = "; ".join(f"{f.code} {f.path} ({f.waiver_reason})" for f in waived)[:1000]
+    if blocking:
+        verdict.allowed, verdict.code, verdict.reason = False, 403, "Forbidden"
+        verdict.message = denial_message(obj, blocking)
+        verdict.denied_codes = tuple(f.code for f in blocking)
+    return verdict
+
+
+def denial_message(obj: Mapping[str, Any], blocking: list[Finding]) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    name = meta.get("name") or meta.get("generateName") or "(unnamed)"  # type: ignore[union-attr]
+    where = f"{meta.get('namespace')}/{name}" if meta.get("namespace") else name  # type: ignore[union-attr]
+    lines = [f"gpufleet denied {obj.get('kind', 'object')} {where}: {len(blocking)} gang-safety violation(s)"]
+    lines += [f"{f.code} {f.name} at {f.path or '(object)'}: {f.message} Fix: {f.fix}" for f in blocking]
+    lines.append("Waive a rule with the annotation waive.gpufleet.dev/<CODE>: \"<reason>\".")
+    message = "\n".join(lines)
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 40] + "\n... (more violations cut)"
+
+
+def mutate_handler(request: AdmissionRequest, state: State) -> Verdict:
+    if _skipped(request) or request.operation != "CREATE" or state.fleet is None:
+        return Verdict()
+    return Verdict(patch=mutate(request.obj, state.fleet, request.namespace))  # type: ignore[arg-type]

@@ -1,0 +1,144 @@
+"""``python -m gpufleet.webhook``: flags, startup, file watching and graceful shutdown.
+
+Every flag has an environment fallback (``GPUFLEET_<FLAG>``) so the Pulumi
+component can set either. Startup loads the TLS pair (exit 1 with a clear message
+if it cannot) and the fleet context (the server starts anyway and stays unready
+until the file is valid). A watcher polls both every ``--reload-interval`` seconds.
+
+On SIGTERM or SIGINT: readiness turns 503 and every response says
+``Connection: close`` for ``--shutdown-delay`` seconds (endpoint removal reaches
+the API server meanwhile), then the listener closes, idle keep-alive connections
+are closed, in-flight requests get ``--shutdown-timeout`` seconds, and the process
+exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from aiohttp import web
+
+from gpufleet.webhook.app import build_app
+from gpufleet.webhook.handlers import build_registry
+from gpufleet.webhook.reload import FleetSource, TlsSource
+from gpufleet.webhook.state import MAX_BODY, State
+
+log = logging.getLogger("gpufleet.webhook")
+
+
+@dataclass(frozen=True)
+class Config:
+    cert: str = "/etc/gpufleet/tls/tls.crt"
+    key: str = "/etc/gpufleet/tls/tls.key"
+    fleet_context: str = "/etc/gpufleet/fleet/fleet-context.json"
+    host: str = "0.0.0.0"
+    port: int = 8443
+    reload_interval: float = 5.0
+    shutdown_delay: float = 3.0
+    shutdown_timeout: float = 10.0
+    max_body_bytes: int = MAX_BODY
+    log_level: str = "info"
+    bench_echo: bool = False
+
+
+def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -> Config:
+    env = dict(os.environ if env is None else env)
+    d = Config()
+    p = argparse.ArgumentParser(prog="python -m gpufleet.webhook",
+                                description="gpufleet gang-admission controller (HTTPS admission webhook).")
+
+    def opt(flag: str, kind: type, default: object, text: str, **extra: object) -> None:
+        var = "GPUFLEET_" + flag.upper().replace("-", "_")
+        try:
+            value = kind(env.get(var, default))
+        except ValueError:
+            raise ValueError(f"{var}={env[var]!r} is not a valid {kind.__name__}") from None
+        p.add_argument(f"--{flag}", type=kind, default=value, help=f"{text} (env {var}; default %(default)s)", **extra)
+
+    opt("cert", str, d.cert, "PEM serving certificate (chain), reloaded when it changes")
+    opt("key", str, d.key, "PEM private key of the certificate")
+    opt("fleet-context", str, d.fleet_context, "fleet context JSON (gpufleet render context), reloaded when it changes")
+    opt("host", str, d.host, "address to listen on")
+    opt("port", int, d.port, "HTTPS port (0 picks a free one)")
+    opt("reload-interval", float, d.reload_interval, "seconds between checks of the mounted files")
+    opt("shutdown-delay", float, d.shutdown_delay, "seconds to keep serving with Connection: close after SIGTERM")
+    opt("shutdown-timeout", float, d.shutdown_timeout, "seconds in-flight requests get once the listener closes")
+    opt("max-body-bytes", int, d.max_body_bytes, "largest AdmissionReview accepted; larger gets HTTP 400")
+    opt("log-level", str.lower, d.log_level, "log level", choices=["debug", "info", "warning", "error"])
+    p.add_argument("--bench-echo", action="store_true", default=env.get("GPUFLEET_BENCH_ECHO", "") in ("1", "true"),
+                   help="also serve POST /echo (allow-all, the benchmark's floor); never in production")
+    ns = p.parse_args(argv)
+    if ns.log_level not in ("debug", "info", "warning", "error"):
+        p.error(f"GPUFLEET_LOG_LEVEL={ns.log_level!r} is not one of debug, info, warning, error")
+    return Config(**{k: v for k, v in vars(ns).items()})
+
+
+async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable[[int], None] | None = None) -> int:
+    """Run until ``stop`` is set; returns the exit code."""
+    state = State(max_body=cfg.max_body_bytes)
+    fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state)
+    try:
+        ssl_context = tls.load()
+    except ValueError as exc:
+        log.error("%s; fix --cert/--key (GPUFLEET_CERT/GPUFLEET_KEY)", exc)
+        return 1
+    fleet.poll()
+    runner = web.AppRunner(build_app(build_registry(cfg.bench_echo), state), access_log=None,
+                           handle_signals=False, shutdown_timeout=cfg.shutdown_timeout)
+    await runner.setup()
+    site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_context, backlog=512)
+    try:
+        await site.start()
+    except OSError as exc:
+        log.error("cannot listen on %s:%s: %s", cfg.host, cfg.port, exc)
+        await runner.cleanup()
+        return 1
+    port = runner.addresses[0][1]
+    log.info("serving https://%s:%d (%s)", cfg.host, port, ", ".join(build_registry(cfg.bench_echo).paths()))
+    if on_listening:
+        on_listening(port)
+    watcher = asyncio.create_task(_watch(cfg.reload_interval, fleet, tls, stop))
+    await stop.wait()
+    log.info("shutting down: draining for %.1fs", cfg.shutdown_delay)
+    state.draining = True
+    await asyncio.sleep(cfg.shutdown_delay)
+    watcher.cancel()
+    await runner.cleanup()
+    log.info("stopped")
+    return 0
+
+
+async def _watch(interval: float, fleet: FleetSource, tls: TlsSource, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        await asyncio.sleep(interval)
+        for source in (fleet, tls):
+            try:
+                source.poll()
+            except Exception:  # noqa: BLE001 - the watcher must survive anything
+                log.exception("reload check of %s failed", type(source).__name__)
+
+
+async def _main(cfg: Config) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return await serve_forever(cfg, stop)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        cfg = parse_args(argv)
+    except ValueError as exc:  # a non-numeric GPUFLEET_* value
+        print(f"gpufleet webhook: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    return asyncio.run(_main(cfg))

@@ -1,0 +1,38 @@
+"""``view(obj)``: the workload view, built once per object while the engine checks it.
+
+The rule engine wraps each object in :func:`viewing`; while that block runs, every
+rule's ``view(obj)`` for the *same* object (identity, not equality) returns the one
+view built on entry. Outside such a block ``view`` builds a fresh view, so callers
+that modify an object between calls never see a stale one. A ContextVar keeps this
+correct under threads and asyncio (the admission webhook).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Iterator, Mapping
+
+from gpufleet.workloads.kinds import build_view
+from gpufleet.workloads.types import WorkloadView
+
+_CURRENT: ContextVar[tuple[Mapping[str, Any], WorkloadView | None] | None] = ContextVar("gpufleet_view", default=None)
+
+
+def view(obj: Mapping[str, Any]) -> WorkloadView | None:
+    """The :class:`WorkloadView` of ``obj``, or None for kinds that are not workloads."""
+    current = _CURRENT.get()
+    if current is not None and current[0] is obj:
+        return current[1]
+    return build_view(obj)
+
+
+@contextmanager
+def viewing(obj: Mapping[str, Any]) -> Iterator[WorkloadView | None]:
+    """Build the view of ``obj`` once and serve it to every ``view(obj)`` inside the block."""
+    built = build_view(obj)
+    token = _CURRENT.set((obj, built))
+    try:
+        yield built
+    finally:
+        _CURRENT.reset(token)

@@ -1,0 +1,50 @@
+"""Gang membership across the objects of one run: who joins which PodGroup or Kueue pod group.
+
+Rules that relate objects (GANG001-003 on PodGroups and Kueue plain-pod groups) ask
+``members(ctx.objects, namespace, name)``. The index is built once per run: it is
+memoised on the identity of the ``objects`` tuple (the engine passes the same tuple
+to every object of a ``check_objects`` call).
+"""
+
+from __future__ import annotations
+
+from threading import Lock
+from typing import Any, Mapping, Sequence
+
+from gpufleet.workloads.kinds import build_view
+from gpufleet.workloads.types import WorkloadView
+
+Index = dict[tuple[str | None, str], list[WorkloadView]]
+_LOCK = Lock()
+_LAST: tuple[Sequence[Mapping[str, Any]], Index] | None = None
+
+
+def _build(objects: Sequence[Mapping[str, Any]]) -> Index:
+    index: Index = {}
+    for obj in objects:
+        view = build_view(obj)
+        if view is not None and view.pod_group and view.templates:
+            index.setdefault((view.namespace, view.pod_group), []).append(view)
+    return index
+
+
+def index(objects: Sequence[Mapping[str, Any]]) -> Index:
+    """``{(namespace, group name): [member workload views]}`` for ``objects``."""
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] is objects:
+        return last[1]
+    built = _build(objects)
+    with _LOCK:
+        _LAST = (objects, built)
+    return built
+
+
+def members(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: str) -> list[WorkloadView]:
+    """The workloads of ``objects`` whose pods join group ``name`` in ``namespace``."""
+    return index(objects).get((namespace, name), [])
+
+
+def member_pods(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: str) -> int:
+    """How many pods of ``objects`` join group ``name`` (0 when none is seen)."""
+    return sum(v.total_pods for v in members(objects, namespace, name))

@@ -1,0 +1,159 @@
+"""Build a :class:`WorkloadView` for each supported workload kind.
+
+Called through :func:`gpufleet.workloads.view`; one small builder per kind family
+(Volcano, PodGroups, batch Job, JobSet, Kubeflow, TrainJob, Pod, apps
+controllers), dispatched by ``(group, kind)``. Counts follow the controllers that
+create the pods: absent Volcano task ``replicas`` is 0 (Go zero value), absent
+Kubeflow/JobSet/Job counts are 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from gpufleet.workloads import keys
+from gpufleet.workloads.pods import pod_group_name
+from gpufleet.workloads.types import (
+    PodTemplate, WorkloadView, annotation_path, as_int, as_list, as_map, group_of, label_path,
+)
+
+Builder = Callable[[Mapping[str, Any], str, str], WorkloadView]
+
+
+def _template(path: str, template: Any, replicas: int, role: str, replicas_path: str | None) -> PodTemplate:
+    template = as_map(template)
+    return PodTemplate(path, template, replicas, role, replicas_path, as_map(template.get("spec")), f"{path}.spec")
+
+
+def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTemplate, ...], **fields: Any) -> WorkloadView:
+    meta = as_map(obj.get("metadata"))
+    labels, annotations = as_map(meta.get("labels")), as_map(meta.get("annotations"))
+    queue = labels.get(keys.QUEUE_LABEL)
+    vq, vq_path = fields.pop("volcano_queue", None), fields.pop("volcano_queue_path", None)
+    if not vq:
+        vq, vq_path = annotations.get(keys.VOLCANO_QUEUE), annotation_path(keys.VOLCANO_QUEUE)
+    if not vq:
+        vq, vq_path = labels.get(keys.VOLCANO_QUEUE), label_path(keys.VOLCANO_QUEUE)
+    values: dict[str, Any] = {
+        "total_pods": sum(t.replicas for t in templates), "gang_min": None, "gang_min_path": None,
+        "scheduler_name": None, "is_gang": True, "pod_group": None,
+    }
+    values.update(fields)
+    return WorkloadView(
+        obj=obj, group=group, kind=kind, templates=templates,
+        queue_label=str(queue) if queue else None, volcano_queue=str(vq) if vq else None,
+        volcano_queue_path=vq_path if vq else None,
+        elastic=str(annotations.get(keys.ELASTIC, "")).lower() == "true", **values,
+    )
+
+
+def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    spec = as_map(obj.get("spec"))
+    templates = tuple(
+        _template(f"spec.tasks[{i}].template", task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
+                  str(task.get("name") or ""), f"spec.tasks[{i}].replicas")
+        for i, task in enumerate(as_list(spec.get("tasks"))) if isinstance(task, Mapping)
+    )
+    has_min = "minAvailable" in spec
+    return _base(obj, group, kind, templates,
+                 gang_min=as_int(spec.get("minAvailable")), gang_min_path="spec.minAvailable" if has_min else None,
+                 scheduler_name=spec.get("schedulerName") or None, volcano_queue=spec.get("queue"),
+                 volcano_queue_path="spec.queue")
+
+
+def _pod_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    spec = as_map(obj.get("spec"))
+    minimum = as_int(spec.get("minMember"))
+    return _base(obj, group, kind, (), total_pods=minimum or 0, gang_min=minimum,
+                 gang_min_path="spec.minMember" if "minMember" in spec else None,
+                 volcano_queue=spec.get("queue") if group == "scheduling.volcano.sh" else None,
+                 volcano_queue_path="spec.queue")
+
+
+def _batch_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    spec = as_map(obj.get("spec"))
+    parallelism = max(as_int(spec.get("parallelism"), 1) or 0, 0)
+    template = _template("spec.template", spec.get("template"), parallelism, "", "spec.parallelism")
+    return _base(obj, group, kind, (template,), is_gang=parallelism > 1)
+
+
+def _jobset(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    templates = []
+    for i, rjob in enumerate(as_list(as_map(obj.get("spec")).get("replicatedJobs"))):
+        if not isinstance(rjob, Mapping):
+            continue
+        job_spec = as_map(as_map(rjob.get("template")).get("spec"))
+        count = max(as_int(rjob.get("replicas"), 1) or 0, 0) * max(as_int(job_spec.get("parallelism"), 1) or 0, 0)
+        templates.append(_template(f"spec.replicatedJobs[{i}].template.spec.template", job_spec.get("template"),
+                                   count, str(rjob.get("name") or ""), f"spec.replicatedJobs[{i}].replicas"))
+    return _base(obj, group, kind, tuple(templates))
+
+
+def _kubeflow(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    spec = as_map(obj.get("spec"))
+    templates = []
+    for field, specs in spec.items():
+        if not (isinstance(field, str) and field.endswith("ReplicaSpecs")) or not isinstance(specs, Mapping):
+            continue
+        for role, rspec in specs.items():
+            rspec, base = as_map(rspec), f"spec.{field}.{role}"
+            templates.append(_template(f"{base}.template", rspec.get("template"),
+                                       max(as_int(rspec.get("replicas"), 1) or 0, 0), str(role), f"{base}.replicas"))
+    policy = as_map(as_map(spec.get("runPolicy")).get("schedulingPolicy"))
+    return _base(obj, group, kind, tuple(templates),
+                 gang_min=as_int(policy.get("minAvailable")),
+                 gang_min_path="spec.runPolicy.schedulingPolicy.minAvailable" if "minAvailable" in policy else None,
+                 volcano_queue=policy.get("queue"), volcano_queue_path="spec.runPolicy.schedulingPolicy.queue")
+
+
+def _trainjob(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    trainer = as_map(as_map(obj.get("spec")).get("trainer"))
+    return _base(obj, group, kind, (), total_pods=max(as_int(trainer.get("numNodes"), 1) or 0, 0))
+
+
+def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    meta = as_map(obj.get("metadata"))
+    annotations = as_map(meta.get("annotations"))
+    member = pod_group_name(as_map(meta.get("labels")), annotations)
+    template = PodTemplate("", obj, 1, "", None, as_map(obj.get("spec")), "spec")
+    has_total = keys.KUEUE_POD_GROUP_TOTAL in annotations
+    return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member,
+                 gang_min=as_int(annotations.get(keys.KUEUE_POD_GROUP_TOTAL)),
+                 gang_min_path=annotation_path(keys.KUEUE_POD_GROUP_TOTAL) if has_total else None)
+
+
+def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    spec = as_map(obj.get("spec"))
+    template = _template("spec.template", spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", "spec.replicas")
+    member = pod_group_name(template.labels, template.annotations)
+    return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member)
+
+
+BUILDERS: dict[tuple[str, str], Builder] = {
+    ("batch.volcano.sh", "Job"): _volcano_job,
+    ("scheduling.volcano.sh", "PodGroup"): _pod_group,
+    ("scheduling.x-k8s.io", "PodGroup"): _pod_group,
+    ("batch", "Job"): _batch_job,
+    ("jobset.x-k8s.io", "JobSet"): _jobset,
+    ("kubeflow.org", "PyTorchJob"): _kubeflow,
+    ("kubeflow.org", "MPIJob"): _kubeflow,
+    ("kubeflow.org", "TFJob"): _kubeflow,
+    ("kubeflow.org", "XGBoostJob"): _kubeflow,
+    ("kubeflow.org", "PaddleJob"): _kubeflow,
+    ("kubeflow.org", "JAXJob"): _kubeflow,
+    ("trainer.kubeflow.org", "TrainJob"): _trainjob,
+    ("", "Pod"): _pod,
+    ("apps", "Deployment"): _apps,
+    ("apps", "ReplicaSet"): _apps,
+    ("apps", "StatefulSet"): _apps,
+}
+WORKLOAD_KINDS: frozenset[tuple[str, str]] = frozenset(BUILDERS)
+
+
+def build_view(obj: Mapping[str, Any]) -> WorkloadView | None:
+    """A fresh view of ``obj``, or None when it is not a workload kind (or not a mapping)."""
+    if not isinstance(obj, Mapping):
+        return None
+    group, kind = group_of(obj), str(obj.get("kind", ""))
+    builder = BUILDERS.get((group, kind))
+    return builder(obj, group, kind) if builder else None

@@ -1,0 +1,157 @@
+"""What a rule finds only when it sees the whole stack (the per-rule stack policies).
+
+Called by ``build`` for each rule that has a stack scope (:func:`scopes`):
+
+- ``charts``: the rule reads scheduler ConfigMaps, so it runs on the ConfigMaps the
+  Kueue and Volcano chart values render (``charts``), reported against the chart;
+- ``objects``: the rule relates objects (``CheckContext.objects``, e.g. GANG504 looks
+  for gang workloads using a PriorityClass); only findings that appear *because* of
+  the other objects are reported, the per-resource policy reports the rest;
+- ``queues``: GANG104, workloads' queues against the queues the stack declares.
+
+A finding on an object with values unknown during preview is returned as uncertain;
+the caller turns uncertain findings into one advisory "can't check during preview".
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
+
+from gpufleet.rules import engine
+from gpufleet.rules.api import CheckContext, Finding, Rule
+from gpufleet.rules.waivers import apply as apply_waivers
+
+from gpufleet_policy import charts, queues, report
+from gpufleet_policy.props import Manifest, manifest, plain
+
+QUEUE_RULE = "GANG104"
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap"}
+
+
+@dataclass(frozen=True)
+class StackFinding:
+    urn: str
+    text: str
+    code: str
+    path: str
+    uncertain: bool
+
+
+@dataclass
+class StackObject:
+    urn: str
+    name: str
+    found: Manifest
+
+
+def _helper_modules(module: Any) -> set[Any]:
+    """The rule module and the ``gpufleet.rules`` helper modules it takes names from."""
+    found = {module}
+    for value in vars(module).values():
+        name = getattr(value, "__module__", None) if not inspect.ismodule(value) else value.__name__
+        if isinstance(name, str) and name.startswith("gpufleet.rules.gang") and name in sys.modules:
+            found.add(sys.modules[name])
+    return found
+
+
+def relates_objects(rule: Rule) -> bool:
+    """Whether the rule reads other objects: its ``needs_objects`` flag if the Rule has one, else whether
+    its module (or a ``gpufleet.rules`` helper it uses) reads ``ctx.objects``."""
+    flag = getattr(rule, "needs_objects", None)
+    if flag is not None:
+        return bool(flag)
+    module = inspect.getmodule(rule.check)
+    if module is None:
+        return False
+    for source in _helper_modules(module):
+        try:
+            if "ctx.objects" in inspect.getsource(source):
+                return True
+        except (OSError, TypeError):
+            continue
+    return False
+
+
+def scopes(rule: Rule) -> tuple[str, ...]:
+    """The stack scopes of a rule (empty: the per-resource policy sees everything it can find)."""
+    found = []
+    if rule.applies_to(CONFIGMAP):
+        found.append("charts")
+    if relates_objects(rule):
+        found.append("objects")
+    if rule.code == QUEUE_RULE:
+        found.append("queues")
+    return tuple(found)
+
+
+def collect(resources: Iterable[Any]) -> tuple[list[StackObject], list[StackObject]]:
+    """(Kubernetes objects, charts) of the stack's resources (``PolicyResource``-like: type, props, urn, name)."""
+    objects, chart_list = [], []
+    for resource in resources:
+        found = manifest(resource.resource_type, resource.props)
+        if found is not None:
+            objects.append(StackObject(resource.urn, resource.name, found))
+        elif charts.is_chart(resource.resource_type):
+            chart = Manifest({})
+            chart.obj = plain(resource.props, chart)
+            chart_list.append(StackObject(resource.urn, resource.name, chart))
+    return objects, chart_list
+
+
+def _finding(rule: Rule, item: StackObject, finding: Finding, path: str | None = None, label: str | None = None) -> StackFinding:
+    shown = finding.path if path is None else path
+    return StackFinding(item.urn, report.message(finding, shown, label), finding.code, shown, item.found.has_unknowns)
+
+
+def chart_findings(rule: Rule, chart_list: list[StackObject], ctx: CheckContext) -> list[StackFinding]:
+    out = []
+    for item in chart_list:
+        for rendered in charts.rendered_configmaps(item.found.obj):
+            meta = rendered.obj["metadata"]
+            label = f"Chart {item.name} (renders ConfigMap {meta['namespace']}/{meta['name']})"
+            for finding in report.reportable(engine.check_object(rendered.obj, ctx, select=[rule.code])):
+                out.append(_finding(rule, item, finding, rendered.values_path(finding.path), label))
+    return out
+
+
+def related_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) -> list[StackFinding]:
+    alone = replace(ctx, objects=())
+    together = replace(ctx, objects=tuple(o.found.obj for o in objects))
+    out = []
+    for item in objects:
+        seen = {(f.path, f.message) for f in engine.check_object(item.found.obj, alone, select=[rule.code])}
+        for finding in report.reportable(engine.check_object(item.found.obj, together, select=[rule.code])):
+            if (finding.path, finding.message) not in seen:
+                out.append(_finding(rule, item, finding))
+    return out
+
+
+def queue_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) -> list[StackFinding]:
+    objs = [o.found.obj for o in objects]
+    check_local, check_volcano = queues.declares_any(objs)
+    if not (check_local or check_volcano):
+        return []
+    local, volcano = queues.declared(objs, ctx.fleet)
+    out = []
+    for item in objects:
+        found = [engine.make_finding(rule, item.found.obj, v)
+                 for v in queues.violations(item.found.obj, local, volcano, check_local, check_volcano)]
+        out.extend(_finding(rule, item, f) for f in report.reportable(apply_waivers(item.found.obj, found)))
+    return out
+
+
+def findings(rule: Rule, resources: Iterable[Any], ctx: CheckContext) -> list[StackFinding]:
+    """Every stack-scope finding of ``rule`` over the stack's resources."""
+    objects, chart_list = collect(resources)
+    out: list[StackFinding] = []
+    for scope in scopes(rule):
+        if scope == "charts":
+            out += chart_findings(rule, chart_list, ctx)
+        elif scope == "objects":
+            out += related_findings(rule, objects, ctx)
+        elif scope == "queues":
+            out += queue_findings(rule, objects, ctx)
+    return out

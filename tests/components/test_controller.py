@@ -1,0 +1,190 @@
+"""components.controller: the gang-admission controller is deployed with every safe default."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+
+import pulumi
+import pytest
+
+from components.controller import GangAdmissionController, GangAdmissionControllerArgs
+from tests.components.builders import fleet, one
+from tests.components.mocking import EchoMocks, RecordingMonitor, run_program
+
+TOKEN = "gpufleet:controller:GangAdmissionController"
+
+
+class TlsMocks(EchoMocks):
+    """pulumi-tls computes PEMs in its provider; the mocks stand in with labelled fake PEMs."""
+
+    OUTPUTS = {
+        "tls:index/privateKey:PrivateKey": {"privateKeyPem": "-----BEGIN PRIVATE KEY-----\n{name}\n-----END PRIVATE KEY-----\n"},
+        "tls:index/selfSignedCert:SelfSignedCert": {"certPem": "-----BEGIN CERTIFICATE-----\n{name}\n-----END CERTIFICATE-----\n"},
+        "tls:index/locallySignedCert:LocallySignedCert": {"certPem": "-----BEGIN CERTIFICATE-----\n{name}\n-----END CERTIFICATE-----\n"},
+        "tls:index/certRequest:CertRequest": {"certRequestPem": "-----BEGIN CERTIFICATE REQUEST-----\n{name}\n-----END CERTIFICATE REQUEST-----\n"},
+    }
+
+    def new_resource(self, args):
+        resource_id, outputs = super().new_resource(args)
+        extra = {k: v.format(name=args.name) for k, v in self.OUTPUTS.get(args.typ, {}).items()}
+        return resource_id, {**outputs, **extra}
+
+
+@pytest.fixture
+def monitor() -> RecordingMonitor:
+    asyncio.set_event_loop(asyncio.new_event_loop())
+    recording = RecordingMonitor(TlsMocks())
+    pulumi.runtime.set_mocks(recording.mocks, project="gpufleet", stack="test", preview=False, monitor=recording)
+    return recording
+
+
+def deploy(monitor, model=None, **settings):
+    model = model or fleet()
+    return run_program(monitor, lambda: GangAdmissionController("gac", GangAdmissionControllerArgs(model, **settings)))
+
+
+SECRET_SIG = "4dabf18193072939515e22adb298388d"
+
+
+def unsecret(value):
+    """Secret inputs arrive wrapped in Pulumi's secret signature; the tests read the value."""
+    return value["value"] if isinstance(value, dict) and SECRET_SIG in value else value
+
+
+def of_type(registered, suffix):
+    return [r for r in registered if r.type.endswith(suffix)]
+
+
+def webhooks(registered):
+    configs = of_type(registered, "WebhookConfiguration")
+    return [(c.type, hook) for c in configs for hook in c.inputs["webhooks"]]
+
+
+def test_the_component_has_its_token_and_parents_every_child(monitor):
+    registered = deploy(monitor)
+    component = one(registered, TOKEN)
+    children = [r for r in registered if r is not component]
+    assert children and all(r.parent == component.urn for r in children)
+
+
+def test_the_service_account_has_no_token_and_no_rbac_is_granted(monitor):
+    registered = deploy(monitor)
+    account = one(registered, "kubernetes:core/v1:ServiceAccount")
+    assert account.inputs["automountServiceAccountToken"] is False
+    assert not [r for r in registered if "rbac.authorization.k8s.io" in r.type]
+
+
+def test_the_deployment_is_replicated_hardened_and_probed(monitor):
+    spec = one(deploy(monitor), "kubernetes:apps/v1:Deployment").inputs["spec"]
+    pod = spec["template"]["spec"]
+    container = pod["containers"][0]
+    security = container["securityContext"]
+    assert spec["replicas"] == 3
+    assert pod["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+    assert security["runAsNonRoot"] and security["readOnlyRootFilesystem"]
+    assert security["allowPrivilegeEscalation"] is False
+    assert security["capabilities"] == {"drop": ["ALL"]}
+    assert security["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert container["resources"]["requests"] and container["resources"]["limits"]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert all(probe["httpGet"]["scheme"] == "HTTPS" for probe in (container["livenessProbe"], container["readinessProbe"]))
+
+
+def test_the_pod_disruption_budget_keeps_all_but_one_replica(monitor):
+    pdb = one(deploy(monitor), "kubernetes:policy/v1:PodDisruptionBudget")
+    assert pdb.inputs["spec"]["minAvailable"] == 2
+
+
+def test_the_image_is_pinned_by_the_digest_from_stack_config(monitor):
+    digest = "sha256:" + "ab" * 32
+    registered = deploy(monitor, image="registry.example/gac:1.2.3", digest=digest)
+    container = one(registered, "kubernetes:apps/v1:Deployment").inputs["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == f"registry.example/gac:1.2.3@{digest}"
+
+
+def test_the_fleet_context_configmap_is_mounted_where_the_webhook_reads_it(monitor):
+    registered = deploy(monitor)
+    config_map = one(registered, "kubernetes:core/v1:ConfigMap")
+    container = one(registered, "kubernetes:apps/v1:Deployment").inputs["spec"]["template"]["spec"]["containers"][0]
+    assert '"teams"' in config_map.inputs["data"]["fleet-context.json"]
+    assert "--fleet-context=/etc/gpufleet/fleet/fleet-context.json" in container["args"]
+
+
+@pytest.mark.parametrize("setting", [
+    ("failurePolicy", "Fail"), ("timeoutSeconds", 3), ("sideEffects", "None"),
+    ("admissionReviewVersions", ["v1"]), ("matchPolicy", "Equivalent"),
+])
+def test_every_webhook_has_the_fail_closed_settings(monitor, setting):
+    key, value = setting
+    hooks = webhooks(deploy(monitor))
+    assert len(hooks) == 4
+    assert all(hook[key] == value for _, hook in hooks)
+
+
+def test_mutating_webhooks_are_never_reinvoked(monitor):
+    hooks = [hook for kind, hook in webhooks(deploy(monitor)) if "Mutating" in kind]
+    assert hooks and all(hook["reinvocationPolicy"] == "Never" for hook in hooks)
+
+
+def test_the_namespace_selector_excludes_system_engine_and_opted_out_namespaces(monitor):
+    model = fleet()
+    for _, hook in webhooks(deploy(monitor, model)):
+        exprs = {e["key"]: e for e in hook["namespaceSelector"]["matchExpressions"]}
+        excluded = set(exprs["kubernetes.io/metadata.name"]["values"])
+        assert {"kube-system", model.controller.namespace, model.engines.kueue.namespace, model.engines.volcano.namespace} <= excluded
+        assert exprs[model.controller.opt_out_label] == {"key": model.controller.opt_out_label, "operator": "NotIn", "values": ["disabled"]}
+
+
+def test_the_webhooks_cover_every_gang_workload_kind(monitor):
+    resources = {(rule["apiGroups"][0], rule["resources"][0]) for _, hook in webhooks(deploy(monitor)) for rule in hook["rules"]}
+    assert {("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
+            ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"), ("scheduling.volcano.sh", "podgroups"),
+            ("scheduling.x-k8s.io", "podgroups"), ("", "pods")} <= resources
+
+
+def test_the_ca_bundle_is_the_deploy_time_ca_that_signs_the_serving_certificate(monitor):
+    registered = deploy(monitor)
+    ca = one(registered, "tls:index/selfSignedCert:SelfSignedCert")
+    signed = one(registered, "tls:index/locallySignedCert:LocallySignedCert")
+    secret = one(registered, "kubernetes:core/v1:Secret")
+    assert ca.inputs["isCaCertificate"] is True
+    assert ca.urn in signed.dependencies and "gang-admission-ca\n" in signed.inputs["caCertPem"]
+    assert secret.inputs["type"] == "kubernetes.io/tls"
+    data = unsecret(secret.inputs["stringData"])
+    assert SECRET_SIG in secret.inputs["stringData"], "the TLS key must be stored as a Pulumi secret"
+    assert set(data) == {"tls.crt", "tls.key", "ca.crt"}
+    assert "gang-admission-serving-cert" in data["tls.crt"] and "gang-admission-ca" in data["ca.crt"]
+    for _, hook in webhooks(registered):
+        assert base64.b64decode(hook["clientConfig"]["caBundle"]).decode() == data["ca.crt"]
+
+
+def test_cert_manager_replaces_pulumi_tls_and_injects_the_ca(monitor):
+    registered = deploy(monitor, cert_manager=True)
+    assert not of_type(registered, "SelfSignedCert")
+    certificates = of_type(registered, "cert-manager.io/v1:Certificate")
+    assert {c.inputs["metadata"]["name"] for c in certificates} == {"gang-admission-controller", "gang-admission-controller-ca"}
+    for config in of_type(registered, "WebhookConfiguration"):
+        assert config.inputs["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == "gpufleet-system/gang-admission-controller"
+        assert all("caBundle" not in hook["clientConfig"] for hook in config.inputs["webhooks"])
+
+
+def test_the_network_policy_admits_only_the_webhook_port(monitor):
+    spec = one(deploy(monitor), "kubernetes:networking.k8s.io/v1:NetworkPolicy").inputs["spec"]
+    assert spec["ingress"] == [{"ports": [{"port": 8443, "protocol": "TCP"}]}]
+    assert spec["egress"] == [] and set(spec["policyTypes"]) == {"Ingress", "Egress"}
+
+
+@pytest.mark.parametrize("prometheus_operator", [True, False])
+def test_a_service_monitor_exists_only_with_prometheus_operator(monitor, prometheus_operator):
+    registered = deploy(monitor, prometheus_operator=prometheus_operator)
+    assert bool(of_type(registered, "monitoring.coreos.com/v1:ServiceMonitor")) is prometheus_operator
+
+
+def test_the_deployment_waits_for_its_secret_and_configmap(monitor):
+    registered = deploy(monitor)
+    deployment = one(registered, "kubernetes:apps/v1:Deployment")
+    for kind in ("kubernetes:core/v1:Secret", "kubernetes:core/v1:ConfigMap"):
+        assert one(registered, kind).urn in deployment.dependencies

@@ -1,0 +1,135 @@
+"""A fluent builder of small, valid fleet model dicts for tests.
+
+``FleetBuilder()`` starts from a valid fleet: a Kueue pool ``h100`` (4 nodes × 8 GPUs,
+96 cpu, 768Gi), a Volcano pool ``a100`` (2 nodes × 8 GPUs, 64 cpu, 512Gi), a cohort
+``ml`` and two teams in it, ``alpha`` and ``beta``, with quota on both pools, and one
+priority class. Tests add entries (``with_pool``, ``with_team``, ...) or edit one
+field by its model path (``set("teams[1].quota.h100.lendingLimit", 9)``) and then
+``build()`` the dict, ``model()`` the parsed Fleet, or ``issues()`` its validation.
+Import it as ``from tests.model.builders import FleetBuilder``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from gpufleet.errors import Issue
+from gpufleet.model import Fleet, parse_model
+from gpufleet.model.checks import validate
+
+_TOKEN = re.compile(r'\["([^"]+)"\]|\[(\d+)\]|([^.\[\]]+)')
+
+
+def parse_path(path: str) -> list[str | int]:
+    """``teams[1].quota["nvidia.com/gpu"]`` -> ``["teams", 1, "quota", "nvidia.com/gpu"]``."""
+    return [quoted if quoted else int(index) if index else key for quoted, index, key in _TOKEN.findall(path)]
+
+
+def _pool(name: str, system: str, nodes: int, gpus: int, cpu: int, memory: str) -> dict[str, Any]:
+    return {
+        "name": name, "system": system, "nodeCount": nodes,
+        "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
+        "nodeLabels": {"gpufleet.dev/pool": name},
+    }
+
+
+def _default() -> dict[str, Any]:
+    h100 = _pool("h100", "kueue", 4, 8, 96, "768Gi")
+    h100.update({
+        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "coldStartBudget": "5m",
+    })
+    return {
+        "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "test",
+        "engines": {"kueue": {"chartVersion": "0.19.2"}, "volcano": {"chartVersion": "1.15.1"}},
+        "pools": [h100, _pool("a100", "volcano", 2, 8, 64, "512Gi")],
+        "cohorts": [{"name": "ml"}],
+        "teams": [
+            {"name": "alpha", "namespaces": ["alpha"], "cohort": "ml",
+             "quota": {"h100": {"nominal": 16, "borrowingLimit": 8}, "a100": {"nominal": 8}}},
+            {"name": "beta", "namespaces": ["beta"], "cohort": "ml",
+             "quota": {"h100": {"nominal": 8, "lendingLimit": 4}, "a100": {"nominal": 4, "borrowingLimit": 4}}},
+        ],
+        "priorityClasses": [{"name": "gang-standard", "value": 1000}],
+        "admission": {"waitForPodsReady": {"timeout": "10m"}},
+    }
+
+
+class FleetBuilder:
+    """Fluent builder of a fleet model dict; every method returns the builder."""
+
+    def __init__(self, data: dict[str, Any] | None = None) -> None:
+        self.data = copy.deepcopy(data) if data is not None else _default()
+
+    @classmethod
+    def empty(cls) -> "FleetBuilder":
+        """Only the header: no pools, cohorts, teams or priority classes."""
+        return cls({"apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "test", "pools": []})
+
+    def with_pool(self, name: str, system: str = "kueue", nodes: int = 2, gpus: int = 8, cpu: int = 96,
+                  memory: str = "768Gi", **fields: Any) -> "FleetBuilder":
+        pool = _pool(name, system, nodes, gpus, cpu, memory)
+        pool.update(fields)
+        self.data.setdefault("pools", []).append(pool)
+        return self
+
+    def with_cohort(self, name: str, parent: str | None = None, **fields: Any) -> "FleetBuilder":
+        cohort: dict[str, Any] = {"name": name, **({"parent": parent} if parent else {}), **fields}
+        self.data.setdefault("cohorts", []).append(cohort)
+        return self
+
+    def with_team(self, name: str, cohort: str | None = None, quota: dict[str, Any] | None = None,
+                  namespaces: list[str] | None = None, **fields: Any) -> "FleetBuilder":
+        team: dict[str, Any] = {"name": name, "namespaces": namespaces or [name],
+                                "quota": quota if quota is not None else {"h100": {"nominal": 0}}}
+        if cohort:
+            team["cohort"] = cohort
+        team.update(fields)
+        self.data.setdefault("teams", []).append(team)
+        return self
+
+    def with_priority_class(self, name: str, value: int = 100, **fields: Any) -> "FleetBuilder":
+        self.data.setdefault("priorityClasses", []).append({"name": name, "value": value, **fields})
+        return self
+
+    def _parent(self, path: str, create: bool = True) -> tuple[Any, str | int]:
+        parts = parse_path(path)
+        node: Any = self.data
+        for part in parts[:-1]:
+            if isinstance(part, str) and part not in node and create:
+                node[part] = {}
+            node = node[part]
+        return node, parts[-1]
+
+    def set(self, path: str, value: Any) -> "FleetBuilder":
+        """Set one field by its model path, creating missing mappings on the way."""
+        node, last = self._parent(path)
+        node[last] = copy.deepcopy(value)
+        return self
+
+    def drop(self, path: str) -> "FleetBuilder":
+        node, last = self._parent(path, create=False)
+        del node[last]
+        return self
+
+    def append(self, path: str, value: Any) -> "FleetBuilder":
+        node, last = self._parent(path)
+        node.setdefault(last, []).append(copy.deepcopy(value))
+        return self
+
+    def build(self) -> dict[str, Any]:
+        return copy.deepcopy(self.data)
+
+    def model(self) -> Fleet:
+        """The parsed Fleet, without the cross-field checks."""
+        return parse_model(self.build(), "test", validate=False)
+
+    def issues(self) -> list[Issue]:
+        return validate(self.model())
+
+
+def fleet() -> FleetBuilder:
+    return FleetBuilder()

@@ -1,0 +1,39 @@
+"""Team namespaces: one owner each, never a system namespace."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.model.builders import fleet
+from tests.model.expect import Case, clean, params, reported
+
+
+def _system(ns: str) -> Case:
+    return Case(f"system-namespace-{ns}", lambda f: f.set("teams[1].namespaces", ["beta", ns]),
+                lambda f: f.set("teams[1].namespaces", ["beta", f"{ns}-team"]), "teams[1].namespaces[1]", "system namespace")
+
+
+CASES = [
+    *(_system(ns) for ns in ("kube-system", "kube-public", "kube-node-lease", "default", "kueue-system", "volcano-system", "gpufleet-system")),
+    Case("renamed-kueue-namespace", lambda f: f.set("engines.kueue.namespace", "queues").set("teams[1].namespaces", ["queues"]),
+         lambda f: f.set("engines.kueue.namespace", "queues"), "teams[1].namespaces[0]", "(Kueue)"),
+    Case("two-teams-one-namespace", lambda f: f.set("teams[1].namespaces", ["beta", "alpha"]),
+         lambda f: f.set("teams[1].namespaces", ["beta", "alpha-beta"]), "teams[1].namespaces[1]", "already listed by team 'alpha'"),
+    Case("namespace-listed-twice", lambda f: f.set("teams[1].namespaces", ["beta", "beta"]),
+         lambda f: f.set("teams[1].namespaces", ["beta"]), "teams[1].namespaces[1]", "the same team"),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_a_bad_namespace_is_reported_at_its_path_with_the_other_issues(case: Case) -> None:
+    reported(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_the_corrected_namespaces_pass(case: Case) -> None:
+    clean(case)
+
+
+def test_a_namespace_claimed_by_three_teams_is_reported_for_each_later_claim() -> None:
+    issues = fleet().with_team("gamma", namespaces=["alpha"]).set("teams[1].namespaces", ["alpha"]).issues()
+    assert {"teams[1].namespaces[0]", "teams[2].namespaces[0]"} <= {i.path for i in issues}

@@ -1,0 +1,96 @@
+"""Properties of every patch: it applies, it is idempotent, it only adds, and it keeps real objects valid."""
+
+from __future__ import annotations
+
+import copy
+
+import jsonpatch
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpufleet.mutate import escape, mutate
+from tests.mutate.builders import TEAM_NS, fleet, upstream_documents, volcano_job
+
+
+@pytest.mark.parametrize("key, token", [
+    ("plain", "plain"), ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io~1queue-name"), ("a~b/c", "a~0b~1c"), (3, "3"),
+])
+def test_pointer_tokens_are_escaped_per_rfc_6901(key, token):
+    assert escape(key) == token
+
+
+def in_team_namespace(obj: dict) -> dict:
+    out = copy.deepcopy(obj)
+    if isinstance(out.get("metadata"), dict):
+        out["metadata"]["namespace"] = TEAM_NS
+    return out
+
+
+def test_every_upstream_manifest_patches_cleanly_and_idempotently(upstream_dir):
+    problems, patched = [], 0
+    for where, doc in upstream_documents(upstream_dir):
+        obj = in_team_namespace(doc)
+        ops = mutate(obj, fleet())
+        patched += bool(ops)
+        try:
+            out = jsonpatch.apply_patch(obj, ops)
+        except jsonpatch.JsonPatchException as exc:
+            problems.append(f"{where}: patch does not apply: {exc}")
+            continue
+        if again := mutate(out, fleet()):
+            problems.append(f"{where}: second pass patches again: {again}")
+        if any(op["op"] not in ("add", "replace") for op in ops):
+            problems.append(f"{where}: unexpected op in {ops}")
+    assert not problems, "\n".join(problems)
+    assert patched >= 10, "the upstream examples should exercise the mutator"
+
+
+def test_every_patched_upstream_manifest_still_passes_its_crd(upstream_dir, crds_dir):
+    crdschema = pytest.importorskip("gpufleet.crdschema")
+    if not hasattr(crdschema, "CrdSet"):
+        pytest.skip("gpufleet.crdschema.CrdSet is not written yet")
+    crds = crdschema.CrdSet.load(crds_dir)
+    problems = []
+    for where, doc in upstream_documents(upstream_dir):
+        obj = in_team_namespace(doc)
+        ops = mutate(obj, fleet())
+        if not ops:
+            continue
+        before = {(i.path, i.message) for i in crds.validate(obj)}
+        after = [i for i in crds.validate(jsonpatch.apply_patch(obj, ops)) if (i.path, i.message) not in before]
+        problems += [f"{where}: {issue.path}: {issue.message}" for issue in after]
+    assert not problems, "\n".join(problems)
+
+
+json_scalars = st.none() | st.booleans() | st.integers(-3, 70) | st.sampled_from(["", "volcano", "default", "*", "x/y~z"])
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["spec", "tasks", "template", "replicas", "policies", "event", "events", "metadata",
+                         "labels", "annotations", "schedulerName", "queue", "minAvailable", "restartPolicy", "x"]),
+        inner, max_size=5),
+    max_leaves=25,
+)
+kinds = st.sampled_from([("batch.volcano.sh/v1alpha1", "Job"), ("batch/v1", "Job"), ("v1", "Pod"),
+                         ("jobset.x-k8s.io/v1alpha2", "JobSet"), ("kubeflow.org/v1", "PyTorchJob"), ("v1", "ConfigMap")])
+
+
+@st.composite
+def random_workloads(draw):
+    api_version, kind = draw(kinds)
+    obj = {"apiVersion": api_version, "kind": kind, "metadata": draw(json_values), "spec": draw(json_values)}
+    if draw(st.booleans()):
+        obj["spec"] = volcano_job(*draw(st.lists(st.integers(0, 9), min_size=1, max_size=3)))["spec"]
+        obj["spec"]["tasks"][0].update(draw(st.dictionaries(st.sampled_from(["template", "policies", "replicas"]), json_values)))
+    if draw(st.booleans()):
+        obj["metadata"] = {"namespace": TEAM_NS, "labels": draw(json_values), "annotations": draw(json_values)}
+    return obj
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_workloads())
+def test_random_objects_never_crash_and_every_patch_applies_and_is_idempotent(obj):
+    ops = mutate(obj, fleet(), TEAM_NS)
+    out = jsonpatch.apply_patch(obj, ops)
+    assert mutate(out, fleet(), TEAM_NS) == []

@@ -1,0 +1,77 @@
+"""A policy's configuration becomes the engine's context: fleet model, cold-start floor, rule options."""
+
+from __future__ import annotations
+
+import json
+
+import pulumi.runtime.config as pulumi_config
+import pytest
+
+from gpufleet_policy import settings
+
+from tests.policies.harness import REPO
+
+DEV_MODEL = "stacks/dev.fleet.yaml"
+FIXTURE_CONTEXT = REPO / "tests" / "rules" / "fixtures" / "fleet-context.json"
+
+
+@pytest.fixture
+def stack_config(monkeypatch):
+    """Set the stack config the pack process would get as PULUMI_CONFIG."""
+    monkeypatch.delitem(pulumi_config.CONFIG.get(), settings.STACK_MODEL_KEY, raising=False)
+    monkeypatch.delenv("PULUMI_CONFIG_GPUFLEET_MODEL", raising=False)
+
+    def apply(values):
+        monkeypatch.setenv("PULUMI_CONFIG", json.dumps(values))
+    apply({})
+    return apply
+
+
+def test_without_a_model_anywhere_the_context_has_no_fleet_and_fleet_rules_stay_off(stack_config):
+    ctx = settings.check_context("GANG402", {})
+    assert ctx.fleet is None and ctx.options == {} and ctx.crds is None
+
+
+def test_the_fleet_model_setting_is_rendered_into_a_fleet_context(stack_config):
+    ctx = settings.check_context("GANG402", {"fleetModel": DEV_MODEL})
+    assert ctx.fleet.fleet == "dev"
+    assert {t.name for t in ctx.fleet.teams} == {"alpha", "beta"}
+
+
+def test_the_stack_config_gpufleet_model_is_used_when_the_policy_names_no_model(stack_config):
+    stack_config({"gpufleet:model": DEV_MODEL})
+    assert settings.check_context("GANG403", {}).fleet.fleet == "dev"
+
+
+def test_a_rendered_fleet_context_json_is_accepted_too(stack_config):
+    assert settings.check_context("GANG402", {"fleetModel": str(FIXTURE_CONTEXT)}).fleet.fleet == "fixture"
+
+
+def test_the_cold_start_floor_overrides_the_fleet_and_becomes_the_rules_floor_option(stack_config):
+    ctx = settings.check_context("GANG502", {"fleetModel": DEV_MODEL, "coldStartFloorSeconds": 900.0})
+    assert ctx.fleet.cold_start_floor_seconds == 900
+    assert ctx.option("GANG502", "floorSeconds", None) == 900
+
+
+def test_unreserved_keys_are_passed_to_the_rule_as_options(stack_config):
+    ctx = settings.check_context("GANG502", {"enforcementLevel": "mandatory", "floorSeconds": 1200})
+    assert ctx.options == {"GANG502": {"floorSeconds": 1200}}
+
+
+def test_a_missing_model_file_is_a_clear_error_naming_the_setting_and_the_paths_tried(stack_config):
+    with pytest.raises(settings.SettingsError, match=r"fleetModel: stacks/nope.yaml does not exist \(tried .*nope.yaml"):
+        settings.check_context("GANG402", {"fleetModel": "stacks/nope.yaml"})
+
+
+def test_an_invalid_model_is_a_clear_error_with_every_issue(stack_config, tmp_path):
+    bad = tmp_path / "bad.fleet.yaml"
+    bad.write_text("apiVersion: gpufleet.dev/v1alpha1\nkind: Fleet\nname: bad\npools: 3\n")
+    with pytest.raises(settings.SettingsError, match=r"fleet model .*bad.fleet.yaml is invalid:\n.*pools"):
+        settings.check_context("GANG402", {"fleetModel": str(bad)})
+
+
+def test_an_unreadable_fleet_context_json_is_a_clear_error(stack_config, tmp_path):
+    bad = tmp_path / "context.json"
+    bad.write_text(json.dumps({"version": 9}))
+    with pytest.raises(settings.SettingsError, match=r"fleet context .*context.json cannot be read: .*version 9"):
+        settings.check_context("GANG402", {"fleetModel": str(bad)})

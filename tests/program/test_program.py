@@ -1,0 +1,96 @@
+"""The whole program (``__main__.py``) per stack, under mocks: resource set, outputs, errors."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pulumi
+import pytest
+
+from gpufleet.model import load_model
+from gpufleet.render import render_all
+from tests.program.capture import REPO, capture_program, run_stack, stack_config, stack_names
+
+STACKS = stack_names()
+
+
+def test_every_stack_file_is_found():
+    assert {"dev", "prod"} <= set(STACKS)
+
+
+def expected_types(stack: str) -> Counter:
+    """Resource types the program must register: the wiring plus one resource per rendered object."""
+    model = load_model(REPO / stack_config(stack)["gpufleet:model"])
+    rendered = render_all(model)
+    engines = 2 if rendered.volcano_values is not None else 1
+    counts = Counter(f"kubernetes:{o.manifest['apiVersion']}:{o.manifest['kind']}" for o in rendered.objects)
+    counts.update({"gpufleet:fleet:GpuFleet": 1, "gpufleet:kueue:Kueue": 1, "gpufleet:quota:FleetQuota": 1,
+                   "kubernetes:core/v1:Namespace": engines, "kubernetes:helm.sh/v4:Chart": engines})
+    if engines == 2:
+        counts["gpufleet:volcano:Volcano"] = 1
+    return counts
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_stack_registers_exactly_the_wiring_and_the_rendered_objects(stack):
+    registered = capture_program(stack)
+    assert Counter(r["type"] for r in registered) == expected_types(stack)
+    assert len({r["urn"] for r in registered}) == len(registered)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_stack_has_one_cluster_queue_per_kueue_team_and_one_local_queue_per_namespace(stack):
+    model = load_model(REPO / stack_config(stack)["gpufleet:model"])
+    kueue_pools = {p.name for p in model.pools_of("kueue")}
+    teams = [t for t in model.teams if kueue_pools & set(t.quota)]
+    registered = capture_program(stack)
+    queues = {r["inputs"]["metadata"]["name"] for r in registered if r["type"].endswith(":ClusterQueue")}
+    local = {(r["inputs"]["metadata"]["namespace"], r["inputs"]["spec"]["clusterQueue"])
+             for r in registered if r["type"].endswith(":LocalQueue")}
+    assert queues == {t.name for t in teams}
+    assert local == {(ns, t.name) for t in teams for ns in t.namespaces}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_stack_exports_its_queue_names_and_chart_versions(stack):
+    model = load_model(REPO / stack_config(stack)["gpufleet:model"])
+    outputs = run_stack(stack).exports
+    assert outputs["fleet"] == model.name
+    assert sorted(outputs["clusterQueues"]) == sorted(
+        o.manifest["metadata"]["name"] for o in render_all(model).objects if o.manifest["kind"] == "ClusterQueue")
+    assert outputs["chartVersions"]["kueue"] == model.engines.kueue.chart_version
+
+
+BROKEN = """\
+apiVersion: gpufleet.dev/v1alpha1
+kind: Fleet
+name: broken
+pools:
+  - {name: l4, system: kueue, nodeCount: 2, allocatable: {nvidia.com/gpu: 8}}
+teams:
+  - {name: alpha, namespaces: [alpha], quota: {l4: {nominal: 8}}, colour: blue}
+  - {name: Beta, namespaces: [beta], quota: {l4: {nominal: 8}}}
+"""
+
+
+def test_a_broken_model_stops_the_program_with_every_issue_and_no_traceback(tmp_path):
+    model = tmp_path / "broken.fleet.yaml"
+    model.write_text(BROKEN, encoding="utf-8")
+    with pytest.raises(pulumi.RunError) as caught:
+        run_stack("dev", {"gpufleet:model": str(model)})
+    message = str(caught.value)
+    assert "teams[0].colour" in message and "teams[1].name" in message
+    assert str(model) in message.splitlines()[0]
+    assert len(message.splitlines()) == 1 + 2
+    assert "Traceback" not in message
+
+
+def test_a_stack_without_a_model_setting_is_a_clear_config_error():
+    with pytest.raises(pulumi.RunError, match="gpufleet:model"):
+        run_stack("dev", {})
+
+
+def test_a_missing_model_file_names_the_file_and_the_setting(tmp_path):
+    with pytest.raises(pulumi.RunError, match="cannot read the model file") as caught:
+        run_stack("dev", {"gpufleet:model": str(tmp_path / "absent.yaml")})
+    assert "gpufleet:model" in str(caught.value) and "absent.yaml" in str(caught.value)

@@ -1,0 +1,68 @@
+"""Small builders of fleet models for the render tests.
+
+``fleet(pools=[pool("h100")], teams=[team("a", quota={"h100": quota(8)})])`` returns a
+validated :class:`Fleet`; every builder returns the plain model dict it will parse,
+so a test writes only what it is about.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpufleet.model import Fleet, parse_model
+
+
+def pool(name: str = "h100", system: str = "kueue", nodes: int = 10, gpus: int = 8, cpu: int = 192,
+         memory: str = "1920Gi", **extra: Any) -> dict[str, Any]:
+    out = {"name": name, "system": system, "nodeCount": nodes,
+           "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
+           "nodeLabels": {"gpufleet.dev/pool": name}}
+    out.update(extra)
+    return out
+
+
+def quota(nominal: int | str, borrowing: int | str | None = None, lending: int | str | None = None,
+          **resources: dict) -> dict[str, Any]:
+    out: dict[str, Any] = {"nominal": nominal}
+    if borrowing is not None:
+        out["borrowingLimit"] = borrowing
+    if lending is not None:
+        out["lendingLimit"] = lending
+    if resources:
+        out["resources"] = {k.replace("_", "/"): v for k, v in resources.items()}
+    return out
+
+
+def team(name: str, quota: dict | None = None, cohort: str | None = "ml", namespaces: list[str] | None = None,
+         **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "namespaces": namespaces or [name], "quota": quota or {}}
+    if cohort:
+        out["cohort"] = cohort
+    out.update(extra)
+    return out
+
+
+def cohort(name: str = "ml", parent: str | None = None, quota: dict | None = None, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name}
+    if parent:
+        out["parent"] = parent
+    if quota:
+        out["quota"] = quota
+    out.update(extra)
+    return out
+
+
+def fleet(pools: list[dict] | None = None, teams: list[dict] | None = None, cohorts: list[dict] | None = None,
+          validate: bool = True, **extra: Any) -> Fleet:
+    data: dict[str, Any] = {
+        "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "test",
+        "pools": pools if pools is not None else [pool()],
+        "cohorts": cohorts if cohorts is not None else [cohort()],
+        "teams": teams if teams is not None else [team("research", {"h100": quota(16, 8)})],
+    }
+    data.update(extra)
+    return parse_model(data, "test.fleet.yaml", validate=validate)
+
+
+def by_name(manifests: list[dict], name: str) -> dict:
+    return next(m for m in manifests if m["metadata"]["name"] == name)

@@ -1,0 +1,45 @@
+"""The fleet context: the documented shape, read back by FleetContext.from_dict."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from gpufleet.context import FleetContext
+from gpufleet.render.context import render_context
+from tests.render.builders import fleet, pool, quota, team
+
+
+def _fleet():
+    return fleet(pools=[pool("h100"), pool("a100", system="volcano")],
+                 teams=[team("both", {"h100": quota(8), "a100": quota(8)}, namespaces=["both", "both-exp"], localQueue="lq"),
+                        team("vc", {"a100": quota(8)}), team("idle", {}, lifecycle="retired")],
+                 priorityClasses=[{"name": "gang", "value": 1000}],
+                 admission={"waitForPodsReady": {"timeout": "12m"}, "coldStartFloor": "11m"})
+
+
+def test_the_context_round_trips_through_fleet_context():
+    ctx = FleetContext.from_dict(json.loads(json.dumps(render_context(_fleet()))))
+    assert ctx.fleet == "test"
+    assert ctx.team_for_namespace("both-exp").name == "both"
+    assert ctx.local_queues() == {("both", "lq"), ("both-exp", "lq")}
+    assert ctx.volcano_queues() == {"both", "vc"}
+    assert ctx.pool("h100").total_gpus == Decimal(80)
+    assert ctx.pool("h100").allocatable["memory"] == Decimal(1920 * 2**30)
+    assert (ctx.wait_for_pods_ready_timeout_seconds, ctx.cold_start_floor_seconds) == (720, 660)
+    assert [(c.name, c.value, c.preemption_policy) for c in ctx.priority_classes] == [("gang", 1000, "Never")]
+
+
+def test_teams_name_their_queues_only_on_the_engines_they_have_quota_on():
+    teams = {t["name"]: t for t in render_context(_fleet())["teams"]}
+    assert (teams["both"]["localQueue"], teams["both"]["volcanoQueue"], teams["both"]["pools"]) == ("lq", "both", ["h100", "a100"])
+    assert (teams["vc"]["localQueue"], teams["vc"]["volcanoQueue"]) == (None, "vc")
+    assert (teams["idle"]["localQueue"], teams["idle"]["volcanoQueue"], teams["idle"]["pools"]) == (None, None, [])
+
+
+def test_the_context_has_exactly_the_documented_keys():
+    ctx = render_context(_fleet())
+    assert list(ctx) == ["version", "fleet", "coldStartFloorSeconds", "waitForPodsReadyTimeoutSeconds", "kueueNamespace",
+                         "volcanoNamespace", "queueLabel", "teams", "pools", "priorityClasses"]
+    assert set(ctx["pools"][0]) == {"name", "system", "nodeCount", "gpuResource", "allocatable", "nodeLabels"}
+    assert ctx["pools"][0]["allocatable"] == {"cpu": "192", "memory": "1920Gi", "nvidia.com/gpu": "8"}

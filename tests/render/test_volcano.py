@@ -1,0 +1,110 @@
+"""Volcano queues (hierarchy, deserved/capability/guarantee) and the scheduler conf."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+import yaml
+
+from gpufleet.render import volcano
+from tests.conftest import shared_path
+from tests.render.builders import by_name, cohort, fleet, pool, quota, team
+
+A100 = pool("a100", system="volcano", nodes=16, gpus=8, cpu=128, memory="1000Gi")
+
+
+def _fleet(teams, cohorts=None, **extra):
+    return fleet(pools=[A100], teams=teams, cohorts=cohorts if cohorts is not None else [cohort("ml")], **extra)
+
+
+def test_a_leaf_queue_deserves_its_nominal_and_is_capped_at_nominal_plus_borrowing():
+    f = _fleet([team("a", {"a100": quota(16, 8)})])
+    spec = by_name(volcano.render_volcano_queues(f), "a")["spec"]
+    assert spec["deserved"] == {"cpu": "256", "memory": "2000Gi", "nvidia.com/gpu": "16"}
+    assert spec["capability"] == {"cpu": "384", "memory": "3000Gi", "nvidia.com/gpu": "24"}
+    assert "guarantee" not in spec
+
+
+def test_a_leaf_without_a_borrowing_limit_has_no_capability():
+    spec = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})])), "a")["spec"]
+    assert "capability" not in spec
+
+
+def test_a_team_without_a_cohort_cannot_borrow_so_its_capability_is_its_nominal():
+    f = _fleet([team("solo", {"a100": quota(16)}, cohort=None)], cohorts=[])
+    spec = by_name(volcano.render_volcano_queues(f), "solo")["spec"]
+    assert spec["capability"] == spec["deserved"]
+    assert spec["parent"] == "root"
+
+
+def test_a_lending_limit_guarantees_the_rest_of_the_nominal():
+    spec = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16, lending=4)})])), "a")["spec"]
+    assert spec["guarantee"] == {"resource": {"cpu": "192", "memory": "1500Gi", "nvidia.com/gpu": "12"}}
+
+
+def test_parents_deserve_the_sum_of_their_children_plus_their_own_quota():
+    cohorts = [cohort("org", quota={"a100": quota(8)}), cohort("ml", parent="org")]
+    teams = [team("a", {"a100": quota(16, lending=4)}), team("b", {"a100": quota(8, lending=8)})]
+    queues = volcano.render_volcano_queues(_fleet(teams, cohorts))
+    assert [q["metadata"]["name"] for q in queues] == ["org", "ml", "a", "b"]
+    org, ml = by_name(queues, "org")["spec"], by_name(queues, "ml")["spec"]
+    assert (org["parent"], ml["parent"]) == ("root", "org")
+    assert ml["deserved"]["nvidia.com/gpu"] == "24"
+    assert org["deserved"]["nvidia.com/gpu"] == "32"
+    assert ml["guarantee"]["resource"]["nvidia.com/gpu"] == org["guarantee"]["resource"]["nvidia.com/gpu"] == "12"
+    assert by_name(queues, "a")["spec"]["parent"] == "ml"
+
+
+@pytest.mark.parametrize("plugin, hierarchy", [("proportion", True), ("capacity", False)])
+def test_without_capacity_hierarchy_every_leaf_sits_under_root_and_no_parent_queue_is_made(plugin, hierarchy):
+    cohort_name = "ml" if plugin == "capacity" else None  # proportion ignores parents: validation keeps teams out of cohorts
+    f = _fleet([team("a", {"a100": quota(8)}, cohort=cohort_name)], volcano={"plugin": plugin, "hierarchy": hierarchy})
+    assert [(q["metadata"]["name"], q["spec"]["parent"]) for q in volcano.render_volcano_queues(f)] == [("a", "root")]
+
+
+@pytest.mark.parametrize("weight, expected", [(Decimal("2"), 2), (Decimal("0.4"), 1), (Decimal("2.5"), 3), (Decimal(10**6), 65535)])
+def test_a_fair_share_weight_becomes_an_integer_queue_weight_from_1_to_65535(weight, expected):
+    assert volcano.weight(weight) == expected
+
+
+def test_queues_set_what_the_webhook_and_controller_would_otherwise_default():
+    f = _fleet([team("a", {"a100": quota(8)}, volcanoReclaimable=False)])
+    spec = by_name(volcano.render_volcano_queues(f), "a")["spec"]
+    assert (spec["weight"], spec["reclaimable"], spec["parent"], spec["dequeueStrategy"]) == (1, False, "ml", "traverse")
+
+
+def _plugins(conf: dict) -> list[list[str]]:
+    return [[p["name"] for p in tier["plugins"]] for tier in conf["tiers"]]
+
+
+@pytest.mark.parametrize("plugin", ["capacity", "proportion"])
+def test_the_scheduler_conf_loads_exactly_one_queue_share_plugin(plugin):
+    conf = volcano.render_scheduler_conf(_fleet([team("a", {"a100": quota(8)}, cohort=None)], volcano={"plugin": plugin}))
+    names = [n for tier in _plugins(conf) for n in tier]
+    assert plugin in names and ({"capacity", "proportion"} - {plugin}).isdisjoint(names)
+
+
+def test_the_scheduler_conf_keeps_gang_protection_and_a_strict_overcommit_factor():
+    conf = volcano.render_scheduler_conf(_fleet([team("a", {"a100": quota(8)})]))
+    assert _plugins(conf) == [["priority", "gang", "conformance"],
+                              ["overcommit", "drf", "predicates", "capacity", "nodeorder", "binpack"]]
+    gang = conf["tiers"][0]["plugins"][1]
+    assert "enablePreemptable" not in gang
+    assert conf["tiers"][1]["plugins"][0]["arguments"] == {"overcommit-factor": 1.0}
+    assert conf["tiers"][1]["plugins"][3] == {"name": "capacity", "enableHierarchy": True}
+    assert conf["actions"] == "enqueue, allocate, gangreclaim, backfill"
+
+
+def test_the_scheduler_conf_has_the_shape_of_the_chart_default():
+    default = yaml.safe_load(shared_path("crds", "volcano", "volcano-scheduler.conf").read_text())
+    conf = yaml.safe_load(volcano.render_scheduler_conf_yaml(_fleet([team("a", {"a100": quota(8)})])))
+    assert set(conf) == set(default)
+    assert isinstance(conf["actions"], str) and len(conf["tiers"]) == len(default["tiers"])
+    assert _plugins(conf)[0] == _plugins(default)[0]
+
+
+def test_the_chart_values_override_the_scheduler_conf():
+    f = _fleet([team("a", {"a100": quota(8)})])
+    values = volcano.render_volcano_values(f)
+    assert yaml.safe_load(values["custom"]["scheduler_config_override"]) == volcano.render_scheduler_conf(f)

@@ -1,0 +1,191 @@
+"""Small builders of workload objects for the rule and workload tests.
+
+Each returns a plain dict shaped like the real manifest, with only what a test sets:
+``volcano_job(tasks=[task("worker", replicas=4)], min_available=2)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NAMESPACE = "research"
+
+
+def meta(name: str, namespace: str | None = NAMESPACE, labels: dict | None = None,
+         annotations: dict | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name}
+    if namespace:
+        out["namespace"] = namespace
+    if labels:
+        out["labels"] = dict(labels)
+    if annotations:
+        out["annotations"] = dict(annotations)
+    return out
+
+
+def container(name: str = "main", gpus: int | str | None = None, cpu: str | None = None,
+              memory: str | None = None) -> dict[str, Any]:
+    requests = {k: str(v) for k, v in (("nvidia.com/gpu", gpus), ("cpu", cpu), ("memory", memory)) if v is not None}
+    out: dict[str, Any] = {"name": name, "image": "trainer:1"}
+    if requests:
+        out["resources"] = {"requests": dict(requests), "limits": dict(requests)}
+    return out
+
+
+def pod_spec(restart_policy: str | None = "Never", scheduler_name: str | None = None, gpus: int | str | None = None,
+             cpu: str | None = None, memory: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [container(gpus=gpus, cpu=cpu, memory=memory)]}
+    if restart_policy:
+        spec["restartPolicy"] = restart_policy
+    if scheduler_name:
+        spec["schedulerName"] = scheduler_name
+    return spec
+
+
+def pod_template(labels: dict | None = None, annotations: dict | None = None, **spec: Any) -> dict[str, Any]:
+    template: dict[str, Any] = {"spec": pod_spec(**spec)}
+    metadata = {k: v for k, v in (("labels", labels), ("annotations", annotations)) if v}
+    if metadata:
+        template["metadata"] = metadata
+    return template
+
+
+def policy(event: str, action: str) -> dict[str, str]:
+    return {"event": event, "action": action}
+
+
+GANG_POLICIES = [policy("PodEvicted", "RestartJob"), policy("PodFailed", "RestartJob")]
+
+
+def task(name: str = "worker", replicas: int | None = 1, min_available: int | None = None,
+         policies: list | None = None, max_retry: int | None = None, **template: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "template": pod_template(**template)}
+    for key, value in (("replicas", replicas), ("minAvailable", min_available), ("policies", policies),
+                       ("maxRetry", max_retry)):
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def volcano_job(name: str = "train", tasks: list | None = None, min_available: int | None = None,
+                scheduler_name: str | None = "volcano", queue: str | None = None,
+                policies: list | None = GANG_POLICIES, min_success: int | None = None, max_retry: int | None = None,
+                namespace: str | None = NAMESPACE, labels: dict | None = None,
+                annotations: dict | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"tasks": tasks if tasks is not None else [task("worker", replicas=4)]}
+    for key, value in (("minAvailable", min_available), ("schedulerName", scheduler_name), ("queue", queue),
+                       ("policies", policies), ("minSuccess", min_success), ("maxRetry", max_retry)):
+        if value is not None:
+            spec[key] = list(value) if isinstance(value, list) else value
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": meta(name, namespace, labels, annotations), "spec": spec}
+
+
+def pod_group(name: str = "pg", min_member: int | None = 4, flavor: str = "volcano", queue: str | None = None,
+              min_resources: dict | None = None, namespace: str | None = NAMESPACE,
+              annotations: dict | None = None) -> dict[str, Any]:
+    api = "scheduling.volcano.sh/v1beta1" if flavor == "volcano" else "scheduling.x-k8s.io/v1alpha1"
+    spec: dict[str, Any] = {}
+    for key, value in (("minMember", min_member), ("queue", queue), ("minResources", min_resources)):
+        if value is not None:
+            spec[key] = value
+    return {"apiVersion": api, "kind": "PodGroup", "metadata": meta(name, namespace, annotations=annotations),
+            "spec": spec}
+
+
+def replica_spec(replicas: int | None = 1, restart_policy: str | None = "Never", **template: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"template": pod_template(**template)}
+    if replicas is not None:
+        out["replicas"] = replicas
+    if restart_policy is not None:
+        out["restartPolicy"] = restart_policy
+    return out
+
+
+def pytorch_job(name: str = "pt", workers: int = 3, master: int | None = 1, restart_policy: str | None = "Never",
+                min_available: int | None = None, queue: str | None = None, min_resources: dict | None = None,
+                namespace: str | None = NAMESPACE, labels: dict | None = None, annotations: dict | None = None,
+                kind: str = "PyTorchJob", **template: Any) -> dict[str, Any]:
+    key, roles = (("pytorchReplicaSpecs", ("Master", "Worker")) if kind == "PyTorchJob"
+                  else ("mpiReplicaSpecs", ("Launcher", "Worker")))
+    specs = {}
+    if master is not None:
+        specs[roles[0]] = replica_spec(master, restart_policy, **template)
+    specs[roles[1]] = replica_spec(workers, restart_policy, **template)
+    spec: dict[str, Any] = {key: specs}
+    scheduling = {k: v for k, v in (("minAvailable", min_available), ("queue", queue),
+                                    ("minResources", min_resources)) if v is not None}
+    if scheduling:
+        spec["runPolicy"] = {"schedulingPolicy": scheduling}
+    api = "kubeflow.org/v1" if kind == "PyTorchJob" else "kubeflow.org/v2beta1"
+    return {"apiVersion": api, "kind": kind, "metadata": meta(name, namespace, labels, annotations), "spec": spec}
+
+
+def mpi_job(name: str = "mpi", workers: int = 2, launcher: int | None = 1, **kwargs: Any) -> dict[str, Any]:
+    return pytorch_job(name, workers=workers, master=launcher, kind="MPIJob", **kwargs)
+
+
+def replicated_job(name: str = "workers", replicas: int | None = 1, parallelism: int | None = 2,
+                   backoff_limit: int | None = 0, **template: Any) -> dict[str, Any]:
+    job_spec: dict[str, Any] = {"template": pod_template(**template)}
+    for key, value in (("parallelism", parallelism), ("completions", parallelism), ("backoffLimit", backoff_limit)):
+        if value is not None:
+            job_spec[key] = value
+    out: dict[str, Any] = {"name": name, "template": {"spec": job_spec}}
+    if replicas is not None:
+        out["replicas"] = replicas
+    return out
+
+
+def jobset(name: str = "js", replicated_jobs: list | None = None, failure_policy: dict | None = None,
+           namespace: str | None = NAMESPACE, labels: dict | None = None,
+           annotations: dict | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"replicatedJobs": replicated_jobs if replicated_jobs is not None else [replicated_job()]}
+    if failure_policy is not None:
+        spec["failurePolicy"] = failure_policy
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": meta(name, namespace, labels, annotations), "spec": spec}
+
+
+def batch_job(name: str = "job", parallelism: int | None = 4, backoff_limit: int | None = None,
+              namespace: str | None = NAMESPACE, labels: dict | None = None, annotations: dict | None = None,
+              completion_mode: str | None = None, **template: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {"template": pod_template(**template)}
+    for key, value in (("parallelism", parallelism), ("completions", parallelism), ("backoffLimit", backoff_limit),
+                       ("completionMode", completion_mode)):
+        if value is not None:
+            spec[key] = value
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(name, namespace, labels, annotations),
+            "spec": spec}
+
+
+def pod(name: str = "p0", group: str | None = None, total: int | str | None = None, queue: str | None = None,
+        namespace: str | None = NAMESPACE, labels: dict | None = None, annotations: dict | None = None,
+        **spec: Any) -> dict[str, Any]:
+    labels = dict(labels or {})
+    annotations = dict(annotations or {})
+    if group:
+        labels["kueue.x-k8s.io/pod-group-name"] = group
+    if total is not None:
+        annotations["kueue.x-k8s.io/pod-group-total-count"] = str(total)
+    if queue:
+        labels["kueue.x-k8s.io/queue-name"] = queue
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta(name, namespace, labels, annotations),
+            "spec": pod_spec(**spec)}
+
+
+def train_job(name: str = "tj", num_nodes: int | None = 4, namespace: str | None = NAMESPACE,
+              labels: dict | None = None) -> dict[str, Any]:
+    trainer = {"numNodes": num_nodes} if num_nodes is not None else {}
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": meta(name, namespace, labels),
+            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": trainer}}
+
+
+def deployment(name: str = "dep", replicas: int | None = 2, group: str | None = None,
+               namespace: str | None = NAMESPACE, kind: str = "Deployment") -> dict[str, Any]:
+    labels = {"scheduling.x-k8s.io/pod-group": group} if group else None
+    spec: dict[str, Any] = {"template": pod_template(labels=labels, restart_policy=None)}
+    if replicas is not None:
+        spec["replicas"] = replicas
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": meta(name, namespace), "spec": spec}

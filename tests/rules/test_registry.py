@@ -1,0 +1,59 @@
+"""The registry and its meta-test: every registered rule is complete (fixtures, docs, fix hint, code/name match)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpufleet.rules import registry
+from gpufleet.rules.api import Rule, Severity
+from tests.rules import fixtures as fx
+
+RULES = registry.all_rules()
+SECTIONS = ("What it checks", "Why it is unsafe", "Example", "Preferred form")
+FAMILIES = {"input", "gang-size", "routing", "restarts", "probes", "gpus", "platform", "schema"}
+LINTER_ONLY = {"GANG000"}  # no object to check: fixtures are the linter's business
+
+
+def ids(rule: Rule) -> str:
+    return rule.code
+
+
+def test_rules_are_sorted_by_code_and_reachable_by_code():
+    assert [r.code for r in RULES] == sorted(registry.REGISTRY)
+    assert all(registry.get(r.code.lower()) is r for r in RULES)
+
+
+def test_an_unknown_code_names_the_known_ones():
+    with pytest.raises(KeyError, match="GANG001"):
+        registry.get("GANG999")
+
+
+@pytest.mark.parametrize("rule", RULES, ids=ids)
+def test_the_module_name_matches_the_rule_code_and_name(rule):
+    module = registry.MODULES[rule.code].rsplit(".", 1)[1]
+    assert module == f"{rule.code.lower()}_{rule.name.replace('-', '_')}"
+    assert re.fullmatch(r"GANG\d{3}", rule.code) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=ids)
+def test_the_doc_has_every_section_and_a_fix_hint(rule):
+    lines = {line.strip().lstrip("#").strip() for line in rule.doc.splitlines()}
+    assert [s for s in SECTIONS if s not in lines] == []
+    assert rule.doc.lstrip().startswith(f"{rule.code} {rule.name}")
+    assert rule.fix.strip() and rule.summary.strip()
+    assert rule.family in FAMILIES and isinstance(rule.severity, Severity)
+    assert rule.kinds or rule.code in LINTER_ONLY
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.code not in LINTER_ONLY], ids=ids)
+def test_every_rule_has_its_three_fixture_files(rule):
+    missing = [name for name in fx.FILES if not (fx.FIXTURES / rule.code / name).exists()]
+    assert missing == []
+
+
+def test_discovery_finds_only_gang_modules():
+    names = [name.rsplit(".", 1)[1] for name in registry.rule_module_names()]
+    assert names and all(registry.MODULE_PATTERN.match(n) for n in names)
+    assert len(names) == len(RULES)
