@@ -25,9 +25,8 @@ from typing import Any, Callable
 
 import orjson
 from celpy import celtypes
-from celpy.evaluation import CELEvalError
 
-from gpufleet.crdschema.celext import NO_VALUE, compile_program, to_cel
+from gpufleet.crdschema.celext import EVAL_ERRORS, NO_VALUE, compile_program, to_cel
 from gpufleet.errors import Issue, join_path
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
@@ -72,8 +71,8 @@ class CelRule:
             context["oldSelf"] = NO_VALUE
         try:
             result = self.program.evaluate(context)
-        except CELEvalError as exc:
-            reason = str(exc.args[0]) if exc.args else str(exc)
+        except EVAL_ERRORS as exc:
+            reason = (str(exc.args[0]) if exc.args else str(exc)).split(" (in activation")[0]
             if any(marker in reason for marker in _DATA_ERRORS):
                 return False, f"the rule could not be evaluated: {reason}"
             return None, reason
@@ -175,14 +174,16 @@ def _visit(node: RuleNode, value: Any, path: tuple[str | int, ...], memo: dict[A
 def _run_rules(rules: list[CelRule], value: Any, path: tuple[str | int, ...], memo: dict[Any, Any], record: Recorder,
                issues: list[Issue]) -> None:
     where = join_path(*path) or "(root)"
-    cel_value = None
-    fingerprint = _fingerprint(value)
+    cel_value: Any = None
+    fingerprint: bytes | None = b""
     for rule in rules:
         if rule.program is None:
             record(Unsupported(rule.crd, rule.schema_path, rule.rule, rule.compile_error))
             continue
         if not rule.runs_on_create:
             continue
+        if fingerprint == b"":
+            fingerprint = _fingerprint(value)
         key = (id(rule), fingerprint) if fingerprint is not None else None
         outcome = memo.get(key) if key is not None else None
         if outcome is None:

@@ -12,9 +12,8 @@ ValidatingAdmissionPolicy expressions). Two things live here:
    ``tasks.map(t, t.replicas).sum()``), and ``hasValue``/``orValue`` so that rules
    with ``optionalOldSelf: true`` can run on creation, where ``oldSelf`` is
    ``optional.none()``.
-2. **A faster runner.** cel-python's ``InterpretedRunner`` rebuilds its activation
-   (type annotations, a deep copy of names) on every call; :class:`ReusableRunner`
-   builds it once per program and layers each call's variables on top.
+2. **Compilation** to a :class:`gpufleet.crdschema.celrun.Program` (cel-python's
+   interpreter without its per-call overheads) and conversion of JSON values.
 """
 
 from __future__ import annotations
@@ -23,9 +22,12 @@ from functools import reduce
 from typing import Any
 
 import celpy
-import lark
 from celpy import celtypes
-from celpy.evaluation import CELEvalError, Evaluator
+from celpy.celparser import CELParser
+
+from gpufleet.crdschema.celrun import EVAL_ERRORS, Program
+
+__all__ = ["EVAL_ERRORS", "NO_VALUE", "SHIMS", "compile_program", "stock_program", "to_cel"]
 
 
 class NoValue:
@@ -58,57 +60,15 @@ SHIMS: dict[str, Any] = {"sum": _sum, "hasValue": _has_value, "orValue": _or_val
 """Kubernetes CEL extension functions registered on top of cel-python."""
 
 
-class _Evaluator(Evaluator):
-    """cel-python's evaluator, binding macro variables in a child scope instead of a deep copy."""
-
-    def set_activation(self, values: Any) -> "_Evaluator":
-        self.activation = self.base_activation.nested_activation(vars=values)
-        return self
-
-    def sub_evaluator(self, ast: Any) -> "_Evaluator":
-        return _Evaluator(ast, activation=self.activation)
-
-
-_PASS_THROUGH = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member"})
-
-
-def _collapse(tree: Any) -> Any:
-    """Drop the one-child grammar levels (expr -> conditionalor -> ... -> member) the evaluator only passes through."""
-    while isinstance(tree, lark.Tree) and tree.data in _PASS_THROUGH and len(tree.children) == 1 \
-            and isinstance(tree.children[0], lark.Tree):
-        tree = tree.children[0]
-    if isinstance(tree, lark.Tree):
-        tree.children = [_collapse(child) for child in tree.children]
-    return tree
-
-
-class ReusableRunner(celpy.InterpretedRunner):
-    """An interpreted runner whose base activation is built once, not per call."""
-
-    def __init__(self, environment: celpy.Environment, ast: Any, functions: Any = None) -> None:
-        super().__init__(environment, _collapse(ast) if COLLAPSE else ast, functions)
-        self._base = self.new_activation()
-
-    def evaluate(self, context: Any) -> Any:
-        activation = self._base.nested_activation(vars=context)
-        value = _Evaluator(self.ast, activation=activation).visit(self.ast)
-        if isinstance(value, CELEvalError):
-            raise value
-        return value
-
-
-COLLAPSE = True
-
-
-_ENV: celpy.Environment | None = None
-
-
-def compile_program(expression: str) -> ReusableRunner:
+def compile_program(expression: str) -> Program:
     """Parse ``expression`` and bind the shims; raises ``celpy.CELParseError`` on bad syntax."""
-    global _ENV
-    if _ENV is None:
-        _ENV = celpy.Environment(runner_class=ReusableRunner)
-    return _ENV.program(_ENV.compile(expression), functions=SHIMS)  # type: ignore[return-value]
+    return Program(CELParser().parse(expression), SHIMS)
+
+
+def stock_program(expression: str) -> Any:
+    """The same expression on stock cel-python (``InterpretedRunner``), for comparisons."""
+    env = celpy.Environment()
+    return env.program(env.compile(expression), functions=SHIMS)
 
 
 def to_cel(value: Any) -> Any:

@@ -24,7 +24,8 @@ _SUBDOMAIN_HINT = "lowercase letters, digits, '-' and '.', starting and ending w
 def check(obj: dict[str, Any], kind: str, namespaced: bool) -> list[Issue]:
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
-        return [Issue("metadata", "metadata is missing", "give metadata.name")]
+        problem = "metadata is missing" if meta is None else "metadata must be an object"
+        return [Issue("metadata", problem, "give metadata.name")]
     issues = _name_issues(meta)
     namespace = meta.get("namespace")
     if namespace not in (None, "") and not namespaced:

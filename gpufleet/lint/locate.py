@@ -33,13 +33,14 @@ def split_path(path: str) -> list[str | int]:
     return parts
 
 
-def _child(node: Any, part: str | int) -> Any:
+def _child(node: Any, part: str | int) -> tuple[Any, int] | None:
+    """The child node at ``part`` and the line it is written on (its key's line in a mapping)."""
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode) and key.value == str(part):
-                return value
+                return value, key.start_mark.line
     elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-        return node.value[part]
+        return node.value[part], node.value[part].start_mark.line
     return None
 
 
@@ -70,6 +71,6 @@ def line_of(node: Any, path: str) -> int | None:
             child = _child(node, part)
             if child is None:
                 break
-        node = child
-        line = offset + node.start_mark.line
+        node, at = child
+        line = offset + at
     return line + 1

@@ -34,7 +34,9 @@ class RequeuingStrategy(Base):
     backoff_limit_count: int | None = Field(default=5, ge=0)
     """Requeues before the workload is deactivated; unset = forever (flagged by GANG503)."""
     backoff_base_seconds: int = Field(default=60, ge=0)
+    """First requeue delay in seconds; each further requeue doubles it (plus jitter)."""
     backoff_max_seconds: int = Field(default=3600, ge=0)
+    """Upper bound of the requeue delay in seconds."""
 
 
 class WaitForPodsReady(Base):
@@ -45,16 +47,19 @@ class WaitForPodsReady(Base):
     block_admission: bool = False
     """Admit one gang at a time until the previous one is ready."""
     requeuing_strategy: RequeuingStrategy = Field(default_factory=RequeuingStrategy)
+    """How an evicted gang is requeued: ordering timestamp, backoff and the requeue limit."""
 
 
 class FairSharing(Base):
     preemption_strategies: list[Literal["LessThanOrEqualToFinalShare", "LessThanInitialShare"]] = Field(
         default_factory=lambda: ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
     )
+    """Fair-sharing preemption strategies: [LessThanOrEqualToFinalShare], [LessThanInitialShare] or both in that order."""
 
 
 class Admission(Base):
     wait_for_pods_ready: WaitForPodsReady = Field(default_factory=WaitForPodsReady)
+    """Kueue waitForPodsReady: evict and requeue a gang that is not fully ready in time."""
     cold_start_floor: Duration = 600
     """Minimum waitForPodsReady.timeout accepted, whatever the pools' budgets (default 10 minutes)."""
     manage_jobs_without_queue_name: bool = True

@@ -11,7 +11,7 @@ import re
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
 from pydantic.alias_generators import to_camel
 
 from gpufleet import quantity
@@ -30,13 +30,9 @@ class Base(BaseModel):
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 
-Name = Annotated[
-    str,
-    Field(
-        min_length=1, max_length=63, pattern=DNS_LABEL,
-        description="A DNS label: lowercase letters, digits and '-', at most 63 characters, starting and ending alphanumeric.",
-    ),
-]
+# A DNS label: lowercase letters, digits and '-', at most 63 characters, starting and
+# ending alphanumeric. (No description here: it would hide each field's own docstring.)
+Name = Annotated[str, Field(min_length=1, max_length=63, pattern=DNS_LABEL)]
 
 
 def _to_decimal(value: Any) -> Decimal:
@@ -50,7 +46,7 @@ Quantity = Annotated[
     Decimal,
     BeforeValidator(_to_decimal),
     PlainSerializer(lambda d: quantity.fmt(d), return_type=str),
-    Field(json_schema_extra={"type": ["string", "integer", "number"], "examples": ["8", "500m", "1800Gi"]}),
+    WithJsonSchema({"type": ["string", "integer", "number"], "examples": ["8", "500m", "1800Gi"]}),
 ]
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|m|s|ms)")
@@ -89,5 +85,5 @@ Duration = Annotated[
     int,
     BeforeValidator(parse_duration),
     PlainSerializer(format_duration, return_type=str),
-    Field(json_schema_extra={"type": ["string", "integer"], "examples": ["10m", "1h30m", "600s"]}),
+    WithJsonSchema({"type": ["string", "integer"], "examples": ["10m", "1h30m", "600s"]}),
 ]

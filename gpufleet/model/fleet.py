@@ -1,7 +1,7 @@
 """The fleet model: one YAML file per environment (``stacks/<env>.fleet.yaml``).
 
 The root of the typed model. ``gpufleet.model.loader`` parses a file into a
-:class:`Fleet`; ``gpufleet.validate`` checks everything pydantic cannot see field by
+:class:`Fleet`; ``gpufleet.model.checks`` checks everything pydantic cannot see field by
 field (references, sums, cycles, engine rules); the renderers and the Pulumi
 components read the result.
 """
@@ -26,7 +26,9 @@ class KueueEngine(Base):
     chart_version: str = "0.19.2"
     """Kueue Helm chart version (oci://registry.k8s.io/kueue/charts/kueue); gpufleet renders for 0.19.x."""
     namespace: Name = "kueue-system"
+    """Namespace of the Kueue controller (kept out of team namespaces)."""
     release_name: Name = "kueue"
+    """Helm release name; the manager ConfigMap is <releaseName>-manager-config."""
 
 
 class VolcanoEngine(Base):
@@ -35,36 +37,52 @@ class VolcanoEngine(Base):
     chart_version: str = "1.15.1"
     """Volcano Helm chart version (https://volcano-sh.github.io/helm-charts); gpufleet renders for 1.15.x."""
     namespace: Name = "volcano-system"
+    """Namespace of the Volcano components (kept out of team namespaces)."""
     release_name: Name = "volcano"
+    """Helm release name; the scheduler ConfigMap is <releaseName>-scheduler-configmap."""
 
 
 class Engines(Base):
     kueue: KueueEngine = Field(default_factory=KueueEngine)
+    """The Kueue installation (always installed)."""
     volcano: VolcanoEngine = Field(default_factory=VolcanoEngine)
+    """The Volcano installation."""
 
 
 class Controller(Base):
     enabled: bool = True
     """Deploy the gang-admission controller (admission webhook)."""
     namespace: Name = "gpufleet-system"
+    """Namespace of the controller (kept out of team namespaces)."""
     opt_out_label: str = "gpufleet.dev/admission"
     """Namespaces labelled ``<optOutLabel>: disabled`` are skipped by the webhook."""
     replicas: int = Field(default=3, ge=1)
+    """Webhook replicas (the webhook fails closed, so keep at least 2 in production)."""
 
 
 class Fleet(Base):
     api_version: Literal["gpufleet.dev/v1alpha1"] = Field(alias="apiVersion")
+    """Model format version: gpufleet.dev/v1alpha1."""
     kind: Literal["Fleet"]
+    """Always Fleet."""
     name: Name
     """Environment name (dev, prod)."""
     engines: Engines = Field(default_factory=Engines)
+    """Kueue and Volcano installations (chart versions, namespaces)."""
     pools: list[Pool] = Field(min_length=1)
+    """Node pools: the physical GPU capacity, each held by Kueue or Volcano."""
     cohorts: list[Cohort] = Field(default_factory=list)
+    """Cohorts: groups of teams that borrow from and lend to each other."""
     teams: list[Team] = Field(default_factory=list)
+    """Teams: quota per pool, namespaces, preemption."""
     priority_classes: list[PriorityClass] = Field(default_factory=list)
+    """Priority classes for gang workloads (PriorityClass + Kueue WorkloadPriorityClass)."""
     admission: Admission = Field(default_factory=Admission)
+    """Kueue manager configuration: gang admission, frameworks, fair sharing."""
     volcano: VolcanoScheduler = Field(default_factory=VolcanoScheduler)
+    """Volcano scheduler configuration."""
     controller: Controller = Field(default_factory=Controller)
+    """The gpufleet gang-admission controller (webhook)."""
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)

@@ -21,16 +21,22 @@ class Taint(Base):
     key: str = Field(min_length=1, max_length=316)
     """Taint key, a qualified name (``nvidia.com/gpu``)."""
     value: str | None = None
+    """Taint value (a label value: at most 63 characters)."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    """What happens to pods that do not tolerate the taint."""
 
 
 class Toleration(Base):
     key: str | None = None
     """Taint key the toleration matches; empty with operator Exists tolerates everything."""
     operator: Literal["Equal", "Exists"] = "Equal"
+    """Equal matches key and value; Exists matches the key with any value (and takes no value)."""
     value: str | None = None
+    """Taint value to match with operator Equal."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+    """Taint effect to match; unset matches every effect."""
     toleration_seconds: int | None = None
+    """How long a pod stays bound after a NoExecute taint appears (NoExecute only)."""
 
 
 class Pool(Base):

@@ -17,8 +17,12 @@ from gpufleet.model.base import Base, Name
 
 class PriorityClass(Base):
     name: Name
+    """PriorityClass and WorkloadPriorityClass name (not starting with system-)."""
     value: int = Field(ge=-2147483648, le=1000000000)
     """Priority value; user classes stay at or below 1,000,000,000 (higher is reserved for system classes)."""
     description: str = Field(default="", max_length=2048)
+    """Human-readable purpose of the class."""
     preemption_policy: Literal["Never", "PreemptLowerPriority"] = "Never"
+    """Must stay Never for gangs: per-pod preemption breaks running gangs (whole-workload preemption is Kueue's and Volcano's job)."""
     global_default: bool = False
+    """Make this the cluster's default PriorityClass (at most one class)."""

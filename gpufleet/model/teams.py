@@ -31,15 +31,18 @@ class Preemption(Base):
     within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] = "LowerPriority"
     """Preempt the team's own lower-priority workloads."""
     borrow_within_cohort: BorrowWithinCohort = Field(default_factory=BorrowWithinCohort)
+    """Preemption to borrow above nominal (classic preemption only; Never under fair sharing)."""
 
 
 class Cohort(Base):
     name: Name
+    """Cohort name: the Kueue Cohort and Volcano parent queue name."""
     parent: Name | None = None
     """Parent cohort; unset for a root."""
     quota: dict[str, PoolQuota] = Field(default_factory=dict)
     """Shared quota per pool, added on top of the members' quota (it does not cap them)."""
     fair_share_weight: Quantity = Decimal(1)
+    """Kueue fair-sharing weight: 0 (always yields) or at least 1e-9."""
 
 
 class Team(Base):
@@ -52,8 +55,11 @@ class Team(Base):
     quota: dict[str, PoolQuota] = Field(default_factory=dict)
     """Quota per pool name."""
     fair_share_weight: Quantity = Decimal(1)
+    """Kueue fair-sharing weight: 0 (always yields) or at least 1e-9."""
     preemption: Preemption = Field(default_factory=Preemption)
+    """Kueue ClusterQueue preemption policy."""
     queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = "BestEffortFIFO"
+    """Kueue queueing strategy; StrictFIFO blocks the queue (and lending) behind its head workload."""
     stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"
     """Kueue stopPolicy; set HoldAndDrain to drain a team before retiring it."""
     lifecycle: Literal["active", "draining", "retired"] = "active"

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from gpufleet.context import FleetContext
 from gpufleet.mutate.kueue import mutate_kueue_label
-from gpufleet.mutate.patch import PatchBuilder
+from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.mutate.volcano import mutate_volcano_job
 from gpufleet.workloads import build_view
 
@@ -30,19 +30,16 @@ def mutate(obj: Mapping[str, Any], fleet: FleetContext, namespace: str | None = 
     ``namespace`` is the admission request's namespace; it wins over
     ``metadata.namespace``, which a client may leave out on CREATE.
     """
-    if not isinstance(obj, Mapping):
+    if not is_map(obj):
         return []
     metadata = obj.get("metadata")
-    ns = namespace or (metadata.get("namespace") if isinstance(metadata, Mapping) else None)
+    ns = namespace or (metadata.get("namespace") if is_map(metadata) else None)
     team = fleet.team_for_namespace(ns if isinstance(ns, str) else None)
     if team is None:
         return []
-    view = build_view(obj)
-    if view is None:
-        return []
     patch = PatchBuilder(obj)
-    if (view.group, view.kind) == ("batch.volcano.sh", "Job"):
+    if obj.get("kind") == "Job" and str(obj.get("apiVersion", "")).startswith("batch.volcano.sh/"):
         mutate_volcano_job(obj, team, patch)
-    else:
+    elif (view := build_view(obj)) is not None:
         mutate_kueue_label(view, team, fleet.queue_label, patch)
     return patch.ops

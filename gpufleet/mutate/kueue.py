@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.context import TeamContext
-from gpufleet.mutate.patch import PatchBuilder
+from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.workloads import WorkloadView, as_map, keys
 
 KUEUE_KINDS: frozenset[tuple[str, str]] = frozenset({
@@ -51,7 +51,7 @@ def _owned_by_managed_parent(meta: Mapping[str, Any]) -> bool:
     if not isinstance(owners, list):
         return False
     for owner in owners:
-        if isinstance(owner, Mapping) and owner.get("controller") is True:
+        if is_map(owner) and owner.get("controller") is True:
             api_version = str(owner.get("apiVersion", ""))
             group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
             if group in _PARENT_GROUPS and owner.get("kind") != "CronJob":

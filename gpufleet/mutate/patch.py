@@ -40,12 +40,17 @@ def is_unset(value: Any) -> bool:
     return value is None or value == ""
 
 
+def is_map(value: Any) -> bool:
+    """A JSON object (a dict, or any other mapping)."""
+    return type(value) is dict or isinstance(value, Mapping)  # the dict test first: it is 10x cheaper
+
+
 def _child(node: Any, key: Key) -> Any:
-    if isinstance(key, int):
-        if isinstance(node, list) and 0 <= key < len(node):
+    if type(key) is int:
+        if type(node) is list and 0 <= key < len(node):  # type: ignore[operator]
             return node[key]
         return _INVALID
-    if isinstance(node, Mapping):
+    if is_map(node):
         return node.get(key, _MISSING)
     return _INVALID
 
@@ -62,14 +67,14 @@ class PatchBuilder:
     def __init__(self, obj: Mapping[str, Any]) -> None:
         self.obj = obj
         self.ops: list[dict[str, Any]] = []
-        self._created: dict[str, Any] = {}  # op path -> the map or list that op adds
+        self._created: dict[tuple[Key, ...], Any] = {}  # keys of an op -> the map or list that op adds
 
     def set_default(self, keys: Sequence[Key], value: Any, unset: Callable[[Any], bool] = is_unset) -> bool:
         """Set ``value`` at ``keys`` when absent or ``unset``; True when the patch changed."""
+        keys = tuple(keys)
         node: Any = self.obj
         for depth, key in enumerate(keys):
-            here = keys[: depth + 1]
-            created = self._created.get(pointer(here))
+            created = self._created.get(keys[: depth + 1]) if self._created else None
             if created is not None:
                 return _fill(created, keys[depth + 1:], value)
             child = _child(node, key)
@@ -77,19 +82,20 @@ class PatchBuilder:
             if child is _INVALID:
                 return False
             if child is _MISSING or child is None or (last and unset(child)):
-                self._emit(here, _nest(keys[depth + 1:], value), replace=child is not _MISSING)
+                self._emit(keys[: depth + 1], _nest(keys[depth + 1:], value), replace=child is not _MISSING)
                 return True
-            if last or not isinstance(child, (Mapping, list)):
+            if last or not (type(child) is list or is_map(child)):
                 return False
             node = child
         return False
 
     def append(self, keys: Sequence[Key], item: Any) -> bool:
         """Append ``item`` to the list at ``keys``, creating the list (and missing maps) when absent."""
+        keys = tuple(keys)
         node: Any = self.obj
         for depth, key in enumerate(keys):
             here = keys[: depth + 1]
-            created = self._created.get(pointer(here))
+            created = self._created.get(here) if self._created else None
             if created is not None:
                 return _fill(created, keys[depth + 1:], item, append=True)
             child = _child(node, key)
@@ -99,20 +105,19 @@ class PatchBuilder:
                 self._emit(here, _nest(keys[depth + 1:], [item]), replace=child is not _MISSING)
                 return True
             if depth == len(keys) - 1:
-                if not isinstance(child, list):
+                if type(child) is not list:
                     return False
                 self.ops.append({"op": "add", "path": pointer(here) + "/-", "value": item})
                 return True
-            if not isinstance(child, (Mapping, list)):
+            if not (type(child) is list or is_map(child)):
                 return False
             node = child
         return False
 
-    def _emit(self, keys: Sequence[Key], value: Any, replace: bool) -> None:
-        path = pointer(keys)
-        self.ops.append({"op": "replace" if replace else "add", "path": path, "value": value})
+    def _emit(self, keys: tuple[Key, ...], value: Any, replace: bool) -> None:
+        self.ops.append({"op": "replace" if replace else "add", "path": pointer(keys), "value": value})
         if isinstance(value, (dict, list)):
-            self._created[path] = value
+            self._created[keys] = value
 
 
 def _fill(container: Any, keys: Sequence[Key], value: Any, append: bool = False) -> bool:

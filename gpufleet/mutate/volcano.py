@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.context import TeamContext
-from gpufleet.mutate.patch import PatchBuilder, is_unset
+from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import keys
 
 RESTART_EVENTS = ("PodEvicted", "PodFailed")
@@ -28,16 +28,16 @@ VOLCANO_DEFAULT_QUEUE = "default"  # the CRD's structural default for spec.queue
 
 def mutate_volcano_job(obj: Mapping[str, Any], team: TeamContext, patch: PatchBuilder) -> None:
     spec = obj.get("spec")
-    if not isinstance(spec, Mapping):
+    if not is_map(spec):
         return
-    tasks = [(i, t) for i, t in enumerate(spec.get("tasks") or ()) if isinstance(t, Mapping)] \
+    tasks = [(i, t) for i, t in enumerate(spec.get("tasks") or ()) if is_map(t)] \
         if isinstance(spec.get("tasks"), list) else []
     if team.volcano_queue:
         patch.set_default(("spec", "queue"), team.volcano_queue,
                           unset=lambda v: is_unset(v) or v == VOLCANO_DEFAULT_QUEUE)
     patch.set_default(("spec", "schedulerName"), keys.VOLCANO_SCHEDULER)
     for i, task in tasks:
-        if isinstance(task.get("template"), Mapping):
+        if is_map(task.get("template")):
             patch.set_default(("spec", "tasks", i, "template", "spec", "schedulerName"), keys.VOLCANO_SCHEDULER)
             patch.set_default(("spec", "tasks", i, "template", "spec", "restartPolicy"), "Never")
     total = _total_replicas(tasks)
@@ -61,15 +61,15 @@ def _total_replicas(tasks: list[tuple[int, Mapping[str, Any]]]) -> int | None:
 
 def _elastic(obj: Mapping[str, Any]) -> bool:
     metadata = obj.get("metadata")
-    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-    return isinstance(annotations, Mapping) and annotations.get(keys.ELASTIC) == "true"
+    annotations = metadata.get("annotations") if is_map(metadata) else None
+    return is_map(annotations) and annotations.get(keys.ELASTIC) == "true"
 
 
 def _covers(policies: Any, event: str) -> bool:
     if not isinstance(policies, list):
         return False
     for policy in policies:
-        if not isinstance(policy, Mapping):
+        if not is_map(policy):
             continue
         if policy.get("event") in (event, "*"):
             return True

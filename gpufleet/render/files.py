@@ -17,18 +17,41 @@ import json
 import re
 from typing import Any
 
-from gpufleet import yamlio
+import yaml
+
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import Rendered, RenderedObject, tree
+from gpufleet.render.controller_common import CONTEXT_CONFIGMAP, CONTEXT_KEY
 from gpufleet.render.kueue_config import CONFIG_KEY, render_manager_config_yaml
 from gpufleet.render.meta import manifest, metadata
 from gpufleet.render.volcano import render_scheduler_conf_yaml
 
 VOLCANO_CONF_KEY = "volcano-scheduler.conf"
-CONTEXT_KEY = "fleet-context.json"
-CONTEXT_CONFIG_MAP = "gpufleet-fleet-context"
+CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"
 OWN_FILE = re.compile(r"^\d{3}-[a-z0-9.-]+\.yaml$")
+
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _FileDumper(_Dumper):  # type: ignore[misc, valid-type]
+    """Block style, no aliases, multi-line strings (embedded configs) as literal blocks."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if "\n" in data else None)
+
+
+_FileDumper.add_representer(str, _str)
+
+
+def dump(obj: dict[str, Any]) -> str:
+    """One manifest as file text (deterministic; embedded configs readable as literal blocks)."""
+    return yaml.dump(obj, Dumper=_FileDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
+
 
 _STAGES = {"PriorityClass": 1, "WorkloadPriorityClass": 2, "Topology": 3, "ResourceFlavor": 4,
            "Cohort": 5, "ClusterQueue": 6, "LocalQueue": 7, "Queue": 8}
@@ -88,12 +111,12 @@ def _queue_depths(rendered: Rendered) -> dict[str, int]:
 
 def render_files(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
     """{relative path: file text} for ``gpufleet render --out DIR``, in apply order."""
-    files = {f"000-configmap-{m['metadata']['name']}.yaml": yamlio.dump(m) for m in engine_config_maps(fleet)}
+    files = {f"000-configmap-{m['metadata']['name']}.yaml": dump(m) for m in engine_config_maps(fleet)}
     cohort_depth, queue_depth = tree.depths(fleet), _queue_depths(rendered)
     for obj in rendered.objects:
-        files[f"{_prefix(obj, cohort_depth, queue_depth)}-{obj.key}.yaml"] = yamlio.dump(obj.manifest)
+        files[f"{_prefix(obj, cohort_depth, queue_depth)}-{obj.key}.yaml"] = dump(obj.manifest)
     context = context_config_map(fleet, rendered.context)
     if context is not None:
-        files[f"090-configmap-{CONTEXT_CONFIG_MAP}.yaml"] = yamlio.dump(context)
+        files[f"090-configmap-{CONTEXT_CONFIG_MAP}.yaml"] = dump(context)
     files[f"{CONTEXT_DIR}/{CONTEXT_KEY}"] = context_json(rendered.context)
     return files

@@ -10,6 +10,7 @@ renderers and by the plan, so all three agree on every number.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import ROUND_FLOOR, Decimal
 from typing import Iterable
 
@@ -35,6 +36,7 @@ def is_binary(resource: str) -> bool:
     return resource in _BINARY or resource.startswith("hugepages-")
 
 
+@lru_cache(maxsize=4096)
 def fmt(resource: str, value: Decimal) -> str:
     """Canonical quantity string; bytes are whole bytes (rounded down) in binary units."""
     if is_binary(resource):
@@ -62,7 +64,21 @@ def _scale(amount: Decimal | None, per_node: Decimal, gpus: Decimal) -> Decimal 
 
 
 def scaled_quota(pool: Pool, quota: PoolQuota) -> dict[str, Amounts]:
-    """A pool quota as per-resource amounts, keyed in :func:`resource_order`."""
+    """A pool quota as per-resource amounts, keyed in :func:`resource_order` (do not modify the result)."""
+    key = (id(pool), quota.nominal, quota.borrowing_limit, quota.lending_limit, tuple(quota.resources.items()))
+    found = _SCALED.get(key)
+    if found is None or found[0] is not pool:
+        found = (pool, _scaled(pool, quota))
+        if len(_SCALED) > 4096:
+            _SCALED.clear()
+        _SCALED[key] = found
+    return found[1]
+
+
+_SCALED: dict[tuple, tuple[Pool, dict[str, Amounts]]] = {}
+
+
+def _scaled(pool: Pool, quota: PoolQuota) -> dict[str, Amounts]:
     gpus = pool.gpus_per_node
     out: dict[str, Amounts] = {}
     for res in resource_order([*pool.allocatable, pool.gpu_resource, *quota.resources]):

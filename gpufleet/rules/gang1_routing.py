@@ -8,7 +8,7 @@ count as Volcano come from the rule option ``volcanoSchedulers`` (default ``["vo
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 from gpufleet.context import TeamContext
 from gpufleet.rules.api import CheckContext
@@ -89,11 +89,3 @@ def template_location(template: PodTemplate) -> tuple[str | int, ...]:
         if rest:
             parts.append(int(rest.rstrip("]")))
     return tuple(parts)
-
-
-def kinds_of(*groups: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    return tuple(k for g in groups for k in g)
-
-
-def is_mapping(obj: Any) -> bool:
-    return isinstance(obj, Mapping)

@@ -21,8 +21,7 @@ _LAST: tuple[Sequence[Mapping[str, Any]], Index] | None = None
 
 def _build(objects: Sequence[Mapping[str, Any]]) -> Index:
     index: Index = {}
-    for obj in objects:
-        view = build_view(obj)
+    for view in run_views(objects):
         if view is not None and view.pod_group and view.templates:
             index.setdefault((view.namespace, view.pod_group), []).append(view)
     return index
@@ -48,3 +47,22 @@ def members(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: s
 def member_pods(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: str) -> int:
     """How many pods of ``objects`` join group ``name`` (0 when none is seen)."""
     return sum(v.total_pods for v in members(objects, namespace, name))
+
+
+_VIEWS: tuple[Sequence[Mapping[str, Any]], tuple[WorkloadView | None, ...]] | None = None
+
+
+def run_views(objects: Sequence[Mapping[str, Any]]) -> tuple[WorkloadView | None, ...]:
+    """The workload view of every object of a run (None for non-workloads), built once per run.
+
+    For rules that look across ``ctx.objects``: calling ``build_view`` on every object
+    for every checked object is quadratic; this is memoised on the tuple's identity.
+    """
+    global _VIEWS
+    last = _VIEWS
+    if last is not None and last[0] is objects:
+        return last[1]
+    built = tuple(build_view(obj) for obj in objects)
+    with _LOCK:
+        _VIEWS = (objects, built)
+    return built

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 from gpufleet.workloads import keys
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.types import (
-    PodTemplate, WorkloadView, annotation_path, as_int, as_list, as_map, group_of, label_path,
+    PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
 )
 
 Builder = Callable[[Mapping[str, Any], str, str], WorkloadView]
@@ -52,7 +52,7 @@ def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     templates = tuple(
         _template(f"spec.tasks[{i}].template", task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
                   str(task.get("name") or ""), f"spec.tasks[{i}].replicas")
-        for i, task in enumerate(as_list(spec.get("tasks"))) if isinstance(task, Mapping)
+        for i, task in enumerate(as_list(spec.get("tasks"))) if is_map(task)
     )
     has_min = "minAvailable" in spec
     return _base(obj, group, kind, templates,
@@ -80,7 +80,7 @@ def _batch_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
 def _jobset(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     templates = []
     for i, rjob in enumerate(as_list(as_map(obj.get("spec")).get("replicatedJobs"))):
-        if not isinstance(rjob, Mapping):
+        if not is_map(rjob):
             continue
         job_spec = as_map(as_map(rjob.get("template")).get("spec"))
         count = max(as_int(rjob.get("replicas"), 1) or 0, 0) * max(as_int(job_spec.get("parallelism"), 1) or 0, 0)
@@ -93,7 +93,7 @@ def _kubeflow(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     templates = []
     for field, specs in spec.items():
-        if not (isinstance(field, str) and field.endswith("ReplicaSpecs")) or not isinstance(specs, Mapping):
+        if not (isinstance(field, str) and field.endswith("ReplicaSpecs")) or not is_map(specs):
             continue
         for role, rspec in specs.items():
             rspec, base = as_map(rspec), f"spec.{field}.{role}"
@@ -152,7 +152,7 @@ WORKLOAD_KINDS: frozenset[tuple[str, str]] = frozenset(BUILDERS)
 
 def build_view(obj: Mapping[str, Any]) -> WorkloadView | None:
     """A fresh view of ``obj``, or None when it is not a workload kind (or not a mapping)."""
-    if not isinstance(obj, Mapping):
+    if not is_map(obj):
         return None
     group, kind = group_of(obj), str(obj.get("kind", ""))
     builder = BUILDERS.get((group, kind))

@@ -9,19 +9,25 @@ list where a map belongs): schema errors are GANG601's business, not a crash.
 
 from __future__ import annotations
 
+from collections import abc
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 EMPTY: Mapping[str, Any] = {}
 
 
+def is_map(value: Any) -> bool:
+    """A mapping (plain dicts are checked first: ABC checks are slow on the hot path)."""
+    return type(value) is dict or isinstance(value, abc.Mapping)
+
+
 def as_map(value: Any) -> Mapping[str, Any]:
     """``value`` if it is a mapping, else an empty one."""
-    return value if isinstance(value, Mapping) else EMPTY
+    return value if type(value) is dict or isinstance(value, abc.Mapping) else EMPTY
 
 
 def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+    return value if type(value) is list else []
 
 
 def as_int(value: Any, default: int | None = None) -> int | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from gpufleet.workloads.types import as_list, as_map
+from gpufleet.workloads.types import as_list, as_map, is_map
 
 ANY_EVENT = "*"
 FAILURE_EVENTS = ("PodFailed", "PodEvicted")
@@ -42,14 +42,14 @@ def _policy(path: str, raw: Mapping[str, Any], task: int | None) -> Policy:
 def job_policies(obj: Mapping[str, Any]) -> list[Policy]:
     spec = as_map(obj.get("spec"))
     return [_policy(f"spec.policies[{i}]", p, None) for i, p in enumerate(as_list(spec.get("policies")))
-            if isinstance(p, Mapping)]
+            if is_map(p)]
 
 
 def task_policies(obj: Mapping[str, Any], index: int) -> list[Policy]:
     tasks = as_list(as_map(obj.get("spec")).get("tasks"))
     task = as_map(tasks[index]) if index < len(tasks) else {}
     return [_policy(f"spec.tasks[{index}].policies[{i}]", p, index) for i, p in enumerate(as_list(task.get("policies")))
-            if isinstance(p, Mapping)]
+            if is_map(p)]
 
 
 def all_policies(obj: Mapping[str, Any]) -> Iterator[Policy]:

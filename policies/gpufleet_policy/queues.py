@@ -7,8 +7,10 @@ LocalQueue declared in the stack in the workload's namespace, and a Volcano queu
 (``spec.queue``, Kubeflow ``schedulingPolicy.queue``, the queue annotation) must name
 a Volcano Queue declared in the stack (Volcano's own ``default`` queue always
 exists). A kind of reference is only checked when the stack declares at least one
-queue of that kind (a workload-only stack has nothing to compare with), and queues of
-the fleet context (when one is configured) count as declared.
+queue of that kind (a workload-only stack has nothing to compare with). With a fleet
+context the per-resource GANG104 policy already checks every queue against the fleet
+model (which the stack's queues are rendered from), so ``stack`` skips this check then
+rather than report the same queue twice.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.context import FleetContext
 from gpufleet.rules.api import Violation
 from gpufleet.workloads import keys
 
@@ -30,10 +31,10 @@ def _identity(obj: Mapping[str, Any]) -> tuple[str, str, str]:
     return workloads.group_of(obj), str(obj.get("kind", "")), str(meta.get("name", ""))
 
 
-def declared(objs: Iterable[Mapping[str, Any]], fleet: FleetContext | None) -> tuple[set[tuple[str, str]], set[str]]:
-    """(namespace, LocalQueue) pairs and Volcano Queue names the stack (and the fleet) declares."""
-    local: set[tuple[str, str]] = set(fleet.local_queues()) if fleet else set()
-    volcano: set[str] = set(fleet.volcano_queues()) if fleet else set()
+def declared(objs: Iterable[Mapping[str, Any]]) -> tuple[set[tuple[str, str]], set[str]]:
+    """(namespace, LocalQueue) pairs and Volcano Queue names the stack declares."""
+    local: set[tuple[str, str]] = set()
+    volcano: set[str] = set()
     for obj in objs:
         group, kind, name = _identity(obj)
         if (group, kind) == LOCAL_QUEUE:

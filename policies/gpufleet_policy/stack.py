@@ -7,7 +7,8 @@ Called by ``build`` for each rule that has a stack scope (:func:`scopes`):
 - ``objects``: the rule relates objects (``CheckContext.objects``, e.g. GANG504 looks
   for gang workloads using a PriorityClass); only findings that appear *because* of
   the other objects are reported, the per-resource policy reports the rest;
-- ``queues``: GANG104, workloads' queues against the queues the stack declares.
+- ``queues``: GANG104, workloads' queues against the queues the stack declares
+  (without a fleet context; with one, the resource policy checks against the fleet).
 
 A finding on an object with values unknown during preview is returned as uncertain;
 the caller turns uncertain findings into one advisory "can't check during preview".
@@ -130,11 +131,13 @@ def related_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) 
 
 
 def queue_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) -> list[StackFinding]:
+    if ctx.fleet is not None:
+        return []  # the resource policy checks every queue against the fleet model
     objs = [o.found.obj for o in objects]
     check_local, check_volcano = queues.declares_any(objs)
     if not (check_local or check_volcano):
         return []
-    local, volcano = queues.declared(objs, ctx.fleet)
+    local, volcano = queues.declared(objs)
     out = []
     for item in objects:
         found = [engine.make_finding(rule, item.found.obj, v)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 import pulumi
-from pulumi.runtime import rpc
+from pulumi.runtime import rpc, settings
 from pulumi.runtime.mocks import MockMonitor, MockResourceArgs, Mocks
 
 
@@ -65,8 +65,13 @@ class RecordingMonitor(MockMonitor):
 
 
 def install_mocks(stack: str = "test", config: dict[str, Any] | None = None) -> RecordingMonitor:
-    """A fresh mock runtime (preview off, so every input is known) with optional config."""
+    """A fresh mock runtime (preview off, so every input is known) with optional config.
+
+    A fresh event loop and a fresh root Stack each time: ``set_mocks`` keeps an
+    existing root Stack, whose URN would carry the previous test's stack name.
+    """
     asyncio.set_event_loop(asyncio.new_event_loop())
+    settings.ROOT.set(None)
     monitor = RecordingMonitor()
     pulumi.runtime.set_mocks(monitor.mocks, project="gpufleet", stack=stack, preview=False, monitor=monitor)
     pulumi.runtime.set_all_config({k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()})

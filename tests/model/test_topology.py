@@ -16,7 +16,7 @@ CASES = [
     Case("seventeen-levels", lambda f: f.set("pools[0].topologyLevels", [f"example.com/l{i}" for i in range(17)]),
          lambda f: f.set("pools[0].topologyLevels", [f"example.com/l{i}" for i in range(16)]), "pools[0].topologyLevels", "at most 16"),
     Case("level-not-a-label-key", lambda f: f.set("pools[0].topologyLevels", ["Rack Level"]),
-         lambda f: f.set("pools[0].topologyLevels", ["rack-level"]), "pools[0].topologyLevels[0]", "level name part"),
+         lambda f: f.set("pools[0].topologyLevels", ["rack-level"]), "pools[0].topologyLevels[0]", "invalid level"),
     Case("levels-on-a-volcano-pool", lambda f: f.set("pools[1].topologyLevels", [RACK, HOST]),
          lambda f: f.set("pools[0].topologyLevels", [RACK, HOST]), "pools[1].topologyLevels", "held by Volcano"),
     Case("levels-without-node-labels", lambda f: f.set("pools[0].topologyLevels", [HOST]).drop("pools[0].nodeLabels").drop("pools[1].nodeLabels"),

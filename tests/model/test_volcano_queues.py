@@ -12,14 +12,12 @@ from tests.model.expect import Case, clean, params, reported
 
 
 def _nested(levels: int):
-    """Team alpha's cohort ml sits under ``levels - 1`` more cohorts."""
+    """Put cohort ml under a chain of ``levels - 1`` more cohorts: c0 above ml, c1 above c0, ..."""
     def edit(f):
-        parent = "ml"
+        if levels > 1:
+            f.set("cohorts[0].parent", "c0")
         for i in range(levels - 1):
-            f.with_cohort(f"c{i}")
-            f.set(f"cohorts[{i if i == 0 else i}].parent", f"c{i}") if False else None
-            f.data["cohorts"][[c["name"] for c in f.data["cohorts"]].index(parent)]["parent"] = f"c{i}"
-            parent = f"c{i}"
+            f.with_cohort(f"c{i}", parent=f"c{i + 1}" if i < levels - 2 else None)
         return f
     return edit
 
@@ -72,3 +70,16 @@ def test_a_team_lending_limit_becomes_its_guarantee_and_its_cohorts() -> None:
 
 def test_only_teams_with_volcano_quota_count_towards_depth() -> None:
     assert _nested(5)(fleet()).drop("teams[0].quota.a100").drop("teams[1].quota.a100").issues() == []
+
+
+def test_without_hierarchy_every_queue_sits_under_root_and_depth_is_not_checked() -> None:
+    b = _nested(5)(fleet()).set("volcano.hierarchy", False)
+    model = b.model()
+    nodes = tree(model, model.pool("a100"))
+    assert set(nodes) == {"alpha", "beta"} and {n.parent for n in nodes.values()} == {None}
+    assert b.issues() == []
+
+
+def test_a_team_without_a_cohort_is_capped_at_its_nominal_quota() -> None:
+    model = fleet().with_team("solo", quota={"a100": {"nominal": 2}}).model()
+    assert tree(model, model.pool("a100"))["solo"].capability["nvidia.com/gpu"] == Decimal(2)

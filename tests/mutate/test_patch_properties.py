@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gpufleet.crdschema import CrdSet
 from gpufleet.mutate import escape, mutate
 from tests.mutate.builders import TEAM_NS, fleet, upstream_documents, volcano_job
 
@@ -47,19 +48,20 @@ def test_every_upstream_manifest_patches_cleanly_and_idempotently(upstream_dir):
 
 
 def test_every_patched_upstream_manifest_still_passes_its_crd(upstream_dir, crds_dir):
-    crdschema = pytest.importorskip("gpufleet.crdschema")
-    if not hasattr(crdschema, "CrdSet"):
-        pytest.skip("gpufleet.crdschema.CrdSet is not written yet")
-    crds = crdschema.CrdSet.load(crds_dir)
-    problems = []
+    crds = CrdSet.load(crds_dir)
+    problems, checked = [], 0
     for where, doc in upstream_documents(upstream_dir):
         obj = in_team_namespace(doc)
         ops = mutate(obj, fleet())
-        if not ops:
+        if not ops or not crds.knows(obj):
             continue
-        before = {(i.path, i.message) for i in crds.validate(obj)}
-        after = [i for i in crds.validate(jsonpatch.apply_patch(obj, ops)) if (i.path, i.message) not in before]
-        problems += [f"{where}: {issue.path}: {issue.message}" for issue in after]
+        checked += 1
+        fixed = jsonpatch.apply_patch(obj, ops)
+        for check in (crds.validate, crds.pruned_fields):
+            before = {(i.path, i.message) for i in check(obj)}
+            problems += [f"{where}: {check.__name__}: {i.path}: {i.message}" for i in check(fixed)
+                         if (i.path, i.message) not in before]
+    assert checked >= 10, "the CRDs should cover the patched upstream manifests"
     assert not problems, "\n".join(problems)
 
 
@@ -94,3 +96,12 @@ def test_random_objects_never_crash_and_every_patch_applies_and_is_idempotent(ob
     ops = mutate(obj, fleet(), TEAM_NS)
     out = jsonpatch.apply_patch(obj, ops)
     assert mutate(out, fleet(), TEAM_NS) == []
+
+
+@pytest.mark.parametrize("replicas", [(1,), (1, 63), (2, 0, 5)])
+def test_a_bare_volcano_job_once_patched_is_valid_against_the_real_volcano_crd(crds_dir, replicas):
+    crds = CrdSet.load(crds_dir / "volcano")
+    job = volcano_job(*replicas)
+    fixed = jsonpatch.apply_patch(job, mutate(job, fleet()))
+    assert crds.knows(fixed)
+    assert crds.validate(fixed) == [] and crds.pruned_fields(fixed) == []

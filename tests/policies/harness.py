@@ -66,6 +66,7 @@ class Resource:
     name: str
     props: Mapping[str, Any]
     parent: str = ""
+    known_urn: str = ""
 
     @classmethod
     def of(cls, obj: Mapping[str, Any], name: str | None = None) -> "Resource":
@@ -74,7 +75,7 @@ class Resource:
 
     @property
     def urn(self) -> str:
-        return urn(self.type, self.name)
+        return self.known_urn or urn(self.type, self.name)
 
 
 def _diagnostics(response: Any) -> list[Diagnostic]:
@@ -116,10 +117,11 @@ class Pack:
     def default_levels(self) -> dict[str, str]:
         return {p.name: LEVEL_NAMES[p.enforcementLevel] for p in self.info.policies}
 
-    def configure(self, config: Mapping[str, Any]) -> None:
+    def configure(self, config: Mapping[str, Any], everywhere: Mapping[str, Any] | None = None) -> None:
         """Configure like the CLI: every policy gets its level (``all`` expanded), plus its properties.
 
-        ``config`` is a ``--policy-pack-config`` document: ``{"all": level, name: level | {enforcementLevel, ...}}``.
+        ``config`` is a ``--policy-pack-config`` document: ``{"all": level, name: level | {enforcementLevel, ...}}``;
+        ``everywhere`` adds properties to every policy (as a config file naming each policy would).
         """
         everyone = config.get("all")
         request = apb.ConfigureAnalyzerRequest()
@@ -127,6 +129,7 @@ class Pack:
             entry = config.get(name, {})
             entry = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry)
             level = entry.pop("enforcementLevel", None) or everyone or default
+            entry = {**(everywhere or {}), **entry}
             request.policyConfig[name].CopyFrom(apb.PolicyConfig(enforcementLevel=LEVELS[level], properties=struct(entry)))
         self.stub.Configure(request)
 

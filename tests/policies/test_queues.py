@@ -11,14 +11,14 @@ from tests.policies.builders import batch_job, local_queue, volcano_job, volcano
 STACK = [local_queue("vision", "vision"), local_queue("research", "research"), volcano_queue("sim")]
 
 
-def found(obj, stack=STACK, fleet=None):
-    local, volcano = queues.declared(stack, fleet)
+def found(obj, stack=STACK):
+    local, volcano = queues.declared(stack)
     check_local, check_volcano = queues.declares_any(stack)
     return [(v.path, v.message) for v in queues.violations(obj, local, volcano, check_local, check_volcano)]
 
 
 def test_declared_queues_are_collected_by_namespace_and_name():
-    assert queues.declared(STACK, None) == ({("vision", "vision"), ("research", "research")}, {"sim"})
+    assert queues.declared(STACK) == ({("vision", "vision"), ("research", "research")}, {"sim"})
 
 
 @pytest.mark.parametrize("obj", [

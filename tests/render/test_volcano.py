@@ -108,3 +108,46 @@ def test_the_chart_values_override_the_scheduler_conf():
     f = _fleet([team("a", {"a100": quota(8)})])
     values = volcano.render_volcano_values(f)
     assert yaml.safe_load(values["custom"]["scheduler_config_override"]) == volcano.render_scheduler_conf(f)
+
+
+def _q(value: str) -> Decimal:
+    from gpufleet import quantity
+    return quantity.parse(value)
+
+
+def _webhook_problems(queues: list[dict]) -> list[str]:
+    """Volcano's queue webhook arithmetic (research/volcano.md section 1)."""
+    problems = []
+    by_name = {q["metadata"]["name"]: q["spec"] for q in queues}
+    for name, spec in by_name.items():
+        deserved, capability = spec.get("deserved", {}), spec.get("capability", {})
+        guarantee = spec.get("guarantee", {}).get("resource", {})
+        for res, amount in guarantee.items():
+            if res not in deserved or _q(amount) > _q(deserved[res]):
+                problems.append(f"{name}: guarantee {res} above deserved")
+        for res, amount in deserved.items():
+            if res in capability and _q(amount) > _q(capability[res]):
+                problems.append(f"{name}: deserved {res} above capability")
+        children = [s for s in by_name.values() if s["parent"] == name]
+        for field in ("deserved", "guarantee"):
+            get = (lambda s: s.get("guarantee", {}).get("resource", {})) if field == "guarantee" else (lambda s: s.get("deserved", {}))
+            for res in {r for c in children for r in get(c)}:
+                total = sum(_q(get(c).get(res, "0")) for c in children)
+                if total > _q(get(spec).get(res, "0")):
+                    problems.append(f"{name}: children's {field} {res} above the parent's")
+    return problems
+
+
+def test_rendered_queue_trees_pass_the_volcano_webhook_arithmetic():
+    cohorts = [cohort("org", quota={"a100": quota(8)}), cohort("ml", parent="org"), cohort("cv", parent="org", quota={"a100": quota(8, lending=2)})]
+    teams = [team("a", {"a100": quota(16, 8, 4)}), team("b", {"a100": quota(8, lending=8)}, cohort="cv"),
+             team("c", {"a100": quota(8)}, cohort="cv"), team("d", {"a100": quota(4)}, cohort=None)]
+    queues = volcano.render_volcano_queues(fleet(pools=[A100], cohorts=cohorts, teams=teams))
+    assert _webhook_problems(queues) == []
+    assert len(queues) == 7
+
+
+def test_the_arithmetic_check_catches_a_parent_below_its_children():
+    queues = volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})]))
+    by_name(queues, "ml")["spec"]["deserved"]["nvidia.com/gpu"] = "1"
+    assert _webhook_problems(queues) == ["ml: children's deserved nvidia.com/gpu above the parent's"]

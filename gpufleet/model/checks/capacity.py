@@ -13,14 +13,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet import quantity
 from gpufleet.errors import Issue, join_path
 from gpufleet.model.fleet import Fleet
-from gpufleet.model.checks.shapes import expand, owners, pool_resources
-
-
-def _fmt(value: Decimal, resource: str) -> str:
-    return quantity.fmt(value, binary="memory" in resource)
+from gpufleet.model.checks.shapes import expand, owners, pool_resources, show
 
 
 def _oversubscribed(fleet: Fleet) -> Iterator[Issue]:
@@ -31,13 +26,13 @@ def _oversubscribed(fleet: Fleet) -> Iterator[Issue]:
             if pool.name in owner.quota and pool.gpus_per_node > 0:
                 for amount in expand(owner, pool, owner.quota[pool.name]):
                     totals[amount.resource] = totals.get(amount.resource, Decimal(0)) + amount.nominal
-                    parts.setdefault(amount.resource, []).append(f"{owner.name} {_fmt(amount.nominal, amount.resource)}")
+                    parts.setdefault(amount.resource, []).append(f"{owner.name} {show(amount.nominal, amount.resource)}")
         for res in pool_resources(pool):
             capacity = pool.per_node(res) * pool.node_count
             if totals.get(res, Decimal(0)) > capacity:
                 yield Issue(join_path("pools", i, "nodeCount"),
-                            f"nominal {res} quota on pool {pool.name!r} is {_fmt(totals[res], res)} ({', '.join(parts[res])}) but the pool has "
-                            f"{_fmt(capacity, res)} ({pool.node_count} nodes × {_fmt(pool.per_node(res), res)})",
+                            f"nominal {res} quota on pool {pool.name!r} is {show(totals[res], res)} ({', '.join(parts[res])}) but the pool has "
+                            f"{show(capacity, res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)})",
                             "lower the teams' or cohorts' nominal quota on this pool, or raise nodeCount")
 
 

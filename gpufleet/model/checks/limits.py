@@ -13,10 +13,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
+from gpufleet import quantity
 from gpufleet.errors import Issue
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.quota import PoolQuota, ResourceQuota
-from gpufleet.model.checks.shapes import Owner, expand, owners, parent_chain
+from gpufleet.model.checks.shapes import Owner, expand, owners, parent_chain, show
 
 _FIELDS = (("nominal", "nominal"), ("borrowingLimit", "borrowing_limit"), ("lendingLimit", "lending_limit"))
 
@@ -25,7 +26,7 @@ def _negatives(base: list[str], q: PoolQuota | ResourceQuota, owner: Owner) -> I
     for alias, attr in _FIELDS:
         value = getattr(q, attr)
         if value is not None and value < 0:
-            yield Issue(owner.quota_path(*base, alias), f"{alias} is negative ({value})", "use zero or more")
+            yield Issue(owner.quota_path(*base, alias), f"{alias} is negative ({quantity.fmt(value)})", "use zero or more")
 
 
 def _needs_parent(fleet: Fleet, owner: Owner) -> str | None:
@@ -67,8 +68,9 @@ def _lending_above_nominal(fleet: Fleet, owner: Owner, pool_name: str) -> Iterat
         limit = subtree.get(amount.resource, amount.nominal) if owner.kind == "cohorts" else amount.nominal
         if amount.lending > limit:
             what = "the nominal quota of the cohort and its members" if owner.kind == "cohorts" else "nominal"
-            yield Issue(amount.path("lendingLimit"), f"lendingLimit {amount.lending} exceeds {what} ({limit}) for {amount.resource}",
-                        f"set lendingLimit at most {limit}")
+            res = amount.resource
+            yield Issue(amount.path("lendingLimit"), f"lendingLimit {show(amount.lending, res)} exceeds {what} ({show(limit, res)}) for {res}",
+                        f"set lendingLimit at most {show(limit, res)}")
 
 
 def _overrides(fleet: Fleet, owner: Owner, pool_name: str) -> Iterator[Issue]:

@@ -24,7 +24,7 @@ def _labels(base: str, pool: Pool) -> Iterator[Issue]:
     for key, value in pool.node_labels.items():
         path = join_path(base, "nodeLabels", key)
         for problem in qualified_name_problems(key):
-            yield Issue(path, f"label key {problem}", QUALIFIED_NAME_FIX)
+            yield Issue(path, f"invalid label key: {problem}", QUALIFIED_NAME_FIX)
         for problem in label_value_problems(value):
             yield Issue(path, f"label {problem}", LABEL_VALUE_FIX)
 
@@ -34,7 +34,7 @@ def _taints(base: str, pool: Pool) -> Iterator[Issue]:
     for i, taint in enumerate(pool.taints):
         path = join_path(base, "taints", i)
         for problem in qualified_name_problems(taint.key):
-            yield Issue(join_path(path, "key"), f"taint key {problem}", QUALIFIED_NAME_FIX)
+            yield Issue(join_path(path, "key"), f"invalid taint key: {problem}", QUALIFIED_NAME_FIX)
         for problem in label_value_problems(taint.value or ""):
             yield Issue(join_path(path, "value"), f"taint {problem}", LABEL_VALUE_FIX)
         if (taint.key, taint.effect) in seen:
@@ -48,7 +48,7 @@ def _tolerations(base: str, pool: Pool) -> Iterator[Issue]:
         path = join_path(base, "tolerations", i)
         if tol.key:
             for problem in qualified_name_problems(tol.key):
-                yield Issue(join_path(path, "key"), f"toleration key {problem}", QUALIFIED_NAME_FIX)
+                yield Issue(join_path(path, "key"), f"invalid toleration key: {problem}", QUALIFIED_NAME_FIX)
         elif tol.operator != "Exists":
             yield Issue(join_path(path, "operator"), "a toleration without a key must use operator Exists (it tolerates every taint)",
                         "set operator: Exists, or give the toleration a key")
@@ -66,14 +66,14 @@ def _counts(base: str, pool: Pool) -> Iterator[Issue]:
     for field, items in (("nodeLabels", pool.node_labels), ("taints", pool.taints), ("tolerations", pool.tolerations)):
         if len(items) > KUEUE_FLAVOR_MAX:
             yield Issue(join_path(base, field), f"{len(items)} {field}: a Kueue ResourceFlavor allows at most {KUEUE_FLAVOR_MAX}",
-                        f"keep at most {KUEUE_FLAVOR_MAX} (labels: the few that identify the pool's nodes)")
+                        f"keep at most {KUEUE_FLAVOR_MAX} {field}")
 
 
 def _resources(base: str, pool: Pool) -> Iterator[Issue]:
     for res, amount in pool.allocatable.items():
         path = join_path(base, "allocatable", res)
         for problem in qualified_name_problems(res):
-            yield Issue(path, f"resource name {problem}", "use a resource name such as cpu, memory or nvidia.com/gpu")
+            yield Issue(path, f"invalid resource name: {problem}", "use a resource name such as cpu, memory or nvidia.com/gpu")
         if amount < 0:
             yield Issue(path, f"allocatable {res} is negative ({amount})", "use the node's allocatable amount (zero or more)")
     if pool.gpu_resource not in pool.allocatable:

@@ -42,7 +42,7 @@ def _weights(fleet: Fleet) -> Iterator[Issue]:
         for i, item in enumerate(items):
             w = item.fair_share_weight
             if w < 0 or 0 < w < MIN_WEIGHT:
-                yield Issue(join_path(section, i, "fairShareWeight"), f"fairShareWeight {w} must be 0 (always yields) or at least 1e-9",
+                yield Issue(join_path(section, i, "fairShareWeight"), f"fairShareWeight {w:f} must be 0 (always yields) or at least 1e-9",
                             "use 0 or a positive weight such as 1")
 
 

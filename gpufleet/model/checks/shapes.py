@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Iterator
 
+from gpufleet import quantity
 from gpufleet.errors import join_path
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
@@ -52,6 +53,11 @@ class Owner:
 
     def quota_path(self, *rest: str) -> str:
         return join_path(self.kind, self.index, "quota", *rest)
+
+
+def show(value: Decimal | None, resource: str) -> str:
+    """A quantity as a user would write it (binary suffixes for memory)."""
+    return "unset" if value is None else quantity.fmt(value, binary="memory" in resource)
 
 
 def owners(fleet: Fleet) -> Iterator[Owner]:

@@ -29,7 +29,7 @@ def _levels(base: str, pool: Pool) -> Iterator[Issue]:
     for j, level in enumerate(levels):
         at = join_path(path, j)
         for problem in qualified_name_problems(level):
-            yield Issue(at, f"level {problem}", QUALIFIED_NAME_FIX)
+            yield Issue(at, f"invalid level: {problem}", QUALIFIED_NAME_FIX)
         if level in seen:
             yield Issue(at, f"{level!r} is already level {seen[level]}", "list each node label once")
         seen.setdefault(level, j)

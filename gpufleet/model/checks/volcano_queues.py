@@ -1,11 +1,13 @@
 """The Volcano queue tree a fleet renders to, checked the way Volcano's queue webhook does.
 
-As the renderer derives them: a team with quota on a Volcano pool becomes a leaf queue under
-its cohort's queue (or ``root``): deserved = nominal, capability = nominal +
-borrowingLimit (no cap when unset), guarantee = nominal − lendingLimit (when set). A
-cohort's queue has deserved = Σ children + its own nominal, capability = deserved +
-its borrowingLimit (when set) and guarantee = Σ children's guarantee, raised to
-deserved − lendingLimit when it sets one. Volcano rejects, per resource,
+The same numbers as ``gpufleet.render.volcano``: a team with quota on a Volcano pool
+becomes a leaf queue under its cohort's queue (or ``root``; every queue sits under
+``root`` unless the capacity plugin runs with ``hierarchy``): deserved = nominal,
+capability = nominal + borrowingLimit (no cap when unset; = nominal without a
+cohort), guarantee = nominal − lendingLimit (where set and below nominal). A cohort's
+queue has deserved and guarantee = Σ children + its own, and capability = deserved +
+its borrowingLimit when it sets one (the renderer does not write that yet, see
+docs/model.md). Volcano rejects, per resource,
 guarantee > deserved > capability, children whose deserved or guarantee sum above the
 parent's, a capability above the nearest capped ancestor's, and depth above 5.
 Checked per Volcano pool (queues sum the pools, so per-pool validity is enough).
@@ -21,7 +23,7 @@ from typing import Iterable, Iterator
 from gpufleet.errors import Issue, join_path
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, pool_resources, show
 
 MAX_DEPTH = 5
 
@@ -35,45 +37,56 @@ class Node:
     guarantee: dict[str, Decimal | None] = field(default_factory=dict)
     capability: dict[str, Decimal | None] = field(default_factory=dict)
     children: list["Node"] = field(default_factory=list)
+    in_cohort: bool = False
 
     def path(self, resource: str, name: str) -> str:
         amount = self.own.get(resource)
         return amount.path(name) if amount else self.owner.quota_path()
 
 
+def _own_guarantee(a: Amount | None) -> Decimal | None:
+    return a.nominal - a.lending if a and a.lending is not None and a.nominal > a.lending else None
+
+
 def _leaf(node: Node) -> None:
     for res, a in node.own.items():
         node.deserved[res] = a.nominal
-        node.capability[res] = None if a.borrowing is None else a.nominal + a.borrowing
-        node.guarantee[res] = None if a.lending is None else a.nominal - a.lending
+        if not node.in_cohort:
+            node.capability[res] = a.nominal  # a team without a cohort may not borrow
+        else:
+            node.capability[res] = None if a.borrowing is None else a.nominal + a.borrowing
+        node.guarantee[res] = _own_guarantee(a)
 
 
 def _cohort(node: Node, resources: list[str]) -> None:
     for res in resources:
         a = node.own.get(res)
         deserved = sum((c.deserved.get(res, Decimal(0)) for c in node.children), Decimal(0)) + (a.nominal if a else 0)
-        child_g = [c.guarantee.get(res) for c in node.children if c.guarantee.get(res) is not None]
-        guarantee = sum(child_g, Decimal(0)) if child_g else None
-        if a and a.lending is not None:
-            guarantee = max(guarantee or Decimal(0), deserved - a.lending)
+        parts = [g for g in [*(c.guarantee.get(res) for c in node.children), _own_guarantee(a)] if g is not None]
         node.deserved[res] = deserved
-        node.guarantee[res] = guarantee
+        node.guarantee[res] = sum(parts, Decimal(0)) if parts else None
         node.capability[res] = deserved + a.borrowing if a and a.borrowing is not None else None
+
+
+def hierarchical(fleet: Fleet) -> bool:
+    """Whether cohorts become Volcano parent queues (capacity plugin with hierarchy)."""
+    return fleet.volcano.plugin == "capacity" and fleet.volcano.hierarchy
 
 
 def tree(fleet: Fleet, pool: Pool) -> dict[str, Node]:
     """Queue name -> Node for one Volcano pool (cohorts in dangling or cyclic chains are left out)."""
     nodes: dict[str, Node] = {}
+    nested = hierarchical(fleet)
     for owner in owners(fleet):
         start = fleet.teams[owner.index].cohort if owner.kind == "teams" else fleet.cohorts[owner.index].parent
         if start is not None and parent_chain(fleet, start) is None:
             continue
-        if owner.kind == "teams" and pool.name not in owner.quota:
+        if (owner.kind == "teams" and pool.name not in owner.quota) or (owner.kind == "cohorts" and not nested):
             continue
         entry = owner.quota.get(pool.name)
         own = {a.resource: a for a in expand(owner, pool, entry)} if entry and pool.gpus_per_node > 0 else {}
-        nodes[owner.name] = Node(owner, start, own)
-    resources = sorted({r for n in nodes.values() for r in n.own})
+        nodes[owner.name] = Node(owner, start if nested else None, own, in_cohort=owner.kind == "teams" and start is not None)
+    resources = pool_resources(pool)  # the quota resource first, so its problem is the one reported
     depth = {name: len(parent_chain(fleet, n.parent) or []) for name, n in nodes.items()}
     for name in sorted(nodes, key=lambda n: -depth[n]):
         node = nodes[name]
@@ -92,25 +105,27 @@ def _node_issues(node: Node, nodes: dict[str, Node]) -> Iterator[tuple[str, Issu
     for res, deserved in node.deserved.items():
         g, cap = node.guarantee.get(res), node.capability.get(res)
         if g is not None and g > deserved:
-            yield "guarantee", Issue(node.path(res, "lendingLimit"), f"Volcano queue {name!r}: guarantee {g} > deserved {deserved} for {res}", "keep lendingLimit between 0 and nominal")
+            yield "guarantee", Issue(node.path(res, "lendingLimit"), f"Volcano queue {name!r}: guarantee {show(g, res)} > deserved {show(deserved, res)} for {res}", "keep lendingLimit between 0 and nominal")
         if cap is not None and deserved > cap:
-            yield "capability", Issue(node.path(res, "borrowingLimit"), f"Volcano queue {name!r}: deserved {deserved} > capability {cap} for {res}", "use a borrowingLimit of 0 or more")
+            yield "capability", Issue(node.path(res, "borrowingLimit"), f"Volcano queue {name!r}: deserved {show(deserved, res)} > capability {show(cap, res)} for {res}", "use a borrowingLimit of 0 or more")
         for what, mine in (("deserved", deserved), ("guarantee", g)):
             total = sum((getattr(c, what).get(res) or Decimal(0) for c in node.children), Decimal(0))
             if node.children and total > (mine or 0):
-                yield what, Issue(node.path(res, "nominal"), f"Volcano queue {name!r}: its children's {what} sums to {total} for {res}, above its own {mine or 0}",
+                yield what, Issue(node.path(res, "nominal"), f"Volcano queue {name!r}: its children's {what} sums to {show(total, res)} for {res}, above its own {show(mine or Decimal(0), res)}",
                             "use a cohort nominal quota of 0 or more")
         ancestor = nodes.get(node.parent or "")
         while ancestor is not None and ancestor.capability.get(res) is None:
             ancestor = nodes.get(ancestor.parent or "")
         if cap is not None and ancestor is not None and cap > ancestor.capability[res]:
             yield "ancestor", Issue(node.path(res, "borrowingLimit"),
-                        f"Volcano queue {name!r}: capability {cap} for {res} exceeds the capability {ancestor.capability[res]} of its ancestor {ancestor.owner.name!r}",
-                        f"lower this borrowingLimit or raise {ancestor.owner.name!r}'s")
+                        f"Volcano queue {name!r}: capability {show(cap, res)} for {res} exceeds the capability {show(ancestor.capability[res], res)} of its ancestor {ancestor.owner.name!r}",
+                        f"lower this borrowingLimit, or raise the borrowingLimit of cohort {ancestor.owner.name!r}")
 
 
 def _depth(fleet: Fleet) -> Iterator[Issue]:
     volcano = {p.name for p in fleet.pools_of("volcano")}
+    if not hierarchical(fleet):
+        return
     for i, team in enumerate(fleet.teams):
         chain = parent_chain(fleet, team.cohort)
         if chain and volcano & set(team.quota) and len(chain) + 1 > MAX_DEPTH:

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Benchmark of ``gpufleet lint``: objects per second, against the floor of parsing the same YAML.
+
+Builds an in-memory corpus of at least 10,000 objects by repeating every upstream example
+manifest in ../shared/examples/upstream (nothing is copied into the repository), then, in the
+same run and on the same texts:
+
+- floor: parse every text with PyYAML's C loader (``yaml.load_all``), nothing else;
+- lint: ``gpufleet.lint.lint_sources`` (parse, keep nodes, run every rule, place findings).
+
+Each is timed ``--repeat`` times (best run kept). Prints the figures, then on its last line one
+JSON object: name, objects, objects_per_second, floor_objects_per_second, ratio (lint time / parse
+time), goals (>= 2,000 objects/s, ratio <= 2). ``--profile`` adds a cProfile of one lint run.
+Exits 0 with a note when ../shared is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import yaml  # noqa: E402
+
+from gpufleet.lint import lint_sources  # noqa: E402
+from gpufleet.lint.sources import Source, collect  # noqa: E402
+
+UPSTREAM = Path(os.environ.get("GPUFLEET_SHARED", REPO.parent / "shared")) / "examples" / "upstream"
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+GOAL_OPS, GOAL_RATIO = 2000, 2.0
+
+
+def corpus(minimum: int) -> tuple[list[Source], int]:
+    """The upstream files repeated until the corpus holds at least ``minimum`` objects."""
+    base = [s for s in collect([str(UPSTREAM)]) if s.text is not None]
+    per_round = sum(1 for s in base for d in yaml.load_all(s.text or "", Loader=_Loader) if isinstance(d, dict))
+    rounds = -(-minimum // per_round)
+    return [Source(f"{s.name}#{i}", s.text) for i in range(rounds) for s in base], per_round * rounds
+
+
+def parse_floor(sources: list[Source]) -> int:
+    return sum(1 for s in sources for d in yaml.load_all(s.text or "", Loader=_Loader) if d is not None)
+
+
+def best_of(repeat: int, fn, *args) -> tuple[float, object]:
+    best, value = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = fn(*args)
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--objects", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    if not UPSTREAM.is_dir():
+        print(f"{UPSTREAM} is absent: the benchmark needs ../shared/examples/upstream; nothing measured")
+        print(json.dumps({"name": "lint", "skipped": True, "reason": "../shared absent"}))
+        return 0
+    sources, objects = corpus(args.objects)
+    floor_s, parsed = best_of(args.repeat, parse_floor, sources)
+    lint_s, report = best_of(args.repeat, lint_sources, sources)
+    assert report.objects == objects, (report.objects, objects)
+    ops, floor_ops, ratio = objects / lint_s, objects / floor_s, lint_s / floor_s
+    print(f"corpus: {len(sources)} texts, {objects} objects ({parsed} documents parsed by the floor)")
+    print(f"floor (yaml C loader only): {floor_s:.3f} s  {floor_ops:,.0f} objects/s")
+    print(f"lint (parse + all rules):   {lint_s:.3f} s  {ops:,.0f} objects/s  ({len(report.findings)} findings)")
+    print(f"ratio lint/floor: {ratio:.2f} (goal <= {GOAL_RATIO}); objects/s goal >= {GOAL_OPS}")
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.runcall(lint_sources, sources)
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(25)
+        print(out.getvalue())
+    print(json.dumps({"name": "lint", "objects": objects, "objects_per_second": round(ops),
+                      "floor_objects_per_second": round(floor_ops), "ratio": round(ratio, 2),
+                      "goal_objects_per_second": GOAL_OPS, "goal_ratio": GOAL_RATIO,
+                      "meets_goals": ops >= GOAL_OPS and ratio <= GOAL_RATIO}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

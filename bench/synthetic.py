@@ -1,0 +1,102 @@
+"""A synthetic fleet model for the benchmarks: 1,000 teams, 8 pools, a 3-level cohort tree.
+
+Shared by ``bench/render_bench.py`` (validate + render) and the Pulumi benchmark.
+``synthetic_fleet()`` returns the model as a plain dict (what the YAML loader would
+give); ``python bench/synthetic.py > big.fleet.yaml`` writes it as YAML. The model is
+valid: every pool has room for the nominal quota on it, limits only appear inside
+cohorts, names are unique DNS labels.
+
+Shape: pools 5 Kueue (h100-0..4, the first with topology levels) and 3 Volcano
+(a100-0..2); cohorts ``org`` -> 4 divisions -> 5 groups each (20 leaf cohorts); team i
+sits in group i % 20, has Kueue quota on pool i % 5 (nominal 8, borrowing 8, every
+4th team also lends at most 4) and, for every third team, Volcano quota on pool (i // 3) % 3;
+every fifth team has a second namespace.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+KUEUE_POOLS = 5
+VOLCANO_POOLS = 3
+DIVISIONS = 4
+GROUPS_PER_DIVISION = 5
+
+
+def _pools(teams: int) -> list[dict[str, Any]]:
+    pools = []
+    kueue_nodes = -(-teams // KUEUE_POOLS) * 8 // 8 + 16  # one node (8 GPUs) per team on the pool, plus spare
+    volcano_nodes = -(-teams // (3 * VOLCANO_POOLS)) + 8
+    for i in range(KUEUE_POOLS):
+        pool: dict[str, Any] = {
+            "name": f"h100-{i}", "system": "kueue", "nodeCount": kueue_nodes,
+            "allocatable": {"nvidia.com/gpu": 8, "cpu": 192, "memory": "1920Gi", "rdma/ib": 8},
+            "nodeLabels": {"gpufleet.dev/pool": f"h100-{i}"},
+            "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "coldStartBudget": "8m",
+        }
+        if i == 0:
+            pool["topologyLevels"] = ["topology.gpufleet.dev/block", "topology.gpufleet.dev/rack", "kubernetes.io/hostname"]
+        pools.append(pool)
+    for i in range(VOLCANO_POOLS):
+        pools.append({
+            "name": f"a100-{i}", "system": "volcano", "nodeCount": volcano_nodes,
+            "allocatable": {"nvidia.com/gpu": 8, "cpu": 128, "memory": "1000Gi"},
+            "nodeLabels": {"gpufleet.dev/pool": f"a100-{i}"}, "coldStartBudget": "7m",
+        })
+    return pools
+
+
+def _cohorts() -> list[dict[str, Any]]:
+    cohorts: list[dict[str, Any]] = [{"name": "org"}]
+    for d in range(DIVISIONS):
+        cohorts.append({"name": f"div-{d}", "parent": "org", "fairShareWeight": 1 + d % 2})
+        for g in range(GROUPS_PER_DIVISION):
+            cohorts.append({"name": f"grp-{d}-{g}", "parent": f"div-{d}"})
+    return cohorts
+
+
+def _team(i: int) -> dict[str, Any]:
+    groups = DIVISIONS * GROUPS_PER_DIVISION
+    group = i % groups
+    name = f"team-{i:04d}"
+    kueue_quota: dict[str, Any] = {"nominal": 8, "borrowingLimit": 8}
+    if i % 4 == 0:
+        kueue_quota["lendingLimit"] = 4
+    quota: dict[str, Any] = {f"h100-{i % KUEUE_POOLS}": kueue_quota}
+    if i % 3 == 0:
+        quota[f"a100-{(i // 3) % VOLCANO_POOLS}"] = {"nominal": 8, "borrowingLimit": 8}
+    return {
+        "name": name,
+        "namespaces": [name, f"{name}-dev"] if i % 5 == 0 else [name],
+        "cohort": f"grp-{group // GROUPS_PER_DIVISION}-{group % GROUPS_PER_DIVISION}",
+        "quota": quota,
+        "fairShareWeight": 1 + i % 3,
+    }
+
+
+def synthetic_fleet(teams: int = 1000) -> dict[str, Any]:
+    """The synthetic model as a plain dict (parse it with ``gpufleet.model.parse_model``)."""
+    return {
+        "apiVersion": "gpufleet.dev/v1alpha1",
+        "kind": "Fleet",
+        "name": "synthetic",
+        "pools": _pools(teams),
+        "cohorts": _cohorts(),
+        "teams": [_team(i) for i in range(teams)],
+        "priorityClasses": [
+            {"name": "gang-critical", "value": 100000, "description": "Release-blocking runs."},
+            {"name": "gang-standard", "value": 1000, "description": "Default gang priority."},
+            {"name": "gang-preemptible", "value": 100, "description": "Borrowed quota; reclaimed first."},
+        ],
+        "admission": {"waitForPodsReady": {"timeout": "10m", "requeuingStrategy": {"backoffLimitCount": 5}},
+                      "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}},
+    }
+
+
+if __name__ == "__main__":
+    import yaml
+
+    sys.stdout.write(yaml.safe_dump(synthetic_fleet(int(sys.argv[1]) if len(sys.argv) > 1 else 1000), sort_keys=False))

@@ -1,0 +1,123 @@
+"""GANG202 pod-level-restart-action: a failure restarts part of a gang instead of all of it.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+- Volcano Job policies, job-level (`spec.policies`) or task-level
+  (`spec.tasks[*].policies`), whose action is `RestartPod`, `RestartTask` or
+  `RestartPartition` for a failure: the events `PodFailed`, `PodEvicted`, `Unknown` or
+  `"*"`, or any `exitCode` (a pod that exited with an error). `RestartTask` is allowed
+  when the job has a single task with pods, since that task is the whole gang.
+  Volcano's webhook accepts all of these, and does not check an exitCode policy's
+  action at all.
+- JobSet `spec.failurePolicy.rules[*]` with action `RestartJob` or
+  `RestartJobAndIgnoreMaxRestarts` when the JobSet runs more than one child Job: it
+  recreates only the failed child Job, not the JobSet.
+
+Why it is unsafe
+
+A synchronous gang is one program: every rank holds a slot in the same NCCL or MPI
+communicator. Restarting one pod, task or child Job brings back ranks that try to join
+a communicator the survivors still hold (or that no longer exists); the restarted
+ranks hang in rendezvous and the survivors hang in their next collective, with all the
+gang's GPUs held. Only a whole-gang restart (`RestartJob` in Volcano, `RestartJobSet`
+in JobSet) lets the job resume from its last checkpoint.
+
+Example
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+spec:
+  policies:
+    - event: PodFailed
+      action: RestartPod
+```
+
+Preferred form
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+spec:
+  policies:
+    - event: PodFailed
+      action: RestartJob
+```
+
+The remediation replaces the action with `RestartJob` (Volcano) or `RestartJobSet`
+(JobSet, keeping `...AndIgnoreMaxRestarts`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.workloads import as_int, as_list, as_map
+from gpufleet.workloads.volcano import ANY_EVENT, PARTIAL_RESTART_ACTIONS, all_policies
+
+FAILURES = ("PodFailed", "PodEvicted", "Unknown", ANY_EVENT)
+JOBSET_PARTIAL = {"RestartJob": "RestartJobSet", "RestartJobAndIgnoreMaxRestarts": "RestartJobSetAndIgnoreMaxRestarts"}
+
+
+def _volcano(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """(path of the action, action, what triggers it) per partial restart."""
+    view = workloads.view(obj)
+    tasks_with_pods = sum(1 for t in view.templates if t.replicas > 0) if view else 0
+    for policy in all_policies(obj):
+        if policy.action not in PARTIAL_RESTART_ACTIONS or (policy.action == "RestartTask" and tasks_with_pods <= 1):
+            continue
+        trigger = next((e for e in FAILURES if e in policy.events), None)
+        if trigger is None and policy.exit_code is not None:
+            trigger = f"exitCode {policy.exit_code}"
+        if trigger:
+            yield f"{policy.path}.action", policy.action, trigger
+
+
+def _jobset(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+    spec = as_map(obj.get("spec"))
+    child_jobs = sum(max(as_int(as_map(r).get("replicas"), 1) or 0, 0) for r in as_list(spec.get("replicatedJobs")))
+    if child_jobs <= 1:
+        return
+    for i, rule in enumerate(as_list(as_map(spec.get("failurePolicy")).get("rules"))):
+        action = as_map(rule).get("action")
+        if action in JOBSET_PARTIAL:
+            targets = as_list(as_map(rule).get("targetReplicatedJobs")) or ["any child Job"]
+            yield f"spec.failurePolicy.rules[{i}].action", str(action), f"a failure of {', '.join(map(str, targets))}"
+
+
+def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+    return _jobset(obj) if obj.get("kind") == "JobSet" else _volcano(obj)
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    for path, action, trigger in _partial(obj):
+        whole = JOBSET_PARTIAL.get(action, "RestartJob")
+        yield Violation(path, f"{action} on {trigger} restarts only part of the gang; the restarted ranks and the "
+                              "survivors hang waiting for each other", f"use {whole} (or AbortJob/FailJobSet)")
+
+
+def _set(obj: dict[str, Any], path: str, value: str) -> None:
+    node: Any = obj
+    parts = path.replace("]", "").replace("[", ".").split(".")
+    for part in parts[:-1]:
+        node = node[int(part)] if part.isdigit() else node[part]
+    node[parts[-1]] = value
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    for path, action, _ in list(_partial(obj)):
+        _set(obj, path, JOBSET_PARTIAL.get(action, "RestartJob"))
+    return obj
+
+
+RULE = Rule(
+    code="GANG202", name="pod-level-restart-action", family="restarts", severity=Severity.ERROR,
+    summary="A failure policy restarts a pod, task or child Job instead of the whole gang.",
+    fix="map failures to RestartJob/AbortJob (Volcano) or RestartJobSet/FailJobSet (JobSet)",
+    kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet")),
+    check=check, remediate=remediate, doc=__doc__ or "",
+)

@@ -1,0 +1,138 @@
+"""GANG203 unbounded-retries: a gang that retries (almost) forever.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+Retry budgets above the limit (rule option `maxRetries`, default 10), or retries that
+ignore their budget:
+
+- Volcano Job `spec.maxRetry` and task `maxRetry` (unset is fine: the webhook sets 3;
+  negative values are rejected by the CRD);
+- JobSet `spec.failurePolicy.maxRestarts`, child Job `backoffLimit` /
+  `backoffLimitPerIndex`, and failure-policy rules whose action ends in
+  `AndIgnoreMaxRestarts` (those restarts are never counted). An absent `maxRestarts`
+  is *not* flagged: it defaults to 0, i.e. no restart at all;
+- batch Job gangs: `spec.backoffLimit` (default 6) and `spec.backoffLimitPerIndex`;
+- Kubeflow jobs: `spec.runPolicy.backoffLimit` and PyTorch `elasticPolicy.maxRestarts`.
+
+Severity: **warning**. A large budget is not wrong in itself (a flaky fleet may need
+it), but for gangs each retry costs the whole gang's GPUs for a full cold start.
+
+Why it is unsafe
+
+A gang that fails deterministically (bad image, OOM at step 1, a shape that no node
+group can hold) is restarted again and again. Every attempt re-acquires every GPU of the
+gang, waits out a cold start and may preempt other work, so one broken job can hold a
+large share of a pool for hours while looking "Running" or "Restarting".
+
+Example
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+spec:
+  maxRetry: 1000
+```
+
+Preferred form
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+spec:
+  maxRetry: 3
+```
+
+The remediation lowers each budget to the limit and drops `AndIgnoreMaxRestarts`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.workloads import as_int, as_list, as_map
+
+CODE = "GANG203"
+Budget = tuple[str, tuple[str | int, ...], Any]  # (path, location, value)
+
+
+def _fields(base: Mapping[str, Any], path: str, location: tuple[str | int, ...], names: tuple[str, ...]) -> Iterator[Budget]:
+    for name in names:
+        if name in base:
+            yield f"{path}.{name}" if path else name, (*location, name), base[name]
+
+
+def _budgets(obj: Mapping[str, Any]) -> Iterator[Budget]:
+    spec, kind, group = as_map(obj.get("spec")), obj.get("kind"), workloads.group_of(obj)
+    if group == "batch.volcano.sh":
+        yield from _fields(spec, "spec", ("spec",), ("maxRetry",))
+        for i, task in enumerate(as_list(spec.get("tasks"))):
+            yield from _fields(as_map(task), f"spec.tasks[{i}]", ("spec", "tasks", i), ("maxRetry",))
+    elif kind == "JobSet":
+        yield from _fields(as_map(spec.get("failurePolicy")), "spec.failurePolicy", ("spec", "failurePolicy"),
+                           ("maxRestarts",))
+        for i, rjob in enumerate(as_list(spec.get("replicatedJobs"))):
+            job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
+            yield from _fields(job_spec, f"spec.replicatedJobs[{i}].template.spec",
+                               ("spec", "replicatedJobs", i, "template", "spec"), ("backoffLimit", "backoffLimitPerIndex"))
+    elif group == "batch":
+        view = workloads.view(obj)
+        if view is not None and view.is_gang:
+            yield from _fields(spec, "spec", ("spec",), ("backoffLimit", "backoffLimitPerIndex"))
+    elif group == "kubeflow.org":
+        yield from _fields(as_map(spec.get("runPolicy")), "spec.runPolicy", ("spec", "runPolicy"), ("backoffLimit",))
+        yield from _fields(as_map(spec.get("elasticPolicy")), "spec.elasticPolicy", ("spec", "elasticPolicy"),
+                           ("maxRestarts",))
+
+
+def _ignoring(obj: Mapping[str, Any]) -> Iterator[tuple[str, int, str]]:
+    if obj.get("kind") != "JobSet":
+        return
+    rules = as_list(as_map(as_map(obj.get("spec")).get("failurePolicy")).get("rules"))
+    for i, rule in enumerate(rules):
+        action = str(as_map(rule).get("action", ""))
+        if action.endswith("AndIgnoreMaxRestarts"):
+            yield f"spec.failurePolicy.rules[{i}].action", i, action
+
+
+def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[str, tuple[str | int, ...], int]]:
+    for path, location, value in _budgets(obj):
+        number = as_int(value)
+        if number is not None and number > limit:
+            yield path, location, number
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    limit = int(ctx.option(CODE, "maxRetries", 10))
+    for path, _, number in _excess(obj, limit):
+        yield Violation(path, f"{number} retries exceed the limit of {limit}: a gang that fails deterministically "
+                              "re-acquires all its GPUs that many times", f"set {path} to at most {limit}")
+    for path, _, action in _ignoring(obj):
+        yield Violation(path, f"{action} restarts without counting against maxRestarts, so the gang can restart "
+                              "forever", f"use {action.removesuffix('AndIgnoreMaxRestarts')}")
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    limit = int(ctx.option(CODE, "maxRetries", 10))
+    for _, location, _ in list(_excess(obj, limit)):
+        node: Any = obj
+        for part in location[:-1]:
+            node = node[part]
+        node[location[-1]] = limit
+    for _, i, action in list(_ignoring(obj)):
+        obj["spec"]["failurePolicy"]["rules"][i]["action"] = action.removesuffix("AndIgnoreMaxRestarts")
+    return obj
+
+
+RULE = Rule(
+    code=CODE, name="unbounded-retries", family="restarts", severity=Severity.WARNING,
+    summary="A gang's retry budget is unbounded or above the limit, so a broken gang keeps re-acquiring its GPUs.",
+    fix="bound the retries (maxRetry, maxRestarts, backoffLimit) to at most the limit (default 10)",
+    kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"),
+           ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
+           ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob")),
+    check=check, remediate=remediate, doc=__doc__ or "",
+)

@@ -1,0 +1,147 @@
+"""``gpufleet validate | render | plan | schema`` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import typer
+import yaml
+from typer.testing import CliRunner
+
+from gpufleet.cli import fleet_cmds
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "stacks" / "dev.fleet.yaml"
+PROD = ROOT / "stacks" / "prod.fleet.yaml"
+
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer(pretty_exceptions_enable=False)
+    fleet_cmds.register(app)
+    return app
+
+
+APP = _app()
+
+
+def _run(*args: str):
+    return CliRunner().invoke(APP, list(args))
+
+
+def _bad_model(tmp_path: Path) -> Path:
+    data = yaml.safe_load(DEV.read_text())
+    data["teams"][0]["quota"]["l4"]["nominal"] = 64
+    data["teams"][1]["cohort"] = "nowhere"
+    path = tmp_path / "bad.fleet.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.mark.parametrize("model, counts", [(DEV, "2 pools, 2 teams"), (PROD, "2 pools, 4 teams")])
+def test_validate_reports_a_valid_model_and_exits_0(model, counts):
+    result = _run("validate", str(model))
+    assert result.exit_code == 0, result.output
+    assert f"{model}: valid ({counts}" in result.stdout
+
+
+def test_validate_prints_every_issue_with_file_path_and_fix_and_exits_1(tmp_path):
+    bad = _bad_model(tmp_path)
+    result = _run("validate", str(bad))
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) >= 2
+    assert all(line.startswith(f"{bad}: ") and "(fix: " in line for line in lines)
+    assert any("teams[1].cohort" in line for line in lines)
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("text", ["kind: [unclosed", "- just\n- a list\n"])
+def test_validate_handles_malformed_input_without_a_traceback(tmp_path, text):
+    path = tmp_path / "broken.fleet.yaml"
+    path.write_text(text)
+    result = _run("validate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"{path}: ") and "Traceback" not in result.output
+
+
+def test_validate_of_a_missing_file_names_it_and_exits_1(tmp_path):
+    result = _run("validate", str(tmp_path / "absent.yaml"))
+    assert result.exit_code == 1 and "cannot read the model file" in result.stderr
+
+
+def test_a_missing_argument_is_a_usage_error():
+    assert _run("validate").exit_code == 2
+
+
+def test_render_writes_one_appliable_file_per_object(tmp_path):
+    out = tmp_path / "out"
+    result = _run("render", str(DEV), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in out.iterdir() if p.is_file())
+    assert "010-priorityclass-gang-standard.yaml" in names
+    assert "000-configmap-kueue-manager-config.yaml" in names and "000-configmap-volcano-scheduler-configmap.yaml" in names
+    assert (out / "context" / "fleet-context.json").is_file()
+    for name in names:
+        [doc] = list(yaml.safe_load_all((out / name).read_text()))
+        assert {"apiVersion", "kind", "metadata"} <= set(doc), name
+
+
+def test_render_replaces_its_own_previous_output(tmp_path):
+    out = tmp_path / "out"
+    assert _run("render", str(PROD), "--out", str(out)).exit_code == 0
+    assert _run("render", str(DEV), "--out", str(out)).exit_code == 0
+    assert not list(out.glob("*h100*")) and list(out.glob("*l4*"))
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_render_refuses_a_directory_holding_other_files(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    result = _run("render", str(DEV), "--out", str(tmp_path))
+    assert result.exit_code == 2 and "notes.txt" in result.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_render_of_an_invalid_model_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    result = _run("render", str(_bad_model(tmp_path)), "--out", str(out))
+    assert result.exit_code == 1
+    assert not out.exists()
+
+
+def test_plan_prints_quota_per_pool_warnings_and_objects():
+    result = _run("plan", str(PROD))
+    assert result.exit_code == 0, result.output
+    for text in ("pool h100", "pool a100", "research", "cohort ml", "unlimited", "warning:", "ClusterQueue", "Volcano Queue"):
+        assert text in result.stdout, text
+
+
+def test_plan_defaults_to_the_dev_stack_in_the_current_directory(tmp_path, monkeypatch):
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(DEV, tmp_path / "stacks" / "dev.fleet.yaml")
+    monkeypatch.chdir(tmp_path)
+    result = _run("plan")
+    assert result.exit_code == 0, result.output
+    assert "stacks/dev.fleet.yaml: valid" in result.stdout and "pool l4" in result.stdout
+
+
+def test_plan_without_a_model_says_clearly_that_it_is_missing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = _run("plan")
+    assert result.exit_code == 2
+    assert "stacks/dev.fleet.yaml does not exist" in result.stderr
+
+
+def test_plan_of_an_invalid_model_exits_1(tmp_path):
+    assert _run("plan", str(_bad_model(tmp_path))).exit_code == 1
+
+
+def test_schema_prints_the_json_schema_or_fails_cleanly():
+    result = _run("schema")
+    if result.exit_code == 0:
+        import json
+        assert json.loads(result.stdout).get("type") == "object"
+    else:
+        assert result.exit_code == 1 and "not available" in result.stderr and "Traceback" not in result.output

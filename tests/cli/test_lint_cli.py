@@ -1,0 +1,110 @@
+"""``gpufleet lint``, ``gpufleet rules`` and ``gpufleet explain`` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from gpufleet.cli import lint_cmds
+from gpufleet.rules import registry
+from tests.lint import manifests as m
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def app() -> typer.Typer:
+    app = typer.Typer(pretty_exceptions_enable=False)
+    lint_cmds.register(app)
+    return app
+
+
+@pytest.fixture
+def job(tmp_path):
+    return str(m.write(tmp_path, "job.yaml", m.probed_job()))
+
+
+def test_an_unwaived_error_exits_one_and_prints_file_line_code_and_fix(app, job):
+    result = runner.invoke(app, ["lint", job, "--select", "GANG301"])
+    assert result.exit_code == 1
+    assert f"{job}:17: GANG301 liveness-or-readiness-probe [error] Job research/train" in result.output
+    assert "fix: remove the livenessProbe" in result.output
+
+
+def test_a_clean_manifest_exits_zero(app, tmp_path):
+    path = m.write(tmp_path, "cfg.yaml", m.CLEAN_CONFIG)
+    result = runner.invoke(app, ["lint", str(path)])
+    assert result.exit_code == 0 and "0 error(s)" in result.output
+
+
+@pytest.mark.parametrize("args", [
+    ["--select", "GANG999"], ["--ignore", "NOPE"], ["--format", "yaml"], ["--config", "/nonexistent.yaml"],
+    ["--fleet-context", "/nonexistent.json"], ["--crds", "/nonexistent"],
+])
+def test_usage_errors_exit_two_without_a_traceback(app, job, args):
+    result = runner.invoke(app, ["lint", job, *args])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_fleet_and_fleet_context_together_are_a_usage_error(app, job, tmp_path):
+    result = runner.invoke(app, ["lint", job, "--fleet", "a.yaml", "--fleet-context", "b.json"])
+    assert result.exit_code == 2
+
+
+def test_json_format_prints_one_object(app, job):
+    result = runner.invoke(app, ["lint", job, "--format", "json", "--select", "GANG301"])
+    doc = json.loads(result.stdout)
+    assert result.exit_code == 1 and doc["summary"]["errors"] == 1 and doc["findings"][0]["line"] == 17
+
+
+def test_sarif_can_be_written_to_a_file(app, job, tmp_path):
+    out = tmp_path / "out.sarif"
+    result = runner.invoke(app, ["lint", job, "--format", "sarif", "--output", str(out)])
+    assert result.exit_code == 1 and json.loads(out.read_text())["version"] == "2.1.0"
+
+
+def test_dash_lints_standard_input(app):
+    result = runner.invoke(app, ["lint", "-", "--select", "GANG301"], input=m.probed_job())
+    assert result.exit_code == 1 and "<stdin>:17: GANG301" in result.output
+
+
+def test_malformed_yaml_is_reported_as_gang000_not_a_traceback(app, tmp_path):
+    path = m.write(tmp_path, "bad.yaml", "apiVersion: v1\nkind: [\n")
+    result = runner.invoke(app, ["lint", str(path)])
+    assert result.exit_code == 1 and f"{path}:3: GANG000 invalid-manifest" in result.output
+
+
+def test_a_config_file_supplies_options_and_the_fleet_context(app, tmp_path):
+    m.write(tmp_path, "fleet.json", json.dumps({"version": 1, "fleet": "t", "coldStartFloorSeconds": 3600}))
+    config = m.write(tmp_path, "lint.yaml", "select: [GANG502]\nfleetContext: fleet.json\n")
+    path = m.write(tmp_path, "cfg.yaml", m.CLEAN_CONFIG)
+    assert runner.invoke(app, ["lint", str(path), "--config", str(config)]).exit_code == 1
+    config.write_text("select: [GANG502]\nfleetContext: fleet.json\noptions: {GANG502: {floorSeconds: 600}}\n")
+    assert runner.invoke(app, ["lint", str(path), "--config", str(config)]).exit_code == 0
+
+
+def test_fleet_needs_a_loadable_model(app, job, tmp_path):
+    model = m.write(tmp_path, "fleet.yaml", "not: a fleet\n")
+    result = runner.invoke(app, ["lint", job, "--fleet", str(model)])
+    assert result.exit_code == 2 and str(model) in result.output
+
+
+def test_rules_lists_every_rule(app):
+    result = runner.invoke(app, ["rules"])
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.output.splitlines()] == list(registry.REGISTRY)
+
+
+@pytest.mark.parametrize("name", ["GANG505", "gang505", "preemption-without-gang-protection"])
+def test_explain_prints_the_rule_docs(app, name):
+    result = runner.invoke(app, ["explain", name])
+    assert result.exit_code == 0
+    assert result.output.startswith("# GANG505 preemption-without-gang-protection")
+    assert "## Why it is unsafe" in result.output
+
+
+def test_explain_an_unknown_rule_exits_two(app):
+    assert runner.invoke(app, ["explain", "GANG999"]).exit_code == 2

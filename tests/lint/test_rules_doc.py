@@ -1,0 +1,29 @@
+"""docs/rules.md is generated from the registry and must not be stale."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from gpufleet.lint.ruledoc import rules_markdown, sections
+from gpufleet.rules import registry
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_docs_rules_md_matches_the_registry():
+    doc = REPO / "docs" / "rules.md"
+    assert doc.exists(), "docs/rules.md is missing: run python scripts/gen_rules_doc.py"
+    assert doc.read_text(encoding="utf-8") == rules_markdown(registry.all_rules()), \
+        "docs/rules.md is stale: run python scripts/gen_rules_doc.py"
+
+
+def test_the_generator_check_mode_agrees():
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_rules_doc.py"), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_rule_doc_splits_into_its_four_sections():
+    for rule in registry.all_rules():
+        assert list(sections(rule.doc)) == ["What it checks", "Why it is unsafe", "Example", "Preferred form"], rule.code

@@ -1,0 +1,47 @@
+"""The plan: per-pool rows and the warnings a platform team should see."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from gpufleet.render import render_all
+from gpufleet.render.plan import build_plan
+from tests.render.builders import cohort, fleet, pool, quota, team
+
+
+def _plan(f):
+    return build_plan(f, render_all(f))
+
+
+def test_rows_show_nominal_borrowable_lendable_and_share_of_the_pool():
+    f = fleet(pools=[pool(nodes=10)], cohorts=[cohort("ml", quota={"h100": quota(8)})],
+              teams=[team("a", {"h100": quota(40, 20, 10)}), team("b", {"h100": quota(16)}), team("c", {"h100": quota(16)}, cohort=None)])
+    [pool_plan] = _plan(f).pools
+    rows = {r.owner: r for r in pool_plan.rows}
+    assert pool_plan.capacity == 80
+    assert (rows["a"].nominal, rows["a"].borrowable, rows["a"].lendable, rows["a"].share) == (40, 60, 10, Decimal("50.0"))
+    assert (rows["b"].borrowable, rows["b"].lendable) == (None, 16)
+    assert (rows["c"].borrowable, rows["c"].lendable) == (16, 0)
+    assert rows["cohort ml"].nominal == 8
+
+
+def test_unassigned_capacity_and_oversubscribed_borrowing_are_warned_about():
+    f = fleet(pools=[pool(nodes=4)], teams=[team("a", {"h100": quota(8, 24)}), team("b", {"h100": quota(8, 24)})])
+    [pool_plan] = _plan(f).pools
+    text = " | ".join(pool_plan.warnings)
+    assert "16 nvidia.com/gpu (50.0%) are in no team's or cohort's nominal quota" in text
+    assert "may together claim 64 of 32" in text
+
+
+def test_teams_without_a_cohort_and_pools_without_quota_are_warned_about():
+    f = fleet(pools=[pool("h100"), pool("spare")], cohorts=[], teams=[team("solo", {"h100": quota(8)}, cohort=None)])
+    text = " | ".join(_plan(f).warnings)
+    assert "no cohort" in text and "solo" in text
+    assert "pool spare has no quota" in text
+
+
+def test_the_object_summary_counts_each_kind_including_the_configmaps():
+    f = fleet(pools=[pool("h100"), pool("a100", system="volcano")],
+              teams=[team("a", {"h100": quota(8), "a100": quota(8)}, namespaces=["a", "a2"])])
+    assert _plan(f).objects == {"ResourceFlavor": 1, "Cohort": 1, "ClusterQueue": 1, "LocalQueue": 2,
+                                "Volcano Queue": 2, "ConfigMap": 3}

@@ -1,0 +1,42 @@
+"""GANG002: a gang minimum above the pod count is flagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.rules import builders as b
+from tests.rules.helpers import fixed, paths
+
+CODE = "GANG002"
+
+
+@pytest.mark.parametrize("job, expected", [
+    (b.volcano_job(tasks=[b.task(replicas=2), b.task("t2", replicas=2)], min_available=5), ["spec.minAvailable"]),
+    (b.volcano_job(tasks=[b.task(replicas=2, min_available=3)]), ["spec.tasks[0].minAvailable"]),
+    (b.volcano_job(tasks=[b.task(replicas=4)], min_available=4), []),
+    (b.pytorch_job(workers=3, min_available=5), ["spec.runPolicy.schedulingPolicy.minAvailable"]),
+    (b.pytorch_job(workers=3, min_available=4), []),
+])
+def test_a_job_whose_min_is_above_its_replicas_is_flagged(job, expected):
+    assert paths(CODE, job) == expected
+
+
+def test_a_pod_group_larger_than_its_pods_is_flagged_only_when_members_are_seen():
+    group = b.pod_group("pg1", min_member=3, flavor="coscheduling")
+    assert paths(CODE, group, objects=(b.deployment("pause", replicas=2, group="pg1"),)) == ["spec.minMember"]
+    assert paths(CODE, group) == []
+
+
+@pytest.mark.parametrize("members, expected", [
+    (1, []),
+    (2, ["metadata.annotations[kueue.x-k8s.io/pod-group-total-count]"]),
+    (4, []),
+])
+def test_a_kueue_pod_group_needs_two_members_in_the_run_before_a_missing_pod_is_assumed(members, expected):
+    pods = [b.pod(f"p{i}", group="g", total=4, queue="q") for i in range(members)]
+    assert paths(CODE, pods[0], objects=tuple(pods[1:])) == expected
+
+
+def test_remediation_lowers_the_minimum_to_the_pod_count():
+    out = fixed(CODE, b.pytorch_job(workers=3, min_available=9))
+    assert out["spec"]["runPolicy"]["schedulingPolicy"]["minAvailable"] == 4
