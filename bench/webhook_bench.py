@@ -13,6 +13,9 @@ client, verifying the server against the CA as the API server does) to:
 Prints one line per endpoint, then on the last line one JSON object: ``name``,
 ``p50_ms``/``p99_ms``/``requests_per_second`` of the slower real endpoint, and
 ``ratio`` = its throughput / the echo throughput. Goals: p99 <= 5 ms, ratio >= 0.5.
+Because the cores may be shared, it also reports the server's own CPU time per
+request (from /proc) and ``cpu_ratio`` = echo CPU / endpoint CPU, which other
+load barely moves, plus the load average.
 With ``--pin`` (default when the machine has 2+ CPUs) the server runs on CPU 0
 and the load generator on CPU 1.
 
@@ -144,10 +147,17 @@ async def drive(url: str, body: bytes, total: int, concurrency: int, ssl_ctx: ss
         return latencies, time.perf_counter() - began
 
 
-def figures(latencies: list[float], wall: float) -> dict:
+def figures(latencies: list[float], wall: float, cpu: float) -> dict:
     cuts = quantiles(latencies, n=100, method="inclusive")
     return {"p50_ms": round(cuts[49] * 1000, 3), "p99_ms": round(cuts[98] * 1000, 3),
-            "requests_per_second": round(len(latencies) / wall, 1)}
+            "requests_per_second": round(len(latencies) / wall, 1),
+            "server_cpu_us_per_request": round(cpu / len(latencies) * 1e6, 1)}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc): the server's cost, whatever else shares the cores."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -175,7 +185,7 @@ def start_server(ca: Path, cert: Path, key: Path, fleet: Path, port: int, pin: b
     raise SystemExit("the webhook server did not start")
 
 
-async def run(args: argparse.Namespace, base: str, ca: Path) -> dict[str, dict]:
+async def run(args: argparse.Namespace, base: str, ca: Path, pid: int) -> dict[str, dict]:
     ssl_ctx = ssl.create_default_context(cafile=str(ca))
     cases = {
         "/echo": (review(mutated_job(), "bench-echo"), lambda d: b'"allowed":true' in d),
@@ -185,8 +195,9 @@ async def run(args: argparse.Namespace, base: str, ca: Path) -> dict[str, dict]:
     results = {}
     for path, (body, check) in cases.items():
         await drive(base + path, body, args.warmup, args.concurrency, ssl_ctx, check)
+        cpu = cpu_seconds(pid)
         latencies, wall = await drive(base + path, body, args.requests, args.concurrency, ssl_ctx, check)
-        results[path] = figures(latencies, wall) | {"review_bytes": len(body)}
+        results[path] = figures(latencies, wall, cpu_seconds(pid) - cpu) | {"review_bytes": len(body)}
     return results
 
 
@@ -207,14 +218,15 @@ def main() -> None:
         try:
             if args.pin:
                 os.sched_setaffinity(0, {1})
-            results = asyncio.run(run(args, f"https://127.0.0.1:{port}", ca))
+            results = asyncio.run(run(args, f"https://127.0.0.1:{port}", ca, server.pid))
         finally:
             server.terminate()
             server.wait(timeout=30)
     echo = results["/echo"]["requests_per_second"]
     for path, r in results.items():
         print(f"{path:10} p50 {r['p50_ms']:7.3f} ms  p99 {r['p99_ms']:7.3f} ms  {r['requests_per_second']:9.1f} req/s"
-              f"  ratio {r['requests_per_second'] / echo:5.2f}  ({r['review_bytes']} B review)")
+              f"  ratio {r['requests_per_second'] / echo:5.2f}  server CPU {r['server_cpu_us_per_request']:7.1f} us/req"
+              f"  ({r['review_bytes']} B review)")
     print(f"{args.requests} requests per endpoint at concurrency {args.concurrency}, keep-alive, TLS verified; "
           f"pinned={args.pin}; CPUs={os.cpu_count()} (shared with other work: figures are noisy)")
     worst = min(("/validate", "/mutate"), key=lambda p: results[p]["requests_per_second"])
@@ -223,7 +235,9 @@ def main() -> None:
         "name": "webhook", "endpoint": worst, "p50_ms": results[worst]["p50_ms"], "p99_ms": results[slow]["p99_ms"],
         "requests_per_second": results[worst]["requests_per_second"],
         "ratio": round(results[worst]["requests_per_second"] / echo, 3),
-        "echo_requests_per_second": echo, "requests": args.requests, "concurrency": args.concurrency,
+        "echo_requests_per_second": echo,
+        "cpu_ratio": round(results["/echo"]["server_cpu_us_per_request"] / results[worst]["server_cpu_us_per_request"], 3),
+        "load_average": round(os.getloadavg()[0], 2), "requests": args.requests, "concurrency": args.concurrency,
         "goals": {"p99_ms": 5.0, "ratio": 0.5},
         "endpoints": results,
     }

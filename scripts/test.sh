@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
 echo "== import layering (import-linter)"
 .venv/bin/lint-imports
 echo "== tests (pytest)"

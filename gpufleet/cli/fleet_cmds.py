@@ -77,7 +77,12 @@ def _write_all(out: Path, files: dict[str, str]) -> None:
         old = out.with_name(f".{out.name}.old-{os.getpid()}")
         if out.exists():
             out.rename(old)
-        tmp.rename(out)
+        try:
+            tmp.rename(out)
+        except OSError:
+            if old.exists():
+                old.rename(out)  # put the previous rendering back
+            raise
         shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

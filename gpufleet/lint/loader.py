@@ -52,6 +52,12 @@ class Problem:
 class Result:
     objects: list[Loaded] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    skipped: bool = False  # readable YAML with nothing Kubernetes-like in it (values files, CI workflows)
+
+
+def looks_like_kubernetes(value: Any) -> bool:
+    """A mapping with apiVersion, kind or metadata: meant as a Kubernetes object, even if broken."""
+    return isinstance(value, Mapping) and any(key in value for key in ("apiVersion", "kind", "metadata"))
 
 
 def _helm_sources(text: str) -> list[tuple[int, str]]:
@@ -129,17 +135,23 @@ def load(source: Source) -> Result:
         return result
     helm = _helm_sources(source.text)
     previous = 0
+    documents: list[tuple[Any, Any, int, str | None]] = []
     try:
         for value, node in _documents(source.text):
             line = node.start_mark.line + 1
             template = next((name for at, name in reversed(helm) if previous < at < line), None)
             previous = line
             if value is not None:
-                _add(result, source, value, node, line, template)
+                documents.append((value, node, line, template))
     except yaml.YAMLError as exc:
-        if source.is_json and not result.objects and not result.problems:
+        if source.is_json and not documents:
             return _load_json(source, result)
         result.problems.append(_yaml_problem(source, exc))
+    if documents and not result.problems and not any(looks_like_kubernetes(d[0]) for d in documents):
+        result.skipped = True
+        return result
+    for value, node, line, template in documents:
+        _add(result, source, value, node, line, template)
     return result
 
 
@@ -150,5 +162,8 @@ def _load_json(source: Source, result: Result) -> Result:
     except json.JSONDecodeError as exc:
         result.problems.append(Problem(source.name, exc.lineno, f"malformed JSON: {exc.msg}", "fix the JSON at this line"))
         return result
-    _add(result, source, value, None, 1, None)
+    if looks_like_kubernetes(value):
+        _add(result, source, value, None, 1, None)
+    else:
+        result.skipped = True
     return result

@@ -36,6 +36,7 @@ class Located:
 class Report:
     files: int = 0
     objects: int = 0
+    skipped: list[str] = field(default_factory=list)  # readable files with no Kubernetes-like document
     results: list[Located] = field(default_factory=list)
 
     @property
@@ -113,6 +114,8 @@ def _lint_sources(sources: Sequence[Source], ctx: CheckContext | None, select: I
     loaded: list[Loaded] = []
     for source in sources:
         result = load(source)
+        if result.skipped:
+            report.skipped.append(source.name)
         loaded.extend(result.objects)
         if _wanted(GANG000, sel, ign):
             report.results.extend(Located(problem_finding(p)) for p in result.problems)

@@ -41,7 +41,8 @@ def finding_lines(located: Located) -> list[str]:
 
 def summary_line(report: Report) -> str:
     s = report.summary()
-    return (f"{s['files']} file(s), {s['objects']} object(s): {s['errors']} error(s), "
+    skipped = f" ({len(report.skipped)} without Kubernetes objects, skipped)" if report.skipped else ""
+    return (f"{s['files']} file(s){skipped}, {s['objects']} object(s): {s['errors']} error(s), "
             f"{s['warnings']} warning(s), {s['waived']} waived")
 
 

@@ -7,7 +7,8 @@ Leaf: deserved = nominal, capability = nominal + borrowing limit (no cap when un
 = nominal for a team without a cohort, which may not borrow), guarantee = nominal -
 lending limit where a lending limit is set. Parent: deserved and guarantee = the sum
 of its children plus its own quota (Volcano's webhook requires the parent to cover
-its children). ``weight``, ``reclaimable``, ``parent`` and ``dequeueStrategy`` are
+its children); capability = deserved + the cohort's own borrowing limit, for the
+resources whose every pool sets one (what the subtree may take from its parent). ``weight``, ``reclaimable``, ``parent`` and ``dequeueStrategy`` are
 written explicitly so the webhook and queue controller change nothing. The scheduler
 conf loads ``capacity`` or ``proportion`` (never both) to read exactly these fields.
 Called by :func:`gpufleet.render.render_all` and the Pulumi Volcano component.
@@ -61,6 +62,19 @@ def _own(fleet: Fleet, owner: Team | Cohort, may_borrow: bool) -> tuple[Totals, 
     return deserved, capability, guarantee
 
 
+def _own_borrowing(fleet: Fleet, cohort: Cohort) -> Totals:
+    """Per resource, the cohort's own scaled borrowing limit; a resource with any unlimited pool is left out."""
+    limits: Totals = {}
+    unlimited: set[str] = set()
+    for pool_name, pq in tree.system_quota(fleet, cohort, "volcano").items():
+        for res, a in resources.scaled_quota(fleet.pool(pool_name), pq).items():
+            if a.borrowing_limit is None:
+                unlimited.add(res)
+            else:
+                _add(limits, res, a.borrowing_limit)
+    return {res: amount for res, amount in limits.items() if res not in unlimited}
+
+
 def _resource_list(totals: Totals) -> dict[str, str]:
     return {res: resources.fmt(res, totals[res]) for res in resources.resource_order(totals)}
 
@@ -106,11 +120,12 @@ def render_volcano_queues(fleet: Fleet) -> list[dict[str, Any]]:
     for cohort in cohorts:
         deserved, _, guarantee = _own(fleet, cohort, may_borrow=True)
         roll_up(cohort.name, deserved, guarantee)
-    parents = [
-        _queue(fleet, c.name, parent_of[c.name], c.fair_share_weight, True,
-               deserved=sums[c.name][0], capability=None, guarantee=sums[c.name][1], team=None)
-        for c in cohorts
-    ]
+    parents = []
+    for c in cohorts:
+        borrowing = _own_borrowing(fleet, c)
+        capability = {res: sums[c.name][0].get(res, Decimal(0)) + amount for res, amount in borrowing.items()}
+        parents.append(_queue(fleet, c.name, parent_of[c.name], c.fair_share_weight, True,
+                              deserved=sums[c.name][0], capability=capability or None, guarantee=sums[c.name][1], team=None))
     return parents + leaves
 
 

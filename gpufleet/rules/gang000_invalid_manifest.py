@@ -13,7 +13,11 @@ Every input of `gpufleet lint`:
 - a document that is not a Kubernetes object: not a mapping, or without `apiVersion`
   and `kind` (also each entry of a `List`'s `items`).
 
-Empty documents (a bare `---`) are skipped.
+Empty documents (a bare `---`) are skipped, and so is a whole file in which no document
+looks like Kubernetes (none has `apiVersion`, `kind` or `metadata`: Helm values, CI
+workflows, a fleet-context.json); the text summary counts those files. A stray
+non-object next to real manifests, or a manifest that lost its `apiVersion` or `kind`,
+is still reported.
 
 Why it is unsafe
 

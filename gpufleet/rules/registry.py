@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from types import ModuleType
 
 import gpufleet.rules as _package
 from gpufleet.rules.api import Rule
@@ -23,18 +24,19 @@ class RegistryError(ImportError):
     """A rule module is malformed or two rules share a code."""
 
 
-def rule_module_names() -> list[str]:
-    """Fully qualified names of the rule modules, sorted."""
+def rule_module_names(package: ModuleType = _package) -> list[str]:
+    """Fully qualified names of the rule modules of ``package``, sorted."""
     return sorted(
-        f"{_package.__name__}.{info.name}"
-        for info in pkgutil.iter_modules(_package.__path__)
+        f"{package.__name__}.{info.name}"
+        for info in pkgutil.iter_modules(package.__path__)
         if MODULE_PATTERN.match(info.name)
     )
 
 
-def _discover() -> dict[str, tuple[Rule, str]]:
+def discover(package: ModuleType = _package) -> dict[str, tuple[Rule, str]]:
+    """``{code: (rule, module name)}`` for every rule module of ``package``, sorted by code."""
     found: dict[str, tuple[Rule, str]] = {}
-    for name in rule_module_names():
+    for name in rule_module_names(package):
         rule = getattr(importlib.import_module(name), "RULE", None)
         if not isinstance(rule, Rule):
             raise RegistryError(f"{name} defines no module-level RULE = Rule(...)")
@@ -44,7 +46,7 @@ def _discover() -> dict[str, tuple[Rule, str]]:
     return {code: found[code] for code in sorted(found)}
 
 
-_FOUND = _discover()
+_FOUND = discover()
 REGISTRY: dict[str, Rule] = {code: rule for code, (rule, _) in _FOUND.items()}
 MODULES: dict[str, str] = {code: module for code, (_, module) in _FOUND.items()}
 

@@ -23,7 +23,9 @@ def is_map(value: Any) -> bool:
 
 def as_map(value: Any) -> Mapping[str, Any]:
     """``value`` if it is a mapping, else an empty one."""
-    return value if type(value) is dict or isinstance(value, abc.Mapping) else EMPTY
+    if type(value) is dict:
+        return value
+    return EMPTY if value is None or not isinstance(value, abc.Mapping) else value
 
 
 def as_list(value: Any) -> list[Any]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 import sys
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext, Finding, Rule

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,10 +140,15 @@ def test_plan_of_an_invalid_model_exits_1(tmp_path):
     assert _run("plan", str(_bad_model(tmp_path))).exit_code == 1
 
 
-def test_schema_prints_the_json_schema_or_fails_cleanly():
+def test_schema_prints_the_fleet_json_schema():
     result = _run("schema")
-    if result.exit_code == 0:
-        import json
-        assert json.loads(result.stdout).get("type") == "object"
-    else:
-        assert result.exit_code == 1 and "not available" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.stdout)
+    assert schema["type"] == "object" and "teams" in schema["properties"]
+
+
+def test_schema_fails_cleanly_when_the_schema_module_is_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gpufleet.model.schema", None)  # makes the import fail
+    result = _run("schema")
+    assert result.exit_code == 1
+    assert "not available" in result.stderr and "Traceback" not in result.output

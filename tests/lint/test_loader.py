@@ -57,12 +57,31 @@ def test_documents_before_a_yaml_error_are_kept():
 @pytest.mark.parametrize("text, why", [
     ("just a string\n", "not a Kubernetes object"),
     ("- 1\n- 2\n", "not a Kubernetes object"),
-    ("kind: Pod\nmetadata: {name: x}\n", "no apiVersion"),
     ("actions: allocate\ntiers: []\n", "no apiVersion and no kind"),
 ])
-def test_documents_that_are_not_objects_are_problems(text, why):
+def test_documents_that_are_not_objects_next_to_manifests_are_problems(text, why):
+    result = loaded(m.CLEAN_CONFIG + "---\n" + text)
+    [problem] = result.problems
+    assert why in problem.message and problem.line == 8 and len(result.objects) == 1
+
+
+@pytest.mark.parametrize("text, why", [
+    ("kind: Pod\nmetadata: {name: x}\n", "no apiVersion"),
+    ("metadata: {name: x}\nspec: {}\n", "no apiVersion and no kind"),
+])
+def test_a_manifest_missing_apiversion_or_kind_is_a_problem_on_its_own(text, why):
     [problem] = loaded(text).problems
     assert why in problem.message
+
+
+@pytest.mark.parametrize("text, name", [
+    ("image:\n  tag: v1\nreplicas: 2\n", "values.yaml"),
+    ("on: [push]\njobs: {}\n", "workflow.yml"),
+    ('{"version": 1, "fleet": "prod"}', "fleet-context.json"),
+])
+def test_a_file_without_anything_kubernetes_like_is_skipped_not_reported(text, name):
+    result = loaded(text, name)
+    assert (result.objects, result.problems, result.skipped) == ([], [], True)
 
 
 def test_json_is_read_even_where_yaml_would_choke_on_tabs():

@@ -59,3 +59,10 @@ def test_objects_of_every_file_are_related_in_one_run(tmp_path):
     m.write(tmp_path, "pc.yaml", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: gang-high}\nvalue: 10\n")
     m.write(tmp_path, "job.yaml", m.probed_job().replace("  minAvailable: 2\n", "  minAvailable: 2\n  priorityClassName: gang-high\n"))
     assert [f.code for f in lint([str(tmp_path)], select=["GANG504"]).findings] == ["GANG504"]
+
+
+def test_yaml_files_without_kubernetes_objects_are_skipped_and_counted(tmp_path):
+    m.write(tmp_path, "values.yaml", "image:\n  tag: v1\n")
+    m.write(tmp_path, "cfg.yaml", m.CLEAN_CONFIG)
+    report = lint([str(tmp_path)])
+    assert (report.findings, report.skipped, report.exit_code) == ([], [str(tmp_path / "values.yaml")], 0)

@@ -11,6 +11,8 @@ def volcano_job(name: str = "train", namespace: str = "research", replicas: int 
                 queue: str | None = None, **spec: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
         "schedulerName": "volcano",
+        "maxRetry": 3,
+        "policies": [{"event": "PodFailed", "action": "RestartJob"}, {"event": "PodEvicted", "action": "RestartJob"}],
         "tasks": [{"name": "worker", "replicas": replicas, "template": {"spec": {
             "restartPolicy": "Never",
             "containers": [{"name": "trainer", "image": "trainer:1", "resources": {

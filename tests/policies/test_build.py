@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pulumi_policy import EnforcementLevel, ResourceValidationArgs, StackValidationArgs, StackValidationPolicy
+from pulumi_policy import ResourceValidationArgs, StackValidationArgs, StackValidationPolicy
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError, unknown_checking_proxy
 
@@ -81,9 +81,10 @@ def test_unknown_values_do_not_matter_when_the_rule_finds_nothing():
     assert violations("GANG001", job) == []
 
 
-def test_a_bad_setting_is_reported_as_a_violation_naming_it():
+def test_a_bad_setting_is_reported_as_a_violation_naming_it_on_the_resources_the_rule_checks():
     (text,) = violations("GANG402", volcano_job(), {"fleetModel": "missing.fleet.yaml"})
     assert text.startswith("GANG402 pod-exceeds-node: cannot run: fleetModel: missing.fleet.yaml does not exist")
+    assert violations("GANG402", priority_class(), {"fleetModel": "missing.fleet.yaml"}) == []
 
 
 def test_remediation_returns_inputs_that_then_pass_and_nothing_when_there_is_nothing_to_fix():

@@ -16,11 +16,13 @@ def pack_findings(pack, code, name):
 
 
 @pytest.mark.parametrize("code", cases.CODES)
-def test_a_disallowed_fixture_gets_exactly_the_engines_findings(configured, code):
+def test_a_disallowed_fixture_gets_exactly_the_engines_findings_at_the_rules_default_level(configured, code):
     with configured(cases.pack_config(code)) as pack:
-        found, _ = pack_findings(pack, code, "disallowed.yaml")
+        found, diagnostics = pack_findings(pack, code, "disallowed.yaml")
+        default = {pack.default_levels[name] for name in cases.policy_names(code)}
     expected = cases.engine_findings(code, "disallowed.yaml")
     assert expected and found == expected
+    assert {d.level for d in diagnostics if d.policy in cases.policy_names(code)} == default
 
 
 @pytest.mark.parametrize("code", cases.CODES)
@@ -38,10 +40,3 @@ def test_each_resource_alone_gets_the_engines_findings_of_that_object_alone(conf
                        for pair in d.violations)
     assert found == cases.engine_findings(code, "disallowed.yaml", alone=True)
 
-
-@pytest.mark.parametrize("code", cases.CODES)
-def test_violations_carry_the_rules_default_level(configured, code):
-    with configured(cases.pack_config(code)) as pack:
-        _, diagnostics = pack_findings(pack, code, "disallowed.yaml")
-        levels = {d.level for d in diagnostics if d.policy in cases.policy_names(code)}
-        assert levels == {pack.default_levels[next(iter(sorted(cases.policy_names(code))))]}

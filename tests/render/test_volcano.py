@@ -151,3 +151,19 @@ def test_the_arithmetic_check_catches_a_parent_below_its_children():
     queues = volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})]))
     by_name(queues, "ml")["spec"]["deserved"]["nvidia.com/gpu"] = "1"
     assert _webhook_problems(queues) == ["ml: children's deserved nvidia.com/gpu above the parent's"]
+
+
+@pytest.mark.parametrize(("ml_quota", "capability"), [
+    ({"a100": quota(0, borrowing=8)}, {"cpu": "384", "memory": "3000Gi", "nvidia.com/gpu": "24"}),
+    ({"a100": quota(8, borrowing=8)}, {"cpu": "512", "memory": "4000Gi", "nvidia.com/gpu": "32"}),
+])
+def test_a_nested_cohort_with_a_borrowing_limit_caps_its_subtree(ml_quota, capability):
+    cohorts = [cohort("org"), cohort("ml", parent="org", quota=ml_quota)]
+    spec = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})], cohorts)), "ml")["spec"]
+    assert spec["capability"] == capability
+
+
+def test_a_cohort_without_a_borrowing_limit_has_no_capability():
+    cohorts = [cohort("org"), cohort("ml", parent="org", quota={"a100": quota(8)})]
+    spec = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})], cohorts)), "ml")["spec"]
+    assert "capability" not in spec

@@ -37,8 +37,8 @@ def test_gang501_reports_an_embedded_config_that_is_not_yaml():
     ({"timeout": "15m"}, []),
     ({"timeout": "9m59s"}, ["waitForPodsReady.timeout"]),
     ({"timeout": "0s"}, []),                                     # zero is defaulted to 30m
-    ({"timeout": "15m", "recoveryTimeout": "2m"}, ["waitForPodsReady.recoveryTimeout"]),
-    ({"timeout": "15m", "recoveryTimeout": "0s"}, []),          # recovery eviction off
+    ({"timeout": "15m", "recoveryTimeout": "2m"}, []),          # recovery is not held to the cold-start floor
+    ({"timeout": "15m", "recoveryTimeout": "later"}, ["waitForPodsReady.recoveryTimeout"]),
     ({"timeout": "soon"}, ["waitForPodsReady.timeout"]),
 ])
 def test_gang502_compares_timeouts_with_the_default_floor_of_ten_minutes(block, expected):

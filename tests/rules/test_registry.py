@@ -57,3 +57,36 @@ def test_discovery_finds_only_gang_modules():
     names = [name.rsplit(".", 1)[1] for name in registry.rule_module_names()]
     assert names and all(registry.MODULE_PATTERN.match(n) for n in names)
     assert len(names) == len(RULES)
+
+
+RULE_MODULE = '''
+from gpufleet.rules.api import Rule, Severity
+RULE = Rule(code="{code}", name="x", family="gang-size", severity=Severity.ERROR, summary="s", fix="f",
+            kinds=(), check=lambda obj, ctx: [])
+'''
+
+
+def fake_package(tmp_path, monkeypatch, modules):
+    import importlib
+    import sys
+    package = tmp_path / "fakerules"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (package / f"{name}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "fakerules", raising=False)
+    return importlib.import_module("fakerules")
+
+
+def test_two_modules_sharing_a_code_fail_discovery(tmp_path, monkeypatch):
+    package = fake_package(tmp_path, monkeypatch, {"gang001_a": RULE_MODULE.format(code="GANG001"),
+                                                   "gang001_b": RULE_MODULE.format(code="GANG001")})
+    with pytest.raises(registry.RegistryError, match="GANG001 is defined twice"):
+        registry.discover(package)
+
+
+def test_a_rule_module_without_rule_fails_discovery_and_helper_modules_are_ignored(tmp_path, monkeypatch):
+    package = fake_package(tmp_path, monkeypatch, {"gang002_empty": "X = 1\n", "gang0_helpers": "Y = 2\n"})
+    with pytest.raises(registry.RegistryError, match="gang002_empty defines no module-level RULE"):
+        registry.discover(package)

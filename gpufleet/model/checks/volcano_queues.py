@@ -6,7 +6,7 @@ becomes a leaf queue under its cohort's queue (or ``root``; every queue sits und
 capability = nominal + borrowingLimit (no cap when unset; = nominal without a
 cohort), guarantee = nominal − lendingLimit (where set and below nominal). A cohort's
 queue has deserved and guarantee = Σ children + its own, and capability = deserved +
-its borrowingLimit when it sets one (the renderer does not write that yet, see
+its borrowingLimit when it sets one (as gpufleet.render.volcano writes it; see
 docs/model.md). Volcano rejects, per resource,
 guarantee > deserved > capability, children whose deserved or guarantee sum above the
 parent's, a capability above the nearest capped ancestor's, and depth above 5.
