@@ -6,5 +6,7 @@ resources; every decision about *what* to create lives in the pure core.
 
 Modules: ``fleet`` (the top component), ``kueue`` and ``volcano`` (the engine
 charts), ``quota`` (the rendered quota objects), ``ordering`` (which rendered
-object must exist before which), ``stack_config`` (the typed stack configuration).
+object must exist before which), ``manifest`` (a custom resource keeping every
+top-level field), ``stack_config`` (the typed stack configuration), and
+``controller``/``typed`` (the gang-admission controller).
 """

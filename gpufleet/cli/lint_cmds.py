@@ -104,8 +104,9 @@ def lint_command(
     if fmt is Format.text and output is None:
         _print_text(report)
     else:
-        renderer = {Format.text: text.render_plain, Format.json: jsonout.render, Format.sarif: sarif.render}[fmt]
-        _emit(renderer(report), output)
+        rendered = (sarif.render(report, Path.cwd()) if fmt is Format.sarif
+                    else jsonout.render(report) if fmt is Format.json else text.render_plain(report))
+        _emit(rendered, output)
     raise typer.Exit(report.exit_code)
 
 

@@ -12,6 +12,7 @@ is waived.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from gpufleet import __version__
@@ -37,7 +38,20 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _result(located: Located, index: dict[str, int]) -> dict[str, Any]:
+def artifact_uri(file: str | None, base: Path | None) -> str:
+    """The file as a forward-slash URI, relative to ``base`` (the repository root) when it lies below it."""
+    if not file:
+        return "stdin"
+    path = Path(file)
+    if base is not None and path.is_absolute():
+        try:
+            path = path.relative_to(base)
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def _result(located: Located, index: dict[str, int], base: Path | None) -> dict[str, Any]:
     f = located.finding
     name = "/".join(p for p in (f.namespace, f.object_name) if p)
     logical = ":".join(p for p in (" ".join(p for p in (f.kind, name) if p), f.path) if p)
@@ -48,7 +62,7 @@ def _result(located: Located, index: dict[str, int]) -> dict[str, Any]:
         "message": {"text": f"{f.message} (fix: {f.fix})" if f.fix else f.message},
         "locations": [{
             "physicalLocation": {
-                "artifactLocation": {"uri": (f.file or "stdin").replace("\\", "/")},
+                "artifactLocation": {"uri": artifact_uri(f.file, base)},
                 "region": {"startLine": max(f.line or 1, 1)},
             },
             **({"logicalLocations": [{"fullyQualifiedName": logical, "kind": "object"}]} if logical else {}),
@@ -61,7 +75,7 @@ def _result(located: Located, index: dict[str, int]) -> dict[str, Any]:
     return result
 
 
-def document(report: Report) -> dict[str, Any]:
+def document(report: Report, base: Path | None = None) -> dict[str, Any]:
     rules = registry.all_rules()
     index = {rule.code: i for i, rule in enumerate(rules)}
     return {
@@ -72,11 +86,12 @@ def document(report: Report) -> dict[str, Any]:
                 "name": "gpufleet", "version": __version__, "informationUri": DOCS_URL,
                 "rules": [rule_descriptor(rule) for rule in rules],
             }},
-            "results": [_result(r, index) for r in report.results],
+            "results": [_result(r, index, base) for r in report.results],
             "columnKind": "utf16CodeUnits",
         }],
     }
 
 
-def render(report: Report) -> str:
-    return json.dumps(document(report), indent=2, ensure_ascii=False) + "\n"
+def render(report: Report, base: Path | None = None) -> str:
+    """SARIF text; absolute file paths below ``base`` (the CLI passes the working directory) become relative."""
+    return json.dumps(document(report, base), indent=2, ensure_ascii=False) + "\n"

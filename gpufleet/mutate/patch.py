@@ -79,7 +79,7 @@ class PatchBuilder:
                 return _fill(created, keys[depth + 1:], value)
             child = _child(node, key)
             last = depth == len(keys) - 1
-            if child is _INVALID:
+            if child is _INVALID or (child is None and type(key) is int):  # never fill a null list item
                 return False
             if child is _MISSING or child is None or (last and unset(child)):
                 self._emit(keys[: depth + 1], _nest(keys[depth + 1:], value), replace=child is not _MISSING)
@@ -99,7 +99,7 @@ class PatchBuilder:
             if created is not None:
                 return _fill(created, keys[depth + 1:], item, append=True)
             child = _child(node, key)
-            if child is _INVALID:
+            if child is _INVALID or (child is None and type(key) is int):
                 return False
             if child is _MISSING or child is None:
                 self._emit(here, _nest(keys[depth + 1:], [item]), replace=child is not _MISSING)

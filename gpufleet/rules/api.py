@@ -63,8 +63,10 @@ class Rule:
     (``min-below-replicas``); ``family`` groups rules for the policy pack
     (gang-size, routing, restarts, probes, gpus, platform, schema); ``kinds`` lists
     the ``(apiGroup, kind)`` pairs it reads (the group without version, ``""`` for
-    core); ``needs_fleet`` rules only run with a fleet context; ``remediate`` is set
-    only where the fix is always safe.
+    core); ``needs_fleet`` rules only run with a fleet context; ``needs_objects``
+    rules also read the other objects of the run (``ctx.objects``), so the policy pack
+    runs them in its stack policy too; ``remediate`` is set only where the fix is
+    always safe.
     """
 
     code: str
@@ -76,6 +78,7 @@ class Rule:
     kinds: tuple[tuple[str, str], ...]
     check: CheckFn
     needs_fleet: bool = False
+    needs_objects: bool = False
     remediate: RemediateFn | None = None
     doc: str = ""
 

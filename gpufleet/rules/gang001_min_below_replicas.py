@@ -88,5 +88,5 @@ RULE = Rule(
     code="GANG001", name="min-below-replicas", family="gang-size", severity=Severity.ERROR,
     summary="The gang minimum is below the gang's pod count, so a synchronous job can start partially.",
     fix="raise the gang minimum to the total pod count (or mark the job elastic)",
-    kinds=KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+    kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
 )

@@ -79,5 +79,5 @@ RULE = Rule(
     code="GANG002", name="min-above-replicas", family="gang-size", severity=Severity.ERROR,
     summary="The gang minimum is above the gang's pod count, so the gang can never be scheduled.",
     fix="lower the gang minimum to the total pod count",
-    kinds=KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+    kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
 )

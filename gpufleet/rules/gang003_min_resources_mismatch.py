@@ -159,5 +159,5 @@ RULE = Rule(
     fix="make minResources the sum of the gang's pod requests (or leave it out)",
     kinds=(("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"),
            *(("kubeflow.org", kind) for kind in KUBEFLOW)),
-    check=check, remediate=remediate, doc=__doc__ or "",
+    check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
 )

@@ -67,12 +67,33 @@ def referenced_classes(obj: Mapping[str, Any]) -> set[str]:
     return {str(n) for n in names if n}
 
 
+_LAST: tuple[tuple[Mapping[str, Any], ...], dict[str, list[Mapping[str, Any]]]] | None = None
+
+
+def users_by_class(objects: tuple[Mapping[str, Any], ...]) -> dict[str, list[Mapping[str, Any]]]:
+    """``{PriorityClass name: gang workloads using it}`` over a run's objects.
+
+    Built once per run (the engine hands every object the same ``ctx.objects`` tuple) and
+    kept for the last run only, so checking many PriorityClasses stays linear.
+    """
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] is objects:
+        return last[1]
+    users: dict[str, list[Mapping[str, Any]]] = {}
+    for obj in objects:
+        for name in referenced_classes(obj):
+            users.setdefault(name, []).append(obj)
+    _LAST = (objects, users)
+    return users
+
+
 def _why_gang(name: str, labels: Mapping[str, Any], ctx: CheckContext) -> str | None:
     if str(labels.get(GANG_LABEL, "")).lower() == "true":
         return f"it is labelled {GANG_LABEL}=true"
     if ctx.fleet is not None and any(pc.name == name for pc in ctx.fleet.priority_classes):
         return "the fleet context lists it for gang workloads"
-    users = [o for o in ctx.objects if name in referenced_classes(o)]
+    users = users_by_class(ctx.objects).get(name, [])
     if users:
         meta = as_map(users[0].get("metadata"))
         who = f"{users[0].get('kind')} {meta.get('name') or meta.get('generateName') or ''}".strip()
@@ -102,5 +123,6 @@ RULE = Rule(
     fix="set preemptionPolicy: Never on PriorityClasses used by gang workloads",
     kinds=(("scheduling.k8s.io", "PriorityClass"),),
     check=check,
+    needs_objects=True,
     doc=__doc__ or "",
 )

@@ -11,7 +11,13 @@ gangs from it:
 - `preempt` with no `gang` plugin in any tier, or with `gang` set to
   `enablePreemptable: false` (the chart default, which switches off gang's victim
   filter for preemption);
-- `reclaim` with no `gang` plugin, or with `gang` set to `enableReclaimable: false`.
+- `reclaim` with no `gang` plugin, or with `gang` set to `enableReclaimable: false`;
+- `gang` placed in a later tier than a plugin that also votes on victims (for `preempt`:
+  `priority`, `conformance`, `drf`; for `reclaim`: `conformance`, `proportion`,
+  `capacity`) with its own switch on. The session asks tier by tier and the first tier
+  whose plugins name victims decides (`Preemptable`/`Reclaimable` in
+  `pkg/scheduler/framework/session_plugins.go`), so a gang filter in a later tier is
+  never consulted.
 
 Omitted `enable*` switches default to true. The gang-aware actions `gangpreempt` and
 `gangreclaim` (Volcano 1.15) choose whole jobs as victims and are never flagged; but
@@ -55,9 +61,10 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gang5_volcano_conf import KINDS, volcano_confs
+from gpufleet.rules.gang5_volcano_conf import KINDS, Plugin, VolcanoConf, volcano_confs
 
 SWITCHES = {"preempt": "enablePreemptable", "reclaim": "enableReclaimable"}
+VOTERS = {"preempt": ("priority", "conformance", "drf"), "reclaim": ("conformance", "proportion", "capacity")}
 GANG_ACTIONS = {"gangpreempt": "preempt", "gangreclaim": "reclaim"}
 
 
@@ -78,9 +85,20 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         for action in evicting:
             switch = SWITCHES.get(action)
             if switch and not gang.enabled(switch):
-                better = "gang" + action
                 yield Violation(f"{gang.path}.{switch}", f"action {action} runs with gang {switch}: false, so it evicts single pods out of running gangs",
-                                f"replace {action} with {better} in actions, or remove {switch}: false from the gang plugin")
+                                f"replace {action} with gang{action} in actions, or remove {switch}: false from the gang plugin")
+            elif switch:
+                yield from _outranked(conf, gang, action, switch)
+
+
+def _outranked(conf: VolcanoConf, gang: Plugin, action: str, switch: str) -> Iterator[Violation]:
+    """A victim-voting plugin in an earlier tier than gang decides alone, bypassing gang's filter."""
+    earlier = [p for p in conf.plugins if p.tier < gang.tier and p.name in VOTERS[action] and p.enabled(switch)]
+    if earlier:
+        first = earlier[0]
+        yield Violation(gang.path, f"action {action}: plugin {first.name} in tier {first.tier} picks victims before gang (tier {gang.tier}) "
+                        "is asked, so gang's minAvailable filter never applies",
+                        f"move gang into tier {first.tier} (the first tier), or use gang{action}")
 
 
 RULE = Rule(

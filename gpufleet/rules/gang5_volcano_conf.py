@@ -32,6 +32,7 @@ class Plugin:
     name: str
     path: str
     args: Mapping[str, Any]
+    tier: int = 0
 
     def enabled(self, switch: str) -> bool:
         """A per-plugin switch such as ``enablePreemptable``; omitted means true."""
@@ -68,7 +69,7 @@ def _plugins(conf: Mapping[str, Any], base: str) -> Iterator[Plugin]:
         plugins = tier.get("plugins") if isinstance(tier, Mapping) else None
         for p, plugin in enumerate(plugins if isinstance(plugins, list) else ()):
             if isinstance(plugin, Mapping) and plugin.get("name"):
-                yield Plugin(str(plugin["name"]), join_path(base, "tiers", t, "plugins", p), plugin)
+                yield Plugin(str(plugin["name"]), join_path(base, "tiers", t, "plugins", p), plugin, t)
 
 
 def volcano_confs(obj: Mapping[str, Any]) -> Iterator[VolcanoConf]:

@@ -7,6 +7,8 @@ Registered into a :class:`~gpufleet.webhook.registry.Registry` by
   (``metadata.deletionTimestamp``: denying the finalizer-removal UPDATE would
   block deletion forever);
 - read the request namespace into the object when the client left it out;
+- on UPDATE, deny only for blocking findings the old object did not have (the
+  others warn), so controllers can still update objects that predate a rule;
 - never raise: an internal error denies (validate, ``status.code`` 500) or allows
   without a patch plus a warning (mutate; the validator still runs after it).
 
@@ -88,6 +90,8 @@ def validate(request: AdmissionRequest, state: State) -> Verdict:
     blocking = [f for f in findings if f.blocking]
     verdict = Verdict(warnings=[short_warning(f"{f.code} {f.path}: {f.message}")
                                 for f in findings if not f.blocking and not f.waived])
+    if blocking and request.operation == "UPDATE" and request.old is not None:
+        blocking = _new_on_update(blocking, with_namespace(request.old, request.namespace), state, verdict)
     waived = [f for f in findings if f.waived]
     if waived:
         verdict.audit["waived"] = "; ".join(f"{f.code} {f.path} ({f.waiver_reason})" for f in waived)[:1000]
@@ -96,6 +100,20 @@ def validate(request: AdmissionRequest, state: State) -> Verdict:
         verdict.message = denial_message(obj, blocking)
         verdict.denied_codes = tuple(f.code for f in blocking)
     return verdict
+
+
+def _new_on_update(blocking: list[Finding], old: Mapping[str, Any], state: State, verdict: Verdict) -> list[Finding]:
+    """The blocking findings an UPDATE introduces; those the old object already had only warn.
+
+    Controllers update objects they did not write (Kueue suspends and resumes Jobs, the
+    Volcano scheduler writes PodGroup status with a full UPDATE): denying them for a
+    violation that predates the webhook, or a rule, would wedge the workload.
+    """
+    before = {(f.code, f.path) for f in engine.check_object(old, state.check) if f.blocking}
+    for f in blocking:
+        if (f.code, f.path) in before:
+            verdict.warnings.append(short_warning(f"{f.code} {f.path}: already there, not blocking this update: {f.message}"))
+    return [f for f in blocking if (f.code, f.path) not in before]
 
 
 def denial_message(obj: Mapping[str, Any], blocking: list[Finding]) -> str:

@@ -31,6 +31,7 @@ class AdmissionRequest:
     operation: str
     namespace: str | None
     obj: Mapping[str, Any] | None
+    old: Mapping[str, Any] | None
     dry_run: bool
     sub_resource: str | None
     raw: Mapping[str, Any]
@@ -83,7 +84,9 @@ def parse_review(body: bytes) -> AdmissionRequest:
     sub = request.get("subResource")
     return AdmissionRequest(uid=uid, operation=str(operation or ""),
                             namespace=namespace if isinstance(namespace, str) and namespace else None,
-                            obj=obj if isinstance(obj, dict) else None, dry_run=request.get("dryRun") is True,
+                            obj=obj if isinstance(obj, dict) else None,
+                            old=old if isinstance(old := request.get("oldObject"), dict) else None,
+                            dry_run=request.get("dryRun") is True,
                             sub_resource=sub if isinstance(sub, str) and sub else None, raw=request)
 
 

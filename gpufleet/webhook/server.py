@@ -90,7 +90,8 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
         log.error("%s; fix --cert/--key (GPUFLEET_CERT/GPUFLEET_KEY)", exc)
         return 1
     fleet.poll()
-    runner = web.AppRunner(build_app(build_registry(cfg.bench_echo), state), access_log=None,
+    registry = build_registry(cfg.bench_echo)
+    runner = web.AppRunner(build_app(registry, state), access_log=None,
                            handle_signals=False, shutdown_timeout=cfg.shutdown_timeout)
     await runner.setup()
     site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_context, backlog=512)
@@ -101,7 +102,7 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
         await runner.cleanup()
         return 1
     port = runner.addresses[0][1]
-    log.info("serving https://%s:%d (%s)", cfg.host, port, ", ".join(build_registry(cfg.bench_echo).paths()))
+    log.info("serving https://%s:%d (%s)", cfg.host, port, ", ".join(registry.paths()))
     if on_listening:
         on_listening(port)
     watcher = asyncio.create_task(_watch(cfg.reload_interval, fleet, tls, stop))

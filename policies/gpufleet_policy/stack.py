@@ -16,8 +16,6 @@ the caller turns uncertain findings into one advisory "can't check during previe
 
 from __future__ import annotations
 
-import inspect
-import sys
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
@@ -48,32 +46,9 @@ class StackObject:
     found: Manifest
 
 
-def _helper_modules(module: Any) -> set[Any]:
-    """The rule module and the ``gpufleet.rules`` helper modules it takes names from."""
-    found = {module}
-    for value in vars(module).values():
-        name = getattr(value, "__module__", None) if not inspect.ismodule(value) else value.__name__
-        if isinstance(name, str) and name.startswith("gpufleet.rules.gang") and name in sys.modules:
-            found.add(sys.modules[name])
-    return found
-
-
 def relates_objects(rule: Rule) -> bool:
-    """Whether the rule reads other objects: its ``needs_objects`` flag if the Rule has one, else whether
-    its module (or a ``gpufleet.rules`` helper it uses) reads ``ctx.objects``."""
-    flag = getattr(rule, "needs_objects", None)
-    if flag is not None:
-        return bool(flag)
-    module = inspect.getmodule(rule.check)
-    if module is None:
-        return False
-    for source in _helper_modules(module):
-        try:
-            if "ctx.objects" in inspect.getsource(source):
-                return True
-        except (OSError, TypeError):
-            continue
-    return False
+    """Whether the rule reads the other objects of the run (``Rule.needs_objects``)."""
+    return rule.needs_objects
 
 
 def scopes(rule: Rule) -> tuple[str, ...]:

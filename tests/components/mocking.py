@@ -64,7 +64,7 @@ class RecordingMonitor(MockMonitor):
         return response
 
 
-def install_mocks(stack: str = "test", config: dict[str, Any] | None = None) -> RecordingMonitor:
+def install_mocks(stack: str = "test", config: dict[str, Any] | None = None, mocks: Mocks | None = None) -> RecordingMonitor:
     """A fresh mock runtime (preview off, so every input is known) with optional config.
 
     A fresh event loop and a fresh root Stack each time: ``set_mocks`` keeps an
@@ -72,7 +72,7 @@ def install_mocks(stack: str = "test", config: dict[str, Any] | None = None) -> 
     """
     asyncio.set_event_loop(asyncio.new_event_loop())
     settings.ROOT.set(None)
-    monitor = RecordingMonitor()
+    monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(monitor.mocks, project="gpufleet", stack=stack, preview=False, monitor=monitor)
     pulumi.runtime.set_all_config({k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()})
     return monitor

@@ -59,3 +59,16 @@ def test_the_summary_names_the_queues_and_chart_versions(monitor):
     _, _, summary = install(monitor, model)
     assert summary == {"clusterQueues": ["alpha", "beta"], "volcanoQueues": ["dev", "alpha", "beta"],
                        "chartVersions": {"kueue": "0.19.1", "volcano": "1.15.0"}}
+
+
+def test_kueue_objects_depend_on_the_kueue_chart_and_volcano_queues_on_the_volcano_chart(monitor):
+    model = fleet()
+    registered, _, _ = install(monitor, model)
+    components = {r.urn: r.type for r in registered if r.type in COMPONENT_TOKENS}
+    chart_of = {components[r.parent]: r.urn for r in registered if r.type == "kubernetes:helm.sh/v4:Chart"}
+    by_name = {r.name: r for r in registered}
+    for obj in render_all(model).objects:
+        deps = set(by_name[obj.key].dependencies)
+        expected = {"kueue": {chart_of["gpufleet:kueue:Kueue"]}, "volcano": {chart_of["gpufleet:volcano:Volcano"]},
+                    "core": set()}[obj.engine]
+        assert deps & set(chart_of.values()) == expected, obj.key

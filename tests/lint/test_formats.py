@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +82,13 @@ def test_sarif_marks_waived_findings_as_suppressed_with_the_reason(report):
 def test_sarif_levels_follow_rule_severity(report):
     levels = {r["ruleId"]: r["level"] for r in json.loads(sarif.render(report))["runs"][0]["results"]}
     assert levels == {"GANG000": "error", "GANG301": "error", "GANG503": "warning"}
+
+
+@pytest.mark.parametrize("file, base, uri", [
+    ("/repo/manifests/job.yaml", "/repo", "manifests/job.yaml"),
+    ("/elsewhere/job.yaml", "/repo", "/elsewhere/job.yaml"),
+    ("manifests/job.yaml", "/repo", "manifests/job.yaml"),
+    (None, None, "stdin"),
+])
+def test_sarif_uris_are_relative_to_the_repository_root_when_possible(file, base, uri):
+    assert sarif.artifact_uri(file, Path(base) if base else None) == uri

@@ -90,7 +90,7 @@ def random_workloads(draw):
     return obj
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_workloads())
 def test_random_objects_never_crash_and_every_patch_applies_and_is_idempotent(obj):
     ops = mutate(obj, fleet(), TEAM_NS)
@@ -105,3 +105,17 @@ def test_a_bare_volcano_job_once_patched_is_valid_against_the_real_volcano_crd(c
     fixed = jsonpatch.apply_patch(job, mutate(job, fleet()))
     assert crds.knows(fixed)
     assert crds.validate(fixed) == [] and crds.pruned_fields(fixed) == []
+
+
+def test_the_builder_creates_missing_maps_but_never_list_items_or_through_scalars():
+    from gpufleet.mutate import PatchBuilder
+    obj = {"a": [None, {"b": 1}], "s": "text"}
+    patch = PatchBuilder(obj)
+    assert not patch.set_default(("a", 0, "x"), 1)
+    assert not patch.set_default(("a", 5, "x"), 1)
+    assert not patch.set_default(("s", "x"), 1)
+    assert patch.set_default(("a", 1, "c", "d"), 2) and patch.set_default(("a", 1, "c", "e"), 3)
+    assert patch.append(("m", "list"), "x") and patch.append(("m", "list"), "y")
+    assert patch.ops == [{"op": "add", "path": "/a/1/c", "value": {"d": 2, "e": 3}},
+                         {"op": "add", "path": "/m", "value": {"list": ["x", "y"]}}]
+    assert jsonpatch.apply_patch(obj, patch.ops)["m"]["list"] == ["x", "y"]

@@ -49,3 +49,15 @@ def test_a_conf_that_is_not_yaml_is_reported_once_by_gang505():
     conf["data"]["volcano-scheduler.conf"] = "tiers: [unclosed"
     assert paths(conf, "GANG505") == [BASE]
     assert paths(conf, "GANG506") == []
+
+
+@pytest.mark.parametrize("actions, tiers, expected", [
+    ("allocate, preempt", [[{"name": "priority"}, gang()], [{"name": "drf"}]], []),
+    ("allocate, preempt", [[{"name": "priority"}], [gang()]], ["tiers[1].plugins[0]"]),
+    ("allocate, preempt", [[{"name": "priority", "enablePreemptable": False}], [gang()]], []),
+    ("allocate, reclaim", [[{"name": "priority"}], [gang()]], []),          # priority does not vote on reclaim
+    ("allocate, reclaim", [[{"name": "proportion"}], [gang()]], ["tiers[1].plugins[0]"]),
+    ("allocate, gangpreempt", [[{"name": "priority"}], [gang()]], []),
+])
+def test_gang505_needs_gang_in_the_tier_that_decides_victims(actions, tiers, expected):
+    assert paths(k.volcano_conf(actions, *tiers), "GANG505") == expected

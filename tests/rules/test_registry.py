@@ -90,3 +90,50 @@ def test_a_rule_module_without_rule_fails_discovery_and_helper_modules_are_ignor
     package = fake_package(tmp_path, monkeypatch, {"gang002_empty": "X = 1\n", "gang0_helpers": "Y = 2\n"})
     with pytest.raises(registry.RegistryError, match="gang002_empty defines no module-level RULE"):
         registry.discover(package)
+
+
+class _Watched(tuple):
+    """ctx.objects that records whether a rule looked at it."""
+
+    touched = False
+
+    def _touch(self):
+        type(self).touched = True
+
+    def __iter__(self):
+        self._touch()
+        return super().__iter__()
+
+    def __len__(self):
+        self._touch()
+        return super().__len__()
+
+    def __bool__(self):
+        self._touch()
+        return super().__len__() > 0
+
+    def __getitem__(self, index):
+        self._touch()
+        return super().__getitem__(index)
+
+
+def _reads_other_objects(rule) -> bool:
+    """Run the rule's check over its fixtures with a ctx.objects that records any access."""
+    from dataclasses import replace
+
+    watched = type("Watched", (_Watched,), {"touched": False})
+    for name in ("allowed.yaml", "disallowed.yaml"):
+        if not (fx.FIXTURES / rule.code / name).exists():  # GANG000's fixtures are raw files, not objects
+            continue
+        objects = fx.documents(rule.code, name)
+        ctx = replace(fx.context(rule.code), objects=watched(objects))
+        for obj in objects:
+            if rule.applies_to(obj):
+                list(rule.check(obj, ctx))
+    return watched.touched
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_a_rule_that_reads_other_objects_declares_needs_objects(rule):
+    reads = _reads_other_objects(rule)
+    assert rule.needs_objects == reads, f"{rule.code}: set needs_objects={reads} so the policy pack's stack policy runs it"

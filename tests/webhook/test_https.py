@@ -72,9 +72,10 @@ def test_health_readiness_and_metrics_are_served(client):
     assert "gpufleet_tls_certificate_not_after_seconds" in text
 
 
-def test_the_echo_floor_answers_only_when_enabled(client):
+def test_the_echo_floor_answers_only_when_enabled(client, own_server):
     request = review(volcano_job(2))
     assert response_of(client.post("/echo", request)[1]) == {"uid": request["request"]["uid"], "allowed": True}
+    assert own_server.client.request("POST", "/echo", orjson.dumps(request))[0] == 404
 
 
 def test_plain_http_and_an_untrusted_ca_are_refused(shared_server, tmp_path):

@@ -40,7 +40,8 @@ def disagreement(where: str, obj: dict, validated: dict, state) -> list[str]:
     if validated["allowed"] == bool(blocking):
         problems.append(f"{where}: allowed={validated['allowed']} but engine blocking={[f.code for f in blocking]}")
     message = validated.get("status", {}).get("message", "")
-    problems += [f"{where}: {f.code} {f.path} missing from the denial" for f in blocking if f"{f.code} {f.name} at {f.path}" not in message]
+    problems += [f"{where}: {f.code} {f.path} (with its fix) missing from the denial" for f in blocking
+                 if f"{f.code} {f.name} at {f.path}: {f.message} Fix: {f.fix}" not in message]
     warned = [f for f in findings if not f.blocking and not f.waived]
     if len(validated.get("warnings", [])) != len(warned):
         problems.append(f"{where}: {len(validated.get('warnings', []))} warnings for {len(warned)} advisory findings")
@@ -59,7 +60,7 @@ def test_upstream_manifests_in_a_team_namespace_are_answered_as_the_engine_judge
         if "patch" in admit(fixed, state)[0]:
             problems.append(f"{where}: the patched object is patched again")
     assert not problems, "\n".join(problems)
-    assert results["patched"] >= 10, results
+    assert results["patched"] >= 10 and results["denied"] >= 1, results
 
 
 def fixture_files() -> list[Path]:

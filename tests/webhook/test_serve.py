@@ -90,13 +90,16 @@ def test_a_warning_finding_becomes_a_short_admission_warning_and_the_object_is_a
     assert "warnings" not in response_of(call("/validate", review(kueue_config_map(backoff=True)))[1])
 
 
-def test_a_bare_job_is_patched_on_create_and_the_patched_job_then_validates_clean_of_routing_and_restart_codes():
+def test_a_bare_job_is_patched_on_create_into_a_job_the_engine_finds_nothing_wrong_with():
     job = volcano_job(1, 7)
     _, answer, result = call("/mutate", review(job))
     assert result == "patched"
     fixed = apply(job, response_of(answer))
     assert fixed["spec"]["minAvailable"] == 8 and fixed["spec"]["queue"] == "research-vq"
     assert call("/mutate", review(fixed))[2] == "allowed"
+    assert engine.check_object(job, CheckContext(fleet=fleet())), "the bare job must draw findings"
+    assert engine.check_object(fixed, CheckContext(fleet=fleet())) == []
+    assert call("/validate", review(fixed))[2] == "allowed"
 
 
 @pytest.mark.parametrize("operation", ["UPDATE", "DELETE", "CONNECT"])
@@ -183,3 +186,21 @@ def test_the_input_object_is_never_modified_by_either_handler():
     for path in ("/validate", "/mutate"):
         REGISTRY.handlers[path](parsed, state)
     assert parsed.obj == snapshot
+
+
+def test_an_update_is_denied_only_for_violations_it_introduces():
+    old = probed_job()
+    changed = copy.deepcopy(old)
+    changed["spec"]["tasks"][0]["replicas"] = 1  # e.g. a controller's or user's unrelated edit
+    response = response_of(call("/validate", review(changed, operation="UPDATE", old=old))[1])
+    assert response["allowed"] is True
+    assert any(w.startswith("GANG301 ") and "already there" in w for w in response["warnings"])
+    worse = copy.deepcopy(changed)
+    worse["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["readinessProbe"] = {"tcpSocket": {"port": 1}}
+    response = response_of(call("/validate", review(worse, operation="UPDATE", old=old))[1])
+    assert response["allowed"] is False and "spec.tasks[0].template.spec.containers[0]" in response["status"]["message"]
+    assert "spec.tasks[1]" not in response["status"]["message"]
+
+
+def test_an_update_without_an_old_object_is_judged_in_full():
+    assert response_of(call("/validate", review(probed_job(), operation="UPDATE"))[1])["allowed"] is False
