@@ -27,6 +27,11 @@ WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("trainer.kubeflow.org", ("v1alpha1",), "trainjobs"),
 )
 
+# Mutation fills in defaults at creation only: Volcano and Kueue reject most spec
+# changes on UPDATE, so a patch there would turn into their denial. Validation also
+# sees UPDATEs (the webhook then denies only violations the update introduces).
+OPERATIONS = {"validate": ["CREATE", "UPDATE"], "mutate": ["CREATE"]}
+
 SKIP_JOBSET_CHILDREN = {
     "name": "not-a-jobset-child",
     "expression": "!(request.resource.group == 'batch' && has(object.metadata.ownerReferences) && "
@@ -46,10 +51,10 @@ def _namespace_selector(fleet: Fleet) -> dict[str, Any]:
     ]}
 
 
-def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...]) -> list[dict[str, Any]]:
+def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], operations: list[str]) -> list[dict[str, Any]]:
     return [
         {"apiGroups": [group], "apiVersions": list(versions), "resources": [resource],
-         "operations": ["CREATE", "UPDATE"], "scope": "Namespaced"}
+         "operations": operations, "scope": "Namespaced"}
         for group, versions, resource in resources
     ]
 
@@ -62,7 +67,7 @@ def _webhook(fleet: Fleet, settings: ControllerSettings, kind: str, suffix: str,
     hook: dict[str, Any] = {
         "name": f"{suffix}.{kind}.gpufleet.dev",
         "clientConfig": client,
-        "rules": _rules(resources),
+        "rules": _rules(resources, OPERATIONS[kind]),
         "failurePolicy": "Fail",
         "matchPolicy": "Equivalent",
         "sideEffects": "None",

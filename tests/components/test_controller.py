@@ -188,3 +188,9 @@ def test_the_deployment_waits_for_its_secret_and_configmap(monitor):
     deployment = one(registered, "kubernetes:apps/v1:Deployment")
     for kind in ("kubernetes:core/v1:Secret", "kubernetes:core/v1:ConfigMap"):
         assert one(registered, kind).urn in deployment.dependencies
+
+
+@pytest.mark.parametrize(("kind", "operations"), [("Validating", ["CREATE", "UPDATE"]), ("Mutating", ["CREATE"])])
+def test_mutation_happens_at_creation_and_validation_on_every_write(monitor, kind, operations):
+    hooks = [hook for k, hook in webhooks(deploy(monitor)) if kind in k]
+    assert all(rule["operations"] == operations for hook in hooks for rule in hook["rules"])
