@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pulumi
 
-from components.fleet import GpuFleet, GpuFleetArgs
+from components.fleet import ControllerDeployment, GpuFleet, GpuFleetArgs
 from components.stack_config import read_stack_config
 from gpufleet.errors import ModelError
 from gpufleet.model import load_model
@@ -27,7 +27,11 @@ def main() -> None:
         header = f"the fleet model {exc.source} (stack config gpufleet:model) has {len(lines)} issue(s):"
         raise pulumi.RunError("\n".join([header, *lines])) from None
     try:
-        gpu_fleet = GpuFleet(fleet.name, GpuFleetArgs(fleet))
+        controller = ControllerDeployment(
+            image=config.controller_image or "", digest=config.controller_image_digest or "",
+            cert_manager=config.cert_manager, prometheus_operator=config.prometheus_operator,
+        )
+        gpu_fleet = GpuFleet(fleet.name, GpuFleetArgs(fleet, controller))
     except ValueError as exc:  # a model the renderer cannot map to unique resources
         raise pulumi.RunError(f"{config.model}: {exc}") from None
     pulumi.export("fleet", fleet.name)

@@ -2,7 +2,9 @@
 
 Built by ``__main__.py`` (one per stack). Calls ``gpufleet.render.render_all``
 once, then creates the Kueue chart, the Volcano chart (when the model enables
-Volcano) and the quota objects, which depend on their engine's chart. Outputs a
+Volcano) and the quota objects, which depend on their engine's chart, and the
+gang-admission controller (after the charts, so its webhooks never gate the
+engines' own objects). Outputs a
 small summary (queue names, chart versions) for ``pulumi stack output``.
 """
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 import pulumi
 
+from components.controller import DEFAULT_IMAGE, GangAdmissionController, GangAdmissionControllerArgs
 from components.kueue import Kueue, KueueArgs
 from components.quota import FleetQuota, FleetQuotaArgs
 from components.volcano import Volcano, VolcanoArgs
@@ -20,9 +23,22 @@ from gpufleet.render import render_all
 
 
 @dataclass(frozen=True)
+class ControllerDeployment:
+    """Deploy-time settings of the gang-admission controller (from stack config)."""
+
+    image: str = ""
+    """Image reference; empty = the default image of ``components.controller``."""
+    digest: str = ""
+    cert_manager: bool = False
+    prometheus_operator: bool = False
+
+
+@dataclass(frozen=True)
 class GpuFleetArgs:
     fleet: Fleet
     """The validated fleet model (``gpufleet.model.load_model``)."""
+    controller: ControllerDeployment = ControllerDeployment()
+    """How to deploy the gang-admission controller (when the model enables it)."""
 
 
 def _names_of(objects, engine: str, kind: str) -> list[str]:
@@ -54,10 +70,13 @@ class GpuFleet(pulumi.ComponentResource):
             versions["volcano"] = fleet.engines.volcano.chart_version
         self.quota = FleetQuota("quota", FleetQuotaArgs(rendered.objects, charts), child)
 
-        # HOOK (gang-admission controller): when fleet.controller.enabled, the lead
-        # wires components/controller.py (gpufleet:controller:GangAdmissionController)
-        # here, as a child with parent=self, fed rendered.context and the stack
-        # config's controller image; it should depend on the Kueue/Volcano charts.
+        self.controller = None
+        if fleet.controller.enabled:
+            settings = args.controller
+            self.controller = GangAdmissionController("gang-admission", GangAdmissionControllerArgs(
+                fleet, image=settings.image or DEFAULT_IMAGE, digest=settings.digest,
+                cert_manager=settings.cert_manager, prometheus_operator=settings.prometheus_operator,
+            ), pulumi.ResourceOptions(parent=self, depends_on=list(charts.values())))
 
         self.cluster_queues = pulumi.Output.from_input(_names_of(rendered.objects, "kueue", "ClusterQueue"))
         self.volcano_queues = pulumi.Output.from_input(_names_of(rendered.objects, "volcano", "Queue"))

@@ -113,10 +113,14 @@ def test_render_of_an_invalid_model_writes_nothing(tmp_path):
     assert not out.exists()
 
 
-def test_plan_prints_quota_per_pool_warnings_and_objects():
-    result = _run("plan", str(PROD))
+@pytest.mark.parametrize(("model", "texts"), [
+    (PROD, ("pool h100", "pool a100", "research", "cohort ml", "oversubscribe", "warning:", "ClusterQueue", "Volcano Queue")),
+    (DEV, ("pool l4", "pool t4", "alpha", "unlimited", "may borrow without limit", "LocalQueue")),
+])
+def test_plan_prints_quota_per_pool_warnings_and_objects(model, texts):
+    result = _run("plan", str(model))
     assert result.exit_code == 0, result.output
-    for text in ("pool h100", "pool a100", "research", "cohort ml", "unlimited", "warning:", "ClusterQueue", "Volcano Queue"):
+    for text in texts:
         assert text in result.stdout, text
 
 

@@ -37,10 +37,25 @@ class Registered:
 
 
 class EchoMocks(Mocks):
-    """Every resource's outputs are its inputs; no provider calls."""
+    """Every resource's outputs are its inputs; no provider calls.
+
+    pulumi-tls computes its PEMs in the provider, so for its resources the mocks add
+    labelled fake PEMs (the resource's name inside), which lets tests follow which
+    certificate ended up where.
+    """
+
+    TLS_OUTPUTS = {
+        "tls:index/privateKey:PrivateKey": {"privateKeyPem": "PRIVATE KEY"},
+        "tls:index/selfSignedCert:SelfSignedCert": {"certPem": "CERTIFICATE"},
+        "tls:index/locallySignedCert:LocallySignedCert": {"certPem": "CERTIFICATE"},
+        "tls:index/certRequest:CertRequest": {"certRequestPem": "CERTIFICATE REQUEST"},
+    }
 
     def new_resource(self, args: MockResourceArgs) -> tuple[str, dict]:
-        return f"{args.name}-id", dict(args.inputs)
+        outputs = dict(args.inputs)
+        for key, label in self.TLS_OUTPUTS.get(args.typ, {}).items():
+            outputs[key] = f"-----BEGIN {label}-----\n{args.name}\n-----END {label}-----\n"
+        return f"{args.name}-id", outputs
 
     def call(self, args):  # pragma: no cover - the program makes no provider calls
         return {}, None

@@ -2,41 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 
-import pulumi
 import pytest
 
 from components.controller import GangAdmissionController, GangAdmissionControllerArgs
 from tests.components.builders import fleet, one
-from tests.components.mocking import EchoMocks, RecordingMonitor, run_program
+from tests.components.mocking import run_program
 
 TOKEN = "gpufleet:controller:GangAdmissionController"
-
-
-class TlsMocks(EchoMocks):
-    """pulumi-tls computes PEMs in its provider; the mocks stand in with labelled fake PEMs."""
-
-    OUTPUTS = {
-        "tls:index/privateKey:PrivateKey": {"privateKeyPem": "-----BEGIN PRIVATE KEY-----\n{name}\n-----END PRIVATE KEY-----\n"},
-        "tls:index/selfSignedCert:SelfSignedCert": {"certPem": "-----BEGIN CERTIFICATE-----\n{name}\n-----END CERTIFICATE-----\n"},
-        "tls:index/locallySignedCert:LocallySignedCert": {"certPem": "-----BEGIN CERTIFICATE-----\n{name}\n-----END CERTIFICATE-----\n"},
-        "tls:index/certRequest:CertRequest": {"certRequestPem": "-----BEGIN CERTIFICATE REQUEST-----\n{name}\n-----END CERTIFICATE REQUEST-----\n"},
-    }
-
-    def new_resource(self, args):
-        resource_id, outputs = super().new_resource(args)
-        extra = {k: v.format(name=args.name) for k, v in self.OUTPUTS.get(args.typ, {}).items()}
-        return resource_id, {**outputs, **extra}
-
-
-@pytest.fixture
-def monitor() -> RecordingMonitor:
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    recording = RecordingMonitor(TlsMocks())
-    pulumi.runtime.set_mocks(recording.mocks, project="gpufleet", stack="test", preview=False, monitor=recording)
-    return recording
 
 
 def deploy(monitor, model=None, **settings):

@@ -10,7 +10,8 @@ from gpufleet.render import render_all
 from tests.components.builders import by_type, fleet, kueue_only, one
 from tests.components.mocking import run_program
 
-COMPONENT_TOKENS = {"gpufleet:fleet:GpuFleet", "gpufleet:kueue:Kueue", "gpufleet:volcano:Volcano", "gpufleet:quota:FleetQuota"}
+COMPONENT_TOKENS = {"gpufleet:fleet:GpuFleet", "gpufleet:kueue:Kueue", "gpufleet:volcano:Volcano", "gpufleet:quota:FleetQuota",
+                    "gpufleet:controller:GangAdmissionController"}
 
 
 def install(monitor, model):
@@ -72,3 +73,14 @@ def test_kueue_objects_depend_on_the_kueue_chart_and_volcano_queues_on_the_volca
         expected = {"kueue": {chart_of["gpufleet:kueue:Kueue"]}, "volcano": {chart_of["gpufleet:volcano:Volcano"]},
                     "core": set()}[obj.engine]
         assert deps & set(chart_of.values()) == expected, obj.key
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_gang_admission_controller_is_deployed_after_the_charts_when_enabled(monitor, enabled):
+    model = fleet(controller={"enabled": enabled})
+    registered, gpu_fleet, _ = install(monitor, model)
+    controllers = by_type(registered, "gpufleet:controller:GangAdmissionController")
+    assert len(controllers) == int(enabled) and (gpu_fleet.controller is not None) is enabled
+    if enabled:
+        charts = {r.urn for r in by_type(registered, "kubernetes:helm.sh/v4:Chart")}
+        assert charts and charts <= set(controllers[0].dependencies)

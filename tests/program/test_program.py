@@ -9,6 +9,7 @@ import pytest
 
 from gpufleet.model import load_model
 from gpufleet.render import render_all
+from gpufleet.render.controller import ControllerSettings, render_controller
 from tests.program.capture import REPO, capture_program, run_stack, stack_config, stack_names
 
 STACKS = stack_names()
@@ -28,6 +29,28 @@ def expected_types(stack: str) -> Counter:
                    "kubernetes:core/v1:Namespace": engines, "kubernetes:helm.sh/v4:Chart": engines})
     if engines == 2:
         counts["gpufleet:volcano:Volcano"] = 1
+    counts.update(controller_types(stack, model))
+    return counts
+
+
+CORE_GROUPS = {"v1": "core/v1"}
+PULUMI_TLS = ("tls:index/privateKey:PrivateKey", "tls:index/privateKey:PrivateKey", "tls:index/selfSignedCert:SelfSignedCert",
+              "tls:index/certRequest:CertRequest", "tls:index/locallySignedCert:LocallySignedCert", "kubernetes:core/v1:Secret")
+
+
+def controller_types(stack: str, model) -> Counter:
+    """The gang-admission controller: its component, TLS material and one resource per rendered manifest."""
+    if not model.controller.enabled:
+        return Counter()
+    config = stack_config(stack)
+    cert_manager = str(config.get("gpufleet:certManager", "false")).lower() == "true"
+    settings = ControllerSettings(image="x", cert_manager=cert_manager,
+                                  prometheus_operator=str(config.get("gpufleet:prometheusOperator", "false")).lower() == "true")
+    manifests = render_controller(model, settings).values()
+    counts = Counter(f"kubernetes:{CORE_GROUPS.get(m['apiVersion'], m['apiVersion'])}:{m['kind']}" for m in manifests)
+    counts["gpufleet:controller:GangAdmissionController"] = 1
+    if not cert_manager:
+        counts.update(PULUMI_TLS)
     return counts
 
 
