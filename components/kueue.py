@@ -17,6 +17,8 @@ from typing import Any, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
+from components.engine import install_chart
+
 from gpufleet.model.fleet import KueueEngine
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
@@ -39,18 +41,5 @@ class Kueue(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:kueue:Kueue", name, None, opts)
         engine = args.engine
-        self.namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={"name": engine.namespace},
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        self.chart = k8s.helm.v4.Chart(
-            name,
-            chart=KUEUE_CHART,
-            version=engine.chart_version,
-            name=engine.release_name,
-            namespace=engine.namespace,
-            values=dict(args.values),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespace]),
-        )
+        self.namespace, self.chart = install_chart(self, name, engine, KUEUE_CHART, args.values)
         self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace})

@@ -16,6 +16,8 @@ from typing import Any, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
+from components.engine import install_chart
+
 from gpufleet.model.fleet import VolcanoEngine
 
 VOLCANO_REPO = "https://volcano-sh.github.io/helm-charts"
@@ -39,19 +41,5 @@ class Volcano(pulumi.ComponentResource):
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:volcano:Volcano", name, None, opts)
         engine = args.engine
-        self.namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata={"name": engine.namespace},
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        self.chart = k8s.helm.v4.Chart(
-            name,
-            chart=VOLCANO_CHART,
-            version=engine.chart_version,
-            name=engine.release_name,
-            namespace=engine.namespace,
-            repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=VOLCANO_REPO),
-            values=dict(args.values),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.namespace]),
-        )
+        self.namespace, self.chart = install_chart(self, name, engine, VOLCANO_CHART, args.values, VOLCANO_REPO)
         self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace})

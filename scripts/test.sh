@@ -13,4 +13,4 @@ fi
 echo "== import layering (import-linter)"
 .venv/bin/lint-imports
 echo "== tests (pytest)"
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest -q "$@"

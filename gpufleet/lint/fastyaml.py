@@ -40,16 +40,17 @@ except ImportError:  # pragma: no cover - exercised only where yaml-rs is not in
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PARSER = "yaml-rs" if yaml_rs is not None else "PyYAML"
 
-# Where a plain scalar can start, then a token YAML 1.1 and 1.2 may read differently, then its end.
-_AT = r"(?:^[ \t]*(?:-[ \t]+)*|[:?-][ \t]+|[\[{,][ \t]*|[\"']:[ \t]*)"
+# A token YAML 1.1 and 1.2 may read differently, after a character a plain scalar can follow
+# (searched in "\n" + text, so the first line has one too), then where such a token ends.
+_AFTER = r"(?<=[\s\[{,:])"
 _WORD = r"(?:[yY](?:es|ES)?|[nN][oO]?|[oO](?:n|N|ff|FF)|On|Off|ON|OFF|NO|No|=)"
 _NUMBER = (r"[-+]?(?:0[0-9_oO]|0[bBxX]|\.[0-9]|\.[a-zA-Z]|[0-9][0-9_]*[:_eE]|[0-9][0-9_]*\.[0-9_]*[eE_]"
            r"|[0-9]{4}-|\+|[0-9]+\.[0-9]*[:_])")
 _END = r"(?=[ \t]*(?:$|#|:(?:[ \t]|$)|[,\]}]))"
-_RISKY_SCALAR = re.compile(rf"{_AT}(?:{_WORD}{_END}|{_NUMBER})", re.MULTILINE)
+_RISKY_SCALAR = re.compile(rf"{_AFTER}(?:{_WORD}{_END}|{_NUMBER})", re.MULTILINE)
 _RISKY_SYNTAX = re.compile(
-    rf"<<|{_AT}[&*!?](?:[^ \t\r\n]|$)|^%|^\.\.\.(?:[ \t]|$)|^---[ \t]+[^ \t#]|[\t\r\x85\u2028\u2029\ufeff]"
-    r"|[^\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]", re.MULTILINE)
+    r"<<|(?<=[\s\[{,])(?:[&*!]\S|\?(?=\s|\Z))|\n(?:%|\.\.\.(?=\s|\Z)|---[ \t]+[^\s#])|[\t\r\x85\u2028\u2029\ufeff]"
+    r"|[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?$", re.MULTILINE)
 _MARKER = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
 _CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
@@ -57,13 +58,19 @@ _CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 
 def risky(text: str) -> str | None:
     """Why ``text`` may read differently under YAML 1.1 and 1.2 (or has no fast path), else None."""
+    lined = "\n" + text
     for pattern, why in ((_RISKY_SYNTAX, "syntax"), (_RISKY_SCALAR, "scalar")):
-        found = pattern.search(text)
+        found = pattern.search(lined)
         if found:
-            return f"{why} {found.group(0).strip()!r} at line {text.count(chr(10), 0, found.start()) + 1}"
+            return f"{why} {found.group(0).strip()!r} at line {lined.count(chr(10), 0, found.start() + 1)}"
     if text and not text.endswith("\n") and _BLOCK_SCALAR.search(text):
         return "a block scalar in a text without a final line break (yaml-rs keeps a break PyYAML drops)"
     return None
+
+
+def plain_syntax(text: str) -> bool:
+    """No anchors, aliases, tags, merge or complex keys, directives, tabs or odd line breaks."""
+    return _RISKY_SYNTAX.search("\n" + text) is None
 
 
 def split(text: str) -> list[tuple[int, str]]:
@@ -84,8 +91,8 @@ def _value(body: str) -> Any:
     return yaml.load(body, Loader=_Loader)
 
 
-def documents(text: str) -> list[tuple[Any, int]] | None:
-    """``(value, 1-based line of its first node)`` per non-empty document of ``text``.
+def documents(text: str) -> list[tuple[Any, int, int, str]] | None:
+    """``(value, 1-based line of its first node, 0-based line its text starts on, its text)`` per document.
 
     Documents :func:`risky` objects to are read by PyYAML alone (still without nodes).
     None when yaml-rs is absent, a document is empty or null, or either parser refuses
@@ -93,7 +100,7 @@ def documents(text: str) -> list[tuple[Any, int]] | None:
     """
     if yaml_rs is None:
         return None
-    found: list[tuple[Any, int]] = []
+    found: list[tuple[Any, int, int, str]] = []
     for first_line, chunk in split(text):
         body = chunk[3:] if chunk.startswith("---") else chunk
         content = _CONTENT.search(body)
@@ -107,5 +114,5 @@ def documents(text: str) -> list[tuple[Any, int]] | None:
             return None
         if value is None:
             return None
-        found.append((value, first_line + body.count("\n", 0, content.start()) + 1))
+        found.append((value, first_line + body.count("\n", 0, content.start()) + 1, first_line, body))
     return found

@@ -4,7 +4,10 @@ Called by :mod:`gpufleet.lint.runner`. Reads multi-document YAML (and JSON, whic
 YAML reads too), unpacks ``List`` objects (``kind: List`` or ``*List`` with
 ``items``) into their items with a path prefix (``items[2]``), and remembers the
 ``# Source: chart/templates/x.yaml`` comment ``helm template`` writes above each
-document. Anything that is not an object becomes a GANG000 :class:`Problem`: a
+document. Texts go through yaml-rs when :mod:`gpufleet.lint.fastyaml` says it reads
+them as PyYAML would (then each object keeps a :class:`~gpufleet.lint.locate.TextDoc`
+instead of a node); everything else, including every text with an error or a ``List``,
+takes the PyYAML path with nodes. Anything that is not an object becomes a GANG000 :class:`Problem`: a
 parser error at its line (documents before it are kept), a document that is not a
 mapping or lacks ``apiVersion``/``kind``.
 """
@@ -18,6 +21,8 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
+from gpufleet.lint import fastyaml
+from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.sources import Source
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -26,7 +31,7 @@ _HELM_SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 
 @dataclass(frozen=True)
 class Loaded:
-    """One object of an input: where it starts, its path prefix inside a List, its YAML node."""
+    """One object of an input: where it starts, its path prefix inside a List, its YAML node (or TextDoc)."""
 
     obj: Mapping[str, Any]
     file: str
@@ -134,25 +139,52 @@ def load(source: Source) -> Result:
         result.problems.append(Problem(source.name, None, f"the file {source.error}", "check the path and its permissions"))
         return result
     helm = _helm_sources(source.text)
-    previous = 0
-    documents: list[tuple[Any, Any, int, str | None]] = []
-    try:
-        for value, node in _documents(source.text):
-            line = node.start_mark.line + 1
-            template = next((name for at, name in reversed(helm) if previous < at < line), None)
-            previous = line
-            if value is not None:
-                documents.append((value, node, line, template))
-    except yaml.YAMLError as exc:
-        if source.is_json and not documents:
-            return _load_json(source, result)
-        result.problems.append(_yaml_problem(source, exc))
+    documents = _fast(source.text, helm)
+    if documents is None:
+        documents = []
+        try:
+            _slow(source.text, helm, documents)
+        except yaml.YAMLError as exc:
+            if source.is_json and not documents:
+                return _load_json(source, result)
+            result.problems.append(_yaml_problem(source, exc))
     if documents and not result.problems and not any(looks_like_kubernetes(d[0]) for d in documents):
         result.skipped = True
         return result
     for value, node, line, template in documents:
         _add(result, source, value, node, line, template)
     return result
+
+
+Documents = list[tuple[Any, Any, int, "str | None"]]
+
+
+def _template(helm: list[tuple[int, str]], previous: int, line: int) -> str | None:
+    return next((name for at, name in reversed(helm) if previous < at < line), None) if helm else None
+
+
+def _fast(text: str, helm: list[tuple[int, str]]) -> Documents | None:
+    """(value, TextDoc, line, template) per document via yaml-rs, or None for the PyYAML path."""
+    read = fastyaml.documents(text)
+    if read is None or any(_is_list(v) for v, *_ in read if isinstance(v, Mapping)):
+        return None
+    documents: Documents = []
+    previous = 0
+    for value, line, first, body in read:
+        documents.append((value, TextDoc(body, first, line - 1), line, _template(helm, previous, line)))
+        previous = line
+    return documents
+
+
+def _slow(text: str, helm: list[tuple[int, str]], documents: Documents) -> None:
+    """Fill ``documents`` with PyYAML (nodes kept); raises yaml.YAMLError where parsing fails."""
+    previous = 0
+    for value, node in _documents(text):
+        line = node.start_mark.line + 1
+        template = _template(helm, previous, line)
+        previous = line
+        if value is not None:
+            documents.append((value, node, line, template))
 
 
 def _load_json(source: Source, result: Result) -> Result:

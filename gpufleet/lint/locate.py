@@ -1,8 +1,10 @@
 """Map a finding's path (``spec.tasks[1].template.spec.containers[0]``) to a line of its file.
 
 Called by :mod:`gpufleet.lint.runner` for findings only (objects without findings
-never pay for it). The loader keeps each object's YAML node; :func:`line_of` walks the
-path through it and returns the line of the deepest node the path reaches, so a
+never pay for it). The loader keeps each object's YAML node, or, for documents read by
+yaml-rs (no nodes), a :class:`TextDoc`: its text is then walked by indentation
+(:mod:`gpufleet.lint.textlocate`) and, where that is unsure, composed into PyYAML nodes
+once, lazily. :func:`line_of` walks the path through the node and returns the line of the deepest node the path reaches, so a
 finding about a missing field points at its parent. Bracketed keys
 (``metadata.annotations[kueue.x-k8s.io/pod-group-total-count]``) are map keys. A path
 into a block-scalar string that holds YAML (``data[controller_manager_config.yaml].waitForPodsReady``)
@@ -12,9 +14,12 @@ continues inside the embedded document.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from gpufleet.lint import textlocate
 
 _TOKEN = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -59,6 +64,8 @@ def line_of(node: Any, path: str) -> int | None:
     """1-based line of the deepest node ``path`` reaches from ``node`` (None without a node)."""
     if node is None:
         return None
+    if isinstance(node, TextDoc):
+        return node.line_of(path)
     offset = 0
     line = node.start_mark.line
     for part in split_path(path):
@@ -74,3 +81,33 @@ def line_of(node: Any, path: str) -> int | None:
         node, at = child
         line = offset + at
     return line + 1
+
+
+@dataclass
+class TextDoc:
+    """A document read without nodes: its text, starting on 0-based line ``first`` of its file."""
+
+    text: str
+    first: int
+    start: int  # 0-based line of the document's first node
+    _lines: list[str] | None = field(default=None, repr=False)
+    _indents: list[int] | None = field(default=None, repr=False)
+    _node: Any = field(default=None, repr=False)
+    _safe: bool | None = field(default=None, repr=False)
+
+    def line_of(self, path: str) -> int | None:
+        """Like :func:`line_of` on the document's node, from the text when the text is simple enough."""
+        if self._safe is None:
+            self._safe = textlocate.safe(self.text)
+            if self._safe:
+                self._lines = self.text.split("\n")
+                self._indents = textlocate.indents(self._lines)
+        if self._safe:
+            assert self._lines is not None and self._indents is not None
+            line = textlocate.line_of(self._lines, self._indents, self.start - self.first, split_path(path))
+            if line is not None:
+                return line + self.first
+        if self._node is None:
+            self._node = yaml.compose(self.text, Loader=_Loader)
+        found = line_of(self._node, path)
+        return None if found is None else found + self.first

@@ -1,0 +1,34 @@
+"""What the Kueue and Volcano components share: a namespace and a pinned Helm chart in it.
+
+Used by :mod:`components.kueue` and :mod:`components.volcano`. Chart v4 renders the
+chart in the provider; await stays on (no ``skip_await``), so the engine's webhooks
+serve before any object that depends on the chart is created.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.model.fleet import KueueEngine, VolcanoEngine
+
+
+def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngine | VolcanoEngine, chart: str,
+                  values: Mapping[str, Any], repository: str | None = None) -> tuple[k8s.core.v1.Namespace, k8s.helm.v4.Chart]:
+    """Create the engine's namespace and its chart (children of ``owner``); return both."""
+    namespace = k8s.core.v1.Namespace(
+        f"{name}-namespace", metadata={"name": engine.namespace}, opts=pulumi.ResourceOptions(parent=owner),
+    )
+    release = k8s.helm.v4.Chart(
+        name,
+        chart=chart,
+        version=engine.chart_version,
+        name=engine.release_name,
+        namespace=engine.namespace,
+        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
+        values=dict(values),
+        opts=pulumi.ResourceOptions(parent=owner, depends_on=[namespace]),
+    )
+    return namespace, release

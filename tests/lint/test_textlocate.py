@@ -1,0 +1,95 @@
+"""The text locator gives exactly the node walk's line, on every path of real manifests.
+
+For each document of the upstream examples, the rule fixtures and the linter's own test
+manifests, every path to every value (plus a missing child under each mapping and an
+index past each list's end, as findings about absent fields use) is located both ways:
+the text walk (``TextDoc``) must agree with ``line_of`` over PyYAML's nodes, and it must
+answer by itself (without composing nodes) for most documents.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from gpufleet.lint import fastyaml
+from gpufleet.lint.loader import load
+from gpufleet.lint.locate import TextDoc, line_of
+from gpufleet.lint.sources import collect
+from gpufleet.rules.engine import check_object
+
+FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"
+
+
+def paths(value: Any, prefix: str = "") -> Iterator[str]:
+    """Every path into ``value`` in the linter's syntax, with one missing child per collection."""
+    yield prefix
+    if isinstance(value, dict):
+        yield f"{prefix}.zzMissing" if prefix else "zzMissing"
+        for key, child in value.items():
+            key = str(key)
+            if "[" in key or "]" in key:
+                continue
+            step = f"[{key}]" if "." in key else (f".{key}" if prefix else key)
+            yield from paths(child, prefix + step)
+    elif isinstance(value, list):
+        yield f"{prefix}[{len(value)}]"
+        for i, child in enumerate(value):
+            yield from paths(child, f"{prefix}[{i}]")
+
+
+def texts(upstream_dir: Path) -> list[tuple[str, str]]:
+    files = sorted(upstream_dir.rglob("*.yaml")) + sorted(FIXTURES.rglob("*.yaml"))
+    return [(str(p), p.read_text(encoding="utf-8")) for p in files]
+
+
+def compare(name: str, text: str) -> int:
+    """How many documents were checked; asserts equal lines on every path."""
+    docs = fastyaml.documents(text)
+    if docs is None:
+        return 0
+    for value, line, first, body in docs:
+        node = yaml.compose(body, Loader=yaml.CSafeLoader)
+        doc = TextDoc(body, first, line - 1)
+        for path in paths(value):
+            assert doc.line_of(path) == line_of(node, path) + first, (name, line, path)
+    return len(docs)
+
+
+def test_the_text_walk_matches_the_node_walk_on_every_path_of_the_examples(upstream_dir):
+    assert sum(compare(name, text) for name, text in texts(upstream_dir)) > 60
+
+
+def test_the_text_walk_places_most_upstream_findings_without_composing_nodes(upstream_dir):
+    touched = composed = 0
+    for source in collect([str(upstream_dir)]):
+        for item in load(source).objects:
+            findings = check_object(item.obj)
+            if not isinstance(item.node, TextDoc) or not findings:
+                continue
+            for finding in findings:
+                item.node.line_of(finding.path)
+            touched, composed = touched + 1, composed + (item.node._node is not None)
+    assert touched > 20
+    assert composed <= 0.2 * touched, (composed, touched)
+
+
+@pytest.mark.parametrize("text", [
+    "a:\n  b: 1\n  c:\n  - x\n  - y: 2\n    z: 3\n",
+    "a:\n- \n- b: 1\nc: 2\n",
+    "a:\n  # comment\n  b:\n    c: |\n      x: 1\n       y\n    d: 2\n",
+    "a:\n  -\n    b: 1\n  - - c\n    - d\n",
+    "'q.k': 1\n\"r\": {x: 1}\ns: [1, 2]\nt:\n",
+    "a:\n  b: \"multi\n  line\"\n  c: 1\n",
+    "a: &x\n  b: 1\nc: *x\n",
+    "a:\n  b: 1 # c: 2\n  d:\n\n\n  e: 5\n",
+])
+def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
+    value = yaml.load(text, Loader=yaml.CSafeLoader)
+    node = yaml.compose(text, Loader=yaml.CSafeLoader)
+    doc = TextDoc(text, 0, node.start_mark.line)
+    for path in paths(value):
+        assert doc.line_of(path) == line_of(node, path), path
