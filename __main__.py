@@ -31,6 +31,9 @@ def main() -> None:
             image=config.controller_image or "", digest=config.controller_image_digest or "",
             cert_manager=config.cert_manager, prometheus_operator=config.prometheus_operator,
         )
+        if fleet.controller.enabled and not controller.digest:
+            pulumi.log.warn("the gang-admission controller image is not pinned by digest: "
+                            "set gpufleet:controllerImageDigest (pulumi config set gpufleet:controllerImageDigest sha256:...)")
         gpu_fleet = GpuFleet(fleet.name, GpuFleetArgs(fleet, controller))
     except ValueError as exc:  # a model the renderer cannot map to unique resources
         raise pulumi.RunError(f"{config.model}: {exc}") from None

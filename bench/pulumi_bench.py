@@ -22,6 +22,7 @@ one JSON object with ``name``, ``seconds`` (gpufleet, best CPU s), ``ratio``
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -74,8 +75,11 @@ def run_once(program, fleet) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    teams = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    parser = argparse.ArgumentParser(description="The Pulumi program under mocks vs a bare program registering the same resources.")
+    parser.add_argument("teams", nargs="?", type=int, default=1000, help="teams in the synthetic fleet (default 1000)")
+    parser.add_argument("runs", nargs="?", type=int, default=3, help="runs of each program, best taken (default 3)")
+    args = parser.parse_args()
+    teams, n = args.teams, args.runs
     fleet = parse_model(synthetic.synthetic_fleet(teams), f"synthetic {teams}-team fleet")
     start = time.perf_counter()
     objects = len(render_all(fleet).objects)

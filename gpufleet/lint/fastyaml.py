@@ -40,29 +40,61 @@ except ImportError:  # pragma: no cover - exercised only where yaml-rs is not in
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PARSER = "yaml-rs" if yaml_rs is not None else "PyYAML"
 
-# A token YAML 1.1 and 1.2 may read differently, after a character a plain scalar can follow
-# (searched in "\n" + text, so the first line has one too), then where such a token ends.
-_AFTER = r"(?<=[\s\[{,:])"
-_WORD = r"(?:[yY](?:es|ES)?|[nN][oO]?|[oO](?:n|N|ff|FF)|On|Off|ON|OFF|NO|No|=)"
-_NUMBER = (r"[-+]?(?:0[0-9_oO]|0[bBxX]|\.[0-9]|\.[a-zA-Z]|[0-9][0-9_]*[:_eE]|[0-9][0-9_]*\.[0-9_]*[eE_]"
-           r"|[0-9]{4}-|\+|[0-9]+\.[0-9]*[:_])")
+# Each pattern starts with a character class, so that ``re`` skips ahead fast, then looks
+# behind for a character a plain scalar can follow; searched in "\n" + text (the first line too).
+_AFTER = r"(?<=[\s\[{,:].)"  # the character before the token's first one
 _END = r"(?=[ \t]*(?:$|#|:(?:[ \t]|$)|[,\]}]))"
-_RISKY_SCALAR = re.compile(rf"{_AFTER}(?:{_WORD}{_END}|{_NUMBER})", re.MULTILINE)
-_RISKY_SYNTAX = re.compile(
-    r"<<|(?<=[\s\[{,])(?:[&*!]\S|\?(?=\s|\Z))|\n(?:%|\.\.\.(?=\s|\Z)|---[ \t]+[^\s#])|[\t\r\x85\u2028\u2029\ufeff]"
-    r"|[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# yes, no, on, off (any case), y, n, = ... after their first character:
+_WORD_REST = r"(?:(?<=[yY])(?:es|ES)?|(?<=[nN])[oO]?|(?<=[oO])(?:[nN]|ff|FF)|(?<==))" + _END
+# 0755, 0o17, 0b1, 1_000, 1:30, 1e3, +.5, .inf, .nan, 2024-01-01, ... after their first character:
+_NUMBER_REST = (r"(?:(?<=0)[0-9_oObBxX]|(?<=\+)(?:\.|0[0-9_oO]|[0-9][0-9_.]*[:_eE])|(?<=-)(?:0[0-9_oO]|\.|[0-9][0-9_.]*[:_eE])"
+                r"|(?<=\.)[0-9a-zA-Z]|(?<=[0-9])(?:[0-9_.]*[:_eE]|[0-9]{3}-))")
+_NODE_PROPERTY = re.compile(r"[&*!](?<=[\s\[{,].)\S")  # anchor, alias, tag
+# All three in one pass (what :func:`risky` runs); one leading character class to skip ahead by.
+_RISKY_TOKEN = re.compile(rf"[yYnNoO=+\-.0-9&*!]{_AFTER}(?:(?<=[yYnNoO=]){_WORD_REST}|(?<=[-+.0-9]){_NUMBER_REST}"
+                          r"|(?<=[&*!])\S)", re.MULTILINE)
+_COMPLEX_KEY = re.compile(r"\?(?<=[\s\[{,]\?)(?=\s|\Z)")
+_LINE_START = re.compile(r"\n(?:%|\.\.\.(?=\s|\Z)|---[ \t]+[^\s#])")  # directive, document end, content after ---
+_ODD_CHARS = ("<<", "\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff")  # merge key, tab, line breaks, BOM
+_NON_PRINTABLE = re.compile(r"[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_SYNTAX = (_COMPLEX_KEY, _LINE_START)
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?$", re.MULTILINE)
 _MARKER = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
 _CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 
 
+def _in_comment(lined: str, at: int) -> bool:
+    """Whether position ``at`` follows a ``#`` comment start on its line (with no quote before it)."""
+    line = lined[lined.rfind("\n", 0, at) + 1:at]
+    hash_at = line.find("#")
+    return hash_at >= 0 and (hash_at == 0 or line[hash_at - 1] in " \t") and not any(q in line[:hash_at] for q in "'\"")
+
+
+def outside_comments(pattern: re.Pattern[str], lined: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` outside comments."""
+    return next((m for m in pattern.finditer(lined) if not _in_comment(lined, m.start())), None)
+
+
+def _syntax(lined: str, patterns: tuple[re.Pattern[str], ...] = _SYNTAX) -> re.Match[str] | str | None:
+    for odd in _ODD_CHARS:
+        if odd in lined:
+            return odd
+    for pattern in patterns:
+        found = outside_comments(pattern, lined)
+        if found:
+            return found
+    return None if lined.isascii() else _NON_PRINTABLE.search(lined)
+
+
 def risky(text: str) -> str | None:
     """Why ``text`` may read differently under YAML 1.1 and 1.2 (or has no fast path), else None."""
     lined = "\n" + text
-    for pattern, why in ((_RISKY_SYNTAX, "syntax"), (_RISKY_SCALAR, "scalar")):
-        found = pattern.search(lined)
-        if found:
-            return f"{why} {found.group(0).strip()!r} at line {lined.count(chr(10), 0, found.start() + 1)}"
+    found = _syntax(lined)
+    if isinstance(found, str):
+        return f"syntax {found!r}"
+    found = found or outside_comments(_RISKY_TOKEN, lined)
+    if found:
+        return f"token {found.group(0).strip()!r} at line {lined.count(chr(10), 0, found.start() + 1)}"
     if text and not text.endswith("\n") and _BLOCK_SCALAR.search(text):
         return "a block scalar in a text without a final line break (yaml-rs keeps a break PyYAML drops)"
     return None
@@ -70,7 +102,7 @@ def risky(text: str) -> str | None:
 
 def plain_syntax(text: str) -> bool:
     """No anchors, aliases, tags, merge or complex keys, directives, tabs or odd line breaks."""
-    return _RISKY_SYNTAX.search("\n" + text) is None
+    return _syntax("\n" + text, (_NODE_PROPERTY, *_SYNTAX)) is None
 
 
 def split(text: str) -> list[tuple[int, str]]:
@@ -95,8 +127,9 @@ def documents(text: str) -> list[tuple[Any, int, int, str]] | None:
     """``(value, 1-based line of its first node, 0-based line its text starts on, its text)`` per document.
 
     Documents :func:`risky` objects to are read by PyYAML alone (still without nodes).
-    None when yaml-rs is absent, a document is empty or null, or either parser refuses
-    one: the caller must then read the whole text with PyYAML and its nodes.
+    Empty documents are left out, as the loader leaves PyYAML's null documents out. None
+    when yaml-rs is absent, a document is null (or empty in helm output, whose ``# Source:``
+    comments are placed by document lines), or either parser refuses one: the caller must then read the whole text with PyYAML and its nodes.
     """
     if yaml_rs is None:
         return None
@@ -105,8 +138,8 @@ def documents(text: str) -> list[tuple[Any, int, int, str]] | None:
         body = chunk[3:] if chunk.startswith("---") else chunk
         content = _CONTENT.search(body)
         if content is None:
-            if chunk.startswith("---"):
-                return None  # an explicit empty document: PyYAML yields a null node there
+            if chunk.startswith("---") and "# Source: " in text:
+                return None  # an explicit empty document: PyYAML yields a null node, whose line helm's comments need
             continue
         try:
             value = _value(body)

@@ -90,21 +90,19 @@ class TextDoc:
     text: str
     first: int
     start: int  # 0-based line of the document's first node
-    _lines: list[str] | None = field(default=None, repr=False)
-    _indents: list[int] | None = field(default=None, repr=False)
+    _lined: str | None = field(default=None, repr=False)  # "\n" + text when the text walk may read it
     _node: Any = field(default=None, repr=False)
+    _seen: dict[Any, Any] = field(default_factory=dict, repr=False)
     _safe: bool | None = field(default=None, repr=False)
 
     def line_of(self, path: str) -> int | None:
         """Like :func:`line_of` on the document's node, from the text when the text is simple enough."""
         if self._safe is None:
             self._safe = textlocate.safe(self.text)
-            if self._safe:
-                self._lines = self.text.split("\n")
-                self._indents = textlocate.indents(self._lines)
+            self._lined = "\n" + self.text
         if self._safe:
-            assert self._lines is not None and self._indents is not None
-            line = textlocate.line_of(self._lines, self._indents, self.start - self.first, split_path(path))
+            assert self._lined is not None
+            line = textlocate.line_of(self._lined, split_path(path), self._seen)
             if line is not None:
                 return line + self.first
         if self._node is None:

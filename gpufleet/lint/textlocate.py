@@ -14,115 +14,142 @@ against the node walk on every path of the upstream examples and the rule fixtur
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 from gpufleet.lint import fastyaml
 
-_KEY = re.compile(r"""(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"\[\]{},&*!|>%@`?-](?:(?![ \t]#)[^\n])*?|-[^\s](?:(?![ \t]#)[^\n])*?))[ \t]*:(?:[ \t]+|$)""")
+_KEY = re.compile(r"""(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"\[\]{},&*!|>%@`?-](?:(?![ \t]#)[^\n])*?|-[^\s](?:(?![ \t]#)[^\n])*?))[ \t]*:(?:[ \t]+|$)""",
+                  re.MULTILINE)
 # A flow collection or quoted scalar opened at a value position and not closed on its line.
-_UNSAFE = re.compile(r"""(?:^[ \t]*(?:-[ \t]+)*|[:-][ \t]+)["'\[{](?:(?![ \t]#)[^\n])*(?<![\]}"'])[ \t]*(?:[ \t]#[^\n]*)?$""",
-                     re.MULTILINE)
+_UNSAFE = re.compile(r"""["'\[{](?:(?<=[:\-\n ] .)|(?<=\n.))(?:(?![ \t]#)[^\n])*(?<![\]}"'])[ \t]*(?:[ \t]#[^\n]*)?$""", re.MULTILINE)
+_NEXT = re.compile(r"\n( *)(?=[^ \n#])")  # the next row with content (not blank, not a comment)
+_NEVER = re.compile(r"\A(?!)")  # fails at once (a pattern that starts with an assertion would scan the text)
 _COMPLEX = frozenset("[{&*!|>\"'")
-Block = tuple[str, int, int]  # ("map" | "seq", column, first line)
+Block = tuple[str, int, int]  # ("map" | "seq", column, offset of its first token)
 Node = Block | str | None  # a block, "scalar", or None when unsure
 
 
-def indents(lines: list[str]) -> list[int]:
-    """Each line's indentation; -1 for blank and comment-only lines."""
-    out = []
-    for line in lines:
-        stripped = line.lstrip(" ")
-        out.append(-1 if not stripped or stripped[0] == "#" or stripped.isspace() else len(line) - len(stripped))
-    return out
+@functools.lru_cache(maxsize=None)
+def _patterns(col: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """For column ``col``: a map's end, a sequence's end, a row that is not an item, an item row."""
+    row = rf"\n {{{col}}}(?:[^ \n#-]|-[^ \t\n])"  # a row at the column that is not an item
+    shallower = rf"\n {{0,{col - 1}}}[^ \n#]"
+    return (re.compile(shallower) if col else _NEVER,
+            re.compile(rf"\n(?: {{0,{col - 1}}}[^ \n#]| {{{col}}}(?:[^ \n#-]|-[^ \t\n]))") if col else re.compile(row),
+            re.compile(rf"\n {{{col}}}(?=[^ \n#-]|-[^ \t\n])"),
+            re.compile(rf"\n {{{col}}}-(?=[ \t\n]|$)"))
 
 
-def _is_item(line: str, col: int) -> bool:
-    return line.startswith("-", col) and (len(line) == col + 1 or line[col + 1] in " \t")
+@functools.lru_cache(maxsize=4096)
+def _key_row(col: int, key: str) -> re.Pattern[str]:
+    """A row at column ``col`` holding ``key:`` (plain, single- or double-quoted)."""
+    plain, single, double = re.escape(key), re.escape(key.replace("'", "''")), re.escape(key)
+    return re.compile(rf"\n( {{{col}}})(?:{plain}|'{single}'|\"{double}\")[ \t]*:(?:[ \t]+|$)", re.MULTILINE)
 
 
-def _block_at(lines: list[str], row: int, col: int) -> Node:
-    """The node whose first token is at (row, col): a block mapping or sequence, "scalar", or None."""
-    text = lines[row]
-    if _is_item(text, col):
-        return "seq", col, row
-    if text[col] in _COMPLEX:
+def _is_item(text: str, pos: int) -> bool:
+    return text.startswith("-", pos) and (pos + 1 == len(text) or text[pos + 1] in " \t\n")
+
+
+def _block_at(text: str, pos: int, col: int) -> Node:
+    """The node whose first token is at offset ``pos`` (column ``col``): a block, "scalar", or None."""
+    if _is_item(text, pos):
+        return "seq", col, pos
+    if text[pos] in _COMPLEX:
         return None
-    return ("map", col, row) if _KEY.match(text, col) else "scalar"
+    return ("map", col, pos) if _KEY.match(text, pos) else "scalar"
 
 
-def _value(lines: list[str], ind: list[int], row: int, col: int, owner: int, compact: bool) -> tuple[Node, int]:
-    """The node after ``key:`` or ``-`` (``col`` just past it) and its line; ``owner`` is the entry's column.
+def _value(text: str, after: int, owner: int, compact: bool) -> tuple[Node, int] | None:
+    """The node after ``key:`` or ``-`` (``after`` just past it) and its offset; None: null on the entry's row.
 
-    On a later line the node must be deeper than ``owner`` (or, after a key, a ``-`` at
-    ``owner``: a compact sequence); otherwise the value is null, on the entry's line.
+    On a later row the node must be deeper than ``owner`` (or, after a key, a ``-`` at
+    ``owner``: a compact sequence).
     """
-    rest = lines[row][col:]
+    eol = text.find("\n", after)
+    eol = len(text) if eol < 0 else eol
+    rest = text[after:eol]
     stripped = rest.lstrip(" ")
     if stripped and stripped[0] != "#":
-        return _block_at(lines, row, col + len(rest) - len(stripped)), row
-    nxt = row + 1
-    while nxt < len(ind) and ind[nxt] < 0:
-        nxt += 1
-    if nxt >= len(ind):
-        return "scalar", row
-    at = ind[nxt]
-    if at > owner or (compact and at == owner and _is_item(lines[nxt], owner)):
-        return _block_at(lines, nxt, at), nxt
-    return "scalar", row
+        at = after + len(rest) - len(stripped)
+        return _block_at(text, at, at - text.rfind("\n", 0, at) - 1), at
+    nxt = _NEXT.search(text, eol)
+    if nxt is None:
+        return None
+    ind, at = len(nxt.group(1)), nxt.end()
+    if ind > owner or (compact and ind == owner and _is_item(text, at)):
+        return _block_at(text, at, ind), at
+    return None
 
 
-def _child(lines: list[str], ind: list[int], block: Block, part: str | int) -> tuple[Node, int] | str | None:
-    """(child node, its line), "absent", or None when unsure."""
-    kind, col, first = block
-    for row in range(first, len(ind)):
-        at = ind[row]
-        if row != first:
-            if at < 0 or at > col:
-                continue
-            if at < col:
-                break
-        line = lines[row]
-        if kind == "seq":
-            if not _is_item(line, col):
-                break
-            if not isinstance(part, int):
-                return "absent"
-            if part:
+def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str | None:
+    """(child node, offset of its line's token), "absent", or None when unsure."""
+    kind, col, pos = block
+    map_end, seq_end, key_row, item_row = _patterns(col)
+    eol = text.find("\n", pos)
+    eol = len(text) if eol < 0 else eol
+    end = (seq_end if kind == "seq" else map_end).search(text, eol)
+    stop = end.start() if end else len(text)
+    if kind == "seq":
+        if not isinstance(part, int):
+            return "absent"
+        if part:
+            found = None
+            for found in item_row.finditer(text, eol, stop):
                 part -= 1
-                continue
-            return _value(lines, ind, row, col + 1, col, False)
-        if _is_item(line, col):
-            continue  # a compact sequence under the previous key
-        found = _KEY.match(line, col)
+                if not part:
+                    break
+            if part or found is None:
+                return "absent"
+            pos = found.end() - 1
+        value = _value(text, pos + 1, col, False)
+        return ("scalar", pos) if value is None else value
+    key = str(part)
+    found = _KEY.match(text, pos)
+    if found is None:
+        return None
+    if found[found.lastindex or 0].rstrip() != key:
+        found = _key_row(col, key).search(text, eol, stop)
         if found is None:
-            return None  # a line at the mapping's column that is not a simple key
-        key = next(g for g in found.groups() if g is not None)
-        if key.rstrip() == str(part):
-            return _value(lines, ind, row, found.end(), col, True)[0], row
-    return "absent"
+            return "absent"
+        pos = found.end(1)
+    value = _value(text, found.end(), col, True)
+    return (value[0] if value else "scalar"), pos
 
 
-def line_of(lines: list[str], ind: list[int], start: int, parts: list[str | int]) -> int | None:
-    """1-based line of the deepest node ``parts`` reaches in the document whose first node is on ``start``.
+def line_of(text: str, parts: list[str | int], seen: dict[tuple[str | int, ...], Any] | None = None) -> int | None:
+    """1-based line (in ``text``) of the deepest node ``parts`` reaches from the document's first node.
 
-    ``lines`` are the document's lines (0-based rows) and ``ind`` their :func:`indents`; None when unsure.
+    ``text`` is the document with a "\n" before its first line; None when unsure. ``seen``
+    memoises the steps of earlier paths into the same text (findings share prefixes).
     """
-    node: Node = _block_at(lines, start, ind[start])
-    line = start
-    for part in parts:
+    seen = {} if seen is None else seen
+    step = seen.get(())
+    if step is None:
+        first = _NEXT.search(text)
+        step = seen[()] = None if first is None else (_block_at(text, first.end(), len(first.group(1))), first.end())
+    if step is None:
+        return None
+    node, pos = step
+    for i, part in enumerate(parts):
         if node is None:
             return None
         if node == "scalar":
             break
-        child = _child(lines, ind, node, part)  # type: ignore[arg-type]
+        key = tuple(parts[:i + 1])
+        child = seen.get(key)
+        if child is None:
+            child = seen[key] = _child(text, node, part)
         if child is None:
             return None
         if child == "absent":
             break
-        node, line = child  # type: ignore[misc]
-    return line + 1
+        node, pos = child
+    return text.count("\n", 0, pos)
 
 
 def safe(text: str) -> bool:
     """Whether the document text stays in the block subset :func:`line_of` reads by indentation."""
-    return _UNSAFE.search(text) is None and fastyaml.plain_syntax(text)
+    return fastyaml.outside_comments(_UNSAFE, "\n" + text) is None and fastyaml.plain_syntax(text)

@@ -117,3 +117,11 @@ def test_a_missing_model_file_names_the_file_and_the_setting(tmp_path):
     with pytest.raises(pulumi.RunError, match="cannot read the model file") as caught:
         run_stack("dev", {"gpufleet:model": str(tmp_path / "absent.yaml")})
     assert "gpufleet:model" in str(caught.value) and "absent.yaml" in str(caught.value)
+
+
+def test_the_controller_image_and_digest_come_from_stack_config():
+    digest = "sha256:" + "0f" * 32
+    config = {**stack_config("dev"), "gpufleet:controllerImage": "registry.example/gac:9.9", "gpufleet:controllerImageDigest": digest}
+    registered = run_stack("dev", config).registered
+    deployment = next(r for r in registered if r.type == "kubernetes:apps/v1:Deployment")
+    assert deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"] == f"registry.example/gac:9.9@{digest}"
