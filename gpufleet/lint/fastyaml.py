@@ -13,12 +13,17 @@ whole text with PyYAML and its nodes, exactly as before) when either parser refu
   PyYAML), ``.nan``/``.inf`` spellings - found by a cheap regex over the text, which
   may over-match (a fall-back costs time, never correctness);
 - merge keys ``<<``, anchors, aliases and tags (``&a``, ``*a``, ``!tag``), complex
-  keys (``? ``), directives (``%YAML``), ``...`` document ends, content on a ``---`` line;
+  keys (``? ``, empty keys, collections that may be keys), indicators PyYAML refuses
+  inside flow collections (``[|]``), a block scalar as the whole document, directives (``%YAML``), ``...`` document ends, content on a ``---`` line;
 - tabs, a byte-order mark, line breaks other than ``\n`` (YAML 1.1 also breaks lines at
   ``\r``, NEL and U+2028/9) and characters PyYAML refuses (non-printable);
 - anything yaml-rs refuses, including duplicate keys (PyYAML keeps the last one) and
   malformed YAML (PyYAML then reports GANG000 with its line, as before);
-- a ``|``/``>`` block scalar in a text without a final line break (yaml-rs adds one).
+- dates and timestamps: yaml-rs is called with ``parse_datetime=False`` (with True it turns
+  even *quoted* ``"2024-01-01"`` into a date), so plain ones are among the risky scalars;
+- an empty ``|``/``>`` block scalar at the end of a document (yaml-rs reads a line break,
+  PyYAML nothing). (One that runs to the end of a text without a final line break is read
+  by yaml-rs and its extra line break dropped: :func:`_unterminated`.)
 
 Each document between ``---`` lines is parsed on its own, which gives the line its
 first node starts on (what PyYAML's node ``start_mark`` says). The differential tests
@@ -49,21 +54,31 @@ _WORD_REST = r"(?:(?<=[yY])(?:es|ES)?|(?<=[nN])[oO]?|(?<=[oO])(?:[nN]|ff|FF)|(?<
 # 0755, 0o17, 0b1, 1_000, 1:30, 1e3, +.5, .inf, .nan, 2024-01-01, ... after their first character:
 _NUMBER_REST = (r"(?:(?<=0)[0-9_oObBxX]|(?<=\+)(?:\.|0[0-9_oO]|[0-9][0-9_.]*[:_eE])|(?<=-)(?:0[0-9_oO]|\.|[0-9][0-9_.]*[:_eE])"
                 r"|(?<=\.)[0-9a-zA-Z]|(?<=[0-9])(?:[0-9_.]*[:_eE]|[0-9]{3}-))")
-_NODE_PROPERTY = re.compile(r"[&*!](?<=[\s\[{,].)\S")  # anchor, alias, tag
-# All three in one pass (what :func:`risky` runs); one leading character class to skip ahead by.
+# Words, numbers, anchors/aliases/tags in one pass; one leading character class to skip ahead by.
 _RISKY_TOKEN = re.compile(rf"[yYnNoO=+\-.0-9&*!]{_AFTER}(?:(?<=[yYnNoO=]){_WORD_REST}|(?<=[-+.0-9]){_NUMBER_REST}"
                           r"|(?<=[&*!])\S)", re.MULTILINE)
-_COMPLEX_KEY = re.compile(r"\?(?<=[\s\[{,]\?)(?=\s|\Z)")
-_LINE_START = re.compile(r"\n(?:%|\.\.\.(?=\s|\Z)|---[ \t]+[^\s#])")  # directive, document end, content after ---
 _ODD_CHARS = ("<<", "\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff")  # merge key, tab, line breaks, BOM
+# Syntax where YAML 1.1 (PyYAML) and 1.2 (yaml-rs) part ways or the text walk cannot follow,
+# in one pass with one leading character class (``re`` is slow on patterns without one).
+_SYNTAX = re.compile(
+    r"[&*!?:\[{,\]}\n]"
+    r"(?:(?<=[&*!])(?<=[\s\[{,].)\S"  # an anchor, alias or tag
+    r"|(?<=[?:])(?<=[\s\[{,].)(?=[\s,\[\]{}]|\Z)"  # "? key", or ": value" with an empty key
+    r"|(?<=:)(?=[,\]}])|(?<=[\[{,])[ \t]*[?:]"  # "[a:]", "[:a]", "[?a]": a colon or ? next to a flow indicator
+    r"|(?<=\n)(?:%|\.\.\.(?=\s|\Z)|---[ \t]+[^\s#])"  # a directive, a document end, content after ---
+    r"|(?<=[\[{,])[ \t]*[|>@`%]"  # a block-scalar or reserved indicator inside [...] or {...}
+    r"|(?<=[{,])[ \t]*[\[{]|(?<=[\]}])[ \t]*:(?=[\s,\[\]{}]|\Z)"  # a collection that may be a key
+    r")")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # what PyYAML refuses in ASCII text (tab and \r: _ODD_CHARS)
 _NON_PRINTABLE = re.compile(r"[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_SYNTAX = (_COMPLEX_KEY, _LINE_START)
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?$", re.MULTILINE)
+_COMMENT_LINES = re.compile(r"\n[ \t]*#[^\n]*")
 _MARKER = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
+_MARKER_CONTENT = re.compile(r"[ \t]+[^\s#]")
 _CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 
 
-def _in_comment(lined: str, at: int) -> bool:
+def in_comment(lined: str, at: int) -> bool:
     """Whether position ``at`` follows a ``#`` comment start on its line (with no quote before it)."""
     line = lined[lined.rfind("\n", 0, at) + 1:at]
     hash_at = line.find("#")
@@ -72,18 +87,18 @@ def _in_comment(lined: str, at: int) -> bool:
 
 def outside_comments(pattern: re.Pattern[str], lined: str) -> re.Match[str] | None:
     """The first match of ``pattern`` outside comments."""
-    return next((m for m in pattern.finditer(lined) if not _in_comment(lined, m.start())), None)
+    if pattern.search(lined) is None:
+        return None
+    return next((m for m in pattern.finditer(lined) if not in_comment(lined, m.start())), None)
 
 
-def _syntax(lined: str, patterns: tuple[re.Pattern[str], ...] = _SYNTAX) -> re.Match[str] | str | None:
+def _syntax(lined: str) -> re.Match[str] | str | None:
+    """Odd characters anywhere (comments too: PyYAML's reader checks every character), then syntax outside comments."""
     for odd in _ODD_CHARS:
         if odd in lined:
             return odd
-    for pattern in patterns:
-        found = outside_comments(pattern, lined)
-        if found:
-            return found
-    return None if lined.isascii() else _NON_PRINTABLE.search(lined)
+    control = _CONTROL.search(lined) if lined.isascii() else _NON_PRINTABLE.search(lined)
+    return control or outside_comments(_SYNTAX, _COMMENT_LINES.sub("", lined))
 
 
 def risky(text: str) -> str | None:
@@ -92,39 +107,92 @@ def risky(text: str) -> str | None:
     found = _syntax(lined)
     if isinstance(found, str):
         return f"syntax {found!r}"
-    found = found or outside_comments(_RISKY_TOKEN, lined)
+    # whole-line comments say nothing (and in a block scalar such a line is plain text)
+    found = found or outside_comments(_RISKY_TOKEN, _COMMENT_LINES.sub("", lined))
     if found:
-        return f"token {found.group(0).strip()!r} at line {lined.count(chr(10), 0, found.start() + 1)}"
-    if text and not text.endswith("\n") and _BLOCK_SCALAR.search(text):
-        return "a block scalar in a text without a final line break (yaml-rs keeps a break PyYAML drops)"
+        return f"token {found.group(0).strip()!r}"
+    stripped = text.rstrip()
+    if _BLOCK_SCALAR.search(stripped, stripped.rfind("\n") + 1):
+        return "an empty block scalar at the end of the text (yaml-rs reads a line break, PyYAML nothing)"
     return None
 
 
 def plain_syntax(text: str) -> bool:
     """No anchors, aliases, tags, merge or complex keys, directives, tabs or odd line breaks."""
-    return _syntax("\n" + text, (_NODE_PROPERTY, *_SYNTAX)) is None
+    return _syntax("\n" + text) is None
 
 
-def split(text: str) -> list[tuple[int, str]]:
-    """``(0-based line of the chunk's first character, chunk)`` per ``---``-separated part."""
-    chunks, start, line = [], 0, 0
+def split(text: str) -> list[tuple[int, str, bool]]:
+    """``(0-based line the part starts on, its text, whether that text follows a ---)`` per part.
+
+    The text of a part after a marker starts just after its ``---`` (on the marker's line).
+    """
+    parts, start, line, marked = [], 0, 0, False
     for marker in _MARKER.finditer(text):
-        chunks.append((line, text[start:marker.start()]))
+        parts.append((line, text[start:marker.start()], marked))
         line += text.count("\n", start, marker.start())
-        start = marker.start()
-    chunks.append((line, text[start:]))
-    return chunks
+        start, marked = marker.start() + 3, True
+    parts.append((line, text[start:], marked))
+    return parts
 
 
-def _value(body: str) -> Any:
-    """One document's value: yaml-rs unless :func:`risky` objects, then PyYAML (values only, C loader)."""
-    if risky(body) is None:
-        return yaml_rs.loads(body)
-    return yaml.load(body, Loader=_Loader)
+def _value(body: str) -> tuple[Any, bool]:
+    """One document's value and whether yaml-rs read it (else PyYAML did, values only, C loader)."""
+    if risky(body) is not None:
+        return yaml.load(body, Loader=_Loader), False
+    if body.endswith("\n") or not _BLOCK_SCALAR.search(body):
+        return yaml_rs.loads(body, parse_datetime=False), True  # True would turn quoted dates into dates too
+    return _unterminated(body), True
 
 
-def documents(text: str) -> list[tuple[Any, int, int, str]] | None:
-    """``(value, 1-based line of its first node, 0-based line its text starts on, its text)`` per document.
+def _unterminated(body: str) -> Any:
+    """A text without a final line break that has block scalars, read as PyYAML reads it.
+
+    A block scalar running to the end of such a text has no final line break for PyYAML;
+    yaml-rs adds one. Read the text with its line break, then, when the last line lies in a
+    block scalar that is not ``|-``/``>-``, drop that break from the last value.
+    """
+    value = yaml_rs.loads(body + "\n", parse_datetime=False)
+    chomping = _outermost_block(body)
+    if chomping is None or chomping == "-":
+        return value
+    parent, key, node = None, None, value
+    while isinstance(node, (dict, list)) and node:
+        parent, key = node, (next(reversed(node)) if isinstance(node, dict) else len(node) - 1)
+        node = node[key]
+    if not (isinstance(node, str) and node.endswith("\n")):
+        return value
+    if parent is None:
+        return node[:-1]
+    parent[key] = node[:-1]
+    return value
+
+
+def _outermost_block(body: str) -> str | None:
+    """The chomping (``-``, ``+`` or ``""``) of the outermost block scalar the last line is in, or None."""
+    end = body.rfind("\n")
+    last = body[end + 1:]
+    shallower, found = len(last) - len(last.lstrip(" ")), None
+    while shallower > 0 and end >= 0:
+        begin = body.rfind("\n", 0, end)
+        row, end = body[begin + 1:end], begin
+        stripped = row.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        indent = len(row) - len(stripped)
+        if indent < shallower:
+            indicator = _BLOCK_SCALAR.search(row)
+            if indicator:
+                found = "-" if "-" in indicator.group(0).split("#")[0] else "+" if "+" in indicator.group(0).split("#")[0] else ""
+            shallower = indent
+    return found
+
+
+def documents(text: str) -> list[tuple[Any, int, int, str, bool]] | None:
+    """``(value, 1-based line of its first node, 0-based line its text starts on, its text, by yaml-rs)`` per document.
+
+    "By yaml-rs" also means :func:`risky` found nothing, so the text has none of the syntax
+    :func:`plain_syntax` looks for.
 
     Documents :func:`risky` objects to are read by PyYAML alone (still without nodes).
     Empty documents are left out, as the loader leaves PyYAML's null documents out. None
@@ -133,19 +201,22 @@ def documents(text: str) -> list[tuple[Any, int, int, str]] | None:
     """
     if yaml_rs is None:
         return None
-    found: list[tuple[Any, int, int, str]] = []
-    for first_line, chunk in split(text):
-        body = chunk[3:] if chunk.startswith("---") else chunk
+    found: list[tuple[Any, int, int, str, bool]] = []
+    for first_line, body, marked in split(text):
+        if marked and _MARKER_CONTENT.match(body):
+            return None  # content on the "---" line: YAML 1.1 and 1.2 accept different things there
         content = _CONTENT.search(body)
         if content is None:
-            if chunk.startswith("---") and "# Source: " in text:
+            if marked and "# Source: " in text:
                 return None  # an explicit empty document: PyYAML yields a null node, whose line helm's comments need
             continue
+        if body[content.end() - 1] in "|>":
+            return None  # a block scalar as the document: YAML 1.1 wants its text indented, 1.2 does not
         try:
-            value = _value(body)
+            value, fast = _value(body)
         except Exception:  # noqa: BLE001 - yaml-rs raises several types; PyYAML decides what is wrong
             return None
         if value is None:
             return None
-        found.append((value, first_line + body.count("\n", 0, content.start()) + 1, first_line, body))
+        found.append((value, first_line + body.count("\n", 0, content.start()) + 1, first_line, body, fast))
     return found

@@ -170,8 +170,8 @@ def _fast(text: str, helm: list[tuple[int, str]]) -> Documents | None:
         return None
     documents: Documents = []
     previous = 0
-    for value, line, first, body in read:
-        documents.append((value, TextDoc(body, first, line - 1), line, _template(helm, previous, line)))
+    for value, line, first, body, plain in read:
+        documents.append((value, TextDoc(body, first, line - 1, plain), line, _template(helm, previous, line)))
         previous = line
     return documents
 

@@ -90,6 +90,7 @@ class TextDoc:
     text: str
     first: int
     start: int  # 0-based line of the document's first node
+    plain: bool = False  # known to have no anchors, tags, complex keys... (fastyaml.plain_syntax)
     _lined: str | None = field(default=None, repr=False)  # "\n" + text when the text walk may read it
     _node: Any = field(default=None, repr=False)
     _seen: dict[Any, Any] = field(default_factory=dict, repr=False)
@@ -98,7 +99,7 @@ class TextDoc:
     def line_of(self, path: str) -> int | None:
         """Like :func:`line_of` on the document's node, from the text when the text is simple enough."""
         if self._safe is None:
-            self._safe = textlocate.safe(self.text)
+            self._safe = textlocate.safe(self.text, self.plain)
             self._lined = "\n" + self.text
         if self._safe:
             assert self._lined is not None

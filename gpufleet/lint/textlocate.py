@@ -22,8 +22,10 @@ from gpufleet.lint import fastyaml
 
 _KEY = re.compile(r"""(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"\[\]{},&*!|>%@`?-](?:(?![ \t]#)[^\n])*?|-[^\s](?:(?![ \t]#)[^\n])*?))[ \t]*:(?:[ \t]+|$)""",
                   re.MULTILINE)
-# A flow collection or quoted scalar opened at a value position and not closed on its line.
-_UNSAFE = re.compile(r"""["'\[{](?:(?<=[:\-\n ] .)|(?<=\n.))(?:(?![ \t]#)[^\n])*(?<![\]}"'])[ \t]*(?:[ \t]#[^\n]*)?$""", re.MULTILINE)
+# The first quote or bracket of a line, and the rest of the line (one match per such line).
+_OPENED = re.compile(r"""["'\[{][^\n]*""")
+_BLOCK_INDICATOR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?$")
+_VALUE_OPENER = re.compile(r"""(?<=[:-] )["'\[{]""")
 _NEXT = re.compile(r"\n( *)(?=[^ \n#])")  # the next row with content (not blank, not a comment)
 _NEVER = re.compile(r"\A(?!)")  # fails at once (a pattern that starts with an assertion would scan the text)
 _COMPLEX = frozenset("[{&*!|>\"'")
@@ -150,6 +152,82 @@ def line_of(text: str, parts: list[str | int], seen: dict[tuple[str | int, ...],
     return text.count("\n", 0, pos)
 
 
-def safe(text: str) -> bool:
-    """Whether the document text stays in the block subset :func:`line_of` reads by indentation."""
-    return fastyaml.outside_comments(_UNSAFE, "\n" + text) is None and fastyaml.plain_syntax(text)
+def _spans_lines(lined: str, found: re.Match[str]) -> bool:
+    """Whether a quoted scalar or flow collection opened at a value position may go on to the next line."""
+    at = found.start()
+    if lined[at - 1] not in ": -\n" or fastyaml.in_comment(lined, at):
+        return False  # inside a plain scalar or a comment: quotes and brackets are just text there
+    end = lined.find("\n", at)
+    end = len(lined) if end < 0 else end
+    while True:
+        if lined[at] in "[{":
+            rest = lined[at:end]
+            if " #" in rest:  # a comment may follow the closer (or the "#" is inside the collection: be careful)
+                rest = rest[:rest.rindex(" #")]
+            rest = rest.rstrip()
+            if len(rest) > 1 and rest[-1] in "]}":
+                return False
+            break
+        close = _quote_end(lined, at, end)
+        if close is None:
+            break
+        after = _VALUE_OPENER.search(lined, close + 1, end)  # "key": "value" - a second quoted scalar
+        if after is None:
+            return False
+        at = after.start()
+    return not _in_block_scalar(lined, at)
+
+
+def _quote_end(lined: str, at: int, end: int) -> int | None:
+    """Offset of the quote closing the scalar opened at ``at``, if it closes before ``end``."""
+    quote, i = lined[at], at + 1
+    while True:
+        j = lined.find(quote, i, end)
+        if j < 0:
+            return None
+        if quote == "'":
+            if lined.startswith("'", j + 1):
+                i = j + 2  # '' is an escaped quote
+                continue
+            return j
+        k = j - 1
+        while lined[k] == "\\":
+            k -= 1
+        if (j - 1 - k) % 2 == 0:  # an even number of backslashes before it: not escaped
+            return j
+        i = j + 1
+
+
+def _in_block_scalar(lined: str, at: int) -> bool:
+    """Whether offset ``at`` is in the text of a ``|``/``>`` block scalar (a script, say).
+
+    Walks up from its line through ever shallower lines (skipping blank and comment
+    lines); the first shallower line that ends with a block-scalar indicator owns it.
+    """
+    end = lined.rfind("\n", 0, at)
+    line = lined[end + 1:at]
+    shallower = len(line) - len(line.lstrip(" "))
+    while shallower > 0 and end > 0:
+        begin = lined.rfind("\n", 0, end)
+        row, end = lined[begin + 1:end], begin
+        stripped = row.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        indent = len(row) - len(stripped)
+        if indent < shallower:
+            if _BLOCK_INDICATOR.search(row):
+                return True
+            shallower = indent
+    return False
+
+
+def safe(text: str, plain: bool = False) -> bool:
+    """Whether the document text stays in the block subset :func:`line_of` reads by indentation.
+
+    Not when a quoted scalar or flow collection may span lines (its next lines can sit at
+    any column), nor with anchors, tags, complex keys, tabs or odd line breaks.
+    """
+    if not (plain or fastyaml.plain_syntax(text)):
+        return False
+    lined = "\n" + text
+    return not any(_spans_lines(lined, found) for found in _OPENED.finditer(lined))

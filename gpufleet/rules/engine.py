@@ -5,7 +5,8 @@ the admission controller, plus ``remediate`` for ``gpufleet lint --fix``. The
 module functions use one :class:`Engine` over the registry; tests build their own
 ``Engine(rules)``. Rules are indexed by ``(apiGroup, kind)`` once (a rule listing
 ``("*", "*")`` sees every object); each object's workload view is built once
-(``workloads.viewing``) and shared by the rules that read it. A rule that raises
+(``workloads.cache.enter``) and shared by the rules that read it; an object's identity
+is read once, and findings are made only for rules that found something. A rule that raises
 becomes an error finding of that rule and the other findings are kept. Waivers
 come from :mod:`gpufleet.rules.waivers`.
 """
@@ -15,11 +16,11 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Collection, Iterable, Iterator, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
+from gpufleet.workloads import cache as view_cache
 from gpufleet.workloads.types import as_map, group_of
 
 ANY_KIND = ("*", "*")
@@ -30,6 +31,10 @@ _DEFAULT_CTX = CheckContext()
 
 class InternalError(Violation):
     """The violation standing for a rule that raised; always reported as an error."""
+
+
+def _order(finding: Finding) -> tuple[str, str, str]:
+    return finding.code, finding.path, finding.message
 
 
 def freeze(patterns: Selector) -> Patterns:
@@ -45,25 +50,51 @@ def matches(code: str, patterns: frozenset[str]) -> bool:
     return "ALL" in patterns or any(code.startswith(p) for p in patterns)
 
 
+Identity = tuple[str, str, Any, Any]  # apiVersion, kind, namespace, name
+
+
+def _identity(obj: Mapping[str, Any]) -> Identity:
+    meta = as_map(obj.get("metadata"))
+    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), meta.get("namespace"),
+            meta.get("name") or meta.get("generateName"))
+
+
+def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
+    severity = Severity.ERROR if isinstance(violation, InternalError) else rule.severity
+    return Finding(code=rule.code, name=rule.name, severity=severity, path=violation.path, message=violation.message,
+                   fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2], object_name=who[3])
+
+
 def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Finding:
     """A finding of ``rule`` on ``obj`` (identity from the object's metadata), not yet waived."""
-    meta = as_map(obj.get("metadata"))
-    return Finding(
-        code=rule.code, name=rule.name, severity=rule.severity, path=violation.path, message=violation.message,
-        fix=violation.fix or rule.fix, api_version=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")),
-        namespace=meta.get("namespace"), object_name=meta.get("name") or meta.get("generateName"),
-    )
+    return _finding(rule, _identity(obj), violation)
 
 
-def _findings(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Finding]:
-    """The rule's findings; a crash becomes one more (error) finding instead of an exception."""
+def _crash(rule: Rule, exc: Exception) -> InternalError:
+    return InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {exc}",
+                         "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile")
+
+
+def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext) -> list[tuple[Rule, Violation]]:
+    """Every rule's violations in order; a crash becomes one more (error) violation instead of an exception."""
+    found: list[tuple[Rule, Violation]] = []
+    token = view_cache.enter(obj)
     try:
-        for violation in rule.check(obj, ctx):
-            yield make_finding(rule, obj, violation)
-    except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
-        crash = InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {exc}",
-                              "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile")
-        yield replace(make_finding(rule, obj, crash), severity=Severity.ERROR)
+        for rule in rules:
+            try:
+                for violation in rule.check(obj, ctx):
+                    found.append((rule, violation))
+            except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
+                found.append((rule, _crash(rule, exc)))
+    finally:
+        view_cache.leave(token)
+    return found
+
+
+def _findings(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> list[Finding]:
+    """One rule's findings (the view of ``obj`` must be current)."""
+    who = _identity(obj)
+    return [_finding(r, who, v) for r, v in _violations((rule,), obj, ctx)]
 
 
 class Engine:
@@ -97,11 +128,13 @@ class Engine:
         rules = self.rules_for(obj, ctx, select, ignore)
         if not rules:
             return []
-        with workloads.viewing(obj):
-            findings = [finding for rule in rules for finding in _findings(rule, obj, ctx)]
-        if findings:
-            findings = waivers.apply(obj, findings)
-            findings.sort(key=lambda f: (f.code, f.path, f.message))
+        found = _violations(rules, obj, ctx)
+        if not found:
+            return []
+        who = _identity(obj)
+        findings = waivers.apply(obj, [_finding(rule, who, v) for rule, v in found])
+        if len(findings) > 1:
+            findings.sort(key=_order)
         return findings
 
     def check_object(self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
@@ -138,9 +171,7 @@ class Engine:
 
     @staticmethod
     def _has_unwaived(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> bool:
-        with workloads.viewing(obj):
-            found = list(_findings(rule, obj, ctx))
-        return any(not f.waived for f in waivers.apply(obj, found))
+        return any(not f.waived for f in waivers.apply(obj, _findings(rule, obj, ctx)))
 
 
 DEFAULT = Engine(registry.all_rules())

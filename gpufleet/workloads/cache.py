@@ -10,7 +10,7 @@ correct under threads and asyncio (the admission webhook).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any, Iterator, Mapping
 
 from gpufleet.workloads.kinds import build_view
@@ -27,12 +27,21 @@ def view(obj: Mapping[str, Any]) -> WorkloadView | None:
     return build_view(obj)
 
 
+def enter(obj: Mapping[str, Any]) -> Token[Any]:
+    """Build the view of ``obj`` and serve it to ``view(obj)`` until :func:`leave` (the engine's fast path)."""
+    return _CURRENT.set((obj, build_view(obj)))
+
+
+def leave(token: Token[Any]) -> None:
+    """End what :func:`enter` started (always call it, in a ``finally``)."""
+    _CURRENT.reset(token)
+
+
 @contextmanager
 def viewing(obj: Mapping[str, Any]) -> Iterator[WorkloadView | None]:
     """Build the view of ``obj`` once and serve it to every ``view(obj)`` inside the block."""
-    built = build_view(obj)
-    token = _CURRENT.set((obj, built))
+    token = enter(obj)
     try:
-        yield built
+        yield token.var.get()[1]  # type: ignore[index]
     finally:
-        _CURRENT.reset(token)
+        leave(token)

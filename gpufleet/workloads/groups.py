@@ -44,9 +44,22 @@ def members(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: s
     return index(objects).get((namespace, name), [])
 
 
+_PODS: tuple[Sequence[Mapping[str, Any]], dict[tuple[str | None, str], int]] | None = None
+
+
 def member_pods(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: str) -> int:
-    """How many pods of ``objects`` join group ``name`` (0 when none is seen)."""
-    return sum(v.total_pods for v in members(objects, namespace, name))
+    """How many pods of ``objects`` join group ``name`` (0 when none is seen); memoised per run like the index."""
+    global _PODS
+    last = _PODS
+    if last is None or last[0] is not objects:
+        last = (objects, {})
+        with _LOCK:
+            _PODS = last
+    counts = last[1]
+    count = counts.get((namespace, name))
+    if count is None:
+        count = counts[(namespace, name)] = sum(v.total_pods for v in members(objects, namespace, name))
+    return count
 
 
 _VIEWS: tuple[Sequence[Mapping[str, Any]], tuple[WorkloadView | None, ...]] | None = None

@@ -51,7 +51,7 @@ def compare(name: str, text: str) -> int:
     docs = fastyaml.documents(text)
     if docs is None:
         return 0
-    for value, line, first, body in docs:
+    for value, line, first, body, _ in docs:
         node = yaml.compose(body, Loader=yaml.CSafeLoader)
         doc = TextDoc(body, first, line - 1)
         for path in paths(value):
@@ -86,6 +86,9 @@ def test_the_text_walk_places_most_upstream_findings_without_composing_nodes(ups
     "a:\n  b: \"multi\n  line\"\n  c: 1\n",
     "a: &x\n  b: 1\nc: *x\n",
     "a:\n  b: 1 # c: 2\n  d:\n\n\n  e: 5\n",
+    "a:\n  \"k.x\": \"v\"\n  'q''s': 'it''s\n  b: c'\n  d: 1\n",
+    "a:\n  \"k\": \"say \\\"hi\n  b: c\"\n  d: [1,\n  2]\n  e: 2\n",
+    "a:\n  s: |\n    echo \"x\n    y: 1\n  t: 2\n",
 ])
 def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
     value = yaml.load(text, Loader=yaml.CSafeLoader)
