@@ -51,14 +51,12 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.workloads import as_list, as_map
-from gpufleet.workloads.volcano import FAILURE_EVENTS, effective_policy
+from gpufleet.workloads.volcano import FAILURE_EVENTS, uncovered_events
 
 
 def missing_events(obj: Mapping[str, Any]) -> list[str]:
     """The failure events that some task of ``obj`` has no policy for."""
-    tasks = range(len(as_list(as_map(obj.get("spec")).get("tasks"))))
-    return [event for event in FAILURE_EVENTS if any(effective_policy(obj, t, event) is None for t in tasks)]
+    return uncovered_events(obj, FAILURE_EVENTS)
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:

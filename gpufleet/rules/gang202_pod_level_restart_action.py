@@ -65,11 +65,14 @@ JOBSET_PARTIAL = {"RestartJob": "RestartJobSet", "RestartJobAndIgnoreMaxRestarts
 
 def _volcano(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
     """(path of the action, action, what triggers it) per partial restart."""
-    view = workloads.view(obj)
-    tasks_with_pods = sum(1 for t in view.templates if t.replicas > 0) if view else 0
-    for policy in all_policies(obj):
-        if policy.action not in PARTIAL_RESTART_ACTIONS or (policy.action == "RestartTask" and tasks_with_pods <= 1):
-            continue
+    tasks_with_pods: int | None = None  # counted on the first RestartTask only
+    for policy in all_policies(obj, PARTIAL_RESTART_ACTIONS):
+        if policy.action == "RestartTask":
+            if tasks_with_pods is None:
+                view = workloads.view(obj)
+                tasks_with_pods = sum(1 for t in view.templates if t.replicas > 0) if view else 0
+            if tasks_with_pods <= 1:
+                continue
         trigger = next((e for e in FAILURES if e in policy.events), None)
         if trigger is None and policy.exit_code is not None:
             trigger = f"exitCode {policy.exit_code}"

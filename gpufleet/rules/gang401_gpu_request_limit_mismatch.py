@@ -53,11 +53,23 @@ from gpufleet.rules.gang4_gpus import amount, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, as_map, key_path, pod_containers, view
 
 
+def _whole(value: Any) -> bool:
+    """A quantity that is a whole, non-negative number of devices."""
+    parsed = amount(value)
+    return parsed is not None and parsed == parsed.to_integral_value() and parsed >= 0
+
+
 def _container(path: str, container: Mapping[str, Any], gpus: frozenset[str]) -> Iterator[Violation]:
     resources = as_map(container.get("resources"))
     requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
+    if not requests and not limits:
+        return
     name = container.get("name") or path
-    for resource in sorted({str(k) for k in (*requests, *limits) if is_gpu(str(k), gpus)}):
+    for resource in sorted({key for key in map(str, (*requests, *limits)) if is_gpu(key, gpus)}):
+        if resource in requests and resource in limits:
+            request = requests[resource]
+            if type(request) is str and request == limits[resource] and _whole(request):
+                continue  # the same whole number written twice (the usual form): nothing to report
         amounts: dict[str, Decimal | None] = {}
         for field, values in (("requests", requests), ("limits", limits)):
             if resource not in values:

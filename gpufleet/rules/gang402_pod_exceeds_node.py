@@ -55,12 +55,12 @@ from typing import Any, Iterator, Mapping
 from gpufleet.context import PoolContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang4_gpus import (
-    candidate_pools, container_request, fmt, gpu_resources, is_gpu, pod_request, requested_resources,
+    container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests,
 )
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, key_path, pod_containers, view
 
 
-def _largest_per_node(pools: list[PoolContext], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:
+def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:
     """Largest per-node allocatable of ``resource`` over ``pools``; None when some pool does not say."""
     best: tuple[Decimal, PoolContext | None] = (Decimal(-1), None)
     for pool in pools:
@@ -90,9 +90,8 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for template in found.templates:
         if template.replicas <= 0:
             continue
-        pools, how = candidate_pools(template.spec, found.namespace, ctx.fleet)
-        for resource in sorted(requested_resources(template.spec)):
-            need = pod_request(template.spec, resource)
+        pools, how = template_pools(found, template, ctx.fleet)
+        for resource, need in template_requests(found, template).items():
             largest, pool = _largest_per_node(pools, resource, gpus)
             if largest is None or pool is None or need <= largest:
                 continue

@@ -61,11 +61,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.context import PoolContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gang4_gpus import candidate_pools, fmt, gpu_resources, pod_request
+from gpufleet.rules.gang4_gpus import fmt, sorted_gpu_resources, template_pools, template_request
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, view
 
 
@@ -80,13 +80,12 @@ class Group:
 
 
 def _groups(found: WorkloadView, resource: str, ctx: CheckContext) -> list[Group]:
+    """The pods of each template as groups; none when no pod asks for ``resource`` (nothing to check)."""
     assert ctx.fleet is not None
-    groups = []
-    for template in found.templates:
-        if template.replicas > 0:
-            pools, _ = candidate_pools(template.spec, found.namespace, ctx.fleet)
-            groups.append(Group(template, pod_request(template.spec, resource), template.replicas, tuple(pools)))
-    return groups
+    requests = [(t, template_request(found, t, resource)) for t in found.templates if t.replicas > 0]
+    if not any(gpus > 0 for _, gpus in requests):
+        return []  # minimum_pods keeps only pods with GPUs: skip finding their pools
+    return [Group(t, gpus, t.replicas, template_pools(found, t, ctx.fleet)[0]) for t, gpus in requests]
 
 
 def minimum_pods(groups: list[Group], gang_min: int | None) -> list[Group]:
@@ -109,31 +108,35 @@ def _problems(chosen: list[Group], resource: str) -> Iterator[str]:
         return  # a pod larger than every node: GANG402
     total = sum((g.gpus * g.count for g in chosen), Decimal(0))
     capacity = sum((per_node[p.name] * p.node_count for p in pools), Decimal(0))
-    names = ", ".join(f"{p.name} ({p.node_count} nodes × {fmt(per_node[p.name])})" for p in pools)
     if total > capacity:
-        yield f"needs {fmt(total)} {resource} to start but its pools {names} hold {fmt(capacity)}"
+        yield f"needs {fmt(total)} {resource} to start but its pools {_names(pools, per_node)} hold {fmt(capacity)}"
         return
     smallest = min(g.gpus for g in chosen)
     pods = sum(g.count for g in chosen)
     slots = sum(int(per_node[p.name] // smallest) * p.node_count for p in pools)
     if pods > slots:
         yield (f"needs {pods} pods of at least {fmt(smallest)} {resource} to start, but pods do not split across nodes "
-               f"and its pools {names} hold at most {slots} such pods")
+               f"and its pools {_names(pools, per_node)} hold at most {slots} such pods")
+
+
+def _names(pools: Iterable[PoolContext], per_node: Mapping[str, Decimal]) -> str:
+    return ", ".join(f"{p.name} ({p.node_count} nodes × {fmt(per_node[p.name])})" for p in pools)
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     found = view(obj)
     if found is None or not found.is_gang or ctx.fleet is None or not ctx.fleet.pools:
         return
-    for resource in sorted(gpu_resources(ctx.fleet)):
-        chosen = minimum_pods(_groups(found, resource, ctx), found.gang_min)
+    for resource in sorted_gpu_resources(ctx.fleet):
+        groups = _groups(found, resource, ctx)
+        chosen = minimum_pods(groups, found.gang_min) if groups else []
         if not chosen:
             continue
-        uses_min = found.gang_min is not None and 0 < found.gang_min < found.total_pods
-        biggest = max(chosen, key=lambda g: g.gpus * g.count)
-        path = found.gang_min_path if uses_min and found.gang_min_path else (biggest.template.replicas_path or biggest.template.path or "spec")
-        what = f"counting its gang minimum of {found.gang_min} pods" if uses_min else f"counting all {found.total_pods} pods, as no smaller gang minimum is set"
         for problem in _problems(chosen, resource):
+            uses_min = found.gang_min is not None and 0 < found.gang_min < found.total_pods
+            biggest = max(chosen, key=lambda g: g.gpus * g.count)
+            path = found.gang_min_path if uses_min and found.gang_min_path else (biggest.template.replicas_path or biggest.template.path or "spec")
+            what = f"counting its gang minimum of {found.gang_min} pods" if uses_min else f"counting all {found.total_pods} pods, as no smaller gang minimum is set"
             yield Violation(path, f"the gang {problem} ({what}): it can never start",
                             "shrink the gang or its per-pod GPUs to fit the pool, or target a larger pool")
 

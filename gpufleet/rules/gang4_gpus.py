@@ -11,6 +11,11 @@ Called by the rule modules ``gang401_*``, ``gang402_*`` and ``gang403_*``.
 - :func:`candidate_pools` picks the pools a pod template may land on: pools whose
   ``nodeLabels`` its ``nodeSelector`` / required node affinity select, else its team's
   pools (namespace to team), else every pool.
+
+The rules read these per pod template through :func:`template_requests`
+(every resource a template names) and :func:`template_pools`, which keep each value in the
+memo of the engine's shared view (``workloads.cache.memo``): the three rules checking
+one object compute each template's requests and pools once.
 """
 
 from __future__ import annotations
@@ -20,18 +25,37 @@ from typing import Any, Iterable, Mapping
 
 from gpufleet import quantity
 from gpufleet.context import FleetContext, PoolContext
-from gpufleet.workloads import as_list, as_map
+from gpufleet.workloads import PodTemplate, WorkloadView, as_list, as_map
+from gpufleet.workloads.cache import memo
 
 KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
 MIG_PREFIX = "nvidia.com/mig-"
 ZERO = Decimal(0)
 
 
-def gpu_resources(fleet: FleetContext | None) -> frozenset[str]:
+# The last fleet asked about and its GPU names (a fleet context is immutable).
+_LAST_GPUS: tuple[FleetContext | None, frozenset[str], tuple[str, ...]] = (None, frozenset(KNOWN_GPUS), tuple(sorted(KNOWN_GPUS)))
+
+
+def _gpus(fleet: FleetContext | None) -> tuple[FleetContext | None, frozenset[str], tuple[str, ...]]:
+    global _LAST_GPUS
+    last = _LAST_GPUS
+    if last[0] is fleet:
+        return last
     names = set(KNOWN_GPUS)
     if fleet is not None:
         names.update(p.gpu_resource for p in fleet.pools)
-    return frozenset(names)
+    last = _LAST_GPUS = (fleet, frozenset(names), tuple(sorted(names)))
+    return last
+
+
+def gpu_resources(fleet: FleetContext | None) -> frozenset[str]:
+    return _gpus(fleet)[1]
+
+
+def sorted_gpu_resources(fleet: FleetContext | None) -> tuple[str, ...]:
+    """:func:`gpu_resources` in name order."""
+    return _gpus(fleet)[2]
 
 
 def is_gpu(name: str, gpus: frozenset[str]) -> bool:
@@ -47,27 +71,47 @@ def amount(value: Any) -> Decimal | None:
 
 def container_request(container: Mapping[str, Any], resource: str) -> Decimal:
     """The container's request of ``resource`` (its limit when no request is written)."""
+    return container_requests(container, (resource,))[resource]
+
+
+def container_requests(container: Mapping[str, Any], names: Iterable[str]) -> dict[str, Decimal]:
+    """:func:`container_request` of each resource in ``names``, reading the container once."""
     resources = as_map(container.get("resources"))
-    for field in ("requests", "limits"):
-        value = as_map(resources.get(field)).get(resource)
-        if value is not None:
-            return amount(value) or ZERO
-    return ZERO
+    requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
+    out: dict[str, Decimal] = {}
+    for name in names:
+        value = requests.get(name)
+        if value is None:
+            value = limits.get(name)
+        out[name] = ZERO if value is None else amount(value) or ZERO
+    return out
 
 
 def pod_request(spec: Mapping[str, Any], resource: str) -> Decimal:
     """The effective pod request of ``resource`` (init containers and sidecars included)."""
-    sidecars = init_peak = ZERO
+    return pod_requests(spec, (resource,))[resource]
+
+
+def pod_requests(spec: Mapping[str, Any], names: Iterable[str]) -> dict[str, Decimal]:
+    """:func:`pod_request` of each resource in ``names`` (in that order), walking the containers once."""
+    names = tuple(names)
+    sidecars = dict.fromkeys(names, ZERO)
+    init_peak = dict.fromkeys(names, ZERO)
     for init in as_list(spec.get("initContainers")):
         init = as_map(init)
-        need = container_request(init, resource)
-        if init.get("restartPolicy") == "Always":
-            sidecars += need
-            init_peak = max(init_peak, sidecars)
-        else:
-            init_peak = max(init_peak, sidecars + need)
-    main = sum((container_request(as_map(c), resource) for c in as_list(spec.get("containers"))), ZERO)
-    return max(init_peak, main + sidecars)
+        needs = container_requests(init, names)
+        always = init.get("restartPolicy") == "Always"
+        for name in names:
+            if always:
+                sidecars[name] += needs[name]
+                init_peak[name] = max(init_peak[name], sidecars[name])
+            else:
+                init_peak[name] = max(init_peak[name], sidecars[name] + needs[name])
+    main = dict.fromkeys(names, ZERO)
+    for container in as_list(spec.get("containers")):
+        for name, need in container_requests(as_map(container), names).items():
+            main[name] += need
+    return {name: max(init_peak[name], main[name] + sidecars[name]) for name in names}
 
 
 def requested_resources(spec: Mapping[str, Any]) -> set[str]:
@@ -131,6 +175,32 @@ def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: Fleet
         if pools:
             return pools, f"of team {team.name}"
     return list(fleet.pools), "of the fleet"
+
+
+def template_requests(found: WorkloadView, template: PodTemplate) -> Mapping[str, Decimal]:
+    """:func:`pod_request` of every resource one template of ``found`` names, in name order; once per shared view."""
+    store = memo(found)
+    key = ("gang4.requests", id(template))
+    value = store.get(key)
+    if value is None:
+        value = store[key] = pod_requests(template.spec, sorted(requested_resources(template.spec)))
+    return value
+
+
+def template_request(found: WorkloadView, template: PodTemplate, resource: str) -> Decimal:
+    """:func:`pod_request` of one template of ``found`` (zero for a resource no container names)."""
+    return template_requests(found, template).get(resource, ZERO)
+
+
+def template_pools(found: WorkloadView, template: PodTemplate, fleet: FleetContext) -> tuple[tuple[PoolContext, ...], str]:
+    """:func:`candidate_pools` of one template of ``found`` (as a tuple), computed once per shared view and fleet."""
+    store = memo(found)
+    key = ("gang4.pools", id(template), id(fleet))
+    entry = store.get(key)
+    if entry is None or entry[0] is not fleet:  # the entry holds the fleet, so its id is not reused meanwhile
+        pools, how = candidate_pools(template.spec, found.namespace, fleet)
+        entry = store[key] = (fleet, (tuple(pools), how))
+    return entry[1]
 
 
 def fmt(value: Decimal, resource: str = "") -> str:

@@ -5,6 +5,11 @@ rule's ``view(obj)`` for the *same* object (identity, not equality) returns the 
 view built on entry. Outside such a block ``view`` builds a fresh view, so callers
 that modify an object between calls never see a stale one. A ContextVar keeps this
 correct under threads and asyncio (the admission webhook).
+
+:func:`memo` gives rules a dict for values they derive from that shared view (the GPU
+rules' per-template requests and candidate pools): it lives exactly as long as the
+view, so rules checking one object compute such values once. For any other view it
+is a fresh, throwaway dict, so nothing is ever cached for an object outside a block.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from typing import Any, Iterator, Mapping
 from gpufleet.workloads.kinds import build_view
 from gpufleet.workloads.types import WorkloadView
 
-_CURRENT: ContextVar[tuple[Mapping[str, Any], WorkloadView | None] | None] = ContextVar("gpufleet_view", default=None)
+# (object, its view, the view's memo) while the engine checks the object.
+Current = tuple[Mapping[str, Any], WorkloadView | None, dict[Any, Any]]
+_CURRENT: ContextVar[Current | None] = ContextVar("gpufleet_view", default=None)
 
 
 def view(obj: Mapping[str, Any]) -> WorkloadView | None:
@@ -27,9 +34,21 @@ def view(obj: Mapping[str, Any]) -> WorkloadView | None:
     return build_view(obj)
 
 
+def memo(found: WorkloadView | None) -> dict[Any, Any]:
+    """A dict for values derived from ``found``, shared while ``found`` is the current view.
+
+    Keys are the caller's (a rule module prefixes its own); values must be immutable or
+    never modified. Outside :func:`viewing`, or for another view, a new empty dict.
+    """
+    current = _CURRENT.get()
+    if current is not None and found is not None and current[1] is found:
+        return current[2]
+    return {}
+
+
 def enter(obj: Mapping[str, Any]) -> Token[Any]:
     """Build the view of ``obj`` and serve it to ``view(obj)`` until :func:`leave` (the engine's fast path)."""
-    return _CURRENT.set((obj, build_view(obj)))
+    return _CURRENT.set((obj, build_view(obj), {}))
 
 
 def leave(token: Token[Any]) -> None:

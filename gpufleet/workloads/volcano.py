@@ -8,7 +8,7 @@ policies override job policies for the same event (volcano.md §3).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Collection, Iterable, Iterator, Mapping
 
 from gpufleet.workloads.types import as_list, as_map, is_map
 
@@ -32,11 +32,18 @@ class Policy:
         return event in self.events or ANY_EVENT in self.events
 
 
+def _events(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """The events one raw policy maps: its ``event`` and its ``events``."""
+    return tuple(str(e) for e in [raw.get("event"), *as_list(raw.get("events"))] if e)
+
+
 def _policy(path: str, raw: Mapping[str, Any], task: int | None) -> Policy:
-    events = [raw.get("event")] + as_list(raw.get("events"))
     code = raw.get("exitCode")
-    return Policy(path, tuple(str(e) for e in events if e), code if isinstance(code, int) else None,
-                  str(raw.get("action") or ""), task)
+    return Policy(path, _events(raw), code if isinstance(code, int) else None, _action(raw), task)
+
+
+def _action(raw: Mapping[str, Any]) -> str:
+    return str(raw.get("action") or "")
 
 
 def job_policies(obj: Mapping[str, Any]) -> list[Policy]:
@@ -52,10 +59,16 @@ def task_policies(obj: Mapping[str, Any], index: int) -> list[Policy]:
             if is_map(p)]
 
 
-def all_policies(obj: Mapping[str, Any]) -> Iterator[Policy]:
-    yield from job_policies(obj)
-    for index in range(len(as_list(as_map(obj.get("spec")).get("tasks")))):
-        yield from task_policies(obj, index)
+def all_policies(obj: Mapping[str, Any], actions: Collection[str] | None = None) -> Iterator[Policy]:
+    """Job-level policies, then each task's, in order; only those whose action is in ``actions`` when given."""
+    spec = as_map(obj.get("spec"))
+    for i, raw in enumerate(as_list(spec.get("policies"))):
+        if is_map(raw) and (actions is None or _action(raw) in actions):
+            yield _policy(f"spec.policies[{i}]", raw, None)
+    for index, task in enumerate(as_list(spec.get("tasks"))):
+        for i, raw in enumerate(as_list(as_map(task).get("policies"))):
+            if is_map(raw) and (actions is None or _action(raw) in actions):
+                yield _policy(f"spec.tasks[{index}].policies[{i}]", raw, index)
 
 
 def effective_policy(obj: Mapping[str, Any], task: int, event: str) -> Policy | None:
@@ -64,3 +77,21 @@ def effective_policy(obj: Mapping[str, Any], task: int, event: str) -> Policy | 
         if policy.covers(event):
             return policy
     return next((p for p in job_policies(obj) if p.covers(event)), None)
+
+
+def _covered(raw_policies: Any) -> set[str]:
+    """Every event some policy of a ``policies`` list maps (``*`` included as written)."""
+    events: set[str] = set()
+    for raw in as_list(raw_policies):
+        if is_map(raw):
+            events.update(_events(raw))
+    return events
+
+
+def uncovered_events(obj: Mapping[str, Any], events: Iterable[str] = FAILURE_EVENTS) -> list[str]:
+    """The ``events`` for which some task has no :func:`effective_policy` (neither its own nor the job's)."""
+    spec = as_map(obj.get("spec"))
+    job = _covered(spec.get("policies"))
+    tasks = [_covered(as_map(task).get("policies")) for task in as_list(spec.get("tasks"))]
+    return [event for event in events
+            if event not in job and ANY_EVENT not in job and any(event not in t and ANY_EVENT not in t for t in tasks)]

@@ -47,3 +47,17 @@ def test_node_selectors_and_required_affinity_select_pools_by_their_labels(spec,
 def test_without_a_selector_a_pod_may_use_its_teams_pools_else_every_pool(namespace, expected):
     pools, _ = candidate_pools({}, namespace, fleets.fleet())
     assert [p.name for p in pools] == expected
+
+
+@pytest.mark.parametrize("containers, inits", [
+    ([c(2), c(3)], []), ([c(2)], [c(6)]), ([c(2)], [c(1, sidecar=True), c(6)]),
+    ([c(4, request_only=True)], []), ([{"name": "none"}], []),
+    ([{"name": "m", "resources": {"limits": {"nvidia.com/gpu": 2, "cpu": "500m", "memory": "1Gi"}}}], [c(1, sidecar=True)]),
+])
+def test_the_one_pass_pod_requests_agree_with_the_per_resource_request(containers, inits):
+    from gpufleet.rules.gang4_gpus import pod_requests
+
+    spec = {"containers": containers, "initContainers": inits}
+    names = ["nvidia.com/gpu", "cpu", "memory", "amd.com/gpu"]
+    assert pod_requests(spec, names) == {r: pod_request(spec, r) for r in names if r in pod_requests(spec, names)}
+    assert all(pod_requests(spec, names).get(r, Decimal(0)) == pod_request(spec, r) for r in names)

@@ -55,3 +55,27 @@ def test_policies_read_event_events_and_exit_codes():
     first, second = volcano.all_policies(job)
     assert first.events == ("PodFailed", "Unknown") and first.covers("Unknown") and not first.covers("PodEvicted")
     assert (second.exit_code, second.events, second.task) == (3, (), None)
+
+
+JOB_POLICY_CASES = [
+    ([], [b.task("a"), b.task("b")]),
+    ([b.policy("PodFailed", "RestartJob")], [b.task("a"), b.task("b", policies=[b.policy("PodEvicted", "AbortJob")])]),
+    ([b.policy("*", "RestartJob")], [b.task("a")]),
+    ([], [b.task("a", policies=[b.policy("*", "RestartJob")]), b.task("b", policies=[b.policy("PodEvicted", "RestartPod")])]),
+    ([b.policy("PodEvicted", "RestartJob")], [b.task("a", policies=[b.policy("PodFailed", "RestartTask")]), b.task("b")]),
+]
+
+
+@pytest.mark.parametrize("job_policies, tasks", JOB_POLICY_CASES)
+def test_uncovered_events_are_exactly_those_some_task_has_no_effective_policy_for(job_policies, tasks):
+    job = b.volcano_job(tasks=tasks, policies=job_policies)
+    events = ["PodFailed", "PodEvicted", "Unknown"]
+    by_definition = [e for e in events if any(volcano.effective_policy(job, i, e) is None for i in range(len(tasks)))]
+    assert volcano.uncovered_events(job, events) == by_definition
+
+
+@pytest.mark.parametrize("job_policies, tasks", JOB_POLICY_CASES)
+def test_all_policies_filtered_by_action_keep_their_order(job_policies, tasks):
+    job = b.volcano_job(tasks=tasks, policies=job_policies)
+    wanted = {"RestartJob", "RestartPod"}
+    assert list(volcano.all_policies(job, wanted)) == [p for p in volcano.all_policies(job) if p.action in wanted]

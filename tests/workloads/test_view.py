@@ -162,3 +162,15 @@ def test_every_upstream_workload_example_gets_a_view(upstream_dir):
                 kinds.add(view.kind)
                 assert all(t.replicas >= 0 for t in view.templates), path
     assert {"Job", "JobSet", "PyTorchJob", "MPIJob", "TrainJob", "Pod", "PodGroup"} <= kinds
+
+
+def test_the_memo_of_the_current_view_is_shared_and_any_other_is_fresh():
+    from gpufleet.workloads import cache
+
+    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"},
+           "spec": {"tasks": [{"name": "w", "replicas": 2, "template": {"spec": {"containers": []}}}]}}
+    with cache.viewing(job) as current:
+        cache.memo(current)["key"] = 1
+        assert cache.memo(current)["key"] == 1
+        assert cache.memo(cache.build_view(job)) == {}
+    assert cache.memo(current) == {}
