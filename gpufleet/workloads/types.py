@@ -93,7 +93,17 @@ class PodTemplate:
 
 @dataclass(frozen=True)
 class WorkloadView:
-    """A read-only digest of one workload object (see ``/tmp/workloads_api.md`` for each field)."""
+    """A read-only digest of one workload object.
+
+    ``group`` is the API group without version (``""`` for core); ``templates`` the pod
+    templates with their paths and pod counts; ``gang_min``/``gang_min_path`` the gang
+    minimum (Volcano ``minAvailable``, PodGroup ``minMember``, Kubeflow
+    ``schedulingPolicy.minAvailable``, Kueue ``pod-group-total-count``) and where it is
+    written; ``scheduler_name`` the job-level scheduler (Volcano Jobs); ``queue_label``
+    the ``kueue.x-k8s.io/queue-name`` label; ``volcano_queue`` the Volcano queue from
+    spec, scheduling policy or annotation; ``elastic`` the ``gpufleet.dev/elastic``
+    opt-in; ``is_gang`` whether it is a multi-pod synchronous workload.
+    """
 
     obj: Mapping[str, Any]
     group: str

@@ -15,7 +15,7 @@ from tests.model.builders import fleet
 
 
 def test_every_check_module_is_registered() -> None:
-    helpers = {"k8s", "shapes"}
+    helpers = {"k8s", "shapes", "choices"}
     modules = {m.name for m in pkgutil.iter_modules(checks.__path__)} - helpers
     registered = {c.__module__.rsplit(".", 1)[1] for c in checks.CHECKS}
     assert registered == modules

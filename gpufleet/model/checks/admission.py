@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
 from gpufleet.model.admission import KUEUE_FRAMEWORKS
 from gpufleet.model.base import format_duration
+from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet
 
 WFPR = "admission.waitForPodsReady"
@@ -49,14 +50,7 @@ def _backoff(fleet: Fleet) -> Iterator[Issue]:
 
 
 def _frameworks(fleet: Fleet) -> Iterator[Issue]:
-    seen: dict[str, int] = {}
-    for i, name in enumerate(fleet.admission.frameworks):
-        path = join_path("admission", "frameworks", i)
-        if name not in KUEUE_FRAMEWORKS:
-            yield Issue(path, f"unknown Kueue framework {name!r}", f"use one of: {', '.join(KUEUE_FRAMEWORKS)}")
-        if name in seen:
-            yield Issue(path, f"framework {name!r} is already listed at frameworks[{seen[name]}]", "list each framework once")
-        seen.setdefault(name, i)
+    return known_once(fleet.admission.frameworks, KUEUE_FRAMEWORKS, "admission", "frameworks", "Kueue", "framework")
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

@@ -13,20 +13,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.volcano import VOLCANO_ACTIONS
 
 
 def _actions(fleet: Fleet) -> Iterator[Issue]:
-    seen: dict[str, int] = {}
-    for i, action in enumerate(fleet.volcano.actions):
-        path = join_path("volcano", "actions", i)
-        if action not in VOLCANO_ACTIONS:
-            yield Issue(path, f"unknown Volcano action {action!r}", f"use one of: {', '.join(VOLCANO_ACTIONS)}")
-        if action in seen:
-            yield Issue(path, f"action {action!r} is already listed at actions[{seen[action]}]", "list each action once")
-        seen.setdefault(action, i)
+    return known_once(fleet.volcano.actions, VOLCANO_ACTIONS, "volcano", "actions", "Volcano", "action")
 
 
 def _overcommit(fleet: Fleet) -> Iterator[Issue]:
