@@ -14,6 +14,7 @@ from pydantic import Field
 
 from gpufleet.model.admission import Admission
 from gpufleet.model.base import Base, Name
+from gpufleet.model.coscheduling import CoschedulingEngine
 from gpufleet.model.pools import Pool
 from gpufleet.model.priority import PriorityClass
 from gpufleet.model.teams import Cohort, Team
@@ -47,6 +48,8 @@ class Engines(Base):
     """The Kueue installation (always installed)."""
     volcano: VolcanoEngine = Field(default_factory=VolcanoEngine)
     """The Volcano installation."""
+    coscheduling: CoschedulingEngine = Field(default_factory=CoschedulingEngine)
+    """scheduler-plugins as a second scheduler (installed only when a pool has system: coscheduling)."""
 
 
 class Controller(Base):

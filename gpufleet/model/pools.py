@@ -1,8 +1,9 @@
 """Node pools: the physical GPU capacity of a fleet.
 
 A pool is a set of identical nodes (labels, taints, per-node allocatable). Each pool
-is held by exactly one quota system, Kueue or Volcano, so that no GPU is ever
-counted by both. Kueue pools become ResourceFlavors (and a Topology when topology
+is held by exactly one system, Kueue, Volcano or the coscheduling plugin (a second
+scheduler), so that no GPU is ever counted by two; ``dedicatedTo`` partitions it
+statically for one team (``gpufleet.model.checks.dedicated``). Kueue pools become ResourceFlavors (and a Topology when topology
 levels are given); Volcano pools become the capacity behind the Volcano queues.
 Read by the validators, the renderers and the plan.
 """
@@ -42,8 +43,9 @@ class Toleration(Base):
 class Pool(Base):
     name: Name
     """Pool name; also the Kueue ResourceFlavor name (and Topology name) for Kueue pools."""
-    system: Literal["kueue", "volcano"]
-    """Which quota system holds this pool's quota. A pool is never counted by both."""
+    system: Literal["kueue", "volcano", "coscheduling"]
+    """Which system holds this pool: Kueue or Volcano quota, or the scheduler-plugins coscheduling
+    second scheduler (one team's pool, no quota objects). A pool is never counted by two systems."""
     node_count: int = Field(ge=0)
     """Number of nodes in the pool."""
     allocatable: dict[str, Quantity] = Field(min_length=1)
@@ -60,6 +62,9 @@ class Pool(Base):
     """Node labels from the widest to the narrowest domain (block, rack, host) for Kueue topology-aware admission."""
     cold_start_budget: Duration | None = None
     """Slowest realistic image pull plus rendezvous on this pool; waitForPodsReady.timeout must cover it."""
+    dedicated_to: Name | None = None
+    """Static partitioning: the one team this pool is dedicated to (its nodes carry the label and
+    NoSchedule taint gpufleet.dev/dedicated=<team>; no other team, cohort, borrowing or lending)."""
 
     def per_node(self, resource: str) -> Decimal:
         return self.allocatable.get(resource, Decimal(0))

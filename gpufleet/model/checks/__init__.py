@@ -17,13 +17,14 @@ from gpufleet.model.checks import (
     admission, capacity, engines, kueue_shape, limits, names, namespaces, pools, preemption,
     priority, references, topology, volcano, volcano_queues,
 )
+from gpufleet.model.checks import coscheduling, dedicated
 
 Check = Callable[[Fleet], Iterable[Issue]]
 
 CHECKS: list[Check] = [
     names.check, namespaces.check, references.check, pools.check, topology.check, limits.check,
     capacity.check, kueue_shape.check, preemption.check, admission.check, volcano.check,
-    volcano_queues.check, engines.check, priority.check,
+    volcano_queues.check, engines.check, priority.check, dedicated.check, coscheduling.check,
 ]
 
 

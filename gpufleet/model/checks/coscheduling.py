@@ -1,0 +1,80 @@
+"""Pools held by the coscheduling plugin (``system: coscheduling``).
+
+scheduler-plugins' Coscheduling plugin has no queues and no quota (peers.md §3): the
+gang unit is a PodGroup, and capacity is whatever the pool's nodes have. gpufleet
+therefore gives such a pool to exactly one team, whose namespaces the admission
+controller routes to the second scheduler. This check rejects:
+
+- quota of a second team, or of a cohort, on the pool (no sharing between teams);
+- ``borrowingLimit``/``lendingLimit`` on it (the mechanism cannot borrow or lend);
+- quota of the owning team on other pools (its namespaces all go to the second
+  scheduler, so that quota would never be used);
+- a pool without ``nodeLabels`` (the mutator pins the pods to the pool with them);
+- ``topologyLevels`` (Kueue topology-aware admission only);
+- a chart version outside 0.34.x, or a team namespace equal to the engine's namespace.
+
+Registered in ``CHECKS``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from gpufleet.errors import Issue, join_path
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
+
+SUPPORTED = "0.34."
+
+
+def _quota(fleet: Fleet, pool: Pool) -> Iterator[Issue]:
+    owner: str | None = None
+    for t, team in enumerate(fleet.teams):
+        q = team.quota.get(pool.name)
+        if q is None:
+            continue
+        path = join_path("teams", t, "quota", pool.name)
+        if owner is not None:
+            yield Issue(path, f"coscheduling pool {pool.name!r} already belongs to team {owner!r}: the coscheduling plugin has "
+                        "no quota between teams", f"move team {team.name!r} to a Kueue or Volcano pool, or give it a coscheduling pool of its own")
+            continue
+        owner = team.name
+        for field, value in (("borrowingLimit", q.borrowing_limit), ("lendingLimit", q.lending_limit)):
+            if value is not None:
+                yield Issue(join_path(path, field), f"coscheduling pool {pool.name!r} cannot borrow or lend (the plugin has no quota)",
+                            f"remove {field}")
+        for other in team.quota:
+            if other != pool.name:
+                yield Issue(join_path("teams", t, "quota", other), f"team {team.name!r} holds coscheduling pool {pool.name!r}: all its "
+                            f"namespaces go to the second scheduler, so its quota on {other!r} would never be used",
+                            f"give the {other!r} quota to a team with its own namespaces")
+    for c, cohort in enumerate(fleet.cohorts):
+        if pool.name in cohort.quota:
+            yield Issue(join_path("cohorts", c, "quota", pool.name), f"coscheduling pool {pool.name!r} has one team's quota; a cohort cannot share it",
+                        f"remove quota.{pool.name} from cohort {cohort.name!r}")
+
+
+def check(fleet: Fleet) -> Iterable[Issue]:
+    pools = fleet.pools_of("coscheduling")
+    if not pools:
+        return
+    for i, pool in enumerate(fleet.pools):
+        if pool.system != "coscheduling":
+            continue
+        base = join_path("pools", i)
+        yield from _quota(fleet, pool)
+        if not pool.node_labels:
+            yield Issue(join_path(base, "nodeLabels"), f"coscheduling pool {pool.name!r} has no nodeLabels: its pods could land on any node",
+                        "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)")
+        if pool.topology_levels:
+            yield Issue(join_path(base, "topologyLevels"), "topologyLevels are Kueue topology-aware admission; the coscheduling plugin ignores them",
+                        "remove topologyLevels, or set system: kueue")
+    engine = fleet.engines.coscheduling
+    if not engine.chart_version.startswith(SUPPORTED):
+        yield Issue("engines.coscheduling.chartVersion", f"scheduler-plugins chart {engine.chart_version!r} is not supported: gpufleet renders for 0.34.x",
+                    "pin chartVersion: 0.34.7")
+    for t, team in enumerate(fleet.teams):
+        for n, ns in enumerate(team.namespaces):
+            if ns == engine.namespace:
+                yield Issue(join_path("teams", t, "namespaces", n), f"{ns!r} is the coscheduling engine's namespace",
+                            "run the team's jobs in a namespace of its own")

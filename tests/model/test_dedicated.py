@@ -1,0 +1,58 @@
+"""Static partitioning: a pool dedicated to one team, and everything that would let another team reach it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.model.builders import FleetBuilder
+from tests.model.expect import Case, clean, params, reported
+
+KEY = "gpufleet.dev/dedicated"
+
+
+def dedicated(b: FleetBuilder, team: str = "secure", system: str = "kueue") -> FleetBuilder:
+    """pools[2] 'vault' (2 x 8 GPUs) dedicated to teams[2] 'secure', marked and tolerated as required."""
+    b = b.with_pool("vault", system, nodes=2, dedicatedTo=team,
+                    nodeLabels={"gpufleet.dev/pool": "vault", KEY: "secure"},
+                    taints=[{"key": KEY, "value": "secure", "effect": "NoSchedule"}],
+                    tolerations=[{"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoSchedule"}] if system == "kueue" else [])
+    return b.with_team("secure", quota={"vault": {"nominal": 16}})
+
+
+CASES = [
+    Case("unknown-team", lambda f: dedicated(f, team="nobody"), dedicated, "pools[2].dedicatedTo", "no team named 'nobody'"),
+    Case("owner-without-quota", lambda f: dedicated(f).set("teams[2].quota", {"h100": {"nominal": 0}}), dedicated,
+         "pools[2].dedicatedTo", "holds no quota on its dedicated pool"),
+    Case("label-missing", lambda f: dedicated(f).set("pools[2].nodeLabels", {"gpufleet.dev/pool": "vault"}), dedicated,
+         "pools[2].nodeLabels", "does not select nodes labelled"),
+    Case("taint-missing", lambda f: dedicated(f).set("pools[2].taints", []), dedicated, "pools[2].taints", "no taint"),
+    Case("taint-for-another-team", lambda f: dedicated(f).set("pools[2].taints[0].value", "alpha"), dedicated, "pools[2].taints", "no taint"),
+    Case("kueue-toleration-missing", lambda f: dedicated(f).set("pools[2].tolerations", []), dedicated,
+         "pools[2].tolerations", "no toleration"),
+    Case("other-teams-quota", lambda f: dedicated(f).set("teams[0].quota.vault", {"nominal": 8}), dedicated,
+         "teams[0].quota.vault", "may hold no quota on it"),
+    Case("cohort-quota", lambda f: dedicated(f).set("cohorts[0].quota", {"vault": {"nominal": 8}}), dedicated,
+         "cohorts[0].quota.vault", "a cohort's quota on it is shared"),
+    Case("owner-in-cohort-lends", lambda f: dedicated(f).set("teams[2].cohort", "ml").set("teams[2].quota.vault.borrowingLimit", 0),
+         lambda f: dedicated(f).set("teams[2].cohort", "ml").set("teams[2].quota.vault", {"nominal": 16, "borrowingLimit": 0, "lendingLimit": 0}),
+         "teams[2].quota.vault.lendingLimit", "lent to"),
+    Case("owner-in-cohort-borrows", lambda f: dedicated(f).set("teams[2].cohort", "ml").set("teams[2].quota.vault.lendingLimit", 0),
+         lambda f: dedicated(f).set("teams[2].cohort", "ml").set("teams[2].quota.vault", {"nominal": 16, "borrowingLimit": 0, "lendingLimit": 0}),
+         "teams[2].quota.vault.borrowingLimit", "topped up from"),
+    Case("namespace-shared-with-another-team", lambda f: dedicated(f).append("teams[2].namespaces", "alpha"), dedicated,
+         "teams[2].namespaces[1]", "already listed by team 'alpha'"),
+]
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_a_breach_of_the_partition_is_reported_at_its_path_with_the_other_issues(case: Case) -> None:
+    reported(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_the_corrected_partition_passes(case: Case) -> None:
+    clean(case)
+
+
+def test_a_dedicated_volcano_pool_needs_no_flavor_toleration() -> None:
+    assert dedicated(FleetBuilder(), system="volcano").issues() == []
