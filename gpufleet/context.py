@@ -19,8 +19,11 @@ JSON shape (``version`` 1)::
      "pools": [{"name": "h100", "system": "kueue" | "volcano", "nodeCount": 1250,
                 "gpuResource": "nvidia.com/gpu",
                 "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
-                "nodeLabels": {"gpufleet.dev/pool": "h100"}}],
-     "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}]}
+                "nodeLabels": {"gpufleet.dev/pool": "h100"},
+                "dedicatedTo": "research",            # only for a statically partitioned pool
+                "coldStartBudgetSeconds": 360}],      # only coscheduling pools with a coldStartBudget
+     "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}],
+     "coschedulingScheduler": "scheduler-plugins-scheduler"}   # only with a coscheduling pool
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class PoolContext:
     gpu_resource: str
     allocatable: Mapping[str, Decimal]
     node_labels: Mapping[str, str]
+    dedicated_to: str | None = None
+    cold_start_budget_seconds: int | None = None
 
     @property
     def gpus_per_node(self) -> Decimal:
@@ -79,6 +84,7 @@ class FleetContext:
     kueue_namespace: str = "kueue-system"
     volcano_namespace: str = "volcano-system"
     queue_label: str = "kueue.x-k8s.io/queue-name"
+    coscheduling_scheduler: str | None = None
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -91,6 +97,10 @@ class FleetContext:
 
     def pool(self, name: str) -> PoolContext | None:
         return next((p for p in self.pools if p.name == name), None)
+
+    def team_pools(self, team: TeamContext) -> list[PoolContext]:
+        """The pools ``team`` holds quota on, in model order."""
+        return [p for p in self.pools if p.name in team.pools]
 
     def local_queues(self) -> set[tuple[str, str]]:
         """(namespace, LocalQueue name) pairs the model declares."""
@@ -117,6 +127,7 @@ class FleetContext:
                 gpu_resource=p.get("gpuResource", "nvidia.com/gpu"),
                 allocatable={k: quantity.parse(v) for k, v in p.get("allocatable", {}).items()},
                 node_labels=dict(p.get("nodeLabels", {})),
+                dedicated_to=p.get("dedicatedTo"), cold_start_budget_seconds=p.get("coldStartBudgetSeconds"),
             )
             for p in data.get("pools", ())
         )
@@ -131,4 +142,5 @@ class FleetContext:
             kueue_namespace=data.get("kueueNamespace", "kueue-system"),
             volcano_namespace=data.get("volcanoNamespace", "volcano-system"),
             queue_label=data.get("queueLabel", "kueue.x-k8s.io/queue-name"),
+            coscheduling_scheduler=data.get("coschedulingScheduler"),
         )

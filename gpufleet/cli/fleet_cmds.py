@@ -109,7 +109,7 @@ def _amount(value: object) -> str:
 
 def _pool_table(pool_plan: PoolPlan) -> Table:
     pool = pool_plan.pool
-    table = Table(title=f"pool {pool.name} ({pool.system}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
+    table = Table(title=f"pool {pool.name} ({pool.system}, {pool_plan.mode}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
                   title_justify="left")
     for column in ("team", "nominal", "borrowable", "lendable", "share"):
         table.add_column(column, justify="left" if column == "team" else "right")

@@ -15,6 +15,7 @@ from typing import Any
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import kueue, tree
 from gpufleet.render.context import render_context
+from gpufleet.render.coscheduling import render_coscheduling_values
 from gpufleet.render.kueue_config import render_kueue_values
 from gpufleet.render.priority import render_priority_classes
 from gpufleet.render.volcano import render_volcano_queues, render_volcano_values
@@ -42,6 +43,8 @@ class Rendered:
     volcano_values: dict | None
     """None when Volcano is disabled."""
     context: dict
+    coscheduling_values: dict | None = None
+    """scheduler-plugins chart values; None when no pool has system: coscheduling."""
 
 
 def _objects(fleet: Fleet) -> list[RenderedObject]:
@@ -84,4 +87,5 @@ def render_all(fleet: Fleet) -> Rendered:
         kueue_values=render_kueue_values(fleet),
         volcano_values=render_volcano_values(fleet) if fleet.engines.volcano.enabled else None,
         context=render_context(fleet),
+        coscheduling_values=render_coscheduling_values(fleet),
     )

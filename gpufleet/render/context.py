@@ -31,7 +31,7 @@ def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
 
 
 def _pool(pool: Pool) -> dict[str, Any]:
-    return {
+    out = {
         "name": pool.name,
         "system": pool.system,
         "nodeCount": pool.node_count,
@@ -39,10 +39,15 @@ def _pool(pool: Pool) -> dict[str, Any]:
         "allocatable": {res: resources.fmt(res, pool.allocatable[res]) for res in resources.resource_order(pool.allocatable)},
         "nodeLabels": dict(sorted(pool.node_labels.items())),
     }
+    if pool.dedicated_to:
+        out["dedicatedTo"] = pool.dedicated_to
+    if pool.system == "coscheduling" and pool.cold_start_budget is not None:  # the PodGroup timeout floor (GANG803)
+        out["coldStartBudgetSeconds"] = pool.cold_start_budget
+    return out
 
 
 def render_context(fleet: Fleet) -> dict[str, Any]:
-    return {
+    out = {
         "version": CONTEXT_VERSION,
         "fleet": fleet.name,
         "coldStartFloorSeconds": fleet.admission.cold_start_floor,
@@ -57,3 +62,6 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
             for pc in fleet.priority_classes
         ],
     }
+    if fleet.pools_of("coscheduling"):
+        out["coschedulingScheduler"] = fleet.engines.coscheduling.scheduler_name
+    return out

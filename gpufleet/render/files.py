@@ -22,6 +22,7 @@ import yaml
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import Rendered, RenderedObject, tree
 from gpufleet.render.controller_common import CONTEXT_CONFIGMAP, CONTEXT_KEY
+from gpufleet.render.coscheduling import SCHEDULER_CONFIGMAP, render_scheduler_config
 from gpufleet.render.kueue_config import CONFIG_KEY, render_manager_config_yaml
 from gpufleet.render.meta import manifest, metadata
 from gpufleet.render.volcano import render_scheduler_conf_yaml
@@ -66,7 +67,7 @@ def _config_map(fleet: Fleet, name: str, namespace: str, key: str, text: str) ->
 
 
 def engine_config_maps(fleet: Fleet) -> list[dict[str, Any]]:
-    """The ConfigMaps the Kueue (and Volcano) charts would create from gpufleet's values."""
+    """The ConfigMaps the Kueue (and Volcano, scheduler-plugins) charts would create from gpufleet's values."""
     kueue = fleet.engines.kueue
     out = [_config_map(fleet, f"{kueue.release_name}-manager-config", kueue.namespace, CONFIG_KEY,
                        render_manager_config_yaml(fleet))]
@@ -74,6 +75,9 @@ def engine_config_maps(fleet: Fleet) -> list[dict[str, Any]]:
     if volcano.enabled:
         out.append(_config_map(fleet, f"{volcano.release_name}-scheduler-configmap", volcano.namespace,
                                VOLCANO_CONF_KEY, render_scheduler_conf_yaml(fleet)))
+    if fleet.pools_of("coscheduling"):
+        out.append(_config_map(fleet, SCHEDULER_CONFIGMAP, fleet.engines.coscheduling.namespace, "scheduler-config.yaml",
+                               dump(render_scheduler_config(fleet))))
     return out
 
 

@@ -3,7 +3,8 @@
 ``gpufleet plan`` prints it as tables (the CLI only formats); numbers are in each
 pool's quota resource (GPUs) and come from the same model fields the renderers use.
 Warnings are advice, not errors (validation has already passed): unassigned capacity,
-borrowing limits that oversubscribe a pool, teams without a cohort or without quota.
+borrowing limits that oversubscribe a pool, teams without a cohort or without quota,
+and the stranded GPUs of a statically partitioned (dedicated) pool.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ class PoolPlan:
     capacity: Decimal
     rows: tuple[Row, ...]
     warnings: tuple[str, ...]
+    mode: str = "shared"
+    """``shared``, ``dedicated to <team>`` (static partitioning) or ``one team`` (coscheduling)."""
+    stranded: Decimal = Decimal(0)
+    """GPUs of a dedicated pool no other team can ever use (its whole capacity)."""
 
 
 @dataclass(frozen=True)
@@ -86,16 +91,33 @@ def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -
 
 def _pool_plan(fleet: Fleet, pool: Pool) -> PoolPlan:
     capacity = pool.capacity
-    rows = [_row(t.name, t.quota[pool.name], t.cohort is not None, capacity) for t in fleet.teams if pool.name in t.quota]
+    rows = [_row(t.name, t.quota[pool.name], t.cohort is not None and not _single_team(pool), capacity)
+            for t in fleet.teams if pool.name in t.quota]
     teams = len(rows)
     rows += [_row(f"cohort {c.name}", c.quota[pool.name], c.parent is not None, capacity)
              for c in fleet.cohorts if pool.name in c.quota]
-    return PoolPlan(pool, capacity, tuple(rows), tuple(_pool_warnings(pool, capacity, rows, teams)))
+    warnings = _pool_warnings(pool, capacity, rows, teams)
+    if pool.dedicated_to:
+        warnings.insert(0, f"dedicated to team {pool.dedicated_to}: {capacity} {pool.gpu_resource} stranded (no other team can use them, "
+                           "even while they are idle)")
+        return PoolPlan(pool, capacity, tuple(rows), tuple(warnings), f"dedicated to {pool.dedicated_to}", capacity)
+    mode = "one team" if pool.system == "coscheduling" else "shared"
+    return PoolPlan(pool, capacity, tuple(rows), tuple(warnings), mode)
+
+
+def _single_team(pool: Pool) -> bool:
+    """Pools no cohort reaches: dedicated pools and coscheduling pools (validation enforces it)."""
+    return pool.dedicated_to is not None or pool.system == "coscheduling"
+
+
+def _isolated(fleet: Fleet, team_quota: dict) -> bool:
+    pools = [fleet.pool(name) for name in team_quota]
+    return bool(pools) and all(p is not None and _single_team(p) for p in pools)
 
 
 def _fleet_warnings(fleet: Fleet) -> list[str]:
     out = []
-    no_cohort = [t.name for t in fleet.teams if t.cohort is None and t.quota]
+    no_cohort = [t.name for t in fleet.teams if t.cohort is None and t.quota and not _isolated(fleet, t.quota)]
     if no_cohort:
         out.append(f"{len(no_cohort)} team(s) have no cohort and can neither borrow idle quota nor lend theirs: {', '.join(no_cohort[:10])}{' ...' if len(no_cohort) > 10 else ''}")
     no_quota = [t.name for t in fleet.teams if not t.quota]

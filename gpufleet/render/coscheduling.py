@@ -1,0 +1,116 @@
+"""The coscheduling plugin: scheduler-plugins chart values, its scheduler config, and PodGroups.
+
+Pure functions, model in, plain dicts out. Called by :func:`gpufleet.render.render_all`
+(chart values), :mod:`gpufleet.render.files` (the scheduler ConfigMap the chart would
+create) and ``gpufleet podgroups`` (the PodGroup each gang workload of a coscheduling
+pool needs). Upstream: kubernetes-sigs/scheduler-plugins at tag v0.34.7 —
+``manifests/install/charts/as-a-second-scheduler/{values.yaml,templates/configmap.yaml}``,
+``apis/scheduling/v1alpha1/types.go`` (PodGroup, label ``scheduling.x-k8s.io/pod-group``),
+``pkg/coscheduling/core/core.go`` (PreFilter: fewer pods than ``minMember`` never schedule;
+Permit: a pod naming a missing PodGroup is denied, the group is released once ``minMember``
+pods are assigned) and ``pkg/util/podgroup.go`` (``GetWaitTimeDuration``: a group's
+``scheduleTimeoutSeconds``, else the plugin's ``permitWaitingTimeSeconds``, else 60s).
+
+So gpufleet renders: only the Coscheduling plugin (the chart's default list also enables
+CapacityScheduling, NodeResourceTopologyMatch and NodeResourcesAllocatable, which need
+other CRDs; the chart's ``PrioritySort`` stays disabled because Coscheduling brings its
+own queue sort), ``permitWaitingTimeSeconds`` = the largest cold-start budget of the
+coscheduling pools (the chart sets 10s), and PodGroups with ``minMember`` = every pod of
+the workload (synchronous jobs) and ``scheduleTimeoutSeconds`` = the pool's cold-start
+budget (the fleet's ``coldStartFloor`` when the pool has none).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from gpufleet import workloads
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
+from gpufleet.render.meta import manifest, metadata
+from gpufleet.workloads import keys
+
+PODGROUP_API = "scheduling.x-k8s.io/v1alpha1"
+SCHEDULER_CONFIG_API = "kubescheduler.config.k8s.io/v1"
+SCHEDULER_CONFIGMAP = "scheduler-config"  # templates/configmap.yaml: a fixed name in the release namespace
+PLUGINS_ENABLED = ["Coscheduling"]
+PLUGINS_DISABLED = ["PrioritySort"]
+
+
+def timeout_seconds(fleet: Fleet, pool: Pool) -> int:
+    """The PodGroup wait on ``pool``: its cold-start budget, else the fleet's cold-start floor."""
+    return pool.cold_start_budget if pool.cold_start_budget is not None else fleet.admission.cold_start_floor
+
+
+def permit_waiting_seconds(fleet: Fleet) -> int:
+    return max(timeout_seconds(fleet, p) for p in fleet.pools_of("coscheduling"))
+
+
+def render_coscheduling_values(fleet: Fleet) -> dict[str, Any] | None:
+    """Helm values for the scheduler-plugins chart; None when no pool uses the coscheduling plugin."""
+    if not fleet.pools_of("coscheduling"):
+        return None
+    name = fleet.engines.coscheduling.scheduler_name
+    return {
+        "scheduler": {"name": name},
+        "plugins": {"enabled": list(PLUGINS_ENABLED), "disabled": list(PLUGINS_DISABLED)},
+        "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": permit_waiting_seconds(fleet)}}],
+    }
+
+
+def render_scheduler_config(fleet: Fleet) -> dict[str, Any]:
+    """The KubeSchedulerConfiguration the chart's ``templates/configmap.yaml`` renders from those values."""
+    engine, values = fleet.engines.coscheduling, render_coscheduling_values(fleet) or {}
+    return {
+        "apiVersion": SCHEDULER_CONFIG_API, "kind": "KubeSchedulerConfiguration",
+        "leaderElection": {"leaderElect": False, "resourceNamespace": engine.namespace, "resourceName": engine.scheduler_name},
+        "profiles": [{
+            "schedulerName": engine.scheduler_name,
+            "plugins": {"multiPoint": {"enabled": [{"name": n} for n in PLUGINS_ENABLED],
+                                       "disabled": [{"name": n} for n in PLUGINS_DISABLED]}},
+            "pluginConfig": values.get("pluginConfig", []),
+        }],
+    }
+
+
+def render_pod_group(fleet: Fleet, name: str, namespace: str | None, min_member: int, timeout: int,
+                     team: str | None = None) -> dict[str, Any]:
+    meta = metadata(fleet, name, namespace=namespace, team=team)
+    return manifest(PODGROUP_API, "PodGroup", meta, spec={"minMember": min_member, "scheduleTimeoutSeconds": timeout})
+
+
+def _group_name(view: workloads.WorkloadView) -> str | None:
+    for template in view.templates:
+        name = template.labels.get(keys.COSCHEDULING_GROUP)
+        if name:
+            return str(name)
+    name = workloads.as_map(view.obj.get("metadata")).get("name")
+    return str(name) if name else None
+
+
+def _coscheduling_pool(fleet: Fleet, namespace: str | None) -> tuple[str, Pool] | None:
+    for team in fleet.teams:
+        if namespace in team.namespaces:
+            pool = next((p for p in fleet.pools_of("coscheduling") if p.name in team.quota), None)
+            return (team.name, pool) if pool else None
+    return None
+
+
+def render_pod_groups(fleet: Fleet, objects: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The PodGroup each multi-pod workload in a coscheduling team's namespace needs (one per group name)."""
+    out: dict[tuple[str | None, str], dict[str, Any]] = {}
+    for obj in objects:
+        view = workloads.view(obj)
+        if view is None or view.kind == "PodGroup" or view.total_pods < 2:
+            continue
+        found = _coscheduling_pool(fleet, view.namespace)
+        name = _group_name(view)
+        if found is None or name is None:
+            continue
+        team, pool = found
+        minimum = view.gang_min if view.elastic and view.gang_min else view.total_pods
+        out.setdefault((view.namespace, name), render_pod_group(fleet, name, view.namespace, minimum, timeout_seconds(fleet, pool), team))
+    return list(out.values())
+
+
+__all__ = ["render_coscheduling_values", "render_scheduler_config", "render_pod_group", "render_pod_groups"]
