@@ -1,6 +1,6 @@
 """What the Kueue and Volcano components share: a namespace and a pinned Helm chart in it.
 
-Used by :mod:`components.kueue` and :mod:`components.volcano`. Chart v4 renders the
+Used by :mod:`components.kueue`, :mod:`components.volcano` and :mod:`components.coscheduling`. Chart v4 renders the
 chart in the provider; await stays on (no ``skip_await``), so the engine's webhooks
 serve before any object that depends on the chart is created.
 """
@@ -12,10 +12,11 @@ from typing import Any, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.model.coscheduling import CoschedulingEngine
 from gpufleet.model.fleet import KueueEngine, VolcanoEngine
 
 
-def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngine | VolcanoEngine, chart: str,
+def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngine | VolcanoEngine | CoschedulingEngine, chart: str,
                   values: Mapping[str, Any], repository: str | None = None) -> tuple[k8s.core.v1.Namespace, k8s.helm.v4.Chart]:
     """Create the engine's namespace and its chart (children of ``owner``); return both."""
     namespace = k8s.core.v1.Namespace(

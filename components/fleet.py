@@ -2,7 +2,7 @@
 
 Built by ``__main__.py`` (one per stack). Calls ``gpufleet.render.render_all``
 once, then creates the Kueue chart, the Volcano chart (when the model enables
-Volcano) and the quota objects, which depend on their engine's chart, and the
+Volcano), the scheduler-plugins chart (when a pool has ``system: coscheduling``) and the quota objects, which depend on their engine's chart, and the
 gang-admission controller (after the charts, so its webhooks never gate the
 engines' own objects). Outputs a
 small summary (queue names, chart versions) for ``pulumi stack output``.
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pulumi
 
+from components.coscheduling import Coscheduling, CoschedulingArgs
 from components.controller import DEFAULT_IMAGE, GangAdmissionController, GangAdmissionControllerArgs
 from components.kueue import Kueue, KueueArgs
 from components.quota import FleetQuota, FleetQuotaArgs
@@ -50,6 +51,7 @@ class GpuFleet(pulumi.ComponentResource):
 
     kueue: Kueue
     volcano: Volcano | None
+    coscheduling: Coscheduling | None
     quota: FleetQuota
     cluster_queues: pulumi.Output[list[str]]
     volcano_queues: pulumi.Output[list[str]]
@@ -68,6 +70,11 @@ class GpuFleet(pulumi.ComponentResource):
             self.volcano = Volcano("volcano", VolcanoArgs(fleet.engines.volcano, rendered.volcano_values), child)
             charts["volcano"] = self.volcano.chart
             versions["volcano"] = fleet.engines.volcano.chart_version
+        self.coscheduling = None
+        if rendered.coscheduling_values is not None:
+            self.coscheduling = Coscheduling("coscheduling", CoschedulingArgs(fleet.engines.coscheduling, rendered.coscheduling_values), child)
+            charts["coscheduling"] = self.coscheduling.chart
+            versions["coscheduling"] = fleet.engines.coscheduling.chart_version
         self.quota = FleetQuota("quota", FleetQuotaArgs(rendered.objects, charts), child)
 
         self.controller = None

@@ -23,12 +23,14 @@ def expected_types(stack: str) -> Counter:
     """Resource types the program must register: the wiring plus one resource per rendered object."""
     model = load_model(REPO / stack_config(stack)["gpufleet:model"])
     rendered = render_all(model)
-    engines = 2 if rendered.volcano_values is not None else 1
+    engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
     counts = Counter(f"kubernetes:{o.manifest['apiVersion']}:{o.manifest['kind']}" for o in rendered.objects)
     counts.update({"gpufleet:fleet:GpuFleet": 1, "gpufleet:kueue:Kueue": 1, "gpufleet:quota:FleetQuota": 1,
                    "kubernetes:core/v1:Namespace": engines, "kubernetes:helm.sh/v4:Chart": engines})
-    if engines == 2:
+    if rendered.volcano_values is not None:
         counts["gpufleet:volcano:Volcano"] = 1
+    if rendered.coscheduling_values is not None:
+        counts["gpufleet:coscheduling:Coscheduling"] = 1
     counts.update(controller_types(stack, model))
     return counts
 

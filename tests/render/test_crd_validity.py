@@ -25,6 +25,7 @@ def _crds(directory: Path) -> CrdSet:
 def _fleets():
     yield "dev", load_model(STACKS / "dev.fleet.yaml")
     yield "prod", load_model(STACKS / "prod.fleet.yaml")
+    yield "every-pool-mode", load_model(STACKS / "mixed.fleet.yaml")
     yield "mixed", fleet(
         pools=[pool("h100", topologyLevels=["topology.gpufleet.dev/rack", "kubernetes.io/hostname"],
                     tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
