@@ -8,7 +8,10 @@ the object (no diffing), that:
 - add the team's Kueue LocalQueue label to the kinds Kueue manages
   (:mod:`gpufleet.mutate.kueue`);
 - default a Volcano Job's queue, scheduler, gang minimum, restart policies and pod
-  restart policy (:mod:`gpufleet.mutate.volcano`).
+  restart policy (:mod:`gpufleet.mutate.volcano`);
+- add a dedicated pool's toleration and node selector (:mod:`gpufleet.mutate.partition`);
+- route a coscheduling pool's workloads to the second scheduler with a pod-group label
+  (:mod:`gpufleet.mutate.coscheduling`).
 
 Never overwrites a value the user set; idempotent: ``mutate(apply(obj, ops)) == []``.
 """
@@ -18,7 +21,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.context import FleetContext
+from gpufleet.mutate.coscheduling import mutate_coscheduling
 from gpufleet.mutate.kueue import mutate_kueue_label
+from gpufleet.mutate.partition import mutate_partition
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.mutate.volcano import mutate_volcano_job
 from gpufleet.workloads import build_view
@@ -38,8 +43,12 @@ def mutate(obj: Mapping[str, Any], fleet: FleetContext, namespace: str | None = 
     if team is None:
         return []
     patch = PatchBuilder(obj)
+    view = build_view(obj)
     if obj.get("kind") == "Job" and str(obj.get("apiVersion", "")).startswith("batch.volcano.sh/"):
         mutate_volcano_job(obj, team, patch)
-    elif (view := build_view(obj)) is not None:
+    elif view is not None:
         mutate_kueue_label(view, team, fleet.queue_label, patch)
+    if view is not None:  # placement on dedicated and coscheduling pools (new modules, issue 13)
+        mutate_partition(view, team, fleet, patch)
+        mutate_coscheduling(view, team, fleet, patch)
     return patch.ops

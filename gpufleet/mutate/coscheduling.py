@@ -1,0 +1,40 @@
+"""Routing to the coscheduling plugin: scheduler name, pod-group label and node selector.
+
+Called by :func:`gpufleet.mutate.core.mutate` for a workload in the namespace of a
+team that holds a ``system: coscheduling`` pool (validation makes it that team's
+only pool). On every pod template, only where absent:
+
+- ``schedulerName``: the second scheduler's profile (``engines.coscheduling.schedulerName``);
+  a template naming another scheduler is left alone (GANG805 reports it);
+- the label ``scheduling.x-k8s.io/pod-group: <workload name>`` on the templates of a
+  multi-pod workload, so its pods form one gang (the PodGroup of that name is
+  ``gpufleet podgroups``' output; GANG801 reports it missing);
+- the pool's ``nodeLabels`` as ``nodeSelector`` entries (the second scheduler has no
+  flavors to pin pods to the pool).
+
+Volcano Jobs keep their own scheduler; bare Pods get no group label (a pod a
+controller creates inherits it from its template). Upstream: scheduler-plugins
+v0.34.7 ``apis/scheduling/v1alpha1/types.go`` (``PodGroupLabel``).
+"""
+
+from __future__ import annotations
+
+from gpufleet.context import FleetContext, TeamContext
+from gpufleet.mutate.patch import PatchBuilder, is_map
+from gpufleet.mutate.templates import metadata_keys, spec_keys
+from gpufleet.workloads import WorkloadView, keys
+
+
+def mutate_coscheduling(view: WorkloadView, team: TeamContext, fleet: FleetContext, patch: PatchBuilder) -> None:
+    pool = next((p for p in fleet.team_pools(team) if p.system == "coscheduling"), None)
+    if pool is None or not fleet.coscheduling_scheduler or view.group == "batch.volcano.sh":
+        return
+    name = view.obj.get("metadata", {}).get("name") if is_map(view.obj.get("metadata")) else None
+    group = name if isinstance(name, str) and name and view.kind != "Pod" and view.total_pods > 1 else None
+    for template in view.templates:
+        spec = spec_keys(template)
+        patch.set_default((*spec, "schedulerName"), fleet.coscheduling_scheduler)
+        for key, value in pool.node_labels.items():
+            patch.set_default((*spec, "nodeSelector", key), value)
+        if group and not template.labels.get(keys.COSCHEDULING_GROUP):
+            patch.set_default((*metadata_keys(template), "labels", keys.COSCHEDULING_GROUP), group)
