@@ -1,0 +1,61 @@
+"""GANG802 pod-group-smaller-than-gang: a coscheduling PodGroup's minMember is below the pods that join it.
+
+Called by the rule engine (linter, policy pack) through the registry; it reads the
+other objects of the run.
+
+What it checks
+
+A `scheduling.x-k8s.io/v1alpha1` PodGroup whose `spec.minMember` is below the pods of
+the run's Jobs, JobSets, Kubeflow jobs and other templated workloads that carry
+`scheduling.x-k8s.io/pod-group: <its name>` (replicas per template). Plain Pods and
+Deployments/ReplicaSets/StatefulSets are GANG001's. Skipped when a member opts into elasticity (`gpufleet.dev/elastic: "true"`)
+or no member is in the run.
+
+Why it is unsafe
+
+The plugin releases the group as soon as `minMember` pods are assigned
+(scheduler-plugins v0.34.7 `core.go` `Permit`): a synchronous job then starts with
+part of its ranks, holds their GPUs and waits in the rendezvous for the rest, which
+are scheduled one by one like ordinary pods.
+
+Example
+
+```yaml
+kind: PodGroup
+metadata: {name: train}
+spec: {minMember: 2}        # the Job has parallelism 4
+```
+
+Preferred form
+
+```yaml
+spec: {minMember: 4}
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gang8_coscheduling import PODGROUP, group_pods, min_member, permit_outcome
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    view = workloads.view(obj)
+    if view is None or not ctx.objects or view.name is None:
+        return
+    pods, elastic = group_pods(ctx, view.namespace, view.name)
+    minimum = min_member(view)
+    if pods and minimum is not None and not elastic and permit_outcome(pods, minimum) == "partial":
+        yield Violation("spec.minMember", f"minMember {minimum} is below the {pods} pods that join PodGroup {view.name!r}: "
+                                          f"the plugin starts the gang once {minimum} are placed", f"set minMember: {pods}")
+
+
+RULE = Rule(
+    code="GANG802", name="pod-group-smaller-than-gang", family="coscheduling", severity=Severity.ERROR,
+    summary="A coscheduling PodGroup's minMember is below the pods of the workloads that join it.",
+    fix="set minMember to every pod that joins the group",
+    kinds=(PODGROUP,), check=check, needs_objects=True, doc=__doc__ or "",
+)

@@ -1,0 +1,133 @@
+"""What the coscheduling rules GANG801-GANG806 share: pod-group membership and the plugin's decision.
+
+scheduler-plugins v0.34.7 (kubernetes-sigs/scheduler-plugins, tag v0.34.7):
+
+- pods join a gang with the label ``scheduling.x-k8s.io/pod-group: <PodGroup name>``
+  (``apis/scheduling/v1alpha1/types.go``, ``PodGroupLabel``), PodGroup and pods in one namespace;
+- ``pkg/coscheduling/core/core.go`` ``PreFilter``: a pod is rejected while fewer pods
+  carry the label than ``minMember`` (``quorumGap > 0``), so a group larger than its
+  workload never schedules; ``Permit``: a pod naming a PodGroup that does not exist is
+  denied (``PodGroupNotFound``); the group is released once ``minMember`` pods are
+  assigned, so a group smaller than the workload lets a partial gang start;
+- ``pkg/util/podgroup.go`` ``GetWaitTimeDuration``: assigned pods wait
+  ``scheduleTimeoutSeconds``, else the plugin's ``permitWaitingTimeSeconds`` (the chart
+  sets 10), else 60s, then the whole group is rejected and backs off.
+
+:func:`permit_outcome` is that decision as a pure function; the rules and their tests
+use it. Membership is read from the workloads of the run (``ctx.objects``); with no
+other objects (the admission controller sees one object) the cross-object rules stay quiet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from threading import Lock
+from typing import Any, Iterator, Mapping, Sequence
+
+from gpufleet.rules.api import CheckContext
+from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, groups, keys, label_path
+
+PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
+MEMBER_KINDS = (
+    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
+    ("", "Pod"), ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
+)
+DEFAULT_SCHEDULER_NAME = "scheduler-plugins-scheduler"
+
+
+def permit_outcome(pods: int, min_member: int | None) -> str:
+    """What the Coscheduling plugin does with ``pods`` pods of one group (``min_member`` None: no PodGroup).
+
+    ``denied`` (Permit: PodGroupNotFound), ``never`` (PreFilter: quorum never reached),
+    ``partial`` (released before every pod is placed) or ``whole``.
+    """
+    if min_member is None:
+        return "denied"
+    if min_member > pods:
+        return "never"
+    return "partial" if min_member < pods else "whole"
+
+
+@dataclass(frozen=True)
+class Member:
+    """One pod template that joins a coscheduling group."""
+
+    template: PodTemplate
+    group: str
+    path: str
+
+
+def members(view: WorkloadView) -> Iterator[Member]:
+    for template in view.templates:
+        group = template.labels.get(keys.COSCHEDULING_GROUP)
+        if group:
+            yield Member(template, str(group), label_path(keys.COSCHEDULING_GROUP, template.metadata_path))
+
+
+_LOCK = Lock()
+_LAST: tuple[Sequence[Mapping[str, Any]], dict] | None = None
+
+
+def _index(objects: Sequence[Mapping[str, Any]]) -> dict:
+    """``{"groups": {(ns, name): PodGroup view}, "pods": {(ns, name): pods}, "elastic": {(ns, name)}}``, once per run."""
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] is objects:
+        return last[1]
+    found: dict = {"groups": {}, "pods": {}, "elastic": set()}
+    for view in groups.run_views(objects):
+        if view is None:
+            continue
+        if (view.group, view.kind) == PODGROUP:
+            found["groups"].setdefault((view.namespace, view.name), view)
+            continue
+        if view.pod_group is not None:  # Pods and apps kinds: GANG001/GANG002 count them (workloads.groups)
+            continue
+        for member in members(view):
+            key = (view.namespace, member.group)
+            found["pods"][key] = found["pods"].get(key, 0) + member.template.replicas
+            if view.elastic:
+                found["elastic"].add(key)
+    with _LOCK:
+        _LAST = (objects, found)
+    return found
+
+
+def pod_group(ctx: CheckContext, namespace: str | None, name: str) -> WorkloadView | None:
+    return _index(ctx.objects)["groups"].get((namespace, name))
+
+
+def group_pods(ctx: CheckContext, namespace: str | None, name: str) -> tuple[int, bool]:
+    """Pods of the run's workloads that join group ``name`` and whether any of them opted into elasticity."""
+    index = _index(ctx.objects)
+    return index["pods"].get((namespace, name), 0), (namespace, name) in index["elastic"]
+
+
+def min_member(view: WorkloadView) -> int | None:
+    return as_int(as_map(view.obj.get("spec")).get("minMember"))
+
+
+def scheduler_names(ctx: CheckContext) -> frozenset[str]:
+    if ctx.fleet is not None and ctx.fleet.coscheduling_scheduler:
+        return frozenset({ctx.fleet.coscheduling_scheduler})
+    return frozenset(str(n) for n in ctx.option("GANG805", "schedulerNames", [DEFAULT_SCHEDULER_NAME]))
+
+
+def coscheduling_budget(ctx: CheckContext, namespace: str | None) -> int | None:
+    """Seconds a PodGroup in ``namespace`` must wait at least: its team's coscheduling pool budget, else the floor."""
+    fleet = ctx.fleet
+    if fleet is None:
+        return None
+    team = fleet.team_for_namespace(namespace)
+    if team is not None:
+        for pool in fleet.team_pools(team):
+            if pool.system == "coscheduling" and pool.cold_start_budget_seconds is not None:
+                return pool.cold_start_budget_seconds
+    return fleet.cold_start_floor_seconds
+
+
+def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
+    fleet = ctx.fleet
+    team = fleet.team_for_namespace(namespace) if fleet is not None else None
+    return team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))  # type: ignore[union-attr]
