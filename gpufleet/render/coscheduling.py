@@ -2,8 +2,8 @@
 
 Pure functions, model in, plain dicts out. Called by :func:`gpufleet.render.render_all`
 (chart values), :mod:`gpufleet.render.files` (the scheduler ConfigMap the chart would
-create) and ``gpufleet podgroups`` (the PodGroup each gang workload of a coscheduling
-pool needs). Upstream: kubernetes-sigs/scheduler-plugins at tag v0.34.7 —
+create) and :mod:`gpufleet.advise.podgroups` (the PodGroup each gang workload of a
+coscheduling pool needs, for ``gpufleet podgroups``). Upstream: kubernetes-sigs/scheduler-plugins at tag v0.34.7 —
 ``manifests/install/charts/as-a-second-scheduler/{values.yaml,templates/configmap.yaml}``,
 ``apis/scheduling/v1alpha1/types.go`` (PodGroup, label ``scheduling.x-k8s.io/pod-group``),
 ``pkg/coscheduling/core/core.go`` (PreFilter: fewer pods than ``minMember`` never schedule;
@@ -22,13 +22,11 @@ budget (the fleet's ``coldStartFloor`` when the pool has none).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from gpufleet import workloads
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.render.meta import manifest, metadata
-from gpufleet.workloads import keys
 
 PODGROUP_API = "scheduling.x-k8s.io/v1alpha1"
 SCHEDULER_CONFIG_API = "kubescheduler.config.k8s.io/v1"
@@ -79,38 +77,4 @@ def render_pod_group(fleet: Fleet, name: str, namespace: str | None, min_member:
     return manifest(PODGROUP_API, "PodGroup", meta, spec={"minMember": min_member, "scheduleTimeoutSeconds": timeout})
 
 
-def _group_name(view: workloads.WorkloadView) -> str | None:
-    for template in view.templates:
-        name = template.labels.get(keys.COSCHEDULING_GROUP)
-        if name:
-            return str(name)
-    name = workloads.as_map(view.obj.get("metadata")).get("name")
-    return str(name) if name else None
-
-
-def _coscheduling_pool(fleet: Fleet, namespace: str | None) -> tuple[str, Pool] | None:
-    for team in fleet.teams:
-        if namespace in team.namespaces:
-            pool = next((p for p in fleet.pools_of("coscheduling") if p.name in team.quota), None)
-            return (team.name, pool) if pool else None
-    return None
-
-
-def render_pod_groups(fleet: Fleet, objects: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The PodGroup each multi-pod workload in a coscheduling team's namespace needs (one per group name)."""
-    out: dict[tuple[str | None, str], dict[str, Any]] = {}
-    for obj in objects:
-        view = workloads.view(obj)
-        if view is None or view.kind == "PodGroup" or view.total_pods < 2:
-            continue
-        found = _coscheduling_pool(fleet, view.namespace)
-        name = _group_name(view)
-        if found is None or name is None:
-            continue
-        team, pool = found
-        minimum = view.gang_min if view.elastic and view.gang_min else view.total_pods
-        out.setdefault((view.namespace, name), render_pod_group(fleet, name, view.namespace, minimum, timeout_seconds(fleet, pool), team))
-    return list(out.values())
-
-
-__all__ = ["render_coscheduling_values", "render_scheduler_config", "render_pod_group", "render_pod_groups"]
+__all__ = ["render_coscheduling_values", "render_scheduler_config", "render_pod_group", "timeout_seconds"]

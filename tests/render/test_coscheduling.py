@@ -9,7 +9,8 @@ import pytest
 from gpufleet.crdschema import CrdSet
 from gpufleet.model import load_model
 from gpufleet.render import render_all
-from gpufleet.render.coscheduling import render_pod_groups, render_scheduler_config
+from gpufleet.advise.podgroups import render_pod_groups
+from gpufleet.render.coscheduling import render_scheduler_config
 from tests.model.builders import FleetBuilder
 
 MIXED = load_model(Path(__file__).resolve().parents[2] / "stacks" / "mixed.fleet.yaml")

@@ -1,0 +1,167 @@
+"""The premise's decision table, one pool at a time, as a pure function.
+
+Called by :func:`gpufleet.advise.advise`. The four questions, answered from the model
+and the jobs given:
+
+1. **Contention or fragmentation?** Several teams (or a cohort) hold quota on the pool:
+   the hard problem is contention between teams, which needs queues and quota (Kueue).
+   One team: the hard problem is fragmentation within its own work.
+2. **Larger than the contiguous free block?** A busy pool runs about
+   ``1 - free_fraction`` allocated (default 90%), its free GPUs scattered over nodes:
+   the block a job can routinely get is ``max(one node, free_fraction × capacity
+   rounded down to whole nodes)`` (a single team's small pool is exempt: the team
+   controls its own load, and a PodGroup waits for the whole gang). A job above it only starts if admission holds the
+   whole gang back and placement finds one contiguous domain: Kueue with
+   topology-aware scheduling (atomic placement), and ``topologyLevels`` on the pool.
+3. **Elastic?** Jobs that opt into a smaller world size (``gpufleet.dev/elastic`` or a
+   PyTorch ``elasticPolicy``) suit a gang minimum below the replica count: Volcano's
+   ``minAvailable`` on a shared pool (Kueue admits a job at its full size).
+4. **Who runs the control plane?** The mechanism's components, and whether the fleet
+   already runs them (Kueue always; Volcano when enabled; scheduler-plugins when a pool
+   uses it). A single small pool of one team gets the coscheduling plugin: one
+   extra scheduler, no queues to run.
+
+Static partitioning is never inferred (isolation is a compliance decision the model
+states with ``dedicatedTo``); the default kube-scheduler is never recommended for
+synchronous gangs. Rows, in order (first match wins):
+
+| pool | jobs | recommendation |
+|---|---|---|
+| ``dedicatedTo`` set | any | static (keep) |
+| no quota | any | none |
+| one team, ≤ ``small_pool`` GPUs, no quota elsewhere | any | coscheduling |
+| any | largest job > free block | kueue+tas |
+| ≥2 teams or cohort quota | some elastic | volcano |
+| ≥2 teams or cohort quota | Volcano Jobs, or the pool is Volcano's already | volcano |
+| ≥2 teams or cohort quota | otherwise | kueue |
+| one team | otherwise | kueue |
+
+A pool that would get ``kueue`` and already has ``topologyLevels`` keeps ``kueue+tas``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from gpufleet.advise.jobs import Job
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
+
+FREE_FRACTION = Decimal("0.10")
+SMALL_POOL = Decimal(64)
+DEFAULT_LEVELS = "[topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]"
+COMPONENTS = {
+    "kueue": "kueue-controller-manager (admission, quota, webhooks)",
+    "kueue+tas": "kueue-controller-manager with topology-aware scheduling",
+    "volcano": "volcano-scheduler, volcano-controllers, volcano-admission",
+    "coscheduling": "scheduler-plugins scheduler and controller (a second scheduler)",
+    "static": "none beyond the default scheduler and the gpufleet admission controller",
+    "none": "none",
+}
+
+
+@dataclass(frozen=True)
+class Facts:
+    teams: tuple[str, ...]
+    cohort_quota: bool
+    capacity: Decimal
+    gpus_per_node: Decimal
+    free_block: Decimal
+    largest_job: Decimal
+    elastic_jobs: tuple[str, ...]
+    volcano_jobs: int
+    jobs: int
+    owner_elsewhere: bool
+    """The only team also holds quota on other pools (so coscheduling would route all its work away)."""
+
+
+def free_block(pool: Pool, fraction: Decimal = FREE_FRACTION) -> Decimal:
+    per_node = pool.gpus_per_node
+    if per_node <= 0:
+        return Decimal(0)
+    nodes = int(pool.node_count * fraction)
+    return max(per_node, per_node * nodes)
+
+
+def facts(fleet: Fleet, pool: Pool, jobs: list[Job], fraction: Decimal = FREE_FRACTION) -> Facts:
+    teams = tuple(t.name for t in fleet.teams if pool.name in t.quota)
+    mine = [j for j in jobs if j.pool == pool.name]
+    owner = next((t for t in fleet.teams if teams and t.name == teams[0]), None)
+    return Facts(
+        teams=teams, cohort_quota=any(pool.name in c.quota for c in fleet.cohorts),
+        capacity=pool.capacity, gpus_per_node=pool.gpus_per_node, free_block=free_block(pool, fraction),
+        largest_job=max((j.gpus for j in mine), default=Decimal(0)),
+        elastic_jobs=tuple(f"{j.namespace}/{j.name}" for j in mine if j.elastic),
+        volcano_jobs=sum(1 for j in mine if j.volcano), jobs=len(mine),
+        owner_elsewhere=owner is not None and any(name != pool.name for name in owner.quota),
+    )
+
+
+def decide(fleet: Fleet, pool: Pool, f: Facts, small_pool: Decimal = SMALL_POOL) -> tuple[str, str]:
+    """(mechanism, reason) for ``pool``: the first row of the module's table that matches."""
+    shared = len(f.teams) > 1 or f.cohort_quota
+    who = f"{len(f.teams)} teams{' and a cohort' if f.cohort_quota else ''} share it" if shared else \
+        f"only team {f.teams[0]!r} uses it" if f.teams else "no team uses it"
+    if pool.dedicated_to:
+        return "static", (f"The model dedicates it to team {pool.dedicated_to!r} (isolation as a compliance requirement); "
+                          f"its {f.capacity} GPUs are stranded for everyone else, so keep it only while that requirement holds.")
+    if not f.teams and not f.cohort_quota:
+        return "none", "No team or cohort holds quota on it: give it to a team before choosing a mechanism."
+    if not shared and f.capacity <= small_pool and not f.owner_elsewhere:
+        return "coscheduling", (f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one "
+                                "team, which the coscheduling plugin's PodGroups solve with the least to operate.")
+    if f.largest_job > f.free_block:
+        return "kueue+tas", (f"{who.capitalize()}, and a {f.largest_job}-GPU job exceeds the {f.free_block}-GPU contiguous block a "
+                             "busy pool routinely has free: only atomic, topology-aware admission starts it without deadlock or fragmentation.")
+    if shared and f.elastic_jobs:
+        return "volcano", (f"{who.capitalize()} (contention), and {len(f.elastic_jobs)} job(s) may run with a smaller world size: "
+                           "Volcano queues share the pool and minAvailable below the replica count serves the elastic jobs.")
+    if shared and (f.volcano_jobs or pool.system == "volcano"):
+        why = f"{f.volcano_jobs} of its jobs are Volcano Jobs" if f.volcano_jobs else "the pool already runs Volcano queues"
+        return "volcano", (f"{who.capitalize()} (contention), which Kueue and Volcano both solve; {why}, "
+                           "so Volcano's queues and minAvailable gangs stay the cheaper choice.")
+    if shared:
+        sizes = "no job outgrows the routine free block" if f.jobs else "no jobs were given, so job sizes were not weighed"
+        return _keep_tas(pool, f"{who.capitalize()}: the hard problem is contention between teams, which Kueue's quota, borrowing "
+                               f"and gang admission (waitForPodsReady) solve; {sizes}.")
+    reason = "it also holds quota on other pools, whose namespaces coscheduling would take over" if f.owner_elsewhere else \
+        f"the pool ({f.capacity} GPUs) is larger than a small cluster"
+    return _keep_tas(pool, f"{who.capitalize()}, so there is no contention, but {reason}: Kueue without a cohort queues its "
+                           "gangs and admits each whole.")
+
+
+def _keep_tas(pool: Pool, reason: str) -> tuple[str, str]:
+    """Kueue; a Kueue pool that already places by topology keeps it (it costs nothing when jobs fit)."""
+    if pool.system == "kueue" and pool.topology_levels:
+        return "kueue+tas", reason + " Its topologyLevels already give atomic placement: keep them."
+    return "kueue", reason
+
+
+def change(fleet: Fleet, index: int, pool: Pool, mechanism: str) -> str:
+    """The model edit that applies ``mechanism`` to ``pools[index]`` ('none' when the model already does)."""
+    at = f"pools[{index}]"
+    if mechanism in ("static", "none"):
+        return "none"
+    if mechanism == "kueue+tas":
+        edits = [] if pool.system == "kueue" else [f"{at}.system: kueue"]
+        if not pool.topology_levels:
+            edits.append(f"{at}.topologyLevels: {DEFAULT_LEVELS}")
+        return "; ".join(edits) or "none"
+    edits = [] if pool.system == mechanism else [f"{at}.system: {mechanism}"]
+    if mechanism == "volcano" and not fleet.engines.volcano.enabled:
+        edits.append("engines.volcano.enabled: true")
+    if mechanism != "kueue" and pool.topology_levels:
+        edits.append(f"remove {at}.topologyLevels")
+    return "; ".join(edits) or "none"
+
+
+def control_plane(fleet: Fleet, mechanism: str) -> str:
+    """Answer to question 4: what runs the mechanism, and whether the fleet runs it already."""
+    running = {"kueue", "kueue+tas", "static", "none"}
+    if fleet.engines.volcano.enabled and fleet.pools_of("volcano"):
+        running.add("volcano")
+    if fleet.pools_of("coscheduling"):
+        running.add("coscheduling")
+    already = "already running in this fleet" if mechanism in running else "new for this fleet"
+    return f"{COMPONENTS[mechanism]} ({already}; installed and upgraded by gpufleet's Pulumi components)"

@@ -1,0 +1,122 @@
+"""``gpufleet advise [MODEL] [MANIFESTS...]`` and ``gpufleet podgroups MODEL MANIFESTS...``.
+
+``advise``: the recommended gang mechanism per pool, and why. ``podgroups``: the
+scheduler-plugins PodGroups the manifests need on coscheduling pools, printed as YAML
+(apply them with the jobs).
+
+Thin adapter: loads the model (``gpufleet.model``) and the manifests (``gpufleet.lint``'s
+sources and loader), calls the pure ``gpufleet.advise.advise`` and prints its result as
+text or ``--format json``. It never writes a file. Exit codes: 0 advice printed, 1 an
+invalid model or unreadable manifest (one ``file: message (fix: ...)`` line each), 2 a
+usage error. Registered on the app by ``gpufleet.cli.app``.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from gpufleet.advise import Advice, advise as advise_fleet
+from gpufleet.advise.podgroups import render_pod_groups
+from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL
+from gpufleet.errors import ModelError
+from gpufleet.lint.loader import load
+from gpufleet.lint.sources import collect
+from gpufleet.model import Fleet, load_model
+from gpufleet.render.files import dump
+
+DEFAULT_MODEL = Path("stacks/dev.fleet.yaml")
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _fail(lines: list[str], code: int = 1) -> typer.Exit:
+    for line in lines:
+        typer.echo(f"gpufleet advise: {line}", err=True)
+    return typer.Exit(code)
+
+
+def _model(model: Optional[Path]) -> Fleet:
+    path = model or DEFAULT_MODEL
+    if not path.exists():
+        raise _fail([f"{path} does not exist (fix: pass the fleet model, e.g. `gpufleet advise stacks/prod.fleet.yaml jobs/`)"], 2)
+    try:
+        return load_model(path)
+    except ModelError as exc:
+        raise _fail(exc.lines()) from None
+
+
+def _objects(paths: list[str]) -> list[dict]:
+    objects, problems = [], []
+    for source in collect(paths):
+        if source.error:
+            problems.append(f"{source.name}: {source.error} (fix: pass readable YAML or JSON manifests)")
+            continue
+        result = load(source)
+        objects += [item.obj for item in result.objects]
+        problems += [f"{p.file}:{p.line or 1}: {p.message} (fix: {p.fix})" for p in result.problems]
+    if problems:
+        raise _fail(problems)
+    return objects
+
+
+def _decimal(value: str, name: str) -> Decimal:
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise _fail([f"{name} {value!r} is not a number"], 2) from None
+
+
+def _print(advice: Advice) -> None:
+    typer.echo(f"fleet {advice.fleet}: {len(advice.pools)} pools, {advice.jobs} jobs ({advice.skipped} objects skipped)")
+    for p in advice.pools:
+        typer.echo(f"\npool {p.pool} (now {p.current}): recommended {p.mechanism}")
+        typer.echo(f"  change:  {p.change}")
+        typer.echo(f"  reason:  {p.reason}")
+        typer.echo(f"  1 contention or fragmentation: {p.contention}")
+        typer.echo(f"  2 largest job {p.largest_job_gpus} GPUs vs routine free block {p.free_block_gpus} GPUs")
+        typer.echo(f"  3 elastic jobs: {', '.join(p.elastic_jobs) or 'none'}")
+        typer.echo(f"  4 control plane: {p.control_plane}")
+
+
+def advise(
+    model: Optional[Path] = typer.Argument(None, help=f"Fleet model file (default: {DEFAULT_MODEL})."),
+    manifests: Optional[List[str]] = typer.Argument(None, help="Workload manifests (files or directories) whose job sizes to weigh."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
+    free_fraction: str = typer.Option(str(FREE_FRACTION), help="Share of a busy pool that is routinely free (the contiguous block)."),
+    small_pool: str = typer.Option(str(SMALL_POOL), help="GPUs up to which one team's pool counts as a small cluster."),
+) -> None:
+    """Recommend a gang mechanism per pool (the premise's four questions); never changes a file."""
+    fraction, small = _decimal(free_fraction, "--free-fraction"), _decimal(small_pool, "--small-pool")
+    if not Decimal(0) < fraction <= Decimal(1):
+        raise _fail([f"--free-fraction {free_fraction} must be above 0 and at most 1"], 2)
+    fleet = _model(model)
+    result = advise_fleet(fleet, _objects(list(manifests or [])), fraction, small)
+    if format is Format.json:
+        typer.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        _print(result)
+
+
+def podgroups(
+    model: Path = typer.Argument(..., help="Fleet model file."),
+    manifests: List[str] = typer.Argument(..., help="Workload manifests (files or directories)."),
+) -> None:
+    """Print the coscheduling PodGroups the manifests' gangs need (minMember = every pod, timeout = the pool's budget)."""
+    groups = render_pod_groups(_model(model), _objects(list(manifests)))
+    typer.echo("---\n".join(dump(g) for g in groups), nl=False)
+    if not groups:
+        typer.echo("# no multi-pod workload in a coscheduling team's namespace", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(advise)
+    app.command()(podgroups)

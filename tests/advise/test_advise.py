@@ -1,0 +1,114 @@
+"""``advise``: each small fleet gets the mechanism the premise's table gives it, with the model change and the answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from gpufleet.advise import advise
+from tests.model.builders import FleetBuilder
+
+KEY = "gpufleet.dev/dedicated"
+
+
+def job(ns: str, pods: int, gpus_per_pod: int = 8, elastic: bool = False, name: str = "train") -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": ns}
+    if elastic:
+        meta["annotations"] = {"gpufleet.dev/elastic": "true"}
+    container = {"name": "w", "image": "t:1", "resources": {"limits": {"nvidia.com/gpu": gpus_per_pod}}}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
+            "spec": {"parallelism": pods, "completions": pods, "template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
+
+
+def vcjob(ns: str, pods: int) -> dict[str, Any]:
+    container = {"name": "w", "image": "t:1", "resources": {"limits": {"nvidia.com/gpu": 8}}}
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "vc", "namespace": ns},
+            "spec": {"tasks": [{"name": "w", "replicas": pods, "template": {"spec": {"containers": [container]}}}]}}
+
+
+def one_pool(system: str = "kueue", nodes: int = 2, teams: int = 1, **pool: Any) -> FleetBuilder:
+    """A fleet with the single pool 'gpu' (nodes x 8 GPUs) shared by ``teams`` teams t0.. (in one cohort when several)."""
+    b = FleetBuilder.empty().with_pool("gpu", system, nodes=nodes, **pool)
+    if teams > 1:
+        b = b.with_cohort("all")
+    share = nodes * 8 // max(teams, 1)
+    for i in range(teams):
+        b = b.with_team(f"t{i}", cohort="all" if teams > 1 else None, quota={"gpu": {"nominal": share}})
+    return b
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    fleet: FleetBuilder
+    jobs: list = field(default_factory=list)
+    mechanism: str = ""
+    change: str = "none"
+    contention: str = ""
+
+
+ROWS = [
+    Row("one team on a small pool: coscheduling", one_pool(nodes=2), [job("t0", 2)], "coscheduling", "pools[0].system: coscheduling",
+        "fragmentation"),
+    Row("one team on a small coscheduling pool already: keep it", one_pool("coscheduling", nodes=2), [job("t0", 2)], "coscheduling",
+        "none", "fragmentation"),
+    Row("one team on a small pool that also holds another pool: Kueue (coscheduling would take its namespaces)",
+        one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8}), [], "kueue", "none", "fragmentation"),
+    Row("one team on a large pool with node-sized jobs: Kueue", one_pool(nodes=64), [job("t0", 1)], "kueue", "none", "fragmentation"),
+    Row("many teams sharing a pool with 512-GPU jobs: Kueue with atomic placement", one_pool(nodes=128, teams=4),
+        [job("t1", 64), job("t2", 2)], "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
+    Row("many teams on a Volcano pool with a job above the free block: move to Kueue with TAS", one_pool("volcano", nodes=16, teams=2),
+        [job("t0", 4)], "kueue+tas",
+        "pools[0].system: kueue; pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        "contention"),
+    Row("many teams with small jobs: Kueue", one_pool(nodes=64, teams=3), [job("t0", 2), job("t1", 4)], "kueue", "none", "contention"),
+    Row("many teams with elastic jobs: Volcano", one_pool(nodes=64, teams=3), [job("t0", 4, elastic=True)], "volcano",
+        "pools[0].system: volcano", "contention"),
+    Row("many teams submitting Volcano Jobs: Volcano", one_pool(nodes=64, teams=2), [vcjob("t0", 2)], "volcano",
+        "pools[0].system: volcano", "contention"),
+    Row("many teams already on Volcano, no jobs given: keep Volcano", one_pool("volcano", nodes=8, teams=2), [], "volcano", "none",
+        "contention"),
+    Row("a Kueue pool with topology levels keeps them", one_pool(nodes=64, teams=2, topologyLevels=["kubernetes.io/hostname"]), [],
+        "kueue+tas", "none", "contention"),
+    Row("a dedicated pool stays static (compliance is the model's call)",
+        one_pool(nodes=2, dedicatedTo="t0", nodeLabels={KEY: "t0"}, taints=[{"key": KEY, "value": "t0"}],
+                 tolerations=[{"key": KEY, "operator": "Exists"}]), [job("t0", 2)], "static", "none", "fragmentation"),
+    Row("a pool nobody holds quota on: nothing to choose", FleetBuilder.empty().with_pool("gpu").with_team("t0", quota={}), [], "none",
+        "none", "unused"),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_each_fleet_gets_the_mechanism_of_the_premise_table(row: Row) -> None:
+    fleet = row.fleet.model()
+    [pool] = [p for p in advise(fleet, row.jobs).pools if p.pool == "gpu"]
+    assert (pool.mechanism, pool.change, pool.contention) == (row.mechanism, row.change, row.contention), pool.reason
+    assert pool.reason and pool.control_plane
+
+
+def test_the_answers_name_the_largest_job_the_free_block_and_the_elastic_jobs() -> None:
+    fleet = one_pool(nodes=40, teams=2).model()
+    [pool] = advise(fleet, [job("t0", 8, elastic=True, name="el"), job("t1", 2)]).pools
+    assert (pool.largest_job_gpus, pool.free_block_gpus, pool.elastic_jobs) == ("64", "32", ["t0/el"])
+
+
+def test_a_larger_free_fraction_lets_the_same_job_fit() -> None:
+    from decimal import Decimal
+
+    fleet = one_pool(nodes=40, teams=2).model()
+    jobs = [job("t0", 8)]
+    assert advise(fleet, jobs).pools[0].mechanism == "kueue+tas"
+    assert advise(fleet, jobs, free_fraction=Decimal("0.25")).pools[0].mechanism == "kueue"
+
+
+def test_objects_outside_every_team_are_skipped_not_guessed() -> None:
+    result = advise(one_pool().model(), [job("elsewhere", 4), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}])
+    assert (result.jobs, result.skipped) == (0, 2)
+
+
+def test_the_control_plane_answer_says_when_the_mechanism_is_new_to_the_fleet() -> None:
+    [pool] = advise(one_pool(nodes=2).model()).pools
+    assert pool.mechanism == "coscheduling" and "new for this fleet" in pool.control_plane

@@ -1,0 +1,90 @@
+"""``gpufleet advise`` and ``gpufleet podgroups`` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+import yaml
+from typer.testing import CliRunner
+
+from gpufleet.cli import advise_cmds
+from gpufleet.crdschema import CrdSet
+
+ROOT = Path(__file__).resolve().parents[2]
+MIXED = ROOT / "stacks" / "mixed.fleet.yaml"
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: robotics}
+spec:
+  parallelism: 4
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: w, image: t:1, resources: {limits: {nvidia.com/gpu: 4}}}]
+"""
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer(pretty_exceptions_enable=False)
+    advise_cmds.register(app)
+    return app
+
+
+APP = _app()
+
+
+def run(*args: str):
+    return CliRunner().invoke(APP, list(args))
+
+
+def test_advise_prints_the_mechanism_change_reason_and_four_answers_per_pool():
+    result = run("advise", str(MIXED))
+    assert result.exit_code == 0, result.output
+    for pool, mechanism in (("h100", "kueue+tas"), ("a100", "volcano"), ("l40s", "coscheduling"), ("vault", "static")):
+        assert f"pool {pool} " in result.stdout and f"recommended {mechanism}\n" in result.stdout
+    assert result.stdout.count("  reason:  ") == 4 and result.stdout.count("  4 control plane: ") == 4
+
+
+def test_advise_json_weighs_the_given_manifests(tmp_path):
+    (tmp_path / "job.yaml").write_text(JOB)
+    result = run("advise", str(MIXED), str(tmp_path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    pools = {p["pool"]: p for p in data["pools"]}
+    assert data["jobs"] == 1 and pools["l40s"]["largest_job_gpus"] == "16"
+    assert set(pools["h100"]) >= {"mechanism", "change", "reason", "contention", "elastic_jobs", "control_plane"}
+
+
+def test_advise_never_writes_a_file(tmp_path, monkeypatch):
+    (tmp_path / "job.yaml").write_text(JOB)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    monkeypatch.chdir(tmp_path)
+    assert run("advise", str(MIXED), "job.yaml").exit_code == 0
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_a_broken_manifest_is_named_with_its_file_and_exit_1(tmp_path):
+    (tmp_path / "bad.yaml").write_text("kind: Job\nmetadata: {name: [\n")
+    result = run("advise", str(MIXED), str(tmp_path / "bad.yaml"))
+    assert result.exit_code == 1 and "bad.yaml" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_missing_model_is_a_usage_error():
+    result = run("advise", "stacks/nope.fleet.yaml")
+    assert result.exit_code == 2 and "stacks/nope.fleet.yaml does not exist" in result.stderr
+
+
+def test_a_free_fraction_outside_0_1_is_a_usage_error():
+    assert run("advise", str(MIXED), "--free-fraction", "2").exit_code == 2
+
+
+def test_podgroups_prints_a_valid_pod_group_for_each_coscheduling_gang(tmp_path, crds_dir):
+    (tmp_path / "job.yaml").write_text(JOB)
+    result = run("podgroups", str(MIXED), str(tmp_path / "job.yaml"))
+    assert result.exit_code == 0, result.output
+    [group] = list(yaml.safe_load_all(result.stdout))
+    assert group["spec"] == {"minMember": 4, "scheduleTimeoutSeconds": 300}
+    assert CrdSet.load(crds_dir).validate(group) == []
