@@ -34,20 +34,15 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gang8_coscheduling import PODGROUP, group_pods, min_member, permit_outcome
+from gpufleet.rules.gang8_coscheduling import PODGROUP, quorum
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
-    if view is None or not ctx.objects or view.name is None:
-        return
-    pods, _ = group_pods(ctx, view.namespace, view.name)
-    minimum = min_member(view)
-    if pods and minimum is not None and permit_outcome(pods, minimum) == "never":
-        yield Violation("spec.minMember", f"minMember {minimum} is above the {pods} pods that join PodGroup {view.name!r}: "
-                                          "the plugin never finds a quorum and the job never schedules", f"set minMember: {pods}")
+    q = quorum(obj, ctx)
+    if q is not None and q.outcome == "never":
+        yield Violation("spec.minMember", f"minMember {q.minimum} is above the {q.pods} pods that join PodGroup {q.name!r}: "
+                                          "the plugin never finds a quorum and the job never schedules", f"set minMember: {q.pods}")
 
 
 RULE = Rule(

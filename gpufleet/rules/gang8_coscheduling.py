@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import Any, Iterator, Mapping, Sequence
 
+from gpufleet import workloads
 from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, groups, keys, label_path
 
@@ -106,6 +107,30 @@ def group_pods(ctx: CheckContext, namespace: str | None, name: str) -> tuple[int
 
 def min_member(view: WorkloadView) -> int | None:
     return as_int(as_map(view.obj.get("spec")).get("minMember"))
+
+
+@dataclass(frozen=True)
+class Quorum:
+    """A PodGroup against the run's templated workloads that join it."""
+
+    name: str
+    pods: int
+    minimum: int
+    elastic: bool
+
+    @property
+    def outcome(self) -> str:
+        return permit_outcome(self.pods, self.minimum)
+
+
+def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:
+    """The PodGroup ``obj``'s minMember and its members' pods, or None when the run holds no member (or no minMember)."""
+    view = workloads.view(obj)
+    if view is None or not ctx.objects or view.name is None:
+        return None
+    pods, elastic = group_pods(ctx, view.namespace, view.name)
+    minimum = min_member(view)
+    return Quorum(view.name, pods, minimum, elastic) if pods and minimum is not None else None
 
 
 def scheduler_names(ctx: CheckContext) -> frozenset[str]:

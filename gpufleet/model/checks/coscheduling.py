@@ -23,6 +23,7 @@ from typing import Iterable, Iterator
 from gpufleet.errors import Issue, join_path
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
+from gpufleet.model.checks.dedicated import cohort_quota
 
 SUPPORTED = "0.34."
 
@@ -48,15 +49,11 @@ def _quota(fleet: Fleet, pool: Pool) -> Iterator[Issue]:
                 yield Issue(join_path("teams", t, "quota", other), f"team {team.name!r} holds coscheduling pool {pool.name!r}: all its "
                             f"namespaces go to the second scheduler, so its quota on {other!r} would never be used",
                             f"give the {other!r} quota to a team with its own namespaces")
-    for c, cohort in enumerate(fleet.cohorts):
-        if pool.name in cohort.quota:
-            yield Issue(join_path("cohorts", c, "quota", pool.name), f"coscheduling pool {pool.name!r} has one team's quota; a cohort cannot share it",
-                        f"remove quota.{pool.name} from cohort {cohort.name!r}")
+    yield from cohort_quota(fleet, pool, f"coscheduling pool {pool.name!r} has one team's quota; a cohort cannot share it")
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
-    pools = fleet.pools_of("coscheduling")
-    if not pools:
+    if not fleet.pools_of("coscheduling"):
         return
     for i, pool in enumerate(fleet.pools):
         if pool.system != "coscheduling":

@@ -56,10 +56,14 @@ def _owners(fleet: Fleet, i: int, pool: Pool, team: str) -> Iterator[Issue]:
                     yield Issue(join_path(path, field), f"team {team!r} is in cohort {other.cohort!r}: without {field}: 0 its dedicated "
                                 f"pool {pool.name!r} is {'lent to' if field == 'lendingLimit' else 'topped up from'} the cohort",
                                 f"set {field}: 0 on quota.{pool.name}")
+    yield from cohort_quota(fleet, pool, f"pool {pool.name!r} is dedicated to team {team!r}; a cohort's quota on it is shared")
+
+
+def cohort_quota(fleet: Fleet, pool: Pool, message: str) -> Iterator[Issue]:
+    """One issue per cohort holding quota on a pool that must stay one team's (also used by checks.coscheduling)."""
     for c, cohort in enumerate(fleet.cohorts):
         if pool.name in cohort.quota:
-            yield Issue(join_path("cohorts", c, "quota", pool.name), f"pool {pool.name!r} is dedicated to team {team!r}; a cohort's quota on it is shared",
-                        f"remove quota.{pool.name} from cohort {cohort.name!r}")
+            yield Issue(join_path("cohorts", c, "quota", pool.name), message, f"remove quota.{pool.name} from cohort {cohort.name!r}")
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
