@@ -44,7 +44,10 @@ ONLY_POD_GROUPS = {
 
 
 def _namespace_selector(fleet: Fleet) -> dict[str, Any]:
-    excluded = sorted({"kube-system", fleet.controller.namespace, fleet.engines.kueue.namespace, fleet.engines.volcano.namespace})
+    own = {"kube-system", fleet.controller.namespace, fleet.engines.kueue.namespace, fleet.engines.volcano.namespace}
+    if fleet.pools_of("coscheduling"):  # the second scheduler's own pods
+        own.add(fleet.engines.coscheduling.namespace)
+    excluded = sorted(own)
     return {"matchExpressions": [
         {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": excluded},
         {"key": fleet.controller.opt_out_label, "operator": "NotIn", "values": ["disabled"]},

@@ -86,3 +86,12 @@ def test_rendered_pod_groups_are_valid_against_the_real_crd(crds_dir) -> None:
     for group in render_pod_groups(MIXED, [job("train", "robotics", 4), jobset("js", "robotics", 2)]):
         assert crds.knows(group)
         assert crds.validate(group) + crds.pruned_fields(group) == []
+
+
+def test_the_admission_webhooks_leave_the_second_schedulers_namespace_alone() -> None:
+    from gpufleet.render.controller import ControllerSettings, render_controller
+
+    manifests = render_controller(MIXED, ControllerSettings(image="x"))
+    for hook in manifests["validatingwebhookconfiguration"]["webhooks"]:
+        excluded = hook["namespaceSelector"]["matchExpressions"][0]["values"]
+        assert "scheduler-plugins" in excluded
