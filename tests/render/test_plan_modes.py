@@ -1,0 +1,41 @@
+"""The plan shows a dedicated pool's owner and stranded GPUs, and a coscheduling pool as one team's."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from gpufleet.model import load_model
+from gpufleet.render import render_all
+from gpufleet.render.kueue_config import render_manager_config
+from gpufleet.render.plan import build_plan
+
+MIXED = load_model(Path(__file__).resolve().parents[2] / "stacks" / "mixed.fleet.yaml")
+PLAN = build_plan(MIXED, render_all(MIXED))
+POOLS = {p.pool.name: p for p in PLAN.pools}
+
+
+def test_a_dedicated_pool_is_shown_with_its_team_and_all_its_gpus_stranded():
+    vault = POOLS["vault"]
+    assert (vault.mode, vault.stranded) == ("dedicated to secure", Decimal(64))
+    assert vault.warnings[0].startswith("dedicated to team secure: 64 nvidia.com/gpu stranded")
+
+
+def test_a_coscheduling_pool_is_one_teams_and_lends_nothing():
+    l40s = POOLS["l40s"]
+    assert l40s.mode == "one team" and l40s.stranded == 0
+    assert [(r.owner, r.lendable) for r in l40s.rows] == [("robotics", Decimal(0))]
+
+
+def test_shared_pools_strand_nothing():
+    assert {(POOLS[n].mode, POOLS[n].stranded) for n in ("h100", "a100")} == {("shared", Decimal(0))}
+
+
+def test_teams_isolated_on_purpose_are_not_warned_about_their_missing_cohort():
+    assert not any("no cohort" in w for w in PLAN.warnings)
+
+
+def test_kueue_does_not_manage_the_coscheduling_teams_namespaces():
+    selector = render_manager_config(MIXED)["managedJobsNamespaceSelector"]
+    managed = {v for e in selector["matchExpressions"] for v in e["values"]}
+    assert "robotics" not in managed and {"llm", "vision", "secure"} <= managed
