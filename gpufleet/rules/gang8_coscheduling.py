@@ -13,8 +13,9 @@ scheduler-plugins v0.34.7 (kubernetes-sigs/scheduler-plugins, tag v0.34.7):
   ``scheduleTimeoutSeconds``, else the plugin's ``permitWaitingTimeSeconds`` (the chart
   sets 10), else 60s, then the whole group is rejected and backs off.
 
-:func:`permit_outcome` is that decision as a pure function; the rules and their tests
-use it. Membership is read from the workloads of the run (``ctx.objects``); with no
+:func:`prefilter` and :func:`permit` emulate those two extension points (their tests
+translate ``pkg/coscheduling/core/core_test.go``'s ``TestPreFilter``/``TestPermit`` tables);
+:func:`permit_outcome` composes them into what happens to a whole group, which the rules use. Membership is read from the workloads of the run (``ctx.objects``); with no
 other objects (the admission controller sees one object) the cross-object rules stay quiet.
 """
 
@@ -37,6 +38,28 @@ MEMBER_KINDS = (
 DEFAULT_SCHEDULER_NAME = "scheduler-plugins-scheduler"
 
 
+def prefilter(group_exists: bool, pods: int, gated: int, min_member: int) -> bool:
+    """``PodGroupManager.PreFilter`` without minResources: whether a pod of the group may go on.
+
+    ``pods`` counts every pod carrying the group label (the lister sees the pod itself),
+    ``gated`` those with scheduling gates. A pod whose group does not exist passes here
+    (it is denied at Permit).
+    """
+    if not group_exists:
+        return True
+    gap = min_member - pods
+    return gap <= 0 and gap + gated <= 0
+
+
+def permit(labelled: bool, group_exists: bool, assigned: int, min_member: int) -> str:
+    """``PodGroupManager.Permit``: ``assigned`` counts the group's pods bound or waiting, this one included."""
+    if not labelled:
+        return "PodGroupNotSpecified"
+    if not group_exists:
+        return "PodGroupNotFound"
+    return "Success" if assigned >= min_member else "Wait"
+
+
 def permit_outcome(pods: int, min_member: int | None) -> str:
     """What the Coscheduling plugin does with ``pods`` pods of one group (``min_member`` None: no PodGroup).
 
@@ -45,9 +68,10 @@ def permit_outcome(pods: int, min_member: int | None) -> str:
     """
     if min_member is None:
         return "denied"
-    if min_member > pods:
+    if not prefilter(True, pods, 0, min_member):
         return "never"
-    return "partial" if min_member < pods else "whole"
+    first_success = next((n for n in range(1, pods + 1) if permit(True, True, n, min_member) == "Success"), pods)
+    return "partial" if first_success < pods else "whole"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import pytest
 
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
-from gpufleet.rules.gang8_coscheduling import permit_outcome
+from gpufleet.rules.gang8_coscheduling import permit, permit_outcome, prefilter
 from tests.rules import fixtures as fx
 
 
@@ -43,3 +43,29 @@ def test_without_a_fleet_the_scheduler_name_option_decides():
 def test_a_fleet_without_a_coscheduling_pool_does_not_ask_for_pod_groups():
     [job] = [d for d in fx.documents("GANG806", "disallowed.yaml") if d["kind"] == "Job"]
     assert engine.check_objects([job], CheckContext(fleet=None), select=["GANG806"]) == []
+
+
+# scheduler-plugins v0.34.7 pkg/coscheduling/core/core_test.go TestPreFilter (the cases without minResources).
+# pods: pods carrying the group label as the lister sees them (the pod itself included); gated: with scheduling gates.
+@pytest.mark.parametrize("exists, pods, gated, min_member, passes", [
+    pytest.param(False, 1, 0, 1, True, id="pod belongs to a non-existent pg"),
+    pytest.param(True, 1, 0, 2, False, id="pod count less than minMember"),
+    pytest.param(True, 3, 0, 2, True, id="pod count equal minMember"),
+    pytest.param(True, 3, 0, 2, True, id="pod count more than minMember"),
+    pytest.param(True, 3, 1, 2, True, id="gated pods but still meeting quorum (minMember < replicas)"),
+    pytest.param(True, 3, 1, 3, False, id="gated pods push group below quorum"),
+    pytest.param(True, 3, 2, 2, False, id="all sibling pods are gated"),
+])
+def test_prefilter_matches_the_upstream_table(exists, pods, gated, min_member, passes):
+    assert prefilter(exists, pods, gated, min_member) is passes
+
+
+# ... TestPermit: assigned counts the group's pods already on a node plus this one.
+@pytest.mark.parametrize("labelled, exists, assigned, status", [
+    pytest.param(False, True, 1, "PodGroupNotSpecified", id="pod does not belong to any pg"),
+    pytest.param(True, False, 1, "PodGroupNotFound", id="pod specifies a non-existent pg"),
+    pytest.param(True, True, 1, "Wait", id="pod belongs to a pg that doesn't have quorum"),
+    pytest.param(True, True, 2, "Success", id="pod belongs to a pg that have quorum satisfied"),
+])
+def test_permit_matches_the_upstream_table(labelled, exists, assigned, status):
+    assert permit(labelled, exists, assigned, 2) == status
