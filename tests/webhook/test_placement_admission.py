@@ -46,3 +46,10 @@ def test_a_dedicated_team_job_gets_the_partition_toleration_on_create():
     spec = apply(bare, response_of(answer))["spec"]["template"]["spec"]
     assert spec["nodeSelector"] == {"gpufleet.dev/dedicated": "secure"}
     assert {"key": "gpufleet.dev/dedicated", "operator": "Equal", "value": "secure", "effect": "NoSchedule"} in spec["tolerations"]
+
+
+def test_another_teams_job_that_tolerates_every_taint_is_denied():
+    intruder = job("llm", tolerations=[{"operator": "Exists"}])
+    intruder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "llm"}
+    answer, result = call("/validate", review(intruder))
+    assert result == "denied" and "GANG807" in answer["response"]["status"]["message"]
