@@ -9,13 +9,25 @@ lending limit where a lending limit is set. Parent: deserved and guarantee = the
 of its children plus its own quota (Volcano's webhook requires the parent to cover
 its children); capability = deserved + the cohort's own borrowing limit, for the
 resources whose every pool sets one (what the subtree may take from its parent). ``weight``, ``reclaimable``, ``parent`` and ``dequeueStrategy`` are
-written explicitly so the webhook and queue controller change nothing. The scheduler
+written explicitly so the webhook and queue controller change nothing.
+
+A parent queue is named ``<cohort>-<digest of its deserved, guarantee and capability>``
+and labelled ``gpufleet.dev/cohort: <cohort>``. Volcano's queue webhook checks the sum
+of the children against the parent on every quota change of either, and Pulumi
+updates a parent before its children: an in-place parent holding the exact sum could
+never shrink (the parent would drop below the children's old values) nor let siblings
+trade quota (one of them grows first). A parent whose sums change is instead a NEW
+queue, created with the new sums before the children; each child then moves to it
+(its ``parent`` changes: checked against the new parent, which already fits every
+child's new value) and the old parent, empty, is deleted last. See docs/diff.md. The scheduler
 conf loads ``capacity`` or ``proportion`` (never both) to read exactly these fields.
 Called by :func:`gpufleet.render.render_all` and the Pulumi Volcano component.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -26,6 +38,7 @@ from gpufleet.render import resources, tree
 from gpufleet.render.meta import VOLCANO_API, manifest, metadata
 
 ROOT = "root"
+COHORT_LABEL = "gpufleet.dev/cohort"
 Totals = dict[str, Decimal]
 
 
@@ -92,6 +105,13 @@ def _queue(fleet: Fleet, name: str, parent: str, w: Decimal, reclaimable: bool,
     return manifest(VOLCANO_API, "Queue", metadata(fleet, name, team=team), spec=spec)
 
 
+def parent_queue_name(cohort: str, spec: dict[str, Any]) -> str:
+    """``<cohort>-<8 hex>``: a digest of the quota fields, so changed sums make a new parent queue."""
+    quota = {k: spec[k] for k in ("deserved", "guarantee", "capability") if k in spec}
+    digest = hashlib.sha256(json.dumps(quota, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{cohort}-{digest}"
+
+
 def volcano_teams(fleet: Fleet) -> list[Team]:
     return [t for t in fleet.teams if tree.system_quota(fleet, t, "volcano")]
 
@@ -126,7 +146,20 @@ def render_volcano_queues(fleet: Fleet) -> list[dict[str, Any]]:
         capability = {res: sums[c.name][0].get(res, Decimal(0)) + amount for res, amount in borrowing.items()}
         parents.append(_queue(fleet, c.name, parent_of[c.name], c.fair_share_weight, True,
                               deserved=sums[c.name][0], capability=capability or None, guarantee=sums[c.name][1], team=None))
+    _name_parents(parents, leaves)
     return parents + leaves
+
+
+def _name_parents(parents: list[dict[str, Any]], leaves: list[dict[str, Any]]) -> None:
+    """Give each parent queue its digest name and point every ``parent`` field at it."""
+    renamed = {}
+    for queue in parents:
+        cohort = queue["metadata"]["name"]
+        renamed[cohort] = parent_queue_name(cohort, queue["spec"])
+        queue["metadata"]["name"] = renamed[cohort]
+        queue["metadata"]["labels"][COHORT_LABEL] = cohort
+    for queue in (*parents, *leaves):
+        queue["spec"]["parent"] = renamed.get(queue["spec"]["parent"], queue["spec"]["parent"])
 
 
 def render_scheduler_conf(fleet: Fleet) -> dict[str, Any]:

@@ -1,0 +1,142 @@
+"""Each step judged against the cluster state at that moment, by the logic that would judge it.
+
+Called by :func:`gpufleet.diff.diff_fleets`. The simulated cluster starts as the base
+rendering (what the last ``pulumi up`` applied) and takes each accepted step in order;
+a rejected or blocked step leaves it unchanged. A step is:
+
+- **blocked** when Pulumi itself refuses it: deleting or replacing a resource whose
+  state is protected (``pkg/resource/deploy/step.go`` ``DeleteStep.Apply`` and
+  ``step_generator.go`` "unable to replace resource ... marked for protection", pulumi
+  v3.259.0); gpufleet protects a team's quota objects until it is ``retired``;
+- **rejected** when the API server would refuse it: the CRD schema and CEL rules
+  (:class:`gpufleet.crdschema.CrdSet`, with the ``oldSelf`` transition rules on
+  update), Volcano's queue webhook (:mod:`gpufleet.diff.volcano_queue`), Kueue's
+  webhooks and the built-in PriorityClass rules (:mod:`gpufleet.diff.kueue_rules`),
+  or an object that already exists;
+- **ok** otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from gpufleet.crdschema import CrdSet
+from gpufleet.diff import kueue_rules, volcano_queue
+from gpufleet.diff.steps import Step
+from gpufleet.render import RenderedObject
+
+RETIRE_FIX = ("retire the team first: set `lifecycle: draining`, wait until nothing is admitted, set "
+              "`lifecycle: retired` and `pulumi up`, then remove it (docs/retiring-a-team.md)")
+
+Ref = tuple[str, str, str]  # (kind, namespace, name)
+UpdateRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]]
+UPDATE_RULES: dict[tuple[str, str], tuple[str, UpdateRule]] = {
+    ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ("Kueue ClusterQueue webhook", kueue_rules.cluster_queue_update),
+    ("kueue.x-k8s.io/v1beta2", "Cohort"): ("Kueue Cohort webhook", kueue_rules.cohort_update),
+    ("scheduling.k8s.io/v1", "PriorityClass"): ("built-in PriorityClass validation", kueue_rules.priority_class_update),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    """ok | rejected | blocked."""
+    reason: str
+    fix: str = ""
+
+
+def ref(manifest: Mapping[str, Any]) -> Ref:
+    meta = manifest.get("metadata") or {}
+    return manifest.get("kind", ""), meta.get("namespace", ""), meta.get("name", "")
+
+
+class Cluster:
+    """The objects the cluster holds, step by step."""
+
+    def __init__(self, base: list[RenderedObject], crds: CrdSet | None) -> None:
+        self.objects: dict[Ref, dict] = {ref(o.manifest): o.manifest for o in base}
+        self.crds = crds
+
+    def queues(self) -> dict[str, dict]:
+        return {name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and m["apiVersion"].startswith("scheduling.volcano.sh/")}
+
+    def judge(self, step: Step) -> Verdict:
+        verdict = self._judge(step)
+        if verdict.verdict == "ok":
+            self._apply(step)
+        return verdict
+
+    def _apply(self, step: Step) -> None:
+        if step.op == "delete":
+            self.objects.pop(ref(step.old or {}), None)
+        else:
+            self.objects[ref(step.new or {})] = step.new or {}
+
+    def _judge(self, step: Step) -> Verdict:
+        if step.op == "delete" and step.protect:
+            what = "replace" if step.replaced else "delete"
+            return Verdict("blocked", f"Pulumi refuses to {what} a protected resource: it may hold admitted work", RETIRE_FIX)
+        if step.op == "delete":
+            return self._delete(step.old or {})
+        manifest = step.new or {}
+        live = self.objects.get(ref(manifest))
+        if step.op in ("create", "replace") and live is not None:
+            return Verdict("rejected", f"{manifest['kind']} {ref(manifest)[2]} already exists", "delete it before creating it again")
+        errors = self._schema(live if step.op == "update" else None, manifest)
+        errors += self._admission("UPDATE" if step.op == "update" else "CREATE", live, manifest)
+        if errors:
+            return Verdict("rejected", "; ".join(errors), _fix(step, errors))
+        return Verdict("ok", self._ok_reason(step))
+
+    def _schema(self, live: dict | None, manifest: dict) -> list[str]:
+        if self.crds is None or not self.crds.knows(manifest):
+            return []
+        issues = self.crds.validate(manifest)
+        if live is not None:
+            issues += self.crds.validate_update(live, manifest)
+        return [f"CRD: {i.path}: {i.message}" for i in issues]
+
+    def _admission(self, operation: str, live: dict | None, manifest: dict) -> list[str]:
+        if manifest.get("kind") == "Queue" and manifest["apiVersion"].startswith("scheduling.volcano.sh/"):
+            return [f"Volcano queue webhook: {e}" for e in volcano_queue.admit(operation, ref(manifest)[2], manifest, live, self.queues())]
+        rule = UPDATE_RULES.get((manifest.get("apiVersion", ""), manifest.get("kind", "")))
+        if rule is None or (operation == "CREATE" and manifest.get("kind") == "PriorityClass"):
+            return []
+        name, check = rule
+        return [f"{name}: {e}" for e in check(live or {}, manifest)]
+
+    def _delete(self, old: dict) -> Verdict:
+        if old.get("kind") == "Queue" and old["apiVersion"].startswith("scheduling.volcano.sh/"):
+            errors = volcano_queue.admit("DELETE", ref(old)[2], None, old, self.queues())
+            if errors:
+                return Verdict("rejected", "; ".join(f"Volcano queue webhook: {e}" for e in errors),
+                               "delete or move its child queues first")
+        return Verdict("ok", "deleted" + _finalizer_note(old, self.objects))
+
+    @staticmethod
+    def _ok_reason(step: Step) -> str:
+        if step.op == "replace":
+            return f"replaced (delete, then create): {step.why}"
+        return "created" if step.op == "create" else "updated in place"
+
+
+def _fix(step: Step, errors: list[str]) -> str:
+    if any("immutable" in e or "may not be changed" in e for e in errors):
+        return "replace the object (gpufleet.render.immutable lists the field, so the components replace it)"
+    if any("sum of children" in e for e in errors):
+        return "order the change so the parent queue always covers its children (docs/diff.md)"
+    return "change the model so the object passes admission"
+
+
+def _finalizer_note(old: dict, objects: Mapping[Ref, dict]) -> str:
+    """Kueue keeps a ResourceFlavor that a ClusterQueue still names (finalizer kueue.x-k8s.io/resource-in-use)."""
+    if old.get("kind") != "ResourceFlavor":
+        return ""
+    name = ref(old)[2]
+    users = sorted(n for (kind, _, n), m in objects.items() if kind == "ClusterQueue" and any(
+        f.get("name") == name for g in (m.get("spec") or {}).get("resourceGroups") or () for f in g.get("flavors") or ()))
+    if not users:
+        return ""
+    return (f"; the API server accepts the delete but Kueue's finalizer kueue.x-k8s.io/resource-in-use keeps the flavor "
+            f"while ClusterQueues name it ({', '.join(users[:3])}{' ...' if len(users) > 3 else ''}): Pulumi waits for it")
