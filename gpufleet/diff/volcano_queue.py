@@ -18,8 +18,9 @@ at volcano-sh/volcano **v1.15.1** with the webhook manager's defaults
   for a queue with children: capability ≥ every descendant's, Σ children ≤ its own;
 - DELETE: ``validateQueueDeleting`` (not ``default``/``root``, must exist, no children).
 
-Queues are plain manifests keyed by name. Status (allocated pods, state) is not known
-before the change is applied, so the allocated-pods checks assume none.
+Queues are plain manifests keyed by name; ``status.allocated.pods`` is read when
+present. ``gpufleet diff`` knows no status (nothing is read from a cluster), so there the
+allocated-pods checks see none.
 """
 
 from __future__ import annotations
@@ -91,7 +92,16 @@ def _hierarchy(q: Mapping[str, Any], name: str, queues: Queues) -> list[str]:
         if cur not in queues:
             return [f"failed to get parent queue {cur} of queue {name}: queue.scheduling.volcano.sh \"{cur}\" not found"]
         cur = _parent(queues[cur])
+    if parent not in queues:
+        return [f"failed to get parent queue of queue {name}: queue.scheduling.volcano.sh \"{parent}\" not found"]
+    pods = _allocated_pods(queues[parent])
+    if not _children(parent, queues) and pods:
+        return [f"queue {parent} cannot be the parent queue of queue {name} because it has allocated Pods: {pods}"]
     return []
+
+
+def _allocated_pods(q: Mapping[str, Any]) -> int:
+    return int(quantity.parse(((q.get("status") or {}).get("allocated") or {}).get("pods", "0")))
 
 
 def _children(name: str, queues: Queues) -> list[str]:
@@ -165,16 +175,21 @@ def _quota(q: Mapping[str, Any]) -> tuple:
     return (_parent(q), _res(s.get("capability")), _res(s.get("deserved")), _guarantee(q))
 
 
-def admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mapping[str, Any] | None, queues: Queues) -> list[str]:
+def admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mapping[str, Any] | None, queues: Queues,
+          allocated_pods_check: bool = False) -> list[str]:
     """The webhook's rejection messages for CREATE, UPDATE or DELETE of queue ``name`` ([] = allowed).
 
-    ``queues`` is the cluster's state before the request (it may contain ``old``).
+    ``queues`` is the cluster's state before the request (it may contain ``old``);
+    ``allocated_pods_check`` is ``--enable-queue-allocated-pods-check`` (off by default).
     """
     if operation == "DELETE":
         if name in ("default", "root"):
             return [f"`{name}` queue can not be deleted"]
         if name not in queues:
             return [f"queue.scheduling.volcano.sh \"{name}\" not found"]
+        pods = _allocated_pods(queues[name])
+        if allocated_pods_check and pods:
+            return [f"queue {name} cannot be deleted because it has allocated Pods: {pods}"]
         children = _children(name, queues)
         return [f"queue {name} can not be deleted because it has {len(children)} child queues: {', '.join(children)}"] if children else []
     assert new is not None
