@@ -56,8 +56,9 @@ def diff_fleets(base: Fleet, new: Fleet, crds: CrdSet | None = None) -> Diff:
     new_objects = list(render_all(new).objects)
     cluster = Cluster(base_objects, crds)
     steps = []
-    for order, step in enumerate(plan_steps(base_objects, new_objects), start=1):
-        verdict = cluster.judge(step)
+    planned = plan_steps(base_objects, new_objects)
+    for order, step in enumerate(planned, start=1):
+        verdict = cluster.judge(step, planned)
         manifest = step.new or step.old or {}
         meta = manifest.get("metadata") or {}
         steps.append({

@@ -14,6 +14,10 @@ a rejected or blocked step leaves it unchanged. A step is:
   webhooks and the built-in PriorityClass rules (:mod:`gpufleet.diff.kueue_rules`),
   or an object that already exists;
 - **ok** otherwise.
+
+Steps run in the serial order of :mod:`gpufleet.diff.steps`, but Pulumi runs steps of
+resources that do not depend on each other in parallel: a Volcano queue's later
+siblings (same parent) are therefore seen at the larger of their old and new quota.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from gpufleet import quantity
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import kueue_rules, volcano_queue
 from gpufleet.diff.steps import Step
@@ -57,12 +62,19 @@ class Cluster:
     def __init__(self, base: list[RenderedObject], crds: CrdSet | None) -> None:
         self.objects: dict[Ref, dict] = {ref(o.manifest): o.manifest for o in base}
         self.crds = crds
+        self.concurrent: dict[str, dict] = {}
 
     def queues(self) -> dict[str, dict]:
-        return {name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and m["apiVersion"].startswith("scheduling.volcano.sh/")}
+        queues = {name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and _is_volcano(m)}
+        for name, sibling in self.concurrent.items():
+            queues[name] = _worst_case(sibling.old, sibling.new or {})
+        return queues
 
-    def judge(self, step: Step) -> Verdict:
+    def judge(self, step: Step, others: list[Step] = ()) -> Verdict:
+        """The verdict of ``step``; ``others`` are the plan's other steps (siblings among them may run in any order)."""
+        self.concurrent = _concurrent_siblings(step, others)
         verdict = self._judge(step)
+        self.concurrent = {}
         if verdict.verdict == "ok":
             self._apply(step)
         return verdict
@@ -98,7 +110,7 @@ class Cluster:
         return [f"CRD: {i.path}: {i.message}" for i in issues]
 
     def _admission(self, operation: str, live: dict | None, manifest: dict) -> list[str]:
-        if manifest.get("kind") == "Queue" and manifest["apiVersion"].startswith("scheduling.volcano.sh/"):
+        if _is_volcano(manifest):
             return [f"Volcano queue webhook: {e}" for e in volcano_queue.admit(operation, ref(manifest)[2], manifest, live, self.queues())]
         rule = UPDATE_RULES.get((manifest.get("apiVersion", ""), manifest.get("kind", "")))
         if rule is None or (operation == "CREATE" and manifest.get("kind") == "PriorityClass"):
@@ -107,7 +119,7 @@ class Cluster:
         return [f"{name}: {e}" for e in check(live or {}, manifest)]
 
     def _delete(self, old: dict) -> Verdict:
-        if old.get("kind") == "Queue" and old["apiVersion"].startswith("scheduling.volcano.sh/"):
+        if _is_volcano(old):
             errors = volcano_queue.admit("DELETE", ref(old)[2], None, old, self.queues())
             if errors:
                 return Verdict("rejected", "; ".join(f"Volcano queue webhook: {e}" for e in errors),
@@ -119,6 +131,55 @@ class Cluster:
         if step.op == "replace":
             return f"replaced (delete, then create): {step.why}"
         return "created" if step.op == "create" else "updated in place"
+
+
+def _is_volcano(manifest: Mapping[str, Any]) -> bool:
+    return manifest.get("kind") == "Queue" and str(manifest.get("apiVersion", "")).startswith("scheduling.volcano.sh/")
+
+
+def _concurrent_siblings(step: Step, others) -> dict[str, Step]:
+    """The plan's other Volcano queue creates/updates under the same parent: nothing orders them.
+
+    Pulumi's step executor runs steps whose resources do not depend on each other in
+    parallel, so a sibling's step may land before or after this one; the judge sees
+    each sibling at the larger of its old and new quota.
+    """
+    new = step.new or {}
+    if step.op not in ("create", "update") or not _is_volcano(new):
+        return {}
+    parent = (new.get("spec") or {}).get("parent")
+    out = {}
+    for other in others:
+        manifest = other.new or {}
+        if other.op in ("create", "update") and _is_volcano(manifest) and other.key != step.key \
+                and (manifest.get("spec") or {}).get("parent") == parent:
+            out[ref(manifest)[2]] = other
+    return out
+
+
+def _worst_case(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> dict:
+    """A queue at the larger of its old and new quota, per field and resource.
+
+    A queue that moves to another parent counts under the new parent with its new quota
+    only (until it moves it is not there at all).
+    """
+    if before is None or (before.get("spec") or {}).get("parent") != (after.get("spec") or {}).get("parent"):
+        return dict(after)
+    spec = dict(after.get("spec") or {})
+    old = before.get("spec") or {}
+    for field in ("deserved", "capability"):
+        spec[field] = _max_resources(old.get(field), spec.get(field))
+    spec["guarantee"] = {"resource": _max_resources((old.get("guarantee") or {}).get("resource"),
+                                                   (spec.get("guarantee") or {}).get("resource"))}
+    return {**after, "spec": spec}
+
+
+def _max_resources(a: Mapping[str, str] | None, b: Mapping[str, str] | None) -> dict[str, str]:
+    out = dict(a or {})
+    for res, value in (b or {}).items():
+        if res not in out or quantity.parse(value) > quantity.parse(out[res]):
+            out[res] = value
+    return out
 
 
 def _fix(step: Step, errors: list[str]) -> str:
