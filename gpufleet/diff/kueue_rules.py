@@ -9,7 +9,8 @@ Emulates, at kubernetes-sigs/kueue **v0.19.2**:
   ``reclaimWithinCohort: Never`` forbids a ``borrowWithinCohort`` policy other than
   Never; ``validateTotalFlavors`` ≤ 256) and ``concurrentAdmissionPolicy`` immutable;
 - ``pkg/webhooks/cohort_webhook.go`` ``validateCohort`` (the same quota rules, limits
-  only with a ``parentName``), on create and update alike.
+  only with a ``parentName``, but a lending limit may exceed nominal:
+  ``enforceNominalGreaterThanLending: false``), on create and update alike.
 
 ResourceFlavor and Topology updates are judged by their CRDs' CEL rules
 (:meth:`gpufleet.crdschema.CrdSet.validate_update`).
@@ -24,7 +25,7 @@ from gpufleet import quantity
 NEGATIVE = "must be greater than or equal to 0"
 
 
-def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: str) -> list[str]:
+def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: str, lending_within_nominal: bool = True) -> list[str]:
     errors: list[str] = []
     total = 0
     for i, group in enumerate(groups or ()):
@@ -43,7 +44,7 @@ def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: str) -
                         errors.append(f"{where}.{limit}: Invalid value: {res[limit]}: {NEGATIVE}")
                     if not has_parent:
                         errors.append(f"{where}.{limit}: Invalid value: {res[limit]}: must be nil when {parent_word} is empty")
-                    if limit == "lendingLimit" and value > nominal:
+                    if limit == "lendingLimit" and lending_within_nominal and value > nominal:
                         errors.append(f"{where}.lendingLimit: Invalid value: {res[limit]}: must be less than or equal to the nominalQuota")
     if total > 256:
         errors.append(f"{path}: Invalid value: {total}: total number of flavors across all resourceGroups must be ≤ 256, got {total}")
@@ -66,7 +67,8 @@ def cluster_queue_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list
 def cohort_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """``validateCohort``'s errors ([] = allowed)."""
     spec = new.get("spec") or {}
-    return _quota_errors(spec.get("resourceGroups") or [], bool(spec.get("parentName")), "parent", "spec.resourceGroups")
+    return _quota_errors(spec.get("resourceGroups") or [], bool(spec.get("parentName")), "parent", "spec.resourceGroups",
+                         lending_within_nominal=False)
 
 
 def priority_class_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
