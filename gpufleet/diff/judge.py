@@ -62,13 +62,24 @@ class Cluster:
     def __init__(self, base: list[RenderedObject], crds: CrdSet | None) -> None:
         self.objects: dict[Ref, dict] = {ref(o.manifest): o.manifest for o in base}
         self.crds = crds
-        self.concurrent: dict[str, dict] = {}
+        self.concurrent: dict[str, Step] = {}
+        self.volcano: dict[str, dict] = {name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and _is_volcano(m)}
+        self._index: dict[str, list[str]] | None = None
 
-    def queues(self) -> dict[str, dict]:
-        queues = {name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and _is_volcano(m)}
+    def queues(self) -> tuple[dict[str, dict], dict[str, list[str]]]:
+        """The Volcano queues the webhook's informer would list (siblings at their worst) and their parent index."""
+        if self._index is None:
+            self._index = volcano_queue.children_index(self.volcano)
+        if not self.concurrent:
+            return self.volcano, self._index
+        queues = dict(self.volcano)
+        index = {parent: list(names) for parent, names in self._index.items()}
         for name, sibling in self.concurrent.items():
+            if name in queues:
+                index[_parent_of(queues[name])].remove(name)
             queues[name] = _worst_case(sibling.old, sibling.new or {})
-        return queues
+            index.setdefault(_parent_of(queues[name]), []).append(name)
+        return queues, index
 
     def judge(self, step: Step, others: list[Step] = ()) -> Verdict:
         """The verdict of ``step``; ``others`` are the plan's other steps (siblings among them may run in any order)."""
@@ -80,10 +91,20 @@ class Cluster:
         return verdict
 
     def _apply(self, step: Step) -> None:
+        manifest = (step.old if step.op == "delete" else step.new) or {}
         if step.op == "delete":
-            self.objects.pop(ref(step.old or {}), None)
+            self.objects.pop(ref(manifest), None)
         else:
-            self.objects[ref(step.new or {})] = step.new or {}
+            self.objects[ref(manifest)] = manifest
+        if _is_volcano(manifest):
+            name = ref(manifest)[2]
+            previous = self.volcano.pop(name, None)
+            if self._index is not None and previous is not None:
+                self._index[_parent_of(previous)].remove(name)
+            if step.op != "delete":
+                self.volcano[name] = manifest
+                if self._index is not None:
+                    self._index.setdefault(_parent_of(manifest), []).append(name)
 
     def _judge(self, step: Step) -> Verdict:
         if step.op == "delete" and step.protect:
@@ -111,7 +132,8 @@ class Cluster:
 
     def _admission(self, operation: str, live: dict | None, manifest: dict) -> list[str]:
         if _is_volcano(manifest):
-            return [f"Volcano queue webhook: {e}" for e in volcano_queue.admit(operation, ref(manifest)[2], manifest, live, self.queues())]
+            queues, index = self.queues()
+            return [f"Volcano queue webhook: {e}" for e in volcano_queue.admit(operation, ref(manifest)[2], manifest, live, queues, children=index)]
         rule = UPDATE_RULES.get((manifest.get("apiVersion", ""), manifest.get("kind", "")))
         if rule is None or (operation == "CREATE" and manifest.get("kind") == "PriorityClass"):
             return []
@@ -120,7 +142,8 @@ class Cluster:
 
     def _delete(self, old: dict) -> Verdict:
         if _is_volcano(old):
-            errors = volcano_queue.admit("DELETE", ref(old)[2], None, old, self.queues())
+            queues, index = self.queues()
+            errors = volcano_queue.admit("DELETE", ref(old)[2], None, old, queues, children=index)
             if errors:
                 return Verdict("rejected", "; ".join(f"Volcano queue webhook: {e}" for e in errors),
                                "delete or move its child queues first")
@@ -131,6 +154,10 @@ class Cluster:
         if step.op == "replace":
             return f"replaced (delete, then create): {step.why}"
         return "created" if step.op == "create" else "updated in place"
+
+
+def _parent_of(queue: Mapping[str, Any]) -> str:
+    return (queue.get("spec") or {}).get("parent") or ""
 
 
 def _is_volcano(manifest: Mapping[str, Any]) -> bool:

@@ -44,12 +44,17 @@ def quota_rows(base: Fleet, new: Fleet) -> list[dict[str, Any]]:
     teams_base = {t.name: t for t in base.teams}
     teams_new = {t.name: t for t in new.teams}
     rows = []
+    base_pools, new_pools = {p.name: p.capacity for p in base.pools}, {p.name: p.capacity for p in new.pools}
     for name in [*teams_base, *(n for n in teams_new if n not in teams_base)]:
         old_team, new_team = teams_base.get(name), teams_new.get(name)
         pools = list(dict.fromkeys([*(old_team.quota if old_team else {}), *(new_team.quota if new_team else {})]))
         for pool in pools:
-            before = _entry(base, old_team, pool) if old_team and pool in {p.name for p in base.pools} else None
-            after = _entry(new, new_team, pool) if new_team and pool in {p.name for p in new.pools} else None
+            if old_team is not None and new_team is not None and old_team.lifecycle == new_team.lifecycle \
+                    and old_team.quota.get(pool) == new_team.quota.get(pool) \
+                    and pool in base_pools and base_pools[pool] == new_pools.get(pool):
+                continue
+            before = _entry(base, old_team, pool) if old_team and pool in base_pools else None
+            after = _entry(new, new_team, pool) if new_team and pool in new_pools else None
             if before != after:
                 rows.append({"team": name, "pool": pool, "change": _change(before, after), "before": before, "after": after})
     return rows

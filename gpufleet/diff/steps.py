@@ -54,21 +54,26 @@ def topological(objects: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
     pairs = list(objects)
     edges = depends_on_keys(pairs)
     done: dict[str, None] = {}
+    visiting: set[str] = set()
 
-    def visit(key: str, stack: frozenset[str]) -> None:
-        if key in done or key in stack:
+    def visit(key: str) -> None:
+        if key in done or key in visiting:  # a cycle (the renderer never makes one) is cut here
             return
+        visiting.add(key)
         for dep in edges.get(key, ()):
-            visit(dep, stack | {key})
+            visit(dep)
+        visiting.discard(key)
         done[key] = None
 
     for key, _ in pairs:
-        visit(key, frozenset())
+        visit(key)
     return list(done)
 
 
 def changed_fields(old: Any, new: Any, path: str = "") -> list[str]:
     """Dotted paths of the leaves (or lists) that differ; [] when equal."""
+    if old == new:
+        return []
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[str] = []
         for key in [*old, *(k for k in new if k not in old)]:
@@ -102,6 +107,7 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
             steps.append(Step("replace", key, before.manifest, after.manifest, before.protect, fields, why))
         else:
             steps.append(Step("update", key, before.manifest, after.manifest, before.protect, fields))
-    gone = [k for k in reversed(topological((o.key, o.manifest) for o in base_by.values())) if k not in new_by]
+    # only the order among the removed objects matters, so only they are sorted
+    gone = list(reversed(topological((o.key, o.manifest) for o in base_by.values() if o.key not in new_by)))
     steps += [Step("delete", k, base_by[k].manifest, None, base_by[k].protect) for k in gone]
     return steps

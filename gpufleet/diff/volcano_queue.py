@@ -104,8 +104,20 @@ def _allocated_pods(q: Mapping[str, Any]) -> int:
     return int(quantity.parse(((q.get("status") or {}).get("allocated") or {}).get("pods", "0")))
 
 
+def children_index(queues: Queues) -> dict[str, list[str]]:
+    """Parent name -> the names of its child queues."""
+    index: dict[str, list[str]] = {}
+    for n, q in queues.items():
+        index.setdefault(_parent(q), []).append(n)
+    return index
+
+
 def _children(name: str, queues: Queues) -> list[str]:
-    return [n for n, q in queues.items() if _parent(q) == name]
+    index = _INDEX[0] if _INDEX else children_index(queues)
+    return list(index.get(name, ()))
+
+
+_INDEX: list[dict[str, list[str]]] = []  # the parent index of the queues the current admit() call reads
 
 
 def _ancestor_cap(q: Mapping[str, Any], res: str, queues: Queues) -> Decimal | None:
@@ -176,12 +188,22 @@ def _quota(q: Mapping[str, Any]) -> tuple:
 
 
 def admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mapping[str, Any] | None, queues: Queues,
-          allocated_pods_check: bool = False) -> list[str]:
+          allocated_pods_check: bool = False, children: dict[str, list[str]] | None = None) -> list[str]:
     """The webhook's rejection messages for CREATE, UPDATE or DELETE of queue ``name`` ([] = allowed).
 
     ``queues`` is the cluster's state before the request (it may contain ``old``);
-    ``allocated_pods_check`` is ``--enable-queue-allocated-pods-check`` (off by default).
+    ``allocated_pods_check`` is ``--enable-queue-allocated-pods-check`` (off by default);
+    ``children`` is :func:`children_index` of ``queues`` when the caller keeps one.
     """
+    _INDEX[:] = [children if children is not None else children_index(queues)]
+    try:
+        return _admit(operation, name, new, old, queues, allocated_pods_check)
+    finally:
+        _INDEX.clear()
+
+
+def _admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mapping[str, Any] | None, queues: Queues,
+           allocated_pods_check: bool) -> list[str]:
     if operation == "DELETE":
         if name in ("default", "root"):
             return [f"`{name}` queue can not be deleted"]
