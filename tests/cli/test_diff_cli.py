@@ -104,3 +104,14 @@ def test_an_invalid_model_exits_1_naming_the_file(tmp_path):
     bad = edited(tmp_path, lambda d: d["teams"][0].__setitem__("cohort", "nowhere"), "bad.fleet.yaml")
     result = run(str(PROD), str(bad))
     assert result.exit_code == 1 and "bad.fleet.yaml" in result.output
+
+
+def test_the_example_ci_workflow_posts_the_markdown_diff_of_changed_models_with_options_the_command_has():
+    workflow = yaml.safe_load((ROOT / "examples" / "ci" / "github-workflow.yaml").read_text())
+    job = workflow["jobs"]["quota-diff"]
+    script = next(step["run"] for step in job["steps"] if step.get("id") == "diff")
+    line = next(line.strip() for line in script.splitlines() if line.strip().startswith("gpufleet diff"))
+    assert "--git" in line and "--format markdown" in line and "stacks/*.fleet.yaml" in script
+    assert job["if"] == "github.event_name == 'pull_request'"
+    options = {o for p in typer.main.get_command(APP).commands["diff"].params for o in getattr(p, "opts", [])}
+    assert {word for word in line.split() if word.startswith("--")} <= options
