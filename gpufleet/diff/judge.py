@@ -111,7 +111,7 @@ class Cluster:
             what = "replace" if step.replaced else "delete"
             return Verdict("blocked", f"Pulumi refuses to {what} a protected resource: it may hold admitted work", RETIRE_FIX)
         if step.op == "delete":
-            return self._delete(step.old or {})
+            return self._delete(step.old or {}, step)
         manifest = step.new or {}
         live = self.objects.get(ref(manifest))
         if step.op in ("create", "replace") and live is not None:
@@ -140,14 +140,15 @@ class Cluster:
         name, check = rule
         return [f"{name}: {e}" for e in check(live or {}, manifest)]
 
-    def _delete(self, old: dict) -> Verdict:
+    def _delete(self, old: dict, step: Step) -> Verdict:
         if _is_volcano(old):
             queues, index = self.queues()
             errors = volcano_queue.admit("DELETE", ref(old)[2], None, old, queues, children=index)
             if errors:
                 return Verdict("rejected", "; ".join(f"Volcano queue webhook: {e}" for e in errors),
                                "delete or move its child queues first")
-        return Verdict("ok", "deleted" + _finalizer_note(old, self.objects))
+        done = f"deleted, to be created again (delete-before-replace: {step.why})" if step.replaced else "deleted"
+        return Verdict("ok", done + _finalizer_note(old, self.objects))
 
     @staticmethod
     def _ok_reason(step: Step) -> str:
