@@ -4,10 +4,13 @@ Called by :func:`gpufleet.diff.diff_fleets`. The simulated cluster starts as the
 rendering (what the last ``pulumi up`` applied) and takes each accepted step in order;
 a rejected or blocked step leaves it unchanged. A step is:
 
-- **blocked** when Pulumi itself refuses it: deleting or replacing a resource whose
-  state is protected (``pkg/resource/deploy/step.go`` ``DeleteStep.Apply`` and
-  ``step_generator.go`` "unable to replace resource ... marked for protection", pulumi
-  v3.259.0); gpufleet protects a team's quota objects until it is ``retired``;
+- **blocked** when it cannot complete: Pulumi itself refuses it (deleting or replacing
+  a resource whose state is protected: ``pkg/resource/deploy/step.go``
+  ``DeleteStep.Apply`` and ``step_generator.go`` "unable to replace resource ... marked
+  for protection", pulumi v3.259.0; gpufleet protects a team's quota objects until it is
+  ``retired``), or the delete waits forever on Kueue's ``resource-in-use`` finalizer (a
+  ResourceFlavor that ClusterQueues name, a Topology that ResourceFlavors name), and the
+  create half of such a replacement waits for it;
 - **rejected** when the API server would refuse it: the CRD schema and CEL rules
   (:class:`gpufleet.crdschema.CrdSet`, with the ``oldSelf`` transition rules on
   update), Volcano's queue webhook (:mod:`gpufleet.diff.volcano_queue`), Kueue's
@@ -63,6 +66,7 @@ class Cluster:
         self.objects: dict[Ref, dict] = {ref(o.manifest): o.manifest for o in base}
         self.crds = crds
         self.concurrent: dict[str, Step] = {}
+        self.blocked_deletes: dict[str, Verdict] = {}
         self.volcano: dict[str, dict] = {name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and _is_volcano(m)}
         self._index: dict[str, list[str]] | None = None
 
@@ -86,6 +90,8 @@ class Cluster:
         self.concurrent = _concurrent_siblings(step, others)
         verdict = self._judge(step)
         self.concurrent = {}
+        if step.op == "delete" and step.replaced and verdict.verdict != "ok":
+            self.blocked_deletes[step.key] = verdict
         if verdict.verdict == "ok":
             self._apply(step)
         return verdict
@@ -114,6 +120,9 @@ class Cluster:
             return self._delete(step.old or {}, step)
         manifest = step.new or {}
         live = self.objects.get(ref(manifest))
+        if step.op == "replace" and live is not None and self.blocked_deletes.get(step.key):
+            first = self.blocked_deletes[step.key]
+            return Verdict("blocked", f"waits for the delete of the old object, which does not complete ({first.reason})", first.fix)
         if step.op in ("create", "replace") and live is not None:
             return Verdict("rejected", f"{manifest['kind']} {ref(manifest)[2]} already exists", "delete it before creating it again")
         errors = self._schema(live if step.op == "update" else None, manifest)
@@ -147,8 +156,14 @@ class Cluster:
             if errors:
                 return Verdict("rejected", "; ".join(f"Volcano queue webhook: {e}" for e in errors),
                                "delete or move its child queues first")
+        holders, users = _users(old, self.objects)
+        if users:
+            shown = ", ".join(users[:3]) + (" ..." if len(users) > 3 else "")
+            return Verdict("blocked", f"the API server accepts the delete, but Kueue's finalizer kueue.x-k8s.io/resource-in-use keeps "
+                                      f"the {old['kind']} while {holders} name it ({shown}): the delete never completes and "
+                                      "Pulumi waits until it times out", NEW_POOL_FIX)
         done = f"deleted, to be created again (delete-before-replace: {step.why})" if step.replaced else "deleted"
-        return Verdict("ok", done + _finalizer_note(old, self.objects))
+        return Verdict("ok", done)
 
     @staticmethod
     def _ok_reason(step: Step) -> str:
@@ -218,14 +233,22 @@ def _fix(step: Step, errors: list[str]) -> str:
     return "change the model so the object passes admission"
 
 
-def _finalizer_note(old: dict, objects: Mapping[Ref, dict]) -> str:
-    """Kueue keeps a ResourceFlavor that a ClusterQueue still names (finalizer kueue.x-k8s.io/resource-in-use)."""
-    if old.get("kind") != "ResourceFlavor":
-        return ""
+def _users(old: Mapping[str, Any], objects: Mapping[Ref, dict]) -> tuple[str, list[str]]:
+    """(what holds it, names) for a Kueue object whose ``kueue.x-k8s.io/resource-in-use`` finalizer keeps it.
+
+    Kueue v0.19.2: ``pkg/controller/core/resourceflavor_controller.go`` removes a flavor's
+    finalizer only when no ClusterQueue names the flavor; ``pkg/controller/tas/topology_controller.go``
+    a Topology's only when no ResourceFlavor names the topology.
+    """
     name = ref(old)[2]
-    users = sorted(n for (kind, _, n), m in objects.items() if kind == "ClusterQueue" and any(
-        f.get("name") == name for g in (m.get("spec") or {}).get("resourceGroups") or () for f in g.get("flavors") or ()))
-    if not users:
-        return ""
-    return (f"; the API server accepts the delete but Kueue's finalizer kueue.x-k8s.io/resource-in-use keeps the flavor "
-            f"while ClusterQueues name it ({', '.join(users[:3])}{' ...' if len(users) > 3 else ''}): Pulumi waits for it")
+    if old.get("kind") == "ResourceFlavor":
+        return "ClusterQueues", sorted(n for (kind, _, n), m in objects.items() if kind == "ClusterQueue" and any(
+            f.get("name") == name for g in (m.get("spec") or {}).get("resourceGroups") or () for f in g.get("flavors") or ()))
+    if old.get("kind") == "Topology":
+        return "ResourceFlavors", sorted(n for (kind, _, n), m in objects.items()
+                                         if kind == "ResourceFlavor" and (m.get("spec") or {}).get("topologyName") == name)
+    return "", []
+
+
+NEW_POOL_FIX = ("add the pool under a new name with the new settings, move the teams' quota to it, then remove the "
+                "old pool (its flavor and topology are then deleted once nothing names them)")

@@ -84,3 +84,12 @@ def test_an_in_place_priority_value_change_is_rejected_by_the_built_in_rule():
     edited = {**pc.manifest, "value": 5}
     verdict = Cluster(base, None).judge(Step("update", pc.key, pc.manifest, edited, False))
     assert verdict.verdict == "rejected" and "may not be changed" in verdict.reason
+
+
+def test_replacing_a_flavor_that_no_cluster_queue_names_completes():
+    base = list(render_all(model()).objects)
+    flavor = next(o for o in base if o.key == "resourceflavor-h100")
+    cluster = Cluster([o for o in base if o.manifest["kind"] != "ClusterQueue"], None)
+    step = Step("delete", flavor.key, flavor.manifest, None, False, why="spec.nodeLabels cannot change in place", replaced=True)
+    assert cluster.judge(step).verdict == "ok"
+    assert cluster.judge(Step("replace", flavor.key, flavor.manifest, flavor.manifest, False)).verdict == "ok"

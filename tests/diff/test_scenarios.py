@@ -17,7 +17,7 @@ import yaml
 
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import diff_fleets
-from gpufleet.diff.judge import RETIRE_FIX
+from gpufleet.diff.judge import NEW_POOL_FIX, RETIRE_FIX
 from gpufleet.model.loader import parse_model
 from tests.conftest import REPO, SHARED
 
@@ -91,10 +91,6 @@ SCENARIOS = {
         ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"),
         ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
         ("delete", "LocalQueue", "eval/eval"), ("delete", "ClusterQueue", "eval")]),
-    "change topology levels": ((), (lambda d: pool(d, "h100").__setitem__("topologyLevels", ["topology.gpufleet.dev/rack", "kubernetes.io/hostname"]),),
-                               [("delete", "Topology", "h100"), ("replace", "Topology", "h100")]),
-    "change a pool's node labels": ((), (lambda d: pool(d, "h100")["nodeLabels"].__setitem__("gpufleet.dev/generation", "2"),),
-                                    [("delete", "ResourceFlavor", "h100"), ("replace", "ResourceFlavor", "h100")]),
     "change a priority value": ((), (lambda d: d["priorityClasses"][1].__setitem__("value", 2000),),
                                 [("delete", "PriorityClass", "gang-standard"), ("replace", "PriorityClass", "gang-standard"),
                                  ("update", "WorkloadPriorityClass", "gang-standard")]),
@@ -108,6 +104,25 @@ def test_each_realistic_edit_applies_in_pulumi_order_with_no_rejected_step(name)
     diff = diff_fleets(model(*base_edits), model(*new_edits), crds())
     assert shape(diff) == expected
     assert [(s["name"], s["reason"]) for s in diff.steps if s["verdict"] != "ok"] == []
+
+
+IN_USE = {
+    "change topology levels": ((lambda d: pool(d, "h100").__setitem__("topologyLevels", ["topology.gpufleet.dev/rack", "kubernetes.io/hostname"]),),
+                               [("delete", "Topology", "h100"), ("replace", "Topology", "h100")], "ResourceFlavors name it (h100)"),
+    "change a pool's node labels": ((lambda d: pool(d, "h100")["nodeLabels"].__setitem__("gpufleet.dev/generation", "2"),),
+                                    [("delete", "ResourceFlavor", "h100"), ("replace", "ResourceFlavor", "h100")],
+                                    "ClusterQueues name it (eval, llm-pretrain, platform-ci ...)"),
+}
+
+
+@pytest.mark.parametrize("name", IN_USE)
+def test_an_immutable_change_of_a_pool_in_use_is_a_replacement_blocked_by_kueues_finalizer(name):
+    edits, expected, holders = IN_USE[name]
+    diff = diff_fleets(model(), model(*edits), crds())
+    assert shape(diff) == expected
+    assert [s["verdict"] for s in diff.steps] == ["blocked", "blocked"]
+    assert holders in diff.steps[0]["reason"] and diff.steps[0]["fix"] == NEW_POOL_FIX
+    assert "cannot change in place" in diff.steps[1]["why"]
 
 
 def test_a_shrink_moves_the_teams_to_a_new_parent_sized_for_the_new_sums_and_deletes_the_old_one_last():
