@@ -77,3 +77,21 @@ def test_the_diff_replaces_exactly_what_the_program_registers_with_replace_on_ch
     resource = registered["priorityclass-gang-standard"]
     assert resource.delete_before_replace and set(resource.replace_on_changes) == {"value", "preemptionPolicy"}
     assert not registered["workloadpriorityclass-gang-standard"].replace_on_changes
+
+
+def test_every_object_is_registered_with_the_immutable_paths_the_diff_replaces_on(monitor):
+    from gpufleet.render.immutable import replace_paths
+    objects = render_all(fleet(pools=[{"name": "l4", "system": "kueue", "nodeCount": 4, "topologyLevels": ["kubernetes.io/hostname"],
+                                        "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "384Gi"},
+                                        "nodeLabels": {"gpufleet.dev/pool": "l4"}, "coldStartBudget": "6m"},
+                                       {"name": "t4", "system": "volcano", "nodeCount": 2,
+                                        "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
+                                        "nodeLabels": {"gpufleet.dev/pool": "t4"}}])).objects
+    _, registered = graph(monitor, objects)
+    kinds = set()
+    for obj in objects:
+        expected = replace_paths(obj.manifest)
+        resource = registered[obj.key]
+        assert (set(resource.replace_on_changes), resource.delete_before_replace) == (set(expected), bool(expected)), obj.key
+        kinds.update([obj.manifest["kind"]] if expected else [])
+    assert {"Topology", "ResourceFlavor", "LocalQueue", "PriorityClass"} <= kinds
