@@ -5,8 +5,10 @@ becomes a custom resource (Kueue and Volcano kinds) or a typed
 ``scheduling.k8s.io/v1`` PriorityClass, with:
 
 - ``depends_on`` its engine's chart (CRDs and webhooks first), plus the rendered
-  objects it refers to (``components.ordering``): parents are created first and
+  objects it refers to (``gpufleet.render.ordering``): parents are created first and
   deleted last;
+- ``replace_on_changes`` (with ``delete_before_replace``: names are fixed) for the
+  fields the API server never changes in place (``gpufleet.render.immutable``);
 - ``protect`` from the renderer: quota objects that may hold admitted work
   (teams ``active`` or ``draining``) cannot be deleted by a rename or removal;
   see docs/retiring-a-team.md.
@@ -21,8 +23,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.manifest import ManifestCustomResource
-from components.ordering import depends_on_keys
+from gpufleet.render.ordering import depends_on_keys
 from gpufleet.render import RenderedObject
+from gpufleet.render.immutable import replace_paths
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,9 @@ class FleetQuota(pulumi.ComponentResource):
         self.resources = {}
         for obj in args.objects:
             depends = [self._chart_for(obj, args.charts)] + [self._created(obj, key) for key in edges[obj.key]]
-            options = pulumi.ResourceOptions(parent=self, depends_on=[d for d in depends if d is not None], protect=obj.protect)
+            immutable = replace_paths(obj.manifest)
+            options = pulumi.ResourceOptions(parent=self, depends_on=[d for d in depends if d is not None], protect=obj.protect,
+                                             replace_on_changes=immutable or None, delete_before_replace=bool(immutable) or None)
             self.resources[obj.key] = self._create(obj, options)
         self.register_outputs({"objectCount": len(self.resources)})
 

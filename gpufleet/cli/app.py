@@ -19,9 +19,9 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from gpufleet.cli import advise_cmds, fleet_cmds, lint_cmds
+    from gpufleet.cli import advise_cmds, diff_cmds, fleet_cmds, lint_cmds
 
-    for module in (fleet_cmds, lint_cmds, advise_cmds):
+    for module in (fleet_cmds, lint_cmds, diff_cmds, advise_cmds):
         module.register(app)
 
 

@@ -100,6 +100,17 @@ class CrdSet:
             issues += cel.check(compiled.rules, stored, self._memo, self._record)
         return _unique(issues)
 
+    def validate_update(self, old: Any, new: Any) -> list[Issue]:
+        """The CEL transition rules (``oldSelf``) an update from ``old`` to ``new`` breaks (see ``transition``)."""
+        crd = self.lookup(new)
+        if crd is None or self.lookup(old) is not crd:
+            return []
+        from gpufleet.crdschema.transition import check_update
+
+        old_stored, _ = normalize(crd.schema, old, crd.label)
+        new_stored, _ = normalize(crd.schema, new, crd.label)
+        return _unique(check_update(self._compiled_for(crd).rules, old_stored, new_stored, self._record))
+
     def pruned_fields(self, obj: Any) -> list[Issue]:
         """Fields of ``obj`` that the API server would silently drop (not in the schema, or null where not nullable)."""
         crd = self.lookup(obj)

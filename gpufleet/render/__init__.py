@@ -70,7 +70,7 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
         for m in render_volcano_queues(fleet):
             name = m["metadata"]["name"]
             is_team = "gpufleet.dev/team" in m["metadata"]["labels"]
-            protect = name in live_teams if is_team else name in live_cohorts
+            protect = name in live_teams if is_team else False  # a parent queue holds no jobs (leaf queues only)
             out.append(RenderedObject(f"volcanoqueue-{name}", m, "volcano", protect))
     return out
 

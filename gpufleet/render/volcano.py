@@ -9,13 +9,24 @@ lending limit where a lending limit is set. Parent: deserved and guarantee = the
 of its children plus its own quota (Volcano's webhook requires the parent to cover
 its children); capability = deserved + the cohort's own borrowing limit, for the
 resources whose every pool sets one (what the subtree may take from its parent). ``weight``, ``reclaimable``, ``parent`` and ``dequeueStrategy`` are
-written explicitly so the webhook and queue controller change nothing. The scheduler
+written explicitly so the webhook and queue controller change nothing.
+
+A parent queue is named ``<cohort>-<digest of the quota of its whole subtree>`` and labelled ``gpufleet.dev/cohort: <cohort>``. Volcano's queue webhook checks the sum
+of the children against the parent on every quota change of either, and Pulumi
+updates a parent before its children: an in-place parent holding the exact sum could
+never shrink (the parent would drop below the children's old values) nor let siblings
+trade quota (Pulumi updates siblings in parallel: one may grow first). A parent whose
+subtree's quota changes is instead a NEW queue, created with the new sums before the children; each child then moves to it
+(its ``parent`` changes: checked against the new parent, which already fits every
+child's new value) and the old parent, empty, is deleted last. See docs/diff.md. The scheduler
 conf loads ``capacity`` or ``proportion`` (never both) to read exactly these fields.
 Called by :func:`gpufleet.render.render_all` and the Pulumi Volcano component.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -26,6 +37,7 @@ from gpufleet.render import resources, tree
 from gpufleet.render.meta import VOLCANO_API, manifest, metadata
 
 ROOT = "root"
+COHORT_LABEL = "gpufleet.dev/cohort"
 Totals = dict[str, Decimal]
 
 
@@ -92,6 +104,16 @@ def _queue(fleet: Fleet, name: str, parent: str, w: Decimal, reclaimable: bool,
     return manifest(VOLCANO_API, "Queue", metadata(fleet, name, team=team), spec=spec)
 
 
+def _quota_fields(spec: dict[str, Any]) -> dict[str, Any]:
+    return {k: spec[k] for k in ("deserved", "guarantee", "capability") if k in spec}
+
+
+def parent_queue_name(cohort: str, signature: Any) -> str:
+    """``<cohort>-<8 hex>``: a digest of the subtree's quota, so any quota change below makes a new parent queue."""
+    digest = hashlib.sha256(json.dumps(signature, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{cohort}-{digest}"
+
+
 def volcano_teams(fleet: Fleet) -> list[Team]:
     return [t for t in fleet.teams if tree.system_quota(fleet, t, "volcano")]
 
@@ -126,7 +148,32 @@ def render_volcano_queues(fleet: Fleet) -> list[dict[str, Any]]:
         capability = {res: sums[c.name][0].get(res, Decimal(0)) + amount for res, amount in borrowing.items()}
         parents.append(_queue(fleet, c.name, parent_of[c.name], c.fair_share_weight, True,
                               deserved=sums[c.name][0], capability=capability or None, guarantee=sums[c.name][1], team=None))
+    _name_parents(parents, leaves)
     return parents + leaves
+
+
+def _name_parents(parents: list[dict[str, Any]], leaves: list[dict[str, Any]]) -> None:
+    """Give each parent queue its digest name and point every ``parent`` field at it.
+
+    The digest covers the parent's own quota fields and, recursively, every queue below
+    it by name: a change anywhere in a subtree renames each ancestor, so no child ever
+    changes quota under a parent that was sized for the old values.
+    """
+    children: dict[str, list[dict[str, Any]]] = {}
+    for queue in (*parents, *leaves):
+        children.setdefault(queue["spec"]["parent"], []).append(queue)
+
+    def signature(queue: dict[str, Any]) -> dict[str, Any]:
+        below = {q["metadata"]["name"]: signature(q) for q in children.get(queue["metadata"]["name"], ())}
+        return {"quota": _quota_fields(queue["spec"]), "children": below}
+
+    renamed = {q["metadata"]["name"]: parent_queue_name(q["metadata"]["name"], signature(q)) for q in parents}
+    for queue in parents:
+        cohort = queue["metadata"]["name"]
+        queue["metadata"]["name"] = renamed[cohort]
+        queue["metadata"]["labels"][COHORT_LABEL] = cohort
+    for queue in (*parents, *leaves):
+        queue["spec"]["parent"] = renamed.get(queue["spec"]["parent"], queue["spec"]["parent"])
 
 
 def render_scheduler_conf(fleet: Fleet) -> dict[str, Any]:

@@ -31,6 +31,8 @@ class Registered:
     custom: bool
     remote: bool
     inputs: dict[str, Any] = field(default_factory=dict)
+    replace_on_changes: list[str] = field(default_factory=list)
+    delete_before_replace: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,6 +77,7 @@ class RecordingMonitor(MockMonitor):
                 dependencies=list(request.dependencies), protect=bool(request.protect),
                 custom=bool(request.custom), remote=bool(request.remote),
                 inputs=rpc.deserialize_properties(request.object),
+                replace_on_changes=list(request.replaceOnChanges), delete_before_replace=bool(request.deleteBeforeReplace),
             ))
         return response
 

@@ -65,4 +65,5 @@ def fleet(pools: list[dict] | None = None, teams: list[dict] | None = None, coho
 
 
 def by_name(manifests: list[dict], name: str) -> dict:
-    return next(m for m in manifests if m["metadata"]["name"] == name)
+    """The manifest named ``name``; a Volcano parent queue also answers to its cohort's name."""
+    return next(m for m in manifests if name in (m["metadata"]["name"], m["metadata"].get("labels", {}).get("gpufleet.dev/cohort")))

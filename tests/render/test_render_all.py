@@ -68,10 +68,12 @@ def test_engines_name_the_chart_each_object_needs():
                        "Queue": "volcano"}
 
 
-def test_quota_objects_of_live_teams_and_their_cohorts_are_protected_and_retired_ones_are_not():
+def test_quota_objects_of_live_teams_and_their_cohorts_are_protected_and_retired_ones_and_volcano_parents_are_not():
     protect = {o.key: o.protect for o in render_all(_mixed()).objects}
     assert protect["clusterqueue-live"] and protect["localqueue-live-live"] and protect["volcanoqueue-live"]
-    assert protect["cohort-child"] and protect["cohort-org"] and protect["volcanoqueue-child"]
+    assert protect["cohort-child"] and protect["cohort-org"]
+    parents = [key for key in protect if key.startswith(("volcanoqueue-child-", "volcanoqueue-org-"))]
+    assert parents and not any(protect[key] for key in parents)  # a parent queue holds no jobs: deletable once empty
     assert not (protect["clusterqueue-old"] or protect["localqueue-old-old"] or protect["volcanoqueue-old"])
     assert not protect["cohort-lonely"]
     assert not (protect["priorityclass-gang"] or protect["resourceflavor-h100"] or protect["topology-h100"])

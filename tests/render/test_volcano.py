@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from decimal import Decimal
 
 import pytest
@@ -47,13 +49,13 @@ def test_parents_deserve_the_sum_of_their_children_plus_their_own_quota():
     cohorts = [cohort("org", quota={"a100": quota(8)}), cohort("ml", parent="org")]
     teams = [team("a", {"a100": quota(16, lending=4)}), team("b", {"a100": quota(8, lending=8)})]
     queues = volcano.render_volcano_queues(_fleet(teams, cohorts))
-    assert [q["metadata"]["name"] for q in queues] == ["org", "ml", "a", "b"]
+    assert [plain(q["metadata"]["name"]) for q in queues] == ["org", "ml", "a", "b"]
     org, ml = by_name(queues, "org")["spec"], by_name(queues, "ml")["spec"]
-    assert (org["parent"], ml["parent"]) == ("root", "org")
+    assert (org["parent"], plain(ml["parent"])) == ("root", "org")
     assert ml["deserved"]["nvidia.com/gpu"] == "24"
     assert org["deserved"]["nvidia.com/gpu"] == "32"
     assert ml["guarantee"]["resource"]["nvidia.com/gpu"] == org["guarantee"]["resource"]["nvidia.com/gpu"] == "12"
-    assert by_name(queues, "a")["spec"]["parent"] == "ml"
+    assert plain(by_name(queues, "a")["spec"]["parent"]) == "ml"
 
 
 @pytest.mark.parametrize("plugin, hierarchy", [("proportion", True), ("capacity", False)])
@@ -71,7 +73,7 @@ def test_a_fair_share_weight_becomes_an_integer_queue_weight_from_1_to_65535(wei
 def test_queues_set_what_the_webhook_and_controller_would_otherwise_default():
     f = _fleet([team("a", {"a100": quota(8)}, volcanoReclaimable=False)])
     spec = by_name(volcano.render_volcano_queues(f), "a")["spec"]
-    assert (spec["weight"], spec["reclaimable"], spec["parent"], spec["dequeueStrategy"]) == (1, False, "ml", "traverse")
+    assert (spec["weight"], spec["reclaimable"], plain(spec["parent"]), spec["dequeueStrategy"]) == (1, False, "ml", "traverse")
 
 
 def _plugins(conf: dict) -> list[list[str]]:
@@ -108,6 +110,19 @@ def test_the_chart_values_override_the_scheduler_conf():
     f = _fleet([team("a", {"a100": quota(8)})])
     values = volcano.render_volcano_values(f)
     assert yaml.safe_load(values["custom"]["scheduler_config_override"]) == volcano.render_scheduler_conf(f)
+
+
+def plain(name: str) -> str:
+    """A parent queue's name without its digest suffix (``ml-0dd40ce0`` -> ``ml``)."""
+    return re.sub(r"-[0-9a-f]{8}\b", "", name)
+
+
+def test_a_parent_queue_is_named_after_its_cohort_and_a_digest_of_its_quota():
+    small = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(8)})])), "ml")
+    large = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})])), "ml")
+    assert small["metadata"]["labels"]["gpufleet.dev/cohort"] == "ml" and plain(small["metadata"]["name"]) == "ml"
+    assert small["metadata"]["name"] != large["metadata"]["name"]
+    assert by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(8)})])), "ml") == small
 
 
 def _q(value: str) -> Decimal:
@@ -150,7 +165,7 @@ def test_rendered_queue_trees_pass_the_volcano_webhook_arithmetic():
 def test_the_arithmetic_check_catches_a_parent_below_its_children():
     queues = volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})]))
     by_name(queues, "ml")["spec"]["deserved"]["nvidia.com/gpu"] = "1"
-    assert _webhook_problems(queues) == ["ml: children's deserved nvidia.com/gpu above the parent's"]
+    assert [plain(p) for p in _webhook_problems(queues)] == ["ml: children's deserved nvidia.com/gpu above the parent's"]
 
 
 @pytest.mark.parametrize(("ml_quota", "capability"), [

@@ -1,10 +1,10 @@
-"""components.ordering: rendered references become depends_on edges."""
+"""gpufleet.render.ordering: rendered references become depends_on edges."""
 
 from __future__ import annotations
 
 import pytest
 
-from components.ordering import depends_on_keys, references
+from gpufleet.render.ordering import depends_on_keys, references
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
 VOLCANO = "scheduling.volcano.sh/v1beta1"

@@ -1,0 +1,89 @@
+"""``gpufleet diff``: what a model change does, step by step, before ``pulumi up`` does it.
+
+Pure core (no Pulumi, no cluster): both models are rendered with
+:func:`gpufleet.render.render_all`; :mod:`.steps` orders the object changes as
+``pulumi up`` would (from :mod:`gpufleet.render.ordering`, the components' own
+dependency source); :mod:`.judge` replays them on a simulated cluster and judges each;
+:mod:`.quota` summarises the quota per team and pool. Called by
+``gpufleet.cli.diff_cmds`` and ``bench/diff_bench.py``. The JSON contract is
+:meth:`Diff.to_json` (docs/diff.md).
+"""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from gpufleet.crdschema import CrdSet
+from gpufleet.diff.judge import Cluster
+from gpufleet.diff.quota import moved_namespaces, quota_rows, resized_pools
+from gpufleet.diff.steps import plan_steps
+from gpufleet.model.fleet import Fleet
+from gpufleet.render import render_all
+
+__all__ = ["Diff", "diff_fleets"]
+
+
+@dataclass
+class Diff:
+    quota: list[dict[str, Any]]
+    steps: list[dict[str, Any]]
+    namespaces: list[dict[str, str]] = field(default_factory=list)
+    pools: list[dict[str, Any]] = field(default_factory=list)
+    crds_checked: bool = False
+
+    @property
+    def rejected(self) -> int:
+        return sum(1 for s in self.steps if s["verdict"] == "rejected")
+
+    @property
+    def blocked(self) -> int:
+        return sum(1 for s in self.steps if s["verdict"] == "blocked")
+
+    @property
+    def accepted(self) -> bool:
+        return not self.rejected and not self.blocked
+
+    def to_json(self) -> dict[str, Any]:
+        return {"quota": self.quota, "namespaces": self.namespaces, "pools": self.pools, "steps": self.steps,
+                "summary": {"steps": len(self.steps), "rejected": self.rejected, "blocked": self.blocked,
+                            "crdsChecked": self.crds_checked}}
+
+
+@contextmanager
+def _without_gc() -> Iterator[None]:
+    """Two whole renderings are alive at once; their dicts hold no cycles, so the cyclic GC only costs time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def diff_fleets(base: Fleet, new: Fleet, crds: CrdSet | None = None) -> Diff:
+    """The quota table and every step from ``base`` to ``new``, each with its verdict."""
+    with _without_gc():
+        return _diff(base, new, crds)
+
+
+def _diff(base: Fleet, new: Fleet, crds: CrdSet | None) -> Diff:
+    base_objects = list(render_all(base).objects)
+    new_objects = list(render_all(new).objects)
+    cluster = Cluster(base_objects, crds)
+    steps = []
+    planned = plan_steps(base_objects, new_objects)
+    for order, step in enumerate(planned, start=1):
+        verdict = cluster.judge(step, planned)
+        manifest = step.new or step.old or {}
+        meta = manifest.get("metadata") or {}
+        steps.append({
+            "order": order, "op": step.op, "apiVersion": manifest.get("apiVersion"), "kind": manifest.get("kind"),
+            "namespace": meta.get("namespace"), "name": meta.get("name"), "resource": step.key,
+            "fields": list(step.fields), "replaced": step.replaced, "why": step.why,
+            "verdict": verdict.verdict, "reason": verdict.reason, "fix": verdict.fix,
+        })
+    return Diff(quota_rows(base, new), steps, moved_namespaces(base, new), resized_pools(base, new), crds is not None)

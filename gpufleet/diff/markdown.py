@@ -1,0 +1,64 @@
+"""A diff as Markdown (a pull-request comment) and as plain text lines: formatting only.
+
+Called by ``gpufleet.cli.diff_cmds`` (``--format markdown``; the text format's rich
+tables use the same rows via :func:`quota_cells` and :func:`step_cells`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpufleet.diff import Diff
+
+ICON = {"ok": "ok", "rejected": "REJECTED", "blocked": "BLOCKED"}
+QUOTA_HEADER = ("team", "pool", "change", "nominal", "borrowing limit", "lending limit", "share %")
+STEP_HEADER = ("#", "op", "kind", "name", "fields", "verdict", "reason")
+
+
+def _pair(before: dict | None, after: dict | None, key: str) -> str:
+    def one(side: dict | None) -> str:
+        if side is None:
+            return "-"
+        value = side.get(key)
+        return "none" if value is None else str(value)
+    a, b = one(before), one(after)
+    return a if a == b else f"{a} → {b}"
+
+
+def quota_cells(row: dict[str, Any]) -> list[str]:
+    before, after = row["before"], row["after"]
+    return [row["team"], row["pool"], row["change"], *(_pair(before, after, k) for k in ("nominal", "borrowingLimit", "lendingLimit", "share"))]
+
+
+def step_cells(step: dict[str, Any], width: int = 4) -> list[str]:
+    fields = step["fields"][:width]
+    more = f" (+{len(step['fields']) - width})" if len(step["fields"]) > width else ""
+    name = f"{step['namespace']}/{step['name']}" if step.get("namespace") else str(step["name"])
+    reason = step["reason"] + (f" Fix: {step['fix']}" if step.get("fix") and step["verdict"] != "ok" else "")
+    return [str(step["order"]), step["op"], str(step["kind"]), name, ", ".join(fields) + more, ICON[step["verdict"]], reason]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+
+
+def to_markdown(diff: Diff, title: str) -> str:
+    lines = [f"### gpufleet diff: {title}", ""]
+    verdict = "every step would be accepted" if diff.accepted else f"{diff.rejected} step(s) would be rejected, {diff.blocked} blocked"
+    lines += [f"**{len(diff.steps)} step(s); {verdict}.**" + ("" if diff.crds_checked else " (CRD schemas not checked: pass `--crds DIR`)"), ""]
+    if diff.quota:
+        lines += ["#### Quota", "", _row(list(QUOTA_HEADER)), _row(["---"] * len(QUOTA_HEADER))]
+        lines += [_row(quota_cells(r)) for r in diff.quota] + [""]
+    for moved in diff.namespaces:
+        lines.append(f"- namespace `{moved['namespace']}` moves from team `{moved['from']}` to `{moved['to']}`")
+    for pool in diff.pools:
+        lines.append(f"- pool `{pool['pool']}` resized: {pool['before']['nodes']} → {pool['after']['nodes']} nodes "
+                     f"({pool['before']['capacity']} → {pool['after']['capacity']} GPUs)")
+    if diff.namespaces or diff.pools:
+        lines.append("")
+    if diff.steps:
+        lines += ["#### Steps (in `pulumi up` order)", "", _row(list(STEP_HEADER)), _row(["---"] * len(STEP_HEADER))]
+        lines += [_row(step_cells(s)) for s in diff.steps]
+    else:
+        lines.append("No object changes.")
+    return "\n".join(lines) + "\n"

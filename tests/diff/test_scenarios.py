@@ -1,0 +1,163 @@
+"""Scenarios: a prod model edit, the steps `pulumi up` would take, and each step's verdict.
+
+Every scenario starts from ``stacks/prod.fleet.yaml`` (Kueue H100 pool with topology,
+Volcano A100 pool under the hierarchical ``capacity`` plugin, one cohort ``ml``).
+The CRDs of ../shared are used when present (schema, CEL and transition rules).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+
+from gpufleet.crdschema import CrdSet
+from gpufleet.diff import diff_fleets
+from gpufleet.diff.judge import NEW_POOL_FIX, RETIRE_FIX
+from gpufleet.model.loader import parse_model
+from tests.conftest import REPO, SHARED
+
+PROD = yaml.safe_load((REPO / "stacks" / "prod.fleet.yaml").read_text())
+_CRDS: list[CrdSet | None] = []
+
+
+def crds() -> CrdSet | None:
+    if not _CRDS:
+        _CRDS.append(CrdSet.load(SHARED / "crds") if (SHARED / "crds").exists() else None)
+    return _CRDS[0]
+
+
+def model(*edits: Callable[[dict], Any]):
+    data = copy.deepcopy(PROD)
+    for edit in edits:
+        edit(data)
+    return parse_model(data, "prod.fleet.yaml")
+
+
+def team(data: dict, name: str) -> dict:
+    return next(t for t in data["teams"] if t["name"] == name)
+
+
+def pool(data: dict, name: str) -> dict:
+    return next(p for p in data["pools"] if p["name"] == name)
+
+
+def a100(name: str, nominal: int) -> Callable[[dict], None]:
+    return lambda d: team(d, name)["quota"]["a100"].__setitem__("nominal", nominal)
+
+
+def lifecycle(name: str, value: str) -> Callable[[dict], None]:
+    return lambda d: team(d, name).__setitem__("lifecycle", value)
+
+
+def remove(name: str) -> Callable[[dict], None]:
+    return lambda d: d["teams"].remove(team(d, name))
+
+
+def more_a100_nodes(d: dict) -> None:
+    pool(d, "a100")["nodeCount"] = 160
+
+
+def add_vision(d: dict) -> None:
+    d["cohorts"][0]["quota"]["h100"]["nominal"] = 272
+    d["teams"].append({"name": "vision", "namespaces": ["vision"], "cohort": "ml", "quota": {"h100": {"nominal": 512, "borrowingLimit": 256}}})
+
+
+def plain(name: str | None) -> str:
+    return re.sub(r"-[0-9a-f]{8}$", "-<digest>", name or "")
+
+
+def shape(diff) -> list[tuple[str, str, str]]:
+    return [(s["op"], s["kind"], plain(s["name"]) if s["kind"] == "Queue" else f"{s['namespace'] + '/' if s['namespace'] else ''}{s['name']}")
+            for s in diff.steps]
+
+
+MOVE_PARENT = [("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "eval"),
+               ("update", "Queue", "platform-ci"), ("delete", "Queue", "ml-<digest>")]
+
+SCENARIOS = {
+    "grow a team (after growing its pool)": ((more_a100_nodes,), (more_a100_nodes, a100("research", 640)), MOVE_PARENT),
+    "shrink a team": ((), (a100("research", 256),), MOVE_PARENT),
+    "move quota between siblings": ((), (a100("research", 256), a100("eval", 384)), MOVE_PARENT),
+    "add a team": ((), (add_vision,), [("update", "Cohort", "ml"), ("create", "ClusterQueue", "vision"),
+                                        ("create", "LocalQueue", "vision/vision")]),
+    "drain a team": ((), (lifecycle("eval", "draining"),), [("update", "ClusterQueue", "eval"), ("update", "LocalQueue", "eval/eval")]),
+    "retire a drained team": ((lifecycle("eval", "draining"),), (lifecycle("eval", "retired"),), []),
+    "remove a retired team": ((lifecycle("eval", "retired"),), (remove("eval"),), [
+        ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"),
+        ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
+        ("delete", "LocalQueue", "eval/eval"), ("delete", "ClusterQueue", "eval")]),
+    "change a priority value": ((), (lambda d: d["priorityClasses"][1].__setitem__("value", 2000),),
+                                [("delete", "PriorityClass", "gang-standard"), ("replace", "PriorityClass", "gang-standard"),
+                                 ("update", "WorkloadPriorityClass", "gang-standard")]),
+    "resize a pool": ((), (more_a100_nodes,), []),
+}
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_each_realistic_edit_applies_in_pulumi_order_with_no_rejected_step(name):
+    base_edits, new_edits, expected = SCENARIOS[name]
+    diff = diff_fleets(model(*base_edits), model(*new_edits), crds())
+    assert shape(diff) == expected
+    assert [(s["name"], s["reason"]) for s in diff.steps if s["verdict"] != "ok"] == []
+
+
+IN_USE = {
+    "change topology levels": ((lambda d: pool(d, "h100").__setitem__("topologyLevels", ["topology.gpufleet.dev/rack", "kubernetes.io/hostname"]),),
+                               [("delete", "Topology", "h100"), ("replace", "Topology", "h100")], "ResourceFlavors name it (h100)"),
+    "change a pool's node labels": ((lambda d: pool(d, "h100")["nodeLabels"].__setitem__("gpufleet.dev/generation", "2"),),
+                                    [("delete", "ResourceFlavor", "h100"), ("replace", "ResourceFlavor", "h100")],
+                                    "ClusterQueues name it (eval, llm-pretrain, platform-ci ...)"),
+}
+
+
+@pytest.mark.parametrize("name", IN_USE)
+def test_an_immutable_change_of_a_pool_in_use_is_a_replacement_blocked_by_kueues_finalizer(name):
+    edits, expected, holders = IN_USE[name]
+    diff = diff_fleets(model(), model(*edits), crds())
+    assert shape(diff) == expected
+    assert [s["verdict"] for s in diff.steps] == ["blocked", "blocked"]
+    assert holders in diff.steps[0]["reason"] and diff.steps[0]["fix"] == NEW_POOL_FIX
+    assert "cannot change in place" in diff.steps[1]["why"]
+
+
+def test_a_shrink_moves_the_teams_to_a_new_parent_sized_for_the_new_sums_and_deletes_the_old_one_last():
+    diff = diff_fleets(model(), model(a100("research", 256)), crds())
+    created, deleted = diff.steps[0]["name"], diff.steps[-1]["name"]
+    assert created != deleted and created.startswith("ml-") and deleted.startswith("ml-")
+    assert all("spec.parent" in s["fields"] for s in diff.steps[1:4])
+
+
+def test_removing_a_live_team_is_blocked_with_the_retire_procedure_as_the_fix():
+    diff = diff_fleets(model(), model(remove("eval")), crds())
+    blocked = {(s["kind"], s["name"]) for s in diff.steps if s["verdict"] == "blocked"}
+    assert blocked == {("LocalQueue", "eval"), ("ClusterQueue", "eval"), ("Queue", "eval")}
+    assert {s["fix"] for s in diff.steps if s["verdict"] == "blocked"} == {RETIRE_FIX}
+    assert not diff.accepted
+
+
+def test_the_quota_table_shows_before_and_after_per_team_and_pool():
+    diff = diff_fleets(model(), model(a100("research", 256), a100("eval", 384)), crds())
+    rows = {(r["team"], r["pool"]): (r["change"], r["before"]["nominal"], r["after"]["nominal"], r["after"]["share"]) for r in diff.quota}
+    assert rows == {("research", "a100"): ("changed", 384, 256, 25), ("eval", "a100"): ("changed", 256, 384, 37.5)}
+
+
+@pytest.mark.parametrize(("edits", "change"), [
+    ((lifecycle("eval", "draining"),), "draining"), ((remove("eval"),), "removed"), ((add_vision,), "added"),
+])
+def test_the_quota_table_names_teams_added_draining_and_removed(edits, change):
+    diff = diff_fleets(model(), model(*edits), crds())
+    assert {r["change"] for r in diff.quota if r["team"] in ("eval", "vision")} == {change}
+
+
+def test_a_resized_pool_and_a_moved_namespace_are_listed():
+    def move_ns(d):
+        team(d, "research")["namespaces"].remove("research-exp")
+        team(d, "eval")["namespaces"].append("research-exp")
+    diff = diff_fleets(model(), model(more_a100_nodes, move_ns), crds())
+    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024}, "after": {"nodes": 160, "capacity": 1280}}]
+    assert diff.namespaces == [{"namespace": "research-exp", "from": "research", "to": "eval"}]
