@@ -60,6 +60,9 @@ class Pool(Base):
     """Node labels from the widest to the narrowest domain (block, rack, host) for Kueue topology-aware admission."""
     cold_start_budget: Duration | None = None
     """Slowest realistic image pull plus rendezvous on this pool; waitForPodsReady.timeout must cover it."""
+    startup_budget: Duration | None = None
+    """How long a gang on this pool may run without reaching step 1 before GangNoFirstStep fires;
+    unset = coldStartBudget (or admission.coldStartFloor) + observability.rendezvousAllowance."""
 
     def per_node(self, resource: str) -> Decimal:
         return self.allocatable.get(resource, Decimal(0))
