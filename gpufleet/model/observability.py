@@ -36,6 +36,9 @@ class Observability(Base):
     """Added to a pool's cold-start budget to make its default startup budget (rendezvous, first batch, first step)."""
     stall_window: Duration = Field(default=900, ge=60)
     """How long a gang that has stepped may go without a new step before GangStepStalled fires."""
+    alert_for: Duration = 120
+    """How long GangNoFirstStep's and GangStepStalled's condition must hold before they fire: rides out a
+    missed scrape and a Prometheus restart (rules evaluated before the first scrape of the step reporters)."""
     pods_ready_timeout_storm: PodsReadyTimeoutStorm = Field(default_factory=PodsReadyTimeoutStorm)
     """KueuePodsReadyTimeoutStorm threshold (a registry slowdown turning into a requeue storm)."""
     steps_port: str = Field(default="gpufleet-steps", min_length=1, max_length=15, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

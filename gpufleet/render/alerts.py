@@ -94,6 +94,7 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
     stepped = f"on (namespace, gang) (max by (namespace, gang) ({STEP}{{{ns}}}) >= 1)"
     budget = startup_budget(pool, fleet)
     stall = fleet.observability.stall_window
+    hold = _duration(fleet.observability.alert_for)
     gang = "{{ $labels.namespace }}/{{ $labels.gang }}"
     no_first_step = (
         f"min by (namespace, gang) ({POD_RUNNING_SECONDS}{{{ns}}}) > {budget}\n"
@@ -111,7 +112,7 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
         f"and {stepped}\nand {on_pool}"
     )
     return [
-        {"alert": "GangNoFirstStep", "expr": no_first_step, "labels": _labels(team.name, pool.name, "critical"),
+        {"alert": "GangNoFirstStep", "expr": no_first_step, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
          "annotations": _annotations(fleet, "GangNoFirstStep", f"Gang {gang} runs but has not reached step 1",
                                      f"Every pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
                                      f"than the pool's startup budget of {_duration(budget)} and no pod reported a training step."
@@ -121,7 +122,7 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
          "annotations": _annotations(fleet, "GangPartiallyRunning", f"Gang {gang} is partially running",
                                      f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
                                      f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.")},
-        {"alert": "GangStepStalled", "expr": stalled, "labels": _labels(team.name, pool.name, "critical"),
+        {"alert": "GangStepStalled", "expr": stalled, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
          "annotations": _annotations(fleet, "GangStepStalled", f"Gang {gang} stopped stepping",
                                      f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
                                      f"completed a step for more than {_duration(stall)}.")},

@@ -25,9 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 FLEET = load_model(ROOT / "stacks" / "dev.fleet.yaml")
 RULES = render_rule_file(FLEET)
 TEAM, NS, POOL = "alpha", "alpha", "l4"
-BUDGET_MIN = -(-startup_budget(FLEET.pool(POOL), FLEET) // 60)
-STALL_MIN = -(-FLEET.observability.stall_window // 60)
-SAMPLES = 3 * max(BUDGET_MIN, STALL_MIN) + 20
+FOR_MIN = -(-FLEET.observability.alert_for // 60)
+BUDGET_MIN = -(-startup_budget(FLEET.pool(POOL), FLEET) // 60)  # GangPartiallyRunning holds this long
+FIRST_STEP_MIN = BUDGET_MIN + FOR_MIN  # GangNoFirstStep: past the budget, then held for alertFor
+STALL_MIN = -(-FLEET.observability.stall_window // 60) + FOR_MIN
+SAMPLES = 3 * max(FIRST_STEP_MIN, STALL_MIN) + 20
 
 
 def _rule(name: str, team: str = TEAM, pool: str = POOL) -> dict:
@@ -65,21 +67,22 @@ def test_promtool_check_rules_accepts_the_rendered_rule_file(tmp_path, stack):
 
 
 def test_a_running_gang_without_a_step_past_its_budget_fires_gang_no_first_step(tmp_path):
-    _check(tmp_path, _case(_running_gang(), "GangNoFirstStep", BUDGET_MIN + 2, fires=True))
+    _check(tmp_path, _case(_running_gang(), "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=True))
 
 
-def test_a_running_gang_inside_its_budget_stays_quiet(tmp_path):
-    _check(tmp_path, _case(_running_gang(), "GangNoFirstStep", BUDGET_MIN - 1, fires=False))
+@pytest.mark.parametrize("minute", [BUDGET_MIN - 1, FIRST_STEP_MIN - 1])
+def test_a_running_gang_inside_its_budget_or_its_hold_stays_quiet(tmp_path, minute):
+    _check(tmp_path, _case(_running_gang(), "GangNoFirstStep", minute, fires=False))
 
 
 def test_a_gang_that_reached_step_one_stays_quiet(tmp_path):
     series = _running_gang().steps(NS, "g", "g-0", f"0x3 1x{SAMPLES}", f"0x3 180x{SAMPLES}")
-    _check(tmp_path, _case(series, "GangNoFirstStep", BUDGET_MIN + 5, fires=False))
+    _check(tmp_path, _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 5, fires=False))
 
 
 def test_a_step_zero_is_not_a_first_step(tmp_path):
     series = _running_gang().steps(NS, "g", "g-0", f"0x{SAMPLES}", f"0x{SAMPLES}")
-    _check(tmp_path, _case(series, "GangNoFirstStep", BUDGET_MIN + 2, fires=True))
+    _check(tmp_path, _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=True))
 
 
 @pytest.mark.parametrize("name", ["GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled"])
@@ -87,13 +90,13 @@ def test_a_pending_only_gang_under_contention_stays_quiet(tmp_path, name):
     series = Series().node("n1", POOL, SAMPLES)
     for i in range(4):
         series.pod(NS, "g", f"g-{i}", "Pending", SAMPLES)
-    _check(tmp_path, _case(series, name, 3 * BUDGET_MIN, fires=False))
+    _check(tmp_path, _case(series, name, 3 * FIRST_STEP_MIN, fires=False))
 
 
 def test_a_partially_running_gang_past_its_budget_fires_gang_partially_running(tmp_path):
     series = _running_gang(3).pod(NS, "g", "g-3", "Pending", SAMPLES)
     _check(tmp_path, _case(series, "GangPartiallyRunning", BUDGET_MIN + 3, fires=True),
-           _case(series, "GangNoFirstStep", BUDGET_MIN + 3, fires=False))
+           _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 3, fires=False))
 
 
 def test_a_partially_running_gang_inside_its_budget_stays_quiet(tmp_path):
@@ -109,14 +112,14 @@ def test_a_gang_whose_steps_stop_past_the_stall_window_fires_gang_step_stalled(t
 def test_a_gang_that_keeps_stepping_stays_quiet(tmp_path):
     series = _running_gang().steps(NS, "g", "g-0", f"1+1x{SAMPLES}", f"60+60x{SAMPLES}")
     _check(tmp_path, _case(series, "GangStepStalled", 11 + STALL_MIN + 2, fires=False),
-           _case(series, "GangNoFirstStep", BUDGET_MIN + 2, fires=False))
+           _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=False))
 
 
 def test_a_gang_on_another_teams_namespace_does_not_fire_for_this_team(tmp_path):
     series = Series().node("n1", POOL, SAMPLES).pod("beta", "g", "g-0", "Running", SAMPLES, node="n1")
     expected = alert(_rule("GangNoFirstStep", team="beta"), namespace="beta", gang="g")
     case = {"interval": "1m", "input_series": series.items,
-            "alert_rule_test": [{"eval_time": f"{BUDGET_MIN + 2}m", "alertname": "GangNoFirstStep", "exp_alerts": [expected]}]}
+            "alert_rule_test": [{"eval_time": f"{FIRST_STEP_MIN + 2}m", "alertname": "GangNoFirstStep", "exp_alerts": [expected]}]}
     _check(tmp_path, case)
     assert expected["exp_labels"]["team"] == "beta"
 
@@ -147,7 +150,7 @@ def test_slow_or_other_evictions_do_not_fire_the_storm_alert(tmp_path, reason, f
 
 def test_a_failing_expectation_makes_promtool_fail(tmp_path):
     """Guards the harness: promtool must reject a wrong expectation, or every quiet case above proves nothing."""
-    result = promtool.test_rules(tmp_path, RULES, [_case(_running_gang(), "GangNoFirstStep", BUDGET_MIN + 2, fires=False)])
+    result = promtool.test_rules(tmp_path, RULES, [_case(_running_gang(), "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=False)])
     assert result.returncode != 0
     assert "GangNoFirstStep" in result.stdout + result.stderr
 
