@@ -8,7 +8,9 @@ the object (no diffing), that:
 - add the team's Kueue LocalQueue label to the kinds Kueue manages
   (:mod:`gpufleet.mutate.kueue`);
 - default a Volcano Job's queue, scheduler, gang minimum, restart policies and pod
-  restart policy (:mod:`gpufleet.mutate.volcano`).
+  restart policy (:mod:`gpufleet.mutate.volcano`);
+- stamp the gang identity label ``gpufleet.dev/gang`` on a gang's pod templates
+  (:mod:`gpufleet.mutate.gang`).
 
 Never overwrites a value the user set; idempotent: ``mutate(apply(obj, ops)) == []``.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.context import FleetContext
+from gpufleet.mutate.gang import mutate_gang_identity
 from gpufleet.mutate.kueue import mutate_kueue_label
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.mutate.volcano import mutate_volcano_job
@@ -42,4 +45,5 @@ def mutate(obj: Mapping[str, Any], fleet: FleetContext, namespace: str | None = 
         mutate_volcano_job(obj, team, patch)
     elif (view := build_view(obj)) is not None:
         mutate_kueue_label(view, team, fleet.queue_label, patch)
+    mutate_gang_identity(obj, fleet.gang_label, patch)
     return patch.ops

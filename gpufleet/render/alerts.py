@@ -26,12 +26,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpufleet.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.observability import startup_budget
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 
-GANG_LABEL = "gpufleet.dev/gang"
 ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")
 STEP = "gpufleet_training_step"
 STEP_TIME = "gpufleet_training_step_timestamp_seconds"
