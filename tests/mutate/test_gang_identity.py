@@ -9,7 +9,7 @@ import pytest
 
 from gpufleet.context import GANG_LABEL, FleetContext
 from gpufleet.mutate import mutate
-from gpufleet.mutate.gang import keys_of, label_value
+from gpufleet.workloads.identity import keys_of, label_value
 from tests.mutate.builders import OTHER_NS, TEAM_NS, batch_job, fleet_dict, pod_template, volcano_job
 
 
