@@ -32,6 +32,8 @@ from gpufleet.render.volcano import render_scheduler_conf_yaml
 VOLCANO_CONF_KEY = "volcano-scheduler.conf"
 CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"
+OWN_DIRS = (CONTEXT_DIR, "prometheus", "monitoring")
+"""Sub-folders ``gpufleet render`` writes (the context JSON, the plain rule file, the operator objects)."""
 OWN_FILE = re.compile(r"^\d{3}-[a-z0-9.-]+\.yaml$")
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
