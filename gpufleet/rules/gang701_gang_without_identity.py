@@ -12,7 +12,9 @@ the admission controller will not add one either:
 - the object has only `metadata.generateName`: its name, the identity the controller
   would stamp, does not exist yet when the mutating webhook sees it;
 - with a fleet model: the model's observability is disabled (the controller stamps
-  nothing), or the namespace belongs to no team (the controller leaves it alone).
+  nothing), the namespace belongs to no team (the controller leaves it alone), or the
+  kind is one the controller's webhook is not sent (a gang Deployment or StatefulSet,
+  a TFJob, ...: only the kinds in `gpufleet.render.controller_webhooks.WORKLOAD_RESOURCES`).
 
 Objects a controller owns (a JobSet's Jobs) and pods of a pod group (the group's name
 is their identity) are not checked.
@@ -64,11 +66,16 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.context import GANG_LABEL
+from gpufleet.render.controller_webhooks import WORKLOAD_RESOURCES
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang1_routing import WORKLOAD_KINDS
 from gpufleet.workloads import label_path
 from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
 
+_KIND_OF = {"jobs": "Job", "podgroups": "PodGroup", "jobsets": "JobSet", "pytorchjobs": "PyTorchJob",
+            "mpijobs": "MPIJob", "trainjobs": "TrainJob"}
+MUTATED_KINDS = frozenset((group, _KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES)
+"""(apiGroup, kind) of the workloads the admission controller's mutating webhook is sent."""
 FIX = f"label every pod template of the gang with {GANG_LABEL}: <unique name of the gang>"
 
 
@@ -81,6 +88,8 @@ def _why_not_stamped(view: workloads.WorkloadView, ctx: CheckContext) -> str | N
         return f"fleet {ctx.fleet.fleet!r} has observability disabled, so the admission controller stamps no identity"
     if view.namespace and ctx.fleet.team_for_namespace(view.namespace) is None:
         return f"namespace {view.namespace!r} belongs to no team, so the admission controller does not mutate it"
+    if (view.group, view.kind) not in MUTATED_KINDS:
+        return f"the admission controller is not sent {view.kind} objects"
     return None
 
 

@@ -55,3 +55,9 @@ def test_without_a_fleet_a_named_gang_is_not_flagged():
 
 def test_pod_group_pods_are_not_checked():
     assert paths(CODE, b.pod(namespace="scratch", group="g", total=4), NOT_STAMPING) == []
+
+
+def test_a_gang_kind_the_controller_is_not_sent_is_flagged_even_in_a_team_namespace():
+    statefulset = b.deployment(group="g", kind="StatefulSet")  # a gang through its pod-group key
+    assert paths(CODE, statefulset, STAMPING) == [LABEL]
+    assert paths(CODE, b.batch_job(), STAMPING) == []
