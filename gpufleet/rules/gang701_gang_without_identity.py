@@ -11,10 +11,13 @@ the admission controller will not add one either:
 
 - the object has only `metadata.generateName`: its name, the identity the controller
   would stamp, does not exist yet when the mutating webhook sees it;
-- with a fleet model: the model's observability is disabled (the controller stamps
-  nothing), the namespace belongs to no team (the controller leaves it alone), or the
-  kind is one the controller's webhook is not sent (a gang Deployment or StatefulSet,
-  a TFJob, ...: only the kinds in `gpufleet.render.controller_webhooks.WORKLOAD_RESOURCES`).
+- with a fleet model whose observability is enabled (its context names `gangLabel`):
+  the namespace belongs to no team (the controller leaves it alone), or the kind is one
+  the controller's webhook is not sent (a gang Deployment or StatefulSet, a TFJob, ...:
+  only the kinds in `gpufleet.render.controller_webhooks.WORKLOAD_RESOURCES` are).
+
+With a fleet model whose observability is disabled there are no gang alerts to feed,
+and the rule stays quiet.
 
 Objects a controller owns (a JobSet's Jobs) and pods of a pod group (the group's name
 is their identity) are not checked.
@@ -80,12 +83,12 @@ FIX = f"label every pod template of the gang with {GANG_LABEL}: <unique name of 
 
 
 def _why_not_stamped(view: workloads.WorkloadView, ctx: CheckContext) -> str | None:
+    if ctx.fleet is not None and not ctx.fleet.gang_label:
+        return None  # observability disabled: no alerts read the label
     if gang_identity(view) is None:
         return "the object has only generateName, so the admission controller has no name to stamp"
     if ctx.fleet is None:
         return None
-    if not ctx.fleet.gang_label:
-        return f"fleet {ctx.fleet.fleet!r} has observability disabled, so the admission controller stamps no identity"
     if view.namespace and ctx.fleet.team_for_namespace(view.namespace) is None:
         return f"namespace {view.namespace!r} belongs to no team, so the admission controller does not mutate it"
     if (view.group, view.kind) not in MUTATED_KINDS:

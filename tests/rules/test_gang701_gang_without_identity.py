@@ -28,8 +28,8 @@ def labelled(obj: dict) -> dict:
     return obj
 
 
-@pytest.mark.parametrize("ctx", [CheckContext(), STAMPING, NOT_STAMPING], ids=["no fleet", "stamping", "not stamping"])
-def test_a_gang_with_only_generate_name_and_no_label_is_flagged_whatever_the_fleet(ctx):
+@pytest.mark.parametrize("ctx", [CheckContext(), STAMPING], ids=["no fleet", "stamping fleet"])
+def test_a_gang_with_only_generate_name_and_no_label_is_flagged(ctx):
     findings = engine.check_objects((unnamed(b.batch_job()),), ctx, select=[CODE])
     assert [(f.path, f.object_name) for f in findings] == [(LABEL, "job-")]
     assert "generateName" in findings[0].message
@@ -45,8 +45,10 @@ def test_with_a_stamping_fleet_only_namespaces_outside_the_teams_are_flagged(obj
     assert paths(CODE, obj, STAMPING) == expected
 
 
-def test_when_the_fleet_stamps_nothing_every_unlabelled_gang_is_flagged():
-    assert paths(CODE, b.batch_job(namespace="research"), NOT_STAMPING) == [LABEL]
+@pytest.mark.parametrize("obj", [b.batch_job(namespace="research"), b.batch_job(namespace="scratch"),
+                                 unnamed(b.batch_job())], ids=["team namespace", "other namespace", "generateName"])
+def test_with_observability_disabled_in_the_fleet_nothing_is_flagged(obj):
+    assert engine.check_objects((obj,), NOT_STAMPING, select=[CODE]) == []
 
 
 def test_without_a_fleet_a_named_gang_is_not_flagged():
