@@ -43,9 +43,19 @@ FLEET_SCOPE = "all"
 """``team``, ``pool`` and ``gang`` label value of the fleet-wide KueuePodsReadyTimeoutStorm."""
 
 
+_INVALID_LABEL_CHAR = re.compile(r"[^a-zA-Z0-9_]")
+_ALL_CAP = re.compile(r"([a-z0-9])([A-Z])")
+
+
 def ksm_label(key: str) -> str:
-    """The Prometheus label kube-state-metrics gives a Kubernetes label (``gpufleet.dev/gang`` -> ``label_gpufleet_dev_gang``)."""
-    return "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+    """The Prometheus label kube-state-metrics gives a Kubernetes label key (``gpufleet.dev/gang`` -> ``label_gpufleet_dev_gang``).
+
+    Emulates kube-state-metrics v2.20.0 ``internal/store/utils.go``: ``labelName`` =
+    prefix + ``_`` + ``toSnakeCase(SanitizeLabelName(key))`` (``[^a-zA-Z0-9_]`` -> ``_``,
+    then ``([a-z0-9])([A-Z])`` -> ``${1}_${2}``, lowercased). Not emulated: the
+    ``_conflictN`` suffixes it adds when two keys of one object map to the same name.
+    """
+    return "label_" + _ALL_CAP.sub(r"\1_\2", _INVALID_LABEL_CHAR.sub("_", key)).lower()
 
 
 def _quote(value: str) -> str:

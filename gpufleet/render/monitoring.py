@@ -11,6 +11,7 @@ PrometheusRule holds the fleet-wide group, one per team its per-pool groups
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
@@ -30,7 +31,8 @@ def _meta(fleet: Fleet, name: str, team: str | None = None) -> dict[str, Any]:
 
 
 def _pod_meta(key: str) -> str:
-    return "__meta_kubernetes_pod_label_" + "".join(c if c.isalnum() else "_" for c in key)
+    """Prometheus' Kubernetes discovery meta label of a pod label (``strutil.SanitizeLabelName``: ``[^a-zA-Z0-9_]`` -> ``_``)."""
+    return "__meta_kubernetes_pod_label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
 
 
 def render_pod_monitor(fleet: Fleet, team: Team) -> dict[str, Any]:

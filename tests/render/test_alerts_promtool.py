@@ -109,6 +109,12 @@ def test_a_gang_whose_steps_stop_past_the_stall_window_fires_gang_step_stalled(t
     _check(tmp_path, _case(series, "GangStepStalled", 11 + STALL_MIN + 2, fires=True))
 
 
+def test_a_gang_that_never_stepped_is_not_stalled_but_has_no_first_step(tmp_path):
+    series = _running_gang().steps(NS, "g", "g-0", f"0x{SAMPLES}", f"0x{SAMPLES}")
+    minute = max(FIRST_STEP_MIN, STALL_MIN) + 2
+    _check(tmp_path, _case(series, "GangStepStalled", minute, fires=False), _case(series, "GangNoFirstStep", minute, fires=True))
+
+
 def test_a_gang_that_keeps_stepping_stays_quiet(tmp_path):
     series = _running_gang().steps(NS, "g", "g-0", f"1+1x{SAMPLES}", f"60+60x{SAMPLES}")
     _check(tmp_path, _case(series, "GangStepStalled", 11 + STALL_MIN + 2, fires=False),
