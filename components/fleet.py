@@ -4,7 +4,8 @@ Built by ``__main__.py`` (one per stack). Calls ``gpufleet.render.render_all``
 once, then creates the Kueue chart, the Volcano chart (when the model enables
 Volcano), the scheduler-plugins chart (when a pool has ``system: coscheduling``) and the quota objects, which depend on their engine's chart, and the
 gang-admission controller (after the charts, so its webhooks never gate the
-engines' own objects). Outputs a
+engines' own objects), and the gang alerts when the stack says prometheus-operator
+is present (:mod:`components.observability`). Outputs a
 small summary (queue names, chart versions) for ``pulumi stack output``.
 """
 
@@ -17,6 +18,7 @@ import pulumi
 from components.coscheduling import Coscheduling, CoschedulingArgs
 from components.controller import DEFAULT_IMAGE, GangAdmissionController, GangAdmissionControllerArgs
 from components.kueue import Kueue, KueueArgs
+from components.observability import GangAlerts, GangAlertsArgs
 from components.quota import FleetQuota, FleetQuotaArgs
 from components.volcano import Volcano, VolcanoArgs
 from gpufleet.model import Fleet
@@ -84,6 +86,11 @@ class GpuFleet(pulumi.ComponentResource):
                 fleet, image=settings.image or DEFAULT_IMAGE, digest=settings.digest,
                 cert_manager=settings.cert_manager, prometheus_operator=settings.prometheus_operator,
             ), pulumi.ResourceOptions(parent=self, depends_on=list(charts.values())))
+
+        self.gang_alerts = None
+        if args.controller.prometheus_operator and fleet.observability.enabled:
+            after = [self.controller] if self.controller is not None else []  # it creates the default namespace
+            self.gang_alerts = GangAlerts("gang-alerts", GangAlertsArgs(fleet), pulumi.ResourceOptions(parent=self, depends_on=after))
 
         self.cluster_queues = pulumi.Output.from_input(_names_of(rendered.objects, "kueue", "ClusterQueue"))
         self.volcano_queues = pulumi.Output.from_input(_names_of(rendered.objects, "volcano", "Queue"))

@@ -12,6 +12,7 @@ JSON shape (``version`` 1)::
      "coldStartFloorSeconds": 600, "waitForPodsReadyTimeoutSeconds": 600,
      "kueueNamespace": "kueue-system", "volcanoNamespace": "volcano-system",
      "queueLabel": "kueue.x-k8s.io/queue-name",
+     "gangLabel": "gpufleet.dev/gang",                # only when observability is enabled
      "teams": [{"name": "research", "namespaces": ["research"],
                 "localQueue": "research" | null,      # Kueue LocalQueue in each namespace
                 "volcanoQueue": "research" | null,    # Volcano leaf queue
@@ -35,6 +36,8 @@ from typing import Any, Mapping
 from gpufleet import quantity
 
 CONTEXT_VERSION = 1
+GANG_LABEL = "gpufleet.dev/gang"
+"""The gang identity label on pods (stamped by ``gpufleet.mutate.gang``, read by the gang alerts)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class FleetContext:
     volcano_namespace: str = "volcano-system"
     queue_label: str = "kueue.x-k8s.io/queue-name"
     coscheduling_scheduler: str | None = None
+    gang_label: str | None = None
+    """Label the admission controller stamps on gang pod templates (``gpufleet.dev/gang``); None = none."""
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -143,4 +148,5 @@ class FleetContext:
             volcano_namespace=data.get("volcanoNamespace", "volcano-system"),
             queue_label=data.get("queueLabel", "kueue.x-k8s.io/queue-name"),
             coscheduling_scheduler=data.get("coschedulingScheduler"),
+            gang_label=data.get("gangLabel"),
         )

@@ -25,7 +25,7 @@ from rich.table import Table
 from gpufleet.errors import ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
-from gpufleet.render.files import CONTEXT_DIR, OWN_FILE, render_files
+from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
 from gpufleet.render.plan import Plan, PoolPlan, build_plan
 
 DEFAULT_MODEL = Path("stacks/dev.fleet.yaml")
@@ -59,7 +59,7 @@ def _check_out(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise _fail([f"{out}: exists and is not a directory (choose a new or empty directory for --out)"], 2)
     if out.is_dir():
-        foreign = [p.name for p in out.iterdir() if not (OWN_FILE.match(p.name) or (p.name == CONTEXT_DIR and p.is_dir()))]
+        foreign = [p.name for p in out.iterdir() if not (OWN_FILE.match(p.name) or (p.name in OWN_DIRS and p.is_dir()))]
         if foreign:
             raise _fail([f"{out}: holds files gpufleet did not write ({', '.join(sorted(foreign)[:5])}); "
                          "choose a new or empty directory for --out"], 2)

@@ -15,6 +15,7 @@ from pydantic import Field
 from gpufleet.model.admission import Admission
 from gpufleet.model.base import Base, Name
 from gpufleet.model.coscheduling import CoschedulingEngine
+from gpufleet.model.observability import Observability
 from gpufleet.model.pools import Pool
 from gpufleet.model.priority import PriorityClass
 from gpufleet.model.teams import Cohort, Team
@@ -86,6 +87,8 @@ class Fleet(Base):
     """Volcano scheduler configuration."""
     controller: Controller = Field(default_factory=Controller)
     """The gpufleet gang-admission controller (webhook)."""
+    observability: Observability = Field(default_factory=Observability)
+    """Gang alerts: startup budgets, stall window, requeue-storm threshold (PodMonitor, PrometheusRule)."""
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)

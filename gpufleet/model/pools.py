@@ -65,6 +65,9 @@ class Pool(Base):
     dedicated_to: Name | None = None
     """Static partitioning: the one team this pool is dedicated to (its nodes carry the label and
     NoSchedule taint gpufleet.dev/dedicated=<team>; no other team, cohort, borrowing or lending)."""
+    startup_budget: Duration | None = None
+    """How long a gang on this pool may run without reaching step 1 before GangNoFirstStep fires;
+    unset = coldStartBudget (or admission.coldStartFloor) + observability.rendezvousAllowance."""
 
     def per_node(self, resource: str) -> Decimal:
         return self.allocatable.get(resource, Decimal(0))

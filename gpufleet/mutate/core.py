@@ -11,7 +11,9 @@ the object (no diffing), that:
   restart policy (:mod:`gpufleet.mutate.volcano`);
 - add a dedicated pool's toleration and node selector (:mod:`gpufleet.mutate.partition`);
 - route a coscheduling pool's workloads to the second scheduler with a pod-group label
-  (:mod:`gpufleet.mutate.coscheduling`).
+  (:mod:`gpufleet.mutate.coscheduling`);
+- stamp the gang identity label ``gpufleet.dev/gang`` on a gang's pod templates
+  (:mod:`gpufleet.mutate.gang`).
 
 Never overwrites a value the user set; idempotent: ``mutate(apply(obj, ops)) == []``.
 """
@@ -22,6 +24,7 @@ from typing import Any, Mapping
 
 from gpufleet.context import FleetContext
 from gpufleet.mutate.coscheduling import mutate_coscheduling
+from gpufleet.mutate.gang import mutate_gang_identity
 from gpufleet.mutate.kueue import mutate_kueue_label
 from gpufleet.mutate.partition import mutate_partition
 from gpufleet.mutate.patch import PatchBuilder, is_map
@@ -51,4 +54,5 @@ def mutate(obj: Mapping[str, Any], fleet: FleetContext, namespace: str | None = 
     if view is not None:  # placement on dedicated and coscheduling pools (new modules, issue 13)
         mutate_partition(view, team, fleet, patch)
         mutate_coscheduling(view, team, fleet, patch)
+    mutate_gang_identity(obj, fleet.gang_label, patch)
     return patch.ops

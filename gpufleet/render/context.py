@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.context import CONTEXT_VERSION
+from gpufleet.context import CONTEXT_VERSION, GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
@@ -55,6 +55,7 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
         "kueueNamespace": fleet.engines.kueue.namespace,
         "volcanoNamespace": fleet.engines.volcano.namespace,
         "queueLabel": QUEUE_LABEL,
+        **({"gangLabel": GANG_LABEL} if fleet.observability.enabled else {}),
         "teams": [_team(fleet, t) for t in fleet.teams],
         "pools": [_pool(p) for p in fleet.pools],
         "priorityClasses": [

@@ -7,8 +7,9 @@ goes in as the ConfigMaps the charts would create (``<release>-manager-config`` 
 ``controller_manager_config.yaml``, ``<release>-scheduler-configmap`` key
 ``volcano-scheduler.conf``), the fleet context as the ConfigMap the admission
 controller mounts plus a plain JSON copy in ``context/`` (a sub-folder, which
-``kubectl apply -f DIR`` does not read). Pure: returns {relative path: text}; the CLI
-writes it. Called by ``gpufleet.cli.fleet_cmds`` and the plan.
+``kubectl apply -f DIR`` does not read), and the gang alerts as a plain Prometheus
+rule file in ``prometheus/`` plus PodMonitors/PrometheusRules in ``monitoring/``.
+Pure: returns {relative path: text}; the CLI writes it. Called by ``gpufleet.cli.fleet_cmds`` and the plan.
 """
 
 from __future__ import annotations
@@ -21,15 +22,20 @@ import yaml
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import Rendered, RenderedObject, tree
+from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.controller_common import CONTEXT_CONFIGMAP, CONTEXT_KEY
 from gpufleet.render.coscheduling import SCHEDULER_CONFIGMAP, render_scheduler_config
 from gpufleet.render.kueue_config import CONFIG_KEY, render_manager_config_yaml
 from gpufleet.render.meta import manifest, metadata
+from gpufleet.render.monitoring import RULE_FILE, render_monitoring
 from gpufleet.render.volcano import render_scheduler_conf_yaml
 
 VOLCANO_CONF_KEY = "volcano-scheduler.conf"
 CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"
+MONITORING_DIR = "monitoring"
+OWN_DIRS = (CONTEXT_DIR, RULE_FILE.split("/", 1)[0], MONITORING_DIR)
+"""Sub-folders ``gpufleet render`` writes (the context JSON, the plain rule file, the operator objects)."""
 OWN_FILE = re.compile(r"^\d{3}-[a-z0-9.-]+\.yaml$")
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -123,4 +129,26 @@ def render_files(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
     if context is not None:
         files[f"090-configmap-{CONTEXT_CONFIG_MAP}.yaml"] = dump(context)
     files[f"{CONTEXT_DIR}/{CONTEXT_KEY}"] = context_json(rendered.context)
+    files.update(monitoring_files(fleet))
+    return files
+
+
+def rule_file_text(fleet: Fleet) -> str:
+    """The gang alerts as a plain Prometheus rule file (``rule_files:`` of a Prometheus without the operator)."""
+    header = (f"# gpufleet gang alerts of fleet {fleet.name}, rendered from the fleet model. Load with rule_files:\n"
+              "# in prometheus.yml; check with `promtool check rules`. See docs/observability.md.\n")
+    return header + dump(render_rule_file(fleet))
+
+
+def monitoring_files(fleet: Fleet) -> dict[str, str]:
+    """The plain rule file plus the PodMonitors and PrometheusRules in ``monitoring/`` (for the operator).
+
+    Both sit in sub-folders, which ``kubectl apply -f DIR`` does not read: the
+    prometheus-operator CRDs may be absent, and the plain file is not a manifest.
+    """
+    if not fleet.observability.enabled:
+        return {}
+    files = {RULE_FILE: rule_file_text(fleet)}
+    for m in render_monitoring(fleet):
+        files[f"{MONITORING_DIR}/{m['kind'].lower()}-{m['metadata']['name']}.yaml"] = dump(m)
     return files

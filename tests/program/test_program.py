@@ -10,6 +10,7 @@ import pytest
 from gpufleet.model import load_model
 from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
+from gpufleet.render.monitoring import render_monitoring
 from tests.program.capture import REPO, capture_program, run_stack, stack_config, stack_names
 
 STACKS = stack_names()
@@ -32,6 +33,17 @@ def expected_types(stack: str) -> Counter:
     if rendered.coscheduling_values is not None:
         counts["gpufleet:coscheduling:Coscheduling"] = 1
     counts.update(controller_types(stack, model))
+    counts.update(gang_alert_types(stack, model))
+    return counts
+
+
+def gang_alert_types(stack: str, model) -> Counter:
+    """The gang alerts: with prometheus-operator, their component and one resource per rendered monitor or rule."""
+    if str(stack_config(stack).get("gpufleet:prometheusOperator", "false")).lower() != "true":
+        return Counter()
+    counts = Counter(f"kubernetes:{m['apiVersion']}:{m['kind']}" for m in render_monitoring(model))
+    if counts:
+        counts["gpufleet:observability:GangAlerts"] = 1
     return counts
 
 

@@ -40,6 +40,6 @@ def test_teams_name_their_queues_only_on_the_engines_they_have_quota_on():
 def test_the_context_has_exactly_the_documented_keys():
     ctx = render_context(_fleet())
     assert list(ctx) == ["version", "fleet", "coldStartFloorSeconds", "waitForPodsReadyTimeoutSeconds", "kueueNamespace",
-                         "volcanoNamespace", "queueLabel", "teams", "pools", "priorityClasses"]
+                         "volcanoNamespace", "queueLabel", "gangLabel", "teams", "pools", "priorityClasses"]
     assert set(ctx["pools"][0]) == {"name", "system", "nodeCount", "gpuResource", "allocatable", "nodeLabels"}
     assert ctx["pools"][0]["allocatable"] == {"cpu": "192", "memory": "1920Gi", "nvidia.com/gpu": "8"}

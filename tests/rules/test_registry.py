@@ -12,7 +12,7 @@ from tests.rules import fixtures as fx
 
 RULES = registry.all_rules()
 SECTIONS = ("What it checks", "Why it is unsafe", "Example", "Preferred form")
-FAMILIES = {"input", "gang-size", "routing", "restarts", "probes", "gpus", "platform", "schema", "coscheduling", "partition"}
+FAMILIES = {"input", "gang-size", "routing", "restarts", "probes", "gpus", "platform", "schema", "coscheduling", "partition", "observability"}
 LINTER_ONLY = {"GANG000"}  # no object to check: fixtures are the linter's business
 
 

@@ -1,0 +1,57 @@
+"""Gang observability settings: the time-to-first-step alerts' budgets and thresholds.
+
+Read by :mod:`gpufleet.render.alerts` (the Prometheus rules) and
+:mod:`gpufleet.render.monitoring` (PodMonitor and PrometheusRule objects). Each pool's
+startup budget is ``Pool.startup_budget`` when set, else the pool's cold-start budget
+(or ``admission.coldStartFloor`` without one) plus :attr:`Observability.rendezvous_allowance`
+(:func:`startup_budget`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from gpufleet.model.base import Base, Duration, Name
+from gpufleet.model.pools import Pool
+
+if TYPE_CHECKING:
+    from gpufleet.model.fleet import Fleet
+
+
+class PodsReadyTimeoutStorm(Base):
+    evictions_per_minute: float = Field(default=2.0, gt=0)
+    """Fleet-wide Kueue evictions with reason PodsReadyTimeout per minute above which KueuePodsReadyTimeoutStorm fires."""
+    window: Duration = Field(default=600, ge=60)
+    """Window the eviction rate is averaged over (at least 1m)."""
+
+
+class Observability(Base):
+    enabled: bool = True
+    """Render the gang alerts (a PodMonitor per team and PrometheusRules; a plain rule file in ``gpufleet render``)."""
+    namespace: Name = "gpufleet-system"
+    """Namespace of the PodMonitors and PrometheusRules (where your Prometheus looks for them)."""
+    rendezvous_allowance: Duration = 300
+    """Added to a pool's cold-start budget to make its default startup budget (rendezvous, first batch, first step)."""
+    stall_window: Duration = Field(default=900, ge=60)
+    """How long a gang that has stepped may go without a new step before GangStepStalled fires."""
+    alert_for: Duration = 120
+    """How long GangNoFirstStep's and GangStepStalled's condition must hold before they fire: rides out a
+    missed scrape and a Prometheus restart (rules evaluated before the first scrape of the step reporters)."""
+    pods_ready_timeout_storm: PodsReadyTimeoutStorm = Field(default_factory=PodsReadyTimeoutStorm)
+    """KueuePodsReadyTimeoutStorm threshold (a registry slowdown turning into a requeue storm)."""
+    steps_port: str = Field(default="gpufleet-steps", min_length=1, max_length=15, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    """Name of the container port on which training pods serve ``gpufleet.steps`` (PodMonitor ``port``)."""
+    runbook_base_url: str = "https://github.com/gpufleet/gpufleet/blob/main/docs/runbooks"
+    """Where ``docs/runbooks`` is published; each alert's runbook_url is ``<base>/<Alert>.md``."""
+    rule_labels: dict[str, str] = Field(default_factory=dict)
+    """Extra labels on the PodMonitors and PrometheusRules, to match your Prometheus' ruleSelector/podMonitorSelector."""
+
+
+def startup_budget(pool: Pool, fleet: Fleet) -> int:
+    """Seconds a gang on ``pool`` may run before its first step (see the module docstring)."""
+    if pool.startup_budget is not None:
+        return int(pool.startup_budget)
+    cold = pool.cold_start_budget if pool.cold_start_budget is not None else fleet.admission.cold_start_floor
+    return int(cold) + int(fleet.observability.rendezvous_allowance)

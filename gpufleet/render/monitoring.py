@@ -1,0 +1,68 @@
+"""PodMonitor and PrometheusRule objects (prometheus-operator ``monitoring.coreos.com/v1``) for the gang alerts.
+
+Pure. Called by ``components.observability.GangAlerts`` (when the stack says
+prometheus-operator is present) and by ``gpufleet render`` (which also writes the
+same rules as a plain Prometheus rule file, ``gpufleet.render.files.rule_file_text``,
+for clusters without the operator). One PodMonitor per team scrapes the ``gpufleet.steps`` port of
+the team's gang pods and copies the pod's ``gpufleet.dev/gang`` label to ``gang``; one
+PrometheusRule holds the fleet-wide group, one per team its per-pool groups
+(:mod:`gpufleet.render.alerts`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.teams import Team
+from gpufleet.render.alerts import GANG_LABEL, alert_teams, fleet_rule_group, team_rule_groups
+from gpufleet.render.meta import manifest, metadata
+
+MONITORING_API = "monitoring.coreos.com/v1"
+RULE_FILE = "prometheus/gpufleet-gangs.rules.yaml"
+"""Where ``gpufleet render --out DIR`` writes the plain rule file (a sub-folder ``kubectl apply -f DIR`` skips)."""
+
+
+def _meta(fleet: Fleet, name: str, team: str | None = None) -> dict[str, Any]:
+    meta = metadata(fleet, name, namespace=fleet.observability.namespace, team=team)
+    meta["labels"] = {**fleet.observability.rule_labels, **meta["labels"]}
+    return meta
+
+
+def _pod_meta(key: str) -> str:
+    """Prometheus' Kubernetes discovery meta label of a pod label (``strutil.SanitizeLabelName``: ``[^a-zA-Z0-9_]`` -> ``_``)."""
+    return "__meta_kubernetes_pod_label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+
+
+def render_pod_monitor(fleet: Fleet, team: Team) -> dict[str, Any]:
+    """Scrape the step reporter of every gang pod in the team's namespaces."""
+    endpoint = {
+        "port": fleet.observability.steps_port,
+        "path": "/metrics",
+        "relabelings": [
+            {"sourceLabels": [_pod_meta(GANG_LABEL)], "targetLabel": "gang", "action": "replace"},
+            {"sourceLabels": ["__meta_kubernetes_namespace"], "targetLabel": "namespace", "action": "replace"},
+        ],
+    }
+    spec = {
+        "selector": {"matchExpressions": [{"key": GANG_LABEL, "operator": "Exists"}]},
+        "namespaceSelector": {"matchNames": list(team.namespaces)},
+        "podMetricsEndpoints": [endpoint],
+    }
+    return manifest(MONITORING_API, "PodMonitor", _meta(fleet, f"gpufleet-steps-{team.name}", team.name), spec=spec)
+
+
+def _rule(fleet: Fleet, name: str, groups: list[dict[str, Any]], team: str | None = None) -> dict[str, Any]:
+    return manifest(MONITORING_API, "PrometheusRule", _meta(fleet, name, team), spec={"groups": groups})
+
+
+def render_monitoring(fleet: Fleet) -> list[dict[str, Any]]:
+    """The fleet PrometheusRule, then per team its PodMonitor and PrometheusRule ([] when disabled)."""
+    if not fleet.observability.enabled:
+        return []
+    out = [_rule(fleet, "gpufleet-gangs", [fleet_rule_group(fleet)])]
+    for team in alert_teams(fleet):
+        out.append(render_pod_monitor(fleet, team))
+        out.append(_rule(fleet, f"gpufleet-gangs-{team.name}", team_rule_groups(fleet, team), team.name))
+    return out
