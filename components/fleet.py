@@ -65,7 +65,7 @@ class GpuFleet(pulumi.ComponentResource):
         self.volcano = None
         versions = {"kueue": fleet.engines.kueue.chart_version}
         if rendered.volcano_values is not None:
-            self.volcano = Volcano("volcano", VolcanoArgs(fleet.engines.volcano, rendered.volcano_values), child)
+            self.volcano = Volcano("volcano", VolcanoArgs(fleet, rendered.volcano_values, args.controller.cert_manager), child)
             charts["volcano"] = self.volcano.chart
             versions["volcano"] = fleet.engines.volcano.chart_version
         self.quota = FleetQuota("quota", FleetQuotaArgs(rendered.objects, charts), child)

@@ -11,6 +11,10 @@ its children); capability = deserved + the cohort's own borrowing limit, for the
 resources whose every pool sets one (what the subtree may take from its parent). ``weight``, ``reclaimable``, ``parent`` and ``dequeueStrategy`` are
 written explicitly so the webhook and queue controller change nothing. The scheduler
 conf loads ``capacity`` or ``proportion`` (never both) to read exactly these fields.
+Every queue carries ``affinity.nodeGroupAffinity`` (required) listing the Volcano
+pools' ``volcano.sh/nodegroup-name`` values, and the conf loads the ``nodegroup``
+plugin (strict by default, volcano v1.15.1 ``pkg/scheduler/plugins/nodegroup``:
+nodes without the label are unfit), so Volcano gangs land only on Volcano pools.
 Called by :func:`gpufleet.render.render_all` and the Pulumi Volcano component.
 """
 
@@ -20,6 +24,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from gpufleet import yamlio
+from gpufleet.model.checks.ownership import NODEGROUP_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Cohort, Team
 from gpufleet.render import resources, tree
@@ -89,7 +94,15 @@ def _queue(fleet: Fleet, name: str, parent: str, w: Decimal, reclaimable: bool,
         spec["capability"] = _resource_list(capability)
     if guarantee:
         spec["guarantee"] = {"resource": _resource_list(guarantee)}
+    groups = node_groups(fleet)
+    if groups:
+        spec["affinity"] = {"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": groups}}
     return manifest(VOLCANO_API, "Queue", metadata(fleet, name, team=team), spec=spec)
+
+
+def node_groups(fleet: Fleet) -> list[str]:
+    """The ``volcano.sh/nodegroup-name`` values of the Volcano pools: every queue is pinned to them."""
+    return sorted({p.node_labels[NODEGROUP_LABEL] for p in fleet.pools_of("volcano") if NODEGROUP_LABEL in p.node_labels})
 
 
 def volcano_teams(fleet: Fleet) -> list[Team]:
@@ -140,7 +153,7 @@ def render_scheduler_conf(fleet: Fleet) -> dict[str, Any]:
             {"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
             {"plugins": [
                 {"name": "overcommit", "arguments": {"overcommit-factor": float(settings.overcommit_factor)}},
-                {"name": "drf"}, {"name": "predicates"}, share, {"name": "nodeorder"}, {"name": "binpack"},
+                {"name": "drf"}, {"name": "predicates"}, share, {"name": "nodegroup"}, {"name": "nodeorder"}, {"name": "binpack"},
             ]},
         ],
     }

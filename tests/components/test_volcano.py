@@ -12,7 +12,7 @@ from tests.components.mocking import run_program
 
 
 def install(monitor, model):
-    return run_program(monitor, lambda: Volcano("volcano", VolcanoArgs(model.engines.volcano, render_volcano_values(model))))
+    return run_program(monitor, lambda: Volcano("volcano", VolcanoArgs(model, render_volcano_values(model))))
 
 
 def scheduler_conf(chart) -> dict:

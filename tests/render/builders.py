@@ -16,7 +16,7 @@ def pool(name: str = "h100", system: str = "kueue", nodes: int = 10, gpus: int =
          memory: str = "1920Gi", **extra: Any) -> dict[str, Any]:
     out = {"name": name, "system": system, "nodeCount": nodes,
            "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
-           "nodeLabels": {"gpufleet.dev/pool": name}}
+           "nodeLabels": {"gpufleet.dev/pool": name, **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {})}}
     out.update(extra)
     return out
 
