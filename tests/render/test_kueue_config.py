@@ -37,7 +37,8 @@ def test_managed_namespaces_are_exactly_the_kueue_teams_namespaces():
               teams=[team("b", {"h100": quota(8)}, namespaces=["b", "b-dev"]), team("a", {"h100": quota(8)}),
                      team("v", {"a100": quota(8)})])
     selector = kueue_config.render_manager_config(f)["managedJobsNamespaceSelector"]
-    assert selector == {"matchExpressions": [
+    assert selector == {"matchLabels": {"gpufleet.dev/fleet": "test", "gpufleet.dev/quota-system": "kueue"},
+                        "matchExpressions": [
         {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["a", "b", "b-dev"]}]}
     assert "kube-system" not in selector["matchExpressions"][0]["values"]
 
@@ -45,6 +46,7 @@ def test_managed_namespaces_are_exactly_the_kueue_teams_namespaces():
 def test_without_kueue_teams_the_managed_selector_matches_no_namespace():
     f = fleet(pools=[pool("a100", system="volcano")], teams=[team("v", {"a100": quota(8)})])
     assert kueue_config.render_manager_config(f)["managedJobsNamespaceSelector"] == {
+        "matchLabels": {"gpufleet.dev/fleet": "test", "gpufleet.dev/quota-system": "kueue"},
         "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "DoesNotExist"}]}
 
 
