@@ -4,7 +4,8 @@ Volcano 1.15.1's chart creates ``volcano-admission-secret`` only in the pre-inst
 hook Job ``templates/admission-init.yaml`` (``gen-admission-secret.sh``: a 10-year CA
 and a serving certificate for ``<release>-admission-service[.<ns>[.svc]]``, keys
 ``tls.key``, ``tls.crt`` and ``ca.crt``). pulumi-kubernetes' ``helm.v4.Chart`` never
-runs hooks, and ``templates/admission.yaml`` mounts the Secret without
+runs hooks (``provider/pkg/provider/helm/v4/chart.go`` sets ``cmd.DisableHooks = true``;
+``includeHooks`` only matters in render-to-directory mode), and ``templates/admission.yaml`` mounts the Secret without
 ``optional``, so the stack creates it before the chart: from pulumi-tls material
 (default) or as a cert-manager Certificate (``certManager: true``; cert-manager writes
 the same three keys). The webhooks' ``caBundle`` is not the stack's business: the
