@@ -17,9 +17,15 @@ CASES = [
          lambda f: f.set("volcano.actions", ["enqueue", "allocate", "gangpreempt", "backfill"]),
          "volcano.actions[2]", "Volcano's preempt action skips"),
     Case("weight-on-a-volcano-only-team-under-capacity",
-         lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}, fairShareWeight=2),
-         lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}),
-         "teams[2].fairShareWeight", "never reads a queue weight"),
+         lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}, fairShareWeight=2).set("admission.fairSharing", {}),
+         lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}).set("admission.fairSharing", {}),
+         "teams[2].fairShareWeight", "capacity never reads a queue weight"),
+    Case("weight-on-a-kueue-team-without-fair-sharing", lambda f: f.set("teams[0].fairShareWeight", 2),
+         lambda f: f.set("teams[0].fairShareWeight", 2).set("admission.fairSharing", {}),
+         "teams[0].fairShareWeight", "Kueue only under admission.fairSharing"),
+    Case("weight-on-a-cohort-without-fair-sharing", lambda f: f.set("cohorts[0].fairShareWeight", 3),
+         lambda f: f.set("cohorts[0].fairShareWeight", 3).set("admission.fairSharing", {}),
+         "cohorts[0].fairShareWeight", "no engine reads this weight"),
 ]
 
 
@@ -33,8 +39,6 @@ def test_the_effective_setting_passes(case: Case) -> None:
     clean(case)
 
 
-def test_a_weight_is_kept_where_kueue_reads_it_and_under_proportion() -> None:
-    assert fleet().set("teams[0].fairShareWeight", 2).issues() == []
+def test_a_volcano_team_weight_is_kept_under_the_proportion_plugin() -> None:
     gamma = fleet().with_team("gamma", quota={"a100": {"nominal": 0}}, fairShareWeight=2).set("volcano.plugin", "proportion")
-    assert not [i for i in gamma.drop("cohorts").drop("teams[0].cohort").drop("teams[1].cohort").issues()
-                if i.path == "teams[2].fairShareWeight"]
+    assert not [i for i in gamma.issues() if i.path == "teams[2].fairShareWeight"]

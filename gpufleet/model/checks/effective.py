@@ -5,10 +5,11 @@
   ``pkg/scheduler/actions/reclaim/reclaim.go`` line 144, volcano v1.15.1), and every
   PriorityClass gpufleet renders is ``Never`` (per-pod preemption breaks gangs); the
   gang-aware ``gangpreempt``/``gangreclaim`` do not make that check.
-- The ``capacity`` plugin never reads a queue's ``weight``
-  (``pkg/scheduler/plugins/capacity/capacity.go``): a Volcano-only team's
-  ``fairShareWeight`` other than 1 would be silently ignored (a team with Kueue quota
-  keeps it: Kueue's fair sharing reads it).
+- ``fairShareWeight`` is read by Kueue only under fair sharing (``admission.fairSharing``)
+  and by Volcano only as a leaf queue's ``weight`` under the ``proportion`` plugin (the
+  ``capacity`` plugin never reads ``weight``, ``pkg/scheduler/plugins/capacity/capacity.go``;
+  proportion has no parent queues). A weight other than 1 that neither engine reads is
+  rejected, for teams and cohorts.
 
 Registered in ``CHECKS``.
 """
@@ -20,7 +21,8 @@ from typing import Iterable, Iterator
 
 from gpufleet.errors import Issue, join_path
 from gpufleet.model.fleet import Fleet
-from gpufleet.model.ownership import VOLCANO, quota_systems
+from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
+from gpufleet.model.teams import Cohort, Team
 
 GANG_AWARE = {"preempt": "gangpreempt", "reclaim": "gangreclaim"}
 
@@ -37,16 +39,37 @@ def _never_preemptors(fleet: Fleet) -> Iterator[Issue]:
                         f"use {GANG_AWARE[action]} (whole-job eviction, no such check) instead of {action}")
 
 
-def _capacity_weight(fleet: Fleet) -> Iterator[Issue]:
-    if fleet.volcano.plugin != "capacity":
-        return
-    for t, team in enumerate(fleet.teams):
-        if quota_systems(fleet, team) == {VOLCANO} and team.fair_share_weight != Decimal(1):
-            yield Issue(join_path("teams", t, "fairShareWeight"),
-                        f"team {team.name!r} has only Volcano quota and the capacity plugin never reads a queue weight",
-                        "remove fairShareWeight and size the team by its quota (deserved), or use volcano.plugin: proportion")
+def _systems(fleet: Fleet, owner: Team | Cohort) -> set[str]:
+    """Quota systems of the owner's own quota and, for a cohort, of its member teams' (its subtree's)."""
+    if isinstance(owner, Team):
+        return quota_systems(fleet, owner)
+    found = {p.system for name in owner.quota if (p := fleet.pool(name)) is not None}
+    for team in fleet.teams:
+        if team.cohort == owner.name:
+            found |= quota_systems(fleet, team)
+    for child in fleet.cohorts:
+        if child.parent == owner.name and child.name != owner.name:
+            found |= _systems(fleet, child)
+    return found
+
+
+def _weight_readers(fleet: Fleet, systems: set[str], leaf: bool) -> bool:
+    kueue_reads = KUEUE in systems and fleet.admission.fair_sharing is not None
+    volcano_reads = leaf and VOLCANO in systems and fleet.volcano.plugin == "proportion"
+    return kueue_reads or volcano_reads
+
+
+def _unread_weights(fleet: Fleet) -> Iterator[Issue]:
+    owners = [("teams", i, o, True) for i, o in enumerate(fleet.teams)] + [("cohorts", i, o, False) for i, o in enumerate(fleet.cohorts)]
+    for section, i, owner, leaf in owners:
+        if owner.fair_share_weight == Decimal(1) or _weight_readers(fleet, _systems(fleet, owner), leaf):
+            continue
+        yield Issue(join_path(section, i, "fairShareWeight"),
+                    f"{section[:-1]} {owner.name!r}: no engine reads this weight (Kueue only under admission.fairSharing, "
+                    "Volcano only for team queues under the proportion plugin; capacity never reads a queue weight)",
+                    "remove fairShareWeight and size the share by quota, or turn on admission.fairSharing (Kueue quota)")
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
     yield from _never_preemptors(fleet)
-    yield from _capacity_weight(fleet)
+    yield from _unread_weights(fleet)
