@@ -2,7 +2,8 @@
 
 Built by ``__main__.py`` (one per stack). Calls ``gpufleet.render.render_all``
 once, then creates the Kueue chart, the Volcano chart (when the model enables
-Volcano) and the quota objects, which depend on their engine's chart, and the
+Volcano; with its admission Secret first) and the quota objects (the labelled team
+Namespaces first), which depend on their engine's chart, and the
 gang-admission controller (after the charts, so its webhooks never gate the
 engines' own objects). Outputs a
 small summary (queue names, chart versions) for ``pulumi stack output``.
