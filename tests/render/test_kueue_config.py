@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
-from gpufleet.render import kueue_config
+from gpufleet.model import load_model
+from gpufleet.render import kueue_config, render_all
+from gpufleet.workloads.selectors import matches
 from tests.conftest import shared_path
 from tests.render.builders import fleet, pool, quota, team
+
+STACKS = Path(__file__).resolve().parents[2] / "stacks"
 
 
 def test_wait_for_pods_ready_is_written_out_with_go_durations():
@@ -80,3 +86,17 @@ def test_the_chart_values_hold_the_whole_config_as_a_yaml_string():
     values = kueue_config.render_kueue_values(f)
     assert list(values) == ["managerConfig"]
     assert yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"]) == kueue_config.render_manager_config(f)
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_the_managed_selector_exempts_what_kueues_config_validation_prohibits_and_every_volcano_namespace(stack):
+    """Kueue v0.19.2 ``pkg/config/validation.go`` (``validateManagedJobsNamespaceSelector``) rejects a
+    selector matching ``kube-system`` or Kueue's own namespace, each given as ``{kubernetes.io/metadata.name: <ns>}``."""
+    model = load_model(STACKS / f"{stack}.fleet.yaml")
+    selector = kueue_config.render_manager_config(model)["managedJobsNamespaceSelector"]
+    for ns in ("kube-system", model.engines.kueue.namespace):
+        assert not matches(selector, {"kubernetes.io/metadata.name": ns})
+    for obj in render_all(model).objects:
+        if obj.manifest["kind"] == "Namespace":
+            labels = {**obj.manifest["metadata"]["labels"], "kubernetes.io/metadata.name": obj.manifest["metadata"]["name"]}
+            assert matches(selector, labels) == (labels["gpufleet.dev/quota-system"] == "kueue"), obj.key
