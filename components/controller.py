@@ -60,6 +60,7 @@ class GangAdmissionController(pulumi.ComponentResource):
             self.resources["secret-tls"] = create_manifest(f"{name}-secret-tls", secret, after_ns)
         for key, manifest in manifests.items():
             deps = [namespace, *self.resources.values()] if key in render.NEEDS_SECRET_AND_CONFIG else [namespace]
+            deps += [self.resources[k] for k in render.WAITS_FOR.get(key, ())]
             options = pulumi.ResourceOptions(parent=self, depends_on=deps)
             self.resources[key] = create_manifest(f"{name}-{key}", manifest, options)
         self.resources["namespace"] = namespace

@@ -7,7 +7,7 @@ serve before any object that depends on the chart is created.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -17,11 +17,18 @@ from gpufleet.model.fleet import KueueEngine, VolcanoEngine
 
 
 def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngine | VolcanoEngine | CoschedulingEngine, chart: str,
-                  values: Mapping[str, Any], repository: str | None = None) -> tuple[k8s.core.v1.Namespace, k8s.helm.v4.Chart]:
-    """Create the engine's namespace and its chart (children of ``owner``); return both."""
+                  values: Mapping[str, Any], repository: str | None = None,
+                  prepare: Callable[[k8s.core.v1.Namespace], Sequence[pulumi.Resource]] | None = None,
+                  ) -> tuple[k8s.core.v1.Namespace, k8s.helm.v4.Chart]:
+    """Create the engine's namespace and its chart (children of ``owner``); return both.
+
+    ``prepare(namespace)`` creates what the chart's workloads mount but the chart only
+    makes in a Helm hook (Chart v4 runs none); the chart depends on what it returns.
+    """
     namespace = k8s.core.v1.Namespace(
         f"{name}-namespace", metadata={"name": engine.namespace}, opts=pulumi.ResourceOptions(parent=owner),
     )
+    before = list(prepare(namespace)) if prepare else []
     release = k8s.helm.v4.Chart(
         name,
         chart=chart,
@@ -30,6 +37,6 @@ def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngin
         namespace=engine.namespace,
         repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
         values=dict(values),
-        opts=pulumi.ResourceOptions(parent=owner, depends_on=[namespace]),
+        opts=pulumi.ResourceOptions(parent=owner, depends_on=[namespace, *before]),
     )
     return namespace, release

@@ -2,7 +2,9 @@
 
 Built by ``__main__.py`` (one per stack). Calls ``gpufleet.render.render_all``
 once, then creates the Kueue chart, the Volcano chart (when the model enables
-Volcano), the scheduler-plugins chart (when a pool has ``system: coscheduling``) and the quota objects, which depend on their engine's chart, and the
+Volcano; with its admission Secret first), the scheduler-plugins chart (when a pool has
+``system: coscheduling``) and the quota objects (the labelled team Namespaces first),
+which depend on their engine's chart, and the
 gang-admission controller (after the charts, so its webhooks never gate the
 engines' own objects), and the gang alerts when the stack says prometheus-operator
 is present (:mod:`components.observability`). Outputs a
@@ -69,7 +71,7 @@ class GpuFleet(pulumi.ComponentResource):
         self.volcano = None
         versions = {"kueue": fleet.engines.kueue.chart_version}
         if rendered.volcano_values is not None:
-            self.volcano = Volcano("volcano", VolcanoArgs(fleet.engines.volcano, rendered.volcano_values), child)
+            self.volcano = Volcano("volcano", VolcanoArgs(fleet, rendered.volcano_values, args.controller.cert_manager), child)
             charts["volcano"] = self.volcano.chart
             versions["volcano"] = fleet.engines.volcano.chart_version
         self.coscheduling = None

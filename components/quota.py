@@ -9,9 +9,11 @@ becomes a custom resource (Kueue and Volcano kinds) or a typed
   deleted last;
 - ``replace_on_changes`` (with ``delete_before_replace``: names are fixed) for the
   fields the API server never changes in place (``gpufleet.render.immutable``);
-- ``protect`` from the renderer: quota objects that may hold admitted work
-  (teams ``active`` or ``draining``) cannot be deleted by a rename or removal;
-  see docs/retiring-a-team.md.
+- ``protect`` from the renderer: quota objects and team namespaces that may hold
+  admitted work (teams ``active`` or ``draining``) cannot be deleted by a rename or
+  removal; see docs/retiring-a-team.md;
+- ``retain_on_delete`` for team namespaces: removing a retired team from the model
+  releases its namespace from the stack without deleting what runs in it.
 """
 
 from __future__ import annotations
@@ -48,7 +50,11 @@ def _priority_class(key: str, manifest: Mapping[str, Any], opts: pulumi.Resource
     )
 
 
-CORE_KINDS = {("scheduling.k8s.io/v1", "PriorityClass"): _priority_class}
+def _namespace(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    return k8s.core.v1.Namespace(key, metadata=manifest["metadata"], opts=opts)
+
+
+CORE_KINDS = {("scheduling.k8s.io/v1", "PriorityClass"): _priority_class, ("v1", "Namespace"): _namespace}
 
 
 class FleetQuota(pulumi.ComponentResource):
@@ -64,7 +70,8 @@ class FleetQuota(pulumi.ComponentResource):
             depends = [self._chart_for(obj, args.charts)] + [self._created(obj, key) for key in edges[obj.key]]
             immutable = replace_paths(obj.manifest)
             options = pulumi.ResourceOptions(parent=self, depends_on=[d for d in depends if d is not None], protect=obj.protect,
-                                             replace_on_changes=immutable or None, delete_before_replace=bool(immutable) or None)
+                                             replace_on_changes=immutable or None, delete_before_replace=bool(immutable) or None,
+                                             retain_on_delete=obj.retain or None)
             self.resources[obj.key] = self._create(obj, options)
         self.register_outputs({"objectCount": len(self.resources)})
 

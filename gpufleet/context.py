@@ -16,6 +16,7 @@ JSON shape (``version`` 1)::
      "teams": [{"name": "research", "namespaces": ["research"],
                 "localQueue": "research" | null,      # Kueue LocalQueue in each namespace
                 "volcanoQueue": "research" | null,    # Volcano leaf queue
+                "volcanoNamespaces": ["research-vc"], # the namespaces Volcano owns (optional)
                 "pools": ["h100"]}],
      "pools": [{"name": "h100", "system": "kueue" | "volcano", "nodeCount": 1250,
                 "gpuResource": "nvidia.com/gpu",
@@ -29,7 +30,7 @@ JSON shape (``version`` 1)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Mapping
 
@@ -47,6 +48,16 @@ class TeamContext:
     local_queue: str | None
     volcano_queue: str | None
     pools: tuple[str, ...]
+    volcano_namespaces: tuple[str, ...] = ()
+    """The team's namespaces owned by Volcano (docs/architecture.md, "Who owns a namespace")."""
+
+    def in_namespace(self, namespace: str) -> "TeamContext":
+        """The team as seen from one of its namespaces: only the owning engine's queue is kept."""
+        if not self.volcano_namespaces:
+            return self
+        if namespace in self.volcano_namespaces:
+            return replace(self, local_queue=None)
+        return replace(self, volcano_queue=None)
 
 
 @dataclass(frozen=True)
@@ -95,7 +106,7 @@ class FleetContext:
     def __post_init__(self) -> None:
         for team in self.teams:
             for ns in team.namespaces:
-                self._by_namespace.setdefault(ns, team)
+                self._by_namespace.setdefault(ns, team.in_namespace(ns))
 
     def team_for_namespace(self, namespace: str | None) -> TeamContext | None:
         return self._by_namespace.get(namespace or "")
@@ -109,7 +120,8 @@ class FleetContext:
 
     def local_queues(self) -> set[tuple[str, str]]:
         """(namespace, LocalQueue name) pairs the model declares."""
-        return {(ns, t.local_queue) for t in self.teams if t.local_queue for ns in t.namespaces}
+        return {(ns, t.local_queue) for t in self.teams if t.local_queue for ns in t.namespaces
+                if ns not in t.volcano_namespaces}
 
     def volcano_queues(self) -> set[str]:
         return {t.volcano_queue for t in self.teams if t.volcano_queue}
@@ -122,7 +134,7 @@ class FleetContext:
             TeamContext(
                 name=t["name"], namespaces=tuple(t.get("namespaces", ())),
                 local_queue=t.get("localQueue"), volcano_queue=t.get("volcanoQueue"),
-                pools=tuple(t.get("pools", ())),
+                pools=tuple(t.get("pools", ())), volcano_namespaces=tuple(t.get("volcanoNamespaces", ())),
             )
             for t in data.get("teams", ())
         )

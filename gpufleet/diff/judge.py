@@ -162,7 +162,7 @@ class Cluster:
             return Verdict("blocked", f"the API server accepts the delete, but Kueue's finalizer kueue.x-k8s.io/resource-in-use keeps "
                                       f"the {old['kind']} while {holders} name it ({shown}): the delete never completes and "
                                       "Pulumi waits until it times out", NEW_POOL_FIX)
-        done = f"deleted, to be created again (delete-before-replace: {step.why})" if step.replaced else "deleted"
+        done = f"deleted, to be created again (delete-before-replace: {step.why})" if step.replaced else (step.why or "deleted")
         return Verdict("ok", done)
 
     @staticmethod

@@ -86,6 +86,9 @@ def changed_fields(old: Any, new: Any, path: str = "") -> list[str]:
     return [] if old == new else [path or "(root)"]
 
 
+RETAINED = "released from the stack, not deleted (retainOnDelete): it stays in the cluster with what runs in it"
+
+
 def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) -> list[Step]:
     """Every step from ``base`` to ``new``, in the order ``pulumi up`` applies them."""
     base_by = {o.key: o for o in base}
@@ -109,5 +112,6 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
             steps.append(Step("update", key, before.manifest, after.manifest, before.protect, fields))
     # only the order among the removed objects matters, so only they are sorted
     gone = list(reversed(topological((o.key, o.manifest) for o in base_by.values() if o.key not in new_by)))
-    steps += [Step("delete", k, base_by[k].manifest, None, base_by[k].protect) for k in gone]
+    steps += [Step("delete", k, base_by[k].manifest, None, base_by[k].protect, why=RETAINED if base_by[k].retain else "")
+              for k in gone]
     return steps

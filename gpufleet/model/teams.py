@@ -68,6 +68,9 @@ class Team(Base):
     """LocalQueue name in each namespace; defaults to the team name."""
     volcano_reclaimable: bool = True
     """Whether other queues may reclaim resources this team borrowed on Volcano pools."""
+    volcano_namespaces: list[Name] = Field(default_factory=list)
+    """Which of ``namespaces`` run the team's Volcano gangs (Kueue never manages them); the others are Kueue's.
+    Required when the team has quota on both Kueue and Volcano pools; unset for a Volcano-only team = all of them."""
 
     @property
     def local_queue_name(self) -> str:

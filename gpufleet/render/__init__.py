@@ -17,6 +17,8 @@ from gpufleet.render import kueue, tree
 from gpufleet.render.context import render_context
 from gpufleet.render.coscheduling import render_coscheduling_values
 from gpufleet.render.kueue_config import render_kueue_values
+from gpufleet.render.meta import TEAM_LABEL
+from gpufleet.render.namespaces import render_namespaces
 from gpufleet.render.priority import render_priority_classes
 from gpufleet.render.volcano import render_volcano_queues, render_volcano_values
 
@@ -32,12 +34,14 @@ class RenderedObject:
     """Which chart must be installed first: ``kueue``, ``volcano`` or ``core``."""
     protect: bool
     """True for quota objects that may hold admitted work (teams not retired, cohorts with such teams)."""
+    retain: bool = False
+    """Leave the object in the cluster when it leaves the stack (team namespaces: they hold the team's workloads)."""
 
 
 @dataclass(frozen=True)
 class Rendered:
     objects: tuple[RenderedObject, ...]
-    """In apply order: PriorityClasses, WorkloadPriorityClasses, Topologies, ResourceFlavors,
+    """In apply order: team Namespaces, PriorityClasses, WorkloadPriorityClasses, Topologies, ResourceFlavors,
     Cohorts (parents first), ClusterQueues, LocalQueues, Volcano Queues (parents first)."""
     kueue_values: dict
     volcano_values: dict | None
@@ -55,7 +59,9 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
     def plain(prefix: str, engine: str, manifests: list[dict]) -> list[RenderedObject]:
         return [RenderedObject(f"{prefix}-{m['metadata']['name']}", m, engine, False) for m in manifests]
 
-    out = plain("priorityclass", "core", render_priority_classes(fleet))
+    out = [RenderedObject(f"namespace-{m['metadata']['name']}", m, "core", m["metadata"]["labels"][TEAM_LABEL] in live_teams,
+                          retain=True) for m in render_namespaces(fleet)]
+    out += plain("priorityclass", "core", render_priority_classes(fleet))
     out += plain("workloadpriorityclass", "kueue", kueue.render_workload_priority_classes(fleet))
     out += plain("topology", "kueue", kueue.render_topologies(fleet))
     out += plain("resourceflavor", "kueue", kueue.render_resource_flavors(fleet))

@@ -12,6 +12,7 @@ from typing import Any
 from gpufleet.context import CONTEXT_VERSION, GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
+from gpufleet.model.ownership import volcano_namespaces
 from gpufleet.model.teams import Team
 from gpufleet.render import resources, tree
 
@@ -26,6 +27,7 @@ def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
         "namespaces": list(team.namespaces),
         "localQueue": team.local_queue_name if kueue else None,
         "volcanoQueue": team.name if volcano else None,
+        "volcanoNamespaces": volcano_namespaces(fleet, team),
         "pools": [p.name for p in fleet.pools if p.name in team.quota],
     }
 

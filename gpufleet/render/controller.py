@@ -105,6 +105,14 @@ def render_controller(fleet: Fleet, settings: ControllerSettings) -> dict[str, d
 # Manifests whose pods read the TLS Secret and the context ConfigMap: created after them.
 NEEDS_SECRET_AND_CONFIG = frozenset({"deployment"})
 
+# Fail-closed webhook configurations are registered only once their backend serves:
+# the Deployment (awaited until its rollout is ready) and the Service. Pulumi then
+# also deletes them first on destroy, before the backend goes away.
+WAITS_FOR: dict[str, tuple[str, ...]] = {
+    "validatingwebhookconfiguration": ("deployment", "service"),
+    "mutatingwebhookconfiguration": ("deployment", "service"),
+}
+
 
 def tls_secret(fleet: Fleet, data: dict[str, Any]) -> dict[str, Any]:
     """The serving certificate Secret; ``data`` holds PEM strings (tls.crt, tls.key, ca.crt) as ``stringData``."""

@@ -1,9 +1,11 @@
 """The Validating and Mutating webhook configurations of the controller.
 
 Fail closed (``failurePolicy: Fail``), 3 s timeout, no side effects, v1 reviews
-only, ``matchPolicy: Equivalent``, never reinvoked. The namespaceSelector skips
-kube-system, the controller's own namespace, the Kueue and Volcano namespaces and
-any namespace labelled ``<optOutLabel>: disabled``. Pods are only sent when they
+only, ``matchPolicy: Equivalent``, never reinvoked. The namespaceSelector matches
+only this fleet's team namespaces, by the labels the stack puts on them
+(``gpufleet.dev/fleet``, ``gpufleet.dev/team``; ``gpufleet.render.namespaces``), and
+still skips kube-system, the controller's, Kueue's and Volcano's namespaces and any
+namespace labelled ``<optOutLabel>: disabled``. Pods are only sent when they
 belong to a Kueue pod group (matchConditions), and batch Jobs owned by a JobSet are
 skipped (the JobSet itself is checked). Called by ``gpufleet.render.controller``.
 """
@@ -14,6 +16,7 @@ from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import NAME, ControllerSettings, meta
+from gpufleet.render.namespaces import team_selector_expressions
 
 # (apiGroup, versions, resource) of every workload kind the rule engine reads.
 WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -28,9 +31,20 @@ WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 # Mutation fills in defaults at creation only: Volcano and Kueue reject most spec
-# changes on UPDATE, so a patch there would turn into their denial. Validation also
-# sees UPDATEs (the webhook then denies only violations the update introduces).
+# changes on UPDATE, so a patch there would turn into their denial.
 OPERATIONS = {"validate": ["CREATE", "UPDATE"], "mutate": ["CREATE"]}
+
+# Validation sees UPDATE only where no engine writes the object with a full update,
+# so the fail-closed webhook is never in the path of an engine's own writes:
+# - batch/v1 Jobs, JobSets, PyTorchJobs, MPIJobs, TrainJobs: Kueue suspends and
+#   resumes them (spec.suspend, node selectors of the admitted flavor) by UPDATE;
+# - Volcano and scheduler-plugins PodGroups: the Volcano scheduler writes PodGroup
+#   status with full updates (the v1beta1 CRD has no status subresource);
+# - Pods: Kueue removes its scheduling gate by UPDATE.
+# A Volcano Job's controller writes status through the status subresource (the CRD
+# has one), which a rule on ``jobs`` never matches, so user edits of vcjobs
+# (scaling, minAvailable) are still validated.
+UPDATE_VALIDATED = frozenset({("batch.volcano.sh", "jobs")})
 
 SKIP_JOBSET_CHILDREN = {
     "name": "not-a-jobset-child",
@@ -49,15 +63,22 @@ def _namespace_selector(fleet: Fleet) -> dict[str, Any]:
         own.add(fleet.engines.coscheduling.namespace)
     excluded = sorted(own)
     return {"matchExpressions": [
+        *team_selector_expressions(fleet),
         {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": excluded},
         {"key": fleet.controller.opt_out_label, "operator": "NotIn", "values": ["disabled"]},
     ]}
 
 
-def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], operations: list[str]) -> list[dict[str, Any]]:
+def operations(kind: str, group: str, resource: str) -> list[str]:
+    """The operations a webhook of ``kind`` (validate, mutate) intercepts for one resource."""
+    wanted = OPERATIONS[kind]
+    return wanted if (group, resource) in UPDATE_VALIDATED else [op for op in wanted if op != "UPDATE"]
+
+
+def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], kind: str) -> list[dict[str, Any]]:
     return [
         {"apiGroups": [group], "apiVersions": list(versions), "resources": [resource],
-         "operations": operations, "scope": "Namespaced"}
+         "operations": operations(kind, group, resource), "scope": "Namespaced"}
         for group, versions, resource in resources
     ]
 
@@ -70,7 +91,7 @@ def _webhook(fleet: Fleet, settings: ControllerSettings, kind: str, suffix: str,
     hook: dict[str, Any] = {
         "name": f"{suffix}.{kind}.gpufleet.dev",
         "clientConfig": client,
-        "rules": _rules(resources, OPERATIONS[kind]),
+        "rules": _rules(resources, kind),
         "failurePolicy": "Fail",
         "matchPolicy": "Equivalent",
         "sideEffects": "None",

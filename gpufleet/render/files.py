@@ -60,7 +60,7 @@ def dump(obj: dict[str, Any]) -> str:
     return yaml.dump(obj, Dumper=_FileDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
 
 
-_STAGES = {"PriorityClass": 1, "WorkloadPriorityClass": 2, "Topology": 3, "ResourceFlavor": 4,
+_STAGES = {"Namespace": 0, "PriorityClass": 1, "WorkloadPriorityClass": 2, "Topology": 3, "ResourceFlavor": 4,
            "Cohort": 5, "ClusterQueue": 6, "LocalQueue": 7, "Queue": 8}
 
 
@@ -130,7 +130,7 @@ def render_files(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
         files[f"090-configmap-{CONTEXT_CONFIG_MAP}.yaml"] = dump(context)
     files[f"{CONTEXT_DIR}/{CONTEXT_KEY}"] = context_json(rendered.context)
     files.update(monitoring_files(fleet))
-    return files
+    return dict(sorted(files.items()))  # the stage prefixes make name order the apply order
 
 
 def rule_file_text(fleet: Fleet) -> str:

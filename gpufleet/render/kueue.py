@@ -14,6 +14,7 @@ from typing import Any
 
 from gpufleet import quantity
 from gpufleet.model.fleet import Fleet
+from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
 from gpufleet.model.teams import Team
@@ -140,7 +141,7 @@ def render_cluster_queue(fleet: Fleet, team: Team, covered: list[str]) -> dict[s
     spec: dict[str, Any] = {}
     if team.cohort:
         spec["cohortName"] = team.cohort
-    spec["namespaceSelector"] = namespace_selector(team.namespaces)
+    spec["namespaceSelector"] = namespace_selector(kueue_namespaces(fleet, team))
     spec["queueingStrategy"] = team.queueing_strategy
     spec["resourceGroups"] = resource_groups(fleet, tree.system_quota(fleet, team, "kueue"), covered, limits=team.cohort is not None)
     spec["preemption"] = _preemption(team)
@@ -159,7 +160,7 @@ def render_local_queues(fleet: Fleet) -> list[dict[str, Any]]:
     return [
         manifest(KUEUE_API, "LocalQueue", metadata(fleet, team.local_queue_name, namespace=ns, team=team.name),
                  spec={"clusterQueue": team.name, "stopPolicy": stop_policy(team)})
-        for team in kueue_teams(fleet) for ns in team.namespaces
+        for team in kueue_teams(fleet) for ns in kueue_namespaces(fleet, team)
     ]
 
 

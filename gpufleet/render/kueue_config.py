@@ -5,9 +5,11 @@ configuration, so it is rendered in full: the upstream sample's server settings
 (``config/components/manager/controller_manager_config.yaml`` at v0.19.2) plus the
 gang settings from the model, with ``waitForPodsReady`` written out explicitly (v0.19
 turns it on with a 30m default when the block is absent) and
-``managedJobsNamespaceSelector`` listing exactly the Kueue teams' namespaces (which
-excludes ``kube-system`` and Kueue's own namespace, as the pod integration requires;
-the chart copies it to the webhooks). Called by :func:`gpufleet.render.render_all`,
+``managedJobsNamespaceSelector`` selecting the namespaces the stack labels
+``gpufleet.dev/quota-system: kueue`` for this fleet AND listed as a Kueue team
+namespace by name (so never a Volcano namespace, ``kube-system`` or Kueue's own
+namespace, as the pod integration requires; the chart copies it to the job and pod
+webhooks, which are then never called in Volcano namespaces). Called by :func:`gpufleet.render.render_all`,
 the CLI's ``render`` command and the Pulumi Kueue component.
 """
 
@@ -19,8 +21,10 @@ from typing import Any
 from gpufleet import yamlio
 from gpufleet.model.base import format_duration
 from gpufleet.model.fleet import Fleet
+from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue import kueue_teams, namespace_selector
 from gpufleet.render.meta import KUEUE_CONFIG_API
+from gpufleet.render.namespaces import kueue_selector
 
 CONFIG_KEY = "controller_manager_config.yaml"
 
@@ -56,7 +60,13 @@ def _wait_for_pods_ready(fleet: Fleet) -> dict[str, Any]:
 
 
 def managed_namespaces(fleet: Fleet) -> list[str]:
-    return sorted({ns for team in kueue_teams(fleet) for ns in team.namespaces})
+    return sorted({ns for team in kueue_teams(fleet) for ns in kueue_namespaces(fleet, team)})
+
+
+def managed_jobs_namespace_selector(fleet: Fleet) -> dict[str, Any]:
+    """Kueue namespaces by the stack's labels and by name (see docs/architecture.md, "Who owns a namespace")."""
+    by_name = namespace_selector(managed_namespaces(fleet))
+    return {"matchLabels": dict(kueue_selector(fleet)["matchLabels"]), **by_name}
 
 
 def render_manager_config(fleet: Fleet) -> dict[str, Any]:
@@ -66,7 +76,7 @@ def render_manager_config(fleet: Fleet) -> dict[str, Any]:
     config.update(copy.deepcopy(_SERVER))
     config["waitForPodsReady"] = _wait_for_pods_ready(fleet)
     config["manageJobsWithoutQueueName"] = admission.manage_jobs_without_queue_name
-    config["managedJobsNamespaceSelector"] = namespace_selector(managed_namespaces(fleet))
+    config["managedJobsNamespaceSelector"] = managed_jobs_namespace_selector(fleet)
     config["integrations"] = {"frameworks": list(admission.frameworks)}
     if admission.fair_sharing is not None:
         config["fairSharing"] = {"preemptionStrategies": list(admission.fair_sharing.preemption_strategies)}

@@ -9,6 +9,8 @@ ResourceFlavor to its Topology, a Volcano queue to its parent queue. The Volcano
 webhook rejects a queue whose parent does not exist yet and refuses to delete a
 queue that still has children, so the component turns these references into
 ``depends_on`` edges: Pulumi then creates parents first and deletes children first.
+Every namespaced object (a LocalQueue) also refers to its Namespace, which the stack
+renders for each team namespace (``gpufleet.render.namespaces``).
 
 Plain dicts in, plain dicts out; references to objects that are not rendered
 (``root``, a cohort name no Cohort object carries) are ignored.
@@ -41,11 +43,16 @@ _REFERENCES: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[Ref]]] = {
 }
 
 
+def _namespace_ref(manifest: Mapping[str, Any]) -> list[Ref]:
+    namespace = (manifest.get("metadata") or {}).get("namespace")
+    return [("Namespace", namespace)] if namespace else []
+
+
 def references(manifest: Mapping[str, Any]) -> list[Ref]:
-    """The (kind, name) pairs a manifest refers to and that must exist before it."""
+    """The (kind, name) pairs a manifest refers to and that must exist before it (its namespace first)."""
     group = str(manifest.get("apiVersion", "")).split("/")[0]
     finder = _REFERENCES.get((group, manifest.get("kind", "")))
-    return finder(manifest.get("spec") or {}) if finder else []
+    return _namespace_ref(manifest) + (finder(manifest.get("spec") or {}) if finder else [])
 
 
 def _ref_of(manifest: Mapping[str, Any]) -> Ref:

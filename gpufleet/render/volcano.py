@@ -20,6 +20,10 @@ subtree's quota changes is instead a NEW queue, created with the new sums before
 (its ``parent`` changes: checked against the new parent, which already fits every
 child's new value) and the old parent, empty, is deleted last. See docs/diff.md. The scheduler
 conf loads ``capacity`` or ``proportion`` (never both) to read exactly these fields.
+Every queue carries ``affinity.nodeGroupAffinity`` (required) listing the Volcano
+pools' ``volcano.sh/nodegroup-name`` values, and the conf loads the ``nodegroup``
+plugin (strict by default, volcano v1.15.1 ``pkg/scheduler/plugins/nodegroup``:
+nodes without the label are unfit), so Volcano gangs land only on Volcano pools.
 Called by :func:`gpufleet.render.render_all` and the Pulumi Volcano component.
 """
 
@@ -31,6 +35,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from gpufleet import yamlio
+from gpufleet.model.checks.ownership import NODEGROUP_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Cohort, Team
 from gpufleet.render import resources, tree
@@ -101,6 +106,9 @@ def _queue(fleet: Fleet, name: str, parent: str, w: Decimal, reclaimable: bool,
         spec["capability"] = _resource_list(capability)
     if guarantee:
         spec["guarantee"] = {"resource": _resource_list(guarantee)}
+    groups = node_groups(fleet)
+    if groups:
+        spec["affinity"] = {"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": groups}}
     return manifest(VOLCANO_API, "Queue", metadata(fleet, name, team=team), spec=spec)
 
 
@@ -112,6 +120,11 @@ def parent_queue_name(cohort: str, signature: Any) -> str:
     """``<cohort>-<8 hex>``: a digest of the subtree's quota, so any quota change below makes a new parent queue."""
     digest = hashlib.sha256(json.dumps(signature, sort_keys=True).encode()).hexdigest()[:8]
     return f"{cohort}-{digest}"
+
+
+def node_groups(fleet: Fleet) -> list[str]:
+    """The ``volcano.sh/nodegroup-name`` values of the Volcano pools: every queue is pinned to them."""
+    return sorted({p.node_labels[NODEGROUP_LABEL] for p in fleet.pools_of("volcano") if NODEGROUP_LABEL in p.node_labels})
 
 
 def volcano_teams(fleet: Fleet) -> list[Team]:
@@ -187,7 +200,7 @@ def render_scheduler_conf(fleet: Fleet) -> dict[str, Any]:
             {"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
             {"plugins": [
                 {"name": "overcommit", "arguments": {"overcommit-factor": float(settings.overcommit_factor)}},
-                {"name": "drf"}, {"name": "predicates"}, share, {"name": "nodeorder"}, {"name": "binpack"},
+                {"name": "drf"}, {"name": "predicates"}, share, {"name": "nodegroup"}, {"name": "nodeorder"}, {"name": "binpack"},
             ]},
         ],
     }

@@ -14,8 +14,10 @@ from gpufleet.model import Fleet, parse_model
 
 
 def team(name: str, **fields: Any) -> dict[str, Any]:
-    base = {"name": name, "namespaces": [name], "cohort": "dev",
+    base = {"name": name, "namespaces": [name, f"{name}-vc"], "volcanoNamespaces": [f"{name}-vc"], "cohort": "dev",
             "quota": {"l4": {"nominal": 8, "borrowingLimit": 8}, "t4": {"nominal": 4}}}
+    if "t4" not in fields.get("quota", base["quota"]) and "volcanoNamespaces" not in fields:
+        base.update(namespaces=[name], volcanoNamespaces=[])  # no Volcano quota: no Volcano namespace
     return {**base, **fields}
 
 
@@ -29,10 +31,10 @@ def fleet_data(**sections: Any) -> dict[str, Any]:
              "nodeLabels": {"gpufleet.dev/pool": "l4"}, "coldStartBudget": "6m"},
             {"name": "t4", "system": "volcano", "nodeCount": 2,
              "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
-             "nodeLabels": {"gpufleet.dev/pool": "t4"}},
+             "nodeLabels": {"gpufleet.dev/pool": "t4", "volcano.sh/nodegroup-name": "t4"}},
         ],
         "cohorts": [{"name": "dev"}],
-        "teams": [team("alpha"), team("beta", namespaces=["beta", "beta-sandbox"])],
+        "teams": [team("alpha"), team("beta", namespaces=["beta", "beta-sandbox", "beta-vc"])],
         "priorityClasses": [{"name": "gang-standard", "value": 1000, "description": "gangs"}],
     }
     data.update(copy.deepcopy(sections))
@@ -50,6 +52,7 @@ def kueue_only(**sections: Any) -> Fleet:
     data["engines"]["volcano"]["enabled"] = False
     for t in data["teams"]:
         t["quota"] = {k: v for k, v in t["quota"].items() if k == "l4"}
+        t["namespaces"] = [ns for ns in t["namespaces"] if ns not in t.pop("volcanoNamespaces", [])]
     return parse_model(data, "unit.fleet.yaml")
 
 

@@ -24,7 +24,7 @@ def graph(monitor, objects):
     """{key: keys it depends on} as registered by the program (chart edges left out)."""
     def build():
         FleetQuota("quota", FleetQuotaArgs(tuple(objects), {"kueue": chart("kueue"), "volcano": chart("volcano")}))
-    registered = [r for r in run_program(monitor, build) if r.custom and r.type.startswith(("kubernetes:kueue", "kubernetes:scheduling"))]
+    registered = [r for r in run_program(monitor, build) if r.custom and r.type.startswith(("kubernetes:kueue", "kubernetes:scheduling", "kubernetes:core/v1:Namespace"))]
     by_urn = {r.urn: r.name for r in registered}
     return {r.name: [by_urn[d] for d in r.dependencies if d in by_urn] for r in registered}, {r.name: r for r in registered}
 
@@ -86,7 +86,7 @@ def test_every_object_is_registered_with_the_immutable_paths_the_diff_replaces_o
                                         "nodeLabels": {"gpufleet.dev/pool": "l4"}, "coldStartBudget": "6m"},
                                        {"name": "t4", "system": "volcano", "nodeCount": 2,
                                         "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
-                                        "nodeLabels": {"gpufleet.dev/pool": "t4"}}])).objects
+                                        "nodeLabels": {"gpufleet.dev/pool": "t4", "volcano.sh/nodegroup-name": "t4"}}])).objects
     _, registered = graph(monitor, objects)
     kinds = set()
     for obj in objects:

@@ -7,6 +7,7 @@ import yaml
 
 from components.kueue import KUEUE_CHART, Kueue, KueueArgs
 from gpufleet.model.base import format_duration
+from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue_config import render_kueue_values
 from tests.components.builders import fleet, one
 from tests.components.mocking import run_program
@@ -70,5 +71,6 @@ def test_the_managed_namespace_selector_lists_exactly_the_teams_namespaces(monit
     config = manager_config(one(install(monitor, model), "kubernetes:helm.sh/v4:Chart"))
     selector = config["managedJobsNamespaceSelector"]
     listed = {v for expr in selector["matchExpressions"] for v in expr.get("values", [])}
-    assert listed == {ns for team in model.teams for ns in team.namespaces}
+    assert listed == {ns for team in model.teams for ns in kueue_namespaces(model, team)}
+    assert selector["matchLabels"] == {"gpufleet.dev/fleet": model.name, "gpufleet.dev/quota-system": "kueue"}
     assert not listed & {"kube-system", model.engines.kueue.namespace}

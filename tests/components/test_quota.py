@@ -32,7 +32,8 @@ def test_every_rendered_object_becomes_one_child_of_the_component_with_its_key_a
     component = one(registered, "gpufleet:quota:FleetQuota")
     for obj in rendered.objects:
         resource = by_name[obj.key]
-        assert resource.type == f"kubernetes:{obj.manifest['apiVersion']}:{obj.manifest['kind']}"
+        api_version = obj.manifest["apiVersion"]
+        assert resource.type == f"kubernetes:{'core/v1' if api_version == 'v1' else api_version}:{obj.manifest['kind']}"
         assert resource.parent == component.urn
 
 
@@ -76,7 +77,8 @@ def test_a_child_object_depends_on_its_parent_so_parents_are_created_first(monit
 
 
 def test_live_quota_objects_are_protected_and_a_retired_teams_are_not(monitor):
-    model = fleet(teams=[team("alpha"), team("beta", lifecycle="draining"), team("gamma", lifecycle="retired", quota={"l4": {"nominal": 8}})])
+    model = fleet(teams=[team("alpha"), team("beta", lifecycle="draining"), team("gamma", lifecycle="retired", quota={"l4": {"nominal": 8}},
+                                                                                     namespaces=["gamma"], volcanoNamespaces=[])])
     rendered = render_all(model)
     _, by_name = install(monitor, rendered.objects)
     assert by_name["clusterqueue-alpha"].protect and by_name["clusterqueue-beta"].protect
@@ -84,6 +86,7 @@ def test_live_quota_objects_are_protected_and_a_retired_teams_are_not(monitor):
     assert by_name["cohort-dev"].protect
     assert not by_name["clusterqueue-gamma"].protect and not by_name["localqueue-gamma-gamma"].protect
     assert not by_name["priorityclass-gang-standard"].protect
+    assert by_name["namespace-alpha"].protect and by_name["namespace-beta-vc"].protect and not by_name["namespace-gamma"].protect
 
 
 def test_protection_follows_the_renderer_for_every_object(monitor):

@@ -7,12 +7,13 @@ import yaml
 
 from components.volcano import VOLCANO_REPO, Volcano, VolcanoArgs
 from gpufleet.render.volcano import render_volcano_values
+from tests.components.test_controller import SECRET_SIG, unsecret
 from tests.components.builders import fleet, fleet_data, one, team
 from tests.components.mocking import run_program
 
 
 def install(monitor, model):
-    return run_program(monitor, lambda: Volcano("volcano", VolcanoArgs(model.engines.volcano, render_volcano_values(model))))
+    return run_program(monitor, lambda: Volcano("volcano", VolcanoArgs(model, render_volcano_values(model))))
 
 
 def scheduler_conf(chart) -> dict:
@@ -27,8 +28,34 @@ def test_the_component_has_its_token_and_parents_the_namespace_and_chart(monitor
     registered = install(monitor, fleet())
     component = one(registered, "gpufleet:volcano:Volcano")
     children = [r for r in registered if r is not component]
-    assert {r.type for r in children} == {"kubernetes:core/v1:Namespace", "kubernetes:helm.sh/v4:Chart"}
+    assert {r.type for r in children} == {"kubernetes:core/v1:Namespace", "kubernetes:helm.sh/v4:Chart", "kubernetes:core/v1:Secret",
+                                          "tls:index/privateKey:PrivateKey", "tls:index/selfSignedCert:SelfSignedCert",
+                                          "tls:index/certRequest:CertRequest", "tls:index/locallySignedCert:LocallySignedCert"}
     assert all(r.parent == component.urn for r in children)
+
+
+def test_the_admission_secret_the_chart_mounts_exists_before_the_chart(monitor):
+    registered = install(monitor, fleet())
+    secret = one(registered, "kubernetes:core/v1:Secret")
+    chart = one(registered, "kubernetes:helm.sh/v4:Chart")
+    assert secret.inputs["metadata"]["name"] == "volcano-admission-secret"
+    assert secret.inputs["metadata"]["namespace"] == "volcano-system"
+    assert SECRET_SIG in secret.inputs["stringData"], "the admission key must be stored as a Pulumi secret"
+    data = unsecret(secret.inputs["stringData"])
+    assert set(data) == {"tls.key", "tls.crt", "ca.crt"}
+    assert "volcano-admission-ca" in data["ca.crt"] and "volcano-admission-serving-cert" in data["tls.crt"]
+    assert secret.urn in chart.dependencies
+    assert one(registered, "kubernetes:core/v1:Namespace").urn in secret.dependencies
+
+
+def test_with_cert_manager_the_serving_certificate_writes_the_secret_before_the_chart(monitor):
+    model = fleet()
+    registered = run_program(monitor, lambda: Volcano("volcano", VolcanoArgs(model, render_volcano_values(model), cert_manager=True)))
+    certificates = [r for r in registered if r.type == "kubernetes:cert-manager.io/v1:Certificate"]
+    serving = next(c for c in certificates if c.inputs["spec"].get("secretName") == "volcano-admission-secret")
+    assert "volcano-admission-service.volcano-system.svc" in serving.inputs["spec"]["dnsNames"]
+    assert serving.urn in one(registered, "kubernetes:helm.sh/v4:Chart").dependencies
+    assert not [r for r in registered if r.type.startswith("tls:")]
 
 
 @pytest.mark.parametrize("volcano", [

@@ -83,14 +83,15 @@ SCENARIOS = {
     "grow a team (after growing its pool)": ((more_a100_nodes,), (more_a100_nodes, a100("research", 640)), MOVE_PARENT),
     "shrink a team": ((), (a100("research", 256),), MOVE_PARENT),
     "move quota between siblings": ((), (a100("research", 256), a100("eval", 384)), MOVE_PARENT),
-    "add a team": ((), (add_vision,), [("update", "Cohort", "ml"), ("create", "ClusterQueue", "vision"),
+    "add a team": ((), (add_vision,), [("create", "Namespace", "vision"), ("update", "Cohort", "ml"), ("create", "ClusterQueue", "vision"),
                                         ("create", "LocalQueue", "vision/vision")]),
     "drain a team": ((), (lifecycle("eval", "draining"),), [("update", "ClusterQueue", "eval"), ("update", "LocalQueue", "eval/eval")]),
     "retire a drained team": ((lifecycle("eval", "draining"),), (lifecycle("eval", "retired"),), []),
     "remove a retired team": ((lifecycle("eval", "retired"),), (remove("eval"),), [
         ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"),
         ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
-        ("delete", "LocalQueue", "eval/eval"), ("delete", "ClusterQueue", "eval")]),
+        ("delete", "LocalQueue", "eval/eval"), ("delete", "ClusterQueue", "eval"),
+        ("delete", "Namespace", "eval-vc"), ("delete", "Namespace", "eval")]),
     "change a priority value": ((), (lambda d: d["priorityClasses"][1].__setitem__("value", 2000),),
                                 [("delete", "PriorityClass", "gang-standard"), ("replace", "PriorityClass", "gang-standard"),
                                  ("update", "WorkloadPriorityClass", "gang-standard")]),
@@ -132,10 +133,17 @@ def test_a_shrink_moves_the_teams_to_a_new_parent_sized_for_the_new_sums_and_del
     assert all("spec.parent" in s["fields"] for s in diff.steps[1:4])
 
 
+def test_removing_a_retired_team_releases_its_namespaces_without_deleting_them():
+    diff = diff_fleets(model(lifecycle("eval", "retired")), model(remove("eval")), crds())
+    released = [s["reason"] for s in diff.steps if s["kind"] == "Namespace"]
+    assert len(released) == 2 and all("retainOnDelete" in r for r in released)
+
+
 def test_removing_a_live_team_is_blocked_with_the_retire_procedure_as_the_fix():
     diff = diff_fleets(model(), model(remove("eval")), crds())
     blocked = {(s["kind"], s["name"]) for s in diff.steps if s["verdict"] == "blocked"}
-    assert blocked == {("LocalQueue", "eval"), ("ClusterQueue", "eval"), ("Queue", "eval")}
+    assert blocked == {("LocalQueue", "eval"), ("ClusterQueue", "eval"), ("Queue", "eval"),
+                       ("Namespace", "eval"), ("Namespace", "eval-vc")}
     assert {s["fix"] for s in diff.steps if s["verdict"] == "blocked"} == {RETIRE_FIX}
     assert not diff.accepted
 

@@ -31,7 +31,7 @@ def _pool(name: str, system: str, nodes: int, gpus: int, cpu: int, memory: str) 
     return {
         "name": name, "system": system, "nodeCount": nodes,
         "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
-        "nodeLabels": {"gpufleet.dev/pool": name},
+        "nodeLabels": {"gpufleet.dev/pool": name, **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {})},
     }
 
 
@@ -48,14 +48,43 @@ def _default() -> dict[str, Any]:
         "pools": [h100, _pool("a100", "volcano", 2, 8, 64, "512Gi")],
         "cohorts": [{"name": "ml"}],
         "teams": [
-            {"name": "alpha", "namespaces": ["alpha"], "cohort": "ml",
+            {"name": "alpha", "namespaces": ["alpha", "alpha-vc"], "volcanoNamespaces": ["alpha-vc"], "cohort": "ml",
              "quota": {"h100": {"nominal": 16, "borrowingLimit": 8}, "a100": {"nominal": 8}}},
-            {"name": "beta", "namespaces": ["beta"], "cohort": "ml",
+            {"name": "beta", "namespaces": ["beta", "beta-vc"], "volcanoNamespaces": ["beta-vc"], "cohort": "ml",
              "quota": {"h100": {"nominal": 8, "lendingLimit": 4}, "a100": {"nominal": 4, "borrowingLimit": 4}}},
         ],
         "priorityClasses": [{"name": "gang-standard", "value": 1000}],
         "admission": {"waitForPodsReady": {"timeout": "10m"}},
     }
+
+
+DEFAULT_VOLCANO_NAMESPACES = {"alpha-vc", "beta-vc"}
+
+
+def _heal_default_volcano_namespaces(data: dict[str, Any]) -> dict[str, Any]:
+    """Keep the default teams' Volcano namespaces consistent with what a test changed.
+
+    The default teams have quota on both engines, so each owns one Volcano namespace
+    (``alpha-vc``, ``beta-vc``). A test that replaces a team's namespaces keeps it; a
+    test that takes away the team's Volcano or Kueue quota drops it. Namespaces a
+    test sets itself are never touched.
+    """
+    systems = {p.get("name"): p.get("system") for p in data.get("pools") or () if isinstance(p, dict)}
+    for team in data.get("teams") or ():
+        if not isinstance(team, dict):
+            continue
+        defaults = [ns for ns in team.get("volcanoNamespaces") or () if ns in DEFAULT_VOLCANO_NAMESPACES]
+        if not defaults:
+            continue
+        used = {systems.get(name) for name in team.get("quota") or {}}
+        if used != {"kueue", "volcano"}:
+            team["volcanoNamespaces"] = [ns for ns in team["volcanoNamespaces"] if ns not in defaults]
+            team["namespaces"] = [ns for ns in team.get("namespaces") or () if ns not in defaults] or team.get("namespaces")
+            if not team["volcanoNamespaces"]:
+                del team["volcanoNamespaces"]
+        elif isinstance(team.get("namespaces"), list):
+            team["namespaces"] += [ns for ns in defaults if ns not in team["namespaces"]]
+    return data
 
 
 class FleetBuilder:
@@ -121,7 +150,7 @@ class FleetBuilder:
         return self
 
     def build(self) -> dict[str, Any]:
-        return copy.deepcopy(self.data)
+        return _heal_default_volcano_namespaces(copy.deepcopy(self.data))
 
     def model(self) -> Fleet:
         """The parsed Fleet, without the cross-field checks."""

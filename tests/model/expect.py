@@ -24,7 +24,7 @@ def _unsupported_kueue(b: FleetBuilder) -> FleetBuilder:
 
 
 def _system_namespace(b: FleetBuilder) -> FleetBuilder:
-    return b.append("teams[0].namespaces", "kube-system")
+    return b.set("teams[0].namespaces", ["alpha", "kube-system"])
 
 
 COMPANIONS: dict[str, tuple[Edit, str]] = {

@@ -7,6 +7,8 @@ import pytest
 from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
+NODEGROUP = "volcano.sh/nodegroup-name"
+
 CASES = [
     Case("team-gpus-above-capacity", lambda f: f.set("teams[0].quota.h100.nominal", 25),
          lambda f: f.set("teams[0].quota.h100.nominal", 24), "pools[0].nodeCount", "nominal nvidia.com/gpu quota on pool 'h100' is 33"),
@@ -15,13 +17,13 @@ CASES = [
     Case("overridden-cpu-above-capacity", lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 289}),
          lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 288}), "pools[0].nodeCount", "nominal cpu quota"),
     Case("same-nodes-both-systems", lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100"}),
-         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100-volcano"}), "pools[1].nodeLabels", "claimed by both quota systems"),
+         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100-volcano", NODEGROUP: "a100"}), "pools[1].nodeLabels", "claimed by both quota systems"),
     Case("same-nodes-same-system", lambda f: f.with_pool("h100-b", nodeLabels={"gpufleet.dev/pool": "h100"}),
          lambda f: f.with_pool("h100-b"), "pools[2].nodeLabels", "counted twice"),
     Case("pool-without-labels-selects-all", lambda f: f.set("pools[1].nodeLabels", {}),
-         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100"}), "pools[1].nodeLabels", "select every node of pools[0]"),
+         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", NODEGROUP: "a100"}), "pools[1].nodeLabels", "select every node of pools[0]"),
     Case("pool-selecting-a-superset", lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100", "example.com/zone": "a"}),
-         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", "example.com/zone": "a"}),
+         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", "example.com/zone": "a", NODEGROUP: "a100"}),
          "pools[0].nodeLabels", "select every node of pools[1]"),
 ]
 

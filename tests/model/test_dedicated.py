@@ -13,7 +13,8 @@ KEY = "gpufleet.dev/dedicated"
 def dedicated(b: FleetBuilder, team: str = "secure", system: str = "kueue") -> FleetBuilder:
     """pools[2] 'vault' (2 x 8 GPUs) dedicated to teams[2] 'secure', marked and tolerated as required."""
     b = b.with_pool("vault", system, nodes=2, dedicatedTo=team,
-                    nodeLabels={"gpufleet.dev/pool": "vault", KEY: "secure"},
+                    nodeLabels={"gpufleet.dev/pool": "vault", KEY: "secure",
+                                **({"volcano.sh/nodegroup-name": "vault"} if system == "volcano" else {})},
                     taints=[{"key": KEY, "value": "secure", "effect": "NoSchedule"}],
                     tolerations=[{"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoSchedule"}] if system == "kueue" else [])
     return b.with_team("secure", quota={"vault": {"nominal": 16}})

@@ -14,7 +14,7 @@ CASES = [
     Case("volcano-1.16", lambda f: f.set("engines.volcano.chartVersion", "1.16.0-alpha.2"),
          lambda f: f.set("engines.volcano.chartVersion", "1.15.2"), "engines.volcano.chartVersion", "renders for 1.15.x"),
     Case("volcano-pool-with-volcano-off", lambda f: f.set("engines.volcano.enabled", False),
-         lambda f: f.set("engines.volcano.enabled", False).set("pools[1].system", "kueue"), "pools[1].system", "engines.volcano.enabled is false"),
+         lambda f: f.set("engines.volcano.enabled", False).set("pools[1].system", "kueue").set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100"}), "pools[1].system", "engines.volcano.enabled is false"),
 ]
 
 

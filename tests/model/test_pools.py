@@ -37,7 +37,7 @@ CASES = [
     Case("toleration-key-invalid", lambda f: f.set("pools[0].tolerations[0].key", "nvidia.com/"),
          lambda f: f.set("pools[0].tolerations[0].key", "nvidia.com/mig"), "pools[0].tolerations[0].key", "empty name part"),
     Case("nine-labels-on-a-kueue-pool", lambda f: f.set("pools[0].nodeLabels", NINE_LABELS),
-         lambda f: f.set("pools[1].nodeLabels", NINE_LABELS | {"gpufleet.dev/pool": "a100"}), "pools[0].nodeLabels", "at most 8"),
+         lambda f: f.set("pools[1].nodeLabels", NINE_LABELS | {"gpufleet.dev/pool": "a100", "volcano.sh/nodegroup-name": "a100"}), "pools[0].nodeLabels", "at most 8"),
     Case("nine-taints-on-a-kueue-pool", lambda f: f.set("pools[0].taints", [{"key": f"example.com/t{i}"} for i in range(9)]),
          lambda f: f.set("pools[0].taints", [{"key": f"example.com/t{i}"} for i in range(8)]), "pools[0].taints", "at most 8"),
     Case("nine-tolerations-on-a-kueue-pool", lambda f: f.set("pools[0].tolerations", [{"key": f"example.com/t{i}", "operator": "Exists"} for i in range(9)]),

@@ -15,7 +15,7 @@ def _no_volcano(f):
 
 CASES = [
     Case("unknown-action", lambda f: f.set("volcano.actions", [*ACTIONS, "reclaimm"]),
-         lambda f: f.set("volcano.actions", [*ACTIONS, "reclaim"]), "volcano.actions[4]", "unknown Volcano action 'reclaimm'"),
+         lambda f: f.set("volcano.actions", [*ACTIONS, "gangpreempt"]), "volcano.actions[4]", "unknown Volcano action 'reclaimm'"),
     Case("duplicate-action", lambda f: f.set("volcano.actions", [*ACTIONS, "allocate"]),
          lambda f: f.set("volcano.actions", ACTIONS), "volcano.actions[4]", "already listed at actions[1]"),
     Case("overcommit-with-volcano-pools", lambda f: f.set("volcano.overcommitFactor", 1.2),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jsonpatch
 import pytest
 
+from gpufleet.context import FleetContext, TeamContext
 from gpufleet.mutate import mutate
 from tests.mutate.builders import OTHER_NS, TEAM_NS, batch_job, fleet, pod_template, with_meta
 
@@ -114,3 +115,12 @@ def test_a_custom_queue_label_key_from_the_fleet_context_is_used():
     ctx = FleetContext.from_dict(fleet_dict() | {"queueLabel": "example.com/queue~name"})
     assert mutate(batch_job(labels={}), ctx) == [
         {"op": "add", "path": "/metadata/labels/example.com~1queue~0name", "value": "research-lq"}]
+
+
+def test_no_kueue_label_is_added_in_a_teams_volcano_namespace():
+    team = TeamContext("alpha", ("alpha", "alpha-vc"), "alpha", "alpha", ("l4", "t4"), volcano_namespaces=("alpha-vc",))
+    context = FleetContext("dev", (team,), ())
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+           "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+    assert mutate(job, context, "alpha-vc") == []
+    assert mutate(job, context, "alpha") == [{"op": "add", "path": "/metadata/labels", "value": {"kueue.x-k8s.io/queue-name": "alpha"}}]

@@ -8,12 +8,14 @@ import pulumi
 import pytest
 
 from gpufleet.model import load_model
+from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.monitoring import render_monitoring
 from tests.program.capture import REPO, capture_program, run_stack, stack_config, stack_names
 
 STACKS = stack_names()
+CORE_GROUPS = {"v1": "core/v1"}
 
 
 def test_every_stack_file_is_found():
@@ -25,11 +27,13 @@ def expected_types(stack: str) -> Counter:
     model = load_model(REPO / stack_config(stack)["gpufleet:model"])
     rendered = render_all(model)
     engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
-    counts = Counter(f"kubernetes:{o.manifest['apiVersion']}:{o.manifest['kind']}" for o in rendered.objects)
+    counts = Counter(f"kubernetes:{CORE_GROUPS.get(o.manifest['apiVersion'], o.manifest['apiVersion'])}:{o.manifest['kind']}"
+                     for o in rendered.objects)
     counts.update({"gpufleet:fleet:GpuFleet": 1, "gpufleet:kueue:Kueue": 1, "gpufleet:quota:FleetQuota": 1,
                    "kubernetes:core/v1:Namespace": engines, "kubernetes:helm.sh/v4:Chart": engines})
     if rendered.volcano_values is not None:
         counts["gpufleet:volcano:Volcano"] = 1
+        counts.update(volcano_admission_types(stack))
     if rendered.coscheduling_values is not None:
         counts["gpufleet:coscheduling:Coscheduling"] = 1
     counts.update(controller_types(stack, model))
@@ -47,9 +51,20 @@ def gang_alert_types(stack: str, model) -> Counter:
     return counts
 
 
-CORE_GROUPS = {"v1": "core/v1"}
+
 PULUMI_TLS = ("tls:index/privateKey:PrivateKey", "tls:index/privateKey:PrivateKey", "tls:index/selfSignedCert:SelfSignedCert",
               "tls:index/certRequest:CertRequest", "tls:index/locallySignedCert:LocallySignedCert", "kubernetes:core/v1:Secret")
+
+
+def _cert_manager(stack: str) -> bool:
+    return str(stack_config(stack).get("gpufleet:certManager", "false")).lower() == "true"
+
+
+def volcano_admission_types(stack: str) -> Counter:
+    """The Volcano admission Secret the chart only makes in a hook: pulumi-tls material, or cert-manager objects."""
+    if _cert_manager(stack):
+        return Counter({"kubernetes:cert-manager.io/v1:Issuer": 2, "kubernetes:cert-manager.io/v1:Certificate": 2})
+    return Counter(PULUMI_TLS)
 
 
 def controller_types(stack: str, model) -> Counter:
@@ -85,7 +100,7 @@ def test_the_stack_has_one_cluster_queue_per_kueue_team_and_one_local_queue_per_
     local = {(r["inputs"]["metadata"]["namespace"], r["inputs"]["spec"]["clusterQueue"])
              for r in registered if r["type"].endswith(":LocalQueue")}
     assert queues == {t.name for t in teams}
-    assert local == {(ns, t.name) for t in teams for ns in t.namespaces}
+    assert local == {(ns, t.name) for t in teams for ns in kueue_namespaces(model, t)}
 
 
 @pytest.mark.parametrize("stack", STACKS)

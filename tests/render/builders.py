@@ -16,7 +16,7 @@ def pool(name: str = "h100", system: str = "kueue", nodes: int = 10, gpus: int =
          memory: str = "1920Gi", **extra: Any) -> dict[str, Any]:
     out = {"name": name, "system": system, "nodeCount": nodes,
            "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
-           "nodeLabels": {"gpufleet.dev/pool": name}}
+           "nodeLabels": {"gpufleet.dev/pool": name, **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {})}}
     out.update(extra)
     return out
 
@@ -61,7 +61,21 @@ def fleet(pools: list[dict] | None = None, teams: list[dict] | None = None, coho
         "teams": teams if teams is not None else [team("research", {"h100": quota(16, 8)})],
     }
     data.update(extra)
-    return parse_model(data, "test.fleet.yaml", validate=validate)
+    return parse_model(_split_mixed_teams(data), "test.fleet.yaml", validate=validate)
+
+
+def _split_mixed_teams(data: dict[str, Any]) -> dict[str, Any]:
+    """A team with quota on both engines that names no Volcano namespace gets ``<team>-vc`` for Volcano.
+
+    The ownership rule (docs/architecture.md) requires the split; tests about
+    something else need not spell it out.
+    """
+    systems = {p["name"]: p.get("system", "kueue") for p in data["pools"]}
+    for t in data["teams"]:
+        if "volcanoNamespaces" not in t and {systems.get(name) for name in t.get("quota", {})} == {"kueue", "volcano"}:
+            t["namespaces"] = [*t["namespaces"], f"{t['name']}-vc"]
+            t["volcanoNamespaces"] = [f"{t['name']}-vc"]
+    return data
 
 
 def by_name(manifests: list[dict], name: str) -> dict:

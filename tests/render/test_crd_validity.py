@@ -14,7 +14,7 @@ from gpufleet.render.kueue import render_cluster_queues
 from tests.render.builders import cohort, fleet, pool, quota, team
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
-CORE_KINDS = {"PriorityClass"}
+CORE_KINDS = {"PriorityClass", "Namespace"}
 
 
 @lru_cache(maxsize=2)
@@ -32,7 +32,7 @@ def _fleets():
                pool("l4", allocatable={"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi", "rdma/ib": 2}),
                pool("a100", system="volcano")],
         cohorts=[cohort("org", quota={"h100": quota(8), "a100": quota(8)}), cohort("ml", parent="org", quota={"l4": quota(4, 4, 2)})],
-        teams=[team("a", {"h100": quota(16, 8, 4), "l4": quota(4), "a100": quota(8, 8, 4)}, namespaces=["a", "a-exp"]),
+        teams=[team("a", {"h100": quota(16, 8, 4), "l4": quota(4), "a100": quota(8, 8, 4)}, namespaces=["a", "a-exp"], volcanoNamespaces=["a-exp"]),
                team("b", {"h100": quota(8)}, cohort=None, stopPolicy="Hold"),
                team("c", {"a100": quota(8)}, lifecycle="draining")],
         priorityClasses=[{"name": "gang", "value": 1000, "description": "gangs"}])

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
-from gpufleet.render import kueue_config
+from gpufleet.model import load_model
+from gpufleet.render import kueue_config, render_all
+from gpufleet.workloads.selectors import matches
 from tests.conftest import shared_path
 from tests.render.builders import fleet, pool, quota, team
+
+STACKS = Path(__file__).resolve().parents[2] / "stacks"
 
 
 def test_wait_for_pods_ready_is_written_out_with_go_durations():
@@ -37,7 +43,8 @@ def test_managed_namespaces_are_exactly_the_kueue_teams_namespaces():
               teams=[team("b", {"h100": quota(8)}, namespaces=["b", "b-dev"]), team("a", {"h100": quota(8)}),
                      team("v", {"a100": quota(8)})])
     selector = kueue_config.render_manager_config(f)["managedJobsNamespaceSelector"]
-    assert selector == {"matchExpressions": [
+    assert selector == {"matchLabels": {"gpufleet.dev/fleet": "test", "gpufleet.dev/quota-system": "kueue"},
+                        "matchExpressions": [
         {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["a", "b", "b-dev"]}]}
     assert "kube-system" not in selector["matchExpressions"][0]["values"]
 
@@ -45,6 +52,7 @@ def test_managed_namespaces_are_exactly_the_kueue_teams_namespaces():
 def test_without_kueue_teams_the_managed_selector_matches_no_namespace():
     f = fleet(pools=[pool("a100", system="volcano")], teams=[team("v", {"a100": quota(8)})])
     assert kueue_config.render_manager_config(f)["managedJobsNamespaceSelector"] == {
+        "matchLabels": {"gpufleet.dev/fleet": "test", "gpufleet.dev/quota-system": "kueue"},
         "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "DoesNotExist"}]}
 
 
@@ -78,3 +86,17 @@ def test_the_chart_values_hold_the_whole_config_as_a_yaml_string():
     values = kueue_config.render_kueue_values(f)
     assert list(values) == ["managerConfig"]
     assert yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"]) == kueue_config.render_manager_config(f)
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_the_managed_selector_exempts_what_kueues_config_validation_prohibits_and_every_volcano_namespace(stack):
+    """Kueue v0.19.2 ``pkg/config/validation.go`` (``validateManagedJobsNamespaceSelector``) rejects a
+    selector matching ``kube-system`` or Kueue's own namespace, each given as ``{kubernetes.io/metadata.name: <ns>}``."""
+    model = load_model(STACKS / f"{stack}.fleet.yaml")
+    selector = kueue_config.render_manager_config(model)["managedJobsNamespaceSelector"]
+    for ns in ("kube-system", model.engines.kueue.namespace):
+        assert not matches(selector, {"kubernetes.io/metadata.name": ns})
+    for obj in render_all(model).objects:
+        if obj.manifest["kind"] == "Namespace":
+            labels = {**obj.manifest["metadata"]["labels"], "kubernetes.io/metadata.name": obj.manifest["metadata"]["name"]}
+            assert matches(selector, labels) == (labels["gpufleet.dev/quota-system"] == "kueue"), obj.key

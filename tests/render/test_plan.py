@@ -43,5 +43,5 @@ def test_teams_without_a_cohort_and_pools_without_quota_are_warned_about():
 def test_the_object_summary_counts_each_kind_including_the_configmaps():
     f = fleet(pools=[pool("h100"), pool("a100", system="volcano")],
               teams=[team("a", {"h100": quota(8), "a100": quota(8)}, namespaces=["a", "a2"])])
-    assert _plan(f).objects == {"ResourceFlavor": 1, "Cohort": 1, "ClusterQueue": 1, "LocalQueue": 2,
+    assert _plan(f).objects == {"Namespace": 3, "ResourceFlavor": 1, "Cohort": 1, "ClusterQueue": 1, "LocalQueue": 2,
                                 "Volcano Queue": 2, "ConfigMap": 3}

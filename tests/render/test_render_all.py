@@ -12,7 +12,7 @@ from gpufleet.render import render_all
 from tests.render.builders import cohort, fleet, pool, quota, team
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
-APPLY_ORDER = ["PriorityClass", "WorkloadPriorityClass", "Topology", "ResourceFlavor", "Cohort", "ClusterQueue",
+APPLY_ORDER = ["Namespace", "PriorityClass", "WorkloadPriorityClass", "Topology", "ResourceFlavor", "Cohort", "ClusterQueue",
                "LocalQueue", "Queue"]
 
 
@@ -63,7 +63,7 @@ def test_team_objects_carry_the_team_label():
 
 def test_engines_name_the_chart_each_object_needs():
     engines = {o.manifest["kind"]: o.engine for o in render_all(_mixed()).objects}
-    assert engines == {"PriorityClass": "core", "WorkloadPriorityClass": "kueue", "Topology": "kueue",
+    assert engines == {"Namespace": "core", "PriorityClass": "core", "WorkloadPriorityClass": "kueue", "Topology": "kueue",
                        "ResourceFlavor": "kueue", "Cohort": "kueue", "ClusterQueue": "kueue", "LocalQueue": "kueue",
                        "Queue": "volcano"}
 

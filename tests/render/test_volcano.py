@@ -90,7 +90,7 @@ def test_the_scheduler_conf_loads_exactly_one_queue_share_plugin(plugin):
 def test_the_scheduler_conf_keeps_gang_protection_and_a_strict_overcommit_factor():
     conf = volcano.render_scheduler_conf(_fleet([team("a", {"a100": quota(8)})]))
     assert _plugins(conf) == [["priority", "gang", "conformance"],
-                              ["overcommit", "drf", "predicates", "capacity", "nodeorder", "binpack"]]
+                              ["overcommit", "drf", "predicates", "capacity", "nodegroup", "nodeorder", "binpack"]]
     gang = conf["tiers"][0]["plugins"][1]
     assert "enablePreemptable" not in gang
     assert conf["tiers"][1]["plugins"][0]["arguments"] == {"overcommit-factor": 1.0}

@@ -14,8 +14,8 @@ from typing import Callable, Iterable
 from gpufleet.errors import Issue
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks import (
-    admission, capacity, engines, kueue_shape, limits, names, namespaces, pools, preemption,
-    priority, references, topology, volcano, volcano_queues,
+    admission, capacity, effective, engines, kueue_shape, limits, names, namespaces, pools, preemption,
+    ownership, priority, references, topology, volcano, volcano_queues,
 )
 from gpufleet.model.checks import coscheduling, dedicated
 
@@ -25,6 +25,7 @@ CHECKS: list[Check] = [
     names.check, namespaces.check, references.check, pools.check, topology.check, limits.check,
     capacity.check, kueue_shape.check, preemption.check, admission.check, volcano.check,
     volcano_queues.check, engines.check, priority.check, dedicated.check, coscheduling.check,
+    ownership.check, effective.check,
 ]
 
 
