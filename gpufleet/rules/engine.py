@@ -14,7 +14,8 @@ come from :mod:`gpufleet.rules.waivers`.
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
+import traceback
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Collection, Iterable, Mapping
 
@@ -29,8 +30,11 @@ Patterns = frozenset[str] | None
 _DEFAULT_CTX = CheckContext()
 
 
+@dataclass(frozen=True)
 class InternalError(Violation):
-    """The violation standing for a rule that raised; always reported as an error."""
+    """The violation standing for a rule that raised; always reported as an error, with the traceback."""
+
+    trace: str = ""
 
 
 def _order(finding: Finding) -> tuple[str, str, str]:
@@ -60,9 +64,10 @@ def _identity(obj: Mapping[str, Any]) -> Identity:
 
 
 def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
-    severity = Severity.ERROR if isinstance(violation, InternalError) else rule.severity
-    return Finding(code=rule.code, name=rule.name, severity=severity, path=violation.path, message=violation.message,
-                   fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2], object_name=who[3])
+    internal = isinstance(violation, InternalError)
+    return Finding(code=rule.code, name=rule.name, severity=Severity.ERROR if internal else rule.severity, path=violation.path,
+                   message=violation.message, fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2],
+                   object_name=who[3], internal=violation.trace if internal else None)  # type: ignore[attr-defined]
 
 
 def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Finding:
@@ -71,8 +76,9 @@ def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Fi
 
 
 def _crash(rule: Rule, exc: Exception) -> InternalError:
-    return InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {exc}",
-                         "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile")
+    return InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {str(exc)[:300]}",
+                         "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile",
+                         "".join(traceback.format_exception(exc))[-20000:])
 
 
 def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext) -> list[tuple[Rule, Violation]]:
@@ -120,7 +126,10 @@ class Engine:
     def rules_for(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns = None,
                   ignore: Patterns = None) -> tuple[Rule, ...]:
         """The rules that run on ``obj`` in code order."""
-        return self._for((group_of(obj), str(obj.get("kind", ""))), select, ignore, ctx.fleet is not None)
+        key = (group_of(obj), str(obj.get("kind", "")))
+        if len(key[0]) + len(key[1]) > 320:  # no real group/kind is this long: never let such a key into the cache
+            return self._select(key, select, ignore, ctx.fleet is not None)
+        return self._for(key, select, ignore, ctx.fleet is not None)
 
     def _check(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns) -> list[Finding]:
         if not isinstance(obj, Mapping):
