@@ -14,8 +14,8 @@ This module adds what it lacks:
   (a slow-header client cannot hold it for the whole keep-alive time).
 
 The body deadline is in ``gpufleet.webhook.app`` (a 408 answer). The handler subclass
-reads two private fields of aiohttp's ``RequestHandler`` (``_request_count``,
-``_payload_parser``) and the server's ``_kwargs``, which is why aiohttp is pinned;
+reads private fields of aiohttp's ``RequestHandler`` (``_request_count``,
+``_current_request``, ``_messages``) and the server's ``_kwargs``, which is why aiohttp is pinned;
 tests/webhook/test_abuse.py fails if they change.
 """
 
@@ -54,7 +54,8 @@ class _Handler(RequestHandler):
 
     def data_received(self, data: bytes) -> None:
         count = self._request_count
-        if self._header_timer is None and self._payload_parser is None:
+        if data and self._header_timer is None and self._current_request is None and not self._messages:
+            # the first bytes of a new request (not body bytes of the one being handled)
             self._header_timer = asyncio.get_event_loop().call_later(self._guard.header_timeout, self._expire, count)
         super().data_received(data)
         if self._header_timer is not None and self._request_count != count:

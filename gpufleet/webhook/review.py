@@ -122,10 +122,18 @@ def render_review(request: AdmissionRequest, verdict: Verdict) -> bytes:
         response["warnings"] = verdict.warnings
     if verdict.patch:
         response["patchType"] = "JSONPatch"
-        response["patch"] = base64.b64encode(orjson.dumps(verdict.patch)).decode("ascii")
+        response["patch"] = base64.b64encode(_dumps(verdict.patch)).decode("ascii")
     if verdict.audit:
         response["auditAnnotations"] = verdict.audit
-    return orjson.dumps({"apiVersion": API_VERSION, "kind": KIND, "response": response})
+    return _dumps({"apiVersion": API_VERSION, "kind": KIND, "response": response})
+
+
+def _dumps(value: Any) -> bytes:
+    """orjson, or the standard library for integers beyond 64 bits (which orjson refuses)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def error_body(message: str) -> bytes:
