@@ -88,7 +88,7 @@ def decode(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(data) > 1 and (data[0] == 0 or data[1] == 0)):
         raise ValueError("the file is UTF-16 (or another two-byte encoding), not UTF-8: save it as UTF-8")
     if b"\x00" in data[:8192]:
-        raise ValueError("the file is binary (it contains NUL bytes), not YAML text: check the path")
+        raise ValueError("the file is binary (it contains NUL bytes), not YAML text: check the path (YAML is UTF-8 text)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
