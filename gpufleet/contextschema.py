@@ -74,8 +74,11 @@ class FleetContextDoc(_Doc):
 def validate(data: Any) -> list[Issue]:
     """Every problem of a fleet context document, each at its path; empty when it is usable."""
     if not isinstance(data, dict):
-        return [Issue("(document)", f"a fleet context is a JSON object, not {type(data).__name__}",
+        return [Issue("(document)", f"the fleet context must be a JSON object, not {type(data).__name__}",
                       "write it with gpufleet.render.context.render_context (the stack mounts it)")]
+    if data.get("version", CONTEXT_VERSION) != CONTEXT_VERSION:
+        return [Issue("version", f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})",
+                      "render the context with this gpufleet version")]
     try:
         doc = FleetContextDoc.model_validate(data)
     except ValidationError as exc:
@@ -94,6 +97,4 @@ def validate(data: Any) -> list[Issue]:
             if not ns or len(ns) > 63 or not re.fullmatch(DNS_LABEL, ns):
                 issues.append(Issue(join_path("teams", t, "namespaces", n), f"{ns[:70]!r} is not a namespace name",
                                     "use a DNS label"))
-    if data.get("version", CONTEXT_VERSION) != CONTEXT_VERSION:
-        issues.append(Issue("version", "unsupported version", f"use {CONTEXT_VERSION}"))
     return issues

@@ -41,7 +41,7 @@ MAX_DEPTH = 100  # Kubernetes objects nest about 20 deep; the model about 6
 MAX_COLUMN = 1000  # a line indented further is refused before parsing
 MAX_INT_DIGITS = 64  # far beyond int64 (19 digits), far below Python's 4,300-digit limit
 MAX_ALIAS_VALUES = 10_000  # values aliases may add by repetition
-MAX_EMBEDDED = 256 * 1024  # characters of a document embedded in a ConfigMap (real ones are a few KB)
+MAX_EMBEDDED = 16 * 1024  # characters of a document embedded in a ConfigMap (real ones are a few KB)
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FLOW_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
@@ -183,7 +183,7 @@ def load_embedded(text: str) -> Any:
 
 
 T = TypeVar("T")
-_EMBEDDED: ByteBoundedCache[tuple[Any, str], Any] = ByteBoundedCache(16 * 1024 * 1024, lambda key: 16 * len(key[1]) + 200)
+_EMBEDDED: ByteBoundedCache[tuple[Any, str], Any] = ByteBoundedCache(8 * 1024 * 1024, lambda key: 16 * len(key[1]) + 200)
 
 
 def cached(text: str, read: Callable[[str], T]) -> T:

@@ -18,7 +18,7 @@ from gpufleet.rules.api import CheckContext
 from gpufleet.webhook.metrics import Metrics
 
 MAX_BODY = 3 * 1024 * 1024  # bytes; objects in etcd are at most 1.5 MiB, a review carries object and oldObject
-INLINE_BYTES = 64 * 1024  # larger reviews are checked on the worker thread, off the event loop
+INLINE_BYTES = 16 * 1024  # larger reviews are checked on the worker thread, off the event loop
 
 
 @dataclass
