@@ -4,10 +4,11 @@
 fleet model; :func:`validate` checks a context read back from a file against the
 same shape, with the model's own name rules (``gpufleet.model.base``), before
 :meth:`gpufleet.context.FleetContext.from_dict` builds it. Called by the admission
-webhook's reloader (an invalid file is refused and the previous context kept) and
-by ``FleetContext.from_dict``'s callers that read files (``gpufleet lint
---fleet-context``). ``{}`` (no teams: every gang denied) and ``"namespaces": "alpha"``
-(five one-letter namespaces) are refused here with the path of the bad field.
+webhook's reloader (an invalid file is refused and the previous context kept):
+``{}`` (no teams: every gang denied) and ``"namespaces": "alpha"`` (five one-letter
+namespaces) are refused here with the path of the bad field. (``gpufleet lint
+--fleet-context`` stays lenient on purpose: a partial context that only sets what one
+rule reads is a documented way to lint.)
 
 Unknown keys are ignored, not refused: a context written by a newer gpufleet (more
 fields) must still load in an older controller during a rolling upgrade.

@@ -80,11 +80,6 @@ def load_fleet_context(path: str) -> FleetContext:
         raise ModelError(path, [Issue("", f"cannot read the fleet context: {exc.strerror or exc}", "check the path")]) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelError(path, [Issue("", f"not a JSON fleet context: {exc}", "pass the JSON written by `gpufleet render` (fleet-context.json)")]) from None
-    from gpufleet import contextschema  # the same schema the admission controller checks on reload
-
-    issues = contextschema.validate(data)
-    if issues:
-        raise ModelError(path, issues)
     return _from_dict(data, path)
 
 
