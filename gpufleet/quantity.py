@@ -133,6 +133,9 @@ def _parse_str(text: str) -> Decimal:
 
 def _limit(value: Decimal, saturate: bool, shown: str) -> Decimal:
     if abs(value) <= MAX:
+        if value.as_tuple().exponent < -9:  # finer than 1n (a float like 2.3e-136): round up, as the API server
+            with localcontext(_WIDE):
+                return +value.quantize(NANO, rounding=ROUND_UP)
         return value
     if not saturate:
         raise _too_large(shown)

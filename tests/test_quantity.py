@@ -50,6 +50,11 @@ def test_a_900000_digit_quantity_takes_milliseconds_and_is_not_cached():
     assert len(quantity._CACHE) == 0 or all(len(k) <= quantity.CACHED_CHARS for k in quantity._CACHE._items)
 
 
+@pytest.mark.parametrize("value", [2.310979053320025e-136, Decimal("1e-400"), "1e-400"])
+def test_amounts_finer_than_a_nano_unit_round_up_to_1n_whatever_their_type(value):
+    assert quantity.parse(value) == Decimal("1e-9")
+
+
 def test_the_parse_cache_stays_bounded_in_bytes_over_many_distinct_quantities():
     for i in range(20_000):
         quantity.parse(f"{i}.{i}Mi")

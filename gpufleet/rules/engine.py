@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import traceback
+from decimal import Context, localcontext
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Collection, Iterable, Mapping
@@ -28,6 +29,7 @@ ANY_KIND = ("*", "*")
 Selector = Collection[str] | None
 Patterns = frozenset[str] | None
 _DEFAULT_CTX = CheckContext()
+_EXACT = Context(prec=60)
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,13 @@ def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext
     found: list[tuple[Rule, Violation]] = []
     token = view_cache.enter(obj)
     try:
-        for rule in rules:
-            try:
-                for violation in rule.check(obj, ctx):
-                    found.append((rule, violation))
-            except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
-                found.append((rule, _crash(rule, exc)))
+        with localcontext(_EXACT):  # quantities are bounded (gpufleet.quantity): 60 digits keep sums and quotients exact
+            for rule in rules:
+                try:
+                    for violation in rule.check(obj, ctx):
+                        found.append((rule, violation))
+                except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
+                    found.append((rule, _crash(rule, exc)))
     finally:
         view_cache.leave(token)
     return found

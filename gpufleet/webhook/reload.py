@@ -23,6 +23,7 @@ import os
 import ssl
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -167,7 +168,7 @@ class TlsSource:
         try:
             with open(self.cert, "rb") as c, open(self.key, "rb") as k:
                 cert_pem, key_pem = c.read(), k.read()
-            ca_pem = open(self.ca, "rb").read() if self.ca else None
+            ca_pem = Path(self.ca).read_bytes() if self.ca else None
         except OSError as exc:
             raise ValueError(f"cannot read {exc.filename}: {exc.strerror}") from None
         leaf = check_pair(cert_pem, key_pem, ca_pem)
@@ -176,7 +177,11 @@ class TlsSource:
             ctx.load_cert_chain(self.cert, self.key)
         except (OSError, ssl.SSLError) as exc:
             raise ValueError(f"OpenSSL refuses the pair: {exc}") from None
-        if check_pair(open(self.cert, "rb").read(), open(self.key, "rb").read(), ca_pem).serial_number != leaf.serial_number:
+        try:  # the pair OpenSSL loaded must be the pair that was checked
+            again = check_pair(Path(self.cert).read_bytes(), Path(self.key).read_bytes(), ca_pem)
+        except OSError as exc:
+            raise ValueError(f"cannot read {exc.filename}: {exc.strerror}") from None
+        if again.serial_number != leaf.serial_number:
             raise ValueError("the files changed while they were loaded")
         return ctx, leaf
 

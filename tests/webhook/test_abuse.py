@@ -68,6 +68,14 @@ def test_an_absurd_gpu_quantity_is_a_quick_gang402_denial_not_a_stall_or_a_crash
         assert "GANG402" in response["status"]["message"]
 
 
+def test_a_saturated_limit_with_a_tiny_float_request_is_no_internal_error(client):
+    """Found by the hostile fuzzing: 8 // 2.3e-136 overflowed GANG403's decimal arithmetic."""
+    job = gpu_job("1e999999")
+    job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]["requests"] = {"nvidia.com/gpu": 2.310979053320025e-136}
+    response = response_of(post_exact(client, "/validate", review(job))[1])
+    assert response.get("status", {}).get("code") != 500, response
+
+
 def test_an_exponent_beyond_int64_is_not_a_quantity_and_not_an_internal_error(client):
     response = response_of(client.post("/validate", review(gpu_job("1e99999999999999999999")))[1])
     assert response.get("status", {}).get("code") != 500
