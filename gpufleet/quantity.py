@@ -18,7 +18,9 @@ magnitude ... numbers larger or more precise will be capped or rounded up", and
 ``ParseQuantity`` rounds every non-zero amount up to a nano-unit: :func:`parse` does
 the same (saturates at :data:`MAX`, rounds up to 1n), so the arithmetic that follows
 is always on numbers of at most about 30 digits, whatever the input length. The model
-asks for ``saturate=False``: there a number beyond :data:`MAX` is an error with a fix.
+asks for ``saturate=False``: there a number beyond :data:`MAX` is an error with a fix,
+and amounts finer than 1n are kept (bounded: at most ~60 significant digits) so the
+model's own checks can report them.
 Parsed strings are cached in a cache bounded in bytes (only short strings are kept).
 """
 
@@ -99,7 +101,7 @@ def _bounded(text: str) -> tuple[str, int, int] | Decimal:
     if order + math.ceil(binary * 0.30103) > 40:
         return Decimal(sign + str(MAX)) * 2  # beyond any cap: the caller saturates or refuses
     if order + binary * 0.30103 < -12:
-        return Decimal(sign + "1e-9")  # a non-zero amount below 1n: the API server rounds it up
+        return Decimal(sign + "1e-40")  # non-zero, far below 1n: stands for any such amount (rounded up to 1n in _limit)
     if len(digits) > 60:  # beyond nano precision anyway: keep a non-zero tail so rounding up still happens
         digits = digits[:60] + "1"
     reduced = f"{sign}0.{digits}e{order}"
@@ -117,8 +119,6 @@ def _parse_text(text: str) -> Decimal:
                 else Decimal(reduced) * (2 ** binary)
         except (ValueError, ArithmeticError) as exc:
             raise QuantityError(f"{_show(text)} is not a Kubernetes quantity {_EXAMPLES}") from exc
-        if value != value.quantize(NANO, rounding=ROUND_UP):
-            value = value.quantize(NANO, rounding=ROUND_UP)  # as ParseQuantity: round away from zero to 1n
         return +value
 
 
@@ -133,7 +133,7 @@ def _parse_str(text: str) -> Decimal:
 
 def _limit(value: Decimal, saturate: bool, shown: str) -> Decimal:
     if abs(value) <= MAX:
-        if value.as_tuple().exponent < -9:  # finer than 1n (a float like 2.3e-136): round up, as the API server
+        if saturate and value.as_tuple().exponent < -9:  # finer than 1n: round away from zero, as ParseQuantity
             with localcontext(_WIDE):
                 return +value.quantize(NANO, rounding=ROUND_UP)
         return value
