@@ -3,7 +3,7 @@
 ``load_documents`` reads multi-document YAML and remembers the line each document
 starts on (the linter reports ``file:line``); ``dump`` writes deterministic YAML
 (sorted keys off, block style, no aliases) for renderers and golden files. Uses the
-libyaml C loader when it is available.
+libyaml C loader when it is available, within the limits of :mod:`gpufleet.yamllimits`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from typing import Any, Iterator
 
 import yaml
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from gpufleet import yamllimits
+
+_Loader = yamllimits.Loader  # libyaml's safe loader with bounded numbers
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -31,21 +33,27 @@ class Document:
 
 
 def load(text: str) -> Any:
-    return yaml.load(text, Loader=_Loader)
+    """One document within :mod:`gpufleet.yamllimits` (raises ``yaml.YAMLError``)."""
+    return yamllimits.load(text)
 
 
 def load_documents(text: str) -> Iterator[Document]:
     """Yield each document of a multi-document stream with its start line.
 
-    Raises ``yaml.YAMLError`` (with ``problem_mark``) on malformed input.
+    Raises ``yaml.YAMLError`` (with ``problem_mark``) on malformed input or input over
+    the limits of :mod:`gpufleet.yamllimits`.
     """
+    proven = yamllimits.check_text(text)
     loader = _Loader(text)
     try:
         while loader.check_node():
             node = loader.get_node()
             if node is None:
                 continue
-            yield Document(loader.construct_document(node), node.start_mark.line + 1)
+            value = loader.construct_document(node)
+            if not proven:
+                yamllimits.check_value(value)
+            yield Document(value, node.start_mark.line + 1)
     finally:
         loader.dispose()
 

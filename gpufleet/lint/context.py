@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from gpufleet import yamllimits
 from gpufleet.context import FleetContext
 from gpufleet.errors import Issue, ModelError
 
@@ -43,8 +44,8 @@ def _codes(value: Any, source: str, key: str) -> tuple[str, ...]:
 def load_config(path: str) -> LintConfig:
     """Read a linter config file (YAML): ``select``, ``ignore``, ``options``, ``fleet``, ``fleetContext``, ``crds``."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError) as exc:
+        data = yamllimits.load(yamllimits.decode(Path(path).read_bytes())) or {}
+    except (OSError, ValueError) as exc:
         raise ModelError(path, [Issue("", f"cannot read the config file: {exc}", "check the path")]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

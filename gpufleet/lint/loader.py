@@ -7,7 +7,8 @@ YAML reads too), unpacks ``List`` objects (``kind: List`` or ``*List`` with
 document. Texts go through yaml-rs when :mod:`gpufleet.lint.fastyaml` says it reads
 them as PyYAML would (then each object keeps a :class:`~gpufleet.lint.locate.TextDoc`
 instead of a node); everything else, including every text with an error or a ``List``,
-takes the PyYAML path with nodes. Anything that is not an object becomes a GANG000 :class:`Problem`: a
+takes the PyYAML path with nodes. The limits of :mod:`gpufleet.yamllimits` (depth, numbers,
+aliases) apply before either parser sees the text. Anything that is not an object becomes a GANG000 :class:`Problem`: a
 parser error at its line (documents before it are kept), a document that is not a
 mapping or lacks ``apiVersion``/``kind``.
 """
@@ -21,11 +22,12 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
+from gpufleet import yamllimits
 from gpufleet.lint import fastyaml
 from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.sources import Source
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader = yamllimits.Loader  # libyaml with bounded numbers
 _HELM_SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 
 
@@ -139,6 +141,11 @@ def load(source: Source) -> Result:
         result.problems.append(Problem(source.name, None, f"the file {source.error}", "check the path and its permissions"))
         return result
     helm = _helm_sources(source.text)
+    try:
+        proven = yamllimits.check_text(source.text)  # before any parser sees the text
+    except yamllimits.LimitError as exc:
+        result.problems.append(_yaml_problem(source, exc))
+        return result
     documents = _fast(source.text, helm)
     if documents is None:
         documents = []
@@ -148,6 +155,8 @@ def load(source: Source) -> Result:
             if source.is_json and not documents:
                 return _load_json(source, result)
             result.problems.append(_yaml_problem(source, exc))
+    if not proven:
+        documents = _within_limits(source, documents, result)
     if documents and not result.problems and not any(looks_like_kubernetes(d[0]) for d in documents):
         result.skipped = True
         return result
@@ -157,6 +166,18 @@ def load(source: Source) -> Result:
 
 
 Documents = list[tuple[Any, Any, int, "str | None"]]
+
+
+def _within_limits(source: Source, documents: Documents, result: Result) -> Documents:
+    """The documents up to the first one too deep or alias-expanded too far (that one is a GANG000 problem)."""
+    for i, (value, _node, line, _template) in enumerate(documents):
+        try:
+            yamllimits.check_value(value)
+        except yamllimits.LimitError as exc:
+            result.problems.append(Problem(source.name, line, f"{exc.problem.partition('; ')[0]}; the rest of the file was not checked",
+                                           exc.problem.partition("; ")[2] or "simplify the document"))
+            return documents[:i]
+    return documents
 
 
 def _template(helm: list[tuple[int, str]], previous: int, line: int) -> str | None:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from gpufleet import yamllimits
+
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -41,9 +43,9 @@ def _directory(root: Path) -> Iterator[Path]:
 def read(path: Path) -> Source:
     name = str(path)
     try:
-        return Source(name, path.read_bytes().decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        return Source(name, None, f"not UTF-8 text (byte {exc.start})")
+        return Source(name, yamllimits.decode(path.read_bytes()))
+    except ValueError as exc:  # binary, UTF-16 or not UTF-8: the message says which, and the fix
+        return Source(name, None, str(exc).removeprefix("the file "))
     except OSError as exc:
         return Source(name, None, f"cannot be read: {exc.strerror or exc}")
 

@@ -37,7 +37,7 @@ Name = Annotated[str, Field(min_length=1, max_length=63, pattern=DNS_LABEL)]
 
 def _to_decimal(value: Any) -> Decimal:
     try:
-        return quantity.parse(value)
+        return quantity.parse(value, saturate=False)
     except quantity.QuantityError as exc:
         raise ValueError(str(exc)) from None
 

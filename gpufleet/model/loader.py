@@ -4,6 +4,8 @@ Called by the CLI, the Pulumi program (``__main__.py``) and the linter's ``--fle
 Every problem is an :class:`gpufleet.errors.Issue` with the exact path; the loader
 raises one :class:`gpufleet.errors.ModelError` naming the file and carrying all of
 them (pydantic's field errors and ``gpufleet.model.checks``' cross-field errors together).
+Input limits (size, depth, numbers, aliases, encoding) come from :mod:`gpufleet.yamllimits`;
+at most :data:`MAX_ISSUES` issues are listed, then how many more; nothing escapes as a traceback.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from gpufleet import yamlio
+from gpufleet import yamlio, yamllimits
 from gpufleet.errors import Issue, ModelError, join_path
 from gpufleet.model import checks
 from gpufleet.model.fleet import Fleet
@@ -41,33 +43,75 @@ def issues_from_pydantic(exc: ValidationError) -> list[Issue]:
     return issues
 
 
+MAX_ISSUES = 50  # issues listed per file; the rest are counted
+
+
+def capped(issues: list[Issue]) -> list[Issue]:
+    """At most :data:`MAX_ISSUES` issues, then one saying how many more there are."""
+    if len(issues) <= MAX_ISSUES:
+        return issues
+    more = len(issues) - MAX_ISSUES
+    return [*issues[:MAX_ISSUES], Issue("(more)", f"and {more} more issue(s) not listed", "fix the ones above and run again")]
+
+
+def _number_issues(data: Any) -> list[Issue]:
+    return [Issue(join_path(*path) or "(document)",
+                  f"the number {text} is out of range: Kubernetes numbers are finite and at most 2^63-1 (19 digits)",
+                  "write a smaller number, a quantity with a suffix (e.g. 8Ei), or leave the field out for no limit")
+            for path, text in yamllimits.out_of_range(data)]
+
+
 def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fleet:
     """Build a Fleet from parsed YAML; raise ModelError with every issue."""
     if not isinstance(data, dict):
         raise ModelError(source, [Issue("(document)", "the model must be a YAML mapping with apiVersion: gpufleet.dev/v1alpha1 and kind: Fleet", "start the file with `apiVersion: gpufleet.dev/v1alpha1` and `kind: Fleet`")])
+    numbers = _number_issues(data)
+    if numbers:
+        raise ModelError(source, capped(numbers))
     try:
         fleet = Fleet.model_validate(data)
     except ValidationError as exc:
-        raise ModelError(source, issues_from_pydantic(exc)) from None
+        raise ModelError(source, capped(issues_from_pydantic(exc))) from None
     if validate:
         issues = checks.validate(fleet)
         if issues:
-            raise ModelError(source, issues)
+            raise ModelError(source, capped(list(issues)))
     return fleet
 
 
 def load_model(path: str | Path, validate: bool = True) -> Fleet:
-    """Read and validate a model file; raise ModelError naming the file."""
+    """Read and validate a model file; raise ModelError naming the file (never another exception)."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = _read(path, source)
+        return parse_model(data, source, validate)
+    except ModelError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a model file must never end in a traceback
+        raise ModelError(source, [Issue("(document)", f"gpufleet could not check this model ({type(exc).__name__}: {str(exc)[:200]})",
+                                        "this is a gpufleet bug: report it with the file; meanwhile simplify the values near the last change")]) from None
+
+
+def _read(path: str | Path, source: str) -> Any:
+    try:
+        raw = Path(path).read_bytes()
     except OSError as exc:
         raise ModelError(source, [Issue("(file)", f"cannot read the model file: {exc.strerror}", "check the path (stack config gpufleet:model)")]) from None
+    if len(raw) > yamllimits.MAX_BYTES:
+        raise ModelError(source, [Issue("(file)", f"the model file is {len(raw)} bytes, more than the {yamllimits.MAX_BYTES} gpufleet reads", "check the path: a model is a few kilobytes")])
     try:
-        data = yamlio.load(text)
+        text = yamllimits.decode(raw)
+    except ValueError as exc:
+        raise ModelError(source, [Issue("(file)", str(exc).split(": ")[0], str(exc).split(": ", 1)[-1])]) from None
+    try:
+        return yamlio.load(text)
+    except yamllimits.LimitError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}" if mark is not None else "(document)"
+        problem, _, fix = (exc.problem or "").partition("; ")
+        raise ModelError(source, [Issue(where, problem, fix or "simplify the document")]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
         problem = getattr(exc, "problem", None) or str(exc)
         raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", "fix the YAML syntax")]) from None
-    return parse_model(data, source, validate)

@@ -106,6 +106,9 @@ class Finding:
     waiver_reason: str | None = None
     file: str | None = None
     line: int | None = None
+    # The traceback when the rule itself crashed (a gpufleet bug, not a violation); adapters
+    # that can (the admission webhook) answer it as an internal error.
+    internal: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def blocking(self) -> bool:

@@ -14,7 +14,9 @@ come from :mod:`gpufleet.rules.waivers`.
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
+import traceback
+from decimal import Context, localcontext
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Collection, Iterable, Mapping
 
@@ -27,10 +29,14 @@ ANY_KIND = ("*", "*")
 Selector = Collection[str] | None
 Patterns = frozenset[str] | None
 _DEFAULT_CTX = CheckContext()
+_EXACT = Context(prec=60)
 
 
+@dataclass(frozen=True)
 class InternalError(Violation):
-    """The violation standing for a rule that raised; always reported as an error."""
+    """The violation standing for a rule that raised; always reported as an error, with the traceback."""
+
+    trace: str = ""
 
 
 def _order(finding: Finding) -> tuple[str, str, str]:
@@ -60,9 +66,10 @@ def _identity(obj: Mapping[str, Any]) -> Identity:
 
 
 def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
-    severity = Severity.ERROR if isinstance(violation, InternalError) else rule.severity
-    return Finding(code=rule.code, name=rule.name, severity=severity, path=violation.path, message=violation.message,
-                   fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2], object_name=who[3])
+    internal = isinstance(violation, InternalError)
+    return Finding(code=rule.code, name=rule.name, severity=Severity.ERROR if internal else rule.severity, path=violation.path,
+                   message=violation.message, fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2],
+                   object_name=who[3], internal=violation.trace if internal else None)  # type: ignore[attr-defined]
 
 
 def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Finding:
@@ -71,8 +78,9 @@ def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Fi
 
 
 def _crash(rule: Rule, exc: Exception) -> InternalError:
-    return InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {exc}",
-                         "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile")
+    return InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {str(exc)[:300]}",
+                         "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile",
+                         "".join(traceback.format_exception(exc))[-20000:])
 
 
 def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext) -> list[tuple[Rule, Violation]]:
@@ -80,12 +88,13 @@ def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext
     found: list[tuple[Rule, Violation]] = []
     token = view_cache.enter(obj)
     try:
-        for rule in rules:
-            try:
-                for violation in rule.check(obj, ctx):
-                    found.append((rule, violation))
-            except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
-                found.append((rule, _crash(rule, exc)))
+        with localcontext(_EXACT):  # quantities are bounded (gpufleet.quantity): 60 digits keep sums and quotients exact
+            for rule in rules:
+                try:
+                    for violation in rule.check(obj, ctx):
+                        found.append((rule, violation))
+                except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
+                    found.append((rule, _crash(rule, exc)))
     finally:
         view_cache.leave(token)
     return found
@@ -120,7 +129,10 @@ class Engine:
     def rules_for(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns = None,
                   ignore: Patterns = None) -> tuple[Rule, ...]:
         """The rules that run on ``obj`` in code order."""
-        return self._for((group_of(obj), str(obj.get("kind", ""))), select, ignore, ctx.fleet is not None)
+        key = (group_of(obj), str(obj.get("kind", "")))
+        if len(key[0]) + len(key[1]) > 320:  # no real group/kind is this long: never let such a key into the cache
+            return self._select(key, select, ignore, ctx.fleet is not None)
+        return self._for(key, select, ignore, ctx.fleet is not None)
 
     def _check(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns) -> list[Finding]:
         if not isinstance(obj, Mapping):

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 import yaml
 
+from gpufleet import yamllimits
 from gpufleet.errors import join_path
 from gpufleet.workloads.types import key_path
 
@@ -34,7 +34,6 @@ DEFAULT_TIMEOUT_V1BETA2 = "30m"
 DEFAULT_TIMEOUT_V1BETA1 = "5m"
 KINDS = (("", "ConfigMap"), (CONFIG_GROUP, "Configuration"))
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -79,10 +78,13 @@ class KueueConfig:
         return DEFAULT_TIMEOUT_V1BETA1 if self.version == "v1beta1" else DEFAULT_TIMEOUT_V1BETA2
 
 
-@lru_cache(maxsize=256)
 def _parse(text: str) -> tuple[Any, str | None]:
+    return yamllimits.cached(text, _read)
+
+
+def _read(text: str) -> tuple[Any, str | None]:
     try:
-        return yaml.load(text, Loader=_Loader), None
+        return yamllimits.load_embedded(text), None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1} of the embedded document)" if mark else ""

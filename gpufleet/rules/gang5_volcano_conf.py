@@ -13,18 +13,17 @@ Per-plugin ``enable*`` switches default to true when omitted
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 import yaml
 
+from gpufleet import yamllimits
 from gpufleet.errors import join_path
 from gpufleet.workloads.types import key_path
 
 CONF_KEY = "volcano-scheduler.conf"
 KINDS = (("", "ConfigMap"),)
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -54,10 +53,13 @@ class VolcanoConf:
         return next((p for p in self.plugins if p.name == name), None)
 
 
-@lru_cache(maxsize=64)
 def _parse(text: str) -> tuple[Any, str | None]:
+    return yamllimits.cached(text, _read)
+
+
+def _read(text: str) -> tuple[Any, str | None]:
     try:
-        return yaml.load(text, Loader=_Loader), None
+        return yamllimits.load_embedded(text), None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return None, f"{getattr(exc, 'problem', None) or exc}" + (f" (line {mark.line + 1})" if mark else "")

@@ -5,6 +5,12 @@ admission pipeline is :func:`gpufleet.webhook.registry.serve`.
 
 - ``POST <path>`` for each registered handler (``/validate``, ``/mutate``; ``/echo``
   with ``--bench-echo``); bodies over ``state.max_body`` get HTTP 400 unread.
+- A body that has not fully arrived within ``state.body_timeout`` seconds gets HTTP 408;
+  one still arriving when shutdown closes the listener gets HTTP 503 (both with
+  ``Connection: close``), so every request whose headers were read is answered.
+- Bodies over ``state.inline_bytes`` are answered on a worker thread: the event loop
+  keeps serving (and ``/healthz`` keeps answering) while a large review is checked.
+- A client that disconnects mid-body is logged at DEBUG, not as an error.
 - ``GET /healthz``: 200 while the process serves. ``GET /readyz``: 200 once the
   fleet context and TLS are loaded and until shutdown starts, else 503 with reasons.
 - ``GET /metrics``: Prometheus text format.
@@ -14,6 +20,8 @@ admission pipeline is :func:`gpufleet.webhook.registry.serve`.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 
 from aiohttp import web
@@ -24,6 +32,41 @@ from gpufleet.webhook.review import error_body
 from gpufleet.webhook.state import State
 
 JSON = "application/json"
+log = logging.getLogger("gpufleet.webhook")
+
+
+def _refuse(status: int, message: str) -> web.Response:
+    response = web.Response(status=status, content_type=JSON, body=error_body(message))
+    response.force_close()
+    return response
+
+
+async def _read(request: web.Request, state: State) -> bytes | web.Response:
+    """The body, or the response refusing it (too large, too slow, shutting down, client gone)."""
+    if request.content_length is not None and request.content_length > state.max_body:
+        return _refuse(400, f"body exceeds the {state.max_body}-byte limit")
+    try:
+        if request.content.is_eof():  # the whole body is buffered already: the usual case
+            return await request.read()
+        reading = asyncio.ensure_future(request.read())
+        done, _ = await asyncio.wait((reading, state.closing), timeout=state.body_timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if reading in done:
+            return reading.result()
+        reading.cancel()
+        if state.closing.done():
+            return _refuse(503, "the admission controller is shutting down; retry (another replica answers)")
+        return _refuse(408, f"the request body did not arrive within {state.body_timeout:g}s")
+    except web.HTTPRequestEntityTooLarge:
+        return _refuse(400, f"body exceeds the {state.max_body}-byte limit")
+    except (ConnectionError, asyncio.IncompleteReadError, web.HTTPException) as exc:
+        log.debug("client went away while sending %s: %s", request.path, exc)
+        return _refuse(400, "incomplete request body")
+    except Exception as exc:  # noqa: BLE001 - aiohttp's payload errors (client aborts) vary by version
+        if type(exc).__name__ in ("ClientPayloadError", "RequestPayloadError", "ClientConnectionResetError"):
+            log.debug("client went away while sending %s: %s", request.path, exc)
+            return _refuse(400, "incomplete request body")
+        raise
 
 
 def build_app(registry: Registry, state: State) -> web.Application:
@@ -31,17 +74,15 @@ def build_app(registry: Registry, state: State) -> web.Application:
 
     async def admission(request: web.Request) -> web.StreamResponse:
         started = time.perf_counter()
-        try:
-            if request.content_length is not None and request.content_length > state.max_body:
-                raise web.HTTPRequestEntityTooLarge(max_size=state.max_body, actual_size=request.content_length)
-            body = await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            state.metrics.observe(request.path, "invalid", time.perf_counter() - started)
-            response = web.Response(status=400, content_type=JSON,
-                                    body=error_body(f"body exceeds the {state.max_body}-byte limit"))
-            response.force_close()
-            return response
-        reply = serve(registry, state, request.path, body)
+        body = await _read(request, state)
+        if isinstance(body, web.Response):
+            state.metrics.observe(request.path if request.path in registry.handlers else "other",
+                                  "invalid" if body.status != 503 else "unavailable", time.perf_counter() - started)
+            return body
+        if len(body) > state.inline_bytes:
+            reply = await asyncio.get_running_loop().run_in_executor(state.worker(), serve, registry, state, request.path, body)
+        else:
+            reply = serve(registry, state, request.path, body)
         return web.Response(status=reply.status, body=reply.body, content_type=JSON)
 
     async def healthz(request: web.Request) -> web.StreamResponse:

@@ -43,10 +43,23 @@ def build_registry(echo: bool = False) -> Registry:
     return registry
 
 
+class RuleCrash(Exception):
+    """One or more rules raised while checking the object (the engine turned each into a finding)."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        super().__init__(", ".join(f"{f.code}: {f.message}" for f in findings))
+        self.findings = findings
+
+
 def guarded(handler: Handler, fallback: Callable[[Exception], Verdict]) -> Handler:
     def run(request: AdmissionRequest, state: State) -> Verdict:
         try:
             return handler(request, state)
+        except RuleCrash as exc:
+            for f in exc.findings:
+                log.error("internal error in rule %s answering %s uid=%s:\n%s", f.code, handler.__name__, request.uid,
+                          (f.internal or "").rstrip())
+            return fallback(exc)
         except Exception as exc:  # noqa: BLE001 - one bad object must not take the server down
             log.exception("internal error answering %s uid=%s", handler.__name__, request.uid)
             return fallback(exc)
@@ -55,8 +68,9 @@ def guarded(handler: Handler, fallback: Callable[[Exception], Verdict]) -> Handl
 
 
 def _internal_deny(exc: Exception) -> Verdict:
+    what = ", ".join(dict.fromkeys(f.code for f in exc.findings)) if isinstance(exc, RuleCrash) else type(exc).__name__
     return Verdict(allowed=False, code=500, reason="InternalError",
-                   message=f"gpufleet could not check this object ({type(exc).__name__}); "
+                   message=f"gpufleet could not check this object (internal error in {what}); "
                            "the admission controller logged the traceback; report it as a gpufleet bug")
 
 
@@ -87,6 +101,9 @@ def validate(request: AdmissionRequest, state: State) -> Verdict:
         return Verdict()
     obj = with_namespace(request.obj, request.namespace)  # type: ignore[arg-type]
     findings = engine.check_object(obj, state.check)
+    crashed = [f for f in findings if f.internal is not None]
+    if crashed:  # a rule raised: a gpufleet bug, answered as one (500, counted as error), never as a denial
+        raise RuleCrash(crashed)
     blocking = [f for f in findings if f.blocking]
     verdict = Verdict(warnings=[short_warning(f"{f.code} {f.path}: {f.message}")
                                 for f in findings if not f.blocking and not f.waived])

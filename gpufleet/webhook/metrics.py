@@ -10,6 +10,7 @@ process never share counters. ``/metrics`` renders :meth:`Metrics.render`.
 - ``gpufleet_admission_duration_seconds{endpoint}``: time inside the handler
   pipeline, buckets from 0.25 ms to 2.5 s.
 - ``gpufleet_reloads_total{source,result}``: fleet-context and TLS reloads.
+- ``gpufleet_connections_refused_total``: connections closed at once over ``--max-connections``.
 - ``gpufleet_fleet_context_loaded_timestamp_seconds``, ``gpufleet_tls_certificate_not_after_seconds``.
 """
 
@@ -39,6 +40,9 @@ class Metrics:
                                   "When the fleet context in use was loaded.", registry=self.registry)
         self.cert_not_after = Gauge("gpufleet_tls_certificate_not_after_seconds",
                                     "Expiry of the serving certificate in use (Unix time).", registry=self.registry)
+        self.connections_refused = Counter("gpufleet_connections_refused",
+                                           "Connections closed at once because --max-connections were open.",
+                                           registry=self.registry)
         self._children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
 
     def observe(self, endpoint: str, result: str, seconds: float) -> None:

@@ -5,11 +5,15 @@ The server (``gpufleet.webhook.server``) calls :meth:`FleetSource.poll` and
 (device, inode, size, mtime) changes *after following symlinks*, which catches the
 kubelet's ConfigMap/Secret updates (an atomic swap of the ``..data`` symlink).
 
-A new fleet context that does not parse is logged and counted, and the old one
-stays in use. A new certificate/key pair is first loaded into a scratch
-``SSLContext``; only a pair that loads there is loaded into the live context
-(``load_cert_chain`` on the context the listener uses: new handshakes get it,
-open connections keep theirs), so a half-written swap never breaks serving.
+A new fleet context that does not parse or does not match the schema
+(:mod:`gpufleet.contextschema`) is logged at WARNING and counted, and the old one
+stays in use. A new certificate/key pair is read and checked together (the key
+belongs to the certificate, the validity window holds, the chain leads to ``--ca``
+when one is configured) and loaded into a fresh ``SSLContext``; only then do new
+handshakes get it (through the listener's SNI callback; open connections keep
+theirs). A failure is logged at WARNING and counted
+(``gpufleet_reloads_total{source="tls",result="failed"}``); files that change while
+being read are retried at the next poll, so a half-written swap never breaks serving.
 """
 
 from __future__ import annotations
@@ -18,17 +22,23 @@ import logging
 import os
 import ssl
 import time
-from datetime import timezone
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import orjson
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
 
+from gpufleet import contextschema
 from gpufleet.context import FleetContext
 from gpufleet.webhook.state import State
 
 log = logging.getLogger("gpufleet.webhook")
 Signature = tuple[int, int, int, int] | None
+_SPKI = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+MAX_CONTEXT_BYTES = 8 * 1024 * 1024  # a ConfigMap holds at most 1 MiB
 
 
 def signature(*paths: str) -> tuple[Signature, ...]:
@@ -60,13 +70,15 @@ class FleetSource:
         self.seen = current
         try:
             with open(self.path, "rb") as handle:
-                data: Any = orjson.loads(handle.read())
-            if not isinstance(data, dict):
-                raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+                data: Any = orjson.loads(handle.read(MAX_CONTEXT_BYTES + 1))
+            issues = contextschema.validate(data)
+            if issues:
+                more = f" (and {len(issues) - 3} more)" if len(issues) > 3 else ""
+                raise ValueError("; ".join(f"{i.path}: {i.message}" for i in issues[:3]) + more)
             fleet = FleetContext.from_dict(data)
         except Exception as exc:  # noqa: BLE001 - any bad file keeps the old context
             keeping = "keeping the previous one" if self.state.fleet is not None else "not ready until it is fixed"
-            log.error("fleet context %s is invalid (%s: %s); %s", self.path, type(exc).__name__, exc, keeping)
+            log.warning("fleet context %s is invalid (%s: %s); %s", self.path, type(exc).__name__, str(exc)[:1000], keeping)
             self.state.metrics.reloaded("fleet-context", ok=False)
             return False
         self.state.use_fleet(fleet)
@@ -83,49 +95,129 @@ def server_context() -> ssl.SSLContext:
     return ctx
 
 
-class TlsSource:
-    """The serving certificate and key behind the listener's ``SSLContext``."""
+def check_pair(cert_pem: bytes, key_pem: bytes, ca_pem: bytes | None, now: datetime | None = None) -> x509.Certificate:
+    """The leaf certificate when the pair is usable, else ``ValueError`` saying why.
 
-    def __init__(self, cert: str, key: str, state: State) -> None:
-        self.cert, self.key, self.state = cert, key, state
+    Checks that the key belongs to the certificate, that ``now`` is inside the
+    certificate's validity window, and (with ``ca_pem``) that the chain in the
+    certificate file leads to one of the CA certificates.
+    """
+    try:
+        chain = x509.load_pem_x509_certificates(cert_pem)
+    except ValueError as exc:
+        raise ValueError(f"the certificate file is not PEM certificates ({exc})") from None
+    try:
+        key = serialization.load_pem_private_key(key_pem, password=None)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"the key file is not an unencrypted PEM private key ({exc})") from None
+    leaf = chain[0]
+    if leaf.public_key().public_bytes(*_SPKI) != key.public_key().public_bytes(*_SPKI):
+        raise ValueError("the key does not belong to the certificate (a half-updated Secret?)")
+    now = now or datetime.now(timezone.utc)
+    if now < leaf.not_valid_before_utc:
+        raise ValueError(f"the certificate is not valid before {leaf.not_valid_before_utc.isoformat()}")
+    if now > leaf.not_valid_after_utc:
+        raise ValueError(f"the certificate expired on {leaf.not_valid_after_utc.isoformat()}")
+    if ca_pem is not None:
+        _check_chain(chain, x509.load_pem_x509_certificates(ca_pem))
+    return leaf
+
+
+def _issued_by(cert: x509.Certificate, issuer: x509.Certificate) -> bool:
+    try:
+        cert.verify_directly_issued_by(issuer)
+    except (ValueError, TypeError, InvalidSignature):
+        return False
+    return True
+
+
+def _check_chain(chain: list[x509.Certificate], anchors: list[x509.Certificate]) -> None:
+    for i, cert in enumerate(chain):
+        if any(_issued_by(cert, ca) for ca in anchors):
+            return
+        if i + 1 >= len(chain) or not _issued_by(cert, chain[i + 1]):
+            break
+    raise ValueError("the certificate does not chain to the configured CA (--ca): it would be refused by the API server")
+
+
+class TlsSource:
+    """The serving certificate and key behind the listener.
+
+    The listener's ``SSLContext`` has an SNI callback (called on every handshake, with or
+    without SNI) that hands the handshake to :attr:`current`, a context built and checked
+    from scratch on every reload; the live one is only replaced by a complete, checked
+    pair, so a reload can never leave a certificate without its key.
+    """
+
+    def __init__(self, cert: str, key: str, state: State, ca: str = "") -> None:
+        self.cert, self.key, self.ca, self.state = cert, key, ca, state
         self.context = server_context()
+        self.current = self.context
+        self.context.sni_callback = self._handshake
         self.seen: tuple[Signature, ...] | None = None
+
+    def _handshake(self, sock: ssl.SSLObject, name: str | None, ctx: ssl.SSLContext) -> None:
+        if self.current is not ctx:
+            sock.context = self.current
+
+    def _paths(self) -> tuple[str, ...]:
+        return (self.cert, self.key, self.ca) if self.ca else (self.cert, self.key)
+
+    def _build(self) -> tuple[ssl.SSLContext, x509.Certificate]:
+        """A new context from the files, checked; ``ValueError`` naming the problem."""
+        try:
+            with open(self.cert, "rb") as c, open(self.key, "rb") as k:
+                cert_pem, key_pem = c.read(), k.read()
+            ca_pem = Path(self.ca).read_bytes() if self.ca else None
+        except OSError as exc:
+            raise ValueError(f"cannot read {exc.filename}: {exc.strerror}") from None
+        leaf = check_pair(cert_pem, key_pem, ca_pem)
+        ctx = server_context()
+        try:
+            ctx.load_cert_chain(self.cert, self.key)
+        except (OSError, ssl.SSLError) as exc:
+            raise ValueError(f"OpenSSL refuses the pair: {exc}") from None
+        try:  # the pair OpenSSL loaded must be the pair that was checked
+            again = check_pair(Path(self.cert).read_bytes(), Path(self.key).read_bytes(), ca_pem)
+        except OSError as exc:
+            raise ValueError(f"cannot read {exc.filename}: {exc.strerror}") from None
+        if again.serial_number != leaf.serial_number:
+            raise ValueError("the files changed while they were loaded")
+        return ctx, leaf
 
     def load(self) -> ssl.SSLContext:
         """The first load: raises ``ValueError`` naming the files when they cannot be used."""
-        self.seen = signature(self.cert, self.key)
+        self.seen = signature(*self._paths())
         try:
+            self.current, leaf = self._build()
             self.context.load_cert_chain(self.cert, self.key)
-        except (OSError, ssl.SSLError) as exc:
-            raise ValueError(f"cannot load TLS certificate {self.cert} with key {self.key}: {exc}") from None
-        self._loaded()
+        except (ValueError, OSError, ssl.SSLError) as exc:
+            raise ValueError(f"cannot use TLS certificate {self.cert} with key {self.key}: {exc}") from None
+        self._loaded(leaf)
         return self.context
 
     def poll(self) -> bool:
-        """Reload when either file changed and the new pair is usable; True when reloaded."""
-        current = signature(self.cert, self.key)
+        """Reload when a file changed and the new pair passes every check; True when reloaded."""
+        current = signature(*self._paths())
         if current == self.seen:
             return False
-        self.seen = current
         try:
-            server_context().load_cert_chain(self.cert, self.key)
-            self.context.load_cert_chain(self.cert, self.key)
-        except (OSError, ssl.SSLError) as exc:
-            log.error("TLS files %s / %s changed but do not load (%s); still serving the previous certificate",
-                      self.cert, self.key, exc)
-            self.state.metrics.reloaded("tls", ok=False)
+            ctx, leaf = self._build()
+        except ValueError as exc:
+            if signature(*self._paths()) == current:  # stable files: report once; changing files: retry next poll
+                self.seen = current
+                log.warning("TLS files %s / %s changed but cannot be used (%s); still serving the previous certificate",
+                            self.cert, self.key, exc)
+                self.state.metrics.reloaded("tls", ok=False)
             return False
+        self.seen = current
+        self.current = ctx
         self.state.metrics.reloaded("tls", ok=True)
-        self._loaded()
+        self._loaded(leaf)
         return True
 
-    def _loaded(self) -> None:
+    def _loaded(self, cert: x509.Certificate) -> None:
         self.state.tls_loaded = True
-        try:
-            with open(self.cert, "rb") as handle:
-                cert = x509.load_pem_x509_certificate(handle.read())
-        except (OSError, ValueError):
-            return
         not_after = cert.not_valid_after_utc.astimezone(timezone.utc)
         self.state.metrics.cert_not_after.set(not_after.timestamp())
         log.info("serving certificate %s loaded: serial %x, expires %s", self.cert, cert.serial_number, not_after.isoformat())

@@ -2,7 +2,7 @@
 
 :func:`parse_review` turns a request body into an :class:`AdmissionRequest` or
 raises :class:`BadReview` with a message the API server logs (the HTTP layer
-answers 400). :class:`Verdict` is what a handler decides; :func:`render_review`
+answers 400). Integers beyond 64 bits stay exact integers (see ``_BIG_INT``). :class:`Verdict` is what a handler decides; :func:`render_review`
 turns it into the response body: same apiVersion and kind as the request, the
 request's ``uid`` echoed, ``status`` on denial, ``warnings``, and a base64
 ``JSONPatch`` only when there is one. Called by :mod:`gpufleet.webhook.registry`.
@@ -11,6 +11,8 @@ request's ``uid`` echoed, ``status`` on denial, ``warnings``, and a base64
 from __future__ import annotations
 
 import base64
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -59,12 +61,33 @@ class Verdict:
         return "warned" if self.warnings else "allowed"
 
 
+# orjson reads an integer beyond 64 bits as a float (2^64 + 1 becomes 1.8446744073709552e+19),
+# which would change what the rules and the mutator compute. A body with a run of 20 or more
+# digits (rare: only such integers, long digit strings or long fractions) is read by the
+# standard library instead, which keeps integers exact; beyond MAX_INT_DIGITS digits an
+# integer is kept as its text (a string, which the rules treat as a bad value, not a crash).
+_BIG_INT = re.compile(rb"[0-9]{20}")
+MAX_INT_DIGITS = 1000
+
+
+def _int(text: str) -> int | str:
+    return int(text) if len(text) <= MAX_INT_DIGITS else text
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _exact(body: bytes) -> Any:
+    return json.loads(body, parse_int=_int, parse_constant=_no_constant)
+
+
 def parse_review(body: bytes) -> AdmissionRequest:
     """Parse and check a request body (raises :class:`BadReview`)."""
     try:
-        review = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise BadReview(f"body is not valid JSON: {exc}") from None
+        review = orjson.loads(body) if _BIG_INT.search(body) is None else _exact(body)
+    except (orjson.JSONDecodeError, ValueError, RecursionError) as exc:
+        raise BadReview(f"body is not valid JSON: {str(exc)[:300]}") from None
     if not isinstance(review, dict):
         raise BadReview(f"body must be a JSON object (an AdmissionReview), got {type(review).__name__}")
     if review.get("apiVersion") != API_VERSION or review.get("kind") != KIND:
@@ -99,10 +122,18 @@ def render_review(request: AdmissionRequest, verdict: Verdict) -> bytes:
         response["warnings"] = verdict.warnings
     if verdict.patch:
         response["patchType"] = "JSONPatch"
-        response["patch"] = base64.b64encode(orjson.dumps(verdict.patch)).decode("ascii")
+        response["patch"] = base64.b64encode(_dumps(verdict.patch)).decode("ascii")
     if verdict.audit:
         response["auditAnnotations"] = verdict.audit
-    return orjson.dumps({"apiVersion": API_VERSION, "kind": KIND, "response": response})
+    return _dumps({"apiVersion": API_VERSION, "kind": KIND, "response": response})
+
+
+def _dumps(value: Any) -> bytes:
+    """orjson, or the standard library for integers beyond 64 bits (which orjson refuses)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def error_body(message: str) -> bytes:

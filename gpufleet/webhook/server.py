@@ -1,7 +1,8 @@
 """``python -m gpufleet.webhook``: flags, startup, file watching and graceful shutdown.
 
 Every flag has an environment fallback (``GPUFLEET_<FLAG>``) so the Pulumi
-component can set either. Startup loads the TLS pair (exit 1 with a clear message
+component can set either; values are range-checked (:data:`RANGES`) and a bad one
+exits 2 with one line. Startup loads the TLS pair (exit 1 with a clear message
 if it cannot) and the fleet context (the server starts anyway and stays unready
 until the file is valid). A watcher polls both every ``--reload-interval`` seconds.
 
@@ -16,17 +17,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import gc
 import logging
 import os
 import signal
 import sys
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from aiohttp import web
 
 from gpufleet.webhook.app import build_app
+from gpufleet.webhook.connections import GuardedSite
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.reload import FleetSource, TlsSource
 from gpufleet.webhook.state import MAX_BODY, State
@@ -45,14 +48,40 @@ class Config:
     shutdown_delay: float = 3.0
     shutdown_timeout: float = 10.0
     max_body_bytes: int = MAX_BODY
+    header_timeout: float = 10.0
+    body_timeout: float = 10.0
+    idle_timeout: float = 60.0
+    max_connections: int = 1000
+    ca: str = ""
     log_level: str = "info"
     bench_echo: bool = False
+
+
+# flag -> (lowest, highest) accepted; anything else exits 2 with one line naming the flag.
+RANGES: dict[str, tuple[float, float]] = {
+    "port": (0, 65535), "reload_interval": (0.1, 3600), "shutdown_delay": (0, 300), "shutdown_timeout": (0.1, 300),
+    "max_body_bytes": (4096, 64 * 1024 * 1024), "header_timeout": (0.1, 600), "body_timeout": (0.1, 600),
+    "idle_timeout": (0.1, 3600), "max_connections": (1, 100_000),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line and exit 2 (main), not usage text
+        raise ValueError(message)
+
+
+def _check_ranges(cfg: "Config") -> None:
+    for name, (low, high) in RANGES.items():
+        value = getattr(cfg, name)
+        if not low <= value <= high:  # also false for NaN
+            flag, var = "--" + name.replace("_", "-"), "GPUFLEET_" + name.upper()
+            raise ValueError(f"{flag} (or {var}) is {value:g}, outside {low:g}..{high:g}")
 
 
 def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -> Config:
     env = dict(os.environ if env is None else env)
     d = Config()
-    p = argparse.ArgumentParser(prog="python -m gpufleet.webhook",
+    p = _Parser(prog="python -m gpufleet.webhook",
                                 description="gpufleet gang-admission controller (HTTPS admission webhook).")
 
     def opt(flag: str, kind: type, default: object, text: str, **extra: object) -> None:
@@ -65,26 +94,33 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
 
     opt("cert", str, d.cert, "PEM serving certificate (chain), reloaded when it changes")
     opt("key", str, d.key, "PEM private key of the certificate")
-    opt("fleet-context", str, d.fleet_context, "fleet context JSON (gpufleet render context), reloaded when it changes")
+    opt("fleet-context", str, d.fleet_context, "fleet context JSON (render_context output), reloaded when it changes")
     opt("host", str, d.host, "address to listen on")
     opt("port", int, d.port, "HTTPS port (0 picks a free one)")
     opt("reload-interval", float, d.reload_interval, "seconds between checks of the mounted files")
     opt("shutdown-delay", float, d.shutdown_delay, "seconds to keep serving with Connection: close after SIGTERM")
     opt("shutdown-timeout", float, d.shutdown_timeout, "seconds in-flight requests get once the listener closes")
     opt("max-body-bytes", int, d.max_body_bytes, "largest AdmissionReview accepted; larger gets HTTP 400")
+    opt("header-timeout", float, d.header_timeout, "seconds a request line and headers may take once they start; then the connection closes")
+    opt("body-timeout", float, d.body_timeout, "seconds a request body may take after its headers; then HTTP 408")
+    opt("idle-timeout", float, d.idle_timeout, "seconds a keep-alive connection may stay idle (or send nothing at all)")
+    opt("max-connections", int, d.max_connections, "open connections per replica; more are closed at once")
+    opt("ca", str, d.ca, "PEM CA bundle the serving certificate must chain to (checked on every load; empty: not checked)")
     opt("log-level", str.lower, d.log_level, "log level", choices=["debug", "info", "warning", "error"])
     p.add_argument("--bench-echo", action="store_true", default=env.get("GPUFLEET_BENCH_ECHO", "") in ("1", "true"),
                    help="also serve POST /echo (allow-all, the benchmark's floor); never in production")
     ns = p.parse_args(argv)
     if ns.log_level not in ("debug", "info", "warning", "error"):
         p.error(f"GPUFLEET_LOG_LEVEL={ns.log_level!r} is not one of debug, info, warning, error")
-    return Config(**{k: v for k, v in vars(ns).items()})
+    cfg = Config(**{k: v for k, v in vars(ns).items()})
+    _check_ranges(cfg)
+    return cfg
 
 
 async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable[[int], None] | None = None) -> int:
     """Run until ``stop`` is set; returns the exit code."""
-    state = State(max_body=cfg.max_body_bytes)
-    fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state)
+    state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout)
+    fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state, ca=cfg.ca)
     try:
         ssl_context = tls.load()
     except ValueError as exc:
@@ -92,10 +128,12 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
         return 1
     fleet.poll()
     registry = build_registry(cfg.bench_echo)
-    runner = web.AppRunner(build_app(registry, state), access_log=None,
-                           handle_signals=False, shutdown_timeout=cfg.shutdown_timeout)
+    runner = web.AppRunner(build_app(registry, state), access_log=None, handle_signals=False,
+                           shutdown_timeout=cfg.shutdown_timeout, keepalive_timeout=cfg.idle_timeout)
     await runner.setup()
-    site = web.TCPSite(runner, cfg.host, cfg.port, ssl_context=ssl_context, backlog=512)
+    guard = {"max_connections": cfg.max_connections, "header_timeout": cfg.header_timeout,
+             "on_refused": state.metrics.connections_refused.inc}
+    site = GuardedSite(runner, cfg.host, cfg.port, guard, ssl_context=ssl_context, backlog=512)
     try:
         await site.start()
     except OSError as exc:
@@ -116,14 +154,30 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
     state.draining = True
     await asyncio.sleep(cfg.shutdown_delay)
     watcher.cancel()
+    state.close()  # requests still receiving a body are answered 503 now
     await runner.cleanup()
+    state.worker().shutdown(wait=False)
     log.info("stopped")
     return 0
+
+
+def _release_memory() -> None:
+    """Give freed heap back to the OS (glibc's ``malloc_trim``); a no-op without glibc.
+
+    Bursts of connections (each TLS connection holds buffers) leave the heap fragmented
+    and the resident size high after they close; trimming after them keeps a replica's
+    memory where it was (bench/webhook_abuse.py). ctypes releases the GIL during the call.
+    """
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 async def _watch(interval: float, fleet: FleetSource, tls: TlsSource, stop: asyncio.Event) -> None:
     while not stop.is_set():
         await asyncio.sleep(interval)
+        await asyncio.to_thread(_release_memory)
         for source in (fleet, tls):
             try:
                 source.poll()
@@ -142,9 +196,12 @@ async def _main(cfg: Config) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         cfg = parse_args(argv)
-    except ValueError as exc:  # a non-numeric GPUFLEET_* value
-        print(f"gpufleet webhook: {exc}", file=sys.stderr)
+    except ValueError as exc:  # a bad flag or GPUFLEET_* value: one line, exit 2 (like the CLI)
+        print(f"gpufleet webhook: error: {exc} (see --help)", file=sys.stderr)
         return 2
+    # Large reviews run on a worker thread; a 1 ms switch interval (default 5 ms) gives the
+    # event loop the GIL back sooner while one does, so small reviews and probes stay fast.
+    sys.setswitchinterval(0.001)
     logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     return asyncio.run(_main(cfg))

@@ -3,11 +3,14 @@
 Built once by the server (``gpufleet.webhook.server``) and swapped field by field
 by the reloaders (``gpufleet.webhook.reload``): handlers read ``state.fleet`` and
 ``state.check`` once per request, so a reload never mixes two fleet contexts in
-one answer.
+one answer. ``closing`` is resolved when shutdown closes the listener: requests
+still receiving their body are then answered 503 (``gpufleet.webhook.app``).
 """
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from gpufleet.context import FleetContext
@@ -15,6 +18,7 @@ from gpufleet.rules.api import CheckContext
 from gpufleet.webhook.metrics import Metrics
 
 MAX_BODY = 3 * 1024 * 1024  # bytes; objects in etcd are at most 1.5 MiB, a review carries object and oldObject
+INLINE_BYTES = 16 * 1024  # larger reviews are checked on the worker thread, off the event loop
 
 
 @dataclass
@@ -24,8 +28,29 @@ class State:
     check: CheckContext = field(default_factory=CheckContext)
     metrics: Metrics = field(default_factory=Metrics)
     max_body: int = MAX_BODY
+    body_timeout: float = 10.0
+    inline_bytes: int = INLINE_BYTES
     tls_loaded: bool = False
     draining: bool = False
+    _closing: "asyncio.Future[None] | None" = None
+    _worker: ThreadPoolExecutor | None = None
+
+    @property
+    def closing(self) -> "asyncio.Future[None]":
+        if self._closing is None:
+            self._closing = asyncio.get_running_loop().create_future()
+        return self._closing
+
+    def close(self) -> None:
+        """Refuse the requests still receiving a body (called when the listener closes)."""
+        if not self.closing.done():
+            self.closing.set_result(None)
+
+    def worker(self) -> ThreadPoolExecutor:
+        """One thread for large reviews: they queue behind each other, not in front of small ones."""
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpufleet-review")
+        return self._worker
 
     def use_fleet(self, fleet: FleetContext) -> None:
         self.fleet, self.check = fleet, CheckContext(fleet=fleet)

@@ -60,7 +60,7 @@ class Client:
     """One keep-alive HTTPS connection that verifies the server against the test CA."""
 
     def __init__(self, port: int, ca: Path) -> None:
-        self.port = port
+        self.port, self.ca = port, ca
         self.context = ssl.create_default_context(cafile=str(ca))
         self.conn: http.client.HTTPSConnection | None = None
 

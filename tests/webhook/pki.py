@@ -77,15 +77,16 @@ class Pki:
         self.mount = MountedDir(self.root / "tls")
         self.cert_path, self.key_path = self.mount.path("tls.crt"), self.mount.path("tls.key")
 
-    def issue(self, serial: int | None = None) -> tuple[bytes, bytes, int]:
-        """A new (cert PEM, key PEM, serial) for 127.0.0.1 and localhost."""
+    def issue(self, serial: int | None = None, hours: float = 2) -> tuple[bytes, bytes, int]:
+        """A new (cert PEM, key PEM, serial) for 127.0.0.1 and localhost, valid until ``hours`` from now."""
         key = ec.generate_private_key(ec.SECP256R1())
         serial = serial or x509.random_serial_number()
         now = datetime.datetime.now(datetime.timezone.utc)
+        start = min(now - datetime.timedelta(minutes=5), now + datetime.timedelta(hours=hours) - datetime.timedelta(hours=1))
         cert = (
             x509.CertificateBuilder().subject_name(_name("gpufleet-webhook")).issuer_name(self.ca_cert.subject)
             .public_key(key.public_key()).serial_number(serial)
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(hours=2))
+            .not_valid_before(start).not_valid_after(now + datetime.timedelta(hours=hours))
             .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
                                                         x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
             .sign(self.ca_key, hashes.SHA256())

@@ -61,3 +61,50 @@ def test_random_bytes_are_answered_400_never_5xx(client, path, raw):
 
 def test_the_server_still_answers_after_the_fuzzing(client):
     assert client.get("/healthz")[0] == 200 and client.get("/readyz")[0] == 200
+
+
+# Hostile values (issue 11): quantities at and beyond every bound, integers beyond 64 bits,
+# deep and wide objects, placed where the rules and the mutator read numbers.
+hostile_quantities = st.one_of(
+    st.sampled_from(["1e999999", "1e999999999", "1e99999999999999999999", "8Ei", "16Ei", "-1e40", "1e-999999",
+                     "0." + "0" * 5000 + "1", "9" * 20_000, "1.5", "Infinity", "NaN", "", "1_000"]),
+    st.from_regex(r"\A[+-]?[0-9]{1,60}(\.[0-9]{0,60})?([eE][+-]?[0-9]{1,22}|Ki|Ei|[numkMGTPE])?\Z"),
+    st.integers(min_value=-(10**400), max_value=10**400),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+huge_ints = st.one_of(st.integers(min_value=2**63 - 2, max_value=2**70), st.integers(min_value=-(10**300), max_value=10**300))
+
+
+def deep(depth: int, leaf: object) -> object:
+    for i in range(depth):
+        leaf = [leaf] if i % 2 else {"k": leaf}
+    return leaf
+
+
+@st.composite
+def hostile_reviews(draw):
+    from tests.webhook.abuse import gpu_job
+    job = gpu_job(draw(hostile_quantities), replicas=draw(st.one_of(st.integers(0, 8), huge_ints)))
+    container = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]
+    container["resources"]["requests"] = {draw(st.sampled_from(["nvidia.com/gpu", "cpu", "memory"])): draw(hostile_quantities)}
+    if draw(st.booleans()):
+        job["spec"]["minAvailable"] = draw(huge_ints)
+    shape = draw(st.sampled_from(["none", "deep", "wide"]))
+    if shape == "deep":
+        job["metadata"]["annotations"] = {"x": deep(draw(st.integers(10, 400)), 1)}
+        job["spec"]["plugins"] = deep(draw(st.integers(10, 400)), "x")
+    elif shape == "wide":
+        job["metadata"]["labels"] = {f"l{i}": "v" for i in range(draw(st.integers(100, 5000)))}
+    return review(job, operation=draw(st.sampled_from(["CREATE", "UPDATE"])), old=job if draw(st.booleans()) else None)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(path=paths, body=hostile_reviews())
+def test_hostile_numbers_and_shapes_are_answered_quickly_and_never_5xx(client, path, body):
+    import json
+    import time
+    started = time.perf_counter()
+    status, _, data = client.request("POST", path, json.dumps(body).encode())
+    assert time.perf_counter() - started < 1.0
+    check_answer(status, data, body)

@@ -29,7 +29,7 @@ def _oversubscribed(fleet: Fleet) -> Iterator[Issue]:
                     parts.setdefault(amount.resource, []).append(f"{owner.name} {show(amount.nominal, amount.resource)}")
         for res in pool_resources(pool):
             capacity = pool.per_node(res) * pool.node_count
-            if totals.get(res, Decimal(0)) > capacity:
+            if res in totals and totals[res] > capacity:  # no quota: nothing to oversubscribe (even a negative capacity)
                 yield Issue(join_path("pools", i, "nodeCount"),
                             f"nominal {res} quota on pool {pool.name!r} is {show(totals[res], res)} ({', '.join(parts[res])}) but the pool has "
                             f"{show(capacity, res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)})",

@@ -1,0 +1,105 @@
+"""Connection hygiene for the listener: a cap on open connections and a header deadline.
+
+Used by the server (``gpufleet.webhook.server``) in place of aiohttp's ``TCPSite``.
+aiohttp 3.14 (pinned) already closes a connection that stays idle, or never finishes
+its first request line and headers, for ``keepalive_timeout`` seconds (its keep-alive
+timer starts when the connection is made and is not pushed back by incoming bytes).
+This module adds what it lacks:
+
+- ``max_connections``: a connection accepted beyond the cap is closed at once (after
+  the TLS handshake the event loop has already done), counted in
+  ``gpufleet_connections_refused_total``; the API server retries another replica.
+- ``header_timeout``: once the first byte of a request arrives, its request line and
+  headers must be complete within this many seconds, else the connection is closed
+  (a slow-header client cannot hold it for the whole keep-alive time).
+
+The body deadline is in ``gpufleet.webhook.app`` (a 408 answer). The handler subclass
+reads private fields of aiohttp's ``RequestHandler`` (``_request_count``,
+``_current_request``, ``_messages``) and the server's ``_kwargs``, which is why aiohttp is pinned;
+tests/webhook/test_abuse.py fails if they change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+
+log = logging.getLogger("gpufleet.webhook")
+
+
+class _Refused(asyncio.Protocol):
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.close()
+
+
+class _Handler(RequestHandler):
+    """aiohttp's handler with the header deadline and the open-connection count."""
+
+    __slots__ = ("_guard", "_header_timer")
+
+    def __init__(self, guard: "Guard", **kwargs: Any) -> None:
+        super().__init__(guard.server, loop=asyncio.get_event_loop(), **kwargs)
+        self._guard: Guard = guard
+        self._header_timer: asyncio.TimerHandle | None = None
+
+    def _expire(self, count: int) -> None:
+        self._header_timer = None
+        if self._request_count == count and self.transport is not None:
+            log.debug("closing a connection whose request headers did not arrive within %.1fs", self._guard.header_timeout)
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        count = self._request_count
+        if data and self._header_timer is None and self._current_request is None and not self._messages:
+            # the first bytes of a new request (not body bytes of the one being handled)
+            self._header_timer = asyncio.get_event_loop().call_later(self._guard.header_timeout, self._expire, count)
+        super().data_received(data)
+        if self._header_timer is not None and self._request_count != count:
+            self._header_timer.cancel()  # the request line and headers are complete
+            self._header_timer = None
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self._guard.open -= 1
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        super().connection_lost(exc)
+
+
+class Guard:
+    """Protocol factory in place of aiohttp's ``Server``: connection cap, header deadline."""
+
+    def __init__(self, server: web.Server, max_connections: int, header_timeout: float, on_refused: Any) -> None:
+        self.server, self.max_connections, self.header_timeout = server, max_connections, header_timeout
+        self.on_refused = on_refused
+        self.open = 0
+
+    def __call__(self) -> asyncio.Protocol:
+        if self.open >= self.max_connections:
+            self.on_refused()
+            return _Refused()
+        self.open += 1
+        return _Handler(self, **self.server._kwargs)
+
+
+class GuardedSite(web.TCPSite):
+    """``TCPSite`` whose listener creates connections through a :class:`Guard`."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, guard_args: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(runner, host, port, **kwargs)
+        self.guard_args = guard_args
+        self.guard: Guard | None = None
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)
+        server = self._runner.server
+        assert server is not None
+        self.guard = Guard(server, **self.guard_args)
+        self._server = await asyncio.get_running_loop().create_server(
+            self.guard, self._host, self._port, ssl=self._ssl_context, backlog=self._backlog,
+            reuse_address=self._reuse_address, reuse_port=self._reuse_port)
+        self._bound_port = self._server.sockets[0].getsockname()[1] if self._server.sockets else self._port
