@@ -23,7 +23,7 @@ from rich.table import Table
 
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import Diff, diff_fleets
-from gpufleet.diff.markdown import QUOTA_HEADER, STEP_HEADER, quota_cells, step_cells, to_markdown
+from gpufleet.diff.markdown import QUOTA_HEADER, pool_change, STEP_HEADER, quota_cells, step_cells, to_markdown
 from gpufleet import yamlio
 from gpufleet.errors import Issue, ModelError
 from gpufleet.model import Fleet, load_model
@@ -78,7 +78,7 @@ def _print_text(diff: Diff, title: str) -> None:
     for moved in diff.namespaces:
         console.print(f"namespace {moved['namespace']}: team {moved['from']} -> {moved['to']}")
     for pool in diff.pools:
-        console.print(f"pool {pool['pool']}: {pool['before']['nodes']} -> {pool['after']['nodes']} nodes")
+        console.print(f"pool {pool['pool']}: {pool_change(pool, '->')}")
     table = Table(title="steps, in `pulumi up` order", title_justify="left")
     for column in STEP_HEADER:
         table.add_column(column)
