@@ -105,6 +105,10 @@ def advise(
         raise _fail([f"--small-pool {small_pool} must be 0 or more GPUs (fix: pass a GPU count such as {SMALL_POOL})"], 2)
     fleet = _model(model)
     result = advise_fleet(fleet, _objects(list(manifests or [])), fraction, small)
+    if manifests and not result.jobs:
+        namespaces = ", ".join(ns for t in fleet.teams for ns in t.namespaces)
+        typer.echo(f"gpufleet advise: none of the {result.skipped} objects given is a workload in a team's namespace, so no job "
+                   f"size was weighed (fix: set metadata.namespace to one of the model's namespaces: {namespaces})", err=True)
     if format is Format.json:
         typer.echo(json.dumps(result.to_json(), indent=2))
     else:

@@ -105,3 +105,15 @@ def test_podgroups_errors_name_the_podgroups_command(tmp_path):
     (tmp_path / "bad.yaml").write_text("kind: Job\nmetadata: {name: [\n")
     result = run("podgroups", str(MIXED), str(tmp_path / "bad.yaml"))
     assert result.exit_code == 1 and result.stderr.startswith("gpufleet podgroups: ") and "bad.yaml" in result.stderr
+
+
+def test_manifests_outside_every_teams_namespace_are_reported_as_not_weighed(tmp_path):
+    (tmp_path / "job.yaml").write_text(JOB.replace("namespace: robotics", "namespace: nobody"))
+    result = run("advise", str(MIXED), str(tmp_path / "job.yaml"))
+    assert result.exit_code == 0 and "none of the 1 objects given" in result.stderr and "robotics" in result.stderr
+
+
+def test_manifests_in_a_teams_namespace_give_no_such_note(tmp_path):
+    (tmp_path / "job.yaml").write_text(JOB)
+    result = run("advise", str(MIXED), str(tmp_path / "job.yaml"))
+    assert result.exit_code == 0 and "none of the" not in result.stderr
