@@ -101,6 +101,9 @@ def diff(
         raise _fail([f"--format {output!r}: choose one of {', '.join(FORMATS)}"], 2)
     if (git is None) == (new is None):
         raise _fail(["give two model files (gpufleet diff BASE NEW) or one with --git REF (gpufleet diff MODEL --git origin/main)"], 2)
+    missing = [path for path in (base, new) if path is not None and not path.is_file()]
+    if missing:
+        raise _fail([f"{path}: no such model file (fix: pass the path of a fleet model, e.g. stacks/prod.fleet.yaml)" for path in missing], 2)
     crd_set = _crds(crds)
     try:
         if git is not None:
