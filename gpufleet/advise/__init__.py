@@ -16,6 +16,9 @@ from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL, change, control_pl
 from gpufleet.advise.jobs import collect
 from gpufleet.model.fleet import Fleet
 
+SWITCH_NOTE = (" Teams hold quota on it, so the system cannot switch in one `pulumi up`: their quota objects on the old "
+               "system are protected (`gpufleet diff` shows the blocked deletes): drain the teams' work, "
+               "retire them and re-add them under new names (docs/retiring-a-team.md, docs/diff.md).")
 MECHANISMS = ("kube-scheduler", "coscheduling", "volcano", "kueue", "kueue+tas", "static")
 
 
@@ -65,8 +68,11 @@ def advise(fleet: Fleet, objects: Iterable[Mapping[str, Any]] = (), free_fractio
         f = facts(fleet, pool, jobs, free_fraction)
         mechanism, reason = decide(fleet, pool, f, small_pool)
         shared = len(f.teams) > 1 or f.cohort_quota
+        edit = change(fleet, i, pool, mechanism)
+        if f.teams and f"pools[{i}].system:" in edit:
+            reason += SWITCH_NOTE
         out.append(PoolAdvice(
-            pool=pool.name, current=_current(pool), mechanism=mechanism, change=change(fleet, i, pool, mechanism), reason=reason,
+            pool=pool.name, current=_current(pool), mechanism=mechanism, change=edit, reason=reason,
             contention="contention" if shared else "fragmentation" if f.teams else "unused",
             largest_job_gpus=str(f.largest_job), free_block_gpus=str(f.free_block), elastic_jobs=list(f.elastic_jobs),
             control_plane=control_plane(fleet, mechanism),

@@ -38,23 +38,23 @@ class Format(str, Enum):
     json = "json"
 
 
-def _fail(lines: list[str], code: int = 1) -> typer.Exit:
+def _fail(lines: list[str], code: int = 1, command: str = "advise") -> typer.Exit:
     for line in lines:
-        typer.echo(f"gpufleet advise: {line}", err=True)
+        typer.echo(f"gpufleet {command}: {line}", err=True)
     return typer.Exit(code)
 
 
-def _model(model: Optional[Path]) -> Fleet:
+def _model(model: Optional[Path], command: str = "advise") -> Fleet:
     path = model or DEFAULT_MODEL
     if not path.exists():
-        raise _fail([f"{path} does not exist (fix: pass the fleet model, e.g. `gpufleet advise stacks/prod.fleet.yaml jobs/`)"], 2)
+        raise _fail([f"{path} does not exist (fix: pass the fleet model, e.g. `gpufleet advise stacks/prod.fleet.yaml jobs/`)"], 2, command)
     try:
         return load_model(path)
     except ModelError as exc:
-        raise _fail(exc.lines()) from None
+        raise _fail(exc.lines(), 1, command) from None
 
 
-def _objects(paths: list[str]) -> list[dict]:
+def _objects(paths: list[str], command: str = "advise") -> list[dict]:
     objects, problems = [], []
     for source in collect(paths):
         if source.error:
@@ -64,15 +64,18 @@ def _objects(paths: list[str]) -> list[dict]:
         objects += [item.obj for item in result.objects]
         problems += [f"{p.file}:{p.line or 1}: {p.message} (fix: {p.fix})" for p in result.problems]
     if problems:
-        raise _fail(problems)
+        raise _fail(problems, 1, command)
     return objects
 
 
 def _decimal(value: str, name: str) -> Decimal:
     try:
-        return Decimal(value)
+        number = Decimal(value)
     except InvalidOperation:
-        raise _fail([f"{name} {value!r} is not a number"], 2) from None
+        number = Decimal("NaN")
+    if not number.is_finite():
+        raise _fail([f"{name} {value!r} is not a finite number (fix: pass a decimal such as {name} 0.5)"], 2)
+    return number
 
 
 def _print(advice: Advice) -> None:
@@ -97,9 +100,15 @@ def advise(
     """Recommend a gang mechanism per pool (the premise's four questions); never changes a file."""
     fraction, small = _decimal(free_fraction, "--free-fraction"), _decimal(small_pool, "--small-pool")
     if not Decimal(0) < fraction <= Decimal(1):
-        raise _fail([f"--free-fraction {free_fraction} must be above 0 and at most 1"], 2)
+        raise _fail([f"--free-fraction {free_fraction} must be above 0 and at most 1 (fix: pass a share such as 0.5)"], 2)
+    if small < 0:
+        raise _fail([f"--small-pool {small_pool} must be 0 or more GPUs (fix: pass a GPU count such as {SMALL_POOL})"], 2)
     fleet = _model(model)
     result = advise_fleet(fleet, _objects(list(manifests or [])), fraction, small)
+    if manifests and not result.jobs:
+        namespaces = ", ".join(ns for t in fleet.teams for ns in t.namespaces)
+        typer.echo(f"gpufleet advise: none of the {result.skipped} objects given is a workload in a team's namespace, so no job "
+                   f"size was weighed (fix: set metadata.namespace to one of the model's namespaces: {namespaces})", err=True)
     if format is Format.json:
         typer.echo(json.dumps(result.to_json(), indent=2))
     else:
@@ -111,7 +120,7 @@ def podgroups(
     manifests: List[str] = typer.Argument(..., help="Workload manifests (files or directories)."),
 ) -> None:
     """Print the coscheduling PodGroups the manifests' gangs need (minMember = every pod, timeout = the pool's budget)."""
-    groups = render_pod_groups(_model(model), _objects(list(manifests)))
+    groups = render_pod_groups(_model(model, "podgroups"), _objects(list(manifests), "podgroups"))
     typer.echo("---\n".join(dump(g) for g in groups), nl=False)
     if not groups:
         typer.echo("# no multi-pod workload in a coscheduling team's namespace", err=True)

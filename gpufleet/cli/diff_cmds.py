@@ -23,7 +23,7 @@ from rich.table import Table
 
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import Diff, diff_fleets
-from gpufleet.diff.markdown import QUOTA_HEADER, STEP_HEADER, quota_cells, step_cells, to_markdown
+from gpufleet.diff.markdown import QUOTA_HEADER, pool_change, STEP_HEADER, quota_cells, step_cells, to_markdown
 from gpufleet import yamlio
 from gpufleet.errors import Issue, ModelError
 from gpufleet.model import Fleet, load_model
@@ -78,7 +78,7 @@ def _print_text(diff: Diff, title: str) -> None:
     for moved in diff.namespaces:
         console.print(f"namespace {moved['namespace']}: team {moved['from']} -> {moved['to']}")
     for pool in diff.pools:
-        console.print(f"pool {pool['pool']}: {pool['before']['nodes']} -> {pool['after']['nodes']} nodes")
+        console.print(f"pool {pool['pool']}: {pool_change(pool, '->')}")
     table = Table(title="steps, in `pulumi up` order", title_justify="left")
     for column in STEP_HEADER:
         table.add_column(column)
@@ -101,6 +101,9 @@ def diff(
         raise _fail([f"--format {output!r}: choose one of {', '.join(FORMATS)}"], 2)
     if (git is None) == (new is None):
         raise _fail(["give two model files (gpufleet diff BASE NEW) or one with --git REF (gpufleet diff MODEL --git origin/main)"], 2)
+    missing = [path for path in (base, new) if path is not None and not path.is_file()]
+    if missing:
+        raise _fail([f"{path}: no such model file (fix: pass the path of a fleet model, e.g. stacks/prod.fleet.yaml)" for path in missing], 2)
     crd_set = _crds(crds)
     try:
         if git is not None:

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from gpufleet.crdschema import CrdSet
-from gpufleet.diff.judge import Cluster
+from gpufleet.diff.judge import Cluster, Verdict
+from gpufleet.diff.steps import Step
 from gpufleet.diff.quota import moved_namespaces, quota_rows, resized_pools
 from gpufleet.diff.steps import plan_steps
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import render_all
+from gpufleet.render.meta import TEAM_LABEL
 
 __all__ = ["Diff", "diff_fleets"]
 
@@ -70,14 +72,32 @@ def diff_fleets(base: Fleet, new: Fleet, crds: CrdSet | None = None) -> Diff:
         return _diff(base, new, crds)
 
 
+def _for_live_team(verdict: Verdict, step: Step, live_teams: set[str]) -> Verdict:
+    """A protected object of a team that stays in the model: retiring "it" is not what the author meant.
+
+    The object goes because the team lost its quota on every pool of that system (a pool's
+    ``system`` changed, or the quota was removed) or a namespace left it; the protection
+    (:mod:`gpufleet.diff.judge`) still blocks it, and the fix says which team and why.
+    """
+    labels = ((step.old or {}).get("metadata") or {}).get("labels") or {}
+    team = labels.get(TEAM_LABEL)
+    if step.op != "delete" or not step.protect or verdict.verdict != "blocked" or team not in live_teams:
+        return verdict
+    fix = (f"team {team!r} stays in the model, so its protected objects cannot go: keep its quota on a pool of this "
+           "system (revert the pool's `system` change or the quota or namespace removal), or move its work off "
+           "first and retire the team, re-adding it under a new name (docs/retiring-a-team.md)")
+    return Verdict("blocked", f"{verdict.reason} (team {team!r} is still live in the new model)", fix)
+
+
 def _diff(base: Fleet, new: Fleet, crds: CrdSet | None) -> Diff:
     base_objects = list(render_all(base).objects)
     new_objects = list(render_all(new).objects)
     cluster = Cluster(base_objects, crds)
     steps = []
     planned = plan_steps(base_objects, new_objects)
+    live_teams = {t.name for t in new.teams if t.lifecycle != "retired"}
     for order, step in enumerate(planned, start=1):
-        verdict = cluster.judge(step, planned)
+        verdict = _for_live_team(cluster.judge(step, planned), step, live_teams)
         manifest = step.new or step.old or {}
         meta = manifest.get("metadata") or {}
         steps.append({

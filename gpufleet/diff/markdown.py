@@ -52,8 +52,7 @@ def to_markdown(diff: Diff, title: str) -> str:
     for moved in diff.namespaces:
         lines.append(f"- namespace `{moved['namespace']}` moves from team `{moved['from']}` to `{moved['to']}`")
     for pool in diff.pools:
-        lines.append(f"- pool `{pool['pool']}` resized: {pool['before']['nodes']} → {pool['after']['nodes']} nodes "
-                     f"({pool['before']['capacity']} → {pool['after']['capacity']} GPUs)")
+        lines.append(f"- pool `{pool['pool']}`: {pool_change(pool, '→')}")
     if diff.namespaces or diff.pools:
         lines.append("")
     if diff.steps:
@@ -62,3 +61,16 @@ def to_markdown(diff: Diff, title: str) -> str:
     else:
         lines.append("No object changes.")
     return "\n".join(lines) + "\n"
+
+
+def pool_change(pool: dict[str, Any], arrow: str) -> str:
+    """One line for a changed pool: its size, system and dedicated owner, before and after (the parts that change)."""
+    before, after = pool["before"], pool["after"]
+    parts = []
+    if (before["nodes"], before["capacity"]) != (after["nodes"], after["capacity"]):
+        parts.append(f"resized {before['nodes']} {arrow} {after['nodes']} nodes ({before['capacity']} {arrow} {after['capacity']} GPUs)")
+    if before.get("system") != after.get("system"):
+        parts.append(f"system {before.get('system')} {arrow} {after.get('system')}")
+    if before.get("dedicatedTo") != after.get("dedicatedTo"):
+        parts.append(f"dedicated to {before.get('dedicatedTo') or '(shared)'} {arrow} {after.get('dedicatedTo') or '(shared)'}")
+    return "; ".join(parts)

@@ -72,7 +72,11 @@ def resized_pools(base: Fleet, new: Fleet) -> list[dict[str, Any]]:
     out = []
     for pool in new.pools:
         before = old.get(pool.name)
-        if before is not None and (before.node_count, before.capacity) != (pool.node_count, pool.capacity):
-            out.append({"pool": pool.name, "before": {"nodes": before.node_count, "capacity": _num(before.capacity)},
-                        "after": {"nodes": pool.node_count, "capacity": _num(pool.capacity)}})
+        if before is not None and _pool_state(before) != _pool_state(pool):
+            out.append({"pool": pool.name, "before": _pool_state(before), "after": _pool_state(pool)})
     return out
+
+
+def _pool_state(pool: Any) -> dict[str, Any]:
+    """What a pool change means for its teams: size, and the mechanism (system, dedicated owner) that gangs them."""
+    return {"nodes": pool.node_count, "capacity": _num(pool.capacity), "system": pool.system, "dedicatedTo": pool.dedicated_to}

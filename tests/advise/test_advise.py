@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gpufleet.advise import advise
+from gpufleet.advise import SWITCH_NOTE, advise
 from tests.model.builders import FleetBuilder
 
 KEY = "gpufleet.dev/dedicated"
@@ -112,3 +112,15 @@ def test_objects_outside_every_team_are_skipped_not_guessed() -> None:
 def test_the_control_plane_answer_says_when_the_mechanism_is_new_to_the_fleet() -> None:
     [pool] = advise(one_pool(nodes=2).model()).pools
     assert pool.mechanism == "coscheduling" and "new for this fleet" in pool.control_plane
+
+
+def test_a_recommended_system_switch_of_a_pool_teams_use_says_it_cannot_apply_in_one_step():
+    fleet = one_pool(nodes=2).model()
+    [pool] = advise(fleet, []).pools
+    assert pool.change == "pools[0].system: coscheduling" and pool.reason.endswith(SWITCH_NOTE)
+
+
+def test_a_pool_that_keeps_its_system_gets_no_switch_note():
+    fleet = one_pool(nodes=64, teams=3).model()
+    [pool] = advise(fleet, []).pools
+    assert pool.change == "none" and SWITCH_NOTE not in pool.reason

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import typer
 import yaml
 from typer.testing import CliRunner
@@ -88,3 +89,31 @@ def test_podgroups_prints_a_valid_pod_group_for_each_coscheduling_gang(tmp_path,
     [group] = list(yaml.safe_load_all(result.stdout))
     assert group["spec"] == {"minMember": 4, "scheduleTimeoutSeconds": 300}
     assert CrdSet.load(crds_dir).validate(group) == []
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--free-fraction", "nan"), ("--free-fraction", "NaN"), ("--free-fraction", "Infinity"), ("--free-fraction", "abc"),
+    ("--small-pool", "nan"), ("--small-pool", "-5"), ("--small-pool", "Infinity"),
+])
+def test_a_non_finite_or_negative_threshold_is_a_usage_error_without_a_traceback(option, value):
+    result = run("advise", str(MIXED), option, value)
+    assert "Traceback" not in result.output and not isinstance(result.exception, ArithmeticError)
+    assert result.exit_code == 2 and option in result.stderr and "fix:" in result.stderr
+
+
+def test_podgroups_errors_name_the_podgroups_command(tmp_path):
+    (tmp_path / "bad.yaml").write_text("kind: Job\nmetadata: {name: [\n")
+    result = run("podgroups", str(MIXED), str(tmp_path / "bad.yaml"))
+    assert result.exit_code == 1 and result.stderr.startswith("gpufleet podgroups: ") and "bad.yaml" in result.stderr
+
+
+def test_manifests_outside_every_teams_namespace_are_reported_as_not_weighed(tmp_path):
+    (tmp_path / "job.yaml").write_text(JOB.replace("namespace: robotics", "namespace: nobody"))
+    result = run("advise", str(MIXED), str(tmp_path / "job.yaml"))
+    assert result.exit_code == 0 and "none of the 1 objects given" in result.stderr and "robotics" in result.stderr
+
+
+def test_manifests_in_a_teams_namespace_give_no_such_note(tmp_path):
+    (tmp_path / "job.yaml").write_text(JOB)
+    result = run("advise", str(MIXED), str(tmp_path / "job.yaml"))
+    assert result.exit_code == 0 and "none of the" not in result.stderr

@@ -94,6 +94,7 @@ def test_git_compares_the_model_with_its_revision(tmp_path):
 @pytest.mark.parametrize("args", [
     (str(PROD),), (str(PROD), str(PROD), "--git", "HEAD"), (str(PROD), str(PROD), "--format", "yaml"),
     (str(PROD), "--git", "no-such-revision-xyz"), (str(PROD), str(PROD), "--crds", "/no/such/dir"),
+    ("/no/such/base.fleet.yaml", str(PROD)), (str(PROD), "/no/such/new.fleet.yaml"), ("/no/such/model.fleet.yaml", "--git", "HEAD"),
 ])
 def test_usage_errors_exit_2_with_a_fix(args):
     result = run(*args)
@@ -115,3 +116,18 @@ def test_the_example_ci_workflow_posts_the_markdown_diff_of_changed_models_with_
     assert job["if"] == "github.event_name == 'pull_request'"
     options = {o for p in typer.main.get_command(APP).commands["diff"].params for o in getattr(p, "opts", [])}
     assert {word for word in line.split() if word.startswith("--")} <= options
+
+
+@pytest.mark.parametrize("where", ["outside a git repository", "not in the revision"])
+def test_git_base_that_cannot_be_read_is_a_usage_error_naming_the_file_and_revision(tmp_path, where):
+    model = tmp_path / "prod.fleet.yaml"
+    model.write_text(PROD.read_text())
+    if where == "not in the revision":
+        git = ["git", "-C", str(tmp_path), "-c", "user.email=t@t", "-c", "user.name=t"]
+        subprocess.run(git + ["init", "-q"], check=True)
+        (tmp_path / "other.txt").write_text("x")
+        subprocess.run(git + ["add", "other.txt"], check=True)
+        subprocess.run(git + ["commit", "-qm", "x"], check=True)
+    result = run(str(model), "--git", "HEAD")
+    assert result.exit_code == 2 and "prod.fleet.yaml" in result.stderr and "'HEAD'" in result.stderr and "fix:" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -167,5 +167,25 @@ def test_a_resized_pool_and_a_moved_namespace_are_listed():
         team(d, "research")["namespaces"].remove("research-exp")
         team(d, "eval")["namespaces"].append("research-exp")
     diff = diff_fleets(model(), model(more_a100_nodes, move_ns), crds())
-    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024}, "after": {"nodes": 160, "capacity": 1280}}]
+    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "dedicatedTo": None},
+                           "after": {"nodes": 160, "capacity": 1280, "system": "volcano", "dedicatedTo": None}}]
     assert diff.namespaces == [{"namespace": "research-exp", "from": "research", "to": "eval"}]
+
+
+def a100_on_kueue(d: dict) -> None:
+    pool(d, "a100")["system"] = "kueue"
+
+
+def test_switching_a_pools_system_is_listed_with_the_pool_and_its_size():
+    diff = diff_fleets(model(), model(a100_on_kueue), crds())
+    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "dedicatedTo": None},
+                           "after": {"nodes": 128, "capacity": 1024, "system": "kueue", "dedicatedTo": None}}]
+
+
+def test_switching_a_pools_system_under_live_teams_is_blocked_naming_the_team_not_the_retire_procedure():
+    diff = diff_fleets(model(), model(a100_on_kueue), crds())
+    blocked = [s for s in diff.steps if s["verdict"] == "blocked"]
+    assert {(s["kind"], s["name"]) for s in blocked} == {("Queue", "research"), ("Queue", "eval"), ("Queue", "platform-ci")}
+    for step in blocked:
+        assert f"team {step['name']!r} is still live" in step["reason"] and step["fix"] != RETIRE_FIX
+        assert "system" in step["fix"] and f"team {step['name']!r} stays in the model" in step["fix"]
