@@ -174,6 +174,9 @@ def test_a_resized_pool_and_a_moved_namespace_are_listed():
 
 def a100_on_kueue(d: dict) -> None:
     pool(d, "a100")["system"] = "kueue"
+    pool(d, "a100")["nodeLabels"].pop("volcano.sh/nodegroup-name")  # a Kueue pool carries no Volcano node group
+    for t in d["teams"]:
+        t.pop("volcanoNamespaces", None)  # every namespace is Kueue's now
 
 
 def test_switching_a_pools_system_is_listed_with_the_pool_and_its_size():
