@@ -114,6 +114,9 @@ def risky(text: str) -> str | None:
     stripped = text.rstrip()
     if _BLOCK_SCALAR.search(stripped, stripped.rfind("\n") + 1):
         return "an empty block scalar at the end of the text (yaml-rs reads a line break, PyYAML nothing)"
+    last = text[text.rfind("\n") + 1:]
+    if last and not last.strip() and _BLOCK_SCALAR.search(text):
+        return "a block scalar before a last line of blanks with no line break (yaml-rs reads one more line break)"
     return None
 
 

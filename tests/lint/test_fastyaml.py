@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gpufleet.lint import fastyaml, lint_sources
@@ -27,12 +27,16 @@ FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"
 Loader = yaml.CSafeLoader
 
 
-def canon(value: Any) -> Any:
-    """Values comparable across parsers: NaN equals NaN, types are part of the value."""
-    if isinstance(value, dict):
-        return ("map", [(canon(k), canon(v)) for k, v in value.items()])
-    if isinstance(value, list):
-        return ("seq", [canon(v) for v in value])
+def canon(value: Any, _open: frozenset[int] = frozenset()) -> Any:
+    """Values comparable across parsers: NaN equals NaN, types are part of the value; a node
+    that contains itself (``&x [*x]``, which PyYAML builds as a recursive list) is ``("cycle",)``."""
+    if isinstance(value, (dict, list)):
+        if id(value) in _open:
+            return ("cycle",)
+        inner = _open | {id(value)}
+        if isinstance(value, dict):
+            return ("map", [(canon(k, inner), canon(v, inner)) for k, v in value.items()])
+        return ("seq", [canon(v, inner) for v in value])
     if isinstance(value, float) and math.isnan(value):
         return ("nan",)
     return (type(value).__name__, value)
@@ -135,6 +139,8 @@ TOKENS = st.sampled_from([
 
 @settings(max_examples=800, deadline=None)
 @given(st.lists(TOKENS, min_size=1, max_size=14))
+@example(["\n- ", "|", "\n  ", "a", "\n  "])  # block scalar, then a last line of blanks without a line break
+@example(["&x", "\n- ", "*x"])  # a sequence that contains itself
 def test_generated_token_soups_read_like_pyyaml_or_go_to_pyyaml(tokens):
     assert_reads_like_pyyaml("".join(tokens))
 
