@@ -9,6 +9,7 @@ Exit codes: 0 no blocking finding, 1 an unwaived error finding, 2 a usage error
 
 from __future__ import annotations
 
+import re
 import sys
 from enum import Enum
 from pathlib import Path
@@ -28,6 +29,7 @@ from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext
 
 USAGE = 2
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 STYLES = {"error": "bold red", "warning": "yellow", "waived": "dim", "detail": "", "summary": "bold"}
 
 
@@ -87,6 +89,7 @@ def lint_command(
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes, comma-separated."),
     config: Optional[str] = typer.Option(None, "--config", help="Linter config (YAML: select, ignore, options, fleet, fleetContext, crds)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file instead of standard output."),
+    namespace: str = typer.Option("default", "--namespace", "-n", help="Namespace of manifests without metadata.namespace (as kubectl apply -n; default: default)."),
 ) -> None:
     """Lint Kubernetes manifests for gang-safety problems."""
     try:
@@ -98,9 +101,11 @@ def lint_command(
     unknown = unknown_codes([*(chosen or []), *skipped])
     if unknown:
         raise _fail([f"unknown rule code(s) {', '.join(unknown)}: see `gpufleet rules`"])
+    if not DNS_LABEL.fullmatch(namespace):
+        raise _fail([f"--namespace {namespace!r} is not a namespace name: use lowercase letters, digits and '-' (at most 63)"])
     ctx = _context(settings, fleet, fleet_context, crds)
     stdin_text = sys.stdin.read() if "-" in paths else None
-    report = lint(paths, ctx, chosen, skipped, stdin_text=stdin_text)
+    report = lint(paths, ctx, chosen, skipped, stdin_text=stdin_text, namespace=namespace)
     if fmt is Format.text and output is None:
         _print_text(report)
     else:
