@@ -54,3 +54,15 @@ def test_a_fleet_reason_names_the_team():
     [finding] = engine.check_object(b.batch_job(parallelism=8, gpus=4, namespace="robotics"),
                                     fleet_ctx(True, ("research",)), select=[CODE])
     assert "team 'robotics'" in finding.message and "Kueue does not manage" in finding.message
+
+
+def test_a_trainjob_whose_runtime_in_the_same_run_sets_a_pod_group_policy_is_routed():
+    job = b.train_job(num_nodes=4)
+    job["spec"]["runtimeRef"] = {"name": "torch-gang", "kind": "ClusterTrainingRuntime"}
+    job["spec"]["trainer"]["resourcesPerNode"] = {"limits": {"nvidia.com/gpu": 8}}
+    runtime = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+               "metadata": {"name": "torch-gang"}, "spec": {"podGroupPolicy": {"coscheduling": {}}}}
+    plain = {**runtime, "spec": {}}
+    assert paths(CODE, job) == [LABEL]
+    assert paths(CODE, job, objects=(runtime,)) == []
+    assert paths(CODE, job, objects=(plain,)) == [LABEL]
