@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from gpufleet import yamlio
 from gpufleet.errors import Issue, ModelError, join_path
-from gpufleet.model import checks
+from gpufleet.model import checks, duplicate_keys, gpu_units
 from gpufleet.model.fleet import Fleet
 
 
@@ -41,18 +41,26 @@ def issues_from_pydantic(exc: ValidationError) -> list[Issue]:
     return issues
 
 
+def _merge(first: list[Issue], second: list[Issue]) -> list[Issue]:
+    """Both lists' issues, each path and message once, in path order."""
+    seen: dict[tuple[str, str], Issue] = {}
+    for issue in [*first, *second]:
+        seen.setdefault((issue.path, issue.message), issue)
+    return sorted(seen.values(), key=lambda i: i.path)
+
+
 def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fleet:
     """Build a Fleet from parsed YAML; raise ModelError with every issue."""
     if not isinstance(data, dict):
         raise ModelError(source, [Issue("(document)", "the model must be a YAML mapping with apiVersion: gpufleet.dev/v1alpha1 and kind: Fleet", "start the file with `apiVersion: gpufleet.dev/v1alpha1` and `kind: Fleet`")])
+    whole = gpu_units.check_raw(data) if validate else []
     try:
         fleet = Fleet.model_validate(data)
     except ValidationError as exc:
-        raise ModelError(source, issues_from_pydantic(exc)) from None
-    if validate:
-        issues = checks.validate(fleet)
-        if issues:
-            raise ModelError(source, issues)
+        raise ModelError(source, _merge(whole, issues_from_pydantic(exc))) from None
+    issues = _merge(whole, checks.validate(fleet)) if validate else whole
+    if issues:
+        raise ModelError(source, issues)
     return fleet
 
 
@@ -63,6 +71,9 @@ def load_model(path: str | Path, validate: bool = True) -> Fleet:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ModelError(source, [Issue("(file)", f"cannot read the model file: {exc.strerror}", "check the path (stack config gpufleet:model)")]) from None
+    duplicates = duplicate_keys.check(text)
+    if duplicates:
+        raise ModelError(source, duplicates)
     try:
         data = yamlio.load(text)
     except yaml.YAMLError as exc:
