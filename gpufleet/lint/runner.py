@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.lint import locate
+from gpufleet.lint import helm, locate
 from gpufleet.lint.namespaces import DEFAULT_NAMESPACE, with_namespace
 from gpufleet.lint.loader import Loaded, Problem, load
 from gpufleet.lint.sources import Source, collect
@@ -38,6 +38,7 @@ class Report:
     files: int = 0
     objects: int = 0
     skipped: list[str] = field(default_factory=list)  # readable files with no Kubernetes-like document
+    charts: list[str] = field(default_factory=list)  # Helm chart sources (Chart.yaml, templates), not linted
     results: list[Located] = field(default_factory=list)
 
     @property
@@ -118,6 +119,9 @@ def _lint_sources(sources: Sequence[Source], ctx: CheckContext | None, select: I
     report = Report(files=len(sources))
     loaded: list[Loaded] = []
     for source in sources:
+        if helm.is_chart_source(source.name, source.text):
+            report.charts.append(source.name)
+            continue
         result = load(source)
         if result.skipped:
             report.skipped.append(source.name)
