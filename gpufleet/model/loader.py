@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from gpufleet import yamlio
 from gpufleet.errors import Issue, ModelError, join_path
-from gpufleet.model import checks, duplicate_keys, gpu_units
+from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
 
 
@@ -37,7 +37,8 @@ def issues_from_pydantic(exc: ValidationError) -> list[Issue]:
     issues = []
     for error in exc.errors(include_url=False):
         path = join_path(*error["loc"]) or "(document)"
-        issues.append(Issue(path, error["msg"].removeprefix("Value error, "), _fix_for(error)))
+        message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error))
+        issues.append(Issue(path, message, fix))
     return issues
 
 
