@@ -25,7 +25,12 @@ JSON shape (``version`` 1)::
                 "dedicatedTo": "research",            # only for a statically partitioned pool
                 "coldStartBudgetSeconds": 360}],      # only coscheduling pools with a coldStartBudget
      "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}],
-     "coschedulingScheduler": "scheduler-plugins-scheduler"}   # only with a coscheduling pool
+     "coschedulingScheduler": "scheduler-plugins-scheduler",   # only with a coscheduling pool
+     "manageJobsWithoutQueueName": true,              # the rendered Kueue Configuration's settings
+     "kueueManagedNamespaces": ["research"]}          # managedJobsNamespaceSelector's namespaces
+
+A context without the two Kueue keys (an older digest) leaves both unknown (None): the
+rules then say what happens under either setting.
 """
 
 from __future__ import annotations
@@ -101,6 +106,10 @@ class FleetContext:
     coscheduling_scheduler: str | None = None
     gang_label: str | None = None
     """Label the admission controller stamps on gang pod templates (``gpufleet.dev/gang``); None = none."""
+    manage_jobs_without_queue_name: bool | None = None
+    """Kueue's ``manageJobsWithoutQueueName`` as rendered; None = unknown (an older context)."""
+    kueue_managed_namespaces: tuple[str, ...] | None = None
+    """The namespaces Kueue's ``managedJobsNamespaceSelector`` selects; None = unknown."""
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -110,6 +119,18 @@ class FleetContext:
 
     def team_for_namespace(self, namespace: str | None) -> TeamContext | None:
         return self._by_namespace.get(namespace or "")
+
+    def kueue_holds_unlabelled(self, namespace: str | None) -> bool | None:
+        """Whether Kueue suspends a job without a queue label in ``namespace`` (None = the context does not say).
+
+        Kueue (``pkg/controller/jobframework/reconciler.go`` at v0.19.2) manages a job without
+        ``kueue.x-k8s.io/queue-name`` only when ``manageJobsWithoutQueueName`` is true and the
+        namespace matches ``managedJobsNamespaceSelector``; such a job is suspended and stays
+        so until a queue is named (no LocalQueue admits an empty name).
+        """
+        if self.manage_jobs_without_queue_name is None or self.kueue_managed_namespaces is None:
+            return None
+        return self.manage_jobs_without_queue_name and (namespace or "") in self.kueue_managed_namespaces
 
     def pool(self, name: str) -> PoolContext | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -161,4 +182,11 @@ class FleetContext:
             queue_label=data.get("queueLabel", "kueue.x-k8s.io/queue-name"),
             coscheduling_scheduler=data.get("coschedulingScheduler"),
             gang_label=data.get("gangLabel"),
+            manage_jobs_without_queue_name=_optional_bool(data.get("manageJobsWithoutQueueName")),
+            kueue_managed_namespaces=(tuple(str(n) for n in data["kueueManagedNamespaces"])
+                                      if isinstance(data.get("kueueManagedNamespaces"), list) else None),
         )
+
+
+def _optional_bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None

@@ -71,6 +71,8 @@ class FleetContextDoc(_Doc):
     volcanoNamespace: StrictStr = "volcano-system"
     queueLabel: StrictStr = "kueue.x-k8s.io/queue-name"
     gangLabel: StrictStr | None = None
+    manageJobsWithoutQueueName: bool | None = None
+    kueueManagedNamespaces: list[StrictStr] | None = None
     coschedulingScheduler: StrictStr | None = None
     teams: list[TeamDoc] = Field(min_length=1)
     pools: list[PoolDoc] = Field(min_length=1)

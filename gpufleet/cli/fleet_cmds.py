@@ -38,7 +38,9 @@ def _fail(lines: list[str], code: int = 1) -> typer.Exit:
 
 
 def _load(model: Path) -> tuple[Fleet, Rendered]:
-    """Load, validate and render, or exit 1 with every issue."""
+    """Load, validate and render, or exit 1 with every issue (2 when the file does not exist: a usage error)."""
+    if not model.exists():
+        raise _fail([f"{model}: no such file: pass the fleet model file, e.g. stacks/prod.fleet.yaml"], 2)
     try:
         fleet = load_model(model)
         return fleet, render_all(fleet)

@@ -1,15 +1,14 @@
 """Linter commands: ``gpufleet lint``, ``gpufleet rules`` and ``gpufleet explain``.
 
 Registered on the typer app by :mod:`gpufleet.cli.app`. This adapter only parses
-options, reads standard input, builds the CheckContext (gpufleet.lint.context) and
-prints a gpufleet.lint report; colour (rich) only when writing to a terminal.
+options; the work (context, standard input, report) is :mod:`gpufleet.cli.lint_run`'s,
+shared with the start-up fast path :mod:`gpufleet.cli.lint_fast`.
 Exit codes: 0 no blocking finding, 1 an unwaived error finding, 2 a usage error
 (bad option, unknown rule code, unreadable --fleet/--fleet-context/--crds/--config).
 """
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Any, List, Optional
@@ -19,62 +18,17 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.table import Table
 
-from gpufleet.errors import ModelError
-from gpufleet.lint import jsonout, sarif, text
-from gpufleet.lint.context import LintConfig, fleet_context_from_model, load_config, load_crds, load_fleet_context
+from gpufleet.cli import lint_run
 from gpufleet.lint.ruledoc import rule_markdown
-from gpufleet.lint.runner import Report, lint, unknown_codes
 from gpufleet.rules import registry
-from gpufleet.rules.api import CheckContext
 
 USAGE = 2
-STYLES = {"error": "bold red", "warning": "yellow", "waived": "dim", "detail": "", "summary": "bold"}
 
 
 class Format(str, Enum):
     text = "text"
     json = "json"
     sarif = "sarif"
-
-
-def _fail(lines: list[str]) -> typer.Exit:
-    for line in lines:
-        typer.echo(f"gpufleet lint: {line}", err=True)
-    return typer.Exit(USAGE)
-
-
-def _codes(values: Optional[List[str]]) -> list[str] | None:
-    if not values:
-        return None
-    return [code.strip().upper() for value in values for code in value.split(",") if code.strip()]
-
-
-def _context(config: LintConfig, fleet: str | None, fleet_context: str | None, crds: str | None) -> CheckContext:
-    fleet, fleet_context, crds = fleet or config.fleet, fleet_context or config.fleet_context, crds or config.crds
-    if fleet and fleet_context:
-        raise _fail(["give either --fleet or --fleet-context, not both"])
-    try:
-        ctx_fleet = fleet_context_from_model(fleet) if fleet else load_fleet_context(fleet_context) if fleet_context else None
-        ctx_crds = load_crds(crds) if crds else None
-    except ModelError as exc:
-        raise _fail(exc.lines()) from None
-    return CheckContext(fleet=ctx_fleet, options=config.options, crds=ctx_crds)
-
-
-def _print_text(report: Report) -> None:
-    console = Console(highlight=False, soft_wrap=True)
-    if not console.is_terminal:
-        typer.echo(text.render_plain(report), nl=False)
-        return
-    for style, line in text.render(report):
-        console.print(line, style=STYLES.get(style) or None, markup=False)
-
-
-def _emit(rendered: str, output: Path | None) -> None:
-    if output is None:
-        typer.echo(rendered, nl=False)
-    else:
-        output.write_text(rendered, encoding="utf-8")
 
 
 def lint_command(
@@ -87,27 +41,12 @@ def lint_command(
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes, comma-separated."),
     config: Optional[str] = typer.Option(None, "--config", help="Linter config (YAML: select, ignore, options, fleet, fleetContext, crds)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file instead of standard output."),
+    namespace: str = typer.Option("default", "--namespace", "-n", help="Namespace of manifests without metadata.namespace (as kubectl apply -n; default: default)."),
 ) -> None:
     """Lint Kubernetes manifests for gang-safety problems."""
-    try:
-        settings = load_config(config) if config else LintConfig()
-    except ModelError as exc:
-        raise _fail(exc.lines()) from None
-    chosen = _codes(select) or (list(settings.select) if settings.select is not None else None)
-    skipped = (_codes(ignore) or []) + list(settings.ignore)
-    unknown = unknown_codes([*(chosen or []), *skipped])
-    if unknown:
-        raise _fail([f"unknown rule code(s) {', '.join(unknown)}: see `gpufleet rules`"])
-    ctx = _context(settings, fleet, fleet_context, crds)
-    stdin_text = sys.stdin.read() if "-" in paths else None
-    report = lint(paths, ctx, chosen, skipped, stdin_text=stdin_text)
-    if fmt is Format.text and output is None:
-        _print_text(report)
-    else:
-        rendered = (sarif.render(report, Path.cwd()) if fmt is Format.sarif
-                    else jsonout.render(report) if fmt is Format.json else text.render_plain(report))
-        _emit(rendered, output)
-    raise typer.Exit(report.exit_code)
+    raise typer.Exit(lint_run.run(lint_run.Options(
+        paths=paths, fleet=fleet, fleet_context=fleet_context, crds=crds, fmt=fmt.value, select=select, ignore=ignore,
+        config=config, output=output, namespace=namespace)))
 
 
 def rules_command() -> None:

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.lint import locate
+from gpufleet.lint import helm, locate
+from gpufleet.lint.namespaces import DEFAULT_NAMESPACE, with_namespace
 from gpufleet.lint.loader import Loaded, Problem, load
 from gpufleet.lint.sources import Source, collect
 from gpufleet.rules import engine, registry
@@ -37,6 +38,7 @@ class Report:
     files: int = 0
     objects: int = 0
     skipped: list[str] = field(default_factory=list)  # readable files with no Kubernetes-like document
+    charts: list[str] = field(default_factory=list)  # Helm chart sources (Chart.yaml, templates), not linted
     results: list[Located] = field(default_factory=list)
 
     @property
@@ -104,23 +106,27 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def lint_sources(sources: Sequence[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
-                 ignore: Iterable[str] | None = None) -> Report:
+                 ignore: Iterable[str] | None = None, namespace: str = DEFAULT_NAMESPACE) -> Report:
     """Lint already-collected sources (see :func:`lint`)."""
     with _no_cyclic_gc():
-        return _lint_sources(sources, ctx, select, ignore)
+        return _lint_sources(sources, ctx, select, ignore, namespace)
 
 
 def _lint_sources(sources: Sequence[Source], ctx: CheckContext | None, select: Iterable[str] | None,
-                  ignore: Iterable[str] | None) -> Report:
+                  ignore: Iterable[str] | None, namespace: str) -> Report:
     ctx = ctx or CheckContext()
     sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
     report = Report(files=len(sources))
     loaded: list[Loaded] = []
     for source in sources:
+        if helm.is_chart_source(source.name, source.text):
+            report.charts.append(source.name)
+            continue
         result = load(source)
         if result.skipped:
             report.skipped.append(source.name)
-        loaded.extend(result.objects)
+        loaded.extend(item if item.obj is (placed := with_namespace(item.obj, namespace)) else replace(item, obj=placed)
+                      for item in result.objects)
         if _wanted(GANG000, sel, ign):
             report.results.extend(Located(problem_finding(p)) for p in result.problems)
     report.objects = len(loaded)
@@ -133,6 +139,11 @@ def _lint_sources(sources: Sequence[Source], ctx: CheckContext | None, select: I
 
 
 def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
-         ignore: Iterable[str] | None = None, stdin_text: str | None = None) -> Report:
-    """Lint files, directories and ``-`` (``stdin_text``); see :class:`Report`."""
-    return lint_sources(collect(paths, stdin_text), ctx, select, ignore)
+         ignore: Iterable[str] | None = None, stdin_text: str | None = None,
+         namespace: str = DEFAULT_NAMESPACE) -> Report:
+    """Lint files, directories and ``-`` (``stdin_text``); see :class:`Report`.
+
+    Namespaced objects without ``metadata.namespace`` are judged in ``namespace``
+    (``gpufleet lint --namespace``; kubectl's ``default`` unless told otherwise).
+    """
+    return lint_sources(collect(paths, stdin_text), ctx, select, ignore, namespace)

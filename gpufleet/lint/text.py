@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from gpufleet.lint import helm
 from gpufleet.lint.runner import Located, Report
 from gpufleet.rules.api import Finding
 
@@ -42,8 +43,11 @@ def finding_lines(located: Located) -> list[str]:
 def summary_line(report: Report) -> str:
     s = report.summary()
     skipped = f" ({len(report.skipped)} without Kubernetes objects, skipped)" if report.skipped else ""
-    return (f"{s['files']} file(s){skipped}, {s['objects']} object(s): {s['errors']} error(s), "
+    line = (f"{s['files']} file(s){skipped}, {s['objects']} object(s): {s['errors']} error(s), "
             f"{s['warnings']} warning(s), {s['waived']} waived")
+    if report.charts:
+        line += f"\n{len(report.charts)} Helm chart source(s) skipped ({report.charts[0]}, ...): {helm.HOW_TO}"
+    return line
 
 
 def render(report: Report) -> Iterator[tuple[str, str]]:

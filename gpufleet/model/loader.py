@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from gpufleet import yamlio, yamllimits
 from gpufleet.errors import Issue, ModelError, join_path
-from gpufleet.model import checks
+from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
 
 
@@ -39,7 +39,8 @@ def issues_from_pydantic(exc: ValidationError) -> list[Issue]:
     issues = []
     for error in exc.errors(include_url=False):
         path = join_path(*error["loc"]) or "(document)"
-        issues.append(Issue(path, error["msg"].removeprefix("Value error, "), _fix_for(error)))
+        message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error))
+        issues.append(Issue(path, message, fix))
     return issues
 
 
@@ -61,6 +62,14 @@ def _number_issues(data: Any) -> list[Issue]:
             for path, text in yamllimits.out_of_range(data)]
 
 
+def _merge(first: list[Issue], second: list[Issue]) -> list[Issue]:
+    """Both lists' issues, each path and message once, in path order."""
+    seen: dict[tuple[str, str], Issue] = {}
+    for issue in [*first, *second]:
+        seen.setdefault((issue.path, issue.message), issue)
+    return sorted(seen.values(), key=lambda i: i.path)
+
+
 def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fleet:
     """Build a Fleet from parsed YAML; raise ModelError with every issue."""
     if not isinstance(data, dict):
@@ -68,14 +77,14 @@ def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fl
     numbers = _number_issues(data)
     if numbers:
         raise ModelError(source, capped(numbers))
+    whole = gpu_units.check_raw(data) if validate else []
     try:
         fleet = Fleet.model_validate(data)
     except ValidationError as exc:
-        raise ModelError(source, capped(issues_from_pydantic(exc))) from None
-    if validate:
-        issues = checks.validate(fleet)
-        if issues:
-            raise ModelError(source, capped(list(issues)))
+        raise ModelError(source, capped(_merge(whole, issues_from_pydantic(exc)))) from None
+    issues = _merge(whole, checks.validate(fleet)) if validate else whole
+    if issues:
+        raise ModelError(source, capped(issues))
     return fleet
 
 
@@ -104,7 +113,7 @@ def _read(path: str | Path, source: str) -> Any:
     except ValueError as exc:
         raise ModelError(source, [Issue("(file)", str(exc).split(": ")[0], str(exc).split(": ", 1)[-1])]) from None
     try:
-        return yamlio.load(text)
+        data = yamlio.load(text)
     except yamllimits.LimitError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}" if mark is not None else "(document)"
@@ -115,3 +124,7 @@ def _read(path: str | Path, source: str) -> Any:
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
         problem = getattr(exc, "problem", None) or str(exc)
         raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", "fix the YAML syntax")]) from None
+    duplicates = duplicate_keys.check(text)  # after the limits: the text is known to be shallow and alias-bounded
+    if duplicates:
+        raise ModelError(source, capped(duplicates))
+    return data

@@ -8,7 +8,7 @@ namespace. Each default is written only where the user left the field unset:
 - ``spec.schedulerName: volcano`` and the same on every pod template naming none
   (a template naming another scheduler bypasses the gang; that is GANG102's to deny).
 - ``spec.minAvailable``: the sum of task replicas, unless the job is elastic
-  (annotation ``gpufleet.dev/elastic: "true"``) or a replica count is not an integer.
+  (annotation ``gpufleet.dev/elastic``, read by :mod:`gpufleet.workloads.elastic` as the rules read it) or a replica count is not an integer.
 - ``spec.policies``: ``PodFailed`` and ``PodEvicted`` -> ``RestartJob`` for each event
   no job-level policy covers (``*`` covers all) and not every task covers itself.
 - ``restartPolicy: Never`` on every pod template that sets none.
@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from gpufleet.context import TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import keys
+from gpufleet.workloads.elastic import is_elastic
 
 RESTART_EVENTS = ("PodEvicted", "PodFailed")
 VOLCANO_DEFAULT_QUEUE = "default"  # the CRD's structural default for spec.queue
@@ -62,7 +63,7 @@ def _total_replicas(tasks: list[tuple[int, Mapping[str, Any]]]) -> int | None:
 def _elastic(obj: Mapping[str, Any]) -> bool:
     metadata = obj.get("metadata")
     annotations = metadata.get("annotations") if is_map(metadata) else None
-    return is_map(annotations) and annotations.get(keys.ELASTIC) == "true"
+    return is_elastic(annotations)
 
 
 def _covers(policies: Any, event: str) -> bool:

@@ -15,6 +15,7 @@ from gpufleet.model.pools import Pool
 from gpufleet.model.ownership import volcano_namespaces
 from gpufleet.model.teams import Team
 from gpufleet.render import resources, tree
+from gpufleet.render.kueue_config import managed_namespaces
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
@@ -67,4 +68,6 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
     }
     if fleet.pools_of("coscheduling"):
         out["coschedulingScheduler"] = fleet.engines.coscheduling.scheduler_name
+    out["manageJobsWithoutQueueName"] = fleet.admission.manage_jobs_without_queue_name
+    out["kueueManagedNamespaces"] = managed_namespaces(fleet)
     return out

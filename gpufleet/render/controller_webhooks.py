@@ -14,21 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.admission_kinds import WORKLOAD_RESOURCES
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import NAME, ControllerSettings, meta
 from gpufleet.render.namespaces import team_selector_expressions
 
-# (apiGroup, versions, resource) of every workload kind the rule engine reads.
-WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("batch.volcano.sh", ("v1alpha1",), "jobs"),
-    ("scheduling.volcano.sh", ("v1beta1",), "podgroups"),
-    ("scheduling.x-k8s.io", ("v1alpha1",), "podgroups"),
-    ("batch", ("v1",), "jobs"),
-    ("jobset.x-k8s.io", ("v1alpha2",), "jobsets"),
-    ("kubeflow.org", ("v1",), "pytorchjobs"),
-    ("kubeflow.org", ("v1", "v2beta1"), "mpijobs"),
-    ("trainer.kubeflow.org", ("v1alpha1",), "trainjobs"),
-)
 
 # Mutation fills in defaults at creation only: Volcano and Kueue reject most spec
 # changes on UPDATE, so a patch there would turn into their denial.

@@ -17,11 +17,21 @@ Kueue reads only the label (kueue.md §6); an annotation of the same name does n
 
 Why it is unsafe
 
-Without the label Kueue ignores the workload unless the manager runs with
-`manageJobsWithoutQueueName` (or the namespace has a LocalQueue named `default`): the
-job is not suspended, skips quota and waitForPodsReady, and its pods go straight to
-the scheduler one by one. The gang then competes outside the quota system with gangs
-that were admitted whole, which is how partial gangs and deadlocks come back.
+What happens depends on the Kueue manager's settings, and the message says which one
+applies when the fleet context carries them (`manageJobsWithoutQueueName`,
+`managedJobsNamespaceSelector`, rendered from the model):
+
+- Kueue does not manage the job (`manageJobsWithoutQueueName: false`, or the namespace
+  is outside `managedJobsNamespaceSelector`): Kueue ignores it; the job is not
+  suspended, skips quota and waitForPodsReady, and its pods go straight to the
+  scheduler one by one, competing outside the quota system with gangs that were
+  admitted whole, which is how partial gangs and deadlocks come back.
+- Kueue manages it (`manageJobsWithoutQueueName: true` and a selected namespace): the
+  job is suspended and its Workload names no LocalQueue, so it is never admitted and
+  waits forever (unless a LocalQueue named `default` exists and Kueue's
+  LocalQueueDefaulting fills the name in).
+
+Without those settings (no fleet, or an older fleet context) the message names both.
 
 Example
 
@@ -85,14 +95,30 @@ def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | N
     return None
 
 
+IGNORED = "Kueue ignores it, so it skips quota and all-or-nothing admission"
+SUSPENDED = "Kueue suspends it and, with no queue named, never admits it: it waits forever"
+
+
+def consequence(namespace: str | None, ctx: CheckContext) -> str:
+    """What Kueue does with an unlabelled job in ``namespace``, as the fleet's settings say."""
+    holds = ctx.fleet.kueue_holds_unlabelled(namespace) if ctx.fleet is not None else None
+    if holds is True:
+        return f"{SUSPENDED} (manageJobsWithoutQueueName: true and namespace {namespace!r} is managed)"
+    if holds is False:
+        return f"{IGNORED} (manageJobsWithoutQueueName is false or namespace {namespace!r} is not managed)"
+    return ("either Kueue ignores it (skipping quota and all-or-nothing admission) or, with "
+            "manageJobsWithoutQueueName, suspends it and never admits it")
+
+
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    missing = _missing(workloads.view(obj), ctx)
-    if missing:
+    view = workloads.view(obj)
+    missing = _missing(view, ctx)
+    if missing and view is not None:
         reason, local = missing
         queue = local or "<LocalQueue>"
         yield Violation(label_path(_queue_key(ctx)),
-                        f"no {_queue_key(ctx)} label although Kueue should admit this gang ({reason}): Kueue ignores "
-                        "it, so it skips quota and all-or-nothing admission",
+                        f"no {_queue_key(ctx)} label although Kueue should admit this gang ({reason}): "
+                        f"{consequence(view.namespace, ctx)}",
                         f"add label {_queue_key(ctx)}: {queue}")
 
 
@@ -105,7 +131,7 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 
 RULE = Rule(
     code=CODE, name="missing-queue-label", family="routing", severity=Severity.ERROR,
-    summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label, so Kueue ignores it.",
+    summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label: Kueue ignores it or holds it forever.",
     fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
     kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
 )

@@ -8,11 +8,15 @@ What it checks
 For every pod template of a workload, the pod's effective request of each resource its
 pool reports as allocatable (GPUs, cpu, memory): the sum over containers plus sidecars,
 or the largest init container if that is more. The request defaults to the limit. It is
-compared with the largest per-node allocatable of the pools the pod may land on:
+compared with the largest per-node allocatable of the pools the pod may land on, among
+the pools of the system that will place it (a Volcano Job, a Volcano queue or
+`schedulerName: volcano` → Volcano's pools; a Kueue queue label → Kueue's; the
+coscheduling scheduler or a `scheduling.x-k8s.io/pod-group` label → coscheduling's;
+else the team's only system; else every pool):
 
 1. pools whose `nodeLabels` the pod's `nodeSelector` or required node affinity select;
 2. else the pools of the team owning the workload's namespace;
-3. else every pool of the fleet.
+3. else every pool of that system.
 
 A GPU resource a pool does not list counts as zero there (an `amd.com/gpu` pod cannot
 land on an `nvidia.com/gpu` pool); other unlisted resources are not checked.

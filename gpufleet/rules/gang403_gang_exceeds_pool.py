@@ -9,7 +9,8 @@ For each GPU resource a gang workload asks for, the pods it needs to start: its 
 minimum (Volcano `minAvailable`, Kubeflow `schedulingPolicy.minAvailable`, Kueue
 `pod-group-total-count`), taking the pods that need the fewest GPUs, or all its pods when
 it sets no minimum. Those pods must fit the pools they may land on (chosen as in
-GANG402: node selector, else the team's pools, else all pools), counted two ways:
+GANG402: only the pools of the system that will place it; among them the node
+selector's, else the team's pools, else all), counted two ways:
 
 - **total**: the pods' GPUs against nodeCount × GPUs per node, summed over the pools;
 - **packing**: pods do not split across nodes, so a node of G GPUs holds at most

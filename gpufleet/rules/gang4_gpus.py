@@ -8,9 +8,10 @@ Called by the rule modules ``gang401_*``, ``gang402_*`` and ``gang403_*``.
   scheduler computes it: ``max(sum(containers) + sum(sidecars), max over init
   containers of (init + sidecars started before it))``; a container's request defaults
   to its limit, as the API server defaults it.
-- :func:`candidate_pools` picks the pools a pod template may land on: pools whose
+- :func:`candidate_pools` picks the pools a pod template may land on, among the pools of
+  the system that will place it (:mod:`gpufleet.rules.gang4_placement`): pools whose
   ``nodeLabels`` its ``nodeSelector`` / required node affinity select, else its team's
-  pools (namespace to team), else every pool.
+  pools (namespace to team), else every pool of that system.
 
 The rules read these per pod template through :func:`template_requests`
 (every resource a template names) and :func:`template_pools`, which keep each value in the
@@ -25,6 +26,7 @@ from typing import Any, Iterable, Mapping
 
 from gpufleet import quantity
 from gpufleet.context import FleetContext, PoolContext
+from gpufleet.rules.gang4_placement import placing_system
 from gpufleet.workloads import PodTemplate, WorkloadView, as_list, as_map
 from gpufleet.workloads.cache import memo
 
@@ -164,17 +166,23 @@ def selected_pools(spec: Mapping[str, Any], pools: Iterable[PoolContext]) -> lis
     return [p for p in pools if any(_term_selects(selector, term, p.node_labels) for term in terms)]
 
 
-def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: FleetContext) -> tuple[list[PoolContext], str]:
-    """The pools a pod template may land on, and how they were chosen (for messages)."""
-    chosen = selected_pools(spec, fleet.pools)
+def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: FleetContext,
+                    system: str | None = None) -> tuple[list[PoolContext], str]:
+    """The pools a pod template may land on, and how they were chosen (for messages).
+
+    With ``system`` (see :mod:`gpufleet.rules.gang4_placement`) only that system's pools count.
+    """
+    pools = [p for p in fleet.pools if system is None or p.system == system]
+    among = f" among the {system} pools" if system else ""
+    chosen = selected_pools(spec, pools)
     if chosen:
-        return chosen, "selected by its node selector"
+        return chosen, f"selected by its node selector{among}"
     team = fleet.team_for_namespace(namespace)
     if team is not None:
-        pools = [p for p in (fleet.pool(n) for n in team.pools) if p is not None]
-        if pools:
-            return pools, f"of team {team.name}"
-    return list(fleet.pools), "of the fleet"
+        own = [p for p in pools if p.name in team.pools]
+        if own:
+            return own, f"of team {team.name}{among}"
+    return pools, f"of the fleet{among}"
 
 
 def template_requests(found: WorkloadView, template: PodTemplate) -> Mapping[str, Decimal]:
@@ -198,7 +206,7 @@ def template_pools(found: WorkloadView, template: PodTemplate, fleet: FleetConte
     key = ("gang4.pools", id(template), id(fleet))
     entry = store.get(key)
     if entry is None or entry[0] is not fleet:  # the entry holds the fleet, so its id is not reused meanwhile
-        pools, how = candidate_pools(template.spec, found.namespace, fleet)
+        pools, how = candidate_pools(template.spec, found.namespace, fleet, placing_system(found, fleet))
         entry = store[key] = (fleet, (tuple(pools), how))
     return entry[1]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from gpufleet.workloads import keys
+from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.types import (
     PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
@@ -43,7 +44,7 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
         obj=obj, group=group, kind=kind, templates=templates,
         queue_label=str(queue) if queue else None, volcano_queue=str(vq) if vq else None,
         volcano_queue_path=vq_path if vq else None,
-        elastic=str(annotations.get(keys.ELASTIC, "")).lower() == "true", **values,
+        elastic=is_elastic(annotations), **values,
     )
 
 

@@ -69,9 +69,10 @@ def test_validate_handles_malformed_input_without_a_traceback(tmp_path, text):
     assert result.stderr.startswith(f"{path}: ") and "Traceback" not in result.output
 
 
-def test_validate_of_a_missing_file_names_it_and_exits_1(tmp_path):
-    result = _run("validate", str(tmp_path / "absent.yaml"))
-    assert result.exit_code == 1 and "cannot read the model file" in result.stderr
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_a_missing_model_file_is_a_usage_error_naming_it(tmp_path, command):
+    result = _run(command, str(tmp_path / "absent.yaml"))
+    assert result.exit_code == 2 and "absent.yaml: no such file" in result.stderr
 
 
 def test_a_missing_argument_is_a_usage_error():

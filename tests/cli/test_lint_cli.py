@@ -108,3 +108,11 @@ def test_explain_prints_the_rule_docs(app, name):
 
 def test_explain_an_unknown_rule_exits_two(app):
     assert runner.invoke(app, ["explain", "GANG999"]).exit_code == 2
+
+
+def test_namespace_places_manifests_without_one_and_a_bad_name_is_a_usage_error(app, tmp_path):
+    path = str(m.write(tmp_path, "js.yaml", m.probed_job().replace("  namespace: research\n", "")))
+    found = runner.invoke(app, ["lint", path, "--format", "json", "--namespace", "vision"])
+    assert {f["namespace"] for f in json.loads(found.output)["findings"]} == {"vision"}
+    bad = runner.invoke(app, ["lint", path, "--namespace", "Not_A_Namespace"])
+    assert bad.exit_code == 2 and "--namespace" in bad.output

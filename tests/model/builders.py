@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from gpufleet.errors import Issue
-from gpufleet.model import Fleet, parse_model
+from gpufleet.model import Fleet, gpu_units, parse_model
 from gpufleet.model.checks import validate
 
 _TOKEN = re.compile(r'\["([^"]+)"\]|\[(\d+)\]|([^.\[\]]+)')
@@ -157,7 +157,8 @@ class FleetBuilder:
         return parse_model(self.build(), "test", validate=False)
 
     def issues(self) -> list[Issue]:
-        return validate(self.model())
+        """Every issue: the raw document's GPU units and the cross-field checks (as the loader reports them)."""
+        return [*gpu_units.check_raw(self.build()), *validate(self.model())]
 
 
 def fleet() -> FleetBuilder:

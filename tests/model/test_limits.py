@@ -33,7 +33,7 @@ CASES = [
     Case("negative-nominal", lambda f: f.set("teams[0].quota.h100.nominal", -1),
          lambda f: f.set("teams[0].quota.h100.nominal", 0), "teams[0].quota.h100.nominal", "negative"),
     Case("negative-borrowing", lambda f: f.set("teams[0].quota.h100.borrowingLimit", "-500m"),
-         lambda f: f.set("teams[0].quota.h100.borrowingLimit", "500m"), "teams[0].quota.h100.borrowingLimit", "negative"),
+         lambda f: f.set("teams[0].quota.h100.borrowingLimit", "1"), "teams[0].quota.h100.borrowingLimit", "negative"),
     Case("negative-override", lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": -1}),
          lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 1}), "teams[0].quota.h100.resources.cpu.nominal", "negative"),
     Case("override-lending-above-nominal", lambda f: f.set("teams[1].quota.h100.resources.memory", {"nominal": "64Gi", "lendingLimit": "65Gi"}),

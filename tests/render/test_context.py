@@ -40,6 +40,19 @@ def test_teams_name_their_queues_only_on_the_engines_they_have_quota_on():
 def test_the_context_has_exactly_the_documented_keys():
     ctx = render_context(_fleet())
     assert list(ctx) == ["version", "fleet", "coldStartFloorSeconds", "waitForPodsReadyTimeoutSeconds", "kueueNamespace",
-                         "volcanoNamespace", "queueLabel", "gangLabel", "teams", "pools", "priorityClasses"]
+                         "volcanoNamespace", "queueLabel", "gangLabel", "teams", "pools", "priorityClasses",
+                         "manageJobsWithoutQueueName", "kueueManagedNamespaces"]
     assert set(ctx["pools"][0]) == {"name", "system", "nodeCount", "gpuResource", "allocatable", "nodeLabels"}
     assert ctx["pools"][0]["allocatable"] == {"cpu": "192", "memory": "1920Gi", "nvidia.com/gpu": "8"}
+
+
+def test_the_context_carries_the_kueue_settings_that_decide_implicit_routing():
+    fleet = _fleet()
+    back = FleetContext.from_dict(render_context(fleet))
+    from gpufleet.model.ownership import kueue_namespaces as owned_by_kueue
+
+    kueue_namespaces = [ns for team in fleet.teams if any(p.system == "kueue" for p in fleet.pools if p.name in team.quota)
+                        for ns in owned_by_kueue(fleet, team)]
+    assert back.manage_jobs_without_queue_name is fleet.admission.manage_jobs_without_queue_name
+    assert sorted(back.kueue_managed_namespaces or ()) == sorted(set(kueue_namespaces))
+    assert back.kueue_holds_unlabelled(kueue_namespaces[0]) is fleet.admission.manage_jobs_without_queue_name

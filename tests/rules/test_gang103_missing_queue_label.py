@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from gpufleet.rules import engine
+from gpufleet.rules.api import CheckContext
 from tests.rules import builders as b
-from tests.rules.helpers import WITH_FLEET, fixed, paths
+from tests.rules.helpers import FLEET, WITH_FLEET, fixed, paths
 
 CODE = "GANG103"
 LABEL = "metadata.labels[kueue.x-k8s.io/queue-name]"
@@ -42,3 +46,15 @@ def test_remediation_adds_the_teams_local_queue_only_with_a_fleet():
         "kueue.x-k8s.io/queue-name": "vision"}
     pod = b.pod(group="g", total=2, namespace="scratch")
     assert fixed(CODE, pod) == pod
+
+
+@pytest.mark.parametrize("manage, managed, says, never_says", [
+    (True, ("research",), "waits forever", "ignores"),
+    (False, ("research",), "Kueue ignores it", "forever"),
+    (True, ("vision",), "Kueue ignores it", "forever"),
+    (None, None, "either Kueue ignores it", "manageJobsWithoutQueueName: true"),
+])
+def test_the_message_follows_the_fleets_kueue_settings(manage, managed, says, never_says):
+    ctx = CheckContext(fleet=replace(FLEET, manage_jobs_without_queue_name=manage, kueue_managed_namespaces=managed))
+    [finding] = engine.check_object(b.jobset(namespace="research"), ctx, select=[CODE])
+    assert says in finding.message and never_says not in finding.message

@@ -27,6 +27,25 @@ from tests.webhook.pki import Pki
 from tests.webhook.reviews import patch_of, response_of, review
 
 
+def volcano_fleet() -> dict:
+    """The webhook tests' fleet plus a Volcano pool, so GANG402 judges the Volcano Jobs below on it
+    (capacity rules count only the pools of the system that places the workload)."""
+    fleet = fleet_dict()
+    fleet["pools"].append({"name": "a100", "system": "volcano", "nodeCount": 4, "gpuResource": "nvidia.com/gpu",
+                           "allocatable": {"nvidia.com/gpu": "8", "cpu": "96", "memory": "1000Gi"},
+                           "nodeLabels": {"gpufleet.dev/pool": "a100", "volcano.sh/nodegroup-name": "a100"}})
+    fleet["teams"][0]["pools"].append("a100")
+    return fleet
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    running = start(tmp_path_factory.mktemp("abuse"), fleet=volcano_fleet())
+    yield running.client
+    running.client.close()
+    running.server.stop()
+
+
 @pytest.fixture
 def hygiene_server(tmp_path):
     running = start(tmp_path, header_timeout=0.5, body_timeout=0.5, idle_timeout=1.0, max_connections=8)

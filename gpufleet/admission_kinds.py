@@ -1,0 +1,22 @@
+"""The workload resources the admission controller's webhooks are sent, spelled once.
+
+Read by the renderer of the webhook configurations
+(:mod:`gpufleet.render.controller_webhooks`) and by GANG701, which must know which
+kinds the controller stamps. A leaf module (standard library only) so the rule
+registry can read it without importing the renderers and the pydantic model: that
+import alone cost ``gpufleet lint`` more than half a second (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+# (apiGroup, versions, resource) of every workload kind the rule engine reads.
+WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("batch.volcano.sh", ("v1alpha1",), "jobs"),
+    ("scheduling.volcano.sh", ("v1beta1",), "podgroups"),
+    ("scheduling.x-k8s.io", ("v1alpha1",), "podgroups"),
+    ("batch", ("v1",), "jobs"),
+    ("jobset.x-k8s.io", ("v1alpha2",), "jobsets"),
+    ("kubeflow.org", ("v1",), "pytorchjobs"),
+    ("kubeflow.org", ("v1", "v2beta1"), "mpijobs"),
+    ("trainer.kubeflow.org", ("v1alpha1",), "trainjobs"),
+)

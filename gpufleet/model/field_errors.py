@@ -1,0 +1,76 @@
+"""Field errors people can act on: the offending value, the nearest known key, "quote it".
+
+Called by :func:`gpufleet.model.loader.issues_from_pydantic` for each pydantic error.
+pydantic says ``String should match pattern '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'`` and
+``Extra inputs are not permitted``; this module rewrites such messages:
+
+- a pattern mismatch quotes the value it found (shortened to 40 characters);
+- an unknown key names the nearest known field at that place (``difflib``), found by
+  walking the pydantic model along the error's location;
+- a YAML boolean or number where a string belongs (``name: yes``, ``name: 0755``) says
+  to quote it, since YAML turned it into another type before the model saw it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import typing
+from typing import Any
+
+from pydantic import BaseModel
+
+MAX_SHOWN = 40
+
+
+def shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
+
+
+def _unwrap(annotation: Any) -> list[Any]:
+    """The model classes and containers an annotation may hold (Optional, list[...], dict[..., ...])."""
+    origin = typing.get_origin(annotation)
+    if origin is None:
+        return [annotation]
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return [inner for arg in args for inner in _unwrap(arg)] if origin is not typing.Annotated else _unwrap(args[0])
+
+
+def _model_at(root: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model class whose field ``loc[-1]`` is (None when the walk leaves the models)."""
+    current: list[Any] = [root]
+    for part in loc[:-1]:
+        models = [n for n in current if isinstance(n, type) and issubclass(n, BaseModel)]
+        nxt: list[Any] = []
+        for node in models:
+            field = next((f for n, f in node.model_fields.items() if (f.alias or n) == part or n == part), None)
+            # a field: step into its type; otherwise a list index or dict key: the element model stays
+            nxt.extend(_unwrap(field.annotation) if field is not None else [node])
+        current = nxt
+    return next((n for n in current if isinstance(n, type) and issubclass(n, BaseModel)), None)
+
+
+def nearest_key(root: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
+    model = _model_at(root, loc)
+    if model is None or not isinstance(loc[-1], str):
+        return None
+    names = [f.alias or n for n, f in model.model_fields.items()]
+    close = difflib.get_close_matches(loc[-1], names, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def rewrite(root: type[BaseModel], error: dict[str, Any], message: str, fix: str) -> tuple[str, str]:
+    """(message, fix) for one pydantic error, made specific where this module knows how."""
+    kind, value = error["type"], error.get("input")
+    if kind == "extra_forbidden":
+        near = nearest_key(root, tuple(error["loc"]))
+        if near:
+            return f"unknown field {error['loc'][-1]!r}; did you mean {near!r}?", f"rename it to {near}"
+        return f"unknown field {error['loc'][-1]!r}", fix
+    if kind == "string_pattern_mismatch":
+        return f"{shown(value)} does not have the form this field needs", fix
+    if kind == "string_type" and isinstance(value, (bool, int, float)):
+        what = "a YAML boolean" if isinstance(value, bool) else "a YAML number"
+        return (f"{shown(value)} is {what}, not a string: YAML converted the unquoted value",
+                "quote the value (\"yes\", \"0755\") so YAML keeps it a string")
+    return message, fix

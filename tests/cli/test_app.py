@@ -1,0 +1,88 @@
+"""The entry point: ``gpufleet lint`` takes the argparse fast path (same options, same results), the rest typer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from gpufleet import __version__
+from gpufleet.cli import commands, lint_cmds, lint_fast
+from gpufleet.cli.app import main
+from tests.lint import manifests as m
+
+runner = CliRunner()
+
+
+def typer_lint_options() -> set[str]:
+    app = typer.Typer(add_completion=False)
+    lint_cmds.register(app)
+    lint = typer.main.get_command(app).commands["lint"]  # type: ignore[attr-defined]
+    return {opt for param in lint.params for opt in param.opts if opt.startswith("-")}
+
+
+def test_the_fast_path_accepts_exactly_the_typer_commands_options():
+    assert set(lint_fast.OPTION_STRINGS) == typer_lint_options() - {"--help"}
+
+
+def run_main(monkeypatch, capsys, *argv: str) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["gpufleet", *argv])
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("extra", [[], ["--format", "json"], ["-f", "JSON", "--select", "GANG301,GANG2"],
+                                   ["--ignore", "GANG3", "--namespace", "vision"]])
+def test_the_fast_path_and_the_typer_command_give_the_same_report_and_exit_code(monkeypatch, capsys, tmp_path, extra):
+    path = str(m.write(tmp_path, "job.yaml", m.probed_job()))
+    code, out, _ = run_main(monkeypatch, capsys, "lint", path, *extra)
+    app = typer.Typer()
+    lint_cmds.register(app)
+    app.callback()(lambda: None)
+    typed = runner.invoke(app, ["lint", path, *extra])
+    assert (code, out) == (typed.exit_code, typed.output)
+    assert code == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["lint", "/nonexistent.yaml"], ["lint", "-", "--select", "GANG999"], ["lint", "x.yaml", "--format", "yaml"],
+    ["lint", "x.yaml", "--bogus"], ["lint"],
+])
+def test_usage_errors_on_the_fast_path_exit_two_without_a_traceback(monkeypatch, capsys, argv):
+    code, out, err = run_main(monkeypatch, capsys, *argv)
+    assert code == 2 and "Traceback" not in out + err
+
+
+def test_version_prints_the_package_version(monkeypatch, capsys):
+    assert run_main(monkeypatch, capsys, "--version")[:2] == (0, f"gpufleet {__version__}\n")
+    assert runner.invoke(commands.app, ["--version"]).output == f"gpufleet {__version__}\n"
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["lint", "x"], ("lint_cmds",)), (["validate", "m.yaml"], ("fleet_cmds",)), (["podgroups"], ("advise_cmds",)),
+    (["--help"], commands.GROUPS), (["nope"], commands.GROUPS),
+])
+def test_only_the_named_commands_module_is_imported(argv, expected):
+    assert commands.modules(argv) == expected
+
+
+def test_a_lint_run_imports_neither_typer_nor_pydantic_nor_the_model(tmp_path):
+    path = m.write(tmp_path, "job.yaml", m.probed_job())
+    probe = ("import sys; sys.argv = ['gpufleet', 'lint', %r, '--format', 'json']\n"
+             "from gpufleet.cli.app import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "heavy = sorted(n for n in ('typer', 'pydantic', 'rich', 'gpufleet.model', 'gpufleet.render', 'celpy',"
+             " 'jsonschema') if n in sys.modules)\n"
+             "print('HEAVY', heavy)") % str(path)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert json.loads(done.stdout[done.stdout.index("{"):done.stdout.rindex("}") + 1])["findings"]
+    assert done.stdout.strip().endswith("HEAVY []"), done.stdout[-300:] + done.stderr[-300:]
