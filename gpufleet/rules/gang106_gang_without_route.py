@@ -14,7 +14,10 @@ and names no route to a gang-aware admission or scheduler:
 - no pod group (Kueue `pod-group-name`, Volcano `group-name`, scheduler-plugins
   `scheduling.x-k8s.io/pod-group`) and no `schedulerName` other than `default-scheduler`;
 - for a TrainJob: no `podGroupPolicy` on the (Cluster)TrainingRuntime it references,
-  when that runtime is in the same run.
+  when that runtime is in the same run. With the runtime in the run, the TrainJob is
+  judged by the runtime's pod templates (GPUs, schedulerName, pod-group keys) and node
+  count (`spec.trainer.numNodes` when set, else the runtime's `spec.mlPolicy.numNodes`);
+  without it, by `numNodes` and `resourcesPerNode` alone.
 
 Without a fleet context the namespace's Kueue settings are unknown, so the gang is
 reported. With one (`--fleet`), the rendered Kueue Configuration decides: a namespace
@@ -76,7 +79,6 @@ KINDS = (
     ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"),
     ("kubeflow.org", "JAXJob"), ("trainer.kubeflow.org", "TrainJob"),
 )
-RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 _GROUP_KEYS = (keys.KUEUE_POD_GROUP, keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.COSCHEDULING_GROUP)
 
 
@@ -96,13 +98,8 @@ def _template_routes(view: WorkloadView) -> bool:
 
 def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
     """A TrainJob whose referenced runtime (in this run) sets ``podGroupPolicy``."""
-    ref = as_map(as_map(obj.get("spec")).get("runtimeRef"))
-    for other in ctx.objects:
-        if not isinstance(other, Mapping) or other.get("kind") not in RUNTIME_KINDS:
-            continue
-        if ref.get("kind", "ClusterTrainingRuntime") == other.get("kind") and as_map(other.get("metadata")).get("name") == ref.get("name"):
-            return bool(as_map(as_map(other.get("spec")).get("podGroupPolicy")))
-    return False
+    runtime = workloads.runtime_for(obj, ctx.objects)
+    return runtime is not None and bool(as_map(as_map(runtime.get("spec")).get("podGroupPolicy")))
 
 
 def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
@@ -121,8 +118,8 @@ def _trainjob_gpus(obj: Mapping[str, Any], gpus: frozenset[str]) -> bool:
 
 def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
     gpus = gpu_resources(ctx.fleet)
-    if view.kind == "TrainJob":
-        return _trainjob_gpus(view.obj, gpus)
+    if view.kind == "TrainJob" and _trainjob_gpus(view.obj, gpus):
+        return True
     return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(view, t).items())
 
 
@@ -143,6 +140,8 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = workloads.view(obj)
+    if view is not None:
+        view = workloads.with_runtime(view, ctx.objects)
     if view is None or not view.is_gang or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL

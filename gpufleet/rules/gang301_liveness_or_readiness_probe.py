@@ -62,10 +62,13 @@ PROBES = ("livenessProbe", "readinessProbe")
 
 
 def readiness_orders_startup(found: WorkloadView, template: PodTemplate) -> bool:
-    """Whether another replicatedJob of a JobSet waits for this template's pods to be Ready."""
-    if found.group != "jobset.x-k8s.io" or not template.role:
+    """Whether another replicatedJob of a JobSet (or a runtime's JobSet template) waits for this template's pods to be Ready."""
+    runtime = found.group == "trainer.kubeflow.org" and found.kind != "TrainJob"
+    if (found.group != "jobset.x-k8s.io" and not runtime) or not template.role:
         return False
     spec = as_map(found.obj.get("spec"))
+    if runtime:
+        spec = as_map(as_map(spec.get("template")).get("spec"))
     rjobs = [as_map(r) for r in as_list(spec.get("replicatedJobs"))]
     order = as_map(spec.get("startupPolicy")).get("startupPolicyOrder")
     if order == "InOrder" and rjobs and rjobs[-1].get("name") != template.role:

@@ -4,19 +4,20 @@
 replica counts, gang minimum, scheduler, queues) or None for objects that are not
 workloads. Supported: Volcano Job and PodGroup, scheduler-plugins PodGroup, batch
 Job, JobSet, Kubeflow PyTorchJob/MPIJob (and the other ``*ReplicaSpecs`` jobs),
-TrainJob, Pod, and Deployment/ReplicaSet/StatefulSet (gang only with a pod-group key).
+TrainJob, (Cluster)TrainingRuntime (``runtimes``), Pod, and Deployment/ReplicaSet/StatefulSet (gang only with a pod-group key).
 """
 
 from gpufleet.workloads import keys
 from gpufleet.workloads.cache import view, viewing
 from gpufleet.workloads.kinds import WORKLOAD_KINDS, build_view
+from gpufleet.workloads.runtimes import RUNTIME_KINDS, runtime_for, with_runtime
 from gpufleet.workloads.pods import effective_scheduler, pod_containers, pod_group_name, template_scheduler
 from gpufleet.workloads.types import (
     PodTemplate, WorkloadView, annotation_path, as_int, as_list, as_map, group_of, key_path, label_path,
 )
 
 __all__ = [
-    "PodTemplate", "WorkloadView", "WORKLOAD_KINDS", "annotation_path", "as_int", "as_list", "as_map",
+    "PodTemplate", "RUNTIME_KINDS", "WorkloadView", "WORKLOAD_KINDS", "annotation_path", "as_int", "as_list", "as_map",
     "build_view", "effective_scheduler", "group_of", "key_path", "keys", "label_path", "pod_containers",
-    "pod_group_name", "template_scheduler", "view", "viewing",
+    "pod_group_name", "runtime_for", "template_scheduler", "view", "viewing", "with_runtime",
 ]

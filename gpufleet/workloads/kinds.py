@@ -1,7 +1,7 @@
 """Build a :class:`WorkloadView` for each supported workload kind.
 
 Called through :func:`gpufleet.workloads.view`; one small builder per kind family
-(Volcano, PodGroups, batch Job, JobSet, Kubeflow, TrainJob, Pod, apps
+(Volcano, PodGroups, batch Job, JobSet, Kubeflow, TrainJob and its runtimes, Pod, apps
 controllers), dispatched by ``(group, kind)``. Counts follow the controllers that
 create the pods: absent Volcano task ``replicas`` is 0 (Go zero value), absent
 Kubeflow/JobSet/Job counts are 1.
@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from gpufleet.workloads import keys
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.pods import pod_group_name
+from gpufleet.workloads.runtimes import runtime_view
 from gpufleet.workloads.types import (
     PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
 )
@@ -112,6 +113,10 @@ def _trainjob(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     return _base(obj, group, kind, (), total_pods=max(as_int(trainer.get("numNodes"), 1) or 0, 0))
 
 
+def _runtime(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    return runtime_view(_base, obj, group, kind)
+
+
 def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     meta = as_map(obj.get("metadata"))
     annotations = as_map(meta.get("annotations"))
@@ -143,6 +148,8 @@ BUILDERS: dict[tuple[str, str], Builder] = {
     ("kubeflow.org", "PaddleJob"): _kubeflow,
     ("kubeflow.org", "JAXJob"): _kubeflow,
     ("trainer.kubeflow.org", "TrainJob"): _trainjob,
+    ("trainer.kubeflow.org", "TrainingRuntime"): _runtime,
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"): _runtime,
     ("", "Pod"): _pod,
     ("apps", "Deployment"): _apps,
     ("apps", "ReplicaSet"): _apps,

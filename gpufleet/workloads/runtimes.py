@@ -1,0 +1,89 @@
+"""Kubeflow Trainer v2 runtimes: the view of a (Cluster)TrainingRuntime and a TrainJob seen through its runtime.
+
+A TrainJob carries no pod template: its pods come from the (Cluster)TrainingRuntime
+named by ``spec.runtimeRef`` (``name``, ``kind`` defaulting to ClusterTrainingRuntime,
+``apiGroup``), whose ``spec.template`` is a JobSet template
+(``spec.template.spec.replicatedJobs[].template.spec.template``; CRDs in
+``crds/trainer``, e.g. ``manifests/base/runtimes/torch_distributed.yaml`` upstream).
+
+``kinds.build_view`` calls :func:`runtime_view` so the template rules (restart policy,
+probes, GPU request/limit, node fit) check runtimes themselves at exact paths. Rules
+that judge a TrainJob's gang (GANG106) call :func:`with_runtime` with the run's
+objects: when the referenced runtime is in the same run, the TrainJob's view gets the
+runtime's pod templates, and the trainer node count is the TrainJob's
+``spec.trainer.numNodes`` if set, else the runtime's ``spec.mlPolicy.numNodes``
+(the Trainer's ``node`` replicatedJob runs one pod per node). The admission webhook
+sees one object at a time: there a runtime is checked alone and a TrainJob without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Mapping, Sequence
+
+from gpufleet.workloads.types import PodTemplate, WorkloadView, as_int, as_list, as_map, group_of, is_map
+
+GROUP = "trainer.kubeflow.org"
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+NODE_JOB = "node"  # the Trainer's trainer-node replicatedJob (pkg/constants: Node)
+
+
+def _count(value: Any) -> int:
+    return max(as_int(value, 1) or 0, 0)
+
+
+def runtime_nodes(runtime: Mapping[str, Any]) -> int:
+    """``spec.mlPolicy.numNodes`` of a runtime (1 when absent)."""
+    return _count(as_map(as_map(runtime.get("spec")).get("mlPolicy")).get("numNodes"))
+
+
+def runtime_templates(runtime: Mapping[str, Any], nodes: int) -> tuple[PodTemplate, ...]:
+    """The pod templates of a runtime's JobSet template; the ``node`` job stamps ``nodes`` pods."""
+    base = "spec.template.spec.replicatedJobs"
+    jobs = as_list(as_map(as_map(as_map(runtime.get("spec")).get("template")).get("spec")).get("replicatedJobs"))
+    templates = []
+    for i, rjob in enumerate(jobs):
+        if not is_map(rjob):
+            continue
+        name = str(rjob.get("name") or "")
+        job_spec = as_map(as_map(rjob.get("template")).get("spec"))
+        count = nodes if name == NODE_JOB else _count(rjob.get("replicas")) * _count(job_spec.get("parallelism"))
+        pod = as_map(job_spec.get("template"))
+        path = f"{base}[{i}].template.spec.template"
+        templates.append(PodTemplate(path, pod, count, name, f"{base}[{i}].replicas", as_map(pod.get("spec")), f"{path}.spec"))
+    return tuple(templates)
+
+
+def runtime_view(base: Callable[..., WorkloadView], obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    """The view of a runtime itself: its templates, a gang of its own ``mlPolicy.numNodes``."""
+    return base(obj, group, kind, runtime_templates(obj, runtime_nodes(obj)))
+
+
+def runtime_for(trainjob: Mapping[str, Any], objects: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The runtime ``trainjob`` references, when it is among ``objects`` (a TrainingRuntime in its namespace)."""
+    ref = as_map(as_map(trainjob.get("spec")).get("runtimeRef"))
+    kind, name = ref.get("kind") or "ClusterTrainingRuntime", ref.get("name")
+    if ref.get("apiGroup", GROUP) != GROUP or kind not in RUNTIME_KINDS or not name:
+        return None
+    namespace = as_map(trainjob.get("metadata")).get("namespace")
+    for other in objects:
+        if not is_map(other) or other.get("kind") != kind or group_of(other) != GROUP:
+            continue
+        meta = as_map(other.get("metadata"))
+        if meta.get("name") == name and (kind == "ClusterTrainingRuntime" or meta.get("namespace") == namespace):
+            return other
+    return None
+
+
+def with_runtime(view: WorkloadView, objects: Sequence[Mapping[str, Any]]) -> WorkloadView:
+    """``view`` of a TrainJob with its runtime's templates and node count, or ``view`` unchanged."""
+    if view.group != GROUP or view.kind != "TrainJob":
+        return view
+    runtime = runtime_for(view.obj, objects)
+    if runtime is None:
+        return view
+    trainer = as_map(as_map(view.obj.get("spec")).get("trainer"))
+    nodes = _count(trainer["numNodes"]) if "numNodes" in trainer else runtime_nodes(runtime)
+    templates = runtime_templates(runtime, nodes)
+    total = sum(t.replicas for t in templates) if templates else nodes
+    return dataclasses.replace(view, templates=templates, total_pods=total)
