@@ -189,3 +189,15 @@ def deployment(name: str = "dep", replicas: int | None = 2, group: str | None = 
     if replicas is not None:
         spec["replicas"] = replicas
     return {"apiVersion": "apps/v1", "kind": kind, "metadata": meta(name, namespace), "spec": spec}
+
+
+def training_runtime(name: str = "torch-distributed", num_nodes: int | None = 4, replicated_jobs: list | None = None,
+                     kind: str = "ClusterTrainingRuntime", namespace: str | None = None) -> dict[str, Any]:
+    """A Kubeflow Trainer runtime whose JobSet template holds ``replicated_jobs`` (default: one ``node`` job)."""
+    ml_policy: dict[str, Any] = {"torch": {}}
+    if num_nodes is not None:
+        ml_policy["numNodes"] = num_nodes
+    jobs = replicated_jobs if replicated_jobs is not None else [replicated_job("node", replicas=None, parallelism=None)]
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": kind,
+            "metadata": meta(name, namespace if kind == "TrainingRuntime" else None),
+            "spec": {"mlPolicy": ml_policy, "template": {"spec": {"replicatedJobs": jobs}}}}

@@ -66,3 +66,23 @@ def test_a_trainjob_whose_runtime_in_the_same_run_sets_a_pod_group_policy_is_rou
     assert paths(CODE, job) == [LABEL]
     assert paths(CODE, job, objects=(runtime,)) == []
     assert paths(CODE, job, objects=(plain,)) == [LABEL]
+
+
+def _gpu_runtime(num_nodes=4, **template):
+    return b.training_runtime(num_nodes=num_nodes, replicated_jobs=[
+        b.replicated_job("node", replicas=None, parallelism=None, gpus=8, **template)])
+
+
+@pytest.mark.parametrize("job, runtime, expected", [
+    (b.train_job(num_nodes=None), _gpu_runtime(num_nodes=4), [LABEL]),
+    (b.train_job(num_nodes=4), _gpu_runtime(num_nodes=1), [LABEL]),
+    (b.train_job(num_nodes=1), _gpu_runtime(num_nodes=4), []),
+    (b.train_job(num_nodes=4), _gpu_runtime(num_nodes=4, scheduler_name="volcano"), []),
+    (b.train_job(num_nodes=4), b.training_runtime(num_nodes=4), []),
+], ids=["runtime-nodes", "trainjob-nodes-override", "trainjob-one-node-overrides", "runtime-routes", "no-gpus"])
+def test_a_train_job_is_judged_with_its_runtimes_templates_and_node_count(job, runtime, expected):
+    assert paths(CODE, job, objects=(runtime,)) == expected
+
+
+def test_a_train_job_alone_has_no_templates_so_its_runtimes_gpus_are_unknown():
+    assert paths(CODE, b.train_job(num_nodes=4)) == []

@@ -44,3 +44,12 @@ def test_remediation_sets_never_and_zero_backoff():
     js = fixed(CODE, b.jobset(replicated_jobs=[b.replicated_job(restart_policy="OnFailure", backoff_limit=None)]))
     job_spec = js["spec"]["replicatedJobs"][0]["template"]["spec"]
     assert (job_spec["backoffLimit"], job_spec["template"]["spec"]["restartPolicy"]) == (0, "Never")
+
+
+def test_a_runtimes_node_job_is_checked_and_fixed_at_its_runtime_paths_while_its_initializer_is_not():
+    runtime = b.training_runtime(replicated_jobs=[
+        b.replicated_job("initializer", replicas=None, parallelism=None, restart_policy=None, backoff_limit=None),
+        b.replicated_job("node", replicas=None, parallelism=None, restart_policy="OnFailure", backoff_limit=None)])
+    node = "spec.template.spec.replicatedJobs[1].template.spec"
+    assert sorted(paths("GANG204", runtime)) == [f"{node}.backoffLimit", f"{node}.template.spec.restartPolicy"]
+    assert paths("GANG204", fixed("GANG204", runtime)) == []
