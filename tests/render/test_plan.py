@@ -23,6 +23,7 @@ def test_rows_show_nominal_borrowable_lendable_and_share_of_the_pool():
     assert (rows["b"].borrowable, rows["b"].lendable) == (None, 16)
     assert (rows["c"].borrowable, rows["c"].lendable) == (16, 0)
     assert rows["cohort ml"].nominal == 8
+    assert [(rows[o].cohort, rows[o].lifecycle) for o in ("a", "c", "cohort ml")] == [("ml", "active"), (None, "active"), (None, "active")]
 
 
 def test_unassigned_capacity_and_oversubscribed_borrowing_are_warned_about():
@@ -30,7 +31,8 @@ def test_unassigned_capacity_and_oversubscribed_borrowing_are_warned_about():
     [pool_plan] = _plan(f).pools
     text = " | ".join(pool_plan.warnings)
     assert "16 nvidia.com/gpu (50.0%) are in no team's or cohort's nominal quota" in text
-    assert "may together claim 64 of 32" in text
+    assert "add up to 64 of the pool's 32 nvidia.com/gpu: the limits are first come, first served within the cohort's unused quota" in text
+    assert "claim" not in text  # borrowing never admits beyond the cohort's total
 
 
 def test_teams_without_a_cohort_and_pools_without_quota_are_warned_about():
