@@ -47,3 +47,9 @@ def test_the_object_summary_counts_each_kind_including_the_configmaps():
               teams=[team("a", {"h100": quota(8), "a100": quota(8)}, namespaces=["a", "a2"])])
     assert _plan(f).objects == {"Namespace": 3, "ResourceFlavor": 1, "Cohort": 1, "ClusterQueue": 1, "LocalQueue": 2,
                                 "Volcano Queue": 2, "ConfigMap": 3}
+
+
+def test_a_draining_team_shows_its_lifecycle_and_cohort_in_the_plan():
+    f = fleet(pools=[pool(nodes=4)], teams=[team("a", {"h100": quota(8)}, lifecycle="draining"), team("b", {"h100": quota(8)})])
+    [pool_plan] = _plan(f).pools
+    assert [(r.owner, r.cohort, r.lifecycle) for r in pool_plan.rows] == [("a", "ml", "draining"), ("b", "ml", "active")]
