@@ -26,7 +26,7 @@ from gpufleet.errors import ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
-from gpufleet.render.plan import Plan, PoolPlan, build_plan
+from gpufleet.render.plan import Plan, PoolPlan, build_plan, plan_dict
 
 DEFAULT_MODEL = Path("stacks/dev.fleet.yaml")
 
@@ -113,10 +113,11 @@ def _pool_table(pool_plan: PoolPlan) -> Table:
     pool = pool_plan.pool
     table = Table(title=f"pool {pool.name} ({pool.system}, {pool_plan.mode}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
                   title_justify="left")
-    for column in ("team", "nominal", "borrowable", "lendable", "share"):
-        table.add_column(column, justify="left" if column == "team" else "right")
+    for column in ("team", "cohort", "lifecycle", "nominal", "nominal+borrowing", "lendable", "share"):
+        table.add_column(column, justify="left" if column in ("team", "cohort", "lifecycle") else "right")
     for row in pool_plan.rows:
-        table.add_row(row.owner, str(row.nominal), _amount(row.borrowable), str(row.lendable), f"{row.share}%")
+        table.add_row(row.owner, row.cohort or "-", row.lifecycle, str(row.nominal), _amount(row.borrowable),
+                      str(row.lendable), f"{row.share}%")
     return table
 
 
@@ -136,14 +137,20 @@ def _print_plan(console: Console, model: Path, plan: Plan) -> None:
     console.print(summary)
 
 
-def plan(model: Optional[Path] = typer.Argument(None, help=f"Fleet model file (default: {DEFAULT_MODEL}).")) -> None:
+def plan(model: Optional[Path] = typer.Argument(None, help=f"Fleet model file (default: {DEFAULT_MODEL})."),
+         format: str = typer.Option("table", "--format", help="table (for people) or json (for scripts).")) -> None:
     """Validate and render a fleet model, then print quota per pool, warnings and the objects to apply."""
     if model is None:
         model = DEFAULT_MODEL
         if not model.exists():
             raise _fail([f"no MODEL given and {DEFAULT_MODEL} does not exist in {Path.cwd()}: "
                          "pass the model file, e.g. `gpufleet plan stacks/prod.fleet.yaml`"], 2)
+    if format not in ("table", "json"):
+        raise _fail([f"--format {format!r} is not known: use table or json"], 2)
     fleet, rendered = _load(model)
+    if format == "json":
+        typer.echo(json.dumps(plan_dict(build_plan(fleet, rendered)), indent=2))
+        return
     console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
     _print_plan(console, model, build_plan(fleet, rendered))
 

@@ -31,6 +31,10 @@ class Row:
     """What the owner may lend to its cohort (0 without a cohort)."""
     share: Decimal
     """nominal as a percentage of the pool."""
+    cohort: str | None = None
+    """The cohort the owner belongs to (a cohort's parent for a cohort row)."""
+    lifecycle: str = "active"
+    """A team's lifecycle (``active``, ``draining``, ``retired``); cohorts are ``active``."""
 
 
 @dataclass(frozen=True)
@@ -57,13 +61,13 @@ def _percent(part: Decimal, whole: Decimal) -> Decimal:
     return (part * 100 / whole).quantize(Decimal("0.1")) if whole else Decimal(0)
 
 
-def _row(owner: str, pq: PoolQuota, in_cohort: bool, capacity: Decimal) -> Row:
+def _row(owner: str, pq: PoolQuota, in_cohort: bool, capacity: Decimal, cohort: str | None = None, lifecycle: str = "active") -> Row:
     if not in_cohort:
         borrowable: Decimal | None = pq.nominal
     else:
         borrowable = None if pq.borrowing_limit is None else pq.nominal + pq.borrowing_limit
     lendable = Decimal(0) if not in_cohort else (pq.nominal if pq.lending_limit is None else pq.lending_limit)
-    return Row(owner, pq.nominal, borrowable, lendable, _percent(pq.nominal, capacity))
+    return Row(owner, pq.nominal, borrowable, lendable, _percent(pq.nominal, capacity), cohort, lifecycle)
 
 
 def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -> list[str]:
@@ -78,12 +82,14 @@ def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -
     team_rows = rows[:teams]
     for r in team_rows:
         if r.borrowable is not None and r.borrowable > capacity:
-            out.append(f"{r.owner} may borrow up to {r.borrowable} {unit}, more than the pool's {capacity}")
+            out.append(f"{r.owner}'s nominal + borrowing limit is {r.borrowable} {unit}, more than the pool's {capacity}: "
+                       "Kueue never admits beyond the cohort's unused quota, so the limit above that has no effect")
     capped = [r.borrowable for r in team_rows if r.borrowable is not None]
     unlimited = [r.owner for r in team_rows if r.borrowable is None]
     reach = sum(capped, Decimal(0))
     if reach > capacity and len(team_rows) > 1:
-        out.append(f"borrowing limits oversubscribe the pool: teams may together claim {reach} of {capacity} {unit} (borrowing is first come, first served)")
+        out.append(f"nominal + borrowing limits add up to {reach} of the pool's {capacity} {unit}: the limits are first come, "
+                   "first served within the cohort's unused quota (Kueue never admits beyond the cohort's total)")
     if unlimited:
         out.append(f"{len(unlimited)} team(s) may borrow without limit: {', '.join(unlimited[:5])}{' ...' if len(unlimited) > 5 else ''}")
     return out
@@ -91,10 +97,10 @@ def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -
 
 def _pool_plan(fleet: Fleet, pool: Pool) -> PoolPlan:
     capacity = pool.capacity
-    rows = [_row(t.name, t.quota[pool.name], t.cohort is not None and not _single_team(pool), capacity)
+    rows = [_row(t.name, t.quota[pool.name], t.cohort is not None and not _single_team(pool), capacity, t.cohort, t.lifecycle)
             for t in fleet.teams if pool.name in t.quota]
     teams = len(rows)
-    rows += [_row(f"cohort {c.name}", c.quota[pool.name], c.parent is not None, capacity)
+    rows += [_row(f"cohort {c.name}", c.quota[pool.name], c.parent is not None, capacity, c.parent)
              for c in fleet.cohorts if pool.name in c.quota]
     warnings = _pool_warnings(pool, capacity, rows, teams)
     if pool.dedicated_to:
@@ -138,3 +144,23 @@ def build_plan(fleet: Fleet, rendered: Rendered) -> Plan:
         warnings=tuple(_fleet_warnings(fleet)),
         objects=dict(objects),
     )
+
+
+def _num(value: Decimal | None) -> int | float | None:
+    return None if value is None else (int(value) if value == value.to_integral_value() else float(value))
+
+
+def plan_dict(plan: Plan) -> dict:
+    """The plan as JSON-ready data (``gpufleet plan --format json``); None = unlimited."""
+    return {
+        "pools": [{
+            "name": pp.pool.name, "system": pp.pool.system, "mode": pp.mode, "nodeCount": pp.pool.node_count,
+            "resource": pp.pool.gpu_resource, "capacity": _num(pp.capacity), "stranded": _num(pp.stranded),
+            "rows": [{"owner": r.owner, "cohort": r.cohort, "lifecycle": r.lifecycle, "nominal": _num(r.nominal),
+                      "nominalPlusBorrowing": _num(r.borrowable), "lendable": _num(r.lendable), "sharePercent": _num(r.share)}
+                     for r in pp.rows],
+            "warnings": list(pp.warnings),
+        } for pp in plan.pools],
+        "warnings": list(plan.warnings),
+        "objects": dict(plan.objects),
+    }

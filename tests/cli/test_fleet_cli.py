@@ -115,7 +115,8 @@ def test_render_of_an_invalid_model_writes_nothing(tmp_path):
 
 
 @pytest.mark.parametrize(("model", "texts"), [
-    (PROD, ("pool h100", "pool a100", "research", "cohort ml", "oversubscribe", "warning:", "ClusterQueue", "Volcano Queue")),
+    (PROD, ("pool h100", "pool a100", "research", "cohort ml", "first served within the cohort's unused quota", "warning:",
+            "ClusterQueue", "Volcano Queue", "nominal+borrowing", "lifecycle", "active")),
     (DEV, ("pool l4", "pool t4", "alpha", "unlimited", "may borrow without limit", "LocalQueue")),
 ])
 def test_plan_prints_quota_per_pool_warnings_and_objects(model, texts):
@@ -139,6 +140,23 @@ def test_plan_without_a_model_says_clearly_that_it_is_missing(tmp_path, monkeypa
     result = _run("plan")
     assert result.exit_code == 2
     assert "stacks/dev.fleet.yaml does not exist" in result.stderr
+
+
+@pytest.mark.parametrize("model", [PROD, DEV], ids=["prod", "dev"])
+def test_plan_as_json_has_the_documented_shape(model):
+    result = _run("plan", str(model), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"pools", "warnings", "objects"}
+    pool = data["pools"][0]
+    assert set(pool) == {"name", "system", "mode", "nodeCount", "resource", "capacity", "stranded", "rows", "warnings"}
+    assert set(pool["rows"][0]) == {"owner", "cohort", "lifecycle", "nominal", "nominalPlusBorrowing", "lendable", "sharePercent"}
+    assert all(isinstance(n, int) for n in data["objects"].values())
+
+
+def test_plan_with_an_unknown_format_is_a_usage_error():
+    result = _run("plan", str(DEV), "--format", "yaml")
+    assert result.exit_code == 2 and "use table or json" in result.stderr
 
 
 def test_plan_of_an_invalid_model_exits_1(tmp_path):

@@ -30,4 +30,4 @@ def test_a_stack_model_fails_when_its_first_team_borrows_beyond_its_pools(path: 
     pool = next(iter(team["quota"]))
     team["quota"][pool]["nominal"] = 10**9
     issues = validate(parse_model(data, str(path), validate=False))
-    assert any(i.path.endswith(".nodeCount") and "nominal" in i.message for i in issues)
+    assert any(i.path == f"teams[0].quota.{pool}.nominal" and "quota on pool" in i.message for i in issues)

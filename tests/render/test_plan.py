@@ -23,6 +23,7 @@ def test_rows_show_nominal_borrowable_lendable_and_share_of_the_pool():
     assert (rows["b"].borrowable, rows["b"].lendable) == (None, 16)
     assert (rows["c"].borrowable, rows["c"].lendable) == (16, 0)
     assert rows["cohort ml"].nominal == 8
+    assert [(rows[o].cohort, rows[o].lifecycle) for o in ("a", "c", "cohort ml")] == [("ml", "active"), (None, "active"), (None, "active")]
 
 
 def test_unassigned_capacity_and_oversubscribed_borrowing_are_warned_about():
@@ -30,7 +31,8 @@ def test_unassigned_capacity_and_oversubscribed_borrowing_are_warned_about():
     [pool_plan] = _plan(f).pools
     text = " | ".join(pool_plan.warnings)
     assert "16 nvidia.com/gpu (50.0%) are in no team's or cohort's nominal quota" in text
-    assert "may together claim 64 of 32" in text
+    assert "add up to 64 of the pool's 32 nvidia.com/gpu: the limits are first come, first served within the cohort's unused quota" in text
+    assert "claim" not in text  # borrowing never admits beyond the cohort's total
 
 
 def test_teams_without_a_cohort_and_pools_without_quota_are_warned_about():
@@ -45,3 +47,9 @@ def test_the_object_summary_counts_each_kind_including_the_configmaps():
               teams=[team("a", {"h100": quota(8), "a100": quota(8)}, namespaces=["a", "a2"])])
     assert _plan(f).objects == {"Namespace": 3, "ResourceFlavor": 1, "Cohort": 1, "ClusterQueue": 1, "LocalQueue": 2,
                                 "Volcano Queue": 2, "ConfigMap": 3}
+
+
+def test_a_draining_team_shows_its_lifecycle_and_cohort_in_the_plan():
+    f = fleet(pools=[pool(nodes=4)], teams=[team("a", {"h100": quota(8)}, lifecycle="draining"), team("b", {"h100": quota(8)})])
+    [pool_plan] = _plan(f).pools
+    assert [(r.owner, r.cohort, r.lifecycle) for r in pool_plan.rows] == [("a", "ml", "draining"), ("b", "ml", "active")]

@@ -15,25 +15,38 @@ from typing import Iterable, Iterator
 
 from gpufleet.errors import Issue, join_path
 from gpufleet.model.fleet import Fleet
-from gpufleet.model.checks.shapes import expand, owners, pool_resources, show
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, pool_resources, show
+
+
+def _over(fleet: Fleet, pool) -> tuple[dict[str, Decimal], dict[str, list[tuple[Owner, Amount]]]]:
+    """Per resource: the pool's nominal total and every (owner, amount) that adds to it."""
+    totals: dict[str, Decimal] = {}
+    parts: dict[str, list[tuple[Owner, Amount]]] = {}
+    for owner in owners(fleet):
+        if pool.name in owner.quota and pool.gpus_per_node > 0:
+            for amount in expand(owner, pool, owner.quota[pool.name]):
+                totals[amount.resource] = totals.get(amount.resource, Decimal(0)) + amount.nominal
+                parts.setdefault(amount.resource, []).append((owner, amount))
+    return totals, parts
 
 
 def _oversubscribed(fleet: Fleet) -> Iterator[Issue]:
-    for i, pool in enumerate(fleet.pools):
-        totals: dict[str, Decimal] = {}
-        parts: dict[str, list[str]] = {}
-        for owner in owners(fleet):
-            if pool.name in owner.quota and pool.gpus_per_node > 0:
-                for amount in expand(owner, pool, owner.quota[pool.name]):
-                    totals[amount.resource] = totals.get(amount.resource, Decimal(0)) + amount.nominal
-                    parts.setdefault(amount.resource, []).append(f"{owner.name} {show(amount.nominal, amount.resource)}")
-        for res in pool_resources(pool):
-            capacity = pool.per_node(res) * pool.node_count
-            if res in totals and totals[res] > capacity:  # no quota: nothing to oversubscribe (even a negative capacity)
-                yield Issue(join_path("pools", i, "nodeCount"),
-                            f"nominal {res} quota on pool {pool.name!r} is {show(totals[res], res)} ({', '.join(parts[res])}) but the pool has "
-                            f"{show(capacity, res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)})",
-                            "lower the teams' or cohorts' nominal quota on this pool, or raise nodeCount")
+    """One issue per pool, GPUs first, at the nominal of the largest contributor (the edited quota, usually)."""
+    for pool in fleet.pools:
+        totals, parts = _over(fleet, pool)
+        capacity = {res: pool.per_node(res) * pool.node_count for res in pool_resources(pool)}
+        over = [res for res in pool_resources(pool) if res in totals and totals[res] > capacity[res]]
+        if not over:  # no quota: nothing to oversubscribe (even a negative capacity)
+            continue
+        res = over[0]
+        owner, amount = max(reversed(parts[res]), key=lambda p: p[1].nominal)
+        who = ", ".join(f"{o.name} {show(a.nominal, res)}" for o, a in parts[res])
+        also = f"; also over capacity: {', '.join(over[1:])}" if over[1:] else ""
+        yield Issue(amount.path("nominal"),
+                    f"nominal {res} quota on pool {pool.name!r} is {show(totals[res], res)} ({who}) but the pool has "
+                    f"{show(capacity[res], res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)}){also}",
+                    f"lower {owner.name}'s nominal quota (or another team's or cohort's) on pool {pool.name!r}, "
+                    "or raise the pool's nodeCount")
 
 
 def _overlaps(fleet: Fleet) -> Iterator[Issue]:

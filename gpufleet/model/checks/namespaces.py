@@ -4,7 +4,10 @@ A namespace gets one LocalQueue per team that lists it and the webhook routes it
 jobs to that team, so two teams in one namespace make routing ambiguous. System
 namespaces (Kubernetes', Kueue's, Volcano's, the controller's) must stay out of
 ``managedJobsNamespaceSelector``: Kueue's config validation fails when the ``pod``
-integration is on and kube-system or its own namespace is managed. Registered in ``CHECKS``.
+integration is on and kube-system or its own namespace is managed. The controller's
+``optOutLabel`` is a namespace label key, read by the webhook's namespaceSelector, so it
+must be a valid Kubernetes label key (the API server would reject the configuration).
+Registered in ``CHECKS``.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from gpufleet.errors import Issue, join_path
+from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
 from gpufleet.model.fleet import Fleet
 
 KUBERNETES_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "default")
@@ -26,7 +30,13 @@ def system_namespaces(fleet: Fleet) -> dict[str, str]:
     return owners
 
 
+def _opt_out_label(fleet: Fleet) -> Iterator[Issue]:
+    for problem in qualified_name_problems(fleet.controller.opt_out_label):
+        yield Issue("controller.optOutLabel", f"the opt-out label key {problem}", QUALIFIED_NAME_FIX)
+
+
 def check(fleet: Fleet) -> Iterable[Issue]:
+    yield from _opt_out_label(fleet)
     system = system_namespaces(fleet)
     claimed: dict[str, tuple[int, int]] = {}
     for t, team in enumerate(fleet.teams):

@@ -1,7 +1,7 @@
 """Volcano scheduler settings checked against the queues the fleet renders.
 
 - actions must be Volcano 1.15 actions, each once (an invalid conf is logged and the
-  previous one silently kept);
+  previous one silently kept), and include ``allocate`` (the only action that binds pods);
 - ``overcommitFactor`` must be 1.0 when the fleet has Volcano pools: above 1 enqueue
   admits gangs the GPUs cannot hold, and below 1 Volcano reverts to 1.2;
 - ``proportion`` ignores ``parent``, so teams with Volcano quota inside cohorts would
@@ -20,7 +20,11 @@ from gpufleet.model.volcano import VOLCANO_ACTIONS
 
 
 def _actions(fleet: Fleet) -> Iterator[Issue]:
-    return known_once(fleet.volcano.actions, VOLCANO_ACTIONS, "volcano", "actions", "Volcano", "action")
+    yield from known_once(fleet.volcano.actions, VOLCANO_ACTIONS, "volcano", "actions", "Volcano", "action")
+    if "allocate" not in fleet.volcano.actions:
+        yield Issue("volcano.actions",
+                    f"the actions {fleet.volcano.actions} have no 'allocate': Volcano would bind no pod at all",
+                    "list allocate after enqueue, for example [enqueue, allocate, gangreclaim, backfill]")
 
 
 def _overcommit(fleet: Fleet) -> Iterator[Issue]:
