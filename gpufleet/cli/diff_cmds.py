@@ -65,26 +65,25 @@ def _crds(path: Optional[Path]) -> CrdSet | None:
     return CrdSet.load(path)
 
 
+def _table(title: str, header, rows) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in header:
+        table.add_column(column)
+    for cells in rows:
+        table.add_row(*cells)
+    return table
+
+
 def _print_text(diff: Diff, title: str) -> None:
     console = Console(width=None if sys.stdout.isatty() else 160, highlight=False)
     console.print(f"[bold]{title}[/bold]")
     if diff.quota:
-        table = Table(title="quota", title_justify="left")
-        for column in QUOTA_HEADER:
-            table.add_column(column)
-        for row in diff.quota:
-            table.add_row(*quota_cells(row))
-        console.print(table)
+        console.print(_table("quota", QUOTA_HEADER, map(quota_cells, diff.quota)))
     for moved in diff.namespaces:
         console.print(f"namespace {moved['namespace']}: team {moved['from']} -> {moved['to']}")
     for pool in diff.pools:
         console.print(f"pool {pool['pool']}: {pool_change(pool, '->')}")
-    table = Table(title="steps, in `pulumi up` order", title_justify="left")
-    for column in STEP_HEADER:
-        table.add_column(column)
-    for step in diff.steps:
-        table.add_row(*step_cells(step))
-    console.print(table)
+    console.print(_table("steps, in `pulumi up` order", STEP_HEADER, map(step_cells, diff.steps)))
     state = "every step accepted" if diff.accepted else f"{diff.rejected} rejected, {diff.blocked} blocked"
     console.print(f"{len(diff.steps)} step(s): {state}" + ("" if diff.crds_checked else " (CRD schemas not checked: --crds DIR)"))
 

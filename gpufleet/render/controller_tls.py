@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
+from gpufleet.render.cert_chain import cert_manager_chain
 from gpufleet.render.controller_common import NAME, TLS_SECRET, meta
 
 CA_VALIDITY_HOURS = 10 * 365 * 24
@@ -27,22 +28,6 @@ def dns_names(fleet: Fleet) -> list[str]:
 
 def cert_manager_objects(fleet: Fleet) -> dict[str, dict[str, Any]]:
     """Self-signed root -> CA Certificate -> CA Issuer -> serving Certificate (secret TLS_SECRET)."""
-    def cm(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
-        return {"apiVersion": "cert-manager.io/v1", "kind": kind, "metadata": meta(fleet, name), "spec": spec}
-
-    return {
-        "issuer-selfsigned": cm("Issuer", f"{NAME}-selfsigned", {"selfSigned": {}}),
-        "certificate-ca": cm("Certificate", f"{NAME}-ca", {
-            "isCA": True, "commonName": f"{NAME}-ca", "secretName": f"{NAME}-ca",
-            "duration": f"{CA_VALIDITY_HOURS}h", "privateKey": {"algorithm": "ECDSA", "size": 256},
-            "issuerRef": {"name": f"{NAME}-selfsigned", "kind": "Issuer", "group": "cert-manager.io"},
-        }),
-        "issuer-ca": cm("Issuer", f"{NAME}-ca", {"ca": {"secretName": f"{NAME}-ca"}}),
-        "certificate-serving": cm("Certificate", NAME, {
-            "secretName": TLS_SECRET, "dnsNames": dns_names(fleet),
-            "duration": f"{SERVING_VALIDITY_HOURS}h", "renewBefore": f"{EARLY_RENEWAL_HOURS}h",
-            "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"},
-            "usages": ["digital signature", "key encipherment", "server auth"],
-            "issuerRef": {"name": f"{NAME}-ca", "kind": "Issuer", "group": "cert-manager.io"},
-        }),
-    }
+    return cert_manager_chain(NAME, lambda name: meta(fleet, name), secret=TLS_SECRET, dns_names=dns_names(fleet),
+                              ca_hours=CA_VALIDITY_HOURS, serving_hours=SERVING_VALIDITY_HOURS,
+                              renew_before_hours=EARLY_RENEWAL_HOURS, rotate_key=True)

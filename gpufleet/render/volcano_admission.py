@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.model.fleet import Fleet
+from gpufleet.render.cert_chain import cert_manager_chain
 from gpufleet.render.meta import labels
 
 SECRET_NAME = "volcano-admission-secret"
@@ -55,24 +56,6 @@ def admission_secret(fleet: Fleet, data: Mapping[str, Any]) -> dict[str, Any]:
 
 def cert_manager_objects(fleet: Fleet) -> dict[str, dict[str, Any]]:
     """Self-signed root -> CA Certificate -> CA Issuer -> serving Certificate into SECRET_NAME."""
-    base = "volcano-admission"
-
-    def cm(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
-        return {"apiVersion": "cert-manager.io/v1", "kind": kind, "metadata": _meta(fleet, name), "spec": spec}
-
-    return {
-        "issuer-selfsigned": cm("Issuer", f"{base}-selfsigned", {"selfSigned": {}}),
-        "certificate-ca": cm("Certificate", f"{base}-ca", {
-            "isCA": True, "commonName": f"{base}-ca", "secretName": f"{base}-ca",
-            "duration": f"{CA_VALIDITY_HOURS}h", "privateKey": {"algorithm": "ECDSA", "size": 256},
-            "issuerRef": {"name": f"{base}-selfsigned", "kind": "Issuer", "group": "cert-manager.io"},
-        }),
-        "issuer-ca": cm("Issuer", f"{base}-ca", {"ca": {"secretName": f"{base}-ca"}}),
-        "certificate-serving": cm("Certificate", base, {
-            "secretName": SECRET_NAME, "commonName": dns_names(fleet)[2], "dnsNames": dns_names(fleet),
-            "duration": f"{SERVING_VALIDITY_HOURS}h",
-            "privateKey": {"algorithm": "ECDSA", "size": 256},
-            "usages": ["digital signature", "key encipherment", "server auth"],
-            "issuerRef": {"name": f"{base}-ca", "kind": "Issuer", "group": "cert-manager.io"},
-        }),
-    }
+    return cert_manager_chain("volcano-admission", lambda name: _meta(fleet, name), secret=SECRET_NAME,
+                              dns_names=dns_names(fleet), common_name=dns_names(fleet)[2],
+                              ca_hours=CA_VALIDITY_HOURS, serving_hours=SERVING_VALIDITY_HOURS)
