@@ -1,4 +1,7 @@
-"""The gang-safety rules: one module per rule (``gangNNN_<name>.py``), a registry and an engine.
+"""The gang-safety rules: a registry, an engine and one module per rule.
+
+Rules are grouped by family like ruff's: ``<family>/gangNNN_<name>.py``, with the
+family's helpers in underscore modules beside them (``<family>/_helpers.py``).
 
 Adapters import the engine: ``from gpufleet.rules.engine import check_object,
 check_objects, remediate``; the registry (``gpufleet.rules.registry``) lists the

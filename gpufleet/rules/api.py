@@ -1,6 +1,6 @@
 """The rule engine's public types: rules, the context they run in, and their findings.
 
-Every rule module (``gpufleet/rules/gangNNN_<name>.py``) defines one module-level
+Every rule module (``gpufleet/rules/<family>/gangNNN_<name>.py``) defines one module-level
 ``RULE = Rule(...)`` whose ``check(obj, ctx)`` yields :class:`Violation` objects.
 The engine (``gpufleet.rules.engine``) turns violations into :class:`Finding`
 objects (adding the object's identity, severity and waiver state). Adapters (the

@@ -1,8 +1,9 @@
-"""The rule registry: every ``gpufleet/rules/gangNNN_<name>.py`` module's ``RULE``.
+"""The rule registry: every ``gpufleet/rules/<family>/gangNNN_<name>.py`` module's ``RULE``.
 
 Imported by the engine, the linter (``gpufleet rules``), the policy pack and the
-admission controller. Discovery uses :mod:`pkgutil` over this package, so adding a
-rule is adding a module. Importing raises :class:`RegistryError` when two modules
+admission controller. Discovery walks this package and its family subpackages
+(:func:`pkgutil.walk_packages`), so adding a rule is adding a module to its family's
+folder; underscore modules (``_helpers.py``) are the family's helpers, never rules. Importing raises :class:`RegistryError` when two modules
 share a code or a rule module has no ``RULE``: a broken registry must never load
 silently half-empty.
 """
@@ -25,12 +26,13 @@ class RegistryError(ImportError):
 
 
 def rule_module_names(package: ModuleType = _package) -> list[str]:
-    """Fully qualified names of the rule modules of ``package``, sorted."""
-    return sorted(
-        f"{package.__name__}.{info.name}"
-        for info in pkgutil.iter_modules(package.__path__)
-        if MODULE_PATTERN.match(info.name)
-    )
+    """Fully qualified names of the rule modules of ``package`` and its subpackages, sorted by module name."""
+    found = [
+        info.name
+        for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}.")
+        if not info.ispkg and MODULE_PATTERN.match(info.name.rsplit(".", 1)[1])
+    ]
+    return sorted(found, key=lambda name: name.rsplit(".", 1)[1])
 
 
 def discover(package: ModuleType = _package) -> dict[str, tuple[Rule, str]]:

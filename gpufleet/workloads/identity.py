@@ -3,7 +3,7 @@
 :func:`gang_identity` says what the admission controller (``gpufleet.mutate.gang``)
 stamps on a gang's pod templates; :func:`unlabelled_templates` which templates lack
 the label; :func:`stampable` whether the controller would stamp this object at all.
-GANG701 (``gpufleet.rules.gang701_gang_without_identity``) warns where no identity
+GANG701 (``gpufleet.rules.observability.gang701_gang_without_identity``) warns where no identity
 will exist. Pods of one gang must carry the same value and no other gang in the
 namespace may share it:
 

@@ -17,8 +17,8 @@ from typing import Any, Mapping
 import yaml
 
 from gpufleet.errors import join_path
-from gpufleet.rules.gang5_kueue_config import CONFIG_KEY as KUEUE_KEY
-from gpufleet.rules.gang5_volcano_conf import CONF_KEY as VOLCANO_KEY
+from gpufleet.rules.platform._kueue_config import CONFIG_KEY as KUEUE_KEY
+from gpufleet.rules.platform._volcano_conf import CONF_KEY as VOLCANO_KEY
 from gpufleet.workloads.types import key_path
 
 CHART_TYPE_PREFIX = "kubernetes:helm.sh/"

@@ -68,6 +68,6 @@ def test_the_installed_gpufleet_lint_passes_a_good_file_and_fails_a_bad_one(inst
 def test_the_install_ships_every_rule_module_and_the_console_script(installed):
     from gpufleet.rules import registry
 
-    shipped = {p.stem for p in (installed / "gpufleet" / "rules").glob("gang*.py")}
+    shipped = {p.stem for p in (installed / "gpufleet" / "rules").glob("*/gang*.py")}
     assert {module.rsplit(".", 1)[-1] for module in registry.MODULES.values()} <= shipped
     assert (installed / "bin" / "gpufleet").exists()

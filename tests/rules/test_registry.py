@@ -53,6 +53,11 @@ def test_every_rule_has_its_three_fixture_files(rule):
     assert missing == []
 
 
+@pytest.mark.parametrize("rule", RULES, ids=ids)
+def test_the_rule_lives_in_its_family_folder(rule):
+    assert registry.MODULES[rule.code].split(".")[-2] == rule.family.replace("-", "_")
+
+
 def test_discovery_finds_only_gang_modules():
     names = [name.rsplit(".", 1)[1] for name in registry.rule_module_names()]
     assert names and all(registry.MODULE_PATTERN.match(n) for n in names)
@@ -73,6 +78,8 @@ def fake_package(tmp_path, monkeypatch, modules):
     package.mkdir()
     (package / "__init__.py").write_text("")
     for name, text in modules.items():
+        (package / f"{name}.py").parent.mkdir(exist_ok=True)
+        (package / f"{name}.py").parent.joinpath("__init__.py").touch()
         (package / f"{name}.py").write_text(text)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "fakerules", raising=False)
@@ -84,6 +91,13 @@ def test_two_modules_sharing_a_code_fail_discovery(tmp_path, monkeypatch):
                                                    "gang001_b": RULE_MODULE.format(code="GANG001")})
     with pytest.raises(registry.RegistryError, match="GANG001 is defined twice"):
         registry.discover(package)
+
+
+def test_rules_in_family_subpackages_are_found_and_their_helpers_are_not(tmp_path, monkeypatch):
+    package = fake_package(tmp_path, monkeypatch, {"gang_size/gang001_a": RULE_MODULE.format(code="GANG001"),
+                                                   "gang_size/_helpers": "Y = 2\n"})
+    assert registry.rule_module_names(package) == ["fakerules.gang_size.gang001_a"]
+    assert list(registry.discover(package)) == ["GANG001"]
 
 
 def test_a_rule_module_without_rule_fails_discovery_and_helper_modules_are_ignored(tmp_path, monkeypatch):

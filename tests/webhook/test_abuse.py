@@ -17,7 +17,7 @@ import time
 import orjson
 import pytest
 
-from gpufleet.rules import gang402_pod_exceeds_node
+from gpufleet.rules.gpus import gang402_pod_exceeds_node
 from gpufleet.webhook import server as webhook_server
 from tests.mutate.builders import fleet_dict, volcano_job
 from tests.webhook.abuse import closed_by_server, gpu_job, read_response, tls_socket

@@ -1,0 +1,66 @@
+"""GANG805 pod-group-without-coscheduler: pods join a coscheduling group but go to another scheduler.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A pod template with `scheduling.x-k8s.io/pod-group` whose scheduler (its own
+`schedulerName`, else the default scheduler) is not the coscheduling profile: the
+fleet's `engines.coscheduling.schedulerName` with a fleet context, else option
+`schedulerNames` (default `["scheduler-plugins-scheduler"]`).
+
+Why it is unsafe
+
+Only the scheduler-plugins profile reads the pod-group label. The default scheduler
+(and Volcano) ignore it and bind the pods one by one: part of the gang starts and
+waits in the rendezvous for ranks that may never be placed.
+
+Example
+
+```yaml
+template:
+  metadata:
+    labels: {scheduling.x-k8s.io/pod-group: train}
+  spec:
+    containers: [...]
+```
+
+Preferred form
+
+```yaml
+  spec:
+    schedulerName: scheduler-plugins-scheduler
+    containers: [...]
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS, members, scheduler_names
+from gpufleet.workloads import effective_scheduler
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    view = workloads.view(obj)
+    if view is None:
+        return
+    allowed = scheduler_names(ctx)
+    for member in members(view):
+        scheduler = effective_scheduler(view, member.template)
+        if scheduler not in allowed:
+            name = sorted(allowed)[0]
+            yield Violation(f"{member.template.spec_path}.schedulerName",
+                            f"the pods join coscheduling group {member.group!r} but go to {scheduler!r}, which ignores the "
+                            "group: they are bound one by one", f"set schedulerName: {name}")
+
+
+RULE = Rule(
+    code="GANG805", name="pod-group-without-coscheduler", family="coscheduling", severity=Severity.ERROR,
+    summary="Pods carry a coscheduling pod-group label but go to a scheduler that ignores it.",
+    fix="set schedulerName to the coscheduling scheduler's profile",
+    kinds=MEMBER_KINDS, check=check, doc=__doc__ or "",
+)

@@ -1,0 +1,70 @@
+"""GANG806 coscheduling-gang-without-pod-group: a gang in a coscheduling pool's namespace joins no pod group.
+
+Called by the rule engine (linter, policy pack, admission controller) through the
+registry; only with a fleet context.
+
+What it checks
+
+A multi-pod workload (Job, JobSet, Kubeflow job) in a namespace of the team that holds
+a `system: coscheduling` pool, one of whose pod templates has no
+`scheduling.x-k8s.io/pod-group` label. The admission controller adds the label (the
+workload's name) on CREATE; this catches manifests linted before they are applied
+and objects the controller skipped.
+
+Why it is unsafe
+
+Without the label the coscheduling plugin treats every pod as a group of one: the
+pods are bound as space appears and a partial gang holds its GPUs waiting for the rest.
+
+Example
+
+```yaml
+kind: Job
+metadata: {name: train, namespace: robotics}
+spec:
+  parallelism: 4
+  template:
+    spec: {schedulerName: scheduler-plugins-scheduler}
+```
+
+Preferred form
+
+```yaml
+  template:
+    metadata:
+      labels: {scheduling.x-k8s.io/pod-group: train}
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
+from gpufleet.workloads import keys, label_path
+
+KINDS = (
+    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
+)
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    view = workloads.view(obj)
+    if view is None or view.total_pods < 2 or not in_coscheduling_namespace(ctx, view.namespace):
+        return
+    for template in view.templates:
+        if not template.labels.get(keys.COSCHEDULING_GROUP):
+            yield Violation(label_path(keys.COSCHEDULING_GROUP, template.metadata_path),
+                            f"a gang of {view.total_pods} pods in coscheduling namespace {view.namespace!r} joins no pod group: "
+                            "its pods are scheduled one by one", f"label the template {keys.COSCHEDULING_GROUP}: {view.name or '<job name>'}")
+
+
+RULE = Rule(
+    code="GANG806", name="coscheduling-gang-without-pod-group", family="coscheduling", severity=Severity.ERROR,
+    summary="A multi-pod workload in a coscheduling pool's namespace joins no pod group.",
+    fix="label every pod template scheduling.x-k8s.io/pod-group: <workload name>",
+    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "",
+)

@@ -1,0 +1,92 @@
+"""GANG001 min-below-replicas: a synchronous gang may start with only part of its pods.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A gang minimum below the number of pods the gang runs:
+
+- Volcano Job: an explicit, non-zero `spec.minAvailable` below the sum of the task
+  `replicas` (unset or 0 is fine: Volcano's webhook turns it into the sum of the task
+  minimums), and a task `minAvailable` below that task's `replicas`;
+- Kubeflow jobs (PyTorchJob, MPIJob, ...): `spec.runPolicy.schedulingPolicy.minAvailable`
+  below the sum of the replicas;
+- Volcano and scheduler-plugins PodGroups: `spec.minMember` below the pods of the same
+  run that join the group (`scheduling.k8s.io/group-name`, `scheduling.x-k8s.io/pod-group`);
+- Kueue plain-pod groups: `kueue.x-k8s.io/pod-group-total-count` below the pods of the
+  run labelled with that `pod-group-name`.
+
+Skipped for objects annotated `gpufleet.dev/elastic: "true"` and for PyTorchJobs with an
+`elasticPolicy`: elastic trainers are built to run with fewer ranks. Volcano's webhook
+accepts every one of these values; this rule adds the check upstream lacks.
+
+Why it is unsafe
+
+The gang scheduler binds the job as soon as the minimum fits. A data-parallel NCCL or MPI
+job needs every rank: the ranks that started wait in the rendezvous (holding their GPUs)
+for peers that are still pending, until a timeout kills them or forever. Two such
+partial gangs can deadlock a cluster (volcano#3373).
+
+Example
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+spec:
+  minAvailable: 2
+  tasks:
+    - name: worker
+      replicas: 8
+```
+
+Preferred form
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+spec:
+  minAvailable: 8   # or leave it unset
+  tasks:
+    - name: worker
+      replicas: 8
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gang_size._helpers import KINDS, is_elastic, minimums, set_minimum
+
+
+def _below(obj: Mapping[str, Any], ctx: CheckContext):
+    view = workloads.view(obj)
+    if view is None or is_elastic(view):
+        return []
+    return [m for m in minimums(view, ctx) if m.minimum < m.count]
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    for m in _below(obj, ctx):
+        yield Violation(
+            m.path,
+            f"gang minimum {m.minimum} is below the {m.count} {m.counted}: the scheduler may start the gang with "
+            f"only {m.minimum} pods, and a synchronous job then waits for the missing ranks",
+            f"set {m.path} to {m.count}, or annotate gpufleet.dev/elastic: \"true\" if the job really is elastic",
+        )
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    for m in _below(obj, ctx):
+        set_minimum(obj, m)
+    return obj
+
+
+RULE = Rule(
+    code="GANG001", name="min-below-replicas", family="gang-size", severity=Severity.ERROR,
+    summary="The gang minimum is below the gang's pod count, so a synchronous job can start partially.",
+    fix="raise the gang minimum to the total pod count (or mark the job elastic)",
+    kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
+)

@@ -1,0 +1,83 @@
+"""GANG002 min-above-replicas: a gang minimum no pod count can reach, so the gang never starts.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A gang minimum above the number of pods the gang runs (the same minimums as GANG001):
+
+- Volcano Job `spec.minAvailable` above the sum of the task `replicas`, or a task
+  `minAvailable` above its `replicas`. Volcano's webhook rejects both at CREATE; the
+  rule reports them at `pulumi preview` / lint time instead of at deploy time.
+- Kubeflow `spec.runPolicy.schedulingPolicy.minAvailable` above the sum of the replicas
+  (not checked upstream: the operator copies it into the PodGroup).
+- PodGroup `spec.minMember` above the pods of the run that join the group (not checked
+  upstream), when at least one member is in the run.
+- Kueue `kueue.x-k8s.io/pod-group-total-count` above the pods of the group in the run,
+  when at least two members are in the run (a single pod on its own, as the admission
+  controller sees it, says nothing about its siblings).
+
+Why it is unsafe
+
+The scheduler waits until the minimum number of pods fits before binding any of them.
+With fewer pods than the minimum that never happens: the job stays Pending forever
+while holding its queue slot (and, under Kueue, its quota), with no error anywhere.
+
+Example
+
+```yaml
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: pg1}
+spec:
+  minMember: 3      # but only 2 pods carry scheduling.x-k8s.io/pod-group: pg1
+```
+
+Preferred form
+
+```yaml
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: pg1}
+spec:
+  minMember: 2
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gang_size._helpers import KINDS, minimums, set_minimum
+
+
+def _above(obj: Mapping[str, Any], ctx: CheckContext):
+    view = workloads.view(obj)
+    return [m for m in minimums(view, ctx)
+            if m.minimum > m.count and not (m.as_string and m.count < 2)]
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    for m in _above(obj, ctx):
+        yield Violation(
+            m.path,
+            f"gang minimum {m.minimum} is above the {m.count} {m.counted}: the gang can never reach its minimum "
+            "and stays Pending forever",
+            f"set {m.path} to {m.count} (or add the missing pods)",
+        )
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    for m in _above(obj, ctx):
+        set_minimum(obj, m)
+    return obj
+
+
+RULE = Rule(
+    code="GANG002", name="min-above-replicas", family="gang-size", severity=Severity.ERROR,
+    summary="The gang minimum is above the gang's pod count, so the gang can never be scheduled.",
+    fix="lower the gang minimum to the total pod count",
+    kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
+)

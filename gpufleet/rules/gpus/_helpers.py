@@ -1,0 +1,217 @@
+"""GPU arithmetic for the gpus rules (GANG401-GANG403): what a pod asks for, where it may land.
+
+Called by the rule modules ``gang401_*``, ``gang402_*`` and ``gang403_*``.
+
+- :func:`gpu_resources` names the resources treated as GPUs: ``nvidia.com/gpu``,
+  ``amd.com/gpu``, NVIDIA MIG slices and every pool's ``gpuResource`` in the fleet context.
+- :func:`pod_request` is a pod's effective request of one resource the way the
+  scheduler computes it: ``max(sum(containers) + sum(sidecars), max over init
+  containers of (init + sidecars started before it))``; a container's request defaults
+  to its limit, as the API server defaults it.
+- :func:`candidate_pools` picks the pools a pod template may land on, among the pools of
+  the system that will place it (:mod:`gpufleet.rules.gpus._placement`): pools whose
+  ``nodeLabels`` its ``nodeSelector`` / required node affinity select, else its team's
+  pools (namespace to team), else every pool of that system.
+
+The rules read these per pod template through :func:`template_requests`
+(every resource a template names) and :func:`template_pools`, which keep each value in the
+memo of the engine's shared view (``workloads.cache.memo``): the three rules checking
+one object compute each template's requests and pools once.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Iterable, Mapping
+
+from gpufleet import quantity
+from gpufleet.context import FleetContext, PoolContext
+from gpufleet.rules.gpus._placement import placing_system
+from gpufleet.workloads import PodTemplate, WorkloadView, as_list, as_map
+from gpufleet.workloads.cache import memo
+
+KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
+MIG_PREFIX = "nvidia.com/mig-"
+ZERO = Decimal(0)
+
+
+# The last fleet asked about and its GPU names (a fleet context is immutable).
+_LAST_GPUS: tuple[FleetContext | None, frozenset[str], tuple[str, ...]] = (None, frozenset(KNOWN_GPUS), tuple(sorted(KNOWN_GPUS)))
+
+
+def _gpus(fleet: FleetContext | None) -> tuple[FleetContext | None, frozenset[str], tuple[str, ...]]:
+    global _LAST_GPUS
+    last = _LAST_GPUS
+    if last[0] is fleet:
+        return last
+    names = set(KNOWN_GPUS)
+    if fleet is not None:
+        names.update(p.gpu_resource for p in fleet.pools)
+    last = _LAST_GPUS = (fleet, frozenset(names), tuple(sorted(names)))
+    return last
+
+
+def gpu_resources(fleet: FleetContext | None) -> frozenset[str]:
+    return _gpus(fleet)[1]
+
+
+def sorted_gpu_resources(fleet: FleetContext | None) -> tuple[str, ...]:
+    """:func:`gpu_resources` in name order."""
+    return _gpus(fleet)[2]
+
+
+def is_gpu(name: str, gpus: frozenset[str]) -> bool:
+    return name in gpus or name.startswith(MIG_PREFIX)
+
+
+def amount(value: Any) -> Decimal | None:
+    try:
+        return quantity.parse(value)
+    except (quantity.QuantityError, ValueError, ArithmeticError):
+        return None
+
+
+def container_request(container: Mapping[str, Any], resource: str) -> Decimal:
+    """The container's request of ``resource`` (its limit when no request is written)."""
+    return container_requests(container, (resource,))[resource]
+
+
+def container_requests(container: Mapping[str, Any], names: Iterable[str]) -> dict[str, Decimal]:
+    """:func:`container_request` of each resource in ``names``, reading the container once."""
+    resources = as_map(container.get("resources"))
+    requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
+    out: dict[str, Decimal] = {}
+    for name in names:
+        value = requests.get(name)
+        if value is None:
+            value = limits.get(name)
+        out[name] = ZERO if value is None else amount(value) or ZERO
+    return out
+
+
+def pod_request(spec: Mapping[str, Any], resource: str) -> Decimal:
+    """The effective pod request of ``resource`` (init containers and sidecars included)."""
+    return pod_requests(spec, (resource,))[resource]
+
+
+def pod_requests(spec: Mapping[str, Any], names: Iterable[str]) -> dict[str, Decimal]:
+    """:func:`pod_request` of each resource in ``names`` (in that order), walking the containers once."""
+    names = tuple(names)
+    sidecars = dict.fromkeys(names, ZERO)
+    init_peak = dict.fromkeys(names, ZERO)
+    for init in as_list(spec.get("initContainers")):
+        init = as_map(init)
+        needs = container_requests(init, names)
+        always = init.get("restartPolicy") == "Always"
+        for name in names:
+            if always:
+                sidecars[name] += needs[name]
+                init_peak[name] = max(init_peak[name], sidecars[name])
+            else:
+                init_peak[name] = max(init_peak[name], sidecars[name] + needs[name])
+    main = dict.fromkeys(names, ZERO)
+    for container in as_list(spec.get("containers")):
+        for name, need in container_requests(as_map(container), names).items():
+            main[name] += need
+    return {name: max(init_peak[name], main[name] + sidecars[name]) for name in names}
+
+
+def requested_resources(spec: Mapping[str, Any]) -> set[str]:
+    names: set[str] = set()
+    for field in ("containers", "initContainers"):
+        for container in as_list(spec.get(field)):
+            resources = as_map(as_map(container).get("resources"))
+            for part in ("requests", "limits"):
+                names.update(str(k) for k in as_map(resources.get(part)))
+    return names
+
+
+def _expression_verdict(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:
+    """True/False when the pool's labels decide the expression, None when they say nothing."""
+    key, op = expr.get("key"), expr.get("operator")
+    values = [str(v) for v in as_list(expr.get("values"))]
+    if key not in labels:
+        return None
+    value = labels[key]
+    if op == "In":
+        return value in values
+    if op == "NotIn":
+        return value not in values
+    if op == "Exists":
+        return True
+    if op == "DoesNotExist":
+        return False
+    if op in ("Gt", "Lt") and values and value.lstrip("-").isdigit() and values[0].lstrip("-").isdigit():
+        return int(value) > int(values[0]) if op == "Gt" else int(value) < int(values[0])
+    return None
+
+
+def _selects(verdicts: Iterable[bool | None]) -> bool:
+    """A selector selects a pool when it decides at least one label positively and none negatively."""
+    seen = list(verdicts)
+    return True in seen and False not in seen
+
+
+def _term_selects(selector: Mapping[str, Any], term: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    verdicts = [(str(v) == labels[k]) if k in labels else None for k, v in selector.items()]
+    verdicts += [_expression_verdict(as_map(e), labels) for e in as_list(term.get("matchExpressions"))]
+    return _selects(verdicts)
+
+
+def selected_pools(spec: Mapping[str, Any], pools: Iterable[PoolContext]) -> list[PoolContext]:
+    """Pools whose node labels the pod's nodeSelector and required node affinity select."""
+    selector = as_map(spec.get("nodeSelector"))
+    required = as_map(as_map(as_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = [as_map(t) for t in as_list(required.get("nodeSelectorTerms"))] or [{}]
+    return [p for p in pools if any(_term_selects(selector, term, p.node_labels) for term in terms)]
+
+
+def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: FleetContext,
+                    system: str | None = None) -> tuple[list[PoolContext], str]:
+    """The pools a pod template may land on, and how they were chosen (for messages).
+
+    With ``system`` (see :mod:`gpufleet.rules.gpus._placement`) only that system's pools count.
+    """
+    pools = [p for p in fleet.pools if system is None or p.system == system]
+    among = f" among the {system} pools" if system else ""
+    chosen = selected_pools(spec, pools)
+    if chosen:
+        return chosen, f"selected by its node selector{among}"
+    team = fleet.team_for_namespace(namespace)
+    if team is not None:
+        own = [p for p in pools if p.name in team.pools]
+        if own:
+            return own, f"of team {team.name}{among}"
+    return pools, f"of the fleet{among}"
+
+
+def template_requests(found: WorkloadView, template: PodTemplate) -> Mapping[str, Decimal]:
+    """:func:`pod_request` of every resource one template of ``found`` names, in name order; once per shared view."""
+    store = memo(found)
+    key = ("gang4.requests", id(template))
+    value = store.get(key)
+    if value is None:
+        value = store[key] = pod_requests(template.spec, sorted(requested_resources(template.spec)))
+    return value
+
+
+def template_request(found: WorkloadView, template: PodTemplate, resource: str) -> Decimal:
+    """:func:`pod_request` of one template of ``found`` (zero for a resource no container names)."""
+    return template_requests(found, template).get(resource, ZERO)
+
+
+def template_pools(found: WorkloadView, template: PodTemplate, fleet: FleetContext) -> tuple[tuple[PoolContext, ...], str]:
+    """:func:`candidate_pools` of one template of ``found`` (as a tuple), computed once per shared view and fleet."""
+    store = memo(found)
+    key = ("gang4.pools", id(template), id(fleet))
+    entry = store.get(key)
+    if entry is None or entry[0] is not fleet:  # the entry holds the fleet, so its id is not reused meanwhile
+        pools, how = candidate_pools(template.spec, found.namespace, fleet, placing_system(found, fleet))
+        entry = store[key] = (fleet, (tuple(pools), how))
+    return entry[1]
+
+
+def fmt(value: Decimal, resource: str = "") -> str:
+    """A quantity as people write it: ``8``, ``500m``, ``1800Gi`` for byte-sized resources."""
+    binary = resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+    return quantity.fmt(value, binary=binary and value == value.to_integral_value())

@@ -1,0 +1,115 @@
+"""GANG401 gpu-request-limit-mismatch: GPU requests the API server will reject at pod creation.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+Every container and init container of every workload pod template, for each GPU
+resource (`nvidia.com/gpu`, `amd.com/gpu`, `nvidia.com/mig-*`, and each fleet pool's
+`gpuResource`):
+
+- a request with no limit;
+- a request different from the limit;
+- a request or limit that is not a whole number (or not a quantity at all).
+
+A limit alone is fine. Kubernetes' rules for extended resources, which cannot be
+overcommitted: Pod defaulting copies each limit into a missing request
+(`SetDefaults_Pod`); validation (`ValidateResourceRequirements`) then rejects a request
+without a limit ("Limit must be set for non overcommitable resources"), a request that
+differs from its limit ("must be equal to ... limit") and a non-integer amount ("must be
+an integer").
+
+Why it is unsafe
+
+The API server checks this only when a *Pod* is created. A Volcano Job, PyTorchJob, MPIJob
+or JobSet is accepted with a bad template, admitted against quota (Kueue reads the
+requests), and then its controller fails to create pods: the gang is admitted, holds its
+quota and never starts, or starts with only the pods whose templates are valid.
+
+Example
+
+```yaml
+resources:
+  requests:
+    nvidia.com/gpu: 8
+```
+
+Preferred form
+
+```yaml
+resources:
+  limits:
+    nvidia.com/gpu: 8   # the request defaults to the limit
+```
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Iterator, Mapping
+
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gpus._helpers import amount, fmt, gpu_resources, is_gpu
+from gpufleet.workloads import WORKLOAD_KINDS, as_map, key_path, pod_containers, view
+
+
+def _whole(value: Any) -> bool:
+    """A quantity that is a whole, non-negative number of devices."""
+    parsed = amount(value)
+    return parsed is not None and parsed == parsed.to_integral_value() and parsed >= 0
+
+
+def _container(path: str, container: Mapping[str, Any], gpus: frozenset[str]) -> Iterator[Violation]:
+    resources = as_map(container.get("resources"))
+    requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
+    if not requests and not limits:
+        return
+    name = container.get("name") or path
+    for resource in sorted({key for key in map(str, (*requests, *limits)) if is_gpu(key, gpus)}):
+        if resource in requests and resource in limits:
+            request = requests[resource]
+            if type(request) is str and request == limits[resource] and _whole(request):
+                continue  # the same whole number written twice (the usual form): nothing to report
+        amounts: dict[str, Decimal | None] = {}
+        for field, values in (("requests", requests), ("limits", limits)):
+            if resource not in values:
+                continue
+            value = amounts[field] = amount(values[resource])
+            if value is None or value != value.to_integral_value() or value < 0:
+                amounts[field] = None
+                yield Violation(key_path(f"{path}.resources.{field}", resource),
+                                f"container {name}: {resource} {field[:-1]} {values[resource]!r} is not a whole number of devices; the API server rejects the pod",
+                                f"write a whole number of {resource}")
+        req, lim = amounts.get("requests"), amounts.get("limits")
+        if "requests" in amounts and "limits" not in amounts:
+            yield Violation(key_path(f"{path}.resources.requests", resource),
+                            f"container {name} requests {resource} without a limit; the API server rejects the pod (a GPU limit must be set)",
+                            f"set resources.limits[{resource}] (requests default to limits, so the limit alone is enough)")
+        elif req is not None and lim is not None and req != lim:
+            yield Violation(key_path(f"{path}.resources.requests", resource),
+                            f"container {name} requests {fmt(req)} {resource} but limits it to {fmt(lim)}; "
+                            "GPU requests must equal limits and the API server rejects the pod",
+                            f"make requests[{resource}] equal limits[{resource}], or drop the request")
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    found = view(obj)
+    if found is None:
+        return
+    gpus = gpu_resources(ctx.fleet)
+    for template in found.templates:
+        for path, container in pod_containers(template.spec, template.spec_path):
+            yield from _container(path, container, gpus)
+
+
+RULE = Rule(
+    code="GANG401",
+    name="gpu-request-limit-mismatch",
+    family="gpus",
+    severity=Severity.ERROR,
+    summary="A GPU request without a limit, different from its limit, or fractional: pod creation fails after the gang is admitted.",
+    fix="set GPUs under resources.limits only (requests default to limits), as whole numbers",
+    kinds=tuple(sorted(WORKLOAD_KINDS)),
+    check=check,
+    doc=__doc__ or "",
+)

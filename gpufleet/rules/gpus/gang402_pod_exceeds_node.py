@@ -1,0 +1,120 @@
+"""GANG402 pod-exceeds-node: a pod asks for more than any node of its pool has.
+
+Called by the rule engine (linter, policy pack, admission controller) through the
+registry; needs a fleet context (`gpufleet lint --fleet MODEL`).
+
+What it checks
+
+For every pod template of a workload, the pod's effective request of each resource its
+pool reports as allocatable (GPUs, cpu, memory): the sum over containers plus sidecars,
+or the largest init container if that is more. The request defaults to the limit. It is
+compared with the largest per-node allocatable of the pools the pod may land on, among
+the pools of the system that will place it (a Volcano Job, a Volcano queue or
+`schedulerName: volcano` → Volcano's pools; a Kueue queue label → Kueue's; the
+coscheduling scheduler or a `scheduling.x-k8s.io/pod-group` label → coscheduling's;
+else the team's only system; else every pool):
+
+1. pools whose `nodeLabels` the pod's `nodeSelector` or required node affinity select;
+2. else the pools of the team owning the workload's namespace;
+3. else every pool of that system.
+
+A GPU resource a pool does not list counts as zero there (an `amd.com/gpu` pod cannot
+land on an `nvidia.com/gpu` pool); other unlisted resources are not checked.
+
+Why it is unsafe
+
+Quota is a cluster-wide sum, so Kueue and Volcano admit a gang whose single pod no node
+can hold (kueue#407). The admitted gang holds its quota, its other pods start and wait
+for a peer that stays Pending forever, and with waitForPodsReady it is evicted and
+requeued in a loop.
+
+Example
+
+```yaml
+# pool h100: 8 GPUs per node
+containers:
+- name: trainer
+  resources:
+    limits:
+      nvidia.com/gpu: 16
+```
+
+Preferred form
+
+```yaml
+# two pods of 8 GPUs each (or more ranks with fewer GPUs)
+containers:
+- name: trainer
+  resources:
+    limits:
+      nvidia.com/gpu: 8
+```
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Iterator, Mapping
+
+from gpufleet.context import PoolContext
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gpus._helpers import (
+    container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests,
+)
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, key_path, pod_containers, view
+
+
+def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:
+    """Largest per-node allocatable of ``resource`` over ``pools``; None when some pool does not say."""
+    best: tuple[Decimal, PoolContext | None] = (Decimal(-1), None)
+    for pool in pools:
+        if resource not in pool.allocatable and not is_gpu(resource, gpus):
+            return None, None
+        value = pool.allocatable.get(resource, Decimal(0))
+        if value > best[0]:
+            best = (value, pool)
+    return best if best[1] is not None else (None, None)
+
+
+def request_path(template: PodTemplate, resource: str) -> str:
+    """Path of the container entry asking for the most of ``resource``."""
+    best = max(pod_containers(template.spec, template.spec_path), key=lambda pc: container_request(pc[1], resource), default=None)
+    if best is None:
+        return template.spec_path
+    resources = as_map(best[1].get("resources"))
+    field = "requests" if resource in as_map(resources.get("requests")) else "limits"
+    return key_path(f"{best[0]}.resources.{field}", resource)
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    found = view(obj)
+    if found is None or ctx.fleet is None or not ctx.fleet.pools:
+        return
+    gpus = gpu_resources(ctx.fleet)
+    for template in found.templates:
+        if template.replicas <= 0:
+            continue
+        pools, how = template_pools(found, template, ctx.fleet)
+        for resource, need in template_requests(found, template).items():
+            largest, pool = _largest_per_node(pools, resource, gpus)
+            if largest is None or pool is None or need <= largest:
+                continue
+            names = ", ".join(p.name for p in pools)
+            yield Violation(request_path(template, resource),
+                            f"each {template.role or 'pod'} pod asks for {fmt(need, resource)} {resource}, but the largest node of the pools {how} ({names}) "
+                            f"has {fmt(largest, resource)}: the pod can never be scheduled and its gang never starts",
+                            f"ask for at most {fmt(largest, resource)} {resource} per pod (split the work over more pods), or select a pool with larger nodes")
+
+
+RULE = Rule(
+    code="GANG402",
+    name="pod-exceeds-node",
+    family="gpus",
+    severity=Severity.ERROR,
+    summary="A pod asks for more GPUs (or cpu, memory) than any node of its pool has, so its gang can never start.",
+    fix="ask for at most one node's allocatable per pod, or target a pool with larger nodes",
+    kinds=tuple(sorted(WORKLOAD_KINDS)),
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+)

@@ -1,0 +1,156 @@
+"""GANG403 gang-exceeds-pool: a gang's minimum needs more GPUs than its pools can ever hold.
+
+Called by the rule engine (linter, policy pack, admission controller) through the
+registry; needs a fleet context (`gpufleet lint --fleet MODEL`).
+
+What it checks
+
+For each GPU resource a gang workload asks for, the pods it needs to start: its gang
+minimum (Volcano `minAvailable`, Kubeflow `schedulingPolicy.minAvailable`, Kueue
+`pod-group-total-count`), taking the pods that need the fewest GPUs, or all its pods when
+it sets no minimum. Those pods must fit the pools they may land on (chosen as in
+GANG402: only the pools of the system that will place it; among them the node
+selector's, else the team's pools, else all), counted two ways:
+
+- **total**: the pods' GPUs against nodeCount × GPUs per node, summed over the pools;
+- **packing**: pods do not split across nodes, so a node of G GPUs holds at most
+  floor(G / s) pods of s GPUs. With s the smallest per-pod GPU count among those pods,
+  the pools hold at most the sum over pools of nodeCount × floor(G / s) such pods.
+
+Both are lower bounds on what the gang needs, so a finding is certain, never a guess.
+A gang whose single pod exceeds every node is left to GANG402.
+
+Why it is unsafe
+
+Quota and enqueue checks compare aggregates (Volcano #665, Kueue #407). A gang larger
+than its pools, or one that would only fit if pods could split across nodes (three 5-GPU
+pods on two 8-GPU nodes: 15 GPUs ≤ 16, yet each node holds one such pod), can be
+admitted, start some pods and never start the rest, holding the pool's GPUs from every
+other gang until it is evicted and requeued, forever.
+
+Example
+
+```yaml
+# pool h100: 4 nodes × 8 GPUs
+spec:
+  minAvailable: 6
+  tasks:
+  - name: worker
+    replicas: 6
+    template:
+      spec:
+        containers:
+        - resources: {limits: {nvidia.com/gpu: 6}}   # one pod per node: needs 6 nodes
+```
+
+Preferred form
+
+```yaml
+spec:
+  minAvailable: 4
+  tasks:
+  - name: worker
+    replicas: 4
+    template:
+      spec:
+        containers:
+        - resources: {limits: {nvidia.com/gpu: 8}}   # whole nodes, fits 4 × 8
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Iterable, Iterator, Mapping
+
+from gpufleet.context import PoolContext
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gpus._helpers import fmt, sorted_gpu_resources, template_pools, template_request
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, view
+
+
+@dataclass(frozen=True)
+class Group:
+    """``count`` pods of one template needing ``gpus`` each, and the pools they may use."""
+
+    template: PodTemplate
+    gpus: Decimal
+    count: int
+    pools: tuple[PoolContext, ...]
+
+
+def _groups(found: WorkloadView, resource: str, ctx: CheckContext) -> list[Group]:
+    """The pods of each template as groups; none when no pod asks for ``resource`` (nothing to check)."""
+    assert ctx.fleet is not None
+    requests = [(t, template_request(found, t, resource)) for t in found.templates if t.replicas > 0]
+    if not any(gpus > 0 for _, gpus in requests):
+        return []  # minimum_pods keeps only pods with GPUs: skip finding their pools
+    return [Group(t, gpus, t.replicas, template_pools(found, t, ctx.fleet)[0]) for t, gpus in requests]
+
+
+def minimum_pods(groups: list[Group], gang_min: int | None) -> list[Group]:
+    """The gang's minimum as groups, taking pods with the fewest GPUs first (a lower bound)."""
+    total = sum(g.count for g in groups)
+    need = total if gang_min is None or gang_min <= 0 or gang_min > total else gang_min
+    chosen = []
+    for group in sorted(groups, key=lambda g: g.gpus):
+        take = min(group.count, need)
+        if take > 0:
+            chosen.append(Group(group.template, group.gpus, take, group.pools))
+        need -= take
+    return [g for g in chosen if g.gpus > 0]
+
+
+def _problems(chosen: list[Group], resource: str) -> Iterator[str]:
+    pools = {p.name: p for g in chosen for p in g.pools}.values()
+    per_node = {p.name: p.allocatable.get(resource, Decimal(0)) for p in pools}
+    if any(g.gpus > max((per_node[p.name] for p in g.pools), default=Decimal(0)) for g in chosen):
+        return  # a pod larger than every node: GANG402
+    total = sum((g.gpus * g.count for g in chosen), Decimal(0))
+    capacity = sum((per_node[p.name] * p.node_count for p in pools), Decimal(0))
+    if total > capacity:
+        yield f"needs {fmt(total)} {resource} to start but its pools {_names(pools, per_node)} hold {fmt(capacity)}"
+        return
+    smallest = min(g.gpus for g in chosen)
+    pods = sum(g.count for g in chosen)
+    slots = sum(int(per_node[p.name] // smallest) * p.node_count for p in pools)
+    if pods > slots:
+        yield (f"needs {pods} pods of at least {fmt(smallest)} {resource} to start, but pods do not split across nodes "
+               f"and its pools {_names(pools, per_node)} hold at most {slots} such pods")
+
+
+def _names(pools: Iterable[PoolContext], per_node: Mapping[str, Decimal]) -> str:
+    return ", ".join(f"{p.name} ({p.node_count} nodes × {fmt(per_node[p.name])})" for p in pools)
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    found = view(obj)
+    if found is None or not found.is_gang or ctx.fleet is None or not ctx.fleet.pools:
+        return
+    for resource in sorted_gpu_resources(ctx.fleet):
+        groups = _groups(found, resource, ctx)
+        chosen = minimum_pods(groups, found.gang_min) if groups else []
+        if not chosen:
+            continue
+        for problem in _problems(chosen, resource):
+            uses_min = found.gang_min is not None and 0 < found.gang_min < found.total_pods
+            biggest = max(chosen, key=lambda g: g.gpus * g.count)
+            path = found.gang_min_path if uses_min and found.gang_min_path else (biggest.template.replicas_path or biggest.template.path or "spec")
+            what = f"counting its gang minimum of {found.gang_min} pods" if uses_min else f"counting all {found.total_pods} pods, as no smaller gang minimum is set"
+            yield Violation(path, f"the gang {problem} ({what}): it can never start",
+                            "shrink the gang or its per-pod GPUs to fit the pool, or target a larger pool")
+
+
+RULE = Rule(
+    code="GANG403",
+    name="gang-exceeds-pool",
+    family="gpus",
+    severity=Severity.ERROR,
+    summary="A gang's minimum needs more GPUs, or more whole-pod GPU slots, than its pools can ever hold.",
+    fix="shrink the gang (or its per-pod GPUs) to fit the pool, or target a larger pool",
+    kinds=tuple(sorted(WORKLOAD_KINDS)),
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+)

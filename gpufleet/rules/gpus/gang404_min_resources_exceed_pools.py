@@ -1,0 +1,113 @@
+"""GANG404 min-resources-exceed-pools: a PodGroup's minResources is more than its queue's pools can ever hold.
+
+Called by the rule engine (linter, policy pack, admission controller) through the
+registry; needs a fleet context (`gpufleet lint --fleet MODEL`).
+
+What it checks
+
+A PodGroup (Volcano `scheduling.volcano.sh`, or scheduler-plugins
+`scheduling.x-k8s.io`) whose `spec.minResources` asks, for some resource, for more
+than the pools it may use hold in total (nodeCount × per-node allocatable, summed):
+
+- a Volcano PodGroup: the Volcano pools of the team whose Volcano queue it names
+  (`spec.queue`), else of the team owning its namespace, else every Volcano pool;
+- a scheduler-plugins PodGroup: the coscheduling pools of its namespace's team, else
+  every coscheduling pool.
+
+Resources no pool lists are not checked (a pool that does not report `rdma/ib` may
+still have it); GPU resources a pool does not list count as zero there.
+
+Why it is unsafe
+
+Both schedulers hold the whole group back until `minResources` is free at once.
+A figure larger than the pools can ever free never fits: the PodGroup stays
+`Pending`/`Inqueue` forever and its pods never start, with no error anywhere, while
+its queue's share stays reserved in Volcano's enqueue accounting.
+
+Example
+
+```yaml
+# pool h100 (Volcano): 4 nodes × 8 GPUs = 32 GPUs
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+spec:
+  queue: research
+  minMember: 8
+  minResources: {nvidia.com/gpu: "64"}
+```
+
+Preferred form
+
+```yaml
+spec:
+  minMember: 4
+  minResources: {nvidia.com/gpu: "32"}   # at most the pools' 32 GPUs
+```
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Iterator, Mapping
+
+from gpufleet import quantity
+from gpufleet.context import FleetContext, PoolContext
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gpus._helpers import fmt, gpu_resources, is_gpu
+from gpufleet.workloads import as_map, key_path
+
+CODE = "GANG404"
+SYSTEMS = {"scheduling.volcano.sh": "volcano", "scheduling.x-k8s.io": "coscheduling"}
+
+
+def _team_pools(fleet: FleetContext, system: str, spec: Mapping[str, Any], namespace: str | None) -> tuple[list[PoolContext], str]:
+    pools = [p for p in fleet.pools if p.system == system]
+    queue = spec.get("queue") if system == "volcano" else None
+    team = next((t for t in fleet.teams if queue and t.volcano_queue == queue), None)
+    how = f"of queue {queue!r}" if team is not None else ""
+    if team is None:
+        team = fleet.team_for_namespace(namespace)
+        how = f"of team {team.name}" if team is not None else ""
+    own = [p for p in pools if team is not None and p.name in team.pools]
+    return (own, how) if own else (pools, f"of the fleet's {system} pools")
+
+
+def _capacity(pools: list[PoolContext], resource: str, gpus: frozenset[str]) -> Decimal | None:
+    if not any(resource in p.allocatable for p in pools) and not is_gpu(resource, gpus):
+        return None
+    return sum((p.allocatable.get(resource, Decimal(0)) * p.node_count for p in pools), Decimal(0))
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    group = str(obj.get("apiVersion", "")).rsplit("/", 1)[0]
+    system = SYSTEMS.get(group)
+    spec = as_map(obj.get("spec"))
+    declared = as_map(spec.get("minResources"))
+    if ctx.fleet is None or system is None or not declared:
+        return
+    pools, how = _team_pools(ctx.fleet, system, spec, as_map(obj.get("metadata")).get("namespace"))
+    if not pools:
+        return
+    gpus = gpu_resources(ctx.fleet)
+    names = ", ".join(p.name for p in pools)
+    for resource, raw in declared.items():
+        try:
+            need = quantity.parse(raw)
+        except (quantity.QuantityError, ValueError, ArithmeticError):
+            continue
+        capacity = _capacity(pools, str(resource), gpus)
+        if capacity is not None and need > capacity:
+            yield Violation(key_path("spec.minResources", str(resource)),
+                            f"minResources asks for {fmt(need, str(resource))} {resource}, but the pools {how} ({names}) "
+                            f"hold {fmt(capacity, str(resource))} in total: the group can never be scheduled",
+                            f"lower minResources[{resource}] to at most {fmt(capacity, str(resource))} (and the gang with it), "
+                            "or give the queue a larger pool")
+
+
+RULE = Rule(
+    code=CODE, name="min-resources-exceed-pools", family="gpus", severity=Severity.ERROR,
+    summary="A PodGroup's minResources is more than the pools of its queue can ever hold, so it never starts.",
+    fix="lower minResources to what the queue's pools hold, or give the queue a larger pool",
+    kinds=(("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup")),
+    check=check, needs_fleet=True, doc=__doc__ or "",
+)

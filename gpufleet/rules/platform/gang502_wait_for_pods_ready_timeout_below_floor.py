@@ -1,0 +1,100 @@
+"""GANG502 wait-for-pods-ready-timeout-below-floor: Kueue evicts gangs that are still starting.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A Kueue manager Configuration (the `Configuration` document or a ConfigMap with the key
+`controller_manager_config.yaml`) with waitForPodsReady on whose effective
+`waitForPodsReady.timeout` is shorter than the fleet's cold-start floor. The floor is the
+rule option `floorSeconds` (`--config`: `options: {GANG502: {floorSeconds: 900}}`), else
+the fleet context's `coldStartFloorSeconds`, else 600 seconds. The effective timeout is
+Kueue's: an absent block or timeout (or `0s`) means 30m in `v1beta2`, 5m in `v1beta1`.
+Durations are Go durations (`10m`, `1h30m`, `90s`); a `timeout` or `recoveryTimeout`
+that does not parse is reported too, since the manager will not start with it.
+
+`recoveryTimeout` is not held to the floor: it applies to a workload that was ready and
+lost a pod, whose replacement usually lands on a warm node with the image cached. Kueue's
+own sample sets it below the timeout (5m/3m).
+
+Why it is unsafe
+
+A GPU gang's cold start (node scale-up, pulling a 20 GB image, NCCL rendezvous across
+hundreds of pods) routinely takes minutes. If the timeout is shorter, Kueue evicts and
+requeues every large gang before its last pod becomes ready, so it never runs, and each
+attempt burns the quota and preempts whatever it displaced.
+
+Example
+
+```yaml
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+waitForPodsReady:
+  timeout: 2m
+```
+
+Preferred form
+
+```yaml
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+waitForPodsReady:
+  timeout: 15m   # at least the fleet's coldStartFloorSeconds
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.platform._kueue_config import KINDS, format_seconds, kueue_configs, parse_duration
+
+DEFAULT_FLOOR_SECONDS = 600
+
+
+def floor_seconds(ctx: CheckContext) -> int:
+    """The cold-start floor: rule option, else the fleet context, else 600 s."""
+    option = ctx.option("GANG502", "floorSeconds", None)
+    if option is not None:
+        return int(option)
+    if ctx.fleet is not None:
+        return int(ctx.fleet.cold_start_floor_seconds)
+    return DEFAULT_FLOOR_SECONDS
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    floor = floor_seconds(ctx)
+    for config in kueue_configs(obj):
+        if config.error is not None or not config.wait_enabled:
+            continue  # GANG501 reports both
+        block = config.wait_block or {}
+        for field in ("timeout", "recoveryTimeout"):
+            raw = block.get(field)
+            if raw is not None and parse_duration(raw) is None:
+                yield Violation(config.path("waitForPodsReady", field), f"waitForPodsReady.{field} {raw!r} is not a Go duration; the manager will not start",
+                                "write a duration such as 15m or 1h30m")
+        raw = block.get("timeout")
+        seconds = parse_duration(raw) if raw is not None else None
+        if seconds is None and raw is not None:
+            continue
+        shown = raw if seconds else f"{config.default_timeout} (the default)"
+        seconds = seconds or parse_duration(config.default_timeout) or 0
+        if seconds < floor:
+            path = config.path("waitForPodsReady", "timeout") if "timeout" in block else config.path("waitForPodsReady")
+            yield Violation(path, f"waitForPodsReady.timeout {shown} is below the cold-start floor of {format_seconds(floor)}: "
+                            "gangs are evicted before their last pod is ready",
+                            f"set waitForPodsReady.timeout to at least {format_seconds(floor)}")
+
+
+RULE = Rule(
+    code="GANG502",
+    name="wait-for-pods-ready-timeout-below-floor",
+    family="platform",
+    severity=Severity.ERROR,
+    summary="Kueue's waitForPodsReady timeout is shorter than a gang's cold start, so large gangs are evicted before they start.",
+    fix="raise waitForPodsReady.timeout to at least the fleet's cold-start floor",
+    kinds=KINDS,
+    check=check,
+    doc=__doc__ or "",
+)

@@ -1,0 +1,129 @@
+"""GANG204 pod-restart-policy: gang members whose containers restart in place.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A pod `restartPolicy` other than `Never` on gang members: Volcano Job task templates,
+JobSet templates, batch Job gangs (parallelism > 1), and plain pods of a pod group.
+An unset `restartPolicy` is flagged too: a Pod defaults to `Always`, and JobSet's
+webhook fills in `OnFailure`. Also flagged: a JobSet child Job whose `backoffLimit` is
+not 0 (unset means 6), since the Job controller then replaces a failed pod on its own
+before the JobSet's failure policy ever sees a failure. Kubeflow jobs set the pod
+restart policy from `replicaSpecs[*].restartPolicy`, which is GANG205's. A Kubeflow
+Trainer (Cluster)TrainingRuntime is checked like the JobSet it becomes, on its `node`
+replicatedJob (the training ranks; single-pod initializers and launchers are left
+alone), at `spec.template.spec.replicatedJobs[i]...`.
+
+Why it is unsafe
+
+With `OnFailure` or `Always` the kubelet restarts a crashed container inside its pod:
+the pod never fails, so no job-level policy (Volcano `PodFailed` -> `RestartJob`,
+JobSet `failurePolicy`) fires. The restarted rank tries to rejoin a communicator the
+other ranks still hold; they hang in their next collective and the gang stalls with all
+its GPUs held. With `Never` a crash fails the pod, and the whole gang is restarted
+from its checkpoint.
+
+Example
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+spec:
+  tasks:
+    - name: worker
+      replicas: 8
+      template:
+        spec:
+          restartPolicy: OnFailure
+```
+
+Preferred form
+
+```yaml
+      template:
+        spec:
+          restartPolicy: Never
+```
+
+The remediation sets `restartPolicy: Never` (and `backoffLimit: 0` on JobSet child Jobs).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.routing._helpers import set_path, template_location
+from gpufleet.workloads import as_int, as_list, as_map
+from gpufleet.workloads.runtimes import NODE_JOB
+
+Problem = tuple[str, tuple[str | int, ...], Any, str]  # (path, location, value to set, message)
+UNSET = {("jobset.x-k8s.io", "JobSet"): "JobSet's webhook sets OnFailure",
+         ("batch", "Job"): "the API server rejects a Job without one",
+         **{("trainer.kubeflow.org", k): "the JobSet made from this runtime gets OnFailure from JobSet's webhook"
+            for k in workloads.RUNTIME_KINDS}}
+# Where a JobSet spec sits: in a JobSet, and in a (Cluster)TrainingRuntime's JobSet template.
+JOBSET_SPECS: dict[str, tuple[str, ...]] = {"JobSet": ("spec",), **{k: ("spec", "template", "spec") for k in workloads.RUNTIME_KINDS}}
+
+
+def _restart_policies(obj: Mapping[str, Any]) -> Iterator[Problem]:
+    view = workloads.view(obj)
+    if view is None or not view.is_gang:
+        return
+    runtime = view.kind in workloads.RUNTIME_KINDS
+    for template in view.templates:
+        if runtime and template.role != NODE_JOB:
+            continue  # initializers and launchers are single pods, not ranks of the gang
+        policy = template.spec.get("restartPolicy")
+        if policy != "Never":
+            shown = repr(policy) if policy else f"unset ({UNSET.get((view.group, view.kind), 'pods default to Always')})"
+            yield (f"{template.spec_path}.restartPolicy", (*template_location(template), "restartPolicy"), "Never",
+                   f"restartPolicy is {shown}: a crashed rank restarts inside its pod, so the pod never fails and no "
+                   "job-level restart fires while the other ranks hang")
+
+
+def _child_backoff(obj: Mapping[str, Any]) -> Iterator[Problem]:
+    base = JOBSET_SPECS.get(str(obj.get("kind", "")))
+    if base is None:
+        return
+    spec: Mapping[str, Any] = obj
+    for key in base:
+        spec = as_map(spec.get(key))
+    prefix = ".".join(base)
+    for i, rjob in enumerate(as_list(spec.get("replicatedJobs"))):
+        if base != JOBSET_SPECS["JobSet"] and as_map(rjob).get("name") != NODE_JOB:
+            continue
+        job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
+        limit = as_int(job_spec.get("backoffLimit"), 6)
+        if limit != 0:
+            yield (f"{prefix}.replicatedJobs[{i}].template.spec.backoffLimit",
+                   (*base, "replicatedJobs", i, "template", "spec", "backoffLimit"), 0,
+                   f"backoffLimit is {limit}: the Job controller replaces a failed pod on its own, so one rank "
+                   "restarts while the rest of the gang waits")
+
+
+def _problems(obj: Mapping[str, Any]) -> list[Problem]:
+    return [*_restart_policies(obj), *_child_backoff(obj)]
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    for path, _, value, message in _problems(obj):
+        yield Violation(path, message, f"set {path} to {value}")
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    for _, location, value, _ in _problems(obj):
+        set_path(obj, location, value)
+    return obj
+
+
+RULE = Rule(
+    code="GANG204", name="pod-restart-policy", family="restarts", severity=Severity.ERROR,
+    summary="Gang pods restart in place (restartPolicy not Never), so a crash never triggers a gang restart.",
+    fix="set restartPolicy: Never on every gang pod template (and backoffLimit: 0 on JobSet child Jobs)",
+    kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"), ("", "Pod"),
+           *(("trainer.kubeflow.org", k) for k in workloads.RUNTIME_KINDS)),
+    check=check, remediate=remediate, doc=__doc__ or "",
+)

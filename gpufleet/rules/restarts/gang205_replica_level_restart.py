@@ -1,0 +1,88 @@
+"""GANG205 replica-level-restart: a Kubeflow job that restarts single ranks.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A Kubeflow job (PyTorchJob, MPIJob, TFJob, ...) whose `spec.<kind>ReplicaSpecs.<role>.restartPolicy`
+is `OnFailure`, `Always` or `ExitCode`. Not flagged: an unset value, an MPIJob
+`Launcher` (a relaunched `mpirun` starts every rank again), and elastic jobs
+(`gpufleet.dev/elastic: "true"` or a PyTorch `elasticPolicy`), whose agents are built
+to re-admit ranks. The training operator accepts all of these.
+
+Why it is unsafe
+
+The operator applies the policy per pod: `OnFailure`/`Always` restart a crashed
+container in place, and `ExitCode` deletes and recreates the one pod that exited with
+a retryable code. Either way a single rank comes back into a job whose other ranks are
+blocked in a collective with the old one: the restarted rank hangs in rendezvous, the
+others hang until the NCCL timeout, and the gang holds its GPUs doing nothing. Restart
+the whole job instead (`Never` plus `runPolicy.backoffLimit`, or a gang scheduler
+policy).
+
+Example
+
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 8
+      restartPolicy: OnFailure
+```
+
+Preferred form
+
+```yaml
+    Worker:
+      replicas: 8
+      restartPolicy: Never
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gang_size._helpers import is_elastic
+from gpufleet.workloads import as_map
+
+PARTIAL = {"OnFailure", "Always", "ExitCode"}
+
+
+def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
+    """(path, replica-spec field, role, policy) for each replica type that restarts single ranks."""
+    view = workloads.view(obj)
+    if view is None or is_elastic(view):
+        return
+    for field, specs in as_map(obj.get("spec")).items():
+        if not (isinstance(field, str) and field.endswith("ReplicaSpecs")) or not isinstance(specs, Mapping):
+            continue
+        for role, rspec in specs.items():
+            policy = as_map(rspec).get("restartPolicy")
+            if policy in PARTIAL and not (obj.get("kind") == "MPIJob" and role == "Launcher"):
+                yield f"spec.{field}.{role}.restartPolicy", field, str(role), str(policy)
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    for path, _, role, policy in _partial(obj):
+        yield Violation(path, f"restartPolicy {policy} restarts single {role} pods: the restarted rank and the rest of "
+                              "the gang hang waiting for each other", f"set {path} to Never")
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    for _, field, role, _ in list(_partial(obj)):
+        obj["spec"][field][role]["restartPolicy"] = "Never"
+    return obj
+
+
+RULE = Rule(
+    code="GANG205", name="replica-level-restart", family="restarts", severity=Severity.ERROR,
+    summary="A Kubeflow replica type restarts single pods (OnFailure/Always/ExitCode) inside a synchronous gang.",
+    fix="set replicaSpecs[*].restartPolicy to Never and restart the job as a whole",
+    kinds=tuple(("kubeflow.org", k) for k in ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")),
+    check=check, remediate=remediate, doc=__doc__ or "",
+)

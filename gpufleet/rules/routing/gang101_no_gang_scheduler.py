@@ -1,0 +1,125 @@
+"""GANG101 no-gang-scheduler: a gang meant for Volcano whose pods reach no gang scheduler.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+Pods that Volcano is supposed to gang-schedule but that nothing sends to Volcano:
+
+- a Volcano Job with an explicit `spec.schedulerName` that is not Volcano's, while at
+  least one task template leaves `schedulerName` empty (the job controller copies the
+  job's name into those templates);
+- a workload aimed at Volcano whose pod template leaves `schedulerName` empty, so its
+  pods fall to `default-scheduler`. "Aimed at Volcano" means: a Kubeflow
+  `runPolicy.schedulingPolicy.queue`; a `scheduling.volcano.sh/queue-name` annotation
+  or label; Volcano group annotations (`scheduling.k8s.io/group-name`) on the pods; or,
+  with a fleet context, a gang in a namespace whose team has a Volcano queue and no
+  Kueue LocalQueue.
+
+A template that names another scheduler explicitly is GANG102's. TrainJobs are not
+checked (their pod templates live in the runtime). Scheduler names that count as
+Volcano: option `volcanoSchedulers` (default `["volcano"]`). Upstream, nothing checks
+this: Volcano's webhook only sees Volcano Jobs, and the training operator fills an
+empty name only when it runs with `--gang-scheduler-name=volcano`.
+
+Why it is unsafe
+
+Only Volcano's gang plugin holds pods back until the whole gang fits. Pods that reach
+the default scheduler are bound one by one as space appears: part of the gang starts,
+holds its GPUs and waits in the rendezvous for ranks that may never be placed. Two such
+gangs deadlock each other. Nothing reports it: the pods just run (Trainer v2 and several
+operators have shipped exactly this bug, see peers.md §4).
+
+Example
+
+```yaml
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+spec:
+  runPolicy:
+    schedulingPolicy: {queue: research}
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 8
+      template:
+        spec:
+          containers: [...]
+```
+
+Preferred form
+
+```yaml
+    Worker:
+      replicas: 8
+      template:
+        spec:
+          schedulerName: volcano
+          containers: [...]
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.routing._helpers import (
+    WORKLOAD_KINDS, set_path, template_location, volcano_intent, volcano_names,
+)
+from gpufleet.workloads import PodTemplate, WorkloadView, template_scheduler
+
+CODE = "GANG101"
+
+
+def _job_level(view: WorkloadView, ctx: CheckContext) -> bool:
+    names = volcano_names(ctx, CODE)
+    return bool(view.scheduler_name) and view.scheduler_name not in names and any(
+        template_scheduler(t) is None for t in view.templates)
+
+
+def _unrouted(view: WorkloadView, ctx: CheckContext) -> tuple[str | None, list[PodTemplate]]:
+    reason = volcano_intent(view, ctx)
+    return reason, [t for t in view.templates if template_scheduler(t) is None] if reason else []
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    view = workloads.view(obj)
+    if view is None:
+        return
+    volcano = sorted(volcano_names(ctx, CODE))[0]
+    if view.group == "batch.volcano.sh":
+        if _job_level(view, ctx):
+            yield Violation("spec.schedulerName",
+                            f"schedulerName {view.scheduler_name!r} is not Volcano's: the job's pods go to a scheduler "
+                            "without gang scheduling, so part of the gang can start alone",
+                            f"set spec.schedulerName to {volcano!r} (or remove it)")
+        return
+    reason, templates = _unrouted(view, ctx)
+    for template in templates:
+        yield Violation(f"{template.spec_path}.schedulerName",
+                        f"these pods are meant for Volcano ({reason}) but set no schedulerName, so they reach "
+                        "default-scheduler and start without their gang",
+                        f"set schedulerName: {volcano} in the pod template")
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    view = workloads.build_view(obj)
+    if view is None:
+        return obj
+    volcano = sorted(volcano_names(ctx, CODE))[0]
+    if view.group == "batch.volcano.sh":
+        if _job_level(view, ctx):
+            obj["spec"]["schedulerName"] = volcano
+        return obj
+    for template in _unrouted(view, ctx)[1]:
+        set_path(obj, (*template_location(template), "schedulerName"), volcano)
+    return obj
+
+
+RULE = Rule(
+    code=CODE, name="no-gang-scheduler", family="routing", severity=Severity.ERROR,
+    summary="A gang meant for Volcano sends its pods to a scheduler without gang scheduling.",
+    fix="set schedulerName: volcano on the job (Volcano Job) or in every pod template",
+    kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+)

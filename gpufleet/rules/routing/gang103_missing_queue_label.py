@@ -1,0 +1,137 @@
+"""GANG103 missing-queue-label: a gang Kueue should admit carries no queue label.
+
+Called by the rule engine (linter, policy pack, admission controller) through the registry.
+
+What it checks
+
+A workload without the `kueue.x-k8s.io/queue-name` label (the fleet's `queueLabel`)
+where Kueue is meant to admit it:
+
+- with a fleet context: a gang (Volcano kinds and workloads aimed at Volcano aside) in
+  a namespace whose team has a Kueue LocalQueue;
+- without one: a Kueue-style gang, i.e. plain pods with `kueue.x-k8s.io/pod-group-name`,
+  or any workload carrying other `kueue.x-k8s.io/` labels or annotations
+  (`pod-group-total-count`, `job-min-parallelism`, `priority-class`, ...).
+
+Kueue reads only the label (kueue.md §6); an annotation of the same name does not count.
+
+Why it is unsafe
+
+What happens depends on the Kueue manager's settings, and the message says which one
+applies when the fleet context carries them (`manageJobsWithoutQueueName`,
+`managedJobsNamespaceSelector`, rendered from the model):
+
+- Kueue does not manage the job (`manageJobsWithoutQueueName: false`, or the namespace
+  is outside `managedJobsNamespaceSelector`): Kueue ignores it; the job is not
+  suspended, skips quota and waitForPodsReady, and its pods go straight to the
+  scheduler one by one, competing outside the quota system with gangs that were
+  admitted whole, which is how partial gangs and deadlocks come back.
+- Kueue manages it (`manageJobsWithoutQueueName: true` and a selected namespace): the
+  job is suspended and its Workload names no LocalQueue, so it is never admitted and
+  waits forever (unless a LocalQueue named `default` exists and Kueue's
+  LocalQueueDefaulting fills the name in).
+
+Without those settings (no fleet, or an older fleet context) the message names both.
+
+Example
+
+```yaml
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: train
+  namespace: research
+```
+
+Preferred form
+
+```yaml
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: train
+  namespace: research
+  labels:
+    kueue.x-k8s.io/queue-name: research   # the team's LocalQueue
+```
+
+With a fleet context, the remediation adds the team's LocalQueue; without one the
+queue is unknown and nothing is changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, kueue_routed, team
+from gpufleet.workloads import WorkloadView, keys, label_path
+
+CODE = "GANG103"
+
+
+def _queue_key(ctx: CheckContext) -> str:
+    return ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+
+
+def _kueue_hints(view: WorkloadView) -> list[str]:
+    return sorted(k for source in (view.labels, view.annotations) for k in source
+                  if isinstance(k, str) and k.startswith(keys.KUEUE_PREFIX) and k != keys.QUEUE_LABEL)
+
+
+def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | None] | None:
+    """(why Kueue should admit it, the team's LocalQueue or None) when the label is missing."""
+    if view is None or (view.group, view.kind) in VOLCANO_KINDS or view.labels.get(_queue_key(ctx)):
+        return None
+    team_ctx = team(view, ctx)
+    if team_ctx is not None and team_ctx.local_queue and view.is_gang and kueue_routed(view, ctx, CODE):
+        return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose gangs Kueue admits", \
+            team_ctx.local_queue
+    hints = _kueue_hints(view)
+    if hints and kueue_routed(view, ctx, CODE):
+        local = team_ctx.local_queue if team_ctx is not None else None
+        return f"it carries Kueue keys ({', '.join(hints)})", local
+    return None
+
+
+IGNORED = "Kueue ignores it, so it skips quota and all-or-nothing admission"
+SUSPENDED = "Kueue suspends it and, with no queue named, never admits it: it waits forever"
+
+
+def consequence(namespace: str | None, ctx: CheckContext) -> str:
+    """What Kueue does with an unlabelled job in ``namespace``, as the fleet's settings say."""
+    holds = ctx.fleet.kueue_holds_unlabelled(namespace) if ctx.fleet is not None else None
+    if holds is True:
+        return f"{SUSPENDED} (manageJobsWithoutQueueName: true and namespace {namespace!r} is managed)"
+    if holds is False:
+        return f"{IGNORED} (manageJobsWithoutQueueName is false or namespace {namespace!r} is not managed)"
+    return ("either Kueue ignores it (skipping quota and all-or-nothing admission) or, with "
+            "manageJobsWithoutQueueName, suspends it and never admits it")
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    view = workloads.view(obj)
+    missing = _missing(view, ctx)
+    if missing and view is not None:
+        reason, local = missing
+        queue = local or "<LocalQueue>"
+        yield Violation(label_path(_queue_key(ctx)),
+                        f"no {_queue_key(ctx)} label although Kueue should admit this gang ({reason}): "
+                        f"{consequence(view.namespace, ctx)}",
+                        f"add label {_queue_key(ctx)}: {queue}")
+
+
+def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    missing = _missing(workloads.build_view(obj), ctx)
+    if missing and missing[1]:
+        obj.setdefault("metadata", {}).setdefault("labels", {})[_queue_key(ctx)] = missing[1]
+    return obj
+
+
+RULE = Rule(
+    code=CODE, name="missing-queue-label", family="routing", severity=Severity.ERROR,
+    summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label: Kueue ignores it or holds it forever.",
+    fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
+    kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+)

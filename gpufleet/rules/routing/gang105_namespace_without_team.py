@@ -1,0 +1,63 @@
+"""GANG105 namespace-without-team: a gang in a namespace the fleet model gives to no team.
+
+Called by the rule engine (linter, policy pack, admission controller) through the
+registry; only with a fleet context.
+
+What it checks
+
+A gang workload (Volcano Job, PodGroup, Kubeflow job, JobSet, TrainJob, parallel batch
+Job, pod-group pod) whose `metadata.namespace` belongs to no team of the fleet model.
+Objects without a namespace are not checked: their namespace is decided at apply time.
+
+Why it is unsafe
+
+Every quota, queue and priority guarantee of the fleet is per team. A gang in a
+namespace no team owns has no LocalQueue to be admitted through and no Volcano queue
+of its own: it either never starts or, worse, runs outside every quota (Kueue ignores
+it; Volcano puts it in `default`), competing one pod at a time with the admitted gangs.
+
+Example
+
+```yaml
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: train
+  namespace: scratch      # no team owns it
+```
+
+Preferred form
+
+```yaml
+metadata:
+  name: train
+  namespace: research     # listed under a team's namespaces in the fleet model
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    view = workloads.view(obj)
+    if view is None or not view.is_gang or not view.namespace or ctx.fleet is None:
+        return
+    if ctx.fleet.team_for_namespace(view.namespace) is None:
+        yield Violation("metadata.namespace",
+                        f"namespace {view.namespace!r} belongs to no team of fleet {ctx.fleet.fleet!r}: the gang has "
+                        "no queue and no quota", "run the gang in a team's namespace, or add the namespace to a "
+                                                 "team in the fleet model")
+
+
+RULE = Rule(
+    code="GANG105", name="namespace-without-team", family="routing", severity=Severity.ERROR,
+    summary="A gang runs in a namespace that no team of the fleet model owns.",
+    fix="move the gang to a team's namespace or give the namespace to a team",
+    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "",
+)

@@ -1,0 +1,168 @@
+"""GANG106 gang-without-route: a multi-pod GPU gang that names no queue, no gang scheduler and no pod group.
+
+Called by the rule engine (linter, policy pack, admission controller) through the
+registry; runs with and without a fleet context.
+
+What it checks
+
+A multi-pod job that asks for GPUs (a `batch/v1` Job with `parallelism` > 1, a
+PyTorchJob, MPIJob or other Kubeflow job, a JobSet, a TrainJob with `numNodes` > 1)
+and names no route to a gang-aware admission or scheduler:
+
+- no `kueue.x-k8s.io/queue-name` label (nor any other `kueue.x-k8s.io/` key, GANG103's);
+- no Volcano queue, group annotation or `runPolicy.schedulingPolicy`;
+- no pod group (Kueue `pod-group-name`, Volcano `group-name`, scheduler-plugins
+  `scheduling.x-k8s.io/pod-group`) and no `schedulerName` other than `default-scheduler`;
+- for a TrainJob: no `podGroupPolicy` on the (Cluster)TrainingRuntime it references,
+  when that runtime is in the same run. With the runtime in the run, the TrainJob is
+  judged by the runtime's pod templates (GPUs, schedulerName, pod-group keys) and node
+  count (`spec.trainer.numNodes` when set, else the runtime's `spec.mlPolicy.numNodes`);
+  without it, by `numNodes` and `resourcesPerNode` alone.
+
+Without a fleet context the namespace's Kueue settings are unknown, so the gang is
+reported. With one (`--fleet`), the rendered Kueue Configuration decides: a namespace
+that `managedJobsNamespaceSelector` selects while `manageJobsWithoutQueueName` is true
+makes Kueue hold the job (GANG103 then says it waits forever for a queue name); a team
+with a LocalQueue is GANG103's, a Volcano-only team GANG101's, a namespace of no team
+GANG105's. Single-pod jobs and Deployments are not gangs and are never reported.
+
+Why not GANG103: GANG103 knows the route (Kueue) and can add the team's LocalQueue;
+here nothing says which system should place the gang, so there is no safe fix to apply.
+
+Why it is unsafe
+
+Nothing holds the pods back until the whole gang fits. `default-scheduler` binds them
+one by one as GPUs free up: part of a 64-pod job starts, holds its GPUs and waits in
+the rendezvous for ranks that may never be placed; two such jobs deadlock each other,
+and neither is counted against any team's quota.
+
+Example
+
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: research}
+spec:
+  parallelism: 64
+  completions: 64
+  template:
+    spec:
+      containers:
+      - {name: w, image: trainer:1, resources: {limits: {nvidia.com/gpu: 8}}}
+```
+
+Preferred form
+
+```yaml
+metadata:
+  name: train
+  namespace: research
+  labels:
+    kueue.x-k8s.io/queue-name: research   # Kueue admits the 64 pods together
+```
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Iterator, Mapping
+
+from gpufleet import workloads
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.routing._helpers import volcano_only
+from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
+from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+
+CODE = "GANG106"
+KINDS = (
+    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"),
+    ("kubeflow.org", "JAXJob"), ("trainer.kubeflow.org", "TrainJob"),
+)
+_GROUP_KEYS = (keys.KUEUE_POD_GROUP, keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.COSCHEDULING_GROUP)
+
+
+def _has_kueue_keys(view: WorkloadView) -> bool:
+    return any(isinstance(k, str) and k.startswith(keys.KUEUE_PREFIX) for src in (view.labels, view.annotations) for k in src)
+
+
+def _template_routes(view: WorkloadView) -> bool:
+    for template in view.templates:
+        scheduler = template.spec.get("schedulerName")
+        if scheduler and scheduler != keys.DEFAULT_SCHEDULER:
+            return True
+        if any(k in source for source in (template.labels, template.annotations) for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE)):
+            return True
+    return False
+
+
+def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
+    """A TrainJob whose referenced runtime (in this run) sets ``podGroupPolicy``."""
+    runtime = workloads.runtime_for(obj, ctx.objects)
+    return runtime is not None and bool(as_map(as_map(runtime.get("spec")).get("podGroupPolicy")))
+
+
+def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
+    """Whether the workload names any queue, gang scheduler or pod group."""
+    policy = as_map(as_map(as_map(view.obj.get("spec")).get("runPolicy")).get("schedulingPolicy"))
+    return bool(view.queue_label or _has_kueue_keys(view) or view.volcano_queue or view.pod_group or policy
+                or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE))
+                or _template_routes(view) or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
+
+
+def _trainjob_gpus(obj: Mapping[str, Any], gpus: frozenset[str]) -> bool:
+    per_node = as_map(as_map(as_map(obj.get("spec")).get("trainer")).get("resourcesPerNode"))
+    return any(is_gpu(str(name), gpus) and (amount(value) or Decimal(0)) > 0
+               for part in ("requests", "limits") for name, value in as_map(per_node.get(part)).items())
+
+
+def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
+    gpus = gpu_resources(ctx.fleet)
+    if view.kind == "TrainJob" and _trainjob_gpus(view.obj, gpus):
+        return True
+    return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(view, t).items())
+
+
+def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
+    """Why the fleet leaves this gang unrouted, or None when the fleet routes it (or another rule reports it)."""
+    fleet = ctx.fleet
+    assert fleet is not None
+    team = fleet.team_for_namespace(view.namespace)
+    if team is None or team.local_queue or volcano_only(team):
+        return None  # GANG105, GANG103 and GANG101 report these
+    holds = fleet.kueue_holds_unlabelled(view.namespace)
+    if holds:
+        return None  # Kueue suspends it until a queue is named: GANG103's message
+    settings = ("Kueue does not manage the namespace" if holds is False
+                else "the fleet context does not say whether Kueue manages the namespace")
+    return f"namespace {view.namespace!r} belongs to team {team.name!r}, which has no Kueue LocalQueue, and {settings}"
+
+
+def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    view = workloads.view(obj)
+    if view is not None:
+        view = workloads.with_runtime(view, ctx.objects)
+    if view is None or not view.is_gang or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
+        return
+    label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+    if ctx.fleet is None:
+        why = ("unless its namespace makes Kueue hold unlabelled jobs (manageJobsWithoutQueueName with a "
+               "managedJobsNamespaceSelector that selects it; give --fleet to decide)")
+    else:
+        why = fleet_reason(view, ctx)
+        if why is None:
+            return
+    yield Violation(label_path(label),
+                    f"this {view.total_pods}-pod GPU gang names no Kueue queue, no gang scheduler and no pod group, "
+                    f"{why}: default-scheduler binds its pods one by one, so part of the gang can start, hold its "
+                    "GPUs and wait for ranks that never come",
+                    f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
+                    "or give it a pod group of the gang's size")
+
+
+RULE = Rule(
+    code=CODE, name="gang-without-route", family="routing", severity=Severity.ERROR,
+    summary="A multi-pod GPU gang names no Kueue queue, no gang scheduler and no pod group.",
+    fix="name a route: a kueue.x-k8s.io/queue-name label, Volcano (queue + schedulerName), or a pod group",
+    kinds=KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+)
