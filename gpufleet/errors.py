@@ -10,7 +10,7 @@ per issue and never a traceback.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 
 @dataclass(frozen=True, order=True)
@@ -42,6 +42,11 @@ def join_path(*parts: str | int) -> str:
     return out
 
 
+def key_path(base: str, key: str) -> str:
+    """Path of a map entry whose key contains dots: ``metadata.labels[kueue.x-k8s.io/queue-name]``."""
+    return f"{base}[{key}]"
+
+
 @dataclass
 class ModelError(Exception):
     """A model file that cannot be used; carries every issue found in it."""
@@ -57,9 +62,3 @@ class ModelError(Exception):
 
     def __str__(self) -> str:
         return "\n".join(self.lines()) or f"{self.source}: invalid"
-
-
-def raise_if_any(source: str, issues: Iterable[Issue]) -> None:
-    collected = sorted(set(issues), key=lambda i: (i.path, i.message))
-    if collected:
-        raise ModelError(source, collected)

@@ -25,6 +25,7 @@ if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2
   fi
 fi
 echo "== import layering (import-linter)"
-.venv/bin/lint-imports
+# gpufleet_policy (a root package of the contracts) lives in policies/, as Pulumi loads it.
+PYTHONPATH="policies${PYTHONPATH:+:$PYTHONPATH}" .venv/bin/lint-imports
 echo "== tests (pytest)"
 .venv/bin/python -m pytest -q "$@"

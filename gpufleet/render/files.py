@@ -29,8 +29,8 @@ from gpufleet.render.kueue_config import CONFIG_KEY, render_manager_config_yaml
 from gpufleet.render.meta import manifest, metadata
 from gpufleet.render.monitoring import RULE_FILE, render_monitoring
 from gpufleet.render.volcano import render_scheduler_conf_yaml
+from gpufleet.scheduler_config import VOLCANO_CONF_KEY
 
-VOLCANO_CONF_KEY = "volcano-scheduler.conf"
 CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"
 MONITORING_DIR = "monitoring"

@@ -13,6 +13,8 @@ from collections import abc
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from gpufleet.errors import key_path
+
 EMPTY: Mapping[str, Any] = {}
 
 
@@ -41,11 +43,6 @@ def as_int(value: Any, default: int | None = None) -> int | None:
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value.strip())
     return default
-
-
-def key_path(base: str, key: str) -> str:
-    """Path of a map entry whose key contains dots: ``metadata.labels[kueue.x-k8s.io/queue-name]``."""
-    return f"{base}[{key}]"
 
 
 def label_path(key: str, base: str = "metadata") -> str:

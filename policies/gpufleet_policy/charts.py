@@ -16,10 +16,8 @@ from typing import Any, Mapping
 
 import yaml
 
-from gpufleet.errors import join_path
-from gpufleet.rules.platform._kueue_config import CONFIG_KEY as KUEUE_KEY
-from gpufleet.rules.platform._volcano_conf import CONF_KEY as VOLCANO_KEY
-from gpufleet.workloads.types import key_path
+from gpufleet.errors import join_path, key_path
+from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as KUEUE_KEY, VOLCANO_CONF_KEY as VOLCANO_KEY
 
 CHART_TYPE_PREFIX = "kubernetes:helm.sh/"
 

@@ -25,9 +25,9 @@ import yaml
 
 from gpufleet import yamllimits
 from gpufleet.errors import join_path
+from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
 from gpufleet.workloads.types import key_path
 
-CONFIG_KEY = "controller_manager_config.yaml"
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 DISABLE_GATE = "DisableWaitForPodsReady"
 DEFAULT_TIMEOUT_V1BETA2 = "30m"

@@ -19,9 +19,9 @@ import yaml
 
 from gpufleet import yamllimits
 from gpufleet.errors import join_path
+from gpufleet.scheduler_config import VOLCANO_CONF_KEY as CONF_KEY
 from gpufleet.workloads.types import key_path
 
-CONF_KEY = "volcano-scheduler.conf"
 KINDS = (("", "ConfigMap"),)
 
 
