@@ -19,7 +19,6 @@ from gpufleet.model.fleet import Fleet
 SWITCH_NOTE = (" Teams hold quota on it, so the system cannot switch in one `pulumi up`: their quota objects on the old "
                "system are protected (`gpufleet diff` shows the blocked deletes): drain the teams' work, "
                "retire them and re-add them under new names (docs/retiring-a-team.md, docs/diff.md).")
-MECHANISMS = ("kube-scheduler", "coscheduling", "volcano", "kueue", "kueue+tas", "static")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ class Base(BaseModel):
 
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 
 # A DNS label: lowercase letters, digits and '-', at most 63 characters, starting and
 # ending alphanumeric. (No description here: it would hide each field's own docstring.)

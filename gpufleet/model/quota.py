@@ -7,8 +7,6 @@ of the pool (cpu, memory, rdma/ib) follows the node shape unless overridden unde
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from pydantic import Field
 
 from gpufleet.model.base import Base, Quantity
@@ -32,6 +30,3 @@ class PoolQuota(Base):
     """GPUs of nominal that may be lent to the cohort; unset = all of it. Needs a cohort; at most nominal."""
     resources: dict[str, ResourceQuota] = Field(default_factory=dict)
     """Explicit quota for other resources of the pool; by default they scale with the node shape."""
-
-    def scaled(self, amount: Decimal | None, ratio: Decimal) -> Decimal | None:
-        return None if amount is None else amount * ratio

@@ -14,7 +14,6 @@ VOLCANO_SCHEDULER = "volcano"
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"  # annotation or label
 VOLCANO_GROUP = "scheduling.k8s.io/group-name"  # annotation set on pods of a Volcano PodGroup
 VOLCANO_GROUP_ALT = "scheduling.volcano.sh/group-name"
-VOLCANO_PREFIXES = ("scheduling.volcano.sh/", "volcano.sh/")
 
 COSCHEDULING_GROUP = "scheduling.x-k8s.io/pod-group"  # label (scheduler-plugins)
 

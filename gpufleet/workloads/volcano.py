@@ -14,7 +14,6 @@ from gpufleet.workloads.types import as_list, as_map, is_map
 
 ANY_EVENT = "*"
 FAILURE_EVENTS = ("PodFailed", "PodEvicted")
-JOB_LEVEL_ACTIONS = frozenset({"RestartJob", "AbortJob", "TerminateJob"})
 PARTIAL_RESTART_ACTIONS = frozenset({"RestartPod", "RestartTask", "RestartPartition"})
 
 

@@ -59,12 +59,6 @@ def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
     return None
 
 
-def reaches_volcano(view: WorkloadView, ctx: CheckContext, code: str) -> bool:
-    """Whether every pod template of ``view`` reaches a Volcano scheduler."""
-    names = volcano_names(ctx, code)
-    return bool(view.templates) and all(effective_scheduler(view, t) in names for t in view.templates)
-
-
 def kueue_routed(view: WorkloadView, ctx: CheckContext, code: str) -> bool:
     """Kueue, not Volcano, should admit ``view``: not a Volcano kind and not aimed at Volcano."""
     if (view.group, view.kind) in VOLCANO_KINDS or view.volcano_queue:
