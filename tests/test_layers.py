@@ -1,0 +1,125 @@
+"""The import contracts of pyproject.toml hold on the real tree, and each one breaks when a module breaks it.
+
+``lint-imports`` (what scripts/test.sh runs) is run on a scratch copy of ``gpufleet/``,
+``components/`` and the policy pack's ``gpufleet_policy`` with one offending module
+added, checking only the contract that module offends. Also here: every package of
+``gpufleet`` is named by the core contract or is an adapter, and no module imports a
+private module or name of another package (issue 12, points 5 and 6).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+CONTRACTS = {contract["id"]: contract for contract in CONFIG["contracts"]}
+ADAPTERS = ("gpufleet.cli", "gpufleet.webhook")
+# Not core, not an adapter: the step reporter (its own contract) and the package's entry point.
+OUTSIDE_THE_CORE = {"gpufleet.steps", "gpufleet.__main__"}
+# pulumi_policy has no public way to read a resource's inputs without raising on unknown
+# values or unwrapping secrets: the pack unwraps its proxies (props.py) to report both.
+PRIVATE_IMPORTS_ALLOWED = {
+    ("policies/gpufleet_policy/props.py", "pulumi_policy.proxy._DictProxy"),
+    ("policies/gpufleet_policy/props.py", "pulumi_policy.proxy._ListProxy"),
+    ("policies/gpufleet_policy/props.py", "pulumi_policy.secret._DictSecretsProxy"),
+    ("policies/gpufleet_policy/props.py", "pulumi_policy.secret._ListSecretsProxy"),
+}
+
+
+def lint_imports(root: Path, *contracts: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root / "policies")}
+    args = [str(LINT_IMPORTS), "--no-cache", "--no-logo", *(f"--contract={c}" for c in contracts)]
+    return subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("layers")
+    ignore = shutil.ignore_patterns("__pycache__")
+    for part in ("gpufleet", "components", "policies/gpufleet_policy"):
+        shutil.copytree(REPO / part, root / part, ignore=ignore)
+    shutil.copy(REPO / "pyproject.toml", root)
+    return root
+
+
+def test_every_contract_is_kept_on_the_real_tree():
+    result = lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in result.stdout
+
+
+@pytest.mark.parametrize("contract, module, imports", [
+    ("adapters-independent", "components/bad.py", "gpufleet.cli.lint_run"),
+    ("adapters-independent", "policies/gpufleet_policy/bad.py", "components.fleet"),
+    ("adapters-independent", "gpufleet/webhook/bad.py", "gpufleet_policy.report"),
+    ("adapters-independent", "gpufleet/cli/bad.py", "gpufleet.webhook.review"),
+    ("adapters-public-rule-api", "policies/gpufleet_policy/bad.py", "gpufleet.rules.platform._kueue_config"),
+    ("adapters-public-rule-api", "gpufleet/cli/bad.py", "gpufleet.rules.probes.gang301_liveness_or_readiness_probe"),
+    ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.keys"),
+    ("adapters-public-rule-api", "components/bad.py", "gpufleet.workloads"),
+    ("core-no-adapter-stacks", "gpufleet/render/bad.py", "pulumi"),
+    ("core-no-adapter-stacks", "gpufleet/rules/bad.py", "aiohttp"),
+    ("steps-stdlib-only", "gpufleet/steps/bad.py", "yaml"),
+    ("layers", "gpufleet/model/bad.py", "gpufleet.render"),
+    ("components-own-stack", "components/bad.py", "pulumi_policy"),
+    ("pack-own-stack", "policies/gpufleet_policy/bad.py", "pulumi_kubernetes"),
+    ("cli-webhook-no-pulumi", "gpufleet/cli/bad.py", "pulumi"),
+    ("cli-webhook-no-pulumi", "gpufleet/webhook/bad.py", "pulumi_kubernetes"),
+])
+def test_a_module_that_imports_what_a_contract_forbids_breaks_that_contract(scratch, contract, module, imports):
+    bad = scratch / module
+    bad.write_text(f'"""Breaks {contract}."""\n\nimport {imports}\n')
+    try:
+        result = lint_imports(scratch, contract)
+    finally:
+        bad.unlink()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Contracts: 0 kept, 1 broken." in result.stdout
+    assert imports in result.stdout
+
+
+def test_the_scratch_copy_itself_keeps_every_contract(scratch):
+    assert lint_imports(scratch).returncode == 0
+
+
+def test_every_package_of_gpufleet_is_in_the_core_contract_or_is_an_adapter():
+    core = set(CONTRACTS["core-no-adapter-stacks"]["source_modules"])
+    packages = {f"gpufleet.{p.stem}" for p in (REPO / "gpufleet").iterdir()
+                if (p.suffix == ".py" or (p / "__init__.py").is_file()) and p.name != "__init__.py"}
+    assert packages - core - set(ADAPTERS) - OUTSIDE_THE_CORE == set()
+
+
+def private_imports(path: Path) -> set[str]:
+    """``package.module._name`` for each import of a private module or name of a package other than ours."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in ("gpufleet", "components", "gpufleet_policy", "tests"):
+                continue
+            if any(part.startswith("_") and not part.startswith("__") for part in name.split(".")):
+                out.add(name)
+    return out
+
+
+def test_no_module_imports_a_private_module_or_name_of_another_package():
+    found = {(str(path.relative_to(REPO)), name)
+             for top in ("gpufleet", "components", "policies", "bench", "scripts", "steps")
+             for path in sorted((REPO / top).rglob("*.py"))
+             for name in private_imports(path)}
+    assert found == PRIVATE_IMPORTS_ALLOWED
