@@ -6,6 +6,7 @@ import pytest
 
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext, Severity
+from gpufleet.settings import rule_options
 from tests.rules import fleets
 from tests.rules import kueue_configs as k
 
@@ -47,7 +48,7 @@ def test_gang502_compares_timeouts_with_the_default_floor_of_ten_minutes(block, 
 
 @pytest.mark.parametrize("ctx, flagged", [
     (CheckContext(), False),                                             # 600 s default
-    (CheckContext(options={"GANG502": {"floorSeconds": 1200}}), True),   # rule option wins
+    (CheckContext(options=rule_options({"GANG502": {"floorSeconds": 1200}})), True),   # rule option wins
     (fleets.ctx(), False),
 ])
 def test_gang502_takes_its_floor_from_the_option_then_the_fleet_then_600s(ctx, flagged):
@@ -61,7 +62,7 @@ def test_gang502_uses_the_fleets_cold_start_floor():
 
 
 def test_gang502_applies_the_v1beta2_default_of_thirty_minutes_when_the_block_is_absent():
-    ctx = CheckContext(options={"GANG502": {"floorSeconds": 1801}})
+    ctx = CheckContext(options=rule_options({"GANG502": {"floorSeconds": 1801}}))
     assert paths(k.configuration("v1beta2"), "GANG502", ctx) == ["waitForPodsReady"]
     assert paths(k.configuration("v1beta2"), "GANG502") == []
 
