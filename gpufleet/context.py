@@ -23,7 +23,7 @@ JSON shape (``version`` 1)::
                 "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
                 "nodeLabels": {"gpufleet.dev/pool": "h100"},
                 "dedicatedTo": "research",            # only for a statically partitioned pool
-                "coldStartBudgetSeconds": 360}],      # only coscheduling pools with a coldStartBudget
+                "coldStartBudgetSeconds": 360}],      # only pools with a coldStartBudget
      "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}],
      "coschedulingScheduler": "scheduler-plugins-scheduler",   # only with a coscheduling pool
      "manageJobsWithoutQueueName": true,              # the rendered Kueue Configuration's settings

@@ -97,10 +97,19 @@ def load_fleet(*, model: str | None = None, context: str | None = None, strict: 
     return load_fleet_context(context, strict=strict) if context else None
 
 
+MAX_CONTEXT_BYTES = 8 * 1024 * 1024
+"""A fleet context larger than this is refused unread (a ConfigMap holds at most 1 MiB)."""
+
+
 def load_fleet_context(path: str, strict: bool = False) -> FleetContext:
     """Read a fleet context JSON file (the shape in ``gpufleet.context``)."""
     try:
-        data = json.loads(Path(path).read_bytes())
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_CONTEXT_BYTES + 1)
+        if len(raw) > MAX_CONTEXT_BYTES:
+            raise ModelError(path, [Issue("", f"the fleet context is larger than {MAX_CONTEXT_BYTES} bytes",
+                                          "render it again from the fleet model")])
+        data = json.loads(raw)
     except OSError as exc:
         raise ModelError(path, [Issue("", f"cannot read the fleet context: {exc.strerror or exc}", "check the path")]) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
