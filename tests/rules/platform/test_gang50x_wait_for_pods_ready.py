@@ -61,6 +61,18 @@ def test_gang502_uses_the_fleets_cold_start_floor():
     assert paths(k.configuration(waitForPodsReady={"timeout": "45m"}), "GANG502", ctx) == ["waitForPodsReady.timeout"]
 
 
+@pytest.mark.parametrize("budget, timeout, message", [
+    (960, "15m", "is below pools[1] ('l4') coldStartBudget 16m0s"),   # the slow pool's budget, as the model check says
+    (480, "9m", "is below the cold-start floor of 10m0s"),            # the floor is the larger requirement
+    (960, "16m", None),
+])
+def test_gang502_also_holds_the_timeout_to_every_pools_cold_start_budget(budget, timeout, message):
+    slow = {**fleets.pool("l4", 16, 4), "coldStartBudgetSeconds": budget}
+    ctx = CheckContext(fleet=fleets.fleet(fleets.pool("h100", 4, 8), slow))
+    found = engine.check_object(k.configuration(waitForPodsReady={"timeout": timeout}), ctx, select=["GANG502"])
+    assert [f.message.split(": ")[0].split(timeout + " ")[1] for f in found] == ([message] if message else [])
+
+
 def test_gang502_applies_the_v1beta2_default_of_thirty_minutes_when_the_block_is_absent():
     ctx = CheckContext(options=rule_options({"GANG502": {"floorSeconds": 1801}}))
     assert paths(k.configuration("v1beta2"), "GANG502", ctx) == ["waitForPodsReady"]
