@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pulumi
 
-from components.fleet import ControllerDeployment, GpuFleet, GpuFleetArgs
+from components.fleet import GpuFleet, GpuFleetArgs
 from components.stack_config import read_stack_config
 from gpufleet.errors import ModelError
 from gpufleet.model import load_model
@@ -27,10 +27,7 @@ def main() -> None:
         header = f"the fleet model {exc.source} (stack config gpufleet:model) has {len(lines)} issue(s):"
         raise pulumi.RunError("\n".join([header, *lines])) from None
     try:
-        controller = ControllerDeployment(
-            image=config.controller_image or "", digest=config.controller_image_digest or "",
-            cert_manager=config.cert_manager, prometheus_operator=config.prometheus_operator,
-        )
+        controller = config.controller
         if fleet.controller.enabled and not controller.digest:
             pulumi.log.warn("the gang-admission controller image is not pinned by digest: "
                             "set gpufleet:controllerImageDigest (pulumi config set gpufleet:controllerImageDigest sha256:...)")

@@ -11,7 +11,7 @@ manifests contain lives in that pure renderer.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import pulumi
 import pulumi_tls as tls
@@ -23,18 +23,11 @@ from gpufleet.render.controller_tls import (
     CA_VALIDITY_HOURS, EARLY_RENEWAL_HOURS, SERVING_VALIDITY_HOURS, dns_names,
 )
 
-DEFAULT_IMAGE = "ghcr.io/gpufleet/gang-admission-controller:0.1.0"
-
-
 @dataclass(frozen=True)
 class GangAdmissionControllerArgs:
     fleet: Fleet
-    image: str = DEFAULT_IMAGE
-    """Image reference (stack config ``gpufleet:controllerImage``)."""
-    digest: str = ""
-    """Image digest ``sha256:...`` (stack config ``gpufleet:controllerImageDigest``); pins the image."""
-    cert_manager: bool = False
-    prometheus_operator: bool = False
+    settings: render.ControllerSettings = field(default_factory=render.ControllerSettings)
+    """Image, digest (stack config ``gpufleet:controllerImage``/``controllerImageDigest``), cert-manager, prometheus-operator."""
 
 
 class GangAdmissionController(pulumi.ComponentResource):
@@ -44,18 +37,15 @@ class GangAdmissionController(pulumi.ComponentResource):
         super().__init__("gpufleet:controller:GangAdmissionController", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         ca_bundle: pulumi.Input[str] = ""
-        if not args.cert_manager:
+        if not args.settings.cert_manager:
             ca_cert, tls_secret_data = self._tls(args.fleet, child)
             ca_bundle = ca_cert.cert_pem.apply(lambda pem: base64.b64encode(pem.encode()).decode())
-        settings = render.ControllerSettings(
-            image=args.image, digest=args.digest, ca_bundle=ca_bundle,
-            cert_manager=args.cert_manager, prometheus_operator=args.prometheus_operator,
-        )
+        settings = replace(args.settings, ca_bundle=ca_bundle)
         manifests = render.render_controller(args.fleet, settings)
         self.resources: dict[str, pulumi.Resource] = {}
         namespace = create_manifest(f"{name}-namespace", manifests.pop("namespace"), child)
         after_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
-        if not args.cert_manager:
+        if not settings.cert_manager:
             secret = render.tls_secret(args.fleet, tls_secret_data)
             self.resources["secret-tls"] = create_manifest(f"{name}-secret-tls", secret, after_ns)
         for key, manifest in manifests.items():

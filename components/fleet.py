@@ -18,31 +18,21 @@ from dataclasses import dataclass
 import pulumi
 
 from components.coscheduling import Coscheduling, CoschedulingArgs
-from components.controller import DEFAULT_IMAGE, GangAdmissionController, GangAdmissionControllerArgs
+from components.controller import GangAdmissionController, GangAdmissionControllerArgs
 from components.kueue import Kueue, KueueArgs
 from components.observability import GangAlerts, GangAlertsArgs
 from components.quota import FleetQuota, FleetQuotaArgs
 from components.volcano import Volcano, VolcanoArgs
 from gpufleet.model import Fleet
 from gpufleet.render import render_all
-
-
-@dataclass(frozen=True)
-class ControllerDeployment:
-    """Deploy-time settings of the gang-admission controller (from stack config)."""
-
-    image: str = ""
-    """Image reference; empty = the default image of ``components.controller``."""
-    digest: str = ""
-    cert_manager: bool = False
-    prometheus_operator: bool = False
+from gpufleet.render.controller_common import ControllerSettings
 
 
 @dataclass(frozen=True)
 class GpuFleetArgs:
     fleet: Fleet
     """The validated fleet model (``gpufleet.model.load_model``)."""
-    controller: ControllerDeployment = ControllerDeployment()
+    controller: ControllerSettings = ControllerSettings()
     """How to deploy the gang-admission controller (when the model enables it)."""
 
 
@@ -83,11 +73,8 @@ class GpuFleet(pulumi.ComponentResource):
 
         self.controller = None
         if fleet.controller.enabled:
-            settings = args.controller
-            self.controller = GangAdmissionController("gang-admission", GangAdmissionControllerArgs(
-                fleet, image=settings.image or DEFAULT_IMAGE, digest=settings.digest,
-                cert_manager=settings.cert_manager, prometheus_operator=settings.prometheus_operator,
-            ), pulumi.ResourceOptions(parent=self, depends_on=list(charts.values())))
+            self.controller = GangAdmissionController("gang-admission", GangAdmissionControllerArgs(fleet, args.controller),
+                                                      pulumi.ResourceOptions(parent=self, depends_on=list(charts.values())))
 
         self.gang_alerts = None
         if args.controller.prometheus_operator and fleet.observability.enabled:

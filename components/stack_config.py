@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pulumi
 
+from gpufleet.render.controller_common import DEFAULT_IMAGE, ControllerSettings
+
 
 @dataclass(frozen=True)
 class StackConfig:
     model: Path
     """The stack's fleet model file, resolved against the project directory."""
-    controller_image: str | None
-    controller_image_digest: str | None
-    prometheus_operator: bool
-    cert_manager: bool
+    controller: ControllerSettings
+    """Image, digest, cert-manager and prometheus-operator switches for the gang-admission controller."""
 
 
 def read_stack_config(project_dir: Path) -> StackConfig:
@@ -29,8 +29,10 @@ def read_stack_config(project_dir: Path) -> StackConfig:
     config = pulumi.Config("gpufleet")
     return StackConfig(
         model=project_dir / config.require("model"),
-        controller_image=config.get("controllerImage") or None,
-        controller_image_digest=config.get("controllerImageDigest") or None,
-        prometheus_operator=bool(config.get_bool("prometheusOperator")),
-        cert_manager=bool(config.get_bool("certManager")),
+        controller=ControllerSettings(
+            image=config.get("controllerImage") or DEFAULT_IMAGE,
+            digest=config.get("controllerImageDigest") or "",
+            cert_manager=bool(config.get_bool("certManager")),
+            prometheus_operator=bool(config.get_bool("prometheusOperator")),
+        ),
     )

@@ -23,7 +23,7 @@ JSON shape (``version`` 1)::
                 "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
                 "nodeLabels": {"gpufleet.dev/pool": "h100"},
                 "dedicatedTo": "research",            # only for a statically partitioned pool
-                "coldStartBudgetSeconds": 360}],      # only coscheduling pools with a coldStartBudget
+                "coldStartBudgetSeconds": 360}],      # only pools with a coldStartBudget
      "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}],
      "coschedulingScheduler": "scheduler-plugins-scheduler",   # only with a coscheduling pool
      "manageJobsWithoutQueueName": true,              # the rendered Kueue Configuration's settings
@@ -40,6 +40,7 @@ from decimal import Decimal
 from typing import Any, Mapping
 
 from gpufleet import quantity
+from gpufleet.durations import COLD_START_FLOOR_SECONDS
 
 CONTEXT_VERSION = 1
 GANG_LABEL = "gpufleet.dev/gang"
@@ -98,8 +99,7 @@ class FleetContext:
     teams: tuple[TeamContext, ...]
     pools: tuple[PoolContext, ...]
     priority_classes: tuple[PriorityClassContext, ...] = ()
-    cold_start_floor_seconds: int = 600
-    wait_for_pods_ready_timeout_seconds: int | None = None
+    cold_start_floor_seconds: int = COLD_START_FLOOR_SECONDS
     kueue_namespace: str = "kueue-system"
     volcano_namespace: str = "volcano-system"
     queue_label: str = "kueue.x-k8s.io/queue-name"
@@ -175,8 +175,7 @@ class FleetContext:
         )
         return cls(
             fleet=data.get("fleet", ""), teams=teams, pools=pools, priority_classes=classes,
-            cold_start_floor_seconds=int(data.get("coldStartFloorSeconds", 600)),
-            wait_for_pods_ready_timeout_seconds=data.get("waitForPodsReadyTimeoutSeconds"),
+            cold_start_floor_seconds=int(data.get("coldStartFloorSeconds", COLD_START_FLOOR_SECONDS)),
             kueue_namespace=data.get("kueueNamespace", "kueue-system"),
             volcano_namespace=data.get("volcanoNamespace", "volcano-system"),
             queue_label=data.get("queueLabel", "kueue.x-k8s.io/queue-name"),

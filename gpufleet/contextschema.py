@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from gpufleet.context import CONTEXT_VERSION
+from gpufleet.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.errors import Issue, join_path
 from gpufleet.model.base import DNS_LABEL, Quantity
 
@@ -65,7 +66,7 @@ class PriorityClassDoc(_Doc):
 class FleetContextDoc(_Doc):
     version: Literal[1]
     fleet: StrictStr = Field(min_length=1)
-    coldStartFloorSeconds: StrictInt = Field(600, ge=0, le=10**9)
+    coldStartFloorSeconds: StrictInt = Field(COLD_START_FLOOR_SECONDS, ge=0, le=10**9)
     waitForPodsReadyTimeoutSeconds: StrictInt | None = Field(None, ge=0, le=10**9)
     kueueNamespace: StrictStr = "kueue-system"
     volcanoNamespace: StrictStr = "volcano-system"

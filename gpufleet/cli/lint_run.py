@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Sequence
 
 from gpufleet.errors import ModelError
-from gpufleet.lint.context import LintConfig, fleet_context_from_model, load_config, load_crds, load_fleet_context
+from gpufleet.lint.context import LintConfig, load_config
 from gpufleet.lint.runner import Report, lint, unknown_codes
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import load_settings
 
 USAGE = 2
 FORMATS = ("text", "json", "sarif")
@@ -62,11 +63,11 @@ def _context(config: LintConfig, opts: Options) -> CheckContext:
     if fleet and fleet_context:
         raise UsageError(["give either --fleet or --fleet-context, not both"])
     try:
-        ctx_fleet = fleet_context_from_model(fleet) if fleet else load_fleet_context(fleet_context) if fleet_context else None
-        ctx_crds = load_crds(crds) if crds else None
+        settings = load_settings(model=fleet, context=fleet_context, crds=crds, options=config.options,
+                                 options_source=opts.config or "options")
     except ModelError as exc:
         raise UsageError(exc.lines()) from None
-    return CheckContext(fleet=ctx_fleet, options=config.options, crds=ctx_crds)
+    return settings.context()
 
 
 def _check_usage(opts: Options) -> None:

@@ -1,15 +1,14 @@
-"""Build the linter's CheckContext: fleet context, CRDs and rule options.
+"""The linter's config file (``--config``): which rules, their options, the fleet and CRD paths.
 
-Called by the CLI (``--fleet``, ``--fleet-context``, ``--crds``, ``--config``) and by
-tests. Every failure raises :class:`gpufleet.errors.ModelError` naming the file, the
-field and the fix, never a bare traceback. ``--fleet MODEL`` goes through the model
-layer (``gpufleet.model.load_model`` then ``gpufleet.render.context.render_context``),
-imported lazily so the linter works before, and without, that layer.
+Called by the CLI (``gpufleet.cli.lint_run``), which hands the paths and the options to
+:func:`gpufleet.settings.load_settings` (the one loader the policy pack and the webhook
+also use; it validates each rule's options against the rule's options class). Every
+failure raises :class:`gpufleet.errors.ModelError` naming the file, the field and the
+fix, never a bare traceback.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -17,7 +16,6 @@ from typing import Any, Mapping
 import yaml
 
 from gpufleet import yamllimits
-from gpufleet.context import FleetContext
 from gpufleet.errors import Issue, ModelError
 
 
@@ -70,46 +68,3 @@ def load_config(path: str) -> LintConfig:
         options={str(k).upper(): dict(v) for k, v in options.items()},
         fleet=rel("fleet"), fleet_context=rel("fleetContext"), crds=rel("crds"),
     )
-
-
-def load_fleet_context(path: str) -> FleetContext:
-    """Read a fleet context JSON file (the shape in ``gpufleet.context``)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ModelError(path, [Issue("", f"cannot read the fleet context: {exc.strerror or exc}", "check the path")]) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelError(path, [Issue("", f"not a JSON fleet context: {exc}", "pass the JSON written by `gpufleet render` (fleet-context.json)")]) from None
-    return _from_dict(data, path)
-
-
-def _from_dict(data: Any, source: str) -> FleetContext:
-    if not isinstance(data, Mapping):
-        raise ModelError(source, [Issue("", "the fleet context must be a JSON object", "see gpufleet.context for its shape")])
-    try:
-        return FleetContext.from_dict(data)
-    except (KeyError, TypeError, ValueError) as exc:
-        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise ModelError(source, [Issue("", f"invalid fleet context: {what}", "regenerate it from the fleet model")]) from None
-
-
-def fleet_context_from_model(path: str) -> FleetContext:
-    """Load a fleet model and digest it into a FleetContext (needs the model and render layers)."""
-    try:
-        from gpufleet.model import load_model
-        from gpufleet.render.context import render_context
-    except ImportError as exc:
-        raise ModelError(path, [Issue("", f"--fleet needs the fleet model layer, which is not available ({exc})",
-                                      "pass a fleet context JSON with --fleet-context instead")]) from None
-    return _from_dict(render_context(load_model(path)), path)
-
-
-def load_crds(path: str) -> Any:
-    """A ``gpufleet.crdschema.CrdSet`` of the CRDs under ``path``."""
-    if not Path(path).is_dir():
-        raise ModelError(path, [Issue("", "--crds must name a directory of CRD YAML files", "pass a folder such as crds/")])
-    try:
-        from gpufleet.crdschema import CrdSet
-    except ImportError as exc:
-        raise ModelError(path, [Issue("", f"--crds needs gpufleet.crdschema, which is not available ({exc})", "upgrade gpufleet")]) from None
-    return CrdSet.load(path)

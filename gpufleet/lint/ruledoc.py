@@ -10,9 +10,13 @@ reference, so docs/rules.md is generated from the registry, never hand-edited.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import inspect
+import json
 from typing import Iterable
 
-from gpufleet.rules.api import Rule
+from gpufleet.rules.api import OPTIONS_CONFIG, Rule
 
 SECTIONS = ("What it checks", "Why it is unsafe", "Example", "Preferred form")
 
@@ -42,7 +46,40 @@ def rule_markdown(rule: Rule, level: int = 2) -> str:
     parts = [f"{head} {rule.code} {rule.name}", "", facts, "", rule.summary, "", f"**Fix:** {rule.fix}"]
     for title, body in sections(rule.doc).items():
         parts += ["", f"{head}# {title}", "", body]
+    if rule.options is not None:
+        parts += ["", f"{head}# Options", "", options_table(rule.options, rule.code)]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _attribute_docs(model: type) -> dict[str, str]:
+    """Each field's docstring (the string right below it), from the class and its bases."""
+    docs: dict[str, str] = {}
+    for klass in reversed(model.__mro__[:-1]):
+        try:
+            body = ast.parse(inspect.getsource(klass).lstrip()).body[0].body  # type: ignore[attr-defined]
+        except (OSError, TypeError, IndexError, AttributeError):
+            continue
+        for node, after in zip(body, body[1:]):
+            if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
+                    and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+                docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
+
+
+_TYPES = {"int": "integer", "int | None": "integer or null", "tuple[str, ...]": "list of strings", "bool": "boolean", "str": "string"}
+
+
+def options_table(model: type, code: str) -> str:
+    """A rule's options as a Markdown table (key, type, default, meaning), from its options class."""
+    rename = OPTIONS_CONFIG["alias_generator"]
+    docs = _attribute_docs(model)
+    rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
+    for f in dataclasses.fields(model):
+        default = list(f.default) if isinstance(f.default, tuple) else f.default
+        rows.append(f"| `{rename(f.name)}` | {_TYPES.get(str(f.type), f'`{f.type}`')} | `{json.dumps(default)}` | {docs.get(f.name, '')} |")
+    example = rename(dataclasses.fields(model)[0].name)
+    return "\n".join(rows) + f"\n\nSet in the linter's `--config` (`options: {{{code}: {{{example}: ...}}}}`) or the {code} policies' config; " \
+        "an unknown option or a wrong type is an error."
 
 
 def rules_markdown(rules: Iterable[Rule]) -> str:

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from gpufleet.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.model.base import Base, Duration
 
 KUEUE_FRAMEWORKS = (
@@ -40,7 +41,7 @@ class RequeuingStrategy(Base):
 
 
 class WaitForPodsReady(Base):
-    timeout: Duration = 600
+    timeout: Duration = COLD_START_FLOOR_SECONDS
     """How long an admitted gang may take to have all pods ready before it is evicted and requeued."""
     recovery_timeout: Duration | None = None
     """How long a running gang may stay below ready after a pod fails; unset = same as timeout."""
@@ -60,7 +61,7 @@ class FairSharing(Base):
 class Admission(Base):
     wait_for_pods_ready: WaitForPodsReady = Field(default_factory=WaitForPodsReady)
     """Kueue waitForPodsReady: evict and requeue a gang that is not fully ready in time."""
-    cold_start_floor: Duration = 600
+    cold_start_floor: Duration = COLD_START_FLOOR_SECONDS
     """Minimum waitForPodsReady.timeout accepted, whatever the pools' budgets (default 10 minutes)."""
     manage_jobs_without_queue_name: bool = True
     """Suspend jobs without a queue label in team namespaces instead of letting them bypass quota."""

@@ -44,7 +44,7 @@ def _pool(pool: Pool) -> dict[str, Any]:
     }
     if pool.dedicated_to:
         out["dedicatedTo"] = pool.dedicated_to
-    if pool.system == "coscheduling" and pool.cold_start_budget is not None:  # the PodGroup timeout floor (GANG803)
+    if pool.cold_start_budget is not None:  # GANG502's waitForPodsReady floor; a coscheduling pool's PodGroup timeout (GANG804)
         out["coldStartBudgetSeconds"] = pool.cold_start_budget
     return out
 

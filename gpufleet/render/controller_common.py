@@ -15,18 +15,21 @@ PORT = 8443
 TLS_SECRET = f"{NAME}-tls"
 CONTEXT_CONFIGMAP = f"{NAME}-fleet-context"
 CONTEXT_KEY = "fleet-context.json"
+DEFAULT_IMAGE = "ghcr.io/gpufleet/gang-admission-controller:0.1.0"
 
 
 @dataclass(frozen=True)
 class ControllerSettings:
-    """Deploy-time settings of the controller (from stack config).
+    """Deploy-time settings of the controller: the one object from the stack config
+    (``components.stack_config``) through ``components.fleet.GpuFleet`` and
+    ``components.controller`` to this renderer.
 
     ``image`` is a reference with a tag; ``digest`` (``sha256:...``) pins it.
-    ``ca_bundle`` is the base64 PEM CA that signs the serving certificate (a Pulumi
-    Output in the component); unused with ``cert_manager``.
+    ``ca_bundle`` is the base64 PEM CA that signs the serving certificate (set by the
+    component, a Pulumi Output); unused with ``cert_manager``.
     """
 
-    image: str
+    image: str = DEFAULT_IMAGE
     digest: str = ""
     ca_bundle: Any = ""
     cert_manager: bool = False

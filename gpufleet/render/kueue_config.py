@@ -19,7 +19,7 @@ import copy
 from typing import Any
 
 from gpufleet import yamlio
-from gpufleet.model.base import format_duration
+from gpufleet.durations import format_seconds
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue import kueue_teams, namespace_selector
@@ -51,8 +51,8 @@ def _wait_for_pods_ready(fleet: Fleet) -> dict[str, Any]:
     requeuing["backoffMaxSeconds"] = strategy.backoff_max_seconds
     recovery = wait.timeout if wait.recovery_timeout is None else wait.recovery_timeout
     return {
-        "timeout": format_duration(wait.timeout),
-        "recoveryTimeout": format_duration(recovery),
+        "timeout": format_seconds(wait.timeout),
+        "recoveryTimeout": format_seconds(recovery),
         "blockAdmission": wait.block_admission,
         "requeuingStrategy": requeuing,
     }

@@ -11,9 +11,46 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar
 
 from gpufleet.context import FleetContext
+from gpufleet.errors import Issue
+
+OptionsT = TypeVar("OptionsT")
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+OPTIONS_CONFIG = {"extra": "forbid", "strict": True, "alias_generator": _camel, "frozen": True, "use_attribute_docstrings": True}
+"""The pydantic config of every rule's options (``__pydantic_config__``): camelCase keys, unknown keys
+and wrong types refused. A plain dict, so the core never imports pydantic; ``gpufleet.settings``
+validates with it."""
+
+
+def rule_options(cls: type[OptionsT]) -> type[OptionsT]:
+    """Declare a rule's options: a frozen dataclass with typed, defaulted fields and a docstring.
+
+    Used as a decorator beside the rule (``options=Gang502Options`` in its ``Rule``). Keys
+    are the camelCase of the field names (``floor_seconds`` -> ``floorSeconds``);
+    ``gpufleet.settings`` validates user input against it (pydantic, strict, unknown keys
+    are errors) and ``docs/rules.md`` lists the fields.
+    """
+    made = dataclass(frozen=True)(cls)
+    made.__pydantic_config__ = OPTIONS_CONFIG  # type: ignore[attr-defined]
+    return made
+
+
+class CrdSchemas(Protocol):
+    """What the schema rules ask of ``ctx.crds`` (implemented by ``gpufleet.crdschema.CrdSet``)."""
+
+    def knows(self, obj: Any) -> bool: ...
+
+    def validate(self, obj: Any) -> list[Issue]: ...
+
+    def pruned_fields(self, obj: Any) -> list[Issue]: ...
 
 
 class Severity(str, Enum):
@@ -37,18 +74,25 @@ class CheckContext:
     """Everything a rule may look at besides the object itself.
 
     ``fleet`` is None when no fleet model was given; fleet-aware rules then stay quiet.
-    ``options`` holds per-rule options keyed by rule code (e.g. a cold-start floor).
-    ``crds`` is a ``gpufleet.crdschema.CrdSet`` (or None) for the schema rules.
+    ``options`` holds each rule's validated options object (its ``Rule.options`` class) keyed
+    by rule code, as ``gpufleet.settings`` builds them; a rule reads its own with
+    :meth:`options_for`. ``crds`` is a ``gpufleet.crdschema.CrdSet`` (or None) for the schema rules.
     ``objects`` is every object of the same run, for rules that relate objects.
     """
 
     fleet: FleetContext | None = None
-    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    crds: Any = None
+    options: Mapping[str, object] = field(default_factory=dict)
+    crds: CrdSchemas | None = None
     objects: tuple[Mapping[str, Any], ...] = ()
 
-    def option(self, code: str, key: str, default: Any) -> Any:
-        return self.options.get(code, {}).get(key, default)
+    def options_for(self, code: str, model: type[OptionsT]) -> OptionsT:
+        """Rule ``code``'s options: the validated object, else ``model``'s defaults."""
+        found = self.options.get(code)
+        if found is None:
+            return model()
+        if not isinstance(found, model):
+            raise TypeError(f"options of {code} must be a {model.__name__} (build them with gpufleet.settings.rule_options)")
+        return found
 
 
 CheckFn = Callable[[Mapping[str, Any], CheckContext], Iterable[Violation]]
@@ -66,7 +110,8 @@ class Rule:
     core); ``needs_fleet`` rules only run with a fleet context; ``needs_objects``
     rules also read the other objects of the run (``ctx.objects``), so the policy pack
     runs them in its stack policy too; ``remediate`` is set only where the fix is
-    always safe.
+    always safe; ``options`` is the rule's options class (see :func:`rule_options`), None
+    when it takes none.
     """
 
     code: str
@@ -81,6 +126,7 @@ class Rule:
     needs_objects: bool = False
     remediate: RemediateFn | None = None
     doc: str = ""
+    options: type | None = None
 
     def applies_to(self, obj: Mapping[str, Any]) -> bool:
         api_version = str(obj.get("apiVersion", ""))

@@ -5,8 +5,8 @@ The server (``gpufleet.webhook.server``) calls :meth:`FleetSource.poll` and
 (device, inode, size, mtime) changes *after following symlinks*, which catches the
 kubelet's ConfigMap/Secret updates (an atomic swap of the ``..data`` symlink).
 
-A new fleet context that does not parse or does not match the schema
-(:mod:`gpufleet.contextschema`) is logged at WARNING and counted, and the old one
+A new fleet context is read by :func:`gpufleet.settings.load_settings` (``strict``: it
+must match :mod:`gpufleet.contextschema`); one that does not parse or does not match is logged at WARNING and counted, and the old one
 stays in use. A new certificate/key pair is read and checked together (the key
 belongs to the certificate, the validity window holds, the chain leads to ``--ca``
 when one is configured) and loaded into a fresh ``SSLContext``; only then do new
@@ -24,21 +24,18 @@ import ssl
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
-import orjson
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 
-from gpufleet import contextschema
-from gpufleet.context import FleetContext
+from gpufleet.errors import ModelError
+from gpufleet.settings import load_settings
 from gpufleet.webhook.state import State
 
 log = logging.getLogger("gpufleet.webhook")
 Signature = tuple[int, int, int, int] | None
 _SPKI = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-MAX_CONTEXT_BYTES = 8 * 1024 * 1024  # a ConfigMap holds at most 1 MiB
 
 
 def signature(*paths: str) -> tuple[Signature, ...]:
@@ -69,24 +66,26 @@ class FleetSource:
             return False
         self.seen = current
         try:
-            with open(self.path, "rb") as handle:
-                data: Any = orjson.loads(handle.read(MAX_CONTEXT_BYTES + 1))
-            issues = contextschema.validate(data)
-            if issues:
-                more = f" (and {len(issues) - 3} more)" if len(issues) > 3 else ""
-                raise ValueError("; ".join(f"{i.path}: {i.message}" for i in issues[:3]) + more)
-            fleet = FleetContext.from_dict(data)
+            fleet = load_settings(context=self.path, strict=True).fleet  # never None: a context path was given
         except Exception as exc:  # noqa: BLE001 - any bad file keeps the old context
             keeping = "keeping the previous one" if self.state.fleet is not None else "not ready until it is fixed"
-            log.warning("fleet context %s is invalid (%s: %s); %s", self.path, type(exc).__name__, str(exc)[:1000], keeping)
+            log.warning("fleet context %s is invalid (%s: %s); %s", self.path, type(exc).__name__, _summary(exc), keeping)
             self.state.metrics.reloaded("fleet-context", ok=False)
             return False
-        self.state.use_fleet(fleet)
+        self.state.use_fleet(fleet)  # type: ignore[arg-type]
         self.state.metrics.reloaded("fleet-context", ok=True)
         self.state.metrics.fleet_loaded.set(time.time())
         log.info("fleet context %s loaded: fleet %r, %d teams, %d pools", self.path, fleet.fleet,
                  len(fleet.teams), len(fleet.pools))
         return True
+
+
+def _summary(exc: Exception) -> str:
+    issues = exc.issues if isinstance(exc, ModelError) else ()
+    if not issues:
+        return str(exc)[:1000]
+    more = f" (and {len(issues) - 3} more)" if len(issues) > 3 else ""
+    return ("; ".join(f"{i.path}: {i.message}" for i in issues[:3]) + more)[:1000]
 
 
 def server_context() -> ssl.SSLContext:

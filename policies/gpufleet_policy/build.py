@@ -20,6 +20,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Mapping
 
+from pydantic import TypeAdapter
 from pulumi_policy import (
     Policy, PolicyConfigSchema, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
     Severity as PolicySeverity, StackValidationArgs, StackValidationPolicy,
@@ -47,6 +48,14 @@ CONFIG_PROPERTIES: dict[str, dict[str, Any]] = {
         "description": "Directory of CustomResourceDefinitions for the schema rules (GANG601, GANG602).",
     },
 }
+
+
+def option_properties(rule: Rule) -> dict[str, dict[str, Any]]:
+    """The JSON schema of the rule's options (``floorSeconds`` for GANG502), from its options class."""
+    if rule.options is None:
+        return {}
+    schema = TypeAdapter(rule.options).json_schema(by_alias=True)
+    return {name: {k: v for k, v in prop.items() if k != "title"} for name, prop in schema.get("properties", {}).items()}
 
 
 def policy_name(rule: Rule) -> str:
@@ -120,7 +129,7 @@ def validate_stack(rule: Rule, args: StackValidationArgs, report_violation: Repo
 def _common(rule: Rule) -> dict[str, Any]:
     return {
         "enforcement_level": report.default_level(rule),
-        "config_schema": PolicyConfigSchema(dict(CONFIG_PROPERTIES)),
+        "config_schema": PolicyConfigSchema({**CONFIG_PROPERTIES, **option_properties(rule)}),
         "severity": PolicySeverity.HIGH if rule.severity is Severity.ERROR else PolicySeverity.MEDIUM,
         "tags": ["gpufleet", rule.family, rule.severity.value, rule.code],
         "remediation_steps": rule.fix,

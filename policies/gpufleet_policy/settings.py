@@ -11,24 +11,27 @@ few settings (``config_schema`` declares them, the CLI validates them):
 - ``coldStartFloorSeconds``: the gang cold-start floor (GANG502's ``floorSeconds``; it
   also overrides the fleet context's floor).
 - ``crdsDir``: CRDs for the schema rules (GANG601, GANG602).
-- any other key is a rule option handed to the engine as ``options[CODE]``.
+- any other key is an option of the policy's rule (``floorSeconds`` for GANG502),
+  validated by the rule's options class: an unknown key or a wrong type is an error
+  naming the key and the fix (the policy reports it and does not run).
 
-Models, contexts and CRD sets are cached per (path, modification time).
+Everything goes through :func:`gpufleet.settings.load_settings`, the loader the linter and
+the admission controller use too; results are cached per (paths, modification times, options).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
 import pulumi.runtime
 
-from gpufleet.context import FleetContext
 from gpufleet.errors import ModelError
+from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import Settings, load_settings, option_names
 
 PACK_DIR = Path(__file__).resolve().parent.parent
 PROJECT_DIR = PACK_DIR.parent
@@ -59,54 +62,55 @@ def model_setting(config: Mapping[str, Any]) -> tuple[str, str] | None:
     return (f"stack config {STACK_MODEL_KEY}", str(stack_model)) if stack_model else None
 
 
-def load_fleet(setting: str, value: str) -> FleetContext:
-    path = resolve(setting, value)
-    return _load_fleet(str(path), path.stat().st_mtime_ns)
-
-
-@lru_cache(maxsize=8)
-def _load_fleet(path: str, _mtime: int) -> FleetContext:
-    try:
-        if path.endswith(".json"):
-            return FleetContext.from_dict(json.loads(Path(path).read_text()))
-        from gpufleet.model import load_model
-        from gpufleet.render.context import render_context
-        return FleetContext.from_dict(render_context(load_model(path)))
-    except ModelError as exc:
-        raise SettingsError(f"fleet model {path} is invalid:\n" + "\n".join(exc.lines())) from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SettingsError(f"fleet context {path} cannot be read: {exc}; regenerate it with `gpufleet plan`") from None
-
-
-def load_crds(value: str) -> Any:
-    path = resolve("crdsDir", value)
-    return _load_crds(str(path), path.stat().st_mtime_ns)
-
-
-@lru_cache(maxsize=4)
-def _load_crds(path: str, _mtime: int) -> Any:
-    from gpufleet.crdschema import CrdSet
-    try:
-        return CrdSet.load(path)
-    except ModelError as exc:
-        raise SettingsError(f"crdsDir {path} cannot be loaded:\n" + "\n".join(exc.lines())) from None
+def _paths(config: Mapping[str, Any]) -> dict[str, str | None]:
+    """``load_settings``'s path arguments: the fleet (model or ``*.json`` context) and the CRD folder."""
+    out: dict[str, str | None] = {"model": None, "context": None, "crds": None}
+    named = model_setting(config)
+    if named is not None:
+        path = str(resolve(*named))
+        out["context" if path.endswith(".json") else "model"] = path
+    if config.get("crdsDir"):
+        out["crds"] = str(resolve("crdsDir", str(config["crdsDir"])))
+    return out
 
 
 def rule_options(code: str, config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The policy config's rule options for ``code`` (every key the pack does not reserve)."""
     options = {k: v for k, v in config.items() if k not in RESERVED}
-    if config.get("coldStartFloorSeconds") is not None:
-        options.setdefault("floorSeconds", int(config["coldStartFloorSeconds"]))
+    rule = registry.get(code)
+    floor = config.get("coldStartFloorSeconds")
+    if floor is not None and rule.options is not None and "floorSeconds" in option_names(rule.options):
+        options.setdefault("floorSeconds", int(floor))
     return {code: options} if options else {}
 
 
 def check_context(code: str, config: Mapping[str, Any] | None) -> CheckContext:
     """The engine context for one policy run of rule ``code``; raises :class:`SettingsError`."""
     config = dict(config or {})
-    fleet = None
-    named = model_setting(config)
-    if named is not None:
-        fleet = load_fleet(*named)
-        if config.get("coldStartFloorSeconds") is not None:
-            fleet = replace(fleet, cold_start_floor_seconds=int(config["coldStartFloorSeconds"]))
-    crds = load_crds(str(config["crdsDir"])) if config.get("crdsDir") else None
-    return CheckContext(fleet=fleet, options=rule_options(code, config), crds=crds)
+    paths = _paths(config)
+    stamps = tuple(Path(p).stat().st_mtime_ns if p else 0 for p in paths.values())
+    floor = config.get("coldStartFloorSeconds")
+    options = json.dumps(rule_options(code, config), sort_keys=True)
+    return _load(code, paths["model"], paths["context"], paths["crds"], stamps, options,
+                 int(floor) if floor is not None else None).context()
+
+
+@lru_cache(maxsize=16)
+def _load(code: str, model: str | None, context: str | None, crds: str | None, _stamps: tuple[int, ...],
+          options: str, floor: int | None) -> Settings:
+    try:
+        return load_settings(model=model, context=context, crds=crds, options=json.loads(options),
+                             options_source=f"policy config of {code}", cold_start_floor_seconds=floor)
+    except ModelError as exc:
+        raise SettingsError("\n".join(_explain(error, model, context, crds) for error in getattr(exc, "errors", [exc]))) from None
+
+
+def _explain(error: ModelError, model: str | None, context: str | None, crds: str | None) -> str:
+    if error.source == model:
+        return f"fleet model {model} is invalid:\n" + "\n".join(error.lines())
+    if error.source == context:
+        what = "; ".join(f"{i.path + ': ' if i.path else ''}{i.message}" for i in error.issues)
+        return f"fleet context {context} cannot be read: {what}; regenerate it with `gpufleet plan`"
+    if error.source == crds:
+        return f"crdsDir {crds} cannot be loaded:\n" + "\n".join(error.lines())
+    return "\n".join(error.lines()) + " (fix the policy config: each rule accepts only the options docs/rules.md lists)"

@@ -86,6 +86,14 @@ def test_a_config_file_supplies_options_and_the_fleet_context(app, tmp_path):
     assert runner.invoke(app, ["lint", str(path), "--config", str(config)]).exit_code == 0
 
 
+def test_a_mistyped_rule_option_in_the_config_is_a_usage_error_naming_the_file_and_key(app, job, tmp_path):
+    config = m.write(tmp_path, "lint.yaml", "options: {GANG502: {floorSecs: 600}, GANG203: {maxRetries: ten}}\n")
+    result = runner.invoke(app, ["lint", job, "--config", str(config)])
+    assert result.exit_code == 2
+    assert f"{config}: options.GANG502.floorSecs: unknown option" in result.output
+    assert f"{config}: options.GANG203.maxRetries: Input should be a valid integer" in result.output
+
+
 def test_fleet_needs_a_loadable_model(app, job, tmp_path):
     model = m.write(tmp_path, "fleet.yaml", "not: a fleet\n")
     result = runner.invoke(app, ["lint", job, "--fleet", str(model)])

@@ -7,6 +7,7 @@ import base64
 import pytest
 
 from components.controller import GangAdmissionController, GangAdmissionControllerArgs
+from gpufleet.render.controller_common import ControllerSettings
 from tests.components.builders import fleet, one
 from tests.components.mocking import run_program
 
@@ -15,7 +16,7 @@ TOKEN = "gpufleet:controller:GangAdmissionController"
 
 def deploy(monitor, model=None, **settings):
     model = model or fleet()
-    return run_program(monitor, lambda: GangAdmissionController("gac", GangAdmissionControllerArgs(model, **settings)))
+    return run_program(monitor, lambda: GangAdmissionController("gac", GangAdmissionControllerArgs(model, ControllerSettings(**settings))))
 
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from components.kueue import KUEUE_CHART, Kueue, KueueArgs
-from gpufleet.model.base import format_duration
+from gpufleet.durations import format_seconds
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue_config import render_kueue_values
 from tests.components.builders import fleet, one
@@ -57,7 +57,7 @@ def test_the_manager_config_in_the_chart_values_matches_the_model(monitor, admis
     config = manager_config(one(install(monitor, model), "kubernetes:helm.sh/v4:Chart"))
     wait = model.admission.wait_for_pods_ready
     assert config["kind"] == "Configuration" and config["apiVersion"] == "config.kueue.x-k8s.io/v1beta2"
-    assert config["waitForPodsReady"]["timeout"] == format_duration(wait.timeout)
+    assert config["waitForPodsReady"]["timeout"] == format_seconds(wait.timeout)
     strategy = config["waitForPodsReady"]["requeuingStrategy"]
     assert (strategy["backoffLimitCount"], strategy["backoffBaseSeconds"], strategy["backoffMaxSeconds"]) == (
         wait.requeuing_strategy.backoff_limit_count, wait.requeuing_strategy.backoff_base_seconds,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pulumi
 
-from components.fleet import ControllerDeployment, GpuFleet, GpuFleetArgs
+from components.fleet import GpuFleet, GpuFleetArgs
+from gpufleet.render.controller_common import ControllerSettings
 from components.observability import GangAlerts, GangAlertsArgs
 from gpufleet.render.monitoring import render_monitoring
 from tests.components.builders import by_type, fleet, one, plain
@@ -34,7 +35,7 @@ def test_the_rules_reach_the_cluster_as_rendered(monitor):
 
 def _install(monitor, prometheus_operator: bool, **sections):
     model = fleet(**sections)
-    settings = ControllerDeployment(prometheus_operator=prometheus_operator)
+    settings = ControllerSettings(prometheus_operator=prometheus_operator)
     return run_program(monitor, lambda: GpuFleet(model.name, GpuFleetArgs(model, settings)))
 
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from gpufleet.errors import ModelError
-from gpufleet.lint.context import load_config, load_crds, load_fleet_context
+from gpufleet.lint.context import load_config
+from gpufleet.settings import load_crds, load_fleet_context
 from tests.lint import manifests as m
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from gpufleet import yamlio
 from gpufleet.context import FleetContext
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import rule_options
 from gpufleet.rules import engine, registry
 from gpufleet_policy.build import policy_name, stack_policy_name
 from gpufleet_policy.stack import scopes
@@ -57,7 +58,7 @@ def context(code: str) -> CheckContext:
     """``tests.rules.fixtures.context`` (same settings), with the CRDs loaded once per session."""
     settings = _settings(code)
     fleet = FleetContext.from_dict(json.loads(_fleet_file(code).read_text())) if settings.get("fleet", True) else None
-    return CheckContext(fleet=fleet, options=settings.get("options") or {}, crds=_crds() if settings.get("crds") else None)
+    return CheckContext(fleet=fleet, options=rule_options(settings.get("options") or {}), crds=_crds() if settings.get("crds") else None)
 
 
 def pack_config(code: str, level: str | None = None) -> dict[str, Any]:

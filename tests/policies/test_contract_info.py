@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.rules import registry
+from gpufleet.settings import option_names
 from gpufleet_policy.build import CONFIG_PROPERTIES
 from gpufleet_policy.report import default_level
 from pulumi.runtime.proto import analyzer_pb2 as apb
@@ -29,6 +30,7 @@ def test_each_rules_policies_carry_its_default_level_and_the_config_schema(pack,
     assert {p.name for p in policies} >= {f"{rule.code.lower()}-{rule.name}"}
     for policy in policies:
         assert LEVEL_NAMES[policy.enforcementLevel] == default_level(rule).value
-        assert set(policy.configSchema.properties) == set(CONFIG_PROPERTIES)
+        own = set(option_names(rule.options)) if rule.options is not None else set()
+        assert set(policy.configSchema.properties) == set(CONFIG_PROPERTIES) | own  # the pack's settings + the rule's options
         kind = apb.PolicyType.POLICY_TYPE_STACK if policy.name.endswith("-stack") else apb.PolicyType.POLICY_TYPE_RESOURCE
         assert policy.policy_type == kind

@@ -7,6 +7,7 @@ import json
 import pulumi.runtime.config as pulumi_config
 import pytest
 
+from gpufleet.rules.platform.gang502_wait_for_pods_ready_timeout_below_floor import Gang502Options
 from gpufleet_policy import settings
 
 from tests.policies.harness import REPO
@@ -50,13 +51,21 @@ def test_a_rendered_fleet_context_json_is_accepted_too(stack_config):
 def test_the_cold_start_floor_overrides_the_fleet_and_becomes_the_rules_floor_option(stack_config):
     ctx = settings.check_context("GANG502", {"fleetModel": DEV_MODEL, "coldStartFloorSeconds": 900.0})
     assert ctx.fleet.cold_start_floor_seconds == 900
-    assert ctx.option("GANG502", "floorSeconds", None) == 900
+    assert ctx.options_for("GANG502", Gang502Options).floor_seconds == 900
 
 
 def test_unreserved_keys_are_passed_to_the_rule_as_options(stack_config):
     ctx = settings.check_context("GANG502", {"enforcementLevel": "mandatory", "floorSeconds": 1200})
-    assert ctx.options == {"GANG502": {"floorSeconds": 1200}}
+    assert ctx.options_for("GANG502", Gang502Options).floor_seconds == 1200
 
+
+@pytest.mark.parametrize("config, message", [
+    ({"floorSecs": 1200}, r"options\.GANG502\.floorSecs: unknown option \(fix: use one of floorSeconds\)"),
+    ({"floorSeconds": "20m"}, r"options\.GANG502\.floorSeconds: Input should be a valid integer"),
+])
+def test_a_mistyped_or_unknown_rule_option_is_an_error_naming_the_key(stack_config, config, message):
+    with pytest.raises(settings.SettingsError, match=message):
+        settings.check_context("GANG502", config)
 
 def test_a_missing_model_file_is_a_clear_error_naming_the_setting_and_the_paths_tried(stack_config):
     with pytest.raises(settings.SettingsError, match=r"fleetModel: stacks/nope.yaml does not exist \(tried .*nope.yaml"):

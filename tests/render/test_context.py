@@ -26,7 +26,7 @@ def test_the_context_round_trips_through_fleet_context():
     assert ctx.volcano_queues() == {"both", "vc"}
     assert ctx.pool("h100").total_gpus == Decimal(80)
     assert ctx.pool("h100").allocatable["memory"] == Decimal(1920 * 2**30)
-    assert (ctx.wait_for_pods_ready_timeout_seconds, ctx.cold_start_floor_seconds) == (720, 660)
+    assert (render_context(_fleet())["waitForPodsReadyTimeoutSeconds"], ctx.cold_start_floor_seconds) == (720, 660)
     assert [(c.name, c.value, c.preemption_policy) for c in ctx.priority_classes] == [("gang", 1000, "Never")]
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from gpufleet import yamlio
 from gpufleet.context import FleetContext
 from gpufleet.rules.api import CheckContext, Finding
+from gpufleet.settings import rule_options
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FILES = ("allowed.yaml", "disallowed.yaml", "expected.yaml")
@@ -35,7 +36,7 @@ def context(code: str) -> CheckContext:
         from tests.conftest import shared_path
 
         crds = CrdSet.load(shared_path("crds"))
-    return CheckContext(fleet=fleet, options=settings.get("options") or {}, crds=crds)
+    return CheckContext(fleet=fleet, options=rule_options(settings.get("options") or {}), crds=crds)
 
 
 def documents(code: str, name: str) -> list[dict[str, Any]]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+from gpufleet.durations import format_seconds, timeout_shortfalls
 from gpufleet.errors import Issue
 from gpufleet.model.admission import KUEUE_FRAMEWORKS
-from gpufleet.model.base import format_duration
 from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet
 
@@ -26,18 +26,20 @@ WFPR = "admission.waitForPodsReady"
 def _timeouts(fleet: Fleet) -> Iterator[Issue]:
     adm = fleet.admission
     wait = adm.wait_for_pods_ready
-    timeout = format_duration(wait.timeout)
-    if wait.timeout < adm.cold_start_floor:
-        yield Issue(f"{WFPR}.timeout", f"timeout {timeout} is below admission.coldStartFloor {format_duration(adm.cold_start_floor)}",
-                    f"set timeout to at least {format_duration(adm.cold_start_floor)}")
-    for i, pool in enumerate(fleet.pools):
-        if pool.cold_start_budget is not None and wait.timeout < pool.cold_start_budget:
+    timeout = format_seconds(wait.timeout)
+    budgets = [(i, pool.name, pool.cold_start_budget) for i, pool in enumerate(fleet.pools)]
+    for short in timeout_shortfalls(wait.timeout, adm.cold_start_floor, budgets):
+        needed = format_seconds(short.seconds)
+        if short.pool is None:
+            yield Issue(f"{WFPR}.timeout", f"timeout {timeout} is below admission.coldStartFloor {needed}",
+                        f"set timeout to at least {needed}")
+        else:
             yield Issue(f"{WFPR}.timeout",
-                        f"timeout {timeout} is below pools[{i}] ({pool.name!r}) coldStartBudget {format_duration(pool.cold_start_budget)}: its gangs would be evicted before they can start",
-                        f"set timeout to at least {format_duration(pool.cold_start_budget)}")
+                        f"timeout {timeout} is below pools[{short.pool[0]}] ({short.pool[1]!r}) coldStartBudget {needed}: its gangs would be evicted before they can start",
+                        f"set timeout to at least {needed}")
     if wait.recovery_timeout is not None and wait.recovery_timeout > wait.timeout:
         yield Issue(f"{WFPR}.recoveryTimeout",
-                    f"recoveryTimeout {format_duration(wait.recovery_timeout)} is longer than timeout {timeout}: a gang that lost a rank would hold its GPUs idle longer than a first start may take",
+                    f"recoveryTimeout {format_seconds(wait.recovery_timeout)} is longer than timeout {timeout}: a gang that lost a rank would hold its GPUs idle longer than a first start may take",
                     "set recoveryTimeout at most timeout, or leave it unset (= timeout)")
 
 

@@ -157,12 +157,6 @@ def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:
     return Quorum(view.name, pods, minimum, elastic) if pods and minimum is not None else None
 
 
-def scheduler_names(ctx: CheckContext) -> frozenset[str]:
-    if ctx.fleet is not None and ctx.fleet.coscheduling_scheduler:
-        return frozenset({ctx.fleet.coscheduling_scheduler})
-    return frozenset(str(n) for n in ctx.option("GANG805", "schedulerNames", [DEFAULT_SCHEDULER_NAME]))
-
-
 def coscheduling_budget(ctx: CheckContext, namespace: str | None) -> int | None:
     """Seconds a PodGroup in ``namespace`` must wait at least: its team's coscheduling pool budget, else the floor."""
     fleet = ctx.fleet

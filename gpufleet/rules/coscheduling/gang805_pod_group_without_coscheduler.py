@@ -39,9 +39,25 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS, members, scheduler_names
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.coscheduling._helpers import DEFAULT_SCHEDULER_NAME, MEMBER_KINDS, members
 from gpufleet.workloads import effective_scheduler
+
+CODE = "GANG805"
+
+
+@rule_options
+class Gang805Options:
+    """GANG805's options (`--config`: `options: {GANG805: {schedulerNames: [my-cosched]}}`)."""
+
+    scheduler_names: tuple[str, ...] = (DEFAULT_SCHEDULER_NAME,)
+    """Scheduler names that run the coscheduling plugin; ignored with a fleet (its coscheduling scheduler wins)."""
+
+
+def scheduler_names(ctx: CheckContext) -> frozenset[str]:
+    if ctx.fleet is not None and ctx.fleet.coscheduling_scheduler:
+        return frozenset({ctx.fleet.coscheduling_scheduler})
+    return frozenset(ctx.options_for(CODE, Gang805Options).scheduler_names)
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -59,8 +75,8 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 
 RULE = Rule(
-    code="GANG805", name="pod-group-without-coscheduler", family="coscheduling", severity=Severity.ERROR,
+    code=CODE, name="pod-group-without-coscheduler", family="coscheduling", severity=Severity.ERROR,
     summary="Pods carry a coscheduling pod-group label but go to a scheduler that ignores it.",
     fix="set schedulerName to the coscheduling scheduler's profile",
-    kinds=MEMBER_KINDS, check=check, doc=__doc__ or "",
+    kinds=MEMBER_KINDS, check=check, doc=__doc__ or "", options=Gang805Options,
 )

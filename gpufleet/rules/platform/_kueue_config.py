@@ -17,7 +17,6 @@ false, and timeout 5m when enabled).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
@@ -30,8 +29,8 @@ from gpufleet.workloads.types import key_path
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 DISABLE_GATE = "DisableWaitForPodsReady"
-DEFAULT_TIMEOUT_V1BETA2 = "30m"
-DEFAULT_TIMEOUT_V1BETA1 = "5m"
+DEFAULT_TIMEOUT_V1BETA2_SECONDS = 30 * 60
+DEFAULT_TIMEOUT_V1BETA1_SECONDS = 5 * 60
 KINDS = (("", "ConfigMap"), (CONFIG_GROUP, "Configuration"))
 
 
@@ -74,8 +73,8 @@ class KueueConfig:
         return True  # v1beta2 (and later): on by default since Kueue v0.19
 
     @property
-    def default_timeout(self) -> str:
-        return DEFAULT_TIMEOUT_V1BETA1 if self.version == "v1beta1" else DEFAULT_TIMEOUT_V1BETA2
+    def default_timeout_seconds(self) -> int:
+        return DEFAULT_TIMEOUT_V1BETA1_SECONDS if self.version == "v1beta1" else DEFAULT_TIMEOUT_V1BETA2_SECONDS
 
 
 def _parse(text: str) -> tuple[Any, str | None]:
@@ -113,33 +112,6 @@ def kueue_configs(obj: Mapping[str, Any]) -> Iterator[KueueConfig]:
         yield KueueConfig({}, base, "v1beta2", error)
     elif isinstance(parsed, Mapping):
         yield KueueConfig(parsed, base, _version(parsed.get("apiVersion")))
-
-
-_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(text: object) -> float | None:
-    """Parse a Go duration (``10m``, ``1h30m``, ``90s``, ``1.5h``) into seconds; None if invalid."""
-    if not isinstance(text, str):
-        return None
-    body = text.strip()
-    sign = -1.0 if body.startswith("-") else 1.0
-    body = body.lstrip("+-")
-    if body == "0":
-        return 0.0
-    if not body or _DURATION.sub("", body):
-        return None
-    return sign * sum(float(num) * _UNIT_SECONDS[unit] for num, unit in _DURATION.findall(body))
-
-
-def format_seconds(seconds: float) -> str:
-    """Write seconds as a short Go duration (``10m``, ``1h30m``, ``45s``)."""
-    whole = int(round(seconds))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    out = (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "") + (f"{secs}s" if secs else "")
-    return out or "0s"
 
 
 def deployment_gate_args(obj: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

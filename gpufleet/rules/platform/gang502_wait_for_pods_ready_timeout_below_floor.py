@@ -8,7 +8,10 @@ A Kueue manager Configuration (the `Configuration` document or a ConfigMap with 
 `controller_manager_config.yaml`) with waitForPodsReady on whose effective
 `waitForPodsReady.timeout` is shorter than the fleet's cold-start floor. The floor is the
 rule option `floorSeconds` (`--config`: `options: {GANG502: {floorSeconds: 900}}`), else
-the fleet context's `coldStartFloorSeconds`, else 600 seconds. The effective timeout is
+the fleet context's `coldStartFloorSeconds`, else 600 seconds; with a fleet, every pool's
+`coldStartBudget` too (the same requirement the model check of
+`admission.waitForPodsReady.timeout` applies, through `gpufleet.durations.timeout_shortfalls`).
+The effective timeout is
 Kueue's: an absent block or timeout (or `0s`) means 30m in `v1beta2`, 5m in `v1beta1`.
 Durations are Go durations (`10m`, `1h30m`, `90s`); a `timeout` or `recoveryTimeout`
 that does not parse is reported too, since the manager will not start with it.
@@ -47,20 +50,43 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.platform._kueue_config import KINDS, format_seconds, kueue_configs, parse_duration
+from gpufleet.durations import COLD_START_FLOOR_SECONDS, format_seconds, seconds_or_none, timeout_shortfalls
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.platform._kueue_config import KINDS, KueueConfig, kueue_configs
 
-DEFAULT_FLOOR_SECONDS = 600
+CODE = "GANG502"
+
+
+@rule_options
+class Gang502Options:
+    """GANG502's options (`--config`: `options: {GANG502: {floorSeconds: 900}}`)."""
+
+    floor_seconds: int | None = None
+    """The cold-start floor in seconds; overrides the fleet context's `coldStartFloorSeconds` (default 600)."""
 
 
 def floor_seconds(ctx: CheckContext) -> int:
     """The cold-start floor: rule option, else the fleet context, else 600 s."""
-    option = ctx.option("GANG502", "floorSeconds", None)
+    option = ctx.options_for(CODE, Gang502Options).floor_seconds
     if option is not None:
-        return int(option)
+        return option
     if ctx.fleet is not None:
-        return int(ctx.fleet.cold_start_floor_seconds)
-    return DEFAULT_FLOOR_SECONDS
+        return ctx.fleet.cold_start_floor_seconds
+    return COLD_START_FLOOR_SECONDS
+
+
+def _budgets(ctx: CheckContext) -> list[tuple[int, str, int | None]]:
+    pools = ctx.fleet.pools if ctx.fleet is not None else ()
+    return [(i, pool.name, pool.cold_start_budget_seconds) for i, pool in enumerate(pools)]
+
+
+def _unparsable(config: KueueConfig) -> Iterator[Violation]:
+    block = config.wait_block or {}
+    for field in ("timeout", "recoveryTimeout"):
+        raw = block.get(field)
+        if raw is not None and seconds_or_none(raw) is None:
+            yield Violation(config.path("waitForPodsReady", field), f"waitForPodsReady.{field} {raw!r} is not a Go duration; the manager will not start",
+                            "write a duration such as 15m or 1h30m")
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -68,27 +94,28 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for config in kueue_configs(obj):
         if config.error is not None or not config.wait_enabled:
             continue  # GANG501 reports both
+        yield from _unparsable(config)
         block = config.wait_block or {}
-        for field in ("timeout", "recoveryTimeout"):
-            raw = block.get(field)
-            if raw is not None and parse_duration(raw) is None:
-                yield Violation(config.path("waitForPodsReady", field), f"waitForPodsReady.{field} {raw!r} is not a Go duration; the manager will not start",
-                                "write a duration such as 15m or 1h30m")
         raw = block.get("timeout")
-        seconds = parse_duration(raw) if raw is not None else None
+        seconds = seconds_or_none(raw) if raw is not None else None
         if seconds is None and raw is not None:
             continue
-        shown = raw if seconds else f"{config.default_timeout} (the default)"
-        seconds = seconds or parse_duration(config.default_timeout) or 0
-        if seconds < floor:
+        shown = raw if seconds else f"{format_seconds(config.default_timeout_seconds)} (the default)"
+        seconds = seconds or config.default_timeout_seconds
+        shortfalls = timeout_shortfalls(seconds, floor, _budgets(ctx))
+        if shortfalls:
+            worst = max(shortfalls, key=lambda s: s.seconds)
+            needed = format_seconds(worst.seconds)
+            below = (f"the cold-start floor of {needed}" if worst.pool is None
+                     else f"pools[{worst.pool[0]}] ({worst.pool[1]!r}) coldStartBudget {needed}")
             path = config.path("waitForPodsReady", "timeout") if "timeout" in block else config.path("waitForPodsReady")
-            yield Violation(path, f"waitForPodsReady.timeout {shown} is below the cold-start floor of {format_seconds(floor)}: "
+            yield Violation(path, f"waitForPodsReady.timeout {shown} is below {below}: "
                             "gangs are evicted before their last pod is ready",
-                            f"set waitForPodsReady.timeout to at least {format_seconds(floor)}")
+                            f"set waitForPodsReady.timeout to at least {needed}")
 
 
 RULE = Rule(
-    code="GANG502",
+    code=CODE,
     name="wait-for-pods-ready-timeout-below-floor",
     family="platform",
     severity=Severity.ERROR,
@@ -97,4 +124,5 @@ RULE = Rule(
     kinds=KINDS,
     check=check,
     doc=__doc__ or "",
+    options=Gang502Options,
 )

@@ -52,10 +52,18 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.workloads import as_int, as_list, as_map
 
 CODE = "GANG203"
+
+
+@rule_options
+class Gang203Options:
+    """GANG203's options (`--config`: `options: {GANG203: {maxRetries: 4}}`)."""
+
+    max_retries: int = 10
+    """The most retries (maxRetry, backoffLimit, maxRestarts) a gang may have; also what the fix sets."""
 Budget = tuple[str, tuple[str | int, ...], Any]  # (path, location, value)
 
 
@@ -106,7 +114,7 @@ def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[str, tuple[str
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    limit = int(ctx.option(CODE, "maxRetries", 10))
+    limit = ctx.options_for(CODE, Gang203Options).max_retries
     for path, _, number in _excess(obj, limit):
         yield Violation(path, f"{number} retries exceed the limit of {limit}: a gang that fails deterministically "
                               "re-acquires all its GPUs that many times", f"set {path} to at most {limit}")
@@ -116,7 +124,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    limit = int(ctx.option(CODE, "maxRetries", 10))
+    limit = ctx.options_for(CODE, Gang203Options).max_retries
     for _, location, _ in list(_excess(obj, limit)):
         node: Any = obj
         for part in location[:-1]:
@@ -134,5 +142,5 @@ RULE = Rule(
     kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"),
            ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
            ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob")),
-    check=check, remediate=remediate, doc=__doc__ or "",
+    check=check, remediate=remediate, doc=__doc__ or "", options=Gang203Options,
 )

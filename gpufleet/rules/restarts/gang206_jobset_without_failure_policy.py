@@ -49,10 +49,18 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.workloads import as_map
 
 CODE = "GANG206"
+
+
+@rule_options
+class Gang206Options:
+    """GANG206's options (`--config`: `options: {GANG206: {maxRestarts: 5}}`)."""
+
+    max_restarts: int = 3
+    """The `failurePolicy.maxRestarts` the fix suggests (and the remediation sets)."""
 
 
 def _missing(obj: Mapping[str, Any]) -> bool:
@@ -61,7 +69,7 @@ def _missing(obj: Mapping[str, Any]) -> bool:
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if _missing(obj):
-        restarts = ctx.option(CODE, "maxRestarts", 3)
+        restarts = ctx.options_for(CODE, Gang206Options).max_restarts
         yield Violation("spec.failurePolicy", "no failurePolicy: the first failed child Job fails the whole JobSet "
                                               "with no restart, so every lost node ends the run",
                         f"add spec.failurePolicy: {{maxRestarts: {restarts}}}")
@@ -69,7 +77,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     if _missing(obj):
-        obj.setdefault("spec", {})["failurePolicy"] = {"maxRestarts": int(ctx.option(CODE, "maxRestarts", 3))}
+        obj.setdefault("spec", {})["failurePolicy"] = {"maxRestarts": ctx.options_for(CODE, Gang206Options).max_restarts}
     return obj
 
 
@@ -78,4 +86,5 @@ RULE = Rule(
     summary="A JobSet has no failurePolicy, so any failure ends the run instead of restarting the gang.",
     fix="add spec.failurePolicy with a bounded maxRestarts (JobSet-level restarts)",
     kinds=(("jobset.x-k8s.io", "JobSet"),), check=check, remediate=remediate, doc=__doc__ or "",
+    options=Gang206Options,
 )

@@ -3,7 +3,9 @@
 ``volcano_intent`` says why a workload is meant for Volcano's gang scheduler (a Volcano
 queue, Volcano group annotations on its pods, or a fleet team that only has a Volcano
 queue); ``kueue_routed`` says whether Kueue is meant to admit it. Scheduler names that
-count as Volcano come from the rule option ``volcanoSchedulers`` (default ``["volcano"]``).
+count as Volcano come from the rule option ``volcanoSchedulers`` (default ``["volcano"]``):
+:class:`VolcanoSchedulerOptions`, which GANG101, GANG102, GANG103 and GANG107 each extend
+beside the rule.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.context import TeamContext
-from gpufleet.rules.api import CheckContext
+from gpufleet.rules.api import CheckContext, rule_options
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys
 
 WORKLOAD_KINDS = (
@@ -25,9 +27,17 @@ POD_GROUP_KINDS = (("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io"
 VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
 
 
+@rule_options
+class VolcanoSchedulerOptions:
+    """Which scheduler names count as Volcano's gang scheduler."""
+
+    volcano_schedulers: tuple[str, ...] = (keys.VOLCANO_SCHEDULER,)
+    """Scheduler names of Volcano's scheduler (more than one with several Volcano profiles); empty = ["volcano"]."""
+
+
 def volcano_names(ctx: CheckContext, code: str) -> frozenset[str]:
-    names = ctx.option(code, "volcanoSchedulers", [keys.VOLCANO_SCHEDULER])
-    return frozenset(str(n) for n in names) or frozenset({keys.VOLCANO_SCHEDULER})
+    names = ctx.options_for(code, VolcanoSchedulerOptions).volcano_schedulers
+    return frozenset(names) or frozenset({keys.VOLCANO_SCHEDULER})
 
 
 def team(view: WorkloadView, ctx: CheckContext) -> TeamContext | None:

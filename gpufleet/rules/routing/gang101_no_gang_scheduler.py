@@ -63,9 +63,9 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.routing._helpers import (
-    WORKLOAD_KINDS, set_path, template_location, volcano_intent, volcano_names,
+    WORKLOAD_KINDS, set_path, template_location, volcano_intent, volcano_names, VolcanoSchedulerOptions,
 )
 from gpufleet.workloads import PodTemplate, WorkloadView, template_scheduler
 
@@ -117,9 +117,15 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+@rule_options
+class Gang101Options(VolcanoSchedulerOptions):
+    """GANG101's options (`--config`: `options: {GANG101: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
+
+
 RULE = Rule(
     code=CODE, name="no-gang-scheduler", family="routing", severity=Severity.ERROR,
     summary="A gang meant for Volcano sends its pods to a scheduler without gang scheduling.",
     fix="set schedulerName: volcano on the job (Volcano Job) or in every pod template",
     kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+    options=Gang101Options,
 )

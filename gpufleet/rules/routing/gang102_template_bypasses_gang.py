@@ -54,8 +54,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.routing._helpers import WORKLOAD_KINDS, volcano_intent, volcano_names
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.routing._helpers import WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions
 from gpufleet.workloads import template_scheduler
 
 CODE = "GANG102"
@@ -84,9 +84,15 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                             f"remove schedulerName from the template or set it to {gang!r}")
 
 
+@rule_options
+class Gang102Options(VolcanoSchedulerOptions):
+    """GANG102's options (`--config`: `options: {GANG102: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
+
+
 RULE = Rule(
     code=CODE, name="template-bypasses-gang", family="routing", severity=Severity.ERROR,
     summary="A pod template names another scheduler than its gang's, so its pods bypass the gang.",
     fix="remove the template's schedulerName (Volcano Job) or set it to volcano",
     kinds=WORKLOAD_KINDS, check=check, doc=__doc__ or "",
+    options=Gang102Options,
 )

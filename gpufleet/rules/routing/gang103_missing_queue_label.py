@@ -64,8 +64,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, kueue_routed, team
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, kueue_routed, team, VolcanoSchedulerOptions
 from gpufleet.workloads import WorkloadView, keys, label_path
 
 CODE = "GANG103"
@@ -129,9 +129,15 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+@rule_options
+class Gang103Options(VolcanoSchedulerOptions):
+    """GANG103's options (`--config`: `options: {GANG103: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
+
+
 RULE = Rule(
     code=CODE, name="missing-queue-label", family="routing", severity=Severity.ERROR,
     summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label: Kueue ignores it or holds it forever.",
     fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
     kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+    options=Gang103Options,
 )

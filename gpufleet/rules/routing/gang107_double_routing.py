@@ -59,8 +59,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volcano_names
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volcano_names, VolcanoSchedulerOptions
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler, keys
 
 CODE = "GANG107"
@@ -120,9 +120,15 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                             "run it through Volcano (a Volcano Job, or a PodGroup with minMember = the gang's pods)")
 
 
+@rule_options
+class Gang107Options(VolcanoSchedulerOptions):
+    """GANG107's options (`--config`: `options: {GANG107: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
+
+
 RULE = Rule(
     code=CODE, name="double-routing", family="routing", severity=Severity.ERROR,
     summary="Kueue admits a gang (queue label) whose pods Volcano places without a PodGroup of the gang's size.",
     fix="route the gang through one system: Kueue with the default scheduler, or Volcano with a gang-sized PodGroup",
     kinds=WORKLOAD_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    options=Gang107Options,
 )

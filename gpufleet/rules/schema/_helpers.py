@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from gpufleet.rules.api import CrdSchemas
+
 ANY_KIND: tuple[tuple[str, str], ...] = (("*", "*"),)
 
 
-def pruned_paths(crds: Any, obj: Mapping[str, Any]) -> frozenset[str]:
-    """Paths ``crds.pruned_fields(obj)`` reports (empty when the CrdSet has no such method)."""
-    pruned = getattr(crds, "pruned_fields", None)
-    return frozenset(issue.path for issue in pruned(obj)) if pruned else frozenset()
+def pruned_paths(crds: CrdSchemas, obj: Mapping[str, Any]) -> frozenset[str]:
+    """Paths ``crds.pruned_fields(obj)`` reports."""
+    return frozenset(issue.path for issue in crds.pruned_fields(obj))

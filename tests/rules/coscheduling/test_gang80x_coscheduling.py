@@ -6,6 +6,7 @@ import pytest
 
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import rule_options
 from gpufleet.rules.coscheduling._helpers import permit, permit_outcome, prefilter
 from tests.rules import fixtures as fx
 
@@ -36,7 +37,7 @@ def test_without_a_fleet_only_an_unset_timeout_is_reported():
 
 def test_without_a_fleet_the_scheduler_name_option_decides():
     [job] = [d for d in fx.documents("GANG805", "allowed.yaml") if d["metadata"]["name"] == "routed"]
-    ctx = CheckContext(options={"GANG805": {"schedulerNames": ["my-cosched"]}})
+    ctx = CheckContext(options=rule_options({"GANG805": {"schedulerNames": ["my-cosched"]}}))
     assert [f.path for f in engine.check_objects([job], ctx, select=["GANG805"])] == ["spec.template.spec.schedulerName"]
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext, Severity
+from gpufleet.settings import rule_options
 from tests.rules import fleets
 from tests.rules import kueue_configs as k
 
@@ -47,7 +48,7 @@ def test_gang502_compares_timeouts_with_the_default_floor_of_ten_minutes(block, 
 
 @pytest.mark.parametrize("ctx, flagged", [
     (CheckContext(), False),                                             # 600 s default
-    (CheckContext(options={"GANG502": {"floorSeconds": 1200}}), True),   # rule option wins
+    (CheckContext(options=rule_options({"GANG502": {"floorSeconds": 1200}})), True),   # rule option wins
     (fleets.ctx(), False),
 ])
 def test_gang502_takes_its_floor_from_the_option_then_the_fleet_then_600s(ctx, flagged):
@@ -60,8 +61,20 @@ def test_gang502_uses_the_fleets_cold_start_floor():
     assert paths(k.configuration(waitForPodsReady={"timeout": "45m"}), "GANG502", ctx) == ["waitForPodsReady.timeout"]
 
 
+@pytest.mark.parametrize("budget, timeout, message", [
+    (960, "15m", "is below pools[1] ('l4') coldStartBudget 16m0s"),   # the slow pool's budget, as the model check says
+    (480, "9m", "is below the cold-start floor of 10m0s"),            # the floor is the larger requirement
+    (960, "16m", None),
+])
+def test_gang502_also_holds_the_timeout_to_every_pools_cold_start_budget(budget, timeout, message):
+    slow = {**fleets.pool("l4", 16, 4), "coldStartBudgetSeconds": budget}
+    ctx = CheckContext(fleet=fleets.fleet(fleets.pool("h100", 4, 8), slow))
+    found = engine.check_object(k.configuration(waitForPodsReady={"timeout": timeout}), ctx, select=["GANG502"])
+    assert [f.message.split(": ")[0].split(timeout + " ")[1] for f in found] == ([message] if message else [])
+
+
 def test_gang502_applies_the_v1beta2_default_of_thirty_minutes_when_the_block_is_absent():
-    ctx = CheckContext(options={"GANG502": {"floorSeconds": 1801}})
+    ctx = CheckContext(options=rule_options({"GANG502": {"floorSeconds": 1801}}))
     assert paths(k.configuration("v1beta2"), "GANG502", ctx) == ["waitForPodsReady"]
     assert paths(k.configuration("v1beta2"), "GANG502") == []
 

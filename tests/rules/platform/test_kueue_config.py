@@ -1,24 +1,11 @@
-"""Reading Kueue manager configurations: Go durations, versions, embedded YAML, feature gates."""
+"""Reading Kueue manager configurations: versions, embedded YAML, feature gates (Go durations: tests/test_durations.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gpufleet.rules.platform._kueue_config import deployment_gate_args, format_seconds, kueue_configs, parse_duration
+from gpufleet.rules.platform._kueue_config import deployment_gate_args, kueue_configs
 from tests.rules import kueue_configs as k
-
-
-@pytest.mark.parametrize("text, seconds", [
-    ("10m", 600), ("1h30m", 5400), ("90s", 90), ("1.5h", 5400), ("300ms", 0.3), ("0", 0), ("2m0s", 120),
-    ("-1s", -1), ("10", None), ("ten minutes", None), ("", None), (600, None), ("1d", None),
-])
-def test_go_durations_parse_like_time_ParseDuration(text, seconds):
-    assert parse_duration(text) == (pytest.approx(seconds) if seconds is not None else None)
-
-
-@pytest.mark.parametrize("seconds, text", [(600, "10m"), (5400, "1h30m"), (45, "45s"), (0, "0s")])
-def test_seconds_format_back_as_short_durations(seconds, text):
-    assert format_seconds(seconds) == text
 
 
 @pytest.mark.parametrize("config, enabled", [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import rule_options
 from tests.rules import builders as b
 from tests.rules.helpers import fixed, paths
 
@@ -18,7 +19,7 @@ def test_a_volcano_max_retry_above_the_limit_is_flagged(max_retry, expected):
 
 def test_the_limit_is_an_option():
     job = b.volcano_job(max_retry=5)
-    assert paths(CODE, job, CheckContext(options={CODE: {"maxRetries": 4}})) == ["spec.maxRetry"]
+    assert paths(CODE, job, CheckContext(options=rule_options({CODE: {"maxRetries": 4}}))) == ["spec.maxRetry"]
 
 
 @pytest.mark.parametrize("policy, expected", [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext, Severity
+from gpufleet.settings import rule_options
 from tests.rules import builders as b
 from tests.rules.helpers import fixed, paths
 
@@ -18,5 +19,5 @@ def test_a_jobset_without_failure_policy_is_a_warning():
 
 def test_remediation_adds_a_bounded_failure_policy():
     assert fixed(CODE, b.jobset())["spec"]["failurePolicy"] == {"maxRestarts": 3}
-    ctx = CheckContext(options={CODE: {"maxRestarts": 5}})
+    ctx = CheckContext(options=rule_options({CODE: {"maxRestarts": 5}}))
     assert fixed(CODE, b.jobset(), ctx)["spec"]["failurePolicy"] == {"maxRestarts": 5}

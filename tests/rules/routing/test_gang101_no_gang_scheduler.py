@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import rule_options
 from tests.rules import builders as b
 from tests.rules.helpers import WITH_FLEET, fixed, paths
 
@@ -50,7 +51,7 @@ def test_with_a_fleet_a_gang_of_a_volcano_only_team_must_reach_volcano(namespace
 
 
 def test_the_volcano_scheduler_names_are_an_option():
-    ctx = CheckContext(options={CODE: {"volcanoSchedulers": ["volcano-gpu"]}})
+    ctx = CheckContext(options=rule_options({CODE: {"volcanoSchedulers": ["volcano-gpu"]}}))
     assert paths(CODE, b.volcano_job(scheduler_name="volcano-gpu"), ctx) == []
     assert paths(CODE, b.volcano_job(scheduler_name="volcano"), ctx) == ["spec.schedulerName"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import rule_options
 from tests.rules import builders as b
 from tests.rules.helpers import paths
 
@@ -38,6 +39,6 @@ def test_a_group_not_in_the_run_is_not_judged():
 
 def test_other_volcano_scheduler_names_come_from_the_option():
     job = b.batch_job(parallelism=4, labels=QUEUE, scheduler_name="volcano-gpu")
-    ctx = CheckContext(options={CODE: {"volcanoSchedulers": ["volcano-gpu"]}})
+    ctx = CheckContext(options=rule_options({CODE: {"volcanoSchedulers": ["volcano-gpu"]}}))
     assert paths(CODE, job) == []
     assert paths(CODE, job, ctx) == [SCHEDULER]
