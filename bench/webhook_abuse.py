@@ -20,6 +20,13 @@ distinct hostile reviews; the server's resident memory (``VmRSS``) is read befor
 first, during the abuse and 6 s after the last (connections closed). Prints one JSON line: quiet and abused p50/p99, ``p99_ratio``
 (abused / quiet; goal <= 1.5), ``rss_growth_mb`` (goal <= 50), hostile answers by status.
 The server runs on CPU 0, both clients on CPU 1 (``--pin``, default with 2+ CPUs).
+Also printed: the p99 of each round (quiet, abused), and the resident memory of the
+server's child processes (its review worker) before, during and after.
+
+Ablations (to find what makes the tail; the defaults are the benchmark): ``--stalled 0``
+(hostile reviews only), ``--hostile-reviews 0`` (stalled connections only, held until the
+rounds end), ``--kinds config,nested`` (only these review kinds, same rate),
+``--stalled-mode headers|bodies``.
 
     .venv/bin/python bench/webhook_abuse.py [--requests 4000] [--rounds 3]
 """

@@ -5,7 +5,8 @@ admission pipeline is :func:`gpufleet.webhook.registry.serve`.
 
 - ``POST <path>`` for each registered handler (``/validate``, ``/mutate``; ``/echo``
   with ``--bench-echo``); bodies over ``state.max_body`` get HTTP 400 unread.
-- A body that has not fully arrived within ``state.body_timeout`` seconds gets HTTP 408;
+- A body that has not fully arrived within ``state.body_timeout`` seconds (jittered down
+  to 80 %, as the header deadline in ``gpufleet.webhook.connections``) gets HTTP 408;
   one still arriving when shutdown closes the listener gets HTTP 503 (both with
   ``Connection: close``), so every request whose headers were read is answered.
 - Reviews that are expensive to check are answered by the worker process
@@ -31,6 +32,7 @@ import time
 
 from aiohttp import web
 
+from gpufleet.webhook.connections import jittered
 from gpufleet.webhook.metrics import CONTENT_TYPE
 from gpufleet.webhook.registry import Registry, record, serve
 from gpufleet.webhook.review import error_body
@@ -54,7 +56,7 @@ async def _read(request: web.Request, state: State) -> bytes | web.Response:
         if request.content.is_eof():  # the whole body is buffered already: the usual case
             return await request.read()
         reading = asyncio.ensure_future(request.read())
-        done, _ = await asyncio.wait((reading, state.closing), timeout=state.body_timeout,
+        done, _ = await asyncio.wait((reading, state.closing), timeout=jittered(state.body_timeout),
                                      return_when=asyncio.FIRST_COMPLETED)
         if reading in done:
             return reading.result()
