@@ -20,6 +20,13 @@ distinct hostile reviews; the server's resident memory (``VmRSS``) is read befor
 first, during the abuse and 6 s after the last (connections closed). Prints one JSON line: quiet and abused p50/p99, ``p99_ratio``
 (abused / quiet; goal <= 1.5), ``rss_growth_mb`` (goal <= 50), hostile answers by status.
 The server runs on CPU 0, both clients on CPU 1 (``--pin``, default with 2+ CPUs).
+Also printed: the p99 of each round (quiet, abused), and the resident memory of the
+server's child processes (its review worker) before, during and after.
+
+Ablations (to find what makes the tail; the defaults are the benchmark): ``--stalled 0``
+(hostile reviews only), ``--hostile-reviews 0`` (stalled connections only, held until the
+rounds end), ``--kinds config,nested`` (only these review kinds, same rate),
+``--stalled-mode headers|bodies``.
 
     .venv/bin/python bench/webhook_abuse.py [--requests 4000] [--rounds 3]
 """
@@ -54,11 +61,39 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def children_rss_mb(pid: int) -> float:
+    """Resident memory of the server's child processes (its review worker), summed."""
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    return sum(rss_mb(int(kid)) + children_rss_mb(int(kid)) for kid in kids)
+
+
 def envelope(obj: dict, uid: str) -> bytes:
     """``webhook_bench.review`` written by the standard library (integers beyond 64 bits stay exact)."""
     review = json.loads(wb.review({**obj, "spec": {}} if "spec" in obj else obj, uid))
     review["request"]["object"] = obj
     return json.dumps(review).encode()
+
+
+KINDS = ("config", "exponent", "digits", "bigint", "nested")  # what hostile_review(i) sends, by i % 50
+
+
+def kind_of(i: int) -> str:
+    """``config`` for every 50th review, else the other four in turn."""
+    return "config" if i % 50 == 0 else KINDS[1 + (i % 50 - 1) % 4]
+
+
+def hostile_indices(count: int, kinds: set[str]) -> list[int]:
+    """The first ``count`` review numbers whose kind is in ``kinds`` (all kinds: ``0..count-1``)."""
+    out: list[int] = []
+    i = 0
+    while len(out) < count:
+        if kind_of(i) in kinds:
+            out.append(i)
+        i += 1
+    return out
 
 
 def hostile_review(i: int) -> bytes:
@@ -120,11 +155,12 @@ async def hostile_main(args: argparse.Namespace) -> None:
     ctx = ssl.create_default_context(cafile=args.ca)
     stop = asyncio.Event()
     cuts: Counter = Counter()
-    holders = [asyncio.create_task(stalled("127.0.0.1", args.port, ctx, i % 2 == 1, stop, cuts,
+    drips_body = {"both": lambda i: i % 2 == 1, "headers": lambda i: False, "bodies": lambda i: True}[args.stalled_mode]
+    holders = [asyncio.create_task(stalled("127.0.0.1", args.port, ctx, drips_body(i), stop, cuts,
                                                     Path(args.pause))) for i in range(args.stalled)]
     statuses: Counter = Counter()
     url = f"https://127.0.0.1:{args.port}/validate"
-    order = list(range(args.hostile_reviews))
+    order = hostile_indices(args.hostile_reviews, set(args.kinds.split(",")))
     random.Random(1).shuffle(order)
     bodies = {i: hostile_review(i) for i in order}  # built before the run: the client's CPU is not the server's
     connector = aiohttp.TCPConnector(limit=2, ssl=ctx)
@@ -142,6 +178,8 @@ async def hostile_main(args: argparse.Namespace) -> None:
                     await asyncio.sleep(0.2)
                     due = time.monotonic()
         await asyncio.gather(sender(order[0::2]), sender(order[1::2]))
+        if not order:  # --hostile-reviews 0 (an ablation): hold the stalled connections until the rounds end
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     stop.set()
     await asyncio.gather(*holders, return_exceptions=True)
     print(json.dumps({"statuses": {str(k): v for k, v in statuses.items()}, "stalled": dict(cuts)}), flush=True)
@@ -163,6 +201,10 @@ def main() -> None:
     parser.add_argument("--stalled", type=int, default=200)
     parser.add_argument("--hostile-reviews", type=int, default=10_000)
     parser.add_argument("--hostile-rate", type=float, default=100.0, help="hostile reviews per second (both connections)")
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        help="hostile review kinds to send (an ablation; default all: %(default)s)")
+    parser.add_argument("--stalled-mode", choices=["both", "headers", "bodies"], default="both",
+                        help="what the stalled connections drip (an ablation; default both: half each)")
     parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=(os.cpu_count() or 1) >= 2)
     parser.add_argument("--hostile", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -186,27 +228,33 @@ def main() -> None:
         pause.touch()  # the hostile client holds its reviews until an abused round
         try:
             asyncio.run(ordinary(base, ca, 1000, args.concurrency))  # warm-up
-            rss_before = rss_mb(server.pid)
+            rss_before, kids_before = rss_mb(server.pid), children_rss_mb(server.pid)
             hostile = subprocess.Popen([sys.executable, __file__, "--hostile", "--port", str(port), "--ca", str(ca),
                                         "--pause", str(pause), "--stalled", str(args.stalled),
                                         "--hostile-reviews", str(args.hostile_reviews),
-                                        "--hostile-rate", str(args.hostile_rate)],
-                                       stdout=subprocess.PIPE, text=True)
+                                        "--hostile-rate", str(args.hostile_rate), "--kinds", args.kinds,
+                                        "--stalled-mode", args.stalled_mode],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             assert hostile.stdout is not None and hostile.stdout.readline().strip() == "ready"
             quiet: list[float] = []
             abused: list[float] = []
+            per_round: list[list[float]] = []
             for _ in range(args.rounds):
-                quiet += asyncio.run(ordinary(base, ca, args.requests, args.concurrency))
+                quiet_round = asyncio.run(ordinary(base, ca, args.requests, args.concurrency))
                 pause.unlink()
                 time.sleep(2.0)  # the stalled connections open
-                abused += asyncio.run(ordinary(base, ca, args.requests, args.concurrency))
+                abused_round = asyncio.run(ordinary(base, ca, args.requests, args.concurrency))
                 pause.touch()
+                quiet += quiet_round
+                abused += abused_round
+                per_round.append([wb.figures(quiet_round, 1.0, 0.0)["p99_ms"], wb.figures(abused_round, 1.0, 0.0)["p99_ms"]])
                 time.sleep(1.5)  # the stalled connections close
             pause.unlink()
             rss_peak = rss_mb(server.pid)  # the hostile client still holds its stalled connections
+            kids_peak = children_rss_mb(server.pid)
             out, _ = hostile.communicate(timeout=1800)
             time.sleep(6.0)  # closed connections are released; the server trims its heap every reload interval (5 s)
-            rss_after = rss_mb(server.pid)
+            rss_after, kids_after = rss_mb(server.pid), children_rss_mb(server.pid)
             hostile_result = json.loads(out.strip().splitlines()[-1])
         finally:
             server.terminate()
@@ -217,7 +265,11 @@ def main() -> None:
               "quiet_p50_ms": q["p50_ms"], "quiet_p99_ms": q["p99_ms"], "abused_p50_ms": a["p50_ms"], "abused_p99_ms": a["p99_ms"],
               "p99_ratio": round(a["p99_ms"] / q["p99_ms"], 2), "rss_before_mb": round(rss_before, 1),
               "rss_abused_mb": round(rss_peak, 1), "rss_after_mb": round(rss_after, 1), "rss_growth_mb": round(rss_after - rss_before, 1),
-              "hostile": hostile_result, "load_average": os.getloadavg()[0]}
+              "rss_children_before_mb": round(kids_before, 1), "rss_children_abused_mb": round(kids_peak, 1),
+              "rss_children_after_mb": round(kids_after, 1), "rss_growth_with_children_mb":
+              round(rss_after + kids_after - rss_before - kids_before, 1), "round_p99_ms": per_round, "hostile": hostile_result, "load_average": os.getloadavg()[0]}
+    if args.kinds != ",".join(KINDS) or args.stalled_mode != "both":
+        result["ablation"] = {"kinds": args.kinds, "stalled_mode": args.stalled_mode, "hostile_reviews": args.hostile_reviews}
     print(json.dumps(result))
 
 

@@ -5,11 +5,17 @@ admission pipeline is :func:`gpufleet.webhook.registry.serve`.
 
 - ``POST <path>`` for each registered handler (``/validate``, ``/mutate``; ``/echo``
   with ``--bench-echo``); bodies over ``state.max_body`` get HTTP 400 unread.
-- A body that has not fully arrived within ``state.body_timeout`` seconds gets HTTP 408;
+- A body that has not fully arrived within ``state.body_timeout`` seconds (jittered down
+  to 80 %, as the header deadline in ``gpufleet.webhook.connections``) gets HTTP 408;
   one still arriving when shutdown closes the listener gets HTTP 503 (both with
   ``Connection: close``), so every request whose headers were read is answered.
-- Bodies over ``state.inline_bytes`` are answered on a worker thread: the event loop
-  keeps serving (and ``/healthz`` keeps answering) while a large review is checked.
+- Reviews that are expensive to check are answered by the worker process
+  (``gpufleet.webhook.worker``, chosen by :func:`offloaded`):
+  bodies over ``state.inline_bytes``, and ConfigMaps over ``state.inline_config_bytes``
+  (the GANG5xx rules parse the Kueue or Volcano configuration a ConfigMap carries as
+  YAML: about 2 ms per KiB, 30-60 ms for a 15 KiB one, which would stop every other
+  request for that long). The event loop keeps serving (and ``/healthz`` keeps
+  answering) while such a review is checked. Until the worker is up, the loop checks them.
 - A client that disconnects mid-body is logged at DEBUG, not as an error.
 - ``GET /healthz``: 200 while the process serves. ``GET /readyz``: 200 once the
   fleet context and TLS are loaded and until shutdown starts, else 503 with reasons.
@@ -26,8 +32,9 @@ import time
 
 from aiohttp import web
 
+from gpufleet.webhook.connections import jittered
 from gpufleet.webhook.metrics import CONTENT_TYPE
-from gpufleet.webhook.registry import Registry, serve
+from gpufleet.webhook.registry import Registry, record, serve
 from gpufleet.webhook.review import error_body
 from gpufleet.webhook.state import State
 
@@ -49,7 +56,7 @@ async def _read(request: web.Request, state: State) -> bytes | web.Response:
         if request.content.is_eof():  # the whole body is buffered already: the usual case
             return await request.read()
         reading = asyncio.ensure_future(request.read())
-        done, _ = await asyncio.wait((reading, state.closing), timeout=state.body_timeout,
+        done, _ = await asyncio.wait((reading, state.closing), timeout=jittered(state.body_timeout),
                                      return_when=asyncio.FIRST_COMPLETED)
         if reading in done:
             return reading.result()
@@ -69,6 +76,17 @@ async def _read(request: web.Request, state: State) -> bytes | web.Response:
         raise
 
 
+def offloaded(body: bytes, state: State) -> bool:
+    """Whether this review is checked in the worker process instead of on the event loop.
+
+    Decided on the raw bytes, before parsing: a large body, or a ConfigMap (the only
+    kind whose check parses YAML it carries) that is not tiny. A body that merely
+    mentions ``ConfigMap`` is checked by the worker too; that costs it nothing but a hop.
+    """
+    size = len(body)
+    return size > state.inline_bytes or (size > state.inline_config_bytes and b"ConfigMap" in body)
+
+
 def build_app(registry: Registry, state: State) -> web.Application:
     app = web.Application(client_max_size=state.max_body)
 
@@ -79,8 +97,10 @@ def build_app(registry: Registry, state: State) -> web.Application:
             state.metrics.observe(request.path if request.path in registry.handlers else "other",
                                   "invalid" if body.status != 503 else "unavailable", time.perf_counter() - started)
             return body
-        if len(body) > state.inline_bytes:
-            reply = await asyncio.get_running_loop().run_in_executor(state.worker(), serve, registry, state, request.path, body)
+        if state.worker is not None and state.worker.ready and offloaded(body, state):
+            checked = time.perf_counter()
+            reply = await state.worker.check(state.fleet_generation, state.fleet, request.path, body)
+            record(registry, state, request.path, reply, time.perf_counter() - checked)
         else:
             reply = serve(registry, state, request.path, body)
         return web.Response(status=reply.status, body=reply.body, content_type=JSON)

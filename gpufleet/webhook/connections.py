@@ -12,6 +12,11 @@ This module adds what it lacks:
 - ``header_timeout``: once the first byte of a request arrives, its request line and
   headers must be complete within this many seconds, else the connection is closed
   (a slow-header client cannot hold it for the whole keep-alive time).
+- Jitter: each deadline is the configured timeout times a random factor in
+  [:data:`JITTER`, 1] (:func:`jittered`: never longer than configured). Stalled
+  connections opened together are then cut over a spread of time instead of together,
+  so their reconnects (each a TLS handshake on the event loop, ~1 ms) do not arrive as
+  one burst: 200 of them at once held the loop 100-175 ms (docs/performance.md).
 
 The body deadline is in ``gpufleet.webhook.app`` (a 408 answer). The handler subclass
 reads private fields of aiohttp's ``RequestHandler`` (``_request_count``,
@@ -23,12 +28,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from typing import Any
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
 log = logging.getLogger("gpufleet.webhook")
+JITTER = 0.8  # deadlines fall between 80 % and 100 % of the configured timeout
+
+
+def jittered(timeout: float, rng: random.Random | None = None) -> float:
+    """``timeout`` times a random factor in [JITTER, 1]: desynchronises the cuts of connections opened together."""
+    return timeout * (rng or random).uniform(JITTER, 1.0)
 
 
 class _Refused(asyncio.Protocol):
@@ -56,7 +68,7 @@ class _Handler(RequestHandler):
         count = self._request_count
         if data and self._header_timer is None and self._current_request is None and not self._messages:
             # the first bytes of a new request (not body bytes of the one being handled)
-            self._header_timer = asyncio.get_event_loop().call_later(self._guard.header_timeout, self._expire, count)
+            self._header_timer = asyncio.get_event_loop().call_later(jittered(self._guard.header_timeout), self._expire, count)
         super().data_received(data)
         if self._header_timer is not None and self._request_count != count:
             self._header_timer.cancel()  # the request line and headers are complete

@@ -28,6 +28,7 @@ class Reply:
     status: int
     body: bytes
     result: str
+    denied_codes: tuple[str, ...] = ()
 
 
 class Registry:
@@ -51,13 +52,20 @@ class Registry:
 def serve(registry: Registry, state: "State", path: str, body: bytes) -> Reply:
     """Answer one admission call: 400 for a bad review, 503 before the fleet context loads, else 200."""
     started = time.perf_counter()
-    reply = _answer(registry, state, path, body)
-    endpoint = path if path in registry.handlers else "other"
-    state.metrics.observe(endpoint, reply.result, time.perf_counter() - started)
+    reply = answer(registry, state, path, body)
+    record(registry, state, path, reply, time.perf_counter() - started)
     return reply
 
 
-def _answer(registry: Registry, state: "State", path: str, body: bytes) -> Reply:
+def record(registry: Registry, state: "State", path: str, reply: Reply, seconds: float) -> None:
+    """Count one answered call in ``state.metrics`` (the worker process answers, the server counts)."""
+    endpoint = path if path in registry.handlers else "other"
+    state.metrics.observe(endpoint, reply.result, seconds)
+    state.metrics.count_denials(reply.denied_codes)
+
+
+def answer(registry: Registry, state: "State", path: str, body: bytes) -> Reply:
+    """:func:`serve` without the metrics."""
     handler = registry.handlers.get(path)
     if handler is None:
         return Reply(404, error_body(f"no admission handler at {path}; try {', '.join(registry.paths())}"), "invalid")
@@ -70,5 +78,4 @@ def _answer(registry: Registry, state: "State", path: str, body: bytes) -> Reply
     if state.fleet is None:
         return Reply(503, error_body(f"fleet context {state.fleet_path} is not loaded yet; not ready"), "unavailable")
     verdict = handler(request, state)
-    state.metrics.count_denials(verdict.denied_codes)
-    return Reply(200, render_review(request, verdict), verdict.result)
+    return Reply(200, render_review(request, verdict), verdict.result, tuple(verdict.denied_codes))

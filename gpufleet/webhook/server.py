@@ -4,7 +4,9 @@ Every flag has an environment fallback (``GPUFLEET_<FLAG>``) so the Pulumi
 component can set either; values are range-checked (:data:`RANGES`) and a bad one
 exits 2 with one line. Startup loads the TLS pair (exit 1 with a clear message
 if it cannot) and the fleet context (the server starts anyway and stays unready
-until the file is valid). A watcher polls both every ``--reload-interval`` seconds.
+until the file is valid), then starts the review worker process (``gpufleet.webhook.worker``)
+and waits up to 30 s for it before listening. A watcher polls both files every
+``--reload-interval`` seconds.
 
 On SIGTERM or SIGINT: readiness turns 503 and every response says
 ``Connection: close`` for ``--shutdown-delay`` seconds (endpoint removal reaches
@@ -33,8 +35,10 @@ from gpufleet.webhook.connections import GuardedSite
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.reload import FleetSource, TlsSource
 from gpufleet.webhook.state import MAX_BODY, State
+from gpufleet.webhook.worker import Worker
 
 log = logging.getLogger("gpufleet.webhook")
+WORKER_START_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -101,8 +105,8 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     opt("shutdown-delay", float, d.shutdown_delay, "seconds to keep serving with Connection: close after SIGTERM")
     opt("shutdown-timeout", float, d.shutdown_timeout, "seconds in-flight requests get once the listener closes")
     opt("max-body-bytes", int, d.max_body_bytes, "largest AdmissionReview accepted; larger gets HTTP 400")
-    opt("header-timeout", float, d.header_timeout, "seconds a request line and headers may take once they start; then the connection closes")
-    opt("body-timeout", float, d.body_timeout, "seconds a request body may take after its headers; then HTTP 408")
+    opt("header-timeout", float, d.header_timeout, "seconds (at most: 80-100%% per connection) a request line and headers may take once they start; then the connection closes")
+    opt("body-timeout", float, d.body_timeout, "seconds (at most: 80-100%% per connection) a request body may take after its headers; then HTTP 408")
     opt("idle-timeout", float, d.idle_timeout, "seconds a keep-alive connection may stay idle (or send nothing at all)")
     opt("max-connections", int, d.max_connections, "open connections per replica; more are closed at once")
     opt("ca", str, d.ca, "PEM CA bundle the serving certificate must chain to (checked on every load; empty: not checked)")
@@ -119,7 +123,8 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
 
 async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable[[int], None] | None = None) -> int:
     """Run until ``stop`` is set; returns the exit code."""
-    state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout)
+    state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout,
+                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level))
     fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state, ca=cfg.ca)
     try:
         ssl_context = tls.load()
@@ -127,6 +132,7 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
         log.error("%s; fix --cert/--key (GPUFLEET_CERT/GPUFLEET_KEY)", exc)
         return 1
     fleet.poll()
+    await _start_worker(state)
     registry = build_registry(cfg.bench_echo)
     runner = web.AppRunner(build_app(registry, state), access_log=None, handle_signals=False,
                            shutdown_timeout=cfg.shutdown_timeout, keepalive_timeout=cfg.idle_timeout)
@@ -139,6 +145,7 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
     except OSError as exc:
         log.error("cannot listen on %s:%s: %s", cfg.host, cfg.port, exc)
         await runner.cleanup()
+        state.worker.shutdown()
         return 1
     port = runner.addresses[0][1]
     # Everything loaded so far (modules, rule registry, fleet context) lives as long as
@@ -156,9 +163,21 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
     watcher.cancel()
     state.close()  # requests still receiving a body are answered 503 now
     await runner.cleanup()
-    state.worker().shutdown(wait=False)
+    state.worker.shutdown()
     log.info("stopped")
     return 0
+
+
+async def _start_worker(state: State) -> None:
+    """Wait (at most :data:`WORKER_START_SECONDS`) for the review worker process before listening.
+
+    Without it the server still serves: the app checks every review on the loop until it is up.
+    """
+    try:
+        await asyncio.wait_for(asyncio.wrap_future(state.worker.start()), WORKER_START_SECONDS)
+    except Exception as exc:  # noqa: BLE001 - a server without its worker is slower, not broken
+        log.warning("the review worker process did not start (%s); large reviews are checked on the event loop",
+                    type(exc).__name__)
 
 
 def _release_memory() -> None:
@@ -199,8 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # a bad flag or GPUFLEET_* value: one line, exit 2 (like the CLI)
         print(f"gpufleet webhook: error: {exc} (see --help)", file=sys.stderr)
         return 2
-    # Large reviews run on a worker thread; a 1 ms switch interval (default 5 ms) gives the
-    # event loop the GIL back sooner while one does, so small reviews and probes stay fast.
+    # Threads still share the GIL with the event loop (the worker process's queue feeder and
+    # result threads, malloc_trim); a 1 ms switch interval (default 5 ms) gives the loop the
+    # GIL back sooner while one runs, so small reviews and probes stay fast.
     sys.setswitchinterval(0.001)
     logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")

@@ -10,15 +10,16 @@ still receiving their body are then answered 503 (``gpufleet.webhook.app``).
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpufleet.context import FleetContext
 from gpufleet.rules.api import CheckContext
 from gpufleet.webhook.metrics import Metrics
 
 MAX_BODY = 3 * 1024 * 1024  # bytes; objects in etcd are at most 1.5 MiB, a review carries object and oldObject
-INLINE_BYTES = 16 * 1024  # larger reviews are checked on the worker thread, off the event loop
+INLINE_BYTES = 16 * 1024  # larger reviews are checked in the worker process, off the event loop
+INLINE_CONFIG_BYTES = 2 * 1024  # so are larger ConfigMaps (their embedded YAML costs ~2 ms per KiB to parse)
 
 
 @dataclass
@@ -30,10 +31,12 @@ class State:
     max_body: int = MAX_BODY
     body_timeout: float = 10.0
     inline_bytes: int = INLINE_BYTES
+    inline_config_bytes: int = INLINE_CONFIG_BYTES
     tls_loaded: bool = False
     draining: bool = False
+    fleet_generation: int = 0  # counts fleet contexts used, so the worker process knows when to take a new one
+    worker: Any = None  # gpufleet.webhook.worker.Worker once the server starts; without one, every review is inline
     _closing: "asyncio.Future[None] | None" = None
-    _worker: ThreadPoolExecutor | None = None
 
     @property
     def closing(self) -> "asyncio.Future[None]":
@@ -46,14 +49,9 @@ class State:
         if not self.closing.done():
             self.closing.set_result(None)
 
-    def worker(self) -> ThreadPoolExecutor:
-        """One thread for large reviews: they queue behind each other, not in front of small ones."""
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpufleet-review")
-        return self._worker
-
     def use_fleet(self, fleet: FleetContext) -> None:
         self.fleet, self.check = fleet, CheckContext(fleet=fleet)
+        self.fleet_generation += 1
 
     @property
     def ready(self) -> bool:

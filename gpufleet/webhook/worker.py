@@ -1,0 +1,110 @@
+"""The worker process that checks expensive reviews, off the server's event loop and its GIL.
+
+Started by the server (``gpufleet.webhook.server``) and called by the app
+(``gpufleet.webhook.app``) for the reviews ``app.offloaded`` picks: bodies over 16 KiB
+and ConfigMaps that carry a Kueue or Volcano configuration (YAML: about 2 ms per KiB).
+
+Why a process and not a thread: a thread shares the GIL with the event loop, and
+while it parsed a 15 KiB configuration (30-60 ms) every socket call of the loop gave
+the GIL away for up to the switch interval, so every other request slowed two- to
+threefold (docs/performance.md, "Under abuse"). A process of its own, at a lower CPU
+priority (``nice`` +10), leaves the loop its core: the kernel runs the worker while the
+loop waits, and preempts it when the loop has work.
+
+The worker is spawned (not forked: the server has threads) when the server starts and
+imports the rule engine once; until it is up (about a second), and while a new one
+starts after a crash, the app checks every review on the loop as before. It gets the
+fleet context with each call (about 1 KB pickled for a small fleet) and rebuilds its
+check context only when the server's generation of the context changes. It only
+answers; the server counts the answer in its metrics. Calls queue in order. If the
+worker dies (say, killed for memory), the call is answered 500 and a new worker starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from gpufleet.context import FleetContext
+from gpufleet.webhook.registry import Registry, Reply, answer
+from gpufleet.webhook.review import error_body
+
+log = logging.getLogger("gpufleet.webhook")
+NICE = 10  # CPU priority below the event loop's (0): the loop preempts the worker
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+
+
+class Worker:
+    """One worker process, started on :meth:`start` (or the first :meth:`check`)."""
+
+    def __init__(self, echo: bool = False, max_body: int = 0, log_level: str = "info") -> None:
+        self.args = (echo, max_body, log_level)
+        self._pool: ProcessPoolExecutor | None = None
+        self._started: "Future[int] | None" = None
+
+    @property
+    def ready(self) -> bool:
+        """Whether the worker has started (until then the app checks every review on the loop)."""
+        started = self._started
+        return started is not None and started.done() and started.exception() is None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_init, initargs=self.args)
+        return self._pool
+
+    def start(self) -> "Future[int]":
+        """Spawn the worker now (it imports the rule engine: about a second); resolves to its pid."""
+        self._started = self._executor().submit(os.getpid)
+        return self._started
+
+    async def check(self, generation: int, fleet: FleetContext | None, path: str, body: bytes) -> Reply:
+        """``registry.answer`` of the review in the worker process."""
+        pool = self._executor()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, _check, generation, fleet, path, body)
+        except BrokenProcessPool:
+            log.error("the review worker process died while checking a %d-byte review on %s; starting a new one",
+                      len(body), path)
+            if self._pool is pool:
+                self._pool = None
+                self.start()
+            return Reply(500, error_body("the admission controller's review worker died; retry"), "error")
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._started = None
+
+
+# In the worker process: the registry and the state it answers with.
+_child: dict[str, Any] = {}
+
+
+def _init(echo: bool, max_body: int, log_level: str) -> None:
+    try:
+        os.nice(NICE)
+    except OSError:  # not allowed here: the worker still keeps the loop's GIL free
+        pass
+    logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
+    from gpufleet.webhook.handlers import build_registry  # the rule engine, imported once per worker
+    from gpufleet.webhook.state import State
+    _child.update(registry=build_registry(echo), state=State(max_body=max_body) if max_body else State(), generation=-1)
+
+
+def _check(generation: int, fleet: FleetContext | None, path: str, body: bytes) -> Reply:
+    state = _child["state"]
+    if generation != _child["generation"]:
+        if fleet is None:
+            state.fleet = None
+        else:
+            state.use_fleet(fleet)
+        _child["generation"] = generation
+    registry: Registry = _child["registry"]
+    return answer(registry, state, path, body)
