@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Mapping
 
 from gpufleet.context import FleetContext
+from gpufleet.fieldpath import FieldPath
 
 
 class Severity(str, Enum):
@@ -27,7 +28,7 @@ class Severity(str, Enum):
 class Violation:
     """What a rule's check yields: a path inside the object, a message and, optionally, a specific fix."""
 
-    path: str
+    path: FieldPath
     message: str
     fix: str | None = None
 
@@ -95,7 +96,7 @@ class Finding:
     code: str
     name: str
     severity: Severity
-    path: str
+    path: FieldPath  # printed with str() by every adapter
     message: str
     fix: str
     api_version: str = ""
@@ -120,6 +121,6 @@ class Finding:
             "code": self.code, "rule": self.name, "severity": self.severity.value,
             "file": self.file, "line": self.line, "apiVersion": self.api_version,
             "kind": self.kind, "namespace": self.namespace, "name": self.object_name,
-            "path": self.path, "message": self.message, "fix": self.fix,
+            "path": str(self.path), "message": self.message, "fix": self.fix,
             "waived": self.waived, "waiverReason": self.waiver_reason,
         }

@@ -11,20 +11,27 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.workloads import keys
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.runtimes import runtime_view
 from gpufleet.workloads.types import (
-    PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
+    SPEC, PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
 )
 
 Builder = Callable[[Mapping[str, Any], str, str], WorkloadView]
 
 
-def _template(path: str, template: Any, replicas: int, role: str, replicas_path: str | None) -> PodTemplate:
+_TASKS, _REPLICATED_JOBS = SPEC.child("tasks"), SPEC.child("replicatedJobs")
+_TEMPLATE, _TEMPLATE_SPEC_TEMPLATE = SPEC.child("template"), FieldPath(("template", "spec", "template"))
+_SCHEDULING_POLICY = SPEC.child("runPolicy", "schedulingPolicy")
+_QUEUE, _MIN_AVAILABLE, _MIN_MEMBER = SPEC.child("queue"), SPEC.child("minAvailable"), SPEC.child("minMember")
+
+
+def _template(path: FieldPath, template: Any, replicas: int, role: str, replicas_path: FieldPath | None) -> PodTemplate:
     template = as_map(template)
-    return PodTemplate(path, template, replicas, role, replicas_path, as_map(template.get("spec")), f"{path}.spec")
+    return PodTemplate(path, template, replicas, role, replicas_path, as_map(template.get("spec")), path.child("spec"))
 
 
 def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTemplate, ...], **fields: Any) -> WorkloadView:
@@ -52,30 +59,30 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
 def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     templates = tuple(
-        _template(f"spec.tasks[{i}].template", task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
-                  str(task.get("name") or ""), f"spec.tasks[{i}].replicas")
+        _template(_TASKS.index(i).child("template"), task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
+                  str(task.get("name") or ""), _TASKS.index(i).child("replicas"))
         for i, task in enumerate(as_list(spec.get("tasks"))) if is_map(task)
     )
     has_min = "minAvailable" in spec
     return _base(obj, group, kind, templates,
-                 gang_min=as_int(spec.get("minAvailable")), gang_min_path="spec.minAvailable" if has_min else None,
+                 gang_min=as_int(spec.get("minAvailable")), gang_min_path=_MIN_AVAILABLE if has_min else None,
                  scheduler_name=spec.get("schedulerName") or None, volcano_queue=spec.get("queue"),
-                 volcano_queue_path="spec.queue")
+                 volcano_queue_path=_QUEUE)
 
 
 def _pod_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     minimum = as_int(spec.get("minMember"))
     return _base(obj, group, kind, (), total_pods=minimum or 0, gang_min=minimum,
-                 gang_min_path="spec.minMember" if "minMember" in spec else None,
+                 gang_min_path=_MIN_MEMBER if "minMember" in spec else None,
                  volcano_queue=spec.get("queue") if group == "scheduling.volcano.sh" else None,
-                 volcano_queue_path="spec.queue")
+                 volcano_queue_path=_QUEUE)
 
 
 def _batch_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     parallelism = max(as_int(spec.get("parallelism"), 1) or 0, 0)
-    template = _template("spec.template", spec.get("template"), parallelism, "", "spec.parallelism")
+    template = _template(_TEMPLATE, spec.get("template"), parallelism, "", SPEC.child("parallelism"))
     return _base(obj, group, kind, (template,), is_gang=parallelism > 1)
 
 
@@ -86,8 +93,8 @@ def _jobset(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
             continue
         job_spec = as_map(as_map(rjob.get("template")).get("spec"))
         count = max(as_int(rjob.get("replicas"), 1) or 0, 0) * max(as_int(job_spec.get("parallelism"), 1) or 0, 0)
-        templates.append(_template(f"spec.replicatedJobs[{i}].template.spec.template", job_spec.get("template"),
-                                   count, str(rjob.get("name") or ""), f"spec.replicatedJobs[{i}].replicas"))
+        templates.append(_template(_REPLICATED_JOBS.index(i) + _TEMPLATE_SPEC_TEMPLATE, job_spec.get("template"),
+                                   count, str(rjob.get("name") or ""), _REPLICATED_JOBS.index(i).child("replicas")))
     return _base(obj, group, kind, tuple(templates))
 
 
@@ -98,14 +105,14 @@ def _kubeflow(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
         if not (isinstance(field, str) and field.endswith("ReplicaSpecs")) or not is_map(specs):
             continue
         for role, rspec in specs.items():
-            rspec, base = as_map(rspec), f"spec.{field}.{role}"
-            templates.append(_template(f"{base}.template", rspec.get("template"),
-                                       max(as_int(rspec.get("replicas"), 1) or 0, 0), str(role), f"{base}.replicas"))
+            rspec, base = as_map(rspec), SPEC.child(field, str(role))
+            templates.append(_template(base.child("template"), rspec.get("template"),
+                                       max(as_int(rspec.get("replicas"), 1) or 0, 0), str(role), base.child("replicas")))
     policy = as_map(as_map(spec.get("runPolicy")).get("schedulingPolicy"))
     return _base(obj, group, kind, tuple(templates),
                  gang_min=as_int(policy.get("minAvailable")),
-                 gang_min_path="spec.runPolicy.schedulingPolicy.minAvailable" if "minAvailable" in policy else None,
-                 volcano_queue=policy.get("queue"), volcano_queue_path="spec.runPolicy.schedulingPolicy.queue")
+                 gang_min_path=_SCHEDULING_POLICY.child("minAvailable") if "minAvailable" in policy else None,
+                 volcano_queue=policy.get("queue"), volcano_queue_path=_SCHEDULING_POLICY.child("queue"))
 
 
 def _trainjob(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
@@ -121,7 +128,7 @@ def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     meta = as_map(obj.get("metadata"))
     annotations = as_map(meta.get("annotations"))
     member = pod_group_name(as_map(meta.get("labels")), annotations)
-    template = PodTemplate("", obj, 1, "", None, as_map(obj.get("spec")), "spec")
+    template = PodTemplate(ROOT, obj, 1, "", None, as_map(obj.get("spec")), SPEC)
     has_total = keys.KUEUE_POD_GROUP_TOTAL in annotations
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member,
                  gang_min=as_int(annotations.get(keys.KUEUE_POD_GROUP_TOTAL)),
@@ -130,7 +137,7 @@ def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
 
 def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
-    template = _template("spec.template", spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", "spec.replicas")
+    template = _template(_TEMPLATE, spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", SPEC.child("replicas"))
     member = pod_group_name(template.labels, template.annotations)
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member)
 

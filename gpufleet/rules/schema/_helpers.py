@@ -10,10 +10,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
+
 ANY_KIND: tuple[tuple[str, str], ...] = (("*", "*"),)
 
 
-def pruned_paths(crds: Any, obj: Mapping[str, Any]) -> frozenset[str]:
+def pruned_paths(crds: Any, obj: Mapping[str, Any]) -> frozenset[FieldPath | str]:
     """Paths ``crds.pruned_fields(obj)`` reports (empty when the CrdSet has no such method)."""
     pruned = getattr(crds, "pruned_fields", None)
     return frozenset(issue.path for issue in pruned(obj)) if pruned else frozenset()
+
+
+def at(issue: Issue) -> FieldPath:
+    """Where a CRD issue is: its FieldPath, or, for a label such as ``(root)``, a path printing that label."""
+    return issue.path if isinstance(issue.path, FieldPath) else FieldPath((issue.path,))
