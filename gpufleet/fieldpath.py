@@ -33,12 +33,20 @@ class FieldPath:
 
     segments: tuple[Segment, ...]
     _keys: int  # bit i set: segment i is a map key (printed in brackets)
-    _text: str | None
+    _text: str  # the printed text, set on first use
 
     def __init__(self, segments: tuple[Segment, ...] = (), keys: int = 0) -> None:
-        self.segments = segments
-        self._keys = keys
-        self._text = None
+        _SEGMENTS(self, tuple(segments))
+        _KEYS(self, keys)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"FieldPath is immutable (cannot set {name})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"FieldPath is immutable (cannot delete {name})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return FieldPath, (self.segments, self._keys)
 
     @classmethod
     def of(cls, *parts: Segment) -> FieldPath:
@@ -46,36 +54,36 @@ class FieldPath:
 
         Builds paths from tuples that come from outside, such as pydantic's error ``loc``.
         """
-        return cls(tuple(p for p in parts if p != ""))
+        return _make(tuple(p for p in parts if p != ""), 0)
 
     def child(self, *names: str) -> FieldPath:
         """This path followed by one or more field names."""
-        return FieldPath(self.segments + names, self._keys)
+        return _make(self.segments + names, self._keys)
 
     def key(self, key: str) -> FieldPath:
         """This path followed by a map key (printed ``[key]``)."""
-        return FieldPath((*self.segments, key), self._keys | (1 << len(self.segments)))
+        return _make((*self.segments, key), self._keys | (1 << len(self.segments)))
 
     def index(self, i: int) -> FieldPath:
         """This path followed by a list index."""
-        return FieldPath((*self.segments, i), self._keys)
+        return _make((*self.segments, i), self._keys)
 
     def __add__(self, other: FieldPath) -> FieldPath:
         if not isinstance(other, FieldPath):
             return NotImplemented
-        return FieldPath(self.segments + other.segments, self._keys | (other._keys << len(self.segments)))
+        return _make(self.segments + other.segments, self._keys | (other._keys << len(self.segments)))
 
     @property
     def parent(self) -> FieldPath:
         """The path without its last segment (the root's parent is the root)."""
-        return FieldPath(self.segments[:-1], self._keys & ((1 << max(len(self.segments) - 1, 0)) - 1))
+        return _make(self.segments[:-1], self._keys & ((1 << max(len(self.segments) - 1, 0)) - 1))
 
     def relative_to(self, prefix: FieldPath) -> FieldPath | None:
         """The rest of this path after ``prefix``, or None when it does not start with ``prefix``."""
         n = len(prefix.segments)
         if self.segments[:n] != prefix.segments or self._keys & ((1 << n) - 1) != prefix._keys:
             return None
-        return FieldPath(self.segments[n:], self._keys >> n)
+        return _make(self.segments[n:], self._keys >> n)
 
     @property
     def last(self) -> Segment | None:
@@ -86,8 +94,9 @@ class FieldPath:
         return bool(self._keys >> (i % len(self.segments)) & 1) if self.segments else False
 
     def __str__(self) -> str:
-        text = self._text
-        if text is None:
+        try:
+            return self._text
+        except AttributeError:
             out: list[str] = []
             keys = self._keys
             for i, seg in enumerate(self.segments):
@@ -95,8 +104,9 @@ class FieldPath:
                     out.append(f"[{seg}]")
                 else:
                     out.append(f".{seg}" if out else f"{seg}")
-            text = self._text = "".join(out)
-        return text
+            text = "".join(out)
+            _TEXT(self, text)
+            return text
 
     def pointer(self) -> str:
         """The RFC 6901 JSON Pointer of this path (``/spec/tasks/1``; ``~`` -> ``~0``, ``/`` -> ``~1``)."""
@@ -140,6 +150,20 @@ class FieldPath:
 
     def __ge__(self, other: object) -> bool:
         return str(self) >= _text(other)
+
+
+# Slot setters (the class refuses attribute assignment): building a path stays a few hundred nanoseconds.
+_SEGMENTS = FieldPath.__dict__["segments"].__set__
+_KEYS = FieldPath.__dict__["_keys"].__set__
+_TEXT = FieldPath.__dict__["_text"].__set__
+_new = object.__new__
+
+
+def _make(segments: tuple[Segment, ...], keys: int) -> FieldPath:
+    path = _new(FieldPath)
+    _SEGMENTS(path, segments)
+    _KEYS(path, keys)
+    return path
 
 
 def _text(other: object) -> str:
