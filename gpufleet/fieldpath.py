@@ -27,17 +27,20 @@ Segment = str | int
 
 
 class FieldPath:
-    """An immutable, hashable path of field names, map keys and list indices."""
+    """An immutable, hashable path of field names, map keys and list indices.
 
-    __slots__ = ("segments", "_keys", "_text")
+    One slot holds ``(segments, keys, text)``: ``keys`` has bit i set when segment i is a
+    map key (printed in brackets); ``text`` is the printed form, built one step at a time
+    with the path, so ``str()``, ``hash()`` and sorting cost nothing.
+    """
 
-    segments: tuple[Segment, ...]
-    _keys: int  # bit i set: segment i is a map key (printed in brackets)
-    _text: str  # the printed text, set on first use
+    __slots__ = ("_v",)
 
-    def __init__(self, segments: tuple[Segment, ...] = (), keys: int = 0) -> None:
-        _SEGMENTS(self, tuple(segments))
-        _KEYS(self, keys)
+    _v: tuple[tuple[Segment, ...], int, str]
+
+    def __init__(self, segments: Iterable[Segment] = (), keys: int = 0) -> None:
+        segments = tuple(segments)
+        _SET(self, (segments, keys, _render(segments, keys)))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"FieldPath is immutable (cannot set {name})")
@@ -46,7 +49,7 @@ class FieldPath:
         raise AttributeError(f"FieldPath is immutable (cannot delete {name})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return FieldPath, (self.segments, self._keys)
+        return FieldPath, self._v[:2]
 
     @classmethod
     def of(cls, *parts: Segment) -> FieldPath:
@@ -54,121 +57,139 @@ class FieldPath:
 
         Builds paths from tuples that come from outside, such as pydantic's error ``loc``.
         """
-        return _make(tuple(p for p in parts if p != ""), 0)
+        segments = tuple(p for p in parts if p != "")
+        return _make(segments, 0, _render(segments, 0))
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return self._v[0]
 
     def child(self, *names: str) -> FieldPath:
         """This path followed by one or more field names."""
-        return _make(self.segments + names, self._keys)
+        if not names:
+            return self
+        segments, keys, text = self._v
+        joined = ".".join(names)
+        path = _new(FieldPath)  # _make, inlined: these three run for every template and container of every object
+        _SET(path, (segments + names, keys, f"{text}.{joined}" if text else joined))
+        return path
 
     def key(self, key: str) -> FieldPath:
         """This path followed by a map key (printed ``[key]``)."""
-        return _make((*self.segments, key), self._keys | (1 << len(self.segments)))
+        segments, keys, text = self._v
+        path = _new(FieldPath)
+        _SET(path, ((*segments, key), keys | (1 << len(segments)), f"{text}[{key}]"))
+        return path
 
     def index(self, i: int) -> FieldPath:
         """This path followed by a list index."""
-        return _make((*self.segments, i), self._keys)
+        segments, keys, text = self._v
+        path = _new(FieldPath)
+        _SET(path, ((*segments, i), keys, f"{text}[{i}]"))
+        return path
 
     def __add__(self, other: FieldPath) -> FieldPath:
         if not isinstance(other, FieldPath):
             return NotImplemented
-        return _make(self.segments + other.segments, self._keys | (other._keys << len(self.segments)))
+        (mine, my_keys, my_text), (theirs, their_keys, their_text) = self._v, other._v
+        if not mine or not theirs:
+            return self if theirs == () else other
+        bracketed = type(theirs[0]) is int or their_keys & 1
+        return _make(mine + theirs, my_keys | (their_keys << len(mine)),
+                     my_text + their_text if bracketed else f"{my_text}.{their_text}")
 
     @property
     def parent(self) -> FieldPath:
         """The path without its last segment (the root's parent is the root)."""
-        return _make(self.segments[:-1], self._keys & ((1 << max(len(self.segments) - 1, 0)) - 1))
+        segments, keys, _ = self._v
+        return FieldPath(segments[:-1], keys & ((1 << max(len(segments) - 1, 0)) - 1))
 
     def relative_to(self, prefix: FieldPath) -> FieldPath | None:
         """The rest of this path after ``prefix``, or None when it does not start with ``prefix``."""
-        n = len(prefix.segments)
-        if self.segments[:n] != prefix.segments or self._keys & ((1 << n) - 1) != prefix._keys:
+        segments, keys, _ = self._v
+        n = len(prefix._v[0])
+        if segments[:n] != prefix._v[0] or keys & ((1 << n) - 1) != prefix._v[1]:
             return None
-        return _make(self.segments[n:], self._keys >> n)
+        return FieldPath(segments[n:], keys >> n)
 
     @property
     def last(self) -> Segment | None:
-        return self.segments[-1] if self.segments else None
-
-    def is_key(self, i: int) -> bool:
-        """Whether segment ``i`` is a map key."""
-        return bool(self._keys >> (i % len(self.segments)) & 1) if self.segments else False
+        segments = self._v[0]
+        return segments[-1] if segments else None
 
     def __str__(self) -> str:
-        try:
-            return self._text
-        except AttributeError:
-            out: list[str] = []
-            keys = self._keys
-            for i, seg in enumerate(self.segments):
-                if type(seg) is int or keys >> i & 1:
-                    out.append(f"[{seg}]")
-                else:
-                    out.append(f".{seg}" if out else f"{seg}")
-            text = "".join(out)
-            _TEXT(self, text)
-            return text
+        return self._v[2]
 
     def pointer(self) -> str:
         """The RFC 6901 JSON Pointer of this path (``/spec/tasks/1``; ``~`` -> ``~0``, ``/`` -> ``~1``)."""
-        return "".join("/" + escape(s) for s in self.segments)
+        return pointer(self._v[0])
 
     def __repr__(self) -> str:
-        return f"FieldPath({str(self)!r})"
+        return f"FieldPath({self._v[2]!r})"
 
     def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
+        return format(self._v[2], spec)
 
     def __bool__(self) -> bool:
-        return bool(self.segments)
+        return bool(self._v[0])
 
     def __len__(self) -> int:
-        return len(self.segments)
+        return len(self._v[0])
 
     def __iter__(self) -> Iterator[Segment]:
-        return iter(self.segments)
+        return iter(self._v[0])
 
     # A path equals, hashes and sorts like its printed text, so callers (and tests) may
     # compare it with the text they expect, and findings sort exactly as before.
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FieldPath):
-            return self.segments == other.segments and self._keys == other._keys
+            return self._v[:2] == other._v[:2]
         if isinstance(other, str):
-            return str(self) == other
+            return self._v[2] == other
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(str(self))
+        return hash(self._v[2])
 
     def __lt__(self, other: object) -> bool:
-        return str(self) < _text(other)
+        return self._v[2] < _text(other)
 
     def __le__(self, other: object) -> bool:
-        return str(self) <= _text(other)
+        return self._v[2] <= _text(other)
 
     def __gt__(self, other: object) -> bool:
-        return str(self) > _text(other)
+        return self._v[2] > _text(other)
 
     def __ge__(self, other: object) -> bool:
-        return str(self) >= _text(other)
+        return self._v[2] >= _text(other)
 
 
-# Slot setters (the class refuses attribute assignment): building a path stays a few hundred nanoseconds.
-_SEGMENTS = FieldPath.__dict__["segments"].__set__
-_KEYS = FieldPath.__dict__["_keys"].__set__
-_TEXT = FieldPath.__dict__["_text"].__set__
+_SET = FieldPath.__dict__["_v"].__set__  # the class refuses attribute assignment; this builds one
 _new = object.__new__
 
 
-def _make(segments: tuple[Segment, ...], keys: int) -> FieldPath:
+def _make(segments: tuple[Segment, ...], keys: int, text: str) -> FieldPath:
     path = _new(FieldPath)
-    _SEGMENTS(path, segments)
-    _KEYS(path, keys)
+    _SET(path, (segments, keys, text))
     return path
 
 
+def _render(segments: tuple[Segment, ...], keys: int) -> str:
+    """The printed text of segments: names joined by dots, map keys and indices in brackets."""
+    out: list[str] = []
+    for i, seg in enumerate(segments):
+        if type(seg) is int or keys >> i & 1:
+            out.append(f"[{seg}]")
+        else:
+            out.append(f".{seg}" if out else f"{seg}")
+    return "".join(out)
+
+
 def _text(other: object) -> str:
-    if isinstance(other, (FieldPath, str)):
-        return str(other)
+    if isinstance(other, FieldPath):
+        return other._v[2]
+    if isinstance(other, str):
+        return other
     raise TypeError(f"cannot compare a FieldPath with {type(other).__name__}")
 
 
@@ -214,7 +235,7 @@ def set_value(tree: Any, path: FieldPath | Iterable[Segment], value: Any) -> Non
     Raises ``KeyError``/``IndexError``/``TypeError`` when a list item is missing or a
     parent on the way is not a container; rules only remediate paths their check read.
     """
-    segments = path.segments if isinstance(path, FieldPath) else tuple(path)
+    segments = path._v[0] if type(path) is FieldPath else tuple(path)
     if not segments:
         raise KeyError("cannot set a value at the root path")
     node = tree

@@ -24,9 +24,11 @@ Builder = Callable[[Mapping[str, Any], str, str], WorkloadView]
 
 
 _TASKS, _REPLICATED_JOBS = SPEC.child("tasks"), SPEC.child("replicatedJobs")
-_TEMPLATE, _TEMPLATE_SPEC_TEMPLATE = SPEC.child("template"), FieldPath(("template", "spec", "template"))
+_TEMPLATE = SPEC.child("template")
 _SCHEDULING_POLICY = SPEC.child("runPolicy", "schedulingPolicy")
 _QUEUE, _MIN_AVAILABLE, _MIN_MEMBER = SPEC.child("queue"), SPEC.child("minAvailable"), SPEC.child("minMember")
+_VQ_ANNOTATION, _VQ_LABEL = annotation_path(keys.VOLCANO_QUEUE), label_path(keys.VOLCANO_QUEUE)
+_POD_GROUP_TOTAL = annotation_path(keys.KUEUE_POD_GROUP_TOTAL)
 
 
 def _template(path: FieldPath, template: Any, replicas: int, role: str, replicas_path: FieldPath | None) -> PodTemplate:
@@ -40,9 +42,9 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
     queue = labels.get(keys.QUEUE_LABEL)
     vq, vq_path = fields.pop("volcano_queue", None), fields.pop("volcano_queue_path", None)
     if not vq:
-        vq, vq_path = annotations.get(keys.VOLCANO_QUEUE), annotation_path(keys.VOLCANO_QUEUE)
+        vq, vq_path = annotations.get(keys.VOLCANO_QUEUE), _VQ_ANNOTATION
     if not vq:
-        vq, vq_path = labels.get(keys.VOLCANO_QUEUE), label_path(keys.VOLCANO_QUEUE)
+        vq, vq_path = labels.get(keys.VOLCANO_QUEUE), _VQ_LABEL
     values: dict[str, Any] = {
         "total_pods": sum(t.replicas for t in templates), "gang_min": None, "gang_min_path": None,
         "scheduler_name": None, "is_gang": True, "pod_group": None,
@@ -59,9 +61,9 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
 def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     templates = tuple(
-        _template(_TASKS.index(i).child("template"), task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
-                  str(task.get("name") or ""), _TASKS.index(i).child("replicas"))
-        for i, task in enumerate(as_list(spec.get("tasks"))) if is_map(task)
+        _template(task_path.child("template"), task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
+                  str(task.get("name") or ""), task_path.child("replicas"))
+        for i, task in enumerate(as_list(spec.get("tasks"))) if is_map(task) for task_path in (_TASKS.index(i),)
     )
     has_min = "minAvailable" in spec
     return _base(obj, group, kind, templates,
@@ -93,8 +95,9 @@ def _jobset(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
             continue
         job_spec = as_map(as_map(rjob.get("template")).get("spec"))
         count = max(as_int(rjob.get("replicas"), 1) or 0, 0) * max(as_int(job_spec.get("parallelism"), 1) or 0, 0)
-        templates.append(_template(_REPLICATED_JOBS.index(i) + _TEMPLATE_SPEC_TEMPLATE, job_spec.get("template"),
-                                   count, str(rjob.get("name") or ""), _REPLICATED_JOBS.index(i).child("replicas")))
+        job = _REPLICATED_JOBS.index(i)
+        templates.append(_template(job.child("template", "spec", "template"), job_spec.get("template"),
+                                   count, str(rjob.get("name") or ""), job.child("replicas")))
     return _base(obj, group, kind, tuple(templates))
 
 
@@ -132,7 +135,7 @@ def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     has_total = keys.KUEUE_POD_GROUP_TOTAL in annotations
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member,
                  gang_min=as_int(annotations.get(keys.KUEUE_POD_GROUP_TOTAL)),
-                 gang_min_path=annotation_path(keys.KUEUE_POD_GROUP_TOTAL) if has_total else None)
+                 gang_min_path=_POD_GROUP_TOTAL if has_total else None)
 
 
 def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:

@@ -49,12 +49,8 @@ METADATA = ROOT.child("metadata")
 SPEC = ROOT.child("spec")
 
 
-def key_path(base: FieldPath, key: str) -> FieldPath:
-    """Path of a map entry (labels, resources): ``metadata.labels[kueue.x-k8s.io/queue-name]``."""
-    return base.key(key)
-
-
 def label_path(key: str, base: FieldPath = METADATA) -> FieldPath:
+    """Path of a label (a map key, in brackets): ``metadata.labels[kueue.x-k8s.io/queue-name]``."""
     return base.child("labels").key(key)
 
 

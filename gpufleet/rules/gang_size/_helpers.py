@@ -15,7 +15,7 @@ and GANG002 (above it) read one definition and remediate the same field:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Iterator, Mapping
 
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext

@@ -59,6 +59,7 @@ from gpufleet.workloads import as_int, as_list, as_map
 CODE = "GANG203"
 Budget = tuple[FieldPath, Any]  # (path, value)
 SPEC = FieldPath.of("spec")
+TASKS, REPLICATED_JOBS = SPEC.child("tasks"), SPEC.child("replicatedJobs")
 
 
 def _fields(base: Mapping[str, Any], path: FieldPath, names: tuple[str, ...]) -> Iterator[Budget]:
@@ -72,13 +73,15 @@ def _budgets(obj: Mapping[str, Any]) -> Iterator[Budget]:
     if group == "batch.volcano.sh":
         yield from _fields(spec, SPEC, ("maxRetry",))
         for i, task in enumerate(as_list(spec.get("tasks"))):
-            yield from _fields(as_map(task), SPEC.child("tasks").index(i), ("maxRetry",))
+            if "maxRetry" in as_map(task):
+                yield from _fields(as_map(task), TASKS.index(i), ("maxRetry",))
     elif kind == "JobSet":
         yield from _fields(as_map(spec.get("failurePolicy")), SPEC.child("failurePolicy"), ("maxRestarts",))
         for i, rjob in enumerate(as_list(spec.get("replicatedJobs"))):
             job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
-            yield from _fields(job_spec, SPEC.child("replicatedJobs").index(i).child("template", "spec"),
-                               ("backoffLimit", "backoffLimitPerIndex"))
+            if "backoffLimit" in job_spec or "backoffLimitPerIndex" in job_spec:
+                yield from _fields(job_spec, REPLICATED_JOBS.index(i).child("template", "spec"),
+                                   ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "batch":
         view = workloads.view(obj)
         if view is not None and view.is_gang:

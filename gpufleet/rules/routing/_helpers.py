@@ -8,8 +8,6 @@ count as Volcano come from the rule option ``volcanoSchedulers`` (default ``["vo
 
 from __future__ import annotations
 
-from typing import Any
-
 from gpufleet.context import TeamContext
 from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys
