@@ -12,12 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from gpufleet.fieldpath import FieldPath
+
 
 @dataclass(frozen=True, order=True)
 class Issue:
-    """One problem at one path of an input document."""
+    """One problem at one path of an input document.
 
-    path: str
+    ``path`` is a :class:`~gpufleet.fieldpath.FieldPath` where the issue has a field (CRD
+    validation, whose paths rules report and the linter places), or its printed text
+    (model issues, via :func:`join_path`), or a label such as ``(file)``.
+    """
+
+    path: str | FieldPath
     message: str
     fix: str = ""
 
@@ -28,23 +35,8 @@ class Issue:
 
 
 def join_path(*parts: str | int) -> str:
-    """Join path parts the way Kueue's webhooks print them: ``a.b[2].c``."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part == "":
-            continue
-        elif out:
-            out += f".{part}"
-        else:
-            out = str(part)
-    return out
-
-
-def key_path(base: str, key: str) -> str:
-    """Path of a map entry whose key contains dots: ``metadata.labels[kueue.x-k8s.io/queue-name]``."""
-    return f"{base}[{key}]"
+    """Print path parts the way Kueue's webhooks print them: ``a.b[2].c`` (a :class:`FieldPath`'s text)."""
+    return str(FieldPath.of(*parts))
 
 
 @dataclass

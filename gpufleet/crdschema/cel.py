@@ -28,6 +28,7 @@ from celpy import celtypes
 
 from gpufleet.crdschema.celext import EVAL_ERRORS, NO_VALUE, compile_program, to_cel
 from gpufleet.errors import Issue, join_path
+from gpufleet.fieldpath import FieldPath
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _DATA_ERRORS = ("no such member", "no such key", "index out of", "list index out of range")
@@ -173,7 +174,7 @@ def _visit(node: RuleNode, value: Any, path: tuple[str | int, ...], memo: dict[A
 
 def _run_rules(rules: list[CelRule], value: Any, path: tuple[str | int, ...], memo: dict[Any, Any], record: Recorder,
                issues: list[Issue]) -> None:
-    where = join_path(*path) or "(root)"
+    where = FieldPath.of(*path)
     cel_value: Any = None
     fingerprint: bytes | None = b""
     for rule in rules:
@@ -203,12 +204,29 @@ def _run_rules(rules: list[CelRule], value: Any, path: tuple[str | int, ...], me
             issues.append(Issue(_with_field_path(where, rule.field_path), text, f"change the value so that the CRD rule holds: {rule.rule}"))
 
 
-def _with_field_path(where: str, field_path: str) -> str:
-    if not field_path:
-        return where
-    if where == "(root)":
-        return field_path.lstrip(".")
-    return where + (field_path if field_path.startswith(("[", ".")) else "." + field_path)
+def _with_field_path(where: FieldPath, field_path: str) -> FieldPath | str:
+    """The node's path plus the rule's ``fieldPath`` (``(root)`` for the object itself)."""
+    return (where + crd_field_path(field_path) if field_path else where) or "(root)"
+
+
+_FIELD_STEP = re.compile(r"""\.?([^.\[\]'"]+)|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\]""")
+
+
+def crd_field_path(text: str) -> FieldPath:
+    """A CRD rule's ``fieldPath`` (input from the CRD: ``.spec.size``, ``.labels['a.b/c']``, ``.items[0]``) as a FieldPath.
+
+    The one place a path is read from text: Kubernetes gives it only as text (apiextensions
+    ``x-kubernetes-validations[].fieldPath``). Steps it cannot read end the path there.
+    """
+    path, at = FieldPath(), 0
+    while at < len(text):
+        step = _FIELD_STEP.match(text, at)
+        if step is None:
+            break
+        name, index, single, double = step.groups()
+        path = path.child(name) if name else path.index(int(index)) if index else path.key(single if single is not None else double)
+        at = step.end()
+    return path
 
 
 def _fingerprint(value: Any) -> bytes | None:

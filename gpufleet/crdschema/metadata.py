@@ -13,11 +13,13 @@ import re
 from typing import Any
 
 from gpufleet.errors import Issue
+from gpufleet.fieldpath import ROOT, FieldPath
 
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
 _LABEL = re.compile(_DNS_LABEL)
 _NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_META = ROOT.child("metadata")
 _SUBDOMAIN_HINT = "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters"
 
 
@@ -25,27 +27,27 @@ def check(obj: dict[str, Any], kind: str, namespaced: bool) -> list[Issue]:
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         problem = "metadata is missing" if meta is None else "metadata must be an object"
-        return [Issue("metadata", problem, "give metadata.name")]
+        return [Issue(_META, problem, "give metadata.name")]
     issues = _name_issues(meta)
     namespace = meta.get("namespace")
     if namespace not in (None, "") and not namespaced:
-        issues.append(Issue("metadata.namespace", f"{kind} is cluster-scoped; a namespace is not allowed", "remove metadata.namespace"))
+        issues.append(Issue(_META.child("namespace"), f"{kind} is cluster-scoped; a namespace is not allowed", "remove metadata.namespace"))
     elif isinstance(namespace, str) and namespace and not _is_dns_label(namespace):
-        issues.append(Issue("metadata.namespace", f"{namespace!r} is not a valid namespace (a DNS label)",
+        issues.append(Issue(_META.child("namespace"), f"{namespace!r} is not a valid namespace (a DNS label)",
                             "use lowercase letters, digits and '-', at most 63 characters"))
-    issues += _map_issues(meta.get("labels"), "metadata.labels", check_values=True)
-    issues += _map_issues(meta.get("annotations"), "metadata.annotations", check_values=False)
+    issues += _map_issues(meta.get("labels"), _META.child("labels"), check_values=True)
+    issues += _map_issues(meta.get("annotations"), _META.child("annotations"), check_values=False)
     return issues
 
 
 def _name_issues(meta: dict[str, Any]) -> list[Issue]:
     name, generate = meta.get("name"), meta.get("generateName")
     if not name and not generate:
-        return [Issue("metadata.name", "name or generateName is required", "set metadata.name")]
+        return [Issue(_META.child("name"), "name or generateName is required", "set metadata.name")]
     if name and not (isinstance(name, str) and is_dns_subdomain(name)):
-        return [Issue("metadata.name", f"{name!r} is not a valid name (a DNS subdomain)", f"use {_SUBDOMAIN_HINT}")]
+        return [Issue(_META.child("name"), f"{name!r} is not a valid name (a DNS subdomain)", f"use {_SUBDOMAIN_HINT}")]
     if not name and not (isinstance(generate, str) and is_dns_subdomain(generate.rstrip("-") or "x")):
-        return [Issue("metadata.generateName", f"{generate!r} is not a valid name prefix", f"use {_SUBDOMAIN_HINT}")]
+        return [Issue(_META.child("generateName"), f"{generate!r} is not a valid name prefix", f"use {_SUBDOMAIN_HINT}")]
     return []
 
 
@@ -57,12 +59,12 @@ def _is_dns_label(text: str) -> bool:
     return len(text) <= 63 and _LABEL.fullmatch(text) is not None
 
 
-def _map_issues(values: Any, path: str, check_values: bool) -> list[Issue]:
+def _map_issues(values: Any, path: FieldPath, check_values: bool) -> list[Issue]:
     if not isinstance(values, dict):
         return []
     issues = []
     for key, value in values.items():
-        where = f"{path}[{key}]"
+        where = path.key(str(key))
         if not _is_qualified_name(str(key)):
             issues.append(Issue(where, f"{key!r} is not a valid key", "use [prefix/]name: name at most 63 characters of "
                                 "letters, digits, '-', '_' and '.'; prefix a DNS subdomain"))

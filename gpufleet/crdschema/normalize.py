@@ -16,7 +16,8 @@ import copy
 import difflib
 from typing import Any
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 
 OBJECT_META = frozenset({
     "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
@@ -60,7 +61,7 @@ def _walk_object(schema: dict[str, Any], value: dict[str, Any], path: tuple[str 
         elif sub is None and not keep_unknown:
             pruned.append(_pruned_issue(here, key, props, label))
         elif item is None and sub is not None and not sub.get("nullable"):
-            pruned.append(Issue(join_path(*here), f"null is not allowed here (the field is not nullable in the {label} schema); "
+            pruned.append(Issue(FieldPath.of(*here), f"null is not allowed here (the field is not nullable in the {label} schema); "
                                 "the API server would silently drop it", "remove the field or give it a value"))
         else:
             out[key] = item if sub is None else _walk(sub, item, here, label, pruned)
@@ -82,7 +83,7 @@ def _walk_metadata(meta: Any, path: tuple[str | int, ...], label: str, pruned: l
 def _pruned_issue(path: tuple[str | int, ...], key: str, known: dict[str, Any], label: str) -> Issue:
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
     fix = f"did you mean {close[0]}? otherwise remove it" if close else "remove it (check the spelling and the apiVersion)"
-    return Issue(join_path(*path), f"field is not in the {label} schema; the API server would silently drop it", fix)
+    return Issue(FieldPath.of(*path), f"field is not in the {label} schema; the API server would silently drop it", fix)
 
 
 def _wants_integer(schema: dict[str, Any]) -> bool:

@@ -22,7 +22,8 @@ from typing import Any, Iterator
 import jsonschema.validators
 from jsonschema import Draft4Validator, FormatChecker, ValidationError
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 
 
 def _is_integer(_checker: Any, instance: Any) -> bool:
@@ -139,7 +140,7 @@ def _to_issue(error: ValidationError, label: str) -> Issue:
         fix = "remove the duplicate or give it a different key"
     elif error.instance is not None and len(message) > 200:
         message = message.replace(repr(error.instance), _short(error.instance))
-    return Issue(join_path(*parts) or "(root)", message, fix)
+    return Issue(FieldPath.of(*parts) or "(root)", message, fix)
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from gpufleet.crdschema.cel import RuleNode, Unsupported, _root_view, _with_field_path
 from gpufleet.crdschema.celext import EVAL_ERRORS, to_cel
 from gpufleet.errors import Issue, join_path
+from gpufleet.fieldpath import FieldPath
 
 
 def check_update(tree: RuleNode | None, old: dict[str, Any], new: dict[str, Any], record) -> list[Issue]:
@@ -56,7 +57,7 @@ def _run(rule, old: Any, new: Any, path: tuple, record, issues: list[Issue]) -> 
         record(Unsupported(rule.crd, rule.schema_path, rule.rule, f"{type(exc).__name__}: {exc}"))
         return
     if not bool(passed):
-        where = join_path(*path) or "(root)"
+        where = FieldPath.of(*path)
         message = rule.message or f"failed rule: {rule.rule}"
         issues.append(Issue(_with_field_path(where, rule.field_path), message,
                             f"this field cannot change in place (CRD rule: {rule.rule}); replace the object"))

@@ -23,9 +23,12 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from gpufleet import yamllimits
+from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.lint import fastyaml
 from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.sources import Source
+
+_ITEMS = ROOT.child("items")
 
 _Loader = yamllimits.Loader  # libyaml with bounded numbers
 _HELM_SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
@@ -38,7 +41,7 @@ class Loaded:
     obj: Mapping[str, Any]
     file: str
     line: int
-    prefix: str = ""
+    prefix: FieldPath = ROOT
     node: Any = field(default=None, compare=False, repr=False)
     template: str | None = None  # helm template the document came from
 
@@ -51,7 +54,7 @@ class Problem:
     line: int | None
     message: str
     fix: str
-    path: str = ""
+    path: FieldPath = ROOT
     obj: Mapping[str, Any] | None = None
 
 
@@ -120,7 +123,7 @@ def _add(result: Result, source: Source, value: Any, node: Any, line: int, templ
         result.problems.append(Problem(source.name, line, why, "give the document an apiVersion and kind, or remove it"))
         return
     if not _is_list(value):
-        result.objects.append(Loaded(value, source.name, line, "", node, template))
+        result.objects.append(Loaded(value, source.name, line, ROOT, node, template))
         return
     nodes = _items_node(node)
     for i, item in enumerate(value["items"]):
@@ -129,9 +132,9 @@ def _add(result: Result, source: Source, value: Any, node: Any, line: int, templ
         why = _not_object(item)
         if why is not None:
             result.problems.append(Problem(source.name, item_line, f"items[{i}]: {why}", "give the item an apiVersion and kind",
-                                           f"items[{i}]", value))
+                                           _ITEMS.index(i), value))
         else:
-            result.objects.append(Loaded(item, source.name, item_line, f"items[{i}]", item_node, template))
+            result.objects.append(Loaded(item, source.name, item_line, _ITEMS.index(i), item_node, template))
 
 
 def load(source: Source) -> Result:

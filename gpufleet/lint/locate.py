@@ -1,41 +1,28 @@
-"""Map a finding's path (``spec.tasks[1].template.spec.containers[0]``) to a line of its file.
+"""Map a finding's :class:`~gpufleet.fieldpath.FieldPath` (``spec.tasks[1].template.spec.containers[0]``) to a line of its file.
 
 Called by :mod:`gpufleet.lint.runner` for findings only (objects without findings
 never pay for it). The loader keeps each object's YAML node, or, for documents read by
 yaml-rs (no nodes), a :class:`TextDoc`: its text is then walked by indentation
 (:mod:`gpufleet.lint.textlocate`) and, where that is unsure, composed into PyYAML nodes
 once, lazily. :func:`line_of` walks the path through the node and returns the line of the deepest node the path reaches, so a
-finding about a missing field points at its parent. Bracketed keys
-(``metadata.annotations[kueue.x-k8s.io/pod-group-total-count]``) are map keys. A path
+finding about a missing field points at its parent. The walk reads the path's segments
+(a map key such as ``kueue.x-k8s.io/pod-group-total-count`` is one segment, dots and all);
+no path is read back from its text. A path
 into a block-scalar string that holds YAML (``data[controller_manager_config.yaml].waitForPodsReady``)
 continues inside the embedded document.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.lint import textlocate
 
-_TOKEN = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def split_path(path: str) -> list[str | int]:
-    """``a.b[2][key.x]`` → ``["a", "b", 2, "key.x"]``."""
-    parts: list[str | int] = []
-    for bracket, name in _TOKEN.findall(path):
-        if name:
-            parts.append(name)
-        elif bracket.isdigit():
-            parts.append(int(bracket))
-        else:
-            parts.append(bracket)
-    return parts
 
 
 def _child(node: Any, part: str | int) -> tuple[Any, int] | None:
@@ -60,7 +47,7 @@ def _embedded(node: Any) -> tuple[Any, int] | None:
     return (inner, node.start_mark.line + 1) if inner is not None else None
 
 
-def line_of(node: Any, path: str) -> int | None:
+def line_of(node: Any, path: FieldPath) -> int | None:
     """1-based line of the deepest node ``path`` reaches from ``node`` (None without a node)."""
     if node is None:
         return None
@@ -68,7 +55,7 @@ def line_of(node: Any, path: str) -> int | None:
         return node.line_of(path)
     offset = 0
     line = node.start_mark.line
-    for part in split_path(path):
+    for part in path.segments:
         child = _child(node, part)
         if child is None:
             inner = _embedded(node)
@@ -96,14 +83,14 @@ class TextDoc:
     _seen: dict[Any, Any] = field(default_factory=dict, repr=False)
     _safe: bool | None = field(default=None, repr=False)
 
-    def line_of(self, path: str) -> int | None:
+    def line_of(self, path: FieldPath) -> int | None:
         """Like :func:`line_of` on the document's node, from the text when the text is simple enough."""
         if self._safe is None:
             self._safe = textlocate.safe(self.text, self.plain)
             self._lined = "\n" + self.text
         if self._safe:
             assert self._lined is not None
-            line = textlocate.line_of(self._lined, split_path(path), self._seen)
+            line = textlocate.line_of(self._lined, path.segments, self._seen)
             if line is not None:
                 return line + self.first
         if self._node is None:

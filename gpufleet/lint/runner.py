@@ -80,7 +80,7 @@ def problem_finding(problem: Problem) -> Finding:
 def place(finding: Finding, item: Loaded) -> Finding:
     """``finding`` at its file and line (the line of the field its path names), List prefix added."""
     line = locate.line_of(item.node, finding.path) if item.node is not None else None
-    path = f"{item.prefix}.{finding.path}" if item.prefix and finding.path else (item.prefix or finding.path)
+    path = item.prefix + finding.path if item.prefix else finding.path
     f = finding  # every field spelt out: dataclasses.replace costs several times more on this hot path
     return Finding(code=f.code, name=f.name, severity=f.severity, path=path, message=f.message, fix=f.fix,
                    api_version=f.api_version, kind=f.kind, namespace=f.namespace, object_name=f.object_name,

@@ -54,7 +54,7 @@ def artifact_uri(file: str | None, base: Path | None) -> str:
 def _result(located: Located, index: dict[str, int], base: Path | None) -> dict[str, Any]:
     f = located.finding
     name = "/".join(p for p in (f.namespace, f.object_name) if p)
-    logical = ":".join(p for p in (" ".join(p for p in (f.kind, name) if p), f.path) if p)
+    logical = ":".join(p for p in (" ".join(p for p in (f.kind, name) if p), str(f.path)) if p)
     result: dict[str, Any] = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
@@ -67,7 +67,7 @@ def _result(located: Located, index: dict[str, int], base: Path | None) -> dict[
             },
             **({"logicalLocations": [{"fullyQualifiedName": logical, "kind": "object"}]} if logical else {}),
         }],
-        "properties": {"path": f.path, "kind": f.kind, "namespace": f.namespace, "name": f.object_name,
+        "properties": {"path": str(f.path), "kind": f.kind, "namespace": f.namespace, "name": f.object_name,
                        **({"helmTemplate": located.template} if located.template else {})},
     }
     if f.waived:

@@ -121,7 +121,7 @@ def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str |
     return (value[0] if value else "scalar"), pos
 
 
-def line_of(text: str, parts: list[str | int], seen: dict[tuple[str | int, ...], Any] | None = None) -> int | None:
+def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int, ...], Any] | None = None) -> int | None:
     """1-based line (in ``text``) of the deepest node ``parts`` reaches from the document's first node.
 
     ``text`` is the document with a "\n" before its first line; None when unsure. ``seen``
@@ -140,7 +140,7 @@ def line_of(text: str, parts: list[str | int], seen: dict[tuple[str | int, ...],
             return None
         if node == "scalar":
             break
-        key = tuple(parts[:i + 1])
+        key = parts[:i + 1]
         child = seen.get(key)
         if child is None:
             child = seen[key] = _child(text, node, part)

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from gpufleet.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map
-from gpufleet.mutate.templates import metadata_keys, spec_keys
-from gpufleet.workloads import WorkloadView, keys
+from gpufleet.workloads import WorkloadView, keys, label_path
 
 
 def mutate_coscheduling(view: WorkloadView, team: TeamContext, fleet: FleetContext, patch: PatchBuilder) -> None:
@@ -32,9 +31,9 @@ def mutate_coscheduling(view: WorkloadView, team: TeamContext, fleet: FleetConte
     name = view.obj.get("metadata", {}).get("name") if is_map(view.obj.get("metadata")) else None
     group = name if isinstance(name, str) and name and view.kind != "Pod" and view.total_pods > 1 else None
     for template in view.templates:
-        spec = spec_keys(template)
-        patch.set_default((*spec, "schedulerName"), fleet.coscheduling_scheduler)
+        spec = template.spec_path
+        patch.set_default(spec.child("schedulerName"), fleet.coscheduling_scheduler)
         for key, value in pool.node_labels.items():
-            patch.set_default((*spec, "nodeSelector", key), value)
+            patch.set_default(spec.child("nodeSelector").key(key), value)
         if group and not template.labels.get(keys.COSCHEDULING_GROUP):
-            patch.set_default((*metadata_keys(template), "labels", keys.COSCHEDULING_GROUP), group)
+            patch.set_default(label_path(keys.COSCHEDULING_GROUP, template.metadata_path), group)

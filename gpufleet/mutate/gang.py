@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.mutate.patch import PatchBuilder
-from gpufleet.workloads import build_view
-from gpufleet.workloads.identity import gang_identity, keys_of, stampable, unlabelled_templates
+from gpufleet.workloads import build_view, label_path
+from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
 
 
 def mutate_gang_identity(obj: Mapping[str, Any], label: str | None, patch: PatchBuilder) -> None:
@@ -28,4 +28,4 @@ def mutate_gang_identity(obj: Mapping[str, Any], label: str | None, patch: Patch
     if identity is None:
         return
     for path in unlabelled_templates(view, label):
-        patch.set_default((*keys_of(path), "metadata", "labels", label), identity)
+        patch.set_default(label_path(label, path.child("metadata")), identity)

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from gpufleet.context import TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map
-from gpufleet.workloads import WorkloadView, as_map, keys
+from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 
 KUEUE_KINDS: frozenset[tuple[str, str]] = frozenset({
     ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"),
@@ -37,7 +37,7 @@ def mutate_kueue_label(view: WorkloadView, team: TeamContext, label: str, patch:
         return
     if _routed_to_volcano(view, labels, annotations) or _owned_by_managed_parent(meta):
         return
-    patch.set_default(("metadata", "labels", label), team.local_queue)
+    patch.set_default(label_path(label), team.local_queue)
 
 
 def _routed_to_volcano(view: WorkloadView, labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> bool:

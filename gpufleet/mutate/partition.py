@@ -18,7 +18,6 @@ from typing import Any
 
 from gpufleet.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map
-from gpufleet.mutate.templates import spec_keys
 from gpufleet.workloads import WorkloadView
 
 DEDICATED_KEY = "gpufleet.dev/dedicated"  # gpufleet.model.checks.dedicated.DEDICATED_KEY (the core mutator reads no model)
@@ -31,11 +30,11 @@ def mutate_partition(view: WorkloadView, team: TeamContext, fleet: FleetContext,
     only_dedicated = all(p.dedicated_to == team.name for p in pools)
     toleration = {"key": DEDICATED_KEY, "operator": "Equal", "value": team.name, "effect": "NoSchedule"}
     for template in view.templates:
-        spec = spec_keys(template)
+        spec = template.spec_path
         if not _tolerates(template.spec.get("tolerations")):
-            patch.append((*spec, "tolerations"), dict(toleration))
+            patch.append(spec.child("tolerations"), dict(toleration))
         if only_dedicated:
-            patch.set_default((*spec, "nodeSelector", DEDICATED_KEY), team.name)
+            patch.set_default(spec.child("nodeSelector").key(DEDICATED_KEY), team.name)
 
 
 def _tolerates(tolerations: Any) -> bool:

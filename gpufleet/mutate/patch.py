@@ -1,8 +1,9 @@
 """Build RFC 6902 JSON Patch operations straight from the object, without diffing.
 
 The mutator (``gpufleet.mutate.core``) calls :class:`PatchBuilder` once per
-default it wants to set. The builder walks the *original* object along the given
-keys and emits a single ``add`` (``replace`` for an explicit ``null``) at the first
+default it wants to set, at a :class:`~gpufleet.fieldpath.FieldPath` (pod templates carry
+theirs) or a tuple of keys. The builder walks the *original* object along the path's
+segments and emits a single ``add`` (``replace`` for an explicit ``null``) at the first
 missing map, carrying the rest of the path as nested maps. Later defaults under a
 map or list it has already created are written into that same value, so
 ``metadata.labels`` absent plus two labels gives one ``add`` of the whole map, and
@@ -17,22 +18,19 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
+from gpufleet.fieldpath import FieldPath, escape, pointer
+
 Key = str | int
 
 _MISSING = object()  # the key is absent from a map
 _INVALID = object()  # the parent cannot hold the key (not a map / not a list / index out of range)
 
 
-def escape(key: Key) -> str:
-    """One JSON-pointer reference token (RFC 6901): ``~`` -> ``~0``, ``/`` -> ``~1``."""
-    text = str(key)
-    if "~" in text or "/" in text:
-        return text.replace("~", "~0").replace("/", "~1")
-    return text
+__all__ = ["PatchBuilder", "escape", "is_map", "is_unset", "pointer"]
 
 
-def pointer(keys: Sequence[Key]) -> str:
-    return "".join("/" + escape(k) for k in keys)
+def _segments(path: FieldPath | Sequence[Key]) -> tuple[Key, ...]:
+    return path.segments if type(path) is FieldPath else tuple(path)  # type: ignore[union-attr]
 
 
 def is_unset(value: Any) -> bool:
@@ -69,9 +67,9 @@ class PatchBuilder:
         self.ops: list[dict[str, Any]] = []
         self._created: dict[tuple[Key, ...], Any] = {}  # keys of an op -> the map or list that op adds
 
-    def set_default(self, keys: Sequence[Key], value: Any, unset: Callable[[Any], bool] = is_unset) -> bool:
-        """Set ``value`` at ``keys`` when absent or ``unset``; True when the patch changed."""
-        keys = tuple(keys)
+    def set_default(self, path: FieldPath | Sequence[Key], value: Any, unset: Callable[[Any], bool] = is_unset) -> bool:
+        """Set ``value`` at ``path`` when absent or ``unset``; True when the patch changed."""
+        keys = _segments(path)
         node: Any = self.obj
         for depth, key in enumerate(keys):
             created = self._created.get(keys[: depth + 1]) if self._created else None
@@ -89,9 +87,9 @@ class PatchBuilder:
             node = child
         return False
 
-    def append(self, keys: Sequence[Key], item: Any) -> bool:
-        """Append ``item`` to the list at ``keys``, creating the list (and missing maps) when absent."""
-        keys = tuple(keys)
+    def append(self, path: FieldPath | Sequence[Key], item: Any) -> bool:
+        """Append ``item`` to the list at ``path``, creating the list (and missing maps) when absent."""
+        keys = _segments(path)
         node: Any = self.obj
         for depth, key in enumerate(keys):
             here = keys[: depth + 1]

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from gpufleet.context import TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import keys
+from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.elastic import is_elastic
 
 RESTART_EVENTS = ("PodEvicted", "PodFailed")
@@ -34,19 +35,20 @@ def mutate_volcano_job(obj: Mapping[str, Any], team: TeamContext, patch: PatchBu
     tasks = [(i, t) for i, t in enumerate(spec.get("tasks") or ()) if is_map(t)] \
         if isinstance(spec.get("tasks"), list) else []
     if team.volcano_queue:
-        patch.set_default(("spec", "queue"), team.volcano_queue,
+        patch.set_default(SPEC.child("queue"), team.volcano_queue,
                           unset=lambda v: is_unset(v) or v == VOLCANO_DEFAULT_QUEUE)
-    patch.set_default(("spec", "schedulerName"), keys.VOLCANO_SCHEDULER)
+    patch.set_default(SPEC.child("schedulerName"), keys.VOLCANO_SCHEDULER)
     for i, task in tasks:
         if is_map(task.get("template")):
-            patch.set_default(("spec", "tasks", i, "template", "spec", "schedulerName"), keys.VOLCANO_SCHEDULER)
-            patch.set_default(("spec", "tasks", i, "template", "spec", "restartPolicy"), "Never")
+            pod = SPEC.child("tasks").index(i).child("template", "spec")
+            patch.set_default(pod.child("schedulerName"), keys.VOLCANO_SCHEDULER)
+            patch.set_default(pod.child("restartPolicy"), "Never")
     total = _total_replicas(tasks)
     if total and not _elastic(obj):
-        patch.set_default(("spec", "minAvailable"), total, unset=lambda v: v is None)
+        patch.set_default(SPEC.child("minAvailable"), total, unset=lambda v: v is None)
     for event in RESTART_EVENTS:
         if not _covers(spec.get("policies"), event) and not _every_task_covers(tasks, event):
-            patch.append(("spec", "policies"), {"event": event, "action": "RestartJob"})
+            patch.append(SPEC.child("policies"), {"event": event, "action": "RestartJob"})
 
 
 def _total_replicas(tasks: list[tuple[int, Mapping[str, Any]]]) -> int | None:

@@ -23,39 +23,38 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from gpufleet.fieldpath import FieldPath, get_value
 
-def _resource_flavor(manifest: Mapping[str, Any]) -> list[str]:
+_SPEC = FieldPath.of("spec")
+_TOPOLOGY_NAME = _SPEC.child("topologyName")
+
+
+def _resource_flavor(manifest: Mapping[str, Any]) -> list[FieldPath]:
     spec = manifest.get("spec") or {}
     if spec.get("topologyName"):
-        return ["spec.nodeLabels", "spec.tolerations", "spec.topologyName"]
-    return ["spec.topologyName"]
+        return [_SPEC.child("nodeLabels"), _SPEC.child("tolerations"), _TOPOLOGY_NAME]
+    return [_TOPOLOGY_NAME]
 
 
-_IMMUTABLE: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[str]]] = {
-    ("kueue.x-k8s.io", "Topology"): lambda m: ["spec.levels"],
+_IMMUTABLE: dict[tuple[str, str], Callable[[Mapping[str, Any]], list[FieldPath]]] = {
+    ("kueue.x-k8s.io", "Topology"): lambda m: [_SPEC.child("levels")],
     ("kueue.x-k8s.io", "ResourceFlavor"): _resource_flavor,
-    ("kueue.x-k8s.io", "LocalQueue"): lambda m: ["spec.clusterQueue"],
-    ("scheduling.k8s.io", "PriorityClass"): lambda m: ["value", "preemptionPolicy"],
+    ("kueue.x-k8s.io", "LocalQueue"): lambda m: [_SPEC.child("clusterQueue")],
+    ("scheduling.k8s.io", "PriorityClass"): lambda m: [FieldPath.of("value"), FieldPath.of("preemptionPolicy")],
 }
 
 
-def replace_paths(manifest: Mapping[str, Any]) -> list[str]:
-    """Dotted paths whose change forces a replacement of this (new) manifest; [] when none."""
+def _paths(manifest: Mapping[str, Any]) -> list[FieldPath]:
     group = str(manifest.get("apiVersion", "")).split("/")[0] if "/" in str(manifest.get("apiVersion", "")) else ""
     finder = _IMMUTABLE.get((group, manifest.get("kind", "")))
     return finder(manifest) if finder else []
 
 
-def value_at(manifest: Mapping[str, Any], path: str) -> Any:
-    """The value at a dotted path, or None when absent."""
-    current: Any = manifest
-    for part in path.split("."):
-        if not isinstance(current, Mapping) or part not in current:
-            return None
-        current = current[part]
-    return current
+def replace_paths(manifest: Mapping[str, Any]) -> list[str]:
+    """Paths whose change forces a replacement of this (new) manifest, as Pulumi's ``replaceOnChanges`` takes them; [] when none."""
+    return [str(path) for path in _paths(manifest)]
 
 
 def replace_reasons(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The immutable paths that differ between the old and the new manifest (Pulumi's replaceOnChanges test)."""
-    return [path for path in replace_paths(new) if value_at(old, path) != value_at(new, path)]
+    return [str(path) for path in _paths(new) if get_value(old, path) != get_value(new, path)]

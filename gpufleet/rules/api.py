@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar
 
 from gpufleet.context import FleetContext
 from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 
 OptionsT = TypeVar("OptionsT")
 
@@ -64,7 +65,7 @@ class Severity(str, Enum):
 class Violation:
     """What a rule's check yields: a path inside the object, a message and, optionally, a specific fix."""
 
-    path: str
+    path: FieldPath
     message: str
     fix: str | None = None
 
@@ -141,7 +142,7 @@ class Finding:
     code: str
     name: str
     severity: Severity
-    path: str
+    path: FieldPath  # printed with str() by every adapter
     message: str
     fix: str
     api_version: str = ""
@@ -166,6 +167,6 @@ class Finding:
             "code": self.code, "rule": self.name, "severity": self.severity.value,
             "file": self.file, "line": self.line, "apiVersion": self.api_version,
             "kind": self.kind, "namespace": self.namespace, "name": self.object_name,
-            "path": self.path, "message": self.message, "fix": self.fix,
+            "path": str(self.path), "message": self.message, "fix": self.fix,
             "waived": self.waived, "waiverReason": self.waiver_reason,
         }

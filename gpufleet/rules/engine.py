@@ -23,6 +23,7 @@ from typing import Any, Collection, Iterable, Mapping
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
 from gpufleet.workloads import cache as view_cache
+from gpufleet.fieldpath import ROOT
 from gpufleet.workloads.types import as_map, group_of
 
 ANY_KIND = ("*", "*")
@@ -40,7 +41,7 @@ class InternalError(Violation):
 
 
 def _order(finding: Finding) -> tuple[str, str, str]:
-    return finding.code, finding.path, finding.message
+    return finding.code, str(finding.path), finding.message
 
 
 def freeze(patterns: Selector) -> Patterns:
@@ -78,7 +79,7 @@ def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Fi
 
 
 def _crash(rule: Rule, exc: Exception) -> InternalError:
-    return InternalError("", f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {str(exc)[:300]}",
+    return InternalError(ROOT, f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {str(exc)[:300]}",
                          "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile",
                          "".join(traceback.format_exception(exc))[-20000:])
 

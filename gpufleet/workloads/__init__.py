@@ -13,11 +13,11 @@ from gpufleet.workloads.kinds import WORKLOAD_KINDS, build_view
 from gpufleet.workloads.runtimes import RUNTIME_KINDS, runtime_for, with_runtime
 from gpufleet.workloads.pods import effective_scheduler, pod_containers, pod_group_name, template_scheduler
 from gpufleet.workloads.types import (
-    PodTemplate, WorkloadView, annotation_path, as_int, as_list, as_map, group_of, key_path, label_path,
+    PodTemplate, WorkloadView, annotation_path, as_int, as_list, as_map, group_of, label_path,
 )
 
 __all__ = [
     "PodTemplate", "RUNTIME_KINDS", "WorkloadView", "WORKLOAD_KINDS", "annotation_path", "as_int", "as_list", "as_map",
-    "build_view", "effective_scheduler", "group_of", "key_path", "keys", "label_path", "pod_containers",
+    "build_view", "effective_scheduler", "group_of", "keys", "label_path", "pod_containers",
     "pod_group_name", "runtime_for", "template_scheduler", "view", "viewing", "with_runtime",
 ]

@@ -22,13 +22,11 @@ the full name, so it stays unique and valid.
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any, Mapping
 
 from gpufleet.context import GANG_LABEL
+from gpufleet.fieldpath import FieldPath
 from gpufleet.workloads.types import WorkloadView, as_map, is_map
-
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def label_value(name: str) -> str:
@@ -57,11 +55,6 @@ def stampable(view: WorkloadView) -> bool:
     return view.is_gang and (view.kind == "Pod" or not has_controller(view.obj))
 
 
-def keys_of(path: str) -> tuple[str | int, ...]:
-    """``spec.tasks[1].template`` -> ``("spec", "tasks", 1, "template")`` (template paths have no dotted keys)."""
-    return tuple(int(i) if i else k for k, i in _PATH_PART.findall(path))
-
-
-def unlabelled_templates(view: WorkloadView, label: str = GANG_LABEL) -> list[str]:
+def unlabelled_templates(view: WorkloadView, label: str = GANG_LABEL) -> list[FieldPath]:
     """Paths of the gang's pod templates that carry no gang identity label."""
     return [t.path for t in view.templates if not t.labels.get(label)]

@@ -11,20 +11,29 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.workloads import keys
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.runtimes import runtime_view
 from gpufleet.workloads.types import (
-    PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
+    SPEC, PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
 )
 
 Builder = Callable[[Mapping[str, Any], str, str], WorkloadView]
 
 
-def _template(path: str, template: Any, replicas: int, role: str, replicas_path: str | None) -> PodTemplate:
+_TASKS, _REPLICATED_JOBS = SPEC.child("tasks"), SPEC.child("replicatedJobs")
+_TEMPLATE = SPEC.child("template")
+_SCHEDULING_POLICY = SPEC.child("runPolicy", "schedulingPolicy")
+_QUEUE, _MIN_AVAILABLE, _MIN_MEMBER = SPEC.child("queue"), SPEC.child("minAvailable"), SPEC.child("minMember")
+_VQ_ANNOTATION, _VQ_LABEL = annotation_path(keys.VOLCANO_QUEUE), label_path(keys.VOLCANO_QUEUE)
+_POD_GROUP_TOTAL = annotation_path(keys.KUEUE_POD_GROUP_TOTAL)
+
+
+def _template(path: FieldPath, template: Any, replicas: int, role: str, replicas_path: FieldPath | None) -> PodTemplate:
     template = as_map(template)
-    return PodTemplate(path, template, replicas, role, replicas_path, as_map(template.get("spec")), f"{path}.spec")
+    return PodTemplate(path, template, replicas, role, replicas_path, as_map(template.get("spec")), path.child("spec"))
 
 
 def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTemplate, ...], **fields: Any) -> WorkloadView:
@@ -33,9 +42,9 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
     queue = labels.get(keys.QUEUE_LABEL)
     vq, vq_path = fields.pop("volcano_queue", None), fields.pop("volcano_queue_path", None)
     if not vq:
-        vq, vq_path = annotations.get(keys.VOLCANO_QUEUE), annotation_path(keys.VOLCANO_QUEUE)
+        vq, vq_path = annotations.get(keys.VOLCANO_QUEUE), _VQ_ANNOTATION
     if not vq:
-        vq, vq_path = labels.get(keys.VOLCANO_QUEUE), label_path(keys.VOLCANO_QUEUE)
+        vq, vq_path = labels.get(keys.VOLCANO_QUEUE), _VQ_LABEL
     values: dict[str, Any] = {
         "total_pods": sum(t.replicas for t in templates), "gang_min": None, "gang_min_path": None,
         "scheduler_name": None, "is_gang": True, "pod_group": None,
@@ -52,30 +61,30 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
 def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     templates = tuple(
-        _template(f"spec.tasks[{i}].template", task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
-                  str(task.get("name") or ""), f"spec.tasks[{i}].replicas")
-        for i, task in enumerate(as_list(spec.get("tasks"))) if is_map(task)
+        _template(task_path.child("template"), task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
+                  str(task.get("name") or ""), task_path.child("replicas"))
+        for i, task in enumerate(as_list(spec.get("tasks"))) if is_map(task) for task_path in (_TASKS.index(i),)
     )
     has_min = "minAvailable" in spec
     return _base(obj, group, kind, templates,
-                 gang_min=as_int(spec.get("minAvailable")), gang_min_path="spec.minAvailable" if has_min else None,
+                 gang_min=as_int(spec.get("minAvailable")), gang_min_path=_MIN_AVAILABLE if has_min else None,
                  scheduler_name=spec.get("schedulerName") or None, volcano_queue=spec.get("queue"),
-                 volcano_queue_path="spec.queue")
+                 volcano_queue_path=_QUEUE)
 
 
 def _pod_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     minimum = as_int(spec.get("minMember"))
     return _base(obj, group, kind, (), total_pods=minimum or 0, gang_min=minimum,
-                 gang_min_path="spec.minMember" if "minMember" in spec else None,
+                 gang_min_path=_MIN_MEMBER if "minMember" in spec else None,
                  volcano_queue=spec.get("queue") if group == "scheduling.volcano.sh" else None,
-                 volcano_queue_path="spec.queue")
+                 volcano_queue_path=_QUEUE)
 
 
 def _batch_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     parallelism = max(as_int(spec.get("parallelism"), 1) or 0, 0)
-    template = _template("spec.template", spec.get("template"), parallelism, "", "spec.parallelism")
+    template = _template(_TEMPLATE, spec.get("template"), parallelism, "", SPEC.child("parallelism"))
     return _base(obj, group, kind, (template,), is_gang=parallelism > 1)
 
 
@@ -86,8 +95,9 @@ def _jobset(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
             continue
         job_spec = as_map(as_map(rjob.get("template")).get("spec"))
         count = max(as_int(rjob.get("replicas"), 1) or 0, 0) * max(as_int(job_spec.get("parallelism"), 1) or 0, 0)
-        templates.append(_template(f"spec.replicatedJobs[{i}].template.spec.template", job_spec.get("template"),
-                                   count, str(rjob.get("name") or ""), f"spec.replicatedJobs[{i}].replicas"))
+        job = _REPLICATED_JOBS.index(i)
+        templates.append(_template(job.child("template", "spec", "template"), job_spec.get("template"),
+                                   count, str(rjob.get("name") or ""), job.child("replicas")))
     return _base(obj, group, kind, tuple(templates))
 
 
@@ -98,14 +108,14 @@ def _kubeflow(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
         if not (isinstance(field, str) and field.endswith("ReplicaSpecs")) or not is_map(specs):
             continue
         for role, rspec in specs.items():
-            rspec, base = as_map(rspec), f"spec.{field}.{role}"
-            templates.append(_template(f"{base}.template", rspec.get("template"),
-                                       max(as_int(rspec.get("replicas"), 1) or 0, 0), str(role), f"{base}.replicas"))
+            rspec, base = as_map(rspec), SPEC.child(field, str(role))
+            templates.append(_template(base.child("template"), rspec.get("template"),
+                                       max(as_int(rspec.get("replicas"), 1) or 0, 0), str(role), base.child("replicas")))
     policy = as_map(as_map(spec.get("runPolicy")).get("schedulingPolicy"))
     return _base(obj, group, kind, tuple(templates),
                  gang_min=as_int(policy.get("minAvailable")),
-                 gang_min_path="spec.runPolicy.schedulingPolicy.minAvailable" if "minAvailable" in policy else None,
-                 volcano_queue=policy.get("queue"), volcano_queue_path="spec.runPolicy.schedulingPolicy.queue")
+                 gang_min_path=_SCHEDULING_POLICY.child("minAvailable") if "minAvailable" in policy else None,
+                 volcano_queue=policy.get("queue"), volcano_queue_path=_SCHEDULING_POLICY.child("queue"))
 
 
 def _trainjob(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
@@ -121,16 +131,16 @@ def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     meta = as_map(obj.get("metadata"))
     annotations = as_map(meta.get("annotations"))
     member = pod_group_name(as_map(meta.get("labels")), annotations)
-    template = PodTemplate("", obj, 1, "", None, as_map(obj.get("spec")), "spec")
+    template = PodTemplate(ROOT, obj, 1, "", None, as_map(obj.get("spec")), SPEC)
     has_total = keys.KUEUE_POD_GROUP_TOTAL in annotations
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member,
                  gang_min=as_int(annotations.get(keys.KUEUE_POD_GROUP_TOTAL)),
-                 gang_min_path=annotation_path(keys.KUEUE_POD_GROUP_TOTAL) if has_total else None)
+                 gang_min_path=_POD_GROUP_TOTAL if has_total else None)
 
 
 def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
-    template = _template("spec.template", spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", "spec.replicas")
+    template = _template(_TEMPLATE, spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", SPEC.child("replicas"))
     member = pod_group_name(template.labels, template.annotations)
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member)
 

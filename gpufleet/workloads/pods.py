@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.workloads import keys
 from gpufleet.workloads.types import PodTemplate, WorkloadView, as_list, as_map, is_map
 
 
-def pod_containers(spec: Mapping[str, Any], spec_path: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def pod_containers(spec: Mapping[str, Any], spec_path: FieldPath) -> Iterator[tuple[FieldPath, Mapping[str, Any]]]:
     """Yield ``(path, container)`` for every container, then every initContainer, of a pod spec."""
     for field in ("containers", "initContainers"):
-        for i, container in enumerate(as_list(as_map(spec).get(field))):
+        containers = as_list(as_map(spec).get(field))
+        base = spec_path.child(field) if containers else spec_path
+        for i, container in enumerate(containers):
             if is_map(container):
-                yield f"{spec_path}.{field}[{i}]", container
+                yield base.index(i), container
 
 
 def template_scheduler(template: PodTemplate) -> str | None:

@@ -21,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Mapping, Sequence
 
-from gpufleet.workloads.types import PodTemplate, WorkloadView, as_int, as_list, as_map, group_of, is_map
+from gpufleet.workloads.types import SPEC, PodTemplate, WorkloadView, as_int, as_list, as_map, group_of, is_map
+
+_REPLICATED_JOBS = SPEC.child("template", "spec", "replicatedJobs")
 
 GROUP = "trainer.kubeflow.org"
 RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
@@ -39,7 +41,7 @@ def runtime_nodes(runtime: Mapping[str, Any]) -> int:
 
 def runtime_templates(runtime: Mapping[str, Any], nodes: int) -> tuple[PodTemplate, ...]:
     """The pod templates of a runtime's JobSet template; the ``node`` job stamps ``nodes`` pods."""
-    base = "spec.template.spec.replicatedJobs"
+    base = _REPLICATED_JOBS
     jobs = as_list(as_map(as_map(as_map(runtime.get("spec")).get("template")).get("spec")).get("replicatedJobs"))
     templates = []
     for i, rjob in enumerate(jobs):
@@ -49,8 +51,9 @@ def runtime_templates(runtime: Mapping[str, Any], nodes: int) -> tuple[PodTempla
         job_spec = as_map(as_map(rjob.get("template")).get("spec"))
         count = nodes if name == NODE_JOB else _count(rjob.get("replicas")) * _count(job_spec.get("parallelism"))
         pod = as_map(job_spec.get("template"))
-        path = f"{base}[{i}].template.spec.template"
-        templates.append(PodTemplate(path, pod, count, name, f"{base}[{i}].replicas", as_map(pod.get("spec")), f"{path}.spec"))
+        job = base.index(i)
+        path = job.child("template", "spec", "template")
+        templates.append(PodTemplate(path, pod, count, name, job.child("replicas"), as_map(pod.get("spec")), path.child("spec")))
     return tuple(templates)
 
 

@@ -13,7 +13,7 @@ from collections import abc
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from gpufleet.errors import key_path
+from gpufleet.fieldpath import ROOT, FieldPath
 
 EMPTY: Mapping[str, Any] = {}
 
@@ -45,12 +45,17 @@ def as_int(value: Any, default: int | None = None) -> int | None:
     return default
 
 
-def label_path(key: str, base: str = "metadata") -> str:
-    return key_path(f"{base}.labels" if base else "labels", key)
+METADATA = ROOT.child("metadata")
+SPEC = ROOT.child("spec")
 
 
-def annotation_path(key: str, base: str = "metadata") -> str:
-    return key_path(f"{base}.annotations" if base else "annotations", key)
+def label_path(key: str, base: FieldPath = METADATA) -> FieldPath:
+    """Path of a label (a map key, in brackets): ``metadata.labels[kueue.x-k8s.io/queue-name]``."""
+    return base.child("labels").key(key)
+
+
+def annotation_path(key: str, base: FieldPath = METADATA) -> FieldPath:
+    return base.child("annotations").key(key)
 
 
 def group_of(obj: Mapping[str, Any]) -> str:
@@ -63,21 +68,21 @@ def group_of(obj: Mapping[str, Any]) -> str:
 class PodTemplate:
     """One pod template of a workload and how many pods it stamps out."""
 
-    path: str
+    path: FieldPath
     template: Mapping[str, Any]
     replicas: int
     role: str
-    replicas_path: str | None
+    replicas_path: FieldPath | None
     spec: Mapping[str, Any]
-    spec_path: str
+    spec_path: FieldPath
 
     @property
     def metadata(self) -> Mapping[str, Any]:
         return as_map(self.template.get("metadata"))
 
     @property
-    def metadata_path(self) -> str:
-        return f"{self.path}.metadata" if self.path else "metadata"
+    def metadata_path(self) -> FieldPath:
+        return self.path.child("metadata")
 
     @property
     def labels(self) -> Mapping[str, Any]:
@@ -108,14 +113,14 @@ class WorkloadView:
     templates: tuple[PodTemplate, ...]
     total_pods: int
     gang_min: int | None
-    gang_min_path: str | None
+    gang_min_path: FieldPath | None
     scheduler_name: str | None
     queue_label: str | None
     volcano_queue: str | None
     elastic: bool
     is_gang: bool
     pod_group: str | None = None  # gang-membership name (Kueue pod-group-name, Volcano group-name, scheduler-plugins pod-group)
-    volcano_queue_path: str | None = None  # where volcano_queue is written (spec.queue, an annotation path, ...)
+    volcano_queue_path: FieldPath | None = None  # where volcano_queue is written (spec.queue, an annotation path, ...)
 
     @property
     def metadata(self) -> Mapping[str, Any]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection, Iterable, Iterator, Mapping
 
-from gpufleet.workloads.types import as_list, as_map, is_map
+from gpufleet.fieldpath import FieldPath
+from gpufleet.workloads.types import SPEC, as_list, as_map, is_map
 
 ANY_EVENT = "*"
 FAILURE_EVENTS = ("PodFailed", "PodEvicted")
@@ -21,7 +22,7 @@ PARTIAL_RESTART_ACTIONS = frozenset({"RestartPod", "RestartTask", "RestartPartit
 class Policy:
     """One entry of ``spec.policies`` or ``spec.tasks[i].policies``."""
 
-    path: str
+    path: FieldPath
     events: tuple[str, ...]
     exit_code: int | None
     action: str
@@ -36,7 +37,10 @@ def _events(raw: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(str(e) for e in [raw.get("event"), *as_list(raw.get("events"))] if e)
 
 
-def _policy(path: str, raw: Mapping[str, Any], task: int | None) -> Policy:
+_POLICIES, _TASKS = SPEC.child("policies"), SPEC.child("tasks")
+
+
+def _policy(path: FieldPath, raw: Mapping[str, Any], task: int | None) -> Policy:
     code = raw.get("exitCode")
     return Policy(path, _events(raw), code if isinstance(code, int) else None, _action(raw), task)
 
@@ -47,14 +51,14 @@ def _action(raw: Mapping[str, Any]) -> str:
 
 def job_policies(obj: Mapping[str, Any]) -> list[Policy]:
     spec = as_map(obj.get("spec"))
-    return [_policy(f"spec.policies[{i}]", p, None) for i, p in enumerate(as_list(spec.get("policies")))
+    return [_policy(_POLICIES.index(i), p, None) for i, p in enumerate(as_list(spec.get("policies")))
             if is_map(p)]
 
 
 def task_policies(obj: Mapping[str, Any], index: int) -> list[Policy]:
     tasks = as_list(as_map(obj.get("spec")).get("tasks"))
     task = as_map(tasks[index]) if index < len(tasks) else {}
-    return [_policy(f"spec.tasks[{index}].policies[{i}]", p, index) for i, p in enumerate(as_list(task.get("policies")))
+    return [_policy(_TASKS.index(index).child("policies").index(i), p, index) for i, p in enumerate(as_list(task.get("policies")))
             if is_map(p)]
 
 
@@ -63,11 +67,11 @@ def all_policies(obj: Mapping[str, Any], actions: Collection[str] | None = None)
     spec = as_map(obj.get("spec"))
     for i, raw in enumerate(as_list(spec.get("policies"))):
         if is_map(raw) and (actions is None or _action(raw) in actions):
-            yield _policy(f"spec.policies[{i}]", raw, None)
+            yield _policy(_POLICIES.index(i), raw, None)
     for index, task in enumerate(as_list(spec.get("tasks"))):
         for i, raw in enumerate(as_list(as_map(task).get("policies"))):
             if is_map(raw) and (actions is None or _action(raw) in actions):
-                yield _policy(f"spec.tasks[{index}].policies[{i}]", raw, index)
+                yield _policy(_TASKS.index(index).child("policies").index(i), raw, index)
 
 
 def effective_policy(obj: Mapping[str, Any], task: int, event: str) -> Policy | None:

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from gpufleet.errors import join_path, key_path
+from gpufleet.fieldpath import FieldPath
 from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as KUEUE_KEY, VOLCANO_CONF_KEY as VOLCANO_KEY
 
 CHART_TYPE_PREFIX = "kubernetes:helm.sh/"
@@ -43,12 +43,13 @@ class Rendered:
     """A ConfigMap rendered from a chart value: ``prefix`` is its data key's path, ``values`` the chart value's."""
 
     obj: dict[str, Any]
-    prefix: str
-    values: str
+    prefix: FieldPath
+    values: FieldPath
 
-    def values_path(self, path: str) -> str:
+    def values_path(self, path: FieldPath) -> FieldPath:
         """``data[controller_manager_config.yaml].waitForPodsReady`` -> ``values.managerConfig.controllerManagerConfigYaml.waitForPodsReady``."""
-        return self.values + path[len(self.prefix):] if path.startswith(self.prefix) else self.values
+        rest = path.relative_to(self.prefix)
+        return self.values if rest is None else self.values + rest
 
 
 def is_chart(resource_type: str) -> bool:
@@ -82,5 +83,5 @@ def rendered_configmaps(props: Mapping[str, Any]) -> list[Rendered]:
             "metadata": {"name": config.configmap, "namespace": namespace if isinstance(namespace, str) and namespace else config.namespace},
             "data": {config.key: text},
         }
-        out.append(Rendered(obj, key_path("data", config.key), join_path("values", *config.values)))
+        out.append(Rendered(obj, FieldPath.of("data").key(config.key), FieldPath.of("values", *config.values)))
     return out

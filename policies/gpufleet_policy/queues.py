@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import Violation
 from gpufleet.workloads import keys
 
@@ -63,7 +64,7 @@ def violations(obj: Mapping[str, Any], local: set[tuple[str, str]], volcano: set
                         f" (declared there: {', '.join(known) or 'none'}), so Kueue never admits the workload",
                         f"use one of the namespace's LocalQueues ({', '.join(known) or 'declare one first'})")
     if check_volcano and view.volcano_queue and view.volcano_queue not in volcano | {VOLCANO_DEFAULT_QUEUE}:
-        yield Violation(view.volcano_queue_path or "spec.queue",
+        yield Violation(view.volcano_queue_path or FieldPath.of("spec", "queue"),
                         f"Volcano queue {view.volcano_queue!r} is not declared by this stack"
                         f" (declared: {', '.join(sorted(volcano)) or 'none'}), so the job stays Pending",
                         "use a Volcano Queue this stack declares")

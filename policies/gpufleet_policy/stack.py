@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from gpufleet.rules import engine
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Finding, Rule
 from gpufleet.rules.waivers import apply as apply_waivers
 
@@ -77,8 +78,8 @@ def collect(resources: Iterable[Any]) -> tuple[list[StackObject], list[StackObje
     return objects, chart_list
 
 
-def _finding(rule: Rule, item: StackObject, finding: Finding, path: str | None = None, label: str | None = None) -> StackFinding:
-    shown = finding.path if path is None else path
+def _finding(rule: Rule, item: StackObject, finding: Finding, path: FieldPath | None = None, label: str | None = None) -> StackFinding:
+    shown = str(finding.path if path is None else path)
     return StackFinding(item.urn, report.message(finding, shown, label), finding.code, shown, item.found.has_unknowns)
 
 

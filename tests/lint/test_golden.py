@@ -22,7 +22,7 @@ def snapshot(upstream_dir: Path, crds_dir: Path) -> dict:
     report = lint([str(upstream_dir)], CheckContext(crds=load_crds(str(crds_dir))))
     rows = [{
         "file": str(Path(f.file or "").relative_to(upstream_dir)), "line": f.line, "code": f.code,
-        "severity": f.severity.value, "kind": f.kind, "name": f.object_name, "path": f.path, "waived": f.waived,
+        "severity": f.severity.value, "kind": f.kind, "name": f.object_name, "path": str(f.path), "waived": f.waived,
     } for f in report.findings]
     return {"summary": report.summary(), "findings": rows}
 

@@ -17,6 +17,7 @@ import yaml
 
 from gpufleet.lint import fastyaml
 from gpufleet.lint.loader import load
+from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.lint.locate import TextDoc, line_of
 from gpufleet.lint.sources import collect
 from gpufleet.rules.engine import check_object
@@ -24,21 +25,17 @@ from gpufleet.rules.engine import check_object
 FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"
 
 
-def paths(value: Any, prefix: str = "") -> Iterator[str]:
-    """Every path into ``value`` in the linter's syntax, with one missing child per collection."""
+def paths(value: Any, prefix: FieldPath = ROOT) -> Iterator[FieldPath]:
+    """Every path into ``value`` (keys with dots or brackets included), with one missing child per collection."""
     yield prefix
     if isinstance(value, dict):
-        yield f"{prefix}.zzMissing" if prefix else "zzMissing"
+        yield prefix.child("zzMissing")
         for key, child in value.items():
-            key = str(key)
-            if "[" in key or "]" in key:
-                continue
-            step = f"[{key}]" if "." in key else (f".{key}" if prefix else key)
-            yield from paths(child, prefix + step)
+            yield from paths(child, prefix.key(str(key)))
     elif isinstance(value, list):
-        yield f"{prefix}[{len(value)}]"
+        yield prefix.index(len(value))
         for i, child in enumerate(value):
-            yield from paths(child, f"{prefix}[{i}]")
+            yield from paths(child, prefix.index(i))
 
 
 def texts(upstream_dir: Path) -> list[tuple[str, str]]:

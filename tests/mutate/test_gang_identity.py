@@ -9,7 +9,8 @@ import pytest
 
 from gpufleet.context import GANG_LABEL, FleetContext
 from gpufleet.mutate import mutate
-from gpufleet.workloads.identity import keys_of, label_value
+from gpufleet.workloads import build_view
+from gpufleet.workloads.identity import label_value
 from tests.mutate.builders import OTHER_NS, TEAM_NS, batch_job, fleet_dict, pod_template, volcano_job
 
 
@@ -29,10 +30,7 @@ def stamped(obj: dict) -> dict:
 
 
 def labels_at(obj: dict, path: str) -> dict:
-    node = obj
-    for key in keys_of(path):
-        node = node[key]
-    return node["metadata"]["labels"]
+    return next(t for t in build_view(obj).templates if t.path == path).labels
 
 
 @pytest.mark.parametrize("obj, paths, identity", [
@@ -87,7 +85,3 @@ def test_identities_are_valid_label_values_and_long_names_stay_distinct(name):
     assert (value == name) == (len(name) <= 63)
     assert label_value(name + "z") != value
 
-
-def test_template_paths_become_json_pointer_keys():
-    assert keys_of("spec.replicatedJobs[0].template.spec.template") == ("spec", "replicatedJobs", 0, "template", "spec", "template")
-    assert keys_of("") == ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet import workloads, yamlio
+from gpufleet.fieldpath import FieldPath
 from tests.rules import builders as b
 
 
@@ -123,7 +124,7 @@ def test_malformed_volcano_jobs_give_a_view_instead_of_a_crash(bad):
 
 def test_pod_containers_yields_containers_then_init_containers_with_paths():
     spec = {"containers": [{"name": "a"}, {"name": "b"}], "initContainers": [{"name": "i"}]}
-    assert [(p, c["name"]) for p, c in workloads.pod_containers(spec, "spec.template.spec")] == [
+    assert [(p, c["name"]) for p, c in workloads.pod_containers(spec, FieldPath.of("spec", "template", "spec"))] == [
         ("spec.template.spec.containers[0]", "a"), ("spec.template.spec.containers[1]", "b"),
         ("spec.template.spec.initContainers[0]", "i")]
 

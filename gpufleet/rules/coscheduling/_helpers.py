@@ -26,6 +26,7 @@ from threading import Lock
 from typing import Any, Iterator, Mapping, Sequence
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, groups, keys, label_path
 
@@ -80,7 +81,7 @@ class Member:
 
     template: PodTemplate
     group: str
-    path: str
+    path: FieldPath
 
 
 def members(view: WorkloadView) -> Iterator[Member]:

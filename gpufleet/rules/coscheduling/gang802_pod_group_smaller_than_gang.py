@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
 
@@ -44,7 +45,7 @@ from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     q = quorum(obj, ctx)
     if q is not None and q.outcome == "partial" and not q.elastic:
-        yield Violation("spec.minMember", f"minMember {q.minimum} is below the {q.pods} pods that join PodGroup {q.name!r}: "
+        yield Violation(FieldPath.of("spec", "minMember"), f"minMember {q.minimum} is below the {q.pods} pods that join PodGroup {q.name!r}: "
                                           f"the plugin starts the gang once {q.minimum} are placed", f"set minMember: {q.pods}")
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
 
@@ -41,7 +42,7 @@ from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     q = quorum(obj, ctx)
     if q is not None and q.outcome == "never":
-        yield Violation("spec.minMember", f"minMember {q.minimum} is above the {q.pods} pods that join PodGroup {q.name!r}: "
+        yield Violation(FieldPath.of("spec", "minMember"), f"minMember {q.minimum} is above the {q.pods} pods that join PodGroup {q.name!r}: "
                                           "the plugin never finds a quorum and the job never schedules", f"set minMember: {q.pods}")
 
 

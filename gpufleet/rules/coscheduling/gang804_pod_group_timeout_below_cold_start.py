@@ -36,11 +36,12 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, coscheduling_budget
 from gpufleet.workloads import as_int, as_map
 
-PATH = "spec.scheduleTimeoutSeconds"
+PATH = FieldPath.of("spec", "scheduleTimeoutSeconds")
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:

@@ -69,7 +69,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         scheduler = effective_scheduler(view, member.template)
         if scheduler not in allowed:
             name = sorted(allowed)[0]
-            yield Violation(f"{member.template.spec_path}.schedulerName",
+            yield Violation(member.template.spec_path.child("schedulerName"),
                             f"the pods join coscheduling group {member.group!r} but go to {scheduler!r}, which ignores the "
                             "group: they are bound one by one", f"set schedulerName: {name}")
 

@@ -15,37 +15,42 @@ and GANG002 (above it) read one definition and remediate the same field:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
-from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, groups, keys
+from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, groups
+from gpufleet.workloads.types import SPEC
 
 
 @dataclass(frozen=True)
 class Minimum:
-    """One declared gang minimum, the pod count it should equal, and where to write the fix."""
+    """One declared gang minimum, the pod count it should equal, and where it is written (and the fix goes)."""
 
-    path: str
+    path: FieldPath
     minimum: int
     count: int
     counted: str  # what ``count`` counts, for messages
-    location: tuple[str | int, ...]
     as_string: bool = False  # annotations hold strings
     observed: bool = False  # count comes from the other objects of the run (may be partial)
+
+    @property
+    def fixed(self) -> int | str:
+        """The value the remediation writes at ``path``."""
+        return str(self.count) if self.as_string else self.count
 
 
 def _volcano(view: WorkloadView) -> Iterator[Minimum]:
     if view.gang_min_path and view.gang_min:
-        yield Minimum(view.gang_min_path, view.gang_min, view.total_pods, "pods of the job (sum of the task replicas)",
-                      ("spec", "minAvailable"))
+        yield Minimum(view.gang_min_path, view.gang_min, view.total_pods, "pods of the job (sum of the task replicas)")
     tasks = as_list(as_map(view.obj.get("spec")).get("tasks"))
     for i, (task, template) in enumerate(zip(tasks, view.templates)):
         task = as_map(task)
         task_min = as_int(task.get("minAvailable"))
         if task_min is not None and "partitionPolicy" not in task:
             role = f"task {template.role!r}" if template.role else f"task {i}"
-            yield Minimum(f"spec.tasks[{i}].minAvailable", task_min, template.replicas, f"replicas of {role}",
-                          ("spec", "tasks", i, "minAvailable"))
+            yield Minimum(SPEC.child("tasks").index(i).child("minAvailable"), task_min, template.replicas,
+                          f"replicas of {role}")
 
 
 def _group_members(view: WorkloadView, ctx: CheckContext, name: str | None) -> int:
@@ -61,26 +66,16 @@ def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:
     if view.group == "batch.volcano.sh":
         yield from _volcano(view)
     elif view.group == "kubeflow.org" and view.gang_min_path:
-        yield Minimum(view.gang_min_path, view.gang_min, view.total_pods, "pods of the job (sum of the replicas)",
-                      ("spec", "runPolicy", "schedulingPolicy", "minAvailable"))
+        yield Minimum(view.gang_min_path, view.gang_min, view.total_pods, "pods of the job (sum of the replicas)")
     elif view.kind == "PodGroup":
         count = _group_members(view, ctx, view.name)
         if count and view.gang_min_path:
-            yield Minimum(view.gang_min_path, view.gang_min, count, "pods in this run that join the group",
-                          ("spec", "minMember"), observed=True)
+            yield Minimum(view.gang_min_path, view.gang_min, count, "pods in this run that join the group", observed=True)
     elif view.kind == "Pod" and view.gang_min_path:
         count = _group_members(view, ctx, view.pod_group)
         if count:
             yield Minimum(view.gang_min_path, view.gang_min, count, f"pods of group {view.pod_group!r} in this run",
-                          ("metadata", "annotations", keys.KUEUE_POD_GROUP_TOTAL), as_string=True, observed=True)
-
-
-def set_minimum(obj: dict[str, Any], minimum: Minimum) -> None:
-    """Write ``minimum.count`` at ``minimum.location`` (creating maps on the way)."""
-    node: Any = obj
-    for part in minimum.location[:-1]:
-        node = node[part] if isinstance(part, int) else node.setdefault(part, {})
-    node[minimum.location[-1]] = str(minimum.count) if minimum.as_string else minimum.count
+                          as_string=True, observed=True)
 
 
 def is_elastic(view: WorkloadView) -> bool:

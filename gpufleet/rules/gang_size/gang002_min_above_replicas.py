@@ -49,8 +49,9 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gang_size._helpers import KINDS, minimums, set_minimum
+from gpufleet.rules.gang_size._helpers import KINDS, minimums
 
 
 def _above(obj: Mapping[str, Any], ctx: CheckContext):
@@ -71,7 +72,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     for m in _above(obj, ctx):
-        set_minimum(obj, m)
+        set_value(obj, m.path, m.fixed)
     return obj
 
 

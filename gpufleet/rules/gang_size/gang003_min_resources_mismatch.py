@@ -63,8 +63,10 @@ from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
 from gpufleet import quantity, workloads
+from gpufleet.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.workloads import WorkloadView, as_map, groups, key_path
+from gpufleet.workloads import WorkloadView, groups
+from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.resources import pod_requests
 
 KUBEFLOW = ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")
@@ -80,36 +82,37 @@ def _sum(views: list[WorkloadView]) -> dict[str, Decimal]:
     return total
 
 
-def _target(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[str, tuple[str, ...], dict[str, Decimal]] | None:
-    """(base path, location of minResources' parent, expected sums) or None when not comparable."""
+_KUBEFLOW_MIN = SPEC.child("runPolicy", "schedulingPolicy", "minResources")
+_MIN = SPEC.child("minResources")
+
+
+def _target(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[FieldPath, dict[str, Decimal]] | None:
+    """(path of minResources, expected sums) or None when not comparable."""
     view = workloads.view(obj)
     if view is None:
         return None
     if view.group == "kubeflow.org":
         if view.gang_min not in (None, view.total_pods):
             return None
-        return "spec.runPolicy.schedulingPolicy", ("spec", "runPolicy", "schedulingPolicy"), _sum([view])
+        return _KUBEFLOW_MIN, _sum([view])
     members = groups.members(ctx.objects, view.namespace, view.name or "") if ctx.objects else []
     if not members or view.gang_min != sum(m.total_pods for m in members):
         return None
-    return "spec", ("spec",), _sum(members)
+    return _MIN, _sum(members)
 
 
-def _declared(obj: Mapping[str, Any], location: tuple[str, ...]) -> Mapping[str, Any] | None:
-    node: Any = obj
-    for part in location:
-        node = as_map(node).get(part)
-    declared = as_map(node).get("minResources")
+def _declared(obj: Mapping[str, Any], path: FieldPath) -> Mapping[str, Any] | None:
+    declared = get_value(obj, path)
     return declared if isinstance(declared, Mapping) else None
 
 
-def _mismatches(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[str, str, Decimal | None, Decimal]]:
+def _mismatches(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldPath, str, Decimal | None, Decimal]]:
     """(path, resource, declared or None when unparsable/missing, expected) per mismatch."""
     target = _target(obj, ctx)
-    declared = _declared(obj, target[1]) if target else None
+    declared = _declared(obj, target[0]) if target else None
     if target is None or declared is None:
         return
-    base, _, expected = target
+    path, expected = target
     for name, raw in declared.items():
         want = expected.get(str(name), Decimal(0))
         try:
@@ -117,10 +120,10 @@ def _mismatches(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[str
         except quantity.QuantityError:
             have = None
         if have != want:
-            yield key_path(f"{base}.minResources", str(name)), str(name), have, want
+            yield path.key(str(name)), str(name), have, want
     for name, want in expected.items():
         if "/" in name and want > 0 and name not in declared:
-            yield f"{base}.minResources", name, None, want
+            yield path, name, None, want
 
 
 def _fmt(name: str, value: Decimal) -> str:
@@ -129,7 +132,7 @@ def _fmt(name: str, value: Decimal) -> str:
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for path, name, have, want in _mismatches(obj, ctx):
-        stated = "does not list it" if have is None and path.endswith("minResources") else (
+        stated = "does not list it" if have is None and path.last == "minResources" else (
             f"says {_fmt(name, have)}" if have is not None else "is not a quantity")
         yield Violation(path, f"minResources {stated} for {name}, but the gang's pods request {_fmt(name, want)} "
                               "in total; the scheduler admits the gang on the wrong figure",
@@ -141,10 +144,10 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     fixes = list(_mismatches(obj, ctx))
     if target is None or not fixes:
         return obj
-    node: Any = obj
-    for part in target[1]:
-        node = node.setdefault(part, {})
-    declared = node.setdefault("minResources", {})
+    declared = get_value(obj, target[0])
+    if not isinstance(declared, dict):
+        declared = {}
+        set_value(obj, target[0], declared)
     for _, name, _, want in fixes:
         if want == 0:
             declared.pop(name, None)

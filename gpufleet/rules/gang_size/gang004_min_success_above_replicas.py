@@ -46,6 +46,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_int, as_map
 
@@ -61,7 +62,7 @@ def _excess(obj: Mapping[str, Any]) -> tuple[int, int] | None:
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     excess = _excess(obj)
     if excess:
-        yield Violation("spec.minSuccess",
+        yield Violation(FieldPath.of("spec", "minSuccess"),
                         f"minSuccess {excess[0]} is above the {excess[1]} pods of the job: it can never complete",
                         f"set spec.minSuccess to {excess[1]} or remove it")
 

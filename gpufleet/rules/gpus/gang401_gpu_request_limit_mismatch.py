@@ -48,9 +48,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import amount, fmt, gpu_resources, is_gpu
-from gpufleet.workloads import WORKLOAD_KINDS, as_map, key_path, pod_containers, view
+from gpufleet.workloads import WORKLOAD_KINDS, as_map, pod_containers, view
 
 
 def _whole(value: Any) -> bool:
@@ -59,7 +60,7 @@ def _whole(value: Any) -> bool:
     return parsed is not None and parsed == parsed.to_integral_value() and parsed >= 0
 
 
-def _container(path: str, container: Mapping[str, Any], gpus: frozenset[str]) -> Iterator[Violation]:
+def _container(path: FieldPath, container: Mapping[str, Any], gpus: frozenset[str]) -> Iterator[Violation]:
     resources = as_map(container.get("resources"))
     requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
     if not requests and not limits:
@@ -77,16 +78,16 @@ def _container(path: str, container: Mapping[str, Any], gpus: frozenset[str]) ->
             value = amounts[field] = amount(values[resource])
             if value is None or value != value.to_integral_value() or value < 0:
                 amounts[field] = None
-                yield Violation(key_path(f"{path}.resources.{field}", resource),
+                yield Violation(path.child("resources", field).key(resource),
                                 f"container {name}: {resource} {field[:-1]} {values[resource]!r} is not a whole number of devices; the API server rejects the pod",
                                 f"write a whole number of {resource}")
         req, lim = amounts.get("requests"), amounts.get("limits")
         if "requests" in amounts and "limits" not in amounts:
-            yield Violation(key_path(f"{path}.resources.requests", resource),
+            yield Violation(path.child("resources", "requests").key(resource),
                             f"container {name} requests {resource} without a limit; the API server rejects the pod (a GPU limit must be set)",
                             f"set resources.limits[{resource}] (requests default to limits, so the limit alone is enough)")
         elif req is not None and lim is not None and req != lim:
-            yield Violation(key_path(f"{path}.resources.requests", resource),
+            yield Violation(path.child("resources", "requests").key(resource),
                             f"container {name} requests {fmt(req)} {resource} but limits it to {fmt(lim)}; "
                             "GPU requests must equal limits and the API server rejects the pod",
                             f"make requests[{resource}] equal limits[{resource}], or drop the request")

@@ -57,11 +57,12 @@ from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
 from gpufleet.context import PoolContext
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import (
     container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests,
 )
-from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, key_path, pod_containers, view
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, pod_containers, view
 
 
 def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:
@@ -76,14 +77,14 @@ def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: froze
     return best if best[1] is not None else (None, None)
 
 
-def request_path(template: PodTemplate, resource: str) -> str:
+def request_path(template: PodTemplate, resource: str) -> FieldPath:
     """Path of the container entry asking for the most of ``resource``."""
     best = max(pod_containers(template.spec, template.spec_path), key=lambda pc: container_request(pc[1], resource), default=None)
     if best is None:
         return template.spec_path
     resources = as_map(best[1].get("resources"))
     field = "requests" if resource in as_map(resources.get("requests")) else "limits"
-    return key_path(f"{best[0]}.resources.{field}", resource)
+    return best[0].child("resources", field).key(resource)
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:

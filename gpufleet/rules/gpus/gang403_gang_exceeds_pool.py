@@ -65,6 +65,7 @@ from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.context import PoolContext
+from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import fmt, sorted_gpu_resources, template_pools, template_request
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, view
@@ -136,7 +137,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         for problem in _problems(chosen, resource):
             uses_min = found.gang_min is not None and 0 < found.gang_min < found.total_pods
             biggest = max(chosen, key=lambda g: g.gpus * g.count)
-            path = found.gang_min_path if uses_min and found.gang_min_path else (biggest.template.replicas_path or biggest.template.path or "spec")
+            path = found.gang_min_path if uses_min and found.gang_min_path else (biggest.template.replicas_path or biggest.template.path or SPEC)
             what = f"counting its gang minimum of {found.gang_min} pods" if uses_min else f"counting all {found.total_pods} pods, as no smaller gang minimum is set"
             yield Violation(path, f"the gang {problem} ({what}): it can never start",
                             "shrink the gang or its per-pod GPUs to fit the pool, or target a larger pool")

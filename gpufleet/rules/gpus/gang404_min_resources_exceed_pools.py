@@ -54,7 +54,8 @@ from gpufleet import quantity
 from gpufleet.context import FleetContext, PoolContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import fmt, gpu_resources, is_gpu
-from gpufleet.workloads import as_map, key_path
+from gpufleet.workloads import as_map
+from gpufleet.workloads.types import SPEC
 
 CODE = "GANG404"
 SYSTEMS = {"scheduling.volcano.sh": "volcano", "scheduling.x-k8s.io": "coscheduling"}
@@ -97,7 +98,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
             continue
         capacity = _capacity(pools, str(resource), gpus)
         if capacity is not None and need > capacity:
-            yield Violation(key_path("spec.minResources", str(resource)),
+            yield Violation(SPEC.child("minResources").key(str(resource)),
                             f"minResources asks for {fmt(need, str(resource))} {resource}, but the pools {how} ({names}) "
                             f"hold {fmt(capacity, str(resource))} in total: the group can never be scheduled",
                             f"lower minResources[{resource}] to at most {fmt(capacity, str(resource))} (and the gang with it), "

@@ -44,7 +44,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS
-from gpufleet.workloads import as_list, as_map, key_path
+from gpufleet.workloads import as_list, as_map
 from gpufleet.workloads.types import is_map
 
 KEY = "gpufleet.dev/dedicated"
@@ -77,11 +77,11 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         for i, toleration in enumerate(as_list(template.spec.get("tolerations"))):
             why = _breach(toleration, others)
             if why:
-                yield Violation(f"{template.spec_path}.tolerations[{i}]", f"the pods {why}: they may land on "
+                yield Violation(template.spec_path.child("tolerations").index(i), f"the pods {why}: they may land on "
                                 f"{', '.join(sorted(others))}'s dedicated nodes", fix)
         selected = as_map(template.spec.get("nodeSelector")).get(KEY)
         if selected in others:
-            yield Violation(key_path(f"{template.spec_path}.nodeSelector", KEY),
+            yield Violation(template.spec_path.child("nodeSelector").key(KEY),
                             f"the pods select team {selected!r}'s dedicated nodes", "remove the selector; run on your own team's pools")
 
 

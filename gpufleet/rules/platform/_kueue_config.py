@@ -23,9 +23,8 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from gpufleet import yamllimits
-from gpufleet.errors import join_path
+from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
-from gpufleet.workloads.types import key_path
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 DISABLE_GATE = "DisableWaitForPodsReady"
@@ -39,18 +38,18 @@ KINDS = (("", "ConfigMap"), (CONFIG_GROUP, "Configuration"))
 class KueueConfig:
     """One Kueue manager Configuration found in an object.
 
-    ``base`` is the path of the Configuration inside the object ("" when the object
+    ``base`` is the path of the Configuration inside the object (the root when the object
     is the Configuration); ``error`` is set (and ``data`` empty) when the embedded
     YAML cannot be parsed.
     """
 
     data: Mapping[str, Any]
-    base: str
+    base: FieldPath
     version: str
     error: str | None = None
 
-    def path(self, *parts: str | int) -> str:
-        return join_path(self.base, *parts)
+    def path(self, *names: str) -> FieldPath:
+        return self.base.child(*names)
 
     @property
     def wait_block(self) -> Mapping[str, Any] | None:
@@ -99,14 +98,14 @@ def kueue_configs(obj: Mapping[str, Any]) -> Iterator[KueueConfig]:
     """Yield the Kueue manager Configuration(s) an object holds (none for other objects)."""
     api_version = str(obj.get("apiVersion", ""))
     if api_version.startswith(CONFIG_GROUP + "/") and obj.get("kind") == "Configuration":
-        yield KueueConfig(obj, "", _version(api_version))
+        yield KueueConfig(obj, ROOT, _version(api_version))
         return
     if obj.get("kind") != "ConfigMap" or api_version != "v1":
         return
     data = obj.get("data")
     if not isinstance(data, Mapping) or not isinstance(data.get(CONFIG_KEY), str):
         return
-    base = key_path("data", CONFIG_KEY)
+    base = ROOT.child("data").key(CONFIG_KEY)
     parsed, error = _parse(data[CONFIG_KEY])
     if error is not None:
         yield KueueConfig({}, base, "v1beta2", error)
@@ -114,7 +113,7 @@ def kueue_configs(obj: Mapping[str, Any]) -> Iterator[KueueConfig]:
         yield KueueConfig(parsed, base, _version(parsed.get("apiVersion")))
 
 
-def deployment_gate_args(obj: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def deployment_gate_args(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str]]:
     """Yield (path, arg) for container args of a Deployment that turn ``DisableWaitForPodsReady`` on."""
     if obj.get("kind") != "Deployment":
         return
@@ -123,7 +122,7 @@ def deployment_gate_args(obj: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         for field in ("args", "command"):
             for j, arg in enumerate((container or {}).get(field) or ()):
                 if isinstance(arg, str) and _gate_on(arg):
-                    yield join_path("spec", "template", "spec", "containers", i, field, j), arg
+                    yield FieldPath.of("spec", "template", "spec", "containers", i, field, j), arg
 
 
 def _gate_on(arg: str) -> bool:

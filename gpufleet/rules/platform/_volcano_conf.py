@@ -18,9 +18,8 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from gpufleet import yamllimits
-from gpufleet.errors import join_path
+from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.scheduler_config import VOLCANO_CONF_KEY as CONF_KEY
-from gpufleet.workloads.types import key_path
 
 KINDS = (("", "ConfigMap"),)
 
@@ -29,7 +28,7 @@ KINDS = (("", "ConfigMap"),)
 @dataclass(frozen=True)
 class Plugin:
     name: str
-    path: str
+    path: FieldPath
     args: Mapping[str, Any]
     tier: int = 0
 
@@ -41,13 +40,13 @@ class Plugin:
 
 @dataclass(frozen=True)
 class VolcanoConf:
-    base: str
+    base: FieldPath
     actions: tuple[str, ...]
     plugins: tuple[Plugin, ...]
     error: str | None = None
 
-    def path(self, *parts: str | int) -> str:
-        return join_path(self.base, *parts)
+    def path(self, *names: str) -> FieldPath:
+        return self.base.child(*names)
 
     def plugin(self, name: str) -> Plugin | None:
         return next((p for p in self.plugins if p.name == name), None)
@@ -65,13 +64,13 @@ def _read(text: str) -> tuple[Any, str | None]:
         return None, f"{getattr(exc, 'problem', None) or exc}" + (f" (line {mark.line + 1})" if mark else "")
 
 
-def _plugins(conf: Mapping[str, Any], base: str) -> Iterator[Plugin]:
+def _plugins(conf: Mapping[str, Any], base: FieldPath) -> Iterator[Plugin]:
     tiers = conf.get("tiers")
     for t, tier in enumerate(tiers if isinstance(tiers, list) else ()):
         plugins = tier.get("plugins") if isinstance(tier, Mapping) else None
         for p, plugin in enumerate(plugins if isinstance(plugins, list) else ()):
             if isinstance(plugin, Mapping) and plugin.get("name"):
-                yield Plugin(str(plugin["name"]), join_path(base, "tiers", t, "plugins", p), plugin, t)
+                yield Plugin(str(plugin["name"]), base.child("tiers").index(t).child("plugins").index(p), plugin, t)
 
 
 def volcano_confs(obj: Mapping[str, Any]) -> Iterator[VolcanoConf]:
@@ -81,7 +80,7 @@ def volcano_confs(obj: Mapping[str, Any]) -> Iterator[VolcanoConf]:
     data = obj.get("data")
     if not isinstance(data, Mapping) or not isinstance(data.get(CONF_KEY), str):
         return
-    base = key_path("data", CONF_KEY)
+    base = ROOT.child("data").key(CONF_KEY)
     parsed, error = _parse(data[CONF_KEY])
     if error is not None or not isinstance(parsed, Mapping):
         yield VolcanoConf(base, (), (), error or "the scheduler conf is not a YAML mapping")

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_map, view
 
@@ -110,7 +111,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if why is None:
         return
     stated = "preemptionPolicy is PreemptLowerPriority" if policy else "preemptionPolicy is unset (defaults to PreemptLowerPriority)"
-    yield Violation("preemptionPolicy", f"{stated} and {why}: kube-scheduler will evict single pods out of other gangs to place one pod",
+    yield Violation(FieldPath.of("preemptionPolicy"), f"{stated} and {why}: kube-scheduler will evict single pods out of other gangs to place one pod",
                     "set preemptionPolicy: Never and leave preemption to Kueue or Volcano")
 
 

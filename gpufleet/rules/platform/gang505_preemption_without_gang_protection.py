@@ -85,7 +85,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         for action in evicting:
             switch = SWITCHES.get(action)
             if switch and not gang.enabled(switch):
-                yield Violation(f"{gang.path}.{switch}", f"action {action} runs with gang {switch}: false, so it evicts single pods out of running gangs",
+                yield Violation(gang.path.child(switch), f"action {action} runs with gang {switch}: false, so it evicts single pods out of running gangs",
                                 f"replace {action} with gang{action} in actions, or remove {switch}: false from the gang plugin")
             elif switch:
                 yield from _outranked(conf, gang, action, switch)

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import gpu_resources, is_gpu
 from gpufleet.rules.platform._kueue_config import kueue_configs
@@ -81,7 +82,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     missing = [r for r in NEEDED if r not in covered and not any(r.startswith(p) for p in excluded)]
     if missing:
         names = " and ".join(missing)
-        yield Violation("spec.resourceGroups",
+        yield Violation(FieldPath.of("spec", "resourceGroups"),
                         f"the ClusterQueue covers GPUs but not {names}: Kueue finds every workload whose pods request "
                         f"{names} inadmissible (resource unavailable in the ClusterQueue), so those gangs wait forever",
                         f"cover {names} in a resource group, or exclude them from admission with Kueue's "

@@ -92,7 +92,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                     continue
                 effect = ("kills the rank when it fails, and the whole gang restarts" if probe == "livenessProbe"
                           else "marks the rank not ready when it fails, and waitForPodsReady evicts the whole gang")
-                yield Violation(f"{template.spec_path}.containers[{i}].{probe}",
+                yield Violation(template.spec_path.child("containers").index(i).child(probe),
                                 f"container {name} of gang pod template {template.role or template.path or 'pod'} has a {probe}: it {effect}",
                                 f"remove the {probe} (a startupProbe is fine)")
 

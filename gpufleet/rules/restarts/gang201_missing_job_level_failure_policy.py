@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads.volcano import FAILURE_EVENTS, uncovered_events
 
@@ -63,7 +64,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     missing = missing_events(obj)
     if missing:
         listed = " and ".join(missing)
-        yield Violation("spec.policies",
+        yield Violation(FieldPath.of("spec", "policies"),
                         f"no policy handles {listed}: a failed or evicted pod leaves the rest of the gang running "
                         "short-handed until the collective times out",
                         "add to spec.policies: " + ", ".join(f"{{event: {e}, action: RestartJob}}" for e in missing))

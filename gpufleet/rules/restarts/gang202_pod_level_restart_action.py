@@ -55,6 +55,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.volcano import ANY_EVENT, PARTIAL_RESTART_ACTIONS, all_policies
@@ -63,7 +64,7 @@ FAILURES = ("PodFailed", "PodEvicted", "Unknown", ANY_EVENT)
 JOBSET_PARTIAL = {"RestartJob": "RestartJobSet", "RestartJobAndIgnoreMaxRestarts": "RestartJobSetAndIgnoreMaxRestarts"}
 
 
-def _volcano(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+def _volcano(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
     """(path of the action, action, what triggers it) per partial restart."""
     tasks_with_pods: int | None = None  # counted on the first RestartTask only
     for policy in all_policies(obj, PARTIAL_RESTART_ACTIONS):
@@ -77,10 +78,10 @@ def _volcano(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
         if trigger is None and policy.exit_code is not None:
             trigger = f"exitCode {policy.exit_code}"
         if trigger:
-            yield f"{policy.path}.action", policy.action, trigger
+            yield policy.path.child("action"), policy.action, trigger
 
 
-def _jobset(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+def _jobset(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
     spec = as_map(obj.get("spec"))
     child_jobs = sum(max(as_int(as_map(r).get("replicas"), 1) or 0, 0) for r in as_list(spec.get("replicatedJobs")))
     if child_jobs <= 1:
@@ -89,10 +90,10 @@ def _jobset(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
         action = as_map(rule).get("action")
         if action in JOBSET_PARTIAL:
             targets = as_list(as_map(rule).get("targetReplicatedJobs")) or ["any child Job"]
-            yield f"spec.failurePolicy.rules[{i}].action", str(action), f"a failure of {', '.join(map(str, targets))}"
+            yield FieldPath.of("spec", "failurePolicy", "rules", i, "action"), str(action), f"a failure of {', '.join(map(str, targets))}"
 
 
-def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
     return _jobset(obj) if obj.get("kind") == "JobSet" else _volcano(obj)
 
 
@@ -103,17 +104,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                               "survivors hang waiting for each other", f"use {whole} (or AbortJob/FailJobSet)")
 
 
-def _set(obj: dict[str, Any], path: str, value: str) -> None:
-    node: Any = obj
-    parts = path.replace("]", "").replace("[", ".").split(".")
-    for part in parts[:-1]:
-        node = node[int(part)] if part.isdigit() else node[part]
-    node[parts[-1]] = value
-
-
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     for path, action, _ in list(_partial(obj)):
-        _set(obj, path, JOBSET_PARTIAL.get(action, "RestartJob"))
+        set_value(obj, path, JOBSET_PARTIAL.get(action, "RestartJob"))
     return obj
 
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.workloads import as_int, as_list, as_map
 
@@ -64,74 +65,75 @@ class Gang203Options:
 
     max_retries: int = 10
     """The most retries (maxRetry, backoffLimit, maxRestarts) a gang may have; also what the fix sets."""
-Budget = tuple[str, tuple[str | int, ...], Any]  # (path, location, value)
 
 
-def _fields(base: Mapping[str, Any], path: str, location: tuple[str | int, ...], names: tuple[str, ...]) -> Iterator[Budget]:
+Budget = tuple[FieldPath, Any]  # (path, value)
+SPEC = FieldPath.of("spec")
+TASKS, REPLICATED_JOBS = SPEC.child("tasks"), SPEC.child("replicatedJobs")
+
+
+def _fields(base: Mapping[str, Any], path: FieldPath, names: tuple[str, ...]) -> Iterator[Budget]:
     for name in names:
         if name in base:
-            yield f"{path}.{name}" if path else name, (*location, name), base[name]
+            yield path.child(name), base[name]
 
 
 def _budgets(obj: Mapping[str, Any]) -> Iterator[Budget]:
     spec, kind, group = as_map(obj.get("spec")), obj.get("kind"), workloads.group_of(obj)
     if group == "batch.volcano.sh":
-        yield from _fields(spec, "spec", ("spec",), ("maxRetry",))
+        yield from _fields(spec, SPEC, ("maxRetry",))
         for i, task in enumerate(as_list(spec.get("tasks"))):
-            yield from _fields(as_map(task), f"spec.tasks[{i}]", ("spec", "tasks", i), ("maxRetry",))
+            if "maxRetry" in as_map(task):
+                yield from _fields(as_map(task), TASKS.index(i), ("maxRetry",))
     elif kind == "JobSet":
-        yield from _fields(as_map(spec.get("failurePolicy")), "spec.failurePolicy", ("spec", "failurePolicy"),
-                           ("maxRestarts",))
+        yield from _fields(as_map(spec.get("failurePolicy")), SPEC.child("failurePolicy"), ("maxRestarts",))
         for i, rjob in enumerate(as_list(spec.get("replicatedJobs"))):
             job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
-            yield from _fields(job_spec, f"spec.replicatedJobs[{i}].template.spec",
-                               ("spec", "replicatedJobs", i, "template", "spec"), ("backoffLimit", "backoffLimitPerIndex"))
+            if "backoffLimit" in job_spec or "backoffLimitPerIndex" in job_spec:
+                yield from _fields(job_spec, REPLICATED_JOBS.index(i).child("template", "spec"),
+                                   ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "batch":
         view = workloads.view(obj)
         if view is not None and view.is_gang:
-            yield from _fields(spec, "spec", ("spec",), ("backoffLimit", "backoffLimitPerIndex"))
+            yield from _fields(spec, SPEC, ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "kubeflow.org":
-        yield from _fields(as_map(spec.get("runPolicy")), "spec.runPolicy", ("spec", "runPolicy"), ("backoffLimit",))
-        yield from _fields(as_map(spec.get("elasticPolicy")), "spec.elasticPolicy", ("spec", "elasticPolicy"),
-                           ("maxRestarts",))
+        yield from _fields(as_map(spec.get("runPolicy")), SPEC.child("runPolicy"), ("backoffLimit",))
+        yield from _fields(as_map(spec.get("elasticPolicy")), SPEC.child("elasticPolicy"), ("maxRestarts",))
 
 
-def _ignoring(obj: Mapping[str, Any]) -> Iterator[tuple[str, int, str]]:
+def _ignoring(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str]]:
     if obj.get("kind") != "JobSet":
         return
     rules = as_list(as_map(as_map(obj.get("spec")).get("failurePolicy")).get("rules"))
     for i, rule in enumerate(rules):
         action = str(as_map(rule).get("action", ""))
         if action.endswith("AndIgnoreMaxRestarts"):
-            yield f"spec.failurePolicy.rules[{i}].action", i, action
+            yield SPEC.child("failurePolicy", "rules").index(i).child("action"), action
 
 
-def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[str, tuple[str | int, ...], int]]:
-    for path, location, value in _budgets(obj):
+def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[FieldPath, int]]:
+    for path, value in _budgets(obj):
         number = as_int(value)
         if number is not None and number > limit:
-            yield path, location, number
+            yield path, number
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     limit = ctx.options_for(CODE, Gang203Options).max_retries
-    for path, _, number in _excess(obj, limit):
+    for path, number in _excess(obj, limit):
         yield Violation(path, f"{number} retries exceed the limit of {limit}: a gang that fails deterministically "
                               "re-acquires all its GPUs that many times", f"set {path} to at most {limit}")
-    for path, _, action in _ignoring(obj):
+    for path, action in _ignoring(obj):
         yield Violation(path, f"{action} restarts without counting against maxRestarts, so the gang can restart "
                               "forever", f"use {action.removesuffix('AndIgnoreMaxRestarts')}")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     limit = ctx.options_for(CODE, Gang203Options).max_retries
-    for _, location, _ in list(_excess(obj, limit)):
-        node: Any = obj
-        for part in location[:-1]:
-            node = node[part]
-        node[location[-1]] = limit
-    for _, i, action in list(_ignoring(obj)):
-        obj["spec"]["failurePolicy"]["rules"][i]["action"] = action.removesuffix("AndIgnoreMaxRestarts")
+    for path, _ in list(_excess(obj, limit)):
+        set_value(obj, path, limit)
+    for path, action in list(_ignoring(obj)):
+        set_value(obj, path, action.removesuffix("AndIgnoreMaxRestarts"))
     return obj
 
 

@@ -54,18 +54,19 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.routing._helpers import set_path, template_location
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.runtimes import NODE_JOB
 
-Problem = tuple[str, tuple[str | int, ...], Any, str]  # (path, location, value to set, message)
+Problem = tuple[FieldPath, Any, str]  # (path, value to set, message)
 UNSET = {("jobset.x-k8s.io", "JobSet"): "JobSet's webhook sets OnFailure",
          ("batch", "Job"): "the API server rejects a Job without one",
          **{("trainer.kubeflow.org", k): "the JobSet made from this runtime gets OnFailure from JobSet's webhook"
             for k in workloads.RUNTIME_KINDS}}
 # Where a JobSet spec sits: in a JobSet, and in a (Cluster)TrainingRuntime's JobSet template.
-JOBSET_SPECS: dict[str, tuple[str, ...]] = {"JobSet": ("spec",), **{k: ("spec", "template", "spec") for k in workloads.RUNTIME_KINDS}}
+JOBSET_SPECS: dict[str, FieldPath] = {"JobSet": FieldPath.of("spec"),
+                                     **{k: FieldPath.of("spec", "template", "spec") for k in workloads.RUNTIME_KINDS}}
 
 
 def _restart_policies(obj: Mapping[str, Any]) -> Iterator[Problem]:
@@ -79,7 +80,7 @@ def _restart_policies(obj: Mapping[str, Any]) -> Iterator[Problem]:
         policy = template.spec.get("restartPolicy")
         if policy != "Never":
             shown = repr(policy) if policy else f"unset ({UNSET.get((view.group, view.kind), 'pods default to Always')})"
-            yield (f"{template.spec_path}.restartPolicy", (*template_location(template), "restartPolicy"), "Never",
+            yield (template.spec_path.child("restartPolicy"), "Never",
                    f"restartPolicy is {shown}: a crashed rank restarts inside its pod, so the pod never fails and no "
                    "job-level restart fires while the other ranks hang")
 
@@ -88,18 +89,14 @@ def _child_backoff(obj: Mapping[str, Any]) -> Iterator[Problem]:
     base = JOBSET_SPECS.get(str(obj.get("kind", "")))
     if base is None:
         return
-    spec: Mapping[str, Any] = obj
-    for key in base:
-        spec = as_map(spec.get(key))
-    prefix = ".".join(base)
+    spec = as_map(get_value(obj, base))
     for i, rjob in enumerate(as_list(spec.get("replicatedJobs"))):
         if base != JOBSET_SPECS["JobSet"] and as_map(rjob).get("name") != NODE_JOB:
             continue
         job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
         limit = as_int(job_spec.get("backoffLimit"), 6)
         if limit != 0:
-            yield (f"{prefix}.replicatedJobs[{i}].template.spec.backoffLimit",
-                   (*base, "replicatedJobs", i, "template", "spec", "backoffLimit"), 0,
+            yield (base.child("replicatedJobs").index(i).child("template", "spec", "backoffLimit"), 0,
                    f"backoffLimit is {limit}: the Job controller replaces a failed pod on its own, so one rank "
                    "restarts while the rest of the gang waits")
 
@@ -109,13 +106,13 @@ def _problems(obj: Mapping[str, Any]) -> list[Problem]:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    for path, _, value, message in _problems(obj):
+    for path, value, message in _problems(obj):
         yield Violation(path, message, f"set {path} to {value}")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for _, location, value, _ in _problems(obj):
-        set_path(obj, location, value)
+    for path, value, _ in _problems(obj):
+        set_value(obj, path, value)
     return obj
 
 

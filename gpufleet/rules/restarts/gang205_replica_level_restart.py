@@ -47,14 +47,15 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.fieldpath import FieldPath, set_value
 from gpufleet.rules.gang_size._helpers import is_elastic
 from gpufleet.workloads import as_map
 
 PARTIAL = {"OnFailure", "Always", "ExitCode"}
 
 
-def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
-    """(path, replica-spec field, role, policy) for each replica type that restarts single ranks."""
+def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
+    """(path, role, policy) for each replica type that restarts single ranks."""
     view = workloads.view(obj)
     if view is None or is_elastic(view):
         return
@@ -64,18 +65,18 @@ def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
         for role, rspec in specs.items():
             policy = as_map(rspec).get("restartPolicy")
             if policy in PARTIAL and not (obj.get("kind") == "MPIJob" and role == "Launcher"):
-                yield f"spec.{field}.{role}.restartPolicy", field, str(role), str(policy)
+                yield FieldPath.of("spec", field, str(role), "restartPolicy"), str(role), str(policy)
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    for path, _, role, policy in _partial(obj):
+    for path, role, policy in _partial(obj):
         yield Violation(path, f"restartPolicy {policy} restarts single {role} pods: the restarted rank and the rest of "
                               "the gang hang waiting for each other", f"set {path} to Never")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for _, field, role, _ in list(_partial(obj)):
-        obj["spec"][field][role]["restartPolicy"] = "Never"
+    for path, _, _ in list(_partial(obj)):
+        set_value(obj, path, "Never")
     return obj
 
 

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.workloads import as_map
 
@@ -70,7 +71,7 @@ def _missing(obj: Mapping[str, Any]) -> bool:
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if _missing(obj):
         restarts = ctx.options_for(CODE, Gang206Options).max_restarts
-        yield Violation("spec.failurePolicy", "no failurePolicy: the first failed child Job fails the whole JobSet "
+        yield Violation(FieldPath.of("spec", "failurePolicy"), "no failurePolicy: the first failed child Job fails the whole JobSet "
                                               "with no restart, so every lost node ends the run",
                         f"add spec.failurePolicy: {{maxRestarts: {restarts}}}")
 

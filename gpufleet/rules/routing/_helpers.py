@@ -10,8 +10,6 @@ beside the rule.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gpufleet.context import TeamContext
 from gpufleet.rules.api import CheckContext, rule_options
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys
@@ -76,20 +74,3 @@ def kueue_routed(view: WorkloadView, ctx: CheckContext, code: str) -> bool:
     names = volcano_names(ctx, code)
     return not any(effective_scheduler(view, t) in names for t in view.templates)
 
-
-def set_path(obj: dict[str, Any], path: tuple[str | int, ...], value: Any) -> None:
-    node: Any = obj
-    for part in path[:-1]:
-        node = node[part] if isinstance(part, int) else node.setdefault(part, {})
-    node[path[-1]] = value
-
-
-def template_location(template: PodTemplate) -> tuple[str | int, ...]:
-    """``template.spec_path`` as keys (``spec.tasks[1].template.spec`` -> ``("spec","tasks",1,"template","spec")``)."""
-    parts: list[str | int] = []
-    for piece in template.spec_path.split("."):
-        name, _, rest = piece.partition("[")
-        parts.append(name)
-        if rest:
-            parts.append(int(rest.rstrip("]")))
-    return tuple(parts)

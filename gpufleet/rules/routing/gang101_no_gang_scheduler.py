@@ -63,9 +63,10 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.routing._helpers import (
-    WORKLOAD_KINDS, set_path, template_location, volcano_intent, volcano_names, VolcanoSchedulerOptions,
+    WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions,
 )
 from gpufleet.workloads import PodTemplate, WorkloadView, template_scheduler
 
@@ -90,14 +91,14 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     volcano = sorted(volcano_names(ctx, CODE))[0]
     if view.group == "batch.volcano.sh":
         if _job_level(view, ctx):
-            yield Violation("spec.schedulerName",
+            yield Violation(FieldPath.of("spec", "schedulerName"),
                             f"schedulerName {view.scheduler_name!r} is not Volcano's: the job's pods go to a scheduler "
                             "without gang scheduling, so part of the gang can start alone",
                             f"set spec.schedulerName to {volcano!r} (or remove it)")
         return
     reason, templates = _unrouted(view, ctx)
     for template in templates:
-        yield Violation(f"{template.spec_path}.schedulerName",
+        yield Violation(template.spec_path.child("schedulerName"),
                         f"these pods are meant for Volcano ({reason}) but set no schedulerName, so they reach "
                         "default-scheduler and start without their gang",
                         f"set schedulerName: {volcano} in the pod template")
@@ -113,7 +114,7 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
             obj["spec"]["schedulerName"] = volcano
         return obj
     for template in _unrouted(view, ctx)[1]:
-        set_path(obj, (*template_location(template), "schedulerName"), volcano)
+        set_value(obj, template.spec_path.child("schedulerName"), volcano)
     return obj
 
 

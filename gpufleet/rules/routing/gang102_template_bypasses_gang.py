@@ -78,7 +78,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         own = template_scheduler(template)
         if own is not None and own not in allowed:
             where = f" ({template.role})" if template.role else ""
-            yield Violation(f"{template.spec_path}.schedulerName",
+            yield Violation(template.spec_path.child("schedulerName"),
                             f"pod template{where} names scheduler {own!r} instead of {reason}: its pods bypass the "
                             "gang and are bound one by one",
                             f"remove schedulerName from the template or set it to {gang!r}")

@@ -46,6 +46,7 @@ from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, team
 from gpufleet.workloads import WorkloadView, label_path
+from gpufleet.workloads.types import SPEC
 
 
 def _local_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]:
@@ -71,7 +72,7 @@ def _volcano_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]
     fleet, queue = ctx.fleet, view.volcano_queue
     if fleet is None or not queue:
         return
-    path = view.volcano_queue_path or "spec.queue"
+    path = view.volcano_queue_path or SPEC.child("queue")
     team_ctx = team(view, ctx)
     if queue not in fleet.volcano_queues():
         yield Violation(path, f"Volcano queue {queue!r} is not declared by the fleet model: the job is rejected, or "

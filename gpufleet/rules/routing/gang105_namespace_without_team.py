@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS
 
@@ -49,7 +50,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if view is None or not view.is_gang or not view.namespace or ctx.fleet is None:
         return
     if ctx.fleet.team_for_namespace(view.namespace) is None:
-        yield Violation("metadata.namespace",
+        yield Violation(FieldPath.of("metadata", "namespace"),
                         f"namespace {view.namespace!r} belongs to no team of fleet {ctx.fleet.fleet!r}: the gang has "
                         "no queue and no quota", "run the gang in a team's namespace, or add the namespace to a "
                                                  "team in the fleet model")

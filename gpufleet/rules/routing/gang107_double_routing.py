@@ -112,7 +112,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         scheduler = effective_scheduler(view, template)
         problem = _problem(view, template, ctx) if scheduler in names else None
         if problem:
-            yield Violation(f"{template.spec_path}.schedulerName",
+            yield Violation(template.spec_path.child("schedulerName"),
                             f"Kueue admits this gang (queue {queue!r}) but its pods go to {scheduler!r} and {problem}: "
                             "quota is counted by Kueue while placement is not atomic in Volcano, so an admitted gang "
                             "can start partially",

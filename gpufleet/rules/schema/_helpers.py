@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CrdSchemas
 
 ANY_KIND: tuple[tuple[str, str], ...] = (("*", "*"),)
 
 
-def pruned_paths(crds: CrdSchemas, obj: Mapping[str, Any]) -> frozenset[str]:
+def pruned_paths(crds: CrdSchemas, obj: Mapping[str, Any]) -> frozenset[FieldPath | str]:
     """Paths ``crds.pruned_fields(obj)`` reports."""
     return frozenset(issue.path for issue in crds.pruned_fields(obj))
+
+
+def at(issue: Issue) -> FieldPath:
+    """Where a CRD issue is: its FieldPath, or, for a label such as ``(root)``, a path printing that label."""
+    return issue.path if isinstance(issue.path, FieldPath) else FieldPath((issue.path,))

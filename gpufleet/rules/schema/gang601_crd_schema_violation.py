@@ -44,7 +44,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.schema._helpers import ANY_KIND, pruned_paths
+from gpufleet.rules.schema._helpers import ANY_KIND, at, pruned_paths
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -54,7 +54,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     pruned = pruned_paths(crds, obj)
     for issue in crds.validate(obj):
         if issue.path not in pruned:
-            yield Violation(issue.path, issue.message, issue.fix or "make the field match the CRD schema")
+            yield Violation(at(issue), issue.message, issue.fix or "make the field match the CRD schema")
 
 
 RULE = Rule(

@@ -48,7 +48,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.schema._helpers import ANY_KIND
+from gpufleet.rules.schema._helpers import ANY_KIND, at
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -56,7 +56,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if crds is None or not crds.knows(obj):
         return
     for issue in crds.pruned_fields(obj):
-        yield Violation(issue.path, issue.message, issue.fix or "remove the field or move it to where the schema declares it")
+        yield Violation(at(issue), issue.message, issue.fix or "remove the field or move it to where the schema declares it")
 
 
 RULE = Rule(

@@ -19,7 +19,7 @@ def with_resources(requests: dict | None, limits: dict | None) -> dict:
 
 def gang401(obj: dict, ctx: CheckContext = CheckContext()) -> list[str]:
     base = "spec.tasks[0].template.spec.containers[0].resources."
-    return [f.path.removeprefix(base) for f in engine.check_object(obj, ctx, select=["GANG401"])]
+    return [str(f.path).removeprefix(base) for f in engine.check_object(obj, ctx, select=["GANG401"])]
 
 
 @pytest.mark.parametrize("requests, limits, expected", [

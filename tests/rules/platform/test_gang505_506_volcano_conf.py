@@ -15,7 +15,7 @@ def gang(**switches) -> dict:
 
 
 def paths(obj: dict, code: str) -> list[str]:
-    return [f.path.removeprefix(BASE + ".") for f in engine.check_object(obj, select=[code])]
+    return [str(f.path).removeprefix(BASE + ".") for f in engine.check_object(obj, select=[code])]
 
 
 @pytest.mark.parametrize("actions, plugin, expected", [
