@@ -61,13 +61,9 @@ def _config(args: Any) -> Mapping[str, Any]:
     return plain(args.get_config() or {})
 
 
-def applies(rule: Rule, obj: Mapping[str, Any]) -> bool:
-    return engine.ANY_KIND in rule.kinds or rule.applies_to(obj)
-
-
 def validate_resource(rule: Rule, args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
     found = manifest(args.resource_type, args.props)
-    if found is None or not applies(rule, found.obj):
+    if found is None or not rule.applies_to(found.obj):
         return
     try:
         ctx = settings.check_context(rule.code, _config(args))
@@ -85,7 +81,7 @@ def validate_resource(rule: Rule, args: ResourceValidationArgs, report_violation
 
 def remediate_resource(rule: Rule, args: ResourceValidationArgs) -> Mapping[str, Any] | None:
     found = manifest(args.resource_type, args.props)
-    if found is None or not applies(rule, found.obj):
+    if found is None or not rule.applies_to(found.obj):
         return None
     try:
         ctx = settings.check_context(rule.code, _config(args))

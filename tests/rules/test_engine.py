@@ -114,7 +114,7 @@ def test_check_objects_keeps_input_order_and_hands_every_object_to_the_rules():
 
 def test_every_rule_on_one_object_shares_one_workload_view():
     views = []
-    rule = fake("GANG001", check=lambda obj, ctx: views.append(workloads.view(obj)) or [])
+    rule = fake("GANG001", check=lambda obj, ctx: views.append(ctx.run.view(obj)) or [])
     Engine([rule, fake("GANG002", check=rule.check)]).check_object(b.volcano_job())
     assert len(views) == 2 and views[0] is views[1]
 

@@ -50,7 +50,7 @@ from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS, members, pod_grou
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or not ctx.objects:
         return
     reported: set[str] = set()

@@ -44,7 +44,7 @@ PATH = "spec.scheduleTimeoutSeconds"
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return
     timeout = as_int(as_map(obj.get("spec")).get("scheduleTimeoutSeconds"))

@@ -45,7 +45,7 @@ from gpufleet.workloads import effective_scheduler
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return
     allowed = scheduler_names(ctx)

@@ -52,7 +52,7 @@ KINDS = (
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or view.total_pods < 2 or not in_coscheduling_namespace(ctx, view.namespace):
         return
     for template in view.templates:

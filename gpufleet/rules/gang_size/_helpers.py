@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext
-from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, groups, keys
+from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, keys
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def _volcano(view: WorkloadView) -> Iterator[Minimum]:
 
 
 def _group_members(view: WorkloadView, ctx: CheckContext, name: str | None) -> int:
-    return groups.member_pods(ctx.objects, view.namespace, name) if name and ctx.objects else 0
+    return ctx.run.member_pods(view.namespace, name) if name and ctx.objects else 0
 
 
 def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:

@@ -62,7 +62,7 @@ from gpufleet.rules.gang_size._helpers import KINDS, is_elastic, minimums, set_m
 
 
 def _below(obj: Mapping[str, Any], ctx: CheckContext):
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or is_elastic(view):
         return []
     return [m for m in minimums(view, ctx) if m.minimum < m.count]

@@ -54,7 +54,7 @@ from gpufleet.rules.gang_size._helpers import KINDS, minimums, set_minimum
 
 
 def _above(obj: Mapping[str, Any], ctx: CheckContext):
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     return [m for m in minimums(view, ctx)
             if m.minimum > m.count and not (m.as_string and m.count < 2)]
 

@@ -64,7 +64,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import quantity, workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.workloads import WorkloadView, as_map, groups, key_path
+from gpufleet.workloads import WorkloadView, as_map, key_path
 from gpufleet.workloads.resources import pod_requests
 
 KUBEFLOW = ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")
@@ -82,14 +82,14 @@ def _sum(views: list[WorkloadView]) -> dict[str, Decimal]:
 
 def _target(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[str, tuple[str, ...], dict[str, Decimal]] | None:
     """(base path, location of minResources' parent, expected sums) or None when not comparable."""
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return None
     if view.group == "kubeflow.org":
         if view.gang_min not in (None, view.total_pods):
             return None
         return "spec.runPolicy.schedulingPolicy", ("spec", "runPolicy", "schedulingPolicy"), _sum([view])
-    members = groups.members(ctx.objects, view.namespace, view.name or "") if ctx.objects else []
+    members = ctx.run.members(view.namespace, view.name or "") if ctx.objects else []
     if not members or view.gang_min != sum(m.total_pods for m in members):
         return None
     return "spec", ("spec",), _sum(members)

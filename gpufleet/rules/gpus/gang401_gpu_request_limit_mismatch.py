@@ -93,7 +93,7 @@ def _container(path: str, container: Mapping[str, Any], gpus: frozenset[str]) ->
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    found = view(obj)
+    found = ctx.run.view(obj)
     if found is None:
         return
     gpus = gpu_resources(ctx.fleet)

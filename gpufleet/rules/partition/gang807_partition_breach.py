@@ -64,7 +64,7 @@ def _breach(toleration: Any, others: set[str]) -> str | None:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     fleet = ctx.fleet
     if view is None or fleet is None:
         return

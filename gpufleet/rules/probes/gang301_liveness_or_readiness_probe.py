@@ -78,7 +78,7 @@ def readiness_orders_startup(found: WorkloadView, template: PodTemplate) -> bool
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    found = view(obj)
+    found = ctx.run.view(obj)
     if found is None or not found.is_gang:
         return
     for template in found.templates:

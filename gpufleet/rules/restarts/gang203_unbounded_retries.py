@@ -65,7 +65,7 @@ def _fields(base: Mapping[str, Any], path: str, location: tuple[str | int, ...],
             yield f"{path}.{name}" if path else name, (*location, name), base[name]
 
 
-def _budgets(obj: Mapping[str, Any]) -> Iterator[Budget]:
+def _budgets(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Budget]:
     spec, kind, group = as_map(obj.get("spec")), obj.get("kind"), workloads.group_of(obj)
     if group == "batch.volcano.sh":
         yield from _fields(spec, "spec", ("spec",), ("maxRetry",))
@@ -79,7 +79,7 @@ def _budgets(obj: Mapping[str, Any]) -> Iterator[Budget]:
             yield from _fields(job_spec, f"spec.replicatedJobs[{i}].template.spec",
                                ("spec", "replicatedJobs", i, "template", "spec"), ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "batch":
-        view = workloads.view(obj)
+        view = ctx.run.view(obj)
         if view is not None and view.is_gang:
             yield from _fields(spec, "spec", ("spec",), ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "kubeflow.org":
@@ -98,8 +98,8 @@ def _ignoring(obj: Mapping[str, Any]) -> Iterator[tuple[str, int, str]]:
             yield f"spec.failurePolicy.rules[{i}].action", i, action
 
 
-def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[str, tuple[str | int, ...], int]]:
-    for path, location, value in _budgets(obj):
+def _excess(obj: Mapping[str, Any], ctx: CheckContext, limit: int) -> Iterator[tuple[str, tuple[str | int, ...], int]]:
+    for path, location, value in _budgets(obj, ctx):
         number = as_int(value)
         if number is not None and number > limit:
             yield path, location, number
@@ -107,7 +107,7 @@ def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[str, tuple[str
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     limit = int(ctx.option(CODE, "maxRetries", 10))
-    for path, _, number in _excess(obj, limit):
+    for path, _, number in _excess(obj, ctx, limit):
         yield Violation(path, f"{number} retries exceed the limit of {limit}: a gang that fails deterministically "
                               "re-acquires all its GPUs that many times", f"set {path} to at most {limit}")
     for path, _, action in _ignoring(obj):
@@ -117,7 +117,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     limit = int(ctx.option(CODE, "maxRetries", 10))
-    for _, location, _ in list(_excess(obj, limit)):
+    for _, location, _ in list(_excess(obj, ctx, limit)):
         node: Any = obj
         for part in location[:-1]:
             node = node[part]

@@ -68,8 +68,8 @@ UNSET = {("jobset.x-k8s.io", "JobSet"): "JobSet's webhook sets OnFailure",
 JOBSET_SPECS: dict[str, tuple[str, ...]] = {"JobSet": ("spec",), **{k: ("spec", "template", "spec") for k in workloads.RUNTIME_KINDS}}
 
 
-def _restart_policies(obj: Mapping[str, Any]) -> Iterator[Problem]:
-    view = workloads.view(obj)
+def _restart_policies(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Problem]:
+    view = ctx.run.view(obj)
     if view is None or not view.is_gang:
         return
     runtime = view.kind in workloads.RUNTIME_KINDS
@@ -104,17 +104,17 @@ def _child_backoff(obj: Mapping[str, Any]) -> Iterator[Problem]:
                    "restarts while the rest of the gang waits")
 
 
-def _problems(obj: Mapping[str, Any]) -> list[Problem]:
-    return [*_restart_policies(obj), *_child_backoff(obj)]
+def _problems(obj: Mapping[str, Any], ctx: CheckContext) -> list[Problem]:
+    return [*_restart_policies(obj, ctx), *_child_backoff(obj)]
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    for path, _, value, message in _problems(obj):
+    for path, _, value, message in _problems(obj, ctx):
         yield Violation(path, message, f"set {path} to {value}")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for _, location, value, _ in _problems(obj):
+    for _, location, value, _ in _problems(obj, ctx):
         set_path(obj, location, value)
     return obj
 

@@ -53,9 +53,9 @@ from gpufleet.workloads import as_map
 PARTIAL = {"OnFailure", "Always", "ExitCode"}
 
 
-def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
+def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[str, str, str, str]]:
     """(path, replica-spec field, role, policy) for each replica type that restarts single ranks."""
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or is_elastic(view):
         return
     for field, specs in as_map(obj.get("spec")).items():
@@ -68,13 +68,13 @@ def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    for path, _, role, policy in _partial(obj):
+    for path, _, role, policy in _partial(obj, ctx):
         yield Violation(path, f"restartPolicy {policy} restarts single {role} pods: the restarted rank and the rest of "
                               "the gang hang waiting for each other", f"set {path} to Never")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for _, field, role, _ in list(_partial(obj)):
+    for _, field, role, _ in list(_partial(obj, ctx)):
         obj["spec"][field][role]["restartPolicy"] = "Never"
     return obj
 

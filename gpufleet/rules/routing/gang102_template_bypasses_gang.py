@@ -62,7 +62,7 @@ CODE = "GANG102"
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return
     names = volcano_names(ctx, CODE)

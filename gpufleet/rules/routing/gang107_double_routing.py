@@ -100,7 +100,7 @@ def _problem(view: WorkloadView, template: PodTemplate, ctx: CheckContext) -> st
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or (view.group, view.kind) in VOLCANO_KINDS or not view.is_gang or gang_size(view) < 2:
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
