@@ -7,7 +7,7 @@ Called by ``policies/__main__.py``. Each registered rule gets:
   error rules, ``advisory`` for warnings; ``remediate=`` when the rule has a safe fix
   (it runs when CI sets the policy to ``remediate``);
 - a stack policy ``<code>-<name>-stack`` when the rule has a stack scope
-  (``stack.scopes``: chart values, related objects, declared queues).
+  (``stack.scopes``: chart values, related objects, stack-level rule hooks).
 
 One policy per rule (rather than per family) because Pulumi gives every policy one
 enforcement level: a family mixes errors and warnings, and per-rule policies let CI set
