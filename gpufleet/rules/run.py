@@ -74,13 +74,14 @@ class RunIndex:
     alone never walks the run).
     """
 
-    __slots__ = ("objects", "fleet", "_shared", "_subjects")
+    __slots__ = ("objects", "fleet", "_shared", "_subjects", "_last")
 
     def __init__(self, objects: Sequence[Mapping[str, Any]] = (), fleet: FleetContext | None = None) -> None:
         self.objects: Objects = objects if isinstance(objects, tuple) else tuple(objects)
         self.fleet = fleet
         self._shared = _Shared()
         self._subjects: dict[int, Subject] = {}
+        self._last: Subject | None = None  # the rules checking one object ask for it in a row
 
     def _ids(self) -> dict[int, Mapping[str, Any]]:
         ids = self._shared.ids
@@ -100,7 +101,7 @@ class RunIndex:
         a long time (the webhook's) never accumulates them.
         """
         other = RunIndex.__new__(RunIndex)
-        other.objects, other.fleet, other._shared, other._subjects = self.objects, self.fleet, self._shared, {}
+        other.objects, other.fleet, other._shared, other._subjects, other._last = self.objects, self.fleet, self._shared, {}, None
         return other
 
     def subject(self, obj: Mapping[str, Any]) -> Subject:
@@ -108,6 +109,9 @@ class RunIndex:
 
         A subject holds its object, so the object's id is not reused while the run lives.
         """
+        found = self._last
+        if found is not None and found.obj is obj:
+            return found
         key = id(obj)
         shared = self._shared
         found = shared.subjects.get(key)
@@ -117,6 +121,7 @@ class RunIndex:
                 found = Subject(obj, build_view(obj))
                 ids = shared.ids
                 (shared.subjects if ids is not None and ids.get(key) is obj else self._subjects)[key] = found
+        self._last = found
         return found
 
     def view(self, obj: Mapping[str, Any]) -> WorkloadView | None:

@@ -71,7 +71,7 @@ def test_checking_an_object_outside_the_run_leaves_nothing_in_a_long_lived_conte
     job = b.volcano_job(tasks=[b.task(replicas=2, gpus=8)])
     engine.check_object(job, ctx)
     engine.check_object(job, ctx)
-    assert ctx.run._subjects == {} and ctx.run._shared.subjects == {}
+    assert ctx.run._subjects == {} and ctx.run._shared.subjects == {} and ctx.run._last is None
 
 
 def test_the_gpu_demands_of_an_object_are_built_once_per_run():
