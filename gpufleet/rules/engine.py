@@ -116,7 +116,12 @@ def in_run(obj: Mapping[str, Any], ctx: CheckContext) -> CheckContext:
     The view and derived values of an object outside the run live only as long as the
     returned context, so a context kept across runs (the webhook's) never holds them.
     """
-    return ctx if ctx.run.holds(obj) else replace(ctx, run=ctx.run.scoped())
+    if ctx.run.holds(obj):
+        return ctx
+    scoped = object.__new__(CheckContext)  # dataclasses.replace without re-running __init__: every field as is
+    scoped.__dict__.update(ctx.__dict__)
+    scoped.__dict__["run"] = ctx.run.scoped()
+    return scoped
 
 
 def _findings(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> list[Finding]:

@@ -4,7 +4,9 @@ A *run* is what one adapter checks together: the linter's file set, the policy p
 stack, one admission review (one object). The engine (``gpufleet.rules.engine``) gives
 every rule the run's index as ``ctx.run``; the adapters build one per run
 (``CheckContext(objects=...)`` does) and never share it between runs, so nothing here
-is a module global and nothing needs a lock. A run is used by one thread at a time.
+is a module global and nothing needs a lock: a run is used by one thread at a time, and a
+context kept across runs and threads (the webhook's, with no objects) is only read, since
+the engine checks each review in a :meth:`RunIndex.scoped` copy.
 
 - ``run.view(obj)``: the workload view of an object, built once per run (also for the
   object being checked when it is not among ``objects``: the engine scopes such checks,
