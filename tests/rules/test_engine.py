@@ -8,7 +8,6 @@ from gpufleet.context import FleetContext
 from gpufleet.rules import api, engine
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.engine import Engine
-from gpufleet import workloads
 from tests.rules import builders as b
 
 VOLCANO = (("batch.volcano.sh", "Job"),)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS, members, scheduler_names
 from gpufleet.workloads import effective_scheduler

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import KINDS, minimums, set_minimum
 

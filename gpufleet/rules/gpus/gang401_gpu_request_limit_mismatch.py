@@ -50,7 +50,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import amount, fmt, gpu_resources, is_gpu
-from gpufleet.workloads import WORKLOAD_KINDS, as_map, key_path, pod_containers, view
+from gpufleet.workloads import WORKLOAD_KINDS, as_map, key_path, pod_containers
 
 
 def _whole(value: Any) -> bool:

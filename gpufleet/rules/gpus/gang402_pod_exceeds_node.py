@@ -61,7 +61,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import (
     container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests,
 )
-from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, key_path, pod_containers, view
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, key_path, pod_containers
 
 
 def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:

@@ -67,7 +67,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from gpufleet.context import PoolContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import fmt, sorted_gpu_resources, template_pools, template_request
-from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, view
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS
 from gpufleet.workloads import as_list, as_map, key_path

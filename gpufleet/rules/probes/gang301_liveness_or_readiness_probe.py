@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map, view
+from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map
 
 PROBES = ("livenessProbe", "readinessProbe")
 

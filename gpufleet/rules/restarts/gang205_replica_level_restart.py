@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import is_elastic
 from gpufleet.workloads import as_map

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS, volcano_intent, volcano_names
 from gpufleet.workloads import template_scheduler

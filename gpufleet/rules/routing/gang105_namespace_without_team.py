@@ -39,7 +39,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS
 

@@ -58,7 +58,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volcano_names
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler, keys
