@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import cached_property
 from typing import Any, Mapping
 
 from gpufleet import quantity
@@ -45,6 +46,8 @@ from gpufleet.durations import COLD_START_FLOOR_SECONDS
 CONTEXT_VERSION = 1
 GANG_LABEL = "gpufleet.dev/gang"
 """The gang identity label on pods (stamped by ``gpufleet.mutate.gang``, read by the gang alerts)."""
+KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
+"""GPU resources every fleet knows; a fleet adds its pools' ``gpuResource`` (:class:`FleetIndex`)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,29 @@ class PriorityClassContext:
 
 
 @dataclass(frozen=True)
+class FleetIndex:
+    """Lookups derived from one :class:`FleetContext`, built once per context (``FleetContext.index``)."""
+
+    gpu_resources: frozenset[str]
+    """Resources counted as GPUs: :data:`KNOWN_GPUS` and every pool's ``gpuResource``."""
+    sorted_gpu_resources: tuple[str, ...]
+    pools_by_system: Mapping[str, tuple["PoolContext", ...]]
+    """The pools of each system (``kueue``, ``volcano``), in model order."""
+
+    @classmethod
+    def build(cls, pools: tuple["PoolContext", ...]) -> "FleetIndex":
+        names = {*KNOWN_GPUS, *(p.gpu_resource for p in pools)}
+        systems: dict[str, list[PoolContext]] = {}
+        for pool in pools:
+            systems.setdefault(pool.system, []).append(pool)
+        return cls(frozenset(names), tuple(sorted(names)), {k: tuple(v) for k, v in systems.items()})
+
+
+NO_FLEET_INDEX = FleetIndex.build(())
+"""The lookups without a fleet context (the known GPU names only)."""
+
+
+@dataclass(frozen=True)
 class FleetContext:
     fleet: str
     teams: tuple[TeamContext, ...]
@@ -119,6 +145,11 @@ class FleetContext:
 
     def team_for_namespace(self, namespace: str | None) -> TeamContext | None:
         return self._by_namespace.get(namespace or "")
+
+    @cached_property
+    def index(self) -> FleetIndex:
+        """The context's :class:`FleetIndex`, built on first use and kept on this (immutable) object."""
+        return FleetIndex.build(self.pools)
 
     def kueue_holds_unlabelled(self, namespace: str | None) -> bool | None:
         """Whether Kueue suspends a job without a queue label in ``namespace`` (None = the context does not say).

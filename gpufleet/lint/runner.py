@@ -130,10 +130,13 @@ def _lint_sources(sources: Sequence[Source], ctx: CheckContext | None, select: I
         if _wanted(GANG000, sel, ign):
             report.results.extend(Located(problem_finding(p)) for p in result.problems)
     report.objects = len(loaded)
-    ctx = replace(ctx, objects=tuple(item.obj for item in loaded))
+    ctx = replace(ctx, objects=tuple(item.obj for item in loaded))  # the run: one RunIndex for every object
     for item in loaded:
         for finding in engine.check_object(item.obj, ctx, sel, ign):
             report.results.append(Located(place(finding, item), item.template))
+    items = {id(item.obj): item for item in loaded}
+    for obj, finding in engine.check_run(ctx, sel, ign):  # stack-level hooks (GANG104 without --fleet)
+        report.results.append(Located(place(finding, items[id(obj)]), items[id(obj)].template))
     report.results.sort(key=lambda r: (r.finding.file or "", r.finding.line or 0, r.finding.code, r.finding.path))
     return report
 

@@ -8,6 +8,7 @@ components read the result.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Literal
 
 from pydantic import Field
@@ -98,3 +99,11 @@ class Fleet(Base):
 
     def pools_of(self, system: str) -> list[Pool]:
         return [p for p in self.pools if p.system == system]
+
+    @cached_property
+    def pool_names_by_system(self) -> dict[str, tuple[str, ...]]:
+        """``{system: pool names}`` in model order, built once per fleet object (the model is frozen)."""
+        systems: dict[str, list[str]] = {}
+        for pool in self.pools:
+            systems.setdefault(pool.system, []).append(pool.name)
+        return {system: tuple(names) for system, names in systems.items()}

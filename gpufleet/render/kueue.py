@@ -19,7 +19,6 @@ from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
 from gpufleet.model.teams import Team
 from gpufleet.render import resources, tree
-from gpufleet.render.index import index
 from gpufleet.render.meta import KUEUE_API, manifest, metadata
 
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
@@ -43,19 +42,13 @@ def covered_resources(fleet: Fleet) -> list[str]:
 
 def resource_groups(fleet: Fleet, quotas: dict[str, PoolQuota], covered: list[str], limits: bool) -> list[dict[str, Any]]:
     """The single resource group: flavors in fleet pool order, every covered resource in each."""
-    memo = index(fleet).memo
     flavors = []
     for pool in kueue_pools(fleet):
         pq = quotas.get(pool.name)
         if pq is None:
             continue
-        key = ("flavor", pool.name, pq.nominal, pq.borrowing_limit, pq.lending_limit, tuple(pq.resources.items()),
-               tuple(covered), limits)
-        entries = memo.get(key)
-        if entries is None:
-            amounts = resources.scaled_quota(pool, pq)
-            entries = memo[key] = [_resource(res, amounts.get(res), limits) for res in covered]
-        flavors.append({"name": pool.name, "resources": [dict(e) for e in entries]})
+        amounts = resources.scaled_quota(pool, pq)
+        flavors.append({"name": pool.name, "resources": [_resource(res, amounts.get(res), limits) for res in covered]})
     return [{"coveredResources": list(covered), "flavors": flavors}] if flavors else []
 
 

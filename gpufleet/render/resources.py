@@ -16,7 +16,7 @@ from typing import Iterable
 
 from gpufleet import quantity
 from gpufleet.model.pools import Pool
-from gpufleet.model.quota import PoolQuota
+from gpufleet.model.quota import PoolQuota, ResourceQuota
 
 FIRST_RESOURCES = ("cpu", "memory")
 _BINARY = ("memory", "ephemeral-storage")
@@ -65,33 +65,29 @@ def _scale(amount: Decimal | None, per_node: Decimal, gpus: Decimal) -> Decimal 
 
 def scaled_quota(pool: Pool, quota: PoolQuota) -> dict[str, Amounts]:
     """A pool quota as per-resource amounts, keyed in :func:`resource_order` (do not modify the result)."""
-    key = (id(pool), quota.nominal, quota.borrowing_limit, quota.lending_limit, tuple(quota.resources.items()))
-    found = _SCALED.get(key)
-    if found is None or found[0] is not pool:
-        found = (pool, _scaled(pool, quota))
-        if len(_SCALED) > 4096:
-            _SCALED.clear()
-        _SCALED[key] = found
-    return found[1]
+    return _scaled(pool.gpu_resource, tuple(pool.allocatable.items()), quota.nominal, quota.borrowing_limit,
+                   quota.lending_limit, tuple(quota.resources.items()))
 
 
-_SCALED: dict[tuple, tuple[Pool, dict[str, Amounts]]] = {}
-
-
-def _scaled(pool: Pool, quota: PoolQuota) -> dict[str, Amounts]:
-    gpus = pool.gpus_per_node
+@lru_cache(maxsize=4096)
+def _scaled(gpu_resource: str, allocatable: tuple[tuple[str, Decimal], ...], nominal: Decimal, borrowing: Decimal | None,
+            lending: Decimal | None, overrides: tuple[tuple[str, ResourceQuota], ...]) -> dict[str, Amounts]:
+    """:func:`scaled_quota` of the pool's shape and the quota's numbers (a pure function of immutable values, cached)."""
+    per_node = dict(allocatable)
+    gpus = per_node.get(gpu_resource, Decimal(0))
+    explicit = dict(overrides)
     out: dict[str, Amounts] = {}
-    for res in resource_order([*pool.allocatable, pool.gpu_resource, *quota.resources]):
-        override = quota.resources.get(res)
+    for res in resource_order([*per_node, gpu_resource, *explicit]):
+        override = explicit.get(res)
         if override is not None:
             out[res] = Amounts(override.nominal, override.borrowing_limit, override.lending_limit)
-        elif res == pool.gpu_resource:
-            out[res] = Amounts(quota.nominal, quota.borrowing_limit, quota.lending_limit)
+        elif res == gpu_resource:
+            out[res] = Amounts(nominal, borrowing, lending)
         else:
-            per_node = pool.per_node(res)
+            shape = per_node.get(res, Decimal(0))
             out[res] = Amounts(
-                _scale(quota.nominal, per_node, gpus) or Decimal(0),
-                _scale(quota.borrowing_limit, per_node, gpus),
-                _scale(quota.lending_limit, per_node, gpus),
+                _scale(nominal, shape, gpus) or Decimal(0),
+                _scale(borrowing, shape, gpus),
+                _scale(lending, shape, gpus),
             )
     return out

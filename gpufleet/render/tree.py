@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Cohort, Team
-from gpufleet.render.index import index
 
 
 def depths(fleet: Fleet) -> dict[str, int]:
@@ -29,15 +28,9 @@ def depths(fleet: Fleet) -> dict[str, int]:
 
 
 def system_quota(fleet: Fleet, owner: Team | Cohort, system: str) -> dict:
-    """The owner's quota on pools of one system, in fleet pool order (do not modify the result)."""
-    idx = index(fleet)
-    key = (id(owner), system)
-    found = idx.quota_cache.get(key)
-    if found is None:
-        quota = owner.quota
-        found = {name: quota[name] for name in idx.pools_by_system.get(system, ()) if name in quota}
-        idx.quota_cache[key] = found
-    return found
+    """The owner's quota on pools of one system, in fleet pool order."""
+    quota = owner.quota
+    return {name: quota[name] for name in fleet.pool_names_by_system.get(system, ()) if name in quota}
 
 
 def cohorts_for(fleet: Fleet, system: str) -> list[Cohort]:

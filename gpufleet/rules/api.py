@@ -52,6 +52,7 @@ class CrdSchemas(Protocol):
     def validate(self, obj: Any) -> list[Issue]: ...
 
     def pruned_fields(self, obj: Any) -> list[Issue]: ...
+from gpufleet.rules.run import RunIndex
 
 
 class Severity(str, Enum):
@@ -79,12 +80,21 @@ class CheckContext:
     by rule code, as ``gpufleet.settings`` builds them; a rule reads its own with
     :meth:`options_for`. ``crds`` is a ``gpufleet.crdschema.CrdSet`` (or None) for the schema rules.
     ``objects`` is every object of the same run, for rules that relate objects.
+    ``run`` is the :class:`~gpufleet.rules.run.RunIndex` of ``objects`` with ``fleet``: rules
+    read views and cross-object indexes from it. Built with the context (and again by
+    ``dataclasses.replace`` when ``objects`` or ``fleet`` change), never shared between contexts.
     """
 
     fleet: FleetContext | None = None
     options: Mapping[str, object] = field(default_factory=dict)
     crds: CrdSchemas | None = None
     objects: tuple[Mapping[str, Any], ...] = ()
+    run: RunIndex = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        run = self.run
+        if run is None or run.objects is not self.objects or run.fleet is not self.fleet:
+            object.__setattr__(self, "run", RunIndex(self.objects, self.fleet))
 
     def options_for(self, code: str, model: type[OptionsT]) -> OptionsT:
         """Rule ``code``'s options: the validated object, else ``model``'s defaults."""
@@ -96,7 +106,13 @@ class CheckContext:
         return found
 
 
+ANY_KIND = ("*", "*")
+"""The ``(apiGroup, kind)`` wildcard: a rule listing it reads every object (``Rule.any_kind``)."""
+EVERY_KIND: tuple[tuple[str, str], ...] = (ANY_KIND,)
+"""``kinds=`` of a rule that reads every object (the schema rules)."""
+
 CheckFn = Callable[[Mapping[str, Any], CheckContext], Iterable[Violation]]
+RunCheckFn = Callable[[RunIndex, CheckContext], Iterable[tuple[Mapping[str, Any], Violation]]]
 RemediateFn = Callable[[dict[str, Any], CheckContext], dict[str, Any]]
 
 
@@ -113,6 +129,12 @@ class Rule:
     runs them in its stack policy too; ``remediate`` is set only where the fix is
     always safe; ``options`` is the rule's options class (see :func:`rule_options`), None
     when it takes none.
+
+    ``check_run`` is the stack-level hook of a rule that judges the run as a whole
+    (GANG104: workloads' queues against the queues the same run declares): the engine
+    calls it once per run (``Engine.check_run``; ``check_objects`` includes its findings)
+    and it yields ``(object, violation)`` pairs, each reported on that object of the run.
+    It runs with or without a fleet context (``needs_fleet`` is about ``check``).
     """
 
     code: str
@@ -128,8 +150,17 @@ class Rule:
     remediate: RemediateFn | None = None
     doc: str = ""
     options: type | None = None
+    check_run: RunCheckFn | None = None
+
+    @property
+    def any_kind(self) -> bool:
+        """Whether the rule reads every object (its kinds hold the :data:`ANY_KIND` wildcard)."""
+        return ANY_KIND in self.kinds
 
     def applies_to(self, obj: Mapping[str, Any]) -> bool:
+        """Whether the rule reads ``obj`` (by its ``(apiGroup, kind)``, or every object with the wildcard)."""
+        if self.any_kind:
+            return True
         api_version = str(obj.get("apiVersion", ""))
         group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
         return (group, str(obj.get("kind", ""))) in self.kinds

@@ -3,10 +3,12 @@
 Called by every adapter: the linter (``gpufleet lint``), the Pulumi policy pack and
 the admission controller, plus ``remediate`` for ``gpufleet lint --fix``. The
 module functions use one :class:`Engine` over the registry; tests build their own
-``Engine(rules)``. Rules are indexed by ``(apiGroup, kind)`` once (a rule listing
-``("*", "*")`` sees every object); each object's workload view is built once
-(``workloads.cache.enter``) and shared by the rules that read it; an object's identity
-is read once, and findings are made only for rules that found something. A rule that raises
+``Engine(rules)``. Rules are indexed by ``(apiGroup, kind)`` once (a rule whose
+``Rule.any_kind`` holds sees every object); each object's workload view is built once per
+run (``ctx.run``, a :class:`~gpufleet.rules.run.RunIndex`) and shared by the rules that
+read it; an object's identity is read once, and findings are made only for rules that
+found something. Rules with a stack-level hook (``Rule.check_run``) run once per run
+(:meth:`Engine.check_run`, included by ``check_objects``). A rule that raises
 becomes an error finding of that rule and the other findings are kept. Waivers
 come from :mod:`gpufleet.rules.waivers`.
 """
@@ -22,11 +24,9 @@ from typing import Any, Collection, Iterable, Mapping
 
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
-from gpufleet.workloads import cache as view_cache
 from gpufleet.fieldpath import ROOT
 from gpufleet.workloads.types import as_map, group_of
 
-ANY_KIND = ("*", "*")
 Selector = Collection[str] | None
 Patterns = frozenset[str] | None
 _DEFAULT_CTX = CheckContext()
@@ -87,22 +87,46 @@ def _crash(rule: Rule, exc: Exception) -> InternalError:
 def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext) -> list[tuple[Rule, Violation]]:
     """Every rule's violations in order; a crash becomes one more (error) violation instead of an exception."""
     found: list[tuple[Rule, Violation]] = []
-    token = view_cache.enter(obj)
-    try:
-        with localcontext(_EXACT):  # quantities are bounded (gpufleet.quantity): 60 digits keep sums and quotients exact
-            for rule in rules:
-                try:
-                    for violation in rule.check(obj, ctx):
-                        found.append((rule, violation))
-                except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
-                    found.append((rule, _crash(rule, exc)))
-    finally:
-        view_cache.leave(token)
+    with localcontext(_EXACT):  # quantities are bounded (gpufleet.quantity): 60 digits keep sums and quotients exact
+        for rule in rules:
+            try:
+                for violation in rule.check(obj, ctx):
+                    found.append((rule, violation))
+            except Exception as exc:  # noqa: BLE001 - a buggy rule must not hide the other rules' findings
+                found.append((rule, _crash(rule, exc)))
     return found
 
 
+def _run_violations(rules: Iterable[Rule], ctx: CheckContext) -> list[tuple[Rule, Mapping[str, Any], Violation]]:
+    """Every stack-level hook's violations; a crash is reported on the run's first object."""
+    found: list[tuple[Rule, Mapping[str, Any], Violation]] = []
+    with localcontext(_EXACT):
+        for rule in rules:
+            try:
+                for obj, violation in rule.check_run(ctx.run, ctx):  # type: ignore[misc]
+                    found.append((rule, obj, violation))
+            except Exception as exc:  # noqa: BLE001 - as in _violations
+                if ctx.run.objects:
+                    found.append((rule, ctx.run.objects[0], _crash(rule, exc)))
+    return found
+
+
+def in_run(obj: Mapping[str, Any], ctx: CheckContext) -> CheckContext:
+    """``ctx`` for checking ``obj``: as is when ``obj`` is one of its run's objects, else scoped to this check.
+
+    The view and derived values of an object outside the run live only as long as the
+    returned context, so a context kept across runs (the webhook's) never holds them.
+    """
+    if ctx.run.holds(obj):
+        return ctx
+    scoped = object.__new__(CheckContext)  # dataclasses.replace without re-running __init__: every field as is
+    scoped.__dict__.update(ctx.__dict__)
+    scoped.__dict__["run"] = ctx.run.scoped()
+    return scoped
+
+
 def _findings(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> list[Finding]:
-    """One rule's findings (the view of ``obj`` must be current)."""
+    """One rule's findings."""
     who = _identity(obj)
     return [_finding(r, who, v) for r, v in _violations((rule,), obj, ctx)]
 
@@ -114,13 +138,17 @@ class Engine:
         self.rules = tuple(sorted(rules, key=lambda r: r.code))
         index: dict[tuple[str, str], list[Rule]] = {}
         for rule in self.rules:
+            if rule.any_kind:
+                continue
             for kind in dict.fromkeys(tuple(k) for k in rule.kinds):
                 index.setdefault(kind, []).append(rule)  # type: ignore[arg-type]
         self._index = {key: tuple(rules) for key, rules in index.items()}
+        self._everywhere = tuple(rule for rule in self.rules if rule.any_kind)
+        self._run_rules = tuple(rule for rule in self.rules if rule.check_run is not None)
         self._for = lru_cache(maxsize=1024)(self._select)
 
     def _select(self, key: tuple[str, str], select: Patterns, ignore: Patterns, has_fleet: bool) -> tuple[Rule, ...]:
-        candidates = sorted({*self._index.get(key, ()), *self._index.get(ANY_KIND, ())}, key=lambda r: r.code)
+        candidates = sorted({*self._index.get(key, ()), *self._everywhere}, key=lambda r: r.code)
         return tuple(
             rule for rule in candidates
             if (select is None or matches(rule.code, select)) and not (ignore and matches(rule.code, ignore))
@@ -141,7 +169,7 @@ class Engine:
         rules = self.rules_for(obj, ctx, select, ignore)
         if not rules:
             return []
-        found = _violations(rules, obj, ctx)
+        found = _violations(rules, obj, in_run(obj, ctx))
         if not found:
             return []
         who = _identity(obj)
@@ -152,17 +180,44 @@ class Engine:
 
     def check_object(self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
                      ignore: Selector = None) -> list[Finding]:
-        """Every finding of the selected rules on one object, sorted by (code, path, message)."""
+        """Every finding of the selected rules on one object, sorted by (code, path, message).
+
+        Stack-level hooks do not run here (see :meth:`check_run`).
+        """
         return self._check(obj, ctx, freeze(select), freeze(ignore))
+
+    def check_run(self, ctx: CheckContext, select: Selector = None,
+                  ignore: Selector = None) -> list[tuple[Mapping[str, Any], Finding]]:
+        """The selected rules' stack-level findings over the run ``ctx.run`` (waivers applied), in rule order."""
+        sel, ign = freeze(select), freeze(ignore)
+        rules = [rule for rule in self._run_rules
+                 if (sel is None or matches(rule.code, sel)) and not (ign and matches(rule.code, ign))]
+        if not rules:
+            return []
+        found = _run_violations(rules, ctx)
+        by_object: dict[int, tuple[Mapping[str, Any], list[Finding]]] = {}
+        for rule, obj, violation in found:
+            by_object.setdefault(id(obj), (obj, []))[1].append(make_finding(rule, obj, violation))
+        return [(obj, finding) for obj, findings in by_object.values() for finding in waivers.apply(obj, findings)]
 
     def check_objects(self, objs: Iterable[Mapping[str, Any]], ctx: CheckContext = _DEFAULT_CTX,
                       select: Selector = None, ignore: Selector = None) -> list[Finding]:
-        """Findings of every object, in input order; ``ctx.objects`` defaults to ``objs``."""
+        """Findings of every object (its stack-level ones included), in input order; ``ctx.objects`` defaults to ``objs``."""
         objs = tuple(objs)
         if not ctx.objects:
             ctx = replace(ctx, objects=objs)
         sel, ign = freeze(select), freeze(ignore)
-        return [finding for obj in objs for finding in self._check(obj, ctx, sel, ign)]
+        extra: dict[int, list[Finding]] = {}
+        for obj, finding in self.check_run(ctx, sel, ign):
+            extra.setdefault(id(obj), []).append(finding)
+        out: list[Finding] = []
+        for obj in objs:
+            findings = self._check(obj, ctx, sel, ign)
+            more = extra.pop(id(obj), None)
+            if more:
+                findings = sorted([*findings, *more], key=_order)
+            out.extend(findings)
+        return out
 
     def remediate(self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
                   ignore: Selector = None) -> dict[str, Any]:
@@ -173,6 +228,7 @@ class Engine:
         raises is skipped and the object keeps its previous state.
         """
         fixed: dict[str, Any] = copy.deepcopy(dict(obj)) if isinstance(obj, Mapping) else {}
+        ctx = replace(ctx, run=ctx.run.scoped())  # the fixed copies are checked in this call only
         for rule in self.rules_for(fixed, ctx, freeze(select), freeze(ignore)):
             if rule.remediate is None or not self._has_unwaived(rule, fixed, ctx):
                 continue
@@ -198,8 +254,13 @@ def check_object(obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, selec
 
 def check_objects(objs: Iterable[Mapping[str, Any]], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
                   ignore: Selector = None) -> list[Finding]:
-    """Findings of every object, in input order; ``ctx.objects`` defaults to ``objs``."""
+    """Findings of every object (stack-level ones included), in input order; ``ctx.objects`` defaults to ``objs``."""
     return DEFAULT.check_objects(objs, ctx, select, ignore)
+
+
+def check_run(ctx: CheckContext, select: Selector = None, ignore: Selector = None) -> list[tuple[Mapping[str, Any], Finding]]:
+    """The registered rules' stack-level findings over ``ctx.run``: ``(object of the run, finding)`` pairs."""
+    return DEFAULT.check_run(ctx, select, ignore)
 
 
 def remediate(obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,

@@ -8,7 +8,6 @@ TrainJob, (Cluster)TrainingRuntime (``runtimes``), Pod, and Deployment/ReplicaSe
 """
 
 from gpufleet.workloads import keys
-from gpufleet.workloads.cache import view, viewing
 from gpufleet.workloads.kinds import WORKLOAD_KINDS, build_view
 from gpufleet.workloads.runtimes import RUNTIME_KINDS, runtime_for, with_runtime
 from gpufleet.workloads.pods import effective_scheduler, pod_containers, pod_group_name, template_scheduler
@@ -19,5 +18,8 @@ from gpufleet.workloads.types import (
 __all__ = [
     "PodTemplate", "RUNTIME_KINDS", "WorkloadView", "WORKLOAD_KINDS", "annotation_path", "as_int", "as_list", "as_map",
     "build_view", "effective_scheduler", "group_of", "keys", "label_path", "pod_containers",
-    "pod_group_name", "runtime_for", "template_scheduler", "view", "viewing", "with_runtime",
+    "pod_group_name", "runtime_for", "template_scheduler", "view", "with_runtime",
 ]
+
+view = build_view
+"""A fresh view of an object; the rules read theirs from ``ctx.run.view(obj)`` (built once per run)."""

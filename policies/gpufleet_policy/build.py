@@ -7,7 +7,7 @@ Called by ``policies/__main__.py``. Each registered rule gets:
   error rules, ``advisory`` for warnings; ``remediate=`` when the rule has a safe fix
   (it runs when CI sets the policy to ``remediate``);
 - a stack policy ``<code>-<name>-stack`` when the rule has a stack scope
-  (``stack.scopes``: chart values, related objects, declared queues).
+  (``stack.scopes``: chart values, related objects, stack-level rule hooks).
 
 One policy per rule (rather than per family) because Pulumi gives every policy one
 enforcement level: a family mixes errors and warnings, and per-rule policies let CI set
@@ -70,13 +70,9 @@ def _config(args: Any) -> Mapping[str, Any]:
     return plain(args.get_config() or {})
 
 
-def applies(rule: Rule, obj: Mapping[str, Any]) -> bool:
-    return engine.ANY_KIND in rule.kinds or rule.applies_to(obj)
-
-
 def validate_resource(rule: Rule, args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
     found = manifest(args.resource_type, args.props)
-    if found is None or not applies(rule, found.obj):
+    if found is None or not rule.applies_to(found.obj):
         return
     try:
         ctx = settings.check_context(rule.code, _config(args))
@@ -94,7 +90,7 @@ def validate_resource(rule: Rule, args: ResourceValidationArgs, report_violation
 
 def remediate_resource(rule: Rule, args: ResourceValidationArgs) -> Mapping[str, Any] | None:
     found = manifest(args.resource_type, args.props)
-    if found is None or not applies(rule, found.obj):
+    if found is None or not rule.applies_to(found.obj):
         return None
     try:
         ctx = settings.check_context(rule.code, _config(args))

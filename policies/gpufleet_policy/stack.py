@@ -7,8 +7,8 @@ Called by ``build`` for each rule that has a stack scope (:func:`scopes`):
 - ``objects``: the rule relates objects (``CheckContext.objects``, e.g. GANG504 looks
   for gang workloads using a PriorityClass); only findings that appear *because* of
   the other objects are reported, the per-resource policy reports the rest;
-- ``queues``: GANG104, workloads' queues against the queues the stack declares
-  (without a fleet context; with one, the resource policy checks against the fleet).
+- ``run``: the rule has a stack-level hook (``Rule.check_run``, e.g. GANG104's queue
+  references against the queues the stack declares); the engine runs it over the stack.
 
 A finding on an object with values unknown during preview is returned as uncertain;
 the caller turns uncertain findings into one advisory "can't check during preview".
@@ -22,12 +22,10 @@ from typing import Any, Iterable
 from gpufleet.rules import engine
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Finding, Rule
-from gpufleet.rules.waivers import apply as apply_waivers
 
-from gpufleet_policy import charts, queues, report
+from gpufleet_policy import charts, report
 from gpufleet_policy.props import Manifest, manifest, plain
 
-QUEUE_RULE = "GANG104"
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap"}
 
 
@@ -55,12 +53,12 @@ def relates_objects(rule: Rule) -> bool:
 def scopes(rule: Rule) -> tuple[str, ...]:
     """The stack scopes of a rule (empty: the per-resource policy sees everything it can find)."""
     found = []
-    if rule.applies_to(CONFIGMAP):
+    if rule.applies_to(CONFIGMAP) and not rule.any_kind:  # reads scheduler ConfigMaps (the schema rules read any object)
         found.append("charts")
     if relates_objects(rule):
         found.append("objects")
-    if rule.code == QUEUE_RULE:
-        found.append("queues")
+    if rule.check_run is not None:
+        found.append("run")
     return tuple(found)
 
 
@@ -106,20 +104,12 @@ def related_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) 
     return out
 
 
-def queue_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) -> list[StackFinding]:
-    if ctx.fleet is not None:
-        return []  # the resource policy checks every queue against the fleet model
-    objs = [o.found.obj for o in objects]
-    check_local, check_volcano = queues.declares_any(objs)
-    if not (check_local or check_volcano):
-        return []
-    local, volcano = queues.declared(objs)
-    out = []
-    for item in objects:
-        found = [engine.make_finding(rule, item.found.obj, v)
-                 for v in queues.violations(item.found.obj, local, volcano, check_local, check_volcano)]
-        out.extend(_finding(rule, item, f) for f in report.reportable(apply_waivers(item.found.obj, found)))
-    return out
+def run_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) -> list[StackFinding]:
+    """The rule's stack-level hook over the stack's objects (``engine.check_run``)."""
+    items = {id(o.found.obj): o for o in objects}
+    run = replace(ctx, objects=tuple(o.found.obj for o in objects))
+    return [_finding(rule, items[id(obj)], finding)
+            for obj, finding in engine.check_run(run, select=[rule.code]) if not finding.waived]
 
 
 def findings(rule: Rule, resources: Iterable[Any], ctx: CheckContext) -> list[StackFinding]:
@@ -131,6 +121,6 @@ def findings(rule: Rule, resources: Iterable[Any], ctx: CheckContext) -> list[St
             out += chart_findings(rule, chart_list, ctx)
         elif scope == "objects":
             out += related_findings(rule, objects, ctx)
-        elif scope == "queues":
-            out += queue_findings(rule, objects, ctx)
+        elif scope == "run":
+            out += run_findings(rule, objects, ctx)
     return out

@@ -13,7 +13,7 @@ from gpufleet_policy import stack
 @pytest.mark.parametrize("code, scopes", [
     ("GANG501", ("charts",)), ("GANG505", ("charts",)),
     ("GANG504", ("objects",)), ("GANG001", ("objects",)),
-    ("GANG104", ("queues",)),
+    ("GANG104", ("run",)),
     ("GANG301", ()), ("GANG402", ()), ("GANG601", ()),
 ])
 def test_stack_scopes_follow_what_the_rule_reads(code, scopes):
@@ -26,6 +26,7 @@ class FlaggedRule:
 
     needs_objects: bool
     code: str = "GANG999"
+    check_run: None = None
 
     def applies_to(self, obj):
         return False

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.context import FleetContext
-from gpufleet.rules import engine
+from gpufleet.rules import api, engine
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.engine import Engine
-from gpufleet import workloads
 from tests.rules import builders as b
 
 VOLCANO = (("batch.volcano.sh", "Job"),)
@@ -114,7 +113,7 @@ def test_check_objects_keeps_input_order_and_hands_every_object_to_the_rules():
 
 def test_every_rule_on_one_object_shares_one_workload_view():
     views = []
-    rule = fake("GANG001", check=lambda obj, ctx: views.append(workloads.view(obj)) or [])
+    rule = fake("GANG001", check=lambda obj, ctx: views.append(ctx.run.view(obj)) or [])
     Engine([rule, fake("GANG002", check=rule.check)]).check_object(b.volcano_job())
     assert len(views) == 2 and views[0] is views[1]
 
@@ -153,3 +152,36 @@ def test_the_module_functions_use_the_registered_rules():
 
 def test_unknown_selectors_are_reported_for_the_linter():
     assert engine.unknown_selectors(["GANG", "NOPE1"]) == ["NOPE1"]
+
+
+def run_rule(code, check_run):
+    return Rule(code=code, name=f"rule-{code.lower()}", family="test", severity=Severity.ERROR, summary="s",
+                fix=f"fix {code}", kinds=VOLCANO, check=lambda obj, ctx: iter(()), check_run=check_run)
+
+
+def test_a_stack_level_hook_runs_once_per_run_and_reports_on_the_objects_it_names():
+    calls = []
+
+    def every_second(run, ctx):
+        calls.append(run)
+        return [(obj, Violation("spec.queue", "judged with the run")) for obj in run.objects[1::2]]
+
+    jobs = [b.volcano_job("a"), b.volcano_job("b", annotations={"waive.gpufleet.dev/GANG104": "known"}), b.volcano_job("c")]
+    found = Engine([run_rule("GANG104", every_second)]).check_objects(jobs)
+    assert len(calls) == 1 and [(f.object_name, f.waived) for f in found] == [("b", True)]
+
+
+def test_a_crashing_hook_is_an_internal_error_on_the_runs_first_object_and_is_skipped_by_check_object():
+    def crash(run, ctx):
+        raise RuntimeError("boom")
+
+    rules = Engine([run_rule("GANG104", crash)])
+    (finding,) = rules.check_objects([b.volcano_job("a"), b.volcano_job("b")])
+    assert finding.object_name == "a" and "internal error in rule GANG104" in finding.message and finding.internal
+    assert rules.check_object(b.volcano_job("a")) == []
+
+
+def test_the_wildcard_rule_sees_every_kind_through_the_rule_api():
+    rule = fake("GANG601", kinds=api.EVERY_KIND)
+    assert rule.any_kind and rule.applies_to({"apiVersion": "v1", "kind": "ConfigMap"})
+    assert codes(Engine([rule]).check_object({"apiVersion": "v1", "kind": "ConfigMap"})) == ["GANG601"]

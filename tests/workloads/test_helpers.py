@@ -6,25 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from gpufleet.workloads import groups, resources, volcano
+from gpufleet.workloads import resources, volcano
 from tests.rules import builders as b
-
-
-def test_group_members_are_indexed_once_per_run_by_namespace_and_name():
-    run = (b.deployment("a", replicas=3, group="pg"), b.pod("p", group="pg"), b.pod("q", group="pg", namespace="x"),
-           b.pod_group("pg"))
-    assert groups.member_pods(run, "research", "pg") == 4
-    assert groups.member_pods(run, "x", "pg") == 1
-    assert groups.member_pods(run, "research", "other") == 0
-    assert groups.index(run) is groups.index(run)
-    assert groups.run_views(run) is groups.run_views(run) and groups.run_views(run)[3].kind == "PodGroup"
-
-
-def test_a_new_run_gets_a_new_index():
-    first = (b.pod("p", group="pg"),)
-    second = (b.pod("p", group="pg"), b.pod("q", group="pg"))
-    assert groups.member_pods(first, "research", "pg") == 1
-    assert groups.member_pods(second, "research", "pg") == 2
 
 
 @pytest.mark.parametrize("spec, expected", [

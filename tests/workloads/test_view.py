@@ -145,15 +145,6 @@ def test_a_pytorch_template_without_scheduler_reaches_the_default_scheduler():
     assert workloads.effective_scheduler(view, view.templates[0]) == "default-scheduler"
 
 
-def test_inside_viewing_the_same_view_is_served_and_outside_it_is_rebuilt():
-    job = b.volcano_job()
-    with workloads.viewing(job) as built:
-        assert workloads.view(job) is built
-        assert workloads.view(b.volcano_job()) is not built
-    job["spec"]["tasks"][0]["replicas"] = 9
-    assert workloads.view(job).total_pods == 9
-
-
 def test_every_upstream_workload_example_gets_a_view(upstream_dir):
     kinds = set()
     for path in sorted(upstream_dir.rglob("*.yaml")):
@@ -163,15 +154,3 @@ def test_every_upstream_workload_example_gets_a_view(upstream_dir):
                 kinds.add(view.kind)
                 assert all(t.replicas >= 0 for t in view.templates), path
     assert {"Job", "JobSet", "PyTorchJob", "MPIJob", "TrainJob", "Pod", "PodGroup"} <= kinds
-
-
-def test_the_memo_of_the_current_view_is_shared_and_any_other_is_fresh():
-    from gpufleet.workloads import cache
-
-    job = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"},
-           "spec": {"tasks": [{"name": "w", "replicas": 2, "template": {"spec": {"containers": []}}}]}}
-    with cache.viewing(job) as current:
-        cache.memo(current)["key"] = 1
-        assert cache.memo(current)["key"] == 1
-        assert cache.memo(cache.build_view(job)) == {}
-    assert cache.memo(current) == {}

@@ -22,13 +22,12 @@ other objects (the admission controller sees one object) the cross-object rules 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from threading import Lock
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
-from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, groups, keys, label_path
+from gpufleet.rules.run import RunIndex
+from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, keys, label_path
 
 PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
 MEMBER_KINDS = (
@@ -91,43 +90,44 @@ def members(view: WorkloadView) -> Iterator[Member]:
             yield Member(template, str(group), label_path(keys.COSCHEDULING_GROUP, template.metadata_path))
 
 
-_LOCK = Lock()
-_LAST: tuple[Sequence[Mapping[str, Any]], dict] | None = None
+@dataclass(frozen=True)
+class GroupIndex:
+    """The run's coscheduling PodGroups and the pods of its templated workloads that join each."""
+
+    groups: Mapping[tuple[str | None, str], WorkloadView]
+    pods: Mapping[tuple[str | None, str], int]
+    elastic: frozenset[tuple[str | None, str]]
 
 
-def _index(objects: Sequence[Mapping[str, Any]]) -> dict:
-    """``{"groups": {(ns, name): PodGroup view}, "pods": {(ns, name): pods}, "elastic": {(ns, name)}}``, once per run."""
-    global _LAST
-    last = _LAST
-    if last is not None and last[0] is objects:
-        return last[1]
-    found: dict = {"groups": {}, "pods": {}, "elastic": set()}
-    for view in groups.run_views(objects):
+def group_index(run: RunIndex) -> GroupIndex:
+    """:class:`GroupIndex` of a run (built once per run: ``run.derived(group_index)``)."""
+    found_groups: dict[tuple[str | None, str], WorkloadView] = {}
+    pods: dict[tuple[str | None, str], int] = {}
+    elastic: set[tuple[str | None, str]] = set()
+    for view in run.views:
         if view is None:
             continue
         if (view.group, view.kind) == PODGROUP:
-            found["groups"].setdefault((view.namespace, view.name), view)
+            found_groups.setdefault((view.namespace, view.name), view)  # type: ignore[arg-type]
             continue
-        if view.pod_group is not None:  # Pods and apps kinds: GANG001/GANG002 count them (workloads.groups)
+        if view.pod_group is not None:  # Pods and apps kinds: GANG001/GANG002 count them (RunIndex.member_pods)
             continue
         for member in members(view):
             key = (view.namespace, member.group)
-            found["pods"][key] = found["pods"].get(key, 0) + member.template.replicas
+            pods[key] = pods.get(key, 0) + member.template.replicas
             if view.elastic:
-                found["elastic"].add(key)
-    with _LOCK:
-        _LAST = (objects, found)
-    return found
+                elastic.add(key)
+    return GroupIndex(found_groups, pods, frozenset(elastic))
 
 
 def pod_group(ctx: CheckContext, namespace: str | None, name: str) -> WorkloadView | None:
-    return _index(ctx.objects)["groups"].get((namespace, name))
+    return ctx.run.derived(group_index).groups.get((namespace, name))
 
 
 def group_pods(ctx: CheckContext, namespace: str | None, name: str) -> tuple[int, bool]:
     """Pods of the run's workloads that join group ``name`` and whether any of them opted into elasticity."""
-    index = _index(ctx.objects)
-    return index["pods"].get((namespace, name), 0), (namespace, name) in index["elastic"]
+    index = ctx.run.derived(group_index)
+    return index.pods.get((namespace, name), 0), (namespace, name) in index.elastic
 
 
 def min_member(view: WorkloadView) -> int | None:
@@ -150,7 +150,7 @@ class Quorum:
 
 def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:
     """The PodGroup ``obj``'s minMember and its members' pods, or None when the run holds no member (or no minMember)."""
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or not ctx.objects or view.name is None:
         return None
     pods, elastic = group_pods(ctx, view.namespace, view.name)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, coscheduling_budget
@@ -45,7 +44,7 @@ PATH = FieldPath.of("spec", "scheduleTimeoutSeconds")
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return
     timeout = as_int(as_map(obj.get("spec")).get("scheduleTimeoutSeconds"))

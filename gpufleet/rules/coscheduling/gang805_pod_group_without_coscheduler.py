@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.coscheduling._helpers import DEFAULT_SCHEDULER_NAME, MEMBER_KINDS, members
 from gpufleet.workloads import effective_scheduler
@@ -61,7 +60,7 @@ def scheduler_names(ctx: CheckContext) -> frozenset[str]:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return
     allowed = scheduler_names(ctx)

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.workloads import keys, label_path
@@ -52,7 +51,7 @@ KINDS = (
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or view.total_pods < 2 or not in_coscheduling_namespace(ctx, view.namespace):
         return
     for template in view.templates:

@@ -15,11 +15,11 @@ and GANG002 (above it) read one definition and remediate the same field:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Mapping
+from typing import Iterator
 
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
-from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, groups
+from gpufleet.workloads import WorkloadView, as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC
 
 
@@ -54,7 +54,7 @@ def _volcano(view: WorkloadView) -> Iterator[Minimum]:
 
 
 def _group_members(view: WorkloadView, ctx: CheckContext, name: str | None) -> int:
-    return groups.member_pods(ctx.objects, view.namespace, name) if name and ctx.objects else 0
+    return ctx.run.member_pods(view.namespace, name) if name and ctx.objects else 0
 
 
 def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:

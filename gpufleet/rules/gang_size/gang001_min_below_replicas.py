@@ -56,14 +56,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import KINDS, is_elastic, minimums
 
 
 def _below(obj: Mapping[str, Any], ctx: CheckContext):
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or is_elastic(view):
         return []
     return [m for m in minimums(view, ctx) if m.minimum < m.count]

@@ -48,14 +48,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import KINDS, minimums
 
 
 def _above(obj: Mapping[str, Any], ctx: CheckContext):
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     return [m for m in minimums(view, ctx)
             if m.minimum > m.count and not (m.as_string and m.count < 2)]
 

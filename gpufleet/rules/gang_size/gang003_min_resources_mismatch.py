@@ -62,10 +62,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
-from gpufleet import quantity, workloads
+from gpufleet import quantity
 from gpufleet.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.workloads import WorkloadView, groups
+from gpufleet.workloads import WorkloadView
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.resources import pod_requests
 
@@ -88,14 +88,14 @@ _MIN = SPEC.child("minResources")
 
 def _target(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[FieldPath, dict[str, Decimal]] | None:
     """(path of minResources, expected sums) or None when not comparable."""
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return None
     if view.group == "kubeflow.org":
         if view.gang_min not in (None, view.total_pods):
             return None
         return _KUBEFLOW_MIN, _sum([view])
-    members = groups.members(ctx.objects, view.namespace, view.name or "") if ctx.objects else []
+    members = ctx.run.members(view.namespace, view.name or "") if ctx.objects else []
     if not members or view.gang_min != sum(m.total_pods for m in members):
         return None
     return _MIN, _sum(members)

@@ -45,14 +45,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_int, as_map
 
 
-def _excess(obj: Mapping[str, Any]) -> tuple[int, int] | None:
-    view = workloads.view(obj)
+def _excess(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[int, int] | None:
+    view = ctx.run.view(obj)
     min_success = as_int(as_map(obj.get("spec")).get("minSuccess"))
     if view is None or min_success is None or min_success <= view.total_pods:
         return None
@@ -60,7 +59,7 @@ def _excess(obj: Mapping[str, Any]) -> tuple[int, int] | None:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    excess = _excess(obj)
+    excess = _excess(obj, ctx)
     if excess:
         yield Violation(FieldPath.of("spec", "minSuccess"),
                         f"minSuccess {excess[0]} is above the {excess[1]} pods of the job: it can never complete",
@@ -68,7 +67,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    excess = _excess(obj)
+    excess = _excess(obj, ctx)
     if excess:
         obj["spec"]["minSuccess"] = excess[1]
     return obj

@@ -14,9 +14,10 @@ Called by the rule modules ``gang401_*``, ``gang402_*`` and ``gang403_*``.
   pools (namespace to team), else every pool of that system.
 
 The rules read these per pod template through :func:`template_requests`
-(every resource a template names) and :func:`template_pools`, which keep each value in the
-memo of the engine's shared view (``workloads.cache.memo``): the three rules checking
-one object compute each template's requests and pools once.
+(every resource a template names) and :func:`template_pools`, both from the object's
+:class:`~gpufleet.rules.run.TemplateDemand` records, which :func:`demands` builds once per
+object and run (``ctx.run.subject(obj).demands``): the rules checking one object compute
+each template's requests and pools once.
 """
 
 from __future__ import annotations
@@ -25,39 +26,24 @@ from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
 from gpufleet import quantity
-from gpufleet.context import FleetContext, PoolContext
+from gpufleet.context import NO_FLEET_INDEX, FleetContext, PoolContext
+from gpufleet.rules.api import CheckContext
 from gpufleet.rules.gpus._placement import placing_system
+from gpufleet.rules.run import TemplateDemand
 from gpufleet.workloads import PodTemplate, WorkloadView, as_list, as_map
-from gpufleet.workloads.cache import memo
 
-KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
 MIG_PREFIX = "nvidia.com/mig-"
 ZERO = Decimal(0)
 
 
-# The last fleet asked about and its GPU names (a fleet context is immutable).
-_LAST_GPUS: tuple[FleetContext | None, frozenset[str], tuple[str, ...]] = (None, frozenset(KNOWN_GPUS), tuple(sorted(KNOWN_GPUS)))
-
-
-def _gpus(fleet: FleetContext | None) -> tuple[FleetContext | None, frozenset[str], tuple[str, ...]]:
-    global _LAST_GPUS
-    last = _LAST_GPUS
-    if last[0] is fleet:
-        return last
-    names = set(KNOWN_GPUS)
-    if fleet is not None:
-        names.update(p.gpu_resource for p in fleet.pools)
-    last = _LAST_GPUS = (fleet, frozenset(names), tuple(sorted(names)))
-    return last
-
-
 def gpu_resources(fleet: FleetContext | None) -> frozenset[str]:
-    return _gpus(fleet)[1]
+    """The resources counted as GPUs (the fleet's :class:`~gpufleet.context.FleetIndex`)."""
+    return (NO_FLEET_INDEX if fleet is None else fleet.index).gpu_resources
 
 
 def sorted_gpu_resources(fleet: FleetContext | None) -> tuple[str, ...]:
     """:func:`gpu_resources` in name order."""
-    return _gpus(fleet)[2]
+    return (NO_FLEET_INDEX if fleet is None else fleet.index).sorted_gpu_resources
 
 
 def is_gpu(name: str, gpus: frozenset[str]) -> bool:
@@ -172,7 +158,7 @@ def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: Fleet
 
     With ``system`` (see :mod:`gpufleet.rules.gpus._placement`) only that system's pools count.
     """
-    pools = [p for p in fleet.pools if system is None or p.system == system]
+    pools = list(fleet.pools if system is None else fleet.index.pools_by_system.get(system, ()))
     among = f" among the {system} pools" if system else ""
     chosen = selected_pools(spec, pools)
     if chosen:
@@ -185,30 +171,45 @@ def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: Fleet
     return pools, f"of the fleet{among}"
 
 
-def template_requests(found: WorkloadView, template: PodTemplate) -> Mapping[str, Decimal]:
-    """:func:`pod_request` of every resource one template of ``found`` names, in name order; once per shared view."""
-    store = memo(found)
-    key = ("gang4.requests", id(template))
-    value = store.get(key)
-    if value is None:
-        value = store[key] = pod_requests(template.spec, sorted(requested_resources(template.spec)))
-    return value
+def _demands(found: WorkloadView, fleet: FleetContext | None) -> dict[int, TemplateDemand]:
+    system = placing_system(found, fleet) if fleet is not None else None
+    out: dict[int, TemplateDemand] = {}
+    for template in found.templates:
+        requests = pod_requests(template.spec, sorted(requested_resources(template.spec)))
+        pools, how = candidate_pools(template.spec, found.namespace, fleet, system) if fleet is not None else ([], "")
+        out[id(template)] = TemplateDemand(template, requests, tuple(pools), how)
+    return out
 
 
-def template_request(found: WorkloadView, template: PodTemplate, resource: str) -> Decimal:
+def demands(ctx: CheckContext, found: WorkloadView) -> Mapping[int, TemplateDemand]:
+    """``{id(template): TemplateDemand}`` of ``found``'s templates, against ``ctx.fleet``.
+
+    Built once per object and run when ``found`` is the run's view of its object (kept on
+    ``ctx.run.subject(obj)``); any other view (a TrainJob seen with its runtime's templates)
+    gets fresh records.
+    """
+    subject = ctx.run.subject(found.obj)
+    if subject.view is not found:
+        return _demands(found, ctx.fleet)
+    if subject.demands is None:
+        subject.demands = _demands(found, ctx.fleet)
+    return subject.demands
+
+
+def template_requests(ctx: CheckContext, found: WorkloadView, template: PodTemplate) -> Mapping[str, Decimal]:
+    """:func:`pod_request` of every resource one template of ``found`` names, in name order."""
+    return demands(ctx, found)[id(template)].requests
+
+
+def template_request(ctx: CheckContext, found: WorkloadView, template: PodTemplate, resource: str) -> Decimal:
     """:func:`pod_request` of one template of ``found`` (zero for a resource no container names)."""
-    return template_requests(found, template).get(resource, ZERO)
+    return template_requests(ctx, found, template).get(resource, ZERO)
 
 
-def template_pools(found: WorkloadView, template: PodTemplate, fleet: FleetContext) -> tuple[tuple[PoolContext, ...], str]:
-    """:func:`candidate_pools` of one template of ``found`` (as a tuple), computed once per shared view and fleet."""
-    store = memo(found)
-    key = ("gang4.pools", id(template), id(fleet))
-    entry = store.get(key)
-    if entry is None or entry[0] is not fleet:  # the entry holds the fleet, so its id is not reused meanwhile
-        pools, how = candidate_pools(template.spec, found.namespace, fleet, placing_system(found, fleet))
-        entry = store[key] = (fleet, (tuple(pools), how))
-    return entry[1]
+def template_pools(ctx: CheckContext, found: WorkloadView, template: PodTemplate) -> tuple[tuple[PoolContext, ...], str]:
+    """:func:`candidate_pools` of one template of ``found`` (as a tuple) against ``ctx.fleet`` (which must be set)."""
+    demand = demands(ctx, found)[id(template)]
+    return demand.pools, demand.how
 
 
 def fmt(value: Decimal, resource: str = "") -> str:

@@ -51,7 +51,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import amount, fmt, gpu_resources, is_gpu
-from gpufleet.workloads import WORKLOAD_KINDS, as_map, pod_containers, view
+from gpufleet.workloads import WORKLOAD_KINDS, as_map, pod_containers
 
 
 def _whole(value: Any) -> bool:
@@ -94,7 +94,7 @@ def _container(path: FieldPath, container: Mapping[str, Any], gpus: frozenset[st
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    found = view(obj)
+    found = ctx.run.view(obj)
     if found is None:
         return
     gpus = gpu_resources(ctx.fleet)

@@ -62,7 +62,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import (
     container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests,
 )
-from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, pod_containers, view
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, pod_containers
 
 
 def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:
@@ -88,15 +88,15 @@ def request_path(template: PodTemplate, resource: str) -> FieldPath:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    found = view(obj)
+    found = ctx.run.view(obj)
     if found is None or ctx.fleet is None or not ctx.fleet.pools:
         return
     gpus = gpu_resources(ctx.fleet)
     for template in found.templates:
         if template.replicas <= 0:
             continue
-        pools, how = template_pools(found, template, ctx.fleet)
-        for resource, need in template_requests(found, template).items():
+        pools, how = template_pools(ctx, found, template)
+        for resource, need in template_requests(ctx, found, template).items():
             largest, pool = _largest_per_node(pools, resource, gpus)
             if largest is None or pool is None or need <= largest:
                 continue

@@ -68,7 +68,7 @@ from gpufleet.context import PoolContext
 from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import fmt, sorted_gpu_resources, template_pools, template_request
-from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, view
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,10 @@ class Group:
 def _groups(found: WorkloadView, resource: str, ctx: CheckContext) -> list[Group]:
     """The pods of each template as groups; none when no pod asks for ``resource`` (nothing to check)."""
     assert ctx.fleet is not None
-    requests = [(t, template_request(found, t, resource)) for t in found.templates if t.replicas > 0]
+    requests = [(t, template_request(ctx, found, t, resource)) for t in found.templates if t.replicas > 0]
     if not any(gpus > 0 for _, gpus in requests):
         return []  # minimum_pods keeps only pods with GPUs: skip finding their pools
-    return [Group(t, gpus, t.replicas, template_pools(found, t, ctx.fleet)[0]) for t, gpus in requests]
+    return [Group(t, gpus, t.replicas, template_pools(ctx, found, t)[0]) for t, gpus in requests]
 
 
 def minimum_pods(groups: list[Group], gang_min: int | None) -> list[Group]:
@@ -126,7 +126,7 @@ def _names(pools: Iterable[PoolContext], per_node: Mapping[str, Decimal]) -> str
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    found = view(obj)
+    found = ctx.run.view(obj)
     if found is None or not found.is_gang or ctx.fleet is None or not ctx.fleet.pools:
         return
     for resource in sorted_gpu_resources(ctx.fleet):

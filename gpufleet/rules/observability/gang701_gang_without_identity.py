@@ -97,7 +97,7 @@ def _why_not_stamped(view: workloads.WorkloadView, ctx: CheckContext) -> str | N
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or view.kind == "Pod" or not stampable(view):
         return
     missing = unlabelled_templates(view)

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS
 from gpufleet.workloads import as_list, as_map
@@ -64,7 +63,7 @@ def _breach(toleration: Any, others: set[str]) -> str | None:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     fleet = ctx.fleet
     if view is None or fleet is None:
         return

@@ -51,14 +51,14 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.workloads import as_map, view
+from gpufleet.rules.run import RunIndex
+from gpufleet.workloads import WorkloadView, as_map
 
 GANG_LABEL = "gpufleet.dev/gang"
 
 
-def referenced_classes(obj: Mapping[str, Any]) -> set[str]:
-    """PriorityClass names a gang workload's pods run with."""
-    found = view(obj)
+def referenced_classes(obj: Mapping[str, Any], found: WorkloadView | None) -> set[str]:
+    """PriorityClass names a gang workload's pods run with (``found``: the view of ``obj``)."""
     if found is None or not found.is_gang:
         return set()
     spec = as_map(obj.get("spec"))
@@ -68,24 +68,12 @@ def referenced_classes(obj: Mapping[str, Any]) -> set[str]:
     return {str(n) for n in names if n}
 
 
-_LAST: tuple[tuple[Mapping[str, Any], ...], dict[str, list[Mapping[str, Any]]]] | None = None
-
-
-def users_by_class(objects: tuple[Mapping[str, Any], ...]) -> dict[str, list[Mapping[str, Any]]]:
-    """``{PriorityClass name: gang workloads using it}`` over a run's objects.
-
-    Built once per run (the engine hands every object the same ``ctx.objects`` tuple) and
-    kept for the last run only, so checking many PriorityClasses stays linear.
-    """
-    global _LAST
-    last = _LAST
-    if last is not None and last[0] is objects:
-        return last[1]
+def users_by_class(run: RunIndex) -> dict[str, list[Mapping[str, Any]]]:
+    """``{PriorityClass name: gang workloads using it}`` over a run's objects (once per run: ``run.derived``)."""
     users: dict[str, list[Mapping[str, Any]]] = {}
-    for obj in objects:
-        for name in referenced_classes(obj):
+    for obj, found in zip(run.objects, run.views):
+        for name in referenced_classes(obj, found):
             users.setdefault(name, []).append(obj)
-    _LAST = (objects, users)
     return users
 
 
@@ -94,7 +82,7 @@ def _why_gang(name: str, labels: Mapping[str, Any], ctx: CheckContext) -> str | 
         return f"it is labelled {GANG_LABEL}=true"
     if ctx.fleet is not None and any(pc.name == name for pc in ctx.fleet.priority_classes):
         return "the fleet context lists it for gang workloads"
-    users = users_by_class(ctx.objects).get(name, [])
+    users = ctx.run.derived(users_by_class).get(name, [])
     if users:
         meta = as_map(users[0].get("metadata"))
         who = f"{users[0].get('kind')} {meta.get('name') or meta.get('generateName') or ''}".strip()

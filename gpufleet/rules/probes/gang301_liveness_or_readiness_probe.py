@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map, view
+from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map
 
 PROBES = ("livenessProbe", "readinessProbe")
 
@@ -78,7 +78,7 @@ def readiness_orders_startup(found: WorkloadView, template: PodTemplate) -> bool
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    found = view(obj)
+    found = ctx.run.view(obj)
     if found is None or not found.is_gang:
         return
     for template in found.templates:

@@ -54,7 +54,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_int, as_list, as_map
@@ -64,13 +63,13 @@ FAILURES = ("PodFailed", "PodEvicted", "Unknown", ANY_EVENT)
 JOBSET_PARTIAL = {"RestartJob": "RestartJobSet", "RestartJobAndIgnoreMaxRestarts": "RestartJobSetAndIgnoreMaxRestarts"}
 
 
-def _volcano(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
+def _volcano(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldPath, str, str]]:
     """(path of the action, action, what triggers it) per partial restart."""
     tasks_with_pods: int | None = None  # counted on the first RestartTask only
     for policy in all_policies(obj, PARTIAL_RESTART_ACTIONS):
         if policy.action == "RestartTask":
             if tasks_with_pods is None:
-                view = workloads.view(obj)
+                view = ctx.run.view(obj)
                 tasks_with_pods = sum(1 for t in view.templates if t.replicas > 0) if view else 0
             if tasks_with_pods <= 1:
                 continue
@@ -93,19 +92,19 @@ def _jobset(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
             yield FieldPath.of("spec", "failurePolicy", "rules", i, "action"), str(action), f"a failure of {', '.join(map(str, targets))}"
 
 
-def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
-    return _jobset(obj) if obj.get("kind") == "JobSet" else _volcano(obj)
+def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldPath, str, str]]:
+    return _jobset(obj) if obj.get("kind") == "JobSet" else _volcano(obj, ctx)
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    for path, action, trigger in _partial(obj):
+    for path, action, trigger in _partial(obj, ctx):
         whole = JOBSET_PARTIAL.get(action, "RestartJob")
         yield Violation(path, f"{action} on {trigger} restarts only part of the gang; the restarted ranks and the "
                               "survivors hang waiting for each other", f"use {whole} (or AbortJob/FailJobSet)")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for path, action, _ in list(_partial(obj)):
+    for path, action, _ in list(_partial(obj, ctx)):
         set_value(obj, path, JOBSET_PARTIAL.get(action, "RestartJob"))
     return obj
 

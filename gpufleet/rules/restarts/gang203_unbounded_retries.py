@@ -78,7 +78,7 @@ def _fields(base: Mapping[str, Any], path: FieldPath, names: tuple[str, ...]) ->
             yield path.child(name), base[name]
 
 
-def _budgets(obj: Mapping[str, Any]) -> Iterator[Budget]:
+def _budgets(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Budget]:
     spec, kind, group = as_map(obj.get("spec")), obj.get("kind"), workloads.group_of(obj)
     if group == "batch.volcano.sh":
         yield from _fields(spec, SPEC, ("maxRetry",))
@@ -93,7 +93,7 @@ def _budgets(obj: Mapping[str, Any]) -> Iterator[Budget]:
                 yield from _fields(job_spec, REPLICATED_JOBS.index(i).child("template", "spec"),
                                    ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "batch":
-        view = workloads.view(obj)
+        view = ctx.run.view(obj)
         if view is not None and view.is_gang:
             yield from _fields(spec, SPEC, ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "kubeflow.org":
@@ -111,8 +111,8 @@ def _ignoring(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str]]:
             yield SPEC.child("failurePolicy", "rules").index(i).child("action"), action
 
 
-def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[FieldPath, int]]:
-    for path, value in _budgets(obj):
+def _excess(obj: Mapping[str, Any], ctx: CheckContext, limit: int) -> Iterator[tuple[FieldPath, int]]:
+    for path, value in _budgets(obj, ctx):
         number = as_int(value)
         if number is not None and number > limit:
             yield path, number
@@ -120,7 +120,7 @@ def _excess(obj: Mapping[str, Any], limit: int) -> Iterator[tuple[FieldPath, int
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     limit = ctx.options_for(CODE, Gang203Options).max_retries
-    for path, number in _excess(obj, limit):
+    for path, number in _excess(obj, ctx, limit):
         yield Violation(path, f"{number} retries exceed the limit of {limit}: a gang that fails deterministically "
                               "re-acquires all its GPUs that many times", f"set {path} to at most {limit}")
     for path, action in _ignoring(obj):
@@ -130,7 +130,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     limit = ctx.options_for(CODE, Gang203Options).max_retries
-    for path, _ in list(_excess(obj, limit)):
+    for path, _ in list(_excess(obj, ctx, limit)):
         set_value(obj, path, limit)
     for path, action in list(_ignoring(obj)):
         set_value(obj, path, action.removesuffix("AndIgnoreMaxRestarts"))

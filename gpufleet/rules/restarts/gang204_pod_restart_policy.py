@@ -69,8 +69,8 @@ JOBSET_SPECS: dict[str, FieldPath] = {"JobSet": FieldPath.of("spec"),
                                      **{k: FieldPath.of("spec", "template", "spec") for k in workloads.RUNTIME_KINDS}}
 
 
-def _restart_policies(obj: Mapping[str, Any]) -> Iterator[Problem]:
-    view = workloads.view(obj)
+def _restart_policies(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Problem]:
+    view = ctx.run.view(obj)
     if view is None or not view.is_gang:
         return
     runtime = view.kind in workloads.RUNTIME_KINDS
@@ -101,17 +101,17 @@ def _child_backoff(obj: Mapping[str, Any]) -> Iterator[Problem]:
                    "restarts while the rest of the gang waits")
 
 
-def _problems(obj: Mapping[str, Any]) -> list[Problem]:
-    return [*_restart_policies(obj), *_child_backoff(obj)]
+def _problems(obj: Mapping[str, Any], ctx: CheckContext) -> list[Problem]:
+    return [*_restart_policies(obj, ctx), *_child_backoff(obj)]
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    for path, value, message in _problems(obj):
+    for path, value, message in _problems(obj, ctx):
         yield Violation(path, message, f"set {path} to {value}")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for path, value, _ in _problems(obj):
+    for path, value, _ in _problems(obj, ctx):
         set_value(obj, path, value)
     return obj
 

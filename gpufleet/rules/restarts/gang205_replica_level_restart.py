@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.fieldpath import FieldPath, set_value
 from gpufleet.rules.gang_size._helpers import is_elastic
@@ -54,9 +53,9 @@ from gpufleet.workloads import as_map
 PARTIAL = {"OnFailure", "Always", "ExitCode"}
 
 
-def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
+def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldPath, str, str]]:
     """(path, role, policy) for each replica type that restarts single ranks."""
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None or is_elastic(view):
         return
     for field, specs in as_map(obj.get("spec")).items():
@@ -69,13 +68,13 @@ def _partial(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    for path, role, policy in _partial(obj):
+    for path, role, policy in _partial(obj, ctx):
         yield Violation(path, f"restartPolicy {policy} restarts single {role} pods: the restarted rank and the rest of "
                               "the gang hang waiting for each other", f"set {path} to Never")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for path, _, _ in list(_partial(obj)):
+    for path, _, _ in list(_partial(obj, ctx)):
         set_value(obj, path, "Never")
     return obj
 

@@ -85,7 +85,7 @@ def _unrouted(view: WorkloadView, ctx: CheckContext) -> tuple[str | None, list[P
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return
     volcano = sorted(volcano_names(ctx, CODE))[0]

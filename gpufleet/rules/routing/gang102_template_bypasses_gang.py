@@ -53,7 +53,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions
 from gpufleet.workloads import template_scheduler
@@ -62,7 +61,7 @@ CODE = "GANG102"
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is None:
         return
     names = volcano_names(ctx, CODE)

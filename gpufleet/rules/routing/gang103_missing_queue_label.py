@@ -111,7 +111,7 @@ def consequence(namespace: str | None, ctx: CheckContext) -> str:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     missing = _missing(view, ctx)
     if missing and view is not None:
         reason, local = missing

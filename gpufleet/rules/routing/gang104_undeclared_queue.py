@@ -1,7 +1,9 @@
 """GANG104 undeclared-queue: a workload names a queue the fleet model does not give its team.
 
 Called by the rule engine (linter, policy pack, admission controller) through the
-registry; only with a fleet context.
+registry: per object only with a fleet context; without one, its stack-level hook
+(`check_run`, once per run: the linter's file set, the policy pack's stack) checks the
+run's workloads against the queues the run itself declares.
 
 What it checks
 
@@ -10,6 +12,11 @@ What it checks
 - A Volcano queue (Volcano Job or PodGroup `spec.queue`, Kubeflow
   `runPolicy.schedulingPolicy.queue`, `scheduling.volcano.sh/queue-name`) that the
   model does not declare, or that belongs to another team than the namespace's.
+- Without a fleet context, the run is the source of truth: a queue label must name a
+  LocalQueue the run declares in the workload's namespace, and a Volcano queue a Volcano
+  Queue the run declares (Volcano's own `default` queue always exists). A kind of
+  reference is only checked when the run declares at least one queue of that kind (a
+  run of workloads alone has nothing to compare with).
 
 Why it is unsafe
 
@@ -40,13 +47,17 @@ metadata:
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
-from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, team
-from gpufleet.workloads import WorkloadView, label_path
+from gpufleet.rules.run import RunIndex
+from gpufleet.workloads import WorkloadView, as_map, group_of, keys, label_path
 from gpufleet.workloads.types import SPEC
+
+LOCAL_QUEUE = ("kueue.x-k8s.io", "LocalQueue")
+VOLCANO_QUEUE = ("scheduling.volcano.sh", "Queue")
+VOLCANO_DEFAULT_QUEUE = "default"
 
 
 def _local_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]:
@@ -85,15 +96,63 @@ def _volcano_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is not None:
         yield from _local_queue(view, ctx)
         yield from _volcano_queue(view, ctx)
+
+
+def declared(objs: Iterable[Mapping[str, Any]]) -> tuple[set[tuple[str, str]] | None, set[str] | None]:
+    """(namespace, LocalQueue) pairs and Volcano Queue names the objects declare (None: no queue of that kind)."""
+    local: set[tuple[str, str]] | None = None
+    volcano: set[str] | None = None
+    for obj in objs:
+        kind, meta = (group_of(obj), str(obj.get("kind", ""))), as_map(obj.get("metadata"))
+        if kind == LOCAL_QUEUE:
+            local = local or set()
+            local.add((str(meta.get("namespace") or "default"), str(meta.get("name", ""))))
+        elif kind == VOLCANO_QUEUE:
+            volcano = volcano or set()
+            volcano.add(str(meta.get("name", "")))
+    return local, volcano
+
+
+def _run_queue(view: WorkloadView, local: set[tuple[str, str]] | None, volcano: set[str] | None) -> Iterator[Violation]:
+    """The undeclared queue references of one workload."""
+    namespace = view.namespace or "default"
+    if local is not None and view.queue_label and (namespace, view.queue_label) not in local:
+        known = sorted(q for ns, q in local if ns == namespace)
+        yield Violation(label_path(keys.QUEUE_LABEL),
+                        f"LocalQueue {view.queue_label!r} is not declared in namespace {namespace!r} by this stack"
+                        f" (declared there: {', '.join(known) or 'none'}), so Kueue never admits the workload",
+                        f"use one of the namespace's LocalQueues ({', '.join(known) or 'declare one first'})")
+    if volcano is not None and view.volcano_queue and view.volcano_queue not in volcano | {VOLCANO_DEFAULT_QUEUE}:
+        yield Violation(view.volcano_queue_path or SPEC.child("queue"),
+                        f"Volcano queue {view.volcano_queue!r} is not declared by this stack"
+                        f" (declared: {', '.join(sorted(volcano)) or 'none'}), so the job stays Pending",
+                        "use a Volcano Queue this stack declares")
+
+
+def check_run(run: RunIndex, ctx: CheckContext) -> Iterator[tuple[Mapping[str, Any], Violation]]:
+    """Without a fleet context: every workload's queues against the queues the run declares.
+
+    With one, ``check`` compares every queue with the fleet model (which the run's queues are
+    rendered from), so this reports nothing rather than the same queue twice.
+    """
+    if ctx.fleet is not None:
+        return
+    local, volcano = declared(run.objects)
+    if local is None and volcano is None:
+        return
+    for obj, view in zip(run.objects, run.views):
+        if view is not None:
+            for violation in _run_queue(view, local, volcano):
+                yield obj, violation
 
 
 RULE = Rule(
     code="GANG104", name="undeclared-queue", family="routing", severity=Severity.ERROR,
     summary="A workload names a LocalQueue or Volcano queue the fleet model does not give its team.",
     fix="name the queue the fleet model declares for the namespace's team",
-    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "",
+    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
 )

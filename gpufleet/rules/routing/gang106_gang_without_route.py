@@ -120,7 +120,7 @@ def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
     gpus = gpu_resources(ctx.fleet)
     if view.kind == "TrainJob" and _trainjob_gpus(view.obj, gpus):
         return True
-    return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(view, t).items())
+    return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(ctx, view, t).items())
 
 
 def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
@@ -139,7 +139,7 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    view = workloads.view(obj)
+    view = ctx.run.view(obj)
     if view is not None:
         view = workloads.with_runtime(view, ctx.objects)
     if view is None or not view.is_gang or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):

@@ -1,7 +1,7 @@
 """Shared bits of the schema rules GANG601 and GANG602.
 
-Called by ``gang601_*`` and ``gang602_*``. Both rules run on every kind (the engine's
-``("*", "*")`` wildcard) and ask ``ctx.crds`` (a ``gpufleet.crdschema.CrdSet``) whether
+Called by ``gang601_*`` and ``gang602_*``. Both rules run on every kind
+(``kinds=EVERY_KIND``, the wildcard of ``gpufleet.rules.api``) and ask ``ctx.crds`` (a ``gpufleet.crdschema.CrdSet``) whether
 it knows the object. A pruned field can also surface from ``validate`` (a schema that
 forbids additional properties); :func:`pruned_paths` lets GANG601 leave those to GANG602.
 """
@@ -13,9 +13,6 @@ from typing import Any, Mapping
 from gpufleet.errors import Issue
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CrdSchemas
-
-ANY_KIND: tuple[tuple[str, str], ...] = (("*", "*"),)
-
 
 def pruned_paths(crds: CrdSchemas, obj: Mapping[str, Any]) -> frozenset[FieldPath | str]:
     """Paths ``crds.pruned_fields(obj)`` reports."""

@@ -43,8 +43,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.schema._helpers import ANY_KIND, at, pruned_paths
+from gpufleet.rules.api import EVERY_KIND, CheckContext, Rule, Severity, Violation
+from gpufleet.rules.schema._helpers import at, pruned_paths
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -64,7 +64,7 @@ RULE = Rule(
     severity=Severity.ERROR,
     summary="An object violates its CRD's openAPIV3Schema or CEL rules; the API server would reject it.",
     fix="make the object match its CRD schema (see the message for the field and the rule)",
-    kinds=ANY_KIND,
+    kinds=EVERY_KIND,
     check=check,
     doc=__doc__ or "",
 )

@@ -47,8 +47,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.schema._helpers import ANY_KIND, at
+from gpufleet.rules.api import EVERY_KIND, CheckContext, Rule, Severity, Violation
+from gpufleet.rules.schema._helpers import at
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -66,7 +66,7 @@ RULE = Rule(
     severity=Severity.ERROR,
     summary="An object carries a field its CRD does not declare; the API server silently drops it.",
     fix="remove the field, or fix its spelling or position so the schema declares it",
-    kinds=ANY_KIND,
+    kinds=EVERY_KIND,
     check=check,
     doc=__doc__ or "",
 )

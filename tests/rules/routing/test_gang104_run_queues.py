@@ -1,24 +1,37 @@
-"""Workloads' queues are checked against the queues the same stack declares."""
+"""GANG104's stack-level hook: without a fleet, workloads' queues against the queues the same run declares."""
 
 from __future__ import annotations
 
 import pytest
 
-from gpufleet_policy import queues
+from gpufleet.rules import engine
+from gpufleet.rules.api import CheckContext
+from gpufleet.rules.routing import gang104_undeclared_queue as gang104
 
 from tests.policies.builders import batch_job, local_queue, volcano_job, volcano_queue
+from tests.rules.fleets import fleet
 
 STACK = [local_queue("vision", "vision"), local_queue("research", "research"), volcano_queue("sim")]
 
 
-def found(obj, stack=STACK):
-    local, volcano = queues.declared(stack)
-    check_local, check_volcano = queues.declares_any(stack)
-    return [(v.path, v.message) for v in queues.violations(obj, local, volcano, check_local, check_volcano)]
+def found(obj, stack=STACK, context=None):
+    run = CheckContext(fleet=context, objects=(*stack, obj))
+    return [(f.path, f.message) for o, f in engine.check_run(run, select=["GANG104"]) if o is obj]
 
 
 def test_declared_queues_are_collected_by_namespace_and_name():
-    assert queues.declared(STACK) == ({("vision", "vision"), ("research", "research")}, {"sim"})
+    assert gang104.declared(STACK) == ({("vision", "vision"), ("research", "research")}, {"sim"})
+
+
+def test_with_a_fleet_context_the_hook_leaves_queues_to_the_fleet_model():
+    assert found(batch_job(namespace="vision", queue="research")) != []
+    assert found(batch_job(namespace="vision", queue="research"), context=fleet()) == []
+
+
+def test_check_objects_reports_the_hook_findings_on_the_object_among_its_own():
+    job = batch_job(namespace="vision", queue="nope")
+    codes = [f.code for f in engine.check_objects([*STACK, job], select=["GANG104"])]
+    assert codes == ["GANG104"]
 
 
 @pytest.mark.parametrize("obj", [
