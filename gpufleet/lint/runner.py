@@ -134,9 +134,10 @@ def _lint_sources(sources: Sequence[Source], ctx: CheckContext | None, select: I
     for item in loaded:
         for finding in engine.check_object(item.obj, ctx, sel, ign):
             report.results.append(Located(place(finding, item), item.template))
-    items = {id(item.obj): item for item in loaded}
-    for obj, finding in engine.check_run(ctx, sel, ign):  # stack-level hooks (GANG104 without --fleet)
-        report.results.append(Located(place(finding, items[id(obj)]), items[id(obj)].template))
+    # No stack-level hooks (Rule.check_run) here: they judge a closed world (a Pulumi stack
+    # declares every queue it uses), and the files of one lint run are not one (a LocalQueue
+    # may come from the fleet's stack or another repository). With --fleet, GANG104 checks
+    # each queue against the fleet model instead.
     report.results.sort(key=lambda r: (r.finding.file or "", r.finding.line or 0, r.finding.code, r.finding.path))
     return report
 
