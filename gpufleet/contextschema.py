@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from gpufleet.context import CONTEXT_VERSION
 from gpufleet.durations import COLD_START_FLOOR_SECONDS
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.base import DNS_LABEL, Quantity
 
 Label = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
@@ -86,12 +87,12 @@ def validate(data: Any) -> list[Issue]:
         return [Issue("(document)", f"the fleet context must be a JSON object, not {type(data).__name__}",
                       "write it with gpufleet.render.context.render_context (the stack mounts it)")]
     if data.get("version", CONTEXT_VERSION) != CONTEXT_VERSION:
-        return [Issue("version", f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})",
+        return [Issue(FieldPath.of("version"), f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})",
                       "render the context with this gpufleet version")]
     try:
         doc = FleetContextDoc.model_validate(data)
     except ValidationError as exc:
-        return [Issue(join_path(*e["loc"]) or "(document)", e["msg"], "render the context again from the fleet model")
+        return [Issue(FieldPath.of(*e["loc"]) or "(document)", e["msg"], "render the context again from the fleet model")
                 for e in exc.errors(include_url=False)[:50]]
     issues = []
     for i, pool in enumerate(doc.pools):
@@ -99,15 +100,15 @@ def validate(data: Any) -> list[Issue]:
             try:
                 QuantityDoc(value=amount)
             except ValidationError as exc:
-                issues.append(Issue(join_path("pools", i, "allocatable", resource), exc.errors()[0]["msg"],
+                issues.append(Issue(FieldPath.of("pools", i, "allocatable", resource), exc.errors()[0]["msg"],
                                     "use a Kubernetes quantity (8, 1800Gi)"))
     for t, team in enumerate(doc.teams):
         for n, ns in enumerate(team.namespaces):
             if not ns or len(ns) > 63 or not re.fullmatch(DNS_LABEL, ns):
-                issues.append(Issue(join_path("teams", t, "namespaces", n), f"{ns[:70]!r} is not a namespace name",
+                issues.append(Issue(FieldPath.of("teams", t, "namespaces", n), f"{ns[:70]!r} is not a namespace name",
                                     "use a DNS label"))
         for n, ns in enumerate(team.volcanoNamespaces):
             if ns not in team.namespaces:
-                issues.append(Issue(join_path("teams", t, "volcanoNamespaces", n), f"{ns[:70]!r} is not one of the team's namespaces",
+                issues.append(Issue(FieldPath.of("teams", t, "volcanoNamespaces", n), f"{ns[:70]!r} is not one of the team's namespaces",
                                     "render the context again from the fleet model"))
     return issues

@@ -19,12 +19,13 @@ from gpufleet.fieldpath import FieldPath
 class Issue:
     """One problem at one path of an input document.
 
-    ``path`` is a :class:`~gpufleet.fieldpath.FieldPath` where the issue has a field (CRD
-    validation, whose paths rules report and the linter places), or its printed text
-    (model issues, via :func:`join_path`), or a label such as ``(file)``.
+    ``path`` is a :class:`~gpufleet.fieldpath.FieldPath` wherever the issue has a field: model
+    validation (checks, pydantic's error ``loc``, duplicate keys), settings and context files,
+    CRD validation (whose paths rules report and the linter places). A plain string is only a
+    label for a place that is no field: ``(file)``, ``(document)``, ``(more)``, ``line 3``.
     """
 
-    path: str | FieldPath
+    path: FieldPath | str
     message: str
     fix: str = ""
 
@@ -32,11 +33,6 @@ class Issue:
         where = f"{source}: " if source else ""
         hint = f" (fix: {self.fix})" if self.fix else ""
         return f"{where}{self.path}: {self.message}{hint}"
-
-
-def join_path(*parts: str | int) -> str:
-    """Print path parts the way Kueue's webhooks print them: ``a.b[2].c`` (a :class:`FieldPath`'s text)."""
-    return str(FieldPath.of(*parts))
 
 
 @dataclass

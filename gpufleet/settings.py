@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 from gpufleet.context import FleetContext
 from gpufleet.errors import Issue, ModelError
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, CrdSchemas
 
 
@@ -99,6 +100,7 @@ def load_fleet(*, model: str | None = None, context: str | None = None, strict: 
 
 MAX_CONTEXT_BYTES = 8 * 1024 * 1024
 """A fleet context larger than this is refused unread (a ConfigMap holds at most 1 MiB)."""
+OPTIONS = FieldPath.of("options")  # where rule options sit in a lint config
 
 
 def load_fleet_context(path: str, strict: bool = False) -> FleetContext:
@@ -165,11 +167,11 @@ def rule_options(raw: Mapping[str, Any], source: str = "options") -> dict[str, o
     issues: list[Issue] = []
     out: dict[str, object] = {}
     if not isinstance(raw, Mapping):
-        raise ModelError(source, [Issue("options", "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}")])
+        raise ModelError(source, [Issue(OPTIONS, "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}")])
     for key, value in raw.items():
         code = str(key).upper()
         rule = registry.REGISTRY.get(code)
-        where = f"options.{key}"
+        where = OPTIONS.child(str(key))
         if rule is None:
             issues.append(Issue(where, f"unknown rule code {key!r}", "use a code from `gpufleet rules` (GANG502)"))
         elif rule.options is None:
@@ -193,7 +195,7 @@ def option_names(model: type) -> list[str]:
     return [rename(name) for name in model.__dataclass_fields__]  # type: ignore[attr-defined]
 
 
-def _validate(model: type, value: Mapping[str, Any], where: str) -> tuple[object | None, list[Issue]]:
+def _validate(model: type, value: Mapping[str, Any], where: FieldPath) -> tuple[object | None, list[Issue]]:
     from pydantic import TypeAdapter, ValidationError
 
     try:
@@ -204,8 +206,10 @@ def _validate(model: type, value: Mapping[str, Any], where: str) -> tuple[object
         return None, [_issue(where, error, names) for error in exc.errors(include_url=False)]
 
 
-def _issue(where: str, error: Mapping[str, Any], names: str) -> Issue:
-    path = ".".join([where, *(str(p) if not isinstance(p, int) else f"[{p}]" for p in error["loc"])]).replace(".[", "[")
+def _issue(where: FieldPath, error: Mapping[str, Any], names: str) -> Issue:
+    path = where
+    for part in error["loc"]:
+        path = path.index(part) if isinstance(part, int) else path.child(str(part))
     if error["type"] == "unexpected_keyword_argument":
         return Issue(path, "unknown option", f"use one of {names}")
-    return Issue(path, str(error["msg"]), f"see the options of {where.split('.')[-1]} in docs/rules.md ({names})")
+    return Issue(path, str(error["msg"]), f"see the options of {where.last} in docs/rules.md ({names})")

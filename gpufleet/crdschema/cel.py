@@ -27,8 +27,8 @@ import orjson
 from celpy import celtypes
 
 from gpufleet.crdschema.celext import EVAL_ERRORS, NO_VALUE, compile_program, to_cel
-from gpufleet.errors import Issue, join_path
-from gpufleet.fieldpath import FieldPath
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import ROOT, FieldPath
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _DATA_ERRORS = ("no such member", "no such key", "index out of", "list index out of range")
@@ -111,18 +111,18 @@ class RuleNode:
         return out
 
 
-def build(schema: dict[str, Any], crd: str, path: str = "") -> RuleNode | None:
+def build(schema: dict[str, Any], crd: str, path: FieldPath = ROOT) -> RuleNode | None:
     """The rule tree of ``schema`` (``None`` when no rule is declared anywhere below)."""
     if not isinstance(schema, dict):
         return None
-    node = RuleNode(rules=[_compile(spec, schema, crd, path or "(root)") for spec in schema.get("x-kubernetes-validations") or []])
+    node = RuleNode(rules=[_compile(spec, schema, crd, str(path) or "(root)") for spec in schema.get("x-kubernetes-validations") or []])
     for name, sub in (schema.get("properties") or {}).items():
-        child = build(sub, crd, join_path(path, name))
+        child = build(sub, crd, path.child(name))
         if child is not None:
             node.props[name] = child
     extra = schema.get("additionalProperties")
-    node.additional = build(extra, crd, join_path(path, "*")) if isinstance(extra, dict) else None
-    node.items = build(schema.get("items"), crd, f"{path}[*]") if isinstance(schema.get("items"), dict) else None
+    node.additional = build(extra, crd, path.child("*")) if isinstance(extra, dict) else None
+    node.items = build(schema.get("items"), crd, path.key("*")) if isinstance(schema.get("items"), dict) else None
     has_any = node.rules or node.props or node.additional or node.items
     return node if has_any else None
 

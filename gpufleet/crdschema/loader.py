@@ -17,6 +17,7 @@ import yaml
 
 from gpufleet import yamlio
 from gpufleet.errors import Issue, ModelError
+from gpufleet.fieldpath import FieldPath
 
 Key = tuple[str, str, str]
 
@@ -75,7 +76,7 @@ def from_documents(documents: Iterable[Any], source: str) -> list[CrdVersion]:
         try:
             out.extend(_versions(doc, source))
         except (KeyError, TypeError, AttributeError) as exc:
-            issues.append(Issue(f"documents[{index}]", f"not a well-formed CustomResourceDefinition (missing or bad {exc})",
+            issues.append(Issue(FieldPath.of("documents", index), f"not a well-formed CustomResourceDefinition (missing or bad {exc})",
                                 "give spec.group, spec.names.kind, spec.scope and spec.versions[].schema.openAPIV3Schema"))
     if issues:
         raise ModelError(source, issues)

@@ -19,7 +19,7 @@ from typing import Any
 
 from gpufleet.crdschema.cel import RuleNode, Unsupported, _root_view, _with_field_path
 from gpufleet.crdschema.celext import EVAL_ERRORS, to_cel
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
 from gpufleet.fieldpath import FieldPath
 
 
@@ -43,7 +43,7 @@ def _visit(node: RuleNode, old: Any, new: Any, path: tuple, record, issues: list
             if child is not None:
                 _visit(child, old[key], item, (*path, key), record, issues)
     elif isinstance(new, list) and node.items is not None and any(r.transition for r in node.items.walk()):
-        record(Unsupported(node.items.rules[0].crd if node.items.rules else "", join_path(*path) or "(root)",
+        record(Unsupported(node.items.rules[0].crd if node.items.rules else "", str(FieldPath.of(*path)) or "(root)",
                            "transition rules inside list items", "list items are not correlated"))
 
 

@@ -21,31 +21,33 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet import quantity
+from gpufleet.fieldpath import FieldPath
 
 NEGATIVE = "must be greater than or equal to 0"
+RESOURCE_GROUPS = FieldPath.of("spec", "resourceGroups")
 
 
-def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: str, lending_within_nominal: bool = True) -> list[str]:
+def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: FieldPath, lending_within_nominal: bool = True) -> list[str]:
     errors: list[str] = []
     total = 0
     for i, group in enumerate(groups or ()):
         for j, flavor in enumerate(group.get("flavors") or ()):
             total += 1
             for k, res in enumerate(flavor.get("resources") or ()):
-                where = f"{path}[{i}].flavors[{j}].resources[{k}]"
+                where = path.index(i).child("flavors").index(j).child("resources").index(k)
                 nominal = quantity.parse(res.get("nominalQuota", "0"))
                 if nominal < 0:
-                    errors.append(f"{where}.nominalQuota: Invalid value: {res['nominalQuota']}: {NEGATIVE}")
+                    errors.append(f"{where.child('nominalQuota')}: Invalid value: {res['nominalQuota']}: {NEGATIVE}")
                 for limit in ("borrowingLimit", "lendingLimit"):
                     if limit not in res:
                         continue
                     value = quantity.parse(res[limit])
                     if value < 0:
-                        errors.append(f"{where}.{limit}: Invalid value: {res[limit]}: {NEGATIVE}")
+                        errors.append(f"{where.child(limit)}: Invalid value: {res[limit]}: {NEGATIVE}")
                     if not has_parent:
-                        errors.append(f"{where}.{limit}: Invalid value: {res[limit]}: must be nil when {parent_word} is empty")
+                        errors.append(f"{where.child(limit)}: Invalid value: {res[limit]}: must be nil when {parent_word} is empty")
                     if limit == "lendingLimit" and lending_within_nominal and value > nominal:
-                        errors.append(f"{where}.lendingLimit: Invalid value: {res[limit]}: must be less than or equal to the nominalQuota")
+                        errors.append(f"{where.child('lendingLimit')}: Invalid value: {res[limit]}: must be less than or equal to the nominalQuota")
     if total > 256:
         errors.append(f"{path}: Invalid value: {total}: total number of flavors across all resourceGroups must be ≤ 256, got {total}")
     return errors
@@ -54,7 +56,7 @@ def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: str, l
 def cluster_queue_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """``ValidateClusterQueueUpdate``'s errors ([] = allowed)."""
     spec = new.get("spec") or {}
-    errors = _quota_errors(spec.get("resourceGroups") or [], bool(spec.get("cohortName")), "cohort", "spec.resourceGroups")
+    errors = _quota_errors(spec.get("resourceGroups") or [], bool(spec.get("cohortName")), "cohort", RESOURCE_GROUPS)
     preemption = spec.get("preemption") or {}
     borrow = (preemption.get("borrowWithinCohort") or {}).get("policy", "Never")
     if preemption.get("reclaimWithinCohort") == "Never" and borrow != "Never":
@@ -67,7 +69,7 @@ def cluster_queue_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list
 def cohort_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """``validateCohort``'s errors ([] = allowed)."""
     spec = new.get("spec") or {}
-    return _quota_errors(spec.get("resourceGroups") or [], bool(spec.get("parentName")), "parent", "spec.resourceGroups",
+    return _quota_errors(spec.get("resourceGroups") or [], bool(spec.get("parentName")), "parent", RESOURCE_GROUPS,
                          lending_within_nominal=False)
 
 

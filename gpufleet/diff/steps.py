@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_reasons
 from gpufleet.render.ordering import depends_on_keys
@@ -70,20 +71,20 @@ def topological(objects: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
     return list(done)
 
 
-def changed_fields(old: Any, new: Any, path: str = "") -> list[str]:
-    """Dotted paths of the leaves (or lists) that differ; [] when equal."""
+def changed_fields(old: Any, new: Any, path: FieldPath = ROOT) -> list[str]:
+    """Printed paths (``spec.resourceGroups``) of the leaves (or lists) that differ; [] when equal."""
     if old == new:
         return []
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[str] = []
         for key in [*old, *(k for k in new if k not in old)]:
-            sub = f"{path}.{key}" if path else str(key)
+            sub = path.child(str(key))
             if key not in old or key not in new:
-                out.append(sub)
+                out.append(str(sub))
             else:
                 out += changed_fields(old[key], new[key], sub)
         return out
-    return [] if old == new else [path or "(root)"]
+    return [] if old == new else [str(path) or "(root)"]
 
 
 RETAINED = "released from the stack, not deleted (retainOnDelete): it stays in the cluster with what runs in it"

@@ -17,6 +17,7 @@ import yaml
 
 from gpufleet import yamllimits
 from gpufleet.errors import Issue, ModelError
+from gpufleet.fieldpath import FieldPath
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def _codes(value: Any, source: str, key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = value.split(",")
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ModelError(source, [Issue(key, "must be a list of rule codes", f"{key}: [GANG301, GANG4]")])
+        raise ModelError(source, [Issue(FieldPath.of(key), "must be a list of rule codes", f"{key}: [GANG301, GANG4]")])
     return tuple(v.strip() for v in value if v.strip())
 
 
@@ -51,10 +52,10 @@ def load_config(path: str) -> LintConfig:
     if not isinstance(data, Mapping):
         raise ModelError(path, [Issue("", "the config must be a mapping", "write keys such as select:, ignore:, options:")])
     known = {"select", "ignore", "options", "fleet", "fleetContext", "crds"}
-    issues = [Issue(str(k), "unknown key", f"use one of {', '.join(sorted(known))}") for k in data if k not in known]
+    issues = [Issue(FieldPath.of(str(k)), "unknown key", f"use one of {', '.join(sorted(known))}") for k in data if k not in known]
     options = data.get("options") or {}
     if not isinstance(options, Mapping) or not all(isinstance(v, Mapping) for v in options.values()):
-        issues.append(Issue("options", "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}"))
+        issues.append(Issue(FieldPath.of("options"), "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}"))
     if issues:
         raise ModelError(path, issues)
     base = Path(path).parent

@@ -14,7 +14,8 @@ from typing import Iterator
 
 import yaml
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -27,7 +28,7 @@ def _walk(node: yaml.Node, path: tuple[str | int, ...]) -> Iterator[Issue]:
             if name is not None and name != "<<":
                 line = key.start_mark.line + 1
                 if name in seen:
-                    yield Issue(join_path(*path, name) or name,
+                    yield Issue(FieldPath.of(*path, name) or name,
                                 f"key {name!r} appears twice (lines {seen[name]} and {line}); YAML would keep only "
                                 "the last one and silently drop the first",
                                 "merge the two blocks into one key, or remove the stale one")

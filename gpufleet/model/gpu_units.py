@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Mapping
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 
 KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
 MIG_PREFIX = "nvidia.com/mig-"
@@ -41,7 +42,7 @@ def _is_gpu(name: Any, gpus: set[str]) -> bool:
     return isinstance(name, str) and (name in gpus or name.startswith(MIG_PREFIX))
 
 
-def _issue(path: str, value: Any) -> Issue:
+def _issue(path: FieldPath, value: Any) -> Issue:
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
     return Issue(path, f"GPUs are counted in whole units, not {shown}",
                  "write a whole number of GPUs (8), without a suffix (Gi, m, k) or a fraction")
@@ -60,7 +61,7 @@ def _allocatable_issues(data: Mapping[str, Any]) -> Iterator[Issue]:
             continue
         for name, value in allocatable.items():
             if _is_gpu(name, gpus) and not is_whole(value):
-                yield _issue(join_path("pools", i, "allocatable", str(name)), value)
+                yield _issue(FieldPath.of("pools", i, "allocatable", str(name)), value)
 
 
 def _quota_issues(owner: str, index: int, quota: Any, gpus: set[str]) -> Iterator[Issue]:
@@ -72,14 +73,14 @@ def _quota_issues(owner: str, index: int, quota: Any, gpus: set[str]) -> Iterato
         base = (owner, index, "quota", str(pool_name))
         for key in LIMITS:
             if key in entry and entry[key] is not None and not is_whole(entry[key]):
-                yield _issue(join_path(*base, key), entry[key])
+                yield _issue(FieldPath.of(*base, key), entry[key])
         resources = entry.get("resources")
         for name, limits in (resources.items() if isinstance(resources, Mapping) else ()):
             if not _is_gpu(name, gpus) or not isinstance(limits, Mapping):
                 continue
             for key in LIMITS:
                 if key in limits and limits[key] is not None and not is_whole(limits[key]):
-                    yield _issue(join_path(*base, "resources", str(name), key), limits[key])
+                    yield _issue(FieldPath.of(*base, "resources", str(name), key), limits[key])
 
 
 def check_raw(data: Any) -> list[Issue]:

@@ -17,7 +17,8 @@ import yaml
 from pydantic import ValidationError
 
 from gpufleet import yamlio, yamllimits
-from gpufleet.errors import Issue, ModelError, join_path
+from gpufleet.errors import Issue, ModelError
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
 
@@ -38,7 +39,7 @@ def _fix_for(error: dict[str, Any]) -> str:
 def issues_from_pydantic(exc: ValidationError) -> list[Issue]:
     issues = []
     for error in exc.errors(include_url=False):
-        path = join_path(*error["loc"]) or "(document)"
+        path = FieldPath.of(*error["loc"]) or "(document)"
         message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error))
         issues.append(Issue(path, message, fix))
     return issues
@@ -56,7 +57,7 @@ def capped(issues: list[Issue]) -> list[Issue]:
 
 
 def _number_issues(data: Any) -> list[Issue]:
-    return [Issue(join_path(*path) or "(document)",
+    return [Issue(FieldPath.of(*path) or "(document)",
                   f"the number {text} is out of range: Kubernetes numbers are finite and at most 2^63-1 (19 digits)",
                   "write a smaller number, a quantity with a suffix (e.g. 8Ei), or leave the field out for no limit")
             for path, text in yamllimits.out_of_range(data)]

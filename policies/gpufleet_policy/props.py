@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from gpufleet.errors import join_path
+from gpufleet.fieldpath import FieldPath
 from pulumi_policy.proxy import (
     UNKNOWN_ARCHIVE_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_ASSET_VALUE, UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE,
     UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError, _DictProxy, _ListProxy,
@@ -58,7 +58,7 @@ class Manifest:
         return bool(self._relevant())
 
     def unknown_paths(self) -> list[str]:
-        return [join_path(*self.unknowns[i]) for i in self._relevant()]
+        return [str(FieldPath.of(*self.unknowns[i])) for i in self._relevant()]
 
     def unknown_error(self, message: str | None = None) -> UnknownValueError:
         """The SDK's error for the first relevant unknown (``string value at .spec.x can't be known during preview``)."""

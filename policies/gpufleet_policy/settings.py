@@ -109,7 +109,7 @@ def _explain(error: ModelError, model: str | None, context: str | None, crds: st
     if error.source == model:
         return f"fleet model {model} is invalid:\n" + "\n".join(error.lines())
     if error.source == context:
-        what = "; ".join(f"{i.path + ': ' if i.path else ''}{i.message}" for i in error.issues)
+        what = "; ".join((f"{i.path}: " if i.path else "") + i.message for i in error.issues)
         return f"fleet context {context} cannot be read: {what}; regenerate it with `gpufleet plan`"
     if error.source == crds:
         return f"crdsDir {crds} cannot be loaded:\n" + "\n".join(error.lines())

@@ -59,4 +59,4 @@ def test_an_oversized_team_quota_is_reported_once_at_the_edited_team_with_gpus_f
 
 def test_no_capacity_issue_points_at_the_node_count() -> None:
     issues = fleet().set("teams[0].quota.h100.nominal", 40).issues()
-    assert not [i for i in issues if i.path.endswith("nodeCount")]
+    assert not [i for i in issues if str(i.path).endswith("nodeCount")]

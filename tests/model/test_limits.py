@@ -63,4 +63,4 @@ def test_the_corrected_limits_pass(case: Case) -> None:
 
 def test_a_limit_derived_from_the_gpu_limit_is_reported_once_at_the_gpu_field() -> None:
     issues = fleet().set("teams[1].quota.h100.lendingLimit", 9).issues()
-    assert [i.path for i in issues if "lendingLimit" in i.path] == ["teams[1].quota.h100.lendingLimit"]
+    assert [i.path for i in issues if "lendingLimit" in str(i.path)] == ["teams[1].quota.h100.lendingLimit"]

@@ -16,11 +16,12 @@ from typing import Iterable, Iterator
 
 from gpufleet.durations import format_seconds, timeout_shortfalls
 from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.admission import KUEUE_FRAMEWORKS
 from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet
 
-WFPR = "admission.waitForPodsReady"
+WFPR = FieldPath.of("admission", "waitForPodsReady")
 
 
 def _timeouts(fleet: Fleet) -> Iterator[Issue]:
@@ -31,14 +32,14 @@ def _timeouts(fleet: Fleet) -> Iterator[Issue]:
     for short in timeout_shortfalls(wait.timeout, adm.cold_start_floor, budgets):
         needed = format_seconds(short.seconds)
         if short.pool is None:
-            yield Issue(f"{WFPR}.timeout", f"timeout {timeout} is below admission.coldStartFloor {needed}",
+            yield Issue(WFPR.child("timeout"), f"timeout {timeout} is below admission.coldStartFloor {needed}",
                         f"set timeout to at least {needed}")
         else:
-            yield Issue(f"{WFPR}.timeout",
+            yield Issue(WFPR.child("timeout"),
                         f"timeout {timeout} is below pools[{short.pool[0]}] ({short.pool[1]!r}) coldStartBudget {needed}: its gangs would be evicted before they can start",
                         f"set timeout to at least {needed}")
     if wait.recovery_timeout is not None and wait.recovery_timeout > wait.timeout:
-        yield Issue(f"{WFPR}.recoveryTimeout",
+        yield Issue(WFPR.child("recoveryTimeout"),
                     f"recoveryTimeout {format_seconds(wait.recovery_timeout)} is longer than timeout {timeout}: a gang that lost a rank would hold its GPUs idle longer than a first start may take",
                     "set recoveryTimeout at most timeout, or leave it unset (= timeout)")
 
@@ -46,7 +47,7 @@ def _timeouts(fleet: Fleet) -> Iterator[Issue]:
 def _backoff(fleet: Fleet) -> Iterator[Issue]:
     rq = fleet.admission.wait_for_pods_ready.requeuing_strategy
     if rq.backoff_base_seconds > rq.backoff_max_seconds:
-        yield Issue(f"{WFPR}.requeuingStrategy.backoffBaseSeconds",
+        yield Issue(WFPR.child("requeuingStrategy", "backoffBaseSeconds"),
                     f"backoffBaseSeconds {rq.backoff_base_seconds} is above backoffMaxSeconds {rq.backoff_max_seconds}",
                     "set backoffBaseSeconds at most backoffMaxSeconds")
 

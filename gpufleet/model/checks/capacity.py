@@ -13,7 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, pool_resources, show
 
@@ -60,12 +61,12 @@ def _overlaps(fleet: Fleet) -> Iterator[Issue]:
             if sa == sb:
                 what = ("a pool claimed by both quota systems" if pools[a].system != pools[b].system
                         else "the same nodes counted twice")
-                yield Issue(join_path("pools", b, "nodeLabels"),
+                yield Issue(FieldPath.of("pools", b, "nodeLabels"),
                             f"{what}: pools[{a}] ({pools[a].name!r}, {pools[a].system}) has the same nodeLabels, so both select the same nodes",
                             "give each pool a label value of its own (for example gpufleet.dev/pool: <pool name>)")
             elif sa < sb or sb < sa:
                 wide, narrow = (a, b) if sa < sb else (b, a)
-                yield Issue(join_path("pools", wide, "nodeLabels"),
+                yield Issue(FieldPath.of("pools", wide, "nodeLabels"),
                             f"these nodeLabels select every node of pools[{narrow}] ({pools[narrow].name!r}) as well: the pools overlap",
                             "add a label that only this pool's nodes carry (for example gpufleet.dev/pool: <pool name>)")
 

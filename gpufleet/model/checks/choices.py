@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 
 
 def known_once(values: Iterable[str], known: Sequence[str], section: str, field: str,
@@ -17,7 +18,7 @@ def known_once(values: Iterable[str], known: Sequence[str], section: str, field:
     """Issues for values not in ``known`` and for repeats, at ``<section>.<field>[i]``."""
     seen: dict[str, int] = {}
     for i, value in enumerate(values):
-        path = join_path(section, field, i)
+        path = FieldPath.of(section, field, i)
         if value not in known:
             yield Issue(path, f"unknown {engine} {noun} {value!r}", f"use one of: {', '.join(known)}")
         if value in seen:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.checks.dedicated import cohort_quota
@@ -34,7 +35,7 @@ def _quota(fleet: Fleet, pool: Pool) -> Iterator[Issue]:
         q = team.quota.get(pool.name)
         if q is None:
             continue
-        path = join_path("teams", t, "quota", pool.name)
+        path = FieldPath.of("teams", t, "quota", pool.name)
         if owner is not None:
             yield Issue(path, f"coscheduling pool {pool.name!r} already belongs to team {owner!r}: the coscheduling plugin has "
                         "no quota between teams", f"move team {team.name!r} to a Kueue or Volcano pool, or give it a coscheduling pool of its own")
@@ -42,11 +43,11 @@ def _quota(fleet: Fleet, pool: Pool) -> Iterator[Issue]:
         owner = team.name
         for field, value in (("borrowingLimit", q.borrowing_limit), ("lendingLimit", q.lending_limit)):
             if value is not None:
-                yield Issue(join_path(path, field), f"coscheduling pool {pool.name!r} cannot borrow or lend (the plugin has no quota)",
+                yield Issue(path.child(field), f"coscheduling pool {pool.name!r} cannot borrow or lend (the plugin has no quota)",
                             f"remove {field}")
         for other in team.quota:
             if other != pool.name:
-                yield Issue(join_path("teams", t, "quota", other), f"team {team.name!r} holds coscheduling pool {pool.name!r}: all its "
+                yield Issue(FieldPath.of("teams", t, "quota", other), f"team {team.name!r} holds coscheduling pool {pool.name!r}: all its "
                             f"namespaces go to the second scheduler, so its quota on {other!r} would never be used",
                             f"give the {other!r} quota to a team with its own namespaces")
     yield from cohort_quota(fleet, pool, f"coscheduling pool {pool.name!r} has one team's quota; a cohort cannot share it")
@@ -58,20 +59,20 @@ def check(fleet: Fleet) -> Iterable[Issue]:
     for i, pool in enumerate(fleet.pools):
         if pool.system != "coscheduling":
             continue
-        base = join_path("pools", i)
+        base = FieldPath.of("pools", i)
         yield from _quota(fleet, pool)
         if not pool.node_labels:
-            yield Issue(join_path(base, "nodeLabels"), f"coscheduling pool {pool.name!r} has no nodeLabels: its pods could land on any node",
+            yield Issue(base.child("nodeLabels"), f"coscheduling pool {pool.name!r} has no nodeLabels: its pods could land on any node",
                         "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)")
         if pool.topology_levels:
-            yield Issue(join_path(base, "topologyLevels"), "topologyLevels are Kueue topology-aware admission; the coscheduling plugin ignores them",
+            yield Issue(base.child("topologyLevels"), "topologyLevels are Kueue topology-aware admission; the coscheduling plugin ignores them",
                         "remove topologyLevels, or set system: kueue")
     engine = fleet.engines.coscheduling
     if not engine.chart_version.startswith(SUPPORTED):
-        yield Issue("engines.coscheduling.chartVersion", f"scheduler-plugins chart {engine.chart_version!r} is not supported: gpufleet renders for 0.34.x",
+        yield Issue(FieldPath.of("engines", "coscheduling", "chartVersion"), f"scheduler-plugins chart {engine.chart_version!r} is not supported: gpufleet renders for 0.34.x",
                     "pin chartVersion: 0.34.7")
     for t, team in enumerate(fleet.teams):
         for n, ns in enumerate(team.namespaces):
             if ns == engine.namespace:
-                yield Issue(join_path("teams", t, "namespaces", n), f"{ns!r} is the coscheduling engine's namespace",
+                yield Issue(FieldPath.of("teams", t, "namespaces", n), f"{ns!r} is the coscheduling engine's namespace",
                             "run the team's jobs in a namespace of its own")

@@ -19,7 +19,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
 from gpufleet.model.teams import Cohort, Team
@@ -33,7 +34,7 @@ def _never_preemptors(fleet: Fleet) -> Iterator[Issue]:
         return
     for a, action in enumerate(fleet.volcano.actions):
         if action in GANG_AWARE:
-            yield Issue(join_path("volcano", "actions", a),
+            yield Issue(FieldPath.of("volcano", "actions", a),
                         f"Volcano's {action} action skips preemptors with preemptionPolicy: Never, "
                         "and every priority class of this fleet is Never: it would never evict anything",
                         f"use {GANG_AWARE[action]} (whole-job eviction, no such check) instead of {action}")
@@ -64,7 +65,7 @@ def _unread_weights(fleet: Fleet) -> Iterator[Issue]:
     for section, i, owner, leaf in owners:
         if owner.fair_share_weight == Decimal(1) or _weight_readers(fleet, _systems(fleet, owner), leaf):
             continue
-        yield Issue(join_path(section, i, "fairShareWeight"),
+        yield Issue(FieldPath.of(section, i, "fairShareWeight"),
                     f"{section[:-1]} {owner.name!r}: no engine reads this weight (Kueue only under admission.fairSharing, "
                     "Volcano only for team queues under the proportion plugin; capacity never reads a queue weight)",
                     "remove fairShareWeight and size the share by quota, or turn on admission.fairSharing (Kueue quota)")

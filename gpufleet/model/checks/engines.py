@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 
 SUPPORTED = {"kueue": ("0.19", "0.19.2"), "volcano": ("1.15", "1.15.1")}
@@ -20,7 +21,7 @@ def _versions(fleet: Fleet) -> Iterator[Issue]:
     for engine, (line, pin) in SUPPORTED.items():
         version = getattr(fleet.engines, engine).chart_version
         if not re.fullmatch(re.escape(line) + r"\.\d+", version):
-            yield Issue(f"engines.{engine}.chartVersion", f"{engine} chart {version!r} is not supported: gpufleet renders for {line}.x",
+            yield Issue(FieldPath.of("engines", engine, "chartVersion"), f"{engine} chart {version!r} is not supported: gpufleet renders for {line}.x",
                         f"pin chartVersion: {pin}")
 
 
@@ -29,7 +30,7 @@ def _volcano_off(fleet: Fleet) -> Iterator[Issue]:
         return
     for i, pool in enumerate(fleet.pools):
         if pool.system == "volcano":
-            yield Issue(join_path("pools", i, "system"), f"pool {pool.name!r} is held by Volcano but engines.volcano.enabled is false",
+            yield Issue(FieldPath.of("pools", i, "system"), f"pool {pool.name!r} is held by Volcano but engines.volcano.enabled is false",
                         "set engines.volcano.enabled: true, or system: kueue")
 
 

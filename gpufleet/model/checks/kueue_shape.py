@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks.shapes import kueue_covered_resources, owners, pool_resources
 
@@ -29,7 +30,7 @@ def _covered(fleet: Fleet) -> Iterator[Issue]:
         before = len(seen)
         seen.update(pool_resources(pool))
         if before <= MAX_RESOURCES < len(seen):
-            yield Issue(join_path("pools", i, "allocatable"),
+            yield Issue(FieldPath.of("pools", i, "allocatable"),
                         f"with this pool the Kueue pools have {len(seen)} distinct resources; a Kueue resource group covers at most {MAX_RESOURCES}",
                         "list only the resources workloads request (GPU, cpu, memory, RDMA) in allocatable")
 

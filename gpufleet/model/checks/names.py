@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 
 RESERVED_QUEUES = ("root", "default")
@@ -21,7 +22,7 @@ def _duplicates(section: str, names: list[str]) -> Iterator[Issue]:
     first: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in first:
-            yield Issue(join_path(section, i, "name"), f"duplicate name {name!r}: {section}[{first[name]}] already uses it",
+            yield Issue(FieldPath.of(section, i, "name"), f"duplicate name {name!r}: {section}[{first[name]}] already uses it",
                         "give every entry of the list its own name")
         else:
             first[name] = i
@@ -31,7 +32,7 @@ def _reserved(fleet: Fleet) -> Iterator[Issue]:
     for section, items in (("teams", fleet.teams), ("cohorts", fleet.cohorts)):
         for i, item in enumerate(items):
             if item.name in RESERVED_QUEUES:
-                yield Issue(join_path(section, i, "name"),
+                yield Issue(FieldPath.of(section, i, "name"),
                             f"{item.name!r} is a Volcano queue the scheduler creates itself (root and default are reserved)",
                             "choose another name")
 
@@ -40,7 +41,7 @@ def _team_cohort_clash(fleet: Fleet) -> Iterator[Issue]:
     cohorts = {c.name: i for i, c in enumerate(fleet.cohorts)}
     for i, team in enumerate(fleet.teams):
         if team.name in cohorts:
-            yield Issue(join_path("teams", i, "name"),
+            yield Issue(FieldPath.of("teams", i, "name"),
                         f"team {team.name!r} has the name of cohorts[{cohorts[team.name]}]; teams and cohorts share Volcano's queue names",
                         "rename the team or the cohort")
 
@@ -48,7 +49,7 @@ def _team_cohort_clash(fleet: Fleet) -> Iterator[Issue]:
 def _priority_names(fleet: Fleet) -> Iterator[Issue]:
     for i, pc in enumerate(fleet.priority_classes):
         if pc.name.startswith("system-"):
-            yield Issue(join_path("priorityClasses", i, "name"),
+            yield Issue(FieldPath.of("priorityClasses", i, "name"),
                         f"{pc.name!r}: Kubernetes reserves the 'system-' prefix for its own PriorityClasses",
                         "choose a name without the 'system-' prefix")
 

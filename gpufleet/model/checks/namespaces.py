@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
 from gpufleet.model.fleet import Fleet
 
@@ -32,7 +33,7 @@ def system_namespaces(fleet: Fleet) -> dict[str, str]:
 
 def _opt_out_label(fleet: Fleet) -> Iterator[Issue]:
     for problem in qualified_name_problems(fleet.controller.opt_out_label):
-        yield Issue("controller.optOutLabel", f"the opt-out label key {problem}", QUALIFIED_NAME_FIX)
+        yield Issue(FieldPath.of("controller", "optOutLabel"), f"the opt-out label key {problem}", QUALIFIED_NAME_FIX)
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
@@ -41,7 +42,7 @@ def check(fleet: Fleet) -> Iterable[Issue]:
     claimed: dict[str, tuple[int, int]] = {}
     for t, team in enumerate(fleet.teams):
         for n, ns in enumerate(team.namespaces):
-            path = join_path("teams", t, "namespaces", n)
+            path = FieldPath.of("teams", t, "namespaces", n)
             if ns in system:
                 yield Issue(path, f"{ns!r} is a system namespace ({system[ns]}); its jobs must not be managed as a team's",
                             "run the team's jobs in a namespace of its own")

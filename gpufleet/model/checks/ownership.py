@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
 
@@ -26,10 +27,10 @@ NODEGROUP_LABEL = "volcano.sh/nodegroup-name"
 
 def _team_namespaces(fleet: Fleet) -> Iterator[Issue]:
     for t, team in enumerate(fleet.teams):
-        base = join_path("teams", t, "volcanoNamespaces")
+        base = FieldPath.of("teams", t, "volcanoNamespaces")
         for n, ns in enumerate(team.volcano_namespaces):
             if ns not in team.namespaces:
-                yield Issue(join_path(base, n), f"{ns!r} is not one of the team's namespaces {team.namespaces}",
+                yield Issue(base.index(n), f"{ns!r} is not one of the team's namespaces {team.namespaces}",
                             f"add {ns!r} to teams[{t}].namespaces, or remove it here")
         systems = quota_systems(fleet, team)
         chosen = set(team.volcano_namespaces)
@@ -44,7 +45,7 @@ def _team_namespaces(fleet: Fleet) -> Iterator[Issue]:
 
 def _node_groups(fleet: Fleet) -> Iterator[Issue]:
     for p, pool in enumerate(fleet.pools):
-        path = join_path("pools", p, "nodeLabels", NODEGROUP_LABEL)
+        path = FieldPath.of("pools", p, "nodeLabels", NODEGROUP_LABEL)
         has = NODEGROUP_LABEL in pool.node_labels
         if pool.system == VOLCANO and not has:
             yield Issue(path, f"Volcano pool {pool.name!r} names no node group: its queues could not be pinned to it, "

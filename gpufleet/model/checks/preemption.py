@@ -14,7 +14,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.admission import PREEMPTION_STRATEGIES
 from gpufleet.model.fleet import Fleet
 
@@ -23,17 +24,17 @@ MIN_WEIGHT = Decimal("1e-9")
 
 def _team(fleet: Fleet, i: int) -> Iterator[Issue]:
     p = fleet.teams[i].preemption
-    base = join_path("teams", i, "preemption")
-    borrow = join_path(base, "borrowWithinCohort")
+    base = FieldPath.of("teams", i, "preemption")
+    borrow = base.child("borrowWithinCohort")
     if p.reclaim_within_cohort == "Never" and p.borrow_within_cohort.policy != "Never":
-        yield Issue(join_path(borrow, "policy"),
+        yield Issue(borrow.child("policy"),
                     f"borrowWithinCohort.policy {p.borrow_within_cohort.policy} needs reclaimWithinCohort other than Never (Kueue rejects the pair)",
                     "set borrowWithinCohort.policy: Never, or reclaimWithinCohort: LowerPriority or Any")
     if fleet.admission.fair_sharing is not None and p.borrow_within_cohort.policy != "Never":
-        yield Issue(join_path(borrow, "policy"), "borrowWithinCohort is not used with fair sharing (admission.fairSharing is set)",
+        yield Issue(borrow.child("policy"), "borrowWithinCohort is not used with fair sharing (admission.fairSharing is set)",
                     "set borrowWithinCohort.policy: Never, or remove admission.fairSharing")
     if p.borrow_within_cohort.max_priority_threshold is not None and p.borrow_within_cohort.policy != "LowerPriority":
-        yield Issue(join_path(borrow, "maxPriorityThreshold"), "maxPriorityThreshold applies only to borrowWithinCohort.policy: LowerPriority",
+        yield Issue(borrow.child("maxPriorityThreshold"), "maxPriorityThreshold applies only to borrowWithinCohort.policy: LowerPriority",
                     "set policy: LowerPriority or remove maxPriorityThreshold")
 
 
@@ -42,7 +43,7 @@ def _weights(fleet: Fleet) -> Iterator[Issue]:
         for i, item in enumerate(items):
             w = item.fair_share_weight
             if w < 0 or 0 < w < MIN_WEIGHT:
-                yield Issue(join_path(section, i, "fairShareWeight"), f"fairShareWeight {w:f} must be 0 (always yields) or at least 1e-9",
+                yield Issue(FieldPath.of(section, i, "fairShareWeight"), f"fairShareWeight {w:f} must be 0 (always yields) or at least 1e-9",
                             "use 0 or a positive weight such as 1")
 
 
@@ -50,7 +51,7 @@ def _strategies(fleet: Fleet) -> Iterator[Issue]:
     fair = fleet.admission.fair_sharing
     if fair is not None and tuple(fair.preemption_strategies) not in PREEMPTION_STRATEGIES:
         allowed = " or ".join("[" + ", ".join(s) + "]" for s in PREEMPTION_STRATEGIES)
-        yield Issue("admission.fairSharing.preemptionStrategies", f"{fair.preemption_strategies} is not an allowed list; Kueue accepts {allowed}",
+        yield Issue(FieldPath.of("admission", "fairSharing", "preemptionStrategies"), f"{fair.preemption_strategies} is not an allowed list; Kueue accepts {allowed}",
                     "use [LessThanOrEqualToFinalShare, LessThanInitialShare]")
 
 

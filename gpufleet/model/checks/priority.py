@@ -11,21 +11,22 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
     first_default: int | None = None
     for i, pc in enumerate(fleet.priority_classes):
-        base = join_path("priorityClasses", i)
+        base = FieldPath.of("priorityClasses", i)
         if pc.global_default:
             if first_default is not None:
-                yield Issue(join_path(base, "globalDefault"), f"priorityClasses[{first_default}] is already the global default; Kubernetes allows one",
+                yield Issue(base.child("globalDefault"), f"priorityClasses[{first_default}] is already the global default; Kubernetes allows one",
                             "set globalDefault: true on one class only")
             else:
                 first_default = i
         if pc.preemption_policy == "PreemptLowerPriority":
-            yield Issue(join_path(base, "preemptionPolicy"),
+            yield Issue(base.child("preemptionPolicy"),
                         "PreemptLowerPriority lets kube-scheduler evict single pods of running gangs; gangs must be preempted whole by Kueue or Volcano",
                         "set preemptionPolicy: Never")

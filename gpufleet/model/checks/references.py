@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks.shapes import owners
 
@@ -31,11 +32,11 @@ def _dangling(fleet: Fleet) -> Iterator[Issue]:
     cohorts = {c.name for c in fleet.cohorts}
     for i, team in enumerate(fleet.teams):
         if team.cohort is not None and team.cohort not in cohorts:
-            yield Issue(join_path("teams", i, "cohort"), f"cohort {team.cohort!r} is not in cohorts",
+            yield Issue(FieldPath.of("teams", i, "cohort"), f"cohort {team.cohort!r} is not in cohorts",
                         "add the cohort to cohorts or correct the name")
     for i, cohort in enumerate(fleet.cohorts):
         if cohort.parent is not None and cohort.parent not in cohorts:
-            yield Issue(join_path("cohorts", i, "parent"), f"parent cohort {cohort.parent!r} is not in cohorts",
+            yield Issue(FieldPath.of("cohorts", i, "parent"), f"parent cohort {cohort.parent!r} is not in cohorts",
                         "add the parent to cohorts, correct the name, or remove parent to make this a root cohort")
 
 
@@ -63,7 +64,7 @@ def _cycles(fleet: Fleet) -> Iterator[Issue]:
         names = [fleet.cohorts[i].name for i in cycle]
         at = cycle.index(first)
         ring = " -> ".join(names[at:] + names[:at] + [names[at]])
-        yield Issue(join_path("cohorts", first, "parent"),
+        yield Issue(FieldPath.of("cohorts", first, "parent"),
                     f"cohort cycle {ring}: Kueue disables every cohort and ClusterQueue in a cycle",
                     "remove parent from one cohort of the cycle")
 
@@ -71,7 +72,7 @@ def _cycles(fleet: Fleet) -> Iterator[Issue]:
 def _no_quota(fleet: Fleet) -> Iterator[Issue]:
     for i, team in enumerate(fleet.teams):
         if not team.quota and team.lifecycle == "active":
-            yield Issue(join_path("teams", i, "quota"), f"team {team.name!r} has no quota: its ClusterQueue would admit nothing",
+            yield Issue(FieldPath.of("teams", i, "quota"), f"team {team.name!r} has no quota: its ClusterQueue would admit nothing",
                         "give it quota on at least one pool (nominal: 0 with a cohort makes a pure borrower), or set lifecycle: draining or retired")
 
 

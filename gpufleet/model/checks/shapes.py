@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Iterator
 
 from gpufleet import quantity
-from gpufleet.errors import join_path
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
@@ -31,11 +31,11 @@ class Amount:
     nominal: Decimal
     borrowing: Decimal | None
     lending: Decimal | None
-    base: str
+    base: FieldPath
     """Path of the entry that sets these numbers (the pool entry, or its ``resources.<res>`` override)."""
 
-    def path(self, field: str) -> str:
-        return join_path(self.base, field)
+    def path(self, field: str) -> FieldPath:
+        return self.base.child(field)
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,11 @@ class Owner:
     quota: dict[str, PoolQuota]
 
     @property
-    def path(self) -> str:
-        return join_path(self.kind, self.index)
+    def path(self) -> FieldPath:
+        return FieldPath.of(self.kind, self.index)
 
-    def quota_path(self, *rest: str) -> str:
-        return join_path(self.kind, self.index, "quota", *rest)
+    def quota_path(self, *rest: str) -> FieldPath:
+        return FieldPath.of(self.kind, self.index, "quota", *rest)
 
 
 def show(value: Decimal | None, resource: str) -> str:
@@ -84,7 +84,7 @@ def expand(owner: Owner, pool: Pool, entry: PoolQuota) -> list[Amount]:
     for res in pool_resources(pool)[1:]:
         if res in entry.resources:
             r = entry.resources[res]
-            amounts.append(Amount(res, r.nominal, r.borrowing_limit, r.lending_limit, join_path(base, "resources", res)))
+            amounts.append(Amount(res, r.nominal, r.borrowing_limit, r.lending_limit, base + FieldPath.of("resources", res)))
         elif gpus > 0:
             ratio = pool.per_node(res) / gpus
             amounts.append(Amount(res, entry.nominal * ratio, _scale(entry.borrowing_limit, ratio), _scale(entry.lending_limit, ratio), base))

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
@@ -20,14 +21,14 @@ HOSTNAME = "kubernetes.io/hostname"
 MAX_LEVELS = 16
 
 
-def _levels(base: str, pool: Pool) -> Iterator[Issue]:
+def _levels(base: FieldPath, pool: Pool) -> Iterator[Issue]:
     levels = pool.topology_levels
-    path = join_path(base, "topologyLevels")
+    path = base.child("topologyLevels")
     if len(levels) > MAX_LEVELS:
         yield Issue(path, f"{len(levels)} levels: a Kueue Topology has at most {MAX_LEVELS}", "keep the levels that matter for placement")
     seen: dict[str, int] = {}
     for j, level in enumerate(levels):
-        at = join_path(path, j)
+        at = path.index(j)
         for problem in qualified_name_problems(level):
             yield Issue(at, f"invalid level: {problem}", QUALIFIED_NAME_FIX)
         if level in seen:
@@ -36,7 +37,7 @@ def _levels(base: str, pool: Pool) -> Iterator[Issue]:
         if level == HOSTNAME and j != len(levels) - 1:
             yield Issue(at, f"{HOSTNAME} must be the last (narrowest) level", "move it to the end of topologyLevels")
     if not pool.node_labels:
-        yield Issue(join_path(base, "nodeLabels"), "a pool with topologyLevels needs at least one node label (Kueue requires it for a flavor with a topology)",
+        yield Issue(base.child("nodeLabels"), "a pool with topologyLevels needs at least one node label (Kueue requires it for a flavor with a topology)",
                     "add a label that selects the pool's nodes")
 
 
@@ -44,9 +45,9 @@ def check(fleet: Fleet) -> Iterable[Issue]:
     for i, pool in enumerate(fleet.pools):
         if not pool.topology_levels:
             continue
-        base = join_path("pools", i)
+        base = FieldPath.of("pools", i)
         if pool.system == "volcano":
-            yield Issue(join_path(base, "topologyLevels"), "topologyLevels is Kueue topology-aware admission; this pool is held by Volcano",
+            yield Issue(base.child("topologyLevels"), "topologyLevels is Kueue topology-aware admission; this pool is held by Volcano",
                         "remove topologyLevels (Volcano uses HyperNodes), or set system: kueue")
         else:
             yield from _levels(base, pool)

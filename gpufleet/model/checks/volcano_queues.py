@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue, join_path
+from gpufleet.errors import Issue
+from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, pool_resources, show
@@ -39,7 +40,7 @@ class Node:
     children: list["Node"] = field(default_factory=list)
     in_cohort: bool = False
 
-    def path(self, resource: str, name: str) -> str:
+    def path(self, resource: str, name: str) -> FieldPath:
         amount = self.own.get(resource)
         return amount.path(name) if amount else self.owner.quota_path()
 
@@ -130,7 +131,7 @@ def _depth(fleet: Fleet) -> Iterator[Issue]:
         chain = parent_chain(fleet, team.cohort)
         if chain and volcano & set(team.quota) and len(chain) + 1 > MAX_DEPTH:
             route = " -> ".join(["root", *reversed(chain), team.name])
-            yield Issue(join_path("teams", i, "cohort"), f"Volcano queue depth {len(chain) + 1} ({route}) exceeds Volcano's maximum of {MAX_DEPTH}",
+            yield Issue(FieldPath.of("teams", i, "cohort"), f"Volcano queue depth {len(chain) + 1} ({route}) exceeds Volcano's maximum of {MAX_DEPTH}",
                         f"nest at most {MAX_DEPTH - 1} cohorts above a team with Volcano quota")
 
 
