@@ -10,7 +10,9 @@ Shape: pools 5 Kueue (h100-0..4, the first with topology levels) and 3 Volcano
 (a100-0..2); cohorts ``org`` -> 4 divisions -> 5 groups each (20 leaf cohorts); team i
 sits in group i % 20, has Kueue quota on pool i % 5 (nominal 8, borrowing 8, every
 4th team also lends at most 4) and, for every third team, Volcano quota on pool (i // 3) % 3;
-every fifth team has a second namespace.
+every fifth team has a second namespace, and every team with Volcano quota a namespace
+``<team>-vc`` for its Volcano jobs (``volcanoNamespaces``); Volcano pools label their
+nodes with ``volcano.sh/nodegroup-name``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ def _pools(teams: int) -> list[dict[str, Any]]:
         pools.append({
             "name": f"a100-{i}", "system": "volcano", "nodeCount": volcano_nodes,
             "allocatable": {"nvidia.com/gpu": 8, "cpu": 128, "memory": "1000Gi"},
-            "nodeLabels": {"gpufleet.dev/pool": f"a100-{i}"}, "coldStartBudget": "7m",
+            "nodeLabels": {"gpufleet.dev/pool": f"a100-{i}", "volcano.sh/nodegroup-name": f"a100-{i}"},
+            "coldStartBudget": "7m",
         })
     return pools
 
@@ -68,13 +71,18 @@ def _team(i: int) -> dict[str, Any]:
     quota: dict[str, Any] = {f"h100-{i % KUEUE_POOLS}": kueue_quota}
     if i % 3 == 0:
         quota[f"a100-{(i // 3) % VOLCANO_POOLS}"] = {"nominal": 8, "borrowingLimit": 8}
-    return {
+    namespaces = [name, f"{name}-dev"] if i % 5 == 0 else [name]
+    team: dict[str, Any] = {
         "name": name,
-        "namespaces": [name, f"{name}-dev"] if i % 5 == 0 else [name],
+        "namespaces": namespaces,
         "cohort": f"grp-{group // GROUPS_PER_DIVISION}-{group % GROUPS_PER_DIVISION}",
         "quota": quota,
         "fairShareWeight": 1 + i % 3,
     }
+    if i % 3 == 0:  # quota on both engines: Volcano jobs get a namespace of their own (Kueue manages whole namespaces)
+        namespaces.append(f"{name}-vc")
+        team["volcanoNamespaces"] = [f"{name}-vc"]
+    return team
 
 
 def synthetic_fleet(teams: int = 1000) -> dict[str, Any]:

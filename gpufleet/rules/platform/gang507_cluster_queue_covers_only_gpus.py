@@ -52,6 +52,7 @@ from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import gpu_resources, is_gpu
 from gpufleet.rules.platform._kueue_config import kueue_configs
+from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import as_list, as_map
 
 CODE = "GANG507"
@@ -63,9 +64,10 @@ def _covered(obj: Mapping[str, Any]) -> set[str]:
     return {str(r) for g in groups for r in as_list(as_map(g).get("coveredResources"))}
 
 
-def _excluded(ctx: CheckContext) -> tuple[str, ...]:
+def excluded_prefixes(run: RunIndex) -> tuple[str, ...]:
+    """``resources.excludeResourcePrefixes`` of every Kueue manager Configuration of a run (once per run: ``run.derived``)."""
     prefixes: list[str] = []
-    for other in ctx.objects:
+    for other in run.objects:
         if isinstance(other, Mapping) and other.get("kind") in ("ConfigMap", "Configuration"):
             for config in kueue_configs(other):
                 resources = as_map(config.data.get("resources"))
@@ -78,7 +80,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     gpus = gpu_resources(ctx.fleet)
     if not any(is_gpu(r, gpus) for r in covered):
         return
-    excluded = _excluded(ctx)
+    excluded = ctx.run.derived(excluded_prefixes)
     missing = [r for r in NEEDED if r not in covered and not any(r.startswith(p) for p in excluded)]
     if missing:
         names = " and ".join(missing)
