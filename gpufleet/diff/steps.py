@@ -25,7 +25,7 @@ function ``components.quota`` turns into ``depends_on``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from gpufleet.fieldpath import ROOT, FieldPath

@@ -10,7 +10,6 @@ per-kind functions live in ``kueue``, ``kueue_config``, ``volcano``, ``priority`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import kueue, tree

@@ -25,11 +25,11 @@ from gpufleet.render import Rendered, RenderedObject, tree
 from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.controller_common import CONTEXT_CONFIGMAP, CONTEXT_KEY
 from gpufleet.render.coscheduling import SCHEDULER_CONFIGMAP, render_scheduler_config
-from gpufleet.render.kueue_config import CONFIG_KEY, render_manager_config_yaml
+from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.meta import manifest, metadata
 from gpufleet.render.monitoring import RULE_FILE, render_monitoring
 from gpufleet.render.volcano import render_scheduler_conf_yaml
-from gpufleet.scheduler_config import VOLCANO_CONF_KEY
+from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY, VOLCANO_CONF_KEY
 
 CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"

@@ -25,7 +25,6 @@ from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue import kueue_teams, namespace_selector
 from gpufleet.render.meta import KUEUE_CONFIG_API
 from gpufleet.render.namespaces import kueue_selector
-from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
 
 # Server settings of the upstream sample configuration (Kueue v0.19.2).
 _SERVER: dict[str, Any] = {

@@ -9,7 +9,7 @@ Volcano preempt whole workloads instead, so every class here must use ``Never``
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from gpufleet.errors import Issue
 from gpufleet.fieldpath import FieldPath
