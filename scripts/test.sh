@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what the tests need into .venv (created with
 # the python3 on PATH, 3.11 or newer), checks the import layering, then runs pytest.
+# Builds the sandbox's engines from their Go modules when Go is on PATH (tests/e2e).
 # Installs Prometheus (promtool and the server: Debian's `prometheus` package) for the
 # gang-alert tests when missing and run as root with apt-get; elsewhere those tests skip.
 # Usage: bash scripts/test.sh [pytest args...]
@@ -23,6 +24,14 @@ if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2
   else
     echo "== promtool/prometheus missing and not root with apt-get: the gang-alert tests will skip"
   fi
+fi
+if command -v go >/dev/null 2>&1; then
+  # The e2e tier runs the real engines, built from their Go modules into a cache outside
+  # the clone (a second run builds nothing; cold, about an hour on 2 cores: docs/sandbox.md).
+  echo "== engines for the e2e tier (sandbox/engines/build.sh)"
+  bash sandbox/engines/build.sh >/dev/null
+else
+  echo "== Go is not on PATH: the e2e tier's real-engine tests will skip"
 fi
 echo "== import layering (import-linter)"
 # gpufleet_policy (a root package of the contracts) lives in policies/, as Pulumi loads it.

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
 CONTRACTS = {contract["id"]: contract for contract in CONFIG["contracts"]}
-ADAPTERS = ("gpufleet.cli", "gpufleet.webhook")
+ADAPTERS = ("gpufleet.cli", "gpufleet.webhook", "gpufleet.sandbox")
 # Not core, not an adapter: the step reporter (its own contract) and the package's entry point.
 OUTSIDE_THE_CORE = {"gpufleet.steps", "gpufleet.__main__"}
 # pulumi_policy has no public way to read a resource's inputs without raising on unknown
@@ -75,6 +75,11 @@ def test_every_contract_is_kept_on_the_real_tree():
     ("pack-own-stack", "policies/gpufleet_policy/bad.py", "pulumi_kubernetes"),
     ("cli-webhook-no-pulumi", "gpufleet/cli/bad.py", "pulumi"),
     ("cli-webhook-no-pulumi", "gpufleet/webhook/bad.py", "pulumi_kubernetes"),
+    ("core-no-adapter-stacks", "gpufleet/model/bad.py", "gpufleet.sandbox.up"),
+    ("sandbox-cli-only", "gpufleet/webhook/bad.py", "gpufleet.sandbox.kube"),
+    ("sandbox-cli-only", "components/bad.py", "gpufleet.sandbox"),
+    ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "gpufleet.webhook.server"),
+    ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "typer"),
 ])
 def test_a_module_that_imports_what_a_contract_forbids_breaks_that_contract(scratch, contract, module, imports):
     bad = scratch / module

@@ -1,0 +1,121 @@
+"""``gpufleet sandbox build|up|status|down``: a local control plane with the real engines.
+
+Thin adapter over :mod:`gpufleet.sandbox`: ``build`` runs ``sandbox/engines/build.sh``
+(the engines from their Go modules, cached outside the clone); ``up MODEL`` starts the
+sandbox for a fleet model (or reuses the one running in ``--dir``) and prints the
+kubeconfig path; ``status`` prints what runs (``--format json`` for scripts); ``down``
+stops every process by its PID and removes the folder. Exit codes: 0 fine, 1 an invalid
+model or a process that did not start (its log's tail is printed), 2 a usage error or
+engines not built (the message names the build command). Registered by ``gpufleet.cli.commands``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from gpufleet.errors import ModelError
+
+sandbox = typer.Typer(name="sandbox", no_args_is_help=True, add_completion=False,
+                      help="A local control plane with the real Kueue and Volcano (host processes on 127.0.0.1).")
+
+DIR_HELP = "The sandbox's folder (default: $GPUFLEET_SANDBOX_DIR or ~/.local/state/gpufleet/sandbox)."
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _fail(line: str, code: int) -> typer.Exit:
+    typer.echo(f"gpufleet sandbox: {line}", err=True)
+    return typer.Exit(code)
+
+
+def _dir(directory: Optional[Path]) -> Path:
+    from gpufleet.sandbox.state import default_dir
+
+    return (directory or default_dir()).resolve()
+
+
+@sandbox.command("build")
+def build(engines: Optional[List[str]] = typer.Argument(None, help="Engines to build (default: all).")) -> None:
+    """Build the engines from their Go modules into the cache (a second run builds nothing)."""
+    from gpufleet.sandbox.engines import BUILD
+
+    done = subprocess.run(["bash", str(BUILD), *(engines or [])], check=False)
+    raise typer.Exit(0 if done.returncode == 0 else 2)
+
+
+@sandbox.command("up")
+def up(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/dev.fleet.yaml)."),
+       directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
+       pods_ready_timeout: Optional[str] = typer.Option(
+           None, "--pods-ready-timeout", help="Override Kueue's waitForPodsReady.timeout (e.g. 30s), to see evictions fast."),
+       no_controller: bool = typer.Option(False, "--no-controller", help="Do not start the gang-admission controller.")) -> None:
+    """Start the sandbox for MODEL (or reuse the one running) and print its kubeconfig path."""
+    from gpufleet.model import load_model
+    from gpufleet.sandbox.engines import EnginesMissing
+    from gpufleet.sandbox.kube import WaitTimeout
+    from gpufleet.sandbox.procs import StartError
+    from gpufleet.sandbox.up import Options, SandboxRunning, up as start
+
+    if not model.is_file():
+        raise _fail(f"{model}: no such model file (fix: pass a fleet model, e.g. stacks/dev.fleet.yaml)", 2)
+    try:
+        fleet = load_model(model)
+    except ModelError as exc:
+        for line in exc.lines():
+            typer.echo(f"gpufleet sandbox: {line}", err=True)
+        raise typer.Exit(1) from None
+    try:
+        state = start(fleet, str(model), _dir(directory), Options(pods_ready_timeout, not no_controller))
+    except EnginesMissing as exc:
+        raise _fail(str(exc), 2) from None
+    except SandboxRunning as exc:
+        raise _fail(str(exc), 1) from None
+    except (StartError, WaitTimeout) as exc:
+        raise _fail(f"{exc}\n(stopped what had started; logs kept in {_dir(directory)}/logs)", 1) from None
+    typer.echo(state.kubeconfig)
+
+
+@sandbox.command("status")
+def status(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
+           format: Format = typer.Option(Format.text, "--format", help="text or json.")) -> None:
+    """What runs in the sandbox: its kubeconfig and each process with its PID and state."""
+    from gpufleet.sandbox.state import load
+
+    state = load(_dir(directory))
+    doc = state.status() if state else {"state": "absent", "dir": str(_dir(directory)), "kubeconfig": None, "processes": []}
+    if format is Format.json:
+        typer.echo(json.dumps(doc, indent=2))
+    else:
+        typer.echo(f"sandbox {doc['state']}: {doc['dir']}")
+        if doc["kubeconfig"]:
+            typer.echo(f"kubeconfig: {doc['kubeconfig']}")
+        for p in doc["processes"]:
+            typer.echo(f"  {p['name']:<26} pid {p['pid']:<8} {p['state']}")
+    raise typer.Exit(0 if doc["state"] in ("running", "absent") else 1)
+
+
+@sandbox.command("down")
+def down(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
+         keep: bool = typer.Option(False, "--keep", help="Keep the folder (logs, etcd data).")) -> None:
+    """Stop every sandbox process by its PID and remove the folder."""
+    from gpufleet.sandbox.state import down as stop, load
+
+    state = load(_dir(directory))
+    if state is None:
+        typer.echo(f"no sandbox in {_dir(directory)}")
+        return
+    stopped = stop(state, keep=keep)
+    typer.echo(f"stopped {len(stopped)} process{'es' if len(stopped) != 1 else ''}: {', '.join(stopped) or '-'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(sandbox)

@@ -1,0 +1,36 @@
+"""The gang-admission controller as a host process, registered with the API server by URL.
+
+The webhook configurations are the stack's own (``gpufleet.render.controller_webhooks``:
+fail closed, team namespaces only, the same rules and match conditions), with each
+``clientConfig.service`` replaced by ``url: https://127.0.0.1:PORT/<path>`` and the
+sandbox CA: a Service would send the API server to KWOK's fake pod IPs. The process is
+``python -m gpufleet.webhook`` with the sandbox's serving certificate and the rendered
+fleet context. Called by ``gpufleet.sandbox.up``.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpufleet.model.fleet import Fleet
+from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.controller_webhooks import webhook_configurations as stack_webhooks
+
+
+def webhook_configurations(fleet: Fleet, port: int, ca: bytes) -> list[dict[str, Any]]:
+    bundle = base64.b64encode(ca).decode()
+    out = []
+    for config in stack_webhooks(fleet, ControllerSettings(ca_bundle=bundle)).values():
+        for hook in config["webhooks"]:
+            path = hook["clientConfig"]["service"]["path"]
+            hook["clientConfig"] = {"url": f"https://127.0.0.1:{port}{path}", "caBundle": bundle}
+        out.append(config)
+    return out
+
+
+def argv(pki: Any, context: Path, port: int) -> list[str]:
+    return [sys.executable, "-m", "gpufleet.webhook", f"--cert={pki.serving_crt}", f"--key={pki.serving_key}",
+            f"--ca={pki.ca_crt}", f"--fleet-context={context}", "--host=127.0.0.1", f"--port={port}"]

@@ -1,0 +1,79 @@
+"""The command lines of etcd and the Kubernetes control plane, and the admin kubeconfig.
+
+Flags follow controller-runtime's envtest (``pkg/internal/testing/controlplane/apiserver.go``,
+v0.23) and kubernetes ``hack/local-up-cluster.sh`` (v1.35.4): everything binds and
+advertises 127.0.0.1; ``--endpoint-reconciler-type=none`` because Endpoints validation
+refuses loopback addresses; the service range is configuration only (nothing is routed
+there: every webhook here is called by URL). Pure: paths and ports in, argv lists and
+YAML text out. Called by ``gpufleet.sandbox.up``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from gpufleet.sandbox.pki import Pki
+
+K8S_VERSION = "v1.35.4"
+
+
+@dataclass(frozen=True)
+class Ports:
+    etcd: int
+    etcd_peer: int
+    apiserver: int
+    controller_manager: int
+    scheduler: int
+
+
+def kubeconfig(pki: Pki, port: int) -> str:
+    doc = {
+        "apiVersion": "v1", "kind": "Config", "current-context": "gpufleet-sandbox",
+        "clusters": [{"name": "sandbox", "cluster": {"server": f"https://127.0.0.1:{port}",
+                                                      "certificate-authority": str(pki.ca_crt)}}],
+        "users": [{"name": "admin", "user": {"client-certificate": str(pki.admin_crt), "client-key": str(pki.admin_key)}}],
+        "contexts": [{"name": "gpufleet-sandbox", "context": {"cluster": "sandbox", "user": "admin"}}],
+    }
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def etcd_argv(binary: Path, data: Path, ports: Ports) -> list[str]:
+    client, peer = f"http://127.0.0.1:{ports.etcd}", f"http://127.0.0.1:{ports.etcd_peer}"
+    return [str(binary), "--name=sandbox", f"--data-dir={data}", f"--listen-client-urls={client}",
+            f"--advertise-client-urls={client}", f"--listen-peer-urls={peer}", f"--initial-advertise-peer-urls={peer}",
+            f"--initial-cluster=sandbox={peer}", "--unsafe-no-fsync", "--log-level=warn",
+            "--quota-backend-bytes=2147483648"]
+
+
+def apiserver_argv(binary: Path, pki: Pki, ports: Ports, state: Path) -> list[str]:
+    return [str(binary), f"--etcd-servers=http://127.0.0.1:{ports.etcd}",
+            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={ports.apiserver}",
+            f"--tls-cert-file={pki.serving_crt}", f"--tls-private-key-file={pki.serving_key}",
+            f"--client-ca-file={pki.ca_crt}", "--authorization-mode=RBAC",
+            "--service-account-issuer=https://kubernetes.default.svc",
+            f"--service-account-key-file={pki.sa_pub}", f"--service-account-signing-key-file={pki.sa_key}",
+            "--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none",
+            "--disable-admission-plugins=ServiceAccount", "--allow-privileged=true",
+            f"--cert-dir={state / 'apiserver-certs'}", "--enable-priority-and-fairness=false",
+            "--profiling=false", "--v=1"]
+
+
+def controller_manager_argv(binary: Path, pki: Pki, ports: Ports, kubeconfig_path: Path) -> list[str]:
+    # The Job, garbage-collector and node-lifecycle controllers are the ones that matter here.
+    return [str(binary), f"--kubeconfig={kubeconfig_path}", "--leader-elect=false", "--controllers=*",
+            f"--service-account-private-key-file={pki.sa_key}", f"--root-ca-file={pki.ca_crt}",
+            "--bind-address=127.0.0.1", f"--secure-port={ports.controller_manager}",
+            "--use-service-account-credentials=false", "--concurrent-job-syncs=10", "--v=1"]
+
+
+def scheduler_config(kubeconfig_path: Path) -> str:
+    doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "clientConnection": {"kubeconfig": str(kubeconfig_path)}, "leaderElection": {"leaderElect": False}}
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def scheduler_argv(binary: Path, config: Path, ports: Ports) -> list[str]:
+    return [str(binary), f"--config={config}", "--bind-address=127.0.0.1", f"--secure-port={ports.scheduler}", "--v=1"]

@@ -1,0 +1,126 @@
+"""The sandbox's host processes: start with a log file, record the PID, stop by that PID only.
+
+A process is recorded with its PID and its start time as the kernel counts it
+(``/proc/PID/stat`` field 22), so a later ``down`` never signals a PID the system has
+since given to another program: a record whose start time no longer matches is
+treated as already gone. Nothing here finds processes by name or pattern.
+Called by ``gpufleet.sandbox.up`` (start, wait, stop) and ``gpufleet.sandbox.state``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Proc:
+    name: str
+    pid: int
+    argv: tuple[str, ...]
+    log: str
+    started: int
+    """The process's start time in clock ticks since boot (``/proc/PID/stat`` field 22)."""
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "argv": list(self.argv)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Proc":
+        return cls(d["name"], int(d["pid"]), tuple(d["argv"]), d["log"], int(d["started"]))
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 free right now (the kernel's pick)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_ticks(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+    return None if fields[0] == "Z" else int(fields[19])
+
+
+def alive(proc: Proc) -> bool:
+    """True while the recorded process (same PID and start time) runs and is not a zombie."""
+    return _start_ticks(proc.pid) == proc.started
+
+
+def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> Proc:
+    """Start ``argv`` in its own session, stdout and stderr to ``log``."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                 env=env, cwd=cwd, start_new_session=True)
+    ticks = _start_ticks(child.pid)
+    proc = Proc(name, child.pid, tuple(argv), str(log), ticks if ticks is not None else -1)
+    _children[child.pid] = child  # keep the Popen so this process reaps it (no zombie while we run)
+    return proc
+
+
+_children: dict[int, subprocess.Popen] = {}
+
+
+def _reap(pid: int) -> None:
+    child = _children.get(pid)
+    if child is not None and child.poll() is not None:
+        _children.pop(pid, None)
+
+
+def stop(proc: Proc, grace: float = 10.0) -> None:
+    """SIGTERM the recorded PID, then SIGKILL after ``grace`` seconds; a gone or reused PID is left alone."""
+    if not alive(proc):
+        _reap(proc.pid)
+        return
+    os.kill(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        _reap(proc.pid)
+        if not alive(proc):
+            return
+        time.sleep(0.1)
+    if alive(proc):
+        os.kill(proc.pid, signal.SIGKILL)
+    for _ in range(50):
+        _reap(proc.pid)
+        if not alive(proc):
+            return
+        time.sleep(0.1)
+
+
+def log_tail(proc: Proc, lines: int = 15) -> str:
+    try:
+        text = Path(proc.log).read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(text[-lines:])
+
+
+class StartError(RuntimeError):
+    """A process exited or never became ready; the message names it and ends with its log's tail."""
+
+
+def wait_until(proc: Proc, ready: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll ``ready`` until true; fail early if the process dies, or after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(proc):
+            raise StartError(f"{proc.name} exited before {what} (log {proc.log}):\n{log_tail(proc)}")
+        try:
+            if ready():
+                return
+        except Exception:  # noqa: BLE001 - not ready yet (connection refused, 503, ...)
+            pass
+        time.sleep(0.25)
+    raise StartError(f"{proc.name} did not reach {what} within {timeout:.0f}s (log {proc.log}):\n{log_tail(proc)}")

@@ -1,0 +1,88 @@
+"""The sandbox's folder and state file: what runs, its ports and kubeconfig; ``status`` and ``down``.
+
+A sandbox lives in one folder (``--dir``; by default ``$GPUFLEET_SANDBOX_DIR`` or
+``~/.local/state/gpufleet/sandbox``) holding ``state.json``, the PKI, the kubeconfig,
+etcd's data and one log per process. ``state.json`` is written after every process
+starts, so ``down`` stops whatever an interrupted ``up`` left running. Called by
+``gpufleet.sandbox.up`` and ``gpufleet.cli.sandbox_cmds``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpufleet.sandbox.procs import Proc, alive, stop
+
+STATE_FILE = "state.json"
+
+
+def default_dir() -> Path:
+    if os.environ.get("GPUFLEET_SANDBOX_DIR"):
+        return Path(os.environ["GPUFLEET_SANDBOX_DIR"])
+    base = Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state"))
+    return base / "gpufleet" / "sandbox"
+
+
+@dataclass
+class State:
+    dir: Path
+    model: str = ""
+    kubeconfig: str = ""
+    ports: dict[str, int] = field(default_factory=dict)
+    processes: list[Proc] = field(default_factory=list)
+    ready: bool = False
+
+    @property
+    def path(self) -> Path:
+        return self.dir / STATE_FILE
+
+    def save(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        doc = {"model": self.model, "kubeconfig": self.kubeconfig, "ports": self.ports, "ready": self.ready,
+               "processes": [p.as_dict() for p in self.processes]}
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc, indent=2) + "\n")
+        tmp.replace(self.path)
+
+    def add(self, proc: Proc) -> Proc:
+        self.processes.append(proc)
+        self.save()
+        return proc
+
+    def status(self) -> dict[str, Any]:
+        procs = [{"name": p.name, "pid": p.pid, "state": "running" if alive(p) else "exited", "log": p.log}
+                 for p in self.processes]
+        running = sum(p["state"] == "running" for p in procs)
+        overall = ("running" if self.ready and running == len(procs) else
+                   "stopped" if running == 0 else "degraded")
+        return {"state": overall, "dir": str(self.dir), "model": self.model, "kubeconfig": self.kubeconfig,
+                "ports": self.ports, "processes": procs}
+
+
+def load(directory: Path) -> State | None:
+    path = directory / STATE_FILE
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_text())
+    return State(directory, doc.get("model", ""), doc.get("kubeconfig", ""), doc.get("ports", {}),
+                 [Proc.from_dict(p) for p in doc.get("processes", [])], bool(doc.get("ready")))
+
+
+def down(state: State, keep: bool = False) -> list[str]:
+    """Stop every recorded process by its PID, last started first; remove the folder unless ``keep``."""
+    stopped = []
+    for proc in reversed(state.processes):
+        if alive(proc):
+            stop(proc)
+            stopped.append(proc.name)
+    state.processes, state.ready = [], False
+    if keep:
+        state.save()
+    else:
+        shutil.rmtree(state.dir, ignore_errors=True)
+    return stopped

@@ -1,0 +1,249 @@
+"""``gpufleet sandbox up``: start the control plane and engines, then apply what the stack would.
+
+Order matters and each step waits, bounded, for the last: etcd, the API server, the
+controller manager and scheduler; CRDs (Kueue's with their conversion webhook, Volcano's,
+established); the fake nodes and KWOK; Kueue, then its webhook configurations; Volcano's
+webhook configurations, then its webhook manager, scheduler and controller manager; the
+scheduler-plugins scheduler when a pool uses coscheduling; the rendered objects in apply
+order; last the gang-admission controller and, once it is ready, its fail-closed
+webhook configurations. Called by ``gpufleet.cli.sandbox_cmds`` and the e2e tier.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+from gpufleet.model.fleet import Fleet
+from gpufleet.render import render_all
+from gpufleet.render.files import context_json
+from gpufleet.render.kueue_config import render_manager_config_yaml
+from gpufleet.render.volcano import render_scheduler_conf_yaml
+from gpufleet.sandbox import controller, controlplane, coscheduling, kueue, kwok, nodes, volcano
+from gpufleet.sandbox.engines import Engines, gomodcache, locate
+from gpufleet.sandbox.kube import Kube, established, wait_for
+from gpufleet.sandbox.pki import Pki, make_pki
+from gpufleet.sandbox.probes import http_ok, tcp_open
+from gpufleet.sandbox.procs import alive, free_port, start, wait_until
+from gpufleet.sandbox.state import State, down, load
+
+PORTS = ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler", "kwok", "kueue_webhook", "kueue_metrics",
+         "kueue_health", "volcano_webhook", "volcano_webhook_healthz", "volcano_scheduler_healthz",
+         "volcano_scheduler_metrics", "volcano_controller_healthz", "volcano_controller_metrics",
+         "coscheduling", "controller")
+
+
+class SandboxRunning(RuntimeError):
+    """A sandbox already runs in that folder (``up`` reuses it) or runs only in part."""
+
+
+@dataclass(frozen=True)
+class Options:
+    pods_ready_timeout: str | None = None
+    """Override Kueue's ``waitForPodsReady.timeout`` (tests of the eviction path; the model's floor protects clusters)."""
+    controller: bool = True
+    """Start and register the gang-admission controller."""
+
+
+def engines_needed(fleet: Fleet) -> list[str]:
+    out = ["etcd", "kube", "kwok", "kueue"]
+    if fleet.engines.volcano.enabled:
+        out.append("volcano")
+    if fleet.pools_of("coscheduling"):
+        out.append("coscheduling")
+    return out
+
+
+def _reuse(directory: Path) -> State | None:
+    state = load(directory)
+    if state is None:
+        return None
+    status = state.status()
+    if status["state"] == "running":
+        return state
+    if status["state"] == "degraded":
+        gone = [p["name"] for p in status["processes"] if p["state"] != "running"]
+        raise SandboxRunning(f"the sandbox in {directory} runs only in part ({', '.join(gone) or 'not ready'} stopped): "
+                             f"run `gpufleet sandbox down --dir {directory}` first")
+    down(state)  # every process is gone: start afresh
+    return None
+
+
+class _Run:
+    """One ``up``: the state being built, the PKI, the engines, the kubeconfig."""
+
+    def __init__(self, directory: Path, model: str, engines: Engines) -> None:
+        self.dir, self.engines = directory, engines
+        self.state = State(directory, model=model)
+        self.state.ports = {name: free_port() for name in PORTS}
+        self.pki: Pki = make_pki(directory / "pki")
+        self.ports = controlplane.Ports(*(self.state.ports[n] for n in
+                                          ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler")))
+        self.kubeconfig = directory / "kubeconfig"
+        self.kubeconfig.write_text(controlplane.kubeconfig(self.pki, self.ports.apiserver))
+        self.state.kubeconfig = str(self.kubeconfig)
+        self.env = {**os.environ, "KUBECONFIG": str(self.kubeconfig)}
+        self.state.save()
+        self.kube: Kube | None = None
+
+    def run(self, name: str, argv: list[str], ready: Callable[[], bool], timeout: float = 90.0, what: str = "ready"):
+        proc = self.state.add(start(name, argv, self.dir / "logs" / f"{name}.log", env=self.env, cwd=self.dir))
+        wait_until(proc, ready, timeout, what)
+        return proc
+
+    def write(self, name: str, text: str) -> Path:
+        path = self.dir / "config" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+
+def _control_plane(r: _Run) -> None:
+    p, e = r.ports, r.engines
+    r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.dir / "etcd", p),
+          http_ok(f"http://127.0.0.1:{p.etcd}/health", expect="true"))
+    r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir),
+          http_ok(f"https://127.0.0.1:{p.apiserver}/readyz", r.pki.ca_crt, r.pki.admin_crt, r.pki.admin_key, "ok"),
+          timeout=180)
+    r.kube = Kube(r.kubeconfig)
+    r.run("kube-controller-manager",
+          controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig),
+          http_ok(f"https://127.0.0.1:{p.controller_manager}/healthz"))
+    config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig))
+    r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p),
+          http_ok(f"https://127.0.0.1:{p.scheduler}/healthz"))
+
+
+def _install_crds(r: _Run, fleet: Fleet) -> None:
+    ca = r.pki.ca_crt.read_bytes()
+    crds = kueue.crds(gomodcache(), r.state.ports["kueue_webhook"], ca)
+    if fleet.engines.volcano.enabled:
+        crds += volcano.crds(gomodcache())
+    if fleet.pools_of("coscheduling"):
+        crds += coscheduling.crds(gomodcache())
+    r.kube.apply_all(crds)
+    names = [c["metadata"]["name"] for c in crds]
+    wait_for("the engines' CRDs to be established", lambda: established(r.kube, names), timeout=120)
+    r.kube.refresh()
+
+
+def _namespace(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _nodes(r: _Run, fleet: Fleet) -> None:
+    for node in nodes.nodes(fleet):
+        r.kube.apply(node)
+    config = r.write("kwok-stages.yaml", kwok.stages_text(gomodcache()))
+    r.run("kwok", kwok.argv(r.engines.binary("kwok"), r.kubeconfig, config, r.state.ports["kwok"]),
+          tcp_open(r.state.ports["kwok"]))
+    want = sum(p.node_count for p in fleet.pools)
+    wait_for(f"{want} fake nodes Ready", lambda: _ready_nodes(r.kube) >= want, timeout=120)
+
+
+def _ready_nodes(kube: Kube) -> int:
+    ready = 0
+    for node in kube.list("v1", "Node"):
+        conds = {c["type"]: c["status"] for c in node.get("status", {}).get("conditions", [])}
+        ready += conds.get("Ready") == "True"
+    return ready
+
+
+def _serving_dir(r: _Run, name: str) -> Path:
+    d = r.dir / "certs" / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "tls.crt").write_bytes(r.pki.serving_crt.read_bytes())
+    (d / "tls.key").write_bytes(r.pki.serving_key.read_bytes())
+    return d
+
+
+def _kueue(r: _Run, fleet: Fleet, options: Options) -> None:
+    ports = {"webhook": r.state.ports["kueue_webhook"], "metrics": r.state.ports["kueue_metrics"],
+             "health": r.state.ports["kueue_health"]}
+    cfg = kueue.host_config(render_manager_config_yaml(fleet), ports, _serving_dir(r, "kueue-webhook"),
+                            options.pods_ready_timeout)
+    config = r.write("kueue-config.yaml", yaml.safe_dump(cfg, sort_keys=False))
+    r.run("kueue", kueue.argv(r.engines.binary("kueue"), config, _serving_dir(r, "kueue-metrics")),
+          http_ok(f"http://127.0.0.1:{ports['health']}/readyz"), timeout=120)
+    r.kube.apply_all(kueue.webhook_configurations(gomodcache(), cfg, ports["webhook"], r.pki.ca_crt.read_bytes()))
+
+
+def _volcano(r: _Run, fleet: Fleet) -> None:
+    ns, e, s = fleet.engines.volcano.namespace, r.engines, r.state.ports
+    ports = {"webhook": s["volcano_webhook"], "webhook_healthz": s["volcano_webhook_healthz"],
+             "scheduler_healthz": s["volcano_scheduler_healthz"], "scheduler_metrics": s["volcano_scheduler_metrics"],
+             "controller_healthz": s["volcano_controller_healthz"], "controller_metrics": s["volcano_controller_metrics"]}
+    r.kube.apply_all(volcano.config_maps(gomodcache(), ns))
+    r.kube.apply_all(volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes()))
+    r.run("vc-webhook-manager", volcano.webhook_argv(e.binary("vc-webhook-manager"), r.kubeconfig, r.pki,
+                                                     volcano.enabled_admission(gomodcache()), ns, ports),
+          tcp_open(ports["webhook"]), timeout=120)
+    conf = r.write("volcano-scheduler.conf", render_scheduler_conf_yaml(fleet))
+    r.run("vc-scheduler", volcano.scheduler_argv(e.binary("vc-scheduler"), r.kubeconfig, conf, ports),
+          http_ok(f"http://127.0.0.1:{ports['scheduler_healthz']}/healthz"), timeout=120)
+    r.run("vc-controller-manager", volcano.controller_argv(e.binary("vc-controller-manager"), r.kubeconfig, ns, ports),
+          http_ok(f"http://127.0.0.1:{ports['controller_healthz']}/healthz"), timeout=120)
+
+
+def _coscheduling(r: _Run, fleet: Fleet) -> None:
+    config = r.write("coscheduling.yaml", coscheduling.scheduler_config(fleet, r.kubeconfig))
+    port = r.state.ports["coscheduling"]
+    r.run("coscheduling", coscheduling.argv(r.engines.binary("coscheduling"), config, port),
+          http_ok(f"https://127.0.0.1:{port}/healthz"), timeout=120)
+
+
+def _controller(r: _Run, fleet: Fleet, context: Path) -> None:
+    port = r.state.ports["controller"]
+    r.run("gang-admission-controller", controller.argv(r.pki, context, port),
+          http_ok(f"https://127.0.0.1:{port}/readyz", r.pki.ca_crt), timeout=60)
+    r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
+
+
+def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) -> State:
+    """Start (or reuse) the sandbox of ``fleet`` in ``directory``; on failure stop what started and re-raise."""
+    reused = _reuse(directory)
+    if reused is not None:
+        return reused
+    engines = locate(engines_needed(fleet))
+    rendered = render_all(fleet)
+    directory.mkdir(parents=True, exist_ok=True)
+    r = _Run(directory, model, engines)
+    try:
+        _control_plane(r)
+        _install_crds(r, fleet)
+        namespaces = [fleet.engines.kueue.namespace, fleet.controller.namespace]
+        if fleet.engines.volcano.enabled:
+            namespaces.append(fleet.engines.volcano.namespace)
+        r.kube.apply_all(_namespace(n) for n in namespaces)
+        _nodes(r, fleet)
+        _kueue(r, fleet, options)
+        if fleet.engines.volcano.enabled:
+            _volcano(r, fleet)
+        if fleet.pools_of("coscheduling"):
+            _coscheduling(r, fleet)
+        wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
+        context = r.write("fleet-context.json", context_json(rendered.context))
+        if options.controller:
+            _controller(r, fleet, context)
+        r.state.ready = True
+        r.state.save()
+        return r.state
+    except BaseException:
+        down(r.state, keep=True)
+        raise
+
+
+def _apply_rendered(kube: Kube, rendered) -> bool:
+    """Apply every rendered object in order; an engine's webhook still starting retries the whole (idempotent) pass."""
+    for obj in rendered.objects:
+        kube.apply(obj.manifest)
+    return True
+
+
+def is_running(directory: Path) -> bool:
+    state = load(directory)
+    return state is not None and all(alive(p) for p in state.processes) and state.ready

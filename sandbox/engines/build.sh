@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the sandbox's engines from their Go modules (one module per engine in this
+# folder, go.sum committed) into a cache outside the clone, keyed by a hash of the
+# engine's go.mod and go.sum, the Go version and the flags: a second run builds nothing.
+# Called by `gpufleet sandbox build` and by scripts/test.sh before the e2e tier.
+# Usage: bash sandbox/engines/build.sh [--check] [ENGINE...]   (default: all)
+# Prints one line per engine: NAME DIR (the folder holding its binaries). With --check
+# nothing is built: an engine not built yet prints NAME - and the exit code is 4.
+set -euo pipefail
+check=0
+if [ "${1:-}" = "--check" ]; then check=1; shift; fi
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${GPUFLEET_ENGINES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet/engines}
+export GOMODCACHE=${GOMODCACHE_OVERRIDE:-$cache/gomod}
+export GOCACHE=$cache/gobuild
+export GOFLAGS=-mod=mod
+export CGO_ENABLED=0
+export GOTOOLCHAIN=local
+command -v go >/dev/null 2>&1 || { echo "sandbox/engines/build.sh: Go is not on PATH; install Go 1.25 or newer" >&2; exit 3; }
+gover=$(go env GOVERSION)
+engines=("$@")
+[ ${#engines[@]} -gt 0 ] || engines=($(cd "$here" && ls -d */ | tr -d /))
+for name in "${engines[@]}"; do
+  dir=$here/$name
+  [ -f "$dir/go.mod" ] || { echo "build.sh: no engine '$name' (no $dir/go.mod)" >&2; exit 2; }
+  ldflags=$(cat "$dir/ldflags" 2>/dev/null || true)
+  key=$(cat "$dir/go.mod" "$dir/go.sum" | { cat; echo "$gover $ldflags"; } | sha256sum | cut -c1-16)
+  out=$cache/bin/$name-$key
+  if [ ! -f "$out/.complete" ] && [ $check = 1 ]; then
+    echo "$name -"; missing=1; continue
+  fi
+  if [ ! -f "$out/.complete" ]; then
+    mkdir -p "$out"
+    tools=$(cd "$dir" && awk '/^tool \(/{t=1;next} t&&/^\)/{t=0} t{print $1} /^tool [^(]/{print $2}' go.mod)
+    start=$(date +%s)
+    for pkg in $tools; do
+      bin=$(basename "$pkg")
+      case "$bin" in v[0-9]*) bin=$(awk -v p="$pkg" '$1 == "//" && $2 == "binary" && $3 == p {print $4}' "$dir/go.mod") ;; esac
+      [ -n "$bin" ] || { echo "build.sh: $name: name the binary of $pkg with a '// binary $pkg NAME' line in go.mod" >&2; exit 2; }
+      [ -x "$out/$bin" ] && continue
+      echo "== building $name: $pkg" >&2
+      (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg")
+      mv "$out/$bin.tmp" "$out/$bin"
+    done
+    echo "$(( $(date +%s) - start ))" > "$out/.seconds"
+    touch "$out/.complete"
+  fi
+  echo "$name $out"
+done
+[ "${missing:-0}" = 0 ] || exit 4

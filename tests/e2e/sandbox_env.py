@@ -1,0 +1,126 @@
+"""The e2e tier's sandbox: one real control plane with the real engines per test module.
+
+``running(fleet, tmp)`` starts ``gpufleet.sandbox.up`` for a model (a builder's
+:class:`Fleet`, written to a file) and stops every process by its PID afterwards. It
+skips only where Go itself is missing; engines that are not built fail the test with
+the build command (``scripts/test.sh`` builds them before the tier). Helpers submit
+workloads and read what the engines did, each wait bounded.
+"""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from gpufleet.model import Fleet, load_model
+from gpufleet.sandbox.kube import Kube, wait_for
+from gpufleet.sandbox.state import State, down
+from gpufleet.sandbox.up import Options, up
+
+VC_API = "batch.volcano.sh/v1alpha1"
+
+
+def require_go() -> None:
+    if shutil.which("go") is None:
+        pytest.skip("Go is not on PATH: the e2e tier builds the real engines from their Go modules")
+
+
+class Sandbox:
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.kube = Kube(Path(state.kubeconfig))
+
+    def apply(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        return self.kube.apply(manifest)
+
+    def create(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        return self.kube.create(manifest)
+
+    def pods(self, namespace: str, **labels: str) -> list[dict[str, Any]]:
+        selector = ",".join(f"{k}={v}" for k, v in labels.items())
+        return self.kube.list("v1", "Pod", namespace, **({"label_selector": selector} if selector else {}))
+
+    def bound(self, namespace: str, **labels: str) -> list[dict[str, Any]]:
+        return [p for p in self.pods(namespace, **labels) if p["spec"].get("nodeName")]
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        return self.kube.get(api_version, kind, name, namespace)
+
+    def workloads(self, namespace: str) -> list[dict[str, Any]]:
+        return self.kube.list("kueue.x-k8s.io/v1beta2", "Workload", namespace)
+
+    def wait(self, what: str, probe, timeout: float = 90.0, interval: float = 1.0):
+        return wait_for(what, probe, timeout, interval)
+
+    def settle(self, seconds: float) -> None:
+        """Let the schedulers run a few cycles before asserting that something did *not* happen."""
+        import time
+
+        time.sleep(seconds)
+
+
+def model(pools: list[dict], teams: list[dict], cohorts: list[dict] | None = None, **extra: Any) -> dict[str, Any]:
+    """A fleet model as plain data (the render tests' builders make the pools, teams and quotas)."""
+    return {"apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "e2e", "pools": pools,
+            "cohorts": cohorts if cohorts is not None else [{"name": "ml"}], "teams": teams, **extra}
+
+
+@contextmanager
+def running(data: dict[str, Any] | Path, tmp: Path, options: Options = Options()) -> Iterator[Sandbox]:
+    """A sandbox of the model ``data`` (plain data, or a model file such as stacks/dev.fleet.yaml)."""
+    require_go()
+    if isinstance(data, Path):
+        path = data
+    else:
+        path = tmp / "model.fleet.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+    fleet: Fleet = load_model(path)
+    state = up(fleet, str(path), tmp / "sandbox", options)
+    try:
+        yield Sandbox(state)
+    finally:
+        down(state, keep=True)
+
+
+def job(name: str, namespace: str, pods: int, gpus: int = 8, scheduler: str | None = None,
+        labels: dict[str, str] | None = None, node_selector: dict[str, str] | None = None,
+        tolerations: list[dict] | None = None, suspend: bool | None = None) -> dict[str, Any]:
+    """A batch/v1 Indexed Job of ``pods`` ranks that each ask for ``gpus`` GPUs (the essay's trainer)."""
+    spec: dict[str, Any] = {"containers": [{"name": "trainer", "image": "trainer:1",
+                                             "resources": {"requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
+                                                           "limits": {"nvidia.com/gpu": str(gpus)}}}],
+                            "restartPolicy": "Never"}
+    if scheduler:
+        spec["schedulerName"] = scheduler
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    spec["tolerations"] = tolerations or [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    body: dict[str, Any] = {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "backoffLimit": 0,
+                            "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}
+    if suspend is not None:
+        body["suspend"] = suspend
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels or {}}, "spec": body}
+
+
+def vcjob(name: str, namespace: str, pods: int, gpus: int = 8, queue: str | None = None,
+          min_available: int | None = None, node_selector: dict[str, str] | None = None) -> dict[str, Any]:
+    """A Volcano Job of one task of ``pods`` ranks, gang-scheduled (minAvailable = all ranks by default)."""
+    spec: dict[str, Any] = {
+        "schedulerName": "volcano", "minAvailable": pods if min_available is None else min_available,
+        "policies": [{"event": "PodEvicted", "action": "RestartJob"}],
+        "tasks": [{"name": "worker", "replicas": pods, "template": {"metadata": {"labels": {"app": name}}, "spec": {
+            "containers": [{"name": "trainer", "image": "trainer:1",
+                            "resources": {"requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
+                                          "limits": {"nvidia.com/gpu": str(gpus)}}}],
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "restartPolicy": "Never", **({"nodeSelector": node_selector} if node_selector else {})}}}],
+    }
+    if queue:
+        spec["queue"] = queue
+    return {"apiVersion": VC_API, "kind": "Job", "metadata": {"name": name, "namespace": namespace}, "spec": spec}

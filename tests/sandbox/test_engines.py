@@ -1,0 +1,48 @@
+"""The sandbox runs the engine versions its Go modules pin, and says how to build what is missing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpufleet.sandbox import coscheduling, kueue, kwok, volcano
+from gpufleet.sandbox.engines import ENGINES_DIR, EnginesMissing, locate
+
+
+def required(engine: str, module: str) -> str:
+    text = (ENGINES_DIR / engine / "go.mod").read_text()
+    found = re.search(rf"^\s*(?:require\s+)?{re.escape(module)} (v\S+)", text, re.M)
+    assert found, f"{engine}/go.mod requires no {module}"
+    return found.group(1)
+
+
+@pytest.mark.parametrize("engine, pinned", [
+    ("kueue", kueue.MODULE), ("volcano", volcano.MODULE), ("kwok", kwok.KWOK_MODULE), ("coscheduling", coscheduling.MODULE),
+])
+def test_the_files_the_sandbox_reads_come_from_the_module_version_it_builds(engine, pinned):
+    module, version = pinned.split("@")
+    assert required(engine, module) == version
+
+
+def test_every_engine_module_commits_its_go_sum():
+    for gomod in ENGINES_DIR.glob("*/go.mod"):
+        assert (gomod.parent / "go.sum").is_file(), f"{gomod.parent.name}: go.sum is not committed"
+
+
+def test_engines_not_built_are_named_with_the_command_that_builds_them(tmp_path, monkeypatch):
+    if shutil.which("go") is None:
+        pytest.skip("Go is not on PATH")
+    monkeypatch.setenv("GPUFLEET_ENGINES_CACHE", str(tmp_path / "empty-cache"))
+    with pytest.raises(EnginesMissing) as missing:
+        locate(["kueue", "kwok"])
+    assert "kueue, kwok" in str(missing.value)
+    assert "bash sandbox/engines/build.sh kueue kwok" in str(missing.value)
+
+
+def test_without_go_the_message_says_go_is_missing(monkeypatch):
+    monkeypatch.setenv("PATH", str(Path("/nonexistent")))
+    with pytest.raises(EnginesMissing, match="Go is not on PATH"):
+        locate(["kueue"])

@@ -1,0 +1,49 @@
+"""``gpufleet sandbox`` as a user meets it without a running sandbox: clear errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def gpufleet(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "gpufleet", "sandbox", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_status_of_no_sandbox_says_absent_in_json(tmp_path):
+    done = gpufleet("status", "--dir", str(tmp_path / "none"), "--format", "json")
+    assert done.returncode == 0
+    doc = json.loads(done.stdout)
+    assert doc["state"] == "absent" and doc["kubeconfig"] is None and doc["processes"] == []
+
+
+def test_up_with_a_missing_model_is_a_usage_error_naming_the_file(tmp_path):
+    done = gpufleet("up", str(tmp_path / "nope.yaml"), "--dir", str(tmp_path / "sb"))
+    assert done.returncode == 2
+    assert "nope.yaml: no such model file" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_up_without_built_engines_names_the_build_command_and_starts_nothing(tmp_path):
+    if shutil.which("go") is None:
+        pytest.skip("Go is not on PATH")
+    done = gpufleet("up", "stacks/dev.fleet.yaml", "--dir", str(tmp_path / "sb"),
+                    env={"GPUFLEET_ENGINES_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 2
+    assert "bash sandbox/engines/build.sh" in done.stderr
+    assert not (tmp_path / "sb" / "state.json").exists()
+
+
+def test_down_of_no_sandbox_says_so(tmp_path):
+    done = gpufleet("down", "--dir", str(tmp_path / "none"))
+    assert done.returncode == 0 and "no sandbox" in done.stdout
