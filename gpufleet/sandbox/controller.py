@@ -31,6 +31,7 @@ def webhook_configurations(fleet: Fleet, port: int, ca: bytes) -> list[dict[str,
     return out
 
 
-def argv(pki: Any, context: Path, port: int) -> list[str]:
+def argv(pki: Any, context: Path, port: int, bench_echo: bool = False) -> list[str]:
     return [sys.executable, "-m", "gpufleet.webhook", f"--cert={pki.serving_crt}", f"--key={pki.serving_key}",
-            f"--ca={pki.ca_crt}", f"--fleet-context={context}", "--host=127.0.0.1", f"--port={port}"]
+            f"--ca={pki.ca_crt}", f"--fleet-context={context}", "--host=127.0.0.1", f"--port={port}",
+            *(["--bench-echo"] if bench_echo else [])]

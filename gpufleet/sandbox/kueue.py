@@ -15,7 +15,8 @@
   URL with the sandbox CA, as Kueue's envtest framework does (``pkg/util/testing``).
 With internal cert management off, ``cmd/kueue/main.go`` reads the metrics certificate
 from the fixed path ``/etc/kueue/metrics/certs``: :func:`argv` runs Kueue in its own
-mount namespace with the sandbox's certificate bound there. Pure but for reading the
+mount namespace with the sandbox's certificate bound there, and with the visibility
+server off (:data:`FEATURE_GATES`). Pure but for reading the
 module's files. Called by ``gpufleet.sandbox.up``.
 """
 
@@ -30,6 +31,10 @@ import yaml
 MODULE = "sigs.k8s.io/kueue@v0.19.2"
 CONVERTED = ("clusterqueues", "cohorts", "localqueues", "workloads", "multikueueclusters")
 METRICS_CERT_DIR = "/etc/kueue/metrics/certs"
+FEATURE_GATES = "VisibilityOnDemand=false"
+"""The on-demand visibility API server (on by default) reads certificates from the fixed path
+``/visibility`` and listens on every interface (``pkg/visibility/server.go``); the sandbox
+registers no APIService for it, so it is off."""
 OPTIONAL_FRAMEWORKS = {"mdeployment.kb.io": "deployment", "vdeployment.kb.io": "deployment",
                        "mpod.kb.io": "pod", "vpod.kb.io": "pod",
                        "mstatefulset.kb.io": "statefulset", "vstatefulset.kb.io": "statefulset",
@@ -97,6 +102,6 @@ def webhook_configurations(gomodcache: Path, manager: dict[str, Any], port: int,
 def argv(binary: Path, config: Path, metrics_certs: Path) -> list[str]:
     """Kueue in a private mount namespace, with ``metrics_certs`` bound at the fixed path it reads."""
     script = (f'mkdir -p {METRICS_CERT_DIR} && mount --bind "$1" {METRICS_CERT_DIR} && '
-              f'exec "$2" --config="$3"')
+              f'exec "$2" --config="$3" --feature-gates={FEATURE_GATES}')
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "kueue",
             str(metrics_certs), str(binary), str(config)]

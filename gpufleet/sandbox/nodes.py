@@ -54,6 +54,6 @@ def node(pool: Pool, index: int) -> dict[str, Any]:
     }
 
 
-def nodes(fleet: Fleet) -> list[dict[str, Any]]:
-    """Every fake node of every pool, in model order."""
-    return [node(pool, i) for pool in fleet.pools for i in range(pool.node_count)]
+def nodes(fleet: Fleet, cap: int | None = None) -> list[dict[str, Any]]:
+    """Every fake node of every pool (at most ``cap`` per pool), in model order."""
+    return [node(pool, i) for pool in fleet.pools for i in range(min(pool.node_count, cap or pool.node_count))]

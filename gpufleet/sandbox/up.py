@@ -47,6 +47,10 @@ class Options:
     """Override Kueue's ``waitForPodsReady.timeout`` (tests of the eviction path; the model's floor protects clusters)."""
     controller: bool = True
     """Start and register the gang-admission controller."""
+    node_cap: int | None = None
+    """At most this many fake nodes per pool (tests of objects, not placement, on a 1,000-node model)."""
+    bench_echo: bool = False
+    """Start the controller with ``--bench-echo`` (the benchmark's no-op webhook floor)."""
 
 
 def engines_needed(fleet: Fleet) -> list[str]:
@@ -135,13 +139,14 @@ def _namespace(name: str) -> dict:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
-def _nodes(r: _Run, fleet: Fleet) -> None:
-    for node in nodes.nodes(fleet):
+def _nodes(r: _Run, fleet: Fleet, cap: int | None) -> None:
+    fake = nodes.nodes(fleet, cap)
+    for node in fake:
         r.kube.apply(node)
     config = r.write("kwok-stages.yaml", kwok.stages_text(gomodcache()))
     r.run("kwok", kwok.argv(r.engines.binary("kwok"), r.kubeconfig, config, r.state.ports["kwok"]),
           tcp_open(r.state.ports["kwok"]))
-    want = sum(p.node_count for p in fleet.pools)
+    want = len(fake)
     wait_for(f"{want} fake nodes Ready", lambda: _ready_nodes(r.kube) >= want, timeout=120)
 
 
@@ -196,9 +201,9 @@ def _coscheduling(r: _Run, fleet: Fleet) -> None:
           http_ok(f"https://127.0.0.1:{port}/healthz"), timeout=120)
 
 
-def _controller(r: _Run, fleet: Fleet, context: Path) -> None:
+def _controller(r: _Run, fleet: Fleet, context: Path, bench_echo: bool) -> None:
     port = r.state.ports["controller"]
-    r.run("gang-admission-controller", controller.argv(r.pki, context, port),
+    r.run("gang-admission-controller", controller.argv(r.pki, context, port, bench_echo),
           http_ok(f"https://127.0.0.1:{port}/readyz", r.pki.ca_crt), timeout=60)
     r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
 
@@ -219,7 +224,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
         if fleet.engines.volcano.enabled:
             namespaces.append(fleet.engines.volcano.namespace)
         r.kube.apply_all(_namespace(n) for n in namespaces)
-        _nodes(r, fleet)
+        _nodes(r, fleet, options.node_cap)
         _kueue(r, fleet, options)
         if fleet.engines.volcano.enabled:
             _volcano(r, fleet)
@@ -228,7 +233,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
         wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
         context = r.write("fleet-context.json", context_json(rendered.context))
         if options.controller:
-            _controller(r, fleet, context)
+            _controller(r, fleet, context, options.bench_echo)
         r.state.ready = True
         r.state.save()
         return r.state
