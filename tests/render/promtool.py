@@ -28,11 +28,16 @@ SKIP_REASON = ("promtool is not installed: `bash scripts/test.sh` installs it (a
                "as root with apt-get; elsewhere install Prometheus' promtool to run the alert tests")
 
 
-def promtool() -> str:
-    path = shutil.which("promtool")
+def installed(binary: str, reason: str) -> str:
+    """The path of ``binary`` (Prometheus' promtool or server), or skip the test with ``reason``."""
+    path = shutil.which(binary)
     if path is None:
-        pytest.skip(SKIP_REASON)
+        pytest.skip(reason)
     return path
+
+
+def promtool() -> str:
+    return installed("promtool", SKIP_REASON)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
