@@ -107,9 +107,9 @@ def _record_rules(fleet: Fleet) -> list[dict[str, Any]]:
 def _gang_pool_expr(pool: Pool) -> str:
     """Gangs with a pod scheduled on one of the pool's nodes (found by the pool's one join label)."""
     found = pool_node_label(pool)
-    selector = f"{ksm_label(found[0])}={_quote(found[1])}" if found else ""
+    nodes = f"kube_node_labels{{{ksm_label(found[0])}={_quote(found[1])}}}" if found else "kube_node_labels"  # no label: every node
     on_pool = (f"max by (namespace, pod) (kube_pod_info{{node!=\"\"}} * on (node) group_left () "
-               f"max by (node) (kube_node_labels{{{selector}}}))")
+               f"max by (node) ({nodes}))")
     return f"max by (namespace, gang) ({POD_INFO} * on (namespace, pod) group_left () {on_pool})"
 
 

@@ -16,10 +16,11 @@ import pytest
 from gpufleet.crdschema import CrdSet
 from gpufleet.model import load_model
 from gpufleet.render.alerts import render_rule_file
-from gpufleet.render.files import monitoring_files
+from gpufleet.render.files import monitoring_files, rule_file_text
 from gpufleet.render.kube_state_metrics import (allowlist_entries, helm_values, ksm_label, metric_labels_allowlist,
                                                 node_label_keys)
 from gpufleet.render.monitoring import render_ksm_service_monitor
+from tests.render import promtool
 from tests.render.builders import fleet, pool, quota, team
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,3 +83,12 @@ def test_the_docs_tell_users_to_run_the_rendered_flag(name):
     doc = (ROOT / "docs" / "observability.md").read_text(encoding="utf-8")
     assert f"--metric-labels-allowlist={metric_labels_allowlist(STACKS[name])}" in doc
     assert "honorLabels: true" in doc
+
+
+def test_a_pool_without_node_labels_matches_every_node_with_a_valid_selector(tmp_path):
+    model = fleet(pools=[pool("bare", nodeLabels={})], teams=[team("a", {"bare": quota(8)})])
+    path = tmp_path / "rules.yaml"
+    path.write_text(rule_file_text(model), encoding="utf-8")
+    assert "kube_node_labels)" in path.read_text(encoding="utf-8")
+    result = promtool.run("check", "rules", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
