@@ -27,6 +27,22 @@ class PodsReadyTimeoutStorm(Base):
     """Window the eviction rate is averaged over (at least 1m)."""
 
 
+class KubeStateMetrics(Base):
+    """Where kube-state-metrics runs, for the ServiceMonitor gpufleet renders (``render.kube_state_metrics``).
+
+    Defaults match the kube-state-metrics Helm chart (prometheus-community/helm-charts
+    ``charts/kube-state-metrics``: Service port ``http``, selector label
+    ``app.kubernetes.io/name: kube-state-metrics``).
+    """
+
+    namespace: Name = "kube-system"
+    """Namespace of the kube-state-metrics Service."""
+    service_labels: dict[str, str] = Field(default_factory=lambda: {"app.kubernetes.io/name": "kube-state-metrics"})
+    """Labels that select the kube-state-metrics Service (the ServiceMonitor's ``selector.matchLabels``)."""
+    port: str = Field(default="http", min_length=1, max_length=15, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    """Name of the Service port that serves the metrics."""
+
+
 class Observability(Base):
     enabled: bool = True
     """Render the gang alerts (a PodMonitor per team and PrometheusRules; a plain rule file in ``gpufleet render``)."""
@@ -45,6 +61,8 @@ class Observability(Base):
     """Name of the container port on which training pods serve ``gpufleet.steps`` (PodMonitor ``port``)."""
     runbook_base_url: str = "https://github.com/gpufleet/gpufleet/blob/main/docs/runbooks"
     """Where ``docs/runbooks`` is published; each alert's runbook_url is ``<base>/<Alert>.md``."""
+    kube_state_metrics: KubeStateMetrics = Field(default_factory=KubeStateMetrics)
+    """Where kube-state-metrics runs (for the rendered ServiceMonitor; its flags are rendered from the pools)."""
     rule_labels: dict[str, str] = Field(default_factory=dict)
     """Extra labels on the PodMonitors and PrometheusRules, to match your Prometheus' ruleSelector/podMonitorSelector."""
 

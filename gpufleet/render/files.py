@@ -27,15 +27,18 @@ from gpufleet.render.controller_common import CONTEXT_CONFIGMAP, CONTEXT_KEY
 from gpufleet.render.coscheduling import SCHEDULER_CONFIGMAP, render_scheduler_config
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.meta import manifest, metadata
-from gpufleet.render.monitoring import RULE_FILE, render_monitoring
+from gpufleet.render.kube_state_metrics import allowlist_flag_text, helm_values
+from gpufleet.render.monitoring import RULE_FILE, render_ksm_service_monitor, render_monitoring
 from gpufleet.render.volcano import render_scheduler_conf_yaml
 from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY, VOLCANO_CONF_KEY
 
 CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"
 MONITORING_DIR = "monitoring"
-OWN_DIRS = (CONTEXT_DIR, RULE_FILE.split("/", 1)[0], MONITORING_DIR)
-"""Sub-folders ``gpufleet render`` writes (the context JSON, the plain rule file, the operator objects)."""
+KSM_DIR = "kube-state-metrics"
+OWN_DIRS = (CONTEXT_DIR, RULE_FILE.split("/", 1)[0], MONITORING_DIR, KSM_DIR)
+"""Sub-folders ``gpufleet render`` writes (the context JSON, the plain rule file, the operator objects,
+the kube-state-metrics flag, Helm values and ServiceMonitor)."""
 OWN_FILE = re.compile(r"^\d{3}-[a-z0-9.-]+\.yaml$")
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -141,9 +144,10 @@ def rule_file_text(fleet: Fleet) -> str:
 
 
 def monitoring_files(fleet: Fleet) -> dict[str, str]:
-    """The plain rule file plus the PodMonitors and PrometheusRules in ``monitoring/`` (for the operator).
+    """The plain rule file, the PodMonitors and PrometheusRules in ``monitoring/`` (for the operator), and in
+    ``kube-state-metrics/`` the flag to paste, the chart's Helm values and a ServiceMonitor (use one of the two).
 
-    Both sit in sub-folders, which ``kubectl apply -f DIR`` does not read: the
+    All sit in sub-folders, which ``kubectl apply -f DIR`` does not read: the
     prometheus-operator CRDs may be absent, and the plain file is not a manifest.
     """
     if not fleet.observability.enabled:
@@ -151,4 +155,9 @@ def monitoring_files(fleet: Fleet) -> dict[str, str]:
     files = {RULE_FILE: rule_file_text(fleet)}
     for m in render_monitoring(fleet):
         files[f"{MONITORING_DIR}/{m['kind'].lower()}-{m['metadata']['name']}.yaml"] = dump(m)
+    files[f"{KSM_DIR}/metric-labels-allowlist.txt"] = allowlist_flag_text(fleet)
+    files[f"{KSM_DIR}/helm-values.yaml"] = (
+        "# Values for the kube-state-metrics Helm chart (under kube-state-metrics: in kube-prometheus-stack);\n"
+        "# the gang alerts need these labels and honorLabels. See docs/observability.md.\n" + dump(helm_values(fleet)))
+    files[f"{KSM_DIR}/servicemonitor.yaml"] = dump(render_ksm_service_monitor(fleet))
     return files

@@ -6,7 +6,10 @@ same rules as a plain Prometheus rule file, ``gpufleet.render.files.rule_file_te
 for clusters without the operator). One PodMonitor per team scrapes the ``gpufleet.steps`` port of
 the team's gang pods and copies the pod's ``gpufleet.dev/gang`` label to ``gang``; one
 PrometheusRule holds the fleet-wide group, one per team its per-pool groups
-(:mod:`gpufleet.render.alerts`).
+(:mod:`gpufleet.render.alerts`). :func:`render_ksm_service_monitor` is the scrape
+configuration of kube-state-metrics the rules need (``honorLabels: true``); ``gpufleet
+render`` writes it beside the kube-state-metrics flags, not with the objects above, as a
+kube-state-metrics installed by its chart or kube-prometheus-stack brings its own.
 """
 
 from __future__ import annotations
@@ -51,6 +54,22 @@ def render_pod_monitor(fleet: Fleet, team: Team) -> dict[str, Any]:
         "podMetricsEndpoints": [endpoint],
     }
     return manifest(MONITORING_API, "PodMonitor", _meta(fleet, f"gpufleet-steps-{team.name}", team.name), spec=spec)
+
+
+def render_ksm_service_monitor(fleet: Fleet) -> dict[str, Any]:
+    """A ServiceMonitor for kube-state-metrics that keeps its ``namespace`` and ``pod`` labels.
+
+    Without ``honorLabels`` Prometheus renames the scraped labels that clash with the
+    target's own (the Service's namespace, the kube-state-metrics pod) to
+    ``exported_namespace``/``exported_pod``, and no rule joins a gang pod again.
+    """
+    ksm = fleet.observability.kube_state_metrics
+    spec = {
+        "selector": {"matchLabels": dict(ksm.service_labels)},
+        "namespaceSelector": {"matchNames": [ksm.namespace]},
+        "endpoints": [{"port": ksm.port, "honorLabels": True}],
+    }
+    return manifest(MONITORING_API, "ServiceMonitor", _meta(fleet, "gpufleet-kube-state-metrics"), spec=spec)
 
 
 def _rule(fleet: Fleet, name: str, groups: list[dict[str, Any]], team: str | None = None) -> dict[str, Any]:

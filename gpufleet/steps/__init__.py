@@ -1,15 +1,22 @@
 """``gpufleet.steps``: the training step counter the gang alerts read. One call per step.
 
-Training code calls :func:`report_step` after every completed step::
+Training code calls :func:`start` first thing, then :func:`report_step` after every
+completed step::
 
     from gpufleet import steps
+    steps.start()                     # serve from process start: step 0 until the first step
     for step, batch in enumerate(loader, start=1):
         ...
         steps.report_step(step)
 
-The first call starts a small HTTP server (port ``GPUFLEET_STEPS_PORT``, default
-9477) serving, in Prometheus' text format, ``gpufleet_training_step`` (the last
-completed step) and ``gpufleet_training_step_timestamp_seconds`` (when it completed).
+:func:`start` (or, without it, the first :func:`report_step`) starts a small HTTP server
+(port ``GPUFLEET_STEPS_PORT``, default 9477; bind address ``GPUFLEET_STEPS_HOST``,
+default every interface) serving, in Prometheus' text format, ``gpufleet_training_step``
+(the last completed step, 0 before the first) and
+``gpufleet_training_step_timestamp_seconds`` (when it completed, 0 before the first).
+Serving from the start keeps the pod's scrape target up through data loading and
+rendezvous, and on a rank that never reaches step 1 (which is what GangNoFirstStep is
+for), so generic target-down alerts stay quiet.
 The PodMonitor gpufleet renders scrapes it and adds ``namespace`` and ``gang``; the
 alerts GangNoFirstStep and GangStepStalled read it (docs/observability.md).
 
@@ -33,10 +40,11 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-__all__ = ["DEFAULT_PORT", "Reporter", "local_rank", "report_step", "reporter"]
+__all__ = ["DEFAULT_PORT", "Reporter", "local_rank", "report_step", "reporter", "start"]
 
 DEFAULT_PORT = 9477
 PORT_ENV = "GPUFLEET_STEPS_PORT"
+HOST_ENV = "GPUFLEET_STEPS_HOST"
 LOCAL_RANK_ENVS = ("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID")
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _log = logging.getLogger(__name__)
@@ -67,9 +75,9 @@ def exposition(step: int, timestamp: float) -> bytes:
 class Reporter:
     """Holds the last step; serves it when ``serve`` (default: local rank 0)."""
 
-    def __init__(self, port: int | None = None, host: str = "", serve: bool | None = None) -> None:
+    def __init__(self, port: int | None = None, host: str | None = None, serve: bool | None = None) -> None:
         self.port = int(os.environ.get(PORT_ENV, DEFAULT_PORT)) if port is None else port
-        self.host = host
+        self.host = os.environ.get(HOST_ENV, "") if host is None else host
         self.serve = local_rank() == 0 if serve is None else serve
         self.last: tuple[int, float] = (0, 0.0)
         self._server: ThreadingHTTPServer | None = None
@@ -133,6 +141,11 @@ def reporter() -> Reporter:
     if _default is None:
         _default = Reporter()
     return _default
+
+
+def start() -> Reporter:
+    """Serve now, before the first step (step 0), on local rank 0; idempotent. Call it at process start."""
+    return reporter().start()
 
 
 def report_step(step: int) -> None:

@@ -13,7 +13,13 @@ namespace may share it:
   its own ``metadata.name``; none with only ``generateName`` (the name does not exist
   yet when the mutating webhook sees the object);
 - objects a controller owns (a JobSet's Jobs) are not stamped: the owner's templates
-  carry its identity down.
+  carry its identity down;
+- initializers are not ranks and are not stamped: a replicatedJob of a JobSet or a
+  Kubeflow Trainer runtime that another replicatedJob ``dependsOn`` with ``status:
+  Complete`` (JobSet ``api/jobset/v1alpha2`` DependsOn; the Trainer's ``dataset-initializer``
+  and ``model-initializer``) runs to completion before the ranks start, and a Running
+  initializer must not look like a gang that runs without stepping. A ``Ready``
+  dependency (an MPI launcher waiting for its workers) is a rank.
 
 A name longer than a label value (63 characters) is cut and suffixed with a hash of
 the full name, so it stays unique and valid.
@@ -26,7 +32,8 @@ from typing import Any, Mapping
 
 from gpufleet.context import GANG_LABEL
 from gpufleet.fieldpath import FieldPath
-from gpufleet.workloads.types import WorkloadView, as_map, is_map
+from gpufleet.workloads.runtimes import RUNTIME_KINDS
+from gpufleet.workloads.types import WorkloadView, as_list, as_map, is_map
 
 
 def label_value(name: str) -> str:
@@ -55,6 +62,18 @@ def stampable(view: WorkloadView) -> bool:
     return view.is_gang and (view.kind == "Pod" or not has_controller(view.obj))
 
 
+def initializer_roles(view: WorkloadView) -> frozenset[str]:
+    """Names of the replicatedJobs others wait on to Complete (JobSet, Trainer runtime): initializers, not ranks."""
+    spec = as_map(view.obj.get("spec"))
+    if view.kind in RUNTIME_KINDS:
+        spec = as_map(as_map(spec.get("template")).get("spec"))
+    elif view.kind != "JobSet":
+        return frozenset()
+    return frozenset(str(dep.get("name")) for rjob in as_list(spec.get("replicatedJobs")) if is_map(rjob)
+                     for dep in as_list(rjob.get("dependsOn")) if is_map(dep) and dep.get("status") == "Complete")
+
+
 def unlabelled_templates(view: WorkloadView, label: str = GANG_LABEL) -> list[FieldPath]:
-    """Paths of the gang's pod templates that carry no gang identity label."""
-    return [t.path for t in view.templates if not t.labels.get(label)]
+    """Paths of the gang's rank pod templates that carry no gang identity label (initializers left out)."""
+    initializers = initializer_roles(view)
+    return [t.path for t in view.templates if not t.labels.get(label) and t.role not in initializers]

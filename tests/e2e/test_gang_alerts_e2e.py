@@ -1,38 +1,45 @@
-"""End to end on loopback: a real Prometheus evaluates the rendered rules against a trainer using gpufleet.steps.
+"""End to end on loopback: a real Prometheus evaluates the rendered rules against real step reporters and kube-state-metrics' exposition.
 
-The test starts and stops everything itself, with 1-second scrape and evaluation
-intervals and a 4-second startup budget, so it ends in well under a minute:
+One scenario (about 20 s; 1-second scrape and evaluation intervals, a 4-second startup
+budget, ``alertFor`` 2 s), then one test per thing it must show:
 
-- a static endpoint standing in for kube-state-metrics (two gangs of two Running pods
-  on a node of pool ``l4``, with ``kube_pod_labels{label_gpufleet_dev_gang}``);
-- two sample trainer processes (``tests/e2e/trainer.py``): gang ``stuck`` never
-  completes a step, gang ``training`` steps; Prometheus scrapes them with the labels
-  the rendered PodMonitor's relabelings would give (``namespace``, ``gang``);
-- Prometheus from Debian's ``prometheus`` package with the rule file ``gpufleet render`` writes.
+- two kube-state-metrics replicas (``tests/e2e/ksm_standin.py``: the exact v2.20.0
+  exposition of the pods and nodes, only the labels the rendered allowlist names),
+  scraped the way the rendered ServiceMonitor says (``honorLabels``) with the target
+  labels prometheus-operator gives them (``namespace``/``pod`` of the kube-state-metrics
+  pod); they disagree on the phase of a pod that just started;
+- gang ``stuck`` (2 Running pods and the Failed pod of a Job retry): its trainer calls
+  ``steps.start()`` and never steps; gang ``training`` steps; gang ``restarting`` steps,
+  then its rank is restarted in place like ``torchrun --max-restarts`` does (a new
+  process on the same port serving step 0) and never steps again;
+- the trainers are scraped with the labels the rendered PodMonitor's relabelings give
+  (``namespace``, ``gang``); Prometheus (Debian's package) loads ``gpufleet render``'s rule file.
 
-GangNoFirstStep must reach ``firing`` through ``/api/v1/alerts`` for ``stuck`` and
-stay inactive for ``training``, although both have been Running past the budget.
-What this does not show: a real kube-state-metrics, the prometheus-operator turning
-the PodMonitor into that scrape configuration, and a real cluster's timings.
+Not shown here: a real kube-state-metrics and API server (the sandbox test loads the
+same rules through :mod:`tests.e2e.prom`), prometheus-operator turning the monitors
+into this scrape configuration, real clusters' timings.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
+import os
+import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import yaml
 
+from gpufleet.context import GANG_LABEL
 from gpufleet.render.files import rule_file_text
+from gpufleet.render.kube_state_metrics import allowlist_entries
+from gpufleet.render.monitoring import render_ksm_service_monitor
+from tests.e2e.ksm_standin import KubeStateMetrics
+from tests.e2e.prom import Prometheus, free_port, prometheus_binary, scrape_job
+from tests.render import ksm
 from tests.render.builders import fleet, pool, quota, team
 
 HERE = Path(__file__).resolve().parent
@@ -41,120 +48,160 @@ NS = "alpha"
 BUDGET = 4
 HOLD = 2
 DEADLINE = 60.0
+GANGS = ("stuck", "training", "restarting")
+MODEL = fleet(pools=[pool("l4", startupBudget=f"{BUDGET}s")], teams=[team(NS, quota={"l4": quota(8)})],
+              observability={"alertFor": f"{HOLD}s"})
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _objects(started: list[float], replica: int):
+    """The cluster as replica ``replica`` sees it; pods start at the first scrape."""
+    def objects(now: float) -> list:
+        if not started:
+            started.append(now)
+        t0 = started[0]
+        out: list = [ksm.Node("n1", {"gpufleet.dev/pool": "l4", "kubernetes.io/hostname": "n1"})]
+        for gang in GANGS:
+            out += [ksm.Pod(NS, f"{gang}-{i}", "Running", {GANG_LABEL: gang}, "n1", t0, (ksm.Container("trainer", t0),),
+                            ("Job", gang)) for i in range(2)]
+        out.append(ksm.Pod(NS, "stuck-0-retried", "Failed", {GANG_LABEL: "stuck"}, "n1", t0, (ksm.Container("trainer", t0),),
+                           ("Job", "stuck")))
+        late = ("Running", "n1", now - 1) if replica == 0 else ("Pending", "", None)  # replica 1 lags behind
+        out.append(ksm.Pod(NS, "late-0", late[0], {GANG_LABEL: "late"}, late[1], late[2], owner=("Job", "late")))
+        return out
+    return objects
 
 
-def _ksm_text(started: float) -> str:
-    lines = ['kube_node_labels{node="n1",label_gpufleet_dev_pool="l4"} 1']
-    for gang in ("stuck", "training"):
-        for i in range(2):
-            ids = f'namespace="{NS}",pod="{gang}-{i}",uid="uid-{gang}-{i}"'
-            lines.append(f'kube_pod_labels{{{ids},label_gpufleet_dev_gang="{gang}"}} 1')
-            lines += [f'kube_pod_status_phase{{{ids},phase="{p}"}} {int(p == "Running")}' for p in ("Pending", "Running", "Failed")]
-            lines.append(f'kube_pod_info{{{ids},node="n1",created_by_kind="Job",created_by_name="{gang}"}} 1')
-            lines.append(f"kube_pod_start_time{{{ids}}} {started}")
-    return "\n".join(lines) + "\n"
+@dataclass
+class Run:
+    """What the scenario observed."""
+
+    seen: set[tuple[str, str]] = field(default_factory=set)  # (gang, state) of GangNoFirstStep ever seen
+    final: dict[str, str] = field(default_factory=dict)
+    queries: dict[str, list] = field(default_factory=dict)
+    rule_errors: set[str] = field(default_factory=set)
+    restarted_for: float = 0.0  # seconds the restarted rank served step 0 before the end
 
 
-class _KubeStateMetrics(ThreadingHTTPServer):
-    """Static kube-state-metrics stand-in; the pods "start" when Prometheus first scrapes it."""
-
-    daemon_threads = True
-
-    def __init__(self, port: int) -> None:
-        started: list[float] = []
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                started.append(started[0] if started else time.time())
-                body = _ksm_text(started[0]).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/plain; version=0.0.4")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                return
-
-        super().__init__(("127.0.0.1", port), Handler)
+def _trainer(mode: str, port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "GPUFLEET_STEPS_PORT": str(port), "GPUFLEET_STEPS_HOST": "127.0.0.1"}
+    return subprocess.Popen([sys.executable, str(HERE / "trainer.py"), mode, str(DEADLINE + 30)], cwd=ROOT, env=env)
 
 
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.load(response)
+def _listening(port: int, timeout: float = 15.0) -> None:
+    """Wait (bounded) until a trainer's reporter accepts connections: it serves from start, before any step."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"no step reporter listens on 127.0.0.1:{port} after {timeout:g}s") from None
+            time.sleep(0.1)
 
 
-def _alerts(base: str) -> dict[str, str]:
-    """{gang: state} of GangNoFirstStep."""
-    data = _get(f"{base}/api/v1/alerts")["data"]["alerts"]
-    return {a["labels"]["gang"]: a["state"] for a in data if a["labels"].get("alertname") == "GangNoFirstStep"}
+def _scrape_configs(ksm_ports: list[int], trainer_ports: dict[str, int]) -> list[dict]:
+    endpoint = render_ksm_service_monitor(MODEL)["spec"]["endpoints"][0]
+    operator_labels = [{"namespace": "kube-system", "pod": f"kube-state-metrics-{i}", "container": "kube-state-metrics",
+                        "service": "kube-state-metrics", "endpoint": endpoint["port"]} for i in range(len(ksm_ports))]
+    jobs = [scrape_job("kube-state-metrics", [f"127.0.0.1:{p}" for p in ksm_ports], honor_labels=endpoint["honorLabels"],
+                       per_target=operator_labels)]
+    jobs += [scrape_job(f"trainer-{gang}", [f"127.0.0.1:{port}"], {"namespace": NS, "gang": gang, "pod": f"{gang}-0"})
+             for gang, port in trainer_ports.items()]
+    return jobs
 
 
-def _value(base: str, query: str) -> list:
-    return _get(f"{base}/api/v1/query?query={urllib.request.quote(query)}")["data"]["result"]
+def _observe(prom: Prometheus, run: Run, agent: subprocess.Popen[bytes]) -> None:
+    """Crash the ``restarting`` rank once Prometheus saw it step; poll until ``stuck`` fires and the restarted
+    rank has served 0 long enough to have fired too (bounded)."""
+    restarted_at: list[float] = []
+    crashed = False
+    deadline = time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        try:
+            states = prom.alert_states("GangNoFirstStep")
+            run.rule_errors |= set(prom.rule_errors())
+            if not crashed and prom.query('gpufleet_training_step{gang="restarting"} >= 1'):
+                agent.send_signal(signal.SIGUSR1)
+                crashed = True
+            if crashed and not restarted_at and prom.query('gpufleet_training_step{gang="restarting"} == 0') and \
+                    prom.query('gpufleet:gang:last_step_timestamp_seconds{gang="restarting"}'):
+                restarted_at.append(time.monotonic())
+        except OSError:
+            continue
+        run.seen |= {(gang, state) for (_, gang), state in states.items()}
+        run.final = {gang: state for (_, gang), state in states.items()}
+        if run.final.get("stuck") == "firing" and restarted_at and time.monotonic() - restarted_at[0] > BUDGET + HOLD + 3:
+            run.restarted_for = time.monotonic() - restarted_at[0]
+            return
 
 
-@pytest.fixture
-def prometheus_bin() -> str:
-    path = shutil.which("prometheus")
-    if path is None:
-        pytest.skip("the prometheus server is not installed: `bash scripts/test.sh` installs Debian's prometheus package "
-                    "(apt-get install -y prometheus) when run as root with apt-get")
-    return path
-
-
-def test_gang_no_first_step_fires_for_a_wedged_trainer_and_not_for_a_stepping_one(tmp_path, prometheus_bin):
-    model = fleet(pools=[pool("l4", startupBudget=f"{BUDGET}s")], teams=[team(NS, quota={"l4": quota(8)})],
-                  observability={"alertFor": f"{HOLD}s"})
-    (tmp_path / "rules.yaml").write_text(rule_file_text(model), encoding="utf-8")
-    ksm_port, stuck_port, training_port, prom_port = (_free_port() for _ in range(4))
-    ksm = _KubeStateMetrics(ksm_port)
-    threading.Thread(target=ksm.serve_forever, daemon=True).start()
-    trainers = [subprocess.Popen([sys.executable, str(HERE / "trainer.py"), str(port), str(total), str(DEADLINE)], cwd=ROOT)
-                for port, total in ((stuck_port, 0), (training_port, 1000))]
-
-    def trainer_job(gang: str, port: int) -> dict:
-        return {"job_name": f"trainer-{gang}", "static_configs": [
-            {"targets": [f"127.0.0.1:{port}"], "labels": {"namespace": NS, "gang": gang}}]}
-
-    config = {"global": {"scrape_interval": "1s", "evaluation_interval": "1s"}, "rule_files": ["rules.yaml"],
-              "scrape_configs": [{"job_name": "kube-state-metrics", "static_configs": [{"targets": [f"127.0.0.1:{ksm_port}"]}]},
-                                 trainer_job("stuck", stuck_port), trainer_job("training", training_port)]}
-    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    server = subprocess.Popen(
-        [prometheus_bin, f"--config.file={tmp_path / 'prometheus.yml'}", f"--storage.tsdb.path={tmp_path / 'data'}",
-         f"--web.listen-address=127.0.0.1:{prom_port}"], stdout=subprocess.DEVNULL, stderr=(tmp_path / "prometheus.log").open("w"))
-    base = f"http://127.0.0.1:{prom_port}"
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Run:
+    binary = prometheus_binary()
+    workdir = tmp_path_factory.mktemp("gang-alerts-e2e")
+    allow = ksm.parse_allowlist(allowlist_entries(MODEL))
+    started: list[float] = []
+    replicas = [KubeStateMetrics(free_port(), _objects(started, r), allow).start() for r in (0, 1)]
+    ports = {gang: free_port() for gang in GANGS}
+    trainers = [_trainer(gang, port) for gang, port in ports.items()]
+    prom = Prometheus(workdir, {"rules.yaml": rule_file_text(MODEL)},
+                      _scrape_configs([r.server_address[1] for r in replicas], ports), binary=binary)
+    result = Run()
     try:
-        states: dict[str, str] = {}
-        seen: set[tuple[str, str]] = set()
-        deadline = time.monotonic() + DEADLINE
-        while time.monotonic() < deadline and states.get("stuck") != "firing":
-            time.sleep(0.5)
-            try:
-                states = _alerts(base)
-            except OSError:
-                continue  # not listening yet
-            seen |= set(states.items())
-        log = (tmp_path / "prometheus.log").read_text(encoding="utf-8")[-2000:]
-        assert states.get("stuck") == "firing", f"alerts {states}; prometheus log tail:\n{log}"
-        assert ("stuck", "pending") in seen  # went through pending: held for alertFor first
-        assert [state for gang, state in seen if gang == "training"] == []  # never pending, never firing
-        stepped = _value(base, f'max by (gang) (gpufleet_training_step{{namespace="{NS}"}}) >= 1')
-        assert [r["metric"]["gang"] for r in stepped] == ["training"]
-        running = _value(base, f"min by (gang) (gpufleet:gang_pod:running_seconds) > {BUDGET}")
-        assert sorted(r["metric"]["gang"] for r in running) == ["stuck", "training"]  # both past the budget
-        assert "training" not in _alerts(base)
+        for port in ports.values():
+            _listening(port)
+        with prom:
+            _observe(prom, result, trainers[GANGS.index("restarting")])
+            for name, expr in {
+                "stepped": f'max by (gang) (gpufleet_training_step{{namespace="{NS}"}}) >= 1',
+                "remembered": "gpufleet:gang:last_step_timestamp_seconds",
+                "running": f"min by (gang) (gpufleet:gang_pod:running_seconds) > {BUDGET}",
+                "up": 'min_over_time(up{job=~"trainer-(stuck|training)"}[1h])',
+                "exported": 'count({job="kube-state-metrics", exported_namespace!=""})',
+                "pod_labels": f'count(kube_pod_labels{{job="kube-state-metrics", namespace="{NS}"}})',
+            }.items():
+                result.queries[name] = prom.query(expr)
+            result.rule_errors |= set(prom.rule_errors())
     finally:
-        server.terminate()
         for proc in trainers:
             proc.terminate()
-        for proc in (server, *trainers):
+        for proc in trainers:
             proc.wait(timeout=20)
-        ksm.shutdown()
-        ksm.server_close()
+        for replica in replicas:
+            replica.stop()
+    return result
+
+
+def _gangs(rows: list) -> list[str]:
+    return sorted(r["metric"].get("gang", "") for r in rows)
+
+
+def test_a_gang_whose_trainer_never_steps_goes_pending_then_fires_gang_no_first_step(run):
+    assert run.final.get("stuck") == "firing", run
+    assert ("stuck", "pending") in run.seen  # held for alertFor first
+    assert _gangs(run.queries["running"]) == ["restarting", "stuck", "training"]  # all past the budget
+
+
+def test_a_stepping_gang_never_pages(run):
+    assert [state for gang, state in run.seen if gang == "training"] == []
+
+
+def test_a_rank_restarted_in_place_serving_step_zero_never_pages(run):
+    assert run.restarted_for > BUDGET + HOLD
+    assert [state for gang, state in run.seen if gang == "restarting"] == []
+    assert _gangs(run.queries["stepped"]) == ["training"]  # the restarted rank serves 0 now...
+    assert _gangs(run.queries["remembered"]) == ["restarting", "training"]  # ...but the gang is remembered as stepped
+
+
+def test_the_reporters_serve_from_start_so_their_targets_are_never_down(run):
+    assert sorted(r["metric"]["job"] for r in run.queries["up"]) == ["trainer-stuck", "trainer-training"]
+    assert all(r["value"][1] == "1" for r in run.queries["up"])
+
+
+def test_kube_state_metrics_labels_are_honored_and_disagreeing_replicas_break_no_rule(run):
+    assert run.queries["exported"] == []
+    assert run.queries["pod_labels"] and int(run.queries["pod_labels"][0]["value"][1]) > 0
+    assert run.rule_errors == set()
+    assert "late" not in run.final  # inside its budget on the replica that saw it start

@@ -85,3 +85,34 @@ def test_identities_are_valid_label_values_and_long_names_stay_distinct(name):
     assert (value == name) == (len(name) <= 63)
     assert label_value(name + "z") != value
 
+
+
+def jobset_with(first: str, second: str, status: str) -> dict:
+    """A JobSet whose second replicatedJob waits for the first to reach ``status`` (JobSet dependsOn)."""
+    obj = jobset("llm")
+    job = copy.deepcopy(obj["spec"]["replicatedJobs"][0])
+    obj["spec"]["replicatedJobs"] = [{**copy.deepcopy(job), "name": first, "replicas": 1},
+                                     {**job, "name": second, "dependsOn": [{"name": first, "status": status}]}]
+    return obj
+
+
+def runtime_with_initializer() -> dict:
+    """A Kubeflow Trainer TrainingRuntime like upstream's 05-multi-step.yaml: a dataset initializer, then the nodes."""
+    spec = jobset_with("dataset-initializer", "node", "Complete")["spec"]
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
+            "metadata": {"name": "torch-with-dataset-init", "namespace": TEAM_NS},
+            "spec": {"mlPolicy": {"numNodes": 2, "torch": {}}, "template": {"spec": spec}}}
+
+
+@pytest.mark.parametrize("obj", [jobset_with("initializer", "workers", "Complete"), runtime_with_initializer()])
+def test_an_initializer_that_the_ranks_wait_for_is_not_stamped_the_ranks_are(obj):
+    """Issue 20: a Running initializer with the gang label looks like a gang that runs and never steps."""
+    out = stamped(obj)
+    first, ranks = build_view(out).templates
+    assert GANG_LABEL not in first.labels
+    assert ranks.labels[GANG_LABEL] == obj["metadata"]["name"]
+
+
+def test_a_launcher_that_waits_for_ready_workers_is_a_rank_and_is_stamped():
+    out = stamped(jobset_with("workers", "launcher", "Ready"))
+    assert [t.labels[GANG_LABEL] for t in build_view(out).templates] == ["llm", "llm"]

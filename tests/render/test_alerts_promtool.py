@@ -19,7 +19,7 @@ from gpufleet.model.observability import startup_budget
 from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.files import rule_file_text
 from tests.render import promtool
-from tests.render.promtool import Series, alert
+from tests.render.promtool import Series, alert, alert_case, find_rule
 
 ROOT = Path(__file__).resolve().parents[2]
 FLEET = load_model(ROOT / "stacks" / "dev.fleet.yaml")
@@ -33,17 +33,11 @@ SAMPLES = 3 * max(FIRST_STEP_MIN, STALL_MIN) + 20
 
 
 def _rule(name: str, team: str = TEAM, pool: str = POOL) -> dict:
-    for group in RULES["groups"]:
-        for rule in group["rules"]:
-            if rule.get("alert") == name and rule["labels"]["team"] in (team, "all") and rule["labels"]["pool"] in (pool, "all"):
-                return rule
-    raise AssertionError(f"no {name} rule for team {team} pool {pool}")
+    return find_rule(RULES, name, team, pool)
 
 
 def _case(series: Series, name: str, minute: int, fires: bool, gang: str = "g") -> dict:
-    expected = [alert(_rule(name), namespace=NS, gang=gang)] if fires else []
-    return {"interval": "1m", "input_series": series.items,
-            "alert_rule_test": [{"eval_time": f"{minute}m", "alertname": name, "exp_alerts": expected}]}
+    return alert_case(_rule(name), series, minute, [(NS, gang)] if fires else [])
 
 
 def _running_gang(pods: int = 2) -> Series:

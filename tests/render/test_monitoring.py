@@ -100,7 +100,7 @@ def test_retired_teams_and_teams_without_quota_get_no_alerts():
 def test_disabled_observability_renders_nothing():
     model = fleet(observability={"enabled": False})
     assert render_monitoring(model) == [] and monitoring_files(model) == {}
-    assert not any(k.startswith(("prometheus/", "monitoring/")) for k in render_files(model, render_all(model)))
+    assert not any(k.startswith(("prometheus/", "monitoring/", "kube-state-metrics/")) for k in render_files(model, render_all(model)))
 
 
 def test_rule_labels_reach_every_object_for_prometheus_selectors():

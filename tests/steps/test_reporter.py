@@ -83,3 +83,18 @@ def test_the_module_level_report_step_uses_one_process_wide_reporter(monkeypatch
     steps.report_step(5)
     steps.report_step(6)
     assert steps.reporter().last[0] == 6
+
+
+def test_the_module_level_start_serves_step_zero_before_any_step(monkeypatch):
+    """Issue 20: a rank that has not stepped (loading, rendezvous, wedged) is an up target serving 0, not a down one."""
+    monkeypatch.setattr(steps, "_default", None)
+    monkeypatch.setenv(steps.PORT_ENV, "0")
+    monkeypatch.setenv(steps.HOST_ENV, "127.0.0.1")
+    started = steps.start()
+    try:
+        assert started is steps.reporter() and started.host == "127.0.0.1" and started.port != 0
+        assert _scrape(started) == {"gpufleet_training_step": 0.0, "gpufleet_training_step_timestamp_seconds": 0.0}
+        steps.report_step(1)
+        assert _scrape(started)["gpufleet_training_step"] == 1.0
+    finally:
+        started.stop()
