@@ -64,3 +64,17 @@ def dump(value: Any) -> str:
 
 def dump_all(values: list[Any]) -> str:
     return yaml.dump_all(values, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
+
+
+TAB_FIX = "indent with spaces: YAML does not allow tabs in indentation (replace the tab with spaces)"
+
+
+def yaml_problem(exc: yaml.YAMLError) -> tuple[str, str | None]:
+    """PyYAML's complaint in a person's words, and a fix when the cause is known (a tab), for every YAML reader."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    buffer = getattr(mark, "buffer", None)
+    at = buffer[mark.pointer] if buffer and mark is not None and 0 <= mark.pointer < len(buffer) else ""
+    if at == "\t" or (mark is not None and "'\\t'" in problem):
+        return f"a tab character at column {mark.column + 1}", TAB_FIX
+    return problem, None

@@ -126,22 +126,6 @@ def test_plan_prints_quota_per_pool_warnings_and_objects(model, texts):
         assert text in result.stdout, text
 
 
-def test_plan_defaults_to_the_dev_stack_in_the_current_directory(tmp_path, monkeypatch):
-    (tmp_path / "stacks").mkdir()
-    shutil.copy(DEV, tmp_path / "stacks" / "dev.fleet.yaml")
-    monkeypatch.chdir(tmp_path)
-    result = _run("plan")
-    assert result.exit_code == 0, result.output
-    assert "stacks/dev.fleet.yaml: valid" in result.stdout and "pool l4" in result.stdout
-
-
-def test_plan_without_a_model_says_clearly_that_it_is_missing(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    result = _run("plan")
-    assert result.exit_code == 2
-    assert "stacks/dev.fleet.yaml does not exist" in result.stderr
-
-
 @pytest.mark.parametrize("model", [PROD, DEV], ids=["prod", "dev"])
 def test_plan_as_json_has_the_documented_shape(model):
     result = _run("plan", str(model), "--format", "json")
