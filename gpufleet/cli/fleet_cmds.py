@@ -24,12 +24,13 @@ from rich.console import Console
 from rich.table import Table
 
 from gpufleet.cli.exits import USAGE, CliError, guarded
-from gpufleet.cli.inputs import model_file
+from gpufleet.cli.inputs import model_file, stack_for, stack_switch
 from gpufleet.cli.words import plural
 from gpufleet.errors import ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
+from gpufleet.render.controller import ControllerSettings
 from gpufleet.render.plan import Plan, PoolPlan, build_plan, plan_dict
 
 MODEL_HELP = "Fleet model file (default: $GPUFLEET_MODEL, else the stack's gpufleet:model of the nearest Pulumi.yaml)."
@@ -121,8 +122,26 @@ def _pool_table(pool_plan: PoolPlan) -> Table:
     return table
 
 
-def _print_plan(console: Console, model: Path, plan: Plan) -> None:
+def _stack(model: Path) -> tuple[dict, ControllerSettings]:
+    """The stack that deploys ``model`` (JSON-ready) and the controller settings it deploys with."""
+    found = stack_for(model)
+    name, config = (found[0], found[2]) if found else (None, {})
+    settings = ControllerSettings(cert_manager=stack_switch(config, "gpufleet:certManager"),
+                                  prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"))
+    return ({"name": name, "file": str(found[1]) if found else None, "prometheusOperator": settings.prometheus_operator,
+             "certManager": settings.cert_manager}, settings)
+
+
+def _stack_line(stack: dict) -> str:
+    switches = f"prometheusOperator {str(stack['prometheusOperator']).lower()}, certManager {str(stack['certManager']).lower()}"
+    if stack["name"] is None:
+        return f"stack: no Pulumi stack names this model; objects counted with the stack defaults ({switches})"
+    return f"stack: {stack['name']} ({stack['file']}): {switches}"
+
+
+def _print_plan(console: Console, model: Path, plan: Plan, stack: dict) -> None:
     console.print(f"[bold]{model}[/bold]: valid")
+    console.print(_stack_line(stack), markup=False)
     for pool_plan in plan.pools:
         console.print(_pool_table(pool_plan))
         for warning in pool_plan.warnings:
@@ -143,11 +162,13 @@ def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
     if format not in ("table", "json"):
         raise CliError([f"--format {format!r} is not known (fix: use table or json)"])
     model, fleet, rendered = _load(model)
+    stack, settings = _stack(model)
+    the_plan = build_plan(fleet, rendered, settings)
     if format == "json":
-        typer.echo(json.dumps(plan_dict(build_plan(fleet, rendered)), indent=2))
+        typer.echo(json.dumps({**plan_dict(the_plan), "stack": stack}, indent=2))
         return
     console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
-    _print_plan(console, model, build_plan(fleet, rendered))
+    _print_plan(console, model, the_plan, stack)
 
 
 def schema() -> None:

@@ -129,3 +129,23 @@ def model_path(given: Path | str | None) -> Path:
 def model_file(given: Path | str | None) -> Path:
     """The fleet model a command uses (:func:`model_path`), checked to be a readable file."""
     return file_in(model_path(given), "fleet model file", MODEL_HINT)
+
+
+def stack_for(model: Path) -> tuple[str, Path, dict] | None:
+    """The Pulumi stack whose ``gpufleet:model`` is ``model``: (name, its stack file, its config); None when none is."""
+    target = model.resolve()
+    for folder in target.parents:
+        if (folder / "Pulumi.yaml").is_file():
+            config_dir = folder / _stack_config_dir(folder / "Pulumi.yaml")
+            for path in sorted(config_dir.glob("Pulumi.*.yaml")):
+                config = _yaml(path).get("config") or {}
+                named = config.get("gpufleet:model")
+                if isinstance(named, str) and (folder / named).resolve() == target:
+                    return path.name[len("Pulumi."):-len(".yaml")], path, config
+            return None
+    return None
+
+
+def stack_switch(config: dict, key: str) -> bool:
+    """A boolean stack setting (``gpufleet:prometheusOperator: true`` or ``"true"``); absent = false, as Pulumi.yaml's default."""
+    return str(config.get(key, False)).lower() == "true"
