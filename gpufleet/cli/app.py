@@ -33,6 +33,13 @@ def run(argv: list[str]) -> int:
 
 
 def _dispatch(argv: list[str]) -> int:
+    try:
+        return _command(argv)
+    except SystemExit as exc:  # typer's and argparse's way to end a command
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+
+
+def _command(argv: list[str]) -> int:
     if argv == ["--version"]:
         from gpufleet import __version__
 
@@ -44,8 +51,5 @@ def _dispatch(argv: list[str]) -> int:
         return lint_fast.main(argv[1:])
     from gpufleet.cli.commands import register
 
-    try:
-        register(argv)(args=argv, prog_name="gpufleet")
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    register(argv)(args=argv, prog_name="gpufleet")
     return 0

@@ -59,6 +59,10 @@ def load_config(path: str) -> LintConfig:
         raise ModelError(path, [Issue(f"line {mark.line + 1}" if mark else "", f"malformed YAML: {getattr(exc, 'problem', exc)}", "fix the YAML")]) from None
     if not isinstance(data, Mapping):
         raise ModelError(path, [Issue("", "the config must be a mapping", "write keys such as select:, ignore:, options:")])
+    if "kind" in data and "apiVersion" in data:  # a manifest or a fleet model given as the config
+        raise ModelError(path, [Issue("(file)", f"this is a {data['kind']} ({data['apiVersion']}), not a linter config",
+                                      "pass the linter config (keys such as select:, ignore:, options:, fleet:); "
+                                      "a fleet model goes to --fleet")])
     known = {"select", "ignore", "options", "fleet", "fleetContext", "crds"}
     issues = [Issue(FieldPath.of(str(k)), "unknown key", f"use one of {', '.join(sorted(known))}") for k in data if k not in known]
     options = data.get("options") or {}

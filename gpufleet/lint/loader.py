@@ -90,7 +90,7 @@ def _documents(text: str) -> Iterator[tuple[Any, Any]]:
 
 def _yaml_problem(source: Source, exc: yaml.YAMLError) -> Problem:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem, fix = yamlio.yaml_problem(exc)
+    problem, fix = yamlio.yaml_problem(exc, source.text or "")
     context = getattr(exc, "context", None)
     where = f" ({context})" if context else ""
     return Problem(source.name, mark.line + 1 if mark else None,
