@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from gpufleet.cli.app import run
+from tests.cli.test_diff_cli import edited as edited_model
 from tests.lint import manifests as m
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,14 +19,6 @@ def cli(capsys, *argv: str) -> tuple[int, str, str]:
     code = run([str(a) for a in argv])
     out = capsys.readouterr()
     return code, out.out, out.err
-
-
-def edited_model(tmp_path: Path, edit, name: str = "edited.fleet.yaml") -> Path:
-    data = yaml.safe_load(PROD.read_text())
-    edit(data)
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
 
 
 @pytest.mark.parametrize("command", ["validate", "lint"])
