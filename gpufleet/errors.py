@@ -32,7 +32,8 @@ class Issue:
     def render(self, source: str | None = None) -> str:
         where = f"{source}: " if source else ""
         hint = f" (fix: {self.fix})" if self.fix else ""
-        return f"{where}{self.path}: {self.message}{hint}"
+        at = f"{self.path}: " if str(self.path) else ""
+        return f"{where}{at}{self.message}{hint}"
 
 
 @dataclass

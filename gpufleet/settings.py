@@ -115,8 +115,20 @@ def load_fleet_context(path: str, strict: bool = False) -> FleetContext:
     except OSError as exc:
         raise ModelError(path, [Issue("", f"cannot read the fleet context: {exc.strerror or exc}", "check the path")]) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelError(path, [Issue("", f"not a JSON fleet context: {exc}", "pass the JSON written by `gpufleet render` (fleet-context.json)")]) from None
+        raise ModelError(path, [_not_a_context(raw, exc)]) from None
     return fleet_context_from_dict(data, path, strict=strict)
+
+
+MAKE_CONTEXT = "make one with `gpufleet render MODEL --out DIR` (it writes DIR/context/fleet-context.json)"
+
+
+def _not_a_context(raw: bytes, exc: Exception) -> Issue:
+    """Why ``raw`` is no fleet context: a fleet model given in its place, or simply not JSON."""
+    head = raw[:65536].decode("utf-8", "replace")
+    if "kind: Fleet" in head or "gpufleet.dev/v1alpha1" in head:
+        return Issue("(file)", "this is a fleet model (kind: Fleet), but a fleet context (JSON) was expected",
+                     f"pass the model with --fleet instead of --fleet-context, or {MAKE_CONTEXT}")
+    return Issue("(file)", f"not a JSON fleet context ({exc})", f"pass the JSON written by `gpufleet render`; {MAKE_CONTEXT}")
 
 
 def fleet_context_from_dict(data: Any, source: str, strict: bool = False) -> FleetContext:

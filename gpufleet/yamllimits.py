@@ -83,9 +83,20 @@ Loader.add_constructor("tag:yaml.org,2002:int", _int)
 Loader.add_constructor("tag:yaml.org,2002:float", _float)
 
 
+def _two_byte_text(data: bytes) -> bool:
+    """Whether ``data`` (no byte-order mark) reads as UTF-16 text: every other byte NUL, the rest ASCII text."""
+    head = data[:512]
+    if len(head) < 2:
+        return False
+    for zeros, text in ((head[0::2], head[1::2]), (head[1::2], head[0::2])):
+        if not zeros.strip(b"\x00") and all(b in b"\t\n\r" or 32 <= b < 127 for b in text):
+            return True
+    return False
+
+
 def decode(data: bytes) -> str:
     """UTF-8 text of a file, or ``ValueError`` saying what the bytes are and how to fix it."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(data) > 1 and (data[0] == 0 or data[1] == 0)):
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _two_byte_text(data):
         raise ValueError("the file is UTF-16 (or another two-byte encoding), not UTF-8: save it as UTF-8")
     if b"\x00" in data[:8192]:
         raise ValueError("the file is binary (it contains NUL bytes), not YAML text: check the path (YAML is UTF-8 text)")

@@ -6,9 +6,11 @@ scheduler-plugins PodGroups the manifests need on coscheduling pools, printed as
 
 Thin adapter: loads the model (``gpufleet.model``) and the manifests (``gpufleet.lint``'s
 sources and loader), calls the pure ``gpufleet.advise.advise`` and prints its result as
-text or ``--format json``. It never writes a file. Exit codes: 0 advice printed, 1 an
-invalid model or unreadable manifest (one ``file: message (fix: ...)`` line each), 2 a
-usage error. Registered on the app by ``gpufleet.cli.app``.
+text or ``--format json``. It never writes a file. Exit codes (:mod:`gpufleet.cli.exits`):
+0 advice printed, 1 an invalid model or manifest (one ``file: message (fix: ...)`` line
+each), 2 a usage or I/O error (a path that does not exist or cannot be read). Without a
+MODEL argument ``advise`` finds the model as :func:`gpufleet.cli.inputs.model_path` says.
+Registered on the app by ``gpufleet.cli.commands``.
 """
 
 from __future__ import annotations
@@ -24,30 +26,29 @@ import typer
 from gpufleet.advise import Advice, advise as advise_fleet
 from gpufleet.advise.podgroups import render_pod_groups
 from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL
+from gpufleet.cli import inputs
+from gpufleet.cli.exits import USAGE, CliError, guarded
+from gpufleet.cli.words import plural
 from gpufleet.errors import ModelError
 from gpufleet.lint.loader import load
 from gpufleet.lint.sources import collect
 from gpufleet.model import Fleet, load_model
 from gpufleet.render.files import dump
 
-DEFAULT_MODEL = Path("stacks/dev.fleet.yaml")
-
-
 class Format(str, Enum):
     text = "text"
     json = "json"
 
 
-def _fail(lines: list[str], code: int = 1, command: str = "advise") -> typer.Exit:
-    for line in lines:
-        typer.echo(f"gpufleet {command}: {line}", err=True)
-    return typer.Exit(code)
+def _fail(lines: list[str], code: int = 1, command: str = "advise") -> CliError:
+    return CliError([f"gpufleet {command}: {line}" for line in lines], code)
 
 
 def _model(model: Optional[Path], command: str = "advise") -> Fleet:
-    path = model or DEFAULT_MODEL
-    if not path.exists():
-        raise _fail([f"{path} does not exist (fix: pass the fleet model, e.g. `gpufleet advise stacks/prod.fleet.yaml jobs/`)"], 2, command)
+    try:
+        path = inputs.model_file(model)
+    except CliError as exc:
+        raise _fail(exc.lines, exc.code, command) from None
     try:
         return load_model(path)
     except ModelError as exc:
@@ -56,7 +57,16 @@ def _model(model: Optional[Path], command: str = "advise") -> Fleet:
 
 def _objects(paths: list[str], command: str = "advise") -> list[dict]:
     objects, problems = [], []
-    for source in collect(paths):
+    try:
+        for path in paths:
+            inputs.any_in(path, "pass workload manifest files or directories")
+    except CliError as exc:
+        raise _fail(exc.lines, USAGE, command) from None
+    sources = collect(paths)
+    unreadable = [f"{s.name}: {s.error} (fix: check its permissions)" for s in sources if s.unreadable]
+    if unreadable:
+        raise _fail(unreadable, USAGE, command)
+    for source in sources:
         if source.error:
             problems.append(f"{source.name}: {source.error} (fix: pass readable YAML or JSON manifests)")
             continue
@@ -74,12 +84,13 @@ def _decimal(value: str, name: str) -> Decimal:
     except InvalidOperation:
         number = Decimal("NaN")
     if not number.is_finite():
-        raise _fail([f"{name} {value!r} is not a finite number (fix: pass a decimal such as {name} 0.5)"], 2)
+        raise _fail([f"{name} {value!r} is not a finite number (fix: pass a decimal such as {name} 0.5)"], USAGE)
     return number
 
 
 def _print(advice: Advice) -> None:
-    typer.echo(f"fleet {advice.fleet}: {len(advice.pools)} pools, {advice.jobs} jobs ({advice.skipped} objects skipped)")
+    typer.echo(f"fleet {advice.fleet}: {plural(len(advice.pools), 'pool')}, {plural(advice.jobs, 'job')} "
+               f"({plural(advice.skipped, 'object')} skipped)")
     for p in advice.pools:
         typer.echo(f"\npool {p.pool} (now {p.current}): recommended {p.mechanism}")
         typer.echo(f"  change:  {p.change}")
@@ -91,7 +102,8 @@ def _print(advice: Advice) -> None:
 
 
 def advise(
-    model: Optional[Path] = typer.Argument(None, help=f"Fleet model file (default: {DEFAULT_MODEL})."),
+    model: Optional[Path] = typer.Argument(None, help="Fleet model file (default: $GPUFLEET_MODEL, else the stack's "
+                                                      "gpufleet:model of the nearest Pulumi.yaml)."),
     manifests: Optional[List[str]] = typer.Argument(None, help="Workload manifests (files or directories) whose job sizes to weigh."),
     format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
     free_fraction: str = typer.Option(str(FREE_FRACTION), help="Share of a busy pool that is routinely free (the contiguous block)."),
@@ -100,14 +112,14 @@ def advise(
     """Recommend a gang mechanism per pool (the premise's four questions); never changes a file."""
     fraction, small = _decimal(free_fraction, "--free-fraction"), _decimal(small_pool, "--small-pool")
     if not Decimal(0) < fraction <= Decimal(1):
-        raise _fail([f"--free-fraction {free_fraction} must be above 0 and at most 1 (fix: pass a share such as 0.5)"], 2)
+        raise _fail([f"--free-fraction {free_fraction} must be above 0 and at most 1 (fix: pass a share such as 0.5)"], USAGE)
     if small < 0:
-        raise _fail([f"--small-pool {small_pool} must be 0 or more GPUs (fix: pass a GPU count such as {SMALL_POOL})"], 2)
+        raise _fail([f"--small-pool {small_pool} must be 0 or more GPUs (fix: pass a GPU count such as {SMALL_POOL})"], USAGE)
     fleet = _model(model)
     result = advise_fleet(fleet, _objects(list(manifests or [])), fraction, small)
     if manifests and not result.jobs:
         namespaces = ", ".join(ns for t in fleet.teams for ns in t.namespaces)
-        typer.echo(f"gpufleet advise: none of the {result.skipped} objects given is a workload in a team's namespace, so no job "
+        typer.echo(f"gpufleet advise: none of the {plural(result.skipped, 'object')} given is a workload in a team's namespace, so no job "
                    f"size was weighed (fix: set metadata.namespace to one of the model's namespaces: {namespaces})", err=True)
     if format is Format.json:
         typer.echo(json.dumps(result.to_json(), indent=2))
@@ -127,5 +139,5 @@ def podgroups(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(advise)
-    app.command()(podgroups)
+    app.command()(guarded(advise))
+    app.command()(guarded(podgroups))

@@ -1,7 +1,10 @@
 """The ``gpufleet`` command's entry point (also ``python -m gpufleet``).
 
-Called by users, CI and pre-commit. Exit codes: 0 fine, 1 invalid input or blocking
-findings, 2 usage error. Bad input never prints a traceback.
+Called by users, CI and pre-commit. Exit codes (:mod:`gpufleet.cli.exits`, the README's
+table): 0 fine, 1 invalid input or blocking findings, 2 usage or I/O error. Bad input
+never prints a traceback: a :class:`~gpufleet.cli.exits.CliError` or an ``OSError`` that
+reaches this module (any command, also ones added later) is one line and exit 2, and
+standard output is flushed here so a full disk is reported too.
 
 Start-up time matters (the pre-commit hook runs ``gpufleet lint`` on every commit,
 docs/performance.md), so this module imports nothing heavy: ``gpufleet lint ...``
@@ -16,16 +19,37 @@ import sys
 
 
 def main() -> None:
-    argv = sys.argv[1:]
+    sys.exit(run(sys.argv[1:]))
+
+
+def run(argv: list[str]) -> int:
+    """Run the command line ``argv`` (without the program name); the exit code."""
+    from gpufleet.cli import exits
+
+    try:
+        return exits.flushed(_dispatch(argv))
+    except (exits.CliError, OSError) as exc:
+        return exits.handle(exc)
+
+
+def _dispatch(argv: list[str]) -> int:
+    try:
+        return _command(argv)
+    except SystemExit as exc:  # typer's and argparse's way to end a command
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+
+
+def _command(argv: list[str]) -> int:
     if argv == ["--version"]:
         from gpufleet import __version__
 
         print(f"gpufleet {__version__}")
-        return
+        return 0
     from gpufleet.cli import lint_fast
 
     if lint_fast.takes(argv):
-        sys.exit(lint_fast.main(argv[1:]))
+        return lint_fast.main(argv[1:])
     from gpufleet.cli.commands import register
 
-    register(argv)()
+    register(argv)(args=argv, prog_name="gpufleet")
+    return 0

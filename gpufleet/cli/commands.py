@@ -4,7 +4,9 @@ Called by :func:`gpufleet.cli.app.main` for every command line the lint fast pat
 not take. Each command group lives in its own module and registers itself on
 :data:`app`; :func:`register` imports only the module of the command named on the
 command line (help, ``--version`` and unknown commands register every group), so
-``gpufleet validate`` does not import the diff or the advisor.
+``gpufleet validate`` does not import the diff or the advisor. Registering is idempotent:
+a group already on the app is not added again, so ``main()`` may run many times in one
+process (each group's commands once).
 """
 
 from __future__ import annotations
@@ -53,7 +55,13 @@ def modules(argv: Sequence[str]) -> tuple[str, ...]:
     return (wanted,) if wanted else GROUPS
 
 
+_registered: set[str] = set()  # the groups already on :data:`app`
+
+
 def register(argv: Sequence[str]) -> typer.Typer:
+    """:data:`app` with the command groups ``argv`` needs (each group added once per process)."""
     for name in dict.fromkeys(modules(argv)):
-        importlib.import_module(f"gpufleet.cli.{name}").register(app)
+        if name not in _registered:
+            importlib.import_module(f"gpufleet.cli.{name}").register(app)
+            _registered.add(name)
     return app

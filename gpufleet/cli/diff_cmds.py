@@ -2,9 +2,10 @@
 
 Thin adapter over :mod:`gpufleet.diff`: loads both models (the base from a file or from
 ``git show REF:PATH``), optionally the CRDs (``--crds``, default ``$GPUFLEET_CRDS``),
-and prints text (rich tables), JSON or Markdown. Exit codes: 0 every step accepted,
-1 a step rejected or blocked or a model invalid, 2 usage error. Registered by
-``gpufleet.cli.app``.
+and prints text (rich tables), JSON or Markdown. Exit codes (:mod:`gpufleet.cli.exits`):
+0 every step accepted, 1 a step rejected or blocked or a model invalid, 2 a usage or I/O
+error. With ``--git`` and no MODEL, the model is found as :func:`gpufleet.cli.inputs.model_path`
+says. Registered by ``gpufleet.cli.commands``.
 """
 
 from __future__ import annotations
@@ -21,33 +22,40 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from gpufleet.cli import inputs
+from gpufleet.cli.exits import CliError, guarded
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import Diff, diff_fleets
-from gpufleet.diff.markdown import QUOTA_HEADER, pool_change, STEP_HEADER, quota_cells, step_cells, to_markdown
+from gpufleet.diff.markdown import (QUOTA_HEADER, STEP_HEADER, fix_groups, fix_lines, pool_change, quota_cells,
+                                    step_cells, to_markdown)
 from gpufleet import yamlio
 from gpufleet.errors import Issue, ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.model.loader import parse_model
 
 FORMATS = ("text", "json", "markdown")
+PIPED_WIDTH = 100  # columns of the text tables when standard output is not a terminal
 
 
-def _fail(lines: list[str], code: int) -> typer.Exit:
-    for line in lines:
-        typer.echo(line, err=True)
-    return typer.Exit(code)
+def _git(args: list[str], cwd: Path | str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
 def _git_base(model: Path, ref: str) -> Fleet:
     """The model file as it is at git revision ``ref``."""
     try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=model.resolve().parent, capture_output=True, text=True, check=True).stdout.strip()
-        rel = model.resolve().relative_to(Path(top).resolve()).as_posix()
-        text = subprocess.run(["git", "show", f"{ref}:{rel}"], cwd=top, capture_output=True, text=True, check=True).stdout
-    except (OSError, ValueError, subprocess.CalledProcessError) as exc:
-        detail = getattr(exc, "stderr", "") or str(exc)
-        raise _fail([f"{model}: cannot read it at git revision {ref!r}: {detail.strip()} "
-                     "(fix: pass a revision that has the file, e.g. --git origin/main, or two files)"], 2) from None
+        top = _git(["rev-parse", "--show-toplevel"], model.resolve().parent).strip()
+    except (OSError, subprocess.CalledProcessError):
+        raise CliError([f"{model}: is not in a git repository, so there is no revision {ref!r} to compare it with "
+                        "(fix: run it on a model inside a git checkout, or compare two files: gpufleet diff OLD NEW)"]) from None
+    rel = model.resolve().relative_to(Path(top).resolve()).as_posix()
+    try:
+        text = _git(["show", f"{ref}:{rel}"], top)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = (getattr(exc, "stderr", "") or str(exc)).strip().splitlines()[0]
+        raise CliError([f"{model}: cannot read it at git revision {ref!r}: {detail} "
+                        "(fix: pass a revision that has the file, see `git log --oneline -- "
+                        f"{rel}`, or compare two files: gpufleet diff OLD NEW)"]) from None
     source = f"{ref}:{rel}"
     try:
         data = yamlio.load(text)
@@ -60,8 +68,7 @@ def _crds(path: Optional[Path]) -> CrdSet | None:
     path = path or (Path(os.environ["GPUFLEET_CRDS"]) if os.environ.get("GPUFLEET_CRDS") else None)
     if path is None:
         return None
-    if not path.exists():
-        raise _fail([f"{path}: no such CRD directory (fix: pass --crds with the directory of the Kueue and Volcano CRDs)"], 2)
+    inputs.dir_in(path, "CRD directory", "pass --crds with the directory of the Kueue and Volcano CRDs (docs/crds.md)")
     return CrdSet.load(path)
 
 
@@ -75,7 +82,7 @@ def _table(title: str, header, rows) -> Table:
 
 
 def _print_text(diff: Diff, title: str) -> None:
-    console = Console(width=None if sys.stdout.isatty() else 160, highlight=False)
+    console = Console(width=None if sys.stdout.isatty() else PIPED_WIDTH, highlight=False)
     console.print(f"[bold]{title}[/bold]")
     if diff.quota:
         console.print(_table("quota", QUOTA_HEADER, map(quota_cells, diff.quota)))
@@ -83,13 +90,17 @@ def _print_text(diff: Diff, title: str) -> None:
         console.print(f"namespace {moved['namespace']}: team {moved['from']} -> {moved['to']}")
     for pool in diff.pools:
         console.print(f"pool {pool['pool']}: {pool_change(pool, '->')}")
-    console.print(_table("steps, in `pulumi up` order", STEP_HEADER, map(step_cells, diff.steps)))
+    fixes = fix_groups(diff.steps)
+    console.print(_table("steps, in `pulumi up` order", STEP_HEADER, (step_cells(s, fixes=fixes) for s in diff.steps)))
+    for line in fix_lines(diff.steps):
+        console.print(line, markup=False)
     state = "every step accepted" if diff.accepted else f"{diff.rejected} rejected, {diff.blocked} blocked"
     console.print(f"{len(diff.steps)} step(s): {state}" + ("" if diff.crds_checked else " (CRD schemas not checked: --crds DIR)"))
 
 
 def diff(
-    base: Path = typer.Argument(..., help="The base model (or, with --git, the model to compare with its git revision)."),
+    base: Optional[Path] = typer.Argument(None, help="The base model (or, with --git, the model to compare with its git "
+                                                     "revision; default: as for `gpufleet validate`)."),
     new: Optional[Path] = typer.Argument(None, help="The new model (omit with --git)."),
     git: Optional[str] = typer.Option(None, "--git", help="Compare MODEL with itself at this git revision (e.g. origin/main)."),
     output: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
@@ -97,12 +108,12 @@ def diff(
 ) -> None:
     """Show every quota change and the steps `pulumi up` would take, each judged as the API server would judge it."""
     if output not in FORMATS:
-        raise _fail([f"--format {output!r}: choose one of {', '.join(FORMATS)}"], 2)
-    if (git is None) == (new is None):
-        raise _fail(["give two model files (gpufleet diff BASE NEW) or one with --git REF (gpufleet diff MODEL --git origin/main)"], 2)
-    missing = [path for path in (base, new) if path is not None and not path.is_file()]
-    if missing:
-        raise _fail([f"{path}: no such model file (fix: pass the path of a fleet model, e.g. stacks/prod.fleet.yaml)" for path in missing], 2)
+        raise CliError([f"--format {output!r} is not known (fix: choose one of {', '.join(FORMATS)})"])
+    if (git is None) == (new is None) or (git is None and base is None):
+        raise CliError(["give two model files (gpufleet diff BASE NEW) or one with --git REF (gpufleet diff MODEL --git origin/main)"])
+    base = inputs.model_file(base)
+    if new is not None:
+        inputs.model_file(new)
     crd_set = _crds(crds)
     try:
         if git is not None:
@@ -111,9 +122,9 @@ def diff(
             before, after, title = load_model(base), load_model(new), f"{base} -> {new}"
         result = diff_fleets(before, after, crd_set)
     except ModelError as exc:
-        raise _fail(exc.lines() or [f"{exc}"], 1) from None
+        raise CliError(exc.lines() or [f"{exc}"], 1) from None
     except ValueError as exc:
-        raise _fail([f"{exc}"], 1) from None
+        raise CliError([f"{exc}"], 1) from None
     if output == "json":
         typer.echo(json.dumps(result.to_json(), indent=2))
     elif output == "markdown":
@@ -124,4 +135,4 @@ def diff(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(diff)
+    app.command()(guarded(diff))

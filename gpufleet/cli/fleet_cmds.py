@@ -2,10 +2,11 @@
 
 Thin adapter over the core: ``gpufleet.model`` loads and validates, ``gpufleet.render``
 renders, ``gpufleet.render.plan`` computes the plan; this module only parses
-arguments, prints (rich tables for the plan) and writes files. Exit codes: 0 fine,
-1 invalid model, 2 usage error. A bad model prints one ``file: path: message (fix: ...)``
-line per issue on stderr, never a traceback. Registered on the app by
-``gpufleet.cli.app``.
+arguments, prints (rich tables for the plan) and writes files. Exit codes
+(:mod:`gpufleet.cli.exits`): 0 fine, 1 invalid model, 2 usage or I/O error. A bad model
+prints one ``file: path: message (fix: ...)`` line per issue on stderr, never a
+traceback. Without a MODEL argument the model is found as :func:`gpufleet.cli.inputs.model_path`
+says. Registered on the app by ``gpufleet.cli.commands``.
 """
 
 from __future__ import annotations
@@ -22,49 +23,48 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gpufleet.cli.exits import USAGE, CliError, guarded
+from gpufleet.cli.inputs import model_file, stack_for, stack_switch
+from gpufleet.cli.words import plural
 from gpufleet.errors import ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
+from gpufleet.render.controller import ControllerSettings
 from gpufleet.render.plan import Plan, PoolPlan, build_plan, plan_dict
 
-DEFAULT_MODEL = Path("stacks/dev.fleet.yaml")
+MODEL_HELP = "Fleet model file (default: $GPUFLEET_MODEL, else the stack's gpufleet:model of the nearest Pulumi.yaml)."
 
 
-def _fail(lines: list[str], code: int = 1) -> typer.Exit:
-    for line in lines:
-        typer.echo(line, err=True)
-    return typer.Exit(code)
-
-
-def _load(model: Path) -> tuple[Fleet, Rendered]:
-    """Load, validate and render, or exit 1 with every issue (2 when the file does not exist: a usage error)."""
-    if not model.exists():
-        raise _fail([f"{model}: no such file: pass the fleet model file, e.g. stacks/prod.fleet.yaml"], 2)
+def _load(given: Optional[Path]) -> tuple[Path, Fleet, Rendered]:
+    """The model's path, the model and its rendering; exit 1 with every issue, 2 when the file cannot be read."""
+    model = model_file(given)
     try:
         fleet = load_model(model)
-        return fleet, render_all(fleet)
+        return model, fleet, render_all(fleet)
     except ModelError as exc:
-        raise _fail(exc.lines()) from None
+        raise CliError(exc.lines(), 1) from None
     except ValueError as exc:  # names that collide once rendered
-        raise _fail([f"{model}: {exc}"]) from None
+        raise CliError([f"{model}: {exc}"], 1) from None
 
 
-def validate(model: Path = typer.Argument(..., help="Fleet model file (stacks/<env>.fleet.yaml).")) -> None:
+def validate(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP)) -> None:
     """Validate a fleet model: schema, references, sums against capacity, engine rules."""
-    fleet, _ = _load(model)
-    typer.echo(f"{model}: valid ({len(fleet.pools)} pools, {len(fleet.teams)} teams, "
-               f"{len(fleet.cohorts)} cohorts, {len(fleet.priority_classes)} priority classes)")
+    model, fleet, _ = _load(model)
+    counts = ", ".join(plural(n, word) for n, word in ((len(fleet.pools), "pool"), (len(fleet.teams), "team"),
+                                                     (len(fleet.cohorts), "cohort"),
+                                                     (len(fleet.priority_classes), "priority class")))
+    typer.echo(f"{model}: valid ({counts})")
 
 
 def _check_out(out: Path) -> None:
     if out.exists() and not out.is_dir():
-        raise _fail([f"{out}: exists and is not a directory (choose a new or empty directory for --out)"], 2)
+        raise CliError([f"{out}: exists and is not a directory (fix: choose a new or empty directory for --out)"])
     if out.is_dir():
         foreign = [p.name for p in out.iterdir() if not (OWN_FILE.match(p.name) or (p.name in OWN_DIRS and p.is_dir()))]
         if foreign:
-            raise _fail([f"{out}: holds files gpufleet did not write ({', '.join(sorted(foreign)[:5])}); "
-                         "choose a new or empty directory for --out"], 2)
+            raise CliError([f"{out}: holds files gpufleet did not write ({', '.join(sorted(foreign)[:5])}) "
+                            "(fix: choose a new or empty directory for --out)"])
 
 
 def _write_all(out: Path, files: dict[str, str]) -> None:
@@ -91,17 +91,18 @@ def _write_all(out: Path, files: dict[str, str]) -> None:
 
 
 def render(
-    model: Path = typer.Argument(..., help="Fleet model file."),
+    model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
     out: Path = typer.Option(..., "--out", "-o", help="Directory to write (created, or replaced if gpufleet wrote it)."),
 ) -> None:
     """Render a fleet model to one kubectl-appliable YAML file per object (plus the engine ConfigMaps)."""
     _check_out(out)
-    fleet, rendered = _load(model)
+    model, fleet, rendered = _load(model)
     files = render_files(fleet, rendered)
     try:
         _write_all(out, files)
     except OSError as exc:
-        raise _fail([f"{out}: cannot write the rendered files: {exc.strerror or exc}"]) from None
+        raise CliError([f"{out}: cannot write the rendered files: {exc.strerror or exc} "
+                        "(fix: check the folder's permissions and free space; nothing was changed)"], USAGE) from None
     typer.echo(f"{model}: wrote {len(files)} files to {out}/ (apply with `kubectl apply -f {out}`)")
 
 
@@ -121,8 +122,26 @@ def _pool_table(pool_plan: PoolPlan) -> Table:
     return table
 
 
-def _print_plan(console: Console, model: Path, plan: Plan) -> None:
+def _stack(model: Path) -> tuple[dict, ControllerSettings]:
+    """The stack that deploys ``model`` (JSON-ready) and the controller settings it deploys with."""
+    found = stack_for(model)
+    name, config = (found[0], found[2]) if found else (None, {})
+    settings = ControllerSettings(cert_manager=stack_switch(config, "gpufleet:certManager"),
+                                  prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"))
+    return ({"name": name, "file": str(found[1]) if found else None, "prometheusOperator": settings.prometheus_operator,
+             "certManager": settings.cert_manager}, settings)
+
+
+def _stack_line(stack: dict) -> str:
+    switches = f"prometheusOperator {str(stack['prometheusOperator']).lower()}, certManager {str(stack['certManager']).lower()}"
+    if stack["name"] is None:
+        return f"stack: no Pulumi stack names this model; objects counted with the stack defaults ({switches})"
+    return f"stack: {stack['name']} ({stack['file']}): {switches}"
+
+
+def _print_plan(console: Console, model: Path, plan: Plan, stack: dict) -> None:
     console.print(f"[bold]{model}[/bold]: valid")
+    console.print(_stack_line(stack), markup=False)
     for pool_plan in plan.pools:
         console.print(_pool_table(pool_plan))
         for warning in pool_plan.warnings:
@@ -137,22 +156,19 @@ def _print_plan(console: Console, model: Path, plan: Plan) -> None:
     console.print(summary)
 
 
-def plan(model: Optional[Path] = typer.Argument(None, help=f"Fleet model file (default: {DEFAULT_MODEL})."),
+def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
          format: str = typer.Option("table", "--format", help="table (for people) or json (for scripts).")) -> None:
     """Validate and render a fleet model, then print quota per pool, warnings and the objects to apply."""
-    if model is None:
-        model = DEFAULT_MODEL
-        if not model.exists():
-            raise _fail([f"no MODEL given and {DEFAULT_MODEL} does not exist in {Path.cwd()}: "
-                         "pass the model file, e.g. `gpufleet plan stacks/prod.fleet.yaml`"], 2)
     if format not in ("table", "json"):
-        raise _fail([f"--format {format!r} is not known: use table or json"], 2)
-    fleet, rendered = _load(model)
+        raise CliError([f"--format {format!r} is not known (fix: use table or json)"])
+    model, fleet, rendered = _load(model)
+    stack, settings = _stack(model)
+    the_plan = build_plan(fleet, rendered, settings)
     if format == "json":
-        typer.echo(json.dumps(plan_dict(build_plan(fleet, rendered)), indent=2))
+        typer.echo(json.dumps({**plan_dict(the_plan), "stack": stack}, indent=2))
         return
     console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
-    _print_plan(console, model, build_plan(fleet, rendered))
+    _print_plan(console, model, the_plan, stack)
 
 
 def schema() -> None:
@@ -160,10 +176,10 @@ def schema() -> None:
     try:
         from gpufleet.model.schema import fleet_json_schema
     except ImportError as exc:
-        raise _fail([f"the fleet model schema is not available in this build ({exc})"]) from None
+        raise CliError([f"the fleet model schema is not available in this build ({exc})"], 1) from None
     typer.echo(json.dumps(fleet_json_schema(), indent=2))
 
 
 def register(app: typer.Typer) -> None:
     for command in (validate, render, plan, schema):
-        app.command()(command)
+        app.command()(guarded(command))

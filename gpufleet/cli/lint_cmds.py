@@ -19,10 +19,10 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from gpufleet.cli import lint_run
+from gpufleet.cli.exits import USAGE, guarded
 from gpufleet.lint.ruledoc import rule_markdown
 from gpufleet.rules import registry
 
-USAGE = 2
 
 
 class Format(str, Enum):
@@ -78,15 +78,11 @@ def explain_command(code: str = typer.Argument(..., help="Rule code (GANG301) or
     if rule is None:
         typer.echo(f"gpufleet explain: unknown rule {code!r}; known codes: {', '.join(registry.REGISTRY)}", err=True)
         raise typer.Exit(USAGE)
-    markdown = rule_markdown(rule, level=1)
-    console = Console(highlight=False)
-    if console.is_terminal:
-        console.print(Markdown(markdown))
-    else:
-        typer.echo(markdown, nl=False)
+    # rich renders the Markdown: styled on a terminal, plain text (no `#`, no backticks) when piped
+    Console(highlight=False).print(Markdown(rule_markdown(rule, level=1)))
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lint")(lint_command)
-    app.command("rules")(rules_command)
-    app.command("explain")(explain_command)
+    app.command("lint")(guarded(lint_command))
+    app.command("rules")(guarded(rules_command))
+    app.command("explain")(guarded(explain_command))

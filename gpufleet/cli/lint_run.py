@@ -4,9 +4,11 @@ Called by both front ends of the command: the typer command (:mod:`gpufleet.cli.
 used for ``--help`` and by the full CLI) and the start-up fast path
 (:mod:`gpufleet.cli.lint_fast`, which ``gpufleet lint ...`` takes so a pre-commit hook
 does not pay for typer's and pydantic's imports). :func:`run` takes already-parsed
-options and returns the exit code: 0 no blocking finding, 1 an unwaived error finding,
-2 a usage error (printed to standard error as ``gpufleet lint: ...``). rich is imported
-only when writing text to a terminal.
+options and returns the exit code (:mod:`gpufleet.cli.exits`): 0 no blocking finding,
+1 an unwaived error finding (malformed YAML is GANG000), 2 a usage or I/O error: a path
+that does not exist or cannot be read, a bad --fleet/--fleet-context/--config/--crds, a
+report that cannot be written (printed to standard error as ``gpufleet lint: ...``, one
+line each). rich is imported only when writing text to a terminal.
 """
 
 from __future__ import annotations
@@ -17,24 +19,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from gpufleet.cli import inputs
+from gpufleet.cli.exits import USAGE, CliError, handle
 from gpufleet.errors import ModelError
 from gpufleet.lint.context import LintConfig, load_config
-from gpufleet.lint.runner import Report, lint, unknown_codes
+from gpufleet.lint.runner import Report, lint_sources, unknown_codes
+from gpufleet.lint.sources import collect
 from gpufleet.rules.api import CheckContext
 from gpufleet.settings import load_settings
 
-USAGE = 2
 FORMATS = ("text", "json", "sarif")
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 STYLES = {"error": "bold red", "warning": "yellow", "waived": "dim", "detail": "", "summary": "bold"}
 
 
-class UsageError(Exception):
-    """A bad option or an unreadable input: exit 2 with these lines."""
-
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__("; ".join(lines))
-        self.lines = lines
+UsageError = CliError  # a bad option or an unreadable input: exit 2 with these lines
 
 
 @dataclass(frozen=True)
@@ -62,6 +61,12 @@ def _context(config: LintConfig, opts: Options) -> CheckContext:
     crds = opts.crds or config.crds
     if fleet and fleet_context:
         raise UsageError(["give either --fleet or --fleet-context, not both"])
+    if fleet:
+        inputs.file_in(fleet, "fleet model file", "pass the fleet model with --fleet, e.g. stacks/prod.fleet.yaml")
+    if fleet_context:
+        inputs.file_in(fleet_context, "fleet context file", "pass fleet-context.json (written by `gpufleet render`)")
+    if crds:
+        inputs.dir_in(crds, "CRD directory", "pass the directory of the engines' CRD YAML files (docs/crds.md)")
     try:
         settings = load_settings(model=fleet, context=fleet_context, crds=crds, options=config.options,
                                  options_source=opts.config or "options")
@@ -76,9 +81,11 @@ def _check_usage(opts: Options) -> None:
     if not DNS_LABEL.fullmatch(opts.namespace):
         raise UsageError([f"--namespace {opts.namespace!r} is not a namespace name: use lowercase letters, digits "
                           "and '-' (at most 63)"])
-    missing = [p for p in opts.paths if p != "-" and not Path(p).exists()]
-    if missing:
-        raise UsageError([f"{p}: no such file or directory" for p in missing])
+    for path in opts.paths:
+        if path != "-":
+            inputs.any_in(path, "pass manifest files or directories, or - for standard input")
+    if opts.config:
+        inputs.file_in(opts.config, "linter config file", "pass the linter config YAML, e.g. --config lint.yaml")
 
 
 def _print_text(report: Report) -> None:
@@ -121,13 +128,17 @@ def _lint(opts: Options) -> int:
         raise UsageError([f"unknown rule code(s) {', '.join(unknown)}: see `gpufleet rules`"])
     ctx = _context(settings, opts)
     stdin_text = sys.stdin.read() if "-" in opts.paths else None
-    report = lint(opts.paths, ctx, chosen, skipped, stdin_text=stdin_text, namespace=opts.namespace)
+    sources = collect(opts.paths, stdin_text)
+    unreadable = [f"{s.name}: {s.error} (fix: check its permissions)" for s in sources if s.unreadable]
+    if unreadable:
+        raise UsageError(unreadable)
+    report = lint_sources(sources, ctx, chosen, skipped, namespace=opts.namespace)
     if opts.fmt == "text" and opts.output is None:
         _print_text(report)
     elif opts.output is None:
         sys.stdout.write(_render(report, opts.fmt))
     else:
-        opts.output.write_text(_render(report, opts.fmt), encoding="utf-8")
+        inputs.write_file(opts.output, _render(report, opts.fmt))
     return report.exit_code
 
 
@@ -135,7 +146,5 @@ def run(opts: Options) -> int:
     """Lint as ``opts`` say; the exit code (usage errors are printed to standard error)."""
     try:
         return _lint(opts)
-    except UsageError as exc:
-        for line in exc.lines:
-            print(f"gpufleet lint: {line}", file=sys.stderr)
-        return USAGE
+    except (CliError, OSError) as exc:
+        return handle(exc, "gpufleet lint: ")

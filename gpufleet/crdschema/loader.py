@@ -67,10 +67,13 @@ def read_file(path: Path) -> list[CrdVersion]:
 
 
 def from_documents(documents: Iterable[Any], source: str) -> list[CrdVersion]:
-    """The served versions of the CRDs among ``documents`` (other documents are skipped)."""
+    """The served versions of the CRDs among ``documents`` (other documents are skipped).
+
+    A ``List`` (what ``kubectl get crd -o yaml`` prints) counts as its items (docs/crds.md).
+    """
     out: list[CrdVersion] = []
     issues: list[Issue] = []
-    for index, doc in enumerate(documents):
+    for index, doc in enumerate(_items(documents)):
         if not _is_crd(doc):
             continue
         try:
@@ -81,6 +84,14 @@ def from_documents(documents: Iterable[Any], source: str) -> list[CrdVersion]:
     if issues:
         raise ModelError(source, issues)
     return out
+
+
+def _items(documents: Iterable[Any]) -> Iterable[Any]:
+    for doc in documents:
+        if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            yield from doc["items"]
+        else:
+            yield doc
 
 
 def _is_crd(doc: Any) -> bool:

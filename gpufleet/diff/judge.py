@@ -113,6 +113,8 @@ class Cluster:
                     self._index.setdefault(_parent_of(manifest), []).append(name)
 
     def _judge(self, step: Step) -> Verdict:
+        if step.op in ("protect", "unprotect"):
+            return Verdict("ok", step.why)
         if step.op == "delete" and step.protect:
             what = "replace" if step.replaced else "delete"
             return Verdict("blocked", f"Pulumi refuses to {what} a protected resource: it may hold admitted work", RETIRE_FIX)

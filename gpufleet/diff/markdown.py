@@ -30,11 +30,34 @@ def quota_cells(row: dict[str, Any]) -> list[str]:
     return [row["team"], row["pool"], row["change"], *(_pair(before, after, k) for k in ("nominal", "borrowingLimit", "lendingLimit", "share"))]
 
 
-def step_cells(step: dict[str, Any], width: int = 4) -> list[str]:
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text[-1] in ".!?)" else text + "."
+
+
+def fix_groups(steps: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
+    """Each distinct fix of the steps that are not ok, once, with the steps (``order``) it fixes, first seen first."""
+    groups: dict[str, list[int]] = {}
+    for step in steps:
+        if step.get("fix") and step["verdict"] != "ok":
+            groups.setdefault(step["fix"], []).append(step["order"])
+    return list(groups.items())
+
+
+def fix_lines(steps: list[dict[str, Any]]) -> list[str]:
+    """``fix 1 (steps 4, 6): ...``: one line per distinct fix, which the step rows refer to by number."""
+    return [f"fix {n} ({'step' if len(orders) == 1 else 'steps'} {', '.join(map(str, orders))}): {_sentence(fix)}"
+            for n, (fix, orders) in enumerate(fix_groups(steps), 1)]
+
+
+def step_cells(step: dict[str, Any], width: int = 4, fixes: list[tuple[str, list[int]]] | None = None) -> list[str]:
+    """One row of the steps table; a step that is not ok refers to its fix by number (see :func:`fix_lines`)."""
     fields = step["fields"][:width]
     more = f" (+{len(step['fields']) - width})" if len(step["fields"]) > width else ""
     name = f"{step['namespace']}/{step['name']}" if step.get("namespace") else str(step["name"])
-    reason = step["reason"] + (f" Fix: {step['fix']}" if step.get("fix") and step["verdict"] != "ok" else "")
+    numbers = {fix: n for n, (fix, _) in enumerate(fixes or fix_groups([step]), 1)}
+    see = f" See fix {numbers[step['fix']]}." if step.get("fix") in numbers and step["verdict"] != "ok" else ""
+    reason = _sentence(step["reason"]) + see
     return [str(step["order"]), step["op"], str(step["kind"]), name, ", ".join(fields) + more, ICON[step["verdict"]], reason]
 
 
@@ -57,7 +80,10 @@ def to_markdown(diff: Diff, title: str) -> str:
         lines.append("")
     if diff.steps:
         lines += ["#### Steps (in `pulumi up` order)", "", _row(list(STEP_HEADER)), _row(["---"] * len(STEP_HEADER))]
-        lines += [_row(step_cells(s)) for s in diff.steps]
+        fixes = fix_groups(diff.steps)
+        lines += [_row(step_cells(s, fixes=fixes)) for s in diff.steps]
+        if fixes:
+            lines += ["", *(f"- {line}" for line in fix_lines(diff.steps))]
     else:
         lines.append("No object changes.")
     return "\n".join(lines) + "\n"

@@ -15,6 +15,10 @@ that registers every rendered object once, in ``Rendered.objects`` order:
 - the step executor runs a step after the steps of the resources it depends on, so the
   serial order is a topological order of the new ``depends_on`` graph, registration order
   breaking ties;
+- a resource whose inputs are the same but whose ``protect`` option changed (a team's
+  ``lifecycle`` moving to or from ``retired``) is a step too (``protect``/``unprotect``):
+  ``pulumi up`` writes the new flag into the state without calling the provider, and a
+  later delete is blocked until it has run;
 - ``GenerateDeletes``: resources of the old state the program no longer registers are
   deleted after every other step, dependents before what they depend on (reverse
   topological order of the old graph).
@@ -37,7 +41,7 @@ from gpufleet.render.ordering import depends_on_keys
 @dataclass(frozen=True)
 class Step:
     op: str
-    """create | update | replace | delete."""
+    """create | update | replace | delete | protect | unprotect (only Pulumi's protect flag changes)."""
     key: str
     old: dict | None
     new: dict | None
@@ -90,6 +94,12 @@ def changed_fields(old: Any, new: Any, path: FieldPath = ROOT) -> list[str]:
 RETAINED = "released from the stack, not deleted (retainOnDelete): it stays in the cluster with what runs in it"
 
 
+PROTECT_WHY = {  # the reason of a step where only the protection changes; nothing changes in the cluster
+    "unprotect": "protection dropped (lifecycle: retired); only the stack's state changes",
+    "protect": "protection added; only the stack's state changes",
+}
+
+
 def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) -> list[Step]:
     """Every step from ``base`` to ``new``, in the order ``pulumi up`` applies them."""
     base_by = {o.key: o for o in base}
@@ -103,6 +113,9 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
             continue
         fields = tuple(changed_fields(before.manifest, after.manifest))
         if not fields:
+            if before.protect != after.protect:  # a lifecycle change: only Pulumi's protect flag moves
+                op = "unprotect" if before.protect else "protect"
+                steps.append(Step(op, key, before.manifest, after.manifest, before.protect, ("protect",), PROTECT_WHY[op]))
             continue
         immutable = replace_reasons(before.manifest, after.manifest)
         if immutable:

@@ -37,7 +37,14 @@ def _codes(value: Any, source: str, key: str) -> tuple[str, ...]:
         value = value.split(",")
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ModelError(source, [Issue(FieldPath.of(key), "must be a list of rule codes", f"{key}: [GANG301, GANG4]")])
-    return tuple(v.strip() for v in value if v.strip())
+    codes = tuple(v.strip() for v in value if v.strip())
+    from gpufleet.lint.runner import unknown_codes
+
+    unknown = unknown_codes([c.upper() for c in codes])
+    if unknown:
+        raise ModelError(source, [Issue(FieldPath.of(key), f"unknown rule code(s) {', '.join(unknown)}",
+                                        "use codes or prefixes that `gpufleet rules` lists (GANG301, GANG4)")])
+    return codes
 
 
 def load_config(path: str) -> LintConfig:
@@ -45,12 +52,17 @@ def load_config(path: str) -> LintConfig:
     try:
         data = yamllimits.load(yamllimits.decode(Path(path).read_bytes())) or {}
     except (OSError, ValueError) as exc:
-        raise ModelError(path, [Issue("", f"cannot read the config file: {exc}", "check the path")]) from None
+        raise ModelError(path, [Issue("(file)", f"cannot read the config file: {getattr(exc, 'strerror', None) or exc}",
+                                      "check the path")]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ModelError(path, [Issue(f"line {mark.line + 1}" if mark else "", f"malformed YAML: {getattr(exc, 'problem', exc)}", "fix the YAML")]) from None
     if not isinstance(data, Mapping):
         raise ModelError(path, [Issue("", "the config must be a mapping", "write keys such as select:, ignore:, options:")])
+    if "kind" in data and "apiVersion" in data:  # a manifest or a fleet model given as the config
+        raise ModelError(path, [Issue("(file)", f"this is a {data['kind']} ({data['apiVersion']}), not a linter config",
+                                      "pass the linter config (keys such as select:, ignore:, options:, fleet:); "
+                                      "a fleet model goes to --fleet")])
     known = {"select", "ignore", "options", "fleet", "fleetContext", "crds"}
     issues = [Issue(FieldPath.of(str(k)), "unknown key", f"use one of {', '.join(sorted(known))}") for k in data if k not in known]
     options = data.get("options") or {}

@@ -22,7 +22,7 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from gpufleet import yamllimits
+from gpufleet import yamlio, yamllimits
 from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.lint import fastyaml
 from gpufleet.lint.locate import TextDoc
@@ -90,12 +90,12 @@ def _documents(text: str) -> Iterator[tuple[Any, Any]]:
 
 def _yaml_problem(source: Source, exc: yaml.YAMLError) -> Problem:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    problem, fix = yamlio.yaml_problem(exc, source.text or "")
     context = getattr(exc, "context", None)
     where = f" ({context})" if context else ""
     return Problem(source.name, mark.line + 1 if mark else None,
                    f"malformed YAML: {problem}{where}; the rest of the file was not checked",
-                   "fix the YAML at this line (check indentation, quotes and colons)")
+                   fix or "fix the YAML at this line (check indentation, quotes and colons)")
 
 
 def _not_object(value: Any) -> str | None:

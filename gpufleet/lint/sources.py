@@ -27,6 +27,7 @@ class Source:
     name: str
     text: str | None
     error: str | None = None
+    unreadable: bool = False  # the file could not be read at all (an I/O error, not its content)
 
     @property
     def is_json(self) -> bool:
@@ -47,7 +48,7 @@ def read(path: Path) -> Source:
     except ValueError as exc:  # binary, UTF-16 or not UTF-8: the message says which, and the fix
         return Source(name, None, str(exc).removeprefix("the file "))
     except OSError as exc:
-        return Source(name, None, f"cannot be read: {exc.strerror or exc}")
+        return Source(name, None, f"cannot be read: {exc.strerror or exc}", unreadable=True)
 
 
 def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:

@@ -8,7 +8,8 @@ pydantic says ``String should match pattern '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'`` 
 - an unknown key names the nearest known field at that place (``difflib``), found by
   walking the pydantic model along the error's location;
 - a YAML boolean or number where a string belongs (``name: yes``, ``name: 0755``) says
-  to quote it, since YAML turned it into another type before the model saw it.
+  to quote it, since YAML turned it into another type before the model saw it;
+- a list of cohorts on a team says that a team has one cohort.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ def rewrite(root: type[BaseModel], error: dict[str, Any], message: str, fix: str
         return f"unknown field {error['loc'][-1]!r}", fix
     if kind == "string_pattern_mismatch":
         return f"{shown(value)} does not have the form this field needs", fix
+    if kind == "string_type" and isinstance(value, (list, tuple)) and error["loc"][-1:] == ("cohort",):
+        return (f"{shown(value)} is a list, but a team belongs to exactly one cohort",
+                "name one cohort (cohort: research); to share quota with more teams, put them in that cohort "
+                "or nest cohorts with cohorts[].parent")
     if kind == "string_type" and isinstance(value, (bool, int, float)):
         what = "a YAML boolean" if isinstance(value, bool) else "a YAML number"
         return (f"{shown(value)} is {what}, not a string: YAML converted the unquoted value",

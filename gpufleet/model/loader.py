@@ -71,10 +71,22 @@ def _merge(first: list[Issue], second: list[Issue]) -> list[Issue]:
     return sorted(seen.values(), key=lambda i: i.path)
 
 
+def _wrong_kind(data: dict[Any, Any]) -> Issue | None:
+    """An issue when ``data`` is plainly another kind of document (a Kubernetes manifest, say)."""
+    kind, api = data.get("kind"), data.get("apiVersion")
+    if (isinstance(kind, str) and kind != "Fleet") or (isinstance(api, str) and not api.startswith("gpufleet.dev/")):
+        return Issue("(document)", f"this is a {kind or 'document'} ({api or 'no apiVersion'}), not a fleet model",
+                     "pass the fleet model file (apiVersion: gpufleet.dev/v1alpha1, kind: Fleet), e.g. stacks/prod.fleet.yaml")
+    return None
+
+
 def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fleet:
     """Build a Fleet from parsed YAML; raise ModelError with every issue."""
     if not isinstance(data, dict):
         raise ModelError(source, [Issue("(document)", "the model must be a YAML mapping with apiVersion: gpufleet.dev/v1alpha1 and kind: Fleet", "start the file with `apiVersion: gpufleet.dev/v1alpha1` and `kind: Fleet`")])
+    wrong = _wrong_kind(data)
+    if wrong:
+        raise ModelError(source, [wrong])
     numbers = _number_issues(data)
     if numbers:
         raise ModelError(source, capped(numbers))
@@ -106,7 +118,7 @@ def _read(path: str | Path, source: str) -> Any:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ModelError(source, [Issue("(file)", f"cannot read the model file: {exc.strerror}", "check the path (stack config gpufleet:model)")]) from None
+        raise ModelError(source, [Issue("(file)", f"cannot read the model file: {exc.strerror}", "check the path")]) from None
     if len(raw) > yamllimits.MAX_BYTES:
         raise ModelError(source, [Issue("(file)", f"the model file is {len(raw)} bytes, more than the {yamllimits.MAX_BYTES} gpufleet reads", "check the path: a model is a few kilobytes")])
     try:
@@ -123,8 +135,8 @@ def _read(path: str | Path, source: str) -> Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", "fix the YAML syntax")]) from None
+        problem, fix = yamlio.yaml_problem(exc, text)
+        raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", fix or "fix the YAML syntax")]) from None
     duplicates = duplicate_keys.check(text)  # after the limits: the text is known to be shallow and alias-bounded
     if duplicates:
         raise ModelError(source, capped(duplicates))

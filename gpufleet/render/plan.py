@@ -5,6 +5,14 @@ pool's quota resource (GPUs) and come from the same model fields the renderers u
 Warnings are advice, not errors (validation has already passed): unassigned capacity,
 borrowing limits that oversubscribe a pool, teams without a cohort or without quota,
 and the stranded GPUs of a statically partitioned (dedicated) pool.
+
+The objects to apply are every Kubernetes object the stack creates from the model:
+the quota objects, the engine ConfigMaps, the gang-admission controller's objects and,
+when the stack says prometheus-operator (``ControllerSettings.prometheus_operator``), the
+gang alerts' PodMonitors and PrometheusRules and the controller's ServiceMonitor; the
+same renderers as ``components/`` (``render_controller``, ``render_monitoring``,
+``volcano_admission``), so the count cannot drift from what ``pulumi up`` creates. Each
+engine adds its namespace and one "Helm chart" (the objects inside a chart are the chart's).
 """
 
 from __future__ import annotations
@@ -16,8 +24,10 @@ from decimal import Decimal
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
-from gpufleet.render import Rendered
-from gpufleet.render.files import config_maps
+from gpufleet.render import Rendered, volcano_admission
+from gpufleet.render.controller import ControllerSettings, render_controller
+from gpufleet.render.files import engine_config_maps
+from gpufleet.render.monitoring import render_monitoring
 
 
 @dataclass(frozen=True)
@@ -136,9 +146,28 @@ def _fleet_warnings(fleet: Fleet) -> list[str]:
     return out
 
 
-def build_plan(fleet: Fleet, rendered: Rendered) -> Plan:
+SECRET = {"kind": "Secret"}  # a serving certificate's Secret, whose data pulumi-tls makes at deploy time
+CHART = {"kind": "Helm chart"}  # an engine's chart release (its own objects are the chart's)
+
+
+def stack_objects(fleet: Fleet, rendered: Rendered, settings: ControllerSettings) -> list[dict]:
+    """The manifests the stack creates besides the quota objects: engines, controller, gang alerts."""
+    engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
+    out = [*({"kind": "Namespace"}, CHART) * engines]  # components/engine.py: a namespace and a chart each
+    if rendered.volcano_values is not None:  # components/volcano.py: the Volcano admission webhook's certificate
+        out += list(volcano_admission.cert_manager_objects(fleet).values()) if settings.cert_manager else [SECRET]
+    controller = list(render_controller(fleet, settings).values())
+    if controller and not settings.cert_manager:  # components/controller.py
+        controller.append(SECRET)
+    alerts = render_monitoring(fleet) if settings.prometheus_operator else []  # components/observability.py
+    return [*out, *controller, *alerts]
+
+
+def build_plan(fleet: Fleet, rendered: Rendered, settings: ControllerSettings | None = None) -> Plan:
+    """The plan of ``fleet`` as a stack with these controller ``settings`` applies it (default: the stack defaults)."""
     objects = Counter("Volcano Queue" if o.engine == "volcano" else o.manifest["kind"] for o in rendered.objects)
-    objects.update(m["kind"] for m in config_maps(fleet, rendered))
+    objects.update(m["kind"] for m in engine_config_maps(fleet))
+    objects.update(m["kind"] for m in stack_objects(fleet, rendered, settings or ControllerSettings()))
     return Plan(
         pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in (*fleet.teams, *fleet.cohorts))),
         warnings=tuple(_fleet_warnings(fleet)),

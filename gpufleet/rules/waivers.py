@@ -2,7 +2,9 @@
 
 Applied by the engine to every finding. A waived finding is still reported
 (``waived=True`` with the reason) so audits see it, but it no longer blocks. A
-waiver with an empty or blank reason does not waive: the reason is the point.
+waiver with an empty or blank reason does not waive: the reason is the point. It is not
+dropped silently either: the finding it meant to waive becomes an error that says the
+waiver needs a reason (:func:`blank_waivers`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from gpufleet.rules.api import Finding
+from gpufleet.rules.api import Finding, Severity
 from gpufleet.workloads.keys import WAIVER_PREFIX
 from gpufleet.workloads.types import as_map
 
@@ -25,6 +27,20 @@ def waiver_reasons(obj: Mapping[str, Any]) -> dict[str, str]:
     return reasons
 
 
+def blank_waivers(obj: Mapping[str, Any]) -> set[str]:
+    """The codes of waiver annotations whose reason is empty or blank (they waive nothing)."""
+    annotations = as_map(as_map(obj.get("metadata")).get("annotations"))
+    return {key[len(WAIVER_PREFIX):].strip().upper() for key, value in annotations.items()
+            if isinstance(key, str) and key.startswith(WAIVER_PREFIX) and not (isinstance(value, str) and value.strip())}
+
+
+def _needs_reason(finding: Finding) -> Finding:
+    key = waiver_key(finding.code)
+    return replace(finding, severity=Severity.ERROR,
+                   message=f"{finding.message} (not waived: the annotation {key} has an empty reason, and a waiver needs one)",
+                   fix=f'write why the object is safe in the waiver ({key}: "<reason>"), or remove the annotation and {finding.fix}')
+
+
 def waiver_key(code: str) -> str:
     """The annotation key that waives ``code``."""
     return f"{WAIVER_PREFIX}{code}"
@@ -33,6 +49,8 @@ def waiver_key(code: str) -> str:
 def apply(obj: Mapping[str, Any], findings: list[Finding]) -> list[Finding]:
     """``findings`` with those the object waives marked ``waived`` (with the reason)."""
     reasons = waiver_reasons(obj)
-    if not reasons:
+    blank = blank_waivers(obj) if findings else set()
+    if not reasons and not blank:
         return findings
-    return [replace(f, waived=True, waiver_reason=reasons[f.code]) if f.code in reasons else f for f in findings]
+    return [replace(f, waived=True, waiver_reason=reasons[f.code]) if f.code in reasons
+            else _needs_reason(f) if f.code in blank else f for f in findings]

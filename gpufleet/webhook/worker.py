@@ -18,6 +18,17 @@ fleet context with each call (about 1 KB pickled for a small fleet) and rebuilds
 check context only when the server's generation of the context changes. It only
 answers; the server counts the answer in its metrics. Calls queue in order. If the
 worker dies (say, killed for memory), the call is answered 500 and a new worker starts.
+
+The worker never outlives its server (:func:`_exit_with_parent`). When the server is
+killed (SIGKILL, the OOM killer, a crash) nothing tells the worker: it waits on its call
+queue, whose pipe it holds both ends of, so it would wait forever. It watches the pipe
+multiprocessing's spawn left it (``multiprocessing.parent_process().sentinel``: the read
+end of a pipe whose only write end is in the server): the kernel closes that end when
+the server process dies, however it dies, and the worker's watching thread exits it at
+once. Chosen over the parent-death signal (``prctl(PR_SET_PDEATHSIG)``): that signal
+follows the *thread* that spawned the worker, not the process (a worker respawned from
+an executor thread that ends would be killed with it), is Linux-only and needs a check
+for a server that died before the call; the pipe has neither problem.
 """
 
 from __future__ import annotations
@@ -25,7 +36,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -87,7 +100,22 @@ class Worker:
 _child: dict[str, Any] = {}
 
 
+def _exit_with_parent() -> None:
+    """Exit this worker process as soon as the server that spawned it is gone (see the module docstring)."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:  # not a spawned child: nothing to watch
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        log.warning("the server process %s is gone; the review worker exits", parent.pid)
+        os._exit(0)  # no cleanup to do: the worker holds no state anyone will read
+
+    threading.Thread(target=watch, name="gpufleet-parent-watch", daemon=True).start()
+
+
 def _init(echo: bool, max_body: int, log_level: str) -> None:
+    _exit_with_parent()
     try:
         os.nice(NICE)
     except OSError:  # not allowed here: the worker still keeps the loop's GIL free

@@ -110,7 +110,7 @@ def _explain(error: ModelError, model: str | None, context: str | None, crds: st
         return f"fleet model {model} is invalid:\n" + "\n".join(error.lines())
     if error.source == context:
         what = "; ".join((f"{i.path}: " if i.path else "") + i.message for i in error.issues)
-        return f"fleet context {context} cannot be read: {what}; regenerate it with `gpufleet plan`"
+        return f"fleet context {context} cannot be read: {what}; regenerate it with `gpufleet render MODEL --out DIR` (DIR/context/fleet-context.json)"
     if error.source == crds:
         return f"crdsDir {crds} cannot be loaded:\n" + "\n".join(error.lines())
     return "\n".join(error.lines()) + " (fix the policy config: each rule accepts only the options docs/rules.md lists)"

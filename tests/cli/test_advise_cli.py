@@ -75,7 +75,7 @@ def test_a_broken_manifest_is_named_with_its_file_and_exit_1(tmp_path):
 
 def test_a_missing_model_is_a_usage_error():
     result = run("advise", "stacks/nope.fleet.yaml")
-    assert result.exit_code == 2 and "stacks/nope.fleet.yaml does not exist" in result.stderr
+    assert result.exit_code == 2 and "stacks/nope.fleet.yaml: no such file" in result.stderr
 
 
 def test_a_free_fraction_outside_0_1_is_a_usage_error():
@@ -110,7 +110,7 @@ def test_podgroups_errors_name_the_podgroups_command(tmp_path):
 def test_manifests_outside_every_teams_namespace_are_reported_as_not_weighed(tmp_path):
     (tmp_path / "job.yaml").write_text(JOB.replace("namespace: robotics", "namespace: nobody"))
     result = run("advise", str(MIXED), str(tmp_path / "job.yaml"))
-    assert result.exit_code == 0 and "none of the 1 objects given" in result.stderr and "robotics" in result.stderr
+    assert result.exit_code == 0 and "none of the 1 object given" in result.stderr and "robotics" in result.stderr
 
 
 def test_manifests_in_a_teams_namespace_give_no_such_note(tmp_path):

@@ -86,3 +86,11 @@ def test_a_lint_run_imports_neither_typer_nor_pydantic_nor_the_model(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert json.loads(done.stdout[done.stdout.index("{"):done.stdout.rindex("}") + 1])["findings"]
     assert done.stdout.strip().endswith("HEAVY []"), done.stdout[-300:] + done.stderr[-300:]
+
+
+def test_running_main_many_times_in_one_process_registers_each_command_once(monkeypatch, capsys, tmp_path):
+    for _ in range(3):
+        for argv in (["validate", str(tmp_path / "none.yaml")], ["--help"], ["rules"]):
+            run_main(monkeypatch, capsys, *argv)
+    names = [c.name or c.callback.__name__ for c in commands.app.registered_commands]
+    assert sorted(names) == sorted(set(names)) == sorted(commands.COMMANDS)

@@ -126,28 +126,13 @@ def test_plan_prints_quota_per_pool_warnings_and_objects(model, texts):
         assert text in result.stdout, text
 
 
-def test_plan_defaults_to_the_dev_stack_in_the_current_directory(tmp_path, monkeypatch):
-    (tmp_path / "stacks").mkdir()
-    shutil.copy(DEV, tmp_path / "stacks" / "dev.fleet.yaml")
-    monkeypatch.chdir(tmp_path)
-    result = _run("plan")
-    assert result.exit_code == 0, result.output
-    assert "stacks/dev.fleet.yaml: valid" in result.stdout and "pool l4" in result.stdout
-
-
-def test_plan_without_a_model_says_clearly_that_it_is_missing(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    result = _run("plan")
-    assert result.exit_code == 2
-    assert "stacks/dev.fleet.yaml does not exist" in result.stderr
-
-
 @pytest.mark.parametrize("model", [PROD, DEV], ids=["prod", "dev"])
 def test_plan_as_json_has_the_documented_shape(model):
     result = _run("plan", str(model), "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert set(data) == {"pools", "warnings", "objects"}
+    assert set(data) == {"pools", "warnings", "objects", "stack"}
+    assert set(data["stack"]) == {"name", "file", "prometheusOperator", "certManager"}
     pool = data["pools"][0]
     assert set(pool) == {"name", "system", "mode", "nodeCount", "resource", "capacity", "stranded", "rows", "warnings"}
     assert set(pool["rows"][0]) == {"owner", "cohort", "lifecycle", "nominal", "nominalPlusBorrowing", "lendable", "sharePercent"}

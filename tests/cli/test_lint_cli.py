@@ -110,8 +110,15 @@ def test_rules_lists_every_rule(app):
 def test_explain_prints_the_rule_docs(app, name):
     result = runner.invoke(app, ["explain", name])
     assert result.exit_code == 0
-    assert result.output.startswith("# GANG505 preemption-without-gang-protection")
-    assert "## Why it is unsafe" in result.output
+    assert result.output.lstrip().startswith("GANG505 preemption-without-gang-protection")
+    assert "Why it is unsafe" in result.output
+
+
+def test_explain_piped_is_rendered_plain_text_not_raw_markdown(app):
+    result = runner.invoke(app, ["explain", "GANG301"])
+    assert result.exit_code == 0 and "\x1b[" not in result.output
+    assert not any(line.startswith(("#", "```")) for line in result.output.splitlines())
+    assert "`" not in result.output.split("Example")[0]
 
 
 def test_explain_an_unknown_rule_exits_two(app):

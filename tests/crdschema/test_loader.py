@@ -54,3 +54,9 @@ def test_a_missing_path_raises_a_model_error(tmp_path):
     with pytest.raises(ModelError) as caught:
         CrdSet.load(tmp_path / "absent")
     assert caught.value.source == str(tmp_path / "absent")
+
+
+def test_a_list_as_kubectl_get_crd_prints_it_is_read_as_its_items(tmp_path):
+    listed = {"apiVersion": "v1", "kind": "List", "items": [crd(widget_schema()), crd(widget_schema(), kind="Gadget")]}
+    crds = CrdSet.load(write(tmp_path / "cluster.yaml", listed))
+    assert sorted(kind for _, _, kind in crds.versions) == ["Gadget", "Widget"]

@@ -9,7 +9,7 @@ import pytest
 
 from gpufleet import yamlio
 from gpufleet.crdschema import celext
-from tests.conftest import SHARED
+from tests.conftest import SHARED, shared_cases
 from tests.crdschema.builders import cluster_queue, sample, topology
 
 UPSTREAM = SHARED / "examples" / "upstream"
@@ -19,9 +19,10 @@ PRUNED_UPSTREAM = {  # upstream files whose objects carry fields the API server 
 }
 
 
-def upstream_documents() -> list[tuple[str, int]]:
+def upstream_documents() -> list:
     files = sorted(UPSTREAM.rglob("*.yaml")) if UPSTREAM.exists() else []
-    return [(str(f.relative_to(UPSTREAM)), i) for f in files for i, _ in enumerate(_objects(f))]
+    return shared_cases([(str(f.relative_to(UPSTREAM)), i) for f in files for i, _ in enumerate(_objects(f))],
+                        2, "examples", "upstream")
 
 
 def _objects(path: Path) -> list[dict]:

@@ -86,7 +86,9 @@ SCENARIOS = {
     "add a team": ((), (add_vision,), [("create", "Namespace", "vision"), ("update", "Cohort", "ml"), ("create", "ClusterQueue", "vision"),
                                         ("create", "LocalQueue", "vision/vision")]),
     "drain a team": ((), (lifecycle("eval", "draining"),), [("update", "ClusterQueue", "eval"), ("update", "LocalQueue", "eval/eval")]),
-    "retire a drained team": ((lifecycle("eval", "draining"),), (lifecycle("eval", "retired"),), []),
+    "retire a drained team": ((lifecycle("eval", "draining"),), (lifecycle("eval", "retired"),), [
+        ("unprotect", "Namespace", "eval"), ("unprotect", "Namespace", "eval-vc"), ("unprotect", "ClusterQueue", "eval"),
+        ("unprotect", "LocalQueue", "eval/eval"), ("unprotect", "Queue", "eval")]),
     "remove a retired team": ((lifecycle("eval", "retired"),), (remove("eval"),), [
         ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"),
         ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
