@@ -19,6 +19,8 @@ from typing import List, Optional
 
 import typer
 
+from gpufleet.cli import inputs
+from gpufleet.cli.exits import INVALID, USAGE, CliError, guarded
 from gpufleet.errors import ModelError
 
 sandbox = typer.Typer(name="sandbox", no_args_is_help=True, add_completion=False,
@@ -32,9 +34,8 @@ class Format(str, Enum):
     json = "json"
 
 
-def _fail(line: str, code: int) -> typer.Exit:
-    typer.echo(f"gpufleet sandbox: {line}", err=True)
-    return typer.Exit(code)
+def _fail(lines: list[str] | str, code: int) -> CliError:
+    return CliError([f"gpufleet sandbox: {line}" for line in ([lines] if isinstance(lines, str) else lines)], code)
 
 
 def _dir(directory: Optional[Path]) -> Path:
@@ -43,17 +44,16 @@ def _dir(directory: Optional[Path]) -> Path:
     return (directory or default_dir()).resolve()
 
 
-@sandbox.command("build")
 def build(engines: Optional[List[str]] = typer.Argument(None, help="Engines to build (default: all).")) -> None:
     """Build the engines from their Go modules into the cache (a second run builds nothing)."""
     from gpufleet.sandbox.engines import BUILD
 
     done = subprocess.run(["bash", str(BUILD), *(engines or [])], check=False)
-    raise typer.Exit(0 if done.returncode == 0 else 2)
+    if done.returncode != 0:
+        raise _fail(f"{BUILD} exited {done.returncode} (fix: read its output above; Go 1.26 and the Go module proxy are needed)", USAGE)
 
 
-@sandbox.command("up")
-def up(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/dev.fleet.yaml)."),
+def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. stacks/dev.fleet.yaml; the CLI's model rule when omitted)."),
        directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
        pods_ready_timeout: Optional[str] = typer.Option(
            None, "--pods-ready-timeout", help="Override Kueue's waitForPodsReady.timeout (e.g. 30s), to see evictions fast."),
@@ -65,26 +65,25 @@ def up(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/dev.
     from gpufleet.sandbox.procs import StartError
     from gpufleet.sandbox.up import Options, SandboxRunning, up as start
 
-    if not model.is_file():
-        raise _fail(f"{model}: no such model file (fix: pass a fleet model, e.g. stacks/dev.fleet.yaml)", 2)
     try:
-        fleet = load_model(model)
+        path = inputs.model_file(model)
+    except CliError as exc:
+        raise _fail(exc.lines, exc.code) from None
+    try:
+        fleet = load_model(path)
     except ModelError as exc:
-        for line in exc.lines():
-            typer.echo(f"gpufleet sandbox: {line}", err=True)
-        raise typer.Exit(1) from None
+        raise _fail(exc.lines(), INVALID) from None
     try:
-        state = start(fleet, str(model), _dir(directory), Options(pods_ready_timeout, not no_controller))
+        state = start(fleet, str(path), _dir(directory), Options(pods_ready_timeout, not no_controller))
     except EnginesMissing as exc:
-        raise _fail(str(exc), 2) from None
+        raise _fail(str(exc), USAGE) from None
     except SandboxRunning as exc:
-        raise _fail(str(exc), 1) from None
+        raise _fail(str(exc), INVALID) from None
     except (StartError, WaitTimeout) as exc:
-        raise _fail(f"{exc}\n(stopped what had started; logs kept in {_dir(directory)}/logs)", 1) from None
+        raise _fail(f"{exc}\n(stopped what had started; logs kept in {_dir(directory)}/logs)", INVALID) from None
     typer.echo(state.kubeconfig)
 
 
-@sandbox.command("status")
 def status(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
            format: Format = typer.Option(Format.text, "--format", help="text or json.")) -> None:
     """What runs in the sandbox: its kubeconfig and each process with its PID and state."""
@@ -100,10 +99,10 @@ def status(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP
             typer.echo(f"kubeconfig: {doc['kubeconfig']}")
         for p in doc["processes"]:
             typer.echo(f"  {p['name']:<26} pid {p['pid']:<8} {p['state']}")
-    raise typer.Exit(0 if doc["state"] in ("running", "absent") else 1)
+    if doc["state"] not in ("running", "absent"):
+        raise typer.Exit(INVALID)
 
 
-@sandbox.command("down")
 def down(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
          keep: bool = typer.Option(False, "--keep", help="Keep the folder (logs, etcd data).")) -> None:
     """Stop every sandbox process by its PID and remove the folder."""
@@ -115,6 +114,10 @@ def down(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
         return
     stopped = stop(state, keep=keep)
     typer.echo(f"stopped {len(stopped)} process{'es' if len(stopped) != 1 else ''}: {', '.join(stopped) or '-'}")
+
+
+for _name, _command in (("build", build), ("up", up), ("status", status), ("down", down)):
+    sandbox.command(_name)(guarded(_command))
 
 
 def register(app: typer.Typer) -> None:

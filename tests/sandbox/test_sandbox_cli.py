@@ -30,7 +30,7 @@ def test_status_of_no_sandbox_says_absent_in_json(tmp_path):
 def test_up_with_a_missing_model_is_a_usage_error_naming_the_file(tmp_path):
     done = gpufleet("up", str(tmp_path / "nope.yaml"), "--dir", str(tmp_path / "sb"))
     assert done.returncode == 2
-    assert "nope.yaml: no such model file" in done.stderr
+    assert "nope.yaml: no such file" in done.stderr and "fix:" in done.stderr
     assert "Traceback" not in done.stderr
 
 
