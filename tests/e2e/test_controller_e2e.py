@@ -56,6 +56,14 @@ def test_an_unsafe_gang_is_refused_with_the_finding_in_the_api_servers_answer(sa
     assert sandbox.get(VC_API, "Job", "partial", "alpha-vc") is None
 
 
+def test_a_gang_that_can_never_fit_its_pool_is_refused_before_it_holds_anything(sandbox):
+    too_big = vcjob("too-big", "alpha-vc", pods=3, gpus=4, queue="alpha")  # 12 GPUs; the t4 pool holds 2 x 4
+    with pytest.raises(ApiException) as refused:
+        sandbox.create(too_big)
+    assert "GANG403" in refused.value.body
+    assert sandbox.pods("alpha-vc", app="too-big") == []
+
+
 def test_with_the_controller_down_fail_closed_blocks_team_namespaces_only(sandbox):
     controller = next(p for p in sandbox.state.processes if p.name == "gang-admission-controller")
     stop(controller)

@@ -99,6 +99,8 @@ def test_wait_for_pods_ready_evicts_a_gang_that_cannot_start_and_stops_after_the
     final = sandbox.wait("stuck deactivated after backoffLimitCount requeues",
                          lambda: (_workload(sandbox, "alpha", "stuck") or {}).get("spec", {}).get("active") is False
                          and _workload(sandbox, "alpha", "stuck"), timeout=150)
-    assert final["status"].get("requeueState", {}).get("count", 0) >= 1
+    evictions = {(e["reason"], e.get("underlyingCause")) for e in final["status"]["schedulingStats"]["evictions"]}
+    assert ("Deactivated", "RequeuingLimitExceeded") in evictions
+    assert any(reason == "PodsReadyTimeout" for reason, _ in evictions)
     sandbox.wait("stuck suspended", lambda: _suspended(sandbox, "alpha", "stuck"))
     _clean(sandbox, "alpha")

@@ -61,8 +61,8 @@ def test_the_same_volcano_job_in_the_kueue_namespace_is_gated_by_kueue_and_never
     sandbox.kube.delete(VC_API, "Job", "lost", "alpha")
 
 
-def _pod(name: str, labels: dict) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels},
+def _pod(name: str, labels: dict, annotations: dict | None = None) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels, "annotations": annotations or {}},
             "spec": {"containers": [{"name": "c", "image": "trainer:1"}], "restartPolicy": "Never"}}
 
 
@@ -70,7 +70,8 @@ SHAPES = {
     "job": job("j", "x", pods=2), "job-with-queue": job("j", "x", pods=2, labels={QUEUE: "alpha"}),
     "job-routed-to-volcano": job("j", "x", pods=2, scheduler="volcano"),
     "pod": _pod("p", {}), "pod-with-queue": _pod("p", {QUEUE: "alpha"}),
-    "pod-of-a-pod-group": _pod("p", {"kueue.x-k8s.io/pod-group-name": "g"}),
+    # Kueue's pod webhook refuses a group member without its total count (pkg/controller/jobs/pod/pod_webhook.go)
+    "pod-of-a-pod-group": _pod("p", {"kueue.x-k8s.io/pod-group-name": "g"}, {"kueue.x-k8s.io/pod-group-total-count": "2"}),
     "volcano-job": vcjob("v", "x", pods=2, queue="alpha"),
     "deployment": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {
         "replicas": 1, "selector": {"matchLabels": {"app": "d"}},
