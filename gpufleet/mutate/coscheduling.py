@@ -5,7 +5,10 @@ team that holds a ``system: coscheduling`` pool (validation makes it that team's
 only pool). On every pod template, only where absent:
 
 - ``schedulerName``: the second scheduler's profile (``engines.coscheduling.schedulerName``);
-  a template naming another scheduler is left alone (GANG805 reports it);
+  ``default-scheduler`` counts as unset: the API server writes it into every built-in
+  pod template before any webhook runs (``pkg/apis/core/v1/defaults.go``
+  ``SetDefaults_PodSpec``, Kubernetes v1.35.4; seen in the sandbox). A template naming
+  another scheduler is left alone (GANG805 reports it);
 - the label ``scheduling.x-k8s.io/pod-group: <workload name>`` on the templates of a
   multi-pod workload, so its pods form one gang (the PodGroup of that name is
   ``gpufleet podgroups``' output; GANG801 reports it missing);
@@ -20,7 +23,7 @@ v0.34.7 ``apis/scheduling/v1alpha1/types.go`` (``PodGroupLabel``).
 from __future__ import annotations
 
 from gpufleet.context import FleetContext, TeamContext
-from gpufleet.mutate.patch import PatchBuilder, is_map
+from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import WorkloadView, keys, label_path
 
 
@@ -32,7 +35,8 @@ def mutate_coscheduling(view: WorkloadView, team: TeamContext, fleet: FleetConte
     group = name if isinstance(name, str) and name and view.kind != "Pod" and view.total_pods > 1 else None
     for template in view.templates:
         spec = template.spec_path
-        patch.set_default(spec.child("schedulerName"), fleet.coscheduling_scheduler)
+        patch.set_default(spec.child("schedulerName"), fleet.coscheduling_scheduler,
+                          unset=lambda v: is_unset(v) or v == keys.DEFAULT_SCHEDULER)
         for key, value in pool.node_labels.items():
             patch.set_default(spec.child("nodeSelector").key(key), value)
         if group and not template.labels.get(keys.COSCHEDULING_GROUP):

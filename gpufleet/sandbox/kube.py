@@ -42,8 +42,14 @@ class Kube:
         return out.to_dict()
 
     def apply_all(self, manifests: Iterable[dict[str, Any]]) -> None:
+        """Apply each in order; the first refusal raises :class:`Refused` naming the object."""
         for m in manifests:
-            self.apply(m)
+            try:
+                self.apply(m)
+            except Exception as exc:  # noqa: BLE001 - ApiException, DynamicApiError, urllib3 errors
+                meta = m.get("metadata", {})
+                where = f"{meta['namespace']}/" if meta.get("namespace") else ""
+                raise Refused(f"{m.get('kind')} {where}{meta.get('name')}: {api_message(exc)}") from None
 
     def create(self, manifest: dict[str, Any]) -> dict[str, Any]:
         res = self.resource(manifest["apiVersion"], manifest["kind"])
@@ -68,6 +74,21 @@ class Kube:
 
     def core(self) -> k8s.CoreV1Api:
         return k8s.CoreV1Api(self.api)
+
+
+def api_message(exc: Exception) -> str:
+    """The API server's own message of a refused request (its Status ``message``), else the exception's text."""
+    import json
+
+    body = getattr(exc, "body", None)
+    try:
+        return json.loads(body)["message"]
+    except (TypeError, ValueError, KeyError):
+        return str(exc)[:500]
+
+
+class Refused(RuntimeError):
+    """The API server refused an object; the message names the object and quotes the server."""
 
 
 class WaitTimeout(AssertionError):

@@ -34,12 +34,12 @@ def crds(gomodcache: Path) -> list[dict[str, Any]]:
     return [d for d in _docs(gomodcache) if d["kind"] == "CustomResourceDefinition"]
 
 
-def enabled_admission(gomodcache: Path) -> str:
+def enabled_admission(gomodcache: Path, without: tuple[str, ...] = ()) -> str:
     for d in _docs(gomodcache):
         if d["kind"] == "Deployment" and d["metadata"]["name"] == "volcano-admission":
             for arg in d["spec"]["template"]["spec"]["containers"][0]["args"]:
                 if arg.startswith("--enabled-admission="):
-                    return arg.split("=", 1)[1]
+                    return ",".join(p for p in arg.split("=", 1)[1].split(",") if p not in without)
     raise ValueError(f"{MODULE}/{INSTALL}: no --enabled-admission in the volcano-admission Deployment")
 
 
@@ -54,11 +54,13 @@ def config_maps(gomodcache: Path, namespace: str) -> list[dict[str, Any]]:
     return out
 
 
-def webhook_configurations(gomodcache: Path, port: int, ca: bytes) -> list[dict[str, Any]]:
+def webhook_configurations(gomodcache: Path, port: int, ca: bytes, without: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     bundle = base64.b64encode(ca).decode()
+    skipped = {PREFIX + path.replace("/", "-") for path in without}
     out = []
     for d in _docs(gomodcache):
-        if d["kind"] not in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+        if d["kind"] not in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration") or \
+                d["metadata"]["name"] in skipped:
             continue
         d["metadata"] = {"name": d["metadata"]["name"]}
         for hook in d["webhooks"]:

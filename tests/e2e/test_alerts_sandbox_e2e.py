@@ -63,6 +63,7 @@ def observed(tmp_path_factory):
                               {"namespace": NS, "gang": "training", "pod": "training-0"})]
         try:
             wait_until(ksm, http_ok(f"http://127.0.0.1:{ksm_port}/metrics"), 60, "serving metrics")
+            (tmp / "prom").mkdir()
             with Prometheus(tmp / "prom", {"rules.yaml": rule_file_text(fleet)}, scrapes, binary=binary) as prom:
                 seen: set[tuple[str, str]] = set()
                 deadline = time.monotonic() + 90

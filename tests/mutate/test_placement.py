@@ -121,11 +121,19 @@ def test_a_volcano_job_in_a_coscheduling_namespace_keeps_its_scheduler():
 
 
 def test_an_explicit_scheduler_and_group_label_are_kept():
-    obj = job("robotics", schedulerName="default-scheduler")
+    obj = job("robotics", schedulerName="my-scheduler")
     obj["spec"]["template"]["metadata"] = {"labels": {GROUP: "mine"}}
     out = mutated(obj)
-    assert out["spec"]["template"]["spec"]["schedulerName"] == "default-scheduler"
+    assert out["spec"]["template"]["spec"]["schedulerName"] == "my-scheduler"
     assert out["spec"]["template"]["metadata"]["labels"][GROUP] == "mine"
+
+
+def test_default_scheduler_counts_as_unset_as_the_api_server_writes_it_before_any_webhook():
+    # Found on the real API server (tests/e2e/test_partition_e2e.py): defaulting
+    # (k8s.io/kubernetes pkg/apis/core/v1/defaults.go SetDefaults_PodSpec, v1.35.4) fills in
+    # default-scheduler on every built-in pod template before mutating webhooks run.
+    out = mutated(job("robotics", schedulerName="default-scheduler"))
+    assert out["spec"]["template"]["spec"]["schedulerName"] == SCHED
 
 
 @pytest.mark.parametrize("obj", [job("llm"), jobset("llm"), job("robotics", pods=1)], ids=["shared Kueue team", "shared JobSet", "single pod job"])
