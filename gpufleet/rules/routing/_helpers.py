@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from gpufleet.context import TeamContext
 from gpufleet.rules.api import CheckContext, rule_options
+from gpufleet.rules import gangs
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys
 
 WORKLOAD_KINDS = (
@@ -62,7 +63,7 @@ def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
     if view.kind == "Pod" and (keys.VOLCANO_GROUP in ann or keys.VOLCANO_GROUP_ALT in ann):
         return "it carries a Volcano group annotation"
     team_ctx = team(view, ctx)
-    if view.is_gang and volcano_only(team_ctx):
+    if gangs.is_gang(view, ctx) and volcano_only(team_ctx):
         return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose only queue is Volcano's"  # type: ignore[union-attr]
     return None
 

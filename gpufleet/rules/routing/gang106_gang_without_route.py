@@ -64,13 +64,13 @@ metadata:
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules import gangs
+from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
 from gpufleet.rules.routing._helpers import volcano_only
-from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 
 CODE = "GANG106"
@@ -79,21 +79,10 @@ KINDS = (
     ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"),
     ("kubeflow.org", "JAXJob"), ("trainer.kubeflow.org", "TrainJob"),
 )
-_GROUP_KEYS = (keys.KUEUE_POD_GROUP, keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.COSCHEDULING_GROUP)
 
 
 def _has_kueue_keys(view: WorkloadView) -> bool:
     return any(isinstance(k, str) and k.startswith(keys.KUEUE_PREFIX) for src in (view.labels, view.annotations) for k in src)
-
-
-def _template_routes(view: WorkloadView) -> bool:
-    for template in view.templates:
-        scheduler = template.spec.get("schedulerName")
-        if scheduler and scheduler != keys.DEFAULT_SCHEDULER:
-            return True
-        if any(k in source for source in (template.labels, template.annotations) for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE)):
-            return True
-    return False
 
 
 def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
@@ -107,20 +96,7 @@ def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
     policy = as_map(as_map(as_map(view.obj.get("spec")).get("runPolicy")).get("schedulingPolicy"))
     return bool(view.queue_label or _has_kueue_keys(view) or view.volcano_queue or view.pod_group or policy
                 or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE))
-                or _template_routes(view) or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
-
-
-def _trainjob_gpus(obj: Mapping[str, Any], gpus: frozenset[str]) -> bool:
-    per_node = as_map(as_map(as_map(obj.get("spec")).get("trainer")).get("resourcesPerNode"))
-    return any(is_gpu(str(name), gpus) and (amount(value) or Decimal(0)) > 0
-               for part in ("requests", "limits") for name, value in as_map(per_node.get(part)).items())
-
-
-def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
-    gpus = gpu_resources(ctx.fleet)
-    if view.kind == "TrainJob" and _trainjob_gpus(view.obj, gpus):
-        return True
-    return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(ctx, view, t).items())
+                or names_gang_placement(view) or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
 
 
 def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
@@ -142,7 +118,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
     if view is not None:
         view = workloads.with_runtime(view, ctx.objects)
-    if view is None or not view.is_gang or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
+    if view is None or not gangs.is_gang(view, ctx) or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
     if ctx.fleet is None:
