@@ -6,10 +6,17 @@ registry; runs with and without a fleet context.
 What it checks
 
 A multi-pod job that asks for GPUs (a `batch/v1` Job with `parallelism` > 1, a
-PyTorchJob, MPIJob or other Kubeflow job, a JobSet, a TrainJob with `numNodes` > 1)
+PyTorchJob, MPIJob or other Kubeflow job, a JobSet, a TrainJob with `numNodes` > 1, a
+LeaderWorkerSet group of `size` > 1, a RayCluster or RayJob with fixed worker groups)
 and names no route to a gang-aware admission or scheduler:
 
-- no `kueue.x-k8s.io/queue-name` label (nor any other `kueue.x-k8s.io/` key, GANG103's);
+- no `kueue.x-k8s.io/queue-name` label (nor any other `kueue.x-k8s.io/` key, GANG103's), or
+  one on a kind whose Kueue integration the fleet does not enable (`admission.frameworks`:
+  `leaderworkerset.x-k8s.io/leaderworkerset`, `ray.io/rayjob`, `ray.io/raycluster`, ...;
+  Kueue gives a disabled integration a no-op webhook, `pkg/controller/jobframework/setup.go`
+  at v0.19.2);
+- no `ray.io/gang-scheduling-enabled` label (KubeRay v1.7.0 `utils/constant.go`; its batch
+  scheduler then makes the PodGroup);
 - no Volcano queue, group annotation or `runPolicy.schedulingPolicy`;
 - no pod group (Kueue `pod-group-name`, Volcano `group-name`, scheduler-plugins
   `scheduling.x-k8s.io/pod-group`) and no `schedulerName` other than `default-scheduler`;
@@ -70,7 +77,7 @@ from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
-from gpufleet.rules.routing._helpers import volcano_only
+from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 
 CODE = "GANG106"
@@ -78,6 +85,7 @@ KINDS = (
     ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
     ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"),
     ("kubeflow.org", "JAXJob"), ("trainer.kubeflow.org", "TrainJob"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
 )
 
 
@@ -92,9 +100,10 @@ def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
 
 
 def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
-    """Whether the workload names any queue, gang scheduler or pod group."""
+    """Whether the workload names any queue, gang scheduler or pod group (a Kueue key only where Kueue integrates the kind)."""
     policy = as_map(as_map(as_map(view.obj.get("spec")).get("runPolicy")).get("schedulingPolicy"))
-    return bool(view.queue_label or _has_kueue_keys(view) or view.volcano_queue or view.pod_group or policy
+    kueue = bool(view.queue_label or _has_kueue_keys(view)) and not kueue_integration_off(view, ctx)
+    return bool(kueue or view.volcano_queue or view.pod_group or policy or keys.RAY_GANG in view.labels
                 or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE))
                 or names_gang_placement(view) or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
 
@@ -104,6 +113,10 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
     fleet = ctx.fleet
     assert fleet is not None
     team = fleet.team_for_namespace(view.namespace)
+    off = kueue_integration_off(view, ctx)
+    if off and team is not None and not volcano_only(team):
+        return (f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, so Kueue "
+                "never admits it (a queue label does nothing)")
     if team is None or team.local_queue or volcano_only(team):
         return None  # GANG105, GANG103 and GANG101 report these
     holds = fleet.kueue_holds_unlabelled(view.namespace)

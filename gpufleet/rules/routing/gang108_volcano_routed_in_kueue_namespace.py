@@ -109,8 +109,8 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if view is None or fleet is None or view.labels.get(fleet.queue_label):
         return
     team = fleet.team_for_namespace(view.namespace)
-    if team is None or not team.local_queue:
-        return  # not a team's Kueue namespace
+    if team is None or not team.local_queue or team.volcano_queue:
+        return  # not a team's Kueue namespace (a context whose team has both queues in one namespace does not say)
     route = _volcano_route(view, ctx)
     held = _held(view, fleet) if route else None
     if route is None or held is None:
