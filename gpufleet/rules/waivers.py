@@ -2,7 +2,8 @@
 
 Applied by the engine to every finding. A waived finding is still reported
 (``waived=True`` with the reason) so audits see it, but it no longer blocks. A
-waiver with an empty or blank reason does not waive: the reason is the point.
+waiver with an empty or blank reason does not waive: the reason is the point. A rule
+with ``waivable=False`` (GANG807) is never waived by its own object.
 """
 
 from __future__ import annotations
@@ -31,8 +32,19 @@ def waiver_key(code: str) -> str:
 
 
 def apply(obj: Mapping[str, Any], findings: list[Finding]) -> list[Finding]:
-    """``findings`` with those the object waives marked ``waived`` (with the reason)."""
+    """``findings`` with those the object waives marked ``waived`` (with the reason).
+
+    A rule that refuses waivers (``Finding.waivable`` False, GANG807) keeps blocking; its message says the
+    annotation was not accepted.
+    """
     reasons = waiver_reasons(obj)
     if not reasons:
         return findings
-    return [replace(f, waived=True, waiver_reason=reasons[f.code]) if f.code in reasons else f for f in findings]
+    return [_waive(f, reasons[f.code]) if f.code in reasons else f for f in findings]
+
+
+def _waive(finding: Finding, reason: str) -> Finding:
+    if finding.waivable:
+        return replace(finding, waived=True, waiver_reason=reason)
+    return replace(finding, message=f"{finding.message} (the annotation {waiver_key(finding.code)} is not accepted: "
+                                    f"{finding.code} cannot be waived)")

@@ -146,6 +146,20 @@ def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member)
 
 
+def _daemon_set(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    """One pod per node: never a gang, but its template may reach any node (GANG807)."""
+    template = _template(_TEMPLATE, as_map(obj.get("spec")).get("template"), 1, "", None)
+    return _base(obj, group, kind, (template,), is_gang=False)
+
+
+def _cron_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    """The Jobs a CronJob creates, judged by their template (``spec.jobTemplate.spec.template``); not a gang here."""
+    job = as_map(as_map(as_map(obj.get("spec")).get("jobTemplate")).get("spec"))
+    template = _template(SPEC.child("jobTemplate", "spec", "template"), job.get("template"),
+                         max(as_int(job.get("parallelism"), 1) or 0, 0), "", SPEC.child("jobTemplate", "spec", "parallelism"))
+    return _base(obj, group, kind, (template,), is_gang=False)
+
+
 def _lws(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     return lws_view(_base, _template, obj, group, kind)
 
@@ -173,6 +187,8 @@ BUILDERS: dict[tuple[str, str], Builder] = {
     ("apps", "Deployment"): _apps,
     ("apps", "ReplicaSet"): _apps,
     ("apps", "StatefulSet"): _apps,
+    ("apps", "DaemonSet"): _daemon_set,
+    ("batch", "CronJob"): _cron_job,
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): _lws,
     ("ray.io", "RayCluster"): _ray,
     ("ray.io", "RayJob"): _ray,
