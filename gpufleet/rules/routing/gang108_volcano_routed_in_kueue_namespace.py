@@ -14,7 +14,8 @@ when the workload is routed to Volcano and names no Kueue queue:
   integration is enabled;
 - any other workload whose pods go to a Volcano scheduler (`schedulerName: volcano`, or
   a name in option `volcanoSchedulers`) or that names a Volcano queue, when Kueue
-  integrates its kind (`batch/job`, `jobset.x-k8s.io/jobset`, ...).
+  integrates its kind (`batch/job`, `jobset.x-k8s.io/jobset`, ...: suspended) or, failing
+  that, pods (its pods have no Kueue-managed ancestor: gated).
 
 A context without Kueue's frameworks (an older digest) counts every integration as
 enabled. A workload with a `kueue.x-k8s.io/queue-name` label is Kueue's (GANG107 judges
@@ -90,10 +91,12 @@ def _held(view: WorkloadView, fleet: FleetContext) -> str | None:
     """How Kueue holds ``view`` in its namespace, or None when it does not."""
     if fleet.kueue_holds_unlabelled(view.namespace) is False:
         return None
-    volcano_job = (view.group, view.kind) == VOLCANO_JOB
-    if fleet.kueue_integrates("pod" if volcano_job else integration(view.obj)) is False:
-        return None
-    return GATED if volcano_job else SUSPENDED
+    framework = None if (view.group, view.kind) == VOLCANO_JOB else integration(view.obj)
+    if framework is not None and fleet.kueue_integrates(framework) is not False:
+        return SUSPENDED
+    # No (enabled) integration for the kind itself: its pods have no Kueue-managed ancestor, so the pod
+    # integration gates them (pkg/controller/jobframework/reconciler.go FindAncestorJobManagedByKueue).
+    return GATED if fleet.kueue_integrates("pod") is not False else None
 
 
 def _fix(team: TeamContext, fleet: FleetContext) -> str:

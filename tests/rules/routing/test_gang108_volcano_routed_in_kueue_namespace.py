@@ -55,3 +55,10 @@ def test_the_teams_own_volcano_queue_from_its_kueue_namespace_is_not_called_anot
     messages = [f.message for f in engine.check_objects([job], DEV, select=["GANG104", "GANG108"])]
     assert not any("another team" in m for m in messages), messages
     assert any("alpha-vc" in f.fix for f in engine.check_objects([job], DEV, select=["GANG108"]))
+
+
+def test_a_kind_kueue_does_not_integrate_sent_to_volcano_has_its_pods_gated():
+    from tests.rules.routing.test_gang106_lws_and_ray import lws
+
+    [found] = findings(lws(namespace="alpha", scheduler_name="volcano"), "GANG108")
+    assert "gates every pod" in found.message and "alpha-vc" in found.fix
