@@ -2,7 +2,8 @@
 
 Built by :class:`components.fleet.GpuFleet` from ``Rendered.objects``. Each object
 becomes a custom resource (Kueue and Volcano kinds) or a typed
-``scheduling.k8s.io/v1`` PriorityClass, with:
+``scheduling.k8s.io/v1`` PriorityClass, Namespace, or (static partitioning) a typed
+ValidatingAdmissionPolicy and its binding, with:
 
 - ``depends_on`` its engine's chart (CRDs and webhooks first), plus the rendered
   objects it refers to (``gpufleet.render.ordering``): parents are created first and
@@ -54,7 +55,19 @@ def _namespace(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptio
     return k8s.core.v1.Namespace(key, metadata=manifest["metadata"], opts=opts)
 
 
-CORE_KINDS = {("scheduling.k8s.io/v1", "PriorityClass"): _priority_class, ("v1", "Namespace"): _namespace}
+def _admission_policy(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    """The static-partitioning ValidatingAdmissionPolicy (``gpufleet.render.partition``)."""
+    return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(key, metadata=manifest["metadata"], spec=manifest["spec"], opts=opts)
+
+
+def _admission_policy_binding(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(key, metadata=manifest["metadata"], spec=manifest["spec"],
+                                                                         opts=opts)
+
+
+CORE_KINDS = {("scheduling.k8s.io/v1", "PriorityClass"): _priority_class, ("v1", "Namespace"): _namespace,
+              ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): _admission_policy,
+              ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"): _admission_policy_binding}
 
 
 class FleetQuota(pulumi.ComponentResource):

@@ -19,4 +19,7 @@ WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("kubeflow.org", ("v1",), "pytorchjobs"),
     ("kubeflow.org", ("v1", "v2beta1"), "mpijobs"),
     ("trainer.kubeflow.org", ("v1alpha1",), "trainjobs"),
+    ("leaderworkerset.x-k8s.io", ("v1",), "leaderworkersets"),
+    ("ray.io", ("v1",), "rayjobs"),
+    ("ray.io", ("v1",), "rayclusters"),
 )

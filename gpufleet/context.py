@@ -27,7 +27,8 @@ JSON shape (``version`` 1)::
      "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}],
      "coschedulingScheduler": "scheduler-plugins-scheduler",   # only with a coscheduling pool
      "manageJobsWithoutQueueName": true,              # the rendered Kueue Configuration's settings
-     "kueueManagedNamespaces": ["research"]}          # managedJobsNamespaceSelector's namespaces
+     "kueueManagedNamespaces": ["research"],          # managedJobsNamespaceSelector's namespaces
+     "kueueFrameworks": ["batch/job", "pod"]}         # the rendered integrations.frameworks
 
 A context without the two Kueue keys (an older digest) leaves both unknown (None): the
 rules then say what happens under either setting.
@@ -136,6 +137,8 @@ class FleetContext:
     """Kueue's ``manageJobsWithoutQueueName`` as rendered; None = unknown (an older context)."""
     kueue_managed_namespaces: tuple[str, ...] | None = None
     """The namespaces Kueue's ``managedJobsNamespaceSelector`` selects; None = unknown."""
+    kueue_frameworks: tuple[str, ...] | None = None
+    """Kueue's enabled ``integrations.frameworks`` as rendered; None = unknown (an older context)."""
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -162,6 +165,12 @@ class FleetContext:
         if self.manage_jobs_without_queue_name is None or self.kueue_managed_namespaces is None:
             return None
         return self.manage_jobs_without_queue_name and (namespace or "") in self.kueue_managed_namespaces
+
+    def kueue_integrates(self, framework: str | None) -> bool | None:
+        """Whether Kueue's integration ``framework`` (``batch/job``, ``pod``, ...) is enabled (None = unknown)."""
+        if framework is None:
+            return False
+        return None if self.kueue_frameworks is None else framework in self.kueue_frameworks
 
     def pool(self, name: str) -> PoolContext | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -215,6 +224,8 @@ class FleetContext:
             manage_jobs_without_queue_name=_optional_bool(data.get("manageJobsWithoutQueueName")),
             kueue_managed_namespaces=(tuple(str(n) for n in data["kueueManagedNamespaces"])
                                       if isinstance(data.get("kueueManagedNamespaces"), list) else None),
+            kueue_frameworks=(tuple(str(n) for n in data["kueueFrameworks"])
+                              if isinstance(data.get("kueueFrameworks"), list) else None),
         )
 
 

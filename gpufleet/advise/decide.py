@@ -9,17 +9,24 @@ and the jobs given:
 2. **Larger than the contiguous free block?** A busy pool runs about
    ``1 - free_fraction`` allocated (default 90%), its free GPUs scattered over nodes:
    the block a job can routinely get is ``max(one node, free_fraction × capacity
-   rounded down to whole nodes)`` (a single team's small pool is exempt: the team
-   controls its own load, and a PodGroup waits for the whole gang). A job above it only starts if admission holds the
-   whole gang back and placement finds one contiguous domain: Kueue with
-   topology-aware scheduling (atomic placement), and ``topologyLevels`` on the pool.
+   rounded down to whole nodes)``, and never more than one rack or block of
+   ``BLOCK_NODES`` nodes (16): free capacity is scattered, so 10% of a 1,250-node pool
+   is not 125 contiguous nodes (a single team's small pool is exempt: the team
+   controls its own load, and a PodGroup waits for the whole gang). A job above it only
+   starts if admission holds the whole gang back and placement finds one contiguous
+   domain: Kueue with topology-aware scheduling (atomic placement), and
+   ``topologyLevels`` on the pool. A shared pool of ``LARGE_POOL`` GPUs (1,024) or more
+   gets that by default, jobs given or not: the essay's default for large shared
+   research fleets is Kueue for admission plus a gang scheduler for placement.
 3. **Elastic?** Jobs that opt into a smaller world size (``gpufleet.dev/elastic`` or a
    PyTorch ``elasticPolicy``) suit a gang minimum below the replica count: Volcano's
    ``minAvailable`` on a shared pool (Kueue admits a job at its full size).
 4. **Who runs the control plane?** The mechanism's components, and whether the fleet
    already runs them (Kueue always; Volcano when enabled; scheduler-plugins when a pool
    uses it). A single small pool of one team gets the coscheduling plugin: one
-   extra scheduler, no queues to run.
+   extra scheduler, no queues to run. One team elsewhere (a larger pool, or work on
+   other pools too) still has fragmentation, not contention, as its problem (question 1):
+   Volcano, where gang semantics and placement come together, not Kueue's queues.
 
 Static partitioning is never inferred (isolation is a compliance decision the model
 states with ``dedicatedTo``); the default kube-scheduler is never recommended for
@@ -33,8 +40,9 @@ synchronous gangs. Rows, in order (first match wins):
 | any | largest job > free block | kueue+tas |
 | ≥2 teams or cohort quota | some elastic | volcano |
 | ≥2 teams or cohort quota | Volcano Jobs, or the pool is Volcano's already | volcano |
+| ≥2 teams or cohort quota, ≥ ``LARGE_POOL`` GPUs | otherwise | kueue+tas |
 | ≥2 teams or cohort quota | otherwise | kueue |
-| one team | otherwise | kueue |
+| one team | otherwise | volcano |
 
 A pool that would get ``kueue`` and already has ``topologyLevels`` keeps ``kueue+tas``.
 """
@@ -50,6 +58,10 @@ from gpufleet.model.pools import Pool
 
 FREE_FRACTION = Decimal("0.10")
 SMALL_POOL = Decimal(64)
+BLOCK_NODES = 16
+"""Nodes of one rack or block: the most a busy pool's scattered free capacity is realistically contiguous (an assumption)."""
+LARGE_POOL = Decimal(1024)
+"""GPUs from which a shared pool defaults to Kueue + gang placement (topology-aware admission)."""
 DEFAULT_LEVELS = "[topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]"
 COMPONENTS = {
     "kueue": "kueue-controller-manager (admission, quota, webhooks)",
@@ -80,7 +92,7 @@ def free_block(pool: Pool, fraction: Decimal = FREE_FRACTION) -> Decimal:
     per_node = pool.gpus_per_node
     if per_node <= 0:
         return Decimal(0)
-    nodes = int(pool.node_count * fraction)
+    nodes = min(int(pool.node_count * fraction), BLOCK_NODES)
     return max(per_node, per_node * nodes)
 
 
@@ -121,14 +133,19 @@ def decide(fleet: Fleet, pool: Pool, f: Facts, small_pool: Decimal = SMALL_POOL)
         why = f"{f.volcano_jobs} of its jobs are Volcano Jobs" if f.volcano_jobs else "the pool already runs Volcano queues"
         return "volcano", (f"{who.capitalize()} (contention), which Kueue and Volcano both solve; {why}, "
                            "so Volcano's queues and minAvailable gangs stay the cheaper choice.")
+    if shared and f.capacity >= LARGE_POOL:
+        return "kueue+tas", (f"{who.capitalize()} on a large pool ({f.capacity} GPUs): contention between teams needs Kueue's quota "
+                             "and gang admission, and placement of gangs larger than one rack needs a gang scheduler "
+                             "(topology-aware, atomic), the default for large shared research fleets.")
     if shared:
         sizes = "no job outgrows the routine free block" if f.jobs else "no jobs were given, so job sizes were not weighed"
         return _keep_tas(pool, f"{who.capitalize()}: the hard problem is contention between teams, which Kueue's quota, borrowing "
                                f"and gang admission (waitForPodsReady) solve; {sizes}.")
-    reason = "it also holds quota on other pools, whose namespaces coscheduling would take over" if f.owner_elsewhere else \
-        f"the pool ({f.capacity} GPUs) is larger than a small cluster"
-    return _keep_tas(pool, f"{who.capitalize()}, so there is no contention, but {reason}: Kueue without a cohort queues its "
-                           "gangs and admits each whole.")
+    scope = "one of several pools this team uses" if f.owner_elsewhere else f"a {f.capacity}-GPU pool, more than a small cluster"
+    return "volcano", (f"{who.capitalize()}, so there is no contention between teams: the hard problem is fragmentation within "
+                       f"its own work on {scope}. That needs gang semantics and placement together (all-or-nothing PodGroups, "
+                       "binpacking), which Volcano gives in one scheduler; quota between teams (Kueue) would solve a problem "
+                       "this pool does not have.")
 
 
 def _keep_tas(pool: Pool, reason: str) -> tuple[str, str]:

@@ -31,6 +31,7 @@ from gpufleet.diff.markdown import (QUOTA_HEADER, STEP_HEADER, fix_groups, fix_l
 from gpufleet import yamlio
 from gpufleet.errors import Issue, ModelError
 from gpufleet.model import Fleet, load_model
+from gpufleet.model.checks import capacity
 from gpufleet.model.loader import parse_model
 
 FORMATS = ("text", "json", "markdown")
@@ -62,6 +63,18 @@ def _git_base(model: Path, ref: str) -> Fleet:
     except yaml.YAMLError as exc:
         raise ModelError(source, [Issue("(document)", f"malformed YAML: {getattr(exc, 'problem', None) or exc}", "fix the YAML syntax")]) from None
     return parse_model(data, source)
+
+
+def _load_after(path: Path, before: Fleet) -> Fleet:
+    """The new model; an overfilled pool's error names the edit since ``before`` (``capacity.blame``)."""
+    try:
+        return load_model(path)
+    except ModelError as exc:
+        try:
+            unchecked = load_model(path, validate=False)
+        except ModelError:
+            raise exc from None
+        raise ModelError(exc.source, capacity.with_history(before, unchecked, exc.issues)) from None
 
 
 def _crds(path: Optional[Path]) -> CrdSet | None:
@@ -117,9 +130,11 @@ def diff(
     crd_set = _crds(crds)
     try:
         if git is not None:
-            after, before, title = load_model(base), _git_base(base, git), f"{base} ({git} -> working tree)"
+            before = _git_base(base, git)
+            after, title = _load_after(base, before), f"{base} ({git} -> working tree)"
         else:
-            before, after, title = load_model(base), load_model(new), f"{base} -> {new}"
+            before = load_model(base)
+            after, title = _load_after(new, before), f"{base} -> {new}"
         result = diff_fleets(before, after, crd_set)
     except ModelError as exc:
         raise CliError(exc.lines() or [f"{exc}"], 1) from None

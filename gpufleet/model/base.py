@@ -48,11 +48,19 @@ Quantity = Annotated[
 ]
 
 def parse_duration(value: Any) -> int:
-    """Parse a Go duration (``10m``, ``1h30m``, ``90s``) or a number of seconds into whole seconds."""
+    """Parse a Go duration (``10m``, ``1h30m``, ``90s``) into whole seconds.
+
+    A bare number is refused (``coldStartBudget: 6`` was meant as 6m far more often than as 6s), except 0,
+    which needs no unit (as in Go); internal defaults are whole seconds and are not validated again.
+    """
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a duration (examples: {durations.EXAMPLES}, 600s)")
-    if isinstance(value, int):
-        seconds = value
+    if isinstance(value, (int, float)) and value:
+        shown = int(value) if float(value).is_integer() else value
+        raise ValueError(f"{shown} seconds? write {shown}m or {shown}s: a duration needs a unit (examples: "
+                         f"{durations.EXAMPLES})")
+    if isinstance(value, (int, float)):
+        seconds = 0
     else:
         try:
             seconds = int(durations.parse_seconds(str(value)))

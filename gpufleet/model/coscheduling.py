@@ -11,9 +11,12 @@ and the fleet context (the scheduler name the mutator and the rules use).
 
 from __future__ import annotations
 
-from gpufleet.model.base import Base, Name
+from pydantic import Field
+
+from gpufleet.model.base import Base, Duration, Name
 
 DEFAULT_SCHEDULER_NAME = "scheduler-plugins-scheduler"  # chart values.yaml scheduler.name at v0.34.7
+DEFAULT_PERMIT_WAIT_SECONDS = 60  # apis/config/v1/defaults.go defaultPermitWaitingTimeSeconds at v0.34.7
 
 
 class CoschedulingEngine(Base):
@@ -25,3 +28,7 @@ class CoschedulingEngine(Base):
     """Helm release name."""
     scheduler_name: Name = DEFAULT_SCHEDULER_NAME
     """The second scheduler's profile name: pods of coscheduling pools set schedulerName to it."""
+    permit_wait: Duration = Field(default=DEFAULT_PERMIT_WAIT_SECONDS, ge=30, le=300)
+    """How long pods of a gang that passed Permit wait for the rest (``permitWaitingTimeSeconds`` and every
+    PodGroup's ``scheduleTimeoutSeconds``). Permit runs before binding, so this covers placing the pods, not
+    pulling images or a cold start: keep it short (30s to 5m; default 60s, the plugin's own default)."""

@@ -50,7 +50,7 @@ def mutate(obj: Mapping[str, Any], fleet: FleetContext, namespace: str | None = 
     if obj.get("kind") == "Job" and str(obj.get("apiVersion", "")).startswith("batch.volcano.sh/"):
         mutate_volcano_job(obj, team, patch)
     elif view is not None:
-        mutate_kueue_label(view, team, fleet.queue_label, patch)
+        mutate_kueue_label(view, team, fleet.queue_label, patch, fleet)
     if view is not None:  # placement on dedicated and coscheduling pools (new modules, issue 13)
         mutate_partition(view, team, fleet, patch)
         mutate_coscheduling(view, team, fleet, patch)

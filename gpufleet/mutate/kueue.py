@@ -2,7 +2,8 @@
 
 Called by :func:`gpufleet.mutate.core.mutate` for an object in a team's namespace
 whose team has a LocalQueue. Kueue manages batch Jobs, JobSets, Kubeflow
-PyTorchJobs and MPIJobs, TrainJobs and plain Pods in a Kueue pod group; it has no
+PyTorchJobs and MPIJobs, TrainJobs and plain Pods in a Kueue pod group, and, where the
+fleet enables their integrations, LeaderWorkerSets, RayClusters and RayJobs; it has no
 Volcano integration, so the label is *not* added to:
 
 - a Volcano Job (a different kind: never reaches this module);
@@ -17,19 +18,33 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.context import TeamContext
+from gpufleet.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.workloads.kueue_gate import integration
 
 KUEUE_KINDS: frozenset[tuple[str, str]] = frozenset({
     ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"),
     ("kubeflow.org", "MPIJob"), ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
 })
-_PARENT_GROUPS = frozenset({"batch", "jobset.x-k8s.io", "kubeflow.org", "trainer.kubeflow.org"})
+OPT_IN_KINDS: frozenset[tuple[str, str]] = frozenset({
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
+})
+"""Kinds labelled only where the fleet enables their Kueue integration (``admission.frameworks``): elsewhere
+Kueue's webhook for them is a no-op and the label would promise an admission that never happens."""
+_PARENT_GROUPS = frozenset({"batch", "jobset.x-k8s.io", "kubeflow.org", "trainer.kubeflow.org", "ray.io",
+                            "leaderworkerset.x-k8s.io"})
 
 
-def mutate_kueue_label(view: WorkloadView, team: TeamContext, label: str, patch: PatchBuilder) -> None:
-    if not team.local_queue or (view.group, view.kind) not in KUEUE_KINDS:
+def mutate_kueue_label(view: WorkloadView, team: TeamContext, label: str, patch: PatchBuilder,
+                       fleet: FleetContext | None = None) -> None:
+    kind = (view.group, view.kind)
+    if kind in OPT_IN_KINDS:
+        if fleet is None or fleet.kueue_integrates(integration(view.obj)) is not True:
+            return
+    elif kind not in KUEUE_KINDS:
+        return
+    if not team.local_queue:
         return
     meta = as_map(view.obj.get("metadata"))
     labels, annotations = as_map(meta.get("labels")), as_map(meta.get("annotations"))

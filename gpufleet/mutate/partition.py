@@ -5,7 +5,7 @@ when the fleet dedicates a pool to that team (``pools[].dedicatedTo``; nodes
 labelled and tainted ``gpufleet.dev/dedicated=<team>``). On every pod template, only
 where absent:
 
-- the toleration ``gpufleet.dev/dedicated=<team>:NoSchedule`` (skipped when a
+- the toleration ``gpufleet.dev/dedicated=<team>:NoExecute`` (the pool's taint, ``checks.dedicated``) (skipped when a
   toleration for that key, or a key-less ``Exists`` one, is already there);
 - the node selector ``gpufleet.dev/dedicated: <team>``, only when every pool the team
   holds is dedicated to it (otherwise Kueue's flavor assignment picks the pool, and
@@ -28,7 +28,7 @@ def mutate_partition(view: WorkloadView, team: TeamContext, fleet: FleetContext,
     if not any(p.dedicated_to == team.name for p in pools):
         return
     only_dedicated = all(p.dedicated_to == team.name for p in pools)
-    toleration = {"key": DEDICATED_KEY, "operator": "Equal", "value": team.name, "effect": "NoSchedule"}
+    toleration = {"key": DEDICATED_KEY, "operator": "Equal", "value": team.name, "effect": "NoExecute"}
     for template in view.templates:
         spec = template.spec_path
         if not _tolerates(template.spec.get("tolerations")):

@@ -18,6 +18,7 @@ from gpufleet.render.coscheduling import render_coscheduling_values
 from gpufleet.render.kueue_config import render_kueue_values
 from gpufleet.render.meta import TEAM_LABEL
 from gpufleet.render.namespaces import render_namespaces
+from gpufleet.render.partition import render_partition_policies
 from gpufleet.render.priority import render_priority_classes
 from gpufleet.render.volcano import render_volcano_queues, render_volcano_values
 
@@ -77,6 +78,8 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
             is_team = "gpufleet.dev/team" in m["metadata"]["labels"]
             protect = name in live_teams if is_team else False  # a parent queue holds no jobs (leaf queues only)
             out.append(RenderedObject(f"volcanoqueue-{name}", m, "volcano", protect))
+    out += [RenderedObject(f"{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)
+            for m in render_partition_policies(fleet)]
     return out
 
 

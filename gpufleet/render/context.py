@@ -70,4 +70,5 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
         out["coschedulingScheduler"] = fleet.engines.coscheduling.scheduler_name
     out["manageJobsWithoutQueueName"] = fleet.admission.manage_jobs_without_queue_name
     out["kueueManagedNamespaces"] = managed_namespaces(fleet)
+    out["kueueFrameworks"] = list(fleet.admission.frameworks)
     return out

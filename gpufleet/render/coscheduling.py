@@ -14,10 +14,12 @@ pods are assigned) and ``pkg/util/podgroup.go`` (``GetWaitTimeDuration``: a grou
 So gpufleet renders: only the Coscheduling plugin (the chart's default list also enables
 CapacityScheduling, NodeResourceTopologyMatch and NodeResourcesAllocatable, which need
 other CRDs; the chart's ``PrioritySort`` stays disabled because Coscheduling brings its
-own queue sort), ``permitWaitingTimeSeconds`` = the largest cold-start budget of the
-coscheduling pools (the chart sets 10s), and PodGroups with ``minMember`` = every pod of
-the workload (synchronous jobs) and ``scheduleTimeoutSeconds`` = the pool's cold-start
-budget (the fleet's ``coldStartFloor`` when the pool has none).
+own queue sort), ``permitWaitingTimeSeconds`` = ``engines.coscheduling.permitWait``
+(default 60s; the chart sets 10s) with ``podGroupRejectPercentage: 0``, and PodGroups with
+``minMember`` = every pod of the workload (synchronous jobs) and ``scheduleTimeoutSeconds`` =
+the same permit wait. Permit runs before binding (``pkg/coscheduling/coscheduling.go``), so
+the wait covers placing the gang, not pulling images: the pool's cold-start budget is
+Kueue's ``waitForPodsReady`` business, not the Permit wait's (issue 19, item 7).
 """
 
 from __future__ import annotations
@@ -33,15 +35,20 @@ SCHEDULER_CONFIG_API = "kubescheduler.config.k8s.io/v1"
 SCHEDULER_CONFIGMAP = "scheduler-config"  # templates/configmap.yaml: a fixed name in the release namespace
 PLUGINS_ENABLED = ["Coscheduling"]
 PLUGINS_DISABLED = ["PrioritySort"]
+REJECT_PERCENTAGE = 0
+"""``podGroupRejectPercentage``: 0, not the plugin's 10 (``apis/config/v1/defaults.go`` at v0.34.7). PostFilter
+(``pkg/coscheduling/coscheduling.go``) rejects a group's waiting pods only when more than this share of
+``minMember`` is unassigned; with 10, a gang missing up to 10% of its pods keeps its reservations for the whole
+permit wait. With 0, any pod that cannot be placed releases the group's reservations at once."""
 
 
 def timeout_seconds(fleet: Fleet, pool: Pool) -> int:
-    """The PodGroup wait on ``pool``: its cold-start budget, else the fleet's cold-start floor."""
-    return pool.cold_start_budget if pool.cold_start_budget is not None else fleet.admission.cold_start_floor
+    """The PodGroup wait on ``pool``: the engine's permit wait (short: Permit runs before binding)."""
+    return fleet.engines.coscheduling.permit_wait
 
 
 def permit_waiting_seconds(fleet: Fleet) -> int:
-    return max(timeout_seconds(fleet, p) for p in fleet.pools_of("coscheduling"))
+    return fleet.engines.coscheduling.permit_wait
 
 
 def render_coscheduling_values(fleet: Fleet) -> dict[str, Any] | None:
@@ -52,7 +59,8 @@ def render_coscheduling_values(fleet: Fleet) -> dict[str, Any] | None:
     return {
         "scheduler": {"name": name},
         "plugins": {"enabled": list(PLUGINS_ENABLED), "disabled": list(PLUGINS_DISABLED)},
-        "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": permit_waiting_seconds(fleet)}}],
+        "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": permit_waiting_seconds(fleet),
+                                                            "podGroupRejectPercentage": REJECT_PERCENTAGE}}],
     }
 
 

@@ -64,7 +64,8 @@ def dump(obj: dict[str, Any]) -> str:
 
 
 _STAGES = {"Namespace": 0, "PriorityClass": 1, "WorkloadPriorityClass": 2, "Topology": 3, "ResourceFlavor": 4,
-           "Cohort": 5, "ClusterQueue": 6, "LocalQueue": 7, "Queue": 8}
+           "Cohort": 5, "ClusterQueue": 6, "LocalQueue": 7, "Queue": 8,
+           "ValidatingAdmissionPolicy": 9, "ValidatingAdmissionPolicyBinding": 9}
 
 
 def context_json(context: dict[str, Any]) -> str:

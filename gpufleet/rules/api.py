@@ -151,6 +151,9 @@ class Rule:
     doc: str = ""
     options: type | None = None
     check_run: RunCheckFn | None = None
+    waivable: bool = True
+    """False for a rule whose finding no object may waive for itself (GANG807: a team that could waive the
+    partition with an annotation on its own pods would make static partitioning optional)."""
 
     @property
     def any_kind(self) -> bool:
@@ -187,6 +190,8 @@ class Finding:
     # The traceback when the rule itself crashed (a gpufleet bug, not a violation); adapters
     # that can (the admission webhook) answer it as an internal error.
     internal: str | None = field(default=None, compare=False, repr=False)
+    waivable: bool = field(default=True, compare=False, repr=False)
+    """False when the rule refuses waivers (``Rule.waivable``): a waiver annotation is then reported, not applied."""
 
     @property
     def blocking(self) -> bool:

@@ -70,7 +70,8 @@ def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
     internal = isinstance(violation, InternalError)
     return Finding(code=rule.code, name=rule.name, severity=Severity.ERROR if internal else rule.severity, path=violation.path,
                    message=violation.message, fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2],
-                   object_name=who[3], internal=violation.trace if internal else None)  # type: ignore[attr-defined]
+                   object_name=who[3], internal=violation.trace if internal else None,  # type: ignore[attr-defined]
+                   waivable=rule.waivable or internal)
 
 
 def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Finding:

@@ -4,7 +4,8 @@ Applied by the engine to every finding. A waived finding is still reported
 (``waived=True`` with the reason) so audits see it, but it no longer blocks. A
 waiver with an empty or blank reason does not waive: the reason is the point. It is not
 dropped silently either: the finding it meant to waive becomes an error that says the
-waiver needs a reason (:func:`blank_waivers`).
+waiver needs a reason (:func:`blank_waivers`). A rule with ``waivable=False`` (GANG807)
+is never waived by its own object.
 """
 
 from __future__ import annotations
@@ -47,10 +48,21 @@ def waiver_key(code: str) -> str:
 
 
 def apply(obj: Mapping[str, Any], findings: list[Finding]) -> list[Finding]:
-    """``findings`` with those the object waives marked ``waived`` (with the reason)."""
+    """``findings`` with those the object waives marked ``waived`` (with the reason).
+
+    A rule that refuses waivers (``Finding.waivable`` False, GANG807) keeps blocking; its message says the
+    annotation was not accepted.
+    """
     reasons = waiver_reasons(obj)
     blank = blank_waivers(obj) if findings else set()
     if not reasons and not blank:
         return findings
-    return [replace(f, waived=True, waiver_reason=reasons[f.code]) if f.code in reasons
+    return [_waive(f, reasons[f.code]) if f.code in reasons
             else _needs_reason(f) if f.code in blank else f for f in findings]
+
+
+def _waive(finding: Finding, reason: str) -> Finding:
+    if finding.waivable:
+        return replace(finding, waived=True, waiver_reason=reason)
+    return replace(finding, message=f"{finding.message} (the annotation {waiver_key(finding.code)} is not accepted: "
+                                    f"{finding.code} cannot be waived)")

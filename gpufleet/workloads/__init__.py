@@ -4,7 +4,8 @@
 replica counts, gang minimum, scheduler, queues) or None for objects that are not
 workloads. Supported: Volcano Job and PodGroup, scheduler-plugins PodGroup, batch
 Job, JobSet, Kubeflow PyTorchJob/MPIJob (and the other ``*ReplicaSpecs`` jobs),
-TrainJob, (Cluster)TrainingRuntime (``runtimes``), Pod, and Deployment/ReplicaSet/StatefulSet (gang only with a pod-group key).
+TrainJob, (Cluster)TrainingRuntime (``runtimes``), Pod, Deployment/ReplicaSet/StatefulSet (gang only with a pod-group key),
+LeaderWorkerSet (one group) and RayCluster/RayJob (``groups``).
 """
 
 from gpufleet.workloads import keys

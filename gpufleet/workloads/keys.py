@@ -20,3 +20,4 @@ COSCHEDULING_GROUP = "scheduling.x-k8s.io/pod-group"  # label (scheduler-plugins
 DEFAULT_SCHEDULER = "default-scheduler"
 ELASTIC = "gpufleet.dev/elastic"
 WAIVER_PREFIX = "waive.gpufleet.dev/"
+RAY_GANG = "ray.io/gang-scheduling-enabled"  # label on a RayCluster/RayJob (KubeRay v1.7.0 utils/constant.go)

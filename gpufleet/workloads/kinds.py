@@ -2,7 +2,7 @@
 
 Called through :func:`gpufleet.workloads.view`; one small builder per kind family
 (Volcano, PodGroups, batch Job, JobSet, Kubeflow, TrainJob and its runtimes, Pod, apps
-controllers), dispatched by ``(group, kind)``. Counts follow the controllers that
+controllers, LeaderWorkerSet and Ray in ``groups``), dispatched by ``(group, kind)``. Counts follow the controllers that
 create the pods: absent Volcano task ``replicas`` is 0 (Go zero value), absent
 Kubeflow/JobSet/Job counts are 1.
 """
@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from gpufleet.fieldpath import ROOT, FieldPath
 from gpufleet.workloads import keys
 from gpufleet.workloads.elastic import is_elastic
+from gpufleet.workloads.groups import lws_view, ray_view
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.runtimes import runtime_view
 from gpufleet.workloads.types import (
@@ -145,6 +146,28 @@ def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member)
 
 
+def _daemon_set(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    """One pod per node: never a gang, but its template may reach any node (GANG807)."""
+    template = _template(_TEMPLATE, as_map(obj.get("spec")).get("template"), 1, "", None)
+    return _base(obj, group, kind, (template,), is_gang=False)
+
+
+def _cron_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    """The Jobs a CronJob creates, judged by their template (``spec.jobTemplate.spec.template``); not a gang here."""
+    job = as_map(as_map(as_map(obj.get("spec")).get("jobTemplate")).get("spec"))
+    template = _template(SPEC.child("jobTemplate", "spec", "template"), job.get("template"),
+                         max(as_int(job.get("parallelism"), 1) or 0, 0), "", SPEC.child("jobTemplate", "spec", "parallelism"))
+    return _base(obj, group, kind, (template,), is_gang=False)
+
+
+def _lws(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    return lws_view(_base, _template, obj, group, kind)
+
+
+def _ray(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    return ray_view(_base, _template, obj, group, kind)
+
+
 BUILDERS: dict[tuple[str, str], Builder] = {
     ("batch.volcano.sh", "Job"): _volcano_job,
     ("scheduling.volcano.sh", "PodGroup"): _pod_group,
@@ -164,6 +187,11 @@ BUILDERS: dict[tuple[str, str], Builder] = {
     ("apps", "Deployment"): _apps,
     ("apps", "ReplicaSet"): _apps,
     ("apps", "StatefulSet"): _apps,
+    ("apps", "DaemonSet"): _daemon_set,
+    ("batch", "CronJob"): _cron_job,
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): _lws,
+    ("ray.io", "RayCluster"): _ray,
+    ("ray.io", "RayJob"): _ray,
 }
 WORKLOAD_KINDS: frozenset[tuple[str, str]] = frozenset(BUILDERS)
 

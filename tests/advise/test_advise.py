@@ -54,9 +54,19 @@ ROWS = [
         "fragmentation"),
     Row("one team on a small coscheduling pool already: keep it", one_pool("coscheduling", nodes=2), [job("t0", 2)], "coscheduling",
         "none", "fragmentation"),
-    Row("one team on a small pool that also holds another pool: Kueue (coscheduling would take its namespaces)",
-        one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8}), [], "kueue", "none", "fragmentation"),
-    Row("one team on a large pool with node-sized jobs: Kueue", one_pool(nodes=64), [job("t0", 1)], "kueue", "none", "fragmentation"),
+    Row("one team on a small pool that also holds another pool: Volcano (gang and placement, one engine for all its pools)",
+        one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8}), [], "volcano",
+        "pools[0].system: volcano", "fragmentation"),
+    Row("one team on a large pool with node-sized jobs: Volcano", one_pool(nodes=64), [job("t0", 1)], "volcano",
+        "pools[0].system: volcano", "fragmentation"),
+    Row("one team alone on a 256-GPU pool: Volcano, not plain Kueue", one_pool(nodes=32), [], "volcano", "pools[0].system: volcano",
+        "fragmentation"),
+    Row("many teams on a 10,000-GPU pool with a 512-GPU job: the free block is one rack or block, not 10% of the pool",
+        one_pool(nodes=1250, teams=4), [job("t1", 64)], "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
+    Row("many teams on a large pool, no jobs given: Kueue for admission plus gang placement",
+        one_pool(nodes=1250, teams=4), [], "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
     Row("many teams sharing a pool with 512-GPU jobs: Kueue with atomic placement", one_pool(nodes=128, teams=4),
         [job("t1", 64), job("t2", 2)], "kueue+tas",
         "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
@@ -124,3 +134,17 @@ def test_a_pool_that_keeps_its_system_gets_no_switch_note():
     fleet = one_pool(nodes=64, teams=3).model()
     [pool] = advise(fleet, []).pools
     assert pool.change == "none" and SWITCH_NOTE not in pool.reason
+
+
+def test_the_reasons_come_from_the_four_questions_not_from_a_limit_of_gpufleets_modes() -> None:
+    for builder in (one_pool(nodes=32), one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8})):
+        [pool] = [p for p in advise(builder.model()).pools if p.pool == "gpu"]
+        assert "fragmentation" in pool.reason and "larger than a small cluster" not in pool.reason
+        assert "would take over" not in pool.reason
+
+
+def test_the_free_block_is_capped_at_one_block_of_nodes() -> None:
+    from decimal import Decimal
+
+    [pool] = advise(one_pool(nodes=1250, teams=4).model(), [job("t1", 64)]).pools
+    assert Decimal(pool.free_block_gpus) == 16 * 8

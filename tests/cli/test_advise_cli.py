@@ -87,7 +87,7 @@ def test_podgroups_prints_a_valid_pod_group_for_each_coscheduling_gang(tmp_path,
     result = run("podgroups", str(MIXED), str(tmp_path / "job.yaml"))
     assert result.exit_code == 0, result.output
     [group] = list(yaml.safe_load_all(result.stdout))
-    assert group["spec"] == {"minMember": 4, "scheduleTimeoutSeconds": 300}
+    assert group["spec"] == {"minMember": 4, "scheduleTimeoutSeconds": 60}
     assert CrdSet.load(crds_dir).validate(group) == []
 
 

@@ -131,3 +131,15 @@ def test_git_base_that_cannot_be_read_is_a_usage_error_naming_the_file_and_revis
     result = run(str(model), "--git", "HEAD")
     assert result.exit_code == 2 and "prod.fleet.yaml" in result.stderr and "'HEAD'" in result.stderr and "fix:" in result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def shrink_pool(data: dict) -> None:
+    data["pools"][0]["nodeCount"] = 1
+
+
+def test_an_edit_that_overfills_a_pool_is_named_at_the_edit_not_at_the_largest_quota(tmp_path):
+    """Issue 19, item 5: with history, the error names what changed (here the pool's nodeCount)."""
+    bad = edited(tmp_path, shrink_pool, "bad.fleet.yaml")
+    result = run(str(PROD), str(bad))
+    assert result.exit_code == 1
+    assert "bad.fleet.yaml: pools[0].nodeCount: this edit (nodeCount" in result.output, result.output

@@ -131,3 +131,43 @@ def test_namespace_places_manifests_without_one_and_a_bad_name_is_a_usage_error(
     assert {f["namespace"] for f in json.loads(found.output)["findings"]} == {"vision"}
     bad = runner.invoke(app, ["lint", path, "--namespace", "Not_A_Namespace"])
     assert bad.exit_code == 2 and "--namespace" in bad.output
+
+
+HELD_OUT = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: vc, namespace: alpha}
+spec:
+  minAvailable: 2
+  tasks:
+  - name: w
+    replicas: 2
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{name: w, image: t:1, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: shards, namespace: alpha, labels: {kueue.x-k8s.io/queue-name: alpha}}
+spec:
+  completionMode: Indexed
+  parallelism: 50
+  completions: 50
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers: [{name: w, image: t:1, resources: {requests: {cpu: "2"}}}]
+"""
+
+
+def test_with_the_dev_stack_a_volcano_job_in_a_kueue_namespace_fails_and_cpu_shards_pass(app, tmp_path):
+    """Issue 19, items 1 and 4, through the command line: GANG108 names alpha-vc; the CPU shards have no finding."""
+    path = tmp_path / "held-out.yaml"
+    path.write_text(HELD_OUT)
+    result = runner.invoke(app, ["lint", str(path), "--fleet", "stacks/dev.fleet.yaml", "--format", "json"])
+    findings = json.loads(result.output)["findings"]
+    assert result.exit_code == 1
+    assert {(f["name"], f["code"]) for f in findings if f["severity"] == "error"} >= {("vc", "GANG108")}
+    assert any("alpha-vc" in f["fix"] for f in findings if f["code"] == "GANG108")
+    assert [f for f in findings if f["name"] == "shards"] == []

@@ -62,6 +62,6 @@ def test_the_coscheduling_pool_adds_no_quota_object(monitor):
 def test_the_dedicated_pool_renders_its_flavor_with_the_team_taint(monitor):
     registered = run_program(monitor, lambda: GpuFleet("fleet", GpuFleetArgs(MIXED)))
     flavors = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in registered if r.type.endswith("ResourceFlavor")}
-    assert flavors["vault"]["nodeTaints"] == [{"key": "gpufleet.dev/dedicated", "value": "secure", "effect": "NoSchedule"}]
+    assert flavors["vault"]["nodeTaints"] == [{"key": "gpufleet.dev/dedicated", "value": "secure", "effect": "NoExecute"}]
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from gpufleet.model.checks import capacity
+
 from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
@@ -11,11 +13,11 @@ NODEGROUP = "volcano.sh/nodegroup-name"
 
 CASES = [
     Case("team-gpus-above-capacity", lambda f: f.set("teams[0].quota.h100.nominal", 25),
-         lambda f: f.set("teams[0].quota.h100.nominal", 24), "teams[0].quota.h100.nominal", "nominal nvidia.com/gpu quota on pool 'h100' is 33"),
+         lambda f: f.set("teams[0].quota.h100.nominal", 24), "pools[0]", "nominal nvidia.com/gpu quota on pool 'h100' is 33"),
     Case("cohort-quota-counts", lambda f: f.set("cohorts[0].quota.a100", {"nominal": 5}),
-         lambda f: f.set("cohorts[0].quota.a100", {"nominal": 4}), "teams[0].quota.a100.nominal", "ml 5"),
+         lambda f: f.set("cohorts[0].quota.a100", {"nominal": 4}), "pools[1]", "ml 5 (cohorts[0].quota.a100.nominal)"),
     Case("overridden-cpu-above-capacity", lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 289}),
-         lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 288}), "teams[0].quota.h100.resources.cpu.nominal", "nominal cpu quota"),
+         lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 288}), "pools[0]", "nominal cpu quota"),
     Case("same-nodes-both-systems", lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100"}),
          lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100-volcano", NODEGROUP: "a100"}), "pools[1].nodeLabels", "claimed by both quota systems"),
     Case("same-nodes-same-system", lambda f: f.with_pool("h100-b", nodeLabels={"gpufleet.dev/pool": "h100"}),
@@ -46,15 +48,34 @@ def _over_capacity(builder) -> list:
     return [i for i in builder.issues() if "quota on pool" in i.message]
 
 
-@pytest.mark.parametrize(("team", "path"), [
-    (0, "teams[0].quota.h100.nominal"),
-    (1, "teams[1].quota.h100.nominal"),
-])
-def test_an_oversized_team_quota_is_reported_once_at_the_edited_team_with_gpus_first(team: int, path: str) -> None:
+@pytest.mark.parametrize("team", [0, 1])
+def test_without_history_an_overfilled_pool_is_reported_once_at_the_pool_listing_every_contributor(team: int) -> None:
+    """Issue 19, item 5: not at the largest contributor, which is often not what changed."""
     issues = _over_capacity(fleet().set(f"teams[{team}].quota.h100.nominal", 40))
-    assert [i.path for i in issues] == [path]
+    assert [i.path for i in issues] == ["pools[0]"]
     assert issues[0].message.startswith("nominal nvidia.com/gpu quota on pool 'h100'")
+    assert "(teams[0].quota.h100.nominal)" in issues[0].message and "(teams[1].quota.h100.nominal)" in issues[0].message
     assert "also over capacity: cpu" in issues[0].message
+    assert "lower research" not in issues[0].fix and "gpufleet diff" in issues[0].fix
+
+
+def test_with_history_a_new_teams_quota_is_named_as_the_edit_that_overfilled_the_pool() -> None:
+    base = fleet().model()
+    new = fleet().with_team("gamma", quota={"h100": {"nominal": 16}}).model()
+    [issue] = capacity.blame(base, new)
+    assert (str(issue.path), "team 'gamma'" in issue.message, "new" in issue.message) == ("teams[2].quota.h100.nominal", True, True)
+
+
+def test_with_history_a_shrunk_pool_is_named_at_its_node_count() -> None:
+    base, new = fleet().model(), fleet().set("pools[0].nodeCount", 2).model()
+    [issue] = capacity.blame(base, new)
+    assert str(issue.path) == "pools[0].nodeCount" and "4 -> 2" in issue.message
+
+
+def test_with_history_a_raised_nominal_is_named_even_when_another_team_holds_more() -> None:
+    base = fleet().set("teams[1].quota.h100.nominal", 4).model()
+    new = fleet().set("teams[1].quota.h100.nominal", 20).model()
+    assert [str(i.path) for i in capacity.blame(base, new)] == ["teams[1].quota.h100.nominal"]
 
 
 def test_no_capacity_issue_points_at_the_node_count() -> None:

@@ -15,8 +15,8 @@ def dedicated(b: FleetBuilder, team: str = "secure", system: str = "kueue") -> F
     b = b.with_pool("vault", system, nodes=2, dedicatedTo=team,
                     nodeLabels={"gpufleet.dev/pool": "vault", KEY: "secure",
                                 **({"volcano.sh/nodegroup-name": "vault"} if system == "volcano" else {})},
-                    taints=[{"key": KEY, "value": "secure", "effect": "NoSchedule"}],
-                    tolerations=[{"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoSchedule"}] if system == "kueue" else [])
+                    taints=[{"key": KEY, "value": "secure", "effect": "NoExecute"}],
+                    tolerations=[{"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoExecute"}] if system == "kueue" else [])
     return b.with_team("secure", quota={"vault": {"nominal": 16}})
 
 
@@ -26,8 +26,12 @@ CASES = [
          "pools[2].dedicatedTo", "holds no quota on its dedicated pool"),
     Case("label-missing", lambda f: dedicated(f).set("pools[2].nodeLabels", {"gpufleet.dev/pool": "vault"}), dedicated,
          "pools[2].nodeLabels", "does not select nodes labelled"),
-    Case("taint-missing", lambda f: dedicated(f).set("pools[2].taints", []), dedicated, "pools[2].taints", "no taint"),
-    Case("taint-for-another-team", lambda f: dedicated(f).set("pools[2].taints[0].value", "alpha"), dedicated, "pools[2].taints", "no taint"),
+    Case("taint-missing", lambda f: dedicated(f).set("pools[2].taints", []), dedicated, "pools[2].taints", "no NoExecute taint"),
+    Case("taint-only-no-schedule", lambda f: dedicated(f).set("pools[2].taints[0].effect", "NoSchedule"), dedicated,
+         "pools[2].taints", "NoExecute"),
+    Case("kueue-toleration-only-no-schedule", lambda f: dedicated(f).set("pools[2].tolerations[0].effect", "NoSchedule"), dedicated,
+         "pools[2].tolerations", "NoExecute"),
+    Case("taint-for-another-team", lambda f: dedicated(f).set("pools[2].taints[0].value", "alpha"), dedicated, "pools[2].taints", "no NoExecute taint"),
     Case("kueue-toleration-missing", lambda f: dedicated(f).set("pools[2].tolerations", []), dedicated,
          "pools[2].tolerations", "no toleration"),
     Case("other-teams-quota", lambda f: dedicated(f).set("teams[0].quota.vault", {"nominal": 8}), dedicated,

@@ -30,4 +30,5 @@ def test_a_stack_model_fails_when_its_first_team_borrows_beyond_its_pools(path: 
     pool = next(iter(team["quota"]))
     team["quota"][pool]["nominal"] = 10**9
     issues = validate(parse_model(data, str(path), validate=False))
-    assert any(i.path == f"teams[0].quota.{pool}.nominal" and "quota on pool" in i.message for i in issues)
+    index = next(i for i, p in enumerate(data["pools"]) if p["name"] == pool)
+    assert any(i.path == f"pools[{index}]" and f"(teams[0].quota.{pool}.nominal)" in i.message for i in issues)

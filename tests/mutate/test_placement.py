@@ -12,7 +12,7 @@ from tests.mutate.builders import pod_template
 KEY = "gpufleet.dev/dedicated"
 SCHED = "scheduler-plugins-scheduler"
 GROUP = "scheduling.x-k8s.io/pod-group"
-TOLERATION = {"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoSchedule"}
+TOLERATION = {"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoExecute"}
 
 
 def pool(name: str, system: str, **extra) -> dict:

@@ -31,13 +31,20 @@ def jobset(name: str, namespace: str, *replicas: int) -> dict:
             "spec": {"replicatedJobs": jobs}}
 
 
-def test_the_chart_values_enable_only_coscheduling_with_the_largest_cold_start_budget_as_permit_wait() -> None:
+def test_the_chart_values_keep_the_permit_wait_short_and_reject_a_gang_missing_any_pod_at_once() -> None:
     values = render_all(MIXED).coscheduling_values
     assert values == {
         "scheduler": {"name": "scheduler-plugins-scheduler"},
         "plugins": {"enabled": ["Coscheduling"], "disabled": ["PrioritySort"]},
-        "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 300}}],
+        "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 60, "podGroupRejectPercentage": 0}}],
     }
+
+
+def test_the_permit_wait_is_the_engines_setting_not_a_pools_cold_start_budget() -> None:
+    fleet = load_model_with(permitWait="45s")
+    assert render_all(fleet).coscheduling_values["pluginConfig"][0]["args"]["permitWaitingTimeSeconds"] == 45
+    [group] = render_pod_groups(fleet, [job("t", "solo", 2)])
+    assert group["spec"]["scheduleTimeoutSeconds"] == 45
 
 
 def test_a_fleet_without_a_coscheduling_pool_renders_no_chart_values() -> None:
@@ -56,9 +63,9 @@ def load_model_with(**engine: str):
 
 
 @pytest.mark.parametrize("workload, expected", [
-    pytest.param(job("train", "robotics", 4), ("train", 4, 300), id="job: every pod, the pool's budget"),
-    pytest.param(jobset("js", "robotics", 2, 1), ("shared-group", 6, 300), id="jobset: the labelled group, all its pods"),
-    pytest.param(job("el", "robotics", 4, **{"gpufleet.dev/elastic": "true"}), ("el", 4, 300), id="elastic without a minimum: every pod"),
+    pytest.param(job("train", "robotics", 4), ("train", 4, 60), id="job: every pod, the permit wait"),
+    pytest.param(jobset("js", "robotics", 2, 1), ("shared-group", 6, 60), id="jobset: the labelled group, all its pods"),
+    pytest.param(job("el", "robotics", 4, **{"gpufleet.dev/elastic": "true"}), ("el", 4, 60), id="elastic without a minimum: every pod"),
 ])
 def test_a_gang_in_a_coscheduling_namespace_gets_a_pod_group_of_all_its_pods(workload, expected) -> None:
     [group] = render_pod_groups(MIXED, [workload])
@@ -75,10 +82,10 @@ def test_workloads_outside_a_coscheduling_gang_get_no_pod_group(workload) -> Non
     assert render_pod_groups(MIXED, [workload]) == []
 
 
-def test_a_pool_without_a_budget_waits_the_fleet_cold_start_floor() -> None:
+def test_a_pool_without_a_budget_waits_the_same_short_permit_wait() -> None:
     fleet = FleetBuilder().with_pool("l40s", "coscheduling").with_team("solo", quota={"l40s": {"nominal": 8}}).model()
     [group] = render_pod_groups(fleet, [job("t", "solo", 2)])
-    assert group["spec"]["scheduleTimeoutSeconds"] == fleet.admission.cold_start_floor
+    assert group["spec"]["scheduleTimeoutSeconds"] == 60
 
 
 def test_rendered_pod_groups_are_valid_against_the_real_crd(crds_dir) -> None:

@@ -14,7 +14,7 @@ from gpufleet.render.kueue import render_cluster_queues
 from tests.render.builders import cohort, fleet, pool, quota, team
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
-CORE_KINDS = {"PriorityClass", "Namespace"}
+CORE_KINDS = {"PriorityClass", "Namespace", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
 
 
 @lru_cache(maxsize=2)

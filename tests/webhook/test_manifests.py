@@ -96,3 +96,30 @@ def test_every_disallowed_fixture_of_a_blocking_rule_is_denied_with_its_code():
             if validated["allowed"] or code not in validated["status"]["message"]:
                 problems.append(f"{path}:{doc.line}: not denied with {code}")
     assert not problems, "\n".join(problems)
+
+
+# Rules whose every disallowed document the controller must deny after its own mutation (each fixture
+# has a fleet context of its own, e.g. the dev stack's): what the linter and the pack report, admission refuses.
+DENIED_AFTER_MUTATION = ("GANG108",)
+
+
+def own_context_fixtures() -> list[Path]:
+    return [FIXTURES / code / name for code in DENIED_AFTER_MUTATION for name in ("allowed.yaml", "disallowed.yaml")]
+
+
+@pytest.mark.parametrize("path", own_context_fixtures(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_fixture_with_its_own_fleet_is_denied_by_its_rule_after_mutation_exactly_when_the_linter_reports_it(path):
+    from gpufleet.context import FleetContext
+
+    state = ready_state()
+    state.use_fleet(FleetContext.from_dict(orjson.loads((path.parent / "fleet-context.json").read_bytes())))
+    code, problems = path.parent.name, []
+    for doc in yamlio.load_documents(path.read_text()):
+        if not isinstance(doc.value, dict):
+            continue
+        _, fixed, validated = admit(copy.deepcopy(doc.value), state)
+        denied_for_rule = f"{code} " in validated.get("status", {}).get("message", "")
+        if denied_for_rule != (path.name == "disallowed.yaml"):
+            problems.append(f"{path.name}:{doc.line}: {code} in the denial: {denied_for_rule}")
+        problems += disagreement(f"{path.name}:{doc.line}", fixed, validated, state)
+    assert not problems, "\n".join(problems)

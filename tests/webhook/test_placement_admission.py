@@ -45,7 +45,7 @@ def test_a_dedicated_team_job_gets_the_partition_toleration_on_create():
     answer, _ = call("/mutate", review(bare))
     spec = apply(bare, response_of(answer))["spec"]["template"]["spec"]
     assert spec["nodeSelector"] == {"gpufleet.dev/dedicated": "secure"}
-    assert {"key": "gpufleet.dev/dedicated", "operator": "Equal", "value": "secure", "effect": "NoSchedule"} in spec["tolerations"]
+    assert {"key": "gpufleet.dev/dedicated", "operator": "Equal", "value": "secure", "effect": "NoExecute"} in spec["tolerations"]
 
 
 def test_another_teams_job_that_tolerates_every_taint_is_denied():
@@ -53,3 +53,20 @@ def test_another_teams_job_that_tolerates_every_taint_is_denied():
     intruder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "llm"}
     answer, result = call("/validate", review(intruder))
     assert result == "denied" and "GANG807" in answer["response"]["status"]["message"]
+
+
+def test_a_self_added_gang807_waiver_is_still_denied_at_admission():
+    intruder = job("llm", tolerations=[{"operator": "Exists"}])
+    intruder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "llm"}
+    intruder["metadata"]["annotations"] = {"waive.gpufleet.dev/GANG807": "we need the GPUs"}
+    answer, result = call("/validate", review(intruder))
+    assert result == "denied" and "GANG807" in answer["response"]["status"]["message"]
+    assert "cannot be waived" in answer["response"]["status"]["message"]
+
+
+def test_another_teams_job_pinned_to_a_node_by_name_is_denied():
+    intruder = job("llm")
+    intruder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "llm"}
+    intruder["spec"]["template"]["spec"]["nodeName"] = "vault-7"
+    answer, result = call("/validate", review(intruder))
+    assert result == "denied" and "GANG807 partition-breach at spec.template.spec.nodeName" in answer["response"]["status"]["message"]

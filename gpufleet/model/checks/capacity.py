@@ -10,12 +10,14 @@ quota systems if their systems differ. Registered in ``CHECKS``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from gpufleet.errors import Issue
 from gpufleet.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
 from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, pool_resources, show
 
 
@@ -31,23 +33,81 @@ def _over(fleet: Fleet, pool) -> tuple[dict[str, Decimal], dict[str, list[tuple[
     return totals, parts
 
 
-def _oversubscribed(fleet: Fleet) -> Iterator[Issue]:
-    """One issue per pool, GPUs first, at the nominal of the largest contributor (the edited quota, usually)."""
-    for pool in fleet.pools:
+@dataclass(frozen=True)
+class Overfill:
+    """One pool whose nominal quota exceeds its capacity, GPUs first."""
+
+    index: int
+    pool: Pool
+    resources: list[str]
+    totals: dict[str, Decimal]
+    capacity: dict[str, Decimal]
+    parts: dict[str, list[tuple[Owner, Amount]]]
+
+    def describe(self) -> str:
+        res = self.resources[0]
+        who = ", ".join(f"{o.name} {show(a.nominal, res)} ({a.path('nominal')})" for o, a in self.parts[res])
+        also = f"; also over capacity: {', '.join(self.resources[1:])}" if self.resources[1:] else ""
+        pool = self.pool
+        return (f"nominal {res} quota on pool {pool.name!r} is {show(self.totals[res], res)} ({who}) but the pool has "
+                f"{show(self.capacity[res], res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)}){also}")
+
+
+def overfills(fleet: Fleet) -> Iterator[Overfill]:
+    for i, pool in enumerate(fleet.pools):
         totals, parts = _over(fleet, pool)
         capacity = {res: pool.per_node(res) * pool.node_count for res in pool_resources(pool)}
         over = [res for res in pool_resources(pool) if res in totals and totals[res] > capacity[res]]
-        if not over:  # no quota: nothing to oversubscribe (even a negative capacity)
-            continue
-        res = over[0]
-        owner, amount = max(reversed(parts[res]), key=lambda p: p[1].nominal)
-        who = ", ".join(f"{o.name} {show(a.nominal, res)}" for o, a in parts[res])
-        also = f"; also over capacity: {', '.join(over[1:])}" if over[1:] else ""
-        yield Issue(amount.path("nominal"),
-                    f"nominal {res} quota on pool {pool.name!r} is {show(totals[res], res)} ({who}) but the pool has "
-                    f"{show(capacity[res], res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)}){also}",
-                    f"lower {owner.name}'s nominal quota (or another team's or cohort's) on pool {pool.name!r}, "
-                    "or raise the pool's nodeCount")
+        if over:  # no quota: nothing to oversubscribe (even a negative capacity)
+            yield Overfill(i, pool, over, totals, capacity, parts)
+
+
+def _oversubscribed(fleet: Fleet) -> Iterator[Issue]:
+    """One issue per pool, at the pool: without history nothing says which contribution is the edit (issue 19)."""
+    for over in overfills(fleet):
+        yield Issue(FieldPath.of("pools", over.index), over.describe(),
+                    f"lower one of these nominal quotas on pool {over.pool.name!r}, or raise pools[{over.index}].nodeCount; "
+                    "`gpufleet diff` against the last good model (--git origin/main) names the edit that overfilled it")
+
+
+def blame(base: Fleet, new: Fleet) -> list[Issue]:
+    """The overfilled pools of ``new``, each at the edit since ``base`` that overfilled it (used by ``gpufleet diff``).
+
+    The edit is the pool's capacity shrinking (``nodeCount``, else its per-node allocatable), else the
+    contribution that is new or grew most. A pool ``base`` overfilled already keeps its pool-level issue.
+    """
+    return list(_blamed(base, new).values())
+
+
+def _blamed(base: Fleet, new: Fleet) -> dict[int, Issue]:
+    before = {p.name: p for p in base.pools}
+    old_over = {o.pool.name for o in overfills(base)}
+    out: dict[int, Issue] = {}
+    for over in overfills(new):
+        old = before.get(over.pool.name)
+        if old is not None and old.name not in old_over:
+            out[over.index] = _edit(base, old, over)
+    return out
+
+
+def _edit(base: Fleet, old: Pool, over: Overfill) -> Issue:
+    res, pool, at = over.resources[0], over.pool, FieldPath.of("pools", over.index)
+    if pool.node_count < old.node_count or pool.per_node(res) < old.per_node(res):
+        field = "nodeCount" if pool.node_count < old.node_count else "allocatable"
+        change = (f"nodeCount {old.node_count} -> {pool.node_count}" if field == "nodeCount"
+                  else f"{res} per node {show(old.per_node(res), res)} -> {show(pool.per_node(res), res)}")
+        return Issue(at.child(field), f"this edit ({change}) leaves pool {pool.name!r} below its quota: {over.describe()}",
+                     f"keep the pool's capacity, or first lower the nominal quotas on pool {pool.name!r}")
+    was = {(o.kind, o.name): a.nominal for o, a in _over(base, old)[1].get(res, [])}
+    grown = sorted(((a.nominal - was.get((o.kind, o.name), Decimal(0)), o, a) for o, a in over.parts[res]),
+                   key=lambda g: -g[0])
+    delta, owner, amount = grown[0]
+    earlier = was.get((owner.kind, owner.name))
+    what = f"new {owner.kind[:-1]} {owner.name!r}" if earlier is None else f"{owner.kind[:-1]} {owner.name!r}'s nominal"
+    change = f"{show(amount.nominal, res)}" if earlier is None else f"{show(earlier, res)} -> {show(amount.nominal, res)}"
+    return Issue(amount.path("nominal"), f"this edit ({what} quota {change}) overfills pool {pool.name!r}: {over.describe()}",
+                 f"lower {owner.name}'s nominal on pool {pool.name!r} to at most "
+                 f"{show(amount.nominal - (over.totals[res] - over.capacity[res]), res)}, or raise pools[{over.index}].nodeCount")
 
 
 def _overlaps(fleet: Fleet) -> Iterator[Issue]:
@@ -74,3 +134,9 @@ def _overlaps(fleet: Fleet) -> Iterator[Issue]:
 def check(fleet: Fleet) -> Iterable[Issue]:
     yield from _oversubscribed(fleet)
     yield from _overlaps(fleet)
+
+
+def with_history(base: Fleet, new: Fleet, issues: Sequence[Issue]) -> list[Issue]:
+    """``issues`` of ``new`` with each pool-level overfill issue replaced by :func:`blame`'s edit."""
+    edits = {FieldPath.of("pools", index): issue for index, issue in _blamed(base, new).items()}
+    return [edits[i.path] if i.path in edits and i.message.startswith("nominal ") else i for i in issues]

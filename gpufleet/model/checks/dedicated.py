@@ -1,8 +1,10 @@
 """Static partitioning: a pool dedicated to one team (``pools[].dedicatedTo``).
 
 A dedicated pool is the premise's last row: one team per node pool, chosen only when
-isolation is a compliance requirement. Its nodes carry the label and the NoSchedule
-taint ``gpufleet.dev/dedicated=<team>``; the team's workloads get the matching
+isolation is a compliance requirement. Its nodes carry the label and the NoExecute
+taint ``gpufleet.dev/dedicated=<team>`` (NoExecute, not NoSchedule: kubelet admits a pod
+with ``spec.nodeName`` checking only NoExecute taints, so NoSchedule alone lets such a pod
+on; docs/architecture.md "Static partitioning: the guarantee"); the team's workloads get the matching
 toleration and node selector (Kueue adds a flavor's tolerations at admission; the
 admission controller adds both where absent, ``gpufleet.mutate.partition``). This
 check rejects everything that would let another team reach the pool:
@@ -33,13 +35,18 @@ def _marks(base: FieldPath, pool: Pool, team: str) -> Iterator[Issue]:
     if pool.node_labels.get(DEDICATED_KEY) != team:
         yield Issue(base.child("nodeLabels"), f"dedicated pool {pool.name!r} does not select nodes labelled {DEDICATED_KEY}={team}",
                     f"add '{DEDICATED_KEY}: {team}' to nodeLabels (and label the node pool so)")
-    if not any(t.key == DEDICATED_KEY and t.value == team and t.effect in ("NoSchedule", "NoExecute") for t in pool.taints):
-        yield Issue(base.child("taints"), f"dedicated pool {pool.name!r} has no taint {DEDICATED_KEY}={team}: other teams' pods can land on it",
-                    f"add {{key: {DEDICATED_KEY}, value: {team}, effect: NoSchedule}} to taints (and taint the node pool so)")
+    mine = [t for t in pool.taints if t.key == DEDICATED_KEY and t.value == team]
+    if not any(t.effect == "NoExecute" for t in mine):
+        weak = f" (only {', '.join(sorted({t.effect for t in mine}))}: kubelet checks only NoExecute taints, so a pod " \
+               "with spec.nodeName skips it)" if mine else ""
+        yield Issue(base.child("taints"), f"dedicated pool {pool.name!r} has no NoExecute taint {DEDICATED_KEY}={team}{weak}: "
+                    "other teams' pods can land on it",
+                    f"add {{key: {DEDICATED_KEY}, value: {team}, effect: NoExecute}} to taints (and taint the node pool so)")
     if pool.system == "kueue" and not any(
-            t.key == DEDICATED_KEY and (t.operator == "Exists" or t.value == team) for t in pool.tolerations):
-        yield Issue(base.child("tolerations"), f"dedicated Kueue pool {pool.name!r} gives admitted pods no toleration for its taint",
-                    f"add {{key: {DEDICATED_KEY}, operator: Equal, value: {team}, effect: NoSchedule}} to tolerations")
+            t.key == DEDICATED_KEY and (t.operator == "Exists" or t.value == team) and t.effect in (None, "", "NoExecute")
+            for t in pool.tolerations):
+        yield Issue(base.child("tolerations"), f"dedicated Kueue pool {pool.name!r} gives admitted pods no toleration for its "
+                    "NoExecute taint", f"add {{key: {DEDICATED_KEY}, operator: Equal, value: {team}, effect: NoExecute}} to tolerations")
 
 
 def _owners(fleet: Fleet, i: int, pool: Pool, team: str) -> Iterator[Issue]:

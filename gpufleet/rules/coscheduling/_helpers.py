@@ -158,19 +158,6 @@ def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:
     return Quorum(view.name, pods, minimum, elastic) if pods and minimum is not None else None
 
 
-def coscheduling_budget(ctx: CheckContext, namespace: str | None) -> int | None:
-    """Seconds a PodGroup in ``namespace`` must wait at least: its team's coscheduling pool budget, else the floor."""
-    fleet = ctx.fleet
-    if fleet is None:
-        return None
-    team = fleet.team_for_namespace(namespace)
-    if team is not None:
-        for pool in fleet.team_pools(team):
-            if pool.system == "coscheduling" and pool.cold_start_budget_seconds is not None:
-                return pool.cold_start_budget_seconds
-    return fleet.cold_start_floor_seconds
-
-
 def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
     fleet = ctx.fleet
     team = fleet.team_for_namespace(namespace) if fleet is not None else None

@@ -67,6 +67,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from gpufleet.context import PoolContext
 from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules import gangs
 from gpufleet.rules.gpus._helpers import fmt, sorted_gpu_resources, template_pools, template_request
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView
 
@@ -127,7 +128,7 @@ def _names(pools: Iterable[PoolContext], per_node: Mapping[str, Decimal]) -> str
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     found = ctx.run.view(obj)
-    if found is None or not found.is_gang or ctx.fleet is None or not ctx.fleet.pools:
+    if found is None or not gangs.is_gang(found, ctx) or ctx.fleet is None or not ctx.fleet.pools:
         return
     for resource in sorted_gpu_resources(ctx.fleet):
         groups = _groups(found, resource, ctx)

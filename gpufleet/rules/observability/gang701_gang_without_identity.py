@@ -76,7 +76,8 @@ from gpufleet.workloads import label_path
 from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
 
 _KIND_OF = {"jobs": "Job", "podgroups": "PodGroup", "jobsets": "JobSet", "pytorchjobs": "PyTorchJob",
-            "mpijobs": "MPIJob", "trainjobs": "TrainJob"}
+            "mpijobs": "MPIJob", "trainjobs": "TrainJob", "leaderworkersets": "LeaderWorkerSet",
+            "rayjobs": "RayJob", "rayclusters": "RayCluster"}
 MUTATED_KINDS = frozenset((group, _KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES)
 """(apiGroup, kind) of the workloads the admission controller's mutating webhook is sent."""
 FIX = f"label every pod template of the gang with {GANG_LABEL}: <unique name of the gang>"

@@ -2,23 +2,33 @@
 
 Called by the rule engine (linter, policy pack, admission controller) through the
 registry; only with a fleet context whose model dedicates a pool (`dedicatedTo`).
+Not waivable: an annotation on the object itself does not waive it (`Rule.waivable`).
 
 What it checks
 
-A pod template in a namespace whose team is not the pool's owner (or in no team's
-namespace) that
+A pod template of any kind (Pod, Job, CronJob, Deployment, ReplicaSet, StatefulSet,
+DaemonSet, JobSet, Kubeflow jobs, Volcano Jobs, LeaderWorkerSet, Ray, training runtimes)
+in a namespace whose team is not the pool's owner (or in no team's namespace) that
 
-- tolerates the taint `gpufleet.dev/dedicated` of another team: a toleration with that
-  key and another team's value, with that key and `operator: Exists`, or a key-less
-  `operator: Exists` toleration (it tolerates every taint);
-- or selects another team's dedicated nodes (`nodeSelector` `gpufleet.dev/dedicated: <other team>`).
+- tolerates the NoExecute taint `gpufleet.dev/dedicated` of another team: a toleration with
+  that key and another team's value, with that key and `operator: Exists`, or a key-less
+  `operator: Exists` toleration (it tolerates every taint), whose `effect` is `NoExecute`
+  or unset (a NoSchedule-only toleration does not reach a NoExecute taint);
+- selects another team's dedicated nodes (`nodeSelector` `gpufleet.dev/dedicated: <other team>`,
+  or a required node affinity term on that key with `In` another team or `Exists`);
+- sets `spec.nodeName`: it skips the scheduler and its taint check, and gpufleet cannot tell
+  from a node's name whether it is in a dedicated pool.
 
 Why it is unsafe
 
 Static partitioning is chosen when isolation is a compliance requirement: the taint is
 what keeps every other team off the owner's nodes (gpufleet's validation keeps their
 quota off). A pod that tolerates it can be scheduled there by any scheduler, sharing
-nodes and GPUs with the team the partition isolates.
+nodes and GPUs with the team the partition isolates; a pod with `nodeName` is bound by
+the kubelet, which checks only NoExecute taints (so the model requires NoExecute). The
+cluster-wide guarantee is the rendered ValidatingAdmissionPolicy
+(`gpufleet.render.partition`), which refuses such pods from every namespace and
+controller; this rule reports the same tolerations earlier, at lint and preview.
 
 Example
 
@@ -41,17 +51,19 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS
-from gpufleet.workloads import as_list, as_map
+from gpufleet.workloads import PodTemplate, as_list, as_map
+from gpufleet.workloads.kinds import WORKLOAD_KINDS
 from gpufleet.workloads.types import is_map
 
 KEY = "gpufleet.dev/dedicated"
-KINDS = (*MEMBER_KINDS, ("batch.volcano.sh", "Job"))
+KINDS = tuple(sorted(WORKLOAD_KINDS))
+_REQUIRED = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
 
 def _breach(toleration: Any, others: set[str]) -> str | None:
-    if not is_map(toleration):
+    if not is_map(toleration) or toleration.get("effect") not in (None, "", "NoExecute"):
         return None
     key, operator = toleration.get("key"), toleration.get("operator", "Equal")
     if not key and operator == "Exists":
@@ -71,22 +83,44 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     others = {p.dedicated_to for p in fleet.pools if p.dedicated_to and (team is None or p.dedicated_to != team.name)}
     if not others:
         return
-    fix = "tolerate only your own pools' taints; dedicated pools are their team's alone"
     for template in view.templates:
-        for i, toleration in enumerate(as_list(template.spec.get("tolerations"))):
-            why = _breach(toleration, others)
-            if why:
-                yield Violation(template.spec_path.child("tolerations").index(i), f"the pods {why}: they may land on "
-                                f"{', '.join(sorted(others))}'s dedicated nodes", fix)
-        selected = as_map(template.spec.get("nodeSelector")).get(KEY)
-        if selected in others:
-            yield Violation(template.spec_path.child("nodeSelector").key(KEY),
-                            f"the pods select team {selected!r}'s dedicated nodes", "remove the selector; run on your own team's pools")
+        yield from _template_breaches(template, others)
+
+
+def _template_breaches(template: PodTemplate, others: set[str]) -> Iterator[Violation]:
+    fix, owners = "tolerate only your own pools' taints; dedicated pools are their team's alone", ", ".join(sorted(others))
+    spec, at = template.spec, template.spec_path
+    for i, toleration in enumerate(as_list(spec.get("tolerations"))):
+        why = _breach(toleration, others)
+        if why:
+            yield Violation(at.child("tolerations").index(i), f"the pods {why}: they may land on {owners}'s dedicated nodes", fix)
+    selected = as_map(spec.get("nodeSelector")).get(KEY)
+    if selected in others:
+        yield Violation(at.child("nodeSelector").key(KEY),
+                        f"the pods select team {selected!r}'s dedicated nodes", "remove the selector; run on your own team's pools")
+    yield from _affinity(spec, at, others)
+    if spec.get("nodeName"):
+        yield Violation(at.child("nodeName"), f"nodeName {spec.get('nodeName')!r} binds the pods without the scheduler's taint "
+                        f"check, and nothing here says the node is outside {owners}'s dedicated pools",
+                        "remove nodeName; select your own pool's nodes by label (nodeSelector)")
+
+
+def _affinity(spec: Any, at: FieldPath, others: set[str]) -> Iterator[Violation]:
+    required = as_map(as_map(as_map(spec.get("affinity")).get("nodeAffinity")).get(_REQUIRED[2]))
+    terms_at = at.child(*_REQUIRED, "nodeSelectorTerms")
+    for t, term in enumerate(as_list(required.get("nodeSelectorTerms"))):
+        for e, expr in enumerate(as_list(as_map(term).get("matchExpressions"))):
+            expr = as_map(expr)
+            values = {str(v) for v in as_list(expr.get("values"))}
+            if expr.get("key") == KEY and (expr.get("operator") == "Exists" or (expr.get("operator") == "In" and values & others)):
+                yield Violation(terms_at.index(t).child("matchExpressions").index(e),
+                                "the pods' required node affinity selects another team's dedicated nodes",
+                                "remove the term; run on your own team's pools")
 
 
 RULE = Rule(
     code="GANG807", name="partition-breach", family="partition", severity=Severity.ERROR,
     summary="Pods tolerate or select the nodes of a pool dedicated to another team.",
     fix="tolerate and select only your own team's pools",
-    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "",
+    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "", waivable=False,
 )

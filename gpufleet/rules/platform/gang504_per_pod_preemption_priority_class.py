@@ -51,15 +51,16 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules import gangs
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import WorkloadView, as_map
 
 GANG_LABEL = "gpufleet.dev/gang"
 
 
-def referenced_classes(obj: Mapping[str, Any], found: WorkloadView | None) -> set[str]:
+def referenced_classes(obj: Mapping[str, Any], found: WorkloadView | None, ctx: CheckContext) -> set[str]:
     """PriorityClass names a gang workload's pods run with (``found``: the view of ``obj``)."""
-    if found is None or not found.is_gang:
+    if not gangs.is_gang(found, ctx):
         return set()
     spec = as_map(obj.get("spec"))
     names = {t.spec.get("priorityClassName") for t in found.templates}
@@ -71,8 +72,9 @@ def referenced_classes(obj: Mapping[str, Any], found: WorkloadView | None) -> se
 def users_by_class(run: RunIndex) -> dict[str, list[Mapping[str, Any]]]:
     """``{PriorityClass name: gang workloads using it}`` over a run's objects (once per run: ``run.derived``)."""
     users: dict[str, list[Mapping[str, Any]]] = {}
+    ctx = CheckContext(fleet=run.fleet, objects=run.objects, run=run)
     for obj, found in zip(run.objects, run.views):
-        for name in referenced_classes(obj, found):
+        for name in referenced_classes(obj, found, ctx):
             users.setdefault(name, []).append(obj)
     return users
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules import gangs
 from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map
 
 PROBES = ("livenessProbe", "readinessProbe")
@@ -79,7 +80,7 @@ def readiness_orders_startup(found: WorkloadView, template: PodTemplate) -> bool
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     found = ctx.run.view(obj)
-    if found is None or not found.is_gang:
+    if found is None or not gangs.is_gang(found, ctx):
         return
     for template in found.templates:
         for i, container in enumerate(as_list(template.spec.get("containers"))):

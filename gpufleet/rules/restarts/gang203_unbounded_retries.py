@@ -13,7 +13,7 @@ ignore their budget:
   `backoffLimitPerIndex`, and failure-policy rules whose action ends in
   `AndIgnoreMaxRestarts` (those restarts are never counted). An absent `maxRestarts`
   is *not* flagged: it defaults to 0, i.e. no restart at all;
-- batch Job gangs: `spec.backoffLimit` (default 6) and `spec.backoffLimitPerIndex`;
+- batch Job gangs (`gpufleet.rules.gangs`: parallel and asking for GPUs or a gang scheduler): `spec.backoffLimit` (default 6) and `spec.backoffLimitPerIndex`;
 - Kubeflow jobs: `spec.runPolicy.backoffLimit` and PyTorch `elasticPolicy.maxRestarts`.
 
 Severity: **warning**. A large budget is not wrong in itself (a flaky fleet may need
@@ -54,6 +54,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules import gangs
 from gpufleet.workloads import as_int, as_list, as_map
 
 CODE = "GANG203"
@@ -94,7 +95,7 @@ def _budgets(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Budget]:
                                    ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "batch":
         view = ctx.run.view(obj)
-        if view is not None and view.is_gang:
+        if gangs.is_gang(view, ctx):
             yield from _fields(spec, SPEC, ("backoffLimit", "backoffLimitPerIndex"))
     elif group == "kubeflow.org":
         yield from _fields(as_map(spec.get("runPolicy")), SPEC.child("runPolicy"), ("backoffLimit",))

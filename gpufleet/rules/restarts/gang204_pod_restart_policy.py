@@ -5,7 +5,8 @@ Called by the rule engine (linter, policy pack, admission controller) through th
 What it checks
 
 A pod `restartPolicy` other than `Never` on gang members: Volcano Job task templates,
-JobSet templates, batch Job gangs (parallelism > 1), and plain pods of a pod group.
+JobSet templates, batch Job gangs (parallelism > 1 and GPUs or a gang scheduler: `gpufleet.rules.gangs`; an
+Indexed Job of CPU shards is not one), and plain pods of a pod group.
 An unset `restartPolicy` is flagged too: a Pod defaults to `Always`, and JobSet's
 webhook fills in `OnFailure`. Also flagged: a JobSet child Job whose `backoffLimit` is
 not 0 (unset means 6), since the Job controller then replaces a failed pod on its own
@@ -56,6 +57,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules import gangs
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.runtimes import NODE_JOB
 
@@ -71,7 +73,7 @@ JOBSET_SPECS: dict[str, FieldPath] = {"JobSet": FieldPath.of("spec"),
 
 def _restart_policies(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Problem]:
     view = ctx.run.view(obj)
-    if view is None or not view.is_gang:
+    if view is None or not gangs.is_gang(view, ctx):
         return
     runtime = view.kind in workloads.RUNTIME_KINDS
     for template in view.templates:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from gpufleet.context import TeamContext
 from gpufleet.rules.api import CheckContext, rule_options
+from gpufleet.rules import gangs
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys
+from gpufleet.workloads.kueue_gate import integration
 
 WORKLOAD_KINDS = (
     ("batch.volcano.sh", "Job"), ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
@@ -20,6 +22,7 @@ WORKLOAD_KINDS = (
     ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
     ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
     ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
 )
 POD_GROUP_KINDS = (("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"))
 VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
@@ -62,9 +65,22 @@ def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
     if view.kind == "Pod" and (keys.VOLCANO_GROUP in ann or keys.VOLCANO_GROUP_ALT in ann):
         return "it carries a Volcano group annotation"
     team_ctx = team(view, ctx)
-    if view.is_gang and volcano_only(team_ctx):
+    if gangs.is_gang(view, ctx) and volcano_only(team_ctx):
         return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose only queue is Volcano's"  # type: ignore[union-attr]
     return None
+
+
+def kueue_integration_off(view: WorkloadView, ctx: CheckContext) -> str | None:
+    """The Kueue framework of ``view``'s kind when the fleet leaves it out of ``admission.frameworks``.
+
+    None when the fleet enables it, or when no fleet (or an older context) says. Kueue gives a
+    disabled integration a no-op webhook (``pkg/controller/jobframework/setup.go`` at v0.19.2), so
+    a queue label on such a kind does nothing.
+    """
+    if ctx.fleet is None:
+        return None
+    name = integration(view.obj)
+    return (name or f"none for {view.kind}") if ctx.fleet.kueue_integrates(name) is False else None
 
 
 def kueue_routed(view: WorkloadView, ctx: CheckContext, code: str) -> bool:

@@ -65,7 +65,10 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, kueue_routed, team, VolcanoSchedulerOptions
+from gpufleet.rules import gangs
+from gpufleet.rules.routing._helpers import (
+    VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team,
+)
 from gpufleet.workloads import WorkloadView, keys, label_path
 
 CODE = "GANG103"
@@ -84,8 +87,10 @@ def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | N
     """(why Kueue should admit it, the team's LocalQueue or None) when the label is missing."""
     if view is None or (view.group, view.kind) in VOLCANO_KINDS or view.labels.get(_queue_key(ctx)):
         return None
+    if kueue_integration_off(view, ctx):
+        return None  # Kueue cannot admit this kind here: GANG106 says so
     team_ctx = team(view, ctx)
-    if team_ctx is not None and team_ctx.local_queue and view.is_gang and kueue_routed(view, ctx, CODE):
+    if team_ctx is not None and team_ctx.local_queue and gangs.is_gang(view, ctx) and kueue_routed(view, ctx, CODE):
         return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose gangs Kueue admits", \
             team_ctx.local_queue
     hints = _kueue_hints(view)

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Mapping
 
+from gpufleet.context import FleetContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, team
 from gpufleet.rules.run import RunIndex
@@ -88,11 +89,22 @@ def _volcano_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]
     if queue not in fleet.volcano_queues():
         yield Violation(path, f"Volcano queue {queue!r} is not declared by the fleet model: the job is rejected, or "
                               "runs outside every team's quota", "use the team's Volcano queue from the fleet model")
+    elif team_ctx is not None and team_ctx.volcano_queue != queue and _own_queue(fleet, team_ctx.name) == queue:
+        if fleet.kueue_holds_unlabelled(view.namespace) is False:  # else GANG108 says why it hangs
+            yield Violation(path, f"Volcano queue {queue!r} is team {team_ctx.name!r}'s, but namespace {view.namespace!r} "
+                                  "is Kueue's: the team's Volcano work belongs in its Volcano namespaces "
+                                  f"({', '.join(team_ctx.volcano_namespaces) or 'none'})",
+                            "submit it in the team's Volcano namespace, or through Kueue with its LocalQueue")
     elif team_ctx is not None and team_ctx.volcano_queue != queue:
         own = repr(team_ctx.volcano_queue) if team_ctx.volcano_queue else "none"
         yield Violation(path, f"Volcano queue {queue!r} belongs to another team than {team_ctx.name!r} (its queue: "
                               f"{own}); Volcano does not check who submits to a queue",
                         "submit to your own team's Volcano queue")
+
+
+def _own_queue(fleet: FleetContext, team: str) -> str | None:
+    """The team's Volcano queue, whichever of its namespaces asks (``team_for_namespace`` hides it in Kueue's)."""
+    return next((t.volcano_queue for t in fleet.teams if t.name == team), None)
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:

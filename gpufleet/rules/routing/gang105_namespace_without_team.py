@@ -41,12 +41,13 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
-    if view is None or not view.is_gang or not view.namespace or ctx.fleet is None:
+    if view is None or not gangs.is_gang(view, ctx) or not view.namespace or ctx.fleet is None:
         return
     if ctx.fleet.team_for_namespace(view.namespace) is None:
         yield Violation(FieldPath.of("metadata", "namespace"),

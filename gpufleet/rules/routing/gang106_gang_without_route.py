@@ -6,10 +6,17 @@ registry; runs with and without a fleet context.
 What it checks
 
 A multi-pod job that asks for GPUs (a `batch/v1` Job with `parallelism` > 1, a
-PyTorchJob, MPIJob or other Kubeflow job, a JobSet, a TrainJob with `numNodes` > 1)
+PyTorchJob, MPIJob or other Kubeflow job, a JobSet, a TrainJob with `numNodes` > 1, a
+LeaderWorkerSet group of `size` > 1, a RayCluster or RayJob with fixed worker groups)
 and names no route to a gang-aware admission or scheduler:
 
-- no `kueue.x-k8s.io/queue-name` label (nor any other `kueue.x-k8s.io/` key, GANG103's);
+- no `kueue.x-k8s.io/queue-name` label (nor any other `kueue.x-k8s.io/` key, GANG103's), or
+  one on a kind whose Kueue integration the fleet does not enable (`admission.frameworks`:
+  `leaderworkerset.x-k8s.io/leaderworkerset`, `ray.io/rayjob`, `ray.io/raycluster`, ...;
+  Kueue gives a disabled integration a no-op webhook, `pkg/controller/jobframework/setup.go`
+  at v0.19.2);
+- no `ray.io/gang-scheduling-enabled` label (KubeRay v1.7.0 `utils/constant.go`; its batch
+  scheduler then makes the PodGroup);
 - no Volcano queue, group annotation or `runPolicy.schedulingPolicy`;
 - no pod group (Kueue `pod-group-name`, Volcano `group-name`, scheduler-plugins
   `scheduling.x-k8s.io/pod-group`) and no `schedulerName` other than `default-scheduler`;
@@ -64,13 +71,13 @@ metadata:
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.routing._helpers import volcano_only
-from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
+from gpufleet.rules import gangs
+from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
+from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 
 CODE = "GANG106"
@@ -78,22 +85,12 @@ KINDS = (
     ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
     ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"),
     ("kubeflow.org", "JAXJob"), ("trainer.kubeflow.org", "TrainJob"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
 )
-_GROUP_KEYS = (keys.KUEUE_POD_GROUP, keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.COSCHEDULING_GROUP)
 
 
 def _has_kueue_keys(view: WorkloadView) -> bool:
     return any(isinstance(k, str) and k.startswith(keys.KUEUE_PREFIX) for src in (view.labels, view.annotations) for k in src)
-
-
-def _template_routes(view: WorkloadView) -> bool:
-    for template in view.templates:
-        scheduler = template.spec.get("schedulerName")
-        if scheduler and scheduler != keys.DEFAULT_SCHEDULER:
-            return True
-        if any(k in source for source in (template.labels, template.annotations) for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE)):
-            return True
-    return False
 
 
 def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
@@ -103,24 +100,12 @@ def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
 
 
 def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
-    """Whether the workload names any queue, gang scheduler or pod group."""
+    """Whether the workload names any queue, gang scheduler or pod group (a Kueue key only where Kueue integrates the kind)."""
     policy = as_map(as_map(as_map(view.obj.get("spec")).get("runPolicy")).get("schedulingPolicy"))
-    return bool(view.queue_label or _has_kueue_keys(view) or view.volcano_queue or view.pod_group or policy
+    kueue = bool(view.queue_label or _has_kueue_keys(view)) and not kueue_integration_off(view, ctx)
+    return bool(kueue or view.volcano_queue or view.pod_group or policy or keys.RAY_GANG in view.labels
                 or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE))
-                or _template_routes(view) or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
-
-
-def _trainjob_gpus(obj: Mapping[str, Any], gpus: frozenset[str]) -> bool:
-    per_node = as_map(as_map(as_map(obj.get("spec")).get("trainer")).get("resourcesPerNode"))
-    return any(is_gpu(str(name), gpus) and (amount(value) or Decimal(0)) > 0
-               for part in ("requests", "limits") for name, value in as_map(per_node.get(part)).items())
-
-
-def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
-    gpus = gpu_resources(ctx.fleet)
-    if view.kind == "TrainJob" and _trainjob_gpus(view.obj, gpus):
-        return True
-    return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(ctx, view, t).items())
+                or names_gang_placement(view) or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
 
 
 def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
@@ -128,6 +113,10 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
     fleet = ctx.fleet
     assert fleet is not None
     team = fleet.team_for_namespace(view.namespace)
+    off = kueue_integration_off(view, ctx)
+    if off and team is not None and not volcano_only(team):
+        return (f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, so Kueue "
+                "never admits it (a queue label does nothing)")
     if team is None or team.local_queue or volcano_only(team):
         return None  # GANG105, GANG103 and GANG101 report these
     holds = fleet.kueue_holds_unlabelled(view.namespace)
@@ -142,7 +131,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
     if view is not None:
         view = workloads.with_runtime(view, ctx.objects)
-    if view is None or not view.is_gang or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
+    if view is None or not gangs.is_gang(view, ctx) or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
     if ctx.fleet is None:

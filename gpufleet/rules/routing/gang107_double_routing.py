@@ -59,6 +59,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volcano_names, VolcanoSchedulerOptions
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler, keys
 
@@ -100,7 +101,7 @@ def _problem(view: WorkloadView, template: PodTemplate, ctx: CheckContext) -> st
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
-    if view is None or (view.group, view.kind) in VOLCANO_KINDS or not view.is_gang or gang_size(view) < 2:
+    if view is None or (view.group, view.kind) in VOLCANO_KINDS or not gangs.is_gang(view, ctx) or gang_size(view) < 2:
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
     queue = view.labels.get(label)

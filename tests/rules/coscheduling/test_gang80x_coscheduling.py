@@ -29,10 +29,23 @@ def test_the_cross_object_rules_stay_quiet_when_the_checker_sees_one_object_alon
     assert engine.check_object(job, ctx, select=["GANG801", "GANG802", "GANG803"]) == []
 
 
-def test_without_a_fleet_only_an_unset_timeout_is_reported():
-    docs = fx.documents("GANG804", "disallowed.yaml")
-    found = engine.check_objects(docs, CheckContext(), select=["GANG804"])
-    assert [f.object_name for f in found] == ["unset"]
+def _group(seconds):
+    spec = {"minMember": 4, **({"scheduleTimeoutSeconds": seconds} if seconds is not None else {})}
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "robotics"},
+            "spec": spec}
+
+
+@pytest.mark.parametrize("seconds, reported", [(None, True), (10, True), (30, False), (60, False), (300, False),
+                                               (480, True), (900, True)])
+def test_the_permit_wait_must_be_set_long_enough_to_place_the_gang_and_short_of_a_cold_start(seconds, reported):
+    """Permit runs before binding: the wait covers placing the pods, not pulling images (scheduler-plugins v0.34.7)."""
+    for ctx in (CheckContext(), fx.context("GANG804")):
+        assert bool(engine.check_objects([_group(seconds)], ctx, select=["GANG804"])) is reported
+
+
+def test_the_window_is_an_option():
+    ctx = CheckContext(options=rule_options({"GANG804": {"minSeconds": 5, "maxSeconds": 900}}))
+    assert engine.check_objects([_group(10), _group(900)], ctx, select=["GANG804"]) == []
 
 
 def test_without_a_fleet_the_scheduler_name_option_decides():

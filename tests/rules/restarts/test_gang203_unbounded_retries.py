@@ -36,7 +36,7 @@ def test_jobset_restarts_must_be_bounded_and_counted(policy, expected):
     (4, None, []), (4, 6, []), (4, 100, ["spec.backoffLimit"]), (1, 100, []),
 ])
 def test_batch_job_gangs_must_bound_their_backoff(parallelism, backoff, expected):
-    assert paths(CODE, b.batch_job(parallelism=parallelism, backoff_limit=backoff)) == expected
+    assert paths(CODE, b.batch_job(parallelism=parallelism, backoff_limit=backoff, gpus=1)) == expected
 
 
 def test_remediation_clamps_to_the_limit_and_counts_every_restart():

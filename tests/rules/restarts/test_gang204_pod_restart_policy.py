@@ -17,7 +17,8 @@ def test_volcano_task_templates_must_use_never(policy, flagged):
 
 
 @pytest.mark.parametrize("obj, expected", [
-    (b.batch_job(parallelism=4, restart_policy="OnFailure"), ["spec.template.spec.restartPolicy"]),
+    (b.batch_job(parallelism=4, restart_policy="OnFailure", gpus=1), ["spec.template.spec.restartPolicy"]),
+    (b.batch_job(parallelism=4, restart_policy="OnFailure", cpu="2"), []),
     (b.batch_job(parallelism=1, restart_policy="OnFailure"), []),
     (b.pod(restart_policy="Always"), []),
     (b.pod(group="g", total=1, restart_policy="Always"), ["spec.restartPolicy"]),

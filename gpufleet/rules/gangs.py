@@ -1,0 +1,64 @@
+"""The one definition of "this workload is a gang", read by every rule that judges gangs.
+
+Called by the rules (restarts, probes, routing, gpus, platform families) instead of
+reading ``WorkloadView.is_gang`` directly. The view says whether a workload *can* be a
+gang by its shape (several pods of a JobSet, Kubeflow job, Volcano Job, a pod group's
+members, a batch Job with ``parallelism`` > 1). For the kinds that also run plain parallel
+work, a batch ``Job``, shape is not enough: an Indexed Job of 50 CPU shards couples
+nothing, each index retries alone, and ``restartPolicy: OnFailure`` is right for it. Such
+a Job is a gang only when it
+
+- asks for GPUs (a GPU resource of the fleet, or any known GPU resource without one), or
+- names a gang scheduler or pod group: a pod template ``schedulerName`` other than
+  ``default-scheduler``, a pod-group key (Kueue ``pod-group-name``, Volcano ``group-name``,
+  scheduler-plugins ``scheduling.x-k8s.io/pod-group``) or a Volcano queue.
+
+GANG106 already counted a batch Job this way; every rule now does (issue 19, item 4).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Mapping
+
+from gpufleet.rules.api import CheckContext
+from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
+from gpufleet.workloads import WorkloadView, as_map, keys
+
+SHAPE_IS_NOT_ENOUGH = frozenset({("batch", "Job")})
+"""Kinds whose parallel pods are a gang only when they ask for GPUs or a gang scheduler."""
+GROUP_KEYS = (keys.KUEUE_POD_GROUP, keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.COSCHEDULING_GROUP)
+
+
+def names_gang_placement(view: WorkloadView) -> bool:
+    """A pod template naming a scheduler other than default-scheduler, a pod group or a Volcano queue."""
+    for template in view.templates:
+        scheduler = template.spec.get("schedulerName")
+        if scheduler and scheduler != keys.DEFAULT_SCHEDULER:
+            return True
+        if any(k in source for source in (template.labels, template.annotations) for k in (*GROUP_KEYS, keys.VOLCANO_QUEUE)):
+            return True
+    return bool(view.pod_group or view.volcano_queue)
+
+
+def _trainjob_gpus(obj: Mapping[str, Any], gpus: frozenset[str]) -> bool:
+    per_node = as_map(as_map(as_map(obj.get("spec")).get("trainer")).get("resourcesPerNode"))
+    return any(is_gpu(str(name), gpus) and (amount(value) or Decimal(0)) > 0
+               for part in ("requests", "limits") for name, value in as_map(per_node.get(part)).items())
+
+
+def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
+    """Whether any pod of the workload requests a GPU (a TrainJob: its ``resourcesPerNode`` too)."""
+    gpus = gpu_resources(ctx.fleet)
+    if view.kind == "TrainJob" and _trainjob_gpus(view.obj, gpus):
+        return True
+    return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(ctx, view, t).items())
+
+
+def is_gang(view: WorkloadView | None, ctx: CheckContext) -> bool:
+    """Whether ``view`` is a gang: its shape says so and, for a batch Job, it asks for GPUs or gang placement."""
+    if view is None or not view.is_gang:
+        return False
+    if (view.group, view.kind) not in SHAPE_IS_NOT_ENOUGH:
+        return True
+    return names_gang_placement(view) or asks_for_gpus(view, ctx)

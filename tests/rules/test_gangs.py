@@ -1,0 +1,31 @@
+"""One definition of "this is a gang" for every rule (``gpufleet.rules.gangs``, issue 19 item 4).
+
+A parallel batch Job is a gang only when it asks for GPUs or names a gang scheduler or pod
+group: an Indexed Job of CPU shards couples nothing, so no rule judges it as a gang.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.rules import engine
+from gpufleet.rules.api import CheckContext
+from tests.rules.builders import meta, pod_template
+from tests.rules.helpers import WITH_FLEET
+
+
+def indexed_job(gpus=None, scheduler_name=None, backoff=20):
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta("shards", namespace="vision"),
+            "spec": {"completionMode": "Indexed", "parallelism": 50, "completions": 50, "backoffLimit": backoff,
+                     "template": pod_template(restart_policy="OnFailure", cpu="2", gpus=gpus, scheduler_name=scheduler_name)}}
+
+
+@pytest.mark.parametrize("ctx", [CheckContext(), WITH_FLEET], ids=["no-fleet", "fleet"])
+def test_a_cpu_only_indexed_job_of_independent_shards_gets_no_gang_finding(ctx):
+    assert [(f.code, str(f.path)) for f in engine.check_objects([indexed_job()], ctx)] == []
+
+
+@pytest.mark.parametrize("job", [indexed_job(gpus=1), indexed_job(scheduler_name="volcano")], ids=["gpus", "gang-scheduler"])
+def test_the_same_job_asking_for_gpus_or_a_gang_scheduler_is_a_gang_again(job):
+    codes = {f.code for f in engine.check_objects([job], WITH_FLEET)}
+    assert {"GANG203", "GANG204"} <= codes
