@@ -1,7 +1,7 @@
 """The gang alerts on the real kube-state-metrics v2.20.0, scraping the sandbox's API server.
 
 A sandbox of one 2-node pool (startup budget 5 s, alertFor 2 s); the gang-admission
-controller stamps ``gpufleet.dev/gang`` on the ranks of two Jobs admitted by the real
+controller stamps ``gpufleet.dev/gang`` on the ranks of two 2-rank Jobs admitted by the real
 Kueue and kept Running by KWOK. The real kube-state-metrics (built by
 ``sandbox/engines/build.sh ksm``) runs with the ``--metric-labels-allowlist`` the model
 renders; a real Prometheus scrapes it with ``honor_labels`` (the rendered
@@ -44,8 +44,8 @@ def observed(tmp_path_factory):
     with running(DATA, tmp) as sb:
         fleet = load_model(Path(sb.state.model))
         for name in ("stuck", "training"):
-            sb.create(job(name, NS, pods=1, gpus=8, labels={"kueue.x-k8s.io/queue-name": NS}))
-        sb.wait("both gangs Running", lambda: len([p for p in sb.pods(NS) if p["status"].get("phase") == "Running"]) == 2,
+            sb.create(job(name, NS, pods=2, gpus=4, labels={"kueue.x-k8s.io/queue-name": NS}))
+        sb.wait("both gangs Running", lambda: len([p for p in sb.pods(NS) if p["status"].get("phase") == "Running"]) == 4,
                 timeout=120)
         gangs = {p["metadata"]["labels"].get("gpufleet.dev/gang") for p in sb.pods(NS)}
         ksm_port, telemetry = free_port(), free_port()
@@ -60,7 +60,7 @@ def observed(tmp_path_factory):
         scrapes = [scrape_job("kube-state-metrics", [f"127.0.0.1:{ksm_port}"], honor_labels=endpoint["honorLabels"],
                               per_target=[{"namespace": "kube-system", "pod": "kube-state-metrics-0"}]),
                    scrape_job("trainer-training", [f"127.0.0.1:{trainer_port}"],
-                              {"namespace": NS, "gang": "training", "pod": "training-0"})]
+                              {"namespace": NS, "gang": "training", "pod": _pod_of(sb, "training")})]
         try:
             wait_until(ksm, http_ok(f"http://127.0.0.1:{ksm_port}/metrics"), 60, "serving metrics")
             (tmp / "prom").mkdir()
@@ -82,6 +82,10 @@ def observed(tmp_path_factory):
             trainer.wait(timeout=20)
             stop(ksm)
     return {"gangs": gangs, "seen": seen, "labels": labels, "errors": errors}
+
+
+def _pod_of(sb, gang: str) -> str:
+    return next(p["metadata"]["name"] for p in sb.pods(NS) if p["metadata"]["labels"].get("gpufleet.dev/gang") == gang)
 
 
 def test_the_controller_stamped_each_gangs_ranks_with_its_gang_label(observed):

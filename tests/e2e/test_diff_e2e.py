@@ -66,8 +66,18 @@ def _reset(sb, base) -> None:
 
 
 def _apply_all(sb, manifests) -> bool:
+    """Apply the base; an object whose immutable fields a scenario changed (a PriorityClass's value) is re-created."""
     for m in manifests:
-        sb.apply(m)
+        try:
+            sb.apply(m)
+        except (ApiException, DynamicApiError) as exc:
+            if getattr(exc, "status", None) != 422:
+                raise
+            meta = m["metadata"]
+            sb.kube.delete(m["apiVersion"], m["kind"], meta["name"], meta.get("namespace"))
+            sb.wait(f"{m['kind']} {meta['name']} gone", lambda: sb.get(m["apiVersion"], m["kind"], meta["name"],
+                                                                         meta.get("namespace")) is None, timeout=30)
+            sb.create(m)
     return True
 
 

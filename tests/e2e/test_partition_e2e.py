@@ -4,7 +4,8 @@
   team's job aimed at it (tolerating the taint, selecting the pool) is refused by the
   gang-admission controller (GANG807) before any engine sees it;
 - the ``l40s`` pool runs the scheduler-plugins Coscheduling scheduler: a gang that fits
-  binds whole, one rank more than the pool holds binds none.
+  binds whole; with one node taken, the same gang (one rank more than the free nodes)
+  binds none. (A gang larger than the whole pool never reaches the scheduler: GANG403.)
 """
 
 from __future__ import annotations
@@ -55,10 +56,13 @@ def _gang(name: str, ranks: int) -> dict:
     return body
 
 
-@pytest.mark.parametrize("ranks, bound", [(4, 4), (5, 0)], ids=["fits-binds-whole", "one-rank-too-many-binds-none"])
-def test_a_coscheduling_gang_binds_all_or_nothing(sandbox, ranks, bound):
-    name = f"cos-{ranks}"
+@pytest.mark.parametrize("taken, bound", [(0, 4), (1, 0)], ids=["fits-binds-whole", "one-rank-too-many-binds-none"])
+def test_a_coscheduling_gang_binds_all_or_nothing(sandbox, taken, bound):
+    ranks, name = 4, f"cos-{taken}"
     fleet = load_model(MODEL)
+    if taken:
+        sandbox.create(job("single", "robotics", pods=1, gpus=4, tolerations=[]))
+        sandbox.wait("one l40s node taken", lambda: len(sandbox.bound("robotics", app="single")) == 1, timeout=120)
     manifest = _gang(name, ranks)
     for group in render_pod_groups(fleet, [manifest]):
         sandbox.apply(group)
@@ -70,5 +74,6 @@ def test_a_coscheduling_gang_binds_all_or_nothing(sandbox, ranks, bound):
         sandbox.settle(15)
     assert len(sandbox.bound("robotics", app=name)) == bound
     assert all(n.startswith("l40s-") for n in _nodes_of(sandbox, "robotics", name))
-    sandbox.kube.delete("batch/v1", "Job", name, "robotics")
-    sandbox.wait(f"{name}'s pods gone", lambda: not sandbox.pods("robotics", app=name), timeout=120)
+    for gone in (name, "single"):
+        sandbox.kube.delete("batch/v1", "Job", gone, "robotics")
+    sandbox.wait("robotics' pods gone", lambda: not sandbox.pods("robotics"), timeout=120)
