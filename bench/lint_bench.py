@@ -51,14 +51,13 @@ sys.path.insert(0, str(REPO))
 import yaml  # noqa: E402
 
 from gpufleet.lint import fastyaml, lint_sources  # noqa: E402
+from gpufleet.lint.namespaces import is_namespaced  # noqa: E402
 from gpufleet.lint.sources import collect  # noqa: E402
 
 UPSTREAM = Path(os.environ.get("GPUFLEET_SHARED", REPO.parent / "shared")) / "examples" / "upstream"
 CHECKOV = Path("/tmp/checkov-venv/bin/checkov")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-CLUSTER_SCOPED = {"ClusterTrainingRuntime", "ClusterQueue", "ResourceFlavor", "Topology", "Cohort", "PriorityClass",
-                  "WorkloadPriorityClass", "Namespace", "KubeSchedulerConfiguration", "CustomResourceDefinition"}
 GOAL_CHECKOV, GOAL_SECONDS, GOAL_MIB, GOAL_GROWTH = 30.0, 30.0, 1024.0, 11.0
 MARK = "ZZCOPYZZ"  # stands for the copy number in the file templates (in no upstream manifest)
 
@@ -84,7 +83,7 @@ def _template(docs: list[dict[str, Any]]) -> tuple[str, str]:
             meta = doc.setdefault("metadata", {}) if isinstance(doc.get("metadata", {}), dict) else {}
             if meta.get("name") and not str(meta["name"]).endswith(MARK):
                 meta["name"] = f"{meta['name']}-c{MARK}"
-            if doc.get("kind") not in CLUSTER_SCOPED and isinstance(meta, dict):
+            if is_namespaced(doc) and isinstance(meta, dict):
                 meta["namespace"] = f"team-{MARK}"
             ref = (doc.get("spec") or {}).get("runtimeRef") if isinstance(doc.get("spec"), dict) else None
             if doc.get("kind") == "TrainJob" and isinstance(ref, dict) and ref.get("name"):

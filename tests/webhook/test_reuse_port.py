@@ -16,7 +16,7 @@ def test_reuse_port_is_off_unless_the_flag_or_its_variable_says_so():
 
 
 def test_two_servers_with_reuse_port_listen_on_the_same_port_and_both_serve(tmp_path):
-    first = start(tmp_path / "a", reuse_port=True)
+    first = start(tmp_path, reuse_port=True)
     second = ServerThread(first.server.cfg)
     second.cfg = replace(second.cfg, port=first.server.port)  # ServerThread picks a free port unless told
     try:
