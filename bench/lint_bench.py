@@ -1,37 +1,49 @@
 #!/usr/bin/env python3
-"""Benchmark of ``gpufleet lint``: objects per second, against the floor of parsing the same YAML.
+"""Benchmark of ``gpufleet lint`` at monorepo scale: whole processes on a realistic corpus, at two sizes.
 
-Builds an in-memory corpus of at least 10,000 objects by repeating every upstream example
-manifest in ../shared/examples/upstream (nothing is copied into the repository), then, in the
-same run and on the same texts:
+The corpus is built at bench time from the upstream example manifests in
+../shared/examples/upstream (read here, never copied into the repository): copy ``i`` of
+every file renames each object (``<name>-c<i>``, and every value in the same file that
+names one of its objects, so pod-group labels and queue references stay consistent), puts
+namespaced objects in one of ``--namespaces`` namespaces, and points the TrainJobs of odd
+copies at runtimes that are not in the run. Names are unique, so no look-up stops at an
+early copy. Written to a temporary directory (outside the repository), one file per
+upstream file and copy, at ``--sizes`` objects (default 10,000 and 100,000).
 
-- floor: parse every text with the parser the linter uses (``gpufleet.lint.fastyaml.PARSER``:
-  ``yaml_rs.loads``, or PyYAML's C loader ``yaml.load_all`` without yaml-rs), nothing else;
-- lint: ``gpufleet.lint.lint_sources`` (parse, fall back to PyYAML where needed, run every
-  rule, place findings at their lines).
+In the same run, in turn (floor, gpufleet, checkov, floor, gpufleet, ...), each a whole
+process measured by ``os.wait4`` (wall seconds and peak RSS):
 
-The two alternate ``--repeat`` times (best run of each kept), both with the cyclic garbage
-collector paused as the linter pauses it, so machine load hits both alike. A PyYAML parse is
-timed too, for reference only. Prints the figures, then on its last line one JSON object: name,
-objects, objects_per_second, floor_objects_per_second, ratio (lint time / floor time), parser,
-load_average, us_per_object (floor, lint, and the stages load / engine / place timed apart),
-goals (>= 2,000 objects/s, ratio <= 2). ``--profile`` adds a cProfile of one lint run;
-``--pyyaml`` measures the PyYAML-only path (as if yaml-rs were not installed).
-Exits 0 with a note when ../shared is absent.
+- floor: read and parse every file with the parser the linter uses (yaml-rs, else
+  PyYAML's C loader), nothing else (``bench/lint_bench.py --floor DIR``);
+- ``gpufleet lint DIR --format json`` (output discarded);
+- checkov (``--checkov``, default ``/tmp/checkov-venv/bin/checkov`` when present; a separate
+  venv, never a dependency) ``-d DIR --framework kubernetes -o json --quiet``, at the sizes
+  in ``--checkov-sizes`` (default the smallest).
+
+Prints one line per process run with the load average, then one JSON object: per size the
+best, median and spread of each, objects/s, peak RSS, the ratio to the floor; the growth
+ratio from the smallest to the largest size (lint and floor); checkov's wall time over
+gpufleet's; the goals (>= 30x checkov at 10,000, 100,000 objects in <= 30 s and <= 1 GiB,
+growth <= 11x) and which are met. ``--profile`` adds a cProfile of one in-process lint
+run at the smallest size. Exits 0 with a note when ../shared is absent.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import io
 import json
 import os
 import pstats
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any, Iterator
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -39,151 +51,217 @@ sys.path.insert(0, str(REPO))
 import yaml  # noqa: E402
 
 from gpufleet.lint import fastyaml, lint_sources  # noqa: E402
-from gpufleet.lint.loader import load  # noqa: E402
-from gpufleet.lint.runner import place  # noqa: E402
-from gpufleet.rules import engine  # noqa: E402
-from gpufleet.rules.api import CheckContext  # noqa: E402
-from gpufleet.lint.sources import Source, collect  # noqa: E402
+from gpufleet.lint.namespaces import is_namespaced  # noqa: E402
+from gpufleet.lint.sources import collect  # noqa: E402
 
 UPSTREAM = Path(os.environ.get("GPUFLEET_SHARED", REPO.parent / "shared")) / "examples" / "upstream"
+CHECKOV = Path("/tmp/checkov-venv/bin/checkov")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-GOAL_OPS, GOAL_RATIO = 2000, 2.0
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+GOAL_CHECKOV, GOAL_SECONDS, GOAL_MIB, GOAL_GROWTH = 30.0, 30.0, 1024.0, 11.0
+MARK = "ZZCOPYZZ"  # stands for the copy number in the file templates (in no upstream manifest)
 
 
-def corpus(minimum: int) -> tuple[list[Source], int]:
-    """The upstream files repeated until the corpus holds at least ``minimum`` objects."""
-    base = [s for s in collect([str(UPSTREAM)]) if s.text is not None]
-    per_round = sum(1 for s in base for d in yaml.load_all(s.text or "", Loader=_Loader) if isinstance(d, dict))
+def _rename(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with every string that names an object of its file renamed (keys left as they are)."""
+    if isinstance(value, dict):
+        return {k: _rename(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rename(v, names) for v in value]
+    return names.get(value, value) if isinstance(value, str) else value
+
+
+def _template(docs: list[dict[str, Any]]) -> tuple[str, str]:
+    """One upstream file as YAML with the copy number marked: (present-runtime text, absent-runtime text)."""
+    names = {str(d["metadata"]["name"]): f"{d['metadata']['name']}-c{MARK}" for d in docs
+             if isinstance(d.get("metadata"), dict) and d["metadata"].get("name")}
+    out = []
+    for absent in (False, True):
+        renamed = []
+        for doc in docs:
+            doc = _rename(doc, names)
+            meta = doc.setdefault("metadata", {}) if isinstance(doc.get("metadata", {}), dict) else {}
+            if meta.get("name") and not str(meta["name"]).endswith(MARK):
+                meta["name"] = f"{meta['name']}-c{MARK}"
+            if is_namespaced(doc) and isinstance(meta, dict):
+                meta["namespace"] = f"team-{MARK}"
+            ref = (doc.get("spec") or {}).get("runtimeRef") if isinstance(doc.get("spec"), dict) else None
+            if doc.get("kind") == "TrainJob" and isinstance(ref, dict) and ref.get("name"):
+                base = str(ref["name"]).replace(f"-c{MARK}", "")
+                ref["name"] = f"absent-{base}-c{MARK}" if absent else f"{base}-c{MARK}"
+            renamed.append(doc)
+        out.append(yaml.dump_all(renamed, Dumper=_Dumper, sort_keys=False))
+    return out[0], out[1]
+
+
+def _upstream() -> list[tuple[str, tuple[str, str], int]]:
+    """(relative name, templates, objects) of every upstream file with Kubernetes-like documents."""
+    found = []
+    for source in collect([str(UPSTREAM)]):
+        try:
+            docs = [d for d in yaml.load_all(source.text or "", Loader=_Loader) if isinstance(d, dict) and d.get("kind")]
+        except yaml.YAMLError:
+            continue
+        if docs:
+            found.append((str(Path(source.name).relative_to(UPSTREAM)), _template(docs), len(docs)))
+    return found
+
+
+def write_corpus(root: Path, minimum: int, namespaces: int) -> int:
+    """Copies of every upstream file under ``root`` until at least ``minimum`` objects; returns the object count."""
+    files = _upstream()
+    per_round = sum(n for _, _, n in files)
     rounds = -(-minimum // per_round)
-    return [Source(f"{s.name}#{i}", s.text) for i in range(rounds) for s in base], per_round * rounds
+    width = len(str(rounds))
+    for i in range(rounds):
+        copy = str(i).zfill(width)
+        for name, (present, absent), _ in files:
+            text = (absent if i % 2 else present)
+            text = text.replace(f"team-{MARK}", f"team-{i % namespaces}").replace(MARK, copy)
+            path = root / f"c{copy}" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    return per_round * rounds
 
 
-def parse_pyyaml(sources: list[Source]) -> int:
-    return sum(1 for s in sources for d in yaml.load_all(s.text or "", Loader=_Loader) if d is not None)
-
-
-def parse_yaml_rs(sources: list[Source]) -> int:
-    loads = fastyaml.yaml_rs.loads
+def floor(directory: str) -> int:
+    """The floor process: read and parse every file as the linter's parser does; prints the document count."""
+    sources = collect([directory])
     count = 0
-    for s in sources:
-        value = loads(s.text or "", parse_datetime=False)
-        count += len(value) if isinstance(value, list) else value is not None
-    return count
+    if fastyaml.yaml_rs is not None:
+        for s in sources:
+            value = fastyaml.yaml_rs.loads(s.text or "", parse_datetime=False)
+            count += len(value) if isinstance(value, list) else value is not None
+    else:
+        count = sum(1 for s in sources for d in yaml.load_all(s.text or "", Loader=_Loader) if d is not None)
+    print(count)
+    return 0
 
 
-def parse_floor(sources: list[Source]) -> int:
-    """The floor: the parser the linter uses (yaml-rs, or PyYAML when yaml-rs is absent or --pyyaml)."""
-    return parse_yaml_rs(sources) if fastyaml.yaml_rs is not None else parse_pyyaml(sources)
+def measure(cmd: list[str]) -> dict[str, float]:
+    """Wall seconds, peak RSS (MiB) and exit status of one child process, with the load average at its end."""
+    start = time.perf_counter()
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    return {"wall": wall, "rss_mib": usage.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status),
+            "load": os.getloadavg()[0]}
 
 
-def paths_taken(sources: list[Source]) -> dict[str, int]:
-    """How many texts yaml-rs reads, and how many documents PyYAML reads instead (and why)."""
-    fast = sum(1 for s in sources if fastyaml.documents(s.text or "") is not None)
-    chunks = [c for s in sources for _, c, _ in fastyaml.split(s.text or "") if c.strip()]
-    if fastyaml.yaml_rs is None:
-        return {"texts": len(sources), "texts_via_yaml_rs": 0, "documents_via_pyyaml_values": len(chunks)}
-    return {"texts": len(sources), "texts_via_yaml_rs": fast,
-            "documents_via_pyyaml_values": sum(1 for c in chunks if fastyaml.risky(c))}
+def commands(directory: str, checkov: Path | None) -> dict[str, list[str]]:
+    py = sys.executable
+    cmds = {"floor": [py, str(Path(__file__).resolve()), "--floor", directory],
+            "gpufleet": [py, "-m", "gpufleet", "lint", directory, "--format", "json"]}
+    if checkov is not None:
+        cmds["checkov"] = [str(checkov), "-d", directory, "--framework", "kubernetes", "-o", "json", "--quiet"]
+    return cmds
 
 
-def timed(fn, *args) -> tuple[float, float, object]:
-    """(wall seconds, CPU seconds of this process, result)."""
-    was = gc.isenabled()
-    gc.disable()
+def summary(runs: list[dict[str, float]], objects: int) -> dict[str, Any]:
+    walls = [r["wall"] for r in runs]
+    best = min(walls)
+    return {"runs": len(runs), "best_s": round(best, 3), "median_s": round(statistics.median(walls), 3),
+            "spread_s": [round(min(walls), 3), round(max(walls), 3)], "objects_per_second": round(objects / best),
+            "peak_rss_mib": round(max(r["rss_mib"] for r in runs), 1), "exit": sorted({int(r["status"]) for r in runs}),
+            "load": [round(min(r["load"] for r in runs), 2), round(max(r["load"] for r in runs), 2)]}
+
+
+def run_size(objects_wanted: int, repeat: int, namespaces: int, checkov: Path | None, keep: bool) -> dict[str, Any]:
+    root = Path(tempfile.mkdtemp(prefix="gpufleet-lint-bench-"))
     try:
-        start, cpu = time.perf_counter(), time.process_time()
-        value = fn(*args)
-        return time.perf_counter() - start, time.process_time() - cpu, value
+        objects = write_corpus(root, objects_wanted, namespaces)
+        cmds = commands(str(root), checkov)
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in cmds}
+        for i in range(repeat):
+            for name, cmd in cmds.items():
+                if name == "checkov" and i > 0:
+                    continue  # checkov takes minutes: once per size, between the gpufleet runs
+                got = measure(cmd)
+                runs[name].append(got)
+                print(f"  {objects} objects, {name}: {got['wall']:.2f} s, peak RSS {got['rss_mib']:.0f} MiB, "
+                      f"exit {got['status']}, load {got['load']:.2f}", flush=True)
+        out = {name: summary(found, objects) for name, found in runs.items()}
+        out["objects"], out["files"] = objects, sum(1 for _ in root.rglob("*.yaml"))
+        out["ratio_to_floor"] = round(out["gpufleet"]["best_s"] / out["floor"]["best_s"], 2)
+        if "checkov" in out:
+            out["checkov_over_gpufleet"] = round(out["checkov"]["best_s"] / out["gpufleet"]["best_s"], 1)
+        return out
     finally:
-        if was:
-            gc.enable()
+        if keep:
+            print(f"  corpus kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
 
 
-def interleaved(repeat: int, sources: list[Source]) -> dict[str, object]:
-    """Best floor and lint times (wall and CPU), alternating so machine load hits both alike."""
-    best = {"floor": float("inf"), "floor_cpu": float("inf"), "lint": float("inf"), "lint_cpu": float("inf"),
-            "pyyaml": float("inf")}
-    parsed, report = 0, None
-    for _ in range(repeat):
-        wall, cpu, parsed = timed(parse_floor, sources)
-        best["floor"], best["floor_cpu"] = min(best["floor"], wall), min(best["floor_cpu"], cpu)
-        best["pyyaml"] = min(best["pyyaml"], timed(parse_pyyaml, sources)[0])
-        report = None  # drop the previous run's report before timing the next one
-        wall, cpu, report = timed(lint_sources, sources)
-        best["lint"], best["lint_cpu"] = min(best["lint"], wall), min(best["lint_cpu"], cpu)
-    return {**best, "parsed": parsed, "report": report}
+def profile_once(objects: int, namespaces: int) -> str:
+    root = Path(tempfile.mkdtemp(prefix="gpufleet-lint-bench-"))
+    try:
+        write_corpus(root, objects, namespaces)
+        sources = collect([str(root)])
+        profile = cProfile.Profile()
+        profile.runcall(lint_sources, sources)
+        text = io.StringIO()
+        pstats.Stats(profile, stream=text).sort_stats("cumulative").print_stats(25)
+        return text.getvalue()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
-def breakdown(repeat: int, sources: list[Source]) -> dict[str, float]:
-    """Best seconds of each stage of a lint run, timed apart: where the time goes."""
-    best = {"load": float("inf"), "engine": float("inf"), "place": float("inf")}
-    for _ in range(repeat):
-        wall, _, results = timed(lambda: [load(s) for s in sources])
-        best["load"] = min(best["load"], wall)
-        items = [item for result in results for item in result.objects]  # type: ignore[attr-defined]
-        ctx = CheckContext(objects=tuple(item.obj for item in items))
-        wall, _, found = timed(lambda: [engine.check_object(item.obj, ctx) for item in items])
-        best["engine"] = min(best["engine"], wall)
-        wall, _, _ = timed(lambda: [place(f, item) for item, fs in zip(items, found) for f in fs])  # type: ignore[arg-type]
-        best["place"] = min(best["place"], wall)
-    return best
+def goals(sizes: dict[int, dict[str, Any]]) -> Iterator[tuple[str, Any, bool]]:
+    small, large = sizes[min(sizes)], sizes[max(sizes)]
+    if "checkov_over_gpufleet" in small:
+        yield "checkov_over_gpufleet", small["checkov_over_gpufleet"], small["checkov_over_gpufleet"] >= GOAL_CHECKOV
+    yield "largest_seconds", large["gpufleet"]["best_s"], large["gpufleet"]["best_s"] <= GOAL_SECONDS
+    yield "largest_peak_rss_mib", large["gpufleet"]["peak_rss_mib"], large["gpufleet"]["peak_rss_mib"] <= GOAL_MIB
+    if len(sizes) > 1:
+        growth = large["gpufleet"]["best_s"] / small["gpufleet"]["best_s"]
+        scale = large["objects"] / small["objects"]
+        yield "growth", round(growth, 2), growth <= GOAL_GROWTH * scale / 10
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--objects", type=int, default=10_000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--namespaces", type=int, default=200)
+    parser.add_argument("--checkov", type=Path, default=CHECKOV if CHECKOV.exists() else None)
+    parser.add_argument("--checkov-sizes", type=int, nargs="*", default=None, help="sizes checkov runs at (default: the smallest)")
+    parser.add_argument("--no-checkov", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the corpus directories (printed)")
     parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--pyyaml", action="store_true", help="lint without yaml-rs (the PyYAML path), floor PyYAML")
+    parser.add_argument("--floor", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.pyyaml:
-        fastyaml.yaml_rs, fastyaml.PARSER = None, "PyYAML"
+    if args.floor:
+        return floor(args.floor)
     if not UPSTREAM.is_dir():
         print(f"{UPSTREAM} is absent: the benchmark needs ../shared/examples/upstream; nothing measured")
         print(json.dumps({"name": "lint", "skipped": True, "reason": "../shared absent"}))
         return 0
-    sources, objects = corpus(args.objects)
-    got = interleaved(args.repeat, sources)
-    report, floor_s, lint_s = got["report"], float(got["floor"]), float(got["lint"])  # type: ignore[arg-type]
-    assert report.objects == objects, (report.objects, objects)  # type: ignore[union-attr]
-    ops, floor_ops, ratio = objects / lint_s, objects / floor_s, lint_s / floor_s
-    pyyaml_s, load = float(got["pyyaml"]), os.getloadavg()  # type: ignore[arg-type]
-    taken = paths_taken(sources)
-    cpu_ops = objects / float(got["lint_cpu"])  # type: ignore[arg-type]
-    floor_cpu_ops = objects / float(got["floor_cpu"])  # type: ignore[arg-type]
-    print(f"corpus: {len(sources)} texts, {objects} objects ({got['parsed']} documents parsed by the floor)")
-    print(f"paths: {taken}")
-    print(f"floor ({fastyaml.PARSER} parse only): {floor_s:.3f} s  {floor_ops:,.0f} objects/s  "
-          f"({floor_cpu_ops:,.0f} per CPU second)")
-    print(f"reference, PyYAML C loader parse only: {pyyaml_s:.3f} s  {objects / pyyaml_s:,.0f} objects/s "
-          f"(lint / PyYAML parse = {lint_s / pyyaml_s:.2f}; not the goal's floor)")
-    print(f"lint (parse + all rules + lines): {lint_s:.3f} s  {ops:,.0f} objects/s  ({cpu_ops:,.0f} per CPU second; "
-          f"{len(report.findings)} findings)")  # type: ignore[union-attr]
-    print(f"per object: floor {floor_s / objects * 1e6:.0f} us, lint {lint_s / objects * 1e6:.0f} us, "
-          f"lint beyond the floor {(lint_s - floor_s) / objects * 1e6:.0f} us; a 2x ratio would allow "
-          f"{floor_s / objects * 1e6:.0f} us beyond it, 2,000 objects/s allows {1e6 / GOAL_OPS:.0f} us in all")
-    print(f"ratio lint/floor: {ratio:.2f} (goal <= {GOAL_RATIO}); objects/s goal >= {GOAL_OPS}; "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
-    stages = breakdown(args.repeat, sources)
-    print("where the time goes (each stage timed apart, best of --repeat; us per object): "
-          + ", ".join(f"{name} {seconds / objects * 1e6:.0f}" for name, seconds in stages.items())
-          + f" (the floor's parse inside load: {floor_s / objects * 1e6:.0f})")
+    checkov = None if args.no_checkov else args.checkov
+    checkov_sizes = set(args.checkov_sizes if args.checkov_sizes is not None else [min(args.sizes)])
+    started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    load_start = os.getloadavg()
+    print(f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
+          f"{os.cpu_count()} CPUs; parser {fastyaml.PARSER}; checkov {checkov or 'not installed'}", flush=True)
+    sizes = {}
+    for size in sorted(args.sizes):
+        sizes[size] = run_size(size, args.repeat, args.namespaces, checkov if size in checkov_sizes else None, args.keep)
+    met = {name: {"value": value, "met": ok} for name, value, ok in goals(sizes)}
+    if len(sizes) > 1:
+        small, large = sizes[min(sizes)], sizes[max(sizes)]
+        floor_growth = round(large["floor"]["best_s"] / small["floor"]["best_s"], 2)
+        print(f"growth {small['objects']} -> {large['objects']} objects: gpufleet {met['growth']['value']}x, "
+              f"floor {floor_growth}x (goal <= {GOAL_GROWTH}x for 10x the objects)")
+    else:
+        floor_growth = None
     if args.profile:
-        profile = cProfile.Profile()
-        profile.runcall(lint_sources, sources)
-        out = io.StringIO()
-        pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(25)
-        print(out.getvalue())
-    print(json.dumps({"name": "lint" if not args.pyyaml else "lint-pyyaml", "objects": objects, "objects_per_second": round(ops),
-                      "objects_per_cpu_second": round(cpu_ops),
-                      "floor_objects_per_second": round(floor_ops), "ratio": round(ratio, 2),
-                      "parser": fastyaml.PARSER, "pyyaml_objects_per_second": round(objects / pyyaml_s),
-                      "load_average": [round(x, 2) for x in load],
-                      "us_per_object": {"floor": round(floor_s / objects * 1e6), "lint": round(lint_s / objects * 1e6),
-                                        **{k: round(v / objects * 1e6) for k, v in stages.items()}},
-                      "documents_via_pyyaml": taken["documents_via_pyyaml_values"],
-                      "goal_objects_per_second": GOAL_OPS, "goal_ratio": GOAL_RATIO,
-                      "meets_goals": ops >= GOAL_OPS and ratio <= GOAL_RATIO}))
+        print(profile_once(min(args.sizes), args.namespaces))
+    load_end = os.getloadavg()
+    print(json.dumps({"name": "lint_scale", "started": started, "parser": fastyaml.PARSER, "cpus": os.cpu_count(),
+                      "load_average_start": [round(x, 2) for x in load_start],
+                      "load_average_end": [round(x, 2) for x in load_end],
+                      "sizes": {str(k): v for k, v in sizes.items()}, "floor_growth": floor_growth,
+                      "goals": met, "meets_goals": all(g["met"] for g in met.values())}))
     return 0
 
 

@@ -1,82 +1,227 @@
-"""Benchmark (a): validate + render a 1,000-team fleet, against the YAML floor.
+"""Benchmark: validate + render a fleet at two sizes, against its libyaml floor, with the collector on and paused.
 
-Measures ``parse_model`` (pydantic + every cross-field check) plus ``render_all`` on
-the synthetic fleet of ``bench/synthetic.py`` (1,000 teams, 8 pools, a 3-level cohort
-tree), and in the same run the floor: loading the model YAML and dumping the rendered
-objects as YAML (what any YAML-in, YAML-out tool pays). Best of N repetitions each.
-Goals: at most 1 s, and at most 3x the floor. Prints the figures; the last line is one
-JSON object (name, seconds, floor_seconds, ratio, ...).
+The fleet is ``bench/synthetic.py``'s model (a 3-level cohort tree) with ``--pools`` pools
+(default 50, split 5:3 Kueue:Volcano) at ``--sizes`` teams (default 1,000 and 10,000).
+The floor is what any YAML-in, YAML-out tool pays: load the model YAML with libyaml and
+dump every rendered object with libyaml (``gpufleet.yamlio``).
 
-    .venv/bin/python bench/render_bench.py [--teams 1000] [--repeat 5]
+1. In process, sizes and modes in turn, best of ``--repeat``: ``yamlio.load`` +
+   ``parse_model`` (every cross-field check) + ``render_all``, and the floor, each with the
+   cyclic collector on (``on``) and paused around the work (``paused``,
+   ``gpufleet.gcpause.paused``). The setup's data (model texts, rendered objects) is frozen
+   (``gc.freeze``) first, so only what the work builds is collected.
+2. Whole processes (``--no-process`` skips them), in turn: ``gpufleet render MODEL --out DIR``
+   as shipped (``cli``: the collector paused around load, render and write), the same command
+   in a wrapper with the collector on throughout (``on``), with ``gc.freeze()`` after the
+   imports (``freeze``) and with ``gc.disable()`` from the start (``disable``); and the floor
+   process (start Python, load the model, dump each object to its own file). Wall seconds
+   and peak RSS from ``os.wait4``.
+
+Prints each figure with the load average, then one JSON object: per size and mode the best
+seconds, spread, ratio to the floor; the growth from the smallest to the largest size (work
+and floor, and the work's growth over the floor's); goals (growth <= 11x for 10x the teams, and
+at the largest size <= 2x the floor) and which are met.
+
+    .venv/bin/python bench/render_bench.py [--sizes 1000 10000] [--pools 50] [--repeat 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
+import os
+import pickle
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1]))
+
+import yaml  # noqa: E402
 
 from synthetic import synthetic_fleet  # noqa: E402
 
-from gpufleet import yamlio  # noqa: E402
+from gpufleet import gcpause, yamlio  # noqa: E402
 from gpufleet.model import parse_model  # noqa: E402
 from gpufleet.render import render_all  # noqa: E402
 
+GOAL_GROWTH, GOAL_FLOOR_RATIO = 11.0, 2.0
+PROCESS_MODES = ("cli", "on", "freeze", "disable")
 
-def _best(fn, repeat: int) -> tuple[float, float]:
-    """Best wall-clock and best CPU seconds over ``repeat`` runs (CPU time is steadier on a busy machine)."""
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
+
+def _timed(fn: Callable[[], Any], paused: bool) -> float:
+    with gcpause.paused() if paused else contextlib.nullcontext():
+        start = time.perf_counter()
         fn()
-        wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, time.process_time() - start_cpu)
-    return wall, cpu
+        return time.perf_counter() - start
 
 
-def main() -> None:
+def in_process(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]], repeat: int) -> dict[str, Any]:
+    """Best seconds (and spread) of work and floor per size and collector mode, all in turn."""
+    runs: dict[tuple[int, str, str], list[float]] = {}
+    for _ in range(repeat):
+        for size, text in texts.items():
+            for mode in ("on", "paused"):
+                work = lambda: render_all(parse_model(yamlio.load(text), "synthetic.fleet.yaml"))  # noqa: E731
+                floor = lambda: (yamlio.load(text), yamlio.dump_all(manifests[size]))  # noqa: E731
+                for what, fn in (("floor", floor), ("work", work)):
+                    gc.collect()
+                    seconds = _timed(fn, mode == "paused")
+                    runs.setdefault((size, mode, what), []).append(seconds)
+                    print(f"  in process, {size} teams, collector {mode}, {what}: {seconds:.3f} s, "
+                          f"load {os.getloadavg()[0]:.2f}", flush=True)
+    return {f"{size}/{mode}/{what}": _spread(found) for (size, mode, what), found in runs.items()}
+
+
+def _spread(values: list[float]) -> dict[str, Any]:
+    return {"best_s": round(min(values), 3), "median_s": round(statistics.median(values), 3),
+            "spread_s": [round(min(values), 3), round(max(values), 3)]}
+
+
+def child(mode: str, model: str, out: str) -> int:
+    """A ``gpufleet render`` process with the collector ``on``, frozen after imports, or disabled."""
+    if mode == "disable":
+        gc.disable()
+    argv = ["render", model, "--out", out]
+    from gpufleet.cli.commands import register  # the imports (as gpufleet.cli.app.main makes them), then the mode
+
+    command = register(argv)
+    import gpufleet.cli.fleet_cmds  # noqa: F401  (the render command's module)
+
+    if mode in ("on", "freeze"):
+        gcpause.paused = contextlib.nullcontext  # type: ignore[assignment]  # the CLI's own pause off
+    if mode == "freeze":
+        gc.freeze()
+    sys.argv = ["gpufleet", *argv]
+    try:
+        command()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def floor_process(model: str, objects: str, out: str) -> int:
+    """The floor as a process: load the model with libyaml, dump each rendered object to its own file."""
+    loader, dumper = getattr(yaml, "CSafeLoader", yaml.SafeLoader), getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    yaml.load(Path(model).read_text(), Loader=loader)
+    with open(objects, "rb") as handle:
+        manifests = pickle.load(handle)
+    root = Path(out)
+    root.mkdir(parents=True)
+    for i, manifest in enumerate(manifests):
+        (root / f"{i:06d}.yaml").write_text(yaml.dump(manifest, Dumper=dumper, sort_keys=False))
+    return 0
+
+
+def _wait(cmd: list[str]) -> dict[str, float]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {code}: {err.decode()[-2000:]}")
+    return {"wall": time.perf_counter() - start, "rss_mib": usage.ru_maxrss / 1024, "load": os.getloadavg()[0]}
+
+
+def processes(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]], repeat: int, root: Path) -> dict[str, Any]:
+    """Whole processes per size: the CLI as shipped, the three collector modes, and the floor, in turn."""
+    files = {}
+    for size, text in texts.items():
+        model, objects = root / f"{size}.fleet.yaml", root / f"{size}.objects.pickle"
+        model.write_text(text)
+        objects.write_bytes(pickle.dumps(manifests[size]))
+        files[size] = (str(model), str(objects))
+    runs: dict[tuple[int, str], list[dict[str, float]]] = {}
+    n = 0
+    for _ in range(repeat):
+        for size, (model, objects) in files.items():
+            for mode in ("floor", *PROCESS_MODES):
+                n += 1
+                out = str(root / f"out-{n}")
+                if mode == "floor":
+                    cmd = [sys.executable, str(HERE), "--floor-process", model, objects, out]
+                elif mode == "cli":
+                    cmd = [sys.executable, "-m", "gpufleet", "render", model, "--out", out]
+                else:
+                    cmd = [sys.executable, str(HERE), "--child", mode, model, out]
+                got = _wait(cmd)
+                shutil.rmtree(out, ignore_errors=True)
+                runs.setdefault((size, mode), []).append(got)
+                print(f"  process, {size} teams, {mode}: {got['wall']:.2f} s, peak RSS {got['rss_mib']:.0f} MiB, "
+                      f"load {got['load']:.2f}", flush=True)
+    return {f"{size}/{mode}": {**_spread([r["wall"] for r in found]), "peak_rss_mib": round(max(r["rss_mib"] for r in found), 1),
+                               "load": [round(min(r["load"] for r in found), 2), round(max(r["load"] for r in found), 2)]}
+            for (size, mode), found in runs.items()}
+
+
+def growth(figures: dict[str, Any], small: int, large: int, key: str, floor_key: str) -> dict[str, Any]:
+    work = figures[f"{large}/{key}"]["best_s"] / figures[f"{small}/{key}"]["best_s"]
+    floor = figures[f"{large}/{floor_key}"]["best_s"] / figures[f"{small}/{floor_key}"]["best_s"]
+    scale = large / small
+    return {"growth": round(work, 2), "floor_growth": round(floor, 2), "over_floor_growth": round(work / floor, 2),
+            "ratio_to_floor_at_largest": round(figures[f"{large}/{key}"]["best_s"] / figures[f"{large}/{floor_key}"]["best_s"], 2),
+            "met": work <= GOAL_GROWTH * scale / 10
+            and figures[f"{large}/{key}"]["best_s"] / figures[f"{large}/{floor_key}"]["best_s"] <= GOAL_FLOOR_RATIO}
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--teams", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000])
+    parser.add_argument("--pools", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--no-process", action="store_true")
+    parser.add_argument("--child", nargs=3, metavar=("MODE", "MODEL", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--floor-process", nargs=3, metavar=("MODEL", "OBJECTS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-
-    text = yamlio.dump(synthetic_fleet(args.teams))
-    data = yamlio.load(text)
-
-    def validate_render():
-        return render_all(parse_model(yamlio.load(text), "synthetic.fleet.yaml"))
-
-    rendered = validate_render()
-    manifests = [o.manifest for o in rendered.objects]
-
-    def floor():
-        yamlio.load(text)
-        return yamlio.dump_all(manifests)
-
-    validate_s, _ = _best(lambda: parse_model(data, "synthetic.fleet.yaml"), args.repeat)
-    render_s, _ = _best(lambda: render_all(parse_model(data, "synthetic.fleet.yaml", validate=False)), args.repeat)
-    parse_only_s, _ = _best(lambda: parse_model(data, "synthetic.fleet.yaml", validate=False), args.repeat)
-    floor_s, floor_cpu = _best(floor, args.repeat)
-    total_s, total_cpu = _best(validate_render, args.repeat)
-    ratio = total_s / floor_s
-
-    print(f"synthetic fleet: {args.teams} teams, 8 pools, {len(manifests)} objects, model {len(text) // 1024} KiB")
-    print(f"  floor (load model YAML + dump rendered YAML): {floor_s * 1000:8.1f} ms")
-    print(f"  load + validate + render:                     {total_s * 1000:8.1f} ms  (ratio {ratio:.2f}, goal <= 3)")
-    print(f"  CPU time: floor {floor_cpu * 1000:.1f} ms, load + validate + render {total_cpu * 1000:.1f} ms (ratio {total_cpu / floor_cpu:.2f})")
-    print(f"    parse_model without checks:                 {parse_only_s * 1000:8.1f} ms")
-    print(f"    parse_model with checks:                    {validate_s * 1000:8.1f} ms")
-    print(f"    render_all (+ parse without checks):        {render_s * 1000:8.1f} ms")
-    print(json.dumps({"name": "render", "seconds": round(total_s, 4), "floor_seconds": round(floor_s, 4),
-                      "ratio": round(ratio, 3), "cpu_seconds": round(total_cpu, 4), "cpu_ratio": round(total_cpu / floor_cpu, 3), "teams": args.teams, "objects": len(manifests),
-                      "validate_seconds": round(validate_s, 4), "render_seconds": round(render_s - parse_only_s, 4),
-                      "goal_seconds": 1.0, "goal_ratio": 3.0}))
+    if args.child:
+        return child(*args.child)
+    if args.floor_process:
+        return floor_process(*args.floor_process)
+    started, load_start = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), os.getloadavg()
+    sizes = sorted(args.sizes)
+    texts = {size: yamlio.dump(synthetic_fleet(size, args.pools)) for size in sizes}
+    manifests = {size: [o.manifest for o in render_all(parse_model(yamlio.load(texts[size]), "synthetic.fleet.yaml")).objects]
+                 for size in sizes}
+    print(f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
+          f"{os.cpu_count()} CPUs; {args.pools} pools; objects per size: "
+          + ", ".join(f"{s} teams {len(m)}" for s, m in manifests.items()), flush=True)
+    gc.collect()
+    gc.freeze()  # the setup's data is not the work's: never walked by the collector below
+    small, large = sizes[0], sizes[-1]
+    inproc = in_process(texts, manifests, args.repeat)
+    result: dict[str, Any] = {"name": "render_scale", "started": started, "pools": args.pools, "cpus": os.cpu_count(),
+                              "objects": {str(s): len(m) for s, m in manifests.items()}, "in_process": inproc,
+                              "in_process_growth": {mode: growth(inproc, small, large, f"{mode}/work", f"{mode}/floor")
+                                                    for mode in ("on", "paused")}}
+    if not args.no_process:
+        root = Path(tempfile.mkdtemp(prefix="gpufleet-render-bench-"))
+        try:
+            procs = processes(texts, manifests, args.repeat, root)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        result["process"] = procs
+        result["process_growth"] = {mode: growth(procs, small, large, mode, "floor") for mode in PROCESS_MODES}
+    for where in ("in_process_growth", "process_growth"):
+        for mode, g in result.get(where, {}).items():
+            print(f"{where} {mode}: {small} -> {large} teams {g['growth']}x (floor {g['floor_growth']}x, "
+                  f"{g['over_floor_growth']}x the floor's growth; at {large} teams {g['ratio_to_floor_at_largest']}x the floor); "
+                  f"goal <= {GOAL_GROWTH}x and <= {GOAL_FLOOR_RATIO}x the floor: {'met' if g['met'] else 'not met'}")
+    result["load_average_start"] = [round(x, 2) for x in load_start]
+    result["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    print(json.dumps(result))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -26,6 +26,8 @@ import base64
 import json
 import os
 import re
+import ssl
+import urllib.request
 import statistics
 import sys
 import tempfile
@@ -95,8 +97,12 @@ def _echo_webhook(sb: Sandbox) -> None:
 
 
 def _webhook_seconds(sb: Sandbox) -> dict[str, tuple[float, float]]:
-    text = sb.kube.api.call_api("/metrics", "GET", _return_http_data_only=True, _preload_content=False,
-                                auth_settings=[]).data.decode()
+    pki = Path(sb.state.dir, "pki")
+    ctx = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+    ctx.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
+    url = f"https://127.0.0.1:{sb.state.ports['apiserver']}/metrics"
+    with urllib.request.urlopen(url, context=ctx, timeout=30) as resp:  # noqa: S310 - loopback
+        text = resp.read().decode()
     out: dict[str, list[float]] = {}
     for kind in ("sum", "count"):
         pattern = rf'^apiserver_admission_webhook_admission_duration_seconds_{kind}\{{([^}}]*)\}} (\S+)$'

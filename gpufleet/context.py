@@ -179,13 +179,31 @@ class FleetContext:
         """The pools ``team`` holds quota on, in model order."""
         return [p for p in self.pools if p.name in team.pools]
 
-    def local_queues(self) -> set[tuple[str, str]]:
-        """(namespace, LocalQueue name) pairs the model declares."""
-        return {(ns, t.local_queue) for t in self.teams if t.local_queue for ns in t.namespaces
-                if ns not in t.volcano_namespaces}
+    def local_queues(self) -> frozenset[tuple[str, str]]:
+        """(namespace, LocalQueue name) pairs the model declares (built once per context)."""
+        return self._queues[0]
 
-    def volcano_queues(self) -> set[str]:
-        return {t.volcano_queue for t in self.teams if t.volcano_queue}
+    def local_queue_names(self) -> frozenset[str]:
+        """The LocalQueue names the model declares, in any namespace."""
+        return self._queues[1]
+
+    def volcano_queues(self) -> frozenset[str]:
+        return self._queues[2]
+
+    def team_for_volcano_queue(self, queue: str) -> TeamContext | None:
+        """The first team (model order) whose Volcano queue is ``queue``."""
+        return self._queues[3].get(queue)
+
+    @cached_property
+    def _queues(self) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str], dict[str, TeamContext]]:
+        """The queue look-ups, built on first use and kept (the rules ask once per object)."""
+        local = frozenset((ns, t.local_queue) for t in self.teams if t.local_queue for ns in t.namespaces
+                          if ns not in t.volcano_namespaces)
+        by_queue: dict[str, TeamContext] = {}
+        for team in self.teams:
+            if team.volcano_queue:
+                by_queue.setdefault(team.volcano_queue, team)
+        return local, frozenset(name for _, name in local), frozenset(by_queue), by_queue
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "FleetContext":

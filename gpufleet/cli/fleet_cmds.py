@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gpufleet import gcpause
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_for, stack_switch
 from gpufleet.cli.words import plural
@@ -96,13 +97,14 @@ def render(
 ) -> None:
     """Render a fleet model to one kubectl-appliable YAML file per object (plus the engine ConfigMaps)."""
     _check_out(out)
-    model, fleet, rendered = _load(model)
-    files = render_files(fleet, rendered)
-    try:
-        _write_all(out, files)
-    except OSError as exc:
-        raise CliError([f"{out}: cannot write the rendered files: {exc.strerror or exc} "
-                        "(fix: check the folder's permissions and free space; nothing was changed)"], USAGE) from None
+    with gcpause.paused():  # bulk work over acyclic dicts: the collector's passes only cost time (issue 22)
+        model, fleet, rendered = _load(model)
+        files = render_files(fleet, rendered)
+        try:
+            _write_all(out, files)
+        except OSError as exc:
+            raise CliError([f"{out}: cannot write the rendered files: {exc.strerror or exc} "
+                            "(fix: check the folder's permissions and free space; nothing was changed)"], USAGE) from None
     typer.echo(f"{model}: wrote {len(files)} files to {out}/ (apply with `kubectl apply -f {out}`)")
 
 

@@ -11,11 +11,10 @@ dependency source); :mod:`.judge` replays them on a simulated cluster and judges
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
+from gpufleet import gcpause
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff.judge import Cluster, Verdict
 from gpufleet.diff.steps import Step
@@ -54,21 +53,9 @@ class Diff:
                             "crdsChecked": self.crds_checked}}
 
 
-@contextmanager
-def _without_gc() -> Iterator[None]:
-    """Two whole renderings are alive at once; their dicts hold no cycles, so the cyclic GC only costs time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def diff_fleets(base: Fleet, new: Fleet, crds: CrdSet | None = None) -> Diff:
     """The quota table and every step from ``base`` to ``new``, each with its verdict."""
-    with _without_gc():
+    with gcpause.paused():  # two whole renderings alive at once, no cycles: the collector only costs time
         return _diff(base, new, crds)
 
 

@@ -10,11 +10,10 @@ object), and, for ``List`` items, the item's path prefix (``items[2].spec...``).
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
+from gpufleet import gcpause
 from gpufleet.lint import helm, locate
 from gpufleet.lint.namespaces import DEFAULT_NAMESPACE, with_namespace
 from gpufleet.lint.loader import Loaded, Problem, load
@@ -87,28 +86,10 @@ def place(finding: Finding, item: Loaded) -> Finding:
                    waived=f.waived, waiver_reason=f.waiver_reason, file=item.file, line=line or item.line)
 
 
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a run builds its (acyclic) objects and nodes.
-
-    The loader keeps every document's YAML node for line lookup; with tens of thousands of
-    live nodes each automatic gen-2 collection walks all of them, which doubled load time
-    (bench/lint_bench.py). Nothing the linter builds is cyclic, so nothing leaks; the
-    previous state is restored on exit.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def lint_sources(sources: Sequence[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
                  ignore: Iterable[str] | None = None, namespace: str = DEFAULT_NAMESPACE) -> Report:
     """Lint already-collected sources (see :func:`lint`)."""
-    with _no_cyclic_gc():
+    with gcpause.paused():  # the loader keeps every YAML node (acyclic): the collector would only walk them
         return _lint_sources(sources, ctx, select, ignore, namespace)
 
 

@@ -13,6 +13,10 @@ the engine checks each review in a :meth:`RunIndex.scoped` copy.
   :meth:`RunIndex.scoped`, so a long-lived context never collects them);
 - ``run.views``, ``run.members(ns, group)``, ``run.member_pods(ns, group)``: the run's
   views and its pod groups (PodGroup / Kueue pod-group membership, GANG001-003);
+- ``run.names``: the run's objects by API group, kind, namespace and name
+  (:class:`~gpufleet.workloads.names.NameIndex`, built once per run: GANG106 follows a
+  TrainJob's runtime, GANG107 a Volcano PodGroup through it), so no rule scans the run's
+  objects per object;
 - ``run.derived(build)``: a value derived from the whole run (a rule family's cross-object
   index, e.g. GANG504's PriorityClass users), built once by the function ``build`` that
   defines it, typed by that function;
@@ -29,6 +33,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from gpufleet.context import FleetContext, PoolContext
 from gpufleet.workloads import PodTemplate, WorkloadView, build_view
+from gpufleet.workloads.names import NameIndex
 
 T = TypeVar("T")
 Objects = tuple[Mapping[str, Any], ...]
@@ -58,7 +63,7 @@ class Subject:
 class _Shared:
     """What is built over the run's objects (shared by the run and its :meth:`RunIndex.scoped` copies)."""
 
-    __slots__ = ("ids", "subjects", "derived", "groups", "pods", "views")
+    __slots__ = ("ids", "subjects", "derived", "groups", "pods", "views", "names")
 
     def __init__(self) -> None:
         self.ids: dict[int, Mapping[str, Any]] | None = None
@@ -67,6 +72,7 @@ class _Shared:
         self.groups: dict[tuple[str | None, str], list[WorkloadView]] | None = None
         self.pods: dict[tuple[str | None, str], int] = {}
         self.views: tuple[WorkloadView | None, ...] | None = None
+        self.names: NameIndex | None = None
 
 
 class RunIndex:
@@ -138,6 +144,14 @@ class RunIndex:
             self._ids()
             views = self._shared.views = tuple(self.subject(obj).view for obj in self.objects)
         return views
+
+    @property
+    def names(self) -> NameIndex:
+        """The run's objects by group, kind, namespace and name (built on first use, once per run)."""
+        names = self._shared.names
+        if names is None:
+            names = self._shared.names = NameIndex(self.objects)
+        return names
 
     def derived(self, build: Callable[["RunIndex"], T]) -> T:
         """``build(self)``, computed once per run (keyed by the function: one function defines each value)."""

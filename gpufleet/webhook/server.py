@@ -59,6 +59,7 @@ class Config:
     ca: str = ""
     log_level: str = "info"
     bench_echo: bool = False
+    reuse_port: bool = False
 
 
 # flag -> (lowest, highest) accepted; anything else exits 2 with one line naming the flag.
@@ -113,6 +114,9 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     opt("log-level", str.lower, d.log_level, "log level", choices=["debug", "info", "warning", "error"])
     p.add_argument("--bench-echo", action="store_true", default=env.get("GPUFLEET_BENCH_ECHO", "") in ("1", "true"),
                    help="also serve POST /echo (allow-all, the benchmark's floor); never in production")
+    p.add_argument("--reuse-port", action="store_true", default=env.get("GPUFLEET_REUSE_PORT", "") in ("1", "true"),
+                   help="bind with SO_REUSEPORT, so several server processes (one per core) share the port and "
+                        "the kernel spreads connections over them (env GPUFLEET_REUSE_PORT)")
     ns = p.parse_args(argv)
     if ns.log_level not in ("debug", "info", "warning", "error"):
         p.error(f"GPUFLEET_LOG_LEVEL={ns.log_level!r} is not one of debug, info, warning, error")
@@ -139,7 +143,8 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
     await runner.setup()
     guard = {"max_connections": cfg.max_connections, "header_timeout": cfg.header_timeout,
              "on_refused": state.metrics.connections_refused.inc}
-    site = GuardedSite(runner, cfg.host, cfg.port, guard, ssl_context=ssl_context, backlog=512)
+    site = GuardedSite(runner, cfg.host, cfg.port, guard, ssl_context=ssl_context, backlog=512,
+                       reuse_port=cfg.reuse_port or None)
     try:
         await site.start()
     except OSError as exc:

@@ -8,9 +8,9 @@ named by ``spec.runtimeRef`` (``name``, ``kind`` defaulting to ClusterTrainingRu
 
 ``kinds.build_view`` calls :func:`runtime_view` so the template rules (restart policy,
 probes, GPU request/limit, node fit) check runtimes themselves at exact paths. Rules
-that judge a TrainJob's gang (GANG106) call :func:`with_runtime` with the run's
-objects: when the referenced runtime is in the same run, the TrainJob's view gets the
-runtime's pod templates, and the trainer node count is the TrainJob's
+that judge a TrainJob's gang (GANG106) call :func:`with_runtime` with the run's name
+index (``RunIndex.names``: one look-up, not a scan of the run per TrainJob): when the
+referenced runtime is in the same run, the TrainJob's view gets the runtime's pod templates, and the trainer node count is the TrainJob's
 ``spec.trainer.numNodes`` if set, else the runtime's ``spec.mlPolicy.numNodes``
 (the Trainer's ``node`` replicatedJob runs one pod per node). The admission webhook
 sees one object at a time: there a runtime is checked alone and a TrainJob without it.
@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Mapping, Sequence
 
-from gpufleet.workloads.types import SPEC, PodTemplate, WorkloadView, as_int, as_list, as_map, group_of, is_map
+from gpufleet.workloads.names import ANY, NameIndex
+from gpufleet.workloads.types import SPEC, PodTemplate, WorkloadView, as_int, as_list, as_map, is_map
 
 _REPLICATED_JOBS = SPEC.child("template", "spec", "replicatedJobs")
 
@@ -62,23 +63,22 @@ def runtime_view(base: Callable[..., WorkloadView], obj: Mapping[str, Any], grou
     return base(obj, group, kind, runtime_templates(obj, runtime_nodes(obj)))
 
 
-def runtime_for(trainjob: Mapping[str, Any], objects: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The runtime ``trainjob`` references, when it is among ``objects`` (a TrainingRuntime in its namespace)."""
+def runtime_for(trainjob: Mapping[str, Any], objects: NameIndex | Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The runtime ``trainjob`` references, when it is among ``objects`` (a TrainingRuntime in its namespace).
+
+    ``objects``: the run's :class:`NameIndex` (one look-up; ``RunIndex.names``), or a sequence
+    of objects, indexed for this call.
+    """
     ref = as_map(as_map(trainjob.get("spec")).get("runtimeRef"))
     kind, name = ref.get("kind") or "ClusterTrainingRuntime", ref.get("name")
     if ref.get("apiGroup", GROUP) != GROUP or kind not in RUNTIME_KINDS or not name:
         return None
-    namespace = as_map(trainjob.get("metadata")).get("namespace")
-    for other in objects:
-        if not is_map(other) or other.get("kind") != kind or group_of(other) != GROUP:
-            continue
-        meta = as_map(other.get("metadata"))
-        if meta.get("name") == name and (kind == "ClusterTrainingRuntime" or meta.get("namespace") == namespace):
-            return other
-    return None
+    index = objects if isinstance(objects, NameIndex) else NameIndex(objects)
+    namespace = ANY if kind == "ClusterTrainingRuntime" else as_map(trainjob.get("metadata")).get("namespace")
+    return index.named(GROUP, kind, name, namespace)
 
 
-def with_runtime(view: WorkloadView, objects: Sequence[Mapping[str, Any]]) -> WorkloadView:
+def with_runtime(view: WorkloadView, objects: NameIndex | Sequence[Mapping[str, Any]]) -> WorkloadView:
     """``view`` of a TrainJob with its runtime's templates and node count, or ``view`` unchanged."""
     if view.group != GROUP or view.kind != "TrainJob":
         return view

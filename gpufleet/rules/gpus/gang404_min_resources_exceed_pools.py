@@ -64,7 +64,7 @@ SYSTEMS = {"scheduling.volcano.sh": "volcano", "scheduling.x-k8s.io": "coschedul
 def _team_pools(fleet: FleetContext, system: str, spec: Mapping[str, Any], namespace: str | None) -> tuple[list[PoolContext], str]:
     pools = [p for p in fleet.pools if p.system == system]
     queue = spec.get("queue") if system == "volcano" else None
-    team = next((t for t in fleet.teams if queue and t.volcano_queue == queue), None)
+    team = fleet.team_for_volcano_queue(queue) if queue else None
     how = f"of queue {queue!r}" if team is not None else ""
     if team is None:
         team = fleet.team_for_namespace(namespace)

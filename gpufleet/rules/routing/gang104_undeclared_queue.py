@@ -47,6 +47,7 @@ metadata:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.context import FleetContext
@@ -65,11 +66,10 @@ def _local_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]:
     fleet, queue = ctx.fleet, view.queue_label
     if fleet is None or not queue:
         return
-    declared = fleet.local_queues()
     if view.namespace is None:
-        ok = any(name == queue for _, name in declared)
+        ok = queue in fleet.local_queue_names()
     else:
-        ok = (view.namespace, queue) in declared
+        ok = (view.namespace, queue) in fleet.local_queues()
     if not ok:
         team_ctx = team(view, ctx)
         hint = f"team {team_ctx.name!r} uses {team_ctx.local_queue!r}" if team_ctx and team_ctx.local_queue else \
@@ -129,19 +129,39 @@ def declared(objs: Iterable[Mapping[str, Any]]) -> tuple[set[tuple[str, str]] | 
     return local, volcano
 
 
-def _run_queue(view: WorkloadView, local: set[tuple[str, str]] | None, volcano: set[str] | None) -> Iterator[Violation]:
+@dataclass(frozen=True)
+class _Declared:
+    """The queues a run declares, with what the messages list (built once per run, not per workload)."""
+
+    local: set[tuple[str, str]] | None
+    volcano: set[str] | None
+    local_by_namespace: Mapping[str, str]
+    """``{namespace: its LocalQueues, sorted and joined}``."""
+    volcano_known: frozenset[str]
+    volcano_listed: str
+
+    @classmethod
+    def of(cls, local: set[tuple[str, str]] | None, volcano: set[str] | None) -> "_Declared":
+        by_namespace: dict[str, list[str]] = {}
+        for ns, q in local or ():
+            by_namespace.setdefault(ns, []).append(q)
+        return cls(local, volcano, {ns: ", ".join(sorted(qs)) for ns, qs in by_namespace.items()},
+                   frozenset((volcano or set()) | {VOLCANO_DEFAULT_QUEUE}), ", ".join(sorted(volcano or ())))
+
+
+def _run_queue(view: WorkloadView, declared: _Declared) -> Iterator[Violation]:
     """The undeclared queue references of one workload."""
     namespace = view.namespace or "default"
-    if local is not None and view.queue_label and (namespace, view.queue_label) not in local:
-        known = sorted(q for ns, q in local if ns == namespace)
+    if declared.local is not None and view.queue_label and (namespace, view.queue_label) not in declared.local:
+        known = declared.local_by_namespace.get(namespace, "")
         yield Violation(label_path(keys.QUEUE_LABEL),
                         f"LocalQueue {view.queue_label!r} is not declared in namespace {namespace!r} by this stack"
-                        f" (declared there: {', '.join(known) or 'none'}), so Kueue never admits the workload",
-                        f"use one of the namespace's LocalQueues ({', '.join(known) or 'declare one first'})")
-    if volcano is not None and view.volcano_queue and view.volcano_queue not in volcano | {VOLCANO_DEFAULT_QUEUE}:
+                        f" (declared there: {known or 'none'}), so Kueue never admits the workload",
+                        f"use one of the namespace's LocalQueues ({known or 'declare one first'})")
+    if declared.volcano is not None and view.volcano_queue and view.volcano_queue not in declared.volcano_known:
         yield Violation(view.volcano_queue_path or SPEC.child("queue"),
                         f"Volcano queue {view.volcano_queue!r} is not declared by this stack"
-                        f" (declared: {', '.join(sorted(volcano)) or 'none'}), so the job stays Pending",
+                        f" (declared: {declared.volcano_listed or 'none'}), so the job stays Pending",
                         "use a Volcano Queue this stack declares")
 
 
@@ -156,9 +176,10 @@ def check_run(run: RunIndex, ctx: CheckContext) -> Iterator[tuple[Mapping[str, A
     local, volcano = declared(run.objects)
     if local is None and volcano is None:
         return
+    queues = _Declared.of(local, volcano)
     for obj, view in zip(run.objects, run.views):
         if view is not None:
-            for violation in _run_queue(view, local, volcano):
+            for violation in _run_queue(view, queues):
                 yield obj, violation
 
 

@@ -95,7 +95,7 @@ def _has_kueue_keys(view: WorkloadView) -> bool:
 
 def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
     """A TrainJob whose referenced runtime (in this run) sets ``podGroupPolicy``."""
-    runtime = workloads.runtime_for(obj, ctx.objects)
+    runtime = workloads.runtime_for(obj, ctx.run.names)
     return runtime is not None and bool(as_map(as_map(runtime.get("spec")).get("podGroupPolicy")))
 
 
@@ -130,7 +130,7 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
     if view is not None:
-        view = workloads.with_runtime(view, ctx.objects)
+        view = workloads.with_runtime(view, ctx.run.names)
     if view is None or not gangs.is_gang(view, ctx) or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL

@@ -64,6 +64,7 @@ from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volca
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler, keys
 
 CODE = "GANG107"
+VOLCANO_GROUP = "scheduling.volcano.sh"
 
 
 def _group_name(template: PodTemplate) -> str | None:
@@ -73,16 +74,9 @@ def _group_name(template: PodTemplate) -> str | None:
 
 
 def _pod_group_size(ctx: CheckContext, namespace: str | None, name: str) -> int | None:
-    """``minMember`` of the Volcano PodGroup ``name`` in the run; None when it is not in the run."""
-    for other in ctx.objects:
-        if not isinstance(other, Mapping) or other.get("kind") != "PodGroup":
-            continue
-        if not str(other.get("apiVersion", "")).startswith("scheduling.volcano.sh/"):
-            continue
-        meta = as_map(other.get("metadata"))
-        if meta.get("name") == name and meta.get("namespace") == namespace:
-            return as_int(as_map(other.get("spec")).get("minMember"), 1) or 0
-    return None
+    """``minMember`` of the Volcano PodGroup ``name`` in the run (one look-up: ``run.names``); None when it is not in the run."""
+    found = ctx.run.names.named(VOLCANO_GROUP, "PodGroup", name, namespace)
+    return None if found is None else as_int(as_map(found.get("spec")).get("minMember"), 1) or 0
 
 
 def gang_size(view: WorkloadView) -> int:
