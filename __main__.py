@@ -12,7 +12,7 @@ import pulumi
 
 from components.fleet import GpuFleet, GpuFleetArgs
 from components.stack_config import read_stack_config
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import load_model
 
 PROJECT_DIR = Path(__file__).resolve().parent

@@ -3,12 +3,12 @@
 The fleet is ``bench/synthetic.py``'s model (a 3-level cohort tree) with ``--pools`` pools
 (default 50, split 5:3 Kueue:Volcano) at ``--sizes`` teams (default 1,000 and 10,000).
 The floor is what any YAML-in, YAML-out tool pays: load the model YAML with libyaml and
-dump every rendered object with libyaml (``gpufleet.yamlio``).
+dump every rendered object with libyaml (``gpufleet.yamlin.yamlio``).
 
 1. In process, sizes and modes in turn, best of ``--repeat``: ``yamlio.load`` +
    ``parse_model`` (every cross-field check) + ``render_all``, and the floor, each with the
    cyclic collector on (``on``) and paused around the work (``paused``,
-   ``gpufleet.gcpause.paused``). The setup's data (model texts, rendered objects) is frozen
+   ``gpufleet.util.gcpause.paused``). The setup's data (model texts, rendered objects) is frozen
    (``gc.freeze``) first, so only what the work builds is collected.
 2. Whole processes (``--no-process`` skips them), in turn: ``gpufleet render MODEL --out DIR``
    as shipped (``cli``: the collector paused around load, render and write), the same command

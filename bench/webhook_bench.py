@@ -244,7 +244,7 @@ async def run(args: argparse.Namespace, base: str, ca: Path, pids: list[int]) ->
 def pipeline_cpu_us(repeat: int = 1000) -> dict[str, float]:
     """CPU microseconds of ``serve()`` per endpoint in this process, without HTTP or TLS (best of 5)."""
     sys.path.insert(0, str(REPO))
-    from gpufleet.context import FleetContext
+    from gpufleet.fleetctx.context import FleetContext
     from gpufleet.webhook.handlers import build_registry
     from gpufleet.webhook.registry import serve
     from gpufleet.webhook.state import State

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet import contextschema
+from gpufleet.fleetctx import contextschema
 from gpufleet.model.loader import load_model
 from gpufleet.render.context import render_context
 

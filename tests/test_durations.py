@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet import durations
-from gpufleet.durations import DurationError, Shortfall
+from gpufleet.kubetypes import durations
+from gpufleet.kubetypes.durations import DurationError, Shortfall
 
 S, MS, US, M, H = 10**9, 10**6, 10**3, 60 * 10**9, 3600 * 10**9
 

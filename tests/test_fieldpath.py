@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpufleet.fieldpath import ROOT, FieldPath, get_value, set_value
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath, get_value, set_value
 
 REPO = Path(__file__).resolve().parent.parent
 LABELS = ROOT.child("metadata", "labels")

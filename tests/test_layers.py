@@ -128,3 +128,21 @@ def test_no_module_imports_a_private_module_or_name_of_another_package():
              for path in sorted((REPO / top).rglob("*.py"))
              for name in private_imports(path)}
     assert found == PRIVATE_IMPORTS_ALLOWED
+
+
+def test_the_top_of_gpufleet_holds_packages_only():
+    # Issue 21, point 9: the value types, YAML input, fleet context and helpers live in their packages.
+    loose = sorted(p.name for p in (REPO / "gpufleet").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert loose == []
+
+
+def _imports(path: Path) -> set[str]:
+    return {node.module for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0}
+
+
+def test_no_module_the_fleet_model_imports_imports_it_back():
+    # Issue 21, point 9: model/observability.py imported model/fleet.py (under TYPE_CHECKING) for startup_budget.
+    imported = {m for m in _imports(REPO / "gpufleet" / "model" / "fleet.py") if m.startswith("gpufleet.model.")}
+    back = {m for m in imported if "gpufleet.model.fleet" in _imports(REPO / (m.replace(".", "/") + ".py"))}
+    assert imported and back == set()

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpufleet import quantity
-from gpufleet.quantity import MAX, QuantityError
+from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.quantity import MAX, QuantityError
 
 
 @pytest.mark.parametrize("text, value", [

@@ -9,7 +9,7 @@ import pytest
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.platform.gang502_wait_for_pods_ready_timeout_below_floor import Gang502Options
 from gpufleet.rules.restarts.gang203_unbounded_retries import Gang203Options
-from gpufleet.settings import SettingsError, load_settings, rule_options
+from gpufleet.fleetctx.settings import SettingsError, load_settings, rule_options
 
 
 def test_options_become_each_rules_typed_options_object():

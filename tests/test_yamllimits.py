@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gpufleet import yamllimits
+from gpufleet.yamlin import yamllimits
 from gpufleet.lint import loader as lint_loader
 from gpufleet.lint.sources import Source
 

@@ -29,7 +29,7 @@ from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.words import plural
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 from gpufleet.lint.loader import load
 from gpufleet.lint.sources import collect
 from gpufleet.model import Fleet, load_model

@@ -28,8 +28,8 @@ from gpufleet.crdschema import CrdSet
 from gpufleet.diff import Diff, diff_fleets
 from gpufleet.diff.markdown import (QUOTA_HEADER, STEP_HEADER, fix_groups, fix_lines, pool_change, quota_cells,
                                     step_cells, to_markdown)
-from gpufleet import yamlio
-from gpufleet.errors import Issue, ModelError
+from gpufleet.yamlin import yamlio
+from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.model.checks import capacity
 from gpufleet.model.loader import parse_model

@@ -23,11 +23,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gpufleet import gcpause
+from gpufleet.util import gcpause
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_for, stack_switch
 from gpufleet.cli.words import plural
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files

@@ -21,12 +21,12 @@ from typing import Sequence
 
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import USAGE, CliError, handle
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 from gpufleet.lint.context import LintConfig, load_config
 from gpufleet.lint.runner import Report, lint_sources, unknown_codes
 from gpufleet.lint.sources import collect
 from gpufleet.rules.api import CheckContext
-from gpufleet.settings import load_settings
+from gpufleet.fleetctx.settings import load_settings
 
 FORMATS = ("text", "json", "sarif")
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")

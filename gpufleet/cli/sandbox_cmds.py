@@ -21,7 +21,7 @@ import typer
 
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import INVALID, USAGE, CliError, guarded
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 
 sandbox = typer.Typer(name="sandbox", no_args_is_help=True, add_completion=False,
                       help="A local control plane with the real Kueue and Volcano (host processes on 127.0.0.1).")

@@ -27,8 +27,8 @@ import orjson
 from celpy import celtypes
 
 from gpufleet.crdschema.celext import EVAL_ERRORS, NO_VALUE, compile_program, to_cel
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import ROOT, FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _DATA_ERRORS = ("no such member", "no such key", "index out of", "list index out of range")

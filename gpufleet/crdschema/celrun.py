@@ -13,7 +13,7 @@ CEL semantics:
    :func:`collapse` drops them from the tree once, at compile time.
 3. ``typing.cast(Tuple[Result, ...], x)`` in the evaluator builds and hashes large
    ``Union`` types on every node at run time. The evaluator runs from a private copy
-   of ``celpy.evaluation`` (loaded by file, like :mod:`gpufleet.quantity` does for
+   of ``celpy.evaluation`` (loaded by file, like :mod:`gpufleet.kubetypes.quantity` does for
    the Kubernetes client) in which those names are erased; the global ``celpy``
    module is left untouched for other users.
 

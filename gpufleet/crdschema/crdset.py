@@ -18,7 +18,7 @@ from gpufleet.crdschema import cel, loader, metadata, structural
 from gpufleet.crdschema.cel import CelRule, Unsupported
 from gpufleet.crdschema.loader import CrdVersion, Key
 from gpufleet.crdschema.normalize import normalize
-from gpufleet.errors import Issue
+from gpufleet.yamlin.errors import Issue
 
 
 @dataclass(eq=False)

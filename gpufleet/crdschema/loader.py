@@ -4,7 +4,7 @@ Called by :meth:`gpufleet.crdschema.CrdSet.load`. A directory is read recursivel
 (``*.yaml`` and ``*.yml``, multi-document); documents that are not CRDs (the Kueue
 manager Configuration, a ConfigMap, empty documents) are skipped. Only *served*
 versions become entries, keyed by ``(group, version, kind)``. Unreadable or malformed
-input raises :class:`gpufleet.errors.ModelError` naming the file.
+input raises :class:`gpufleet.yamlin.errors.ModelError` naming the file.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any, Iterable
 
 import yaml
 
-from gpufleet import yamlio
-from gpufleet.errors import Issue, ModelError
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin import yamlio
+from gpufleet.yamlin.errors import Issue, ModelError
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 Key = tuple[str, str, str]
 

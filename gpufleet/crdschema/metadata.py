@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import ROOT, FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")

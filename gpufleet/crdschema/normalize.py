@@ -16,8 +16,8 @@ import copy
 import difflib
 from typing import Any
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 OBJECT_META = frozenset({
     "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",

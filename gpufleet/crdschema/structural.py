@@ -11,7 +11,7 @@ rewriting the schema:
 - ``x-kubernetes-list-type: set`` and ``map`` (with ``x-kubernetes-list-map-keys``) reject duplicates;
 - ``format``: only ``date-time`` is asserted, other formats (int32, int64, ...) are annotations.
 
-Errors become :class:`gpufleet.errors.Issue` objects with the exact path.
+Errors become :class:`gpufleet.yamlin.errors.Issue` objects with the exact path.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any, Iterator
 import jsonschema.validators
 from jsonschema import Draft4Validator, FormatChecker, ValidationError
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 
 def _is_integer(_checker: Any, instance: Any) -> bool:

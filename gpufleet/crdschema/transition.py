@@ -19,8 +19,8 @@ from typing import Any
 
 from gpufleet.crdschema.cel import RuleNode, Unsupported, _root_view, _with_field_path
 from gpufleet.crdschema.celext import EVAL_ERRORS, to_cel
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 
 def check_update(tree: RuleNode | None, old: dict[str, Any], new: dict[str, Any], record) -> list[Issue]:

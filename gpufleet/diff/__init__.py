@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpufleet import gcpause
+from gpufleet.util import gcpause
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff.judge import Cluster, Verdict
 from gpufleet.diff.steps import Step

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from gpufleet import quantity
+from gpufleet.kubetypes import quantity
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import kueue_rules, volcano_queue
 from gpufleet.diff.steps import Step

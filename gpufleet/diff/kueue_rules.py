@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet import quantity
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 NEGATIVE = "must be greater than or equal to 0"
 RESOURCE_GROUPS = FieldPath.of("spec", "resourceGroups")

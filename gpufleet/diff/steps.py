@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from gpufleet.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_reasons
 from gpufleet.render.ordering import depends_on_keys

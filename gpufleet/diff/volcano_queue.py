@@ -28,7 +28,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Mapping
 
-from gpufleet import quantity
+from gpufleet.kubetypes import quantity
 
 Queues = Mapping[str, Mapping[str, Any]]
 MAX_DEPTH = 5

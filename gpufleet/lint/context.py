@@ -1,9 +1,9 @@
 """The linter's config file (``--config``): which rules, their options, the fleet and CRD paths.
 
 Called by the CLI (``gpufleet.cli.lint_run``), which hands the paths and the options to
-:func:`gpufleet.settings.load_settings` (the one loader the policy pack and the webhook
+:func:`gpufleet.fleetctx.settings.load_settings` (the one loader the policy pack and the webhook
 also use; it validates each rule's options against the rule's options class). Every
-failure raises :class:`gpufleet.errors.ModelError` naming the file, the field and the
+failure raises :class:`gpufleet.yamlin.errors.ModelError` naming the file, the field and the
 fix, never a bare traceback.
 """
 
@@ -15,9 +15,9 @@ from typing import Any, Mapping
 
 import yaml
 
-from gpufleet import yamllimits
-from gpufleet.errors import Issue, ModelError
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin import yamllimits
+from gpufleet.yamlin.errors import Issue, ModelError
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 
 @dataclass(frozen=True)

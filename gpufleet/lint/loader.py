@@ -7,7 +7,7 @@ YAML reads too), unpacks ``List`` objects (``kind: List`` or ``*List`` with
 document. Texts go through yaml-rs when :mod:`gpufleet.lint.fastyaml` says it reads
 them as PyYAML would (then each object keeps a :class:`~gpufleet.lint.locate.TextDoc`
 instead of a node); everything else, including every text with an error or a ``List``,
-takes the PyYAML path with nodes. The limits of :mod:`gpufleet.yamllimits` (depth, numbers,
+takes the PyYAML path with nodes. The limits of :mod:`gpufleet.yamlin.yamllimits` (depth, numbers,
 aliases) apply before either parser sees the text. Anything that is not an object becomes a GANG000 :class:`Problem`: a
 parser error at its line (documents before it are kept), a document that is not a
 mapping or lacks ``apiVersion``/``kind``.
@@ -22,8 +22,10 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from gpufleet import yamlio, yamllimits
-from gpufleet.fieldpath import ROOT, FieldPath
+from gpufleet.yamlin import yamlio
+
+from gpufleet.yamlin import yamllimits
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint import fastyaml
 from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.sources import Source

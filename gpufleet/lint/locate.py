@@ -1,4 +1,4 @@
-"""Map a finding's :class:`~gpufleet.fieldpath.FieldPath` (``spec.tasks[1].template.spec.containers[0]``) to a line of its file.
+"""Map a finding's :class:`~gpufleet.kubetypes.fieldpath.FieldPath` (``spec.tasks[1].template.spec.containers[0]``) to a line of its file.
 
 Called by :mod:`gpufleet.lint.runner` for findings only (objects without findings
 never pay for it). The loader keeps each object's YAML node, or, for documents read by
@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.lint import textlocate
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

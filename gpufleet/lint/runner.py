@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
-from gpufleet import gcpause
+from gpufleet.util import gcpause
 from gpufleet.lint import helm, locate
 from gpufleet.lint.namespaces import DEFAULT_NAMESPACE, with_namespace
 from gpufleet.lint.loader import Loaded, Problem, load

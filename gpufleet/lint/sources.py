@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from gpufleet import yamllimits
+from gpufleet.yamlin import yamllimits
 
 SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"

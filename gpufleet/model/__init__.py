@@ -2,7 +2,7 @@
 
 ``load_model(path)`` is the entry point for the CLI, the Pulumi program and the
 linter's ``--fleet``; it returns a validated :class:`Fleet` or raises
-``gpufleet.errors.ModelError`` with every issue found.
+``gpufleet.yamlin.errors.ModelError`` with every issue found.
 """
 
 from gpufleet.model.fleet import API_VERSION, Fleet

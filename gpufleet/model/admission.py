@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from gpufleet.durations import COLD_START_FLOOR_SECONDS
+from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.model.base import Base, Duration
 
 KUEUE_FRAMEWORKS = (

@@ -13,7 +13,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
 from pydantic.alias_generators import to_camel
 
-from gpufleet import durations, quantity
+from gpufleet.kubetypes import durations
+
+from gpufleet.kubetypes import quantity
 
 
 class Base(BaseModel):

@@ -5,7 +5,7 @@ PyYAML keeps the last of two equal keys, so a second ``teams:`` block silently d
 the first list of teams. This composes the YAML node tree (no Python objects are
 built) and reports every mapping key seen twice, at its model path, with both lines.
 Merge keys (``<<``) are left to YAML. Only the duplicate check lives here; the limits
-on depth, aliases and numbers (:mod:`gpufleet.yamllimits`) run first, so the walk here is bounded.
+on depth, aliases and numbers (:mod:`gpufleet.yamlin.yamllimits`) run first, so the walk here is bounded.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Iterator
 
 import yaml
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

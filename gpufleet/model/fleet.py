@@ -97,6 +97,13 @@ class Fleet(Base):
     def cohort(self, name: str) -> Cohort | None:
         return next((c for c in self.cohorts if c.name == name), None)
 
+    def startup_budget(self, pool: Pool) -> int:
+        """Seconds a gang on ``pool`` may run before its first step (``gpufleet.model.observability``'s docstring)."""
+        if pool.startup_budget is not None:
+            return int(pool.startup_budget)
+        cold = pool.cold_start_budget if pool.cold_start_budget is not None else self.admission.cold_start_floor
+        return int(cold) + int(self.observability.rendezvous_allowance)
+
     def pools_of(self, system: str) -> list[Pool]:
         return [p for p in self.pools if p.system == system]
 

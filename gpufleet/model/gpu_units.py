@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Mapping
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
 MIG_PREFIX = "nvidia.com/mig-"

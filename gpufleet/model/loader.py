@@ -1,10 +1,10 @@
 """Load a fleet model file: YAML -> pydantic -> semantic validation, all errors at once.
 
 Called by the CLI, the Pulumi program (``__main__.py``) and the linter's ``--fleet``.
-Every problem is an :class:`gpufleet.errors.Issue` with the exact path; the loader
-raises one :class:`gpufleet.errors.ModelError` naming the file and carrying all of
+Every problem is an :class:`gpufleet.yamlin.errors.Issue` with the exact path; the loader
+raises one :class:`gpufleet.yamlin.errors.ModelError` naming the file and carrying all of
 them (pydantic's field errors and ``gpufleet.model.checks``' cross-field errors together).
-Input limits (size, depth, numbers, aliases, encoding) come from :mod:`gpufleet.yamllimits`;
+Input limits (size, depth, numbers, aliases, encoding) come from :mod:`gpufleet.yamlin.yamllimits`;
 at most :data:`MAX_ISSUES` issues are listed, then how many more; nothing escapes as a traceback.
 """
 
@@ -16,9 +16,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from gpufleet import yamlio, yamllimits
-from gpufleet.errors import Issue, ModelError
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin import yamlio
+
+from gpufleet.yamlin import yamllimits
+from gpufleet.yamlin.errors import Issue, ModelError
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
 

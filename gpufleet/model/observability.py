@@ -4,20 +4,16 @@ Read by :mod:`gpufleet.render.alerts` (the Prometheus rules) and
 :mod:`gpufleet.render.monitoring` (PodMonitor and PrometheusRule objects). Each pool's
 startup budget is ``Pool.startup_budget`` when set, else the pool's cold-start budget
 (or ``admission.coldStartFloor`` without one) plus :attr:`Observability.rendezvous_allowance`
-(:func:`startup_budget`).
+(:meth:`gpufleet.model.fleet.Fleet.startup_budget`).
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from gpufleet.model.base import Base, Duration, Name
 from gpufleet.model.pools import Pool
 
-if TYPE_CHECKING:
-    from gpufleet.model.fleet import Fleet
 
 
 class PodsReadyTimeoutStorm(Base):
@@ -65,11 +61,3 @@ class Observability(Base):
     """Where kube-state-metrics runs (for the rendered ServiceMonitor; its flags are rendered from the pools)."""
     rule_labels: dict[str, str] = Field(default_factory=dict)
     """Extra labels on the PodMonitors and PrometheusRules, to match your Prometheus' ruleSelector/podMonitorSelector."""
-
-
-def startup_budget(pool: Pool, fleet: Fleet) -> int:
-    """Seconds a gang on ``pool`` may run before its first step (see the module docstring)."""
-    if pool.startup_budget is not None:
-        return int(pool.startup_budget)
-    cold = pool.cold_start_budget if pool.cold_start_budget is not None else fleet.admission.cold_start_floor
-    return int(cold) + int(fleet.observability.rendezvous_allowance)

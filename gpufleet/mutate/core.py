@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate.coscheduling import mutate_coscheduling
 from gpufleet.mutate.gang import mutate_gang_identity
 from gpufleet.mutate.kueue import mutate_kueue_label

@@ -22,7 +22,7 @@ v0.34.7 ``apis/scheduling/v1alpha1/types.go`` (``PodGroupLabel``).
 
 from __future__ import annotations
 
-from gpufleet.context import FleetContext, TeamContext
+from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import WorkloadView, keys, label_path
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.context import FleetContext, TeamContext
+from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 from gpufleet.workloads.kueue_gate import integration

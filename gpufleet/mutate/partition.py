@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.context import FleetContext, TeamContext
+from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.workloads import WorkloadView
 

@@ -1,7 +1,7 @@
 """Build RFC 6902 JSON Patch operations straight from the object, without diffing.
 
 The mutator (``gpufleet.mutate.core``) calls :class:`PatchBuilder` once per
-default it wants to set, at a :class:`~gpufleet.fieldpath.FieldPath` (pod templates carry
+default it wants to set, at a :class:`~gpufleet.kubetypes.fieldpath.FieldPath` (pod templates carry
 theirs) or a tuple of keys. The builder walks the *original* object along the path's
 segments and emits a single ``add`` (``replace`` for an explicit ``null``) at the first
 missing map, carrying the rest of the path as nested maps. Later defaults under a
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from gpufleet.fieldpath import FieldPath, escape, pointer
+from gpufleet.kubetypes.fieldpath import FieldPath, escape, pointer
 
 Key = str | int
 

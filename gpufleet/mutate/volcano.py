@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.context import TeamContext
+from gpufleet.fleetctx.context import TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import keys
 from gpufleet.workloads.types import SPEC

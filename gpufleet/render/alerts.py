@@ -32,9 +32,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.context import GANG_LABEL
+from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
-from gpufleet.model.observability import startup_budget
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.render.kube_state_metrics import ksm_label, pool_node_label
@@ -126,7 +125,7 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
     ns = "namespace=~" + _quote("|".join(team.namespaces))  # DNS labels: no regex metacharacters
     on_pool = f"on (namespace, gang) {GANG_POOL}{{pool={_quote(pool.name)}}}"
     stepped = f"on (namespace, gang) {LAST_STEP}{{{ns}}}"
-    budget = startup_budget(pool, fleet)
+    budget = fleet.startup_budget(pool)
     stall = fleet.observability.stall_window
     hold = _duration(fleet.observability.alert_for)
     gang = "{{ $labels.namespace }}/{{ $labels.gang }}"

@@ -1,6 +1,6 @@
 """The fleet context: the JSON digest of a model that the rules and the webhook read.
 
-Builds exactly the shape documented in :mod:`gpufleet.context` (read back by
+Builds exactly the shape documented in :mod:`gpufleet.fleetctx.context` (read back by
 ``FleetContext.from_dict``). Called by :func:`gpufleet.render.render_all`, the linter's
 ``--fleet`` and the Pulumi stack (which mounts it into the admission controller).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.context import CONTEXT_VERSION, GANG_LABEL
+from gpufleet.fleetctx.context import CONTEXT_VERSION, GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.ownership import volcano_namespaces

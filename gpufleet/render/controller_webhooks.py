@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import NAME, ControllerSettings, meta
 from gpufleet.render.namespaces import team_selector_expressions

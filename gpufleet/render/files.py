@@ -30,7 +30,7 @@ from gpufleet.render.meta import manifest, metadata
 from gpufleet.render.kube_state_metrics import allowlist_flag_text, helm_values
 from gpufleet.render.monitoring import RULE_FILE, render_ksm_service_monitor, render_monitoring
 from gpufleet.render.volcano import render_scheduler_conf_yaml
-from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY, VOLCANO_CONF_KEY
+from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY, VOLCANO_CONF_KEY
 
 CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"

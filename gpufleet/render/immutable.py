@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from gpufleet.fieldpath import FieldPath, get_value
+from gpufleet.kubetypes.fieldpath import FieldPath, get_value
 
 _SPEC = FieldPath.of("spec")
 _TOPOLOGY_NAME = _SPEC.child("topologyName")

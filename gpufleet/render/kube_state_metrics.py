@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpufleet.context import GANG_LABEL
+from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from gpufleet import quantity
+from gpufleet.kubetypes import quantity
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.model.pools import Pool

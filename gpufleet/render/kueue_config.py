@@ -18,8 +18,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from gpufleet import yamlio
-from gpufleet.durations import format_seconds
+from gpufleet.yamlin import yamlio
+from gpufleet.kubetypes.durations import format_seconds
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue import kueue_teams, namespace_selector

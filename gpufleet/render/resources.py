@@ -14,7 +14,7 @@ from functools import lru_cache
 from decimal import ROUND_FLOOR, Decimal
 from typing import Iterable
 
-from gpufleet import quantity
+from gpufleet.kubetypes import quantity
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota, ResourceQuota
 

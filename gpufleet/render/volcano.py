@@ -34,7 +34,7 @@ import json
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 from gpufleet.model.checks.ownership import NODEGROUP_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Cohort, Team

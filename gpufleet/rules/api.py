@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar
 
-from gpufleet.context import FleetContext
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 OptionsT = TypeVar("OptionsT")
 
@@ -27,7 +27,7 @@ def _camel(name: str) -> str:
 
 OPTIONS_CONFIG = {"extra": "forbid", "strict": True, "alias_generator": _camel, "frozen": True, "use_attribute_docstrings": True}
 """The pydantic config of every rule's options (``__pydantic_config__``): camelCase keys, unknown keys
-and wrong types refused. A plain dict, so the core never imports pydantic; ``gpufleet.settings``
+and wrong types refused. A plain dict, so the core never imports pydantic; ``gpufleet.fleetctx.settings``
 validates with it."""
 
 
@@ -36,7 +36,7 @@ def rule_options(cls: type[OptionsT]) -> type[OptionsT]:
 
     Used as a decorator beside the rule (``options=Gang502Options`` in its ``Rule``). Keys
     are the camelCase of the field names (``floor_seconds`` -> ``floorSeconds``);
-    ``gpufleet.settings`` validates user input against it (pydantic, strict, unknown keys
+    ``gpufleet.fleetctx.settings`` validates user input against it (pydantic, strict, unknown keys
     are errors) and ``docs/rules.md`` lists the fields.
     """
     made = dataclass(frozen=True)(cls)
@@ -77,7 +77,7 @@ class CheckContext:
 
     ``fleet`` is None when no fleet model was given; fleet-aware rules then stay quiet.
     ``options`` holds each rule's validated options object (its ``Rule.options`` class) keyed
-    by rule code, as ``gpufleet.settings`` builds them; a rule reads its own with
+    by rule code, as ``gpufleet.fleetctx.settings`` builds them; a rule reads its own with
     :meth:`options_for`. ``crds`` is a ``gpufleet.crdschema.CrdSet`` (or None) for the schema rules.
     ``objects`` is every object of the same run, for rules that relate objects.
     ``run`` is the :class:`~gpufleet.rules.run.RunIndex` of ``objects`` with ``fleet``: rules
@@ -102,7 +102,7 @@ class CheckContext:
         if found is None:
             return model()
         if not isinstance(found, model):
-            raise TypeError(f"options of {code} must be a {model.__name__} (build them with gpufleet.settings.rule_options)")
+            raise TypeError(f"options of {code} must be a {model.__name__} (build them with gpufleet.fleetctx.settings.rule_options)")
         return found
 
 

@@ -24,7 +24,7 @@ from typing import Any, Collection, Iterable, Mapping
 
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
-from gpufleet.fieldpath import ROOT
+from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.workloads.types import as_map, group_of
 
 Selector = Collection[str] | None
@@ -88,7 +88,7 @@ def _crash(rule: Rule, exc: Exception) -> InternalError:
 def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext) -> list[tuple[Rule, Violation]]:
     """Every rule's violations in order; a crash becomes one more (error) violation instead of an exception."""
     found: list[tuple[Rule, Violation]] = []
-    with localcontext(_EXACT):  # quantities are bounded (gpufleet.quantity): 60 digits keep sums and quotients exact
+    with localcontext(_EXACT):  # quantities are bounded (gpufleet.kubetypes.quantity): 60 digits keep sums and quotients exact
         for rule in rules:
             try:
                 for violation in rule.check(obj, ctx):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from gpufleet.context import FleetContext, PoolContext
+from gpufleet.fleetctx.context import FleetContext, PoolContext
 from gpufleet.workloads import PodTemplate, WorkloadView, build_view
 from gpufleet.workloads.names import NameIndex
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.quantity import fmt
+from gpufleet.kubetypes.quantity import fmt
 
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 POOL_LABEL = "gpufleet.dev/sandbox-pool"

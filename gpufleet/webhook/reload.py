@@ -5,8 +5,8 @@ The server (``gpufleet.webhook.server``) calls :meth:`FleetSource.poll` and
 (device, inode, size, mtime) changes *after following symlinks*, which catches the
 kubelet's ConfigMap/Secret updates (an atomic swap of the ``..data`` symlink).
 
-A new fleet context is read by :func:`gpufleet.settings.load_settings` (``strict``: it
-must match :mod:`gpufleet.contextschema`); one that does not parse or does not match is logged at WARNING and counted, and the old one
+A new fleet context is read by :func:`gpufleet.fleetctx.settings.load_settings` (``strict``: it
+must match :mod:`gpufleet.fleetctx.contextschema`); one that does not parse or does not match is logged at WARNING and counted, and the old one
 stays in use. A new certificate/key pair is read and checked together (the key
 belongs to the certificate, the validity window holds, the chain leads to ``--ca``
 when one is configured) and loaded into a fresh ``SSLContext``; only then do new
@@ -29,8 +29,8 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 
-from gpufleet.errors import ModelError
-from gpufleet.settings import load_settings
+from gpufleet.yamlin.errors import ModelError
+from gpufleet.fleetctx.settings import load_settings
 from gpufleet.webhook.state import State
 
 log = logging.getLogger("gpufleet.webhook")

@@ -43,7 +43,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.webhook.registry import Registry, Reply, answer
 from gpufleet.webhook.review import error_body
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.workloads.types import SPEC, PodTemplate, WorkloadView, as_int, as_list, as_map, is_map
 
 Base = Callable[..., WorkloadView]

@@ -30,8 +30,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-from gpufleet.context import GANG_LABEL
-from gpufleet.fieldpath import FieldPath
+from gpufleet.fleetctx.context import GANG_LABEL
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.workloads.runtimes import RUNTIME_KINDS
 from gpufleet.workloads.types import WorkloadView, as_list, as_map, is_map
 

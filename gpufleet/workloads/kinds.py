@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from gpufleet.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.workloads import keys
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.groups import lws_view, ray_view

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.workloads import keys
 from gpufleet.workloads.types import PodTemplate, WorkloadView, as_list, as_map, is_map
 

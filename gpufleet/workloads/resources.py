@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Mapping
 
-from gpufleet import quantity
+from gpufleet.kubetypes import quantity
 from gpufleet.workloads.types import as_list, as_map
 
 

@@ -13,7 +13,7 @@ from collections import abc
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from gpufleet.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 
 EMPTY: Mapping[str, Any] = {}
 

@@ -16,8 +16,8 @@ from typing import Any, Mapping
 
 import yaml
 
-from gpufleet.fieldpath import FieldPath
-from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as KUEUE_KEY, VOLCANO_CONF_KEY as VOLCANO_KEY
+from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as KUEUE_KEY, VOLCANO_CONF_KEY as VOLCANO_KEY
 
 CHART_TYPE_PREFIX = "kubernetes:helm.sh/"
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 from gpufleet.rules import engine
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Finding, Rule
 
 from gpufleet_policy import charts, report

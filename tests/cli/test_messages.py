@@ -118,7 +118,7 @@ def test_an_empty_waiver_reason_is_an_error_that_asks_for_the_reason(tmp_path, c
 
 def test_an_empty_waiver_reason_makes_a_warning_rule_blocking_too():
     from gpufleet.rules.api import Finding, Severity
-    from gpufleet.fieldpath import ROOT as PATH
+    from gpufleet.kubetypes.fieldpath import ROOT as PATH
     from gpufleet.rules.waivers import apply
 
     warning = Finding("GANG999", "x", Severity.WARNING, PATH, "m", "f")

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from components.kueue import KUEUE_CHART, Kueue, KueueArgs
-from gpufleet.durations import format_seconds
+from gpufleet.kubetypes.durations import format_seconds
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue_config import render_kueue_values
 from tests.components.builders import fleet, one

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from gpufleet.crdschema import CrdSet
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 from tests.crdschema.builders import crd, widget, widget_schema
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 from gpufleet.crdschema import celext
 from tests.conftest import SHARED, shared_cases
 from tests.crdschema.builders import cluster_queue, sample, topology

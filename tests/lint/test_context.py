@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 from gpufleet.lint.context import load_config
-from gpufleet.settings import load_crds, load_fleet_context
+from gpufleet.fleetctx.settings import load_crds, load_fleet_context
 from tests.lint import manifests as m
 
 

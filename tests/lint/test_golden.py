@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from gpufleet.lint import lint
-from gpufleet.settings import load_crds
+from gpufleet.fleetctx.settings import load_crds
 from gpufleet.rules.api import CheckContext
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "upstream.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gpufleet.fieldpath import ROOT
+from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.lint.locate import line_of
 
 TEXT = """\

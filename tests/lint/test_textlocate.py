@@ -17,7 +17,7 @@ import yaml
 
 from gpufleet.lint import fastyaml
 from gpufleet.lint.loader import load
-from gpufleet.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint.locate import TextDoc, line_of
 from gpufleet.lint.sources import collect
 from gpufleet.rules.engine import check_object

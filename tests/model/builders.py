@@ -15,7 +15,7 @@ import copy
 import re
 from typing import Any
 
-from gpufleet.errors import Issue
+from gpufleet.yamlin.errors import Issue
 from gpufleet.model import Fleet, gpu_units, parse_model
 from gpufleet.model.checks import validate
 

@@ -13,7 +13,7 @@ from typing import Callable
 
 import pytest
 
-from gpufleet.errors import Issue
+from gpufleet.yamlin.errors import Issue
 from tests.model.builders import FleetBuilder, fleet
 
 Edit = Callable[[FleetBuilder], FleetBuilder]

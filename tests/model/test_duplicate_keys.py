@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.errors import ModelError
-from gpufleet import yamlio
+from gpufleet.yamlin.errors import ModelError
+from gpufleet.yamlin import yamlio
 from gpufleet.model import duplicate_keys, load_model
 from tests.model.builders import fleet
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.errors import ModelError
+from gpufleet.yamlin.errors import ModelError
 from gpufleet.model.loader import MAX_ISSUES, load_model
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.errors import ModelError
-from gpufleet.fieldpath import FieldPath, get_value
+from gpufleet.yamlin.errors import ModelError
+from gpufleet.kubetypes.fieldpath import FieldPath, get_value
 from gpufleet.model import parse_model
 from gpufleet.model import duplicate_keys
 from tests.model.builders import fleet

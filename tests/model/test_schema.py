@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 from gpufleet.model.schema import SCHEMA_ID, dumps, fleet_json_schema
 from tests.model.builders import fleet
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 from gpufleet.model import load_model, parse_model
 from gpufleet.model.checks import validate
 

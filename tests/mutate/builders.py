@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any, Iterator
 
-from gpufleet import yamlio
-from gpufleet.context import FleetContext
+from gpufleet.yamlin import yamlio
+from gpufleet.fleetctx.context import FleetContext
 
 TEAM_NS = "research"
 OTHER_NS = "unmanaged"

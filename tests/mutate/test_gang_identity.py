@@ -7,7 +7,7 @@ import copy
 import jsonpatch
 import pytest
 
-from gpufleet.context import GANG_LABEL, FleetContext
+from gpufleet.fleetctx.context import GANG_LABEL, FleetContext
 from gpufleet.mutate import mutate
 from gpufleet.workloads import build_view
 from gpufleet.workloads.identity import label_value

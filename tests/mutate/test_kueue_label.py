@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonpatch
 import pytest
 
-from gpufleet.context import FleetContext, TeamContext
+from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.mutate import mutate
 from tests.mutate.builders import OTHER_NS, TEAM_NS, batch_job, fleet, pod_template, with_meta
 
@@ -110,7 +110,7 @@ def test_no_label_outside_team_namespaces_or_for_a_team_without_a_local_queue():
 
 
 def test_a_custom_queue_label_key_from_the_fleet_context_is_used():
-    from gpufleet.context import FleetContext
+    from gpufleet.fleetctx.context import FleetContext
     from tests.mutate.builders import fleet_dict
     ctx = FleetContext.from_dict(fleet_dict() | {"queueLabel": "example.com/queue~name"})
     assert mutate(batch_job(labels={}), ctx) == [

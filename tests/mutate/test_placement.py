@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonpatch
 import pytest
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate import mutate
 from tests.mutate.builders import pod_template
 

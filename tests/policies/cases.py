@@ -13,10 +13,10 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from gpufleet import yamlio
-from gpufleet.context import FleetContext
+from gpufleet.yamlin import yamlio
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext
-from gpufleet.settings import rule_options
+from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules import engine, registry
 from gpufleet_policy.build import policy_name, stack_policy_name
 from gpufleet_policy.stack import scopes

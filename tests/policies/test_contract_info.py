@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.rules import registry
-from gpufleet.settings import option_names
+from gpufleet.fleetctx.settings import option_names
 from gpufleet_policy.build import CONFIG_PROPERTIES
 from gpufleet_policy.report import default_level
 from pulumi.runtime.proto import analyzer_pb2 as apb

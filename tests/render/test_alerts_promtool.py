@@ -15,7 +15,6 @@ import pytest
 import yaml
 
 from gpufleet.model import load_model
-from gpufleet.model.observability import startup_budget
 from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.files import rule_file_text
 from tests.render import promtool
@@ -26,7 +25,7 @@ FLEET = load_model(ROOT / "stacks" / "dev.fleet.yaml")
 RULES = render_rule_file(FLEET)
 TEAM, NS, POOL = "alpha", "alpha", "l4"
 FOR_MIN = -(-FLEET.observability.alert_for // 60)
-BUDGET_MIN = -(-startup_budget(FLEET.pool(POOL), FLEET) // 60)  # GangPartiallyRunning holds this long
+BUDGET_MIN = -(-FLEET.startup_budget(FLEET.pool(POOL)) // 60)  # GangPartiallyRunning holds this long
 FIRST_STEP_MIN = BUDGET_MIN + FOR_MIN  # GangNoFirstStep: past the budget, then held for alertFor
 STALL_MIN = -(-FLEET.observability.stall_window // 60) + FOR_MIN
 SAMPLES = 3 * max(FIRST_STEP_MIN, STALL_MIN) + 20

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.context import GANG_LABEL
+from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model import load_model
-from gpufleet.model.observability import startup_budget
 from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.kube_state_metrics import allowlist_entries
 from tests.render import ksm, promtool
@@ -28,7 +27,7 @@ DEV = STACKS["dev"]
 RULES = render_rule_file(DEV)
 TEAM, NS, POOL = "alpha", "alpha", "l4"
 FOR_MIN = -(-DEV.observability.alert_for // 60)
-BUDGET_MIN = -(-startup_budget(DEV.pool(POOL), DEV) // 60)
+BUDGET_MIN = -(-DEV.startup_budget(DEV.pool(POOL)) // 60)
 FIRST_STEP_MIN = BUDGET_MIN + FOR_MIN
 STALL_MIN = -(-DEV.observability.stall_window // 60) + FOR_MIN
 SAMPLES = 3 * max(FIRST_STEP_MIN, STALL_MIN) + 30
@@ -64,7 +63,7 @@ def test_a_stuck_gang_fires_when_kube_state_metrics_exports_exactly_the_rendered
     node = ksm.Node("n1", {**fleet.pool(pool).node_labels, "kubernetes.io/hostname": "n1"})  # the node has all its labels
     series = Series(allow=ksm.parse_allowlist(allowlist_entries(fleet))).ksm([node], SAMPLES)
     series.ksm([gang_pod(ns, "g", f"g-{i}", "Running", "n1") for i in range(2)], SAMPLES)
-    minute = -(-startup_budget(fleet.pool(pool), fleet) // 60) + FOR_MIN + 2
+    minute = -(-fleet.startup_budget(fleet.pool(pool)) // 60) + FOR_MIN + 2
     rule = find_rule(rules, "GangNoFirstStep", team.name, pool)
     _check(tmp_path, alert_case(rule, series, minute, [(ns, "g")]), rules=rules)
 

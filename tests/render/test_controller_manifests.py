@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model import load_model
 from gpufleet.render.controller import ControllerSettings, render_controller
 from tests.conftest import REPO

@@ -8,7 +8,7 @@ import json
 
 import yaml
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.render import render_all
 from gpufleet.render.files import OWN_FILE, render_files
 from gpufleet.render.kueue_config import render_manager_config

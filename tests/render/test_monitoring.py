@@ -9,7 +9,6 @@ import pytest
 
 from gpufleet.crdschema import CrdSet
 from gpufleet.model import load_model
-from gpufleet.model.observability import startup_budget
 from gpufleet.render.alerts import ALERTS, render_rule_file
 from gpufleet.render.files import monitoring_files, render_files
 from gpufleet.render import render_all
@@ -78,7 +77,7 @@ def test_budgets_come_from_the_model():
     model = fleet(pools=[pool("h100", coldStartBudget="7m"), pool("l4", startupBudget="20m")],
                   teams=[team("a", {"h100": quota(8), "l4": quota(4)})],
                   observability={"rendezvousAllowance": "3m", "stallWindow": "30m"})
-    assert [startup_budget(p, model) for p in model.pools] == [600, 1200]
+    assert [model.startup_budget(p) for p in model.pools] == [600, 1200]
     by_pool = {(r["labels"]["pool"], r["alert"]): r for r in _alerts(render_rule_file(model))}
     assert "> 600\n" in by_pool[("h100", "GangNoFirstStep")]["expr"]
     assert by_pool[("l4", "GangPartiallyRunning")]["for"] == "1200s"
@@ -87,7 +86,7 @@ def test_budgets_come_from_the_model():
 
 def test_a_pool_without_a_cold_start_budget_starts_from_the_cold_start_floor():
     model = fleet(pools=[pool("h100")], teams=[team("a", {"h100": quota(8)})], admission={"coldStartFloor": "12m", "waitForPodsReady": {"timeout": "15m"}})
-    assert startup_budget(model.pools[0], model) == 12 * 60 + 300
+    assert model.startup_budget(model.pools[0]) == 12 * 60 + 300
 
 
 def test_retired_teams_and_teams_without_quota_get_no_alerts():

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.crdschema.celext import compile_program, to_cel
 from gpufleet.model.loader import load_model
 from gpufleet.render import render_all

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 from gpufleet.model import load_model
 from gpufleet.render import render_all
 from tests.render.builders import cohort, fleet, pool, quota, team

@@ -126,7 +126,7 @@ def test_a_parent_queue_is_named_after_its_cohort_and_a_digest_of_its_quota():
 
 
 def _q(value: str) -> Decimal:
-    from gpufleet import quantity
+    from gpufleet.kubetypes import quantity
     return quantity.parse(value)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext
 
 

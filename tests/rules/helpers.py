@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
 from tests.rules.fixtures import FIXTURES

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 
 
 def configuration(version: str = "v1beta2", name: str = "cfg", **fields: Any) -> dict[str, Any]:

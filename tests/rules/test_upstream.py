@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 from gpufleet.rules import engine
 from tests.rules.helpers import WITH_FLEET
 

@@ -41,7 +41,7 @@ def test_every_third_party_module_the_server_loads_is_in_the_image():
     script = """
 import sys
 baseline = set(sys.modules)
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.registry import serve
 from gpufleet.webhook.state import State

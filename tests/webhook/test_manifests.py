@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from gpufleet import yamlio
+from gpufleet.yamlin import yamlio
 from gpufleet.rules import engine
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.registry import serve
@@ -109,7 +109,7 @@ def own_context_fixtures() -> list[Path]:
 
 @pytest.mark.parametrize("path", own_context_fixtures(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_a_fixture_with_its_own_fleet_is_denied_by_its_rule_after_mutation_exactly_when_the_linter_reports_it(path):
-    from gpufleet.context import FleetContext
+    from gpufleet.fleetctx.context import FleetContext
 
     state = ready_state()
     state.use_fleet(FleetContext.from_dict(orjson.loads((path.parent / "fleet-context.json").read_bytes())))

@@ -15,7 +15,7 @@ import signal
 import orjson
 import pytest
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.webhook import app
 from gpufleet.webhook.state import State
 from gpufleet.webhook.worker import Worker

@@ -19,7 +19,7 @@ from typing import Any
 import jsonpatch
 from hypothesis import given, settings, strategies as st
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model import load_model
 from gpufleet.mutate import mutate
 from gpufleet.render import render_all

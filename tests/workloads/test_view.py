@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet import workloads, yamlio
-from gpufleet.fieldpath import FieldPath
+from gpufleet import workloads
+
+from gpufleet.yamlin import yamlio
+from gpufleet.kubetypes.fieldpath import FieldPath
 from tests.rules import builders as b
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from gpufleet.errors import Issue
+from gpufleet.yamlin.errors import Issue
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks import (
     admission, capacity, effective, engines, kueue_shape, limits, names, namespaces, pools, preemption,

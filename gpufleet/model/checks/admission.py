@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.durations import format_seconds, timeout_shortfalls
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.durations import format_seconds, timeout_shortfalls
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.admission import KUEUE_FRAMEWORKS
 from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet

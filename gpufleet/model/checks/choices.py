@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 
 def known_once(values: Iterable[str], known: Sequence[str], section: str, field: str,

@@ -19,8 +19,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
 from gpufleet.model.teams import Cohort, Team

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 
 SUPPORTED = {"kueue": ("0.19", "0.19.2"), "volcano": ("1.15", "1.15.1")}

@@ -13,8 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet import quantity
-from gpufleet.errors import Issue
+from gpufleet.kubetypes import quantity
+from gpufleet.yamlin.errors import Issue
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.quota import PoolQuota, ResourceQuota
 from gpufleet.model.checks.shapes import Owner, expand, owners, parent_chain, show

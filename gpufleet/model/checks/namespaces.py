@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
 from gpufleet.model.fleet import Fleet
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks.shapes import owners
 

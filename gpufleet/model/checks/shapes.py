@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Iterator
 
-from gpufleet import quantity
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota

@@ -13,8 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.volcano import VOLCANO_ACTIONS

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, pool_resources, show

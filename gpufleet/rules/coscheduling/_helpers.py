@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, keys, label_path

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
 

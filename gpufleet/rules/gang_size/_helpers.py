@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.fieldpath import set_value
+from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import KINDS, minimums
 

@@ -62,8 +62,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
-from gpufleet import quantity
-from gpufleet.fieldpath import FieldPath, get_value, set_value
+from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import WorkloadView
 from gpufleet.workloads.types import SPEC

@@ -25,8 +25,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
-from gpufleet import quantity
-from gpufleet.context import NO_FLEET_INDEX, FleetContext, PoolContext
+from gpufleet.kubetypes import quantity
+from gpufleet.fleetctx.context import NO_FLEET_INDEX, FleetContext, PoolContext
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.gpus._placement import placing_system
 from gpufleet.rules.run import TemplateDemand
@@ -37,7 +37,7 @@ ZERO = Decimal(0)
 
 
 def gpu_resources(fleet: FleetContext | None) -> frozenset[str]:
-    """The resources counted as GPUs (the fleet's :class:`~gpufleet.context.FleetIndex`)."""
+    """The resources counted as GPUs (the fleet's :class:`~gpufleet.fleetctx.context.FleetIndex`)."""
     return (NO_FLEET_INDEX if fleet is None else fleet.index).gpu_resources
 
 

@@ -18,7 +18,7 @@ None means nothing says (a gang without a route, GANG106's): every pool is a can
 
 from __future__ import annotations
 
-from gpufleet.context import FleetContext, TeamContext
+from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.workloads import WorkloadView, effective_scheduler, keys
 
 VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}

@@ -48,7 +48,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import amount, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, as_map, pod_containers

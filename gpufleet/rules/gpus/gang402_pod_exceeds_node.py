@@ -56,8 +56,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
-from gpufleet.context import PoolContext
-from gpufleet.fieldpath import FieldPath
+from gpufleet.fleetctx.context import PoolContext
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import (
     container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests,

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
-from gpufleet.context import PoolContext
+from gpufleet.fleetctx.context import PoolContext
 from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs

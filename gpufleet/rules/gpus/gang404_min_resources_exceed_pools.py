@@ -50,8 +50,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
-from gpufleet import quantity
-from gpufleet.context import FleetContext, PoolContext
+from gpufleet.kubetypes import quantity
+from gpufleet.fleetctx.context import FleetContext, PoolContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import fmt, gpu_resources, is_gpu
 from gpufleet.workloads import as_map

@@ -14,7 +14,7 @@ the admission controller will not add one either:
 - with a fleet model whose observability is enabled (its context names `gangLabel`):
   the namespace belongs to no team (the controller leaves it alone), or the kind is one
   the controller's webhook is not sent (a gang Deployment or StatefulSet, a TFJob, ...:
-  only the kinds in `gpufleet.admission_kinds.WORKLOAD_RESOURCES` are).
+  only the kinds in `gpufleet.kubetypes.admission_kinds.WORKLOAD_RESOURCES` are).
 
 With a fleet model whose observability is disabled there are no gang alerts to feed,
 and the rule stays quiet.
@@ -68,8 +68,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.admission_kinds import WORKLOAD_RESOURCES
-from gpufleet.context import GANG_LABEL
+from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
 from gpufleet.workloads import label_path

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import PodTemplate, as_list, as_map
 from gpufleet.workloads.kinds import WORKLOAD_KINDS

@@ -22,9 +22,9 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from gpufleet import yamllimits
-from gpufleet.fieldpath import ROOT, FieldPath
-from gpufleet.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
+from gpufleet.yamlin import yamllimits
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 DISABLE_GATE = "DisableWaitForPodsReady"

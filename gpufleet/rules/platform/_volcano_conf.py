@@ -17,9 +17,9 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from gpufleet import yamllimits
-from gpufleet.fieldpath import ROOT, FieldPath
-from gpufleet.scheduler_config import VOLCANO_CONF_KEY as CONF_KEY
+from gpufleet.yamlin import yamllimits
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY as CONF_KEY
 
 KINDS = (("", "ConfigMap"),)
 

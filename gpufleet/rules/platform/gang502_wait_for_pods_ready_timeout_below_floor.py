@@ -10,7 +10,7 @@ A Kueue manager Configuration (the `Configuration` document or a ConfigMap with 
 rule option `floorSeconds` (`--config`: `options: {GANG502: {floorSeconds: 900}}`), else
 the fleet context's `coldStartFloorSeconds`, else 600 seconds; with a fleet, every pool's
 `coldStartBudget` too (the same requirement the model check of
-`admission.waitForPodsReady.timeout` applies, through `gpufleet.durations.timeout_shortfalls`).
+`admission.waitForPodsReady.timeout` applies, through `gpufleet.kubetypes.durations.timeout_shortfalls`).
 The effective timeout is
 Kueue's: an absent block or timeout (or `0s`) means 30m in `v1beta2`, 5m in `v1beta1`.
 Durations are Go durations (`10m`, `1h30m`, `90s`); a `timeout` or `recoveryTimeout`
@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.durations import COLD_START_FLOOR_SECONDS, format_seconds, seconds_or_none, timeout_shortfalls
+from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS, format_seconds, seconds_or_none, timeout_shortfalls
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.platform._kueue_config import KINDS, KueueConfig, kueue_configs
 

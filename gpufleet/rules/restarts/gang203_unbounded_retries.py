@@ -52,7 +52,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.fieldpath import FieldPath, set_value
+from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules import gangs
 from gpufleet.workloads import as_int, as_list, as_map

@@ -55,7 +55,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.fieldpath import FieldPath, get_value, set_value
+from gpufleet.kubetypes.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.workloads import as_int, as_list, as_map

@@ -10,7 +10,7 @@ beside the rule.
 
 from __future__ import annotations
 
-from gpufleet.context import TeamContext
+from gpufleet.fleetctx.context import TeamContext
 from gpufleet.rules.api import CheckContext, rule_options
 from gpufleet.rules import gangs
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys

@@ -63,7 +63,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.fieldpath import FieldPath, set_value
+from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.routing._helpers import (
     WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions,

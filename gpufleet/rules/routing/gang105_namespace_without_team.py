@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS

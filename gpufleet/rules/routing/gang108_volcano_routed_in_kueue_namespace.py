@@ -55,8 +55,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.context import FleetContext, TeamContext
-from gpufleet.fieldpath import FieldPath
+from gpufleet.fleetctx.context import FleetContext, TeamContext
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, volcano_names
 from gpufleet.workloads import WorkloadView, effective_scheduler, keys

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CrdSchemas
 
 def pruned_paths(crds: CrdSchemas, obj: Mapping[str, Any]) -> frozenset[FieldPath | str]:

@@ -6,7 +6,7 @@ import pytest
 
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
-from gpufleet.settings import rule_options
+from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules.coscheduling._helpers import permit, permit_outcome, prefilter
 from tests.rules import fixtures as fx
 

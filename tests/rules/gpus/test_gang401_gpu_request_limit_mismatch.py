@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
 from tests.rules import builders as b

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from gpufleet.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model.loader import load_model
 from gpufleet.render.context import render_context
 from gpufleet.rules import engine

@@ -1,7 +1,7 @@
 """Limits on YAML input, applied before and while PyYAML reads it: size, depth, numbers, aliases.
 
 Called by every reader of YAML that a person or an attacker can write: the model loader
-(:mod:`gpufleet.model.loader` through :mod:`gpufleet.yamlio`), the linter
+(:mod:`gpufleet.model.loader` through :mod:`gpufleet.yamlin.yamlio`), the linter
 (:mod:`gpufleet.lint.loader`, :mod:`gpufleet.lint.context`) and the GANG5xx rules that
 read configuration documents embedded in ConfigMaps (also in the admission webhook).
 Without them a fuzzer finds, in seconds:
@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import yaml
 
-from gpufleet.boundedcache import ByteBoundedCache
+from gpufleet.util.boundedcache import ByteBoundedCache
 
 MAX_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 100  # Kubernetes objects nest about 20 deep; the model about 6

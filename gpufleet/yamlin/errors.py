@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from gpufleet.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 
 
 @dataclass(frozen=True, order=True)
 class Issue:
     """One problem at one path of an input document.
 
-    ``path`` is a :class:`~gpufleet.fieldpath.FieldPath` wherever the issue has a field: model
+    ``path`` is a :class:`~gpufleet.kubetypes.fieldpath.FieldPath` wherever the issue has a field: model
     validation (checks, pydantic's error ``loc``, duplicate keys), settings and context files,
     CRD validation (whose paths rules report and the linter places). A plain string is only a
     label for a place that is no field: ``(file)``, ``(document)``, ``(more)``, ``line 3``.

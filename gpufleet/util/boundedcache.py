@@ -1,7 +1,7 @@
 """A least-recently-used cache bounded in bytes, not entries.
 
 Used where a parse result is cached by the text it came from (quantities in
-:mod:`gpufleet.quantity`, the ConfigMap documents of the GANG5xx rules): with an entry
+:mod:`gpufleet.kubetypes.quantity`, the ConfigMap documents of the GANG5xx rules): with an entry
 count as the only bound, distinct hostile texts (a 900,000-digit quantity, a 0.8 MB
 config) would each keep megabytes alive. Here every entry has a cost (about the bytes
 it keeps: the key's length times a factor for the parsed value), the total is capped,

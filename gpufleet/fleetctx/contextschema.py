@@ -3,7 +3,7 @@
 :func:`gpufleet.render.context.render_context` writes the context from a validated
 fleet model; :func:`validate` checks a context read back from a file against the
 same shape, with the model's own name rules (``gpufleet.model.base``), before
-:meth:`gpufleet.context.FleetContext.from_dict` builds it. Called by the admission
+:meth:`gpufleet.fleetctx.context.FleetContext.from_dict` builds it. Called by the admission
 webhook's reloader (an invalid file is refused and the previous context kept):
 ``{}`` (no teams: every gang denied) and ``"namespaces": "alpha"`` (five one-letter
 namespaces) are refused here with the path of the bad field. (``gpufleet lint
@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from gpufleet.context import CONTEXT_VERSION
-from gpufleet.durations import COLD_START_FLOOR_SECONDS
-from gpufleet.errors import Issue
-from gpufleet.fieldpath import FieldPath
+from gpufleet.fleetctx.context import CONTEXT_VERSION
+from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
+from gpufleet.yamlin.errors import Issue
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.base import DNS_LABEL, Quantity
 
 Label = Field(min_length=1, max_length=63, pattern=DNS_LABEL)

@@ -34,7 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from gpufleet.boundedcache import ByteBoundedCache
+from gpufleet.util.boundedcache import ByteBoundedCache
 
 __all__ = ["QuantityError", "parse", "fmt", "is_quantity", "MAX"]
 

@@ -3,7 +3,7 @@
 ``load_documents`` reads multi-document YAML and remembers the line each document
 starts on (the linter reports ``file:line``); ``dump`` writes deterministic YAML
 (sorted keys off, block style, no aliases) for renderers and golden files. Uses the
-libyaml C loader when it is available, within the limits of :mod:`gpufleet.yamllimits`.
+libyaml C loader when it is available, within the limits of :mod:`gpufleet.yamlin.yamllimits`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import yaml
 
-from gpufleet import yamllimits
+from gpufleet.yamlin import yamllimits
 
 _Loader = yamllimits.Loader  # libyaml's safe loader with bounded numbers
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -33,7 +33,7 @@ class Document:
 
 
 def load(text: str) -> Any:
-    """One document within :mod:`gpufleet.yamllimits` (raises ``yaml.YAMLError``)."""
+    """One document within :mod:`gpufleet.yamlin.yamllimits` (raises ``yaml.YAMLError``)."""
     return yamllimits.load(text)
 
 
@@ -41,7 +41,7 @@ def load_documents(text: str) -> Iterator[Document]:
     """Yield each document of a multi-document stream with its start line.
 
     Raises ``yaml.YAMLError`` (with ``problem_mark``) on malformed input or input over
-    the limits of :mod:`gpufleet.yamllimits`.
+    the limits of :mod:`gpufleet.yamlin.yamllimits`.
     """
     proven = yamllimits.check_text(text)
     loader = _Loader(text)

@@ -41,8 +41,8 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Mapping
 
-from gpufleet import quantity
-from gpufleet.durations import COLD_START_FLOOR_SECONDS
+from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 
 CONTEXT_VERSION = 1
 GANG_LABEL = "gpufleet.dev/gang"

@@ -8,7 +8,7 @@ into one :class:`Settings` and its :class:`~gpufleet.rules.api.CheckContext`.
 
 - Fleet: a model (``*.yaml``: loaded and digested by ``gpufleet.model`` and
   ``gpufleet.render.context``, imported only then) or a context JSON. ``strict=True``
-  checks a context against :mod:`gpufleet.contextschema` first (the webhook does: a
+  checks a context against :mod:`gpufleet.fleetctx.contextschema` first (the webhook does: a
   context it cannot trust is refused); the linter and the policy pack stay lenient (a
   partial context that sets only what one rule reads is a documented way to lint).
 - CRDs: a folder of CRD files read by ``gpufleet.crdschema.CrdSet`` (imported only then).
@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from gpufleet.context import FleetContext
-from gpufleet.errors import Issue, ModelError
-from gpufleet.fieldpath import FieldPath
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.yamlin.errors import Issue, ModelError
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, CrdSchemas
 
 
@@ -104,7 +104,7 @@ OPTIONS = FieldPath.of("options")  # where rule options sit in a lint config
 
 
 def load_fleet_context(path: str, strict: bool = False) -> FleetContext:
-    """Read a fleet context JSON file (the shape in ``gpufleet.context``)."""
+    """Read a fleet context JSON file (the shape in ``gpufleet.fleetctx.context``)."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_CONTEXT_BYTES + 1)
@@ -134,13 +134,13 @@ def _not_a_context(raw: bytes, exc: Exception) -> Issue:
 def fleet_context_from_dict(data: Any, source: str, strict: bool = False) -> FleetContext:
     """A FleetContext of a decoded document; ``strict`` checks it against the context schema first."""
     if strict:
-        from gpufleet import contextschema
+        from gpufleet.fleetctx import contextschema
 
         issues = contextschema.validate(data)
         if issues:
             raise ModelError(source, issues)
     if not isinstance(data, Mapping):
-        raise ModelError(source, [Issue("", "the fleet context must be a JSON object", "see gpufleet.context for its shape")])
+        raise ModelError(source, [Issue("", "the fleet context must be a JSON object", "see gpufleet.fleetctx.context for its shape")])
     try:
         return FleetContext.from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:
