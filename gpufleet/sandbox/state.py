@@ -78,8 +78,8 @@ def down(state: State, keep: bool = False) -> list[str]:
     stopped = []
     for proc in reversed(state.processes):
         if alive(proc):
-            stop(proc)
             stopped.append(proc.name)
+        stop(proc)  # also reaps one that already exited (no zombie left in this process)
     state.processes, state.ready = [], False
     if keep:
         state.save()
