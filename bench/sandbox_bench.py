@@ -22,7 +22,6 @@ Prints a line per measure and a last line of JSON. Needs the engines built
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import re
@@ -41,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from gpufleet.model import load_model  # noqa: E402
 from gpufleet.sandbox.kube import wait_for  # noqa: E402
+from gpufleet.sandbox.pki import url_client  # noqa: E402
 from gpufleet.sandbox.state import down  # noqa: E402
 from gpufleet.sandbox.up import Options, up  # noqa: E402
 from tests.e2e.sandbox_env import Sandbox, job, vcjob  # noqa: E402
@@ -85,10 +85,10 @@ def _bind_seconds(sb: Sandbox, manifest: dict, namespace: str, api_version: str)
 
 def _echo_webhook(sb: Sandbox) -> None:
     port = sb.state.ports["controller"]
-    ca = base64.b64encode(Path(sb.state.dir, "pki", "ca.crt").read_bytes()).decode()
+    ca = Path(sb.state.dir, "pki", "ca.crt").read_bytes()
     sb.apply({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
               "metadata": {"name": "gpufleet-bench-echo"},
-              "webhooks": [{"name": ECHO_HOOK, "clientConfig": {"url": f"https://127.0.0.1:{port}/echo", "caBundle": ca},
+              "webhooks": [{"name": ECHO_HOOK, "clientConfig": url_client(port, "/echo", ca),
                             "rules": [{"apiGroups": ["batch.volcano.sh"], "apiVersions": ["v1alpha1"],
                                        "operations": ["CREATE"], "resources": ["jobs"], "scope": "Namespaced"}],
                             "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ECHO_NS}},

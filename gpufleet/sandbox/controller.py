@@ -18,6 +18,7 @@ from typing import Any
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import ControllerSettings
 from gpufleet.render.controller_webhooks import webhook_configurations as stack_webhooks
+from gpufleet.sandbox.pki import url_client
 
 
 def webhook_configurations(fleet: Fleet, port: int, ca: bytes) -> list[dict[str, Any]]:
@@ -25,8 +26,7 @@ def webhook_configurations(fleet: Fleet, port: int, ca: bytes) -> list[dict[str,
     out = []
     for config in stack_webhooks(fleet, ControllerSettings(ca_bundle=bundle)).values():
         for hook in config["webhooks"]:
-            path = hook["clientConfig"]["service"]["path"]
-            hook["clientConfig"] = {"url": f"https://127.0.0.1:{port}{path}", "caBundle": bundle}
+            hook["clientConfig"] = url_client(port, hook["clientConfig"]["service"]["path"], ca)
         out.append(config)
     return out
 

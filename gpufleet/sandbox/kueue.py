@@ -22,11 +22,12 @@ module's files. Called by ``gpufleet.sandbox.up``.
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from gpufleet.sandbox.pki import url_client
 
 MODULE = "sigs.k8s.io/kueue@v0.19.2"
 CONVERTED = ("clusterqueues", "cohorts", "localqueues", "workloads", "multikueueclusters")
@@ -60,17 +61,13 @@ def host_config(rendered: str, ports: dict[str, int], cert_dir: Path, pods_ready
     return cfg
 
 
-def _url(port: int, path: str, ca: bytes) -> dict[str, Any]:
-    return {"url": f"https://127.0.0.1:{port}{path}", "caBundle": base64.b64encode(ca).decode()}
-
-
 def crds(gomodcache: Path, port: int, ca: bytes) -> list[dict[str, Any]]:
     out = []
     for path in sorted((module_dir(gomodcache) / "config/components/crd/bases").glob("*.yaml")):
         crd = yaml.safe_load(path.read_text())
         if crd["spec"]["names"]["plural"] in CONVERTED:
             crd["spec"]["conversion"] = {"strategy": "Webhook", "webhook": {
-                "clientConfig": _url(port, "/convert", ca), "conversionReviewVersions": ["v1"]}}
+                "clientConfig": url_client(port, "/convert", ca), "conversionReviewVersions": ["v1"]}}
         out.append(crd)
     return out
 
@@ -90,7 +87,7 @@ def webhook_configurations(gomodcache: Path, manager: dict[str, Any], port: int,
         if not doc:
             continue
         for hook in doc["webhooks"]:
-            hook["clientConfig"] = _url(port, hook["clientConfig"]["service"]["path"], ca)
+            hook["clientConfig"] = url_client(port, hook["clientConfig"]["service"]["path"], ca)
             if _integration_hook(hook):
                 hook["namespaceSelector"] = selector
             if hook["name"] in OPTIONAL_FRAMEWORKS:

@@ -10,6 +10,7 @@ Called by ``gpufleet.sandbox.up``.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import ipaddress
 from dataclasses import dataclass
@@ -35,6 +36,11 @@ class Pki:
             raise AttributeError(name)
         stem, _, ext = name.rpartition("_")
         return self.dir / f"{stem.replace('_', '-')}.{ext}"
+
+
+def url_client(port: int, path: str, ca: bytes) -> dict:
+    """A webhook's ``clientConfig`` for a host process: ``https://127.0.0.1:PORT<path>`` trusted by the sandbox CA."""
+    return {"url": f"https://127.0.0.1:{port}{path}", "caBundle": base64.b64encode(ca).decode()}
 
 
 def _key() -> ec.EllipticCurvePrivateKey:

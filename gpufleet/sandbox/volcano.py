@@ -14,11 +14,12 @@ module's files. Called by ``gpufleet.sandbox.up``.
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from gpufleet.sandbox.pki import url_client
 
 MODULE = "volcano.sh/volcano@v1.14.1"
 """The Volcano the sandbox runs (sandbox/engines/volcano/go.mod says why not v1.15.1)."""
@@ -55,7 +56,6 @@ def config_maps(gomodcache: Path, namespace: str) -> list[dict[str, Any]]:
 
 
 def webhook_configurations(gomodcache: Path, port: int, ca: bytes, without: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    bundle = base64.b64encode(ca).decode()
     skipped = {PREFIX + path.replace("/", "-") for path in without}
     out = []
     for d in _docs(gomodcache):
@@ -65,7 +65,7 @@ def webhook_configurations(gomodcache: Path, port: int, ca: bytes, without: tupl
         d["metadata"] = {"name": d["metadata"]["name"]}
         for hook in d["webhooks"]:
             path = hook["clientConfig"]["service"]["path"]
-            hook["clientConfig"] = {"url": f"https://127.0.0.1:{port}{path}", "caBundle": bundle}
+            hook["clientConfig"] = url_client(port, path, ca)
         out.append(d)
     return out
 

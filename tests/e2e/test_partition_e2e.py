@@ -2,7 +2,9 @@
 
 - the ``vault`` pool is dedicated to team ``secure``: its jobs land there, and another
   team's job aimed at it (tolerating the taint, selecting the pool) is refused by the
-  gang-admission controller (GANG807) before any engine sees it;
+  gang-admission controller (GANG807) before any engine sees it; a bare Pod that
+  tolerates the pool's NoExecute taint, which the controller never sees, is refused by
+  the rendered ValidatingAdmissionPolicy, evaluated by the real API server;
 - the ``l40s`` pool runs the scheduler-plugins Coscheduling scheduler: a gang that fits
   binds whole; with one node taken, the same gang (one rank more than the free nodes)
   binds none. (A gang larger than the whole pool never reaches the scheduler: GANG403.)
@@ -48,6 +50,21 @@ def test_another_teams_job_aimed_at_the_dedicated_pool_is_refused(sandbox):
         sandbox.create(intruder)
     assert "GANG807" in refused.value.body
     assert sandbox.get("batch/v1", "Job", "intruder", "llm") is None
+
+
+def _tolerating_pod(namespace: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "squatter", "namespace": namespace},
+            "spec": {"containers": [{"name": "c", "image": "x"}], "nodeSelector": VAULT,
+                     "tolerations": [{"key": "gpufleet.dev/dedicated", "operator": "Exists", "effect": "NoExecute"}]}}
+
+
+def test_a_pod_tolerating_the_dedicated_taint_outside_its_team_is_refused_by_the_api_servers_own_policy(sandbox):
+    with pytest.raises(ApiException) as refused:
+        sandbox.create(_tolerating_pod("llm"))
+    assert refused.value.status in (403, 422) and "ValidatingAdmissionPolicy" in refused.value.body
+    assert sandbox.get("v1", "Pod", "squatter", "llm") is None
+    sandbox.create(_tolerating_pod("secure"))  # the owning team's own namespace: allowed
+    sandbox.kube.delete("v1", "Pod", "squatter", "secure")
 
 
 def _gang(name: str, ranks: int) -> dict:
