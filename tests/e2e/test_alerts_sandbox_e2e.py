@@ -66,6 +66,11 @@ def observed(tmp_path_factory):
             (tmp / "prom").mkdir()
             with Prometheus(tmp / "prom", {"rules.yaml": rule_file_text(fleet)}, scrapes, binary=binary) as prom:
                 seen: set[tuple[str, str]] = set()
+                # Until Prometheus has scraped the trainer once it cannot know the gang stepped (the pods were
+                # Running past the 5 s budget before Prometheus started): judge from that scrape on.
+                prom.wait_for(lambda: prom.query('gpufleet_training_step{gang="training"} >= 1'), timeout=60,
+                              what="the trainer's first scraped step")
+                time.sleep(2)  # two rule evaluations (1 s each) past that scrape
                 deadline = time.monotonic() + 90
                 while time.monotonic() < deadline:
                     states = prom.alert_states("GangNoFirstStep")
