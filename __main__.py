@@ -31,7 +31,7 @@ def main() -> None:
         if fleet.controller.enabled and not controller.digest:
             pulumi.log.warn("the gang-admission controller image is not pinned by digest: "
                             "set gpufleet:controllerImageDigest (pulumi config set gpufleet:controllerImageDigest sha256:...)")
-        gpu_fleet = GpuFleet(fleet.name, GpuFleetArgs(fleet, controller))
+        gpu_fleet = GpuFleet(fleet.name, GpuFleetArgs(fleet, controller, config.chart_paths))
     except ValueError as exc:  # a model the renderer cannot map to unique resources
         raise pulumi.RunError(f"{config.model}: {exc}") from None
     pulumi.export("fleet", fleet.name)

@@ -2,7 +2,9 @@
 
 Created by :class:`components.fleet.GpuFleet` when ``controller.enabled``. It makes
 the TLS material (pulumi-tls: a CA and a serving certificate made at deploy time,
-the CA injected as ``caBundle``; or cert-manager objects when ``cert_manager``),
+the CA injected as ``caBundle``; the PEM files of ``tls_dir`` when the stack gives one
+(``gpufleet:controllerTlsDir``, an organisation's PKI), read as secrets; or
+cert-manager objects when ``cert_manager``),
 then one Kubernetes resource per manifest from
 ``gpufleet.render.controller.render_controller``. Every decision about what the
 manifests contain lives in that pure renderer.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import pulumi
 import pulumi_tls as tls
@@ -37,7 +40,10 @@ class GangAdmissionController(pulumi.ComponentResource):
         super().__init__("gpufleet:controller:GangAdmissionController", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         ca_bundle: pulumi.Input[str] = ""
-        if not args.settings.cert_manager:
+        if args.settings.tls_dir:
+            tls_secret_data = self._given_tls(Path(args.settings.tls_dir))
+            ca_bundle = base64.b64encode((Path(args.settings.tls_dir) / "ca.crt").read_bytes()).decode()
+        elif not args.settings.cert_manager:
             ca_cert, tls_secret_data = self._tls(args.fleet, child)
             ca_bundle = ca_cert.cert_pem.apply(lambda pem: base64.b64encode(pem.encode()).decode())
         settings = replace(args.settings, ca_bundle=ca_bundle)
@@ -56,6 +62,10 @@ class GangAdmissionController(pulumi.ComponentResource):
         self.resources["namespace"] = namespace
         self.namespace = args.fleet.controller.namespace
         self.register_outputs({"namespace": self.namespace, "caBundle": ca_bundle, "resources": sorted(self.resources)})
+
+    @staticmethod
+    def _given_tls(folder: Path) -> dict[str, pulumi.Output[str]]:
+        return {name: pulumi.Output.secret((folder / name).read_text()) for name in ("tls.crt", "tls.key", "ca.crt")}
 
     def _tls(self, fleet: Fleet, opts: pulumi.ResourceOptions) -> tuple[tls.SelfSignedCert, dict[str, pulumi.Output[str]]]:
         ca_key = tls.PrivateKey("gang-admission-ca-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)

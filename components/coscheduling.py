@@ -33,6 +33,8 @@ class CoschedulingArgs:
     """The model's ``engines.coscheduling`` (chart version, namespace, release and scheduler name)."""
     values: Mapping[str, Any]
     """Helm values rendered by ``gpufleet.render`` (``Rendered.coscheduling_values``)."""
+    chart_path: str | None = None
+    """A local chart to install from (stack config ``gpufleet:<engine>ChartPath``); None = the pinned remote chart."""
 
 
 class Coscheduling(pulumi.ComponentResource):
@@ -44,6 +46,6 @@ class Coscheduling(pulumi.ComponentResource):
     def __init__(self, name: str, args: CoschedulingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:coscheduling:Coscheduling", name, None, opts)
         engine = args.engine
-        self.namespace, self.chart = install_chart(self, name, engine, COSCHEDULING_CHART, args.values, COSCHEDULING_REPO)
+        self.namespace, self.chart = install_chart(self, name, engine, COSCHEDULING_CHART, args.values, COSCHEDULING_REPO, path=args.chart_path)
         self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace,
                                "schedulerName": engine.scheduler_name})

@@ -19,8 +19,12 @@ from gpufleet.model.fleet import KueueEngine, VolcanoEngine
 def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngine | VolcanoEngine | CoschedulingEngine, chart: str,
                   values: Mapping[str, Any], repository: str | None = None,
                   prepare: Callable[[k8s.core.v1.Namespace], Sequence[pulumi.Resource]] | None = None,
+                  path: str | None = None,
                   ) -> tuple[k8s.core.v1.Namespace, k8s.helm.v4.Chart]:
     """Create the engine's namespace and its chart (children of ``owner``); return both.
+
+    ``path`` (stack config ``gpufleet:<engine>ChartPath``) installs from a local chart
+    folder or archive instead of the pinned remote one: nothing is downloaded.
 
     ``prepare(namespace)`` creates what the chart's workloads mount but the chart only
     makes in a Helm hook (Chart v4 runs none); the chart depends on what it returns.
@@ -31,11 +35,11 @@ def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngin
     before = list(prepare(namespace)) if prepare else []
     release = k8s.helm.v4.Chart(
         name,
-        chart=chart,
-        version=engine.chart_version,
+        chart=path or chart,
+        version=None if path else engine.chart_version,
         name=engine.release_name,
         namespace=engine.namespace,
-        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
+        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=repository) if repository and not path else None,
         values=dict(values),
         opts=pulumi.ResourceOptions(parent=owner, depends_on=[namespace, *before]),
     )

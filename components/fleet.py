@@ -3,7 +3,8 @@
 Built by ``__main__.py`` (one per stack). Calls ``gpufleet.render.render_all``
 once, then creates the Kueue chart, the Volcano chart (when the model enables
 Volcano; with its admission Secret first), the scheduler-plugins chart (when a pool has
-``system: coscheduling``) and the quota objects (the labelled team Namespaces first),
+``system: coscheduling``) (none of the three with stack config
+``gpufleet:enginesInstalled``: then the engines are taken as given) and the quota objects (the labelled team Namespaces first),
 which depend on their engine's chart, and the
 gang-admission controller (after the charts, so its webhooks never gate the
 engines' own objects), and the gang alerts when the stack says prometheus-operator
@@ -13,9 +14,11 @@ small summary (queue names, chart versions) for ``pulumi stack output``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from components.coscheduling import Coscheduling, CoschedulingArgs
 from components.controller import GangAdmissionController, GangAdmissionControllerArgs
@@ -33,7 +36,9 @@ class GpuFleetArgs:
     fleet: Fleet
     """The validated fleet model (``gpufleet.model.load_model``)."""
     controller: ControllerSettings = ControllerSettings()
-    """How to deploy the gang-admission controller (when the model enables it)."""
+    """How to deploy the gang-admission controller (when the model enables it); ``engines_installed`` skips the charts."""
+    chart_paths: Mapping[str, str] = field(default_factory=dict)
+    """Engine name (kueue, volcano, coscheduling) -> a local chart to install from."""
 
 
 def _names_of(objects, engine: str, kind: str) -> list[str]:
@@ -43,7 +48,7 @@ def _names_of(objects, engine: str, kind: str) -> list[str]:
 class GpuFleet(pulumi.ComponentResource):
     """Kueue, Volcano and every quota object of one fleet."""
 
-    kueue: Kueue
+    kueue: Kueue | None
     volcano: Volcano | None
     coscheduling: Coscheduling | None
     quota: FleetQuota
@@ -55,21 +60,12 @@ class GpuFleet(pulumi.ComponentResource):
         super().__init__("gpufleet:fleet:GpuFleet", name, None, opts)
         fleet = args.fleet
         rendered = render_all(fleet)
+        self.kueue = self.volcano = self.coscheduling = None
         child = pulumi.ResourceOptions(parent=self)
-        self.kueue = Kueue("kueue", KueueArgs(fleet.engines.kueue, rendered.kueue_values), child)
-        charts = {"kueue": self.kueue.chart}
-        self.volcano = None
-        versions = {"kueue": fleet.engines.kueue.chart_version}
-        if rendered.volcano_values is not None:
-            self.volcano = Volcano("volcano", VolcanoArgs(fleet, rendered.volcano_values, args.controller.cert_manager), child)
-            charts["volcano"] = self.volcano.chart
-            versions["volcano"] = fleet.engines.volcano.chart_version
-        self.coscheduling = None
-        if rendered.coscheduling_values is not None:
-            self.coscheduling = Coscheduling("coscheduling", CoschedulingArgs(fleet.engines.coscheduling, rendered.coscheduling_values), child)
-            charts["coscheduling"] = self.coscheduling.chart
-            versions["coscheduling"] = fleet.engines.coscheduling.chart_version
-        self.quota = FleetQuota("quota", FleetQuotaArgs(rendered.objects, charts), child)
+        charts = {} if args.controller.engines_installed else self._engines(fleet, rendered, args, child)
+        versions = {name: getattr(fleet.engines, name).chart_version for name in charts}
+        installed = None if args.controller.engines_installed else charts
+        self.quota = FleetQuota("quota", FleetQuotaArgs(rendered.objects, installed), child)
 
         self.controller = None
         if fleet.controller.enabled:
@@ -89,3 +85,18 @@ class GpuFleet(pulumi.ComponentResource):
             "volcanoQueues": self.volcano_queues,
             "chartVersions": self.chart_versions,
         })
+
+    def _engines(self, fleet: Fleet, rendered, args: GpuFleetArgs, child: pulumi.ResourceOptions) -> dict[str, k8s.helm.v4.Chart]:
+        """Install Kueue, and Volcano and scheduler-plugins when the model needs them; return their charts."""
+        paths = args.chart_paths
+        self.kueue = Kueue("kueue", KueueArgs(fleet.engines.kueue, rendered.kueue_values, paths.get("kueue")), child)
+        charts = {"kueue": self.kueue.chart}
+        if rendered.volcano_values is not None:
+            self.volcano = Volcano("volcano", VolcanoArgs(fleet, rendered.volcano_values, paths.get("volcano"),
+                                                          cert_manager=args.controller.cert_manager), child)
+            charts["volcano"] = self.volcano.chart
+        if rendered.coscheduling_values is not None:
+            self.coscheduling = Coscheduling("coscheduling", CoschedulingArgs(
+                fleet.engines.coscheduling, rendered.coscheduling_values, paths.get("coscheduling")), child)
+            charts["coscheduling"] = self.coscheduling.chart
+        return charts

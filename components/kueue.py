@@ -30,6 +30,8 @@ class KueueArgs:
     """The model's ``engines.kueue`` (chart version, namespace, release name)."""
     values: Mapping[str, Any]
     """Helm values rendered by ``gpufleet.render`` (``Rendered.kueue_values``)."""
+    chart_path: str | None = None
+    """A local chart to install from (stack config ``gpufleet:<engine>ChartPath``); None = the pinned remote chart."""
 
 
 class Kueue(pulumi.ComponentResource):
@@ -41,5 +43,5 @@ class Kueue(pulumi.ComponentResource):
     def __init__(self, name: str, args: KueueArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:kueue:Kueue", name, None, opts)
         engine = args.engine
-        self.namespace, self.chart = install_chart(self, name, engine, KUEUE_CHART, args.values)
+        self.namespace, self.chart = install_chart(self, name, engine, KUEUE_CHART, args.values, path=args.chart_path)
         self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace})

@@ -14,7 +14,11 @@ ValidatingAdmissionPolicy and its binding, with:
   admitted work (teams ``active`` or ``draining``) cannot be deleted by a rename or
   removal; see docs/retiring-a-team.md;
 - ``retain_on_delete`` for team namespaces: removing a retired team from the model
-  releases its namespace from the stack without deleting what runs in it.
+  releases its namespace from the stack without deleting what runs in it;
+- a reference an engine's webhook looks up (``gpufleet.render.ordering.checked_at_admission``:
+  a Volcano queue's parent) is passed as an Output of its referent's ID, unknown in a
+  preview until the referent exists, so preview does not dry-run the child before
+  its parent is there.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.manifest import ManifestCustomResource
-from gpufleet.render.ordering import depends_on_keys
+from gpufleet.render.ordering import checked_at_admission, depends_on_keys
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_paths
 
@@ -35,8 +39,9 @@ from gpufleet.render.immutable import replace_paths
 class FleetQuotaArgs:
     objects: Sequence[RenderedObject]
     """``Rendered.objects`` in apply order (parents first)."""
-    charts: Mapping[str, pulumi.Resource]
-    """The installed chart per engine (``kueue``, ``volcano``); ``core`` objects need none."""
+    charts: Mapping[str, pulumi.Resource] | None
+    """The installed chart per engine (``kueue``, ``volcano``); ``core`` objects need none.
+    None: the engines were installed by someone else (``gpufleet:enginesInstalled``)."""
 
 
 def _priority_class(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
@@ -78,6 +83,7 @@ class FleetQuota(pulumi.ComponentResource):
     def __init__(self, name: str, args: FleetQuotaArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:quota:FleetQuota", name, None, opts)
         edges = depends_on_keys((obj.key, obj.manifest) for obj in args.objects)
+        self._manifests = {obj.key: obj.manifest for obj in args.objects}
         self.resources = {}
         for obj in args.objects:
             depends = [self._chart_for(obj, args.charts)] + [self._created(obj, key) for key in edges[obj.key]]
@@ -85,12 +91,12 @@ class FleetQuota(pulumi.ComponentResource):
             options = pulumi.ResourceOptions(parent=self, depends_on=[d for d in depends if d is not None], protect=obj.protect,
                                              replace_on_changes=immutable or None, delete_before_replace=bool(immutable) or None,
                                              retain_on_delete=obj.retain or None)
-            self.resources[obj.key] = self._create(obj, options)
+            self.resources[obj.key] = self._create(obj, self._after_referents(obj, edges[obj.key]), options)
         self.register_outputs({"objectCount": len(self.resources)})
 
     @staticmethod
-    def _chart_for(obj: RenderedObject, charts: Mapping[str, pulumi.Resource]) -> pulumi.Resource | None:
-        if obj.engine == "core":
+    def _chart_for(obj: RenderedObject, charts: Mapping[str, pulumi.Resource] | None) -> pulumi.Resource | None:
+        if obj.engine == "core" or charts is None:
             return None
         if obj.engine not in charts:
             raise ValueError(f"{obj.key}: its engine {obj.engine!r} is not installed by this stack (enable engines.{obj.engine})")
@@ -101,9 +107,19 @@ class FleetQuota(pulumi.ComponentResource):
             raise ValueError(f"{obj.key} refers to {key}, which gpufleet.render placed after it; parents must come first")
         return self.resources[key]
 
+    def _after_referents(self, obj: RenderedObject, referents: list[str]) -> Mapping[str, Any]:
+        """The manifest, with a field the engine's admission looks up made known only once its referent exists."""
+        field = checked_at_admission(obj.manifest)
+        if field is None or not referents:
+            return obj.manifest
+        name = obj.manifest["spec"][field]
+        key = next(k for k in referents if self._manifests[k]["kind"] == obj.manifest["kind"]
+                   and self._manifests[k]["metadata"]["name"] == name)
+        referent = self.resources[key]
+        return {**obj.manifest, "spec": {**obj.manifest["spec"], field: referent.id.apply(lambda _, n=name: n)}}
+
     @staticmethod
-    def _create(obj: RenderedObject, opts: pulumi.ResourceOptions) -> pulumi.Resource:
-        manifest = obj.manifest
+    def _create(obj: RenderedObject, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
         if obj.engine == "core":
             build = CORE_KINDS.get((manifest["apiVersion"], manifest["kind"]))
             if build is None:

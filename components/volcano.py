@@ -35,6 +35,8 @@ class VolcanoArgs:
     """The validated model (``engines.volcano``: chart version, namespace, release name)."""
     values: Mapping[str, Any]
     """Helm values rendered by ``gpufleet.render`` (``Rendered.volcano_values``)."""
+    chart_path: str | None = None
+    """A local chart to install from (stack config ``gpufleet:<engine>ChartPath``); None = the pinned remote chart."""
     cert_manager: bool = False
     """Issue the admission certificate with cert-manager instead of pulumi-tls."""
 
@@ -63,7 +65,7 @@ class Volcano(pulumi.ComponentResource):
                 self.admission["secret"] = create_manifest(f"{name}-admission-secret", secret, after_ns)
             return list(self.admission.values())
 
-        self.namespace, self.chart = install_chart(self, name, engine, VOLCANO_CHART, args.values, VOLCANO_REPO, prepare)
+        self.namespace, self.chart = install_chart(self, name, engine, VOLCANO_CHART, args.values, VOLCANO_REPO, prepare, path=args.chart_path)
         self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace,
                                "admissionSecret": admission.SECRET_NAME})
 

@@ -129,13 +129,14 @@ def _stack(model: Path) -> tuple[dict, ControllerSettings]:
     found = stack_for(model)
     name, config = (found[0], found[2]) if found else (None, {})
     settings = ControllerSettings(cert_manager=stack_switch(config, "gpufleet:certManager"),
-                                  prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"))
+                                  prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"),
+                                  engines_installed=stack_switch(config, "gpufleet:enginesInstalled"))
     return ({"name": name, "file": str(found[1]) if found else None, "prometheusOperator": settings.prometheus_operator,
-             "certManager": settings.cert_manager}, settings)
+             "certManager": settings.cert_manager, "enginesInstalled": settings.engines_installed}, settings)
 
 
 def _stack_line(stack: dict) -> str:
-    switches = f"prometheusOperator {str(stack['prometheusOperator']).lower()}, certManager {str(stack['certManager']).lower()}"
+    switches = ", ".join(f"{key} {str(stack[key]).lower()}" for key in ("prometheusOperator", "certManager", "enginesInstalled"))
     if stack["name"] is None:
         return f"stack: no Pulumi stack names this model; objects counted with the stack defaults ({switches})"
     return f"stack: {stack['name']} ({stack['file']}): {switches}"

@@ -57,7 +57,10 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
        directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
        pods_ready_timeout: Optional[str] = typer.Option(
            None, "--pods-ready-timeout", help="Override Kueue's waitForPodsReady.timeout (e.g. 30s), to see evictions fast."),
-       no_controller: bool = typer.Option(False, "--no-controller", help="Do not start the gang-admission controller.")) -> None:
+       no_controller: bool = typer.Option(False, "--no-controller", help="Do not start the gang-admission controller."),
+       engines_only: bool = typer.Option(
+           False, "--engines-only", help="Start the engines and the controller's backend only; `pulumi up` applies the rest "
+                                         "(prints the stack config to set).")) -> None:
     """Start the sandbox for MODEL (or reuse the one running) and print its kubeconfig path."""
     from gpufleet.model import load_model
     from gpufleet.sandbox.engines import EnginesMissing
@@ -74,7 +77,8 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
     except ModelError as exc:
         raise _fail(exc.lines(), INVALID) from None
     try:
-        state = start(fleet, str(path), _dir(directory), Options(pods_ready_timeout, not no_controller))
+        state = start(fleet, str(path), _dir(directory),
+                      Options(pods_ready_timeout, not no_controller, engines_only=engines_only))
     except EnginesMissing as exc:
         raise _fail(str(exc), USAGE) from None
     except SandboxRunning as exc:
@@ -82,6 +86,8 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
     except (StartError, WaitTimeout) as exc:
         raise _fail(f"{exc}\n(stopped what had started; logs kept in {_dir(directory)}/logs)", INVALID) from None
     typer.echo(state.kubeconfig)
+    for key, value in state.stack.items():  # --engines-only: point a Pulumi stack at this sandbox
+        typer.echo(f"pulumi config set {key} {value}", err=True)
 
 
 def status(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),

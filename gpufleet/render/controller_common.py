@@ -27,6 +27,12 @@ class ControllerSettings:
     ``image`` is a reference with a tag; ``digest`` (``sha256:...``) pins it.
     ``ca_bundle`` is the base64 PEM CA that signs the serving certificate (set by the
     component, a Pulumi Output); unused with ``cert_manager``.
+    ``url`` (stack config ``gpufleet:controllerUrl``, ``https://host:port``) registers the
+    webhooks by URL, at a backend outside the cluster, instead of at the Service;
+    ``tls_dir`` (``gpufleet:controllerTlsDir``) names a folder holding ``tls.crt``,
+    ``tls.key`` and ``ca.crt`` to serve with, in place of pulumi-tls material.
+    ``engines_installed`` (``gpufleet:enginesInstalled``): Kueue, Volcano and
+    scheduler-plugins were installed by someone else, so the stack installs no chart.
     """
 
     image: str = DEFAULT_IMAGE
@@ -34,6 +40,9 @@ class ControllerSettings:
     ca_bundle: Any = ""
     cert_manager: bool = False
     prometheus_operator: bool = False
+    url: str = ""
+    tls_dir: str = ""
+    engines_installed: bool = False
 
     @property
     def image_ref(self) -> str:

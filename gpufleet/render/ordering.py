@@ -12,6 +12,14 @@ queue that still has children, so the component turns these references into
 Every namespaced object (a LocalQueue) also refers to its Namespace, which the stack
 renders for each team namespace (``gpufleet.render.namespaces``).
 
+Some references must also exist when an engine's admission webhook checks the object,
+and ``pulumi preview`` asks the API server for a server-side dry run of every create:
+Volcano's queue validator (``validateHierarchicalQueue``, volcano v1.15.1 and v1.14.1)
+refuses a queue whose parent is not there yet, so a first preview of a hierarchy failed
+on the real API server. ``checked_at_admission`` names those fields; the component
+passes them to Pulumi as unknown until their referent exists, so preview skips the dry
+run of a child whose parent is still to be created (issue 18).
+
 Plain dicts in, plain dicts out; references to objects that are not rendered
 (``root``, a cohort name no Cohort object carries) are ignored.
 """
@@ -73,3 +81,16 @@ def depends_on_keys(objects: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[st
         wanted = [key_of[ref] for ref in references(manifest) if ref in key_of]
         edges[key] = [k for k in dict.fromkeys(wanted) if k != key]
     return edges
+
+
+# (API group, kind) -> the spec field naming an object the engine's admission webhook looks up.
+_CHECKED_AT_ADMISSION: dict[tuple[str, str], str] = {
+    ("scheduling.volcano.sh", "Queue"): "parent",
+}
+
+
+def checked_at_admission(manifest: Mapping[str, Any]) -> str | None:
+    """The ``spec`` field of ``manifest`` whose referent must exist when its engine admits it, if any."""
+    group = str(manifest.get("apiVersion", "")).split("/")[0]
+    field = _CHECKED_AT_ADMISSION.get((group, manifest.get("kind", "")))
+    return field if field and (manifest.get("spec") or {}).get(field) else None

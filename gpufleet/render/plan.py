@@ -151,10 +151,13 @@ CHART = {"kind": "Helm chart"}  # an engine's chart release (its own objects are
 
 
 def stack_objects(fleet: Fleet, rendered: Rendered, settings: ControllerSettings) -> list[dict]:
-    """The manifests the stack creates besides the quota objects: engines, controller, gang alerts."""
-    engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
-    out = [*({"kind": "Namespace"}, CHART) * engines]  # components/engine.py: a namespace and a chart each
-    if rendered.volcano_values is not None:  # components/volcano.py: the Volcano admission webhook's certificate
+    """The manifests the stack creates besides the quota objects: engines (unless installed already), controller, gang alerts."""
+    out: list[dict] = []
+    if not settings.engines_installed:
+        out += engine_config_maps(fleet)  # what the charts make from gpufleet's values
+        engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
+        out += [*({"kind": "Namespace"}, CHART) * engines]  # components/engine.py: a namespace and a chart each
+    if rendered.volcano_values is not None and not settings.engines_installed:  # components/volcano.py: its admission certificate
         out += list(volcano_admission.cert_manager_objects(fleet).values()) if settings.cert_manager else [SECRET]
     controller = list(render_controller(fleet, settings).values())
     if controller and not settings.cert_manager:  # components/controller.py
@@ -166,7 +169,6 @@ def stack_objects(fleet: Fleet, rendered: Rendered, settings: ControllerSettings
 def build_plan(fleet: Fleet, rendered: Rendered, settings: ControllerSettings | None = None) -> Plan:
     """The plan of ``fleet`` as a stack with these controller ``settings`` applies it (default: the stack defaults)."""
     objects = Counter("Volcano Queue" if o.engine == "volcano" else o.manifest["kind"] for o in rendered.objects)
-    objects.update(m["kind"] for m in engine_config_maps(fleet))
     objects.update(m["kind"] for m in stack_objects(fleet, rendered, settings or ControllerSettings()))
     return Plan(
         pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in (*fleet.teams, *fleet.cohorts))),

@@ -2,7 +2,7 @@
 
 The build script owns the cache layout (``$GPUFLEET_ENGINES_CACHE``, by default
 ``~/.cache/gpufleet/engines``: ``gomod/`` the module cache, ``bin/<engine>-<key>/`` the
-binaries, the key a hash of the engine's go.mod, go.sum, the Go version and the flags);
+binaries, the key a hash of the engine's go.mod, go.sum, the Go version, the flags and its own sources);
 this module only asks it. Called by ``gpufleet.sandbox.up`` and ``gpufleet sandbox build``.
 """
 
@@ -26,6 +26,8 @@ BINARIES = {
     "vc-scheduler": ("volcano", "scheduler"), "vc-controller-manager": ("volcano", "controller-manager"),
     "vc-webhook-manager": ("volcano", "webhook-manager"), "coscheduling": ("coscheduling", "scheduler"),
     "kube-state-metrics": ("ksm", "kube-state-metrics"),
+    "pulumi": ("pulumi", "pulumi"), "pulumi-language-python": ("pulumi", "pulumi-language-python"),
+    "pulumi-resource-kubernetes": ("pulumi-kubernetes", "pulumi-resource-kubernetes"),
 }
 
 

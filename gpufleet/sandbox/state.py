@@ -36,6 +36,8 @@ class State:
     ports: dict[str, int] = field(default_factory=dict)
     processes: list[Proc] = field(default_factory=list)
     ready: bool = False
+    stack: dict[str, str] = field(default_factory=dict)
+    """With ``up --engines-only``: the Pulumi stack config that points a stack at this sandbox."""
 
     @property
     def path(self) -> Path:
@@ -44,7 +46,7 @@ class State:
     def save(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         doc = {"model": self.model, "kubeconfig": self.kubeconfig, "ports": self.ports, "ready": self.ready,
-               "processes": [p.as_dict() for p in self.processes]}
+               "processes": [p.as_dict() for p in self.processes], "stack": self.stack}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(doc, indent=2) + "\n")
         tmp.replace(self.path)
@@ -61,7 +63,7 @@ class State:
         overall = ("running" if self.ready and running == len(procs) else
                    "stopped" if running == 0 else "degraded")
         return {"state": overall, "dir": str(self.dir), "model": self.model, "kubeconfig": self.kubeconfig,
-                "ports": self.ports, "processes": procs}
+                "ports": self.ports, "processes": procs, "stack": self.stack}
 
 
 def load(directory: Path) -> State | None:
@@ -70,7 +72,7 @@ def load(directory: Path) -> State | None:
         return None
     doc = json.loads(path.read_text())
     return State(directory, doc.get("model", ""), doc.get("kubeconfig", ""), doc.get("ports", {}),
-                 [Proc.from_dict(p) for p in doc.get("processes", [])], bool(doc.get("ready")))
+                 [Proc.from_dict(p) for p in doc.get("processes", [])], bool(doc.get("ready")), doc.get("stack", {}))
 
 
 def down(state: State, keep: bool = False) -> list[str]:

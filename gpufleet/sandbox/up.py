@@ -6,7 +6,11 @@ established); the fake nodes and KWOK; Kueue, then its webhook configurations; V
 webhook configurations, then its webhook manager, scheduler and controller manager; the
 scheduler-plugins scheduler when a pool uses coscheduling; the rendered objects in apply
 order; last the gang-admission controller and, once it is ready, its fail-closed
-webhook configurations. Called by ``gpufleet.cli.sandbox_cmds`` and the e2e tier.
+webhook configurations. With ``engines_only`` the rendered objects, the controller's
+namespace and its webhook configurations are left to a Pulumi stack (``pulumi up`` with
+``gpufleet:enginesInstalled``; ``State.stack`` holds that stack's config): the engines
+run, and so does the controller's backend, unregistered. Called by
+``gpufleet.cli.sandbox_cmds`` and the e2e tier.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ class Options:
     volcano_without: tuple[str, ...] = ()
     """Volcano admission paths not to run (``/queues/validate``): where the Volcano the sandbox runs (v1.14.1)
     refuses what the pinned v1.15.1 accepts (docs/sandbox.md)."""
+    engines_only: bool = False
+    """Start the engines (and the controller's backend) only: a Pulumi stack applies the rest (``State.stack``)."""
 
 
 def engines_needed(fleet: Fleet) -> list[str]:
@@ -204,11 +210,23 @@ def _coscheduling(r: _Run, fleet: Fleet) -> None:
           http_ok(f"https://127.0.0.1:{port}/healthz"), timeout=120)
 
 
-def _controller(r: _Run, fleet: Fleet, context: Path, bench_echo: bool) -> None:
+def _controller(r: _Run, fleet: Fleet, context: Path, options: Options) -> None:
     port = r.state.ports["controller"]
-    r.run("gang-admission-controller", controller.argv(r.pki, context, port, bench_echo),
+    r.run("gang-admission-controller", controller.argv(r.pki, context, port, options.bench_echo),
           http_ok(f"https://127.0.0.1:{port}/readyz", r.pki.ca_crt), timeout=60)
-    r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
+    if not options.engines_only:
+        r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
+
+
+def _stack_config(r: _Run, options: Options) -> dict[str, str]:
+    """The Pulumi stack config of a stack that applies the rest of this sandbox (``engines_only``)."""
+    config = {"gpufleet:enginesInstalled": "true"}
+    if options.controller:
+        tls = _serving_dir(r, "controller")
+        (tls / "ca.crt").write_bytes(r.pki.ca_crt.read_bytes())
+        config["gpufleet:controllerUrl"] = f"https://127.0.0.1:{r.state.ports['controller']}"
+        config["gpufleet:controllerTlsDir"] = str(tls)
+    return config
 
 
 def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) -> State:
@@ -223,7 +241,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
     try:
         _control_plane(r)
         _install_crds(r, fleet)
-        namespaces = [fleet.engines.kueue.namespace, fleet.controller.namespace]
+        namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
         if fleet.engines.volcano.enabled:
             namespaces.append(fleet.engines.volcano.namespace)
         r.kube.apply_all(_namespace(n) for n in namespaces)
@@ -233,10 +251,13 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
             _volcano(r, fleet, options.volcano_without)
         if fleet.pools_of("coscheduling"):
             _coscheduling(r, fleet)
-        wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
+        if not options.engines_only:
+            wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
         context = r.write("fleet-context.json", context_json(rendered.context))
         if options.controller:
-            _controller(r, fleet, context, options.bench_echo)
+            _controller(r, fleet, context, options)
+        if options.engines_only:
+            r.state.stack = _stack_config(r, options)
         r.state.ready = True
         r.state.save()
         return r.state

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Builds the sandbox's engines from their Go modules (one module per engine in this
 # folder, go.sum committed) into a cache outside the clone, keyed by a hash of the
-# engine's go.mod and go.sum, the Go version and the flags: a second run builds nothing.
+# engine's go.mod and go.sum, the Go version, the flags and the folder's own Go sources and
+# hook.sh: a second run builds nothing.
 # Called by `gpufleet sandbox build` and by scripts/test.sh before the e2e tier.
 # Usage: bash sandbox/engines/build.sh [--check] [ENGINE...]   (default: all)
 # Prints one line per engine: NAME DIR (the folder holding its binaries). With --check
 # nothing is built: an engine not built yet prints NAME - and the exit code is 4.
+# An engine folder may hold hook.sh: the build then runs in a copy of the folder under
+# the cache, `bash hook.sh pre` first (to write files a main embeds) and
+# `bash hook.sh post OUT` after (to put scripts beside the binaries).
 set -euo pipefail
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
@@ -24,7 +28,10 @@ for name in "${engines[@]}"; do
   dir=$here/$name
   [ -f "$dir/go.mod" ] || { echo "build.sh: no engine '$name' (no $dir/go.mod)" >&2; exit 2; }
   ldflags=$(cat "$dir/ldflags" 2>/dev/null || true)
-  key=$(cat "$dir/go.mod" "$dir/go.sum" | { cat; echo "$gover $ldflags"; } | sha256sum | cut -c1-16)
+  # Our own sources (a main, hook.sh) count too; an engine without them keeps its key.
+  own=$(cd "$dir" && find . \( -name '*.go' -o -name hook.sh \) -type f | LC_ALL=C sort)
+  key=$( { cat "$dir/go.mod" "$dir/go.sum"; echo "$gover $ldflags"; [ -z "$own" ] || (cd "$dir" && cat $own); } \
+         | sha256sum | cut -c1-16)
   out=$cache/bin/$name-$key
   if [ ! -f "$out/.complete" ] && [ $check = 1 ]; then
     echo "$name -"; missing=1; continue
@@ -33,15 +40,22 @@ for name in "${engines[@]}"; do
     mkdir -p "$out"
     tools=$(cd "$dir" && awk '/^tool \(/{t=1;next} t&&/^\)/{t=0} t{print $1} /^tool [^(]/{print $2}' go.mod)
     start=$(date +%s)
+    src=$dir
+    if [ -f "$dir/hook.sh" ]; then
+      src=$cache/src/$name-$key
+      rm -rf "$src" && mkdir -p "$src" && cp -R "$dir/." "$src/"
+      (cd "$src" && bash hook.sh pre)
+    fi
     for pkg in $tools; do
       bin=$(basename "$pkg")
       case "$bin" in v[0-9]*) bin=$(awk -v p="$pkg" '$1 == "//" && $2 == "binary" && $3 == p {print $4}' "$dir/go.mod") ;; esac
       [ -n "$bin" ] || { echo "build.sh: $name: name the binary of $pkg with a '// binary $pkg NAME' line in go.mod" >&2; exit 2; }
       [ -x "$out/$bin" ] && continue
       echo "== building $name: $pkg" >&2
-      (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg")
+      (cd "$src" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg")
       mv "$out/$bin.tmp" "$out/$bin"
     done
+    [ ! -f "$dir/hook.sh" ] || (cd "$src" && bash hook.sh post "$out")
     echo "$(( $(date +%s) - start ))" > "$out/.seconds"
     touch "$out/.complete"
   fi

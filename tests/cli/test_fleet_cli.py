@@ -132,7 +132,7 @@ def test_plan_as_json_has_the_documented_shape(model):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert set(data) == {"pools", "warnings", "objects", "stack"}
-    assert set(data["stack"]) == {"name", "file", "prometheusOperator", "certManager"}
+    assert set(data["stack"]) == {"name", "file", "prometheusOperator", "certManager", "enginesInstalled"}
     pool = data["pools"][0]
     assert set(pool) == {"name", "system", "mode", "nodeCount", "resource", "capacity", "stranded", "rows", "warnings"}
     assert set(pool["rows"][0]) == {"owner", "cohort", "lifecycle", "nominal", "nominalPlusBorrowing", "lendable", "sharePercent"}

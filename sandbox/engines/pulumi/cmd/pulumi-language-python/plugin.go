@@ -1,0 +1,99 @@
+// RunPlugin for gpufleet's language host: runs a Python policy pack (kind analyzer) as the
+// upstream host does: `python -u -m pulumi.policy ARGS... PACKDIR` in the pack's
+// virtualenv and directory, behind the SDK's policy proxy, which hands the pack the
+// stack's configuration (PULUMI_CONFIG, PULUMI_STACK, ...) before it starts.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+
+	sdk "github.com/pulumi/pulumi/sdk/v3"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
+)
+
+func (h *languageHost) RunPlugin(req *pulumirpc.RunPluginRequest,
+	server pulumirpc.LanguageRuntime_RunPluginServer,
+) error {
+	if req.Kind != string(apitype.AnalyzerPlugin) {
+		return fmt.Errorf("gpufleet's language host runs policy packs only, not a %s plugin", req.Kind)
+	}
+	ctx := server.Context()
+	opts, err := options(req.Info, false)
+	if err != nil {
+		return err
+	}
+	tc, err := toolchain.ResolveToolchain(opts)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"-u", "-m", "pulumi.policy"}, req.Args...)
+	cmd, err := tc.Command(ctx, append(args, req.Info.ProgramDirectory)...)
+	if err != nil {
+		return err
+	}
+	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	cmd.Dir = req.Info.ProgramDirectory
+	proxy, stdout, err := sdk.NewPolicyProxy(ctx, stdout)
+	if err != nil {
+		return fmt.Errorf("could not start the policy pack proxy: %w", err)
+	}
+	cfg, err := proxy.AwaitConfiguration(ctx)
+	if err != nil {
+		return fmt.Errorf("could not get the stack configuration: %w", err)
+	}
+	env, err := stackEnv(cfg)
+	if err != nil {
+		return err
+	}
+	cmd.Env = append(append(cmd.Env, env...), req.Env...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("could not run the policy pack: %w", err)
+	}
+	if err := proxy.Attach(ctx, cmd); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return server.Send(&pulumirpc.RunPluginResponse{
+				Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(exit.ExitCode())},
+			})
+		}
+		return fmt.Errorf("could not attach the policy pack proxy: %w", err)
+	}
+	return closer.Close()
+}
+
+// stackEnv is the environment a policy pack reads its stack's configuration from.
+func stackEnv(cfg *pulumirpc.AnalyzerStackConfigureRequest) ([]string, error) {
+	if cfg == nil {
+		return nil, nil
+	}
+	var env []string
+	add := func(k, v string) {
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	add("PULUMI_ORGANIZATION", cfg.Organization)
+	add("PULUMI_PROJECT", cfg.Project)
+	add("PULUMI_STACK", cfg.Stack)
+	add("PULUMI_DRY_RUN", strconv.FormatBool(cfg.DryRun))
+	if cfg.Config != nil {
+		b, err := json.Marshal(cfg.Config)
+		if err != nil {
+			return nil, fmt.Errorf("could not marshal the stack configuration: %w", err)
+		}
+		add("PULUMI_CONFIG", string(b))
+	}
+	return env, nil
+}
