@@ -26,7 +26,15 @@ from gpufleet.sandbox.state import State
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = ("Pulumi.yaml", "__main__.py", "components", "stacks", "policies")
-PROVIDER_VERSION = "4.25.0"  # requirements.txt's pulumi_kubernetes pin; sandbox/engines/pulumi-kubernetes builds it
+
+
+def provider_version() -> str:
+    """The Kubernetes provider version the installed SDK asks for (its pulumi-plugin.json; the pin, 4.25.0)."""
+    from importlib import resources
+
+    import pulumi_kubernetes
+
+    return json.loads(resources.files(pulumi_kubernetes.__name__).joinpath("pulumi-plugin.json").read_text())["version"]
 
 
 @dataclass
@@ -56,7 +64,7 @@ class Workspace:
         self._copy_project()
         (root / "state").mkdir(parents=True, exist_ok=True)
         provider = engines.binary("pulumi-resource-kubernetes")
-        self.cli("plugin", "install", "resource", "kubernetes", PROVIDER_VERSION, "--file", str(provider), check=True)
+        self.cli("plugin", "install", "resource", "kubernetes", provider_version(), "--file", str(provider), check=True)
 
     def _copy_project(self) -> None:
         self.project.mkdir(parents=True)

@@ -6,6 +6,8 @@ fresh sandbox per stack. The sandbox runs the engines and the controller's backe
 (``gpufleet sandbox up --engines-only``); the stack installs everything else, with
 ``gpufleet:enginesInstalled`` and the controller registered at the sandbox's backend by
 URL, serving the sandbox's certificate (``gpufleet:controllerUrl``, ``controllerTlsDir``).
+As on a cluster where a team already has its namespace, one team namespace is created by
+hand before the first ``pulumi up``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from tests.e2e.pulumi_env import REPO, Workspace, kubernetes_objects
 from tests.e2e.sandbox_env import VC_API, running, vcjob
 
 STACKS = ("dev", "mixed")
+EXISTING = {"dev": "alpha", "mixed": "llm"}  # a team namespace made by hand before the first up
 VOLCANO_TEAM = {"dev": ("alpha-vc", "alpha"), "mixed": ("llm-vc", "llm")}  # a Volcano namespace and its team queue
 WEBHOOKS = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")
 
@@ -33,6 +36,8 @@ def deployed(request, tmp_path_factory):
     with running(REPO / "stacks" / f"{stack}.fleet.yaml", tmp / "sandbox", Options(engines_only=True)) as sandbox:
         ws = Workspace(sandbox.state, tmp)
         ws.stack(stack)
+        sandbox.apply({"apiVersion": "v1", "kind": "Namespace",
+                       "metadata": {"name": EXISTING[stack], "labels": {"owner": "platform-team"}}})
         first, stream = ws.up_events(stack)
         yield stack, sandbox, ws, first, stream
 
@@ -65,6 +70,15 @@ def test_pulumi_up_succeeds_and_creates_exactly_the_objects_gpufleet_plan_lists(
         if sandbox.get(out["apiVersion"], out["kind"], meta["name"], meta.get("namespace")) is None:
             missing.append(r["urn"])
     assert missing == []
+
+
+def test_a_team_namespace_that_existed_is_adopted_with_the_stacks_labels_and_keeps_its_own(deployed):
+    """pulumi-kubernetes 4.25.0 (the pin) server-side applies over an existing object; it does not refuse it."""
+    stack, sandbox, _, first, _ = deployed
+    assert first.code == 0
+    labels = sandbox.get("v1", "Namespace", EXISTING[stack])["metadata"]["labels"]
+    assert labels["owner"] == "platform-team"
+    assert labels["gpufleet.dev/fleet"] == stack and labels["gpufleet.dev/team"]
 
 
 def test_a_second_pulumi_up_changes_nothing(deployed):

@@ -46,3 +46,26 @@ def test_without_go_the_message_says_go_is_missing(monkeypatch):
     monkeypatch.setenv("PATH", str(Path("/nonexistent")))
     with pytest.raises(EnginesMissing, match="Go is not on PATH"):
         locate(["kueue"])
+
+
+def pin(package: str) -> str:
+    text = (ENGINES_DIR.parent.parent / "requirements.txt").read_text()
+    found = re.search(rf"^{re.escape(package)}==(\S+)", text, re.M)
+    assert found, f"requirements.txt pins no {package}"
+    return found.group(1)
+
+
+def stamped(engine: str) -> str:
+    return (ENGINES_DIR / engine / "ldflags").read_text().split("=", 1)[1].strip()
+
+
+def test_the_kubernetes_provider_built_is_the_one_the_python_sdk_pin_asks_for():
+    assert stamped("pulumi-kubernetes") == pin("pulumi_kubernetes")
+    assert f'version={pin("pulumi_kubernetes")}' in (ENGINES_DIR / "pulumi-kubernetes" / "hook.sh").read_text()
+
+
+def test_the_pulumi_cli_is_stamped_with_the_version_it_is_built_from_and_not_older_than_the_sdk_pin():
+    built = required("pulumi", "github.com/pulumi/pulumi/pkg/v3")
+    assert stamped("pulumi") == built == required("pulumi", "github.com/pulumi/pulumi/sdk/v3")
+    as_tuple = lambda v: tuple(int(x) for x in v.lstrip("v").split("."))  # noqa: E731
+    assert as_tuple(built) >= as_tuple(pin("pulumi")), "a CLI older than the Python SDK it runs"
