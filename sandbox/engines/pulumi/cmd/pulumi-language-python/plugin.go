@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 
@@ -55,6 +56,9 @@ func (h *languageHost) RunPlugin(req *pulumirpc.RunPluginRequest,
 	env, err := stackEnv(cfg)
 	if err != nil {
 		return err
+	}
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(append(cmd.Env, env...), req.Env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
