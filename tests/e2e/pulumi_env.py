@@ -85,11 +85,13 @@ class Workspace:
             raise AssertionError(f"pulumi {' '.join(args)} exited {result.code}:\n{result.out[-4000:]}\n{result.err[-4000:]}")
         return result
 
-    def stack(self, name: str, **config: str) -> str:
-        """Create stack ``name`` with its stack file's config plus the sandbox's and ``config`` (``gpufleet:key``)."""
-        self.cli("stack", "init", name, check=True)
-        for key, value in {**self.state.stack, **config}.items():
-            self.cli("config", "set", "-s", name, key, value, check=True)
+    def stack(self, name: str, sandbox_config: bool = True, cwd: Path | None = None, **config: str) -> str:
+        """Create stack ``name`` with its stack file's config plus the sandbox's (unless not asked) and ``config`` (``gpufleet:key``)."""
+        self.cli("stack", "init", name, check=True, cwd=cwd)
+        pairs = {**(self.state.stack if sandbox_config else {}), **config}
+        if pairs:
+            self.cli("config", "set-all", "-s", name, *(a for k, v in pairs.items() for a in ("--plaintext", f"{k}={v}")),
+                     check=True, cwd=cwd)
         return name
 
     def up(self, stack: str, *extra: str) -> Result:

@@ -22,6 +22,7 @@ import yaml
 
 ACTION = re.compile(r"{{-?\s*(if|else if|else|end|with|range|define)\b\s*(.*?)\s*-?}}")
 VALUE_PATH = re.compile(r"^(not\s+)?\.Values\.([A-Za-z0-9_.]+)$")
+REGEX_MATCH = re.compile(r'^\.Values\.([A-Za-z0-9_.]+)\s*\|\s*regexMatch\s+"([^"]*)"$')
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod"}
 
 
@@ -61,12 +62,36 @@ class Chart:
         return re.sub(r"{{-?\s*\.Values\.([A-Za-z0-9_.]+)\s*-?}}", lambda m: str(self.value(m.group(1))), text)
 
 
+def _words(expr: str) -> list[str]:
+    """The arguments of a template call, split on spaces outside parentheses and quotes."""
+    words, depth, quoted, current = [], 0, False, ""
+    for char in expr:
+        quoted = not quoted if char == '"' else quoted
+        depth += 0 if quoted else (char == "(") - (char == ")")
+        if char.isspace() and depth == 0 and not quoted:
+            words, current = words + [current] if current else words, ""
+        else:
+            current += char
+    return words + [current] if current else words
+
+
 def _condition(chart: Chart, expr: str) -> bool | None:
-    match = VALUE_PATH.match(expr.strip())
-    if not match:
-        return None
-    value = bool(chart.value(match.group(2)))
-    return not value if match.group(1) else value
+    """An ``if`` condition over values: a path, ``not``, ``and`` of conditions, ``<path> | regexMatch "re"``; None = unknown."""
+    expr = expr.strip()
+    while expr.startswith("(") and expr.endswith(")") and len(_words(expr)) == 1:
+        expr = expr[1:-1].strip()
+    match = VALUE_PATH.match(expr)
+    if match:
+        value = bool(chart.value(match.group(2)))
+        return not value if match.group(1) else value
+    regex = REGEX_MATCH.match(expr)
+    if regex:  # sprig's regexMatch REGEX STRING, the piped value last
+        return re.search(regex.group(2), str(chart.value(regex.group(1)) or "")) is not None
+    words = _words(expr)
+    if len(words) > 2 and words[0] == "and":
+        parts = [_condition(chart, word) for word in words[1:]]
+        return False if False in parts else (True if all(parts) else None)
+    return None
 
 
 def _keep_lines(chart: Chart, text: str) -> list[str]:

@@ -83,3 +83,25 @@ def test_the_volcano_webhooks_get_their_ca_bundle_from_the_admission_binary_not_
     assert webhooks and all("caBundle" not in d.text for d in webhooks)
     admission = next(d for d in _chart("dev", "volcano") if d.kind == "Deployment" and d.name == "volcano-admission")
     assert "--ca-cert-file=/admission.local.config/certificates/ca.crt" in admission.text
+
+
+@pytest.mark.parametrize("expr, expected", [
+    (".Values.on", True), ("not .Values.on", False), (".Values.off", False),
+    ("and .Values.on (not .Values.off)", True), ("and .Values.off (.Capabilities.APIVersions.Has \"x/v1\")", False),
+    ("and .Values.on (.Capabilities.APIVersions.Has \"x/v1\")", None),
+    ('.Values.admissions | regexMatch "/jobs/validate"', True), ('.Values.admissions | regexMatch "/pods/mutate"', False),
+    ("eq .Values.on true", None),
+])
+def test_the_reading_decides_value_conditions_and_keeps_the_rest(expr, expected):
+    from tests.program.chart_sources import Chart, _condition
+    chart = Chart("c", "r", "ns", {"on": True, "off": False, "admissions": "/jobs/mutate,/jobs/validate"})
+    assert _condition(chart, expr) is expected
+
+
+def test_objects_behind_false_values_are_not_predicted_as_a_real_chart_v4_preview_showed():
+    """Chart v4 (provider 4.25.0, docs/policy-pack.md) created none of these; the reading used to keep them."""
+    kueue = {(d.kind, d.name) for d in _chart("dev", "kueue")}
+    volcano = {(d.kind, d.name) for d in _chart("dev", "volcano")}
+    assert not kueue & {("Issuer", "kueue-selfsigned-issuer"), ("Ingress", "kueue-kueueviz-backend-ingress")}
+    assert ("MutatingWebhookConfiguration", "volcano-admission-service-pods-mutate") not in volcano
+    assert ("ValidatingWebhookConfiguration", "volcano-admission-service-jobs-validate") in volcano
