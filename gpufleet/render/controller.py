@@ -20,7 +20,11 @@ from gpufleet.render.controller_tls import cert_manager_objects
 from gpufleet.render.controller_webhooks import webhook_configurations
 from gpufleet.render.controller_workload import deployment, pod_disruption_budget
 
-__all__ = ["ControllerSettings", "render_controller", "NAME", "TLS_SECRET", "CONTEXT_CONFIGMAP", "CONTEXT_KEY", "PORT"]
+__all__ = ["COMPONENT", "ControllerSettings", "render_controller", "NAME", "TLS_SECRET", "CONTEXT_CONFIGMAP", "CONTEXT_KEY", "PORT"]
+
+COMPONENT = "gang-admission"
+"""The controller component's Pulumi name (``components.fleet``): each manifest is the resource ``<COMPONENT>-<key>``."""
+
 
 def namespace(fleet: Fleet) -> dict[str, Any]:
     meta = _meta(fleet, fleet.controller.namespace, namespaced=False)
