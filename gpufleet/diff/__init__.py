@@ -84,11 +84,13 @@ def stack_objects(fleet: Fleet) -> list[RenderedObject]:
 
     The controller's manifests are rendered with default settings (no cert-manager, no
     prometheus-operator, no CA bundle: stack config the diff does not read), so only what
-    the model changes in them shows (its fleet-context ConfigMap). Named as the
-    component names them (``gang-admission-<key>``), in its registration order.
+    the model changes in them shows (its fleet-context ConfigMap, written compact: only
+    whether it changes matters here). Named as the component names them
+    (``gang-admission-<key>``), in its registration order.
     """
-    controller = render_controller(fleet, ControllerSettings())
-    return [*render_all(fleet).objects,
+    rendered = render_all(fleet)
+    controller = render_controller(fleet, ControllerSettings(), rendered.context, indent=None)
+    return [*rendered.objects,
             *(RenderedObject(f"{COMPONENT}-{key}", manifest, "core", False) for key, manifest in controller.items())]
 
 
