@@ -28,6 +28,7 @@ from components.quota import FleetQuota, FleetQuotaArgs
 from components.volcano import Volcano, VolcanoArgs
 from gpufleet.model import Fleet
 from gpufleet.render import render_all
+from gpufleet.render.controller import COMPONENT
 from gpufleet.render.controller_common import ControllerSettings
 
 
@@ -69,7 +70,7 @@ class GpuFleet(pulumi.ComponentResource):
 
         self.controller = None
         if fleet.controller.enabled:
-            self.controller = GangAdmissionController("gang-admission", GangAdmissionControllerArgs(fleet, args.controller),
+            self.controller = GangAdmissionController(COMPONENT, GangAdmissionControllerArgs(fleet, args.controller),
                                                       pulumi.ResourceOptions(parent=self, depends_on=list(charts.values())))
 
         self.gang_alerts = None

@@ -4,7 +4,9 @@ Pure core (no Pulumi, no cluster): both models are rendered with
 :func:`gpufleet.render.render_all`; :mod:`.steps` orders the object changes as
 ``pulumi up`` would (from :mod:`gpufleet.render.ordering`, the components' own
 dependency source); :mod:`.judge` replays them on a simulated cluster and judges each;
-:mod:`.quota` summarises the quota per team and pool. Called by
+:mod:`.quota` summarises the quota per team and pool. The steps cover what the
+stack registers from the model: the rendered objects and the gang-admission
+controller's manifests (:func:`stack_objects`). Called by
 ``gpufleet.cli.diff_cmds`` and ``bench/diff_bench.py``. The JSON contract is
 :meth:`Diff.to_json` (docs/diff.md).
 """
@@ -21,7 +23,8 @@ from gpufleet.diff.steps import Step
 from gpufleet.diff.quota import moved_namespaces, quota_rows, resized_pools
 from gpufleet.diff.steps import plan_steps
 from gpufleet.model.fleet import Fleet
-from gpufleet.render import render_all
+from gpufleet.render import RenderedObject, render_all
+from gpufleet.render.controller import COMPONENT, ControllerSettings, render_controller
 from gpufleet.render.meta import TEAM_LABEL
 
 __all__ = ["Diff", "diff_fleets"]
@@ -76,9 +79,24 @@ def _for_live_team(verdict: Verdict, step: Step, live_teams: set[str]) -> Verdic
     return Verdict("blocked", f"{verdict.reason} (team {team!r} is still live in the new model)", fix)
 
 
+def stack_objects(fleet: Fleet) -> list[RenderedObject]:
+    """What the stack registers from the model: the rendered objects, then the gang-admission controller's.
+
+    The controller's manifests are rendered with default settings (no cert-manager, no
+    prometheus-operator, no CA bundle: stack config the diff does not read), so only what
+    the model changes in them shows (its fleet-context ConfigMap, written compact: only
+    whether it changes matters here). Named as the component names them
+    (``gang-admission-<key>``), in its registration order.
+    """
+    rendered = render_all(fleet)
+    controller = render_controller(fleet, ControllerSettings(), rendered.context, indent=None)
+    return [*rendered.objects,
+            *(RenderedObject(f"{COMPONENT}-{key}", manifest, "core", False) for key, manifest in controller.items())]
+
+
 def _diff(base: Fleet, new: Fleet, crds: CrdSet | None) -> Diff:
-    base_objects = list(render_all(base).objects)
-    new_objects = list(render_all(new).objects)
+    base_objects = stack_objects(base)
+    new_objects = stack_objects(new)
     cluster = Cluster(base_objects, crds)
     steps = []
     planned = plan_steps(base_objects, new_objects)

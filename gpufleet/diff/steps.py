@@ -11,7 +11,9 @@ that registers every rendered object once, in ``Rendered.objects`` order:
   are fixed), so the old object is deleted right before the new one is created
   ("DeleteBeforeCreate implies that we must immediately delete the resource");
   dependents are not replaced with it: they depend on it through ``depends_on`` only,
-  never through an input (``calculateDependentReplacements``);
+  never through an input (``calculateDependentReplacements``); the Kubernetes provider
+  also replaces some fields on its own, delete-before-replace too (:mod:`.provider`:
+  a ConfigMap's ``data``);
 - the step executor runs a step after the steps of the resources it depends on, so the
   serial order is a topological order of the new ``depends_on`` graph, registration order
   breaking ties;
@@ -32,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from gpufleet.diff.provider import provider_replace_reasons
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_reasons
@@ -117,7 +120,7 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
                 op = "unprotect" if before.protect else "protect"
                 steps.append(Step(op, key, before.manifest, after.manifest, before.protect, ("protect",), PROTECT_WHY[op]))
             continue
-        immutable = replace_reasons(before.manifest, after.manifest)
+        immutable = replace_reasons(before.manifest, after.manifest) + provider_replace_reasons(before.manifest, after.manifest)
         if immutable:
             why = ", ".join(immutable) + " cannot change in place"
             steps.append(Step("delete", key, before.manifest, None, before.protect, fields, why, replaced=True))

@@ -76,6 +76,9 @@ def shape(diff) -> list[tuple[str, str, str]]:
             for s in diff.steps]
 
 
+# The gang-admission controller's fleet context follows the model: the Kubernetes provider replaces a ConfigMap whose data changes
+CONTEXT = [("delete", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context"),
+           ("replace", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context")]
 MOVE_PARENT = [("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "eval"),
                ("update", "Queue", "platform-ci"), ("delete", "Queue", "ml-<digest>")]
 
@@ -84,20 +87,20 @@ SCENARIOS = {
     "shrink a team": ((), (a100("research", 256),), MOVE_PARENT),
     "move quota between siblings": ((), (a100("research", 256), a100("eval", 384)), MOVE_PARENT),
     "add a team": ((), (add_vision,), [("create", "Namespace", "vision"), ("update", "Cohort", "ml"), ("create", "ClusterQueue", "vision"),
-                                        ("create", "LocalQueue", "vision/vision")]),
+                                        ("create", "LocalQueue", "vision/vision"), *CONTEXT]),
     "drain a team": ((), (lifecycle("eval", "draining"),), [("update", "ClusterQueue", "eval"), ("update", "LocalQueue", "eval/eval")]),
     "retire a drained team": ((lifecycle("eval", "draining"),), (lifecycle("eval", "retired"),), [
         ("unprotect", "Namespace", "eval"), ("unprotect", "Namespace", "eval-vc"), ("unprotect", "ClusterQueue", "eval"),
         ("unprotect", "LocalQueue", "eval/eval"), ("unprotect", "Queue", "eval")]),
     "remove a retired team": ((lifecycle("eval", "retired"),), (remove("eval"),), [
-        ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"),
+        ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"), *CONTEXT,
         ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
         ("delete", "LocalQueue", "eval/eval"), ("delete", "ClusterQueue", "eval"),
         ("delete", "Namespace", "eval-vc"), ("delete", "Namespace", "eval")]),
     "change a priority value": ((), (lambda d: d["priorityClasses"][1].__setitem__("value", 2000),),
                                 [("delete", "PriorityClass", "gang-standard"), ("replace", "PriorityClass", "gang-standard"),
-                                 ("update", "WorkloadPriorityClass", "gang-standard")]),
-    "resize a pool": ((), (more_a100_nodes,), []),
+                                 ("update", "WorkloadPriorityClass", "gang-standard"), *CONTEXT]),
+    "resize a pool": ((), (more_a100_nodes,), CONTEXT),
 }
 
 
@@ -113,7 +116,7 @@ IN_USE = {
     "change topology levels": ((lambda d: pool(d, "h100").__setitem__("topologyLevels", ["topology.gpufleet.dev/rack", "kubernetes.io/hostname"]),),
                                [("delete", "Topology", "h100"), ("replace", "Topology", "h100")], "ResourceFlavors name it (h100)"),
     "change a pool's node labels": ((lambda d: pool(d, "h100")["nodeLabels"].__setitem__("gpufleet.dev/generation", "2"),),
-                                    [("delete", "ResourceFlavor", "h100"), ("replace", "ResourceFlavor", "h100")],
+                                    [("delete", "ResourceFlavor", "h100"), ("replace", "ResourceFlavor", "h100"), *CONTEXT],
                                     "ClusterQueues name it (eval, llm-pretrain, platform-ci ...)"),
 }
 
@@ -123,7 +126,7 @@ def test_an_immutable_change_of_a_pool_in_use_is_a_replacement_blocked_by_kueues
     edits, expected, holders = IN_USE[name]
     diff = diff_fleets(model(), model(*edits), crds())
     assert shape(diff) == expected
-    assert [s["verdict"] for s in diff.steps] == ["blocked", "blocked"]
+    assert [s["verdict"] for s in diff.steps] == ["blocked", "blocked"] + ["ok"] * (len(expected) - 2)  # the context follows the labels
     assert holders in diff.steps[0]["reason"] and diff.steps[0]["fix"] == NEW_POOL_FIX
     assert "cannot change in place" in diff.steps[1]["why"]
 
@@ -194,3 +197,9 @@ def test_switching_a_pools_system_under_live_teams_is_blocked_naming_the_team_no
     for step in blocked:
         assert f"team {step['name']!r} is still live" in step["reason"] and step["fix"] != RETIRE_FIX
         assert "system" in step["fix"] and f"team {step['name']!r} stays in the model" in step["fix"]
+
+
+def test_the_gang_admission_controllers_fleet_context_is_a_step_named_as_the_component_registers_it():
+    diff = diff_fleets(model(), model(more_a100_nodes), crds())
+    assert [(s["op"], s["resource"], s["verdict"]) for s in diff.steps] == [
+        ("delete", "gang-admission-configmap-fleet-context", "ok"), ("replace", "gang-admission-configmap-fleet-context", "ok")]

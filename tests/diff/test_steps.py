@@ -46,3 +46,19 @@ def test_a_flavor_without_topology_only_lists_its_topology_name_as_immutable():
     assert replace_paths(plain) == ["spec.topologyName"]
     assert replace_paths(tas) == ["spec.nodeLabels", "spec.tolerations", "spec.topologyName"]
     assert replace_reasons(plain, {**plain, "spec": {"nodeLabels": {"a": "2"}}}) == []
+
+
+def config_map(key: str, **data: str) -> RenderedObject:
+    return RenderedObject(key, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"}, "data": data}, "core", False)
+
+
+def test_a_config_map_whose_data_changes_is_replaced_by_the_kubernetes_provider_delete_first():
+    steps = plan_steps([config_map("cm", context="a")], [config_map("cm", context="b")])
+    assert [(s.op, s.replaced, s.why) for s in steps] == [("delete", True, "data cannot change in place"),
+                                                           ("replace", False, "data cannot change in place")]
+
+
+def test_a_config_map_whose_labels_change_is_updated_in_place():
+    labelled = config_map("cm", context="a")
+    labelled.manifest["metadata"]["labels"] = {"x": "1"}
+    assert [s.op for s in plan_steps([config_map("cm", context="a")], [labelled])] == ["update"]

@@ -102,6 +102,11 @@ class Workspace:
         result = self.cli("up", "-s", stack, "--yes", "--skip-preview", "--json", *extra)
         return result, events(result.out)
 
+    def start_up(self, stack: str, *extra: str) -> subprocess.Popen:
+        """``pulumi up --json`` started in the background (an update that waits on a finalizer); stop it by its PID."""
+        return subprocess.Popen(["pulumi", "up", "-s", stack, "--yes", "--skip-preview", "--json", "--non-interactive", *extra],
+                                cwd=self.project, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
     def preview(self, stack: str, *extra: str) -> Result:
         return self.cli("preview", "-s", stack, *extra)
 

@@ -8,7 +8,9 @@ import pytest
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model import load_model
+from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
+from gpufleet.render.controller_common import CONTEXT_KEY
 from tests.conftest import REPO
 
 STACKS = sorted(p.name.removesuffix(".fleet.yaml") for p in (REPO / "stacks").glob("*.fleet.yaml"))
@@ -48,3 +50,10 @@ def test_a_disabled_controller_renders_nothing(stack_fleet):
 
 def test_rendering_is_deterministic(stack_fleet):
     assert json.dumps(manifests(stack_fleet), sort_keys=False) == json.dumps(manifests(stack_fleet), sort_keys=False)
+
+
+def test_a_given_context_written_compact_carries_the_same_fleet_context(stack_fleet):
+    pretty = manifests(stack_fleet)["configmap-fleet-context"]["data"][CONTEXT_KEY]
+    compact = render_controller(stack_fleet, ControllerSettings(), render_all(stack_fleet).context, indent=None)
+    text = compact["configmap-fleet-context"]["data"][CONTEXT_KEY]
+    assert json.loads(text) == json.loads(pretty) and "\n" not in text
