@@ -29,6 +29,7 @@ from components.volcano import Volcano, VolcanoArgs
 from gpufleet.model import Fleet
 from gpufleet.render import render_all
 from gpufleet.render.controller import COMPONENT
+from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT
 from gpufleet.render.controller_common import ControllerSettings
 
 
@@ -76,7 +77,7 @@ class GpuFleet(pulumi.ComponentResource):
         self.gang_alerts = None
         if args.controller.prometheus_operator and fleet.observability.enabled:
             after = [self.controller] if self.controller is not None else []  # it creates the default namespace
-            self.gang_alerts = GangAlerts("gang-alerts", GangAlertsArgs(fleet), pulumi.ResourceOptions(parent=self, depends_on=after))
+            self.gang_alerts = GangAlerts(ALERTS_COMPONENT, GangAlertsArgs(fleet), pulumi.ResourceOptions(parent=self, depends_on=after))
 
         self.cluster_queues = pulumi.Output.from_input(_names_of(rendered.objects, "kueue", "ClusterQueue"))
         self.volcano_queues = pulumi.Output.from_input(_names_of(rendered.objects, "volcano", "Queue"))

@@ -135,7 +135,7 @@ def diff(
         else:
             before = load_model(base)
             after, title = _load_after(new, before), f"{base} -> {new}"
-        result = diff_fleets(before, after, crd_set)
+        result = diff_fleets(before, after, crd_set, inputs.stack_settings(base)[1])
     except ModelError as exc:
         raise CliError(exc.lines() or [f"{exc}"], 1) from None
     except ValueError as exc:

@@ -25,13 +25,12 @@ from rich.table import Table
 
 from gpufleet.util import gcpause
 from gpufleet.cli.exits import USAGE, CliError, guarded
-from gpufleet.cli.inputs import model_file, stack_for, stack_switch
+from gpufleet.cli.inputs import model_file, stack_settings
 from gpufleet.cli.words import plural
 from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
-from gpufleet.render.controller import ControllerSettings
 from gpufleet.render.plan import Plan, PoolPlan, build_plan, plan_dict
 
 MODEL_HELP = "Fleet model file (default: $GPUFLEET_MODEL, else the stack's gpufleet:model of the nearest Pulumi.yaml)."
@@ -124,17 +123,6 @@ def _pool_table(pool_plan: PoolPlan) -> Table:
     return table
 
 
-def _stack(model: Path) -> tuple[dict, ControllerSettings]:
-    """The stack that deploys ``model`` (JSON-ready) and the controller settings it deploys with."""
-    found = stack_for(model)
-    name, config = (found[0], found[2]) if found else (None, {})
-    settings = ControllerSettings(cert_manager=stack_switch(config, "gpufleet:certManager"),
-                                  prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"),
-                                  engines_installed=stack_switch(config, "gpufleet:enginesInstalled"))
-    return ({"name": name, "file": str(found[1]) if found else None, "prometheusOperator": settings.prometheus_operator,
-             "certManager": settings.cert_manager, "enginesInstalled": settings.engines_installed}, settings)
-
-
 def _stack_line(stack: dict) -> str:
     switches = ", ".join(f"{key} {str(stack[key]).lower()}" for key in ("prometheusOperator", "certManager", "enginesInstalled"))
     if stack["name"] is None:
@@ -165,7 +153,7 @@ def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
     if format not in ("table", "json"):
         raise CliError([f"--format {format!r} is not known (fix: use table or json)"])
     model, fleet, rendered = _load(model)
-    stack, settings = _stack(model)
+    stack, settings = stack_settings(model)
     the_plan = build_plan(fleet, rendered, settings)
     if format == "json":
         typer.echo(json.dumps({**plan_dict(the_plan), "stack": stack}, indent=2))

@@ -149,3 +149,16 @@ def stack_for(model: Path) -> tuple[str, Path, dict] | None:
 def stack_switch(config: dict, key: str) -> bool:
     """A boolean stack setting (``gpufleet:prometheusOperator: true`` or ``"true"``); absent = false, as Pulumi.yaml's default."""
     return str(config.get(key, False)).lower() == "true"
+
+
+def stack_settings(model: Path) -> tuple[dict, "ControllerSettings"]:
+    """The stack that deploys ``model`` (JSON-ready, for ``plan``) and the settings it deploys with (``plan``, ``diff``)."""
+    from gpufleet.render.controller import ControllerSettings
+
+    found = stack_for(model)
+    name, config = (found[0], found[2]) if found else (None, {})
+    settings = ControllerSettings(cert_manager=stack_switch(config, "gpufleet:certManager"),
+                                  prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"),
+                                  engines_installed=stack_switch(config, "gpufleet:enginesInstalled"))
+    return ({"name": name, "file": str(found[1]) if found else None, "prometheusOperator": settings.prometheus_operator,
+             "certManager": settings.cert_manager, "enginesInstalled": settings.engines_installed}, settings)

@@ -26,6 +26,7 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.render import RenderedObject, render_all
 from gpufleet.render.controller import COMPONENT, ControllerSettings, render_controller
 from gpufleet.render.meta import TEAM_LABEL
+from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT, render_monitoring
 
 __all__ = ["Diff", "diff_fleets"]
 
@@ -56,10 +57,15 @@ class Diff:
                             "crdsChecked": self.crds_checked}}
 
 
-def diff_fleets(base: Fleet, new: Fleet, crds: CrdSet | None = None) -> Diff:
-    """The quota table and every step from ``base`` to ``new``, each with its verdict."""
+def diff_fleets(base: Fleet, new: Fleet, crds: CrdSet | None = None,
+                settings: ControllerSettings | None = None) -> Diff:
+    """The quota table and every step from ``base`` to ``new``, each with its verdict.
+
+    ``settings`` are the stack's (``gpufleet plan`` reads them the same way): with
+    ``prometheus_operator`` the gang alerts' PodMonitors and PrometheusRules are steps too.
+    """
     with gcpause.paused():  # two whole renderings alive at once, no cycles: the collector only costs time
-        return _diff(base, new, crds)
+        return _diff(base, new, crds, settings or ControllerSettings())
 
 
 def _for_live_team(verdict: Verdict, step: Step, live_teams: set[str]) -> Verdict:
@@ -79,8 +85,10 @@ def _for_live_team(verdict: Verdict, step: Step, live_teams: set[str]) -> Verdic
     return Verdict("blocked", f"{verdict.reason} (team {team!r} is still live in the new model)", fix)
 
 
-def stack_objects(fleet: Fleet) -> list[RenderedObject]:
-    """What the stack registers from the model: the rendered objects, then the gang-admission controller's.
+def stack_objects(fleet: Fleet, settings: ControllerSettings | None = None) -> list[RenderedObject]:
+    """What the stack registers from the model: the rendered objects, then the gang-admission controller's,
+    then (with the stack's ``prometheus_operator``) the gang alerts', named as ``components.observability``
+    names them (``gang-alerts-<kind>-<name>``).
 
     The controller's manifests are rendered with default settings (no cert-manager, no
     prometheus-operator, no CA bundle: stack config the diff does not read), so only what
@@ -90,13 +98,16 @@ def stack_objects(fleet: Fleet) -> list[RenderedObject]:
     """
     rendered = render_all(fleet)
     controller = render_controller(fleet, ControllerSettings(), rendered.context, indent=None)
+    alerts = render_monitoring(fleet) if settings is not None and settings.prometheus_operator else []
     return [*rendered.objects,
-            *(RenderedObject(f"{COMPONENT}-{key}", manifest, "core", False) for key, manifest in controller.items())]
+            *(RenderedObject(f"{COMPONENT}-{key}", manifest, "core", False) for key, manifest in controller.items()),
+            *(RenderedObject(f"{ALERTS_COMPONENT}-{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)
+              for m in alerts)]
 
 
-def _diff(base: Fleet, new: Fleet, crds: CrdSet | None) -> Diff:
-    base_objects = stack_objects(base)
-    new_objects = stack_objects(new)
+def _diff(base: Fleet, new: Fleet, crds: CrdSet | None, settings: ControllerSettings) -> Diff:
+    base_objects = stack_objects(base, settings)
+    new_objects = stack_objects(new, settings)
     cluster = Cluster(base_objects, crds)
     steps = []
     planned = plan_steps(base_objects, new_objects)

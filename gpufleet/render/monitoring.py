@@ -27,6 +27,9 @@ RULE_FILE = "prometheus/gpufleet-gangs.rules.yaml"
 """Where ``gpufleet render --out DIR`` writes the plain rule file (a sub-folder ``kubectl apply -f DIR`` skips)."""
 
 
+COMPONENT = "gang-alerts"
+"""The gang alerts' Pulumi component name (``components.fleet``): each manifest is ``<it>-<kind>-<name>``."""
+
 def _meta(fleet: Fleet, name: str, team: str | None = None) -> dict[str, Any]:
     meta = metadata(fleet, name, namespace=fleet.observability.namespace, team=team)
     meta["labels"] = {**fleet.observability.rule_labels, **meta["labels"]}
