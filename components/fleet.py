@@ -27,7 +27,7 @@ from components.observability import GangAlerts, GangAlertsArgs
 from components.quota import FleetQuota, FleetQuotaArgs
 from components.volcano import Volcano, VolcanoArgs
 from gpufleet.model import Fleet
-from gpufleet.render import render_all
+from gpufleet.render import Rendered, render_all
 from gpufleet.render.controller import COMPONENT
 from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT
 from gpufleet.render.controller_common import ControllerSettings
@@ -88,7 +88,7 @@ class GpuFleet(pulumi.ComponentResource):
             "chartVersions": self.chart_versions,
         })
 
-    def _engines(self, fleet: Fleet, rendered, args: GpuFleetArgs, child: pulumi.ResourceOptions) -> dict[str, k8s.helm.v4.Chart]:
+    def _engines(self, fleet: Fleet, rendered: Rendered, args: GpuFleetArgs, child: pulumi.ResourceOptions) -> dict[str, k8s.helm.v4.Chart]:
         """Install Kueue, and Volcano and scheduler-plugins when the model needs them; return their charts."""
         paths = args.chart_paths
         self.kueue = Kueue("kueue", KueueArgs(fleet.engines.kueue, rendered.kueue_values, paths.get("kueue")), child)
