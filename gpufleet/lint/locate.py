@@ -78,7 +78,7 @@ class TextDoc:
     first: int
     start: int  # 0-based line of the document's first node
     plain: bool = False  # known to have no anchors, tags, complex keys... (fastyaml.plain_syntax)
-    _lined: str | None = field(default=None, repr=False)  # "\n" + text when the text walk may read it
+    _lined: str | None = field(default=None, repr=False)  # the text the walk reads (textlocate.walkable)
     _node: Any = field(default=None, repr=False)
     _seen: dict[Any, Any] = field(default_factory=dict, repr=False)
     _safe: bool | None = field(default=None, repr=False)
@@ -86,8 +86,8 @@ class TextDoc:
     def line_of(self, path: FieldPath) -> int | None:
         """Like :func:`line_of` on the document's node, from the text when the text is simple enough."""
         if self._safe is None:
-            self._safe = textlocate.safe(self.text, self.plain)
-            self._lined = "\n" + self.text
+            self._lined = textlocate.walkable(self.text, self.plain)
+            self._safe = self._lined is not None
         if self._safe:
             assert self._lined is not None
             line = textlocate.line_of(self._lined, path.segments, self._seen)

@@ -51,18 +51,24 @@ def read(path: Path) -> Source:
         return Source(name, None, f"cannot be read: {exc.strerror or exc}", unreadable=True)
 
 
-def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:
-    """The inputs named by ``paths``, in order, directories expanded."""
-    sources: list[Source] = []
+def stream(paths: Iterable[str], stdin_text: str | None = None) -> Iterator[Source]:
+    """The inputs named by ``paths``, in order, directories expanded, each file read when reached.
+
+    The linter consumes them one at a time, so no more than one file's text need be held.
+    """
     for raw in paths:
         if raw == STDIN:
-            sources.append(Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given"))
+            yield Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given")
             continue
         path = Path(raw)
         if path.is_dir():
-            sources.extend(read(p) for p in _directory(path))
+            yield from (read(p) for p in _directory(path))
         elif path.exists():
-            sources.append(read(path))
+            yield read(path)
         else:
-            sources.append(Source(raw, None, "does not exist"))
-    return sources
+            yield Source(raw, None, "does not exist")
+
+
+def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:
+    """The inputs named by ``paths``, in order, directories expanded (:func:`stream`, all read)."""
+    return list(stream(paths, stdin_text))

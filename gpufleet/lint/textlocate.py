@@ -152,11 +152,17 @@ def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int,
     return text.count("\n", 0, pos)
 
 
-def _spans_lines(lined: str, found: re.Match[str]) -> bool:
-    """Whether a quoted scalar or flow collection opened at a value position may go on to the next line."""
+def _spanning(lined: str, found: re.Match[str]) -> tuple[int, int] | bool:
+    """Whether a quoted scalar or flow collection opened at a value position may go on to the next line.
+
+    False when it does not (or is no scalar: inside a plain scalar, a comment or a block
+    scalar, quotes and brackets are just text); ``(start, end)`` for a quoted scalar that
+    continues on later lines and is closed there with nothing but a comment after it (the
+    offsets of its opening quote and of the end of its closing line); True otherwise.
+    """
     at = found.start()
     if lined[at - 1] not in ": -\n" or fastyaml.in_comment(lined, at):
-        return False  # inside a plain scalar or a comment: quotes and brackets are just text there
+        return False
     end = lined.find("\n", at)
     end = len(lined) if end < 0 else end
     while True:
@@ -170,12 +176,55 @@ def _spans_lines(lined: str, found: re.Match[str]) -> bool:
             break
         close = _quote_end(lined, at, end)
         if close is None:
-            break
+            return not _in_block_scalar(lined, at) and _continued(lined, at)
         after = _VALUE_OPENER.search(lined, close + 1, end)  # "key": "value" - a second quoted scalar
         if after is None:
             return False
         at = after.start()
     return not _in_block_scalar(lined, at)
+
+
+def _continued(lined: str, at: int) -> tuple[int, int] | bool:
+    """The span of the quoted scalar opened at ``at`` that closes on a later line, or True when unsure."""
+    close = _quote_end(lined, at, len(lined))
+    if close is None:
+        return True
+    end = lined.find("\n", close)
+    end = len(lined) if end < 0 else end
+    tail = lined[close + 1:end].strip(" ")
+    return (at, end) if not tail or tail.startswith("#") else True
+
+
+def walkable(text: str, plain: bool = False) -> str | None:
+    """``"\n" + text`` for :func:`line_of`, or None when the document leaves the block subset it reads.
+
+    Not when a flow collection may span lines (its next lines can sit at any column), nor
+    with anchors, tags, complex keys, tabs or odd line breaks. A quoted scalar that spans
+    lines keeps its first line; its later lines are blanked (their line breaks kept), since
+    they may sit at any column but never hold a node of their own.
+    """
+    if not (plain or fastyaml.plain_syntax(text)):
+        return None
+    lined = "\n" + text
+    spans: list[tuple[int, int]] = []
+    for found in _OPENED.finditer(lined):
+        if spans and found.start() < spans[-1][1]:
+            continue  # inside the quoted scalar blanked just before
+        span = _spanning(lined, found)
+        if span is True:
+            return None
+        if span:
+            spans.append(span)  # type: ignore[arg-type]
+    if not spans:
+        return lined
+    out, last = [], 0
+    for start, end in spans:
+        eol = lined.find("\n", start)
+        out.append(lined[last:eol])
+        out.append("\n" * lined.count("\n", eol, end))
+        last = end
+    out.append(lined[last:])
+    return "".join(out)
 
 
 def _quote_end(lined: str, at: int, end: int) -> int | None:
@@ -222,12 +271,5 @@ def _in_block_scalar(lined: str, at: int) -> bool:
 
 
 def safe(text: str, plain: bool = False) -> bool:
-    """Whether the document text stays in the block subset :func:`line_of` reads by indentation.
-
-    Not when a quoted scalar or flow collection may span lines (its next lines can sit at
-    any column), nor with anchors, tags, complex keys, tabs or odd line breaks.
-    """
-    if not (plain or fastyaml.plain_syntax(text)):
-        return False
-    lined = "\n" + text
-    return not any(_spans_lines(lined, found) for found in _OPENED.finditer(lined))
+    """Whether :func:`line_of` may read the document text (see :func:`walkable`)."""
+    return walkable(text, plain) is not None

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from gpufleet.lint import fastyaml
+from gpufleet.lint import fastyaml, textlocate
 from gpufleet.lint.loader import load
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint.locate import TextDoc, line_of
@@ -60,6 +60,20 @@ def test_the_text_walk_matches_the_node_walk_on_every_path_of_the_examples(upstr
     assert sum(compare(name, text) for name, text in texts(upstream_dir)) > 60
 
 
+def test_the_text_walk_matches_the_node_walk_on_dumped_examples_with_quoted_scalars_over_lines(upstream_dir):
+    """PyYAML's dumper writes multi-line strings as quoted scalars over several lines: walked from the text too."""
+    checked = walked = 0
+    for name, text in texts(upstream_dir):
+        try:
+            values = [v for v in yaml.load_all(text, Loader=yaml.CSafeLoader) if isinstance(v, dict)]
+        except yaml.YAMLError:
+            continue
+        dumped = yaml.dump_all(values, Dumper=yaml.CSafeDumper, sort_keys=False)
+        checked += compare(name, dumped)
+        walked += "\n\n" in dumped and textlocate.safe(dumped)
+    assert checked > 60 and walked > 5, (checked, walked)
+
+
 def test_the_text_walk_places_most_upstream_findings_without_composing_nodes(upstream_dir):
     touched = composed = 0
     for source in collect([str(upstream_dir)]):
@@ -86,6 +100,13 @@ def test_the_text_walk_places_most_upstream_findings_without_composing_nodes(ups
     "a:\n  \"k.x\": \"v\"\n  'q''s': 'it''s\n  b: c'\n  d: 1\n",
     "a:\n  \"k\": \"say \\\"hi\n  b: c\"\n  d: [1,\n  2]\n  e: 2\n",
     "a:\n  s: |\n    echo \"x\n    y: 1\n  t: 2\n",
+    "a:\n- 'sleep 10\n\n  '\n- b\nc: 1\n",
+    "a:\n  b: \"x\\\n    y\" # c: 2\n  d: 1\n",
+    "a:\n  k: 'it''s\n   x: y'\n  z: 1\n",
+    "a: 'x\n y' # c\nb: 'p\n\n q'\nc:\n  - 'r\n    s'\n  - t\n",
+    "\"k\": 'a\n  b'\nc: 1\n",
+    "a: 'x\n  y'\nb: [1,\n 2]\nc: 3\n",
+    "a:\n  - \"p \\\" q\n    - r\"\n  - s: \"t\n\n      u\"\n    v: 1\n",
 ])
 def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
     value = yaml.load(text, Loader=yaml.CSafeLoader)
