@@ -9,6 +9,7 @@ module never touches ``sys.stdin``). A file that cannot be read becomes a
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -34,17 +35,47 @@ class Source:
         return self.name.endswith(".json")
 
 
-def _directory(root: Path) -> Iterator[Path]:
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root).parts
-        if path.is_file() and path.suffix in SUFFIXES and not any(p.startswith(".") for p in relative):
-            yield path
+def _walk(folder: str, parts: tuple[str, ...], found: list[tuple[str, ...]]) -> None:
+    """Add the relative parts of every file to read below ``folder`` to ``found``."""
+    try:
+        with os.scandir(folder) as entries:
+            listed = list(entries)
+    except PermissionError:
+        return  # as rglob: an unreadable folder is left out
+    for entry in listed:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        try:
+            folder_below = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            folder_below = False
+        if folder_below:
+            _walk(entry.path, parts + (name,), found)
+        elif name.endswith(SUFFIXES) and entry.is_file():
+            found.append(parts + (name,))
 
 
-def read(path: Path) -> Source:
+def _directory(root: Path) -> list[str]:
+    """The files below ``root`` that are read, in the order of ``sorted(root.rglob("*"))``.
+
+    Symbolic links to directories are not followed (as ``rglob`` does not), hidden folders
+    not entered; one ``scandir`` per folder instead of pathlib's objects per entry.
+    """
+    found: list[tuple[str, ...]] = []
+    base = str(root)
+    _walk(base, (), found)
+    found.sort()  # pathlib orders paths by their parts, not by their text
+    prefix = "" if base == "." else base if base.endswith(os.sep) else base + os.sep
+    return [prefix + os.sep.join(parts) for parts in found]  # what str(root / relative) spells
+
+
+def read(path: str | Path) -> Source:
     name = str(path)
     try:
-        return Source(name, yamllimits.decode(path.read_bytes()))
+        with open(name, "rb") as handle:
+            data = handle.read()
+        return Source(name, yamllimits.decode(data))
     except ValueError as exc:  # binary, UTF-16 or not UTF-8: the message says which, and the fix
         return Source(name, None, str(exc).removeprefix("the file "))
     except OSError as exc:
