@@ -143,6 +143,10 @@ def _lint(opts: Options) -> int:
         raise UsageError(unreadable)  # nothing written: the report of a partial read is dropped
     if opts.fmt == "text" and opts.output is None:
         _print_text(report)
+    elif opts.output is None and opts.fmt == "json":
+        from gpufleet.lint import jsonout
+
+        sys.stdout.writelines(jsonout.chunks(report))  # a large report is never one string
     elif opts.output is None:
         sys.stdout.write(_render(report, opts.fmt))
     else:
