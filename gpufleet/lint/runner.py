@@ -6,6 +6,14 @@ argument and returns a :class:`Report` that the output modules
 (:mod:`gpufleet.lint.text`, :mod:`gpufleet.lint.jsonout`, :mod:`gpufleet.lint.sarif`)
 render. Each finding gets the file, the line of the field its path names (or of the
 object), and, for ``List`` items, the item's path prefix (``items[2].spec...``).
+
+Two passes, so a run holds its objects but not their texts: the first reads the sources
+one at a time (a generator is consumed as it goes) and keeps each object with where it
+came from, the text of a file read from disk released (:mod:`gpufleet.lint.filetext`);
+the second checks the objects in order against the whole run (the cross-object rules see
+every object through ``ctx.run``) and places each one's findings, reading a file's text
+again for that, then drops what placing needed. tests/lint/test_two_pass.py compares the
+report with the one-pass linter's.
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ from typing import Iterable, Sequence
 
 from gpufleet.util import gcpause
 from gpufleet.lint import helm, locate
+from gpufleet.lint.filetext import FileText
+from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.namespaces import DEFAULT_NAMESPACE, with_namespace
 from gpufleet.lint.loader import Loaded, Problem, load
 from gpufleet.lint.sources import Source, stream
@@ -25,7 +35,7 @@ from gpufleet.rules.api import CheckContext, Finding, Severity
 GANG000 = "GANG000"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Located:
     """A finding plus where it came from beyond file:line (the helm template, if any)."""
 
@@ -122,6 +132,11 @@ def _load_all(sources: Iterable[Source], report: Report, problems: bool, namespa
         result = load(source)
         if result.skipped:
             report.skipped.append(source.name)
+        if source.from_file and source.text is not None:  # its text can be read again: keep none of it meanwhile
+            file = FileText(source.name, source.text)
+            for item in result.objects:
+                if isinstance(item.node, TextDoc):
+                    item.node.release(file)
         loaded.extend(item if item.obj is (placed := with_namespace(item.obj, namespace)) else replace(item, obj=placed)
                       for item in result.objects)
         if problems:

@@ -29,6 +29,7 @@ class Source:
     text: str | None
     error: str | None = None
     unreadable: bool = False  # the file could not be read at all (an I/O error, not its content)
+    from_file: bool = False  # read from the file ``name`` (which may be read again: gpufleet.lint.filetext)
 
     @property
     def is_json(self) -> bool:
@@ -75,7 +76,7 @@ def read(path: str | Path) -> Source:
     try:
         with open(name, "rb") as handle:
             data = handle.read()
-        return Source(name, yamllimits.decode(data))
+        return Source(name, yamllimits.decode(data), from_file=True)
     except ValueError as exc:  # binary, UTF-16 or not UTF-8: the message says which, and the fix
         return Source(name, None, str(exc).removeprefix("the file "))
     except OSError as exc:
