@@ -152,7 +152,7 @@ def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int,
     return text.count("\n", 0, pos)
 
 
-def _spanning(lined: str, found: re.Match[str]) -> tuple[int, int] | bool:
+def _spanning(lined: str, found: re.Match[str], rows: "_Rows") -> tuple[int, int] | bool:
     """Whether a quoted scalar or flow collection opened at a value position may go on to the next line.
 
     False when it does not (or is no scalar: inside a plain scalar, a comment or a block
@@ -176,12 +176,12 @@ def _spanning(lined: str, found: re.Match[str]) -> tuple[int, int] | bool:
             break
         close = _quote_end(lined, at, end)
         if close is None:
-            return not _in_block_scalar(lined, at) and _continued(lined, at)
+            return not rows.in_block_scalar(at) and _continued(lined, at)
         after = _VALUE_OPENER.search(lined, close + 1, end)  # "key": "value" - a second quoted scalar
         if after is None:
             return False
         at = after.start()
-    return not _in_block_scalar(lined, at)
+    return not rows.in_block_scalar(at)
 
 
 def _continued(lined: str, at: int) -> tuple[int, int] | bool:
@@ -207,10 +207,11 @@ def walkable(text: str, plain: bool = False) -> str | None:
         return None
     lined = "\n" + text
     spans: list[tuple[int, int]] = []
+    rows = _Rows(lined)
     for found in _OPENED.finditer(lined):
         if spans and found.start() < spans[-1][1]:
             continue  # inside the quoted scalar blanked just before
-        span = _spanning(lined, found)
+        span = _spanning(lined, found, rows)
         if span is True:
             return None
         if span:
@@ -247,27 +248,43 @@ def _quote_end(lined: str, at: int, end: int) -> int | None:
         i = j + 1
 
 
-def _in_block_scalar(lined: str, at: int) -> bool:
-    """Whether offset ``at`` is in the text of a ``|``/``>`` block scalar (a script, say).
+class _Rows:
+    """Which rows of a document lie in the text of a ``|``/``>`` block scalar (a script, say), found in one pass.
 
-    Walks up from its line through ever shallower lines (skipping blank and comment
-    lines); the first shallower line that ends with a block-scalar indicator owns it.
+    A row belongs to the block scalar of the nearest row above it that is shallower and ends
+    with a block-scalar indicator, through ever shallower rows (blank and comment rows
+    skipped); that is, when a row of its chain of parents (each the nearest shallower row
+    above) ends with one. One pass keeps that chain on a stack.
     """
-    end = lined.rfind("\n", 0, at)
-    line = lined[end + 1:at]
-    shallower = len(line) - len(line.lstrip(" "))
-    while shallower > 0 and end > 0:
-        begin = lined.rfind("\n", 0, end)
-        row, end = lined[begin + 1:end], begin
-        stripped = row.lstrip(" ")
-        if not stripped or stripped[0] == "#":
-            continue
-        indent = len(row) - len(stripped)
-        if indent < shallower:
-            if _BLOCK_INDICATOR.search(row):
-                return True
-            shallower = indent
-    return False
+
+    __slots__ = ("lined", "_inside")
+
+    def __init__(self, lined: str) -> None:
+        self.lined, self._inside = lined, None  # type: dict[int, bool] | None
+
+    def _scan(self) -> dict[int, bool]:
+        lined, inside, stack = self.lined, {}, []  # stack: (indent, the row or a parent ends with an indicator)
+        start, size = 1, len(self.lined)
+        while start <= size:
+            end = lined.find("\n", start)
+            end = size if end < 0 else end
+            row = lined[start:end]
+            stripped = row.lstrip(" ")
+            if stripped and stripped[0] != "#":
+                indent = len(row) - len(stripped)
+                while stack and stack[-1][0] >= indent:
+                    stack.pop()
+                within = stack[-1][1] if stack else False
+                inside[start] = within
+                stack.append((indent, within or _BLOCK_INDICATOR.search(row) is not None))
+            start = end + 1
+        return inside
+
+    def in_block_scalar(self, at: int) -> bool:
+        """Whether offset ``at`` (on a row with content) is in the text of a block scalar."""
+        if self._inside is None:
+            self._inside = self._scan()
+        return self._inside.get(self.lined.rfind("\n", 0, at) + 1, False)
 
 
 def safe(text: str, plain: bool = False) -> bool:

@@ -9,6 +9,7 @@ answer by itself (without composing nodes) for most documents.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -114,3 +115,36 @@ def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
     doc = TextDoc(text, 0, node.start_mark.line)
     for path in paths(value):
         assert doc.line_of(path) == line_of(node, path), path
+
+
+def _in_block_scalar_by_walking_up(lined: str, at: int) -> bool:
+    """The reference: walk up from ``at``'s row through ever shallower rows to one ending with ``|``/``>``."""
+    end = lined.rfind("\n", 0, at)
+    line = lined[end + 1:at]
+    shallower = len(line) - len(line.lstrip(" "))
+    while shallower > 0 and end > 0:
+        begin = lined.rfind("\n", 0, end)
+        row, end = lined[begin + 1:end], begin
+        stripped = row.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        indent = len(row) - len(stripped)
+        if indent < shallower:
+            if re.search(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?$", row):
+                return True
+            shallower = indent
+    return False
+
+
+def test_the_one_pass_block_scalar_rows_match_the_walk_up_on_every_row(upstream_dir):
+    tricky = ["a: |\n  x\n    y\n  # c\n z\nb: >-\n  q\n\n  r\nc:\n  - |+2\n      s\n  - t\n", "k: | # note\n  \"u\n v: w\n"]
+    checked = inside = 0
+    for _, text in texts(upstream_dir) + [("tricky", t) for t in tricky]:
+        lined = "\n" + text
+        rows = textlocate._Rows(lined)
+        for found in re.finditer(r"\n( *)([^ \n#])", lined):
+            at = found.start(2)
+            expected = _in_block_scalar_by_walking_up(lined, at)
+            assert rows.in_block_scalar(at) is expected, (text[:80], lined[found.start() + 1:lined.find("\n", at)])
+            checked, inside = checked + 1, inside + expected
+    assert checked > 5000 and inside > 100, (checked, inside)
