@@ -92,12 +92,12 @@ def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str |
     map_end, seq_end, key_row, item_row = _patterns(col)
     eol = text.find("\n", pos)
     eol = len(text) if eol < 0 else eol
-    end = (seq_end if kind == "seq" else map_end).search(text, eol)
-    stop = end.start() if end else len(text)
     if kind == "seq":
         if not isinstance(part, int):
             return "absent"
         if part:
+            end = seq_end.search(text, eol)
+            stop = end.start() if end else len(text)
             found = None
             for found in item_row.finditer(text, eol, stop):
                 part -= 1
@@ -113,8 +113,9 @@ def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str |
     if found is None:
         return None
     if found[found.lastindex or 0].rstrip() != key:
-        found = _key_row(col, key).search(text, eol, stop)
-        if found is None:
+        # the key's row, if the map has not ended before it (no scan to the map's end when it is found early)
+        found = _key_row(col, key).search(text, eol)
+        if found is None or map_end.search(text, eol, found.start()) is not None:
             return "absent"
         pos = found.end(1)
     value = _value(text, found.end(), col, True)
