@@ -27,6 +27,7 @@ _OPENED = re.compile(r"""["'\[{][^\n]*""")
 _BLOCK_INDICATOR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?$")
 _VALUE_OPENER = re.compile(r"""(?<=[:-] )["'\[{]""")
 _NEXT = re.compile(r"\n( *)(?=[^ \n#])")  # the next row with content (not blank, not a comment)
+_CONTENT_ROW = re.compile(r"\n( *)([^ \n#][^\n]*)")  # a row with content: its indentation and the rest
 _NEVER = re.compile(r"\A(?!)")  # fails at once (a pattern that starts with an assertion would scan the text)
 _COMPLEX = frozenset("[{&*!|>\"'")
 Block = tuple[str, int, int]  # ("map" | "seq", column, offset of its first token)
@@ -264,21 +265,16 @@ class _Rows:
         self.lined, self._inside = lined, None  # type: dict[int, bool] | None
 
     def _scan(self) -> dict[int, bool]:
-        lined, inside, stack = self.lined, {}, []  # stack: (indent, the row or a parent ends with an indicator)
-        start, size = 1, len(self.lined)
-        while start <= size:
-            end = lined.find("\n", start)
-            end = size if end < 0 else end
-            row = lined[start:end]
-            stripped = row.lstrip(" ")
-            if stripped and stripped[0] != "#":
-                indent = len(row) - len(stripped)
-                while stack and stack[-1][0] >= indent:
-                    stack.pop()
-                within = stack[-1][1] if stack else False
-                inside[start] = within
-                stack.append((indent, within or _BLOCK_INDICATOR.search(row) is not None))
-            start = end + 1
+        inside: dict[int, bool] = {}
+        stack: list[tuple[int, bool]] = []  # (indent, the row or one of its parents ends with an indicator)
+        indicator = _BLOCK_INDICATOR.search
+        for row in _CONTENT_ROW.finditer(self.lined):  # blank and comment rows are skipped by the pattern
+            indent = row.end(1) - row.start(1)
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            within = stack[-1][1] if stack else False
+            inside[row.start(1)] = within
+            stack.append((indent, within or indicator(row.group(2)) is not None))
         return inside
 
     def in_block_scalar(self, at: int) -> bool:
