@@ -14,8 +14,11 @@ dump every rendered object with libyaml (``gpufleet.yamlin.yamlio``).
    as shipped (``cli``: the collector paused around load, render and write), the same command
    in a wrapper with the collector on throughout (``on``), with ``gc.freeze()`` after the
    imports (``freeze``) and with ``gc.disable()`` from the start (``disable``); and the floor
-   process (start Python, load the model, dump each object to its own file). Wall seconds
-   and peak RSS from ``os.wait4``.
+   processes (start Python, load the model, dump each document to its own file): ``floor``
+   dumps every YAML document the command writes (the rendered objects, the ConfigMaps, the
+   monitoring objects and the plain rule file), ``floor-objects`` the rendered objects alone
+   (the floor before 1 Dec 2026 12:00 UTC: 25 MB of the 114 MB written at 10,000 teams).
+   Wall seconds and peak RSS from ``os.wait4``.
 
 Prints each figure with the load average, then one JSON object: per size and mode the best
 seconds, spread, ratio to the floor; the growth from the smallest to the largest size (work
@@ -50,12 +53,27 @@ import yaml  # noqa: E402
 
 from synthetic import synthetic_fleet  # noqa: E402
 
-from gpufleet import gcpause, yamlio  # noqa: E402
+from gpufleet.util import gcpause  # noqa: E402
+from gpufleet.yamlin import yamlio  # noqa: E402
 from gpufleet.model import parse_model  # noqa: E402
 from gpufleet.render import render_all  # noqa: E402
+from gpufleet.render import files as render_files  # noqa: E402
+from gpufleet.render.alerts import render_rule_file  # noqa: E402
+from gpufleet.render.kube_state_metrics import helm_values  # noqa: E402
+from gpufleet.render.monitoring import render_ksm_service_monitor, render_monitoring  # noqa: E402
 
 GOAL_GROWTH, GOAL_FLOOR_RATIO = 11.0, 2.0
 PROCESS_MODES = ("cli", "on", "freeze", "disable")
+
+
+def written_documents(fleet: Any, rendered: Any) -> list[Any]:
+    """Every YAML document ``gpufleet render --out`` writes: the rendered objects, the engine and context
+    ConfigMaps, the monitoring objects, the plain rule file, the kube-state-metrics values and ServiceMonitor."""
+    context = render_files.context_config_map(fleet, rendered.context)
+    docs = [*render_files.engine_config_maps(fleet), *(o.manifest for o in rendered.objects), *([context] if context else [])]
+    if fleet.observability.enabled:
+        docs += [render_rule_file(fleet), *render_monitoring(fleet), helm_values(fleet), render_ksm_service_monitor(fleet)]
+    return docs
 
 
 def _timed(fn: Callable[[], Any], paused: bool) -> float:
@@ -110,7 +128,7 @@ def child(mode: str, model: str, out: str) -> int:
 
 
 def floor_process(model: str, objects: str, out: str) -> int:
-    """The floor as a process: load the model with libyaml, dump each rendered object to its own file."""
+    """The floor as a process: load the model with libyaml, dump each document (a pickled list) to its own file."""
     loader, dumper = getattr(yaml, "CSafeLoader", yaml.SafeLoader), getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     yaml.load(Path(model).read_text(), Loader=loader)
     with open(objects, "rb") as handle:
@@ -134,22 +152,31 @@ def _wait(cmd: list[str]) -> dict[str, float]:
     return {"wall": time.perf_counter() - start, "rss_mib": usage.ru_maxrss / 1024, "load": os.getloadavg()[0]}
 
 
-def processes(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]], repeat: int, root: Path) -> dict[str, Any]:
-    """Whole processes per size: the CLI as shipped, the three collector modes, and the floor, in turn."""
+def processes(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]], documents: dict[int, list[Any]],
+              repeat: int, root: Path) -> dict[str, Any]:
+    """Whole processes per size: the CLI as shipped, the three collector modes, and the two floors, in turn.
+
+    ``floor``: load the model and dump every document the command writes (what it must at least
+    do); ``floor-objects``: the same with the rendered objects alone (the floor of earlier runs,
+    without the monitoring files and the rule file: a fifth of the bytes the command writes).
+    """
     files = {}
     for size, text in texts.items():
-        model, objects = root / f"{size}.fleet.yaml", root / f"{size}.objects.pickle"
+        model, objects, written = root / f"{size}.fleet.yaml", root / f"{size}.objects.pickle", root / f"{size}.docs.pickle"
         model.write_text(text)
         objects.write_bytes(pickle.dumps(manifests[size]))
-        files[size] = (str(model), str(objects))
+        written.write_bytes(pickle.dumps(documents[size]))
+        files[size] = (str(model), str(objects), str(written))
     runs: dict[tuple[int, str], list[dict[str, float]]] = {}
     n = 0
     for _ in range(repeat):
-        for size, (model, objects) in files.items():
-            for mode in ("floor", *PROCESS_MODES):
+        for size, (model, objects, written) in files.items():
+            for mode in ("floor", "floor-objects", *PROCESS_MODES):
                 n += 1
                 out = str(root / f"out-{n}")
                 if mode == "floor":
+                    cmd = [sys.executable, str(HERE), "--floor-process", model, written, out]
+                elif mode == "floor-objects":
                     cmd = [sys.executable, str(HERE), "--floor-process", model, objects, out]
                 elif mode == "cli":
                     cmd = [sys.executable, "-m", "gpufleet", "render", model, "--out", out]
@@ -191,8 +218,11 @@ def main() -> int:
     started, load_start = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), os.getloadavg()
     sizes = sorted(args.sizes)
     texts = {size: yamlio.dump(synthetic_fleet(size, args.pools)) for size in sizes}
-    manifests = {size: [o.manifest for o in render_all(parse_model(yamlio.load(texts[size]), "synthetic.fleet.yaml")).objects]
-                 for size in sizes}
+    models = {size: parse_model(yamlio.load(texts[size]), "synthetic.fleet.yaml") for size in sizes}
+    renderings = {size: render_all(models[size]) for size in sizes}
+    manifests = {size: [o.manifest for o in renderings[size].objects] for size in sizes}
+    documents = {size: written_documents(models[size], renderings[size]) for size in sizes}
+    del models, renderings
     print(f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
           f"{os.cpu_count()} CPUs; {args.pools} pools; objects per size: "
           + ", ".join(f"{s} teams {len(m)}" for s, m in manifests.items()), flush=True)
@@ -207,12 +237,13 @@ def main() -> int:
     if not args.no_process:
         root = Path(tempfile.mkdtemp(prefix="gpufleet-render-bench-"))
         try:
-            procs = processes(texts, manifests, args.repeat, root)
+            procs = processes(texts, manifests, documents, args.repeat, root)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         result["process"] = procs
         result["process_growth"] = {mode: growth(procs, small, large, mode, "floor") for mode in PROCESS_MODES}
-    for where in ("in_process_growth", "process_growth"):
+        result["process_growth_over_objects_floor"] = {"cli": growth(procs, small, large, "cli", "floor-objects")}
+    for where in ("in_process_growth", "process_growth", "process_growth_over_objects_floor"):
         for mode, g in result.get(where, {}).items():
             print(f"{where} {mode}: {small} -> {large} teams {g['growth']}x (floor {g['floor_growth']}x, "
                   f"{g['over_floor_growth']}x the floor's growth; at {large} teams {g['ratio_to_floor_at_largest']}x the floor); "

@@ -47,7 +47,8 @@ def test_a_900000_digit_quantity_takes_milliseconds_and_is_not_cached():
     started = time.perf_counter()
     quantity.parse(text)
     assert time.perf_counter() - started < 0.1
-    assert len(quantity._CACHE) == 0 or all(len(k) <= quantity.CACHED_CHARS for k in quantity._CACHE._items)
+    for cache in (quantity._CACHE, quantity._SATURATED):
+        assert len(cache) == 0 or all(len(k) <= quantity.CACHED_CHARS for k in cache._items)
 
 
 @pytest.mark.parametrize("value", [2.310979053320025e-136, Decimal("1e-400"), "1e-400"])
@@ -59,6 +60,7 @@ def test_the_parse_cache_stays_bounded_in_bytes_over_many_distinct_quantities():
     for i in range(20_000):
         quantity.parse(f"{i}.{i}Mi")
     assert quantity._CACHE.used <= quantity._CACHE.max_bytes
+    assert quantity._SATURATED.used <= quantity._SATURATED.max_bytes
 
 
 @settings(max_examples=300, deadline=200)

@@ -17,14 +17,14 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import USAGE, CliError, handle
 from gpufleet.yamlin.errors import ModelError
 from gpufleet.lint.context import LintConfig, load_config
 from gpufleet.lint.runner import Report, lint_sources, unknown_codes
-from gpufleet.lint.sources import collect
+from gpufleet.lint.sources import Source, stream
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import load_settings
 
@@ -115,6 +115,14 @@ def _render(report: Report, fmt: str) -> str:
     return text.render_plain(report)
 
 
+def _noting_unreadable(sources: Iterator[Source], unreadable: list[str]) -> Iterator[Source]:
+    """``sources`` as read (one at a time), with a usage error line added for each file that cannot be read."""
+    for source in sources:
+        if source.unreadable:
+            unreadable.append(f"{source.name}: {source.error} (fix: check its permissions)")
+        yield source
+
+
 def _lint(opts: Options) -> int:
     _check_usage(opts)
     try:
@@ -128,13 +136,17 @@ def _lint(opts: Options) -> int:
         raise UsageError([f"unknown rule code(s) {', '.join(unknown)}: see `gpufleet rules`"])
     ctx = _context(settings, opts)
     stdin_text = sys.stdin.read() if "-" in opts.paths else None
-    sources = collect(opts.paths, stdin_text)
-    unreadable = [f"{s.name}: {s.error} (fix: check its permissions)" for s in sources if s.unreadable]
+    unreadable: list[str] = []
+    report = lint_sources(_noting_unreadable(stream(opts.paths, stdin_text), unreadable), ctx, chosen, skipped,
+                          namespace=opts.namespace)
     if unreadable:
-        raise UsageError(unreadable)
-    report = lint_sources(sources, ctx, chosen, skipped, namespace=opts.namespace)
+        raise UsageError(unreadable)  # nothing written: the report of a partial read is dropped
     if opts.fmt == "text" and opts.output is None:
         _print_text(report)
+    elif opts.output is None and opts.fmt == "json":
+        from gpufleet.lint import jsonout
+
+        sys.stdout.writelines(jsonout.chunks(report))  # a large report is never one string
     elif opts.output is None:
         sys.stdout.write(_render(report, opts.fmt))
     else:

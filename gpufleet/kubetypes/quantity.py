@@ -142,12 +142,24 @@ def _limit(value: Decimal, saturate: bool, shown: str) -> Decimal:
     return MAX if value > 0 else -MAX
 
 
+_SATURATED: ByteBoundedCache[str, Decimal] = ByteBoundedCache(1 << 20, lambda text: len(text) + 200)
+
+
+def _parse_saturated(value: str) -> Decimal:
+    text = value.strip()
+    return _limit(_parse_str(text), True, _show(text))
+
+
 def parse(value: object, saturate: bool = True) -> Decimal:
     """Parse an int, float, Decimal or quantity string into a Decimal.
 
     Amounts beyond 2^63-1 saturate at :data:`MAX` (what the API server documents), or
     raise :class:`QuantityError` with ``saturate=False``; infinity and NaN always raise.
+    A short string's saturated value is remembered as it is written (a 64-replica job
+    asks for the same few quantities in every template and every review).
     """
+    if type(value) is str and saturate and len(value) <= CACHED_CHARS:
+        return _SATURATED.get_or_compute(value, _parse_saturated)
     if isinstance(value, bool):
         raise QuantityError(f"{value!r} is not a Kubernetes quantity")
     if isinstance(value, int):

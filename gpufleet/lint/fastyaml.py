@@ -92,23 +92,27 @@ def outside_comments(pattern: re.Pattern[str], lined: str) -> re.Match[str] | No
     return next((m for m in pattern.finditer(lined) if not in_comment(lined, m.start())), None)
 
 
-def _syntax(lined: str) -> re.Match[str] | str | None:
-    """Odd characters anywhere (comments too: PyYAML's reader checks every character), then syntax outside comments."""
+def _syntax(lined: str, uncommented: str | None = None) -> re.Match[str] | str | None:
+    """Odd characters anywhere (comments too: PyYAML's reader checks every character), then syntax outside comments.
+
+    ``uncommented`` is ``lined`` without its whole-line comments, when the caller has it.
+    """
     for odd in _ODD_CHARS:
         if odd in lined:
             return odd
     control = _CONTROL.search(lined) if lined.isascii() else _NON_PRINTABLE.search(lined)
-    return control or outside_comments(_SYNTAX, _COMMENT_LINES.sub("", lined))
+    return control or outside_comments(_SYNTAX, _COMMENT_LINES.sub("", lined) if uncommented is None else uncommented)
 
 
 def risky(text: str) -> str | None:
     """Why ``text`` may read differently under YAML 1.1 and 1.2 (or has no fast path), else None."""
     lined = "\n" + text
-    found = _syntax(lined)
+    # whole-line comments say nothing (and in a block scalar such a line is plain text)
+    uncommented = _COMMENT_LINES.sub("", lined) if "#" in lined else lined
+    found = _syntax(lined, uncommented)
     if isinstance(found, str):
         return f"syntax {found!r}"
-    # whole-line comments say nothing (and in a block scalar such a line is plain text)
-    found = found or outside_comments(_RISKY_TOKEN, _COMMENT_LINES.sub("", lined))
+    found = found or outside_comments(_RISKY_TOKEN, uncommented)
     if found:
         return f"token {found.group(0).strip()!r}"
     stripped = text.rstrip()

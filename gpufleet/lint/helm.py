@@ -13,6 +13,7 @@ report and the text summary says how to lint the rendered chart.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -31,7 +32,6 @@ def is_chart_source(name: str, text: str | None) -> bool:
     """Whether the input ``name`` (a path, or ``<stdin>``) with ``text`` is a Helm chart source."""
     if name.startswith("<"):
         return False
-    path = Path(name)
-    if path.name in CHART_FILES:
+    if os.path.basename(name.rstrip(os.sep)) in CHART_FILES:  # Path(name).name, without building a Path per file
         return True
-    return text is not None and "{{" in text and bool(_ACTION.search(text)) and _inside_chart(path)
+    return text is not None and "{{" in text and bool(_ACTION.search(text)) and _inside_chart(Path(name))

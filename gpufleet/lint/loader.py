@@ -69,7 +69,7 @@ class Result:
 
 def looks_like_kubernetes(value: Any) -> bool:
     """A mapping with apiVersion, kind or metadata: meant as a Kubernetes object, even if broken."""
-    return isinstance(value, Mapping) and any(key in value for key in ("apiVersion", "kind", "metadata"))
+    return (type(value) is dict or isinstance(value, Mapping)) and any(key in value for key in ("apiVersion", "kind", "metadata"))
 
 
 def _helm_sources(text: str) -> list[tuple[int, str]]:
@@ -101,7 +101,7 @@ def _yaml_problem(source: Source, exc: yaml.YAMLError) -> Problem:
 
 
 def _not_object(value: Any) -> str | None:
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):  # the dict test first: ABC checks are slow
         return f"the document is a {type(value).__name__}, not a Kubernetes object"
     missing = [k for k in ("apiVersion", "kind") if not value.get(k)]
     return f"the document has no {' and no '.join(missing)}, so it is not a Kubernetes object" if missing else None
@@ -192,7 +192,7 @@ def _template(helm: list[tuple[int, str]], previous: int, line: int) -> str | No
 def _fast(text: str, helm: list[tuple[int, str]]) -> Documents | None:
     """(value, TextDoc, line, template) per document via yaml-rs, or None for the PyYAML path."""
     read = fastyaml.documents(text)
-    if read is None or any(_is_list(v) for v, *_ in read if isinstance(v, Mapping)):
+    if read is None or any(_is_list(v) for v, *_ in read if type(v) is dict or isinstance(v, Mapping)):
         return None
     documents: Documents = []
     previous = 0

@@ -74,20 +74,35 @@ def line_of(node: Any, path: FieldPath) -> int | None:
 class TextDoc:
     """A document read without nodes: its text, starting on 0-based line ``first`` of its file."""
 
-    text: str
+    text: str | None  # None once released (read again from ``_file`` when a finding needs a line)
     first: int
     start: int  # 0-based line of the document's first node
     plain: bool = False  # known to have no anchors, tags, complex keys... (fastyaml.plain_syntax)
-    _lined: str | None = field(default=None, repr=False)  # "\n" + text when the text walk may read it
+    _file: Any = field(default=None, repr=False)  # a gpufleet.lint.filetext.FileText after release()
+    _length: int = field(default=0, repr=False)
+    _lined: str | None = field(default=None, repr=False)  # the text the walk reads (textlocate.walkable)
     _node: Any = field(default=None, repr=False)
     _seen: dict[Any, Any] = field(default_factory=dict, repr=False)
     _safe: bool | None = field(default=None, repr=False)
 
+    def release(self, file: Any) -> None:
+        """Drop the text; ``file`` (a :class:`~gpufleet.lint.filetext.FileText`) gives it back when a line is asked for."""
+        if self.text is not None:
+            self._length, self.text, self._file = len(self.text), None, file
+
     def line_of(self, path: FieldPath) -> int | None:
-        """Like :func:`line_of` on the document's node, from the text when the text is simple enough."""
+        """Like :func:`line_of` on the document's node, from the text when the text is simple enough.
+
+        None when the text was released and its file no longer holds it.
+        """
+        if self.text is None:
+            self.text = self._file.part(self.first, self._length) if self._file is not None else None
+            self._file = None
+            if self.text is None:
+                return None
         if self._safe is None:
-            self._safe = textlocate.safe(self.text, self.plain)
-            self._lined = "\n" + self.text
+            self._lined = textlocate.walkable(self.text, self.plain)
+            self._safe = self._lined is not None
         if self._safe:
             assert self._lined is not None
             line = textlocate.line_of(self._lined, path.segments, self._seen)

@@ -6,25 +6,36 @@ argument and returns a :class:`Report` that the output modules
 (:mod:`gpufleet.lint.text`, :mod:`gpufleet.lint.jsonout`, :mod:`gpufleet.lint.sarif`)
 render. Each finding gets the file, the line of the field its path names (or of the
 object), and, for ``List`` items, the item's path prefix (``items[2].spec...``).
+
+Two passes, so a run holds its objects but not their texts: the first reads the sources
+one at a time (a generator is consumed as it goes) and keeps each object with where it
+came from, the text of a file read from disk released (:mod:`gpufleet.lint.filetext`);
+the second checks the objects in order against the whole run (the cross-object rules see
+every object through ``ctx.run``) and places each one's findings, reading a file's text
+again for that, then drops what placing needed. tests/lint/test_two_pass.py compares the
+report with the one-pass linter's.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from gpufleet.util import gcpause
 from gpufleet.lint import helm, locate
+from gpufleet.lint.filetext import FileText
+from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.namespaces import DEFAULT_NAMESPACE, with_namespace
 from gpufleet.lint.loader import Loaded, Problem, load
-from gpufleet.lint.sources import Source, collect
+from gpufleet.lint.sources import Source, stream
 from gpufleet.rules import engine, registry
 from gpufleet.rules.api import CheckContext, Finding, Severity
 
 GANG000 = "GANG000"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Located:
     """A finding plus where it came from beyond file:line (the helm template, if any)."""
 
@@ -86,41 +97,64 @@ def place(finding: Finding, item: Loaded) -> Finding:
                    waived=f.waived, waiver_reason=f.waiver_reason, file=item.file, line=line or item.line)
 
 
-def lint_sources(sources: Sequence[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
+def lint_sources(sources: Iterable[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
                  ignore: Iterable[str] | None = None, namespace: str = DEFAULT_NAMESPACE) -> Report:
-    """Lint already-collected sources (see :func:`lint`)."""
-    with gcpause.paused():  # the loader keeps every YAML node (acyclic): the collector would only walk them
+    """Lint sources (see :func:`lint`), consumed once and in order: a generator is read one file at a time."""
+    with gcpause.paused():  # the loader's objects and texts are acyclic: the collector would only walk them
         return _lint_sources(sources, ctx, select, ignore, namespace)
 
 
-def _lint_sources(sources: Sequence[Source], ctx: CheckContext | None, select: Iterable[str] | None,
+def _lint_sources(sources: Iterable[Source], ctx: CheckContext | None, select: Iterable[str] | None,
                   ignore: Iterable[str] | None, namespace: str) -> Report:
     ctx = ctx or CheckContext()
     sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
-    report = Report(files=len(sources))
-    loaded: list[Loaded] = []
-    for source in sources:
-        if helm.is_chart_source(source.name, source.text):
-            report.charts.append(source.name)
-            continue
-        result = load(source)
-        if result.skipped:
-            report.skipped.append(source.name)
-        loaded.extend(item if item.obj is (placed := with_namespace(item.obj, namespace)) else replace(item, obj=placed)
-                      for item in result.objects)
-        if _wanted(GANG000, sel, ign):
-            report.results.extend(Located(problem_finding(p)) for p in result.problems)
+    report = Report()
+    loaded = _load_all(sources, report, _wanted(GANG000, sel, ign), namespace)
     report.objects = len(loaded)
     ctx = replace(ctx, objects=tuple(item.obj for item in loaded))  # the run: one RunIndex for every object
-    for item in loaded:
-        for finding in engine.check_object(item.obj, ctx, sel, ign):
-            report.results.append(Located(place(finding, item), item.template))
+    _check_all(loaded, ctx, sel, ign, report)
     # No stack-level hooks (Rule.check_run) here: they judge a closed world (a Pulumi stack
     # declares every queue it uses), and the files of one lint run are not one (a LocalQueue
     # may come from the fleet's stack or another repository). With --fleet, GANG104 checks
     # each queue against the fleet model instead.
     report.results.sort(key=lambda r: (r.finding.file or "", r.finding.line or 0, r.finding.code, r.finding.path))
     return report
+
+
+def _load_all(sources: Iterable[Source], report: Report, problems: bool, namespace: str) -> deque[Loaded]:
+    """The first pass: every object of every source, in order (a source's text is not kept past its load)."""
+    loaded: deque[Loaded] = deque()
+    for source in sources:
+        report.files += 1
+        if helm.is_chart_source(source.name, source.text):
+            report.charts.append(source.name)
+            continue
+        result = load(source)
+        if result.skipped:
+            report.skipped.append(source.name)
+        if source.from_file and source.text is not None:  # its text can be read again: keep none of it meanwhile
+            file = FileText(source.name, source.text)
+            for item in result.objects:
+                if isinstance(item.node, TextDoc):
+                    item.node.release(file)
+        loaded.extend(item if item.obj is (placed := with_namespace(item.obj, namespace)) else replace(item, obj=placed)
+                      for item in result.objects)
+        if problems:
+            report.results.extend(Located(problem_finding(p)) for p in result.problems)
+    return loaded
+
+
+def _check_all(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, ign: engine.Patterns,
+               report: Report) -> None:
+    """The second pass: check each object against the whole run and place its findings, then drop its text.
+
+    The run (``ctx.objects``) keeps every object; what only placing needs (each document's
+    text, the nodes composed for it, the walk's memo) goes as soon as its object is done.
+    """
+    while loaded:
+        item = loaded.popleft()
+        for finding in engine.check_object(item.obj, ctx, sel, ign):
+            report.results.append(Located(place(finding, item), item.template))
 
 
 def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
@@ -131,4 +165,4 @@ def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable
     Namespaced objects without ``metadata.namespace`` are judged in ``namespace``
     (``gpufleet lint --namespace``; kubectl's ``default`` unless told otherwise).
     """
-    return lint_sources(collect(paths, stdin_text), ctx, select, ignore, namespace)
+    return lint_sources(stream(paths, stdin_text), ctx, select, ignore, namespace)

@@ -9,6 +9,7 @@ module never touches ``sys.stdin``). A file that cannot be read becomes a
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -28,41 +29,78 @@ class Source:
     text: str | None
     error: str | None = None
     unreadable: bool = False  # the file could not be read at all (an I/O error, not its content)
+    from_file: bool = False  # read from the file ``name`` (which may be read again: gpufleet.lint.filetext)
 
     @property
     def is_json(self) -> bool:
         return self.name.endswith(".json")
 
 
-def _directory(root: Path) -> Iterator[Path]:
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root).parts
-        if path.is_file() and path.suffix in SUFFIXES and not any(p.startswith(".") for p in relative):
-            yield path
+def _walk(folder: str, parts: tuple[str, ...], found: list[tuple[str, ...]]) -> None:
+    """Add the relative parts of every file to read below ``folder`` to ``found``."""
+    try:
+        with os.scandir(folder) as entries:
+            listed = list(entries)
+    except PermissionError:
+        return  # as rglob: an unreadable folder is left out
+    for entry in listed:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        try:
+            folder_below = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            folder_below = False
+        if folder_below:
+            _walk(entry.path, parts + (name,), found)
+        elif name.endswith(SUFFIXES) and entry.is_file():
+            found.append(parts + (name,))
 
 
-def read(path: Path) -> Source:
+def _directory(root: Path) -> list[str]:
+    """The files below ``root`` that are read, in the order of ``sorted(root.rglob("*"))``.
+
+    Symbolic links to directories are not followed (as ``rglob`` does not), hidden folders
+    not entered; one ``scandir`` per folder instead of pathlib's objects per entry.
+    """
+    found: list[tuple[str, ...]] = []
+    base = str(root)
+    _walk(base, (), found)
+    found.sort()  # pathlib orders paths by their parts, not by their text
+    prefix = "" if base == "." else base if base.endswith(os.sep) else base + os.sep
+    return [prefix + os.sep.join(parts) for parts in found]  # what str(root / relative) spells
+
+
+def read(path: str | Path) -> Source:
     name = str(path)
     try:
-        return Source(name, yamllimits.decode(path.read_bytes()))
+        with open(name, "rb") as handle:
+            data = handle.read()
+        return Source(name, yamllimits.decode(data), from_file=True)
     except ValueError as exc:  # binary, UTF-16 or not UTF-8: the message says which, and the fix
         return Source(name, None, str(exc).removeprefix("the file "))
     except OSError as exc:
         return Source(name, None, f"cannot be read: {exc.strerror or exc}", unreadable=True)
 
 
-def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:
-    """The inputs named by ``paths``, in order, directories expanded."""
-    sources: list[Source] = []
+def stream(paths: Iterable[str], stdin_text: str | None = None) -> Iterator[Source]:
+    """The inputs named by ``paths``, in order, directories expanded, each file read when reached.
+
+    The linter consumes them one at a time, so no more than one file's text need be held.
+    """
     for raw in paths:
         if raw == STDIN:
-            sources.append(Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given"))
+            yield Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given")
             continue
         path = Path(raw)
         if path.is_dir():
-            sources.extend(read(p) for p in _directory(path))
+            yield from (read(p) for p in _directory(path))
         elif path.exists():
-            sources.append(read(path))
+            yield read(path)
         else:
-            sources.append(Source(raw, None, "does not exist"))
-    return sources
+            yield Source(raw, None, "does not exist")
+
+
+def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:
+    """The inputs named by ``paths``, in order, directories expanded (:func:`stream`, all read)."""
+    return list(stream(paths, stdin_text))

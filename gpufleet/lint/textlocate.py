@@ -27,6 +27,7 @@ _OPENED = re.compile(r"""["'\[{][^\n]*""")
 _BLOCK_INDICATOR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?$")
 _VALUE_OPENER = re.compile(r"""(?<=[:-] )["'\[{]""")
 _NEXT = re.compile(r"\n( *)(?=[^ \n#])")  # the next row with content (not blank, not a comment)
+_CONTENT_ROW = re.compile(r"\n( *)([^ \n#][^\n]*)")  # a row with content: its indentation and the rest
 _NEVER = re.compile(r"\A(?!)")  # fails at once (a pattern that starts with an assertion would scan the text)
 _COMPLEX = frozenset("[{&*!|>\"'")
 Block = tuple[str, int, int]  # ("map" | "seq", column, offset of its first token)
@@ -92,12 +93,12 @@ def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str |
     map_end, seq_end, key_row, item_row = _patterns(col)
     eol = text.find("\n", pos)
     eol = len(text) if eol < 0 else eol
-    end = (seq_end if kind == "seq" else map_end).search(text, eol)
-    stop = end.start() if end else len(text)
     if kind == "seq":
         if not isinstance(part, int):
             return "absent"
         if part:
+            end = seq_end.search(text, eol)
+            stop = end.start() if end else len(text)
             found = None
             for found in item_row.finditer(text, eol, stop):
                 part -= 1
@@ -113,8 +114,9 @@ def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str |
     if found is None:
         return None
     if found[found.lastindex or 0].rstrip() != key:
-        found = _key_row(col, key).search(text, eol, stop)
-        if found is None:
+        # the key's row, if the map has not ended before it (no scan to the map's end when it is found early)
+        found = _key_row(col, key).search(text, eol)
+        if found is None or map_end.search(text, eol, found.start()) is not None:
             return "absent"
         pos = found.end(1)
     value = _value(text, found.end(), col, True)
@@ -152,11 +154,17 @@ def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int,
     return text.count("\n", 0, pos)
 
 
-def _spans_lines(lined: str, found: re.Match[str]) -> bool:
-    """Whether a quoted scalar or flow collection opened at a value position may go on to the next line."""
+def _spanning(lined: str, found: re.Match[str], rows: "_Rows") -> tuple[int, int] | bool:
+    """Whether a quoted scalar or flow collection opened at a value position may go on to the next line.
+
+    False when it does not (or is no scalar: inside a plain scalar, a comment or a block
+    scalar, quotes and brackets are just text); ``(start, end)`` for a quoted scalar that
+    continues on later lines and is closed there with nothing but a comment after it (the
+    offsets of its opening quote and of the end of its closing line); True otherwise.
+    """
     at = found.start()
     if lined[at - 1] not in ": -\n" or fastyaml.in_comment(lined, at):
-        return False  # inside a plain scalar or a comment: quotes and brackets are just text there
+        return False
     end = lined.find("\n", at)
     end = len(lined) if end < 0 else end
     while True:
@@ -170,12 +178,56 @@ def _spans_lines(lined: str, found: re.Match[str]) -> bool:
             break
         close = _quote_end(lined, at, end)
         if close is None:
-            break
+            return not rows.in_block_scalar(at) and _continued(lined, at)
         after = _VALUE_OPENER.search(lined, close + 1, end)  # "key": "value" - a second quoted scalar
         if after is None:
             return False
         at = after.start()
-    return not _in_block_scalar(lined, at)
+    return not rows.in_block_scalar(at)
+
+
+def _continued(lined: str, at: int) -> tuple[int, int] | bool:
+    """The span of the quoted scalar opened at ``at`` that closes on a later line, or True when unsure."""
+    close = _quote_end(lined, at, len(lined))
+    if close is None:
+        return True
+    end = lined.find("\n", close)
+    end = len(lined) if end < 0 else end
+    tail = lined[close + 1:end].strip(" ")
+    return (at, end) if not tail or tail.startswith("#") else True
+
+
+def walkable(text: str, plain: bool = False) -> str | None:
+    """``"\n" + text`` for :func:`line_of`, or None when the document leaves the block subset it reads.
+
+    Not when a flow collection may span lines (its next lines can sit at any column), nor
+    with anchors, tags, complex keys, tabs or odd line breaks. A quoted scalar that spans
+    lines keeps its first line; its later lines are blanked (their line breaks kept), since
+    they may sit at any column but never hold a node of their own.
+    """
+    if not (plain or fastyaml.plain_syntax(text)):
+        return None
+    lined = "\n" + text
+    spans: list[tuple[int, int]] = []
+    rows = _Rows(lined)
+    for found in _OPENED.finditer(lined):
+        if spans and found.start() < spans[-1][1]:
+            continue  # inside the quoted scalar blanked just before
+        span = _spanning(lined, found, rows)
+        if span is True:
+            return None
+        if span:
+            spans.append(span)  # type: ignore[arg-type]
+    if not spans:
+        return lined
+    out, last = [], 0
+    for start, end in spans:
+        eol = lined.find("\n", start)
+        out.append(lined[last:eol])
+        out.append("\n" * lined.count("\n", eol, end))
+        last = end
+    out.append(lined[last:])
+    return "".join(out)
 
 
 def _quote_end(lined: str, at: int, end: int) -> int | None:
@@ -198,36 +250,40 @@ def _quote_end(lined: str, at: int, end: int) -> int | None:
         i = j + 1
 
 
-def _in_block_scalar(lined: str, at: int) -> bool:
-    """Whether offset ``at`` is in the text of a ``|``/``>`` block scalar (a script, say).
+class _Rows:
+    """Which rows of a document lie in the text of a ``|``/``>`` block scalar (a script, say), found in one pass.
 
-    Walks up from its line through ever shallower lines (skipping blank and comment
-    lines); the first shallower line that ends with a block-scalar indicator owns it.
+    A row belongs to the block scalar of the nearest row above it that is shallower and ends
+    with a block-scalar indicator, through ever shallower rows (blank and comment rows
+    skipped); that is, when a row of its chain of parents (each the nearest shallower row
+    above) ends with one. One pass keeps that chain on a stack.
     """
-    end = lined.rfind("\n", 0, at)
-    line = lined[end + 1:at]
-    shallower = len(line) - len(line.lstrip(" "))
-    while shallower > 0 and end > 0:
-        begin = lined.rfind("\n", 0, end)
-        row, end = lined[begin + 1:end], begin
-        stripped = row.lstrip(" ")
-        if not stripped or stripped[0] == "#":
-            continue
-        indent = len(row) - len(stripped)
-        if indent < shallower:
-            if _BLOCK_INDICATOR.search(row):
-                return True
-            shallower = indent
-    return False
+
+    __slots__ = ("lined", "_inside")
+
+    def __init__(self, lined: str) -> None:
+        self.lined, self._inside = lined, None  # type: dict[int, bool] | None
+
+    def _scan(self) -> dict[int, bool]:
+        inside: dict[int, bool] = {}
+        stack: list[tuple[int, bool]] = []  # (indent, the row or one of its parents ends with an indicator)
+        indicator = _BLOCK_INDICATOR.search
+        for row in _CONTENT_ROW.finditer(self.lined):  # blank and comment rows are skipped by the pattern
+            indent = row.end(1) - row.start(1)
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            within = stack[-1][1] if stack else False
+            inside[row.start(1)] = within
+            stack.append((indent, within or indicator(row.group(2)) is not None))
+        return inside
+
+    def in_block_scalar(self, at: int) -> bool:
+        """Whether offset ``at`` (on a row with content) is in the text of a block scalar."""
+        if self._inside is None:
+            self._inside = self._scan()
+        return self._inside.get(self.lined.rfind("\n", 0, at) + 1, False)
 
 
 def safe(text: str, plain: bool = False) -> bool:
-    """Whether the document text stays in the block subset :func:`line_of` reads by indentation.
-
-    Not when a quoted scalar or flow collection may span lines (its next lines can sit at
-    any column), nor with anchors, tags, complex keys, tabs or odd line breaks.
-    """
-    if not (plain or fastyaml.plain_syntax(text)):
-        return False
-    lined = "\n" + text
-    return not any(_spans_lines(lined, found) for found in _OPENED.finditer(lined))
+    """Whether :func:`line_of` may read the document text (see :func:`walkable`)."""
+    return walkable(text, plain) is not None

@@ -169,9 +169,9 @@ class Rule:
         return (group, str(obj.get("kind", ""))) in self.kinds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
-    """A violation of one rule by one object, as every adapter reports it."""
+    """A violation of one rule by one object, as every adapter reports it (slots: a lint run holds one per finding)."""
 
     code: str
     name: str

@@ -2,7 +2,7 @@
 
 :func:`parse_review` turns a request body into an :class:`AdmissionRequest` or
 raises :class:`BadReview` with a message the API server logs (the HTTP layer
-answers 400). Integers beyond 64 bits stay exact integers (see ``_BIG_INT``). :class:`Verdict` is what a handler decides; :func:`render_review`
+answers 400). Integers beyond 64 bits stay exact integers (see ``_long_digit_run``). :class:`Verdict` is what a handler decides; :func:`render_review`
 turns it into the response body: same apiVersion and kind as the request, the
 request's ``uid`` echoed, ``status`` on denial, ``warnings``, and a base64
 ``JSONPatch`` only when there is one. Called by :mod:`gpufleet.webhook.registry`.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -66,7 +65,16 @@ class Verdict:
 # digits (rare: only such integers, long digit strings or long fractions) is read by the
 # standard library instead, which keeps integers exact; beyond MAX_INT_DIGITS digits an
 # integer is kept as its text (a string, which the rules treat as a bad value, not a crash).
-_BIG_INT = re.compile(rb"[0-9]{20}")
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_BIG_INT_RUN = b"0" * 20  # 20 digits in a row, once every digit reads 0
+
+
+def _long_digit_run(body: bytes) -> bool:
+    """Whether ``body`` has a run of 20 or more digits (a C translate and a substring search: a regex
+    over a 3 KB review cost ~60 µs, as much as the rest of parsing it)."""
+    return _BIG_INT_RUN in body.translate(_DIGITS_AS_ZERO)
+
+
 MAX_INT_DIGITS = 1000
 
 
@@ -85,7 +93,7 @@ def _exact(body: bytes) -> Any:
 def parse_review(body: bytes) -> AdmissionRequest:
     """Parse and check a request body (raises :class:`BadReview`)."""
     try:
-        review = orjson.loads(body) if _BIG_INT.search(body) is None else _exact(body)
+        review = _exact(body) if _long_digit_run(body) else orjson.loads(body)
     except (orjson.JSONDecodeError, ValueError, RecursionError) as exc:
         raise BadReview(f"body is not valid JSON: {str(exc)[:300]}") from None
     if not isinstance(review, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,14 @@ def test_sarif_levels_follow_rule_severity(report):
 ])
 def test_sarif_uris_are_relative_to_the_repository_root_when_possible(file, base, uri):
     assert sarif.artifact_uri(file, Path(base) if base else None) == uri
+
+
+@pytest.mark.parametrize("count", [0, 1, jsonout.BATCH, jsonout.BATCH + 1])
+@pytest.mark.parametrize("message", ["plain", "é \u2028 \x01 \"q\" \\ \n", "lone \ud800 surrogate"])
+def test_json_output_is_laid_out_as_the_standard_librarys_indented_dump(report, count, message):
+    """Written in batches by orjson (or the standard library for what orjson refuses), byte for byte json.dumps."""
+    first = report.results[0]
+    located = type(first)(replace(first.finding, message=message, line=7), first.template)
+    report.results = [located] * count
+    expected = json.dumps(jsonout.document(report), indent=2, ensure_ascii=False) + "\n"
+    assert jsonout.render(report) == expected

@@ -9,13 +9,14 @@ answer by itself (without composing nodes) for most documents.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 import yaml
 
-from gpufleet.lint import fastyaml
+from gpufleet.lint import fastyaml, textlocate
 from gpufleet.lint.loader import load
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint.locate import TextDoc, line_of
@@ -60,6 +61,20 @@ def test_the_text_walk_matches_the_node_walk_on_every_path_of_the_examples(upstr
     assert sum(compare(name, text) for name, text in texts(upstream_dir)) > 60
 
 
+def test_the_text_walk_matches_the_node_walk_on_dumped_examples_with_quoted_scalars_over_lines(upstream_dir):
+    """PyYAML's dumper writes multi-line strings as quoted scalars over several lines: walked from the text too."""
+    checked = walked = 0
+    for name, text in texts(upstream_dir):
+        try:
+            values = [v for v in yaml.load_all(text, Loader=yaml.CSafeLoader) if isinstance(v, dict)]
+        except yaml.YAMLError:
+            continue
+        dumped = yaml.dump_all(values, Dumper=yaml.CSafeDumper, sort_keys=False)
+        checked += compare(name, dumped)
+        walked += "\n\n" in dumped and textlocate.safe(dumped)
+    assert checked > 60 and walked > 5, (checked, walked)
+
+
 def test_the_text_walk_places_most_upstream_findings_without_composing_nodes(upstream_dir):
     touched = composed = 0
     for source in collect([str(upstream_dir)]):
@@ -86,6 +101,13 @@ def test_the_text_walk_places_most_upstream_findings_without_composing_nodes(ups
     "a:\n  \"k.x\": \"v\"\n  'q''s': 'it''s\n  b: c'\n  d: 1\n",
     "a:\n  \"k\": \"say \\\"hi\n  b: c\"\n  d: [1,\n  2]\n  e: 2\n",
     "a:\n  s: |\n    echo \"x\n    y: 1\n  t: 2\n",
+    "a:\n- 'sleep 10\n\n  '\n- b\nc: 1\n",
+    "a:\n  b: \"x\\\n    y\" # c: 2\n  d: 1\n",
+    "a:\n  k: 'it''s\n   x: y'\n  z: 1\n",
+    "a: 'x\n y' # c\nb: 'p\n\n q'\nc:\n  - 'r\n    s'\n  - t\n",
+    "\"k\": 'a\n  b'\nc: 1\n",
+    "a: 'x\n  y'\nb: [1,\n 2]\nc: 3\n",
+    "a:\n  - \"p \\\" q\n    - r\"\n  - s: \"t\n\n      u\"\n    v: 1\n",
 ])
 def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
     value = yaml.load(text, Loader=yaml.CSafeLoader)
@@ -93,3 +115,36 @@ def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
     doc = TextDoc(text, 0, node.start_mark.line)
     for path in paths(value):
         assert doc.line_of(path) == line_of(node, path), path
+
+
+def _in_block_scalar_by_walking_up(lined: str, at: int) -> bool:
+    """The reference: walk up from ``at``'s row through ever shallower rows to one ending with ``|``/``>``."""
+    end = lined.rfind("\n", 0, at)
+    line = lined[end + 1:at]
+    shallower = len(line) - len(line.lstrip(" "))
+    while shallower > 0 and end > 0:
+        begin = lined.rfind("\n", 0, end)
+        row, end = lined[begin + 1:end], begin
+        stripped = row.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        indent = len(row) - len(stripped)
+        if indent < shallower:
+            if re.search(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?$", row):
+                return True
+            shallower = indent
+    return False
+
+
+def test_the_one_pass_block_scalar_rows_match_the_walk_up_on_every_row(upstream_dir):
+    tricky = ["a: |\n  x\n    y\n  # c\n z\nb: >-\n  q\n\n  r\nc:\n  - |+2\n      s\n  - t\n", "k: | # note\n  \"u\n v: w\n"]
+    checked = inside = 0
+    for _, text in texts(upstream_dir) + [("tricky", t) for t in tricky]:
+        lined = "\n" + text
+        rows = textlocate._Rows(lined)
+        for found in re.finditer(r"\n( *)([^ \n#])", lined):
+            at = found.start(2)
+            expected = _in_block_scalar_by_walking_up(lined, at)
+            assert rows.in_block_scalar(at) is expected, (text[:80], lined[found.start() + 1:lined.find("\n", at)])
+            checked, inside = checked + 1, inside + expected
+    assert checked > 5000 and inside > 100, (checked, inside)

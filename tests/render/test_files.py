@@ -6,9 +6,11 @@ import re
 
 import json
 
+import pytest
 import yaml
 
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.render import files
 from gpufleet.render import render_all
 from gpufleet.render.files import OWN_FILE, render_files
 from gpufleet.render.kueue_config import render_manager_config
@@ -66,3 +68,25 @@ def test_disabled_volcano_and_controller_write_no_configmap_for_them():
     assert "000-configmap-volcano-scheduler-configmap.yaml" not in names
     assert "090-configmap-gang-admission-controller-fleet-context.yaml" not in names
     assert "context/fleet-context.json" in names
+
+
+class _StockDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """The file dumper as PyYAML's own representer and resolver would run it."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+_StockDumper.add_representer(str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None))
+
+
+@pytest.mark.parametrize("value", [
+    {"a": "yes", "b": "1.0", "c": "null", "d": "", "e": "~", "f": "0755", "g": "2024-01-01", "h": ":", "i": "- x"},
+    {"multi": "line one\nline two\n", "trailing": "x\n\n", "indented": "  lead\nx", "unicode": "é 中 \u2028"},
+    {"ints": [0, -1, 2**70], "bools": [True, False], "none": None, "floats": [1.5, float("inf"), -0.0, 1e20]},
+    {"empty": {}, "list": [], "nested": [{"a": [{"b": {}}]}, [[1], []]], "long": "w " * 100},
+    {"k" * 130: "v", "shared": ["same"] * 3, 7: "int key", "tuple": ("t", 1)},
+])
+def test_the_file_dumper_writes_what_pyyamls_representer_writes(value):
+    options = {"sort_keys": False, "default_flow_style": False, "width": 120, "allow_unicode": True}
+    assert files.dump(value) == yaml.dump(value, Dumper=_StockDumper, **options)

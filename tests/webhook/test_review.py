@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import re
 
 import orjson
 import pytest
 
-from gpufleet.webhook.review import BadReview, Verdict, parse_review, render_review, short_warning
+from gpufleet.webhook.review import BadReview, Verdict, _long_digit_run, parse_review, render_review, short_warning
 from tests.mutate.builders import volcano_job
 from tests.webhook.reviews import review
 
@@ -67,3 +68,9 @@ def test_warnings_are_single_lines_of_at_most_120_characters(text):
     out = short_warning(text)
     assert len(out) <= 120 and "\n" not in out and "\t" not in out
     assert out == " ".join(text.split()) or out.endswith("...")
+
+
+@pytest.mark.parametrize("body", [b"", b"1" * 19, b"9" * 20, b"x" + b"0123456789" * 2 + b"y", b"1" * 19 + b".1",
+                                  b'{"a": 18446744073709551617}', b'{"a": 1.8446744073709552e+19}', b"12345 67890" * 4])
+def test_a_run_of_twenty_digits_is_found_as_the_regex_finds_it(body):
+    assert _long_digit_run(body) is (re.search(rb"[0-9]{20}", body) is not None)
