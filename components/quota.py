@@ -110,11 +110,13 @@ class FleetQuota(pulumi.ComponentResource):
     def _after_referents(self, obj: RenderedObject, referents: list[str]) -> Mapping[str, Any]:
         """The manifest, with a field the engine's admission looks up made known only once its referent exists."""
         field = checked_at_admission(obj.manifest)
-        if field is None or not referents:
+        if field is None:
             return obj.manifest
         name = obj.manifest["spec"][field]
-        key = next(k for k in referents if self._manifests[k]["kind"] == obj.manifest["kind"]
-                   and self._manifests[k]["metadata"]["name"] == name)
+        key = next((k for k in referents if self._manifests[k]["kind"] == obj.manifest["kind"]
+                    and self._manifests[k]["metadata"]["name"] == name), None)
+        if key is None:  # the referent is not the stack's (Volcano's root queue): nothing to wait for
+            return obj.manifest
         referent = self.resources[key]
         return {**obj.manifest, "spec": {**obj.manifest["spec"], field: referent.id.apply(lambda _, n=name: n)}}
 

@@ -157,8 +157,8 @@ def stack_objects(fleet: Fleet, rendered: Rendered, settings: ControllerSettings
         out += engine_config_maps(fleet)  # what the charts make from gpufleet's values
         engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
         out += [*({"kind": "Namespace"}, CHART) * engines]  # components/engine.py: a namespace and a chart each
-    if rendered.volcano_values is not None and not settings.engines_installed:  # components/volcano.py: its admission certificate
-        out += list(volcano_admission.cert_manager_objects(fleet).values()) if settings.cert_manager else [SECRET]
+        if rendered.volcano_values is not None:  # components/volcano.py: its admission certificate
+            out += list(volcano_admission.cert_manager_objects(fleet).values()) if settings.cert_manager else [SECRET]
     controller = list(render_controller(fleet, settings).values())
     if controller and not settings.cert_manager:  # components/controller.py
         controller.append(SECRET)
