@@ -28,6 +28,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--config")
     p.add_argument("--output", "-o", type=Path)
     p.add_argument("--namespace", "-n", default="default")
+    p.add_argument("--jobs", "-j", type=int, default=0)
     return p
 
 
@@ -47,4 +48,5 @@ def main(argv: Sequence[str]) -> int:
     args = parser().parse_intermixed_args(list(argv))
     return lint_run.run(lint_run.Options(
         paths=args.paths, fleet=args.fleet, fleet_context=args.fleet_context, crds=args.crds, fmt=args.fmt,
-        select=args.select, ignore=args.ignore, config=args.config, output=args.output, namespace=args.namespace))
+        select=args.select, ignore=args.ignore, config=args.config, output=args.output, namespace=args.namespace,
+        jobs=args.jobs))

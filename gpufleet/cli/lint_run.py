@@ -17,14 +17,13 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import USAGE, CliError, handle
 from gpufleet.yamlin.errors import ModelError
 from gpufleet.lint.context import LintConfig, load_config
-from gpufleet.lint.runner import Report, lint_sources, unknown_codes
-from gpufleet.lint.sources import Source, stream
+from gpufleet.lint.runner import Report, lint, unknown_codes
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import load_settings
 
@@ -48,6 +47,7 @@ class Options:
     config: str | None = None
     output: Path | None = None
     namespace: str = "default"
+    jobs: int = 0  # processes to share a large run with: 0 one per CPU, 1 this process alone (gpufleet.lint.pool)
 
 
 def codes(values: Sequence[str] | None) -> list[str] | None:
@@ -81,6 +81,9 @@ def _check_usage(opts: Options) -> None:
     if not DNS_LABEL.fullmatch(opts.namespace):
         raise UsageError([f"--namespace {opts.namespace!r} is not a namespace name: use lowercase letters, digits "
                           "and '-' (at most 63)"])
+    if opts.jobs < 0:
+        raise UsageError([f"--jobs {opts.jobs} is not a number of processes: use 0 (one per CPU, the default), "
+                          "1 (one process) or more"])
     for path in opts.paths:
         if path != "-":
             inputs.any_in(path, "pass manifest files or directories, or - for standard input")
@@ -115,14 +118,6 @@ def _render(report: Report, fmt: str) -> str:
     return text.render_plain(report)
 
 
-def _noting_unreadable(sources: Iterator[Source], unreadable: list[str]) -> Iterator[Source]:
-    """``sources`` as read (one at a time), with a usage error line added for each file that cannot be read."""
-    for source in sources:
-        if source.unreadable:
-            unreadable.append(f"{source.name}: {source.error} (fix: check its permissions)")
-        yield source
-
-
 def _lint(opts: Options) -> int:
     _check_usage(opts)
     try:
@@ -136,11 +131,9 @@ def _lint(opts: Options) -> int:
         raise UsageError([f"unknown rule code(s) {', '.join(unknown)}: see `gpufleet rules`"])
     ctx = _context(settings, opts)
     stdin_text = sys.stdin.read() if "-" in opts.paths else None
-    unreadable: list[str] = []
-    report = lint_sources(_noting_unreadable(stream(opts.paths, stdin_text), unreadable), ctx, chosen, skipped,
-                          namespace=opts.namespace)
-    if unreadable:
-        raise UsageError(unreadable)  # nothing written: the report of a partial read is dropped
+    report = lint(opts.paths, ctx, chosen, skipped, stdin_text, namespace=opts.namespace, jobs=opts.jobs)
+    if report.unreadable:  # nothing written: the report of a partial read is dropped
+        raise UsageError([f"{name}: {why} (fix: check its permissions)" for name, why in report.unreadable])
     if opts.fmt == "text" and opts.output is None:
         _print_text(report)
     elif opts.output is None and opts.fmt == "json":

@@ -69,6 +69,13 @@ _SYNTAX = re.compile(
     r"|(?<=[\[{,])[ \t]*[|>@`%]"  # a block-scalar or reserved indicator inside [...] or {...}
     r"|(?<=[{,])[ \t]*[\[{]|(?<=[\]}])[ \t]*:(?=[\s,\[\]{}]|\Z)"  # a collection that may be a key
     r")")
+# What every match of _SYNTAX needs in an ASCII text with no tab, carriage return or control
+# character (so its only whitespace is " " and "\n"): one of these substrings, or a flow
+# indicator followed by one of the characters it pairs with. Substring tests run at memchr
+# speed; _SYNTAX's leading class matches every ":" and line break, so it is searched only
+# when this finds something (tests/lint/test_fastyaml.py checks the implication).
+_MAY_SYNTAX = ("&", "*", "!", "?", "%", " :", "\n:", ":,", ":]", ":}", "\n...", "\n---")
+_FLOW_PAIR = re.compile(r"[\[\]{},](?:(?<=[\[{,]) *[:|>@`%\[{]|(?<=[\]}]) *:)")  # one leading class, as for _SYNTAX
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # what PyYAML refuses in ASCII text (tab and \r: _ODD_CHARS)
 _NON_PRINTABLE = re.compile(r"[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#.*)?$", re.MULTILINE)
@@ -100,8 +107,19 @@ def _syntax(lined: str, uncommented: str | None = None) -> re.Match[str] | str |
     for odd in _ODD_CHARS:
         if odd in lined:
             return odd
-    control = _CONTROL.search(lined) if lined.isascii() else _NON_PRINTABLE.search(lined)
-    return control or outside_comments(_SYNTAX, _COMMENT_LINES.sub("", lined) if uncommented is None else uncommented)
+    ascii_text = lined.isascii()
+    control = _CONTROL.search(lined) if ascii_text else _NON_PRINTABLE.search(lined)
+    if control:
+        return control
+    text = _COMMENT_LINES.sub("", lined) if uncommented is None else uncommented
+    if ascii_text and not may_have_syntax(text):
+        return None
+    return outside_comments(_SYNTAX, text)
+
+
+def may_have_syntax(text: str) -> bool:
+    """False only when :data:`_SYNTAX` cannot match ``text`` (ASCII, no tab, carriage return or control character)."""
+    return any(part in text for part in _MAY_SYNTAX) or _FLOW_PAIR.search(text) is not None
 
 
 def risky(text: str) -> str | None:

@@ -14,6 +14,14 @@ the second checks the objects in order against the whole run (the cross-object r
 every object through ``ctx.run``) and places each one's findings, reading a file's text
 again for that, then drops what placing needed. tests/lint/test_two_pass.py compares the
 report with the one-pass linter's.
+
+With ``jobs`` other than 1 (``gpufleet lint --jobs``; 0, the CLI's default, is one process
+per CPU), a run of many files is shared with forked worker processes (:mod:`gpufleet.lint.pool`):
+the first pass by chunks of files, whose objects come back to this process in file order;
+in the second this process runs the rules (every object against the whole run, as in one
+process) while the workers place the findings of documents whose text they read again.
+The report is the same, finding for finding and in the same order
+(tests/lint/test_parallel.py compares it with the one-process report).
 """
 
 from __future__ import annotations
@@ -23,24 +31,19 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from gpufleet.util import gcpause
-from gpufleet.lint import helm, locate
-from gpufleet.lint.filetext import FileText
+from gpufleet.lint import firstpass, pool
+from gpufleet.lint.firstpass import Loads
+from gpufleet.lint.located import Located, lines_of, place, placed, problem_finding
 from gpufleet.lint.locate import TextDoc
-from gpufleet.lint.namespaces import DEFAULT_NAMESPACE, with_namespace
-from gpufleet.lint.loader import Loaded, Problem, load
-from gpufleet.lint.sources import Source, stream
-from gpufleet.rules import engine, registry
+from gpufleet.lint.namespaces import DEFAULT_NAMESPACE
+from gpufleet.lint.loader import Loaded
+from gpufleet.lint.sources import Source, plan, read
+from gpufleet.rules import engine
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Finding, Severity
 
 GANG000 = "GANG000"
-
-
-@dataclass(frozen=True, slots=True)
-class Located:
-    """A finding plus where it came from beyond file:line (the helm template, if any)."""
-
-    finding: Finding
-    template: str | None = None
+__all__ = ["Located", "Report", "lint", "lint_sources", "place", "problem_finding", "unknown_codes"]
 
 
 @dataclass
@@ -49,6 +52,7 @@ class Report:
     objects: int = 0
     skipped: list[str] = field(default_factory=list)  # readable files with no Kubernetes-like document
     charts: list[str] = field(default_factory=list)  # Helm chart sources (Chart.yaml, templates), not linted
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (file, why) for files that could not be read at all
     results: list[Located] = field(default_factory=list)
 
     @property
@@ -78,25 +82,6 @@ def _wanted(code: str, select: frozenset[str] | None, ignore: frozenset[str] | N
     return (select is None or engine.matches(code, select)) and not (ignore and engine.matches(code, ignore))
 
 
-def problem_finding(problem: Problem) -> Finding:
-    rule = registry.get(GANG000)
-    obj = problem.obj or {}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    return Finding(code=rule.code, name=rule.name, severity=rule.severity, path=problem.path, message=problem.message,
-                   fix=problem.fix, api_version=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")),
-                   namespace=meta.get("namespace"), object_name=meta.get("name"), file=problem.file, line=problem.line)
-
-
-def place(finding: Finding, item: Loaded) -> Finding:
-    """``finding`` at its file and line (the line of the field its path names), List prefix added."""
-    line = locate.line_of(item.node, finding.path) if item.node is not None else None
-    path = item.prefix + finding.path if item.prefix else finding.path
-    f = finding  # every field spelt out: dataclasses.replace costs several times more on this hot path
-    return Finding(code=f.code, name=f.name, severity=f.severity, path=path, message=f.message, fix=f.fix,
-                   api_version=f.api_version, kind=f.kind, namespace=f.namespace, object_name=f.object_name,
-                   waived=f.waived, waiver_reason=f.waiver_reason, file=item.file, line=line or item.line)
-
-
 def lint_sources(sources: Iterable[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
                  ignore: Iterable[str] | None = None, namespace: str = DEFAULT_NAMESPACE) -> Report:
     """Lint sources (see :func:`lint`), consumed once and in order: a generator is read one file at a time."""
@@ -106,42 +91,29 @@ def lint_sources(sources: Iterable[Source], ctx: CheckContext | None = None, sel
 
 def _lint_sources(sources: Iterable[Source], ctx: CheckContext | None, select: Iterable[str] | None,
                   ignore: Iterable[str] | None, namespace: str) -> Report:
-    ctx = ctx or CheckContext()
     sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
-    report = Report()
-    loaded = _load_all(sources, report, _wanted(GANG000, sel, ign), namespace)
-    report.objects = len(loaded)
-    ctx = replace(ctx, objects=tuple(item.obj for item in loaded))  # the run: one RunIndex for every object
-    _check_all(loaded, ctx, sel, ign, report)
+    loads = Loads()
+    problems = _wanted(GANG000, sel, ign)
+    for source in sources:  # one at a time: a generator is read one file at a time
+        firstpass.add(loads, source, problems, namespace)
+    return _second_pass(loads, ctx, sel, ign, None)
+
+
+def _second_pass(loads: Loads, ctx: CheckContext | None, sel: engine.Patterns, ign: engine.Patterns,
+                 workers: pool.ProcessPoolExecutor | None) -> Report:
+    report = Report(files=loads.files, objects=len(loads.objects), skipped=loads.skipped, charts=loads.charts,
+                    unreadable=loads.unreadable, results=loads.problems)
+    ctx = replace(ctx or CheckContext(), objects=tuple(item.obj for item in loads.objects))  # the run: one RunIndex
+    if workers is None:
+        _check_all(loads.objects, ctx, sel, ign, report)
+    else:
+        _check_shared(loads.objects, ctx, sel, ign, report, workers)
     # No stack-level hooks (Rule.check_run) here: they judge a closed world (a Pulumi stack
     # declares every queue it uses), and the files of one lint run are not one (a LocalQueue
     # may come from the fleet's stack or another repository). With --fleet, GANG104 checks
     # each queue against the fleet model instead.
     report.results.sort(key=lambda r: (r.finding.file or "", r.finding.line or 0, r.finding.code, r.finding.path))
     return report
-
-
-def _load_all(sources: Iterable[Source], report: Report, problems: bool, namespace: str) -> deque[Loaded]:
-    """The first pass: every object of every source, in order (a source's text is not kept past its load)."""
-    loaded: deque[Loaded] = deque()
-    for source in sources:
-        report.files += 1
-        if helm.is_chart_source(source.name, source.text):
-            report.charts.append(source.name)
-            continue
-        result = load(source)
-        if result.skipped:
-            report.skipped.append(source.name)
-        if source.from_file and source.text is not None:  # its text can be read again: keep none of it meanwhile
-            file = FileText(source.name, source.text)
-            for item in result.objects:
-                if isinstance(item.node, TextDoc):
-                    item.node.release(file)
-        loaded.extend(item if item.obj is (placed := with_namespace(item.obj, namespace)) else replace(item, obj=placed)
-                      for item in result.objects)
-        if problems:
-            report.results.extend(Located(problem_finding(p)) for p in result.problems)
-    return loaded
 
 
 def _check_all(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, ign: engine.Patterns,
@@ -157,12 +129,81 @@ def _check_all(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, i
             report.results.append(Located(place(finding, item), item.template))
 
 
+BATCH = 128  # documents with findings per placing job sent to a worker
+
+
+def _check_shared(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, ign: engine.Patterns,
+                  report: Report, workers: pool.ProcessPoolExecutor) -> None:
+    """The second pass with workers placing the findings of released documents; results kept in object order."""
+    slots: deque[list[Located] | tuple[pool.Future[list[list[int | None]]], list[tuple[Loaded, list[Finding]]]]] = deque()
+    batch: list[tuple[Loaded, list[Finding]]] = []
+    while loaded:
+        item = loaded.popleft()
+        found = engine.check_object(item.obj, ctx, sel, ign)
+        if not found:
+            continue
+        if isinstance(item.node, TextDoc) and item.node.text is None:
+            batch.append((item, found))
+            if len(batch) >= BATCH:
+                slots.append((workers.submit(lines_of, _job(batch)), batch))
+                batch = []
+        else:
+            if batch:  # keep the order: what came before this object goes first
+                slots.append((workers.submit(lines_of, _job(batch)), batch))
+                batch = []
+            slots.append([Located(place(f, item), item.template) for f in found])
+        while slots and (isinstance(slots[0], list) or slots[0][0].done()):
+            _settle(slots.popleft(), report)
+    if batch:
+        slots.append((workers.submit(lines_of, _job(batch)), batch))
+    pending = [(i, slot) for i, slot in enumerate(slots) if not isinstance(slot, list)]
+    lines = dict(zip((i for i, _ in pending), pool.collect([s[0] for _, s in pending], lines_of,
+                                                           [_job(s[1]) for _, s in pending])))
+    for i, slot in enumerate(slots):
+        _settle(slot if isinstance(slot, list) else (lines[i], slot[1]), report)
+
+
+def _job(batch: list[tuple[Loaded, list[Finding]]]) -> list[tuple[TextDoc, list[FieldPath]]]:
+    return [(item.node, [f.path for f in found]) for item, found in batch]
+
+
+def _settle(slot: object, report: Report) -> None:
+    if isinstance(slot, list):
+        report.results.extend(slot)
+        return
+    lines, batch = slot  # type: ignore[misc]
+    if not isinstance(lines, list):
+        lines = lines.result()
+    for (item, found), at in zip(batch, lines):
+        report.results.extend(Located(placed(f, item, line), item.template) for f, line in zip(found, at))
+
+
+def _lint_shared(entries: list[str | Source], ctx: CheckContext | None, select: Iterable[str] | None,
+                 ignore: Iterable[str] | None, namespace: str, workers: int) -> Report:
+    """The run shared with ``workers`` forked processes (both passes)."""
+    sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
+    problems = _wanted(GANG000, sel, ign)
+    size = max(16, min(256, len(entries) // ((workers + 1) * 8)))
+    chunks = [(entries[i:i + size], problems, namespace) for i in range(0, len(entries), size)]
+    with gcpause.paused(), pool.executor(workers) as shared:
+        loads = Loads()
+        for part in pool.ordered(shared, firstpass.load_chunk, chunks):
+            loads.extend(part)
+        return _second_pass(loads, ctx, sel, ign, shared)
+
+
 def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
          ignore: Iterable[str] | None = None, stdin_text: str | None = None,
-         namespace: str = DEFAULT_NAMESPACE) -> Report:
+         namespace: str = DEFAULT_NAMESPACE, jobs: int = 1) -> Report:
     """Lint files, directories and ``-`` (``stdin_text``); see :class:`Report`.
 
     Namespaced objects without ``metadata.namespace`` are judged in ``namespace``
-    (``gpufleet lint --namespace``; kubectl's ``default`` unless told otherwise).
+    (``gpufleet lint --namespace``; kubectl's ``default`` unless told otherwise). ``jobs``:
+    processes to share a large run with (0: one per CPU; 1: this process alone), see
+    :mod:`gpufleet.lint.pool`.
     """
-    return lint_sources(stream(paths, stdin_text), ctx, select, ignore, namespace)
+    entries = plan(paths, stdin_text)
+    workers = pool.workers(jobs, len(entries))
+    if workers:
+        return _lint_shared(entries, ctx, select, ignore, namespace, workers)
+    return lint_sources((read(e) if isinstance(e, str) else e for e in entries), ctx, select, ignore, namespace)

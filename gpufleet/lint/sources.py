@@ -83,22 +83,33 @@ def read(path: str | Path) -> Source:
         return Source(name, None, f"cannot be read: {exc.strerror or exc}", unreadable=True)
 
 
+def plan(paths: Iterable[str], stdin_text: str | None = None) -> list[str | Source]:
+    """What ``paths`` name, in order, directories expanded: a file's name to read, or a :class:`Source` made already.
+
+    Standard input and a path that does not exist are Sources; every file is its name, for
+    :func:`read` (the linter's workers read their own share, :mod:`gpufleet.lint.pool`).
+    """
+    entries: list[str | Source] = []
+    for raw in paths:
+        if raw == STDIN:
+            entries.append(Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given"))
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            entries.extend(_directory(path))
+        elif path.exists():
+            entries.append(str(path))
+        else:
+            entries.append(Source(raw, None, "does not exist"))
+    return entries
+
+
 def stream(paths: Iterable[str], stdin_text: str | None = None) -> Iterator[Source]:
     """The inputs named by ``paths``, in order, directories expanded, each file read when reached.
 
     The linter consumes them one at a time, so no more than one file's text need be held.
     """
-    for raw in paths:
-        if raw == STDIN:
-            yield Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given")
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            yield from (read(p) for p in _directory(path))
-        elif path.exists():
-            yield read(path)
-        else:
-            yield Source(raw, None, "does not exist")
+    return (read(entry) if isinstance(entry, str) else entry for entry in plan(paths, stdin_text))
 
 
 def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:

@@ -182,3 +182,23 @@ def test_helm_output_keeps_its_template_names_on_the_fast_path():
     assert fastyaml.documents(text) is not None
     got = loader_module.load(Source("helm.yaml", text))
     assert [(o.line, o.template) for o in got.objects] == [(3, "chart/templates/a.yaml"), (9, "chart/templates/b.yaml")]
+
+
+SYNTAX_TOKENS = st.sampled_from(["a", "b1", " ", "  ", "\n", "\n  ", "\n- ", ":", ": ", " :", "?", "? ", "-", "---", "...",
+                                 "%", "&", "*", "!", "[", "]", "{", "}", ",", ", ", "|", ">", "@", "`", "#", " #", "'", '"'])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(SYNTAX_TOKENS, min_size=1, max_size=16))
+def test_the_syntax_prefilter_lets_through_every_text_the_syntax_pattern_matches(tokens):
+    text = "\n" + "".join(tokens)
+    if fastyaml._SYNTAX.search(text) is not None:
+        assert fastyaml.may_have_syntax(text), text
+
+
+def test_the_syntax_prefilter_agrees_with_the_pattern_on_every_manifest(upstream_dir):
+    for source in manifest_texts(upstream_dir):
+        for _, body, _ in fastyaml.split(source.text or ""):
+            text = fastyaml._COMMENT_LINES.sub("", "\n" + body)
+            if fastyaml._SYNTAX.search(text) is not None:
+                assert fastyaml.may_have_syntax(text), source.name
