@@ -36,7 +36,7 @@ _Loader = yamllimits.Loader  # libyaml with bounded numbers
 _HELM_SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Loaded:
     """One object of an input: where it starts, its path prefix inside a List, its YAML node (or TextDoc)."""
 

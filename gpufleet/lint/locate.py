@@ -70,7 +70,7 @@ def line_of(node: Any, path: FieldPath) -> int | None:
     return line + 1
 
 
-@dataclass
+@dataclass(slots=True)
 class TextDoc:
     """A document read without nodes: its text, starting on 0-based line ``first`` of its file."""
 
@@ -82,7 +82,7 @@ class TextDoc:
     _length: int = field(default=0, repr=False)
     _lined: str | None = field(default=None, repr=False)  # the text the walk reads (textlocate.walkable)
     _node: Any = field(default=None, repr=False)
-    _seen: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _seen: dict[Any, Any] | None = field(default=None, repr=False)  # made on the first walk
     _safe: bool | None = field(default=None, repr=False)
 
     def release(self, file: Any) -> None:
@@ -105,6 +105,8 @@ class TextDoc:
             self._safe = self._lined is not None
         if self._safe:
             assert self._lined is not None
+            if self._seen is None:
+                self._seen = {}
             line = textlocate.line_of(self._lined, path.segments, self._seen)
             if line is not None:
                 return line + self.first

@@ -18,7 +18,7 @@ from gpufleet.workloads.groups import lws_view, ray_view
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.runtimes import runtime_view
 from gpufleet.workloads.types import (
-    SPEC, PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_list, as_map, group_of, label_path,
+    SPEC, PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_name, as_list, as_map, group_of, label_path,
 )
 
 Builder = Callable[[Mapping[str, Any], str, str], WorkloadView]
@@ -69,7 +69,7 @@ def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     has_min = "minAvailable" in spec
     return _base(obj, group, kind, templates,
                  gang_min=as_int(spec.get("minAvailable")), gang_min_path=_MIN_AVAILABLE if has_min else None,
-                 scheduler_name=spec.get("schedulerName") or None, volcano_queue=spec.get("queue"),
+                 scheduler_name=as_name(spec.get("schedulerName")), volcano_queue=as_name(spec.get("queue")),
                  volcano_queue_path=_QUEUE)
 
 

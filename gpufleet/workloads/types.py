@@ -34,6 +34,11 @@ def as_list(value: Any) -> list[Any]:
     return value if type(value) is list else []
 
 
+def as_name(value: Any) -> str | None:
+    """A name field (a scheduler's, a queue's): the string, or None when absent, empty or not a string."""
+    return value if type(value) is str and value else None
+
+
 def as_int(value: Any, default: int | None = None) -> int | None:
     """An integer field, or ``default`` when absent or not an integer (``True`` is not one)."""
     if isinstance(value, bool):

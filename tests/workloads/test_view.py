@@ -8,6 +8,7 @@ from gpufleet import workloads
 
 from gpufleet.yamlin import yamlio
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.rules.engine import check_object
 from tests.rules import builders as b
 
 
@@ -35,6 +36,15 @@ def test_a_volcano_job_lists_each_task_with_its_path_and_replicas():
     assert (view.total_pods, view.gang_min, view.gang_min_path) == (4, 4, "spec.minAvailable")
     assert (view.scheduler_name, view.volcano_queue, view.is_gang) == ("volcano", "research", True)
     assert view.templates[1].spec_path == "spec.tasks[1].template.spec"
+
+
+@pytest.mark.parametrize("value", [["volcano"], {"name": "volcano"}, 7, ""])
+def test_a_volcano_job_whose_scheduler_or_queue_is_not_a_string_names_none(value):
+    job = b.volcano_job(tasks=[b.task("worker", replicas=2)], queue="research")
+    job["spec"]["schedulerName"] = job["spec"]["queue"] = value
+    view = workloads.view(job)
+    assert (view.scheduler_name, view.volcano_queue) == (None, None)
+    assert not [f for f in check_object(job) if f.internal]  # no rule crashes on it (a fuzzed review found one)
 
 
 def test_a_volcano_task_without_replicas_counts_zero_pods_like_the_go_zero_value():
