@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from itertools import chain, islice
+from typing import Iterable, Iterator, Sequence
 
 from gpufleet.util import gcpause
 from gpufleet.lint import firstpass, pool
@@ -37,7 +38,7 @@ from gpufleet.lint.located import Located, lines_of, place, placed, problem_find
 from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.namespaces import DEFAULT_NAMESPACE
 from gpufleet.lint.loader import Loaded
-from gpufleet.lint.sources import Source, plan, read
+from gpufleet.lint.sources import Source, entries, read
 from gpufleet.rules import engine
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Finding, Severity
@@ -178,16 +179,22 @@ def _settle(slot: object, report: Report) -> None:
         report.results.extend(Located(placed(f, item, line), item.template) for f, line in zip(found, at))
 
 
-def _lint_shared(entries: list[str | Source], ctx: CheckContext | None, select: Iterable[str] | None,
+CHUNK = 128  # files per first-pass job
+
+
+def _lint_shared(found: Iterator[str | Source], ctx: CheckContext | None, select: Iterable[str] | None,
                  ignore: Iterable[str] | None, namespace: str, workers: int) -> Report:
-    """The run shared with ``workers`` forked processes (both passes)."""
+    """The run shared with ``workers`` forked processes (both passes); the workers load while the walk goes on."""
     sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
     problems = _wanted(GANG000, sel, ign)
-    size = max(16, min(256, len(entries) // ((workers + 1) * 8)))
-    chunks = [(entries[i:i + size], problems, namespace) for i in range(0, len(entries), size)]
     with gcpause.paused(), pool.executor(workers) as shared:
+        jobs: list[tuple[list[str | Source], bool, str]] = []
+        futures = []
+        while chunk := list(islice(found, CHUNK)):
+            jobs.append((chunk, problems, namespace))
+            futures.append(shared.submit(firstpass.load_chunk, jobs[-1]))
         loads = Loads()
-        for part in pool.ordered(shared, firstpass.load_chunk, chunks):
+        for part in pool.collect(futures, firstpass.load_chunk, jobs):
             loads.extend(part)
         return _second_pass(loads, ctx, sel, ign, shared)
 
@@ -202,8 +209,9 @@ def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable
     processes to share a large run with (0: one per CPU; 1: this process alone), see
     :mod:`gpufleet.lint.pool`.
     """
-    entries = plan(paths, stdin_text)
-    workers = pool.workers(jobs, len(entries))
+    found = entries(paths, stdin_text)
+    head = list(islice(found, pool.MIN_FILES))  # enough to tell whether the run is large
+    workers = pool.workers(jobs, len(head))
     if workers:
-        return _lint_shared(entries, ctx, select, ignore, namespace, workers)
-    return lint_sources((read(e) if isinstance(e, str) else e for e in entries), ctx, select, ignore, namespace)
+        return _lint_shared(chain(head, found), ctx, select, ignore, namespace, workers)
+    return lint_sources((read(e) if isinstance(e, str) else e for e in chain(head, found)), ctx, select, ignore, namespace)

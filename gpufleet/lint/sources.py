@@ -36,11 +36,15 @@ class Source:
         return self.name.endswith(".json")
 
 
-def _walk(folder: str, parts: tuple[str, ...], found: list[tuple[str, ...]]) -> None:
-    """Add the relative parts of every file to read below ``folder`` to ``found``."""
+def _walk(folder: str, prefix: str) -> Iterator[str]:
+    """Every file to read below ``folder`` (spelt ``prefix`` + its relative path), in order.
+
+    Each folder's entries are visited sorted by name, folders entered where they sort:
+    that is the order of the files' parts sorted as tuples, which is pathlib's order.
+    """
     try:
         with os.scandir(folder) as entries:
-            listed = list(entries)
+            listed = sorted(entries, key=lambda entry: entry.name)
     except PermissionError:
         return  # as rglob: an unreadable folder is left out
     for entry in listed:
@@ -52,23 +56,20 @@ def _walk(folder: str, parts: tuple[str, ...], found: list[tuple[str, ...]]) -> 
         except OSError:
             folder_below = False
         if folder_below:
-            _walk(entry.path, parts + (name,), found)
+            yield from _walk(entry.path, prefix + name + os.sep)
         elif name.endswith(SUFFIXES) and entry.is_file():
-            found.append(parts + (name,))
+            yield prefix + name
 
 
-def _directory(root: Path) -> list[str]:
-    """The files below ``root`` that are read, in the order of ``sorted(root.rglob("*"))``.
+def _directory(root: Path) -> Iterator[str]:
+    """The files below ``root`` that are read, in the order of ``sorted(root.rglob("*"))``, as the walk finds them.
 
     Symbolic links to directories are not followed (as ``rglob`` does not), hidden folders
     not entered; one ``scandir`` per folder instead of pathlib's objects per entry.
     """
-    found: list[tuple[str, ...]] = []
     base = str(root)
-    _walk(base, (), found)
-    found.sort()  # pathlib orders paths by their parts, not by their text
-    prefix = "" if base == "." else base if base.endswith(os.sep) else base + os.sep
-    return [prefix + os.sep.join(parts) for parts in found]  # what str(root / relative) spells
+    prefix = "" if base == "." else base if base.endswith(os.sep) else base + os.sep  # what str(root / relative) spells
+    return _walk(base, prefix)
 
 
 def read(path: str | Path) -> Source:
@@ -83,25 +84,23 @@ def read(path: str | Path) -> Source:
         return Source(name, None, f"cannot be read: {exc.strerror or exc}", unreadable=True)
 
 
-def plan(paths: Iterable[str], stdin_text: str | None = None) -> list[str | Source]:
-    """What ``paths`` name, in order, directories expanded: a file's name to read, or a :class:`Source` made already.
+def entries(paths: Iterable[str], stdin_text: str | None = None) -> Iterator[str | Source]:
+    """What ``paths`` name, in order, directories expanded as they are walked: a file's name to read, or a :class:`Source` made already.
 
     Standard input and a path that does not exist are Sources; every file is its name, for
     :func:`read` (the linter's workers read their own share, :mod:`gpufleet.lint.pool`).
     """
-    entries: list[str | Source] = []
     for raw in paths:
         if raw == STDIN:
-            entries.append(Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given"))
+            yield Source(STDIN_NAME, stdin_text or "", None if stdin_text is not None else "no standard input given")
             continue
         path = Path(raw)
         if path.is_dir():
-            entries.extend(_directory(path))
+            yield from _directory(path)
         elif path.exists():
-            entries.append(str(path))
+            yield str(path)
         else:
-            entries.append(Source(raw, None, "does not exist"))
-    return entries
+            yield Source(raw, None, "does not exist")
 
 
 def stream(paths: Iterable[str], stdin_text: str | None = None) -> Iterator[Source]:
@@ -109,7 +108,7 @@ def stream(paths: Iterable[str], stdin_text: str | None = None) -> Iterator[Sour
 
     The linter consumes them one at a time, so no more than one file's text need be held.
     """
-    return (read(entry) if isinstance(entry, str) else entry for entry in plan(paths, stdin_text))
+    return (read(entry) if isinstance(entry, str) else entry for entry in entries(paths, stdin_text))
 
 
 def collect(paths: Iterable[str], stdin_text: str | None = None) -> list[Source]:
