@@ -27,6 +27,7 @@ The report is the same, finding for finding and in the same order
 from __future__ import annotations
 
 from collections import deque
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from typing import Iterable, Iterator, Sequence
@@ -213,5 +214,8 @@ def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable
     head = list(islice(found, pool.MIN_FILES))  # enough to tell whether the run is large
     workers = pool.workers(jobs, len(head))
     if workers:
-        return _lint_shared(chain(head, found), ctx, select, ignore, namespace, workers)
+        try:
+            return _lint_shared(chain(head, found), ctx, select, ignore, namespace, workers)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): the run again, in this process alone
+            found, head = entries(paths, stdin_text), []
     return lint_sources((read(e) if isinstance(e, str) else e for e in chain(head, found)), ctx, select, ignore, namespace)

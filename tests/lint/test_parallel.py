@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.lint import pool
+from gpufleet.lint import firstpass, pool
+from gpufleet.lint.firstpass import load_chunk
 from gpufleet.lint.runner import Report, lint
 from tests.lint.test_two_pass import FIXTURES, renamed_copies
 
@@ -128,3 +129,19 @@ def test_the_caller_takes_chunks_no_worker_has_started_from_the_back(monkeypatch
         assert list(pool.collect(futures, here, list(range(40)))) == [x * x for x in range(40)]
     assert computed_here == sorted(computed_here, reverse=True)
     assert computed_here and computed_here[0] == 39
+
+
+CALLER = os.getpid()
+
+
+def dying_load_chunk(job):
+    """The first pass of a chunk, except that a worker process dies as the out-of-memory killer would end it."""
+    if os.getpid() != CALLER:
+        os._exit(1)
+    return load_chunk(job)
+
+
+def test_a_worker_that_dies_makes_the_run_start_again_in_one_process(upstream_dir, small_runs_shared, monkeypatch):
+    alone = lint([str(upstream_dir)], jobs=1)
+    monkeypatch.setattr(firstpass, "load_chunk", dying_load_chunk)  # the workers are forked with it
+    assert everything(lint([str(upstream_dir)], jobs=2)) == everything(alone)
