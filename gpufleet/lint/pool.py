@@ -19,8 +19,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Callable, Iterator, Sequence, TypeVar
+import threading
+from concurrent.futures import Future, InvalidStateError, ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 C = TypeVar("C")
 R = TypeVar("R")
@@ -47,9 +49,27 @@ def workers(jobs: int, files: int) -> int:
     return wanted - 1
 
 
-def executor(count: int) -> ProcessPoolExecutor:
-    """``count`` forked worker processes (started at once, before the caller starts threads or loads anything)."""
-    return ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
+@contextmanager
+def executor(count: int) -> Iterator[ProcessPoolExecutor]:
+    """``count`` forked worker processes (started at once, before the caller starts threads or loads anything).
+
+    When a worker dies, CPython before 3.12 sets an exception on every pending future in its
+    manager thread, cancelled ones too, which raises there and prints a traceback
+    (python/cpython gh-107219, fixed in 3.12): that one error is not printed, the caller
+    sees ``BrokenProcessPool`` from the futures it waits for.
+    """
+    previous = threading.excepthook
+
+    def quiet(args: Any) -> None:
+        if not (isinstance(args.exc_value, InvalidStateError) and type(args.thread).__name__ == "_ExecutorManagerThread"):
+            previous(args)
+
+    threading.excepthook = quiet
+    try:
+        with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork")) as pool:
+            yield pool
+    finally:
+        threading.excepthook = previous
 
 
 def ordered(pool: ProcessPoolExecutor, fn: Callable[[C], R], chunks: Sequence[C]) -> Iterator[R]:

@@ -18,7 +18,8 @@ import pytest
 
 from gpufleet.lint import firstpass, pool
 from gpufleet.lint.firstpass import load_chunk
-from gpufleet.lint.runner import Report, lint
+from gpufleet.lint import runner
+from gpufleet.lint.runner import Report, lint, lint_sources
 from tests.lint.test_two_pass import FIXTURES, renamed_copies
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the linter shares runs only on Linux (fork)")
@@ -144,4 +145,8 @@ def dying_load_chunk(job):
 def test_a_worker_that_dies_makes_the_run_start_again_in_one_process(upstream_dir, small_runs_shared, monkeypatch):
     alone = lint([str(upstream_dir)], jobs=1)
     monkeypatch.setattr(firstpass, "load_chunk", dying_load_chunk)  # the workers are forked with it
+    monkeypatch.setattr(runner, "CHUNK", 1)  # a chunk per file: the worker surely gets some
+    alone_again = []
+    monkeypatch.setattr(runner, "lint_sources", lambda *a, **k: alone_again.append(1) or lint_sources(*a, **k))
     assert everything(lint([str(upstream_dir)], jobs=2)) == everything(alone)
+    assert alone_again == [1]
