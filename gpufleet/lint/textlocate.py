@@ -250,38 +250,51 @@ def _quote_end(lined: str, at: int, end: int) -> int | None:
         i = j + 1
 
 
+_INDICATOR_AT_EOL = re.compile(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?$", re.MULTILINE)  # _BLOCK_INDICATOR, per line
+
+
+@functools.lru_cache(maxsize=256)
+def _row_at_most(indent: int) -> re.Pattern[str]:
+    """A row with content (not blank, not a comment) indented ``indent`` columns or fewer."""
+    return re.compile(rf"\n {{0,{indent}}}[^ \n#]")
+
+
 class _Rows:
-    """Which rows of a document lie in the text of a ``|``/``>`` block scalar (a script, say), found in one pass.
+    """Which rows of a document lie in the text of a ``|``/``>`` block scalar (a script, say).
 
     A row belongs to the block scalar of the nearest row above it that is shallower and ends
     with a block-scalar indicator, through ever shallower rows (blank and comment rows
     skipped); that is, when a row of its chain of parents (each the nearest shallower row
-    above) ends with one. One pass keeps that chain on a stack.
+    above) ends with one. Equivalently, it lies after a row with content that ends with an
+    indicator and before the next row with content as shallow as that one: the rows ending
+    with one are few, so each such span is found by two searches, not by a walk over every
+    row (tests/lint/test_textlocate.py checks it against that walk on every row).
     """
 
-    __slots__ = ("lined", "_inside")
+    __slots__ = ("lined", "_spans")
 
     def __init__(self, lined: str) -> None:
-        self.lined, self._inside = lined, None  # type: dict[int, bool] | None
+        self.lined, self._spans = lined, None  # type: list[tuple[int, int]] | None
 
-    def _scan(self) -> dict[int, bool]:
-        inside: dict[int, bool] = {}
-        stack: list[tuple[int, bool]] = []  # (indent, the row or one of its parents ends with an indicator)
-        indicator = _BLOCK_INDICATOR.search
-        for row in _CONTENT_ROW.finditer(self.lined):  # blank and comment rows are skipped by the pattern
-            indent = row.end(1) - row.start(1)
-            while stack and stack[-1][0] >= indent:
-                stack.pop()
-            within = stack[-1][1] if stack else False
-            inside[row.start(1)] = within
-            stack.append((indent, within or indicator(row.group(2)) is not None))
-        return inside
+    def _scan(self) -> list[tuple[int, int]]:
+        lined, spans = self.lined, []
+        for found in _INDICATOR_AT_EOL.finditer(lined):
+            start = lined.rfind("\n", 0, found.start())
+            row = lined[start + 1:found.start()]
+            content = row.lstrip(" ")
+            if content.startswith("#"):
+                continue  # a comment row is nobody's parent
+            indent = len(row) - len(content)
+            end = _row_at_most(indent).search(lined, found.end())
+            spans.append((found.end(), end.start() if end else len(lined)))
+        return spans
 
     def in_block_scalar(self, at: int) -> bool:
         """Whether offset ``at`` (on a row with content) is in the text of a block scalar."""
-        if self._inside is None:
-            self._inside = self._scan()
-        return self._inside.get(self.lined.rfind("\n", 0, at) + 1, False)
+        if self._spans is None:
+            self._spans = self._scan()
+        row = self.lined.rfind("\n", 0, at) + 1
+        return any(after < row <= end for after, end in self._spans)
 
 
 def safe(text: str, plain: bool = False) -> bool:

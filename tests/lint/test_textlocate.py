@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import yaml
 
 from gpufleet.lint import fastyaml, textlocate
@@ -148,3 +150,15 @@ def test_the_one_pass_block_scalar_rows_match_the_walk_up_on_every_row(upstream_
             assert rows.in_block_scalar(at) is expected, (text[:80], lined[found.start() + 1:lined.find("\n", at)])
             checked, inside = checked + 1, inside + expected
     assert checked > 5000 and inside > 100, (checked, inside)
+
+
+ROWS = st.sampled_from(["a: |", "a: >-", "b: |+2 # c", "- |", "|", "x: y", "- z", "# c", "# |", "", "q: 'r |'", "s: t |"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), ROWS), min_size=1, max_size=14))
+def test_the_block_scalar_spans_match_the_walk_up_on_generated_rows(rows):
+    lined = "\n" + "\n".join(" " * indent + row for indent, row in rows) + "\n"
+    found = textlocate._Rows(lined)
+    for row in re.finditer(r"\n( *)([^ \n#])", lined):
+        assert found.in_block_scalar(row.start(2)) is _in_block_scalar_by_walking_up(lined, row.start(2)), lined
