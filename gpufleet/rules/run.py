@@ -36,11 +36,13 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 from gpufleet.fleetctx.context import FleetContext, PoolContext
 from gpufleet.workloads import PodTemplate, WorkloadView, build_view
 from gpufleet.workloads.names import NameIndex
+from gpufleet.util.quickinit import quick_init
 
 T = TypeVar("T")
 Objects = tuple[Mapping[str, Any], ...]
 
 
+@quick_init
 @dataclass(frozen=True)
 class TemplateDemand:
     """One pod template's effective requests (every resource it names, in name order) and candidate pools."""
@@ -138,6 +140,9 @@ class RunIndex:
 
     def view(self, obj: Mapping[str, Any]) -> WorkloadView | None:
         """The :class:`WorkloadView` of ``obj``, or None for kinds that are not workloads."""
+        found = self._last  # subject()'s first test, inlined: every rule asks, for the object just asked about
+        if found is not None and found.obj is obj:
+            return found.view
         return self.subject(obj).view
 
     @property

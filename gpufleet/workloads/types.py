@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections import abc
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.util.quickinit import quick_init
 
 EMPTY: Mapping[str, Any] = {}
 
@@ -64,6 +66,7 @@ def group_of(obj: Mapping[str, Any]) -> str:
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
+@quick_init
 @dataclass(frozen=True)
 class PodTemplate:
     """One pod template of a workload and how many pods it stamps out."""
@@ -93,6 +96,7 @@ class PodTemplate:
         return as_map(self.metadata.get("annotations"))
 
 
+@quick_init
 @dataclass(frozen=True)
 class WorkloadView:
     """A read-only digest of one workload object.
@@ -122,23 +126,27 @@ class WorkloadView:
     pod_group: str | None = None  # gang-membership name (Kueue pod-group-name, Volcano group-name, scheduler-plugins pod-group)
     volcano_queue_path: FieldPath | None = None  # where volcano_queue is written (spec.queue, an annotation path, ...)
 
-    @property
+    # Read from the object once, when first asked (every rule asks for the namespace): a view is a
+    # digest of the object as it was built, and no object changes while its view is in use (the
+    # remediations fix copies, and the engine checks each fixed copy with a view of its own).
+
+    @cached_property
     def metadata(self) -> Mapping[str, Any]:
         return as_map(self.obj.get("metadata"))
 
-    @property
+    @cached_property
     def name(self) -> str | None:
         meta = self.metadata
         return meta.get("name") or meta.get("generateName")
 
-    @property
+    @cached_property
     def namespace(self) -> str | None:
         return self.metadata.get("namespace")
 
-    @property
+    @cached_property
     def labels(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("labels"))
 
-    @property
+    @cached_property
     def annotations(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("annotations"))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Collection, Iterable, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads.types import SPEC, as_list, as_map, is_map
 
 ANY_EVENT = "*"
@@ -18,6 +19,7 @@ FAILURE_EVENTS = ("PodFailed", "PodEvicted")
 PARTIAL_RESTART_ACTIONS = frozenset({"RestartPod", "RestartTask", "RestartPartition"})
 
 
+@quick_init
 @dataclass(frozen=True)
 class Policy:
     """One entry of ``spec.policies`` or ``spec.tasks[i].policies``."""

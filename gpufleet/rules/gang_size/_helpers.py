@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.util.quickinit import quick_init
 from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC
 
 
+@quick_init
 @dataclass(frozen=True)
 class Minimum:
     """One declared gang minimum, the pod count it should equal, and where it is written (and the fix goes)."""

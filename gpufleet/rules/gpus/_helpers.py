@@ -163,7 +163,8 @@ def template_pod_requests(spec: Mapping[str, Any]) -> dict[str, Decimal]:
             if value is None:
                 value = limits.get(name)
             if value is not None:
-                total += amount(value) or ZERO
+                need = _AMOUNTS.get(value) if type(value) is str else None  # amount()'s memo, inlined
+                total += (need if need is not None else amount(value)) or ZERO
         out[name] = max(ZERO, total)  # no init peak, no sidecars: both zero
     return out
 
@@ -239,10 +240,11 @@ def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: Fleet
 def _demands(found: WorkloadView, fleet: FleetContext | None) -> dict[int, TemplateDemand]:
     system = placing_system(found, fleet) if fleet is not None else None
     out: dict[int, TemplateDemand] = {}
+    same: dict[tuple[int, ...], tuple[PoolContext, ...]] = {}  # templates on the same pools share one tuple
     for template in found.templates:
         requests = template_pod_requests(template.spec)
         pools, how = candidate_pools(template.spec, found.namespace, fleet, system) if fleet is not None else ([], "")
-        out[id(template)] = TemplateDemand(template, requests, tuple(pools), how)
+        out[id(template)] = TemplateDemand(template, requests, same.setdefault(tuple(map(id, pools)), tuple(pools)), how)
     return out
 
 

@@ -104,6 +104,12 @@ def _clean(container: Mapping[str, Any], gpus: frozenset[str]) -> bool:
     if type(resources) is not dict:
         resources = as_map(resources)
     requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
+    if requests == limits:  # the usual pod: the same map twice, so only the GPUs' values matter
+        for key, value in requests.items():
+            if type(key) is not str or ((key in gpus or key.startswith(MIG_PREFIX))
+                                        and (type(value) is not str or not _whole(value))):
+                return False
+        return True
     for key in requests:
         if type(key) is not str:
             return False

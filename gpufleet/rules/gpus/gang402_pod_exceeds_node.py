@@ -95,12 +95,14 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if found is None or ctx.fleet is None or not ctx.fleet.pools:
         return
     gpus = gpu_resources(ctx.fleet)
+    known: dict[tuple[int, str], tuple[Decimal | None, PoolContext | None]] = {}  # templates on the same pools ask alike
     for template in found.templates:
         if template.replicas <= 0:
             continue
         pools, how = template_pools(ctx, found, template)
         for resource, need in template_requests(ctx, found, template).items():
-            largest, pool = _largest_per_node(pools, resource, gpus)
+            key = (id(pools), resource)
+            largest, pool = known.get(key) or known.setdefault(key, _largest_per_node(pools, resource, gpus))
             if largest is None or pool is None or need <= largest:
                 continue
             names = ", ".join(p.name for p in pools)

@@ -65,6 +65,7 @@ from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.fleetctx.context import PoolContext
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
@@ -73,6 +74,7 @@ from gpufleet.rules.run import TemplateDemand
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView
 
 
+@quick_init
 @dataclass(frozen=True)
 class Group:
     """``count`` pods of one template needing ``gpus`` each, and the pools they may use."""
@@ -109,15 +111,21 @@ def _gpus(group: Group) -> Decimal:
 
 
 def _problems(chosen: list[Group], resource: str) -> Iterator[str]:
-    pools = {p.name: p for g in chosen for p in g.pools}.values()
-    per_node = {p.name: p.allocatable.get(resource, ZERO) for p in pools}
+    by_name: dict[str, PoolContext] = {}
+    for g in chosen:
+        for p in g.pools:
+            by_name[p.name] = p
+    pools = by_name.values()
+    per_node = {name: p.allocatable.get(resource, ZERO) for name, p in by_name.items()}
     total, pods, smallest = ZERO, 0, chosen[0].gpus  # chosen is sorted by GPUs: the first is the smallest
     for g in chosen:
-        if g.gpus > max((per_node[p.name] for p in g.pools), default=ZERO):
+        if g.gpus > max([per_node[p.name] for p in g.pools], default=ZERO):
             return  # a pod larger than every node: GANG402
         total += g.gpus * g.count
         pods += g.count
-    capacity = sum((per_node[p.name] * p.node_count for p in pools), ZERO)
+    capacity = ZERO
+    for p in pools:
+        capacity += per_node[p.name] * p.node_count
     if total > capacity:
         yield f"needs {fmt(total)} {resource} to start but its pools {_names(pools, per_node)} hold {fmt(capacity)}"
         return
