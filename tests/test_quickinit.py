@@ -123,3 +123,25 @@ def test_the_engines_records_take_their_fields_in_order_with_their_defaults(cls)
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert [(p.name, p.default) for p in params] == [
         (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default) for f in dataclasses.fields(cls)]
+
+
+def test_a_read_once_property_is_computed_on_first_read_then_kept():
+    from gpufleet.util.quickinit import read_once
+
+    calls = []
+
+    @quick_init
+    @dataclass(frozen=True)
+    class Record:
+        value: int
+
+        @read_once
+        def double(self) -> int:
+            """Twice the value."""
+            calls.append(self.value)
+            return self.value * 2
+
+    record = Record(3)
+    assert (record.double, record.double, calls) == (6, 6, [3])
+    assert Record(3) == record and "double" not in repr(record)  # not a field: equality and repr ignore it
+    assert Record.double.__doc__ == "Twice the value."

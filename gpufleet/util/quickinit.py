@@ -1,4 +1,5 @@
-"""``quick_init``: a frozen dataclass's ``__init__`` that stores its fields straight into ``__dict__``.
+"""``quick_init``: a frozen dataclass's ``__init__`` that stores its fields straight into ``__dict__``;
+``read_once``: a property computed on first use and then kept in the instance's ``__dict__``.
 
 A frozen dataclass's generated ``__init__`` sets each field with ``object.__setattr__``
 (one C call per field, the price of refusing assignment afterwards): building a
@@ -13,15 +14,21 @@ and pickling are the dataclass's own). It accepts what the generated one accepts
 fields in order, positionally or by name, defaults included. Classes with ``slots``,
 ``__post_init__``, ``default_factory``, ``InitVar`` or keyword-only fields are refused:
 keep the generated ``__init__`` for those. ``tests/test_quickinit.py`` compares the two.
+
+``read_once`` is ``functools.cached_property`` without its lock (Python 3.11 takes an
+``RLock`` on every first read, which cost more than the property it saved): two threads
+reading the same instance at once may both compute the value, which is harmless for a
+pure function of an immutable record, what it is used for (the view's metadata).
 Standard library only (the core's bottom layer).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any, Callable, Generic, TypeVar, overload
 
 T = TypeVar("T")
+R = TypeVar("R")
 _SELF, _DICT = "__quick_init_self__", "__quick_init_dict__"  # the generated code's own names: never a field's
 
 
@@ -56,3 +63,26 @@ def quick_init(cls: type[T]) -> type[T]:
     init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[misc]
     return cls
+
+
+class read_once(Generic[R]):  # noqa: N801 - used as a decorator, like property
+    """A property computed on first read and stored in the instance's ``__dict__`` (a plain attribute after that)."""
+
+    def __init__(self, fn: Callable[[Any], R]) -> None:
+        self.fn, self.name = fn, fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> "read_once[R]": ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> R: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> "R | read_once[R]":
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.fn(instance)
+        return value

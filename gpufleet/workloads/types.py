@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections import abc
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
-from gpufleet.util.quickinit import quick_init
+from gpufleet.util.quickinit import quick_init, read_once
 
 EMPTY: Mapping[str, Any] = {}
 
@@ -79,19 +78,21 @@ class PodTemplate:
     spec: Mapping[str, Any]
     spec_path: FieldPath
 
-    @property
+    # Read once, when first asked (as WorkloadView's below).
+
+    @read_once
     def metadata(self) -> Mapping[str, Any]:
         return as_map(self.template.get("metadata"))
 
-    @property
+    @read_once
     def metadata_path(self) -> FieldPath:
         return self.path.child("metadata")
 
-    @property
+    @read_once
     def labels(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("labels"))
 
-    @property
+    @read_once
     def annotations(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("annotations"))
 
@@ -130,23 +131,23 @@ class WorkloadView:
     # digest of the object as it was built, and no object changes while its view is in use (the
     # remediations fix copies, and the engine checks each fixed copy with a view of its own).
 
-    @cached_property
+    @read_once
     def metadata(self) -> Mapping[str, Any]:
         return as_map(self.obj.get("metadata"))
 
-    @cached_property
+    @read_once
     def name(self) -> str | None:
         meta = self.metadata
         return meta.get("name") or meta.get("generateName")
 
-    @cached_property
+    @read_once
     def namespace(self) -> str | None:
         return self.metadata.get("namespace")
 
-    @cached_property
+    @read_once
     def labels(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("labels"))
 
-    @cached_property
+    @read_once
     def annotations(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("annotations"))

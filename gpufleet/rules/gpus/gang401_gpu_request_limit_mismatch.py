@@ -103,7 +103,11 @@ def _clean(container: Mapping[str, Any], gpus: frozenset[str]) -> bool:
     resources = container.get("resources")
     if type(resources) is not dict:
         resources = as_map(resources)
-    requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
+    requests, limits = resources.get("requests"), resources.get("limits")
+    if type(requests) is not dict:  # as_map, inlined for plain dicts
+        requests = as_map(requests)
+    if type(limits) is not dict:
+        limits = as_map(limits)
     if requests == limits:  # the usual pod: the same map twice, so only the GPUs' values matter
         for key, value in requests.items():
             if type(key) is not str or ((key in gpus or key.startswith(MIG_PREFIX))
