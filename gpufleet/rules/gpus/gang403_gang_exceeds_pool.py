@@ -87,8 +87,13 @@ class Group:
 
 def _groups(found: WorkloadView, resource: str, table: Mapping[int, TemplateDemand]) -> list[Group]:
     """The pods of each template as groups; none when no pod asks for ``resource`` (nothing to check)."""
-    requests = [(t, table[id(t)].requests.get(resource, ZERO)) for t in found.templates if t.replicas > 0]
-    if not any(gpus > 0 for _, gpus in requests):
+    requests, asks = [], False
+    for t in found.templates:
+        if t.replicas > 0:
+            gpus = table[id(t)].requests.get(resource, ZERO)
+            asks = asks or gpus > 0
+            requests.append((t, gpus))
+    if not asks:
         return []  # minimum_pods keeps only pods with GPUs: skip finding their pools
     return [Group(t, gpus, t.replicas, table[id(t)].pools) for t, gpus in requests]
 
