@@ -100,11 +100,17 @@ class CheckContext:
         """Rule ``code``'s options: the validated object, else ``model``'s defaults."""
         found = self.options.get(code)
         if found is None:
-            return model()
+            default = _DEFAULT_OPTIONS.get(model)
+            if default is None:  # options objects are frozen: one defaults object per class serves every rule and run
+                default = _DEFAULT_OPTIONS[model] = model()
+            return default  # type: ignore[no-any-return]
         if not isinstance(found, model):
             raise TypeError(f"options of {code} must be a {model.__name__} (build them with gpufleet.fleetctx.settings.rule_options)")
         return found
 
+
+_DEFAULT_OPTIONS: dict[type, object] = {}
+"""Each options class's defaults (:meth:`CheckContext.options_for`), built on first use: as many as there are classes."""
 
 ANY_KIND = ("*", "*")
 """The ``(apiGroup, kind)`` wildcard: a rule listing it reads every object (``Rule.any_kind``)."""

@@ -25,7 +25,7 @@ from typing import Any, Collection, Iterable, Mapping
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
 from gpufleet.kubetypes.fieldpath import ROOT
-from gpufleet.workloads.types import as_map, group_of
+from gpufleet.workloads.types import as_map, group_of, is_map
 
 Selector = Collection[str] | None
 Patterns = frozenset[str] | None
@@ -165,7 +165,7 @@ class Engine:
         return self._for(key, select, ignore, ctx.fleet is not None)
 
     def _check(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns) -> list[Finding]:
-        if not isinstance(obj, Mapping):
+        if not is_map(obj):
             return []
         rules = self.rules_for(obj, ctx, select, ignore)
         if not rules:

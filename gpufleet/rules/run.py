@@ -20,6 +20,8 @@ the engine checks each review in a :meth:`RunIndex.scoped` copy.
 - ``run.derived(build)``: a value derived from the whole run (a rule family's cross-object
   index, e.g. GANG504's PriorityClass users), built once by the function ``build`` that
   defines it, typed by that function;
+- ``run.derived_for(obj, build, ctx)``: a value derived from one object's view, built once
+  per object and run by the function ``build`` (GANG001/002's gang minimums);
 - ``run.subject(obj).demands``: the one per-object record of derived values, what each
   pod template asks for and where it may land (:class:`TemplateDemand`, built by
   ``gpufleet.rules.gpus._helpers.demands``, read by GANG106/402/403).
@@ -34,11 +36,13 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 from gpufleet.fleetctx.context import FleetContext, PoolContext
 from gpufleet.workloads import PodTemplate, WorkloadView, build_view
 from gpufleet.workloads.names import NameIndex
+from gpufleet.util.quickinit import quick_init
 
 T = TypeVar("T")
 Objects = tuple[Mapping[str, Any], ...]
 
 
+@quick_init
 @dataclass(frozen=True)
 class TemplateDemand:
     """One pod template's effective requests (every resource it names, in name order) and candidate pools."""
@@ -58,6 +62,8 @@ class Subject:
     view: WorkloadView | None
     demands: Mapping[int, TemplateDemand] | None = None
     """``{id(template): demand}`` for the view's templates (the view keeps them alive)."""
+    memo: dict[Callable[..., Any], Any] | None = None
+    """Values :meth:`RunIndex.derived_for` built from this object's view, by the function that builds each."""
 
 
 class _Shared:
@@ -134,6 +140,9 @@ class RunIndex:
 
     def view(self, obj: Mapping[str, Any]) -> WorkloadView | None:
         """The :class:`WorkloadView` of ``obj``, or None for kinds that are not workloads."""
+        found = self._last  # subject()'s first test, inlined: every rule asks, for the object just asked about
+        if found is not None and found.obj is obj:
+            return found.view
         return self.subject(obj).view
 
     @property
@@ -159,6 +168,19 @@ class RunIndex:
         if build in derived:
             return derived[build]  # type: ignore[no-any-return]
         value = derived[build] = build(self)
+        return value
+
+    def derived_for(self, obj: Mapping[str, Any], build: Callable[[WorkloadView | None, Any], T], ctx: Any) -> T:
+        """``build(self.view(obj), ctx)``, computed once per object and run (keyed by the function, as
+        :meth:`derived`): what several rules read from one object, such as its gang minimums (GANG001/002).
+        ``ctx`` is the check context of this run (the same for every rule of the run)."""
+        subject = self.subject(obj)
+        memo = subject.memo
+        if memo is None:
+            memo = subject.memo = {}
+        elif build in memo:
+            return memo[build]  # type: ignore[no-any-return]
+        value = memo[build] = build(subject.view, ctx)
         return value
 
     def _group_index(self) -> dict[tuple[str | None, str], list[WorkloadView]]:

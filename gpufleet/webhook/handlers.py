@@ -20,7 +20,8 @@ would turn into a denial by them.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Mapping
+from collections.abc import Mapping
+from typing import Any, Callable
 
 from gpufleet.mutate import mutate
 from gpufleet.rules import engine
@@ -78,20 +79,25 @@ def _internal_allow(exc: Exception) -> Verdict:
     return Verdict(warnings=[short_warning(f"gpufleet could not add gang-safety defaults ({type(exc).__name__})")])
 
 
+def is_map(value: Any) -> bool:
+    """A mapping; plain dicts (what the JSON parser makes) answer without an ABC check."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _skipped(request: AdmissionRequest) -> bool:
     obj = request.obj
     if obj is None or request.operation in ("DELETE", "CONNECT") or request.sub_resource:
         return True
     meta = obj.get("metadata")
-    return isinstance(meta, Mapping) and bool(meta.get("deletionTimestamp"))
+    return is_map(meta) and bool(meta.get("deletionTimestamp"))
 
 
 def with_namespace(obj: Mapping[str, Any], namespace: str | None) -> Mapping[str, Any]:
     """``obj`` with ``metadata.namespace`` from the request when absent (shallow copies only)."""
     meta = obj.get("metadata")
-    if not namespace or (isinstance(meta, Mapping) and meta.get("namespace")):
+    if not namespace or (is_map(meta) and meta.get("namespace")):
         return obj
-    meta = dict(meta) if isinstance(meta, Mapping) else {}
+    meta = dict(meta) if is_map(meta) else {}
     meta["namespace"] = namespace
     return {**obj, "metadata": meta}
 

@@ -27,4 +27,4 @@ def opted_in(value: Any) -> bool:
 
 def is_elastic(annotations: Any) -> bool:
     """Whether an object's annotations (any value; non-mappings count as none) opt into elasticity."""
-    return isinstance(annotations, Mapping) and opted_in(annotations.get(ELASTIC))
+    return (type(annotations) is dict or isinstance(annotations, Mapping)) and opted_in(annotations.get(ELASTIC))

@@ -37,35 +37,53 @@ def _template(path: FieldPath, template: Any, replicas: int, role: str, replicas
     return PodTemplate(path, template, replicas, role, replicas_path, as_map(template.get("spec")), path.child("spec"))
 
 
-def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTemplate, ...], **fields: Any) -> WorkloadView:
+def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTemplate, ...], *,
+          total_pods: int | None = None, gang_min: int | None = None, gang_min_path: FieldPath | None = None,
+          scheduler_name: str | None = None, is_gang: bool = True, pod_group: str | None = None,
+          volcano_queue: Any = None, volcano_queue_path: FieldPath | None = None) -> WorkloadView:
     meta = as_map(obj.get("metadata"))
     labels, annotations = as_map(meta.get("labels")), as_map(meta.get("annotations"))
     queue = labels.get(keys.QUEUE_LABEL)
-    vq, vq_path = fields.pop("volcano_queue", None), fields.pop("volcano_queue_path", None)
+    vq, vq_path = volcano_queue, volcano_queue_path
     if not vq:
         vq, vq_path = annotations.get(keys.VOLCANO_QUEUE), _VQ_ANNOTATION
     if not vq:
         vq, vq_path = labels.get(keys.VOLCANO_QUEUE), _VQ_LABEL
-    values: dict[str, Any] = {
-        "total_pods": sum(t.replicas for t in templates), "gang_min": None, "gang_min_path": None,
-        "scheduler_name": None, "is_gang": True, "pod_group": None,
-    }
-    values.update(fields)
+    if total_pods is None:
+        total_pods = sum(t.replicas for t in templates) if len(templates) != 1 else templates[0].replicas
     return WorkloadView(
-        obj=obj, group=group, kind=kind, templates=templates,
-        queue_label=str(queue) if queue else None, volcano_queue=str(vq) if vq else None,
-        volcano_queue_path=vq_path if vq else None,
-        elastic=is_elastic(annotations), **values,
+        obj, group, kind, templates, total_pods, gang_min, gang_min_path, scheduler_name,
+        str(queue) if queue else None, str(vq) if vq else None, is_elastic(annotations), is_gang, pod_group,
+        vq_path if vq else None,
     )
+
+
+_TASK_PATHS: list[tuple[FieldPath, FieldPath, FieldPath]] = []
+"""``(template, replicas, template spec)`` paths of task i, built once per index (paths are immutable)."""
+
+
+def _task_paths(i: int) -> tuple[FieldPath, FieldPath, FieldPath]:
+    if i < len(_TASK_PATHS):
+        return _TASK_PATHS[i]
+    task = _TASKS.index(i)
+    paths = task.child("template"), task.child("replicas"), task.child("template", "spec")
+    if i == len(_TASK_PATHS) and i < 256:  # bounded: a job has a handful of tasks
+        _TASK_PATHS.append(paths)
+    return paths
 
 
 def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
-    templates = tuple(
-        _template(task_path.child("template"), task.get("template"), max(as_int(task.get("replicas"), 0) or 0, 0),
-                  str(task.get("name") or ""), task_path.child("replicas"))
-        for i, task in enumerate(as_list(spec.get("tasks"))) if is_map(task) for task_path in (_TASKS.index(i),)
-    )
+    found: list[PodTemplate] = []
+    for i, task in enumerate(as_list(spec.get("tasks"))):
+        if not is_map(task):
+            continue
+        path, replicas_path, spec_path = _task_paths(i)
+        template = as_map(task.get("template"))
+        replicas = as_int(task.get("replicas"), 0) or 0
+        found.append(PodTemplate(path, template, replicas if replicas > 0 else 0, str(task.get("name") or ""),
+                                 replicas_path, as_map(template.get("spec")), spec_path))
+    templates = tuple(found)
     has_min = "minAvailable" in spec
     return _base(obj, group, kind, templates,
                  gang_min=as_int(spec.get("minAvailable")), gang_min_path=_MIN_AVAILABLE if has_min else None,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.util.quickinit import quick_init, read_once
 
 EMPTY: Mapping[str, Any] = {}
 
@@ -69,6 +70,7 @@ def group_of(obj: Mapping[str, Any]) -> str:
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
+@quick_init
 @dataclass(frozen=True)
 class PodTemplate:
     """One pod template of a workload and how many pods it stamps out."""
@@ -81,23 +83,26 @@ class PodTemplate:
     spec: Mapping[str, Any]
     spec_path: FieldPath
 
-    @property
+    # Read once, when first asked (as WorkloadView's below).
+
+    @read_once
     def metadata(self) -> Mapping[str, Any]:
         return as_map(self.template.get("metadata"))
 
-    @property
+    @read_once
     def metadata_path(self) -> FieldPath:
         return self.path.child("metadata")
 
-    @property
+    @read_once
     def labels(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("labels"))
 
-    @property
+    @read_once
     def annotations(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("annotations"))
 
 
+@quick_init
 @dataclass(frozen=True)
 class WorkloadView:
     """A read-only digest of one workload object.
@@ -127,23 +132,27 @@ class WorkloadView:
     pod_group: str | None = None  # gang-membership name (Kueue pod-group-name, Volcano group-name, scheduler-plugins pod-group)
     volcano_queue_path: FieldPath | None = None  # where volcano_queue is written (spec.queue, an annotation path, ...)
 
-    @property
+    # Read from the object once, when first asked (every rule asks for the namespace): a view is a
+    # digest of the object as it was built, and no object changes while its view is in use (the
+    # remediations fix copies, and the engine checks each fixed copy with a view of its own).
+
+    @read_once
     def metadata(self) -> Mapping[str, Any]:
         return as_map(self.obj.get("metadata"))
 
-    @property
+    @read_once
     def name(self) -> str | None:
         meta = self.metadata
         return meta.get("name") or meta.get("generateName")
 
-    @property
+    @read_once
     def namespace(self) -> str | None:
         return self.metadata.get("namespace")
 
-    @property
+    @read_once
     def labels(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("labels"))
 
-    @property
+    @read_once
     def annotations(self) -> Mapping[str, Any]:
         return as_map(self.metadata.get("annotations"))

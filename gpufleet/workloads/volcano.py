@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Collection, Iterable, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads.types import SPEC, as_list, as_map, is_map
 
 ANY_EVENT = "*"
@@ -18,6 +19,7 @@ FAILURE_EVENTS = ("PodFailed", "PodEvicted")
 PARTIAL_RESTART_ACTIONS = frozenset({"RestartPod", "RestartTask", "RestartPartition"})
 
 
+@quick_init
 @dataclass(frozen=True)
 class Policy:
     """One entry of ``spec.policies`` or ``spec.tasks[i].policies``."""
@@ -86,15 +88,23 @@ def _covered(raw_policies: Any) -> set[str]:
     """Every event some policy of a ``policies`` list maps (``*`` included as written)."""
     events: set[str] = set()
     for raw in as_list(raw_policies):
-        if is_map(raw):
-            events.update(_events(raw))
+        if is_map(raw):  # _events(raw), without the tuple
+            event = raw.get("event")
+            if event:
+                events.add(str(event))
+            for event in as_list(raw.get("events")):
+                if event:
+                    events.add(str(event))
     return events
 
 
 def uncovered_events(obj: Mapping[str, Any], events: Iterable[str] = FAILURE_EVENTS) -> list[str]:
     """The ``events`` for which some task has no :func:`effective_policy` (neither its own nor the job's)."""
+    events = tuple(events)
     spec = as_map(obj.get("spec"))
     job = _covered(spec.get("policies"))
+    if ANY_EVENT in job or all(event in job for event in events):
+        return []  # the job's own policies cover every event (the usual job): no task needs reading
     tasks = [_covered(as_map(task).get("policies")) for task in as_list(spec.get("tasks"))]
     return [event for event in events
             if event not in job and ANY_EVENT not in job and any(event not in t and ANY_EVENT not in t for t in tasks)]

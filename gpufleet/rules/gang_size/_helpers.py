@@ -15,14 +15,16 @@ and GANG002 (above it) read one definition and remediate the same field:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.util.quickinit import quick_init
 from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC
 
 
+@quick_init
 @dataclass(frozen=True)
 class Minimum:
     """One declared gang minimum, the pod count it should equal, and where it is written (and the fix goes)."""
@@ -76,6 +78,15 @@ def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:
         if count:
             yield Minimum(view.gang_min_path, view.gang_min, count, f"pods of group {view.pod_group!r} in this run",
                           as_string=True, observed=True)
+
+
+def _declared(view: WorkloadView | None, ctx: CheckContext) -> tuple[Minimum, ...]:
+    return tuple(minimums(view, ctx))
+
+
+def declared_minimums(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Minimum, ...]:
+    """:func:`minimums` of ``obj``'s view in the run, listed once per object and run (GANG001 and GANG002 read them)."""
+    return ctx.run.derived_for(obj, _declared, ctx)
 
 
 def is_elastic(view: WorkloadView) -> bool:

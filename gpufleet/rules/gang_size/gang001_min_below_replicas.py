@@ -58,14 +58,14 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gang_size._helpers import KINDS, is_elastic, minimums
+from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums, is_elastic
 
 
 def _below(obj: Mapping[str, Any], ctx: CheckContext):
     view = ctx.run.view(obj)
     if view is None or is_elastic(view):
         return []
-    return [m for m in minimums(view, ctx) if m.minimum < m.count]
+    return [m for m in declared_minimums(obj, ctx) if m.minimum < m.count]
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:

@@ -50,12 +50,11 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gang_size._helpers import KINDS, minimums
+from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums
 
 
 def _above(obj: Mapping[str, Any], ctx: CheckContext):
-    view = ctx.run.view(obj)
-    return [m for m in minimums(view, ctx)
+    return [m for m in declared_minimums(obj, ctx)
             if m.minimum > m.count and not (m.as_string and m.count < 2)]
 
 

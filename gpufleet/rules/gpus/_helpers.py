@@ -31,6 +31,7 @@ from gpufleet.rules.api import CheckContext
 from gpufleet.rules.gpus._placement import placing_system
 from gpufleet.rules.run import TemplateDemand
 from gpufleet.workloads import PodTemplate, WorkloadView, as_list, as_map
+from gpufleet.workloads.types import EMPTY
 
 MIG_PREFIX = "nvidia.com/mig-"
 ZERO = Decimal(0)
@@ -50,11 +51,35 @@ def is_gpu(name: str, gpus: frozenset[str]) -> bool:
     return name in gpus or name.startswith(MIG_PREFIX)
 
 
-def amount(value: Any) -> Decimal | None:
+_AMOUNTS: dict[str, Decimal | None] = {}
+_MISSING = object()
+AMOUNTS_KEPT = 4096
+"""Short quantity strings whose :func:`amount` is remembered (cleared when full: at most ~1 MB)."""
+
+
+def _amount(value: Any) -> Decimal | None:
     try:
         return quantity.parse(value)
     except (quantity.QuantityError, ValueError, ArithmeticError):
         return None
+
+
+def amount(value: Any) -> Decimal | None:
+    """A quantity's value, None when it is not one (saturated as :func:`gpufleet.kubetypes.quantity.parse`).
+
+    A short string's answer is remembered by the string (a pure function of it): a pod asks for
+    the same few quantities in every template and every review, and a dict look-up is a tenth of
+    the parse cache's locked, LRU-ordered one.
+    """
+    if type(value) is not str or len(value) > quantity.CACHED_CHARS:
+        return _amount(value)
+    found = _AMOUNTS.get(value, _MISSING)
+    if found is not _MISSING:
+        return found  # type: ignore[return-value]
+    if len(_AMOUNTS) >= AMOUNTS_KEPT:
+        _AMOUNTS.clear()
+    found = _AMOUNTS[value] = _amount(value)
+    return found
 
 
 def container_request(container: Mapping[str, Any], resource: str) -> Decimal:
@@ -112,6 +137,42 @@ def requested_resources(spec: Mapping[str, Any]) -> set[str]:
     return names
 
 
+def template_pod_requests(spec: Mapping[str, Any]) -> dict[str, Decimal]:
+    """:func:`pod_requests` of every resource the pod names (:func:`requested_resources`), in name order.
+
+    The same values, digit for digit (``tests/rules/gpus/test_helpers.py`` compares them on generated
+    pods); a pod without init containers (the usual pod) is summed in one pass over its containers, the
+    rest go through :func:`pod_requests`. What :func:`_demands` reads for every template.
+    """
+    if as_list(spec.get("initContainers")):
+        return pod_requests(spec, sorted(requested_resources(spec)))
+    written: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
+    names: set[str] = set()
+    for container in as_list(spec.get("containers")):
+        resources = as_map(container.get("resources") if type(container) is dict else as_map(container).get("resources"))
+        requests, limits = resources.get("requests"), resources.get("limits")
+        if type(requests) is not dict:  # as_map, inlined for plain dicts (four calls per container)
+            requests = as_map(requests)
+        if type(limits) is not dict:
+            limits = as_map(limits)
+        if requests or limits:  # a container writing neither adds zero to every sum
+            names.update(map(str, requests))
+            names.update(map(str, limits))
+            written.append((requests, limits))
+    out: dict[str, Decimal] = {}
+    for name in sorted(names):
+        total = ZERO
+        for requests, limits in written:
+            value = requests.get(name)
+            if value is None:
+                value = limits.get(name)
+            if value is not None:
+                need = _AMOUNTS.get(value) if type(value) is str else None  # amount()'s memo, inlined
+                total += (need if need is not None else amount(value)) or ZERO
+        out[name] = max(ZERO, total)  # no init peak, no sidecars: both zero
+    return out
+
+
 def _expression_verdict(expr: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:
     """True/False when the pool's labels decide the expression, None when they say nothing."""
     key, op = expr.get("key"), expr.get("operator")
@@ -132,23 +193,32 @@ def _expression_verdict(expr: Mapping[str, Any], labels: Mapping[str, str]) -> b
     return None
 
 
-def _selects(verdicts: Iterable[bool | None]) -> bool:
-    """A selector selects a pool when it decides at least one label positively and none negatively."""
-    seen = list(verdicts)
-    return True in seen and False not in seen
-
-
 def _term_selects(selector: Mapping[str, Any], term: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    verdicts = [(str(v) == labels[k]) if k in labels else None for k, v in selector.items()]
-    verdicts += [_expression_verdict(as_map(e), labels) for e in as_list(term.get("matchExpressions"))]
-    return _selects(verdicts)
+    """A selector selects a pool when it decides at least one label positively and none negatively."""
+    positive = negative = False
+    for k, v in selector.items():
+        if k in labels:
+            if str(v) == labels[k]:
+                positive = True
+            else:
+                negative = True
+    for e in as_list(term.get("matchExpressions")):  # every expression is read, as before
+        verdict = _expression_verdict(as_map(e), labels)
+        if verdict is True:
+            positive = True
+        elif verdict is False:
+            negative = True
+    return positive and not negative
 
 
 def selected_pools(spec: Mapping[str, Any], pools: Iterable[PoolContext]) -> list[PoolContext]:
     """Pools whose node labels the pod's nodeSelector and required node affinity select."""
     selector = as_map(spec.get("nodeSelector"))
-    required = as_map(as_map(as_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
-    terms = [as_map(t) for t in as_list(required.get("nodeSelectorTerms"))] or [{}]
+    affinity = spec.get("affinity")
+    if affinity is None:
+        return [p for p in pools if _term_selects(selector, EMPTY, p.node_labels)]
+    required = as_map(as_map(as_map(affinity).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = [as_map(t) for t in as_list(required.get("nodeSelectorTerms"))] or [EMPTY]
     return [p for p in pools if any(_term_selects(selector, term, p.node_labels) for term in terms)]
 
 
@@ -174,10 +244,11 @@ def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: Fleet
 def _demands(found: WorkloadView, fleet: FleetContext | None) -> dict[int, TemplateDemand]:
     system = placing_system(found, fleet) if fleet is not None else None
     out: dict[int, TemplateDemand] = {}
+    same: dict[tuple[int, ...], tuple[PoolContext, ...]] = {}  # templates on the same pools share one tuple
     for template in found.templates:
-        requests = pod_requests(template.spec, sorted(requested_resources(template.spec)))
+        requests = template_pod_requests(template.spec)
         pools, how = candidate_pools(template.spec, found.namespace, fleet, system) if fleet is not None else ([], "")
-        out[id(template)] = TemplateDemand(template, requests, tuple(pools), how)
+        out[id(template)] = TemplateDemand(template, requests, same.setdefault(tuple(map(id, pools)), tuple(pools)), how)
     return out
 
 

@@ -50,8 +50,11 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gpus._helpers import amount, fmt, gpu_resources, is_gpu
-from gpufleet.workloads import WORKLOAD_KINDS, as_map, pod_containers
+from gpufleet.rules.gpus._helpers import MIG_PREFIX, amount, fmt, gpu_resources, is_gpu
+from gpufleet.workloads import WORKLOAD_KINDS, as_list, as_map
+from gpufleet.workloads.types import is_map
+
+CONTAINER_FIELDS = ("containers", "initContainers")
 
 
 def _whole(value: Any) -> bool:
@@ -93,14 +96,49 @@ def _container(path: FieldPath, container: Mapping[str, Any], gpus: frozenset[st
                             f"make requests[{resource}] equal limits[{resource}], or drop the request")
 
 
+def _clean(container: Mapping[str, Any], gpus: frozenset[str]) -> bool:
+    """Whether :func:`_container` certainly finds nothing: every GPU a whole number written as the limit
+    alone or the same in requests and limits (the usual forms), or no GPU at all. Checked first, so that
+    a container's path is built only when it has something to report."""
+    resources = container.get("resources")
+    if type(resources) is not dict:
+        resources = as_map(resources)
+    requests, limits = resources.get("requests"), resources.get("limits")
+    if type(requests) is not dict:  # as_map, inlined for plain dicts
+        requests = as_map(requests)
+    if type(limits) is not dict:
+        limits = as_map(limits)
+    if requests == limits:  # the usual pod: the same map twice, so only the GPUs' values matter
+        for key, value in requests.items():
+            if type(key) is not str or ((key in gpus or key.startswith(MIG_PREFIX))
+                                        and (type(value) is not str or not _whole(value))):
+                return False
+        return True
+    for key in requests:
+        if type(key) is not str:
+            return False
+        if key in gpus or key.startswith(MIG_PREFIX):
+            request = requests[key]
+            if type(request) is not str or key not in limits or request != limits[key] or not _whole(request):
+                return False
+    for key in limits:
+        if type(key) is not str or (key not in requests and (key in gpus or key.startswith(MIG_PREFIX))
+                                    and not _whole(limits[key])):
+            return False
+    return True
+
+
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     found = ctx.run.view(obj)
     if found is None:
         return
     gpus = gpu_resources(ctx.fleet)
-    for template in found.templates:
-        for path, container in pod_containers(template.spec, template.spec_path):
-            yield from _container(path, container, gpus)
+    for template in found.templates:  # pod_containers' order (containers, then init containers), paths built lazily
+        spec = template.spec
+        for field in CONTAINER_FIELDS:
+            for i, container in enumerate(as_list(spec.get(field))):
+                if is_map(container) and not _clean(container, gpus):
+                    yield from _container(template.spec_path.child(field).index(i), container, gpus)
 
 
 RULE = Rule(

@@ -59,22 +59,25 @@ from typing import Any, Iterator, Mapping
 from gpufleet.fleetctx.context import PoolContext
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gpus._helpers import (
-    container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests,
-)
+from gpufleet.rules.gpus._helpers import container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, pod_containers
+
+
+_NONE = (None, None)
+_MINUS_ONE, _ZERO = Decimal(-1), Decimal(0)
 
 
 def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:
     """Largest per-node allocatable of ``resource`` over ``pools``; None when some pool does not say."""
-    best: tuple[Decimal, PoolContext | None] = (Decimal(-1), None)
+    best: tuple[Decimal, PoolContext | None] = (_MINUS_ONE, None)
     for pool in pools:
-        if resource not in pool.allocatable and not is_gpu(resource, gpus):
-            return None, None
-        value = pool.allocatable.get(resource, Decimal(0))
+        allocatable = pool.allocatable
+        if resource not in allocatable and not is_gpu(resource, gpus):
+            return _NONE
+        value = allocatable.get(resource, _ZERO)
         if value > best[0]:
             best = (value, pool)
-    return best if best[1] is not None else (None, None)
+    return best if best[1] is not None else _NONE
 
 
 def request_path(template: PodTemplate, resource: str) -> FieldPath:
@@ -92,12 +95,14 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if found is None or ctx.fleet is None or not ctx.fleet.pools:
         return
     gpus = gpu_resources(ctx.fleet)
+    known: dict[tuple[int, str], tuple[Decimal | None, PoolContext | None]] = {}  # templates on the same pools ask alike
     for template in found.templates:
         if template.replicas <= 0:
             continue
         pools, how = template_pools(ctx, found, template)
         for resource, need in template_requests(ctx, found, template).items():
-            largest, pool = _largest_per_node(pools, resource, gpus)
+            key = (id(pools), resource)
+            largest, pool = known.get(key) or known.setdefault(key, _largest_per_node(pools, resource, gpus))
             if largest is None or pool is None or need <= largest:
                 continue
             names = ", ".join(p.name for p in pools)

@@ -65,13 +65,16 @@ from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.fleetctx.context import PoolContext
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
-from gpufleet.rules.gpus._helpers import fmt, sorted_gpu_resources, template_pools, template_request
+from gpufleet.rules.gpus._helpers import ZERO, demands, fmt, sorted_gpu_resources
+from gpufleet.rules.run import TemplateDemand
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView
 
 
+@quick_init
 @dataclass(frozen=True)
 class Group:
     """``count`` pods of one template needing ``gpus`` each, and the pools they may use."""
@@ -82,13 +85,17 @@ class Group:
     pools: tuple[PoolContext, ...]
 
 
-def _groups(found: WorkloadView, resource: str, ctx: CheckContext) -> list[Group]:
+def _groups(found: WorkloadView, resource: str, table: Mapping[int, TemplateDemand]) -> list[Group]:
     """The pods of each template as groups; none when no pod asks for ``resource`` (nothing to check)."""
-    assert ctx.fleet is not None
-    requests = [(t, template_request(ctx, found, t, resource)) for t in found.templates if t.replicas > 0]
-    if not any(gpus > 0 for _, gpus in requests):
+    requests, asks = [], False
+    for t in found.templates:
+        if t.replicas > 0:
+            gpus = table[id(t)].requests.get(resource, ZERO)
+            asks = asks or gpus > 0
+            requests.append((t, gpus))
+    if not asks:
         return []  # minimum_pods keeps only pods with GPUs: skip finding their pools
-    return [Group(t, gpus, t.replicas, template_pools(ctx, found, t)[0]) for t, gpus in requests]
+    return [Group(t, gpus, t.replicas, table[id(t)].pools) for t, gpus in requests]
 
 
 def minimum_pods(groups: list[Group], gang_min: int | None) -> list[Group]:
@@ -96,26 +103,37 @@ def minimum_pods(groups: list[Group], gang_min: int | None) -> list[Group]:
     total = sum(g.count for g in groups)
     need = total if gang_min is None or gang_min <= 0 or gang_min > total else gang_min
     chosen = []
-    for group in sorted(groups, key=lambda g: g.gpus):
+    for group in sorted(groups, key=_gpus):
         take = min(group.count, need)
-        if take > 0:
-            chosen.append(Group(group.template, group.gpus, take, group.pools))
+        if take > 0 and group.gpus > 0:
+            chosen.append(group if take == group.count else Group(group.template, group.gpus, take, group.pools))
         need -= take
-    return [g for g in chosen if g.gpus > 0]
+    return chosen
+
+
+def _gpus(group: Group) -> Decimal:
+    return group.gpus
 
 
 def _problems(chosen: list[Group], resource: str) -> Iterator[str]:
-    pools = {p.name: p for g in chosen for p in g.pools}.values()
-    per_node = {p.name: p.allocatable.get(resource, Decimal(0)) for p in pools}
-    if any(g.gpus > max((per_node[p.name] for p in g.pools), default=Decimal(0)) for g in chosen):
-        return  # a pod larger than every node: GANG402
-    total = sum((g.gpus * g.count for g in chosen), Decimal(0))
-    capacity = sum((per_node[p.name] * p.node_count for p in pools), Decimal(0))
+    by_name: dict[str, PoolContext] = {}
+    for g in chosen:
+        for p in g.pools:
+            by_name[p.name] = p
+    pools = by_name.values()
+    per_node = {name: p.allocatable.get(resource, ZERO) for name, p in by_name.items()}
+    total, pods, smallest = ZERO, 0, chosen[0].gpus  # chosen is sorted by GPUs: the first is the smallest
+    for g in chosen:
+        if g.gpus > max([per_node[p.name] for p in g.pools], default=ZERO):
+            return  # a pod larger than every node: GANG402
+        total += g.gpus * g.count
+        pods += g.count
+    capacity = ZERO
+    for p in pools:
+        capacity += per_node[p.name] * p.node_count
     if total > capacity:
         yield f"needs {fmt(total)} {resource} to start but its pools {_names(pools, per_node)} hold {fmt(capacity)}"
         return
-    smallest = min(g.gpus for g in chosen)
-    pods = sum(g.count for g in chosen)
     slots = sum(int(per_node[p.name] // smallest) * p.node_count for p in pools)
     if pods > slots:
         yield (f"needs {pods} pods of at least {fmt(smallest)} {resource} to start, but pods do not split across nodes "
@@ -130,8 +148,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     found = ctx.run.view(obj)
     if found is None or not gangs.is_gang(found, ctx) or ctx.fleet is None or not ctx.fleet.pools:
         return
+    table = demands(ctx, found)
     for resource in sorted_gpu_resources(ctx.fleet):
-        groups = _groups(found, resource, ctx)
+        groups = _groups(found, resource, table)
         chosen = minimum_pods(groups, found.gang_min) if groups else []
         if not chosen:
             continue

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules import engine
@@ -41,3 +43,22 @@ def test_the_fleets_own_gpu_resource_counts_as_a_gpu():
     job = with_resources({"example.com/accel": 2}, None)
     assert gang401(job) == []
     assert gang401(job, CheckContext(fleet=fleet)) == ["requests[example.com/accel]"]
+
+
+_keys = st.sampled_from(["nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.5gb", "cpu", "memory", 7])
+_values = st.one_of(st.sampled_from(["8", "08", "1.5", "-1", "bad", "0", "2e1", "1000m"]), st.integers(-2, 9), st.none())
+_maps = st.dictionaries(_keys, _values, max_size=4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.fixed_dictionaries({}, optional={"requests": _maps, "limits": _maps}), st.booleans())
+def test_a_container_skipped_as_clean_has_nothing_to_report(resources, twice):
+    from gpufleet.kubetypes.fieldpath import ROOT
+    from gpufleet.rules.gpus._helpers import gpu_resources
+    from gpufleet.rules.gpus.gang401_gpu_request_limit_mismatch import _clean, _container
+
+    if twice and "requests" in resources:
+        resources = {**resources, "limits": dict(resources["requests"])}  # the usual form: the same map twice
+    container, gpus = {"name": "c", "resources": resources}, gpu_resources(None)
+    if _clean(container, gpus):
+        assert list(_container(ROOT, container, gpus)) == []

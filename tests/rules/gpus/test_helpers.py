@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Context, Decimal, localcontext
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpufleet.rules.gpus._helpers import candidate_pools, pod_request, selected_pools
 from tests.rules import fleets
@@ -61,3 +63,34 @@ def test_the_one_pass_pod_requests_agree_with_the_per_resource_request(container
     names = ["nvidia.com/gpu", "cpu", "memory", "amd.com/gpu"]
     assert pod_requests(spec, names) == {r: pod_request(spec, r) for r in names if r in pod_requests(spec, names)}
     assert all(pod_requests(spec, names).get(r, Decimal(0)) == pod_request(spec, r) for r in names)
+
+
+_names = st.sampled_from(["nvidia.com/gpu", "cpu", "memory", "amd.com/gpu", "nvidia.com/mig-1g.5gb"])
+_quantities = st.one_of(
+    st.sampled_from(["8", "0", "500m", "1e3", "1.5", "900Gi", "0.001", "-1", "bad", "", "1n", "12Ki"]),
+    st.integers(min_value=-3, max_value=10**20), st.floats(allow_nan=False, allow_infinity=False, width=32), st.none())
+_resources = st.dictionaries(_names, _quantities, max_size=4)
+_containers = st.lists(st.one_of(
+    st.fixed_dictionaries({"name": st.just("c")}, optional={"resources": st.fixed_dictionaries(
+        {}, optional={"requests": _resources, "limits": _resources})}),
+    st.just("not a container")), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_containers, st.one_of(st.just([]), _containers.map(lambda cs: [
+    {**c, "restartPolicy": "Always"} if isinstance(c, dict) and i % 2 else c for i, c in enumerate(cs)])))
+def test_the_one_pass_template_requests_equal_the_general_ones_digit_for_digit(containers, inits):
+    from gpufleet.rules.gpus._helpers import pod_requests, requested_resources, template_pod_requests
+
+    spec = {"containers": containers, "initContainers": inits}
+    with localcontext(Context(prec=60)):  # the engine's context
+        fast, general = template_pod_requests(spec), pod_requests(spec, sorted(requested_resources(spec)))
+    assert list(fast) == list(general) and {k: str(v) for k, v in fast.items()} == {k: str(v) for k, v in general.items()}
+
+
+@given(st.lists(_quantities, max_size=6))
+def test_the_remembered_amounts_are_the_parsed_ones(values):
+    from gpufleet.rules.gpus import _helpers
+
+    for value in values * 2:  # the second time from the memo
+        assert _helpers.amount(value) == _helpers._amount(value)
