@@ -62,6 +62,26 @@ def test_selection_and_namespace_are_applied_alike_in_a_shared_run(upstream_dir,
     assert_shared_equals_alone([str(upstream_dir)], **options)
 
 
+def cli_context(**options) -> object:
+    """The check context ``gpufleet lint`` builds from its options (fleet model, CRDs)."""
+    from gpufleet.cli.lint_run import Options, _context
+    from gpufleet.lint.context import LintConfig
+
+    return _context(LintConfig(), Options(paths=["."], **options))
+
+
+def test_the_fleet_aware_rules_report_alike_in_a_shared_run(upstream_dir, tmp_path, small_runs_shared):
+    renamed_copies(upstream_dir, tmp_path, 2)
+    ctx = cli_context(fleet=str(Path(__file__).resolve().parents[2] / "stacks" / "dev.fleet.yaml"))
+    report = assert_shared_equals_alone([str(tmp_path)], ctx=ctx)
+    assert {"GANG104", "GANG105"} & {r.finding.code for r in report.results}
+
+
+def test_the_schema_rules_report_alike_in_a_shared_run(upstream_dir, crds_dir, small_runs_shared):
+    report = assert_shared_equals_alone([str(upstream_dir)], ctx=cli_context(crds=str(crds_dir)))
+    assert len(report.results) > 100
+
+
 def test_standard_input_and_a_missing_path_keep_their_place_in_a_shared_run(small_runs_shared):
     text = (FIXTURES / "GANG301" / "disallowed.yaml").read_text()
     report = assert_shared_equals_alone([str(FIXTURES / "GANG001"), "-", "no-such-dir", str(FIXTURES / "GANG301")],
