@@ -84,6 +84,12 @@ def _wanted(code: str, select: frozenset[str] | None, ignore: frozenset[str] | N
     return (select is None or engine.matches(code, select)) and not (ignore and engine.matches(code, ignore))
 
 
+def _selection(select: Iterable[str] | None, ignore: Iterable[str] | None) -> tuple[engine.Patterns, engine.Patterns, bool]:
+    """The frozen select and ignore patterns, and whether GANG000 (load problems) is reported."""
+    sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
+    return sel, ign, _wanted(GANG000, sel, ign)
+
+
 def lint_sources(sources: Iterable[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
                  ignore: Iterable[str] | None = None, namespace: str = DEFAULT_NAMESPACE) -> Report:
     """Lint sources (see :func:`lint`), consumed once and in order: a generator is read one file at a time."""
@@ -93,9 +99,8 @@ def lint_sources(sources: Iterable[Source], ctx: CheckContext | None = None, sel
 
 def _lint_sources(sources: Iterable[Source], ctx: CheckContext | None, select: Iterable[str] | None,
                   ignore: Iterable[str] | None, namespace: str) -> Report:
-    sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
+    sel, ign, problems = _selection(select, ignore)
     loads = Loads()
-    problems = _wanted(GANG000, sel, ign)
     for source in sources:  # one at a time: a generator is read one file at a time
         firstpass.add(loads, source, problems, namespace)
     return _second_pass(loads, ctx, sel, ign, None)
@@ -134,11 +139,29 @@ def _check_all(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, i
 BATCH = 128  # documents with findings per placing job sent to a worker
 
 
+Batch = list[tuple[Loaded, list[Finding]]]
+Job = list[tuple[TextDoc, list[FieldPath]]]
+
+
+@dataclass
+class _Sent:
+    """A batch of documents whose findings a worker places: the batch, the job sent for it, its future."""
+
+    batch: Batch
+    job: Job
+    future: pool.Future[list[list[int | None]]]
+
+
 def _check_shared(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, ign: engine.Patterns,
                   report: Report, workers: pool.ProcessPoolExecutor) -> None:
     """The second pass with workers placing the findings of released documents; results kept in object order."""
-    slots: deque[list[Located] | tuple[pool.Future[list[list[int | None]]], list[tuple[Loaded, list[Finding]]]]] = deque()
-    batch: list[tuple[Loaded, list[Finding]]] = []
+    slots: deque[list[Located] | _Sent] = deque()  # placed here, or sent to a worker
+    batch: Batch = []
+
+    def send() -> None:
+        job = [(item.node, [f.path for f in found]) for item, found in batch]
+        slots.append(_Sent(batch, job, workers.submit(lines_of, job)))
+
     while loaded:
         item = loaded.popleft()
         found = engine.check_object(item.obj, ctx, sel, ign)
@@ -147,36 +170,29 @@ def _check_shared(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns
         if isinstance(item.node, TextDoc) and item.node.text is None:
             batch.append((item, found))
             if len(batch) >= BATCH:
-                slots.append((workers.submit(lines_of, _job(batch)), batch))
+                send()
                 batch = []
         else:
             if batch:  # keep the order: what came before this object goes first
-                slots.append((workers.submit(lines_of, _job(batch)), batch))
+                send()
                 batch = []
             slots.append([Located(place(f, item), item.template) for f in found])
-        while slots and (isinstance(slots[0], list) or slots[0][0].done()):
-            _settle(slots.popleft(), report)
+        while slots and (isinstance(slots[0], list) or slots[0].future.done()):
+            _settle(slots.popleft(), None, report)
     if batch:
-        slots.append((workers.submit(lines_of, _job(batch)), batch))
-    pending = [(i, slot) for i, slot in enumerate(slots) if not isinstance(slot, list)]
-    lines = dict(zip((i for i, _ in pending), pool.collect([s[0] for _, s in pending], lines_of,
-                                                           [_job(s[1]) for _, s in pending])))
-    for i, slot in enumerate(slots):
-        _settle(slot if isinstance(slot, list) else (lines[i], slot[1]), report)
+        send()
+    sent = [slot for slot in slots if isinstance(slot, _Sent)]
+    lines = iter(pool.collect([s.future for s in sent], lines_of, [s.job for s in sent]))  # unstarted ones placed here
+    for slot in slots:
+        _settle(slot, None if isinstance(slot, list) else next(lines), report)
 
 
-def _job(batch: list[tuple[Loaded, list[Finding]]]) -> list[tuple[TextDoc, list[FieldPath]]]:
-    return [(item.node, [f.path for f in found]) for item, found in batch]
-
-
-def _settle(slot: object, report: Report) -> None:
+def _settle(slot: list[Located] | _Sent, lines: list[list[int | None]] | None, report: Report) -> None:
+    """Add a slot's findings to the report (a sent batch's at ``lines``, else at its future's)."""
     if isinstance(slot, list):
         report.results.extend(slot)
         return
-    lines, batch = slot  # type: ignore[misc]
-    if not isinstance(lines, list):
-        lines = lines.result()
-    for (item, found), at in zip(batch, lines):
+    for (item, found), at in zip(slot.batch, lines if lines is not None else slot.future.result()):
         report.results.extend(Located(placed(f, item, line), item.template) for f, line in zip(found, at))
 
 
@@ -186,8 +202,7 @@ CHUNK = 128  # files per first-pass job
 def _lint_shared(found: Iterator[str | Source], ctx: CheckContext | None, select: Iterable[str] | None,
                  ignore: Iterable[str] | None, namespace: str, workers: int) -> Report:
     """The run shared with ``workers`` forked processes (both passes); the workers load while the walk goes on."""
-    sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
-    problems = _wanted(GANG000, sel, ign)
+    sel, ign, problems = _selection(select, ignore)
     with gcpause.paused(), pool.executor(workers) as shared:
         jobs: list[tuple[list[str | Source], bool, str]] = []
         futures = []
