@@ -42,7 +42,7 @@ def lint_command(
     config: Optional[str] = typer.Option(None, "--config", help="Linter config (YAML: select, ignore, options, fleet, fleetContext, crds)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file instead of standard output."),
     namespace: str = typer.Option("default", "--namespace", "-n", help="Namespace of manifests without metadata.namespace (as kubectl apply -n; default: default)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Processes to share a run of 256 files or more with: 0 one per CPU (default), 1 this process alone (Linux; elsewhere always 1)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Processes to share a run of 256 files or more with: 0 one per CPU (default), 1 this process alone, at most 64 (Linux; elsewhere always 1)."),
 ) -> None:
     """Lint Kubernetes manifests for gang-safety problems."""
     raise typer.Exit(lint_run.run(lint_run.Options(

@@ -23,6 +23,7 @@ from gpufleet.cli import inputs
 from gpufleet.cli.exits import USAGE, CliError, handle
 from gpufleet.yamlin.errors import ModelError
 from gpufleet.lint.context import LintConfig, load_config
+from gpufleet.lint.pool import MAX_JOBS
 from gpufleet.lint.runner import Report, lint, unknown_codes
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import load_settings
@@ -81,9 +82,9 @@ def _check_usage(opts: Options) -> None:
     if not DNS_LABEL.fullmatch(opts.namespace):
         raise UsageError([f"--namespace {opts.namespace!r} is not a namespace name: use lowercase letters, digits "
                           "and '-' (at most 63)"])
-    if opts.jobs < 0:
+    if not 0 <= opts.jobs <= MAX_JOBS:
         raise UsageError([f"--jobs {opts.jobs} is not a number of processes: use 0 (one per CPU, the default), "
-                          "1 (one process) or more"])
+                          f"1 (one process) or up to {MAX_JOBS}"])
     for path in opts.paths:
         if path != "-":
             inputs.any_in(path, "pass manifest files or directories, or - for standard input")

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 C = TypeVar("C")
 R = TypeVar("R")
 MIN_FILES = 256  # below this a run is linted in one process (forking costs more than it saves)
+MAX_JOBS = 64  # processes a run may ask for: each is a forked interpreter, and more than the CPUs only costs memory
 
 
 def cpus() -> int:
@@ -39,8 +40,8 @@ def cpus() -> int:
 
 def workers(jobs: int, files: int) -> int:
     """How many worker processes a run of ``files`` files gets with ``--jobs jobs`` (0: one per CPU), besides the caller."""
-    if jobs < 0:
-        raise ValueError("--jobs must be 0 (one process per CPU) or a positive number of processes")
+    if jobs < 0 or jobs > MAX_JOBS:
+        raise ValueError(f"--jobs must be 0 (one process per CPU) or a number of processes up to {MAX_JOBS}")
     wanted = cpus() if jobs == 0 else jobs
     if wanted <= 1 or files < MIN_FILES or not sys.platform.startswith("linux"):
         return 0

@@ -133,6 +133,13 @@ def test_namespace_places_manifests_without_one_and_a_bad_name_is_a_usage_error(
     assert bad.exit_code == 2 and "--namespace" in bad.output
 
 
+@pytest.mark.parametrize("jobs", ["-1", "65", "100000"])
+def test_a_number_of_jobs_out_of_range_is_a_usage_error_naming_the_limit(app, tmp_path, jobs):
+    path = str(m.write(tmp_path, "js.yaml", m.probed_job()))
+    bad = runner.invoke(app, ["lint", path, "--jobs", jobs])
+    assert bad.exit_code == 2 and "--jobs" in bad.output and "up to 64" in bad.output
+
+
 HELD_OUT = """\
 apiVersion: batch.volcano.sh/v1alpha1
 kind: Job

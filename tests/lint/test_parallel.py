@@ -122,9 +122,10 @@ def test_workers_are_one_less_than_the_processes_asked_for_and_none_for_small_ru
     assert pool.workers(jobs, files) == expected
 
 
-def test_a_negative_number_of_jobs_is_refused():
+@pytest.mark.parametrize("jobs", [-1, pool.MAX_JOBS + 1, 10**9])
+def test_a_negative_or_unbounded_number_of_jobs_is_refused(jobs):
     with pytest.raises(ValueError, match="--jobs"):
-        pool.workers(-1, 10_000)
+        pool.workers(jobs, 10_000)
 
 
 def square(x: int) -> int:
