@@ -24,6 +24,13 @@ its workers (the memory goal counts every process: the larger of the two peaks):
   venv, never a dependency) ``-d DIR --framework kubernetes -o json --quiet``, at the sizes
   in ``--checkov-sizes`` (default the smallest).
 
+gpufleet and the floor run as an installed package runs, with a bytecode cache (``--bytecode``,
+the default: ``PYTHONPYCACHEPREFIX`` in a temporary directory, written by one untimed run of
+each before the first size is timed): an editable install where PYTHONDONTWRITEBYTECODE is
+set, as on the machines this bench runs on, would compile every module at every start, while
+pip compiles an installed package at install time, as it compiled checkov in its venv.
+``--no-bytecode`` measures the editable install as it starts here.
+
 Prints one line per process run with the load average, then one JSON object: per size the
 best, median and spread of each, objects/s, peak RSS, the ratio to the floor; the growth
 ratio from the smallest to the largest size (lint and floor); checkov's wall time over
@@ -166,7 +173,7 @@ def _pss_kib(pid: int) -> tuple[int, int]:
     return pss, rss
 
 
-def measure(cmd: list[str]) -> dict[str, float]:
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
     """Wall seconds, peak memory and exit status of one child process, with the load average at its end.
 
     ``rss_mib`` is the kernel's peak RSS of the largest process (``os.wait4``); ``tree_pss_mib``
@@ -174,7 +181,7 @@ def measure(cmd: list[str]) -> dict[str, float]:
     /proc every quarter second (PSS counts a page shared by forked processes once in all).
     """
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     peak_pss = peak_rss = 0
     while True:
         pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -212,18 +219,39 @@ def summary(runs: list[dict[str, float]], objects: int) -> dict[str, Any]:
             "load": [round(min(r["load"] for r in runs), 2), round(max(r["load"] for r in runs), 2)]}
 
 
+def bytecode_env(prefix: Path) -> dict[str, str]:
+    """The environment of an installed package's processes: modules read from a bytecode cache in ``prefix``.
+
+    An editable install compiles every module at every start when PYTHONDONTWRITEBYTECODE is set
+    (as on the machines this bench runs on); pip compiles an installed package at install time, as it
+    compiled checkov in its venv. The cache is written by one untimed run (:func:`warm`).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(prefix)
+    return env
+
+
+def warm(cmds: dict[str, list[str]], env: dict[str, str] | None) -> None:
+    """One untimed run of each Python command (floor, gpufleet), writing the bytecode cache of ``env``."""
+    if env is not None:
+        for name in ("floor", "gpufleet"):
+            measure(cmds[name], env)
+
+
 def run_size(objects_wanted: int, repeat: int, namespaces: int, checkov: Path | None, keep: bool, jobs: int,
-             serial: bool) -> dict[str, Any]:
+             serial: bool, env: dict[str, str] | None = None, warm_up: bool = False) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="gpufleet-lint-bench-"))
     try:
         objects = write_corpus(root, objects_wanted, namespaces)
         cmds = commands(str(root), checkov, jobs, serial)
+        if warm_up:
+            warm(cmds, env)
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in cmds}
         for i in range(repeat):
             for name, cmd in cmds.items():
                 if name == "checkov" and i > 0:
                     continue  # checkov takes minutes: once per size, between the gpufleet runs
-                got = measure(cmd)
+                got = measure(cmd, None if name == "checkov" else env)  # checkov reads its venv's own bytecode
                 runs[name].append(got)
                 print(f"  {objects} objects, {name}: {got['wall']:.2f} s, peak RSS {got['rss_mib']:.0f} MiB "
                       f"(all processes: PSS {got['tree_pss_mib']:.0f}, RSS {got['tree_rss_mib']:.0f} MiB), "
@@ -280,6 +308,9 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--jobs", type=int, default=0, help="gpufleet lint --jobs (default 0: one process per CPU)")
     parser.add_argument("--one-process", action="store_true", help="also run gpufleet lint --jobs 1 (the serial linter)")
+    parser.add_argument("--bytecode", action=argparse.BooleanOptionalAction, default=True,
+                        help="run gpufleet and the floor with a bytecode cache, as an installed package runs (default); "
+                             "--no-bytecode: compile every module at every start where PYTHONDONTWRITEBYTECODE is set")
     parser.add_argument("--floor", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
@@ -293,11 +324,14 @@ def main() -> int:
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     load_start = os.getloadavg()
     print(f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
-          f"{os.cpu_count()} CPUs; parser {fastyaml.PARSER}; checkov {checkov or 'not installed'}", flush=True)
+          f"{os.cpu_count()} CPUs; parser {fastyaml.PARSER}; checkov {checkov or 'not installed'}; "
+          f"bytecode cache {'on (one untimed run writes it)' if args.bytecode else 'off'}", flush=True)
     sizes = {}
-    for size in sorted(args.sizes):
-        sizes[size] = run_size(size, args.repeat, args.namespaces, checkov if size in checkov_sizes else None, args.keep,
-                               args.jobs, args.one_process)
+    with tempfile.TemporaryDirectory(prefix="gpufleet-lint-bench-pyc-") as cache:
+        env = bytecode_env(Path(cache)) if args.bytecode else None
+        for size in sorted(args.sizes):
+            sizes[size] = run_size(size, args.repeat, args.namespaces, checkov if size in checkov_sizes else None,
+                                   args.keep, args.jobs, args.one_process, env, warm_up=not sizes)
     met = {name: {"value": value, "met": ok} for name, value, ok in goals(sizes)}
     if len(sizes) > 1:
         small, large = sizes[min(sizes)], sizes[max(sizes)]
@@ -310,7 +344,7 @@ def main() -> int:
         print(profile_once(min(args.sizes), args.namespaces))
     load_end = os.getloadavg()
     print(json.dumps({"name": "lint_scale", "started": started, "parser": fastyaml.PARSER, "cpus": os.cpu_count(),
-                      "jobs": args.jobs,
+                      "jobs": args.jobs, "bytecode_cache": args.bytecode,
                       "load_average_start": [round(x, 2) for x in load_start],
                       "load_average_end": [round(x, 2) for x in load_end],
                       "sizes": {str(k): v for k, v in sizes.items()}, "floor_growth": floor_growth,

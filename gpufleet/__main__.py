@@ -1,6 +1,6 @@
 """``python -m gpufleet``: the command-line interface (see gpufleet.cli)."""
 
-from gpufleet.cli.app import main
+from gpufleet.cli.app import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

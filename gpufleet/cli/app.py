@@ -18,7 +18,22 @@ from __future__ import annotations
 import sys
 
 
+def entry() -> None:
+    """The process entry point (the ``gpufleet`` console script, ``python -m gpufleet``): :func:`main`, except
+    that a lint run ends its process at once when its output is written, its objects not freed one by one
+    (:mod:`gpufleet.util.lifetime`)."""
+    from gpufleet.cli import lint_fast
+    from gpufleet.util import lifetime
+
+    argv = sys.argv[1:]
+    if lint_fast.takes(argv):
+        lifetime.keep_until_exit()
+        lifetime.exit_now(run(argv))
+    sys.exit(run(argv))
+
+
 def main() -> None:
+    """``gpufleet`` in this process: exits with the command's code (``SystemExit``), memory freed as usual."""
     sys.exit(run(sys.argv[1:]))
 
 

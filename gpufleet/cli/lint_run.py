@@ -27,6 +27,7 @@ from gpufleet.lint.pool import MAX_JOBS
 from gpufleet.lint.runner import Report, lint, unknown_codes
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import load_settings
+from gpufleet.util import lifetime
 
 FORMATS = ("text", "json", "sarif")
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
@@ -145,6 +146,7 @@ def _lint(opts: Options) -> int:
         sys.stdout.write(_render(report, opts.fmt))
     else:
         inputs.write_file(opts.output, _render(report, opts.fmt))
+    lifetime.keep(report)  # its findings are not freed one by one when the process ends next
     return report.exit_code
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.util import gcpause
+from gpufleet.util import gcpause, lifetime
 from gpufleet.lint import firstpass, pool
 from gpufleet.lint.firstpass import Loads
 from gpufleet.lint.located import Located, lines_of, place, placed, problem_finding
@@ -103,7 +103,9 @@ def _lint_sources(sources: Iterable[Source], ctx: CheckContext | None, select: I
     loads = Loads()
     for source in sources:  # one at a time: a generator is read one file at a time
         firstpass.add(loads, source, problems, namespace)
-    return _second_pass(loads, ctx, sel, ign, None)
+    report = _second_pass(loads, ctx, sel, ign, None)
+    lifetime.keep(loads)  # a process that ends next does not free the run object by object
+    return report
 
 
 def _second_pass(loads: Loads, ctx: CheckContext | None, sel: engine.Patterns, ign: engine.Patterns,
@@ -120,6 +122,7 @@ def _second_pass(loads: Loads, ctx: CheckContext | None, sel: engine.Patterns, i
     # may come from the fleet's stack or another repository). With --fleet, GANG104 checks
     # each queue against the fleet model instead.
     report.results.sort(key=lambda r: (r.finding.file or "", r.finding.line or 0, r.finding.code, r.finding.path))
+    lifetime.keep(ctx)  # the run's objects and views, for a process that ends next (gpufleet.util.lifetime)
     return report
 
 
@@ -212,7 +215,9 @@ def _lint_shared(found: Iterator[str | Source], ctx: CheckContext | None, select
         loads = Loads()
         for part in pool.collect(futures, firstpass.load_chunk, jobs):
             loads.extend(part)
-        return _second_pass(loads, ctx, sel, ign, shared)
+        report = _second_pass(loads, ctx, sel, ign, shared)
+        lifetime.keep(futures, loads)  # each chunk's objects, as the workers sent them
+        return report
 
 
 def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable[str] | None = None,

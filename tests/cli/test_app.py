@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -95,3 +96,31 @@ def test_running_main_many_times_in_one_process_registers_each_command_once(monk
     names = [c.name or c.callback.__name__ for c in commands.app.registered_commands]
     names += [g.name or g.typer_instance.info.name for g in commands.app.registered_groups]  # gpufleet sandbox ...
     assert sorted(names) == sorted(set(names)) == sorted(commands.COMMANDS)
+
+
+def entry_point(*argv: str, cwd=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gpufleet", *argv], capture_output=True, text=True, check=False, cwd=cwd)
+
+
+@pytest.mark.parametrize("files", [1, 300])  # 300: a run shared with worker processes (gpufleet.lint.pool.MIN_FILES)
+def test_the_entry_point_ends_a_lint_process_with_the_whole_report_and_its_exit_code(monkeypatch, capsys, tmp_path, files):
+    for i in range(files):
+        m.write(tmp_path, f"job-{i:03}.yaml", m.probed_job(f"train-{i}"))
+    done = entry_point("lint", str(tmp_path), "--format", "json", "--jobs", "2")
+    in_process = run_main(monkeypatch, capsys, "lint", str(tmp_path), "--format", "json", "--jobs", "1")
+    assert (done.returncode, done.stdout, done.stderr) == (in_process[0], in_process[1], "") == (1, in_process[1], "")
+    assert len(json.loads(done.stdout)["findings"]) >= files
+
+
+def test_the_entry_point_reports_usage_errors_and_other_commands_as_main_does():
+    assert entry_point("lint", "/nonexistent.yaml").returncode == 2
+    assert (entry_point("--version").returncode, entry_point("--version").stdout) == (0, f"gpufleet {__version__}\n")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full (a Linux device) on this system")
+def test_the_entry_point_reports_a_full_disk_on_standard_output_in_one_line(tmp_path):
+    path = m.write(tmp_path, "job.yaml", m.probed_job())
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "gpufleet", "lint", str(path), "--format", "json"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "No space left" in done.stderr
