@@ -4,7 +4,9 @@ Called by users, CI and pre-commit. Exit codes (:mod:`gpufleet.cli.exits`, the R
 table): 0 fine, 1 invalid input or blocking findings, 2 usage or I/O error. Bad input
 never prints a traceback: a :class:`~gpufleet.cli.exits.CliError` or an ``OSError`` that
 reaches this module (any command, also ones added later) is one line and exit 2, and
-standard output is flushed here so a full disk is reported too.
+standard output is flushed here so a full disk is reported too. The console script and
+``python -m gpufleet`` call :func:`entry`, which ends a lint process at once once its output
+is written (:mod:`gpufleet.util.lifetime`); tests and callers in a process use :func:`main`.
 
 Start-up time matters (the pre-commit hook runs ``gpufleet lint`` on every commit,
 docs/performance.md), so this module imports nothing heavy: ``gpufleet lint ...``

@@ -124,3 +124,9 @@ def test_the_entry_point_reports_a_full_disk_on_standard_output_in_one_line(tmp_
         done = subprocess.run([sys.executable, "-m", "gpufleet", "lint", str(path), "--format", "json"], stdout=full,
                               stderr=subprocess.PIPE, text=True, check=False)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "No space left" in done.stderr
+
+
+def test_the_entry_point_writes_the_whole_report_to_an_output_file_before_it_ends(tmp_path):
+    path = m.write(tmp_path, "job.yaml", m.probed_job())
+    done = entry_point("lint", str(path), "--format", "json", "--output", str(tmp_path / "report.json"))
+    assert done.returncode == 1 and json.loads((tmp_path / "report.json").read_text())["findings"]
