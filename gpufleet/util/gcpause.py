@@ -43,11 +43,11 @@ def _age() -> None:
 
     After a long pause the youngest generation holds everything built during it (millions of
     objects after a large lint run): the first collections after it would walk all of them, one
-    generation after the other (about 2 s per 100,000 linted objects). ``freeze`` then ``unfreeze``
-    moves them in one step (CPython splices the lists); the oldest generation is walked only by
-    full collections, which come once the objects allocated since outnumber a quarter of it.
-    Skipped when objects are frozen already (by a server, after its start-up): unfreezing would
-    undo that.
+    generation after the other (seconds after a 100,000-object lint run: docs/performance.md).
+    ``freeze`` then ``unfreeze`` moves them in one step (CPython splices the lists); the oldest
+    generation is walked only by full collections, which come once the objects promoted into it
+    since the last one outnumber a quarter of what that one left there. Skipped when objects are frozen already (by a server, after its
+    start-up): unfreezing would undo that.
     """
     if gc.get_freeze_count() == 0:
         gc.freeze()
