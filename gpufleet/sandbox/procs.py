@@ -10,6 +10,7 @@ Called by ``gpufleet.sandbox.up`` (start, wait, stop) and ``gpufleet.sandbox.sta
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -41,6 +42,52 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+LOWEST_PORT = 10000
+EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def _ephemeral_start() -> int:
+    try:
+        return int(EPHEMERAL.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default range is 32768-60999
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports on 127.0.0.1, free right now, below the kernel's ephemeral range.
+
+    Not :func:`free_port` ``count`` times: the kernel picks port 0 binds from the ephemeral
+    range, the range its outgoing connections take their source ports from, so a client
+    connecting to the API server could take a port before the component meant to listen on
+    it started (seen: ``bind: address already in use`` from Kueue), and two picks of it can be
+    the same port once the first socket is closed. These come from below that range and are
+    held bound together until all are chosen.
+    """
+    top, rng = _ephemeral_start(), random.Random()
+    low = LOWEST_PORT if top > LOWEST_PORT + 1000 else 1024  # a range configured low: what lies below it
+    held: list[socket.socket] = []
+    tried: set[int] = set()
+    try:
+        while len(held) < count and len(tried) < top - low:
+            port = rng.randrange(low, top)
+            if port in tried:
+                continue
+            tried.add(port)
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
+            held.append(s)
+        if len(held) < count:
+            raise OSError(f"fewer than {count} free TCP ports on 127.0.0.1 between {low} and {top}")
+        return [s.getsockname()[1] for s in held]
+    finally:
+        for s in held:
+            s.close()
 
 
 def _start_ticks(pid: int) -> int | None:

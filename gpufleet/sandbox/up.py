@@ -32,7 +32,7 @@ from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.kube import Kube, established, wait_for
 from gpufleet.sandbox.pki import Pki, make_pki
 from gpufleet.sandbox.probes import http_ok, tcp_open
-from gpufleet.sandbox.procs import alive, free_port, start, wait_until
+from gpufleet.sandbox.procs import alive, free_ports, start, wait_until
 from gpufleet.sandbox.state import State, down, load
 
 PORTS = ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler", "kwok", "kueue_webhook", "kueue_metrics",
@@ -92,7 +92,7 @@ class _Run:
     def __init__(self, directory: Path, model: str, engines: Engines) -> None:
         self.dir, self.engines = directory, engines
         self.state = State(directory, model=model)
-        self.state.ports = {name: free_port() for name in PORTS}
+        self.state.ports = dict(zip(PORTS, free_ports(len(PORTS))))
         self.pki: Pki = make_pki(directory / "pki")
         self.ports = controlplane.Ports(*(self.state.ports[n] for n in
                                           ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler")))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import socket
 import sys
 
 import pytest
@@ -44,3 +45,13 @@ def test_a_process_that_never_becomes_ready_fails_after_the_bounded_wait(tmp_pat
             wait_until(proc, lambda: False, timeout=1, what="ready")
     finally:
         stop(proc, grace=5)
+
+
+def test_free_ports_are_distinct_below_the_ephemeral_range_and_free_to_bind():
+    from gpufleet.sandbox.procs import _ephemeral_start, free_ports
+
+    ports = free_ports(17)
+    assert len(set(ports)) == 17 and all(10000 <= p < _ephemeral_start() for p in ports)
+    for port in ports:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
