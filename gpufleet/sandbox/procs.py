@@ -38,10 +38,12 @@ class Proc:
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 free right now (the kernel's pick)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 free right now, below the kernel's ephemeral range (:func:`free_ports`).
+
+    Several ports needed at once come from one :func:`free_ports` call: two calls of this one
+    can pick the same port when nothing listens on the first yet.
+    """
+    return free_ports(1)[0]
 
 
 LOWEST_PORT = 10000

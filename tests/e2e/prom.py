@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import yaml
 
+from gpufleet.sandbox.procs import free_port
 from tests.render.promtool import installed
 
 T = TypeVar("T")
@@ -35,12 +36,6 @@ SKIP_REASON = ("the prometheus server is not installed: `bash scripts/test.sh` i
 
 def prometheus_binary() -> str:
     return installed("prometheus", SKIP_REASON)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def scrape_job(name: str, targets: Sequence[str], labels: Mapping[str, str] | None = None,

@@ -26,7 +26,7 @@ from gpufleet.render.kube_state_metrics import metric_labels_allowlist
 from gpufleet.render.monitoring import render_ksm_service_monitor
 from gpufleet.sandbox.engines import locate
 from gpufleet.sandbox.probes import http_ok
-from gpufleet.sandbox.procs import free_port, start, stop, wait_until
+from gpufleet.sandbox.procs import free_ports, start, stop, wait_until
 from tests.e2e.prom import Prometheus, prometheus_binary, scrape_job
 from tests.e2e.sandbox_env import job, model, running
 from tests.render.builders import pool, quota, team
@@ -48,12 +48,11 @@ def observed(tmp_path_factory):
         sb.wait("both gangs Running", lambda: len([p for p in sb.pods(NS) if p["status"].get("phase") == "Running"]) == 4,
                 timeout=120)
         gangs = {p["metadata"]["labels"].get("gpufleet.dev/gang") for p in sb.pods(NS)}
-        ksm_port, telemetry = free_port(), free_port()
+        ksm_port, telemetry, trainer_port = free_ports(3)
         ksm = start("kube-state-metrics", [str(locate(["ksm"]).binary("kube-state-metrics")),
                                            f"--kubeconfig={sb.state.kubeconfig}", "--host=127.0.0.1", f"--port={ksm_port}",
                                            "--telemetry-host=127.0.0.1", f"--telemetry-port={telemetry}",
                                            "--resources=pods,nodes", f"--metric-labels-allowlist={metric_labels_allowlist(fleet)}"], tmp / "ksm.log")
-        trainer_port = free_port()
         env = {**os.environ, "GPUFLEET_STEPS_PORT": str(trainer_port), "GPUFLEET_STEPS_HOST": "127.0.0.1"}
         trainer = subprocess.Popen([sys.executable, str(HERE / "trainer.py"), "training", "120"], env=env)
         endpoint = render_ksm_service_monitor(fleet)["spec"]["endpoints"][0]

@@ -37,8 +37,9 @@ from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.render.files import rule_file_text
 from gpufleet.render.kube_state_metrics import allowlist_entries
 from gpufleet.render.monitoring import render_ksm_service_monitor
+from gpufleet.sandbox.procs import free_ports
 from tests.e2e.ksm_standin import KubeStateMetrics
-from tests.e2e.prom import Prometheus, free_port, prometheus_binary, scrape_job
+from tests.e2e.prom import Prometheus, prometheus_binary, scrape_job
 from tests.render import ksm
 from tests.render.builders import fleet, pool, quota, team
 
@@ -143,8 +144,9 @@ def run(tmp_path_factory) -> Run:
     workdir = tmp_path_factory.mktemp("gang-alerts-e2e")
     allow = ksm.parse_allowlist(allowlist_entries(MODEL))
     started: list[float] = []
-    replicas = [KubeStateMetrics(free_port(), _objects(started, r), allow).start() for r in (0, 1)]
-    ports = {gang: free_port() for gang in GANGS}
+    picked = free_ports(2 + len(GANGS))  # distinct, below the ephemeral range (gpufleet.sandbox.procs)
+    replicas = [KubeStateMetrics(picked[r], _objects(started, r), allow).start() for r in (0, 1)]
+    ports = dict(zip(GANGS, picked[2:]))
     trainers = [_trainer(gang, port) for gang, port in ports.items()]
     prom = Prometheus(workdir, {"rules.yaml": rule_file_text(MODEL)},
                       _scrape_configs([r.server_address[1] for r in replicas], ports), binary=binary)

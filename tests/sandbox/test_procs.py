@@ -55,3 +55,13 @@ def test_free_ports_are_distinct_below_the_ephemeral_range_and_free_to_bind():
     for port in ports:
         with socket.socket() as s:
             s.bind(("127.0.0.1", port))
+
+
+def test_one_free_port_also_comes_from_below_the_ephemeral_range():
+    from gpufleet.sandbox.procs import _ephemeral_start, free_port
+
+    ports = {free_port() for _ in range(20)}
+    assert all(10000 <= p < _ephemeral_start() for p in ports)
+    for port in ports:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))

@@ -108,12 +108,6 @@ def serving_serial(port: int, ca: Path) -> int:
     return x509.load_der_x509_certificate(der).serial_number
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_subprocess(args: list[str]) -> subprocess.Popen[str]:
     """``python -m gpufleet.webhook ARGS`` with the repo on the path; stderr piped for the log."""
     return subprocess.Popen([sys.executable, "-m", "gpufleet.webhook", *args], cwd=REPO, text=True,
