@@ -106,7 +106,7 @@ def validate(request: AdmissionRequest, state: State) -> Verdict:
     if _skipped(request):
         return Verdict()
     obj = with_namespace(request.obj, request.namespace)  # type: ignore[arg-type]
-    findings = engine.check_object(obj, state.check)
+    findings = engine.check_object(obj, state.check, ignore=state.ignore_rules)
     crashed = [f for f in findings if f.internal is not None]
     if crashed:  # a rule raised: a gpufleet bug, answered as one (500, counted as error), never as a denial
         raise RuleCrash(crashed)

@@ -30,6 +30,8 @@ from typing import Callable, NoReturn, Sequence
 
 from aiohttp import web
 
+from gpufleet.rules import engine
+from gpufleet.rules.engine import freeze
 from gpufleet.webhook.app import build_app
 from gpufleet.webhook.connections import GuardedSite
 from gpufleet.webhook.handlers import build_registry
@@ -59,6 +61,7 @@ class Config:
     ca: str = ""
     log_level: str = "info"
     bench_echo: bool = False
+    bench_ignore: str = ""
     reuse_port: bool = False
 
 
@@ -114,6 +117,9 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     opt("log-level", str.lower, d.log_level, "log level", choices=["debug", "info", "warning", "error"])
     p.add_argument("--bench-echo", action="store_true", default=env.get("GPUFLEET_BENCH_ECHO", "") in ("1", "true"),
                    help="also serve POST /echo (allow-all, the benchmark's floor); never in production")
+    p.add_argument("--bench-ignore", default=env.get("GPUFLEET_BENCH_IGNORE", ""), metavar="CODES",
+                   help="with --bench-echo only: /validate skips these rules (codes or prefixes, comma separated, or "
+                        "ALL), so the benchmark can measure what the rules cost (env GPUFLEET_BENCH_IGNORE)")
     p.add_argument("--reuse-port", action="store_true", default=env.get("GPUFLEET_REUSE_PORT", "") in ("1", "true"),
                    help="bind with SO_REUSEPORT, so several server processes (one per core) share the port and "
                         "the kernel spreads connections over them (env GPUFLEET_REUSE_PORT)")
@@ -122,13 +128,28 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
         p.error(f"GPUFLEET_LOG_LEVEL={ns.log_level!r} is not one of debug, info, warning, error")
     cfg = Config(**{k: v for k, v in vars(ns).items()})
     _check_ranges(cfg)
+    _check_ignore(cfg)
     return cfg
+
+
+def _check_ignore(cfg: "Config") -> None:
+    """``--bench-ignore`` only with ``--bench-echo``, and only patterns that name some rule."""
+    patterns = freeze(cfg.bench_ignore) or frozenset()
+    if patterns and not cfg.bench_echo:
+        raise ValueError("--bench-ignore (or GPUFLEET_BENCH_IGNORE) needs --bench-echo: it is a benchmark's "
+                         "ablation, never a production setting (waive a rule per object instead)")
+    codes = [rule.code for rule in engine.DEFAULT.rules]
+    unknown = sorted(p for p in patterns if p != "ALL" and not any(code.startswith(p) for code in codes))
+    if unknown:
+        raise ValueError(f"--bench-ignore names no rule with {', '.join(unknown)} (codes look like GANG402 or a prefix "
+                         "like GANG4, or ALL)")
 
 
 async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable[[int], None] | None = None) -> int:
     """Run until ``stop`` is set; returns the exit code."""
-    state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout,
-                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level))
+    ignore = freeze(cfg.bench_ignore) or None
+    state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout, ignore_rules=ignore,
+                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, tuple(sorted(ignore or ()))))
     fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state, ca=cfg.ca)
     try:
         ssl_context = tls.load()

@@ -36,6 +36,7 @@ class State:
     draining: bool = False
     fleet_generation: int = 0  # counts fleet contexts used, so the worker process knows when to take a new one
     worker: Any = None  # gpufleet.webhook.worker.Worker once the server starts; without one, every review is inline
+    ignore_rules: frozenset[str] | None = None  # rules /validate skips: --bench-ignore, a benchmark's ablation only
     _closing: "asyncio.Future[None] | None" = None
 
     @property

@@ -55,8 +55,9 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 class Worker:
     """One worker process, started on :meth:`start` (or the first :meth:`check`)."""
 
-    def __init__(self, echo: bool = False, max_body: int = 0, log_level: str = "info") -> None:
-        self.args = (echo, max_body, log_level)
+    def __init__(self, echo: bool = False, max_body: int = 0, log_level: str = "info",
+                 ignore_rules: tuple[str, ...] = ()) -> None:
+        self.args = (echo, max_body, log_level, ignore_rules)
         self._pool: ProcessPoolExecutor | None = None
         self._started: "Future[int] | None" = None
 
@@ -114,7 +115,7 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="gpufleet-parent-watch", daemon=True).start()
 
 
-def _init(echo: bool, max_body: int, log_level: str) -> None:
+def _init(echo: bool, max_body: int, log_level: str, ignore_rules: tuple[str, ...] = ()) -> None:
     _exit_with_parent()
     try:
         os.nice(NICE)
@@ -123,7 +124,9 @@ def _init(echo: bool, max_body: int, log_level: str) -> None:
     logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
     from gpufleet.webhook.handlers import build_registry  # the rule engine, imported once per worker
     from gpufleet.webhook.state import State
-    _child.update(registry=build_registry(echo), state=State(max_body=max_body) if max_body else State(), generation=-1)
+    state = State(max_body=max_body) if max_body else State()
+    state.ignore_rules = frozenset(ignore_rules) or None
+    _child.update(registry=build_registry(echo), state=state, generation=-1)
 
 
 def _check(generation: int, fleet: FleetContext | None, path: str, body: bytes) -> Reply:
