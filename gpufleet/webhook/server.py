@@ -31,7 +31,7 @@ from typing import Callable, NoReturn, Sequence
 from aiohttp import web
 
 from gpufleet.rules import engine
-from gpufleet.rules.engine import freeze
+from gpufleet.rules.engine import freeze, matches
 from gpufleet.webhook.app import build_app
 from gpufleet.webhook.connections import GuardedSite
 from gpufleet.webhook.handlers import build_registry
@@ -138,8 +138,7 @@ def _check_ignore(cfg: "Config") -> None:
     if patterns and not cfg.bench_echo:
         raise ValueError("--bench-ignore (or GPUFLEET_BENCH_IGNORE) needs --bench-echo: it is a benchmark's "
                          "ablation, never a production setting (waive a rule per object instead)")
-    codes = [rule.code for rule in engine.DEFAULT.rules]
-    unknown = sorted(p for p in patterns if p != "ALL" and not any(code.startswith(p) for code in codes))
+    unknown = sorted(p for p in patterns if not any(matches(rule.code, frozenset({p})) for rule in engine.DEFAULT.rules))
     if unknown:
         raise ValueError(f"--bench-ignore names no rule with {', '.join(unknown)} (codes look like GANG402 or a prefix "
                          "like GANG4, or ALL)")
@@ -149,7 +148,7 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
     """Run until ``stop`` is set; returns the exit code."""
     ignore = freeze(cfg.bench_ignore) or None
     state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout, ignore_rules=ignore,
-                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, tuple(sorted(ignore or ()))))
+                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, ignore))
     fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state, ca=cfg.ca)
     try:
         ssl_context = tls.load()

@@ -56,7 +56,7 @@ class Worker:
     """One worker process, started on :meth:`start` (or the first :meth:`check`)."""
 
     def __init__(self, echo: bool = False, max_body: int = 0, log_level: str = "info",
-                 ignore_rules: tuple[str, ...] = ()) -> None:
+                 ignore_rules: frozenset[str] | None = None) -> None:
         self.args = (echo, max_body, log_level, ignore_rules)
         self._pool: ProcessPoolExecutor | None = None
         self._started: "Future[int] | None" = None
@@ -115,7 +115,7 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="gpufleet-parent-watch", daemon=True).start()
 
 
-def _init(echo: bool, max_body: int, log_level: str, ignore_rules: tuple[str, ...] = ()) -> None:
+def _init(echo: bool, max_body: int, log_level: str, ignore_rules: frozenset[str] | None = None) -> None:
     _exit_with_parent()
     try:
         os.nice(NICE)
@@ -125,7 +125,7 @@ def _init(echo: bool, max_body: int, log_level: str, ignore_rules: tuple[str, ..
     from gpufleet.webhook.handlers import build_registry  # the rule engine, imported once per worker
     from gpufleet.webhook.state import State
     state = State(max_body=max_body) if max_body else State()
-    state.ignore_rules = frozenset(ignore_rules) or None
+    state.ignore_rules = ignore_rules
     _child.update(registry=build_registry(echo), state=state, generation=-1)
 
 
