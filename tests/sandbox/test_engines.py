@@ -69,3 +69,18 @@ def test_the_pulumi_cli_is_stamped_with_the_version_it_is_built_from_and_not_old
     assert stamped("pulumi") == built == required("pulumi", "github.com/pulumi/pulumi/sdk/v3")
     as_tuple = lambda v: tuple(int(x) for x in v.lstrip("v").split("."))  # noqa: E731
     assert as_tuple(built) >= as_tuple(pin("pulumi")), "a CLI older than the Python SDK it runs"
+
+
+HOOKS = sorted(ENGINES_DIR.glob("*/hook.sh"))
+
+
+@pytest.mark.parametrize("hook", HOOKS, ids=[h.parent.name for h in HOOKS])
+def test_a_hook_that_asks_the_module_cache_for_a_directory_downloads_the_module_first(hook):
+    """On a cold module cache `go list -m -f {{.Dir}}` prints nothing (it does not download), so a
+    hook that reads a module's files must `go mod download` that module before (a fresh CI machine
+    failed this way: FileNotFoundError on '/cmd/pulumi-resource-kubernetes/schema.json')."""
+    text = hook.read_text()
+    asks = [m.start() for m in re.finditer(r"go list -m -f '\{\{\.Dir\}\}'", text)]
+    for at in asks:
+        assert re.search(r"^go mod download ", text[:at], re.M), f"{hook}: go list -m at offset {at} with no go mod download before it"
+        assert "[ -n " in text[at:], f"{hook}: the directory go list -m names is used without checking it is not empty"

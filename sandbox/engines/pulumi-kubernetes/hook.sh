@@ -6,7 +6,13 @@
 set -euo pipefail
 [ "${1:-}" = pre ] || exit 0
 version=4.25.0
-dir=$(go list -m -f '{{.Dir}}' github.com/pulumi/pulumi-kubernetes/provider/v4)
+module=github.com/pulumi/pulumi-kubernetes/provider/v4
+# On a cold module cache `go list -m` names no directory (it does not download): fetch the
+# module first (from the Go module proxy, checked against go.sum), as `go build` would.
+go mod download "$module"
+dir=$(go list -m -f '{{.Dir}}' "$module")
+[ -n "$dir" ] && [ -f "$dir/cmd/pulumi-resource-kubernetes/schema.json" ] \
+  || { echo "hook.sh: $module has no cmd/pulumi-resource-kubernetes/schema.json in the module cache (dir '${dir}')" >&2; exit 1; }
 out=cmd/pulumi-resource-kubernetes
 python3 - "$dir/cmd/pulumi-resource-kubernetes" "$out" "$version" <<'PY'
 import json, sys
