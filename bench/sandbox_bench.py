@@ -45,6 +45,9 @@ from gpufleet.sandbox.state import down  # noqa: E402
 from gpufleet.sandbox.up import Options, up  # noqa: E402
 from tests.e2e.sandbox_env import Sandbox, job, vcjob  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from procmem import rss_mb  # noqa: E402
+
 RANKS = 64
 VC_NS, SCRATCH, ECHO_NS = "research-vc", "scratch", "bench-echo"
 ECHO_HOOK = "echo.bench.gpufleet.dev"
@@ -60,16 +63,6 @@ def _model(path: Path) -> None:
         "teams": [{"name": "research", "namespaces": [VC_NS], "volcanoNamespaces": [VC_NS], "cohort": "ml",
                    "quota": {"h100": {"nominal": RANKS * 8}}}],
     }))
-
-
-def _rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def _bind_seconds(sb: Sandbox, manifest: dict, namespace: str, api_version: str) -> float:
@@ -142,7 +135,7 @@ def main() -> int:
     startup = time.monotonic() - t0
     try:
         sb = Sandbox(state)
-        rss = {p.name: _rss_mb(p.pid) for p in state.processes}
+        rss = {p.name: rss_mb(p.pid) for p in state.processes}
         print(f"startup: {startup:.1f} s, resident memory {sum(rss.values()):.0f} MB over {len(rss)} processes")
         for ns in (SCRATCH, ECHO_NS):
             sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})

@@ -17,7 +17,10 @@ Starts ``python -m gpufleet.webhook`` on 127.0.0.1 (default flags: header/body t
 
 The hostile process then continues until it has sent ``--hostile-reviews`` (10,000)
 distinct hostile reviews; the server's resident memory (``VmRSS``) is read before the
-first, during the abuse and 6 s after the last (connections closed). Prints one JSON line: quiet and abused p50/p99, ``p99_ratio``
+first, during the abuse and 6 s after the last (connections closed). Last come issue 30's floods
+(``bench/webhook_flood.py``: ``--scan`` plain connect-and-close calls and failed handshakes,
+then ``/readyz`` must still answer; ``--large`` concurrent 2.8 MB reviews, peak memory and
+slowest answer), reported under ``floods``. Prints one JSON line: quiet and abused p50/p99, ``p99_ratio``
 (abused / quiet; goal <= 1.5), ``rss_growth_mb`` (goal <= 50), hostile answers by status.
 The server runs on CPU 0, both clients on CPU 1 (``--pin``, default with 2+ CPUs).
 Also printed: the p99 of each round (quiet, abused), and the resident memory of the
@@ -50,24 +53,10 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import webhook_bench as wb  # noqa: E402 - the same PKI, job, server start and load driver
+from procmem import children_rss_mb, rss_mb  # noqa: E402
+from webhook_flood import flood_phase, scan  # noqa: E402 - issue 30's floods, after the rounds
 
 NAMESPACE = wb.NAMESPACE
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def children_rss_mb(pid: int) -> float:
-    """Resident memory of the server's child processes (its review worker), summed."""
-    try:
-        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0.0
-    return sum(rss_mb(int(kid)) + children_rss_mb(int(kid)) for kid in kids)
 
 
 def envelope(obj: dict, uid: str) -> bytes:
@@ -205,6 +194,10 @@ def main() -> None:
                         help="hostile review kinds to send (an ablation; default all: %(default)s)")
     parser.add_argument("--stalled-mode", choices=["both", "headers", "bodies"], default="both",
                         help="what the stalled connections drip (an ablation; default both: half each)")
+    parser.add_argument("--scan", type=int, default=1000,
+                        help="after the rounds: plain connect-and-close calls, then a tenth as many failed "
+                             "handshakes (bench/webhook_flood.py; 0 with --large 0 skips the floods)")
+    parser.add_argument("--large", type=int, default=60, help="after the scan: concurrent 2.8 MB reviews")
     parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=(os.cpu_count() or 1) >= 2)
     parser.add_argument("--hostile", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -218,11 +211,7 @@ def main() -> None:
         os.sched_setaffinity(0, {1})
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        ca, cert, key = wb.write_pki(root)
-        fleet = root / "fleet.json"
-        fleet.write_text(json.dumps(wb.FLEET))
-        port = wb.free_port()
-        server = wb.start_server(ca, cert, key, fleet, port, args.pin)
+        server, port, ca = wb.serve_in(root, args.pin)
         base = f"https://127.0.0.1:{port}"
         pause = root / "pause"
         pause.touch()  # the hostile client holds its reviews until an abused round
@@ -256,6 +245,8 @@ def main() -> None:
             time.sleep(6.0)  # closed connections are released; the server trims its heap every reload interval (5 s)
             rss_after, kids_after = rss_mb(server.pid), children_rss_mb(server.pid)
             hostile_result = json.loads(out.strip().splitlines()[-1])
+            floods = {**scan(port, ca, args.scan, server.pid), **flood_phase(base, ca, server.pid, args.large, 2.8)} \
+                if args.scan or args.large else {}
         finally:
             server.terminate()
             server.wait(30)
@@ -267,7 +258,7 @@ def main() -> None:
               "rss_abused_mb": round(rss_peak, 1), "rss_after_mb": round(rss_after, 1), "rss_growth_mb": round(rss_after - rss_before, 1),
               "rss_children_before_mb": round(kids_before, 1), "rss_children_abused_mb": round(kids_peak, 1),
               "rss_children_after_mb": round(kids_after, 1), "rss_growth_with_children_mb":
-              round(rss_after + kids_after - rss_before - kids_before, 1), "round_p99_ms": per_round, "hostile": hostile_result, "load_average": os.getloadavg()[0]}
+              round(rss_after + kids_after - rss_before - kids_before, 1), "round_p99_ms": per_round, "hostile": hostile_result, "floods": floods, "load_average": os.getloadavg()[0]}
     if args.kinds != ",".join(KINDS) or args.stalled_mode != "both":
         result["ablation"] = {"kinds": args.kinds, "stalled_mode": args.stalled_mode, "hostile_reviews": args.hostile_reviews}
     print(json.dumps(result))

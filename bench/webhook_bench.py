@@ -240,6 +240,15 @@ def start_server(ca: Path, cert: Path, key: Path, fleet: Path, port: int, pin: b
     raise SystemExit("the webhook server did not start")
 
 
+def serve_in(root: Path, pin: bool) -> tuple[subprocess.Popen, int, Path]:
+    """A server with default flags on a fresh PKI and the bench fleet under ``root``: (process, port, CA path)."""
+    ca, cert, key = write_pki(root)
+    fleet = root / "fleet.json"
+    fleet.write_text(json.dumps(FLEET))
+    port = free_port()
+    return start_server(ca, cert, key, fleet, port, pin), port, ca
+
+
 async def run(args: argparse.Namespace, base: str, ca: Path, pids: list[int]) -> dict[str, dict]:
     ssl_ctx = ssl.create_default_context(cafile=str(ca))
     cases = {

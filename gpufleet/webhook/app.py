@@ -16,7 +16,16 @@ admission pipeline is :func:`gpufleet.webhook.registry.serve`.
   YAML: about 2 ms per KiB, 30-60 ms for a 15 KiB one, which would stop every other
   request for that long). The event loop keeps serving (and ``/healthz`` keeps
   answering) while such a review is checked. Until the worker is up, the loop checks them.
-- A client that disconnects mid-body is logged at DEBUG, not as an error.
+- Every call reserves its body's size in ``state.budget`` (``gpufleet.webhook.budget``)
+  before the body is read; one that does not fit the bytes in flight is answered 429 at
+  once (``Retry-After: 1``, ``Connection: close``), its body unread. A call offloaded to
+  the worker that is not answered within ``state.review_deadline`` seconds of its headers
+  gets 503 (``gpufleet.webhook.worker``): a fast failure, never a slow one past the API
+  server's timeout.
+- A client that disconnects mid-body is logged at DEBUG, not as an error. A body aiohttp
+  cannot decode (a bad ``Content-Encoding``) is answered 400 and its connection closed;
+  nothing is logged as an unhandled exception (its payload is ended in :func:`_read`, so
+  aiohttp does not drain it after the answer and meet the decoding error again).
 - ``GET /healthz``: 200 while the process serves. ``GET /readyz``: 200 once the
   fleet context and TLS are loaded and until shutdown starts, else 503 with reasons.
 - ``GET /metrics``: Prometheus text format.
@@ -42,8 +51,8 @@ JSON = "application/json"
 log = logging.getLogger("gpufleet.webhook")
 
 
-def _refuse(status: int, message: str) -> web.Response:
-    response = web.Response(status=status, content_type=JSON, body=error_body(message))
+def _refuse(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    response = web.Response(status=status, content_type=JSON, body=error_body(message), headers=headers)
     response.force_close()
     return response
 
@@ -71,8 +80,12 @@ async def _read(request: web.Request, state: State) -> bytes | web.Response:
         return _refuse(400, "incomplete request body")
     except Exception as exc:  # noqa: BLE001 - aiohttp's payload errors (client aborts) vary by version
         if type(exc).__name__ in ("ClientPayloadError", "RequestPayloadError", "ClientConnectionResetError"):
-            log.debug("client went away while sending %s: %s", request.path, exc)
-            return _refuse(400, "incomplete request body")
+            log.debug("request body on %s could not be read: %s", request.path, exc)
+            # aiohttp would drain the rest after the answer and re-raise this error there, logged as an
+            # unhandled exception with its traceback: end the payload here; the answer closes the connection
+            request.content.feed_eof()
+            return _refuse(400, "the request body could not be read: it was cut off, or its Content-Encoding "
+                                "does not decode")
         raise
 
 
@@ -90,16 +103,32 @@ def offloaded(body: bytes, state: State) -> bool:
 def build_app(registry: Registry, state: State) -> web.Application:
     app = web.Application(client_max_size=state.max_body)
 
+    def endpoint(request: web.Request) -> str:
+        return request.path if request.path in registry.handlers else "other"
+
     async def admission(request: web.Request) -> web.StreamResponse:
         started = time.perf_counter()
+        length = request.content_length
+        size = state.max_body if length is None or length > state.max_body else length
+        if not state.budget.reserve(size):
+            state.metrics.observe(endpoint(request), "overloaded", time.perf_counter() - started)
+            return _refuse(429, f"the admission controller has {state.budget.used} bytes of reviews in flight "
+                           "(--max-inflight-bytes); retry", {"Retry-After": "1"})
+        try:
+            return await _admit(request, started)
+        finally:
+            state.budget.release(size)
+
+    async def _admit(request: web.Request, started: float) -> web.StreamResponse:
+        deadline = time.monotonic() + state.review_deadline
         body = await _read(request, state)
         if isinstance(body, web.Response):
-            state.metrics.observe(request.path if request.path in registry.handlers else "other",
-                                  "invalid" if body.status != 503 else "unavailable", time.perf_counter() - started)
+            state.metrics.observe(endpoint(request), "invalid" if body.status != 503 else "unavailable",
+                                  time.perf_counter() - started)
             return body
         if state.worker is not None and state.worker.ready and offloaded(body, state):
             checked = time.perf_counter()
-            reply = await state.worker.check(state.fleet_generation, state.fleet, request.path, body)
+            reply = await state.worker.check(state.fleet_generation, state.fleet, request.path, body, deadline)
             record(registry, state, request.path, reply, time.perf_counter() - checked)
         else:
             reply = serve(registry, state, request.path, body)

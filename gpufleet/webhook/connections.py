@@ -6,9 +6,17 @@ its first request line and headers, for ``keepalive_timeout`` seconds (its keep-
 timer starts when the connection is made and is not pushed back by incoming bytes).
 This module adds what it lacks:
 
-- ``max_connections``: a connection accepted beyond the cap is closed at once (after
-  the TLS handshake the event loop has already done), counted in
-  ``gpufleet_connections_refused_total``; the API server retries another replica.
+- ``max_connections``: a connection is counted once its TLS handshake is done
+  (asyncio calls ``connection_made`` then, and ``connection_lost`` only for a connection
+  that was made), and given back when it closes; one beyond the cap is closed at once,
+  counted in ``gpufleet_connections_refused_total``; the API server retries another
+  replica. Counting before the handshake leaked a slot for every connection whose
+  handshake failed or never came (a port scan, a TCP health check, a client refusing
+  the certificate): asyncio never tells the application about those, so 1,000 plain
+  connect-and-close calls locked every client out, ``/readyz`` included (issue 30).
+- ``handshake_timeout`` (passed to ``create_server`` as ``ssl_handshake_timeout``): a
+  connection that has not finished its handshake by then is closed, so connections that
+  never handshake hold a socket for seconds, not asyncio's default minute.
 - ``header_timeout``: once the first byte of a request arrives, its request line and
   headers must be complete within this many seconds, else the connection is closed
   (a slow-header client cannot hold it for the whole keep-alive time).
@@ -17,6 +25,13 @@ This module adds what it lacks:
   connections opened together are then cut over a spread of time instead of together,
   so their reconnects (each a TLS handshake on the event loop, ~1 ms) do not arrive as
   one burst: 200 of them at once held the loop 100-175 ms (docs/performance.md).
+
+- ``TLS_READ_BUFFER``: asyncio gives every accepted TLS connection a read buffer of
+  ``SSLProtocol.max_size`` (256 KiB) before its handshake starts, and accepts up to the
+  listen backlog (512) connections per loop pass, so a burst of plain connects (a port
+  scan) alone took a replica from 60 MB to about 390 MB, past its 256 Mi limit. The
+  listener sets it to 32 KiB (two TLS records; reading a 3 MB body takes 96 reads instead
+  of 12): the same burst costs an eighth (bench/webhook_flood.py, ``scan_peak_mb``).
 
 The body deadline is in ``gpufleet.webhook.app`` (a 408 answer). The handler subclass
 reads private fields of aiohttp's ``RequestHandler`` (``_request_count``,
@@ -27,6 +42,7 @@ tests/webhook/test_abuse.py fails if they change.
 from __future__ import annotations
 
 import asyncio
+import asyncio.sslproto
 import logging
 import random
 from typing import Any
@@ -36,6 +52,7 @@ from aiohttp.web_protocol import RequestHandler
 
 log = logging.getLogger("gpufleet.webhook")
 JITTER = 0.8  # deadlines fall between 80 % and 100 % of the configured timeout
+TLS_READ_BUFFER = 32 * 1024  # bytes of asyncio's per-connection TLS read buffer (its default: 256 KiB)
 
 
 def jittered(timeout: float, rng: random.Random | None = None) -> float:
@@ -43,20 +60,24 @@ def jittered(timeout: float, rng: random.Random | None = None) -> float:
     return timeout * (rng or random).uniform(JITTER, 1.0)
 
 
-class _Refused(asyncio.Protocol):
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        transport.close()
-
-
 class _Handler(RequestHandler):
     """aiohttp's handler with the header deadline and the open-connection count."""
 
-    __slots__ = ("_guard", "_header_timer")
+    __slots__ = ("_guard", "_header_timer", "_counted")
 
     def __init__(self, guard: "Guard", **kwargs: Any) -> None:
         super().__init__(guard.server, loop=asyncio.get_event_loop(), **kwargs)
         self._guard: Guard = guard
         self._header_timer: asyncio.TimerHandle | None = None
+        self._counted = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Called once the TLS handshake is done: take a slot, or close at once beyond the cap."""
+        if not self._guard.admit():
+            transport.close()  # aiohttp never saw this connection: connection_lost skips it too
+            return
+        self._counted = True
+        super().connection_made(transport)
 
     def _expire(self, count: int) -> None:
         self._header_timer = None
@@ -75,6 +96,9 @@ class _Handler(RequestHandler):
             self._header_timer = None
 
     def connection_lost(self, exc: BaseException | None) -> None:
+        if not self._counted:
+            return
+        self._counted = False
         self._guard.open -= 1
         if self._header_timer is not None:
             self._header_timer.cancel()
@@ -83,18 +107,26 @@ class _Handler(RequestHandler):
 
 
 class Guard:
-    """Protocol factory in place of aiohttp's ``Server``: connection cap, header deadline."""
+    """Protocol factory in place of aiohttp's ``Server``: connection cap, header deadline.
 
-    def __init__(self, server: web.Server, max_connections: int, header_timeout: float, on_refused: Any) -> None:
+    ``open`` counts connections whose handshake is done and that have not closed yet.
+    """
+
+    def __init__(self, server: web.Server, max_connections: int, header_timeout: float, on_refused: Any,
+                 handshake_timeout: float = 10.0) -> None:
         self.server, self.max_connections, self.header_timeout = server, max_connections, header_timeout
-        self.on_refused = on_refused
+        self.on_refused, self.handshake_timeout = on_refused, handshake_timeout
         self.open = 0
 
-    def __call__(self) -> asyncio.Protocol:
+    def admit(self) -> bool:
+        """Take a slot for a connection whose handshake just finished; False (and counted) beyond the cap."""
         if self.open >= self.max_connections:
             self.on_refused()
-            return _Refused()
+            return False
         self.open += 1
+        return True
+
+    def __call__(self) -> asyncio.Protocol:
         return _Handler(self, **self.server._kwargs)
 
 
@@ -111,7 +143,10 @@ class GuardedSite(web.TCPSite):
         server = self._runner.server
         assert server is not None
         self.guard = Guard(server, **self.guard_args)
+        if self._ssl_context is not None:  # the class attribute asyncio reads for each new TLS connection
+            asyncio.sslproto.SSLProtocol.max_size = TLS_READ_BUFFER
         self._server = await asyncio.get_running_loop().create_server(
             self.guard, self._host, self._port, ssl=self._ssl_context, backlog=self._backlog,
+            ssl_handshake_timeout=self.guard.handshake_timeout if self._ssl_context else None,
             reuse_address=self._reuse_address, reuse_port=self._reuse_port)
         self._bound_port = self._server.sockets[0].getsockname()[1] if self._server.sockets else self._port

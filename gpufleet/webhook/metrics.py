@@ -4,19 +4,23 @@ Each server (and each test) gets a fresh :class:`Metrics`, so two servers in one
 process never share counters. ``/metrics`` renders :meth:`Metrics.render`.
 
 - ``gpufleet_admission_requests_total{endpoint,result}``: result is allowed,
-  warned, patched, denied, error (an internal error), invalid (HTTP 400/404) or
-  unavailable (HTTP 503 before the fleet context loads).
+  warned, patched, denied, error (an internal error), invalid (HTTP 400/404),
+  unavailable (HTTP 503 before the fleet context loads) or overloaded (HTTP 429 over
+  ``--max-inflight-bytes``, 503 when the review worker's queue is full or the review's
+  deadline passed).
 - ``gpufleet_admission_denials_total{code}``: one per blocking finding (GANG001...).
 - ``gpufleet_admission_duration_seconds{endpoint}``: time inside the handler
   pipeline, buckets from 0.25 ms to 2.5 s.
 - ``gpufleet_reloads_total{source,result}``: fleet-context and TLS reloads.
 - ``gpufleet_connections_refused_total``: connections closed at once over ``--max-connections``.
 - ``gpufleet_fleet_context_loaded_timestamp_seconds``, ``gpufleet_tls_certificate_not_after_seconds``.
+- ``gpufleet_inflight_bytes``, ``gpufleet_worker_pending``: request-body bytes in flight and
+  reviews waiting for or in the worker process, read when scraped (:meth:`Metrics.track`).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -43,7 +47,16 @@ class Metrics:
         self.connections_refused = Counter("gpufleet_connections_refused",
                                            "Connections closed at once because --max-connections were open.",
                                            registry=self.registry)
+        self.inflight_bytes = Gauge("gpufleet_inflight_bytes", "Request-body bytes reserved by calls in flight.",
+                                    registry=self.registry)
+        self.worker_pending = Gauge("gpufleet_worker_pending", "Reviews waiting for or in the review worker process.",
+                                    registry=self.registry)
         self._children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
+
+    def track(self, inflight_bytes: Callable[[], float], worker: Any) -> None:
+        """Read the bytes in flight and the worker's queue when scraped, not on every call."""
+        self.inflight_bytes.set_function(inflight_bytes)
+        self.worker_pending.set_function(lambda: worker.pending if worker is not None else 0)
 
     def observe(self, endpoint: str, result: str, seconds: float) -> None:
         children = self._children.get((endpoint, result))

@@ -36,11 +36,15 @@ from gpufleet.webhook.app import build_app
 from gpufleet.webhook.connections import GuardedSite
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.reload import FleetSource, TlsSource
-from gpufleet.webhook.state import MAX_BODY, State
-from gpufleet.webhook.worker import Worker
+from gpufleet.webhook.budget import Budget
+from gpufleet.webhook.state import MAX_BODY, MAX_INFLIGHT, REVIEW_DEADLINE, State
+from gpufleet.webhook.worker import MAX_PENDING, Worker
 
 log = logging.getLogger("gpufleet.webhook")
 WORKER_START_SECONDS = 30.0
+# The listen backlog, and so the most connections asyncio accepts in one pass of the loop, each with its
+# TLS state and handler before any byte is read: 512 let a burst of plain connects take ~190 MB at once.
+BACKLOG = 128
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,10 @@ class Config:
     body_timeout: float = 10.0
     idle_timeout: float = 60.0
     max_connections: int = 1000
+    handshake_timeout: float = 10.0
+    max_inflight_bytes: int = MAX_INFLIGHT
+    worker_queue: int = MAX_PENDING
+    review_deadline: float = REVIEW_DEADLINE
     ca: str = ""
     log_level: str = "info"
     bench_echo: bool = False
@@ -69,7 +77,8 @@ class Config:
 RANGES: dict[str, tuple[float, float]] = {
     "port": (0, 65535), "reload_interval": (0.1, 3600), "shutdown_delay": (0, 300), "shutdown_timeout": (0.1, 300),
     "max_body_bytes": (4096, 64 * 1024 * 1024), "header_timeout": (0.1, 600), "body_timeout": (0.1, 600),
-    "idle_timeout": (0.1, 3600), "max_connections": (1, 100_000),
+    "idle_timeout": (0.1, 3600), "max_connections": (1, 100_000), "handshake_timeout": (0.1, 600),
+    "max_inflight_bytes": (4096, 1024 * 1024 * 1024), "worker_queue": (1, 10_000), "review_deadline": (0.1, 30),
 }
 
 
@@ -84,6 +93,9 @@ def _check_ranges(cfg: "Config") -> None:
         if not low <= value <= high:  # also false for NaN
             flag, var = "--" + name.replace("_", "-"), "GPUFLEET_" + name.upper()
             raise ValueError(f"{flag} (or {var}) is {value:g}, outside {low:g}..{high:g}")
+    if cfg.max_inflight_bytes < cfg.max_body_bytes:
+        raise ValueError(f"--max-inflight-bytes (or GPUFLEET_MAX_INFLIGHT_BYTES) is {cfg.max_inflight_bytes}, below "
+                         f"--max-body-bytes ({cfg.max_body_bytes}): the largest review could never be read; raise it")
 
 
 def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -> Config:
@@ -112,7 +124,15 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     opt("header-timeout", float, d.header_timeout, "seconds (at most: 80-100%% per connection) a request line and headers may take once they start; then the connection closes")
     opt("body-timeout", float, d.body_timeout, "seconds (at most: 80-100%% per connection) a request body may take after its headers; then HTTP 408")
     opt("idle-timeout", float, d.idle_timeout, "seconds a keep-alive connection may stay idle (or send nothing at all)")
-    opt("max-connections", int, d.max_connections, "open connections per replica; more are closed at once")
+    opt("max-connections", int, d.max_connections, "open connections per replica (counted once their TLS handshake is "
+        "done); more are closed at once")
+    opt("handshake-timeout", float, d.handshake_timeout, "seconds a new connection may take to finish its TLS handshake")
+    opt("max-inflight-bytes", int, d.max_inflight_bytes, "request-body bytes in flight at once across all connections; "
+        "a call beyond it gets HTTP 429 at once, its body unread")
+    opt("worker-queue", int, d.worker_queue, "large reviews waiting for or in the review worker process; one more "
+        "gets HTTP 503 at once")
+    opt("review-deadline", float, d.review_deadline, "seconds from a call's headers to its answer for a review the "
+        "worker checks; then HTTP 503 (keep it below the webhook's timeoutSeconds, 3)")
     opt("ca", str, d.ca, "PEM CA bundle the serving certificate must chain to (checked on every load; empty: not checked)")
     opt("log-level", str.lower, d.log_level, "log level", choices=["debug", "info", "warning", "error"])
     p.add_argument("--bench-echo", action="store_true", default=env.get("GPUFLEET_BENCH_ECHO", "") in ("1", "true"),
@@ -148,7 +168,9 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
     """Run until ``stop`` is set; returns the exit code."""
     ignore = freeze(cfg.bench_ignore) or None
     state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout, ignore_rules=ignore,
-                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, ignore))
+                  budget=Budget(cfg.max_inflight_bytes), review_deadline=cfg.review_deadline,
+                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, ignore, cfg.worker_queue))
+    state.metrics.track(lambda: state.budget.used, state.worker)
     fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state, ca=cfg.ca)
     try:
         ssl_context = tls.load()
@@ -162,8 +184,8 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
                            shutdown_timeout=cfg.shutdown_timeout, keepalive_timeout=cfg.idle_timeout)
     await runner.setup()
     guard = {"max_connections": cfg.max_connections, "header_timeout": cfg.header_timeout,
-             "on_refused": state.metrics.connections_refused.inc}
-    site = GuardedSite(runner, cfg.host, cfg.port, guard, ssl_context=ssl_context, backlog=512,
+             "on_refused": state.metrics.connections_refused.inc, "handshake_timeout": cfg.handshake_timeout}
+    site = GuardedSite(runner, cfg.host, cfg.port, guard, ssl_context=ssl_context, backlog=BACKLOG,
                        reuse_port=cfg.reuse_port or None)
     try:
         await site.start()

@@ -15,11 +15,14 @@ from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext
+from gpufleet.webhook.budget import Budget
 from gpufleet.webhook.metrics import Metrics
 
 MAX_BODY = 3 * 1024 * 1024  # bytes; objects in etcd are at most 1.5 MiB, a review carries object and oldObject
 INLINE_BYTES = 16 * 1024  # larger reviews are checked in the worker process, off the event loop
 INLINE_CONFIG_BYTES = 2 * 1024  # so are larger ConfigMaps (their embedded YAML costs ~2 ms per KiB to parse)
+MAX_INFLIGHT = 32 * 1024 * 1024  # bytes of request bodies in flight at once (gpufleet.webhook.budget)
+REVIEW_DEADLINE = 2.5  # seconds from a call's headers to its answer; the rendered webhooks time out at 3 s
 
 
 @dataclass
@@ -30,6 +33,8 @@ class State:
     metrics: Metrics = field(default_factory=Metrics)
     max_body: int = MAX_BODY
     body_timeout: float = 10.0
+    budget: Budget = field(default_factory=lambda: Budget(MAX_INFLIGHT))
+    review_deadline: float = REVIEW_DEADLINE
     inline_bytes: int = INLINE_BYTES
     inline_config_bytes: int = INLINE_CONFIG_BYTES
     tls_loaded: bool = False

@@ -19,6 +19,16 @@ check context only when the server's generation of the context changes. It only
 answers; the server counts the answer in its metrics. Calls queue in order. If the
 worker dies (say, killed for memory), the call is answered 500 and a new worker starts.
 
+The queue is bounded, and every call has a deadline (issue 30): at most ``max_pending``
+calls wait for or run in the worker (one more is answered 503 at once, result
+``overloaded``), and a call not answered by its deadline (``--review-deadline`` after its
+headers arrived, below the webhook's 3 s timeout) is answered 503 then and taken out of
+the queue if the worker has not begun it; the worker skips a call whose deadline has
+passed by the time it reaches it. Without these, 60 concurrent large reviews queued one
+behind another for 3.7 s, every answer past the API server's timeout, each body held in
+memory all along. ``time.monotonic`` is the system-wide ``CLOCK_MONOTONIC`` on Linux, so
+server and worker read the same clock.
+
 The worker never outlives its server (:func:`_exit_with_parent`). When the server is
 killed (SIGKILL, the OOM killer, a crash) nothing tells the worker: it waits on its call
 queue, whose pipe it holds both ends of, so it would wait forever. It watches the pipe
@@ -39,6 +49,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -49,6 +60,12 @@ from gpufleet.webhook.review import error_body
 
 log = logging.getLogger("gpufleet.webhook")
 NICE = 10  # CPU priority below the event loop's (0): the loop preempts the worker
+MAX_PENDING = 16  # calls waiting for or in the worker; one more is answered 503 at once
+
+
+def overloaded(message: str) -> Reply:
+    """The 503 a call gets when the worker cannot answer it in time; the API server applies failurePolicy."""
+    return Reply(503, error_body(message), "overloaded")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
 
@@ -56,8 +73,10 @@ class Worker:
     """One worker process, started on :meth:`start` (or the first :meth:`check`)."""
 
     def __init__(self, echo: bool = False, max_body: int = 0, log_level: str = "info",
-                 ignore_rules: frozenset[str] | None = None) -> None:
+                 ignore_rules: frozenset[str] | None = None, max_pending: int = MAX_PENDING) -> None:
         self.args = (echo, max_body, log_level, ignore_rules)
+        self.max_pending = max_pending
+        self.pending = 0  # calls waiting for or in the worker
         self._pool: ProcessPoolExecutor | None = None
         self._started: "Future[int] | None" = None
 
@@ -78,11 +97,24 @@ class Worker:
         self._started = self._executor().submit(os.getpid)
         return self._started
 
-    async def check(self, generation: int, fleet: FleetContext | None, path: str, body: bytes) -> Reply:
-        """``registry.answer`` of the review in the worker process."""
+    async def check(self, generation: int, fleet: FleetContext | None, path: str, body: bytes,
+                    deadline: float = float("inf")) -> Reply:
+        """``registry.answer`` of the review in the worker process, or 503 when it cannot be by ``deadline``.
+
+        ``deadline`` is a ``time.monotonic()`` reading.
+        """
+        if self.pending >= self.max_pending:
+            return overloaded(f"the admission controller has {self.pending} large reviews queued; retry "
+                              "(another replica, or this one in a moment, answers)")
         pool = self._executor()
+        self.pending += 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(pool, _check, generation, fleet, path, body)
+            call = asyncio.get_running_loop().run_in_executor(pool, _check, generation, fleet, path, body, deadline)
+            # wait_for cancels the call on timeout: one the worker has not begun leaves the queue (and its body)
+            timeout = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
+            return await asyncio.wait_for(call, timeout=timeout)
+        except (asyncio.TimeoutError, _Expired):
+            return overloaded("the admission controller could not check this review within its deadline; retry")
         except BrokenProcessPool:
             log.error("the review worker process died while checking a %d-byte review on %s; starting a new one",
                       len(body), path)
@@ -90,6 +122,8 @@ class Worker:
                 self._pool = None
                 self.start()
             return Reply(500, error_body("the admission controller's review worker died; retry"), "error")
+        finally:
+            self.pending -= 1
 
     def shutdown(self) -> None:
         if self._pool is not None:
@@ -129,7 +163,14 @@ def _init(echo: bool, max_body: int, log_level: str, ignore_rules: frozenset[str
     _child.update(registry=build_registry(echo), state=state, generation=-1)
 
 
-def _check(generation: int, fleet: FleetContext | None, path: str, body: bytes) -> Reply:
+class _Expired(Exception):
+    """Raised in the worker for a call whose deadline passed while it waited: nobody reads its answer."""
+
+
+def _check(generation: int, fleet: FleetContext | None, path: str, body: bytes,
+           deadline: float = float("inf")) -> Reply:
+    if time.monotonic() > deadline:
+        raise _Expired()
     state = _child["state"]
     if generation != _child["generation"]:
         if fleet is None:
