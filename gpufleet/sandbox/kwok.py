@@ -3,24 +3,44 @@
 The bare ``kwok`` controller has no default stages (only kwokctl embeds them,
 ``pkg/kwok/cmd/root.go`` at v0.8.0), so the sandbox passes the module's own stage files
 (``kustomize/stage`` of sigs.k8s.io/kwok v0.8.0, read from the Go module cache):
-node-initialize, node-heartbeat-with-lease, pod-ready and pod-delete. pod-complete is
-left out on purpose: a training rank never finishes by itself here, so a gang holds its
-GPUs as in the essay. Called by ``gpufleet.sandbox.up``.
+node-initialize, node-heartbeat-with-lease, pod-ready and pod-delete, and the module's
+``general/pod-complete`` stage limited to pods that carry its delay annotation
+(:data:`COMPLETE_AFTER`, e.g. ``"30s"``): such a pod of a Job (batch or Volcano) turns
+Succeeded that long after it is Running and Ready, with no jitter, as a rank of a job
+that runs for that long would (the fault tier's gangs finish this way, and a trace
+replay's jobs will). Every other pod never finishes by itself, so a gang holds its GPUs
+as in the essay. Called by ``gpufleet.sandbox.up``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
           "pod/fast/pod-ready.yaml", "pod/fast/pod-delete.yaml")
 KWOK_MODULE = "sigs.k8s.io/kwok@v0.8.0"
+COMPLETE_STAGE = "pod/general/pod-complete.yaml"
+COMPLETE_AFTER = "pod-complete.stage.kwok.x-k8s.io/delay"  # the stage's own annotation: a pod's run time
+
+
+def completion_stage(text: str) -> str:
+    """KWOK's pod-complete stage for the pods that carry :data:`COMPLETE_AFTER` only, without its jitter."""
+    stage = yaml.safe_load(text)
+    spec = stage["spec"]
+    spec["selector"]["matchExpressions"].append(
+        {"key": f'.metadata.annotations["{COMPLETE_AFTER}"]', "operator": "Exists"})
+    for key in ("jitterDurationMilliseconds", "jitterDurationFrom"):
+        spec.get("delay", {}).pop(key, None)
+    return yaml.safe_dump(stage, sort_keys=False)
 
 
 def stages_text(gomodcache: Path) -> str:
     """The stage documents, joined into one config file."""
     base = gomodcache / KWOK_MODULE / "kustomize" / "stage"
-    return "\n---\n".join((base / rel).read_text() for rel in STAGES)
+    docs = [(base / rel).read_text() for rel in STAGES]
+    return "\n---\n".join([*docs, completion_stage((base / COMPLETE_STAGE).read_text())])
 
 
 def argv(binary: Path, kubeconfig: Path, config: Path, port: int) -> list[str]:

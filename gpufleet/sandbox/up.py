@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import yaml
 
@@ -27,11 +26,10 @@ from gpufleet.render import render_all
 from gpufleet.render.files import context_json
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.volcano import render_scheduler_conf_yaml
-from gpufleet.sandbox import controller, controlplane, coscheduling, kueue, kwok, nodes, volcano
+from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, nodes, volcano
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.kube import Kube, established, wait_for
 from gpufleet.sandbox.pki import Pki, make_pki
-from gpufleet.sandbox.probes import http_ok, tcp_open
 from gpufleet.sandbox.procs import alive, free_ports, start, wait_until
 from gpufleet.sandbox.state import State, down, load
 
@@ -103,9 +101,10 @@ class _Run:
         self.state.save()
         self.kube: Kube | None = None
 
-    def run(self, name: str, argv: list[str], ready: Callable[[], bool], timeout: float = 90.0, what: str = "ready"):
+    def run(self, name: str, argv: list[str]):
+        """Start ``name`` and wait for its probe (``gpufleet.sandbox.health``)."""
         proc = self.state.add(start(name, argv, self.dir / "logs" / f"{name}.log", env=self.env, cwd=self.dir))
-        wait_until(proc, ready, timeout, what)
+        wait_until(proc, health.ready(name, self.state.ports, self.pki), health.timeout(name), "ready")
         return proc
 
     def write(self, name: str, text: str) -> Path:
@@ -117,18 +116,13 @@ class _Run:
 
 def _control_plane(r: _Run) -> None:
     p, e = r.ports, r.engines
-    r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.dir / "etcd", p),
-          http_ok(f"http://127.0.0.1:{p.etcd}/health", expect="true"))
-    r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir),
-          http_ok(f"https://127.0.0.1:{p.apiserver}/readyz", r.pki.ca_crt, r.pki.admin_crt, r.pki.admin_key, "ok"),
-          timeout=180)
+    r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.dir / "etcd", p))
+    r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir))
     r.kube = Kube(r.kubeconfig)
     r.run("kube-controller-manager",
-          controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig),
-          http_ok(f"https://127.0.0.1:{p.controller_manager}/healthz"))
+          controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig))
     config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig))
-    r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p),
-          http_ok(f"https://127.0.0.1:{p.scheduler}/healthz"))
+    r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p))
 
 
 def _install_crds(r: _Run, fleet: Fleet) -> None:
@@ -153,8 +147,7 @@ def _nodes(r: _Run, fleet: Fleet, cap: int | None) -> None:
     for node in fake:
         r.kube.apply(node)
     config = r.write("kwok-stages.yaml", kwok.stages_text(gomodcache()))
-    r.run("kwok", kwok.argv(r.engines.binary("kwok"), r.kubeconfig, config, r.state.ports["kwok"]),
-          tcp_open(r.state.ports["kwok"]))
+    r.run("kwok", kwok.argv(r.engines.binary("kwok"), r.kubeconfig, config, r.state.ports["kwok"]))
     want = len(fake)
     wait_for(f"{want} fake nodes Ready", lambda: _ready_nodes(r.kube) >= want, timeout=120)
 
@@ -181,8 +174,7 @@ def _kueue(r: _Run, fleet: Fleet, options: Options) -> None:
     cfg = kueue.host_config(render_manager_config_yaml(fleet), ports, _serving_dir(r, "kueue-webhook"),
                             options.pods_ready_timeout)
     config = r.write("kueue-config.yaml", yaml.safe_dump(cfg, sort_keys=False))
-    r.run("kueue", kueue.argv(r.engines.binary("kueue"), config, _serving_dir(r, "kueue-metrics")),
-          http_ok(f"http://127.0.0.1:{ports['health']}/readyz"), timeout=120)
+    r.run("kueue", kueue.argv(r.engines.binary("kueue"), config, _serving_dir(r, "kueue-metrics")))
     r.kube.apply_all(kueue.webhook_configurations(gomodcache(), cfg, ports["webhook"], r.pki.ca_crt.read_bytes()))
 
 
@@ -194,26 +186,21 @@ def _volcano(r: _Run, fleet: Fleet, without: tuple[str, ...]) -> None:
     r.kube.apply_all(volcano.config_maps(gomodcache(), ns))
     r.kube.apply_all(volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes(), without))
     r.run("vc-webhook-manager", volcano.webhook_argv(e.binary("vc-webhook-manager"), r.kubeconfig, r.pki,
-                                                     volcano.enabled_admission(gomodcache(), without), ns, ports),
-          tcp_open(ports["webhook"]), timeout=120)
+                                                     volcano.enabled_admission(gomodcache(), without), ns, ports))
     conf = r.write("volcano-scheduler.conf", render_scheduler_conf_yaml(fleet))
-    r.run("vc-scheduler", volcano.scheduler_argv(e.binary("vc-scheduler"), r.kubeconfig, conf, ports),
-          http_ok(f"http://127.0.0.1:{ports['scheduler_healthz']}/healthz"), timeout=120)
-    r.run("vc-controller-manager", volcano.controller_argv(e.binary("vc-controller-manager"), r.kubeconfig, ns, ports),
-          http_ok(f"http://127.0.0.1:{ports['controller_healthz']}/healthz"), timeout=120)
+    r.run("vc-scheduler", volcano.scheduler_argv(e.binary("vc-scheduler"), r.kubeconfig, conf, ports))
+    r.run("vc-controller-manager", volcano.controller_argv(e.binary("vc-controller-manager"), r.kubeconfig, ns, ports))
 
 
 def _coscheduling(r: _Run, fleet: Fleet) -> None:
     config = r.write("coscheduling.yaml", coscheduling.scheduler_config(fleet, r.kubeconfig))
     port = r.state.ports["coscheduling"]
-    r.run("coscheduling", coscheduling.argv(r.engines.binary("coscheduling"), config, port),
-          http_ok(f"https://127.0.0.1:{port}/healthz"), timeout=120)
+    r.run("coscheduling", coscheduling.argv(r.engines.binary("coscheduling"), config, port))
 
 
 def _controller(r: _Run, fleet: Fleet, context: Path, options: Options) -> None:
     port = r.state.ports["controller"]
-    r.run("gang-admission-controller", controller.argv(r.pki, context, port, options.bench_echo),
-          http_ok(f"https://127.0.0.1:{port}/readyz", r.pki.ca_crt), timeout=60)
+    r.run("gang-admission-controller", controller.argv(r.pki, context, port, options.bench_echo))
     if not options.engines_only:
         r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
 
