@@ -3,6 +3,7 @@
 Pure: model in, ``{"groups": [...]}`` out (the Prometheus rule-file shape, also the
 ``spec`` of a PrometheusRule). Called by :mod:`gpufleet.render.monitoring` (the
 PrometheusRule objects and ``gpufleet render``'s plain rule file) and the promtool tests.
+The rule file also holds the controller's own group (:mod:`gpufleet.render.controller_alerts`).
 
 Inputs (docs/observability.md lists the exporters' flags; the allowlist is rendered by
 :mod:`gpufleet.render.kube_state_metrics`):
@@ -36,9 +37,12 @@ from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
+from gpufleet.render.controller_alerts import ALERTS as CONTROLLER_ALERTS, controller_rule_group
 from gpufleet.render.kube_state_metrics import ksm_label, pool_node_label
 
-ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")
+GANG_ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")
+ALERTS = (*GANG_ALERTS, *CONTROLLER_ALERTS)
+"""Every alert gpufleet renders (each has docs/runbooks/<alert>.md)."""
 STEP = "gpufleet_training_step"
 STEP_TIME = "gpufleet_training_step_timestamp_seconds"
 POD_INFO = "gpufleet:gang_pod:info"
@@ -211,8 +215,9 @@ def team_rule_groups(fleet: Fleet, team: Team) -> list[dict[str, Any]]:
 
 
 def render_rule_file(fleet: Fleet) -> dict[str, Any]:
-    """Every group in one Prometheus rule file (``gpufleet render``; ``promtool check rules``)."""
+    """Every group in one Prometheus rule file (``gpufleet render``; ``promtool check rules``), the controller's last."""
     groups = [fleet_rule_group(fleet)]
     for team in alert_teams(fleet):
         groups += team_rule_groups(fleet, team)
-    return {"groups": groups}
+    controller = controller_rule_group(fleet)
+    return {"groups": groups + ([controller] if controller else [])}
