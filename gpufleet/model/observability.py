@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
+from gpufleet.kubetypes import durations
 from gpufleet.model.base import Base, Duration, Name
 from gpufleet.model.pools import Pool
 
@@ -40,7 +41,8 @@ class CertificateExpiry(Base):
     @model_validator(mode="after")
     def _critical_before_warning(self) -> "CertificateExpiry":
         if self.critical >= self.warning:
-            raise ValueError("critical must be shorter than warning (fix: e.g. warning: 504h, critical: 168h)")
+            raise ValueError(f"critical ({durations.format_seconds(self.critical)}) must be shorter than warning "
+                             f"({durations.format_seconds(self.warning)}), e.g. warning: 504h, critical: 168h")
         return self
 
 
