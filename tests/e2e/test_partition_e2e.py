@@ -5,11 +5,6 @@
   gang-admission controller (GANG807) before any engine sees it; a bare Pod that
   tolerates the pool's NoExecute taint, which the controller never sees, is refused by
   the rendered ValidatingAdmissionPolicy, evaluated by the real API server;
-- the namespace-label guard (``gpufleet.render.namespace_guard``), also the API server's own
-  policy: a user allowed by RBAC to patch namespaces, but not named by
-  ``controller.namespaceGuard``, is refused the opt-out label and the removal of
-  ``gpufleet.dev/team`` on a team namespace; the user the stack names may (requests made
-  by impersonation from the sandbox's ``system:masters`` client);
 - the ``l40s`` pool runs the scheduler-plugins Coscheduling scheduler: a gang that fits
   binds whole; with one node taken, the same gang (one rank more than the free nodes)
   binds none. (A gang larger than the whole pool never reaches the scheduler: GANG403.)
@@ -20,8 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kubernetes import config as kube_config
-from kubernetes.client import CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
 from gpufleet.advise.podgroups import render_pod_groups
@@ -72,59 +65,6 @@ def test_a_pod_tolerating_the_dedicated_taint_outside_its_team_is_refused_by_the
     assert sandbox.get("v1", "Pod", "squatter", "llm") is None
     sandbox.create(_tolerating_pod("secure"))  # the owning team's own namespace: allowed
     sandbox.kube.delete("v1", "Pod", "squatter", "secure")
-
-
-EDITORS = "e2e-namespace-editors"
-
-
-def _as(sb, user: str, groups: list[str]) -> CoreV1Api:
-    """A client of the sandbox's API server acting as ``user`` in ``groups`` (impersonation headers)."""
-    client = kube_config.new_client_from_config(config_file=str(sb.kube.kubeconfig))
-    client.set_default_header("Impersonate-User", user)
-    for group in groups:  # the client sends one header per call; one group is all these tests need
-        client.set_default_header("Impersonate-Group", group)
-    return CoreV1Api(client)
-
-
-@pytest.fixture(scope="module")
-def namespace_editors(sandbox):
-    """RBAC lets the group get, patch and update namespaces: only the guard stands in the way."""
-    rbac = "rbac.authorization.k8s.io/v1"
-    sandbox.apply({"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": EDITORS},
-                   "rules": [{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "patch", "update"]}]})
-    sandbox.apply({"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": EDITORS},
-                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": EDITORS},
-                   "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": EDITORS}]})
-    return EDITORS
-
-
-def _labels(sb, namespace: str) -> dict[str, str]:
-    return sb.get("v1", "Namespace", namespace)["metadata"].get("labels", {})
-
-
-@pytest.mark.parametrize("labels", [{"gpufleet.dev/admission": "disabled"}, {"gpufleet.dev/team": None}],
-                         ids=["opt-out", "drop-team"])
-def test_a_user_not_named_is_refused_relabelling_a_team_namespace_and_the_named_one_is_not(sandbox, namespace_editors, labels):
-    named = load_model(MODEL).controller.namespace_guard.users[0]
-    before = _labels(sandbox, "vision")
-    with pytest.raises(ApiException) as refused:
-        _as(sandbox, "mallory", [namespace_editors]).patch_namespace("vision", {"metadata": {"labels": labels}})
-    assert refused.value.status in (403, 422) and "ValidatingAdmissionPolicy" in refused.value.body
-    assert _labels(sandbox, "vision") == before
-    _as(sandbox, named, [namespace_editors]).patch_namespace("vision", {"metadata": {"labels": labels}})
-    changed = _labels(sandbox, "vision")
-    assert all(changed.get(k) == v for k, v in labels.items())
-    restore = {k: before.get(k) for k in labels}  # put the stack's labels back, as the named user
-    _as(sandbox, named, [namespace_editors]).patch_namespace("vision", {"metadata": {"labels": restore}})
-    assert _labels(sandbox, "vision") == before
-
-
-def test_anyone_allowed_by_rbac_may_relabel_a_namespace_that_is_no_teams(sandbox, namespace_editors):
-    sandbox.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "scratch-guard"}})
-    _as(sandbox, "mallory", [namespace_editors]).patch_namespace(
-        "scratch-guard", {"metadata": {"labels": {"gpufleet.dev/admission": "disabled"}}})
-    assert _labels(sandbox, "scratch-guard")["gpufleet.dev/admission"] == "disabled"
-    sandbox.kube.delete("v1", "Namespace", "scratch-guard")
 
 
 def _gang(name: str, ranks: int) -> dict:
