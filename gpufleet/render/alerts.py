@@ -144,20 +144,20 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
     return [
         {"alert": "GangNoFirstStep", "expr": no_first_step, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
          "annotations": annotations(fleet, "GangNoFirstStep", f"Gang {gang} runs but has not reached step 1",
-                                     f"Every live pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
-                                     f"than the pool's startup budget of {_duration(budget)} (counted from the last container "
-                                     "restart) and no pod has ever reported a training step."
-                                     " Suspect a partial rendezvous, a wedged data loader or a NIC without RDMA.")},
+                                    f"Every live pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
+                                    f"than the pool's startup budget of {_duration(budget)} (counted from the last container "
+                                    "restart) and no pod has ever reported a training step."
+                                    " Suspect a partial rendezvous, a wedged data loader or a NIC without RDMA.")},
         {"alert": "GangPartiallyRunning", "expr": partial, "for": _duration(budget),
          "labels": _labels(team.name, pool.name, "warning"),
          "annotations": annotations(fleet, "GangPartiallyRunning", f"Gang {gang} is partially running",
-                                     f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
-                                     f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.")},
+                                    f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
+                                    f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.")},
         {"alert": "GangStepStalled", "expr": stalled, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
          "annotations": annotations(fleet, "GangStepStalled", f"Gang {gang} stopped stepping",
-                                     f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
-                                     f"reported a new step for more than {_duration(stall)} (or its step reporters "
-                                     "cannot be scraped).")},
+                                    f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
+                                    f"reported a new step for more than {_duration(stall)} (or its step reporters "
+                                    "cannot be scraped).")},
     ]
 
 
