@@ -8,10 +8,11 @@ components read the result.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from gpufleet.model.admission import Admission
 from gpufleet.model.base import Base, Name
@@ -54,6 +55,36 @@ class Engines(Base):
     """scheduler-plugins as a second scheduler (installed only when a pool has system: coscheduling)."""
 
 
+SERVICE_ACCOUNT = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
+
+
+class NamespaceGuard(Base):
+    """Who may change the labels that put a team namespace in the webhooks' (and Kueue's) scope.
+
+    Rendered as a ValidatingAdmissionPolicy (``gpufleet.render.namespace_guard``). The
+    stack's own identity (the credentials ``pulumi up`` applies with) must be named here,
+    or the stack cannot move a namespace to another team or engine; creating team
+    namespaces with the labels the model gives them needs no name.
+    """
+
+    enabled: bool = True
+    """Render the policy that refuses relabelling team namespaces to anyone not named below."""
+    users: list[str] = Field(default_factory=list)
+    """User names (``request.userInfo.username``) allowed to change the labels, e.g. your CI's."""
+    groups: list[str] = Field(default_factory=lambda: ["system:masters"])
+    """Groups allowed to change the labels (default ``system:masters``, the cluster-admin certificate group)."""
+    service_accounts: list[str] = Field(default_factory=list)
+    """Service accounts allowed to change the labels, as ``<namespace>/<name>`` (e.g. a Pulumi operator's)."""
+
+    @field_validator("service_accounts")
+    @classmethod
+    def _namespace_slash_name(cls, value: list[str]) -> list[str]:
+        bad = [v for v in value if not re.match(SERVICE_ACCOUNT, v)]
+        if bad:
+            raise ValueError(f"{bad} are not <namespace>/<name> service accounts, e.g. pulumi-system/pulumi-operator")
+        return value
+
+
 class Controller(Base):
     enabled: bool = True
     """Deploy the gang-admission controller (admission webhook)."""
@@ -62,7 +93,9 @@ class Controller(Base):
     opt_out_label: str = "gpufleet.dev/admission"
     """Namespaces labelled ``<optOutLabel>: disabled`` are skipped by the webhook."""
     replicas: int = Field(default=3, ge=1)
-    """Webhook replicas (the webhook fails closed, so keep at least 2 in production)."""
+    """Webhook replicas (the webhook fails closed, so keep at least 2 in production; one gets no PodDisruptionBudget)."""
+    namespace_guard: NamespaceGuard = Field(default_factory=NamespaceGuard)
+    """Who may change the scope labels of team namespaces (``<optOutLabel>``, ``gpufleet.dev/team``, ...)."""
 
 
 class Fleet(Base):

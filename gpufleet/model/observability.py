@@ -9,8 +9,9 @@ startup budget is ``Pool.startup_budget`` when set, else the pool's cold-start b
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from gpufleet.kubetypes import durations
 from gpufleet.model.base import Base, Duration, Name
 from gpufleet.model.pools import Pool
 
@@ -21,6 +22,28 @@ class PodsReadyTimeoutStorm(Base):
     """Fleet-wide Kueue evictions with reason PodsReadyTimeout per minute above which KueuePodsReadyTimeoutStorm fires."""
     window: Duration = Field(default=600, ge=60)
     """Window the eviction rate is averaged over (at least 1m)."""
+
+
+class CertificateExpiry(Base):
+    """When the gang-admission controller's serving-certificate alert fires (``GangAdmissionCertificateExpiring``).
+
+    cert-manager renews the certificate 30 days before it expires (``renewBefore: 720h``) and
+    ``pulumi up`` renews a pulumi-tls one in the same window, so the warning starts after a
+    renewal should have happened; with ``failurePolicy: Fail`` an expired certificate refuses
+    every gang in the team namespaces.
+    """
+
+    warning: Duration = Field(default=21 * 24 * 3600, gt=0)
+    """Warn when the certificate in use expires in less than this (default 504h, 21 days)."""
+    critical: Duration = Field(default=7 * 24 * 3600, gt=0)
+    """Page when it expires in less than this (default 168h, 7 days; also once it has expired)."""
+
+    @model_validator(mode="after")
+    def _critical_before_warning(self) -> "CertificateExpiry":
+        if self.critical >= self.warning:
+            raise ValueError(f"critical ({durations.format_seconds(self.critical)}) must be shorter than warning "
+                             f"({durations.format_seconds(self.warning)}), e.g. warning: 504h, critical: 168h")
+        return self
 
 
 class KubeStateMetrics(Base):
@@ -59,5 +82,7 @@ class Observability(Base):
     """Where ``docs/runbooks`` is published; each alert's runbook_url is ``<base>/<Alert>.md``."""
     kube_state_metrics: KubeStateMetrics = Field(default_factory=KubeStateMetrics)
     """Where kube-state-metrics runs (for the rendered ServiceMonitor; its flags are rendered from the pools)."""
+    certificate_expiry: CertificateExpiry = Field(default_factory=CertificateExpiry)
+    """Thresholds of the controller's certificate-expiry alert (rendered with the controller's availability alerts)."""
     rule_labels: dict[str, str] = Field(default_factory=dict)
     """Extra labels on the PodMonitors and PrometheusRules, to match your Prometheus' ruleSelector/podMonitorSelector."""

@@ -17,6 +17,7 @@ from gpufleet.render.context import render_context
 from gpufleet.render.coscheduling import render_coscheduling_values
 from gpufleet.render.kueue_config import render_kueue_values
 from gpufleet.render.meta import TEAM_LABEL
+from gpufleet.render.namespace_guard import render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
 from gpufleet.render.partition import render_partition_policies
 from gpufleet.render.priority import render_priority_classes
@@ -42,7 +43,8 @@ class RenderedObject:
 class Rendered:
     objects: tuple[RenderedObject, ...]
     """In apply order: team Namespaces, PriorityClasses, WorkloadPriorityClasses, Topologies, ResourceFlavors,
-    Cohorts (parents first), ClusterQueues, LocalQueues, Volcano Queues (parents first)."""
+    Cohorts (parents first), ClusterQueues, LocalQueues, Volcano Queues (parents first), the admission policies
+    (static partitioning, the namespace-label guard) and their bindings."""
     kueue_values: dict
     volcano_values: dict | None
     """None when Volcano is disabled."""
@@ -79,7 +81,7 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
             protect = name in live_teams if is_team else False  # a parent queue holds no jobs (leaf queues only)
             out.append(RenderedObject(f"volcanoqueue-{name}", m, "volcano", protect))
     out += [RenderedObject(f"{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)
-            for m in render_partition_policies(fleet)]
+            for m in [*render_partition_policies(fleet), *render_namespace_guard(fleet)]]
     return out
 
 

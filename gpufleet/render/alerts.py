@@ -3,6 +3,7 @@
 Pure: model in, ``{"groups": [...]}`` out (the Prometheus rule-file shape, also the
 ``spec`` of a PrometheusRule). Called by :mod:`gpufleet.render.monitoring` (the
 PrometheusRule objects and ``gpufleet render``'s plain rule file) and the promtool tests.
+The rule file also holds the controller's own group (:mod:`gpufleet.render.controller_alerts`).
 
 Inputs (docs/observability.md lists the exporters' flags; the allowlist is rendered by
 :mod:`gpufleet.render.kube_state_metrics`):
@@ -36,9 +37,13 @@ from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
+from gpufleet.render.alert_meta import FLEET_SCOPE, annotations
+from gpufleet.render.controller_alerts import ALERTS as CONTROLLER_ALERTS, controller_rule_group
 from gpufleet.render.kube_state_metrics import ksm_label, pool_node_label
 
-ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")
+GANG_ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")
+ALERTS = (*GANG_ALERTS, *CONTROLLER_ALERTS)
+"""Every alert gpufleet renders (each has docs/runbooks/<alert>.md)."""
 STEP = "gpufleet_training_step"
 STEP_TIME = "gpufleet_training_step_timestamp_seconds"
 POD_INFO = "gpufleet:gang_pod:info"
@@ -50,8 +55,6 @@ STEP_MEMORY = "10m"
 """How long a gang's last step is remembered after its pods vanish from kube-state-metrics (bridges its outages)."""
 KUEUE_SEEN = "kueue_cluster_queue_status"
 STORM_SERIES = 'kueue_evicted_workloads_total{reason="PodsReadyTimeout"}'
-FLEET_SCOPE = "all"
-"""``team``, ``pool`` and ``gang`` label value of the fleet-wide KueuePodsReadyTimeoutStorm."""
 
 
 def _quote(value: str) -> str:
@@ -116,11 +119,6 @@ def _labels(team: str, pool: str, severity: str) -> dict[str, str]:
     return {"severity": severity, "team": team, "pool": pool}
 
 
-def _annotations(fleet: Fleet, alert: str, summary: str, description: str) -> dict[str, str]:
-    base = fleet.observability.runbook_base_url.rstrip("/")
-    return {"summary": summary, "description": description, "runbook_url": f"{base}/{alert}.md"}
-
-
 def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
     ns = "namespace=~" + _quote("|".join(team.namespaces))  # DNS labels: no regex metacharacters
     on_pool = f"on (namespace, gang) {GANG_POOL}{{pool={_quote(pool.name)}}}"
@@ -145,21 +143,21 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
     )
     return [
         {"alert": "GangNoFirstStep", "expr": no_first_step, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
-         "annotations": _annotations(fleet, "GangNoFirstStep", f"Gang {gang} runs but has not reached step 1",
-                                     f"Every live pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
-                                     f"than the pool's startup budget of {_duration(budget)} (counted from the last container "
-                                     "restart) and no pod has ever reported a training step."
-                                     " Suspect a partial rendezvous, a wedged data loader or a NIC without RDMA.")},
+         "annotations": annotations(fleet, "GangNoFirstStep", f"Gang {gang} runs but has not reached step 1",
+                                    f"Every live pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
+                                    f"than the pool's startup budget of {_duration(budget)} (counted from the last container "
+                                    "restart) and no pod has ever reported a training step."
+                                    " Suspect a partial rendezvous, a wedged data loader or a NIC without RDMA.")},
         {"alert": "GangPartiallyRunning", "expr": partial, "for": _duration(budget),
          "labels": _labels(team.name, pool.name, "warning"),
-         "annotations": _annotations(fleet, "GangPartiallyRunning", f"Gang {gang} is partially running",
-                                     f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
-                                     f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.")},
+         "annotations": annotations(fleet, "GangPartiallyRunning", f"Gang {gang} is partially running",
+                                    f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
+                                    f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.")},
         {"alert": "GangStepStalled", "expr": stalled, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
-         "annotations": _annotations(fleet, "GangStepStalled", f"Gang {gang} stopped stepping",
-                                     f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
-                                     f"reported a new step for more than {_duration(stall)} (or its step reporters "
-                                     "cannot be scraped).")},
+         "annotations": annotations(fleet, "GangStepStalled", f"Gang {gang} stopped stepping",
+                                    f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
+                                    f"reported a new step for more than {_duration(stall)} (or its step reporters "
+                                    "cannot be scraped).")},
     ]
 
 
@@ -187,7 +185,7 @@ def _storm_alert(fleet: Fleet) -> dict[str, Any]:
     labels = {"severity": "critical", "team": FLEET_SCOPE, "pool": FLEET_SCOPE,
               "namespace": fleet.engines.kueue.namespace, "gang": FLEET_SCOPE}
     return {"alert": "KueuePodsReadyTimeoutStorm", "expr": expr, "for": "5m", "labels": labels,
-            "annotations": _annotations(
+            "annotations": annotations(
                 fleet, "KueuePodsReadyTimeoutStorm", "Kueue is evicting gangs for PodsReadyTimeout across the fleet",
                 f"Kueue evicts more than {rate} workloads per minute with reason PodsReadyTimeout (averaged over "
                 f"{_duration(storm.window)}): gangs do not become ready within waitForPodsReady.timeout and are requeued. "
@@ -211,8 +209,9 @@ def team_rule_groups(fleet: Fleet, team: Team) -> list[dict[str, Any]]:
 
 
 def render_rule_file(fleet: Fleet) -> dict[str, Any]:
-    """Every group in one Prometheus rule file (``gpufleet render``; ``promtool check rules``)."""
+    """Every group in one Prometheus rule file (``gpufleet render``; ``promtool check rules``), the controller's last."""
     groups = [fleet_rule_group(fleet)]
     for team in alert_teams(fleet):
         groups += team_rule_groups(fleet, team)
-    return {"groups": groups}
+    controller = controller_rule_group(fleet)
+    return {"groups": groups + ([controller] if controller else [])}

@@ -100,7 +100,7 @@ def render_controller(fleet: Fleet, settings: ControllerSettings, context: dict[
         "configmap-fleet-context": context_config_map(fleet, context, indent),
         **(cert_manager_objects(fleet) if settings.cert_manager else {}),
         "deployment": deployment(fleet, settings),
-        "poddisruptionbudget": pod_disruption_budget(fleet),
+        **({"poddisruptionbudget": budget} if (budget := pod_disruption_budget(fleet)) else {}),
         "service": service(fleet),
         "networkpolicy": network_policy(fleet),
     }

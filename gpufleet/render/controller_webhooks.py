@@ -47,6 +47,19 @@ ONLY_POD_GROUPS = {
 }
 
 
+HOOKS = ("workloads", "pod-groups")
+"""The two webhooks of each configuration: workload kinds, and Kueue pod-group Pods."""
+
+
+def webhook_name(suffix: str, kind: str) -> str:
+    return f"{suffix}.{kind}.gpufleet.dev"
+
+
+def webhook_names() -> tuple[str, ...]:
+    """Every webhook's name, as the API server labels its metrics (``name``)."""
+    return tuple(webhook_name(suffix, kind) for kind in OPERATIONS for suffix in HOOKS)
+
+
 def _namespace_selector(fleet: Fleet) -> dict[str, Any]:
     own = {"kube-system", fleet.controller.namespace, fleet.engines.kueue.namespace, fleet.engines.volcano.namespace}
     if fleet.pools_of("coscheduling"):  # the second scheduler's own pods
@@ -80,7 +93,7 @@ def _webhook(fleet: Fleet, settings: ControllerSettings, kind: str, suffix: str,
     if not settings.cert_manager:
         client["caBundle"] = settings.ca_bundle
     hook: dict[str, Any] = {
-        "name": f"{suffix}.{kind}.gpufleet.dev",
+        "name": webhook_name(suffix, kind),
         "clientConfig": client,
         "rules": _rules(resources, kind),
         "failurePolicy": "Fail",
@@ -105,8 +118,8 @@ def _configuration(fleet: Fleet, settings: ControllerSettings, kind: str, path: 
     return {
         "apiVersion": "admissionregistration.k8s.io/v1", "kind": api_kind, "metadata": metadata,
         "webhooks": [
-            _webhook(fleet, settings, kind, "workloads", path, WORKLOAD_RESOURCES, [SKIP_JOBSET_CHILDREN]),
-            _webhook(fleet, settings, kind, "pod-groups", path, (("", ("v1",), "pods"),), [ONLY_POD_GROUPS]),
+            _webhook(fleet, settings, kind, HOOKS[0], path, WORKLOAD_RESOURCES, [SKIP_JOBSET_CHILDREN]),
+            _webhook(fleet, settings, kind, HOOKS[1], path, (("", ("v1",), "pods"),), [ONLY_POD_GROUPS]),
         ],
     }
 

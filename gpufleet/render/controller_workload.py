@@ -1,9 +1,11 @@
 """The controller's Deployment and PodDisruptionBudget, hardened by default.
 
-Three replicas spread across nodes, a PDB keeping two of them up during drains,
+Three replicas spread across nodes, a PDB keeping all but one of them up during drains
+(none with one replica: ``minAvailable: 1`` of one pod would block every node drain),
 non-root, read-only root filesystem, seccomp RuntimeDefault, every capability
-dropped, requests and limits, and probes on the server's own health endpoints.
-Called by ``gpufleet.render.controller``.
+dropped, CPU and memory requests, a memory limit but no CPU limit (CFS throttling is
+what makes webhooks miss their 3 s timeout: docs/webhook.md), and probes on the
+server's own health endpoints. Called by ``gpufleet.render.controller``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def _container(settings: ControllerSettings) -> dict[str, Any]:
         "ports": [{"name": "https", "containerPort": PORT, "protocol": "TCP"}],
         "resources": {
             "requests": {"cpu": "200m", "memory": "128Mi"},
-            "limits": {"cpu": "1", "memory": "256Mi"},
+            "limits": {"memory": "256Mi"},  # no CPU limit: throttling, not use, is what times webhooks out
         },
         "readinessProbe": _probe("/readyz", 5, 3),
         "livenessProbe": _probe("/healthz", 10, 3),
@@ -92,9 +94,15 @@ def deployment(fleet: Fleet, settings: ControllerSettings) -> dict[str, Any]:
     }
 
 
-def pod_disruption_budget(fleet: Fleet) -> dict[str, Any]:
-    """Keep all but one replica up (at least one) through voluntary disruptions."""
-    min_available = max(1, fleet.controller.replicas - 1)
+def pod_disruption_budget(fleet: Fleet) -> dict[str, Any] | None:
+    """Keep all but one replica up through voluntary disruptions; None with one replica.
+
+    A budget of one pod that must stay available would refuse every eviction of it, so
+    no node holding it could ever be drained; one replica accepts that outage instead.
+    """
+    if fleet.controller.replicas < 2:
+        return None
+    min_available = fleet.controller.replicas - 1
     return {
         "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta(fleet),
         "spec": {"minAvailable": min_available, "selector": {"matchLabels": selector()}},

@@ -183,9 +183,9 @@ def render_files(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
 
 
 def rule_file_text(fleet: Fleet) -> str:
-    """The gang alerts as a plain Prometheus rule file (``rule_files:`` of a Prometheus without the operator)."""
-    header = (f"# gpufleet gang alerts of fleet {fleet.name}, rendered from the fleet model. Load with rule_files:\n"
-              "# in prometheus.yml; check with `promtool check rules`. See docs/observability.md.\n")
+    """The gang and controller alerts as a plain Prometheus rule file (``rule_files:`` of a Prometheus without the operator)."""
+    header = (f"# gpufleet gang and admission-controller alerts of fleet {fleet.name}, rendered from the fleet model.\n"
+              "# Load with rule_files: in prometheus.yml; check with `promtool check rules`. See docs/observability.md.\n")
     return header + dump(render_rule_file(fleet))
 
 

@@ -6,7 +6,8 @@ same rules as a plain Prometheus rule file, ``gpufleet.render.files.rule_file_te
 for clusters without the operator). One PodMonitor per team scrapes the ``gpufleet.steps`` port of
 the team's gang pods and copies the pod's ``gpufleet.dev/gang`` label to ``gang``; one
 PrometheusRule holds the fleet-wide group, one per team its per-pool groups
-(:mod:`gpufleet.render.alerts`). :func:`render_ksm_service_monitor` is the scrape
+(:mod:`gpufleet.render.alerts`), one the controller's certificate and availability alerts
+(:mod:`gpufleet.render.controller_alerts`, when the controller is enabled). :func:`render_ksm_service_monitor` is the scrape
 configuration of kube-state-metrics the rules need (``honorLabels: true``); ``gpufleet
 render`` writes it beside the kube-state-metrics flags, not with the objects above, as a
 kube-state-metrics installed by its chart or kube-prometheus-stack brings its own.
@@ -20,6 +21,7 @@ from typing import Any
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Team
 from gpufleet.render.alerts import GANG_LABEL, alert_teams, fleet_rule_group, team_rule_groups
+from gpufleet.render.controller_alerts import controller_rule_group
 from gpufleet.render.meta import manifest, metadata
 
 MONITORING_API = "monitoring.coreos.com/v1"
@@ -80,11 +82,14 @@ def _rule(fleet: Fleet, name: str, groups: list[dict[str, Any]], team: str | Non
 
 
 def render_monitoring(fleet: Fleet) -> list[dict[str, Any]]:
-    """The fleet PrometheusRule, then per team its PodMonitor and PrometheusRule ([] when disabled)."""
+    """The fleet PrometheusRule, per team its PodMonitor and PrometheusRule, then the controller's ([] when disabled)."""
     if not fleet.observability.enabled:
         return []
     out = [_rule(fleet, "gpufleet-gangs", [fleet_rule_group(fleet)])]
     for team in alert_teams(fleet):
         out.append(render_pod_monitor(fleet, team))
         out.append(_rule(fleet, f"gpufleet-gangs-{team.name}", team_rule_groups(fleet, team), team.name))
+    controller = controller_rule_group(fleet)
+    if controller:
+        out.append(_rule(fleet, controller["name"], [controller]))
     return out

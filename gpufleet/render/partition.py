@@ -43,28 +43,29 @@ def dedicated_teams(fleet: Fleet) -> list[str]:
     return list(dict.fromkeys(p.dedicated_to for p in fleet.pools if p.dedicated_to))
 
 
-def _quoted(text: str) -> str:
+def cel_string(text: str) -> str:
+    """``text`` as a CEL string literal (also used by :mod:`gpufleet.render.namespace_guard`)."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _label_is(key: str, value: str) -> str:
-    return (f"(has(namespaceObject.metadata.labels) && {_quoted(key)} in namespaceObject.metadata.labels && "
-            f"namespaceObject.metadata.labels[{_quoted(key)}] == {_quoted(value)})")
+    return (f"(has(namespaceObject.metadata.labels) && {cel_string(key)} in namespaceObject.metadata.labels && "
+            f"namespaceObject.metadata.labels[{cel_string(key)}] == {cel_string(value)})")
 
 
 def tolerates(team: str) -> str:
     """CEL: the pod tolerates team ``team``'s NoExecute dedicated-pool taint."""
-    key = _quoted(DEDICATED_KEY)
+    key = cel_string(DEDICATED_KEY)
     return ("has(object.spec.tolerations) && object.spec.tolerations.exists(t, "
             "(!has(t.effect) || t.effect == '' || t.effect == 'NoExecute') && ("
             "((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists') || "
             f"(has(t.key) && t.key == {key} && ((has(t.operator) && t.operator == 'Exists') || "
-            f"(has(t.value) && t.value == {_quoted(team)})))))")
+            f"(has(t.value) && t.value == {cel_string(team)})))))")
 
 
 def allowed(fleet: Fleet, team: str) -> str:
     """CEL: true when the pod may tolerate ``team``'s pool (its team's namespace, exempt, or no such toleration)."""
-    exempt = " || ".join([f"namespaceObject.metadata.name == {_quoted(n)}" for n in EXEMPT_NAMESPACES]
+    exempt = " || ".join([f"namespaceObject.metadata.name == {cel_string(n)}" for n in EXEMPT_NAMESPACES]
                          + [_label_is(EXEMPT_LABEL, "true")])
     owner = f"({_label_is(FLEET_LABEL, fleet.name)} && {_label_is(TEAM_LABEL, team)})"
     return f"{exempt} || {owner} || !({tolerates(team)})"

@@ -167,6 +167,8 @@ def test_render_writes_the_gang_alerts_as_a_plain_rule_file_and_as_operator_obje
     assert _run("render", str(DEV), "--out", str(out)).exit_code == 0
     rules = yaml.safe_load((out / "prometheus" / "gpufleet-gangs.rules.yaml").read_text())
     alerts = {r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
-    assert alerts == {"GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm"}
-    assert sorted(p.name.split("-")[0] for p in (out / "monitoring").iterdir()) == ["podmonitor"] * 2 + ["prometheusrule"] * 3
+    assert alerts == {"GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm",
+                      "GangAdmissionCertificateExpiring", "GangAdmissionControllerDown", "GangAdmissionControllerDegraded",
+                      "GangAdmissionWebhookFailing"}
+    assert sorted(p.name.split("-")[0] for p in (out / "monitoring").iterdir()) == ["podmonitor"] * 2 + ["prometheusrule"] * 4
     assert _run("render", str(DEV), "--out", str(out)).exit_code == 0  # its own sub-folders do not block a re-render

@@ -146,6 +146,22 @@ def test_cert_manager_replaces_pulumi_tls_and_injects_the_ca(monitor):
         assert all("caBundle" not in hook["clientConfig"] for hook in config.inputs["webhooks"])
 
 
+def _hours(text):
+    return int(text.removesuffix("h"))
+
+
+def test_with_cert_manager_the_mounted_secret_is_renewed_before_the_expiry_alert_warns(monitor):
+    registered = deploy(monitor, cert_manager=True)
+    serving = next(c for c in of_type(registered, "cert-manager.io/v1:Certificate")
+                   if c.inputs["metadata"]["name"] == "gang-admission-controller")
+    mounted = one(registered, "kubernetes:apps/v1:Deployment").inputs["spec"]["template"]["spec"]["volumes"]
+    assert {"name": "tls", "secret": {"secretName": serving.inputs["spec"]["secretName"], "defaultMode": 0o440}} in mounted
+    assert not of_type(registered, "kubernetes:core/v1:Secret")  # cert-manager writes it, not the stack
+    renew_before, duration = _hours(serving.inputs["spec"]["renewBefore"]), _hours(serving.inputs["spec"]["duration"])
+    warning = fleet().observability.certificate_expiry.warning // 3600
+    assert warning < renew_before < duration
+
+
 def test_the_network_policy_admits_only_the_webhook_port(monitor):
     spec = one(deploy(monitor), "kubernetes:networking.k8s.io/v1:NetworkPolicy").inputs["spec"]
     assert spec["ingress"] == [{"ports": [{"port": 8443, "protocol": "TCP"}]}]

@@ -24,7 +24,8 @@ def graph(monitor, objects):
     """{key: keys it depends on} as registered by the program (chart edges left out)."""
     def build():
         FleetQuota("quota", FleetQuotaArgs(tuple(objects), {"kueue": chart("kueue"), "volcano": chart("volcano")}))
-    registered = [r for r in run_program(monitor, build) if r.custom and r.type.startswith(("kubernetes:kueue", "kubernetes:scheduling", "kubernetes:core/v1:Namespace"))]
+    registered = [r for r in run_program(monitor, build) if r.custom and r.type.startswith(("kubernetes:kueue", "kubernetes:scheduling", "kubernetes:core/v1:Namespace",
+                                                                                                  "kubernetes:admissionregistration"))]
     by_urn = {r.urn: r.name for r in registered}
     return {r.name: [by_urn[d] for d in r.dependencies if d in by_urn] for r in registered}, {r.name: r for r in registered}
 

@@ -57,3 +57,23 @@ def test_a_given_context_written_compact_carries_the_same_fleet_context(stack_fl
     compact = render_controller(stack_fleet, ControllerSettings(), render_all(stack_fleet).context, indent=None)
     text = compact["configmap-fleet-context"]["data"][CONTEXT_KEY]
     assert json.loads(text) == json.loads(pretty) and "\n" not in text
+
+
+def with_replicas(fleet, replicas):
+    return fleet.model_copy(update={"controller": fleet.controller.model_copy(update={"replicas": replicas})})
+
+
+def test_the_controller_has_a_memory_limit_but_no_cpu_limit(stack_fleet):
+    resources = manifests(stack_fleet)["deployment"]["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert resources["limits"] == {"memory": "256Mi"}
+    assert set(resources["requests"]) == {"cpu", "memory"}
+
+
+@pytest.mark.parametrize("replicas, min_available", [(2, 1), (3, 2), (5, 4)])
+def test_the_disruption_budget_keeps_all_but_one_replica(stack_fleet, replicas, min_available):
+    budget = manifests(with_replicas(stack_fleet, replicas))["poddisruptionbudget"]
+    assert budget["spec"]["minAvailable"] == min_available
+
+
+def test_one_replica_gets_no_disruption_budget_that_would_block_every_drain(stack_fleet):
+    assert "poddisruptionbudget" not in manifests(with_replicas(stack_fleet, 1))

@@ -93,7 +93,15 @@ def test_retired_teams_and_teams_without_quota_get_no_alerts():
     model = fleet(teams=[team("a", {"h100": quota(8)}), team("gone", {"h100": quota(0)}, lifecycle="retired"),
                          team("idle", {}, lifecycle="draining")])
     names = {m["metadata"]["name"] for m in render_monitoring(model)}
-    assert names == {"gpufleet-gangs", "gpufleet-steps-a", "gpufleet-gangs-a"}
+    assert names == {"gpufleet-gangs", "gpufleet-steps-a", "gpufleet-gangs-a", "gpufleet-controller"}
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_controllers_alerts_are_rendered_only_with_the_controller(enabled):
+    model = fleet(controller={"enabled": enabled})
+    rules = {m["metadata"]["name"] for m in render_monitoring(model) if m["kind"] == "PrometheusRule"}
+    groups = {g["name"] for g in render_rule_file(model)["groups"]}
+    assert ("gpufleet-controller" in rules) is enabled and ("gpufleet-controller" in groups) is enabled
 
 
 def test_disabled_observability_renders_nothing():

@@ -48,15 +48,16 @@ def test_the_object_summary_counts_each_kind_including_the_configmaps_engines_an
     assert _plan(f).objects == {
         "Namespace": 3 + 2 + 1, "ResourceFlavor": 1, "Cohort": 1, "ClusterQueue": 1, "LocalQueue": 2, "Volcano Queue": 2,
         "ConfigMap": 3, "Helm chart": 2, "Secret": 2, "ServiceAccount": 1, "Deployment": 1, "PodDisruptionBudget": 1,
-        "Service": 1, "NetworkPolicy": 1, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1}
+        "Service": 1, "NetworkPolicy": 1, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1,
+        "ValidatingAdmissionPolicy": 1, "ValidatingAdmissionPolicyBinding": 1}  # the namespace-label guard
 
 
-def test_with_prometheus_operator_the_summary_counts_the_gang_alerts():
+def test_with_prometheus_operator_the_summary_counts_the_gang_and_controller_alerts():
     from gpufleet.render.controller import ControllerSettings
 
     f = fleet(pools=[pool("h100")], teams=[team("a", {"h100": quota(8)})])
     objects = build_plan(f, render_all(f), ControllerSettings(prometheus_operator=True)).objects
-    assert objects["PodMonitor"] == 1 and objects["PrometheusRule"] == 2 and objects["ServiceMonitor"] == 1
+    assert objects["PodMonitor"] == 1 and objects["PrometheusRule"] == 3 and objects["ServiceMonitor"] == 1
 
 
 def test_a_draining_team_shows_its_lifecycle_and_cohort_in_the_plan():

@@ -13,7 +13,7 @@ from tests.render.builders import cohort, fleet, pool, quota, team
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
 APPLY_ORDER = ["Namespace", "PriorityClass", "WorkloadPriorityClass", "Topology", "ResourceFlavor", "Cohort", "ClusterQueue",
-               "LocalQueue", "Queue"]
+               "LocalQueue", "Queue", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
 
 
 def _mixed():
@@ -65,7 +65,7 @@ def test_engines_name_the_chart_each_object_needs():
     engines = {o.manifest["kind"]: o.engine for o in render_all(_mixed()).objects}
     assert engines == {"Namespace": "core", "PriorityClass": "core", "WorkloadPriorityClass": "kueue", "Topology": "kueue",
                        "ResourceFlavor": "kueue", "Cohort": "kueue", "ClusterQueue": "kueue", "LocalQueue": "kueue",
-                       "Queue": "volcano"}
+                       "Queue": "volcano", "ValidatingAdmissionPolicy": "core", "ValidatingAdmissionPolicyBinding": "core"}
 
 
 def test_quota_objects_of_live_teams_and_their_cohorts_are_protected_and_retired_ones_and_volcano_parents_are_not():
