@@ -7,6 +7,10 @@
 # Usage: bash sandbox/engines/build.sh [--check] [ENGINE...]   (default: all)
 # Prints one line per engine: NAME DIR (the folder holding its binaries). With --check
 # nothing is built: an engine not built yet prints NAME - and the exit code is 4.
+# Progress goes to stderr, one line when an engine starts building and one when it is
+# done or found cached (`== kube: built in 326 s`, `== kube: cached`); the output of
+# `go build` (its `go: downloading` lines) goes to a log file under the cache, whose
+# path and last lines are printed when a build fails.
 # An engine folder may hold hook.sh: the build then runs in a copy of the folder under
 # the cache, `bash hook.sh pre` first (to write files a main embeds) and
 # `bash hook.sh post OUT` after (to put scripts beside the binaries).
@@ -22,6 +26,11 @@ export CGO_ENABLED=0
 export GOTOOLCHAIN=local
 command -v go >/dev/null 2>&1 || { echo "sandbox/engines/build.sh: Go is not on PATH; install Go 1.25 or newer" >&2; exit 3; }
 gover=$(go env GOVERSION)
+failed() {  # NAME LOG STEP: say which step of which engine failed, where its full output is, and its end
+  echo "== $1: FAILED ($3); full output: $2" >&2
+  tail -n 20 "$2" >&2
+  exit 1
+}
 engines=("$@")
 [ ${#engines[@]} -gt 0 ] || engines=($(cd "$here" && ls -d */ | tr -d /))
 for name in "${engines[@]}"; do
@@ -36,28 +45,36 @@ for name in "${engines[@]}"; do
   if [ ! -f "$out/.complete" ] && [ $check = 1 ]; then
     echo "$name -"; missing=1; continue
   fi
-  if [ ! -f "$out/.complete" ]; then
-    mkdir -p "$out"
+  if [ -f "$out/.complete" ]; then
+    [ $check = 1 ] || echo "== $name: cached" >&2
+  else
+    mkdir -p "$out" "$cache/logs"
+    log=$cache/logs/$name-$key.log
+    : > "$log"
+    echo "== $name: building (log: $log)" >&2
     tools=$(cd "$dir" && awk '/^tool \(/{t=1;next} t&&/^\)/{t=0} t{print $1} /^tool [^(]/{print $2}' go.mod)
     start=$(date +%s)
     src=$dir
     if [ -f "$dir/hook.sh" ]; then
       src=$cache/src/$name-$key
       rm -rf "$src" && mkdir -p "$src" && cp -R "$dir/." "$src/"
-      (cd "$src" && bash hook.sh pre)
+      (cd "$src" && bash hook.sh pre) >>"$log" 2>&1 || failed "$name" "$log" "hook.sh pre"
     fi
     for pkg in $tools; do
       bin=$(basename "$pkg")
       case "$bin" in v[0-9]*) bin=$(awk -v p="$pkg" '$1 == "//" && $2 == "binary" && $3 == p {print $4}' "$dir/go.mod") ;; esac
       [ -n "$bin" ] || { echo "build.sh: $name: name the binary of $pkg with a '// binary $pkg NAME' line in go.mod" >&2; exit 2; }
       [ -x "$out/$bin" ] && continue
-      echo "== building $name: $pkg" >&2
-      (cd "$src" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg")
+      echo "== go build $pkg" >>"$log"
+      (cd "$src" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg") >>"$log" 2>&1 \
+        || failed "$name" "$log" "go build $pkg"
       mv "$out/$bin.tmp" "$out/$bin"
     done
-    [ ! -f "$dir/hook.sh" ] || (cd "$src" && bash hook.sh post "$out")
-    echo "$(( $(date +%s) - start ))" > "$out/.seconds"
+    [ ! -f "$dir/hook.sh" ] || { (cd "$src" && bash hook.sh post "$out") >>"$log" 2>&1 || failed "$name" "$log" "hook.sh post"; }
+    seconds=$(( $(date +%s) - start ))
+    echo "$seconds" > "$out/.seconds"
     touch "$out/.complete"
+    echo "== $name: built in $seconds s" >&2
   fi
   echo "$name $out"
 done
