@@ -1,7 +1,7 @@
 """The gpufleet Pulumi program: stack config -> validated fleet model -> GpuFleet.
 
 Run by the Pulumi CLI (``pulumi preview -s dev``). Thin on purpose: everything it
-creates comes from ``components.fleet.GpuFleet``. A broken model stops the run
+creates comes from ``gpufleet.pulumi.fleet.GpuFleet``. A broken model stops the run
 with a ``pulumi.RunError`` listing every issue (file, path, message, fix); the
 CLI prints a RunError's message without a traceback.
 """
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pulumi
 
-from components.fleet import GpuFleet, GpuFleetArgs
-from components.stack_config import read_stack_config
+from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
+from gpufleet.pulumi.stack_config import read_stack_config
 from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import load_model
 

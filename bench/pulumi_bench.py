@@ -34,11 +34,11 @@ sys.path.insert(0, str(REPO))
 import pulumi_kubernetes as k8s  # noqa: E402
 
 from bench import synthetic  # noqa: E402
-from components.fleet import GpuFleet, GpuFleetArgs  # noqa: E402
-from components.kueue import KUEUE_CHART  # noqa: E402
-from components.manifest import ManifestCustomResource  # noqa: E402
-from components.quota import CORE_KINDS  # noqa: E402
-from components.volcano import VOLCANO_CHART, VOLCANO_REPO  # noqa: E402
+from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs  # noqa: E402
+from gpufleet.pulumi.kueue import KUEUE_CHART  # noqa: E402
+from gpufleet.pulumi.manifest import ManifestCustomResource  # noqa: E402
+from gpufleet.pulumi.quota import CORE_KINDS  # noqa: E402
+from gpufleet.pulumi.volcano import VOLCANO_CHART, VOLCANO_REPO  # noqa: E402
 from gpufleet.model import parse_model  # noqa: E402
 from gpufleet.render import render_all  # noqa: E402
 from tests.components.mocking import install_mocks, run_program  # noqa: E402

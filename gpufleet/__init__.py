@@ -2,7 +2,7 @@
 
 The pure core (model, validate, render, workloads, rules, mutate, lint, crdschema)
 never imports Pulumi, the policy SDK or the web stack; the adapters (cli, webhook,
-and the top-level ``components/`` and ``policies/`` folders) sit on top of it.
+and the top-level ``gpufleet/pulumi/`` and ``policies/`` folders) sit on top of it.
 See docs/architecture.md.
 """
 

@@ -1,9 +1,8 @@
-"""The gpufleet policy pack: gang-safety rules of ``gpufleet.rules`` as Pulumi policies.
+"""The gpufleet policy pack (docs/policy-pack.md), written by ``gpufleet policy-pack``.
 
-Run by the Pulumi CLI (``pulumi preview --policy-pack policies``) through
-``python -m pulumi.policy``; see docs/policy-pack.md. Every policy is derived from the
-rule registry by ``gpufleet_policy.build``. Nothing here may print to stdout: the
-CLI reads the gRPC port from the first stdout line.
+Run by the Pulumi CLI (``pulumi preview --policy-pack DIR``) through ``python -m pulumi.policy``.
+Every policy comes from the installed gpufleet (``gpufleet.policypack``). Nothing here may print to
+stdout: the CLI reads the gRPC port from the first stdout line.
 """
 
 import importlib.util
@@ -11,21 +10,9 @@ import sys
 from pathlib import Path
 
 PACK_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(PACK_DIR))
-if importlib.util.find_spec("gpufleet") is None:  # the pack runs from a checkout: use the repository's gpufleet
+if importlib.util.find_spec("gpufleet") is None:  # a pack folder inside a checkout: the checkout's gpufleet
     sys.path.append(str(PACK_DIR.parent))
 
-from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
+from gpufleet.policypack.pack import serve  # noqa: E402
 
-from gpufleet_policy.build import PACK_NAME, description, policies  # noqa: E402
-
-PolicyPack(
-    name=PACK_NAME,
-    policies=policies(),
-    enforcement_level=EnforcementLevel.ADVISORY,
-    description=description(),
-    display_name="gpufleet gang safety",
-    readme=(PACK_DIR / "README.md").read_text() if (PACK_DIR / "README.md").exists() else None,
-    provider="kubernetes",
-    tags=["kubernetes", "kueue", "volcano", "gpu", "gang-scheduling"],
-)
+serve(PACK_DIR)

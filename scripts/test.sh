@@ -34,7 +34,6 @@ else
   echo "== Go is not on PATH: the e2e tier's real-engine tests will skip"
 fi
 echo "== import layering (import-linter)"
-# gpufleet_policy (a root package of the contracts) lives in policies/, as Pulumi loads it.
-PYTHONPATH="policies${PYTHONPATH:+:$PYTHONPATH}" .venv/bin/lint-imports
+.venv/bin/lint-imports
 echo "== tests (pytest)"
 .venv/bin/python -m pytest -q "$@"

@@ -103,7 +103,7 @@ PARSERS = [r'\.replace\("\]"', r'\.replace\("\["', r"path\w*\.(split|partition|r
 # only as text. The other two are not field paths: an HTTP request path and a file name.
 ALLOWED = {("gpufleet/crdschema/cel.py", r"\\\[\(\\d\+\)\\\]"),
            ("gpufleet/steps/__init__.py", r"path\w*\.(split|partition|rstrip)\("),
-           ("policies/gpufleet_policy/settings.py", r"path\w*\.(startswith|endswith|removeprefix)\(")}
+           ("gpufleet/policypack/settings.py", r"path\w*\.(startswith|endswith|removeprefix)\(")}
 
 
 def matches(patterns: list[str], allowed: set[tuple[str, str]] = set()) -> list[str]:

@@ -1,7 +1,7 @@
 """The import contracts of pyproject.toml hold on the real tree, and each one breaks when a module breaks it.
 
-``lint-imports`` (what scripts/test.sh runs) is run on a scratch copy of ``gpufleet/``,
-``components/`` and the policy pack's ``gpufleet_policy`` with one offending module
+``lint-imports`` (what scripts/test.sh runs) is run on a scratch copy of ``gpufleet/`` (with the
+Pulumi components, ``gpufleet.pulumi``, and the policy pack's code, ``gpufleet.policypack``) with one offending module
 added, checking only the contract that module offends. Also here: every package of
 ``gpufleet`` is named by the core contract or is an adapter, and no module imports a
 private module or name of another package (issue 12, points 5 and 6).
@@ -23,21 +23,21 @@ REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
 CONTRACTS = {contract["id"]: contract for contract in CONFIG["contracts"]}
-ADAPTERS = ("gpufleet.cli", "gpufleet.webhook", "gpufleet.sandbox")
+ADAPTERS = ("gpufleet.cli", "gpufleet.webhook", "gpufleet.sandbox", "gpufleet.pulumi", "gpufleet.policypack")
 # Not core, not an adapter: the step reporter (its own contract) and the package's entry point.
 OUTSIDE_THE_CORE = {"gpufleet.steps", "gpufleet.__main__"}
 # pulumi_policy has no public way to read a resource's inputs without raising on unknown
 # values or unwrapping secrets: the pack unwraps its proxies (props.py) to report both.
 PRIVATE_IMPORTS_ALLOWED = {
-    ("policies/gpufleet_policy/props.py", "pulumi_policy.proxy._DictProxy"),
-    ("policies/gpufleet_policy/props.py", "pulumi_policy.proxy._ListProxy"),
-    ("policies/gpufleet_policy/props.py", "pulumi_policy.secret._DictSecretsProxy"),
-    ("policies/gpufleet_policy/props.py", "pulumi_policy.secret._ListSecretsProxy"),
+    ("gpufleet/policypack/props.py", "pulumi_policy.proxy._DictProxy"),
+    ("gpufleet/policypack/props.py", "pulumi_policy.proxy._ListProxy"),
+    ("gpufleet/policypack/props.py", "pulumi_policy.secret._DictSecretsProxy"),
+    ("gpufleet/policypack/props.py", "pulumi_policy.secret._ListSecretsProxy"),
 }
 
 
 def lint_imports(root: Path, *contracts: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(root / "policies")}
+    env = {**os.environ, "PYTHONPATH": str(root)}
     args = [str(LINT_IMPORTS), "--no-cache", "--no-logo", *(f"--contract={c}" for c in contracts)]
     return subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=120)
 
@@ -46,8 +46,7 @@ def lint_imports(root: Path, *contracts: str) -> subprocess.CompletedProcess[str
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("layers")
     ignore = shutil.ignore_patterns("__pycache__")
-    for part in ("gpufleet", "components", "policies/gpufleet_policy"):
-        shutil.copytree(REPO / part, root / part, ignore=ignore)
+    shutil.copytree(REPO / "gpufleet", root / "gpufleet", ignore=ignore)
     shutil.copy(REPO / "pyproject.toml", root)
     return root
 
@@ -59,25 +58,28 @@ def test_every_contract_is_kept_on_the_real_tree():
 
 
 @pytest.mark.parametrize("contract, module, imports", [
-    ("adapters-independent", "components/bad.py", "gpufleet.cli.lint_run"),
-    ("adapters-independent", "policies/gpufleet_policy/bad.py", "components.fleet"),
-    ("adapters-independent", "gpufleet/webhook/bad.py", "gpufleet_policy.report"),
+    ("adapters-independent", "gpufleet/pulumi/bad.py", "gpufleet.cli.lint_run"),
+    ("adapters-independent", "gpufleet/policypack/bad.py", "gpufleet.pulumi.fleet"),
+    ("adapters-independent", "gpufleet/webhook/bad.py", "gpufleet.policypack.report"),
     ("adapters-independent", "gpufleet/cli/bad.py", "gpufleet.webhook.review"),
-    ("adapters-public-rule-api", "policies/gpufleet_policy/bad.py", "gpufleet.rules.platform._kueue_config"),
+    ("adapters-public-rule-api", "gpufleet/policypack/bad.py", "gpufleet.rules.platform._kueue_config"),
     ("adapters-public-rule-api", "gpufleet/cli/bad.py", "gpufleet.rules.probes.gang301_liveness_or_readiness_probe"),
     ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.keys"),
-    ("adapters-public-rule-api", "components/bad.py", "gpufleet.workloads"),
+    ("adapters-public-rule-api", "gpufleet/pulumi/bad.py", "gpufleet.workloads"),
     ("core-no-adapter-stacks", "gpufleet/render/bad.py", "pulumi"),
     ("core-no-adapter-stacks", "gpufleet/rules/bad.py", "aiohttp"),
     ("steps-stdlib-only", "gpufleet/steps/bad.py", "yaml"),
     ("layers", "gpufleet/model/bad.py", "gpufleet.render"),
-    ("components-own-stack", "components/bad.py", "pulumi_policy"),
-    ("pack-own-stack", "policies/gpufleet_policy/bad.py", "pulumi_kubernetes"),
+    ("components-own-stack", "gpufleet/pulumi/bad.py", "pulumi_policy"),
+    ("pack-own-stack", "gpufleet/policypack/bad.py", "pulumi_kubernetes"),
     ("cli-webhook-no-pulumi", "gpufleet/cli/bad.py", "pulumi"),
     ("cli-webhook-no-pulumi", "gpufleet/webhook/bad.py", "pulumi_kubernetes"),
     ("core-no-adapter-stacks", "gpufleet/model/bad.py", "gpufleet.sandbox.up"),
+    ("core-no-adapter-stacks", "gpufleet/render/bad.py", "gpufleet.pulumi.fleet"),
+    ("core-no-adapter-stacks", "gpufleet/lint/bad.py", "gpufleet.policypack.report"),
+    ("steps-stdlib-only", "gpufleet/steps/bad.py", "gpufleet.pulumi"),
     ("sandbox-cli-only", "gpufleet/webhook/bad.py", "gpufleet.sandbox.kube"),
-    ("sandbox-cli-only", "components/bad.py", "gpufleet.sandbox"),
+    ("sandbox-cli-only", "gpufleet/pulumi/bad.py", "gpufleet.sandbox"),
     ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "gpufleet.webhook.server"),
     ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "typer"),
 ])
@@ -115,7 +117,7 @@ def private_imports(path: Path) -> set[str]:
         else:
             continue
         for name in names:
-            if name.split(".")[0] in ("gpufleet", "components", "gpufleet_policy", "tests"):
+            if name.split(".")[0] in ("gpufleet", "tests"):
                 continue
             if any(part.startswith("_") and not part.startswith("__") for part in name.split(".")):
                 out.add(name)
@@ -124,7 +126,7 @@ def private_imports(path: Path) -> set[str]:
 
 def test_no_module_imports_a_private_module_or_name_of_another_package():
     found = {(str(path.relative_to(REPO)), name)
-             for top in ("gpufleet", "components", "policies", "bench", "scripts", "steps")
+             for top in ("gpufleet", "policies", "bench", "scripts", "steps")
              for path in sorted((REPO / top).rglob("*.py"))
              for name in private_imports(path)}
     assert found == PRIVATE_IMPORTS_ALLOWED

@@ -87,7 +87,7 @@ def _for_live_team(verdict: Verdict, step: Step, live_teams: set[str]) -> Verdic
 
 def stack_objects(fleet: Fleet, settings: ControllerSettings | None = None) -> list[RenderedObject]:
     """What the stack registers from the model: the rendered objects, then the gang-admission controller's,
-    then (with the stack's ``prometheus_operator``) the gang alerts', named as ``components.observability``
+    then (with the stack's ``prometheus_operator``) the gang alerts', named as ``gpufleet.pulumi.observability``
     names them (``gang-alerts-<kind>-<name>``).
 
     The controller's manifests are rendered with default settings (no cert-manager, no

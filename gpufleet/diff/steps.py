@@ -26,7 +26,7 @@ that registers every rendered object once, in ``Rendered.objects`` order:
   topological order of the old graph).
 
 The dependency graph comes from :func:`gpufleet.render.ordering.depends_on_keys`, the
-function ``components.quota`` turns into ``depends_on``.
+function ``gpufleet.pulumi.quota`` turns into ``depends_on``.
 """
 
 from __future__ import annotations

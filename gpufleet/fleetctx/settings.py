@@ -1,7 +1,7 @@
 """The one loader of what the rules run with: fleet context, CRDs and per-rule options.
 
 The linter (``gpufleet.cli.lint_run`` with ``gpufleet.lint.context``), the policy pack
-(``policies/gpufleet_policy/settings.py``) and the admission webhook
+(``gpufleet/policypack/settings.py``) and the admission webhook
 (``gpufleet.webhook.reload.FleetSource``) all call :func:`load_settings`, which turns the
 user's inputs (a fleet model or a fleet-context JSON, a CRD folder, an options mapping)
 into one :class:`Settings` and its :class:`~gpufleet.rules.api.CheckContext`.

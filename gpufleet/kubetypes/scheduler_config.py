@@ -5,7 +5,7 @@ Kueue's manager reads its ``Configuration`` from the ConfigMap key
 ``volcano-scheduler.conf``. Read by the renderers that write those ConfigMaps
 (:mod:`gpufleet.render.kueue_config`, :mod:`gpufleet.render.files`), by the platform
 rules that read them back (GANG501-GANG506) and by the policy pack, which rebuilds the
-ConfigMaps from Helm chart values (``policies/gpufleet_policy/charts.py``): the pack
+ConfigMaps from Helm chart values (``gpufleet/policypack/charts.py``): the pack
 imports this public module, never the rules' private helpers. A leaf module
 (standard library only).
 """

@@ -1,6 +1,6 @@
 """The coscheduling engine: scheduler-plugins installed as a second scheduler.
 
-``engines.coscheduling`` of the fleet model. Installed (by ``components.coscheduling``)
+``engines.coscheduling`` of the fleet model. Installed (by ``gpufleet.pulumi.coscheduling``)
 only when a pool has ``system: coscheduling``. The chart is ``scheduler-plugins`` from
 https://scheduler-plugins.sigs.k8s.io (source: kubernetes-sigs/scheduler-plugins
 ``manifests/install/charts/as-a-second-scheduler`` at tag v0.34.7, whose CRDs are the ones

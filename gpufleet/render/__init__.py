@@ -2,7 +2,7 @@
 
 Pure functions (model in, plain dicts out, deterministic order, quantities as
 canonical strings). :func:`render_all` is the one entry point the Pulumi components
-(``components/``), the CLI (``gpufleet render``/``plan``) and the benchmark use; the
+(``gpufleet/pulumi/``), the CLI (``gpufleet render``/``plan``) and the benchmark use; the
 per-kind functions live in ``kueue``, ``kueue_config``, ``volcano``, ``priority`` and
 ``context``. See docs/rendering.md.
 """

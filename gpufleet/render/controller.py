@@ -1,6 +1,6 @@
 """Kubernetes manifests of the gang-admission controller (the admission webhook).
 
-Called by ``components/controller.py``, which creates one Pulumi resource per
+Called by ``gpufleet/pulumi/controller.py``, which creates one Pulumi resource per
 manifest. Pure: settings in, plain dicts out. Values only known at deploy time (the
 CA bundle made by pulumi-tls, the image digest) are passed in as opaque values and
 placed where they belong, so the component needs no logic of its own.
@@ -23,7 +23,7 @@ from gpufleet.render.controller_workload import deployment, pod_disruption_budge
 __all__ = ["COMPONENT", "ControllerSettings", "render_controller", "NAME", "TLS_SECRET", "CONTEXT_CONFIGMAP", "CONTEXT_KEY", "PORT"]
 
 COMPONENT = "gang-admission"
-"""The controller component's Pulumi name (``components.fleet``): each manifest is the resource ``<COMPONENT>-<key>``."""
+"""The controller component's Pulumi name (``gpufleet.pulumi.fleet``): each manifest is the resource ``<COMPONENT>-<key>``."""
 
 
 def namespace(fleet: Fleet) -> dict[str, Any]:

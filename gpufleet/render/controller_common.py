@@ -21,8 +21,8 @@ DEFAULT_IMAGE = "ghcr.io/gpufleet/gang-admission-controller:0.1.0"
 @dataclass(frozen=True)
 class ControllerSettings:
     """Deploy-time settings of the controller: the one object from the stack config
-    (``components.stack_config``) through ``components.fleet.GpuFleet`` and
-    ``components.controller`` to this renderer.
+    (``gpufleet.pulumi.stack_config``) through ``gpufleet.pulumi.fleet.GpuFleet`` and
+    ``gpufleet.pulumi.controller`` to this renderer.
 
     ``image`` is a reference with a tag; ``digest`` (``sha256:...``) pins it.
     ``ca_bundle`` is the base64 PEM CA that signs the serving certificate (set by the

@@ -4,7 +4,7 @@ By default the component makes a CA and a serving certificate at deploy time wit
 pulumi-tls (no runtime RBAC, rotation by redeploying); with ``certManager: true`` the
 stack instead declares a self-signed cert-manager CA, a CA Issuer and a serving
 Certificate, and cert-manager injects the CA bundle into the webhook configurations.
-Called by ``gpufleet.render.controller`` and ``components/controller.py``.
+Called by ``gpufleet.render.controller`` and ``gpufleet/pulumi/controller.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fields the API server never lets change in place, per rendered kind: such a change is a replacement.
 
-Used by ``components.quota`` (``replace_on_changes`` and ``delete_before_replace``:
+Used by ``gpufleet.pulumi.quota`` (``replace_on_changes`` and ``delete_before_replace``:
 every rendered object has a fixed ``metadata.name``, so the old object must go
 before the new one can be created) and by ``gpufleet.diff`` (a step is a
 ``replace`` exactly when one of these paths differs), so both always agree.

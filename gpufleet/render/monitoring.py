@@ -1,6 +1,6 @@
 """PodMonitor and PrometheusRule objects (prometheus-operator ``monitoring.coreos.com/v1``) for the gang alerts.
 
-Pure. Called by ``components.observability.GangAlerts`` (when the stack says
+Pure. Called by ``gpufleet.pulumi.observability.GangAlerts`` (when the stack says
 prometheus-operator is present) and by ``gpufleet render`` (which also writes the
 same rules as a plain Prometheus rule file, ``gpufleet.render.files.rule_file_text``,
 for clusters without the operator). One PodMonitor per team scrapes the ``gpufleet.steps`` port of
@@ -30,7 +30,7 @@ RULE_FILE = "prometheus/gpufleet-gangs.rules.yaml"
 
 
 COMPONENT = "gang-alerts"
-"""The gang alerts' Pulumi component name (``components.fleet``): each manifest is ``<it>-<kind>-<name>``."""
+"""The gang alerts' Pulumi component name (``gpufleet.pulumi.fleet``): each manifest is ``<it>-<kind>-<name>``."""
 
 def _meta(fleet: Fleet, name: str, team: str | None = None) -> dict[str, Any]:
     meta = metadata(fleet, name, namespace=fleet.observability.namespace, team=team)

@@ -2,7 +2,7 @@
 
 Pure functions, model in, plain dicts out. Called by :func:`gpufleet.render.render_all`
 (the objects go into ``Rendered.objects``: the stack applies them through
-``components.quota``, ``gpufleet plan`` counts them, the golden files hold them) when
+``gpufleet.pulumi.quota``, ``gpufleet plan`` counts them, the golden files hold them) when
 ``controller.namespaceGuard.enabled``.
 
 The gang-admission controller's webhooks select this fleet's team namespaces by the

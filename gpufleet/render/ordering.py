@@ -1,6 +1,6 @@
 """Which rendered object must exist before which: the one dependency source of the stack.
 
-Used by ``components.quota`` (Pulumi ``depends_on`` edges) and by ``gpufleet.diff``
+Used by ``gpufleet.pulumi.quota`` (Pulumi ``depends_on`` edges) and by ``gpufleet.diff``
 (the order in which ``pulumi up`` applies a change), so both always agree.
 
 Kueue and Volcano refer to other objects by name: a LocalQueue to its ClusterQueue,

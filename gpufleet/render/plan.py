@@ -10,7 +10,7 @@ The objects to apply are every Kubernetes object the stack creates from the mode
 the quota objects, the engine ConfigMaps, the gang-admission controller's objects and,
 when the stack says prometheus-operator (``ControllerSettings.prometheus_operator``), the
 gang alerts' PodMonitors and PrometheusRules and the controller's ServiceMonitor; the
-same renderers as ``components/`` (``render_controller``, ``render_monitoring``,
+same renderers as ``gpufleet/pulumi/`` (``render_controller``, ``render_monitoring``,
 ``volcano_admission``), so the count cannot drift from what ``pulumi up`` creates. Each
 engine adds its namespace and one "Helm chart" (the objects inside a chart are the chart's).
 """
@@ -156,13 +156,13 @@ def stack_objects(fleet: Fleet, rendered: Rendered, settings: ControllerSettings
     if not settings.engines_installed:
         out += engine_config_maps(fleet)  # what the charts make from gpufleet's values
         engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
-        out += [*({"kind": "Namespace"}, CHART) * engines]  # components/engine.py: a namespace and a chart each
-        if rendered.volcano_values is not None:  # components/volcano.py: its admission certificate
+        out += [*({"kind": "Namespace"}, CHART) * engines]  # gpufleet/pulumi/engine.py: a namespace and a chart each
+        if rendered.volcano_values is not None:  # gpufleet/pulumi/volcano.py: its admission certificate
             out += list(volcano_admission.cert_manager_objects(fleet).values()) if settings.cert_manager else [SECRET]
     controller = list(render_controller(fleet, settings).values())
-    if controller and not settings.cert_manager:  # components/controller.py
+    if controller and not settings.cert_manager:  # gpufleet/pulumi/controller.py
         controller.append(SECRET)
-    alerts = render_monitoring(fleet) if settings.prometheus_operator else []  # components/observability.py
+    alerts = render_monitoring(fleet) if settings.prometheus_operator else []  # gpufleet/pulumi/observability.py
     return [*out, *controller, *alerts]
 
 

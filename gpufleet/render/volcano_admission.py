@@ -12,7 +12,7 @@ the same three keys). The webhooks' ``caBundle`` is not the stack's business: th
 admission binary reads ``--ca-cert-file`` (``ca.crt`` of this Secret) and patches
 every ``volcano-admission-service-*`` webhook configuration at start-up
 (``cmd/webhook-manager/app/server.go`` and ``util.go`` ``addCaCertForWebhook``,
-polling up to 5 minutes for them to exist). Called by ``components/volcano.py``.
+polling up to 5 minutes for them to exist). Called by ``gpufleet/pulumi/volcano.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""components.controller: the gang-admission controller is deployed with every safe default."""
+"""gpufleet.pulumi.controller: the gang-admission controller is deployed with every safe default."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from components.controller import GangAdmissionController, GangAdmissionControllerArgs
+from gpufleet.pulumi.controller import GangAdmissionController, GangAdmissionControllerArgs
 from gpufleet.render.controller_common import ControllerSettings
 from tests.components.builders import fleet, one
 from tests.components.mocking import run_program

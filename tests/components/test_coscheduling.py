@@ -1,4 +1,4 @@
-"""components.coscheduling: the scheduler-plugins namespace and pinned chart, values from the renderer; GpuFleet installs it only for coscheduling pools."""
+"""gpufleet.pulumi.coscheduling: the scheduler-plugins namespace and pinned chart, values from the renderer; GpuFleet installs it only for coscheduling pools."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from components.coscheduling import COSCHEDULING_REPO, Coscheduling, CoschedulingArgs
-from components.fleet import GpuFleet, GpuFleetArgs
+from gpufleet.pulumi.coscheduling import COSCHEDULING_REPO, Coscheduling, CoschedulingArgs
+from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
 from gpufleet.model import load_model
 from gpufleet.render.coscheduling import render_coscheduling_values
 from tests.components.builders import fleet, one

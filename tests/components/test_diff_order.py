@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.quota import FleetQuota, FleetQuotaArgs
+from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
 from gpufleet.diff.steps import plan_steps
 from gpufleet.render import render_all
 from tests.components.builders import fleet, team

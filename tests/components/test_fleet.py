@@ -1,11 +1,11 @@
-"""components.fleet: the top component wires render_all into Kueue, Volcano and the quota objects."""
+"""gpufleet.pulumi.fleet: the top component wires render_all into Kueue, Volcano and the quota objects."""
 
 from __future__ import annotations
 
 import pulumi
 import pytest
 
-from components.fleet import GpuFleet, GpuFleetArgs
+from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
 from gpufleet.render import render_all
 from tests.components.builders import by_type, fleet, kueue_only, one
 from tests.components.mocking import run_program
@@ -36,7 +36,7 @@ def test_every_resource_is_a_child_of_a_gpufleet_component(monitor, model):
     assert top.parent.endswith("pulumi:pulumi:Stack::gpufleet-test")
     for r in registered:
         if r is not top:
-            assert components.get(r.parent), f"{r.type} {r.name} has parent {r.parent}"
+            assert gpufleet.pulumi.get(r.parent), f"{r.type} {r.name} has parent {r.parent}"
     engines = {components[r.parent] for r in registered if r.type == "kubernetes:helm.sh/v4:Chart"}
     assert engines == ({"gpufleet:kueue:Kueue", "gpufleet:volcano:Volcano"} if model.engines.volcano.enabled else {"gpufleet:kueue:Kueue"})
 

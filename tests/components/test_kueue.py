@@ -1,11 +1,11 @@
-"""components.kueue: the Kueue namespace and pinned OCI chart, values from the renderer."""
+"""gpufleet.pulumi.kueue: the Kueue namespace and pinned OCI chart, values from the renderer."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from components.kueue import KUEUE_CHART, Kueue, KueueArgs
+from gpufleet.pulumi.kueue import KUEUE_CHART, Kueue, KueueArgs
 from gpufleet.kubetypes.durations import format_seconds
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue_config import render_kueue_values

@@ -1,11 +1,11 @@
-"""components.manifest: a whole-manifest custom resource that pins the provider like pulumi-kubernetes does."""
+"""gpufleet.pulumi.manifest: a whole-manifest custom resource that pins the provider like pulumi-kubernetes does."""
 
 from __future__ import annotations
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.manifest import ManifestCustomResource
+from gpufleet.pulumi.manifest import ManifestCustomResource
 from tests.components.mocking import RecordingMonitor, install_mocks, run_program
 
 PRIORITY_CLASS = {

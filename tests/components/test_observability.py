@@ -1,12 +1,12 @@
-"""components.observability: the gang alerts as PodMonitors and PrometheusRules, added by the fleet with prometheus-operator."""
+"""gpufleet.pulumi.observability: the gang alerts as PodMonitors and PrometheusRules, added by the fleet with prometheus-operator."""
 
 from __future__ import annotations
 
 import pulumi
 
-from components.fleet import GpuFleet, GpuFleetArgs
+from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
 from gpufleet.render.controller_common import ControllerSettings
-from components.observability import GangAlerts, GangAlertsArgs
+from gpufleet.pulumi.observability import GangAlerts, GangAlertsArgs
 from gpufleet.render.monitoring import render_monitoring
 from tests.components.builders import by_type, fleet, one, plain
 from tests.components.mocking import run_program

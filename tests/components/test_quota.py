@@ -1,11 +1,11 @@
-"""components.quota: one resource per rendered object, on its chart, ordered and protected."""
+"""gpufleet.pulumi.quota: one resource per rendered object, on its chart, ordered and protected."""
 
 from __future__ import annotations
 
 import pulumi_kubernetes as k8s
 import pytest
 
-from components.quota import FleetQuota, FleetQuotaArgs
+from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
 from gpufleet.render import RenderedObject, render_all
 from tests.components.builders import fleet, one, plain, team
 from tests.components.mocking import run_program

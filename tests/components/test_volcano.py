@@ -1,11 +1,11 @@
-"""components.volcano: the Volcano namespace and pinned chart, scheduler conf from the renderer."""
+"""gpufleet.pulumi.volcano: the Volcano namespace and pinned chart, scheduler conf from the renderer."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from components.volcano import VOLCANO_REPO, Volcano, VolcanoArgs
+from gpufleet.pulumi.volcano import VOLCANO_REPO, Volcano, VolcanoArgs
 from gpufleet.render.volcano import render_volcano_values
 from tests.components.test_controller import SECRET_SIG, unsecret
 from tests.components.builders import fleet, fleet_data, one, team

@@ -1,7 +1,7 @@
 """The e2e tier's Pulumi: the real CLI, language host and Kubernetes provider against a sandbox.
 
 ``workspace(sandbox, tmp)`` copies the project (``Pulumi.yaml``, ``__main__.py``,
-``components/``, ``stacks/``, ``policies/``) into ``tmp``, links its virtualenvs to the
+``gpufleet/pulumi/``, ``stacks/``, ``policies/``) into ``tmp``, links its virtualenvs to the
 repository's ``.venv`` (which has ``requirements.txt`` and gpufleet installed), and runs
 the binaries ``sandbox/engines/build.sh`` built (engines ``pulumi`` and
 ``pulumi-kubernetes``) with everything local: a ``file://`` backend, a private
@@ -25,7 +25,7 @@ from gpufleet.sandbox.engines import locate
 from gpufleet.sandbox.state import State
 
 REPO = Path(__file__).resolve().parents[2]
-PROJECT = ("Pulumi.yaml", "__main__.py", "components", "stacks", "policies")
+PROJECT = ("Pulumi.yaml", "__main__.py", "stacks", "policies")
 
 
 def provider_version() -> str:

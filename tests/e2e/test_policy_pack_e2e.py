@@ -17,7 +17,7 @@ nothing is deployed. Four kinds of stack:
 - the sandbox's own stack config (``gpufleet:enginesInstalled``, the controller at the sandbox's
   backend) with a valid model the pack only warns about (GANG507, advisory);
 - a tiny project in the test's tmp folder that declares a Volcano Job through
-  ``components.manifest.ManifestCustomResource`` (the project's whole-manifest resource; there
+  ``gpufleet.pulumi.manifest.ManifestCustomResource`` (the project's whole-manifest resource; there
   is no ``gpufleet:k8s:Manifest`` component) and through ``kubernetes.yaml.v2.ConfigFile``.
 """
 
@@ -263,7 +263,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 sys.path.insert(0, {repo!r})
-from components.manifest import ManifestCustomResource  # noqa: E402
+from gpufleet.pulumi.manifest import ManifestCustomResource  # noqa: E402
 
 config = pulumi.Config()
 with open(config.require("customFile")) as handle:

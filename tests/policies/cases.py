@@ -18,8 +18,8 @@ from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules import engine, registry
-from gpufleet_policy.build import policy_name, stack_policy_name
-from gpufleet_policy.stack import scopes
+from gpufleet.policypack.build import policy_name, stack_policy_name
+from gpufleet.policypack.stack import scopes
 
 from tests.policies.harness import Resource
 from tests.rules import fixtures as fx

@@ -21,7 +21,7 @@ from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2 as apb
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
-from gpufleet_policy.report import parse
+from gpufleet.policypack.report import parse
 
 REPO = Path(__file__).resolve().parents[2]
 PACK_DIR = REPO / "policies"

@@ -8,7 +8,7 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError, unknown_checking_proxy
 
 from gpufleet.rules import engine, registry
-from gpufleet_policy import build, report, stack
+from gpufleet.policypack import build, report, stack
 
 from tests.policies.builders import FakeResource, kueue_chart_props, kueue_config_yaml, priority_class, volcano_job
 from tests.policies.harness import type_token, urn

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from gpufleet.rules import engine
-from gpufleet_policy import charts
+from gpufleet.policypack import charts
 
 from tests.policies.builders import kueue_chart_props, kueue_config_yaml, volcano_chart_props
 

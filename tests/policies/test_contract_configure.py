@@ -7,7 +7,7 @@ import json
 import jsonschema
 from google.protobuf import json_format
 
-from gpufleet_policy.report import parse
+from gpufleet.policypack.report import parse
 
 from tests.policies.builders import kueue_chart_props, kueue_config_yaml, volcano_job
 from tests.policies.harness import PACK_DIR, Resource

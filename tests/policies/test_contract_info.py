@@ -6,8 +6,8 @@ import pytest
 
 from gpufleet.rules import registry
 from gpufleet.fleetctx.settings import option_names
-from gpufleet_policy.build import CONFIG_PROPERTIES
-from gpufleet_policy.report import default_level
+from gpufleet.policypack.build import CONFIG_PROPERTIES
+from gpufleet.policypack.report import default_level
 from pulumi.runtime.proto import analyzer_pb2 as apb
 
 from tests.policies.harness import LEVEL_NAMES

@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from gpufleet.rules import engine, registry
-from gpufleet_policy.build import policy_name
-from gpufleet_policy.props import plain
+from gpufleet.policypack.build import policy_name
+from gpufleet.policypack.props import plain
 
 from tests.policies import cases
 from tests.policies.builders import volcano_job

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import pytest
 
-from gpufleet_policy import charts
+from gpufleet.policypack import charts
 
 from tests.policies.harness import Resource
 

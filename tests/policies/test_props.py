@@ -7,7 +7,7 @@ from pulumi_policy import Secret
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
-from gpufleet_policy.props import manifest, normalise_number, plain, restore, split_type
+from gpufleet.policypack.props import manifest, normalise_number, plain, restore, split_type
 
 from tests.policies.builders import volcano_job
 

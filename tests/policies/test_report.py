@@ -7,7 +7,7 @@ from pulumi_policy import EnforcementLevel
 
 from gpufleet.rules import registry
 from gpufleet.rules.api import Finding, Severity
-from gpufleet_policy import report
+from gpufleet.policypack import report
 
 
 def finding(code="GANG001", path="spec.minAvailable", namespace="research", name="train", fix="set minAvailable to 4", waived=False):

@@ -8,7 +8,7 @@ import pulumi.runtime.config as pulumi_config
 import pytest
 
 from gpufleet.rules.platform.gang502_wait_for_pods_ready_timeout_below_floor import Gang502Options
-from gpufleet_policy import settings
+from gpufleet.policypack import settings
 
 from tests.policies.harness import REPO
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from gpufleet.rules import registry
-from gpufleet_policy import stack
+from gpufleet.policypack import stack
 
 
 @pytest.mark.parametrize("code, scopes", [

@@ -1,6 +1,6 @@
 """The gang alerts component: ``gpufleet:observability:GangAlerts``.
 
-Created by :class:`components.fleet.GpuFleet` when the stack says prometheus-operator
+Created by :class:`gpufleet.pulumi.fleet.GpuFleet` when the stack says prometheus-operator
 is present (``gpufleet:prometheusOperator: true``) and the model's observability is
 enabled. One Kubernetes resource per manifest of
 ``gpufleet.render.monitoring.render_monitoring``: the fleet PrometheusRule and, per
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pulumi
 
-from components.typed import create_manifest
+from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.alerts import ALERTS
 from gpufleet.render.monitoring import render_monitoring

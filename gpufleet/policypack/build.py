@@ -29,8 +29,8 @@ from pulumi_policy import (
 from gpufleet.rules import engine, registry
 from gpufleet.rules.api import Rule, Severity
 
-from gpufleet_policy import report, settings, stack
-from gpufleet_policy.props import UNKNOWN_STRING_VALUE, UnknownValueError, manifest, plain, restore
+from gpufleet.policypack import report, settings, stack
+from gpufleet.policypack.props import UNKNOWN_STRING_VALUE, UnknownValueError, manifest, plain, restore
 
 PACK_NAME = "gpufleet"
 CONFIG_PROPERTIES: dict[str, dict[str, Any]] = {

@@ -1,6 +1,6 @@
 """A custom resource built from a whole rendered manifest, every top-level field kept.
 
-Used by :mod:`components.quota`. The Python ``CustomResource`` of pulumi-kubernetes
+Used by :mod:`gpufleet.pulumi.quota`. The Python ``CustomResource`` of pulumi-kubernetes
 only passes ``apiVersion``, ``kind``, ``metadata`` and ``spec``
 (pulumi/pulumi-kubernetes#2363), which would silently drop the top-level ``value``
 and ``description`` of a Kueue WorkloadPriorityClass. This subclass registers the

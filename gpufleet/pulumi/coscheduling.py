@@ -1,6 +1,6 @@
 """The coscheduling engine: scheduler-plugins as a second scheduler, from its pinned chart.
 
-Built by :class:`components.fleet.GpuFleet` when a pool has ``system: coscheduling``.
+Built by :class:`gpufleet.pulumi.fleet.GpuFleet` when a pool has ``system: coscheduling``.
 The chart is ``scheduler-plugins`` from https://scheduler-plugins.sigs.k8s.io at the
 model's ``engines.coscheduling.chartVersion`` (source: kubernetes-sigs/scheduler-plugins
 ``manifests/install/charts/as-a-second-scheduler`` at tag v0.34.7). Its values are
@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.engine import install_chart
+from gpufleet.pulumi.engine import install_chart
 from gpufleet.model.coscheduling import CoschedulingEngine
 
 COSCHEDULING_REPO = "https://scheduler-plugins.sigs.k8s.io"

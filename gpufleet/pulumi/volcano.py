@@ -1,6 +1,6 @@
 """The Volcano engine: its namespace, its admission TLS Secret and the pinned upstream Helm chart.
 
-Built by :class:`components.fleet.GpuFleet` when the model enables Volcano. The
+Built by :class:`gpufleet.pulumi.fleet.GpuFleet` when the model enables Volcano. The
 chart is ``volcano`` from https://volcano-sh.github.io/helm-charts at the model's
 pinned ``engines.volcano.chartVersion``; its values are ``gpufleet.render``'s
 ``volcano_values`` (``custom.scheduler_config_override``: the scheduler conf that
@@ -20,8 +20,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
-from components.engine import install_chart
-from components.typed import create_manifest
+from gpufleet.pulumi.engine import install_chart
+from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import volcano_admission as admission
 

@@ -23,8 +23,8 @@ from gpufleet.rules import engine
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Finding, Rule
 
-from gpufleet_policy import charts, report
-from gpufleet_policy.props import Manifest, manifest, plain
+from gpufleet.policypack import charts, report
+from gpufleet.policypack.props import Manifest, manifest, plain
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap"}
 

@@ -1,6 +1,6 @@
 """The gang-admission controller component: ``gpufleet:controller:GangAdmissionController``.
 
-Created by :class:`components.fleet.GpuFleet` when ``controller.enabled``. It makes
+Created by :class:`gpufleet.pulumi.fleet.GpuFleet` when ``controller.enabled``. It makes
 the TLS material (pulumi-tls: a CA and a serving certificate made at deploy time,
 the CA injected as ``caBundle``; the PEM files of ``tls_dir`` when the stack gives one
 (``gpufleet:controllerTlsDir``, an organisation's PKI), read as secrets; or
@@ -19,7 +19,7 @@ from pathlib import Path
 import pulumi
 import pulumi_tls as tls
 
-from components.typed import create_manifest
+from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import controller as render
 from gpufleet.render.controller_tls import (

@@ -8,7 +8,7 @@ Volcano; with its admission Secret first), the scheduler-plugins chart (when a p
 which depend on their engine's chart, and the
 gang-admission controller (after the charts, so its webhooks never gate the
 engines' own objects), and the gang alerts when the stack says prometheus-operator
-is present (:mod:`components.observability`). Outputs a
+is present (:mod:`gpufleet.pulumi.observability`). Outputs a
 small summary (queue names, chart versions) for ``pulumi stack output``.
 """
 
@@ -20,12 +20,12 @@ from typing import Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.coscheduling import Coscheduling, CoschedulingArgs
-from components.controller import GangAdmissionController, GangAdmissionControllerArgs
-from components.kueue import Kueue, KueueArgs
-from components.observability import GangAlerts, GangAlertsArgs
-from components.quota import FleetQuota, FleetQuotaArgs
-from components.volcano import Volcano, VolcanoArgs
+from gpufleet.pulumi.coscheduling import Coscheduling, CoschedulingArgs
+from gpufleet.pulumi.controller import GangAdmissionController, GangAdmissionControllerArgs
+from gpufleet.pulumi.kueue import Kueue, KueueArgs
+from gpufleet.pulumi.observability import GangAlerts, GangAlertsArgs
+from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
+from gpufleet.pulumi.volcano import Volcano, VolcanoArgs
 from gpufleet.model import Fleet
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.controller import COMPONENT

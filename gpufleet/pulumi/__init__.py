@@ -1,6 +1,6 @@
 """Pulumi components of gpufleet: the adapter between the rendered fleet and a stack.
 
-``__main__.py`` builds one :class:`components.fleet.GpuFleet` from the stack's
+``__main__.py`` builds one :class:`gpufleet.pulumi.fleet.GpuFleet` from the stack's
 validated fleet model. Each component only calls ``gpufleet.render`` and creates
 resources; every decision about *what* to create lives in the pure core.
 

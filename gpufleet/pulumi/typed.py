@@ -1,9 +1,9 @@
 """One Pulumi resource from one rendered manifest.
 
-Used by :mod:`components.controller`. Built-in kinds get their typed
+Used by :mod:`gpufleet.pulumi.controller`. Built-in kinds get their typed
 pulumi-kubernetes resource (a ``CustomResource`` cannot stand for a core kind);
 everything else (ServiceMonitor, cert-manager objects) a
-:class:`components.manifest.ManifestCustomResource`. Top-level manifest fields map
+:class:`gpufleet.pulumi.manifest.ManifestCustomResource`. Top-level manifest fields map
 one to one onto the typed resource's arguments; nested keys stay camelCase, which
 pulumi-kubernetes passes through unchanged.
 """
@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.manifest import ManifestCustomResource
+from gpufleet.pulumi.manifest import ManifestCustomResource
 
 TYPED: dict[tuple[str, str], Callable[..., pulumi.CustomResource]] = {
     ("v1", "Namespace"): k8s.core.v1.Namespace,
@@ -43,6 +43,6 @@ def create_manifest(name: str, manifest: Mapping[str, Any], opts: pulumi.Resourc
         return ManifestCustomResource(name, manifest, opts=opts)
     unknown = set(manifest) - set(ARGUMENTS) - {"apiVersion", "kind"}
     if unknown:
-        raise ValueError(f"{name}: top-level fields {sorted(unknown)} have no argument mapping in components.typed")
+        raise ValueError(f"{name}: top-level fields {sorted(unknown)} have no argument mapping in gpufleet.pulumi.typed")
     kwargs = {ARGUMENTS[key]: value for key, value in manifest.items() if key in ARGUMENTS}
     return cls(name, opts=opts, **kwargs)

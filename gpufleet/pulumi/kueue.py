@@ -1,6 +1,6 @@
 """The Kueue engine: its namespace and the pinned upstream Helm chart.
 
-Built by :class:`components.fleet.GpuFleet`. The chart is
+Built by :class:`gpufleet.pulumi.fleet.GpuFleet`. The chart is
 ``oci://registry.k8s.io/kueue/charts/kueue`` at the model's pinned
 ``engines.kueue.chartVersion``; its values are ``gpufleet.render``'s
 ``kueue_values`` (the whole manager Configuration as
@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.engine import install_chart
+from gpufleet.pulumi.engine import install_chart
 
 from gpufleet.model.fleet import KueueEngine
 

@@ -1,6 +1,6 @@
 """What the Kueue and Volcano components share: a namespace and a pinned Helm chart in it.
 
-Used by :mod:`components.kueue`, :mod:`components.volcano` and :mod:`components.coscheduling`. Chart v4 renders the
+Used by :mod:`gpufleet.pulumi.kueue`, :mod:`gpufleet.pulumi.volcano` and :mod:`gpufleet.pulumi.coscheduling`. Chart v4 renders the
 chart in the provider; await stays on (no ``skip_await``), so the engine's webhooks
 serve before any object that depends on the chart is created.
 """

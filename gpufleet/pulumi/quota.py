@@ -1,6 +1,6 @@
 """The fleet's quota objects: one resource per rendered Kueue, Volcano or core object.
 
-Built by :class:`components.fleet.GpuFleet` from ``Rendered.objects``. Each object
+Built by :class:`gpufleet.pulumi.fleet.GpuFleet` from ``Rendered.objects``. Each object
 becomes a custom resource (Kueue and Volcano kinds) or a typed
 ``scheduling.k8s.io/v1`` PriorityClass, Namespace, or (static partitioning) a typed
 ValidatingAdmissionPolicy and its binding, with:
@@ -29,7 +29,7 @@ from typing import Any, Mapping, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.manifest import ManifestCustomResource
+from gpufleet.pulumi.manifest import ManifestCustomResource
 from gpufleet.render.ordering import checked_at_admission, depends_on_keys
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_paths

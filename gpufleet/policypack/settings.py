@@ -6,7 +6,9 @@ few settings (``config_schema`` declares them, the CLI validates them):
 - ``fleetModel``: a fleet model (``stacks/dev.fleet.yaml``) or a rendered fleet context
   (``*.json``); without it the stack config ``gpufleet:model`` (the pack process gets
   the stack's config as ``PULUMI_CONFIG``) is used. Relative paths are tried against
-  the working directory and the project root (the pack directory's parent). With a
+  the working directory and the project root (the pack directory's parent: Pulumi
+  starts the pack in its directory, ``policies/`` of the repository or the folder
+  ``gpufleet policy-pack DIR`` wrote). With a
   fleet, the fleet-aware rules (GANG104, GANG105, GANG402, GANG403) run.
 - ``coldStartFloorSeconds``: the gang cold-start floor (GANG502's ``floorSeconds``; it
   also overrides the fleet context's floor).
@@ -33,8 +35,6 @@ from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import Settings, load_settings, option_names
 
-PACK_DIR = Path(__file__).resolve().parent.parent
-PROJECT_DIR = PACK_DIR.parent
 STACK_MODEL_KEY = "gpufleet:model"
 RESERVED = frozenset({"enforcementLevel", "fleetModel", "coldStartFloorSeconds", "crdsDir"})
 
@@ -46,7 +46,7 @@ class SettingsError(ValueError):
 def resolve(setting: str, value: str) -> Path:
     """An existing path for a relative or absolute setting value (cwd first, then the project root)."""
     path = Path(value).expanduser()
-    candidates = [path] if path.is_absolute() else [Path.cwd() / path, PROJECT_DIR / path]
+    candidates = [path] if path.is_absolute() else [Path.cwd() / path, Path.cwd().parent / path]
     for candidate in candidates:
         if candidate.exists():
             return candidate.resolve()
