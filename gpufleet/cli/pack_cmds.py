@@ -4,7 +4,7 @@ Thin adapter over :func:`gpufleet.policypack.folder.write` (standard library onl
 pack process imports ``pulumi_policy``, this command does not). By default the folder's
 ``PulumiPolicy.yaml`` names the virtual environment gpufleet runs in, so a
 ``pip install "gpufleet[pulumi]"`` there is all the pack needs. Exit codes
-(:mod:`gpufleet.cli.exits`): 0 written, 2 the folder cannot be written.
+(:mod:`gpufleet.cli.exits`): 0 written, 2 the folder cannot be written (a file by that name, no space).
 Registered on the app by ``gpufleet.cli.commands``.
 """
 
@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from gpufleet.cli.exits import guarded
+from gpufleet.cli.exits import CliError, guarded
 from gpufleet.policypack.folder import current_virtualenv, write
 
 
@@ -27,6 +27,9 @@ def policy_pack(
              "default: the one gpufleet runs in."),
 ) -> None:
     """Write the gang-safety policy pack folder: pulumi preview --policy-pack FOLDER."""
+    if folder.exists() and not folder.is_dir():
+        raise CliError([f"gpufleet policy-pack: {folder} is a file, not a folder "
+                        "(fix: name a new folder, or an existing folder the pack's files may replace theirs in)"])
     venv = virtualenv or current_virtualenv()
     write(folder, venv)
     typer.echo(f"wrote the gpufleet policy pack to {folder} (virtualenv: {venv or 'none: the python3 on PATH'}); "

@@ -36,7 +36,7 @@ def test_every_resource_is_a_child_of_a_gpufleet_component(monitor, model):
     assert top.parent.endswith("pulumi:pulumi:Stack::gpufleet-test")
     for r in registered:
         if r is not top:
-            assert gpufleet.pulumi.get(r.parent), f"{r.type} {r.name} has parent {r.parent}"
+            assert components.get(r.parent), f"{r.type} {r.name} has parent {r.parent}"
     engines = {components[r.parent] for r in registered if r.type == "kubernetes:helm.sh/v4:Chart"}
     assert engines == ({"gpufleet:kueue:Kueue", "gpufleet:volcano:Volcano"} if model.engines.volcano.enabled else {"gpufleet:kueue:Kueue"})
 
