@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gpufleet import __version__
+from gpufleet import DOCS_URL, __version__
 from gpufleet.lint.ruledoc import anchor, rule_markdown, sections
 from gpufleet.lint.runner import Located, Report
 from gpufleet.rules import registry
@@ -23,7 +23,7 @@ from gpufleet.rules.api import Rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
-DOCS_URL = "https://github.com/gpufleet/gpufleet/blob/main/docs/rules.md"
+RULES_DOC_URL = f"{DOCS_URL}/rules.md"
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
     full = sections(rule.doc).get("What it checks") or rule.summary
     return {
@@ -32,7 +32,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": full},
         "help": {"text": f"{rule.summary} Fix: {rule.fix}", "markdown": rule_markdown(rule)},
-        "helpUri": f"{DOCS_URL}#{anchor(rule)}",
+        "helpUri": f"{RULES_DOC_URL}#{anchor(rule)}",
         "defaultConfiguration": {"level": rule.severity.value},
         "properties": {"tags": ["gpufleet", rule.family], "family": rule.family},
     }
@@ -83,7 +83,7 @@ def document(report: Report, base: Path | None = None) -> dict[str, Any]:
         "version": VERSION,
         "runs": [{
             "tool": {"driver": {
-                "name": "gpufleet", "version": __version__, "informationUri": DOCS_URL,
+                "name": "gpufleet", "version": __version__, "informationUri": RULES_DOC_URL,
                 "rules": [rule_descriptor(rule) for rule in rules],
             }},
             "results": [_result(r, index, base) for r in report.results],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
+from gpufleet import DOCS_URL
 from gpufleet.kubetypes import durations
 from gpufleet.model.base import Base, Duration, Name
 from gpufleet.model.pools import Pool
@@ -78,7 +79,7 @@ class Observability(Base):
     """KueuePodsReadyTimeoutStorm threshold (a registry slowdown turning into a requeue storm)."""
     steps_port: str = Field(default="gpufleet-steps", min_length=1, max_length=15, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     """Name of the container port on which training pods serve ``gpufleet.steps`` (PodMonitor ``port``)."""
-    runbook_base_url: str = "https://github.com/gpufleet/gpufleet/blob/main/docs/runbooks"
+    runbook_base_url: str = f"{DOCS_URL}/runbooks"
     """Where ``docs/runbooks`` is published; each alert's runbook_url is ``<base>/<Alert>.md``."""
     kube_state_metrics: KubeStateMetrics = Field(default_factory=KubeStateMetrics)
     """Where kube-state-metrics runs (for the rendered ServiceMonitor; its flags are rendered from the pools)."""

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pulumi
 
-from gpufleet.render.controller_common import DEFAULT_IMAGE, ControllerSettings
+from gpufleet import CONTROLLER_IMAGE
+from gpufleet.render.controller_common import ControllerSettings
 
 TLS_FILES = ("tls.crt", "tls.key", "ca.crt")
 CHART_KEYS = {"kueue": "kueueChartPath", "volcano": "volcanoChartPath", "coscheduling": "coschedulingChartPath"}
@@ -73,7 +74,7 @@ def read_stack_config(project_dir: Path) -> StackConfig:
     return StackConfig(
         model=project_dir / config.require("model"),
         controller=ControllerSettings(
-            image=config.get("controllerImage") or DEFAULT_IMAGE,
+            image=config.get("controllerImage") or CONTROLLER_IMAGE,
             digest=config.get("controllerImageDigest") or "",
             cert_manager=bool(config.get_bool("certManager")),
             prometheus_operator=bool(config.get_bool("prometheusOperator")),

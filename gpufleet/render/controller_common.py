@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gpufleet import CONTROLLER_IMAGE
 from gpufleet.model.fleet import Fleet
 
 NAME = "gang-admission-controller"
@@ -15,7 +16,6 @@ PORT = 8443
 TLS_SECRET = f"{NAME}-tls"
 CONTEXT_CONFIGMAP = f"{NAME}-fleet-context"
 CONTEXT_KEY = "fleet-context.json"
-DEFAULT_IMAGE = "ghcr.io/gpufleet/gang-admission-controller:0.1.0"
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class ControllerSettings:
     scheduler-plugins were installed by someone else, so the stack installs no chart.
     """
 
-    image: str = DEFAULT_IMAGE
+    image: str = CONTROLLER_IMAGE
     digest: str = ""
     ca_bundle: Any = ""
     cert_manager: bool = False
