@@ -11,7 +11,8 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# requirements-dev.lock: every transitive dependency pinned with hashes (scripts/lock.sh makes it).
+.venv/bin/python -m pip install -q --disable-pip-version-check --require-hashes -r requirements-dev.lock
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
 if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
