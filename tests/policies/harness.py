@@ -85,11 +85,12 @@ def _diagnostics(response: Any) -> list[Diagnostic]:
 class Pack:
     """A running policy pack process and its Analyzer stub."""
 
-    def __init__(self, config: Mapping[str, str] | None = None, dry_run: bool = True) -> None:
+    def __init__(self, config: Mapping[str, str] | None = None, dry_run: bool = True, python: str = sys.executable,
+                 pack_dir: Path = PACK_DIR) -> None:
         env = dict(os.environ, PULUMI_PROJECT="gpufleet", PULUMI_STACK="dev", PULUMI_DRY_RUN="true" if dry_run else "false",
                    PULUMI_ORGANIZATION="organization", PULUMI_CONFIG=json.dumps(dict(config or {})))
         env.pop("PYTHONPATH", None)
-        self.process = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."], cwd=PACK_DIR,
+        self.process = subprocess.Popen([python, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."], cwd=pack_dir,
                                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             first = self.process.stdout.readline()  # type: ignore[union-attr]

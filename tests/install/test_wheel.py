@@ -1,0 +1,144 @@
+"""The wheel as a user installs it: it carries the Pulumi components and the policy pack (issue 33, point 1).
+
+The checkout's sources are built into a wheel (offline) and installed into a fresh virtual
+environment outside the repository; its dependencies come from this test's environment
+(a ``.pth`` line after the venv's own site-packages, so the installed gpufleet is the one
+imported). A Pulumi program of the user's, in a folder of its own, builds ``GpuFleet`` for
+stacks/dev.fleet.yaml under ``pulumi.runtime.set_mocks``; the installed ``gpufleet
+policy-pack`` writes a pack folder whose entry point Pulumi's way of starting a pack serves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpufleet.model import load_model
+from gpufleet.policypack.build import policies
+from gpufleet.policypack.folder import FILES
+from gpufleet.render import render_all
+from tests.install.checkout import ROOT, copy_sources
+from tests.policies.harness import Pack
+
+PROGRAM = '''"""A user's Pulumi program: GpuFleet from the installed gpufleet, run under mocks; prints what it made."""
+import json
+import sys
+
+import pulumi
+
+import gpufleet
+from gpufleet.model import load_model
+from gpufleet.pulumi import GpuFleet, GpuFleetArgs
+
+created = []
+
+
+class Mocks(pulumi.runtime.Mocks):
+    def new_resource(self, args):
+        created.append(args.typ)
+        outputs = dict(args.inputs)
+        if args.typ.startswith("tls:"):  # pulumi-tls makes its PEMs in the provider
+            outputs.update(privateKeyPem="KEY", certPem="CERT", publicKeyPem="PUB")
+        return f"{args.name}-id", outputs
+
+    def call(self, args):
+        return {}, None
+
+
+pulumi.runtime.set_mocks(Mocks(), project="platform", stack="dev", preview=False)
+fleet = load_model(sys.argv[1])
+
+
+outputs = {}
+
+
+@pulumi.runtime.test
+def deploy():
+    made = GpuFleet(fleet.name, GpuFleetArgs(fleet))
+    return pulumi.Output.all(made.cluster_queues, made.volcano_queues).apply(
+        lambda queues: outputs.update(clusterQueues=queues[0], volcanoQueues=queues[1]))
+
+
+deploy()  # returns once every registration has finished
+print(json.dumps({"gpufleet": gpufleet.__file__, **outputs, "types": sorted(set(created))}))
+'''
+
+
+def clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
+                           "--no-index", "--no-build-isolation", "-w", str(tmp / "dist"), str(copy_sources(tmp / "src"))],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [built] = (tmp / "dist").glob("gpufleet-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    """A virtual environment outside the repository with the wheel installed and this environment's packages after it."""
+    where = tmp_path_factory.mktemp("user") / "venv"
+    assert ROOT not in where.parents
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(where / "bin" / "python"), "install", "--quiet",
+                           "--disable-pip-version-check", "--no-deps", "--no-index", str(wheel)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [site] = (where / "lib").glob("python3*/site-packages")
+    ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    (site / "zz_dependencies.pth").write_text("".join(f"{path}\n" for path in ours))
+    return where
+
+
+def test_the_wheel_carries_the_components_and_the_policy_pack(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    components = {f"gpufleet/pulumi/{p.name}" for p in (ROOT / "gpufleet" / "pulumi").glob("*.py")}
+    pack = {f"gpufleet/policypack/{p.name}" for p in (ROOT / "gpufleet" / "policypack").glob("*.py")}
+    assert "gpufleet/pulumi/fleet.py" in components and "gpufleet/policypack/pack.py" in pack
+    assert components | pack | {"gpufleet/policypack/README.md"} <= names
+
+
+def test_a_program_outside_the_repository_deploys_gpufleet_from_the_installed_wheel(venv, tmp_path):
+    project = tmp_path / "platform"
+    project.mkdir()
+    (project / "__main__.py").write_text(PROGRAM)
+    model = shutil.copy(ROOT / "stacks" / "dev.fleet.yaml", project / "fleet.yaml")
+    done = subprocess.run([str(venv / "bin" / "python"), "__main__.py", str(model)], capture_output=True, text=True,
+                          cwd=project, env=clean_env(), timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    made = json.loads(done.stdout.strip().splitlines()[-1])
+    assert Path(made["gpufleet"]).is_relative_to(venv)
+    rendered = render_all(load_model(ROOT / "stacks" / "dev.fleet.yaml"))
+    queues = sorted(o.manifest["metadata"]["name"] for o in rendered.objects if o.manifest["kind"] == "ClusterQueue")
+    assert queues and sorted(made["clusterQueues"]) == queues
+    kinds = {f'{o.manifest["apiVersion"]}:{o.manifest["kind"]}' for o in rendered.objects}
+    assert kinds <= {t.split(":", 1)[1].replace("core/v1:", "v1:") for t in made["types"]}, made["types"]
+
+
+def test_the_installed_gpufleet_writes_a_pack_folder_that_pulumi_can_run(venv, tmp_path):
+    folder = tmp_path / "policy"
+    done = subprocess.run([str(venv / "bin" / "gpufleet"), "policy-pack", str(folder)], capture_output=True, text=True,
+                          cwd=tmp_path, env=clean_env(), timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
+    settings = yaml.safe_load((folder / "PulumiPolicy.yaml").read_text())
+    assert settings["runtime"] == {"name": "python", "options": {"virtualenv": str(venv)}}
+    pack = Pack(python=str(venv / "bin" / "python"), pack_dir=folder)  # as Pulumi starts it: python -m pulumi.policy
+    try:
+        assert sorted(p.name for p in pack.info.policies) == sorted(p.name for p in policies())
+    finally:
+        pack.close()
