@@ -23,11 +23,11 @@ def test_it_names_no_file_that_only_gpufleets_checkout_has(checkout_only):
     assert not any(checkout_only in run for run in RUNS)
 
 
-def test_the_policy_pack_comes_from_a_pinned_gpufleet_checkout_and_gets_its_virtualenv():
+def test_the_policy_pack_is_written_by_the_installed_gpufleet_not_taken_from_a_checkout():
     preview = WORKFLOW["jobs"]["preview"]["steps"]
-    checkout = next(s for s in preview if s.get("with", {}).get("repository", "").endswith("/gpufleet"))
-    pack = checkout["with"]["path"] + "/policies"
-    assert any(s.get("run") == "pulumi install" and s.get("working-directory") == pack for s in preview)
+    assert not any(s.get("with", {}).get("repository") for s in preview)
+    [written] = [s["run"] for s in preview if " policy-pack " in s.get("run", "")]
+    pack = written.split(" policy-pack ", 1)[1].split()[0]
     assert any(f"--policy-pack {pack} " in s.get("run", "") for s in preview)
 
 
