@@ -29,6 +29,8 @@ fi
 if command -v go >/dev/null 2>&1; then
   # The e2e tier runs the real engines, built from their Go modules into a cache outside
   # the clone (a second run builds nothing; cold, about an hour on 2 cores: docs/sandbox.md).
+  # Its stdout (engine folders) is not needed here; its stderr says one line per engine when it
+  # starts and when it is built (with its seconds) or cached, and names the log of a failed build.
   echo "== engines for the e2e tier (sandbox/engines/build.sh)"
   bash sandbox/engines/build.sh >/dev/null
 else
