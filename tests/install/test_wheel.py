@@ -11,11 +11,8 @@ policy-pack`` writes a pack folder whose entry point Pulumi's way of starting a 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -26,7 +23,7 @@ from gpufleet.model import load_model
 from gpufleet.policypack.build import policies
 from gpufleet.policypack.folder import FILES
 from gpufleet.render import render_all
-from tests.install.checkout import ROOT, copy_sources
+from tests.install.checkout import ROOT, build_wheel, clean_env, install_outside
 from tests.policies.harness import Pack
 
 PROGRAM = '''"""A user's Pulumi program: GpuFleet from the installed gpufleet, run under mocks; prints what it made."""
@@ -73,35 +70,14 @@ print(json.dumps({"gpufleet": gpufleet.__file__, **outputs, "types": sorted(set(
 '''
 
 
-def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("wheel")
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
-                           "--no-index", "--no-build-isolation", "-w", str(tmp / "dist"), str(copy_sources(tmp / "src"))],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    [built] = (tmp / "dist").glob("gpufleet-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
 def venv(wheel, tmp_path_factory) -> Path:
-    """A virtual environment outside the repository with the wheel installed and this environment's packages after it."""
-    where = tmp_path_factory.mktemp("user") / "venv"
-    assert ROOT not in where.parents
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(where / "bin" / "python"), "install", "--quiet",
-                           "--disable-pip-version-check", "--no-deps", "--no-index", str(wheel)],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    [site] = (where / "lib").glob("python3*/site-packages")
-    ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
-    (site / "zz_dependencies.pth").write_text("".join(f"{path}\n" for path in ours))
-    return where
+    return install_outside(wheel, tmp_path_factory.mktemp("user") / "venv")
 
 
 def test_the_wheel_carries_the_components_and_the_policy_pack(wheel):
