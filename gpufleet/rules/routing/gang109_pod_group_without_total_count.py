@@ -42,15 +42,16 @@ metadata:
     kueue.x-k8s.io/pod-group-total-count: "3"   # the same on every member
 ```
 
-The remediation writes the number of the group's pods in the same run (linter, policy
-pack); the admission controller sees one pod at a time and leaves the value to you.
+There is no automatic fix: the admission controller and the policy pack's per-resource
+check see one pod at a time, and a count of 1 would admit each pod as a gang of its
+own. The message names the number of the group's pods when the run (the linter's
+files, the stack) shows them.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import WorkloadView, annotation_path, as_int, keys
 
@@ -101,17 +102,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                     f"annotate {keys.KUEUE_POD_GROUP_TOTAL}: {value} on every pod of the group")
 
 
-def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    found = _problem(obj, ctx)
-    members = _members(obj, ctx, found[0]) if found else 0
-    if found and members:
-        set_value(obj, TOTAL, str(members))
-    return obj
-
-
 RULE = Rule(
     code="GANG109", name="pod-group-without-total-count", family="routing", severity=Severity.ERROR,
     summary="A Kueue plain-pod group member lacks a valid pod-group-total-count annotation; Kueue's webhook refuses it.",
     fix="annotate kueue.x-k8s.io/pod-group-total-count with the group's pod count on every member",
-    kinds=(("", "Pod"),), check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
+    kinds=(("", "Pod"),), check=check, needs_objects=True, doc=__doc__ or "",
 )

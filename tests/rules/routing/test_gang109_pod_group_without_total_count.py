@@ -23,7 +23,7 @@ def test_a_pod_kueue_does_not_manage_is_left_alone():
     assert paths(CODE, pod) == []
 
 
-def test_the_fix_counts_the_groups_pods_in_the_run():
+def test_the_message_counts_the_groups_pods_in_the_run():
     pods = [b.pod(f"p{i}", group="g", queue="research") for i in range(3)]
-    out = engine.remediate(pods[0], CheckContext(objects=tuple(pods)), select=[CODE])
-    assert out["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] == "3"
+    [finding, *_] = engine.check_objects(pods, CheckContext(), select=[CODE])
+    assert 'pod-group-total-count: "3"' in finding.fix
