@@ -106,3 +106,10 @@ def test_a_jobset_initializer_that_completes_before_the_trainers_exist_is_not_a_
         b.replicated_job("initializer", parallelism=None, restart_policy="OnFailure", backoff_limit=None), trainer])
     job = "spec.replicatedJobs[1].template.spec"
     assert sorted(paths(CODE, js)) == [f"{job}.backoffLimit", f"{job}.template.spec.restartPolicy"]
+
+
+def test_a_jobset_replicated_job_that_is_a_sweep_is_not_a_rank():
+    sweep = b.replicated_job("sweep", restart_policy="OnFailure", backoff_limit=None)
+    sweep["template"]["spec"]["completions"] = 10
+    js = b.jobset(replicated_jobs=[sweep, b.replicated_job("node", restart_policy="Never")])
+    assert paths(CODE, js) == []
