@@ -32,14 +32,9 @@ metadata:
 Preferred form
 
 ```yaml
-apiVersion: v1
-kind: Pod
 metadata:
-  labels:
-    kueue.x-k8s.io/queue-name: research
-    kueue.x-k8s.io/pod-group-name: trio
-  annotations:
-    kueue.x-k8s.io/pod-group-total-count: "3"   # the same on every member
+  labels: {kueue.x-k8s.io/queue-name: research, kueue.x-k8s.io/pod-group-name: trio}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "3"}   # the same on every member
 ```
 
 There is no automatic fix: the admission controller and the policy pack's per-resource
