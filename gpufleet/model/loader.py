@@ -38,11 +38,13 @@ def _fix_for(error: dict[str, Any]) -> str:
     return "correct the value (see `gpufleet schema`)"
 
 
-def issues_from_pydantic(exc: ValidationError) -> list[Issue]:
+def issues_from_pydantic(exc: ValidationError, data: Any = None) -> list[Issue]:
+    """One issue per pydantic error; ``data`` (the raw document) tells which keys each mapping already has."""
     issues = []
     for error in exc.errors(include_url=False):
         path = FieldPath.of(*error["loc"]) or "(document)"
-        message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error))
+        message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error),
+                                            data)
         issues.append(Issue(path, message, fix))
     return issues
 
@@ -96,7 +98,7 @@ def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fl
     try:
         fleet = Fleet.model_validate(data)
     except ValidationError as exc:
-        raise ModelError(source, capped(_merge(whole, issues_from_pydantic(exc)))) from None
+        raise ModelError(source, capped(_merge(whole, issues_from_pydantic(exc, data)))) from None
     issues = _merge(whole, checks.validate(fleet)) if validate else whole
     if issues:
         raise ModelError(source, capped(issues))

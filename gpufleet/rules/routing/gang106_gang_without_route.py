@@ -33,6 +33,11 @@ makes Kueue hold the job (GANG103 then says it waits forever for a queue name); 
 with a LocalQueue is GANG103's, a Volcano-only team GANG101's, a namespace of no team
 GANG105's. Single-pod jobs and Deployments are not gangs and are never reported.
 
+In a namespace whose team's pools are scheduled by scheduler-plugins' coscheduling,
+the fix names only the route that team has (a pod group of the gang's size and the
+coscheduling scheduler), never Kueue or Volcano, which do not serve it (GANG806 reports
+the missing pod group on the kinds it covers).
+
 Why not GANG103: GANG103 knows the route (Kueue) and can add the team's LocalQueue;
 here nothing says which system should place the gang, so there is no safe fix to apply.
 
@@ -77,6 +82,7 @@ from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
+from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 
@@ -144,9 +150,19 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     yield Violation(label_path(label),
                     f"this {view.total_pods}-pod GPU gang names no Kueue queue, no gang scheduler and no pod group, "
                     f"{why}: default-scheduler binds its pods one by one, so part of the gang can start, hold its "
-                    "GPUs and wait for ranks that never come",
-                    f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
-                    "or give it a pod group of the gang's size")
+                    "GPUs and wait for ranks that never come", _fix(view, ctx, label))
+
+
+def _fix(view: WorkloadView, ctx: CheckContext, label: str) -> str:
+    """The routes the namespace's team has: a coscheduling team's gangs need a pod group, never Kueue or Volcano."""
+    if in_coscheduling_namespace(ctx, view.namespace):
+        scheduler = ctx.fleet.coscheduling_scheduler if ctx.fleet is not None else None
+        return (f"give it a pod group of the gang's size: label its pod templates {keys.COSCHEDULING_GROUP}: "
+                f"{view.name or '<job name>'}, declare that PodGroup with minMember {view.total_pods}, and set "
+                f"schedulerName: {scheduler or '<the coscheduling scheduler>'} (the team's pools are scheduled by "
+                "scheduler-plugins' coscheduling, not Kueue or Volcano)")
+    return (f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
+            "or give it a pod group of the gang's size")
 
 
 RULE = Rule(
