@@ -29,7 +29,7 @@ from gpufleet.render.volcano import render_scheduler_conf_yaml
 from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, nodes, volcano
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.kube import Kube, established, wait_for
-from gpufleet.sandbox.pki import Pki, make_pki
+from gpufleet.sandbox.pki import Pki, make_pki, private_dir, write_private
 from gpufleet.sandbox.procs import alive, free_ports, start, wait_until
 from gpufleet.sandbox.state import State, down, load
 
@@ -116,7 +116,7 @@ class _Run:
 
 def _control_plane(r: _Run) -> None:
     p, e = r.ports, r.engines
-    r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.dir / "etcd", p))
+    r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.pki, r.dir / "etcd", p))
     r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir))
     r.kube = Kube(r.kubeconfig)
     r.run("kube-controller-manager",
@@ -161,10 +161,9 @@ def _ready_nodes(kube: Kube) -> int:
 
 
 def _serving_dir(r: _Run, name: str) -> Path:
-    d = r.dir / "certs" / name
-    d.mkdir(parents=True, exist_ok=True)
+    d = private_dir(private_dir(r.dir / "certs") / name)
     (d / "tls.crt").write_bytes(r.pki.serving_crt.read_bytes())
-    (d / "tls.key").write_bytes(r.pki.serving_key.read_bytes())
+    write_private(d / "tls.key", r.pki.serving_key.read_bytes())
     return d
 
 
