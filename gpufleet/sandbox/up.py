@@ -252,6 +252,21 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
         raise
 
 
+def control_plane(directory: Path) -> State:
+    """Start etcd and the Kubernetes control plane only, in ``directory``: for a caller that needs an API
+    server and no engine (the e2e tier's control-plane checks); ``down`` stops it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    r = _Run(directory, "", locate(["etcd", "kube"]))
+    try:
+        _control_plane(r)
+        r.state.ready = True
+        r.state.save()
+        return r.state
+    except BaseException:
+        down(r.state, keep=True)
+        raise
+
+
 def _apply_rendered(kube: Kube, rendered) -> bool:
     """Apply every rendered object in order; an engine's webhook still starting retries the whole (idempotent) pass."""
     kube.apply_all(obj.manifest for obj in rendered.objects)

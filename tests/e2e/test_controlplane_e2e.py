@@ -1,0 +1,107 @@
+"""The sandbox's real control plane (etcd v3.6.16, Kubernetes v1.35.4): etcd takes only clients with a
+certificate of the sandbox CA, the API server is one, and stopping it leaves no zombie behind.
+
+Needs only the etcd and kube engines (``gpufleet.sandbox.up.control_plane``), so it is the
+cheapest check that the sandbox's etcd wiring works: the API server answers ``/readyz``
+only once it reaches etcd over TLS with its client certificate.
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import ssl
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from gpufleet.sandbox.kube import Kube
+from gpufleet.sandbox.pki import Pki
+from gpufleet.sandbox.state import down
+from gpufleet.sandbox.up import control_plane
+from tests.e2e.sandbox_env import require_go
+
+ENGINES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
+
+
+@pytest.fixture(scope="module")
+def plane(tmp_path_factory):
+    require_go()
+    state = control_plane(tmp_path_factory.mktemp("controlplane"))
+    try:
+        yield state
+    finally:
+        down(state, keep=True)
+
+
+def _pki(state) -> Pki:
+    return Pki(state.dir / "pki")
+
+
+def _health(port: int, ctx: ssl.SSLContext | None, scheme: str = "https") -> str:
+    with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/health", timeout=10, context=ctx) as resp:  # noqa: S310
+        return resp.read().decode()
+
+
+def _kernel_state(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return stat[stat.rindex(")") + 2]
+
+
+def test_the_api_server_is_ready_through_etcd_over_tls_and_serves_objects(plane):
+    kube = Kube(Path(plane.kubeconfig))
+    kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "stored-in-etcd"}})
+    assert kube.get("v1", "Namespace", "stored-in-etcd")["metadata"]["name"] == "stored-in-etcd"
+    assert [p.name for p in plane.processes] == list(ENGINES)
+
+
+def test_etcd_answers_a_client_with_a_certificate_of_the_sandbox_ca(plane):
+    pki = _pki(plane)
+    ctx = ssl.create_default_context(cafile=str(pki.ca_crt))
+    ctx.load_cert_chain(str(pki.apiserver_etcd_client_crt), str(pki.apiserver_etcd_client_key))
+    assert '"health":"true"' in _health(plane.ports["etcd"], ctx)
+
+
+REFUSED = (ssl.SSLError, ConnectionError, urllib.error.URLError, http.client.HTTPException)
+"""A handshake failure, a reset or closed connection, or an HTTP error status: anything but an answer."""
+
+
+def test_etcd_refuses_a_tls_client_without_a_certificate(plane):
+    ctx = ssl.create_default_context(cafile=str(_pki(plane).ca_crt))
+    with pytest.raises(REFUSED):
+        _health(plane.ports["etcd"], ctx)
+
+
+def test_etcd_refuses_a_plain_http_client(plane):
+    with pytest.raises(REFUSED):
+        _health(plane.ports["etcd"], None, scheme="http")
+
+
+@pytest.mark.parametrize("port", ["etcd", "etcd_peer"])
+def test_etcd_listens_on_loopback_only(plane, port):
+    assert _listening(plane.ports[port]) == {"127.0.0.1"}
+
+
+def _listening(port: int) -> set[str]:
+    """The addresses with a socket listening on ``port`` (``/proc/net/tcp`` and ``tcp6``)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.rsplit(":", 1)
+            if state == "0A" and int(hex_port, 16) == port:
+                found.add(socket.inet_ntop(socket.AF_INET, bytes.fromhex(address)[::-1]) if len(address) == 8 else address)
+    return found
+
+
+def test_stopping_the_control_plane_reaps_every_engine(tmp_path):
+    require_go()
+    state = control_plane(tmp_path / "sandbox")
+    pids = [p.pid for p in state.processes]
+    down(state, keep=True)
+    assert {pid: _kernel_state(pid) for pid in pids} == {pid: "gone" for pid in pids}
