@@ -1,12 +1,13 @@
-"""The sandbox's certificates: one CA, the API server's, etcd's and the webhooks' serving certificates.
+"""The sandbox's certificates: two CAs, the API server's, etcd's and the webhooks' serving certificates.
 
-Everything is signed by one CA made per sandbox (``cryptography``; ECDSA P-256), so the
-API server trusts every webhook (``caBundle``) and every client trusts the API server.
+Everything but etcd's pair (below) is signed by one CA made per sandbox (``cryptography``; ECDSA
+P-256), so the API server trusts every webhook (``caBundle``) and every client trusts the API server.
 Serving certificates name only ``127.0.0.1`` and ``localhost``: every webhook here is a
 host process reached by URL. The admin client certificate (``O=system:masters``) is the
-one identity every engine uses. etcd serves its client and peer ports over TLS and
-requires a client certificate: ``etcd.crt`` serves both and is etcd's peer identity,
-``apiserver-etcd-client.crt`` is the API server's (and the ready probe's) client identity.
+one identity every engine uses. etcd has a CA of its own (``etcd-ca``, as kubeadm does), serves
+its client and peer ports over TLS and requires a client certificate of that CA: ``etcd.crt``
+serves both and is etcd's peer identity, ``apiserver-etcd-client.crt`` is the API server's (and
+the ready probe's) client identity, so no other engine's certificate opens etcd.
 Private keys are created 0600 (``os.open`` with the mode, never widened by a later chmod)
 in folders made 0700 (:func:`private_dir`, :func:`write_private`). Called by
 ``gpufleet.sandbox.up``.
@@ -90,12 +91,14 @@ def _builder(subject: x509.Name, issuer: x509.Name, public_key) -> x509.Certific
 
 
 SERVER, CLIENT = ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH
-LEAVES = (  # file stem, common name, organization, extended key usages
-    ("serving", "127.0.0.1", None, (SERVER,)),
-    ("admin", "sandbox-admin", "system:masters", (CLIENT,)),
-    ("etcd", "etcd", None, (SERVER, CLIENT)),  # client and peer server; client of its own peer port
-    ("apiserver-etcd-client", "kube-apiserver-etcd-client", None, (CLIENT,)),
+CAS = (("ca", "gpufleet-sandbox-ca"), ("etcd-ca", "gpufleet-sandbox-etcd-ca"))
+LEAVES = (  # file stem, the CA that signs it, common name, organization, extended key usages
+    ("serving", "ca", "127.0.0.1", None, (SERVER,)),
+    ("admin", "ca", "sandbox-admin", "system:masters", (CLIENT,)),
+    ("etcd", "etcd-ca", "etcd", None, (SERVER, CLIENT)),  # client and peer server; client of its own peer port
+    ("apiserver-etcd-client", "etcd-ca", "kube-apiserver-etcd-client", None, (CLIENT,)),
 )
+"""etcd trusts only its own CA (as kubeadm does): the admin identity every engine holds does not open etcd."""
 
 
 def _leaf(ca_key, ca_cert: x509.Certificate, cn: str, org: str | None, usages: tuple) -> tuple:
@@ -109,21 +112,26 @@ def _leaf(ca_key, ca_cert: x509.Certificate, cn: str, org: str | None, usages: t
     return key, b.sign(ca_key, hashes.SHA256())
 
 
+def _ca(cn: str) -> tuple:
+    key, name = _key(), _name(cn)
+    cert = (_builder(name, name, key.public_key())
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                         content_commitment=False, key_encipherment=False, data_encipherment=False,
+                                         key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+            .sign(key, hashes.SHA256()))
+    return key, cert
+
+
 def make_pki(directory: Path) -> Pki:
-    """Write ca.crt/key, the :data:`LEAVES`' .crt/.key and the service-account key pair into ``directory`` (0700)."""
+    """Write the :data:`CAS`' and :data:`LEAVES`' .crt/.key and the service-account key pair into ``directory`` (0700)."""
     private_dir(directory)
-    ca_key = _key()
-    ca_name = _name("gpufleet-sandbox-ca")
-    ca_cert = (_builder(ca_name, ca_name, ca_key.public_key())
-               .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-               .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                            content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                            key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
-               .sign(ca_key, hashes.SHA256()))
-    _write_key(directory / "ca.key", ca_key)
-    _write_cert(directory / "ca.crt", ca_cert)
-    for stem, cn, org, usages in LEAVES:
-        key, cert = _leaf(ca_key, ca_cert, cn, org, usages)
+    cas = {stem: _ca(cn) for stem, cn in CAS}
+    for stem, (key, cert) in cas.items():
+        _write_key(directory / f"{stem}.key", key)
+        _write_cert(directory / f"{stem}.crt", cert)
+    for stem, ca, cn, org, usages in LEAVES:
+        key, cert = _leaf(*cas[ca], cn, org, usages)
         _write_key(directory / f"{stem}.key", key)
         _write_cert(directory / f"{stem}.crt", cert)
     sa = rsa.generate_private_key(public_exponent=65537, key_size=2048)  # service-account tokens: RS256

@@ -1,5 +1,5 @@
 """The sandbox's real control plane (etcd v3.6.16, Kubernetes v1.35.4): etcd takes only clients with a
-certificate of the sandbox CA, the API server is one, and stopping it leaves no zombie behind.
+certificate of its own CA, the API server is one, and stopping it leaves no zombie behind.
 
 Needs only the etcd and kube engines (``gpufleet.sandbox.up.control_plane``), so it is the
 cheapest check that the sandbox's etcd wiring works: the API server answers ``/readyz``
@@ -60,21 +60,26 @@ def test_the_api_server_is_ready_through_etcd_over_tls_and_serves_objects(plane)
     assert [p.name for p in plane.processes] == list(ENGINES)
 
 
-def test_etcd_answers_a_client_with_a_certificate_of_the_sandbox_ca(plane):
-    pki = _pki(plane)
-    ctx = ssl.create_default_context(cafile=str(pki.ca_crt))
-    ctx.load_cert_chain(str(pki.apiserver_etcd_client_crt), str(pki.apiserver_etcd_client_key))
-    assert '"health":"true"' in _health(plane.ports["etcd"], ctx)
+def _tls(state, client: str | None) -> ssl.SSLContext:
+    pki = _pki(state)
+    ctx = ssl.create_default_context(cafile=str(pki.etcd_ca_crt))
+    if client:
+        ctx.load_cert_chain(str(getattr(pki, f"{client}_crt")), str(getattr(pki, f"{client}_key")))
+    return ctx
+
+
+def test_etcd_answers_the_api_servers_client_certificate(plane):
+    assert '"health":"true"' in _health(plane.ports["etcd"], _tls(plane, "apiserver_etcd_client"))
 
 
 REFUSED = (ssl.SSLError, ConnectionError, urllib.error.URLError, http.client.HTTPException)
 """A handshake failure, a reset or closed connection, or an HTTP error status: anything but an answer."""
 
 
-def test_etcd_refuses_a_tls_client_without_a_certificate(plane):
-    ctx = ssl.create_default_context(cafile=str(_pki(plane).ca_crt))
+@pytest.mark.parametrize("client", [None, "admin"], ids=["no certificate", "the engines' admin certificate"])
+def test_etcd_refuses_a_tls_client_without_a_certificate_of_its_ca(plane, client):
     with pytest.raises(REFUSED):
-        _health(plane.ports["etcd"], ctx)
+        _health(plane.ports["etcd"], _tls(plane, client))
 
 
 def test_etcd_refuses_a_plain_http_client(plane):

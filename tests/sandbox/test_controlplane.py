@@ -1,4 +1,4 @@
-"""etcd takes only TLS clients with a certificate of the sandbox CA on 127.0.0.1, and the API server presents one."""
+"""etcd takes only TLS clients with a certificate of its own CA on 127.0.0.1, and the API server presents one."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ def _flags(argv: list[str]) -> dict[str, str]:
 @pytest.mark.parametrize("flag, value", [
     ("listen-client-urls", "https://127.0.0.1:12379"), ("advertise-client-urls", "https://127.0.0.1:12379"),
     ("listen-peer-urls", "https://127.0.0.1:12380"), ("initial-advertise-peer-urls", "https://127.0.0.1:12380"),
-    ("client-cert-auth", ""), ("trusted-ca-file", "/sb/pki/ca.crt"),
+    ("client-cert-auth", ""), ("trusted-ca-file", "/sb/pki/etcd-ca.crt"),
     ("cert-file", "/sb/pki/etcd.crt"), ("key-file", "/sb/pki/etcd.key"),
-    ("peer-client-cert-auth", ""), ("peer-trusted-ca-file", "/sb/pki/ca.crt"),
+    ("peer-client-cert-auth", ""), ("peer-trusted-ca-file", "/sb/pki/etcd-ca.crt"),
     ("peer-cert-file", "/sb/pki/etcd.crt"), ("peer-key-file", "/sb/pki/etcd.key"),
 ])
 def test_etcd_listens_on_loopback_over_tls_and_requires_client_certificates(flag, value):
@@ -34,7 +34,7 @@ def test_etcd_has_no_plain_http_url():
 
 
 @pytest.mark.parametrize("flag, value", [
-    ("etcd-servers", "https://127.0.0.1:12379"), ("etcd-cafile", "/sb/pki/ca.crt"),
+    ("etcd-servers", "https://127.0.0.1:12379"), ("etcd-cafile", "/sb/pki/etcd-ca.crt"),
     ("etcd-certfile", "/sb/pki/apiserver-etcd-client.crt"), ("etcd-keyfile", "/sb/pki/apiserver-etcd-client.key"),
 ])
 def test_the_api_server_reaches_etcd_over_tls_with_its_client_certificate(flag, value):

@@ -41,8 +41,8 @@ def pki(tmp_path_factory):
 
 def test_the_pki_folder_is_0700_and_every_private_key_in_it_0600(pki):
     keys = sorted(pki.dir.glob("*.key"))
-    assert {k.name for k in keys} >= {"ca.key", "serving.key", "admin.key", "sa.key", "etcd.key",
-                                      "apiserver-etcd-client.key"}
+    assert {k.name for k in keys} >= {"ca.key", "serving.key", "admin.key", "sa.key", "etcd-ca.key",
+                                      "etcd.key", "apiserver-etcd-client.key"}
     assert _mode(pki.dir) == 0o700
     assert {k.name: _mode(k) for k in keys} == {k.name: 0o600 for k in keys}
 
@@ -76,8 +76,8 @@ def test_etcds_certificate_serves_and_is_a_peer_client_and_the_api_servers_is_a_
 
 @contextmanager
 def _mutual_tls_server(pki):
-    """A TLS server on 127.0.0.1 with etcd's certificate that requires a client certificate, as etcd does."""
-    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=str(pki.ca_crt))
+    """A TLS server on 127.0.0.1 with etcd's certificate that requires a client certificate of etcd's CA, as etcd does."""
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=str(pki.etcd_ca_crt))
     ctx.load_cert_chain(str(pki.etcd_crt), str(pki.etcd_key))
     ctx.verify_mode = ssl.CERT_REQUIRED
     listener = socket.create_server(("127.0.0.1", 0))
@@ -101,9 +101,10 @@ def _mutual_tls_server(pki):
         listener.close()
 
 
-@pytest.mark.parametrize("client, accepted", [("apiserver_etcd_client", True), ("admin", True), (None, False)])
-def test_the_etcd_certificate_accepts_only_clients_with_a_certificate_of_the_sandbox_ca(pki, client, accepted):
-    ctx = ssl.create_default_context(cafile=str(pki.ca_crt))
+@pytest.mark.parametrize("client, accepted", [("apiserver_etcd_client", True), ("admin", False), ("serving", False),
+                                              (None, False)])
+def test_etcd_accepts_the_api_servers_client_certificate_and_no_other_engines(pki, client, accepted):
+    ctx = ssl.create_default_context(cafile=str(pki.etcd_ca_crt))
     if client:
         ctx.load_cert_chain(str(getattr(pki, f"{client}_crt")), str(getattr(pki, f"{client}_key")))
     with _mutual_tls_server(pki) as (port, outcomes):
