@@ -224,26 +224,35 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
     rendered = render_all(fleet)
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, model, engines)
+    return _started(r, lambda: _engines(r, fleet, rendered, options))
+
+
+def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
+    _control_plane(r)
+    _install_crds(r, fleet)
+    namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
+    if fleet.engines.volcano.enabled:
+        namespaces.append(fleet.engines.volcano.namespace)
+    r.kube.apply_all(_namespace(n) for n in namespaces)
+    _nodes(r, fleet, options.node_cap)
+    _kueue(r, fleet, options)
+    if fleet.engines.volcano.enabled:
+        _volcano(r, fleet, options.volcano_without)
+    if fleet.pools_of("coscheduling"):
+        _coscheduling(r, fleet)
+    if not options.engines_only:
+        wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
+    context = r.write("fleet-context.json", context_json(rendered.context))
+    if options.controller:
+        _controller(r, fleet, context, options)
+    if options.engines_only:
+        r.state.stack = _stack_config(r, options)
+
+
+def _started(r: _Run, steps: Callable[[], None]) -> State:
+    """Run ``steps`` and mark the sandbox ready; on any failure stop what started (keeping the folder) and re-raise."""
     try:
-        _control_plane(r)
-        _install_crds(r, fleet)
-        namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
-        if fleet.engines.volcano.enabled:
-            namespaces.append(fleet.engines.volcano.namespace)
-        r.kube.apply_all(_namespace(n) for n in namespaces)
-        _nodes(r, fleet, options.node_cap)
-        _kueue(r, fleet, options)
-        if fleet.engines.volcano.enabled:
-            _volcano(r, fleet, options.volcano_without)
-        if fleet.pools_of("coscheduling"):
-            _coscheduling(r, fleet)
-        if not options.engines_only:
-            wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
-        context = r.write("fleet-context.json", context_json(rendered.context))
-        if options.controller:
-            _controller(r, fleet, context, options)
-        if options.engines_only:
-            r.state.stack = _stack_config(r, options)
+        steps()
         r.state.ready = True
         r.state.save()
         return r.state
@@ -257,14 +266,7 @@ def control_plane(directory: Path) -> State:
     server and no engine (the e2e tier's control-plane checks); ``down`` stops it."""
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, "", locate(["etcd", "kube"]))
-    try:
-        _control_plane(r)
-        r.state.ready = True
-        r.state.save()
-        return r.state
-    except BaseException:
-        down(r.state, keep=True)
-        raise
+    return _started(r, lambda: _control_plane(r))
 
 
 def _apply_rendered(kube: Kube, rendered) -> bool:

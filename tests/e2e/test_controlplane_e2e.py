@@ -22,6 +22,7 @@ from gpufleet.sandbox.pki import Pki
 from gpufleet.sandbox.state import down
 from gpufleet.sandbox.up import control_plane
 from tests.e2e.sandbox_env import require_go
+from tests.sandbox.kernel import kernel_state
 
 ENGINES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 
@@ -43,14 +44,6 @@ def _pki(state) -> Pki:
 def _health(port: int, ctx: ssl.SSLContext | None, scheme: str = "https") -> str:
     with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/health", timeout=10, context=ctx) as resp:  # noqa: S310
         return resp.read().decode()
-
-
-def _kernel_state(pid: int) -> str:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "gone"
-    return stat[stat.rindex(")") + 2]
 
 
 def test_the_api_server_is_ready_through_etcd_over_tls_and_serves_objects(plane):
@@ -109,4 +102,4 @@ def test_stopping_the_control_plane_reaps_every_engine(tmp_path):
     state = control_plane(tmp_path / "sandbox")
     pids = [p.pid for p in state.processes]
     down(state, keep=True)
-    assert {pid: _kernel_state(pid) for pid in pids} == {pid: "gone" for pid in pids}
+    assert {pid: kernel_state(pid) for pid in pids} == {pid: "gone" for pid in pids}

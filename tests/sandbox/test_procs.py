@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.sandbox.procs import StartError, alive, start, stop, wait_until
+from tests.sandbox.kernel import kernel_state
 
 SLEEP = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
 SYS_EXIT = {"x86_64": 60, "aarch64": 93}.get(platform.machine())
@@ -25,15 +26,6 @@ print('started', flush=True)
 while True:
     time.sleep(0.05)
 """]
-
-
-def _kernel_state(pid: int) -> str:
-    """The state letter in ``/proc/PID/stat`` ('Z' a zombie), or 'gone' once the PID is reaped."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return "gone"
-    return stat[stat.rindex(")") + 2]
 
 
 def _started(proc, log: Path) -> None:
@@ -54,14 +46,14 @@ def test_a_stopped_child_is_reaped_even_when_its_main_thread_exits_before_its_ot
     stop(proc, grace=10)
     assert not alive(proc)
     time.sleep(0.5)
-    assert _kernel_state(proc.pid) == "gone"
+    assert kernel_state(proc.pid) == "gone"
 
 
 @pytest.mark.parametrize("argv", [["sleep", "60"], SLEEP], ids=["sleep", "python"])
 def test_a_stopped_child_leaves_no_zombie(tmp_path, argv):
     proc = start("sleeper", argv, tmp_path / "sleeper.log")
     stop(proc, grace=5)
-    assert _kernel_state(proc.pid) == "gone"
+    assert kernel_state(proc.pid) == "gone"
 
 
 def test_a_child_that_exited_by_itself_is_reaped_when_the_next_process_starts(tmp_path):
@@ -69,10 +61,10 @@ def test_a_child_that_exited_by_itself_is_reaped_when_the_next_process_starts(tm
     deadline = time.monotonic() + 20
     while alive(crasher) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _kernel_state(crasher.pid) in ("Z", "gone")
+    assert kernel_state(crasher.pid) in ("Z", "gone")
     sleeper = start("sleeper", SLEEP, tmp_path / "sleeper.log")
     try:
-        assert _kernel_state(crasher.pid) == "gone"
+        assert kernel_state(crasher.pid) == "gone"
     finally:
         stop(sleeper, grace=5)
 
