@@ -228,6 +228,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
 
 
 def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
+    """Every step of ``up`` after the PKI, in the order the module's docstring gives."""
     _control_plane(r)
     _install_crds(r, fleet)
     namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
