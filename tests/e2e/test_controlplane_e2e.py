@@ -100,6 +100,6 @@ def _listening(port: int) -> set[str]:
 def test_stopping_the_control_plane_reaps_every_engine(tmp_path):
     require_go()
     state = control_plane(tmp_path / "sandbox")
-    pids = [p.pid for p in state.processes]
+    started = list(state.processes)
     down(state, keep=True)
-    assert {pid: kernel_state(pid) for pid in pids} == {pid: "gone" for pid in pids}
+    assert {p.name: kernel_state(p.pid) for p in started} == {name: "gone" for name in ENGINES}
