@@ -5,8 +5,8 @@ v0.23) and kubernetes ``hack/local-up-cluster.sh`` (v1.35.4): everything binds a
 advertises 127.0.0.1; ``--endpoint-reconciler-type=none`` because Endpoints validation
 refuses loopback addresses; the service range is configuration only (nothing is routed
 there: every webhook here is called by URL). etcd takes only TLS clients with a certificate
-of its own CA (the API server's is ``apiserver-etcd-client``; ``gpufleet.sandbox.pki``). Pure: paths and ports in, argv lists and
-YAML text out. Called by ``gpufleet.sandbox.up``.
+of its own CA (the API server's is ``apiserver-etcd-client``; ``gpufleet.sandbox.pki``).
+Pure: paths and ports in, argv lists and YAML text out. Called by ``gpufleet.sandbox.up``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ A process this Python process started is its child and is stopped through its
 not watching ``/proc``, matters: a Go engine's main thread can show as a zombie while its
 other threads still exit, and the kernel reaps it only once they have. Each :func:`start`
 also reaps the children that exited by themselves (a crash, a ``SIGKILL`` by PID).
-Called by ``gpufleet.sandbox.up`` (start, wait, stop) and ``gpufleet.sandbox.state``.
+Called by ``gpufleet.sandbox.up`` (start, wait, stop), ``gpufleet.sandbox.state`` and
+``gpufleet.sandbox.faults``.
 """
 
 from __future__ import annotations
