@@ -76,7 +76,7 @@ def try_(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/de
     from gpufleet.sandbox.procs import StartError
     from gpufleet.sandbox.state import default_dir
     from gpufleet.sandbox.trial import TrialOptions, expected_ranks
-    from gpufleet.sandbox.trial_run import Mismatch, default_timeout, gpu_resources, open_sandbox, run
+    from gpufleet.sandbox.trial_run import Mismatch, TrialBroke, default_timeout, gpu_resources, open_sandbox, run
     from gpufleet.sandbox.up import SandboxRunning
 
     path, fleet = loading.model(model, COMMAND)
@@ -106,7 +106,10 @@ def try_(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/de
         raise loading.fail([f"{exc} (stopped what had started; logs kept in {where}/logs)"], USAGE, COMMAND) from None
     options = TrialOptions(timeout=seconds, settle=settle, fail_rank=fail_rank, namespace=namespace,
                            gpu_resources=gpu_resources(fleet))
-    result = run(sandbox, docs, options, keep)
+    try:
+        result = run(sandbox, docs, options, keep)
+    except TrialBroke as exc:
+        raise loading.fail([str(exc)], USAGE, COMMAND) from None
     doc = {**head, **result.as_dict()}
     doc["sandbox"].update(reused=not sandbox.started, kept=sandbox.started and keep)
     if format is Format.json:

@@ -32,6 +32,10 @@ class Mismatch(RuntimeError):
     """A sandbox of another model, or with(out) the controller, runs in the folder."""
 
 
+class TrialBroke(RuntimeError):
+    """The sandbox failed under the trial (its API server gone, a clean-up that timed out): one line, not an outcome."""
+
+
 @dataclass(frozen=True)
 class Sandbox:
     state: State
