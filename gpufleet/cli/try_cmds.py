@@ -68,6 +68,11 @@ def try_(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/de
          fail_rank: Optional[int] = typer.Option(
              None, "--fail-rank", min=0, help="Once every rank runs, fail rank N's pod; report how the gang reacts."),
          namespace: str = typer.Option("default", "--namespace", "-n", help="For manifests without a namespace."),
+         node_cap: Optional[int] = typer.Option(
+             None, "--node-cap", min=1, help="A sandbox this command starts has at most N fake nodes per pool."),
+         volcano_without: Optional[List[str]] = typer.Option(
+             None, "--volcano-without", help="A Volcano admission path not to run in a sandbox this command starts "
+                                             "(/queues/validate: Volcano v1.14.1 refuses the prod stack's queue tree)."),
          dry_run: bool = typer.Option(False, "--dry-run", help="Print what would be tried; start nothing."),
          format: Format = typer.Option(Format.text, "--format", help="text or json.")) -> None:
     """Submit JOBS to a sandbox of MODEL as a user would and report what the real engines did."""
@@ -77,7 +82,7 @@ def try_(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/de
     from gpufleet.sandbox.state import default_dir
     from gpufleet.sandbox.trial import TrialOptions, expected_ranks
     from gpufleet.sandbox.trial_run import Mismatch, TrialBroke, default_timeout, gpu_resources, open_sandbox, run
-    from gpufleet.sandbox.up import SandboxRunning
+    from gpufleet.sandbox.up import Options, SandboxRunning
 
     path, fleet = loading.model(model, COMMAND)
     docs = loading.objects(list(jobs), COMMAND)
@@ -97,7 +102,8 @@ def try_(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/de
                    f"would try {plural(len(docs), 'object')} ({plural(ranks, 'rank')}) on {path} in {where}, timeout {seconds} s")
         return
     try:
-        sandbox = open_sandbox(fleet, path, where, not no_controller)
+        sandbox = open_sandbox(fleet, path, where, Options(controller=not no_controller, node_cap=node_cap,
+                                                           volcano_without=tuple(volcano_without or ())))
     except EnginesMissing as exc:
         raise loading.fail([str(exc)], USAGE, COMMAND) from None
     except (SandboxRunning, Mismatch) as exc:

@@ -69,13 +69,14 @@ def _check_reuse(state: State, model: Path, controller: bool) -> None:
                        f"`gpufleet sandbox down --dir {state.dir}` first)")
 
 
-def open_sandbox(fleet: Fleet, model: Path, directory: Path, controller: bool) -> Sandbox:
-    """The running sandbox of ``model`` in ``directory``, or a new one (``gpufleet.sandbox.up``'s errors pass)."""
+def open_sandbox(fleet: Fleet, model: Path, directory: Path, options: Options) -> Sandbox:
+    """The running sandbox of ``model`` in ``directory`` (started with any ``options`` but the same controller
+    choice), or a new one with ``options`` (``gpufleet.sandbox.up``'s errors pass)."""
     state = load(directory)
     if state is not None and state.status()["state"] == "running":
-        _check_reuse(state, model, controller)
+        _check_reuse(state, model, options.controller)
         return Sandbox(state, started=False)
-    return Sandbox(up(fleet, str(model.resolve()), directory, Options(controller=controller)), started=True)
+    return Sandbox(up(fleet, str(model.resolve()), directory, options), started=True)
 
 
 def run(sandbox: Sandbox, docs: list[Mapping[str, Any]], options: TrialOptions, keep: bool) -> TrialResult:
