@@ -27,10 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gpufleet.model import load_model  # noqa: E402
-from gpufleet.sandbox.kube import wait_for  # noqa: E402
 from gpufleet.sandbox.state import down  # noqa: E402
-from gpufleet.sandbox.trial import TrialOptions, try_manifests  # noqa: E402
-from gpufleet.sandbox.trial_watch import Ref, gone  # noqa: E402
+from gpufleet.sandbox.trial import TrialOptions, clean, try_manifests  # noqa: E402
+from gpufleet.sandbox.trial_watch import Ref, Watch  # noqa: E402
 from gpufleet.sandbox.up import Options, up  # noqa: E402
 from gpufleet.workloads.keys import QUEUE_LABEL as QUEUE  # noqa: E402
 from tests.e2e.sandbox_env import Sandbox, job, launcher_job  # noqa: E402
@@ -52,9 +51,7 @@ def _floor(sb: Sandbox, docs: list[dict]) -> float:
     for doc in docs:
         meta = sb.create(doc)["metadata"]
         refs.append(Ref(doc["apiVersion"], doc["kind"], meta["name"], meta["namespace"], meta["uid"]))
-    for ref in refs:
-        sb.kube.delete(ref.api_version, ref.kind, ref.name, ref.namespace)
-    wait_for("the floor's objects to go", lambda: gone(sb.kube, refs), timeout=180, interval=1)
+    clean(Watch(sb.kube, refs))
     return time.monotonic() - start
 
 

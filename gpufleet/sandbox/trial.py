@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from gpufleet import workloads
 from gpufleet.sandbox import outcome
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
-from gpufleet.sandbox.trial_watch import Ref, gone, observe
+from gpufleet.sandbox.trial_watch import Ref, Watch
 
 
 @dataclass(frozen=True)
@@ -99,12 +99,12 @@ def _submit(kube: Kube, docs: list[Mapping[str, Any]], namespace: str) -> tuple[
     return refs, None
 
 
-def _watch(kube: Kube, refs: list[Ref], options: TrialOptions, decide) -> outcome.Verdict:
+def _watch(watch: Watch, options: TrialOptions, decide) -> outcome.Verdict:
     """Poll until ``decide(seen, final)`` answers; final at the deadline or once nothing changed for ``settle``."""
     deadline = time.monotonic() + options.timeout
     last, since = None, time.monotonic()
     while True:
-        seen = observe(kube, refs)
+        seen = watch.observe()
         mark = outcome.fingerprint(seen)
         if mark != last:
             last, since = mark, time.monotonic()
@@ -130,10 +130,11 @@ def fail_pod(kube: Kube, pod: Mapping[str, Any]) -> None:
         "phase": "Failed", "reason": "Error", "containerStatuses": containers, "conditions": conditions}})
 
 
-def _clean(kube: Kube, refs: list[Ref]) -> None:
-    for ref in reversed(refs):
-        kube.delete(ref.api_version, ref.kind, ref.name, ref.namespace)
-    wait_for("the trial's objects and pods to go", lambda: gone(kube, refs), timeout=180, interval=1)
+def clean(watch: Watch) -> None:
+    """Delete the trial's objects and wait for them and their pods to go."""
+    for ref in reversed(watch.refs):
+        watch.kube.delete(ref.api_version, ref.kind, ref.name, ref.namespace)
+    wait_for("the trial's objects and pods to go", watch.gone, timeout=180, interval=1)
 
 
 def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptions = TrialOptions()) -> TrialResult:
@@ -142,20 +143,21 @@ def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptio
     result = TrialResult("neverAdmitted", expected_ranks(docs), [])
     refs, refusal = _submit(kube, docs, options.namespace)
     result.objects = [str(r) for r in refs]
+    watch = Watch(kube, refs)
     try:
         if refusal is not None:
             result.outcome, result.refused_by, result.message = "refused", outcome.refused_by(refusal), refusal
             return result
-        result.verdict = _run(kube, refs, options, result, start)
+        result.verdict = _run(watch, options, result, start)
         result.outcome = result.verdict.outcome
         return result
     finally:
         result.elapsed = time.monotonic() - start
         if options.clean:
-            _clean(kube, refs)
+            clean(watch)
 
 
-def _run(kube: Kube, refs: list[Ref], options: TrialOptions, result: TrialResult, start: float) -> outcome.Verdict:
+def _run(watch: Watch, options: TrialOptions, result: TrialResult, start: float) -> outcome.Verdict:
     expected, resources = result.expected_ranks, options.gpu_resources
 
     def first(seen: outcome.Observed, final: bool) -> outcome.Verdict | None:
@@ -163,19 +165,19 @@ def _run(kube: Kube, refs: list[Ref], options: TrialOptions, result: TrialResult
             result.seconds_to_whole = time.monotonic() - start
         return outcome.classify(seen, expected, resources) if final or result.seconds_to_whole else None
 
-    verdict = _watch(kube, refs, options, first)
+    verdict = _watch(watch, options, first)
     if options.fail_rank is None or verdict.outcome != "ranWhole":
         if options.fail_rank is not None:
             result.notes.append(f"rank {options.fail_rank} was not failed: the gang never ran whole")
         return verdict
-    ranks = outcome.rank_order(p for p in observe(kube, refs).pods if outcome.running(p))
+    ranks = outcome.rank_order(p for p in watch.observe().pods if outcome.running(p))
     if options.fail_rank >= len(ranks):
         result.notes.append(f"rank {options.fail_rank} was not failed: the gang has {len(ranks)} ranks (0-{len(ranks) - 1})")
         return verdict
     before = frozenset(outcome.uid(p) for p in ranks)
     victim = ranks[options.fail_rank]
-    fail_pod(kube, victim)
+    fail_pod(watch.kube, victim)
     result.failed_pod = f"{victim['metadata']['namespace']}/{victim['metadata']['name']}"
     failed = outcome.uid(victim)
-    return _watch(kube, refs, options,
+    return _watch(watch, options,
                   lambda seen, final: outcome.after_failure(before, failed, seen, expected, final, resources))

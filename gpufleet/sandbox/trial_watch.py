@@ -34,11 +34,13 @@ class Ref:
         return f"{self.kind} {where}{self.name}"
 
 
-def _list(kube: Kube, api_version: str, kind: str, namespace: str | None) -> list[dict[str, Any]]:
+def served(kube: Kube, api_version: str, kind: str) -> bool:
+    """The sandbox serves this kind (asked once per trial: a miss makes the client rediscover every API group)."""
     try:
-        return kube.list(api_version, kind, namespace)
-    except Exception:  # noqa: BLE001 - a kind the sandbox does not serve (ResourceNotFoundError) is none
-        return []
+        kube.resource(api_version, kind)
+    except Exception:  # noqa: BLE001 - ResourceNotFoundError: no such CRD here
+        return False
+    return True
 
 
 def _owned(objs: Iterable[Obj], owners: set[str]) -> list[Obj]:
@@ -46,24 +48,33 @@ def _owned(objs: Iterable[Obj], owners: set[str]) -> list[Obj]:
             any(r.get("uid") in owners for r in (o.get("metadata") or {}).get("ownerReferences") or [])]
 
 
-def observe(kube: Kube, refs: list[Ref]) -> Observed:
-    """The trial's objects now (every namespace the submitted objects live in)."""
-    spaces = sorted({r.namespace for r in refs if r.namespace})
-    roots = {r.uid for r in refs}
-    owners = [o for r in refs if (o := kube.get(r.api_version, r.kind, r.name, r.namespace)) and uid(o) == r.uid]
-    jobs = _owned((j for ns in spaces for j in _list(kube, "batch/v1", "Job", ns)), roots)
-    family = roots | {uid(j) for j in jobs}
-    pods = _owned((p for ns in spaces for p in _list(kube, "v1", "Pod", ns)), family)
-    workloads = _owned((w for ns in spaces for w in _list(kube, *WORKLOAD, ns)), family | {uid(p) for p in pods})
-    groups = _owned((g for ns in spaces for api, kind in POD_GROUPS for g in _list(kube, api, kind, ns)), family)
-    about = family | {uid(o) for o in (*pods, *workloads, *groups)}
-    events = [e for ns in spaces for e in _list(kube, "v1", "Event", ns)
-              if e.get("type") == "Warning" and (e.get("involvedObject") or {}).get("uid") in about]
-    by_uid = {uid(o): o for o in (*owners, *jobs)}
-    return Observed(tuple(pods), tuple(workloads), tuple(groups), tuple(by_uid.values()), tuple(events))
+class Watch:
+    """The trial's objects, read on demand (every namespace the submitted objects live in)."""
 
+    def __init__(self, kube: Kube, refs: list[Ref]) -> None:
+        self.kube, self.refs = kube, refs
+        self.spaces = sorted({r.namespace for r in refs if r.namespace})
+        self.workloads = served(kube, *WORKLOAD)
+        self.pod_groups = [k for k in POD_GROUPS if served(kube, *k)]
 
-def gone(kube: Kube, refs: list[Ref]) -> bool:
-    """None of the submitted objects, nor any pod of theirs, is left."""
-    seen = observe(kube, refs)
-    return not seen.pods and not seen.owners
+    def _list(self, api_version: str, kind: str) -> list[dict[str, Any]]:
+        return [o for ns in self.spaces for o in self.kube.list(api_version, kind, ns)]
+
+    def observe(self) -> Observed:
+        kube, roots = self.kube, {r.uid for r in self.refs}
+        owners = [o for r in self.refs if (o := kube.get(r.api_version, r.kind, r.name, r.namespace)) and uid(o) == r.uid]
+        jobs = _owned(self._list("batch/v1", "Job"), roots)
+        family = roots | {uid(j) for j in jobs}
+        pods = _owned(self._list("v1", "Pod"), family)
+        workloads = _owned(self._list(*WORKLOAD), family | {uid(p) for p in pods}) if self.workloads else []
+        groups = _owned([g for k in self.pod_groups for g in self._list(*k)], family)
+        about = family | {uid(o) for o in (*pods, *workloads, *groups)}
+        events = [e for e in self._list("v1", "Event")
+                  if e.get("type") == "Warning" and (e.get("involvedObject") or {}).get("uid") in about]
+        by_uid = {uid(o): o for o in (*owners, *jobs)}
+        return Observed(tuple(pods), tuple(workloads), tuple(groups), tuple(by_uid.values()), tuple(events))
+
+    def gone(self) -> bool:
+        """None of the submitted objects, nor any pod of theirs, is left."""
+        seen = self.observe()
+        return not seen.pods and not seen.owners
