@@ -127,7 +127,8 @@ def fail_pod(kube: Kube, pod: Mapping[str, Any]) -> None:
                   else c for c in status.get("conditions") or []]
     meta = pod["metadata"]
     kube.core().patch_namespaced_pod_status(meta["name"], meta["namespace"], {"status": {
-        "phase": "Failed", "reason": "Error", "containerStatuses": containers, "conditions": conditions}})
+        "phase": "Failed", "reason": "Error", "containerStatuses": containers, "conditions": conditions}},
+        _content_type="application/merge-patch+json")  # whole lists: the client's default is a JSON Patch
 
 
 def clean(watch: Watch) -> None:
