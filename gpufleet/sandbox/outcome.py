@@ -110,12 +110,11 @@ def reasons(seen: Observed) -> tuple[str, ...]:
             if explains:
                 out.append(f"Kueue Workload {_meta(wl, 'name')}: {c['type']}={c.get('status')} "
                            f"{c.get('reason', '')}: {c.get('message', '')}".rstrip(": "))
-    for group in seen.pod_groups:
+    for group in seen.pod_groups:  # Volcano appends a condition per scheduling verdict: the last one is now
         status = group.get("status") or {}
-        for c in status.get("conditions") or []:
-            if c.get("type") == "Unschedulable" and c.get("status", "True") == "True":
-                out.append(f"PodGroup {_meta(group, 'name')} ({status.get('phase', '?')}): {c.get('reason', '')}: "
-                           f"{c.get('message', '')}")
+        last = [c for c in status.get("conditions") or [] if c.get("type") == "Unschedulable"][-1:]
+        out += [f"PodGroup {_meta(group, 'name')} ({status.get('phase', '?')}): {c.get('reason', '')}: {c.get('message', '')}"
+                for c in last if c.get("status", "True") == "True"]
     for pod in seen.pods:
         if gated(pod):
             out.append("pod gated by " + ", ".join(g.get("name", "?") for g in pod["spec"]["schedulingGates"]))

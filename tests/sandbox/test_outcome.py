@@ -77,6 +77,13 @@ def test_the_reasons_quote_the_engine_that_holds_the_gang(seen, words):
     assert any(words in line for line in reasons(seen)), reasons(seen)
 
 
+def test_a_podgroup_is_quoted_by_its_latest_unschedulable_condition_only():
+    group = {"metadata": {"name": "g"}, "status": {"phase": "Inqueue", "conditions": [
+        {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "0/0 tasks"},
+        {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "2/2 tasks"}]}}
+    assert reasons(Observed(pod_groups=(group,))) == ("PodGroup g (Inqueue): NotEnoughResources: 2/2 tasks",)
+
+
 def test_the_same_reason_of_many_pods_is_said_once_with_its_count():
     seen = Observed(pods=tuple(pending(n, unscheduled="no nodes") for n in "abc"))
     assert reasons(seen) == ("pod unscheduled: Unschedulable: no nodes (x3)",)
