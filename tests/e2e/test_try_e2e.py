@@ -15,6 +15,9 @@ asserts what the real Kubernetes, Kueue and Volcano did with it:
 - ``--fail-rank``: a Volcano Job with ``PodFailed: RestartJob`` restarts whole; a plain
   Indexed Job (``restartPolicy: Never``, default ``backoffLimit``) replaces the failed
   rank alone;
+- under the default scheduler, a Job larger than its pool is partly bound (the essay),
+  a suspended Job and a gated Pod are gated, a Job naming a missing PriorityClass is
+  never admitted (the Job controller's ``FailedCreate``);
 - the CLI itself, reusing this sandbox (``--dir``), exits 0 for a gang that runs whole
   and 1 for one that does not, and leaves the sandbox running.
 """
@@ -107,6 +110,33 @@ def test_a_failed_rank_of_a_plain_indexed_job_is_replaced_alone(sandbox):
     result = try_manifests(sandbox.kube, [body], TrialOptions(timeout=120, settle=10, fail_rank=0))
     assert result.outcome == "rankReplacedAlone", result.as_dict()
     assert not result.ok
+
+
+def test_a_job_larger_than_its_pool_under_the_default_scheduler_is_partly_bound_holding_gpus(sandbox):
+    # 5 x 8 GPUs on the l4 pool's 4 nodes of 8: the essay's partial binding
+    result = try_manifests(sandbox.kube, [job("essay", SCRATCH, pods=5, node_selector={"gpufleet.dev/pool": "l4"})], FAST)
+    doc = result.as_dict()
+    assert result.outcome == "partlyBound", doc
+    assert (doc["running"], doc["pending"], doc["gpusHeld"]) == (4, 1, "32")
+    assert any("Insufficient nvidia.com/gpu" in r for r in doc["reasons"]), doc["reasons"]
+
+
+@pytest.mark.parametrize("body", [
+    job("parked", SCRATCH, pods=2, suspend=True),
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "waiting", "namespace": SCRATCH},
+     "spec": {**job("w", SCRATCH, pods=1)["spec"]["template"]["spec"], "schedulingGates": [{"name": "example.com/hold"}]}},
+], ids=["a suspended job nothing unsuspends", "a pod with a scheduling gate nobody lifts"])
+def test_a_gang_held_by_a_suspension_or_a_gate_is_gated(sandbox, body):
+    result = try_manifests(sandbox.kube, [body], FAST)
+    assert result.outcome == "gated", result.as_dict()
+
+
+def test_a_job_naming_a_missing_priority_class_is_never_admitted_with_the_api_servers_reason(sandbox):
+    body = job("unprioritised", SCRATCH, pods=2)
+    body["spec"]["template"]["spec"]["priorityClassName"] = "no-such-class"
+    result = try_manifests(sandbox.kube, [body], FAST)
+    assert result.outcome == "neverAdmitted", result.as_dict()
+    assert any("no-such-class" in r for r in result.verdict.reasons), result.verdict.reasons
 
 
 def gpufleet_try(sandbox, path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
