@@ -31,9 +31,9 @@ COMMANDS = {
     "lint": "lint_cmds", "rules": "lint_cmds", "explain": "lint_cmds",
     "validate": "fleet_cmds", "render": "fleet_cmds", "plan": "fleet_cmds", "schema": "fleet_cmds",
     "diff": "diff_cmds", "advise": "advise_cmds", "podgroups": "advise_cmds",
-    "sandbox": "sandbox_cmds",
+    "sandbox": "sandbox_cmds", "try": "try_cmds",
 }
-GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds")
+GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "try_cmds")
 
 
 def _version(value: bool) -> None:

@@ -87,13 +87,15 @@ CASES = [
     Case(("podgroups", "BAD", "JOBS"), "checked", ALL_FILE, "job"),
     Case(("podgroups", "MIXED", "BAD"), "checked", MANIFEST, "binary"),
     Case(("sandbox", "up", "BAD", "--dir", "OUT"), "checked", ALL_FILE, "job"),
+    Case(("try", "BAD", "JOBS", "--dir", "OUT"), "checked", ALL_FILE, "job"),
+    Case(("try", "MODEL", "BAD", "--dir", "OUT"), "checked", MANIFEST, "binary"),
 ]
 # A good command line per command, whose standard output is then /dev/full (every command prints).
 PRINTING = {
     "validate": ("validate", "MODEL"), "render": ("render", "MODEL", "--out", "OUT"), "plan": ("plan", "MODEL"),
     "schema": ("schema",), "diff": ("diff", "MODEL", "MODEL"), "lint": ("lint", "JOBS"), "rules": ("rules",),
     "explain": ("explain", "GANG301"), "advise": ("advise", "MODEL"), "podgroups": ("podgroups", "MIXED", "COSCHEDULED"),
-    "sandbox": ("sandbox", "status", "--dir", "OUT"),
+    "sandbox": ("sandbox", "status", "--dir", "OUT"), "try": ("try", "MODEL", "JOBS", "--dry-run", "--dir", "OUT"),
 }
 
 

@@ -124,3 +124,13 @@ def vcjob(name: str, namespace: str, pods: int, gpus: int = 8, queue: str | None
     if queue:
         spec["queue"] = queue
     return {"apiVersion": VC_API, "kind": "Job", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def launcher_job(name: str, min_available: int, namespace: str = "alpha-vc", queue: str = "alpha") -> dict[str, Any]:
+    """Issue 31's Volcano Job: two 2-GPU workers and a launcher task that ``dependsOn`` them (3 pods)."""
+    body = vcjob(name, namespace, pods=2, gpus=2, queue=queue, min_available=min_available)
+    launcher = {"name": "launcher", "replicas": 1, "dependsOn": {"name": ["worker"]},
+                "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                    "containers": [{"name": "launcher", "image": "launcher:1"}], "restartPolicy": "Never"}}}
+    body["spec"]["tasks"].append(launcher)
+    return body
