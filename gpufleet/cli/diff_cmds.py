@@ -13,16 +13,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 import yaml
-from rich.console import Console
-from rich.table import Table
 
 from gpufleet.cli import inputs
+from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import CliError, guarded
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import Diff, diff_fleets
@@ -35,7 +33,6 @@ from gpufleet.model.checks import capacity
 from gpufleet.model.loader import parse_model
 
 FORMATS = ("text", "json", "markdown")
-PIPED_WIDTH = 100  # columns of the text tables when standard output is not a terminal
 
 
 def _git(args: list[str], cwd: Path | str) -> str:
@@ -85,26 +82,17 @@ def _crds(path: Optional[Path]) -> CrdSet | None:
     return CrdSet.load(path)
 
 
-def _table(title: str, header, rows) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in header:
-        table.add_column(column)
-    for cells in rows:
-        table.add_row(*cells)
-    return table
-
-
 def _print_text(diff: Diff, title: str) -> None:
-    console = Console(width=None if sys.stdout.isatty() else PIPED_WIDTH, highlight=False)
+    console = table_console()
     console.print(f"[bold]{title}[/bold]")
     if diff.quota:
-        console.print(_table("quota", QUOTA_HEADER, map(quota_cells, diff.quota)))
+        console.print(table("quota", QUOTA_HEADER, map(quota_cells, diff.quota)))
     for moved in diff.namespaces:
         console.print(f"namespace {moved['namespace']}: team {moved['from']} -> {moved['to']}")
     for pool in diff.pools:
         console.print(f"pool {pool['pool']}: {pool_change(pool, '->')}")
     fixes = fix_groups(diff.steps)
-    console.print(_table("steps, in `pulumi up` order", STEP_HEADER, (step_cells(s, fixes=fixes) for s in diff.steps)))
+    console.print(table("steps, in `pulumi up` order", STEP_HEADER, (step_cells(s, fixes=fixes) for s in diff.steps)))
     for line in fix_lines(diff.steps):
         console.print(line, markup=False)
     state = "every step accepted" if diff.accepted else f"{diff.rejected} rejected, {diff.blocked} blocked"

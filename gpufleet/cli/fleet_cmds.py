@@ -14,16 +14,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from gpufleet.util import gcpause
+from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_settings
 from gpufleet.cli.words import plural
@@ -111,16 +110,14 @@ def _amount(value: object) -> str:
     return "unlimited" if value is None else str(value)
 
 
-def _pool_table(pool_plan: PoolPlan) -> Table:
+def _pool_table(pool_plan: PoolPlan):
     pool = pool_plan.pool
-    table = Table(title=f"pool {pool.name} ({pool.system}, {pool_plan.mode}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
-                  title_justify="left")
-    for column in ("team", "cohort", "lifecycle", "nominal", "nominal+borrowing", "lendable", "share"):
-        table.add_column(column, justify="left" if column in ("team", "cohort", "lifecycle") else "right")
-    for row in pool_plan.rows:
-        table.add_row(row.owner, row.cohort or "-", row.lifecycle, str(row.nominal), _amount(row.borrowable),
-                      str(row.lendable), f"{row.share}%")
-    return table
+    return table(
+        f"pool {pool.name} ({pool.system}, {pool_plan.mode}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
+        ("team", "cohort", "lifecycle", "nominal", "nominal+borrowing", "lendable", "share"),
+        ((row.owner, row.cohort or "-", row.lifecycle, str(row.nominal), _amount(row.borrowable), str(row.lendable),
+          f"{row.share}%") for row in pool_plan.rows),
+        right=("nominal", "nominal+borrowing", "lendable", "share"))
 
 
 def _stack_line(stack: dict) -> str:
@@ -139,12 +136,8 @@ def _print_plan(console: Console, model: Path, plan: Plan, stack: dict) -> None:
             console.print(f"  [yellow]warning:[/yellow] {warning}", highlight=False)
     for warning in plan.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-    summary = Table(title="objects to apply", title_justify="left")
-    summary.add_column("kind")
-    summary.add_column("count", justify="right")
-    for kind, count in plan.objects.items():
-        summary.add_row(kind, str(count))
-    console.print(summary)
+    console.print(table("objects to apply", ("kind", "count"),
+                                 ((kind, str(count)) for kind, count in plan.objects.items()), right=("count",)))
 
 
 def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
@@ -158,8 +151,7 @@ def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
     if format == "json":
         typer.echo(json.dumps({**plan_dict(the_plan), "stack": stack}, indent=2))
         return
-    console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
-    _print_plan(console, model, the_plan, stack)
+    _print_plan(table_console(), model, the_plan, stack)
 
 
 def schema() -> None:

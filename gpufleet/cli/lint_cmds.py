@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
-from rich.console import Console
 from rich.markdown import Markdown
-from rich.table import Table
 
 from gpufleet.cli import lint_run
+from gpufleet.cli.console import prose_console, table, table_console
 from gpufleet.cli.exits import USAGE, guarded
 from gpufleet.lint.ruledoc import rule_markdown
 from gpufleet.rules import registry
@@ -53,12 +52,10 @@ def lint_command(
 def rules_command() -> None:
     """List every gang-safety rule: code, name, family, severity, summary."""
     rules = registry.all_rules()
-    console = Console(highlight=False)
+    console = table_console()
     if console.is_terminal:
-        table = Table("code", "name", "family", "severity", "summary", show_lines=False)
-        for rule in rules:
-            table.add_row(rule.code, rule.name, rule.family, rule.severity.value, rule.summary)
-        console.print(table)
+        console.print(table(None, ("code", "name", "family", "severity", "summary"),
+                            ((r.code, r.name, r.family, r.severity.value, r.summary) for r in rules)))
         return
     width = max(len(r.name) for r in rules)
     for rule in rules:
@@ -80,7 +77,7 @@ def explain_command(code: str = typer.Argument(..., help="Rule code (GANG301) or
         typer.echo(f"gpufleet explain: unknown rule {code!r}; known codes: {', '.join(registry.REGISTRY)}", err=True)
         raise typer.Exit(USAGE)
     # rich renders the Markdown: styled on a terminal, plain text (no `#`, no backticks) when piped
-    Console(highlight=False).print(Markdown(rule_markdown(rule, level=1)))
+    prose_console().print(Markdown(rule_markdown(rule, level=1)))
 
 
 def register(app: typer.Typer) -> None:
