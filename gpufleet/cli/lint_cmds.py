@@ -35,7 +35,7 @@ def lint_command(
     fleet: Optional[str] = typer.Option(None, "--fleet", help="Fleet model file: enables the fleet-aware rules (GANG104, GANG105, GANG402, GANG403)."),
     fleet_context: Optional[str] = typer.Option(None, "--fleet-context", help="Fleet context JSON (fleet-context.json) instead of a model."),
     crds: Optional[str] = typer.Option(None, "--crds", help="Directory of CRD YAML files: enables GANG601 and GANG602."),
-    fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format.", case_sensitive=False),
+    fmt: Format = typer.Option(Format.text, "--format", "-f", help="text, json or sarif.", case_sensitive=False),
     select: Optional[List[str]] = typer.Option(None, "--select", help="Only these rule codes or prefixes (GANG3, GANG401), comma-separated."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes, comma-separated."),
     config: Optional[str] = typer.Option(None, "--config", help="Linter config (YAML: select, ignore, options, fleet, fleetContext, crds)."),
