@@ -103,9 +103,9 @@ def diff(
     base: Optional[Path] = typer.Argument(None, help="The base model (or, with --git, the model to compare with its git "
                                                      "revision; default: as for `gpufleet validate`)."),
     new: Optional[Path] = typer.Argument(None, help="The new model (omit with --git)."),
-    git: Optional[str] = typer.Option(None, "--git", help="Compare MODEL with itself at this git revision (e.g. origin/main)."),
-    output: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
-    crds: Optional[Path] = typer.Option(None, "--crds", help="CRD directory for schema and CEL checks (default: $GPUFLEET_CRDS)."),
+    git: Optional[str] = typer.Option(None, "--git", metavar="REF", help="Compare MODEL with itself at this git revision (e.g. origin/main)."),
+    output: str = typer.Option("text", "--format", "-f", metavar="text|json|markdown", help="text, json or markdown."),
+    crds: Optional[Path] = typer.Option(None, "--crds", metavar="DIR", help="CRD directory for schema and CEL checks (default: $GPUFLEET_CRDS)."),
 ) -> None:
     """Show every quota change and the steps `pulumi up` would take, each judged as the API server would judge it."""
     if output not in FORMATS:

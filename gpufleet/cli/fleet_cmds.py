@@ -91,7 +91,7 @@ def _write_all(out: Path, files: dict[str, str]) -> None:
 
 def render(
     model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-    out: Path = typer.Option(..., "--out", "-o", help="Directory to write (created, or replaced if gpufleet wrote it)."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="DIR", help="Directory to write (created, or replaced if gpufleet wrote it)."),
 ) -> None:
     """Render a fleet model to one kubectl-appliable YAML file per object (plus the engine ConfigMaps)."""
     _check_out(out)
@@ -141,7 +141,7 @@ def _print_plan(console: Console, model: Path, plan: Plan, stack: dict) -> None:
 
 
 def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-         format: str = typer.Option("table", "--format", help="table (for people) or json (for scripts).")) -> None:
+         format: str = typer.Option("table", "--format", metavar="table|json", help="table (for people) or json (for scripts).")) -> None:
     """Validate and render a fleet model, then print quota per pool, warnings and the objects to apply."""
     if format not in ("table", "json"):
         raise CliError([f"--format {format!r} is not known (fix: use table or json)"])
