@@ -111,7 +111,8 @@ def diff(
     if output not in FORMATS:
         raise CliError([f"--format {output!r} is not known (fix: choose one of {', '.join(FORMATS)})"])
     if (git is None) == (new is None) or (git is None and base is None):
-        raise CliError(["give two model files (gpufleet diff BASE NEW) or one with --git REF (gpufleet diff MODEL --git origin/main)"])
+        raise CliError(["gpufleet diff: needs two models or one with --git (fix: gpufleet diff BASE NEW, or "
+                        "gpufleet diff MODEL --git origin/main)"])
     base = inputs.model_file(base)
     if new is not None:
         inputs.model_file(new)

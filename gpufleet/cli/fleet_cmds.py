@@ -2,7 +2,7 @@
 
 Thin adapter over the core: ``gpufleet.model`` loads and validates, ``gpufleet.render``
 renders, ``gpufleet.render.plan`` computes the plan; this module only parses
-arguments, prints (rich tables for the plan) and writes files. Exit codes
+arguments, prints (rich tables for the plan; ``render --out -`` and the apply hint: :mod:`gpufleet.cli.render_out`) and writes files. Exit codes
 (:mod:`gpufleet.cli.exits`): 0 fine, 1 invalid model, 2 usage or I/O error. A bad model
 prints one ``file: path: message (fix: ...)`` line per issue on stderr, never a
 traceback. Without a MODEL argument the model is found as :func:`gpufleet.cli.inputs.model_path`
@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from gpufleet.util import gcpause
+from gpufleet.cli import render_out
 from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_settings
@@ -91,19 +92,31 @@ def _write_all(out: Path, files: dict[str, str]) -> None:
 
 def render(
     model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-    out: Path = typer.Option(..., "--out", "-o", metavar="DIR", help="Directory to write (created, or replaced if gpufleet wrote it)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR|-",
+                                       help="Directory to write (created, or replaced if gpufleet wrote it), "
+                                            "or - for one YAML stream on standard output."),
 ) -> None:
-    """Render a fleet model to one kubectl-appliable YAML file per object (plus the engine ConfigMaps)."""
-    _check_out(out)
+    """Render a fleet model: one YAML file per object in DIR, or one YAML stream (--out -), in apply order."""
+    if out is None:
+        raise CliError(["gpufleet render: no --out given (fix: --out DIR writes one file per object, "
+                        "--out - one YAML stream to standard output)"])
+    to_stdout = str(out) == render_out.STDOUT
+    if not to_stdout:
+        _check_out(out)
     with gcpause.paused():  # bulk work over acyclic dicts: the collector's passes only cost time (issue 22)
         model, fleet, rendered = _load(model)
         files = render_files(fleet, rendered)
+        if to_stdout:
+            typer.echo(render_out.stream(files), nl=False)
+            return
         try:
             _write_all(out, files)
         except OSError as exc:
             raise CliError([f"{out}: cannot write the rendered files: {exc.strerror or exc} "
                             "(fix: check the folder's permissions and free space; nothing was changed)"], USAGE) from None
-    typer.echo(f"{model}: wrote {len(files)} files to {out}/ (apply with `kubectl apply -f {out}`)")
+    typer.echo(f"{model}: wrote {len(files)} files to {out}/")
+    for line in render_out.apply_hint(fleet, rendered, files, out):
+        typer.echo(line)
 
 
 def _amount(value: object) -> str:
