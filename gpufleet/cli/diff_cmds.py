@@ -30,7 +30,7 @@ from gpufleet.yamlin import yamlio
 from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.model.checks import capacity
-from gpufleet.model.loader import parse_model
+from gpufleet.model.loader import parse_model, placed
 
 FORMATS = ("text", "json", "markdown")
 
@@ -59,7 +59,10 @@ def _git_base(model: Path, ref: str) -> Fleet:
         data = yamlio.load(text)
     except yaml.YAMLError as exc:
         raise ModelError(source, [Issue("(document)", f"malformed YAML: {getattr(exc, 'problem', None) or exc}", "fix the YAML syntax")]) from None
-    return parse_model(data, source)
+    try:
+        return parse_model(data, source)
+    except ModelError as exc:
+        raise placed(exc, text) from None  # file:line:column as for a model file (gpufleet.yamlin.marks)
 
 
 def _load_after(path: Path, before: Fleet) -> Fleet:
@@ -71,7 +74,8 @@ def _load_after(path: Path, before: Fleet) -> Fleet:
             unchecked = load_model(path, validate=False)
         except ModelError:
             raise exc from None
-        raise ModelError(exc.source, capacity.with_history(before, unchecked, exc.issues)) from None
+        raise placed(ModelError(exc.source, capacity.with_history(before, unchecked, exc.issues)),
+                     path.read_text(encoding="utf-8")) from None  # the blamed issues at their line and column too
 
 
 def _crds(path: Optional[Path]) -> CrdSet | None:
