@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 
 from gpufleet.util import gcpause
-from gpufleet.cli import render_out
+from gpufleet.cli import render_out, validate_out
 from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_settings
@@ -48,8 +48,22 @@ def _load(given: Optional[Path]) -> tuple[Path, Fleet, Rendered]:
         raise CliError([f"{model}: {exc}"], 1) from None
 
 
-def validate(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP)) -> None:
+VALIDATE_FORMATS = ("text", "json", "sarif")
+
+
+def validate(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
+             format: str = typer.Option("text", "--format", "-f", metavar="text|json|sarif",
+                                        help="text, json (for scripts) or sarif (code scanning); every issue at its "
+                                             "line and column.")) -> None:
     """Validate a fleet model: schema, references, sums against capacity, engine rules."""
+    if format not in VALIDATE_FORMATS:
+        raise CliError([f"--format {format!r} is not known (fix: use one of {', '.join(VALIDATE_FORMATS)})"])
+    if format != "text":
+        path = model_file(model)
+        fleet, issues = validate_out.check(path)
+        typer.echo(validate_out.to_json(path, fleet, issues) if format == "json" else validate_out.to_sarif(path, issues),
+                   nl=False)
+        raise typer.Exit(1 if issues else 0)
     model, fleet, _ = _load(model)
     counts = ", ".join(plural(n, word) for n, word in ((len(fleet.pools), "pool"), (len(fleet.teams), "team"),
                                                      (len(fleet.cohorts), "cohort"),

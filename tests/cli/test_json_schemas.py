@@ -65,7 +65,10 @@ def sandbox_dir(tmp_path: Path) -> Path:
 
 def cases(tmp_path: Path) -> dict[str, list[list[str]]]:
     manifests = [str(FIXTURES / code / "disallowed.yaml") for code in ("GANG103", "GANG301", "GANG803")]
+    broken = tmp_path / "broken.fleet.yaml"
+    broken.write_text(STACKS[0].read_text().replace("kind: Fleet\n", "kind: Fleet\ncolour: blue\n", 1) + "teams: {}\n")
     return {
+        "validate": [["validate", str(s), "--format", "json"] for s in [*STACKS, broken]],
         "plan": [["plan", str(s), "--format", "json"] for s in STACKS],
         "lint": [["lint", *manifests, "--format", "json"], ["lint", str(FIXTURES / "GANG301" / "allowed.yaml"), "--format", "json"]],
         "diff": [["diff", str(a), str(b), "--format", "json"] for a in STACKS for b in STACKS],
@@ -80,7 +83,7 @@ def test_every_command_with_json_output_has_a_schema(tmp_path):
     assert {p.name for p in SCHEMAS.glob("*.schema.json")} == {f"{c.replace(' ', '-')}.schema.json" for c in json_commands()}
 
 
-@pytest.mark.parametrize("command", ["plan", "lint", "diff", "advise", "sandbox status"])
+@pytest.mark.parametrize("command", ["validate", "plan", "lint", "diff", "advise", "sandbox status"])
 def test_the_json_of_each_command_matches_its_schema(command, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     validator = jsonschema.Draft202012Validator(schema(command.replace(" ", "-")))
@@ -102,7 +105,7 @@ def properties(node) -> set[str]:
     return set()
 
 
-@pytest.mark.parametrize("name", ["plan", "lint", "diff", "advise", "sandbox-status"])
+@pytest.mark.parametrize("name", ["validate", "plan", "lint", "diff", "advise", "sandbox-status"])
 def test_every_key_of_every_schema_is_camel_case(name):
     names = properties(schema(name))
     assert names and all(re.fullmatch(r"[a-z][a-zA-Z0-9]*", key) for key in names), sorted(names)
