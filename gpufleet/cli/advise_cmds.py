@@ -77,8 +77,8 @@ def advise(
                                                       "gpufleet:model of the nearest Pulumi.yaml)."),
     manifests: Optional[List[str]] = typer.Argument(None, help="Workload manifests (files or directories) whose job sizes to weigh."),
     format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
-    free_fraction: str = typer.Option(str(FREE_FRACTION), help="Share of a busy pool that is routinely free (the contiguous block)."),
-    small_pool: str = typer.Option(str(SMALL_POOL), help="GPUs up to which one team's pool counts as a small cluster."),
+    free_fraction: str = typer.Option(str(FREE_FRACTION), metavar="SHARE", help="Share of a busy pool that is routinely free (the contiguous block)."),
+    small_pool: str = typer.Option(str(SMALL_POOL), metavar="GPUS", help="GPUs up to which one team's pool counts as a small cluster."),
 ) -> None:
     """Recommend a gang mechanism per pool (the premise's four questions); never changes a file."""
     fraction, small = _decimal(free_fraction, "--free-fraction"), _decimal(small_pool, "--small-pool")
@@ -102,7 +102,7 @@ def podgroups(
     model: Path = typer.Argument(..., help="Fleet model file."),
     manifests: List[str] = typer.Argument(..., help="Workload manifests (files or directories)."),
 ) -> None:
-    """Print the coscheduling PodGroups the manifests' gangs need (minMember = every pod, timeout = the pool's budget)."""
+    """Print the coscheduling PodGroups the manifests' gangs need (minMember = every pod, scheduleTimeoutSeconds = the permit wait, engines.coscheduling.permitWait)."""
     groups = render_pod_groups(_model(model, "podgroups"), _objects(list(manifests), "podgroups"))
     typer.echo("---\n".join(dump(g) for g in groups), nl=False)
     if not groups:

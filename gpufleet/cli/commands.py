@@ -17,6 +17,7 @@ from typing import Sequence
 import typer
 
 from gpufleet import __version__
+from gpufleet.cli.helptext import ReadmeGroup
 
 app = typer.Typer(
     name="gpufleet",
@@ -24,6 +25,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=ReadmeGroup,  # --help in the README's words (gpufleet.cli.helptext)
 )
 
 # command name -> module that registers it (every command of gpufleet.cli.*_cmds)

@@ -102,7 +102,7 @@ def test_each_fleet_gets_the_mechanism_of_the_premise_table(row: Row) -> None:
 def test_the_answers_name_the_largest_job_the_free_block_and_the_elastic_jobs() -> None:
     fleet = one_pool(nodes=40, teams=2).model()
     [pool] = advise(fleet, [job("t0", 8, elastic=True, name="el"), job("t1", 2)]).pools
-    assert (pool.largest_job_gpus, pool.free_block_gpus, pool.elastic_jobs) == ("64", "32", ["t0/el"])
+    assert (pool.largest_job_gpus, pool.free_block_gpus, pool.elastic_jobs) == (64, 32, ["t0/el"])
 
 
 def test_a_larger_free_fraction_lets_the_same_job_fit() -> None:
