@@ -20,9 +20,11 @@ import copy
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Any, Mapping
 
 from gpufleet import workloads
+from gpufleet.kubetypes.quantity import json_number
 from gpufleet.sandbox import outcome
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
 from gpufleet.sandbox.trial_watch import Ref, Watch
@@ -67,7 +69,7 @@ class TrialResult:
                 "refusedBy": self.refused_by, "message": self.message,
                 "secondsToAllRunning": None if self.seconds_to_whole is None else round(self.seconds_to_whole, 2),
                 "running": v.running if v else 0, "bound": v.bound if v else 0, "pending": v.pending if v else 0,
-                "gpusHeld": v.gpus_held if v else "0", "reasons": list(v.reasons) if v else [],
+                "gpusHeld": json_number(Decimal(v.gpus_held)) if v else 0, "reasons": list(v.reasons) if v else [],
                 "failedPod": self.failed_pod, "elapsedSeconds": round(self.elapsed, 2), "notes": self.notes}
 
 

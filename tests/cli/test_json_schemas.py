@@ -73,6 +73,7 @@ def cases(tmp_path: Path) -> dict[str, list[list[str]]]:
         "lint": [["lint", *manifests, "--format", "json"], ["lint", str(FIXTURES / "GANG301" / "allowed.yaml"), "--format", "json"]],
         "diff": [["diff", str(a), str(b), "--format", "json"] for a in STACKS for b in STACKS],
         "advise": [["advise", str(s), str(FIXTURES), "--format", "json"] for s in STACKS],
+        "try": [["try", str(STACKS[0]), str(FIXTURES / "GANG301" / "allowed.yaml"), "--dry-run", "--format", "json"]],
         "sandbox status": [["sandbox", "status", "--dir", str(tmp_path / "none"), "--format", "json"],
                            ["sandbox", "status", "--dir", str(sandbox_dir(tmp_path)), "--format", "json"]],
     }
@@ -83,7 +84,7 @@ def test_every_command_with_json_output_has_a_schema(tmp_path):
     assert {p.name for p in SCHEMAS.glob("*.schema.json")} == {f"{c.replace(' ', '-')}.schema.json" for c in json_commands()}
 
 
-@pytest.mark.parametrize("command", ["validate", "plan", "lint", "diff", "advise", "sandbox status"])
+@pytest.mark.parametrize("command", ["validate", "plan", "lint", "diff", "advise", "sandbox status", "try"])
 def test_the_json_of_each_command_matches_its_schema(command, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     validator = jsonschema.Draft202012Validator(schema(command.replace(" ", "-")))

@@ -29,6 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
@@ -61,7 +62,7 @@ def test_the_issues_launcher_job_with_min_available_3_never_binds_a_pod(sandbox)
     result = try_manifests(sandbox.kube, [launcher_job("launch3", 3)], FAST)
     doc = result.as_dict()
     assert result.outcome == "neverAdmitted", doc
-    assert (doc["running"], doc["bound"], doc["gpusHeld"]) == (0, 0, "0")
+    assert (doc["running"], doc["bound"], doc["gpusHeld"]) == (0, 0, 0)
     assert any("3 minAvailable" in r for r in doc["reasons"]), doc["reasons"]
 
 
@@ -117,7 +118,7 @@ def test_a_job_larger_than_its_pool_under_the_default_scheduler_is_partly_bound_
     result = try_manifests(sandbox.kube, [job("essay", SCRATCH, pods=5, node_selector={"gpufleet.dev/pool": "l4"})], FAST)
     doc = result.as_dict()
     assert result.outcome == "partlyBound", doc
-    assert (doc["running"], doc["pending"], doc["gpusHeld"]) == (4, 1, "32")
+    assert (doc["running"], doc["pending"], doc["gpusHeld"]) == (4, 1, 32)
     assert any("Insufficient nvidia.com/gpu" in r for r in doc["reasons"]), doc["reasons"]
 
 
@@ -153,4 +154,6 @@ def test_the_cli_reuses_the_running_sandbox_and_exits_by_the_outcome(sandbox, tm
     assert done.returncode == code, done.stderr
     doc = json.loads(done.stdout)
     assert doc["outcome"] == outcome and doc["sandbox"]["reused"] is True
+    schema = json.loads((ROOT / "docs" / "schemas" / "try.schema.json").read_text())
+    assert not list(jsonschema.Draft202012Validator(schema).iter_errors(doc)), doc
     assert sandbox.kube.get(VC_API, "Job", f"cli{min_available}", "alpha-vc") is None  # cleaned for the next trial
