@@ -192,5 +192,6 @@ RULE = Rule(
     kinds=tuple(sorted(WORKLOAD_KINDS)),
     check=check,
     needs_fleet=True,
+    needs_objects=True,  # a TrainJob's runtime, when it is in the run
     doc=__doc__ or "",
 )
