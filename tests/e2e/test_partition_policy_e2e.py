@@ -20,21 +20,14 @@ import copy
 import pytest
 
 from gpufleet.rules import engine
-from gpufleet.sandbox.up import Options
-from tests.e2e.sandbox_env import VC_API, model, running, vcjob
-from tests.render.builders import pool, quota, team
+from tests.e2e.sandbox_env import VC_API, vcjob, volcano_team
 
 VC_NS = "research-vc"
 
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    data = model(pools=[pool("p2", system="volcano", nodes=2)],
-                 teams=[team("research", {"p2": quota(16)}, namespaces=[VC_NS], volcanoNamespaces=[VC_NS])],
-                 engines={"volcano": {"enabled": True}})
-    with running(data, tmp_path_factory.mktemp("partitions"), Options(controller=False)) as sb:
-        sb.wait("Volcano queue research Open", lambda: (sb.get("scheduling.volcano.sh/v1beta1", "Queue", "research") or {})
-                .get("status", {}).get("state") == "Open", timeout=120)
+    with volcano_team(tmp_path_factory.mktemp("partitions"), nodes=2, gpus=16, namespace=VC_NS) as sb:
         yield sb
 
 
