@@ -50,6 +50,13 @@ def daemonset(namespace: str) -> dict:
             "spec": {"selector": {"matchLabels": {"app": "device-plugin"}}, "template": pod}}
 
 
+def agent_pod(namespace: str) -> dict:
+    """A pod the DaemonSet creates in ``namespace`` (what the API server's policy judges)."""
+    template = daemonset(namespace)["spec"]["template"]
+    return {"apiVersion": "v1", "kind": "Pod", "spec": template["spec"],
+            "metadata": {**template["metadata"], "name": "device-plugin-x", "namespace": namespace}}
+
+
 def lint_allows(obj: dict) -> bool:
     report = lint_sources([Source("ds.yaml", yaml.safe_dump(obj))], CheckContext(fleet=CONTEXT), select=["GANG807"])
     return report.exit_code == 0
@@ -65,7 +72,7 @@ def webhook_allows(obj: dict) -> bool:
 def policy_allows(obj: dict) -> bool:
     """The API server's answer on the DaemonSet's pod: every validation of the policy true."""
     ns = obj["metadata"]["namespace"]
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "device-plugin-x", "namespace": ns}, **obj["spec"]["template"]}
+    pod = agent_pod(ns)
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": NAMESPACES[ns]}}
     values = {"object": to_cel(pod), "namespaceObject": to_cel(namespace)}
     return all(bool(compile_program(v["expression"]).evaluate(values)) for v in POLICY["spec"]["validations"])
