@@ -19,9 +19,7 @@ import copy
 import pytest
 
 from gpufleet.rules import engine
-from gpufleet.sandbox.up import Options
-from tests.e2e.sandbox_env import VC_API, model, running, vcjob
-from tests.render.builders import pool, quota, team
+from tests.e2e.sandbox_env import VC_API, vcjob, volcano_team
 
 VC_NS = "research-vc"
 SIZE_RULES = ["GANG001", "GANG002"]
@@ -29,13 +27,7 @@ SIZE_RULES = ["GANG001", "GANG002"]
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    data = model(pools=[pool("p4", system="volcano", nodes=4)],
-                 teams=[team("research", {"p4": quota(32)}, namespaces=[VC_NS], volcanoNamespaces=[VC_NS])],
-                 engines={"volcano": {"enabled": True}})
-    with running(data, tmp_path_factory.mktemp("depends-on"), Options(controller=False)) as sb:
-        # Volcano's webhook refuses a job until its queue's controller has marked the queue Open
-        sb.wait("Volcano queue research Open", lambda: (sb.get("scheduling.volcano.sh/v1beta1", "Queue", "research") or {})
-                .get("status", {}).get("state") == "Open", timeout=120)
+    with volcano_team(tmp_path_factory.mktemp("depends-on"), nodes=4, gpus=32, namespace=VC_NS) as sb:
         yield sb
 
 

@@ -26,6 +26,12 @@ and names no route to a gang-aware admission or scheduler:
   count (`spec.trainer.numNodes` when set, else the runtime's `spec.mlPolicy.numNodes`);
   without it, by `numNodes` and `resourcesPerNode` alone.
 
+Where the fleet leaves the kind's Kueue integration out while Kueue holds unlabelled work
+in the team's namespace, the failure is another: Kueue's pod integration gates every pod
+(no Kueue-managed ancestor) and none is ever admitted. That is reported for these gangs
+and for a RayCluster with `enableInTreeAutoscaling: true` too (not a fixed gang, but its
+head and workers are gated alike), with the fix to enable the integration.
+
 Without a fleet context the namespace's Kueue settings are unknown, so the gang is
 reported. With one (`--fleet`), the rendered Kueue Configuration decides: a namespace
 that `managedJobsNamespaceSelector` selects while `manageJobsWithoutQueueName` is true
@@ -133,13 +139,55 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
     return f"namespace {view.namespace!r} belongs to team {team.name!r}, which has no Kueue LocalQueue, and {settings}"
 
 
+def gated_by_pod_integration(view: WorkloadView, ctx: CheckContext) -> str | None:
+    """The disabled Kueue framework of ``view``'s kind when Kueue's pod integration gates its pods instead.
+
+    In a team's Kueue namespace where Kueue holds unlabelled work (``manageJobsWithoutQueueName``
+    and ``managedJobsNamespaceSelector``), a pod without a Kueue-managed ancestor is gated
+    (``pkg/controller/jobs/pod/pod_webhook.go``, v0.19.2; :mod:`gpufleet.workloads.kueue_gate`);
+    a kind whose integration is off is no managed ancestor. Each pod's Workload names no
+    LocalQueue, so none is ever admitted.
+    """
+    fleet = ctx.fleet
+    off = kueue_integration_off(view, ctx) if fleet is not None else None
+    if off is None or fleet is None:
+        return None
+    team = fleet.team_for_namespace(view.namespace)
+    if team is None or volcano_only(team) or not fleet.kueue_holds_unlabelled(view.namespace):
+        return None
+    return off if fleet.kueue_integrates("pod") is not False else None
+
+
+def _gated(view: WorkloadView, ctx: CheckContext, off: str, label: str) -> Violation:
+    what = f"all {view.total_pods} pods" if gangs.is_gang(view, ctx) else "every pod it ever creates"
+    head = ", head included" if view.group == "ray.io" else ""
+    autoscaled = (" (an autoscaled cluster: Kueue admits it only as an elastic job, annotation "
+                  "kueue.x-k8s.io/elastic-job: \"true\" with the ElasticJobsViaWorkloadSlices feature gate)"
+                  if as_map(view.obj.get("spec")).get("enableInTreeAutoscaling") is True else "")
+    team = ctx.fleet.team_for_namespace(view.namespace) if ctx.fleet is not None else None
+    queue = team.local_queue if team is not None and team.local_queue else "<LocalQueue>"
+    return Violation(label_path(label),
+                     f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, and namespace "
+                     f"{view.namespace!r} is one where Kueue holds unlabelled work: its pod integration gates {what}{head} "
+                     "(no Kueue-managed ancestor), and each pod's Workload names no LocalQueue, so nothing ever runs",
+                     f"add {off} to the model's admission.frameworks and label the {view.kind} {label}: {queue}"
+                     f"{autoscaled}, or run it in a namespace Kueue does not manage")
+
+
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
     if view is not None:
         view = workloads.with_runtime(view, ctx.run.names)
-    if view is None or not gangs.is_gang(view, ctx) or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
+    if view is None:
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+    gang = gangs.is_gang(view, ctx) and view.total_pods >= 2
+    off = gated_by_pod_integration(view, ctx) if gang or view.kind == "RayCluster" else None
+    if off is not None and asks_for_gpus(view, ctx):
+        yield _gated(view, ctx, off, label)
+        return
+    if not gang or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
+        return
     if ctx.fleet is None:
         why = ("unless its namespace makes Kueue hold unlabelled jobs (manageJobsWithoutQueueName with a "
                "managedJobsNamespaceSelector that selects it; give --fleet to decide)")
