@@ -1,11 +1,12 @@
 """Benchmark the sandbox under faults: every engine SIGKILLed and restarted ``--rounds`` times while gangs run.
 
 One sandbox of the dev stack (real etcd, API server, controller manager, scheduler, Kueue,
-Volcano and the gang-admission controller; KWOK nodes). First the floor: a batch of
-gangs run with no fault, and how long until all finished. Then the same number of gangs
+Volcano and the gang-admission controller; KWOK nodes). First the floor: the gangs
+submitted on the very schedule the fault run uses (the same seed: submissions, gaps and
+pauses), nothing killed, and how long until all finished. Then the same number of gangs
 again (new names) while ``gpufleet.sandbox.chaos`` kills each component ``--rounds`` times
-in a seeded order (``--seed``), one at a time, with an invariant watcher reading the API
-server every second (tests/e2e/test_faults_e2e.py is the bounded run in CI).
+in that seeded order, one at a time, with an invariant watcher reading the API server
+every second (tests/e2e/test_faults_e2e.py is the bounded run in CI).
 
 Prints one JSON line: the floor's and the fault run's seconds and their ratio, every
 fault (component, moment, seconds down, seconds to recover), recovery per component
@@ -49,7 +50,7 @@ def main() -> None:
     count = 3 + len(components)
     with tempfile.TemporaryDirectory() as tmp, running(ROOT / "stacks" / "dev.fleet.yaml", Path(tmp)) as sb:
         sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": FREE}})
-        floor = chaos.run(sb.state, sb.kube, gangs(count, "f"), [], args.seed, BUDGET)
+        floor = chaos.run(sb.state, sb.kube, gangs(count, "f"), components, args.seed, BUDGET, inject=False)
         probes = (job("probe", "alpha", 1, labels={QUEUE: "alpha"}, suspend=True), job("probe", FREE, 1, gpus=0))
         faulted = chaos.run(sb.state, sb.kube, gangs(count, "x"), components, args.seed, BUDGET, probes=probes)
     result = {"name": "faults", "seed": args.seed, "rounds": args.rounds, "faults_injected": len(faulted.faults),

@@ -8,12 +8,13 @@ how jobs are placed on pools in :mod:`gpufleet.advise.jobs`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
 from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL, change, control_plane, decide, facts
 from gpufleet.advise.jobs import collect
+from gpufleet.kubetypes.quantity import json_number
 from gpufleet.model.fleet import Fleet
 
 SWITCH_NOTE = (" Teams hold quota on it, so the system cannot switch in one `pulumi up`: their quota objects on the old "
@@ -31,13 +32,17 @@ class PoolAdvice:
     reason: str
     contention: str
     """Q1: ``contention`` (several teams) or ``fragmentation`` (one team), or ``unused``."""
-    largest_job_gpus: str
-    free_block_gpus: str
+    largest_job_gpus: Decimal
+    free_block_gpus: Decimal
     elastic_jobs: list[str]
     control_plane: str
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """``gpufleet advise --format json``'s pool: camelCase keys, GPU counts as numbers (docs/schemas/advise.schema.json)."""
+        return {"pool": self.pool, "current": self.current, "mechanism": self.mechanism, "change": self.change,
+                "reason": self.reason, "contention": self.contention, "largestJobGpus": json_number(self.largest_job_gpus),
+                "freeBlockGpus": json_number(self.free_block_gpus), "elasticJobs": list(self.elastic_jobs),
+                "controlPlane": self.control_plane}
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ def advise(fleet: Fleet, objects: Iterable[Mapping[str, Any]] = (), free_fractio
         out.append(PoolAdvice(
             pool=pool.name, current=_current(pool), mechanism=mechanism, change=edit, reason=reason,
             contention="contention" if shared else "fragmentation" if f.teams else "unused",
-            largest_job_gpus=str(f.largest_job), free_block_gpus=str(f.free_block), elastic_jobs=list(f.elastic_jobs),
+            largest_job_gpus=f.largest_job, free_block_gpus=f.free_block, elastic_jobs=list(f.elastic_jobs),
             control_plane=control_plane(fleet, mechanism),
         ))
     return Advice(fleet.name, out, len(jobs), skipped)

@@ -37,7 +37,8 @@ synchronous gangs. Rows, in order (first match wins):
 | ``dedicatedTo`` set | any | static (keep) |
 | no quota | any | none |
 | one team, ≤ ``small_pool`` GPUs, no quota elsewhere | any | coscheduling |
-| any | largest job > free block | kueue+tas |
+| any | largest job > free block, at least half of them Volcano Jobs | volcano (Kueue never admits a Volcano Job) |
+| any | largest job > free block | kueue+tas (the reason says what any Volcano Jobs would have to become) |
 | ≥2 teams or cohort quota | some elastic | volcano |
 | ≥2 teams or cohort quota | Volcano Jobs, or the pool is Volcano's already | volcano |
 | ≥2 teams or cohort quota, ≥ ``LARGE_POOL`` GPUs | otherwise | kueue+tas |
@@ -55,6 +56,7 @@ from decimal import Decimal
 from gpufleet.advise.jobs import Job
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
+from gpufleet.workloads.keys import QUEUE_LABEL
 
 FREE_FRACTION = Decimal("0.10")
 SMALL_POOL = Decimal(64)
@@ -124,8 +126,7 @@ def decide(fleet: Fleet, pool: Pool, f: Facts, small_pool: Decimal = SMALL_POOL)
         return "coscheduling", (f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one "
                                 "team, which the coscheduling plugin's PodGroups solve with the least to operate.")
     if f.largest_job > f.free_block:
-        return "kueue+tas", (f"{who.capitalize()}, and a {f.largest_job}-GPU job exceeds the {f.free_block}-GPU contiguous block a "
-                             "busy pool routinely has free: only atomic, topology-aware admission starts it without deadlock or fragmentation.")
+        return _large_job(who, f)
     if shared and f.elastic_jobs:
         return "volcano", (f"{who.capitalize()} (contention), and {len(f.elastic_jobs)} job(s) may run with a smaller world size: "
                            "Volcano queues share the pool and minAvailable below the replica count serves the elastic jobs.")
@@ -146,6 +147,20 @@ def decide(fleet: Fleet, pool: Pool, f: Facts, small_pool: Decimal = SMALL_POOL)
                        f"its own work on {scope}. That needs gang semantics and placement together (all-or-nothing PodGroups, "
                        "binpacking), which Volcano gives in one scheduler; quota between teams (Kueue) would solve a problem "
                        "this pool does not have.")
+
+
+def _large_job(who: str, f: Facts) -> tuple[str, str]:
+    """A job above the free block: Kueue with TAS, unless the pool's jobs are mostly Volcano Jobs, which Kueue never admits."""
+    above = f"{who.capitalize()}, and a {f.largest_job}-GPU job exceeds the {f.free_block}-GPU contiguous block a busy pool routinely has free"
+    become = (f"To move to Kueue with topology-aware admission, its {f.volcano_jobs} Volcano Job(s) would have to become JobSets "
+              f"(or batch Jobs, PyTorchJobs) labelled {QUEUE_LABEL}: <LocalQueue>, since Kueue has no integration "
+              "for batch.volcano.sh Jobs and a Kueue pool has no Volcano queue to place them.")
+    if f.volcano_jobs and 2 * f.volcano_jobs >= f.jobs:
+        return "volcano", (f"{above}; {f.volcano_jobs} of its {f.jobs} jobs are Volcano Jobs, so keep Volcano: its gang holds the "
+                           "whole job back until it fits (minAvailable), and spec.networkTopology over HyperNodes places it in one "
+                           f"rack or block. {become}")
+    reason = f"{above}: only atomic, topology-aware admission starts it without deadlock or fragmentation."
+    return "kueue+tas", reason + (f" {become}" if f.volcano_jobs else "")
 
 
 def _keep_tas(pool: Pool, reason: str) -> tuple[str, str]:

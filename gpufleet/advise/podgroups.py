@@ -3,7 +3,8 @@
 Nothing creates a scheduler-plugins PodGroup for a plain Job, JobSet or Kubeflow job
 (the Trainer v2 runtime does, for TrainJobs): this derives one per gang from the
 workload and the fleet model, with the rules of :mod:`gpufleet.render.coscheduling`
-(``minMember`` = every pod, ``scheduleTimeoutSeconds`` = the pool's cold-start budget).
+(``minMember`` = every pod, ``scheduleTimeoutSeconds`` = the permit wait ``engines.coscheduling.permitWait``, not the
+cold-start budget: Permit runs before binding).
 The group is named after the workload, as the admission controller's label
 (:mod:`gpufleet.mutate.coscheduling`), unless a template already names one. Pure;
 called by ``gpufleet.cli.advise_cmds``. Lives above ``gpufleet.workloads`` in the

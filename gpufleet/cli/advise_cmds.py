@@ -26,13 +26,10 @@ import typer
 from gpufleet.advise import Advice, advise as advise_fleet
 from gpufleet.advise.podgroups import render_pod_groups
 from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL
-from gpufleet.cli import inputs
+from gpufleet.cli import loading
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.words import plural
-from gpufleet.yamlin.errors import ModelError
-from gpufleet.lint.loader import load
-from gpufleet.lint.sources import collect
-from gpufleet.model import Fleet, load_model
+from gpufleet.model import Fleet
 from gpufleet.render.files import dump
 
 class Format(str, Enum):
@@ -41,41 +38,15 @@ class Format(str, Enum):
 
 
 def _fail(lines: list[str], code: int = 1, command: str = "advise") -> CliError:
-    return CliError([f"gpufleet {command}: {line}" for line in lines], code)
+    return loading.fail(lines, code, command)
 
 
 def _model(model: Optional[Path], command: str = "advise") -> Fleet:
-    try:
-        path = inputs.model_file(model)
-    except CliError as exc:
-        raise _fail(exc.lines, exc.code, command) from None
-    try:
-        return load_model(path)
-    except ModelError as exc:
-        raise _fail(exc.lines(), 1, command) from None
+    return loading.model(model, command)[1]
 
 
 def _objects(paths: list[str], command: str = "advise") -> list[dict]:
-    objects, problems = [], []
-    try:
-        for path in paths:
-            inputs.any_in(path, "pass workload manifest files or directories")
-    except CliError as exc:
-        raise _fail(exc.lines, USAGE, command) from None
-    sources = collect(paths)
-    unreadable = [f"{s.name}: {s.error} (fix: check its permissions)" for s in sources if s.unreadable]
-    if unreadable:
-        raise _fail(unreadable, USAGE, command)
-    for source in sources:
-        if source.error:
-            problems.append(f"{source.name}: {source.error} (fix: pass readable YAML or JSON manifests)")
-            continue
-        result = load(source)
-        objects += [item.obj for item in result.objects]
-        problems += [f"{p.file}:{p.line or 1}: {p.message} (fix: {p.fix})" for p in result.problems]
-    if problems:
-        raise _fail(problems, 1, command)
-    return objects
+    return loading.objects(paths, command)
 
 
 def _decimal(value: str, name: str) -> Decimal:
@@ -106,8 +77,8 @@ def advise(
                                                       "gpufleet:model of the nearest Pulumi.yaml)."),
     manifests: Optional[List[str]] = typer.Argument(None, help="Workload manifests (files or directories) whose job sizes to weigh."),
     format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
-    free_fraction: str = typer.Option(str(FREE_FRACTION), help="Share of a busy pool that is routinely free (the contiguous block)."),
-    small_pool: str = typer.Option(str(SMALL_POOL), help="GPUs up to which one team's pool counts as a small cluster."),
+    free_fraction: str = typer.Option(str(FREE_FRACTION), metavar="SHARE", help="Share of a busy pool that is routinely free (the contiguous block)."),
+    small_pool: str = typer.Option(str(SMALL_POOL), metavar="GPUS", help="GPUs up to which one team's pool counts as a small cluster."),
 ) -> None:
     """Recommend a gang mechanism per pool (the premise's four questions); never changes a file."""
     fraction, small = _decimal(free_fraction, "--free-fraction"), _decimal(small_pool, "--small-pool")
@@ -131,7 +102,7 @@ def podgroups(
     model: Path = typer.Argument(..., help="Fleet model file."),
     manifests: List[str] = typer.Argument(..., help="Workload manifests (files or directories)."),
 ) -> None:
-    """Print the coscheduling PodGroups the manifests' gangs need (minMember = every pod, timeout = the pool's budget)."""
+    """Print the coscheduling PodGroups the manifests' gangs need (minMember = every pod, scheduleTimeoutSeconds = the permit wait, engines.coscheduling.permitWait)."""
     groups = render_pod_groups(_model(model, "podgroups"), _objects(list(manifests), "podgroups"))
     typer.echo("---\n".join(dump(g) for g in groups), nl=False)
     if not groups:

@@ -4,7 +4,9 @@ Called by users, CI and pre-commit. Exit codes (:mod:`gpufleet.cli.exits`, the R
 table): 0 fine, 1 invalid input or blocking findings, 2 usage or I/O error. Bad input
 never prints a traceback: a :class:`~gpufleet.cli.exits.CliError` or an ``OSError`` that
 reaches this module (any command, also ones added later) is one line and exit 2, and
-standard output is flushed here so a full disk is reported too. The console script and
+standard output is flushed here so a full disk is reported too. A usage error of the typer
+application (unknown option, missing argument or option) is one line naming the command and
+``--help`` too, exit 2, not typer's boxed message (the app runs with ``standalone_mode=False``). The console script and
 ``python -m gpufleet`` call :func:`entry`, which ends a lint process at once once its output
 is written (:mod:`gpufleet.util.lifetime`); tests and callers in a process use :func:`main`.
 
@@ -57,6 +59,8 @@ def _dispatch(argv: list[str]) -> int:
 
 
 def _command(argv: list[str]) -> int:
+    from gpufleet.cli import exits
+
     if argv == ["--version"]:
         from gpufleet import __version__
 
@@ -66,7 +70,27 @@ def _command(argv: list[str]) -> int:
 
     if lint_fast.takes(argv):
         return lint_fast.main(argv[1:])
+    import typer
+
     from gpufleet.cli.commands import register
 
-    register(argv)(args=argv, prog_name="gpufleet")
-    return 0
+    try:
+        code = register(argv)(args=argv, prog_name="gpufleet", standalone_mode=False)
+    except typer.Abort:
+        return exits.report(["gpufleet: aborted"], exits.INVALID)
+    except typer.TyperException as exc:  # click's usage errors: one line, not typer's boxed message
+        return _usage_error(exc)
+    return code if isinstance(code, int) else 0
+
+
+def _usage_error(exc: Exception) -> int:
+    """A usage error (unknown option, missing argument, bad value) as one line naming the command and the fix."""
+    from gpufleet.cli import exits
+
+    ctx = getattr(exc, "ctx", None)
+    if type(exc).__name__ == "NoArgsIsHelpError":  # `gpufleet`, `gpufleet sandbox`: the help itself
+        exc.show()  # type: ignore[attr-defined]
+        return exits.USAGE
+    command = ctx.command_path if ctx is not None else "gpufleet"
+    message = exc.format_message().strip().rstrip(".")  # type: ignore[attr-defined]
+    return exits.report([f"{command}: {message} (fix: see `{command} --help`)"], getattr(exc, "exit_code", exits.USAGE))

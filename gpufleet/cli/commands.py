@@ -17,6 +17,7 @@ from typing import Sequence
 import typer
 
 from gpufleet import __version__
+from gpufleet.cli.helptext import ReadmeGroup
 
 app = typer.Typer(
     name="gpufleet",
@@ -24,6 +25,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=ReadmeGroup,  # --help in the README's words (gpufleet.cli.helptext)
 )
 
 # command name -> module that registers it (every command of gpufleet.cli.*_cmds)
@@ -31,9 +33,9 @@ COMMANDS = {
     "lint": "lint_cmds", "rules": "lint_cmds", "explain": "lint_cmds",
     "validate": "fleet_cmds", "render": "fleet_cmds", "plan": "fleet_cmds", "schema": "fleet_cmds",
     "diff": "diff_cmds", "advise": "advise_cmds", "podgroups": "advise_cmds",
-    "sandbox": "sandbox_cmds", "policy-pack": "pack_cmds",
+    "sandbox": "sandbox_cmds", "try": "try_cmds", "policy-pack": "pack_cmds",
 }
-GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "pack_cmds")
+GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "try_cmds", "pack_cmds")
 
 
 def _version(value: bool) -> None:

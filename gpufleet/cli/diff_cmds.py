@@ -13,16 +13,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 import yaml
-from rich.console import Console
-from rich.table import Table
 
 from gpufleet.cli import inputs
+from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import CliError, guarded
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import Diff, diff_fleets
@@ -32,10 +30,9 @@ from gpufleet.yamlin import yamlio
 from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.model.checks import capacity
-from gpufleet.model.loader import parse_model
+from gpufleet.model.loader import parse_model, placed
 
 FORMATS = ("text", "json", "markdown")
-PIPED_WIDTH = 100  # columns of the text tables when standard output is not a terminal
 
 
 def _git(args: list[str], cwd: Path | str) -> str:
@@ -62,7 +59,10 @@ def _git_base(model: Path, ref: str) -> Fleet:
         data = yamlio.load(text)
     except yaml.YAMLError as exc:
         raise ModelError(source, [Issue("(document)", f"malformed YAML: {getattr(exc, 'problem', None) or exc}", "fix the YAML syntax")]) from None
-    return parse_model(data, source)
+    try:
+        return parse_model(data, source)
+    except ModelError as exc:
+        raise placed(exc, text) from None  # file:line:column as for a model file (gpufleet.yamlin.marks)
 
 
 def _load_after(path: Path, before: Fleet) -> Fleet:
@@ -74,7 +74,8 @@ def _load_after(path: Path, before: Fleet) -> Fleet:
             unchecked = load_model(path, validate=False)
         except ModelError:
             raise exc from None
-        raise ModelError(exc.source, capacity.with_history(before, unchecked, exc.issues)) from None
+        raise placed(ModelError(exc.source, capacity.with_history(before, unchecked, exc.issues)),
+                     path.read_text(encoding="utf-8")) from None  # the blamed issues at their line and column too
 
 
 def _crds(path: Optional[Path]) -> CrdSet | None:
@@ -85,26 +86,17 @@ def _crds(path: Optional[Path]) -> CrdSet | None:
     return CrdSet.load(path)
 
 
-def _table(title: str, header, rows) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in header:
-        table.add_column(column)
-    for cells in rows:
-        table.add_row(*cells)
-    return table
-
-
 def _print_text(diff: Diff, title: str) -> None:
-    console = Console(width=None if sys.stdout.isatty() else PIPED_WIDTH, highlight=False)
+    console = table_console()
     console.print(f"[bold]{title}[/bold]")
     if diff.quota:
-        console.print(_table("quota", QUOTA_HEADER, map(quota_cells, diff.quota)))
+        console.print(table("quota", QUOTA_HEADER, map(quota_cells, diff.quota)))
     for moved in diff.namespaces:
         console.print(f"namespace {moved['namespace']}: team {moved['from']} -> {moved['to']}")
     for pool in diff.pools:
         console.print(f"pool {pool['pool']}: {pool_change(pool, '->')}")
     fixes = fix_groups(diff.steps)
-    console.print(_table("steps, in `pulumi up` order", STEP_HEADER, (step_cells(s, fixes=fixes) for s in diff.steps)))
+    console.print(table("steps, in `pulumi up` order", STEP_HEADER, (step_cells(s, fixes=fixes) for s in diff.steps)))
     for line in fix_lines(diff.steps):
         console.print(line, markup=False)
     state = "every step accepted" if diff.accepted else f"{diff.rejected} rejected, {diff.blocked} blocked"
@@ -115,15 +107,16 @@ def diff(
     base: Optional[Path] = typer.Argument(None, help="The base model (or, with --git, the model to compare with its git "
                                                      "revision; default: as for `gpufleet validate`)."),
     new: Optional[Path] = typer.Argument(None, help="The new model (omit with --git)."),
-    git: Optional[str] = typer.Option(None, "--git", help="Compare MODEL with itself at this git revision (e.g. origin/main)."),
-    output: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
-    crds: Optional[Path] = typer.Option(None, "--crds", help="CRD directory for schema and CEL checks (default: $GPUFLEET_CRDS)."),
+    git: Optional[str] = typer.Option(None, "--git", metavar="REF", help="Compare MODEL with itself at this git revision (e.g. origin/main)."),
+    output: str = typer.Option("text", "--format", "-f", metavar="text|json|markdown", help="text, json or markdown."),
+    crds: Optional[Path] = typer.Option(None, "--crds", metavar="DIR", help="CRD directory for schema and CEL checks (default: $GPUFLEET_CRDS)."),
 ) -> None:
     """Show every quota change and the steps `pulumi up` would take, each judged as the API server would judge it."""
     if output not in FORMATS:
         raise CliError([f"--format {output!r} is not known (fix: choose one of {', '.join(FORMATS)})"])
     if (git is None) == (new is None) or (git is None and base is None):
-        raise CliError(["give two model files (gpufleet diff BASE NEW) or one with --git REF (gpufleet diff MODEL --git origin/main)"])
+        raise CliError(["gpufleet diff: needs two models or one with --git (fix: gpufleet diff BASE NEW, or "
+                        "gpufleet diff MODEL --git origin/main)"])
     base = inputs.model_file(base)
     if new is not None:
         inputs.model_file(new)

@@ -2,7 +2,7 @@
 
 Thin adapter over the core: ``gpufleet.model`` loads and validates, ``gpufleet.render``
 renders, ``gpufleet.render.plan`` computes the plan; this module only parses
-arguments, prints (rich tables for the plan) and writes files. Exit codes
+arguments, prints (rich tables for the plan; ``render --out -`` and the apply hint: :mod:`gpufleet.cli.render_out`) and writes files. Exit codes
 (:mod:`gpufleet.cli.exits`): 0 fine, 1 invalid model, 2 usage or I/O error. A bad model
 prints one ``file: path: message (fix: ...)`` line per issue on stderr, never a
 traceback. Without a MODEL argument the model is found as :func:`gpufleet.cli.inputs.model_path`
@@ -14,16 +14,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from gpufleet.util import gcpause
+from gpufleet.cli import render_out, validate_out
+from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_settings
 from gpufleet.cli.words import plural
@@ -48,8 +48,22 @@ def _load(given: Optional[Path]) -> tuple[Path, Fleet, Rendered]:
         raise CliError([f"{model}: {exc}"], 1) from None
 
 
-def validate(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP)) -> None:
+VALIDATE_FORMATS = ("text", "json", "sarif")
+
+
+def validate(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
+             format: str = typer.Option("text", "--format", "-f", metavar="text|json|sarif",
+                                        help="text, json (for scripts) or sarif (code scanning); every issue at its "
+                                             "line and column.")) -> None:
     """Validate a fleet model: schema, references, sums against capacity, engine rules."""
+    if format not in VALIDATE_FORMATS:
+        raise CliError([f"--format {format!r} is not known (fix: use one of {', '.join(VALIDATE_FORMATS)})"])
+    if format != "text":
+        path = model_file(model)
+        fleet, issues = validate_out.check(path)
+        typer.echo(validate_out.to_json(path, fleet, issues) if format == "json" else validate_out.to_sarif(path, issues),
+                   nl=False)
+        raise typer.Exit(1 if issues else 0)
     model, fleet, _ = _load(model)
     counts = ", ".join(plural(n, word) for n, word in ((len(fleet.pools), "pool"), (len(fleet.teams), "team"),
                                                      (len(fleet.cohorts), "cohort"),
@@ -92,35 +106,45 @@ def _write_all(out: Path, files: dict[str, str]) -> None:
 
 def render(
     model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-    out: Path = typer.Option(..., "--out", "-o", help="Directory to write (created, or replaced if gpufleet wrote it)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR|-",
+                                       help="Directory to write (created, or replaced if gpufleet wrote it), "
+                                            "or - for one YAML stream on standard output."),
 ) -> None:
-    """Render a fleet model to one kubectl-appliable YAML file per object (plus the engine ConfigMaps)."""
-    _check_out(out)
+    """Render a fleet model: one YAML file per object in DIR, or one YAML stream (--out -), in apply order."""
+    if out is None:
+        raise CliError(["gpufleet render: no --out given (fix: --out DIR writes one file per object, "
+                        "--out - one YAML stream to standard output)"])
+    to_stdout = str(out) == render_out.STDOUT
+    if not to_stdout:
+        _check_out(out)
     with gcpause.paused():  # bulk work over acyclic dicts: the collector's passes only cost time (issue 22)
         model, fleet, rendered = _load(model)
         files = render_files(fleet, rendered)
+        if to_stdout:
+            typer.echo(render_out.stream(files), nl=False)
+            return
         try:
             _write_all(out, files)
         except OSError as exc:
             raise CliError([f"{out}: cannot write the rendered files: {exc.strerror or exc} "
                             "(fix: check the folder's permissions and free space; nothing was changed)"], USAGE) from None
-    typer.echo(f"{model}: wrote {len(files)} files to {out}/ (apply with `kubectl apply -f {out}`)")
+    typer.echo(f"{model}: wrote {len(files)} files to {out}/")
+    for line in render_out.apply_hint(fleet, rendered, files, out):
+        typer.echo(line)
 
 
 def _amount(value: object) -> str:
     return "unlimited" if value is None else str(value)
 
 
-def _pool_table(pool_plan: PoolPlan) -> Table:
+def _pool_table(pool_plan: PoolPlan):
     pool = pool_plan.pool
-    table = Table(title=f"pool {pool.name} ({pool.system}, {pool_plan.mode}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
-                  title_justify="left")
-    for column in ("team", "cohort", "lifecycle", "nominal", "nominal+borrowing", "lendable", "share"):
-        table.add_column(column, justify="left" if column in ("team", "cohort", "lifecycle") else "right")
-    for row in pool_plan.rows:
-        table.add_row(row.owner, row.cohort or "-", row.lifecycle, str(row.nominal), _amount(row.borrowable),
-                      str(row.lendable), f"{row.share}%")
-    return table
+    return table(
+        f"pool {pool.name} ({pool.system}, {pool_plan.mode}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
+        ("team", "cohort", "lifecycle", "nominal", "nominal+borrowing", "lendable", "share"),
+        ((row.owner, row.cohort or "-", row.lifecycle, str(row.nominal), _amount(row.borrowable), str(row.lendable),
+          f"{row.share}%") for row in pool_plan.rows),
+        right=("nominal", "nominal+borrowing", "lendable", "share"))
 
 
 def _stack_line(stack: dict) -> str:
@@ -139,16 +163,12 @@ def _print_plan(console: Console, model: Path, plan: Plan, stack: dict) -> None:
             console.print(f"  [yellow]warning:[/yellow] {warning}", highlight=False)
     for warning in plan.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-    summary = Table(title="objects to apply", title_justify="left")
-    summary.add_column("kind")
-    summary.add_column("count", justify="right")
-    for kind, count in plan.objects.items():
-        summary.add_row(kind, str(count))
-    console.print(summary)
+    console.print(table("objects to apply", ("kind", "count"),
+                                 ((kind, str(count)) for kind, count in plan.objects.items()), right=("count",)))
 
 
 def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-         format: str = typer.Option("table", "--format", help="table (for people) or json (for scripts).")) -> None:
+         format: str = typer.Option("table", "--format", metavar="table|json", help="table (for people) or json (for scripts).")) -> None:
     """Validate and render a fleet model, then print quota per pool, warnings and the objects to apply."""
     if format not in ("table", "json"):
         raise CliError([f"--format {format!r} is not known (fix: use table or json)"])
@@ -158,8 +178,7 @@ def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
     if format == "json":
         typer.echo(json.dumps({**plan_dict(the_plan), "stack": stack}, indent=2))
         return
-    console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
-    _print_plan(console, model, the_plan, stack)
+    _print_plan(table_console(), model, the_plan, stack)
 
 
 def schema() -> None:

@@ -88,6 +88,10 @@ def _stack_model(project: Path) -> Path:
     if chosen is None and len(stacks) != 1:
         raise CliError([f"no fleet model given, and the Pulumi project {project} has the stacks {', '.join(stacks) or '(none)'} "
                         f"(fix: pass the model file, or set {STACK_ENV} to one of the stacks, or {MODEL_ENV} to the model)"])
+    if chosen is not None and chosen not in stacks:
+        raise CliError([f"{STACK_ENV}={chosen}: the Pulumi project {project} has no stack {chosen!r}, only "
+                        f"{', '.join(stacks) or '(none)'} (fix: set {STACK_ENV} to one of them, or pass the model file, "
+                        f"or set {MODEL_ENV} to the model)"])
     stack = chosen or stacks[0]
     config = config_dir / f"Pulumi.{stack}.yaml"
     model = (_yaml(config).get("config") or {}).get("gpufleet:model")

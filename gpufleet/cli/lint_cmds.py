@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
-from rich.console import Console
 from rich.markdown import Markdown
-from rich.table import Table
 
 from gpufleet.cli import lint_run
+from gpufleet.cli.console import prose_console, table, table_console
 from gpufleet.cli.exits import USAGE, guarded
 from gpufleet.lint.ruledoc import rule_markdown
 from gpufleet.rules import registry
@@ -33,16 +32,16 @@ class Format(str, Enum):
 
 def lint_command(
     paths: List[str] = typer.Argument(..., help="Files, directories (recursive *.yaml, *.yml, *.json) or - for standard input."),
-    fleet: Optional[str] = typer.Option(None, "--fleet", help="Fleet model file: enables the fleet-aware rules (GANG104, GANG105, GANG402, GANG403)."),
-    fleet_context: Optional[str] = typer.Option(None, "--fleet-context", help="Fleet context JSON (fleet-context.json) instead of a model."),
-    crds: Optional[str] = typer.Option(None, "--crds", help="Directory of CRD YAML files: enables GANG601 and GANG602."),
-    fmt: Format = typer.Option(Format.text, "--format", "-f", help="Output format.", case_sensitive=False),
-    select: Optional[List[str]] = typer.Option(None, "--select", help="Only these rule codes or prefixes (GANG3, GANG401), comma-separated."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes, comma-separated."),
-    config: Optional[str] = typer.Option(None, "--config", help="Linter config (YAML: select, ignore, options, fleet, fleetContext, crds)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file instead of standard output."),
+    fleet: Optional[str] = typer.Option(None, "--fleet", metavar="FILE", help="Fleet model file: enables the fleet-aware rules (GANG104, GANG105, GANG402, GANG403)."),
+    fleet_context: Optional[str] = typer.Option(None, "--fleet-context", metavar="FILE", help="Fleet context JSON (fleet-context.json) instead of a model."),
+    crds: Optional[str] = typer.Option(None, "--crds", metavar="DIR", help="Directory of CRD YAML files: enables GANG601 and GANG602."),
+    fmt: Format = typer.Option(Format.text, "--format", "-f", help="text, json or sarif.", case_sensitive=False),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="Only these rule codes or prefixes (GANG3, GANG401), comma-separated."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these rule codes or prefixes, comma-separated."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="Linter config (YAML: select, ignore, options, fleet, fleetContext, crds)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to this file instead of standard output."),
     namespace: str = typer.Option("default", "--namespace", "-n", help="Namespace of manifests without metadata.namespace (as kubectl apply -n; default: default)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Processes to share a run of 256 files or more with: 0 one per CPU (default), 1 this process alone, at most 64 (Linux; elsewhere always 1)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", metavar="N", help="Processes to share a run of 256 files or more with: 0 one per CPU (default), 1 this process alone, at most 64 (Linux; elsewhere always 1)."),
 ) -> None:
     """Lint Kubernetes manifests for gang-safety problems."""
     raise typer.Exit(lint_run.run(lint_run.Options(
@@ -53,12 +52,10 @@ def lint_command(
 def rules_command() -> None:
     """List every gang-safety rule: code, name, family, severity, summary."""
     rules = registry.all_rules()
-    console = Console(highlight=False)
+    console = table_console()
     if console.is_terminal:
-        table = Table("code", "name", "family", "severity", "summary", show_lines=False)
-        for rule in rules:
-            table.add_row(rule.code, rule.name, rule.family, rule.severity.value, rule.summary)
-        console.print(table)
+        console.print(table(None, ("code", "name", "family", "severity", "summary"),
+                            ((r.code, r.name, r.family, r.severity.value, r.summary) for r in rules)))
         return
     width = max(len(r.name) for r in rules)
     for rule in rules:
@@ -73,14 +70,14 @@ def _find_rule(code: str) -> Any:
     return None
 
 
-def explain_command(code: str = typer.Argument(..., help="Rule code (GANG301) or name (liveness-or-readiness-probe).")) -> None:
+def explain_command(code: str = typer.Argument(..., metavar="CODE", help="Rule code (GANG301) or name (liveness-or-readiness-probe).")) -> None:
     """Show a rule's documentation: what it checks, why it is unsafe, an example and the preferred form."""
     rule = _find_rule(code)
     if rule is None:
         typer.echo(f"gpufleet explain: unknown rule {code!r}; known codes: {', '.join(registry.REGISTRY)}", err=True)
         raise typer.Exit(USAGE)
     # rich renders the Markdown: styled on a terminal, plain text (no `#`, no backticks) when piped
-    Console(highlight=False).print(Markdown(rule_markdown(rule, level=1)))
+    prose_console().print(Markdown(rule_markdown(rule, level=1)))
 
 
 def register(app: typer.Typer) -> None:

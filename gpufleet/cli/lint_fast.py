@@ -16,8 +16,16 @@ from pathlib import Path
 from typing import Sequence
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        """One line, as the typer commands' usage errors (gpufleet.cli.app), not argparse's usage block."""
+        from gpufleet.cli.exits import USAGE, CliError
+
+        raise CliError([f"gpufleet lint: {message} (fix: see `gpufleet lint --help`)"], USAGE)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gpufleet lint", add_help=False, allow_abbrev=False)
+    p = _Parser(prog="gpufleet lint", add_help=False, allow_abbrev=False)
     p.add_argument("paths", nargs="+")
     p.add_argument("--fleet")
     p.add_argument("--fleet-context", dest="fleet_context")

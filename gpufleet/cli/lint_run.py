@@ -99,9 +99,9 @@ def _print_text(report: Report) -> None:
     if not sys.stdout.isatty():
         sys.stdout.write(text.render_plain(report))
         return
-    from rich.console import Console
+    from gpufleet.cli.console import table_console
 
-    console = Console(highlight=False, soft_wrap=True)
+    console = table_console(soft_wrap=True)
     for style, line in text.render(report):
         console.print(line, style=STYLES.get(style) or None, markup=False)
 

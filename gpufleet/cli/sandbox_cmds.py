@@ -54,9 +54,9 @@ def build(engines: Optional[List[str]] = typer.Argument(None, help="Engines to b
 
 
 def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. stacks/dev.fleet.yaml; the CLI's model rule when omitted)."),
-       directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
+       directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
        pods_ready_timeout: Optional[str] = typer.Option(
-           None, "--pods-ready-timeout", help="Override Kueue's waitForPodsReady.timeout (e.g. 30s), to see evictions fast."),
+           None, "--pods-ready-timeout", metavar="DURATION", help="Override Kueue's waitForPodsReady.timeout (e.g. 30s), to see evictions fast."),
        no_controller: bool = typer.Option(False, "--no-controller", help="Do not start the gang-admission controller."),
        engines_only: bool = typer.Option(
            False, "--engines-only", help="Start the engines and the controller's backend only; `pulumi up` applies the rest "
@@ -90,7 +90,7 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
         typer.echo(f"pulumi config set {key} {value}", err=True)
 
 
-def status(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
+def status(directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
            format: Format = typer.Option(Format.text, "--format", help="text or json.")) -> None:
     """What runs in the sandbox: its kubeconfig and each process with its PID and state."""
     from gpufleet.sandbox.state import load
@@ -109,7 +109,7 @@ def status(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP
         raise typer.Exit(INVALID)
 
 
-def down(directory: Optional[Path] = typer.Option(None, "--dir", help=DIR_HELP),
+def down(directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
          keep: bool = typer.Option(False, "--keep", help="Keep the folder (logs, etcd data).")) -> None:
     """Stop every sandbox process by its PID and remove the folder."""
     from gpufleet.sandbox.state import down as stop, load

@@ -11,13 +11,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from gpufleet.kubetypes.quantity import json_number as _num
 from gpufleet.model.fleet import Fleet
-
-
-def _num(value: Decimal | None) -> Any:
-    if value is None:
-        return None
-    return int(value) if value == value.to_integral_value() else float(value)
 
 
 def _entry(fleet: Fleet, team, pool_name: str) -> dict[str, Any] | None:

@@ -28,10 +28,12 @@ JSON shape (``version`` 1)::
      "coschedulingScheduler": "scheduler-plugins-scheduler",   # only with a coscheduling pool
      "manageJobsWithoutQueueName": true,              # the rendered Kueue Configuration's settings
      "kueueManagedNamespaces": ["research"],          # managedJobsNamespaceSelector's namespaces
-     "kueueFrameworks": ["batch/job", "pod"]}         # the rendered integrations.frameworks
+     "kueueFrameworks": ["batch/job", "pod"],         # the rendered integrations.frameworks
+     "partitionExemptNamespaces": ["kube-system"]}    # exempt from static partitioning (VAP and GANG807)
 
 A context without the two Kueue keys (an older digest) leaves both unknown (None): the
-rules then say what happens under either setting.
+rules then say what happens under either setting. A context without
+``partitionExemptNamespaces`` exempts :data:`PARTITION_ALWAYS_EXEMPT` alone.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 CONTEXT_VERSION = 1
 GANG_LABEL = "gpufleet.dev/gang"
 """The gang identity label on pods (stamped by ``gpufleet.mutate.gang``, read by the gang alerts)."""
+PARTITION_ALWAYS_EXEMPT = ("kube-system",)
+"""Namespaces every fleet exempts from static partitioning (node agents); a model adds ``partitionExemptNamespaces``."""
 KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
 """GPU resources every fleet knows; a fleet adds its pools' ``gpuResource`` (:class:`FleetIndex`)."""
 
@@ -139,6 +143,8 @@ class FleetContext:
     """The namespaces Kueue's ``managedJobsNamespaceSelector`` selects; None = unknown."""
     kueue_frameworks: tuple[str, ...] | None = None
     """Kueue's enabled ``integrations.frameworks`` as rendered; None = unknown (an older context)."""
+    partition_exempt_namespaces: tuple[str, ...] = PARTITION_ALWAYS_EXEMPT
+    """Namespaces static partitioning exempts (the model's list, rendered into the VAP too)."""
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -148,6 +154,10 @@ class FleetContext:
 
     def team_for_namespace(self, namespace: str | None) -> TeamContext | None:
         return self._by_namespace.get(namespace or "")
+
+    def partition_exempt(self, namespace: str | None) -> bool:
+        """Whether ``namespace`` is exempt from static partitioning (GANG807 and the rendered VAP agree)."""
+        return (namespace or "") in self.partition_exempt_namespaces
 
     @cached_property
     def index(self) -> FleetIndex:
@@ -244,6 +254,9 @@ class FleetContext:
                                       if isinstance(data.get("kueueManagedNamespaces"), list) else None),
             kueue_frameworks=(tuple(str(n) for n in data["kueueFrameworks"])
                               if isinstance(data.get("kueueFrameworks"), list) else None),
+            partition_exempt_namespaces=(tuple(str(n) for n in data["partitionExemptNamespaces"])
+                                         if isinstance(data.get("partitionExemptNamespaces"), list)
+                                         else PARTITION_ALWAYS_EXEMPT),
         )
 
 

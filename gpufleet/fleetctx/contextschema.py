@@ -76,6 +76,7 @@ class FleetContextDoc(_Doc):
     manageJobsWithoutQueueName: bool | None = None
     kueueManagedNamespaces: list[StrictStr] | None = None
     kueueFrameworks: list[StrictStr] | None = None
+    partitionExemptNamespaces: list[StrictStr] | None = None
     coschedulingScheduler: StrictStr | None = None
     teams: list[TeamDoc] = Field(min_length=1)
     pools: list[PoolDoc] = Field(min_length=1)

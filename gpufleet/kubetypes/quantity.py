@@ -221,3 +221,10 @@ def fmt(value: Decimal | int, binary: bool = False) -> str:
     if value.adjusted() < -40:
         return "1m" if value > 0 else "0"
     return f"{int(milli.to_integral_value(rounding=ROUND_CEILING))}m"
+
+
+def json_number(value: Decimal | None) -> int | float | None:
+    """An amount as a JSON number (a whole amount an integer), None kept: every ``--format json`` of the CLI."""
+    if value is None:
+        return None
+    return int(value) if value == value.to_integral_value() else float(value)

@@ -21,19 +21,15 @@ import yaml
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.lint import textlocate
+from gpufleet.yamlin import marks
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _child(node: Any, part: str | int) -> tuple[Any, int] | None:
     """The child node at ``part`` and the line it is written on (its key's line in a mapping)."""
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode) and key.value == str(part):
-                return value, key.start_mark.line
-    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-        return node.value[part], node.value[part].start_mark.line
-    return None
+    found = marks.child(node, part)
+    return (found[0], found[1].line) if found is not None else None
 
 
 def _embedded(node: Any) -> tuple[Any, int] | None:

@@ -6,7 +6,8 @@ pydantic says ``String should match pattern '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'`` 
 
 - a pattern mismatch quotes the value it found (shortened to 40 characters);
 - an unknown key names the nearest known field at that place (``difflib``), found by
-  walking the pydantic model along the error's location;
+  walking the pydantic model along the error's location, never one already written
+  beside it (``colour`` on a team that has ``cohort:`` suggests nothing, not ``cohort``);
 - a YAML boolean or number where a string belongs (``name: yes``, ``name: 0755``) says
   to quote it, since YAML turned it into another type before the model saw it;
 - a list of cohorts on a team says that a team has one cohort.
@@ -51,20 +52,35 @@ def _model_at(root: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | 
     return next((n for n in current if isinstance(n, type) and issubclass(n, BaseModel)), None)
 
 
-def nearest_key(root: type[BaseModel], loc: tuple[Any, ...]) -> str | None:
+def present_keys(data: Any, loc: tuple[Any, ...]) -> frozenset[str]:
+    """The keys of the mapping that holds ``loc[-1]`` in the raw document (empty when the walk fails)."""
+    node = data
+    for part in loc[:-1]:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return frozenset()
+    return frozenset(k for k in node if isinstance(k, str)) if isinstance(node, dict) else frozenset()
+
+
+def nearest_key(root: type[BaseModel], loc: tuple[Any, ...], present: frozenset[str] = frozenset()) -> str | None:
+    """The known field nearest to the unknown key ``loc[-1]``, leaving out the fields already written beside it."""
     model = _model_at(root, loc)
     if model is None or not isinstance(loc[-1], str):
         return None
-    names = [f.alias or n for n, f in model.model_fields.items()]
+    names = [name for n, f in model.model_fields.items() if (name := f.alias or n) not in present]
     close = difflib.get_close_matches(loc[-1], names, n=1, cutoff=0.6)
     return close[0] if close else None
 
 
-def rewrite(root: type[BaseModel], error: dict[str, Any], message: str, fix: str) -> tuple[str, str]:
-    """(message, fix) for one pydantic error, made specific where this module knows how."""
+def rewrite(root: type[BaseModel], error: dict[str, Any], message: str, fix: str, data: Any = None) -> tuple[str, str]:
+    """(message, fix) for one pydantic error, made specific where this module knows how (``data``: the raw document)."""
     kind, value = error["type"], error.get("input")
     if kind == "extra_forbidden":
-        near = nearest_key(root, tuple(error["loc"]))
+        loc = tuple(error["loc"])
+        near = nearest_key(root, loc, present_keys(data, loc) - {loc[-1]})
         if near:
             return f"unknown field {error['loc'][-1]!r}; did you mean {near!r}?", f"rename it to {near}"
         return f"unknown field {error['loc'][-1]!r}", fix

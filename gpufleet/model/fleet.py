@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from gpufleet.fleetctx.context import PARTITION_ALWAYS_EXEMPT
 from gpufleet.model.admission import Admission
 from gpufleet.model.base import Base, Name
 from gpufleet.model.coscheduling import CoschedulingEngine
@@ -123,6 +124,13 @@ class Fleet(Base):
     """The gpufleet gang-admission controller (webhook)."""
     observability: Observability = Field(default_factory=Observability)
     """Gang alerts: startup budgets, stall window, requeue-storm threshold (PodMonitor, PrometheusRule)."""
+    partition_exempt_namespaces: list[Name] = Field(default_factory=list)
+    """Namespaces of node agents (e.g. the GPU operator's) exempt from static partitioning, besides kube-system."""
+
+    @property
+    def partition_exempt(self) -> list[str]:
+        """Every namespace exempt from static partitioning: kube-system, then the model's list (the VAP and GANG807 read it)."""
+        return list(dict.fromkeys([*PARTITION_ALWAYS_EXEMPT, *self.partition_exempt_namespaces]))
 
     def pool(self, name: str) -> Pool | None:
         return next((p for p in self.pools if p.name == name), None)

@@ -10,15 +10,14 @@ at most :data:`MAX_ISSUES` issues are listed, then how many more; nothing escape
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
-from gpufleet.yamlin import yamlio
-
-from gpufleet.yamlin import yamllimits
+from gpufleet.yamlin import marks, yamlio, yamllimits
 from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
@@ -38,11 +37,13 @@ def _fix_for(error: dict[str, Any]) -> str:
     return "correct the value (see `gpufleet schema`)"
 
 
-def issues_from_pydantic(exc: ValidationError) -> list[Issue]:
+def issues_from_pydantic(exc: ValidationError, data: Any = None) -> list[Issue]:
+    """One issue per pydantic error; ``data`` (the raw document) tells which keys each mapping already has."""
     issues = []
     for error in exc.errors(include_url=False):
         path = FieldPath.of(*error["loc"]) or "(document)"
-        message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error))
+        message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error),
+                                            data)
         issues.append(Issue(path, message, fix))
     return issues
 
@@ -96,7 +97,7 @@ def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fl
     try:
         fleet = Fleet.model_validate(data)
     except ValidationError as exc:
-        raise ModelError(source, capped(_merge(whole, issues_from_pydantic(exc)))) from None
+        raise ModelError(source, capped(_merge(whole, issues_from_pydantic(exc, data)))) from None
     issues = _merge(whole, checks.validate(fleet)) if validate else whole
     if issues:
         raise ModelError(source, capped(issues))
@@ -106,17 +107,27 @@ def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fl
 def load_model(path: str | Path, validate: bool = True) -> Fleet:
     """Read and validate a model file; raise ModelError naming the file (never another exception)."""
     source = str(path)
+    text = None
     try:
-        data = _read(path, source)
+        text, data = _read(path, source)
         return parse_model(data, source, validate)
-    except ModelError:
-        raise
+    except ModelError as exc:
+        raise placed(exc, text) from None
     except Exception as exc:  # noqa: BLE001 - a model file must never end in a traceback
         raise ModelError(source, [Issue("(document)", f"gpufleet could not check this model ({type(exc).__name__}: {str(exc)[:200]})",
                                         "this is a gpufleet bug: report it with the file; meanwhile simplify the values near the last change")]) from None
 
 
-def _read(path: str | Path, source: str) -> Any:
+def placed(exc: ModelError, text: str | None) -> ModelError:
+    """``exc`` with each issue at a field given the line and column its path reaches in ``text`` (``file:line:column``)."""
+    if text is None or not any(isinstance(i.path, FieldPath) and i.at is None for i in exc.issues):
+        return exc
+    root = marks.compose(text)
+    return ModelError(exc.source, [replace(i, at=marks.position(root, i.path.segments))
+                                   if isinstance(i.path, FieldPath) and i.at is None else i for i in exc.issues])
+
+
+def _read(path: str | Path, source: str) -> tuple[str, Any]:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -141,5 +152,5 @@ def _read(path: str | Path, source: str) -> Any:
         raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", fix or "fix the YAML syntax")]) from None
     duplicates = duplicate_keys.check(text)  # after the limits: the text is known to be shallow and alias-bounded
     if duplicates:
-        raise ModelError(source, capped(duplicates))
-    return data
+        raise placed(ModelError(source, capped(duplicates)), text)
+    return text, data

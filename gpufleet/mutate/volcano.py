@@ -7,7 +7,8 @@ namespace. Each default is written only where the user left the field unset:
   ``default`` before any webhook runs, so ``default`` counts as unset here.
 - ``spec.schedulerName: volcano`` and the same on every pod template naming none
   (a template naming another scheduler bypasses the gang; that is GANG102's to deny).
-- ``spec.minAvailable``: the sum of task replicas, unless the job is elastic
+- ``spec.minAvailable``: the sum of the replicas of the tasks without ``dependsOn`` (a dependent
+  task's pods are created only once the others run: :mod:`gpufleet.workloads.stages`), unless the job is elastic
   (annotation ``gpufleet.dev/elastic``, read by :mod:`gpufleet.workloads.elastic` as the rules read it) or a replica count is not an integer.
 - ``spec.policies``: ``PodFailed`` and ``PodEvicted`` -> ``RestartJob`` for each event
   no job-level policy covers (``*`` covers all) and not every task covers itself.
@@ -23,6 +24,7 @@ from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import keys
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.elastic import is_elastic
+from gpufleet.workloads.stages import starting_replicas
 
 RESTART_EVENTS = ("PodEvicted", "PodFailed")
 VOLCANO_DEFAULT_QUEUE = "default"  # the CRD's structural default for spec.queue
@@ -43,23 +45,12 @@ def mutate_volcano_job(obj: Mapping[str, Any], team: TeamContext, patch: PatchBu
             pod = SPEC.child("tasks").index(i).child("template", "spec")
             patch.set_default(pod.child("schedulerName"), keys.VOLCANO_SCHEDULER)
             patch.set_default(pod.child("restartPolicy"), "Never")
-    total = _total_replicas(tasks)
+    total = starting_replicas([task for _, task in tasks])
     if total and not _elastic(obj):
         patch.set_default(SPEC.child("minAvailable"), total, unset=lambda v: v is None)
     for event in RESTART_EVENTS:
         if not _covers(spec.get("policies"), event) and not _every_task_covers(tasks, event):
             patch.append(SPEC.child("policies"), {"event": event, "action": "RestartJob"})
-
-
-def _total_replicas(tasks: list[tuple[int, Mapping[str, Any]]]) -> int | None:
-    """Sum of ``replicas`` (absent counts 0, as in Volcano); None when any count is not an integer."""
-    total = 0
-    for _, task in tasks:
-        replicas = task.get("replicas", 0)
-        if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
-            return None
-        total += replicas
-    return total
 
 
 def _elastic(obj: Mapping[str, Any]) -> bool:

@@ -71,4 +71,5 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
     out["manageJobsWithoutQueueName"] = fleet.admission.manage_jobs_without_queue_name
     out["kueueManagedNamespaces"] = managed_namespaces(fleet)
     out["kueueFrameworks"] = list(fleet.admission.frameworks)
+    out["partitionExemptNamespaces"] = fleet.partition_exempt
     return out

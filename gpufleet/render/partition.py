@@ -15,10 +15,11 @@ NoExecute ones). So the policy refuses a pod that tolerates a dedicated team's N
 taint (its key with that team's value, its key with ``Exists``, or a key-less ``Exists``;
 effect NoExecute or unset) unless its namespace carries ``gpufleet.dev/fleet: <fleet>`` and
 ``gpufleet.dev/team: <that team>`` (labels the stack sets on the team's namespaces), or it
-is exempt: ``kube-system`` and namespaces an administrator labels
-``gpufleet.dev/partition-exempt: "true"`` (node agents such as the GPU device plugin
-tolerate every taint). GANG807 reports the same tolerations earlier (lint, preview,
-admission controller) and also ``nodeName`` and node selectors.
+is exempt: ``Fleet.partition_exempt`` (``kube-system`` and the model's
+``partitionExemptNamespaces``, for node agents such as the GPU device plugin, which tolerate
+every taint). The same list goes into the fleet context, so GANG807 (lint, preview,
+admission controller, none of which sees a namespace's labels) exempts exactly the
+namespaces this policy exempts; it also reports ``nodeName`` and node selectors.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.render.meta import FLEET_LABEL, TEAM_LABEL, manifest, metadata
 
 API = "admissionregistration.k8s.io/v1"
-EXEMPT_LABEL = "gpufleet.dev/partition-exempt"
-EXEMPT_NAMESPACES = ("kube-system",)
 
 
 def policy_name(fleet: Fleet) -> str:
@@ -65,8 +64,7 @@ def tolerates(team: str) -> str:
 
 def allowed(fleet: Fleet, team: str) -> str:
     """CEL: true when the pod may tolerate ``team``'s pool (its team's namespace, exempt, or no such toleration)."""
-    exempt = " || ".join([f"namespaceObject.metadata.name == {cel_string(n)}" for n in EXEMPT_NAMESPACES]
-                         + [_label_is(EXEMPT_LABEL, "true")])
+    exempt = "namespaceObject.metadata.name in [" + ", ".join(cel_string(n) for n in fleet.partition_exempt) + "]"
     owner = f"({_label_is(FLEET_LABEL, fleet.name)} && {_label_is(TEAM_LABEL, team)})"
     return f"{exempt} || {owner} || !({tolerates(team)})"
 
@@ -80,7 +78,7 @@ def render_partition_policies(fleet: Fleet) -> list[dict[str, Any]]:
     validations = [{
         "expression": allowed(fleet, team),
         "message": f"pods outside team {team}'s namespaces may not tolerate the NoExecute taint {DEDICATED_KEY}={team} "
-                   f"of its dedicated pool (static partitioning; exempt a node agent's namespace with {EXEMPT_LABEL}: \"true\")",
+                   f"of its dedicated pool (static partitioning; exempt a node agent's namespace in the model's partitionExemptNamespaces)",
         "reason": "Forbidden",
     } for team in teams]
     policy = manifest(API, "ValidatingAdmissionPolicy", metadata(fleet, name), spec={

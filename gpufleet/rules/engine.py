@@ -10,7 +10,9 @@ read it; an object's identity is read once, and findings are made only for rules
 found something. Rules with a stack-level hook (``Rule.check_run``) run once per run
 (:meth:`Engine.check_run`, included by ``check_objects``). A rule that raises
 becomes an error finding of that rule and the other findings are kept. Waivers
-come from :mod:`gpufleet.rules.waivers`.
+come from :mod:`gpufleet.rules.waivers`. A manifest another manifest creates as written
+(an Argo Workflow's ``resource`` template, :mod:`gpufleet.workloads.embedded`) is checked
+as its own object, its findings at paths inside the outer one's manifest string.
 """
 
 from __future__ import annotations
@@ -25,7 +27,11 @@ from typing import Any, Collection, Iterable, Mapping
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
 from gpufleet.kubetypes.fieldpath import ROOT
+from gpufleet.workloads.embedded import embedded_manifests
 from gpufleet.workloads.types import as_map, group_of, is_map
+
+MAX_EMBEDDING = 2
+"""How deep manifests inside manifests are followed (a Workflow creating a Workflow that creates a job)."""
 
 Selector = Collection[str] | None
 Patterns = frozenset[str] | None
@@ -164,9 +170,17 @@ class Engine:
             return self._select(key, select, ignore, ctx.fleet is not None)
         return self._for(key, select, ignore, ctx.fleet is not None)
 
-    def _check(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns) -> list[Finding]:
+    def _check(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns,
+               depth: int = 0) -> list[Finding]:
         if not is_map(obj):
             return []
+        findings = self._own(obj, ctx, select, ignore)
+        if depth < MAX_EMBEDDING:  # a manifest a Workflow creates is its own object, at a path inside the outer one
+            for at, inner in embedded_manifests(obj):
+                findings += [replace(f, path=at + f.path) for f in self._check(inner, ctx, select, ignore, depth + 1)]
+        return findings
+
+    def _own(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns) -> list[Finding]:
         rules = self.rules_for(obj, ctx, select, ignore)
         if not rules:
             return []

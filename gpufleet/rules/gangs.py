@@ -14,6 +14,12 @@ a Job is a gang only when it
   scheduler-plugins ``scheduling.x-k8s.io/pod-group``) or a Volcano queue.
 
 GANG106 already counted a batch Job this way; every rule now does (issue 19, item 4).
+
+A batch Job whose ``completions`` exceed its ``parallelism`` is a sweep, never a gang:
+it runs its indexes a few at a time and no index waits for the others (issue 32, item 2;
+:func:`gpufleet.workloads.stages.is_sweep`). Which pods of a gang are ranks, and which
+exist when it starts (``dependsOn`` stages, JobSet initializers, in-place restarts), is
+:mod:`gpufleet.workloads.stages`'s.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any, Mapping
 
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
-from gpufleet.workloads import WorkloadView, as_map, keys
+from gpufleet.workloads import WorkloadView, as_map, keys, stages
 
 SHAPE_IS_NOT_ENOUGH = frozenset({("batch", "Job")})
 """Kinds whose parallel pods are a gang only when they ask for GPUs or a gang scheduler."""
@@ -56,8 +62,8 @@ def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
 
 
 def is_gang(view: WorkloadView | None, ctx: CheckContext) -> bool:
-    """Whether ``view`` is a gang: its shape says so and, for a batch Job, it asks for GPUs or gang placement."""
-    if view is None or not view.is_gang:
+    """Whether ``view`` is a gang: its shape says so and, for a batch Job, it is no sweep and asks for GPUs or gang placement."""
+    if view is None or not view.is_gang or stages.is_sweep(view):
         return False
     if (view.group, view.kind) not in SHAPE_IS_NOT_ENOUGH:
         return True

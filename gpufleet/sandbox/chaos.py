@@ -1,15 +1,16 @@
 """A fault run: gangs run while the engines are killed and restarted one at a time, invariants watched throughout.
 
 Called by the e2e tier (``tests/e2e/test_faults_e2e.py``, a bounded run) and
-``bench/faults_bench.py`` (more faults). For each component, in an order and at moments
+``bench/faults_bench.py`` (more faults; the same schedule with no fault is its floor). For each component, in an order and at moments
 drawn from ``seed``: submit one more job, wait a random gap, SIGKILL the component
 (``gpufleet.sandbox.faults``), leave it down a random while, restart it and time its
 recovery. While the gang-admission controller is down, it checks from the API server that
 only team namespaces are blocked (fail closed) and that they are open again once it is
 back. A watcher thread reads the API server every second and checks the invariants of
 ``gpufleet.sandbox.invariants``; while the API server (or etcd) is down it cannot read,
-and the seconds it could not are reported, not guessed. At the end every job must have
-finished or carry its reason.
+and the seconds it could not are reported, not guessed. At the end it waits (``settle``) for
+every job to finish and counts from one last snapshot: a job that has not finished by
+then must carry its reason (a suspended Job's condition, a failed one's), else it is lost.
 """
 
 from __future__ import annotations
@@ -110,22 +111,29 @@ def _controller_checks(kube: Kube, team_job: Obj, free_job: Obj, back: bool) -> 
     return {f"{prefix}TeamNamespaceOpen": _dry_run(kube, team_job), f"{prefix}OtherNamespaceOpen": _dry_run(kube, free_job)}
 
 
-def _job_states(kube: Kube, jobs: list[Obj]) -> tuple[int, int]:
-    done = said = 0
-    for job in jobs:
-        live = kube.get(job["apiVersion"], job["kind"], job["metadata"]["name"], job["metadata"]["namespace"]) or {}
-        done += inv.finished(live)
-        said += (not inv.finished(live)) and bool(inv.reason(live))
-    return done, said
+def _snapshot(kube: Kube, jobs: list[Obj]) -> list[Obj]:
+    """The jobs as the API server has them now (a deleted one as submitted: neither finished nor with a reason)."""
+    return [kube.get(j["apiVersion"], j["kind"], j["metadata"]["name"], j["metadata"]["namespace"]) or j for j in jobs]
+
+
+def _settle(kube: Kube, jobs: list[Obj], seconds: float) -> list[Obj]:
+    """Wait up to ``seconds`` for every job to finish; the last snapshot, from which everything is counted."""
+    deadline = time.monotonic() + seconds
+    while True:
+        final = _snapshot(kube, jobs)
+        if all(inv.finished(j) for j in final) or time.monotonic() >= deadline:
+            return final
+        time.sleep(2)
 
 
 def run(state: State, kube: Kube, jobs: list[Obj], components: list[str], seed: int, budget: float,
         probes: tuple[Obj, Obj] | None = None, gap: tuple[float, float] = (1.0, 4.0),
-        down: tuple[float, float] = (1.0, 3.0), settle: float = 240.0) -> Report:
+        down: tuple[float, float] = (1.0, 3.0), settle: float = 240.0, inject: bool = True) -> Report:
     """Submit ``jobs`` (one before each fault, the rest first) and kill every component once; see the module docstring.
 
     ``probes``: a job for a team namespace and one for another namespace, dry-run while the
-    gang-admission controller is down and once it is back.
+    gang-admission controller is down and once it is back. ``inject=False`` keeps the same
+    seeded schedule (submissions, gaps, pauses) and kills nothing: a benchmark's floor.
     """
     rng = random.Random(seed)
     order = list(components)
@@ -145,23 +153,21 @@ def run(state: State, kube: Kube, jobs: list[Obj], components: list[str], seed: 
             submitted.append(tail[index])
         time.sleep(rng.uniform(*gap))
         at = time.monotonic() - began
-        faults.kill(state, component)
+        if inject:
+            faults.kill(state, component)
         held = rng.uniform(*down)
         time.sleep(held)
-        checks = _controller_checks(kube, *probes, back=False) if probes and component == "gang-admission-controller" else {}
-        recovered = faults.restart(state, component)
+        watched = inject and probes is not None and component == "gang-admission-controller"
+        checks = _controller_checks(kube, *probes, back=False) if watched and probes else {}
+        recovered = faults.restart(state, component) if inject else 0.0
         if checks:
             checks.update(_controller_checks(kube, *probes, back=True))
         done.append(Fault(component, round(at, 1), round(held, 1), round(recovered, 2), checks))
-    deadline = time.monotonic() + settle
-    finished, said = _job_states(kube, submitted)
-    while finished + said < len(submitted) and time.monotonic() < deadline:
-        time.sleep(2)
-        finished, said = _job_states(kube, submitted)
+    final = _settle(kube, submitted, settle)
     watcher.stop.set()
     watcher.join()
-    final = [kube.get(j["apiVersion"], j["kind"], j["metadata"]["name"], j["metadata"]["namespace"]) or j
-             for j in submitted]
+    finished = sum(inv.finished(j) for j in final)
+    said = sum(not inv.finished(j) and bool(inv.reason(j)) for j in final)
     violations = list(watcher.violations.values()) + inv.unfinished(final)
     return Report(seed, done, violations, len(submitted), finished, said, watcher.unobserved,
                   round(time.monotonic() - began, 1))

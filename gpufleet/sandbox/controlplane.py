@@ -4,8 +4,9 @@ Flags follow controller-runtime's envtest (``pkg/internal/testing/controlplane/a
 v0.23) and kubernetes ``hack/local-up-cluster.sh`` (v1.35.4): everything binds and
 advertises 127.0.0.1; ``--endpoint-reconciler-type=none`` because Endpoints validation
 refuses loopback addresses; the service range is configuration only (nothing is routed
-there: every webhook here is called by URL). Pure: paths and ports in, argv lists and
-YAML text out. Called by ``gpufleet.sandbox.up``.
+there: every webhook here is called by URL). etcd takes only TLS clients with a certificate
+of its own CA (the API server's is ``apiserver-etcd-client``; ``gpufleet.sandbox.pki``).
+Pure: paths and ports in, argv lists and YAML text out. Called by ``gpufleet.sandbox.up``.
 """
 
 from __future__ import annotations
@@ -40,16 +41,26 @@ def kubeconfig(pki: Pki, port: int) -> str:
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def etcd_argv(binary: Path, data: Path, ports: Ports) -> list[str]:
-    client, peer = f"http://127.0.0.1:{ports.etcd}", f"http://127.0.0.1:{ports.etcd_peer}"
+def etcd_url(ports: Ports) -> str:
+    return f"https://127.0.0.1:{ports.etcd}"
+
+
+def etcd_argv(binary: Path, pki: Pki, data: Path, ports: Ports) -> list[str]:
+    """etcd on 127.0.0.1 over TLS on both ports, refusing any client (or peer) without a certificate of etcd's CA."""
+    client, peer = etcd_url(ports), f"https://127.0.0.1:{ports.etcd_peer}"
     return [str(binary), "--name=sandbox", f"--data-dir={data}", f"--listen-client-urls={client}",
             f"--advertise-client-urls={client}", f"--listen-peer-urls={peer}", f"--initial-advertise-peer-urls={peer}",
-            f"--initial-cluster=sandbox={peer}", "--unsafe-no-fsync", "--log-level=warn",
-            "--quota-backend-bytes=2147483648"]
+            f"--initial-cluster=sandbox={peer}",
+            "--client-cert-auth", f"--trusted-ca-file={pki.etcd_ca_crt}", f"--cert-file={pki.etcd_crt}",
+            f"--key-file={pki.etcd_key}",
+            "--peer-client-cert-auth", f"--peer-trusted-ca-file={pki.etcd_ca_crt}", f"--peer-cert-file={pki.etcd_crt}",
+            f"--peer-key-file={pki.etcd_key}",
+            "--unsafe-no-fsync", "--log-level=warn", "--quota-backend-bytes=2147483648"]
 
 
 def apiserver_argv(binary: Path, pki: Pki, ports: Ports, state: Path) -> list[str]:
-    return [str(binary), f"--etcd-servers=http://127.0.0.1:{ports.etcd}",
+    return [str(binary), f"--etcd-servers={etcd_url(ports)}", f"--etcd-cafile={pki.etcd_ca_crt}",
+            f"--etcd-certfile={pki.apiserver_etcd_client_crt}", f"--etcd-keyfile={pki.apiserver_etcd_client_key}",
             "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={ports.apiserver}",
             f"--tls-cert-file={pki.serving_crt}", f"--tls-private-key-file={pki.serving_key}",
             f"--client-ca-file={pki.ca_crt}", "--authorization-mode=RBAC",

@@ -25,7 +25,8 @@ def ready(name: str, ports: dict[str, int], pki: Pki) -> Callable[[], bool]:
     """The readiness probe of the process ``name`` (a ``KeyError`` for a name the sandbox never starts)."""
     local = "https://127.0.0.1:{}{}".format
     probes: dict[str, Callable[[], Callable[[], bool]]] = {
-        "etcd": lambda: http_ok(f"http://127.0.0.1:{ports['etcd']}/health", expect="true"),
+        "etcd": lambda: http_ok(local(ports["etcd"], "/health"), pki.etcd_ca_crt, pki.apiserver_etcd_client_crt,
+                                pki.apiserver_etcd_client_key, "true"),
         "kube-apiserver": lambda: http_ok(local(ports["apiserver"], "/readyz"), pki.ca_crt, pki.admin_crt,
                                           pki.admin_key, "ok"),
         "kube-controller-manager": lambda: http_ok(local(ports["controller_manager"], "/healthz")),

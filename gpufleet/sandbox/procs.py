@@ -4,7 +4,15 @@ A process is recorded with its PID and its start time as the kernel counts it
 (``/proc/PID/stat`` field 22), so a later ``down`` never signals a PID the system has
 since given to another program: a record whose start time no longer matches is
 treated as already gone. Nothing here finds processes by name or pattern.
-Called by ``gpufleet.sandbox.up`` (start, wait, stop) and ``gpufleet.sandbox.state``.
+
+A process this Python process started is its child and is stopped through its
+``subprocess.Popen``: signalled, then waited for, so it is reaped and leaves no zombie
+(``<defunct>``) behind in a long-lived caller such as the e2e tier. Waiting on the child,
+not watching ``/proc``, matters: a Go engine's main thread can show as a zombie while its
+other threads still exit, and the kernel reaps it only once they have. Each :func:`start`
+also reaps the children that exited by themselves (a crash, a ``SIGKILL`` by PID).
+Called by ``gpufleet.sandbox.up`` (start, wait, stop), ``gpufleet.sandbox.state`` and
+``gpufleet.sandbox.faults``.
 """
 
 from __future__ import annotations
@@ -107,42 +115,73 @@ def alive(proc: Proc) -> bool:
 
 
 def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> Proc:
-    """Start ``argv`` in its own session, stdout and stderr to ``log``."""
+    """Start ``argv`` in its own session, stdout and stderr to ``log``; reap the children that have exited."""
+    reap()
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                  env=env, cwd=cwd, start_new_session=True)
     ticks = _start_ticks(child.pid)
     proc = Proc(name, child.pid, tuple(argv), str(log), ticks if ticks is not None else -1)
-    _children[child.pid] = child  # keep the Popen so this process reaps it (no zombie while we run)
+    _children[child.pid] = (child, proc.started)
     return proc
 
 
-_children: dict[int, subprocess.Popen] = {}
+_children: dict[int, tuple[subprocess.Popen, int]] = {}
+"""This process's children not yet reaped, by PID, with their start time (an unreaped child's PID is never reused)."""
+
+KILL_WAIT = 30.0
+"""Seconds to wait for a child to be reaped after ``SIGKILL``; one still there stays tracked for :func:`reap`."""
 
 
-def _reap(pid: int) -> None:
-    child = _children.get(pid)
-    if child is not None and child.poll() is not None:
-        _children.pop(pid, None)
+def reap() -> list[int]:
+    """Reap every child of this process that has exited; the PIDs reaped."""
+    done = [pid for pid, (child, _) in _children.items() if child.poll() is not None]
+    for pid in done:
+        del _children[pid]
+    return done
+
+
+def _own(proc: Proc) -> subprocess.Popen | None:
+    entry = _children.get(proc.pid)
+    return entry[0] if entry is not None and entry[1] == proc.started else None
+
+
+def _stop_child(proc: Proc, child: subprocess.Popen, grace: float) -> None:
+    """SIGTERM, wait ``grace`` seconds, SIGKILL, wait: ``Popen`` signals only an unreaped child, and waiting reaps it."""
+    try:
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(grace)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(KILL_WAIT)
+    except subprocess.TimeoutExpired:
+        return  # not reaped yet (stuck in the kernel): still tracked, a later reap() collects it
+    _children.pop(proc.pid, None)
 
 
 def stop(proc: Proc, grace: float = 10.0) -> None:
-    """SIGTERM the recorded PID, then SIGKILL after ``grace`` seconds; a gone or reused PID is left alone."""
+    """SIGTERM the recorded PID, then SIGKILL after ``grace`` seconds; a gone or reused PID is left alone.
+
+    A child of this process is also waited for, so it is reaped; one another process started
+    (``down`` from the CLI) is reaped by its own parent or by init.
+    """
+    child = _own(proc)
+    if child is not None:
+        _stop_child(proc, child, grace)
+        return
     if not alive(proc):
-        _reap(proc.pid)
         return
     os.kill(proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        _reap(proc.pid)
         if not alive(proc):
             return
         time.sleep(0.1)
     if alive(proc):
         os.kill(proc.pid, signal.SIGKILL)
     for _ in range(50):
-        _reap(proc.pid)
         if not alive(proc):
             return
         time.sleep(0.1)

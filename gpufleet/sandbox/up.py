@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
@@ -29,7 +30,7 @@ from gpufleet.render.volcano import render_scheduler_conf_yaml
 from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, nodes, volcano
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.kube import Kube, established, wait_for
-from gpufleet.sandbox.pki import Pki, make_pki
+from gpufleet.sandbox.pki import Pki, make_pki, private_dir, write_private
 from gpufleet.sandbox.procs import alive, free_ports, start, wait_until
 from gpufleet.sandbox.state import State, down, load
 
@@ -116,7 +117,7 @@ class _Run:
 
 def _control_plane(r: _Run) -> None:
     p, e = r.ports, r.engines
-    r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.dir / "etcd", p))
+    r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.pki, r.dir / "etcd", p))
     r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir))
     r.kube = Kube(r.kubeconfig)
     r.run("kube-controller-manager",
@@ -161,10 +162,9 @@ def _ready_nodes(kube: Kube) -> int:
 
 
 def _serving_dir(r: _Run, name: str) -> Path:
-    d = r.dir / "certs" / name
-    d.mkdir(parents=True, exist_ok=True)
+    d = private_dir(private_dir(r.dir / "certs") / name)
     (d / "tls.crt").write_bytes(r.pki.serving_crt.read_bytes())
-    (d / "tls.key").write_bytes(r.pki.serving_key.read_bytes())
+    write_private(d / "tls.key", r.pki.serving_key.read_bytes())
     return d
 
 
@@ -225,32 +225,50 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
     rendered = render_all(fleet)
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, model, engines)
+    return _started(r, lambda: _engines(r, fleet, rendered, options))
+
+
+def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
+    """Every step of ``up`` after the PKI, in the order the module's docstring gives."""
+    _control_plane(r)
+    _install_crds(r, fleet)
+    namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
+    if fleet.engines.volcano.enabled:
+        namespaces.append(fleet.engines.volcano.namespace)
+    r.kube.apply_all(_namespace(n) for n in namespaces)
+    _nodes(r, fleet, options.node_cap)
+    _kueue(r, fleet, options)
+    if fleet.engines.volcano.enabled:
+        _volcano(r, fleet, options.volcano_without)
+    if fleet.pools_of("coscheduling"):
+        _coscheduling(r, fleet)
+    if not options.engines_only:
+        wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
+    context = r.write("fleet-context.json", context_json(rendered.context))
+    if options.controller:
+        _controller(r, fleet, context, options)
+    if options.engines_only:
+        r.state.stack = _stack_config(r, options)
+
+
+def _started(r: _Run, steps: Callable[[], None]) -> State:
+    """Run ``steps`` and mark the sandbox ready; on any failure stop what started (keeping the folder) and re-raise."""
     try:
-        _control_plane(r)
-        _install_crds(r, fleet)
-        namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
-        if fleet.engines.volcano.enabled:
-            namespaces.append(fleet.engines.volcano.namespace)
-        r.kube.apply_all(_namespace(n) for n in namespaces)
-        _nodes(r, fleet, options.node_cap)
-        _kueue(r, fleet, options)
-        if fleet.engines.volcano.enabled:
-            _volcano(r, fleet, options.volcano_without)
-        if fleet.pools_of("coscheduling"):
-            _coscheduling(r, fleet)
-        if not options.engines_only:
-            wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
-        context = r.write("fleet-context.json", context_json(rendered.context))
-        if options.controller:
-            _controller(r, fleet, context, options)
-        if options.engines_only:
-            r.state.stack = _stack_config(r, options)
+        steps()
         r.state.ready = True
         r.state.save()
         return r.state
     except BaseException:
         down(r.state, keep=True)
         raise
+
+
+def control_plane(directory: Path) -> State:
+    """Start etcd and the Kubernetes control plane only, in ``directory``: for a caller that needs an API
+    server and no engine (the e2e tier's control-plane checks); ``down`` stops it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    r = _Run(directory, "", locate(["etcd", "kube"]))
+    return _started(r, lambda: _control_plane(r))
 
 
 def _apply_rendered(kube: Kube, rendered) -> bool:

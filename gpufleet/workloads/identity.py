@@ -32,8 +32,8 @@ from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.workloads.runtimes import RUNTIME_KINDS
-from gpufleet.workloads.types import WorkloadView, as_list, as_map, is_map
+from gpufleet.workloads.stages import initializer_roles
+from gpufleet.workloads.types import WorkloadView, as_map, is_map
 
 
 def label_value(name: str) -> str:
@@ -60,17 +60,6 @@ def has_controller(obj: Mapping[str, Any]) -> bool:
 def stampable(view: WorkloadView) -> bool:
     """A gang whose templates the mutator labels itself (not one a controller owns, except pod-group Pods)."""
     return view.is_gang and (view.kind == "Pod" or not has_controller(view.obj))
-
-
-def initializer_roles(view: WorkloadView) -> frozenset[str]:
-    """Names of the replicatedJobs others wait on to Complete (JobSet, Trainer runtime): initializers, not ranks."""
-    spec = as_map(view.obj.get("spec"))
-    if view.kind in RUNTIME_KINDS:
-        spec = as_map(as_map(spec.get("template")).get("spec"))
-    elif view.kind != "JobSet":
-        return frozenset()
-    return frozenset(str(dep.get("name")) for rjob in as_list(spec.get("replicatedJobs")) if is_map(rjob)
-                     for dep in as_list(rjob.get("dependsOn")) if is_map(dep) and dep.get("status") == "Complete")
 
 
 def unlabelled_templates(view: WorkloadView, label: str = GANG_LABEL) -> list[FieldPath]:

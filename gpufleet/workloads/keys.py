@@ -21,3 +21,6 @@ DEFAULT_SCHEDULER = "default-scheduler"
 ELASTIC = "gpufleet.dev/elastic"
 WAIVER_PREFIX = "waive.gpufleet.dev/"
 RAY_GANG = "ray.io/gang-scheduling-enabled"  # label on a RayCluster/RayJob (KubeRay v1.7.0 utils/constant.go)
+KUEUE_PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"  # label naming a Kueue WorkloadPriorityClass
+KUEUE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"  # pod template annotation (Kueue TAS)
+KUEUE_PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"  # pod template annotation (Kueue TAS)

@@ -178,6 +178,21 @@ def _cron_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     return _base(obj, group, kind, (template,), is_gang=False)
 
 
+def created_job(cron_job: Mapping[str, Any]) -> dict[str, Any]:
+    """The Job a CronJob creates: ``spec.jobTemplate``'s metadata and spec, in the CronJob's namespace.
+
+    The CronJob controller copies only ``jobTemplate.metadata`` (labels, annotations) to its Jobs,
+    never the CronJob's own labels (``getJobFromTemplate2``, ``pkg/controller/cronjob/utils.go``).
+    """
+    meta = as_map(cron_job.get("metadata"))
+    template = as_map(as_map(cron_job.get("spec")).get("jobTemplate"))
+    job_meta = {**as_map(template.get("metadata"))}
+    for key in ("name", "namespace"):
+        if meta.get(key):
+            job_meta[key] = meta[key]
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": job_meta, "spec": as_map(template.get("spec"))}
+
+
 def _lws(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     return lws_view(_base, _template, obj, group, kind)
 

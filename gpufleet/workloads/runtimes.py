@@ -58,6 +58,25 @@ def runtime_templates(runtime: Mapping[str, Any], nodes: int) -> tuple[PodTempla
     return tuple(templates)
 
 
+def with_nodes_alone(view: WorkloadView) -> WorkloadView:
+    """A TrainJob seen without its runtime: ``numNodes`` pods asking for ``spec.trainer.resourcesPerNode``.
+
+    ``view`` unchanged when it has templates (its runtime was found) or sets no
+    ``resourcesPerNode``. The one template stands for the trainer nodes only (the runtime's
+    other jobs are unknown), so a capacity rule reading it counts a lower bound.
+    """
+    if view.group != GROUP or view.kind != "TrainJob" or view.templates:
+        return view
+    trainer = as_map(as_map(view.obj.get("spec")).get("trainer"))
+    resources = trainer.get("resourcesPerNode")
+    if not is_map(resources):
+        return view
+    spec = {"containers": [{"name": NODE_JOB, "resources": resources}]}
+    at = SPEC.child("trainer")
+    template = PodTemplate(at, {"spec": spec}, view.total_pods, NODE_JOB, at.child("numNodes"), spec, at)
+    return dataclasses.replace(view, templates=(template,))
+
+
 def runtime_view(base: Callable[..., WorkloadView], obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     """The view of a runtime itself: its templates, a gang of its own ``mlPolicy.numNodes``."""
     return base(obj, group, kind, runtime_templates(obj, runtime_nodes(obj)))

@@ -28,9 +28,11 @@ class Issue:
     path: FieldPath | str
     message: str
     fix: str = ""
+    at: tuple[int, int] | None = field(default=None, compare=False)
+    """1-based (line, column) where the path is written in the source, when known: ``file:line:column:``."""
 
     def render(self, source: str | None = None) -> str:
-        where = f"{source}: " if source else ""
+        where = f"{source}:{self.at[0]}:{self.at[1]}: " if source and self.at else f"{source}: " if source else ""
         hint = f" (fix: {self.fix})" if self.fix else ""
         at = f"{self.path}: " if str(self.path) else ""
         return f"{where}{at}{self.message}{hint}"

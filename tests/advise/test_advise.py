@@ -74,6 +74,14 @@ ROWS = [
         [job("t0", 4)], "kueue+tas",
         "pools[0].system: kueue; pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
         "contention"),
+    Row("many teams on a Volcano pool whose large jobs are Volcano Jobs: keep Volcano (Kueue never admits them)",
+        one_pool("volcano", nodes=16, teams=2), [vcjob("t0", 4), vcjob("t1", 2)], "volcano", "none", "contention"),
+    Row("many teams on a Kueue pool whose large jobs are Volcano Jobs: Volcano, not Kueue with TAS",
+        one_pool(nodes=16, teams=2), [vcjob("t0", 4)], "volcano", "pools[0].system: volcano", "contention"),
+    Row("many teams with mostly batch Jobs and one Volcano Job above the free block: Kueue with TAS",
+        one_pool("volcano", nodes=16, teams=2), [vcjob("t0", 4), job("t0", 2), job("t1", 2)], "kueue+tas",
+        "pools[0].system: kueue; pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        "contention"),
     Row("many teams with small jobs: Kueue", one_pool(nodes=64, teams=3), [job("t0", 2), job("t1", 4)], "kueue", "none", "contention"),
     Row("many teams with elastic jobs: Volcano", one_pool(nodes=64, teams=3), [job("t0", 4, elastic=True)], "volcano",
         "pools[0].system: volcano", "contention"),
@@ -102,7 +110,7 @@ def test_each_fleet_gets_the_mechanism_of_the_premise_table(row: Row) -> None:
 def test_the_answers_name_the_largest_job_the_free_block_and_the_elastic_jobs() -> None:
     fleet = one_pool(nodes=40, teams=2).model()
     [pool] = advise(fleet, [job("t0", 8, elastic=True, name="el"), job("t1", 2)]).pools
-    assert (pool.largest_job_gpus, pool.free_block_gpus, pool.elastic_jobs) == ("64", "32", ["t0/el"])
+    assert (pool.largest_job_gpus, pool.free_block_gpus, pool.elastic_jobs) == (64, 32, ["t0/el"])
 
 
 def test_a_larger_free_fraction_lets_the_same_job_fit() -> None:
@@ -148,3 +156,15 @@ def test_the_free_block_is_capped_at_one_block_of_nodes() -> None:
 
     [pool] = advise(one_pool(nodes=1250, teams=4).model(), [job("t1", 64)]).pools
     assert Decimal(pool.free_block_gpus) == 16 * 8
+
+
+def test_advice_to_leave_volcano_says_what_its_volcano_jobs_would_have_to_become() -> None:
+    fleet = one_pool("volcano", nodes=16, teams=2).model()
+    [pool] = advise(fleet, [vcjob("t0", 4), job("t0", 2), job("t1", 2)]).pools
+    assert pool.mechanism == "kueue+tas" and "Volcano Job(s) would have to become JobSets" in pool.reason
+    assert "kueue.x-k8s.io/queue-name" in pool.reason
+
+
+def test_advice_to_keep_volcano_for_volcano_jobs_names_its_topology_placement() -> None:
+    [pool] = advise(one_pool("volcano", nodes=16, teams=2).model(), [vcjob("t0", 4)]).pools
+    assert pool.mechanism == "volcano" and "networkTopology" in pool.reason and "would have to become" in pool.reason

@@ -55,8 +55,10 @@ def test_advise_json_weighs_the_given_manifests(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     pools = {p["pool"]: p for p in data["pools"]}
-    assert data["jobs"] == 1 and pools["l40s"]["largest_job_gpus"] == "16"
-    assert set(pools["h100"]) >= {"mechanism", "change", "reason", "contention", "elastic_jobs", "control_plane"}
+    assert data["jobs"] == 1 and pools["l40s"]["largestJobGpus"] == 16
+    assert set(pools["h100"]) >= {"mechanism", "change", "reason", "contention", "elasticJobs", "controlPlane"}
+    assert all("_" not in key for pool in data["pools"] for key in pool)  # camelCase, as plan, lint and diff
+    assert all(isinstance(pool[key], int) for pool in data["pools"] for key in ("largestJobGpus", "freeBlockGpus"))
 
 
 def test_advise_never_writes_a_file(tmp_path, monkeypatch):

@@ -88,6 +88,8 @@ CASES = [
     Case(("podgroups", "MIXED", "BAD"), "checked", MANIFEST, "binary"),
     Case(("sandbox", "up", "BAD", "--dir", "OUT"), "checked", ALL_FILE, "job"),
     Case(("policy-pack", "BAD"), "output", ("wrong kind of file",), "file"),
+    Case(("try", "BAD", "JOBS", "--dir", "OUT"), "checked", ALL_FILE, "job"),
+    Case(("try", "MODEL", "BAD", "--dir", "OUT"), "checked", MANIFEST, "binary"),
 ]
 # A good command line per command, whose standard output is then /dev/full (every command prints).
 PRINTING = {
@@ -95,6 +97,7 @@ PRINTING = {
     "schema": ("schema",), "diff": ("diff", "MODEL", "MODEL"), "lint": ("lint", "JOBS"), "rules": ("rules",),
     "explain": ("explain", "GANG301"), "advise": ("advise", "MODEL"), "podgroups": ("podgroups", "MIXED", "COSCHEDULED"),
     "sandbox": ("sandbox", "status", "--dir", "OUT"), "policy-pack": ("policy-pack", "OUT"),
+    "try": ("try", "MODEL", "JOBS", "--dry-run", "--dir", "OUT"),
 }
 
 
@@ -203,6 +206,25 @@ def test_a_real_process_writing_to_a_full_disk_exits_2_with_one_line(argv, files
 
 
 @pytest.mark.parametrize("command", sorted(every_command()))
-def test_an_unknown_option_is_a_usage_error_without_a_traceback(command, capsys):
+def test_an_unknown_option_is_a_usage_error_in_one_line(command, capsys):
     code, out, err = cli([command, "--no-such-option"], capsys)
-    assert code == CODES["usage"] and "Traceback" not in out + err and err
+    assert code == CODES["usage"] and "Traceback" not in out + err and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith(f"gpufleet {command}") and "fix" in err, err
+
+
+@pytest.mark.parametrize("argv", [("render", "MODEL"), ("explain",), ("podgroups",), ("lint",), ("diff",),
+                                  ("plan", "--format"), ("sandbox", "up", "--bogus")], ids=" ".join)
+def test_a_missing_argument_or_option_is_a_usage_error_in_one_line(argv, files, capsys):
+    paths, _, _ = files
+    code, out, err = cli(words(argv, paths), capsys)
+    assert code == CODES["usage"] and out == "" and len(err.splitlines()) == 1 and "fix" in err, err
+    assert err.startswith("gpufleet") and "╭" not in err
+
+
+def test_render_to_standard_output_on_a_full_disk_is_one_line_and_the_documented_exit_code(files, capsys, monkeypatch):
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        monkeypatch.setattr(sys, "stdout", full)
+        code = run(["render", str(DEV), "--out", "-"])
+        monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == KINDS["full disk"]["output"] and err.count("standard output (/dev/full)") == 1, err

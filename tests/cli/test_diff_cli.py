@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -142,4 +143,20 @@ def test_an_edit_that_overfills_a_pool_is_named_at_the_edit_not_at_the_largest_q
     bad = edited(tmp_path, shrink_pool, "bad.fleet.yaml")
     result = run(str(PROD), str(bad))
     assert result.exit_code == 1
-    assert "bad.fleet.yaml: pools[0].nodeCount: this edit (nodeCount" in result.output, result.output
+    assert re.search(r"bad\.fleet\.yaml:\d+:\d+: pools\[0\]\.nodeCount: this edit \(nodeCount", result.output), result.output
+
+
+def test_an_invalid_model_at_the_git_revision_names_its_line_and_column(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "stacks").mkdir(parents=True)
+    model = repo / "stacks" / "prod.fleet.yaml"
+    model.write_text(PROD.read_text().replace("  - name: eval\n", "  - name: eval\n    colour: blue\n", 1))
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "."], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
+    line = model.read_text().splitlines().index("    colour: blue") + 1
+    model.write_text(PROD.read_text())
+    result = run(str(model), "--git", "HEAD")
+    assert result.exit_code == 1
+    assert f"HEAD:stacks/prod.fleet.yaml:{line}:5: teams[2].colour: unknown field" in result.stderr, result.stderr

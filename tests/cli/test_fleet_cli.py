@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -55,7 +56,7 @@ def test_validate_prints_every_issue_with_file_path_and_fix_and_exits_1(tmp_path
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) >= 2
-    assert all(line.startswith(f"{bad}: ") and "(fix: " in line for line in lines)
+    assert all(re.match(rf"{re.escape(str(bad))}:\d+:\d+: ", line) and "(fix: " in line for line in lines), lines
     assert any("teams[1].cohort" in line for line in lines)
     assert "Traceback" not in result.output
 

@@ -61,7 +61,8 @@ def test_diff_reasons_are_sentences_and_each_fix_is_printed_once_per_group(tmp_p
     assert markdown.count(retire) == 1 and "| BLOCKED | Pulumi refuses to delete a protected resource: it may hold admitted work. See fix 1. |" in markdown
 
 
-def test_the_diff_table_fits_100_columns_when_piped(tmp_path, capsys):
+def test_the_diff_table_fits_100_columns_when_piped_with_columns_100(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")  # without COLUMNS a piped table is as wide as its values (tests/cli/test_console.py)
     _, out, _ = cli(capsys, "diff", PROD, edited_model(tmp_path, removed_team))
     assert max(len(line) for line in out.splitlines()) <= 100
 

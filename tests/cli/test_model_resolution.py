@@ -85,3 +85,15 @@ def test_a_stack_without_a_model_setting_says_how_to_set_it(tmp_path, monkeypatc
     monkeypatch.chdir(root)
     code, _, err = cli(capsys, ["validate"], tmp_path)
     assert code == 2 and "pulumi config set -s dev gpufleet:model" in err
+
+
+@pytest.mark.parametrize("stacks", [("dev",), ("dev", "prod")], ids=["one stack", "two stacks"])
+@pytest.mark.parametrize("words", [*MODEL_COMMANDS, ["diff", "--git", "HEAD"]], ids=lambda w: w[0])
+def test_an_unknown_stack_name_is_one_line_naming_the_stacks_that_exist(words, stacks, tmp_path, monkeypatch, capsys):
+    root = project(tmp_path, stacks)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("GPUFLEET_STACK", "staging")
+    code, out, err = cli(capsys, words, tmp_path)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "no stack 'staging'" in err and f"only {', '.join(stacks)} " in err and "fix: set GPUFLEET_STACK" in err
+    assert "cannot be read" not in err

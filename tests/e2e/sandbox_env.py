@@ -21,6 +21,7 @@ from gpufleet.model import Fleet, load_model
 from gpufleet.sandbox.kube import Kube, wait_for
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.up import Options, up
+from tests.render.builders import pool, quota, team
 
 VC_API = "batch.volcano.sh/v1alpha1"
 
@@ -87,6 +88,19 @@ def running(data: dict[str, Any] | Path, tmp: Path, options: Options = Options()
         down(state, keep=True)
 
 
+@contextmanager
+def volcano_team(tmp: Path, nodes: int, gpus: int, namespace: str, team_name: str = "research") -> Iterator[Sandbox]:
+    """A sandbox of one Volcano pool ``p`` of ``nodes`` x 8 GPUs and one team owning ``namespace`` with ``gpus`` of quota,
+    no admission controller, once the team's Volcano queue is Open (Volcano's webhook refuses jobs before)."""
+    data = model(pools=[pool("p", system="volcano", nodes=nodes)],
+                 teams=[team(team_name, {"p": quota(gpus)}, namespaces=[namespace], volcanoNamespaces=[namespace])],
+                 engines={"volcano": {"enabled": True}})
+    with running(data, tmp, Options(controller=False)) as sb:
+        sb.wait(f"Volcano queue {team_name} Open", lambda: (sb.get("scheduling.volcano.sh/v1beta1", "Queue", team_name) or {})
+                .get("status", {}).get("state") == "Open", timeout=120)
+        yield sb
+
+
 def job(name: str, namespace: str, pods: int, gpus: int = 8, scheduler: str | None = None,
         labels: dict[str, str] | None = None, node_selector: dict[str, str] | None = None,
         tolerations: list[dict] | None = None, suspend: bool | None = None) -> dict[str, Any]:
@@ -124,3 +138,13 @@ def vcjob(name: str, namespace: str, pods: int, gpus: int = 8, queue: str | None
     if queue:
         spec["queue"] = queue
     return {"apiVersion": VC_API, "kind": "Job", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def launcher_job(name: str, min_available: int, namespace: str = "alpha-vc", queue: str = "alpha") -> dict[str, Any]:
+    """Issue 31's Volcano Job: two 2-GPU workers and a launcher task that ``dependsOn`` them (3 pods)."""
+    body = vcjob(name, namespace, pods=2, gpus=2, queue=queue, min_available=min_available)
+    launcher = {"name": "launcher", "replicas": 1, "dependsOn": {"name": ["worker"]},
+                "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                    "containers": [{"name": "launcher", "image": "launcher:1"}], "restartPolicy": "Never"}}}
+    body["spec"]["tasks"].append(launcher)
+    return body

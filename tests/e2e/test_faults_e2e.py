@@ -23,6 +23,7 @@ import pytest
 from gpufleet.sandbox import chaos
 from gpufleet.sandbox.kwok import COMPLETE_AFTER
 from tests.e2e.sandbox_env import job, running, vcjob
+from tests.sandbox.kernel import zombie_children
 
 ROOT = Path(__file__).resolve().parents[2]
 QUEUE = "kueue.x-k8s.io/queue-name"
@@ -89,6 +90,10 @@ def test_every_component_was_killed_once_and_came_back(report):
 
 def test_no_invariant_was_violated_while_the_engines_died_and_came_back(report):
     assert report.violations == [], said(report)
+
+
+def test_every_killed_and_stopped_component_was_reaped_none_left_a_zombie(report):
+    assert zombie_children(os.getpid()) == [], said(report)
 
 
 def test_every_submitted_job_finished_or_carries_its_reason(report):

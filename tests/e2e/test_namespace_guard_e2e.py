@@ -13,6 +13,7 @@ Every process is stopped by its PID afterwards.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,10 +25,9 @@ from gpufleet.model import load_model
 from gpufleet.render.meta import TEAM_LABEL
 from gpufleet.render.namespace_guard import render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
-from gpufleet.sandbox.engines import locate
-from gpufleet.sandbox.kube import wait_for
-from gpufleet.sandbox.state import down
-from gpufleet.sandbox.up import _control_plane, _Run
+from gpufleet.sandbox.kube import Kube, wait_for
+from gpufleet.sandbox.state import State, down
+from gpufleet.sandbox.up import control_plane
 from tests.e2e.sandbox_env import require_go
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,13 +40,20 @@ RBAC = "rbac.authorization.k8s.io/v1"
 TEAM_NS = "vision"
 
 
+@dataclass(frozen=True)
+class ControlPlane:
+    state: State
+    kube: Kube
+    kubeconfig: Path
+
+
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
     """The control plane with the stack's team namespaces, the guard, and RBAC for ``EDITORS``."""
     require_go()
-    run = _Run(tmp_path_factory.mktemp("guard") / "sandbox", str(MODEL), locate(["etcd", "kube"]))
+    state = control_plane(tmp_path_factory.mktemp("guard") / "sandbox")
+    run = ControlPlane(state, Kube(Path(state.kubeconfig)), Path(state.kubeconfig))
     try:
-        _control_plane(run)
         run.kube.apply_all(render_namespaces(FLEET))
         run.kube.apply_all(render_namespace_guard(FLEET))
         run.kube.apply({"apiVersion": RBAC, "kind": "ClusterRole", "metadata": {"name": EDITORS},

@@ -66,6 +66,7 @@ metadata:
 spec:
   parallelism: 4
   completions: 4
+  backoffLimit: 0  # a failed rank fails the whole Job, not replaced alone (GANG204)
   template:
     spec:
       restartPolicy: Never

@@ -23,7 +23,10 @@ def messages(builder) -> dict[str, tuple[str, str]]:
     ("admission.waitForPodsReady.timout", "timout", "timeout"),
 ])
 def test_an_unknown_key_names_the_nearest_known_one_at_that_place(path, typo, near):
-    message, fix = messages(fleet().set(path, 1))[path]
+    builder = fleet()
+    node, _ = builder._parent(path)
+    node.pop(near, None)  # a misspelling replaces the key it misspells
+    message, fix = messages(builder.set(path, 1))[path]
     assert f"did you mean {near!r}" in message and near in fix
 
 
@@ -45,3 +48,14 @@ def test_a_long_value_is_shortened():
 def test_a_yaml_boolean_or_number_where_a_string_belongs_says_to_quote_it(value, says):
     message, fix = messages(fleet().set("pools[0].name", value))["pools[0].name"]
     assert says in message and "quote" in fix
+
+
+def test_an_unknown_key_never_suggests_a_key_already_written_beside_it():
+    """Issue 32, item 17: `colour` on a team that has `cohort:` is not a misspelt `cohort`."""
+    message, fix = messages(fleet().set("teams[1].colour", "red"))["teams[1].colour"]
+    assert "cohort" not in message and "cohort" not in fix
+
+
+def test_the_same_key_without_its_neighbour_still_gets_the_suggestion():
+    message, _ = messages(fleet().drop("teams[1].cohort").set("teams[1].colour", "red"))["teams[1].colour"]
+    assert "did you mean 'cohort'" in message

@@ -21,6 +21,8 @@ CASES = [
          lambda f: f.set("teams[1].namespaces", ["beta", "alpha-beta"]), "teams[1].namespaces[1]", "already listed by team 'alpha'"),
     Case("namespace-listed-twice", lambda f: f.set("teams[1].namespaces", ["beta", "beta"]),
          lambda f: f.set("teams[1].namespaces", ["beta"]), "teams[1].namespaces[1]", "the same team"),
+    Case("team-namespace-exempt-from-partitioning", lambda f: f.set("partitionExemptNamespaces", ["gpu-operator", "beta"]),
+         lambda f: f.set("partitionExemptNamespaces", ["gpu-operator"]), "partitionExemptNamespaces[1]", "lets that team's pods"),
     *(Case(f"opt-out-label-{bad!r}", lambda f, b=bad: f.set("controller.optOutLabel", b),
            lambda f: f.set("controller.optOutLabel", "example.com/gang-admission"), "controller.optOutLabel", says)
       for bad, says in (("", "is empty"), ("a/b/c", "more than one '/'"), ("gpufleet.dev/has space", "the opt-out label key"),

@@ -37,7 +37,8 @@ def meta(ns: str, name: str = "train") -> dict:
 
 def job(ns: str, pods: int = 4, **spec) -> dict:
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(ns),
-            "spec": {"parallelism": pods, "completions": pods, "template": pod_template(restartPolicy="Never", **spec)}}
+            "spec": {"parallelism": pods, "completions": pods, "backoffLimit": 0,
+                     "template": pod_template(restartPolicy="Never", **spec)}}
 
 
 def jobset(ns: str) -> dict:

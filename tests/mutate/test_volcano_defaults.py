@@ -172,3 +172,11 @@ def test_templates_in_a_task_list_with_holes_are_addressed_by_their_own_index():
     _, ops = patched(job)
     assert {op["path"] for op in ops if "/tasks/" in op["path"]} == {
         "/spec/tasks/1/template/spec/schedulerName", "/spec/tasks/1/template/spec/restartPolicy"}
+
+
+def test_the_default_minimum_leaves_out_a_task_that_depends_on_the_others():
+    """The launcher's pod is created once the workers run: counting it would leave the job Inqueue forever."""
+    job = volcano_job(1, 3)
+    job["spec"]["tasks"][0]["dependsOn"] = {"name": [job["spec"]["tasks"][1]["name"]]}
+    out, _ = patched(job)
+    assert out["spec"]["minAvailable"] == 3

@@ -41,7 +41,8 @@ def test_the_context_has_exactly_the_documented_keys():
     ctx = render_context(_fleet())
     assert list(ctx) == ["version", "fleet", "coldStartFloorSeconds", "waitForPodsReadyTimeoutSeconds", "kueueNamespace",
                          "volcanoNamespace", "queueLabel", "gangLabel", "teams", "pools", "priorityClasses",
-                         "manageJobsWithoutQueueName", "kueueManagedNamespaces", "kueueFrameworks"]
+                         "manageJobsWithoutQueueName", "kueueManagedNamespaces", "kueueFrameworks",
+                         "partitionExemptNamespaces"]
     assert set(ctx["pools"][0]) == {"name", "system", "nodeCount", "gpuResource", "allocatable", "nodeLabels"}
     assert ctx["pools"][0]["allocatable"] == {"cpu": "192", "memory": "1920Gi", "nvidia.com/gpu": "8"}
 

@@ -3,7 +3,9 @@
 The API server evaluates it on every pod (issue 19, item 3); here each expression is
 compiled and evaluated by cel-python (``gpufleet.crdschema.celext``, as the CRD CEL checks
 are) against pods of the mixed stack: the owner's, another team's, a namespace of no team,
-kube-system's. The verdicts must match GANG807 on the same pods' tolerations.
+kube-system's, the model's exempt ``gpu-operator``. The verdicts must match GANG807 on
+the same pods' tolerations, exempt namespaces included (the exemption is the model's list,
+rendered into both; a namespace label alone exempts nothing).
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ CASES = [
     (team_ns("llm", "llm"), (), True),
     (namespace("ci-runners"), (ALL,), False),
     (namespace("kube-system"), (ALL,), True),
-    (namespace("gpu-operator", {"gpufleet.dev/partition-exempt": "true"}), (ALL,), True),
+    (namespace("gpu-operator"), (ALL,), True),
+    (namespace("labelled-only", {"gpufleet.dev/partition-exempt": "true"}), (ALL,), False),
     (namespace("rogue", {"gpufleet.dev/team": "secure", "gpufleet.dev/fleet": "other"}), (ALL,), False),
 ]
 
@@ -79,7 +82,7 @@ def test_the_cel_refuses_pods_that_tolerate_the_dedicated_taint_outside_the_owne
     assert admitted(pod(ns, *tolerations), ns) is expected
 
 
-@pytest.mark.parametrize("ns, tolerations, expected", [c for c in CASES if c[0]["metadata"]["name"] not in ("kube-system", "gpu-operator", "rogue")])
+@pytest.mark.parametrize("ns, tolerations, expected", CASES)
 def test_gang807_and_the_policy_give_the_same_verdict_on_tolerations(ns, tolerations, expected):
     obj = pod(ns, *tolerations)
     blocking = any(f.blocking for f in engine.check_objects([obj], CTX, select=["GANG807"]))

@@ -29,3 +29,11 @@ def test_a_cpu_only_indexed_job_of_independent_shards_gets_no_gang_finding(ctx):
 def test_the_same_job_asking_for_gpus_or_a_gang_scheduler_is_a_gang_again(job):
     codes = {f.code for f in engine.check_objects([job], WITH_FLEET)}
     assert {"GANG203", "GANG204"} <= codes
+
+
+def test_a_gpu_indexed_job_with_more_completions_than_parallelism_is_a_sweep_with_no_gang_finding():
+    """Issue 32, item 2: indexes run a few at a time and none waits for the others."""
+    job = indexed_job(gpus=1)
+    job["spec"]["parallelism"] = 8
+    codes = {f.code for f in engine.check_objects([job], WITH_FLEET)}
+    assert not codes & {"GANG203", "GANG204", "GANG106", "GANG403"}

@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 import dataclasses
+import platform
 import socket
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from gpufleet.sandbox.procs import StartError, alive, start, stop, wait_until
+from tests.sandbox.kernel import kernel_state
 
 SLEEP = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
+SYS_EXIT = {"x86_64": 60, "aarch64": 93}.get(platform.machine())
+ENGINE_LIKE = [sys.executable, "-c", f"""
+import ctypes, os, signal, threading, time
+def on_term(*_):  # the main thread leaves first and another thread exits the process later, as a Go engine may
+    threading.Thread(target=lambda: (time.sleep(1.5), os._exit(0))).start()
+    ctypes.CDLL(None).syscall({SYS_EXIT}, 0)
+signal.signal(signal.SIGTERM, on_term)
+print('started', flush=True)
+while True:
+    time.sleep(0.05)
+"""]
+
+
+def _started(proc, log: Path) -> None:
+    wait_until(proc, lambda: "started" in log.read_text(), timeout=20, what="started")
 
 
 def test_a_started_process_runs_until_stopped_by_its_pid(tmp_path):
@@ -18,6 +37,36 @@ def test_a_started_process_runs_until_stopped_by_its_pid(tmp_path):
     assert alive(proc)
     stop(proc, grace=5)
     assert not alive(proc)
+
+
+@pytest.mark.skipif(SYS_EXIT is None, reason="the thread-exit syscall number is known for x86_64 and aarch64 only")
+def test_a_stopped_child_is_reaped_even_when_its_main_thread_exits_before_its_others(tmp_path):
+    proc = start("engine", ENGINE_LIKE, tmp_path / "engine.log")
+    _started(proc, tmp_path / "engine.log")
+    stop(proc, grace=10)
+    assert not alive(proc)
+    time.sleep(0.5)
+    assert kernel_state(proc.pid) == "gone"
+
+
+@pytest.mark.parametrize("argv", [["sleep", "60"], SLEEP], ids=["sleep", "python"])
+def test_a_stopped_child_leaves_no_zombie(tmp_path, argv):
+    proc = start("sleeper", argv, tmp_path / "sleeper.log")
+    stop(proc, grace=5)
+    assert kernel_state(proc.pid) == "gone"
+
+
+def test_a_child_that_exited_by_itself_is_reaped_when_the_next_process_starts(tmp_path):
+    crasher = start("crasher", [sys.executable, "-c", "raise SystemExit(3)"], tmp_path / "crasher.log")
+    deadline = time.monotonic() + 20
+    while alive(crasher) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert kernel_state(crasher.pid) in ("Z", "gone")
+    sleeper = start("sleeper", SLEEP, tmp_path / "sleeper.log")
+    try:
+        assert kernel_state(crasher.pid) == "gone"
+    finally:
+        stop(sleeper, grace=5)
 
 
 def test_a_record_whose_start_time_does_not_match_is_never_signalled(tmp_path):

@@ -12,6 +12,11 @@ from tests.mutate.builders import fleet_dict, volcano_job
 
 REPO = Path(__file__).resolve().parents[2]
 CONTROLLER = REPO / "controller"
+PYTHON_FLOOR = (3, 11, 17)
+"""The oldest base Python accepted: the newest 3.11 security release when the base was last moved
+(controller/README.md); 3.11.7 (2023) carried published CVEs (issue 30)."""
+DEBIAN = "trixie"
+"""Debian's current stable release; the slim base is built on it."""
 
 
 def pins(path: Path) -> dict[str, str]:
@@ -29,6 +34,14 @@ def test_the_image_is_pinned_non_root_read_only_friendly_and_runs_the_webhook():
     assert re.search(r"^USER 65532(:65532)?$", text, re.M)
     assert "PYTHONDONTWRITEBYTECODE=1" in text and re.search(r"^EXPOSE 8443$", text, re.M)
     assert 'ENTRYPOINT ["python", "-m", "gpufleet.webhook"]' in text
+
+
+def test_the_base_image_is_a_pinned_current_python_patch_on_the_current_debian():
+    base = re.search(r"^FROM (\S+)", (CONTROLLER / "Dockerfile").read_text(), re.M).group(1)
+    match = re.fullmatch(r"python:(\d+)\.(\d+)\.(\d+)-slim-([a-z]+)(?:@sha256:[0-9a-f]{64})?", base)
+    assert match, f"{base}: not a pinned python:X.Y.Z-slim-<debian> tag"
+    version, debian = tuple(int(g) for g in match.groups()[:3]), match.group(4)
+    assert version[:2] == PYTHON_FLOOR[:2] and version >= PYTHON_FLOOR and debian == DEBIAN, base
 
 
 def test_controller_pins_are_the_project_pins():

@@ -71,3 +71,18 @@ def test_a_namespaced_runtime_in_the_train_jobs_namespace_is_found():
 def test_other_workloads_are_returned_unchanged():
     view = workloads.view(b.jobset())
     assert workloads.with_runtime(view, (b.training_runtime(),)) is view
+
+
+def test_a_train_job_alone_stands_for_num_nodes_pods_of_its_resources_per_node():
+    job = train_job(num_nodes=6)
+    job["spec"]["trainer"]["resourcesPerNode"] = {"limits": {"nvidia.com/gpu": 8}}
+    [node] = workloads.with_nodes_alone(workloads.view(job)).templates
+    assert (node.replicas, node.replicas_path, node.spec["containers"][0]["resources"]) == (
+        6, "spec.trainer.numNodes", {"limits": {"nvidia.com/gpu": 8}})
+
+
+@pytest.mark.parametrize("with_runtime", [True, False], ids=["runtime-in-the-run", "no-resources-per-node"])
+def test_a_train_job_with_its_runtime_or_without_resources_per_node_is_left_as_it_is(with_runtime):
+    job, runtime = train_job(num_nodes=2), runtime_with_initializer(num_nodes=4)
+    view = workloads.with_runtime(workloads.view(job), (job, runtime)) if with_runtime else workloads.view(job)
+    assert workloads.with_nodes_alone(view) is view

@@ -7,6 +7,8 @@ namespaces (Kubernetes', Kueue's, Volcano's, the controller's) must stay out of
 integration is on and kube-system or its own namespace is managed. The controller's
 ``optOutLabel`` is a namespace label key, read by the webhook's namespaceSelector, so it
 must be a valid Kubernetes label key (the API server would reject the configuration).
+A namespace in ``partitionExemptNamespaces`` is a node agent's and no team's: exempting a
+team's namespace would let that team's pods onto every dedicated pool.
 Registered in ``CHECKS``.
 """
 
@@ -53,3 +55,13 @@ def check(fleet: Fleet) -> Iterable[Issue]:
                             "list each namespace once, under the one team that owns it")
             else:
                 claimed[ns] = (t, n)
+    yield from _exempt_team_namespaces(fleet, claimed)
+
+
+def _exempt_team_namespaces(fleet: Fleet, claimed: dict[str, tuple[int, int]]) -> Iterator[Issue]:
+    for n, ns in enumerate(fleet.partition_exempt_namespaces):
+        if ns in claimed:
+            yield Issue(FieldPath.of("partitionExemptNamespaces", n),
+                        f"namespace {ns!r} is team {fleet.teams[claimed[ns][0]].name!r}'s: exempting it from static "
+                        "partitioning lets that team's pods onto every dedicated pool",
+                        "exempt only node agents' namespaces (the GPU operator's); run team jobs elsewhere")

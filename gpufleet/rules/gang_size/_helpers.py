@@ -5,8 +5,10 @@ pod count it guards and where it is written, so GANG001 (minimum below the count
 and GANG002 (above it) read one definition and remediate the same field:
 
 - Volcano Job: ``spec.minAvailable`` (explicit, non-zero: Volcano's webhook turns 0
-  into Σ task minAvailable) against Σ replicas; each task ``minAvailable`` against
-  the task's replicas.
+  into Σ task minAvailable) against the pods the job starts with (Σ replicas of the
+  tasks without ``dependsOn``: :func:`gpufleet.workloads.stages.starting_pods`); an unset
+  one too when dependent tasks make Volcano's default larger than that (a deadlock);
+  each task ``minAvailable`` against the task's replicas.
 - Kubeflow jobs: ``runPolicy.schedulingPolicy.minAvailable`` against Σ replicas.
 - PodGroups: ``minMember`` against the pods of the run that join the group.
 - Kueue plain pods: ``pod-group-total-count`` against the pods of the run in the group.
@@ -20,8 +22,10 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.util.quickinit import quick_init
 from gpufleet.rules.api import CheckContext
-from gpufleet.workloads import WorkloadView, as_int, as_list, as_map
+from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
 from gpufleet.workloads.types import SPEC
+
+_MIN_AVAILABLE = SPEC.child("minAvailable")
 
 
 @quick_init
@@ -42,10 +46,35 @@ class Minimum:
         return str(self.count) if self.as_string else self.count
 
 
+def _starting(view: WorkloadView) -> tuple[int, str]:
+    """The pods the job starts with (:func:`stages.starting_pods`) and how messages name them."""
+    later = stages.later_templates(view)
+    if not later:
+        return view.total_pods, "pods of the job (sum of the task replicas)"
+    roles = ", ".join(repr(t.role) for t in later)
+    return stages.starting_pods(view), (f"pods the job starts with (replicas of the tasks without dependsOn; the pods "
+                                        f"of {roles} are created only once the tasks they depend on run)")
+
+
+def _default_minimum(tasks: list[Any]) -> int:
+    """What Volcano's webhook writes for an unset or 0 ``minAvailable``: Σ task minAvailable (default: replicas)."""
+    total = 0
+    for task in tasks:
+        task = as_map(task)
+        task_min = as_int(task.get("minAvailable"))
+        total += task_min if task_min is not None else max(as_int(task.get("replicas"), 0) or 0, 0)
+    return total
+
+
 def _volcano(view: WorkloadView) -> Iterator[Minimum]:
-    if view.gang_min_path and view.gang_min:
-        yield Minimum(view.gang_min_path, view.gang_min, view.total_pods, "pods of the job (sum of the task replicas)")
+    count, counted = _starting(view)
     tasks = as_list(as_map(view.obj.get("spec")).get("tasks"))
+    if view.gang_min_path and view.gang_min:
+        yield Minimum(view.gang_min_path, view.gang_min, count, counted)
+    elif count < view.total_pods and _default_minimum(tasks) > count:
+        # unset: Volcano's default counts the dependent tasks too, a minimum the job can never reach
+        yield Minimum(_MIN_AVAILABLE, _default_minimum(tasks), count, counted + " (minAvailable is unset, and "
+                      "Volcano's webhook sets it to the sum of every task's minAvailable)")
     for i, (task, template) in enumerate(zip(tasks, view.templates)):
         task = as_map(task)
         task_min = as_int(task.get("minAvailable"))

@@ -6,9 +6,13 @@ What it checks
 
 A gang minimum below the number of pods the gang runs:
 
-- Volcano Job: an explicit, non-zero `spec.minAvailable` below the sum of the task
-  `replicas` (unset or 0 is fine: Volcano's webhook turns it into the sum of the task
-  minimums), and a task `minAvailable` below that task's `replicas`;
+- Volcano Job: an explicit, non-zero `spec.minAvailable` below the pods the job starts
+  with, the sum of the `replicas` of the tasks without `dependsOn` (unset or 0 is fine
+  here: Volcano's webhook turns it into the sum of the task minimums), and a task
+  `minAvailable` below that task's `replicas`. A task that `dependsOn` others (an MPI
+  launcher waiting for its workers) gets its pods only once those run, so it is not
+  counted: with 2 workers and such a launcher, `minAvailable: 2` is the whole gang and
+  the fix never proposes 3, which deadlocks (GANG002);
 - Kubeflow jobs (PyTorchJob, MPIJob, ...): `spec.runPolicy.schedulingPolicy.minAvailable`
   below the sum of the replicas;
 - Volcano and scheduler-plugins PodGroups: `spec.minMember` below the pods of the same

@@ -9,6 +9,13 @@ A gang minimum above the number of pods the gang runs (the same minimums as GANG
 - Volcano Job `spec.minAvailable` above the sum of the task `replicas`, or a task
   `minAvailable` above its `replicas`. Volcano's webhook rejects both at CREATE; the
   rule reports them at `pulumi preview` / lint time instead of at deploy time.
+  Volcano's webhook does not see the deadlock of a task that `dependsOn` others: its
+  pods are created only once those run, so a job minimum counting them (explicit, or
+  unset and defaulted by the webhook to the sum of every task's minimum) exceeds the
+  pods the job starts with. The gang plugin refuses such a job ("Not enough valid
+  tasks for gang-scheduling") and it stays Inqueue forever (observed on Volcano
+  v1.14.1 with 2 workers and a dependent launcher at `minAvailable: 3`). The fix is the
+  replicas of the tasks without `dependsOn`.
 - Kubeflow `spec.runPolicy.schedulingPolicy.minAvailable` above the sum of the replicas
   (not checked upstream: the operator copies it into the PodGroup).
 - PodGroup `spec.minMember` above the pods of the run that join the group (not checked

@@ -17,6 +17,12 @@ selector's, else the team's pools, else all), counted two ways:
   floor(G / s) pods of s GPUs. With s the smallest per-pod GPU count among those pods,
   the pools hold at most the sum over pools of nodeCount × floor(G / s) such pods.
 
+A TrainJob is judged as the JobSet its (Cluster)TrainingRuntime makes (issue 32, item 6):
+with the runtime in the same run, the runtime's pod templates with the TrainJob's
+`spec.trainer.numNodes` override (else the runtime's `mlPolicy.numNodes`); without it,
+`numNodes` pods of `spec.trainer.resourcesPerNode`. The finding is at `numNodes` (or
+`runtimeRef` when the runtime sets the size).
+
 Both are lower bounds on what the gang needs, so a finding is certain, never a guess.
 A gang whose single pod exceeds every node is left to GANG402.
 
@@ -65,13 +71,15 @@ from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.fleetctx.context import PoolContext
+from gpufleet import workloads
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.gpus._helpers import ZERO, demands, fmt, sorted_gpu_resources
 from gpufleet.rules.run import TemplateDemand
-from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, as_map
 
 
 @quick_init
@@ -144,9 +152,18 @@ def _names(pools: Iterable[PoolContext], per_node: Mapping[str, Decimal]) -> str
     return ", ".join(f"{p.name} ({p.node_count} nodes × {fmt(per_node[p.name])})" for p in pools)
 
 
+def _trainjob_path(found: WorkloadView) -> FieldPath:
+    """Where a TrainJob's gang size is written: its ``numNodes`` override, else the runtime it names."""
+    trainer = as_map(as_map(found.obj.get("spec")).get("trainer"))
+    return SPEC.child("trainer", "numNodes") if "numNodes" in trainer else SPEC.child("runtimeRef")
+
+
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     found = ctx.run.view(obj)
-    if found is None or not gangs.is_gang(found, ctx) or ctx.fleet is None or not ctx.fleet.pools:
+    if found is None or ctx.fleet is None or not ctx.fleet.pools:
+        return
+    found = workloads.with_nodes_alone(workloads.with_runtime(found, ctx.run.names))
+    if not gangs.is_gang(found, ctx):
         return
     table = demands(ctx, found)
     for resource in sorted_gpu_resources(ctx.fleet):
@@ -158,6 +175,8 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
             uses_min = found.gang_min is not None and 0 < found.gang_min < found.total_pods
             biggest = max(chosen, key=lambda g: g.gpus * g.count)
             path = found.gang_min_path if uses_min and found.gang_min_path else (biggest.template.replicas_path or biggest.template.path or SPEC)
+            if found.kind == "TrainJob":
+                path = _trainjob_path(found)  # the templates' paths are the runtime's
             what = f"counting its gang minimum of {found.gang_min} pods" if uses_min else f"counting all {found.total_pods} pods, as no smaller gang minimum is set"
             yield Violation(path, f"the gang {problem} ({what}): it can never start",
                             "shrink the gang or its per-pod GPUs to fit the pool, or target a larger pool")
@@ -173,5 +192,6 @@ RULE = Rule(
     kinds=tuple(sorted(WORKLOAD_KINDS)),
     check=check,
     needs_fleet=True,
+    needs_objects=True,  # a TrainJob's runtime, when it is in the run
     doc=__doc__ or "",
 )

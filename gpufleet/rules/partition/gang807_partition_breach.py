@@ -3,6 +3,10 @@
 Called by the rule engine (linter, policy pack, admission controller) through the
 registry; only with a fleet context whose model dedicates a pool (`dedicatedTo`).
 Not waivable: an annotation on the object itself does not waive it (`Rule.waivable`).
+Silent in the namespaces static partitioning exempts (``kube-system`` and the model's
+``partitionExemptNamespaces``, read from the fleet context): the rendered
+ValidatingAdmissionPolicy exempts the same list, so lint, the admission controller and the
+API server judge a node agent's DaemonSet the same way.
 
 What it checks
 
@@ -77,7 +81,7 @@ def _breach(toleration: Any, others: set[str]) -> str | None:
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
     fleet = ctx.fleet
-    if view is None or fleet is None:
+    if view is None or fleet is None or fleet.partition_exempt(view.namespace):
         return
     team = fleet.team_for_namespace(view.namespace)
     others = {p.dedicated_to for p in fleet.pools if p.dedicated_to and (team is None or p.dedicated_to != team.name)}

@@ -12,7 +12,9 @@ ignore their budget:
 - JobSet `spec.failurePolicy.maxRestarts`, child Job `backoffLimit` /
   `backoffLimitPerIndex`, and failure-policy rules whose action ends in
   `AndIgnoreMaxRestarts` (those restarts are never counted). An absent `maxRestarts`
-  is *not* flagged: it defaults to 0, i.e. no restart at all;
+  is *not* flagged: it defaults to 0, i.e. no restart at all. Under
+  `restartStrategy: InPlaceRestart` the child `backoffLimit` is not a budget: JobSet's
+  webhook accepts only 2147483647 there, and `maxRestarts` bounds the in-place restarts;
 - batch Job gangs (`gpufleet.rules.gangs`: parallel and asking for GPUs or a gang scheduler): `spec.backoffLimit` (default 6) and `spec.backoffLimitPerIndex`;
 - Kubeflow jobs: `spec.runPolicy.backoffLimit` and PyTorch `elasticPolicy.maxRestarts`.
 
@@ -55,7 +57,7 @@ from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules import gangs
-from gpufleet.workloads import as_int, as_list, as_map
+from gpufleet.workloads import as_int, as_list, as_map, stages
 
 CODE = "GANG203"
 
@@ -88,8 +90,12 @@ def _budgets(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Budget]:
                 yield from _fields(as_map(task), TASKS.index(i), ("maxRetry",))
     elif kind == "JobSet":
         yield from _fields(as_map(spec.get("failurePolicy")), SPEC.child("failurePolicy"), ("maxRestarts",))
+        view = ctx.run.view(obj)
+        in_place = view is not None and stages.restarts_in_place(view)
         for i, rjob in enumerate(as_list(spec.get("replicatedJobs"))):
             job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
+            if in_place:
+                continue  # the webhook requires backoffLimit 2147483647; maxRestarts bounds the restarts
             if "backoffLimit" in job_spec or "backoffLimitPerIndex" in job_spec:
                 yield from _fields(job_spec, REPLICATED_JOBS.index(i).child("template", "spec"),
                                    ("backoffLimit", "backoffLimitPerIndex"))

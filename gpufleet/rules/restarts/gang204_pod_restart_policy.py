@@ -14,7 +14,17 @@ before the JobSet's failure policy ever sees a failure. Kubeflow jobs set the po
 restart policy from `replicaSpecs[*].restartPolicy`, which is GANG205's. A Kubeflow
 Trainer (Cluster)TrainingRuntime is checked like the JobSet it becomes, on its `node`
 replicatedJob (the training ranks; single-pod initializers and launchers are left
-alone), at `spec.template.spec.replicatedJobs[i]...`.
+alone), at `spec.template.spec.replicatedJobs[i]...`. A plain batch Job gang (not elastic)
+is held to the same as a JobSet child Job: `backoffLimit` not 0 (unset means 6) lets the
+Job controller replace a failed rank alone.
+
+Not judged (`gpufleet.workloads.stages`): a batch Job or replicatedJob with `completions`
+above `parallelism` (a sweep: no index waits for the others); a JobSet replicatedJob
+that others `dependsOn` with `status: Complete` (an initializer that finishes before
+the ranks exist); and a JobSet with `failurePolicy.restartStrategy: InPlaceRestart`,
+whose controller restarts every pod together behind a barrier bounded by `maxRestarts`
+and whose webhook accepts only `backoffLimit: 2147483647` on the child Jobs, so this
+rule's fix would make the object invalid.
 
 Why it is unsafe
 
@@ -47,7 +57,8 @@ Preferred form
           restartPolicy: Never
 ```
 
-The remediation sets `restartPolicy: Never` (and `backoffLimit: 0` on JobSet child Jobs).
+The remediation sets `restartPolicy: Never` (and `backoffLimit: 0` on JobSet child Jobs and
+batch Job gangs).
 """
 
 from __future__ import annotations
@@ -58,7 +69,8 @@ from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
-from gpufleet.workloads import as_int, as_list, as_map
+from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
+from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.runtimes import NODE_JOB
 
 Problem = tuple[FieldPath, Any, str]  # (path, value to set, message)
@@ -71,12 +83,17 @@ JOBSET_SPECS: dict[str, FieldPath] = {"JobSet": FieldPath.of("spec"),
                                      **{k: FieldPath.of("spec", "template", "spec") for k in workloads.RUNTIME_KINDS}}
 
 
-def _restart_policies(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Problem]:
+def _judged(obj: Mapping[str, Any], ctx: CheckContext) -> WorkloadView | None:
+    """The view of a gang whose pod restarts this rule judges: not a sweep, not restarted in place by JobSet."""
     view = ctx.run.view(obj)
-    if view is None or not gangs.is_gang(view, ctx):
-        return
+    if view is None or not gangs.is_gang(view, ctx) or stages.restarts_in_place(view):
+        return None
+    return view
+
+
+def _restart_policies(view: WorkloadView) -> Iterator[Problem]:
     runtime = view.kind in workloads.RUNTIME_KINDS
-    for template in view.templates:
+    for template in stages.rank_templates(view):
         if runtime and template.role != NODE_JOB:
             continue  # initializers and launchers are single pods, not ranks of the gang
         policy = template.spec.get("restartPolicy")
@@ -87,14 +104,31 @@ def _restart_policies(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Pro
                    "job-level restart fires while the other ranks hang")
 
 
-def _child_backoff(obj: Mapping[str, Any]) -> Iterator[Problem]:
+def _job_backoff(view: WorkloadView) -> Iterator[Problem]:
+    """A plain batch Job gang: the Job controller replaces a failed pod alone unless ``backoffLimit`` is 0."""
+    if view.group != "batch" or view.kind != "Job" or view.elastic:
+        return
+    spec = as_map(view.obj.get("spec"))
+    limit = as_int(spec.get("backoffLimit"), 6)
+    if limit != 0:
+        yield (SPEC.child("backoffLimit"), 0,
+               f"backoffLimit is {limit}{' (the default)' if 'backoffLimit' not in spec else ''}: the Job controller "
+               "replaces a failed rank on its own, so one rank restarts while the rest of the gang waits for it in "
+               "the rendezvous")
+
+
+def _child_backoff(view: WorkloadView) -> Iterator[Problem]:
+    obj = view.obj
     base = JOBSET_SPECS.get(str(obj.get("kind", "")))
     if base is None:
         return
     spec = as_map(get_value(obj, base))
+    ranks = {t.role for t in stages.rank_templates(view)}
     for i, rjob in enumerate(as_list(spec.get("replicatedJobs"))):
         if base != JOBSET_SPECS["JobSet"] and as_map(rjob).get("name") != NODE_JOB:
             continue
+        if str(as_map(rjob).get("name") or "") not in ranks:
+            continue  # an initializer that completes before the ranks exist, or a sweep
         job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
         limit = as_int(job_spec.get("backoffLimit"), 6)
         if limit != 0:
@@ -104,7 +138,10 @@ def _child_backoff(obj: Mapping[str, Any]) -> Iterator[Problem]:
 
 
 def _problems(obj: Mapping[str, Any], ctx: CheckContext) -> list[Problem]:
-    return [*_restart_policies(obj, ctx), *_child_backoff(obj)]
+    view = _judged(obj, ctx)
+    if view is None:
+        return []
+    return [*_restart_policies(view), *_job_backoff(view), *_child_backoff(view)]
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -121,7 +158,7 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 RULE = Rule(
     code="GANG204", name="pod-restart-policy", family="restarts", severity=Severity.ERROR,
     summary="Gang pods restart in place (restartPolicy not Never), so a crash never triggers a gang restart.",
-    fix="set restartPolicy: Never on every gang pod template (and backoffLimit: 0 on JobSet child Jobs)",
+    fix="set restartPolicy: Never on every gang pod template (and backoffLimit: 0 on JobSet child Jobs and Job gangs)",
     kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"), ("", "Pod"),
            *(("trainer.kubeflow.org", k) for k in workloads.RUNTIME_KINDS)),
     check=check, remediate=remediate, doc=__doc__ or "",

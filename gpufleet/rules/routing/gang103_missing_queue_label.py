@@ -15,6 +15,17 @@ where Kueue is meant to admit it:
 
 Kueue reads only the label (kueue.md §6); an annotation of the same name does not count.
 
+A CronJob is judged by the Job it creates (`spec.jobTemplate`, in the CronJob's
+namespace), and reported at `spec.jobTemplate.metadata.labels[...]`: the CronJob
+controller copies only the job template's metadata to its Jobs, so a queue label on the
+CronJob's own metadata reaches none of them (the fix moves it), and a Job that would get
+GANG103 on its own gets it through its CronJob.
+
+Where the stack's gpufleet admission controller would add the team's LocalQueue label
+itself (the team's Kueue kinds in its namespaces: `gpufleet.workloads.kueue_label`),
+the message says so, and says what happens without the controller (a namespace opted
+out, `controller.enabled: false`, the webhook down with `failurePolicy: Ignore`).
+
 Why it is unsafe
 
 What happens depends on the Kueue manager's settings, and the message says which one
@@ -69,9 +80,12 @@ from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import (
     VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team,
 )
-from gpufleet.workloads import WorkloadView, keys, label_path
+from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.workloads.kueue_label import controller_queue
+from gpufleet.workloads.types import SPEC
 
 CODE = "GANG103"
+JOB_TEMPLATE_METADATA = SPEC.child("jobTemplate", "metadata")
 
 
 def _queue_key(ctx: CheckContext) -> str:
@@ -115,7 +129,50 @@ def consequence(namespace: str | None, ctx: CheckContext) -> str:
             "manageJobsWithoutQueueName, suspends it and never admits it")
 
 
+def controller_note(view: WorkloadView, ctx: CheckContext, without: str) -> str:
+    """``without`` (what Kueue does to the unlabelled job), preceded by what happens where the stack's
+    admission controller adds the label itself (:func:`gpufleet.workloads.kueue_label.controller_queue`)."""
+    team_ctx = team(view, ctx)
+    queue = controller_queue(view, team_ctx, ctx.fleet) if team_ctx is not None else None
+    if not queue:
+        return without
+    return (f"where the fleet's gpufleet admission controller runs (controller.enabled, and namespace "
+            f"{view.namespace!r} not opted out), it adds {_queue_key(ctx)}: {queue} at admission and Kueue admits the "
+            f"job as usual; without the controller, {without}")
+
+
+def _cron_job(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Violation, str] | None:
+    """The finding on a CronJob whose Jobs lack the label, with the value the fix writes ("" when unknown)."""
+    job = ctx.run.derived_for(obj, _created_job, ctx)
+    view = ctx.run.view(job)
+    if view is None or view.labels.get(_queue_key(ctx)):
+        return None
+    path = label_path(_queue_key(ctx), JOB_TEMPLATE_METADATA)
+    own = as_map(as_map(obj.get("metadata")).get("labels")).get(_queue_key(ctx))
+    if own:
+        return Violation(path, f"the {_queue_key(ctx)} label is on the CronJob, not in spec.jobTemplate.metadata.labels: "
+                               "the CronJob controller copies only the job template's metadata, so every Job it creates "
+                               f"lacks the label, and {controller_note(view, ctx, consequence(view.namespace, ctx))}",
+                         f"move the label to spec.jobTemplate.metadata.labels ({_queue_key(ctx)}: {own})"), str(own)
+    missing = _missing(view, ctx)
+    if not missing:
+        return None
+    reason, local = missing
+    return Violation(path, f"the Jobs this CronJob creates carry no {_queue_key(ctx)} label although Kueue should admit "
+                           f"them ({reason}): {controller_note(view, ctx, consequence(view.namespace, ctx))}",
+                     f"add label {_queue_key(ctx)}: {local or '<LocalQueue>'} to spec.jobTemplate.metadata.labels"), local or ""
+
+
+def _created_job(view: WorkloadView | None, ctx: CheckContext) -> dict[str, Any]:
+    return workloads.created_job(view.obj if view is not None else {})
+
+
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
+    if obj.get("kind") == "CronJob":
+        found = _cron_job(obj, ctx)
+        if found:
+            yield found[0]
+        return
     view = ctx.run.view(obj)
     missing = _missing(view, ctx)
     if missing and view is not None:
@@ -123,11 +180,17 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         queue = local or "<LocalQueue>"
         yield Violation(label_path(_queue_key(ctx)),
                         f"no {_queue_key(ctx)} label although Kueue should admit this gang ({reason}): "
-                        f"{consequence(view.namespace, ctx)}",
+                        f"{controller_note(view, ctx, consequence(view.namespace, ctx))}",
                         f"add label {_queue_key(ctx)}: {queue}")
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
+    if obj.get("kind") == "CronJob":
+        found = _cron_job(obj, ctx)
+        if found and found[1]:
+            template = obj.setdefault("spec", {}).setdefault("jobTemplate", {})
+            template.setdefault("metadata", {}).setdefault("labels", {})[_queue_key(ctx)] = found[1]
+        return obj
     missing = _missing(workloads.build_view(obj), ctx)
     if missing and missing[1]:
         obj.setdefault("metadata", {}).setdefault("labels", {})[_queue_key(ctx)] = missing[1]
@@ -143,6 +206,6 @@ RULE = Rule(
     code=CODE, name="missing-queue-label", family="routing", severity=Severity.ERROR,
     summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label: Kueue ignores it or holds it forever.",
     fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
-    kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+    kinds=(*WORKLOAD_KINDS, ("batch", "CronJob")), check=check, remediate=remediate, doc=__doc__ or "",
     options=Gang103Options,
 )

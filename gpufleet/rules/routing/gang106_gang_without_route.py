@@ -26,12 +26,23 @@ and names no route to a gang-aware admission or scheduler:
   count (`spec.trainer.numNodes` when set, else the runtime's `spec.mlPolicy.numNodes`);
   without it, by `numNodes` and `resourcesPerNode` alone.
 
+Where the fleet leaves the kind's Kueue integration out while Kueue holds unlabelled work
+in the team's namespace, the failure is another: Kueue's pod integration gates every pod
+(no Kueue-managed ancestor) and none is ever admitted. That is reported for these gangs
+and for a RayCluster with `enableInTreeAutoscaling: true` too (not a fixed gang, but its
+head and workers are gated alike), with the fix to enable the integration.
+
 Without a fleet context the namespace's Kueue settings are unknown, so the gang is
 reported. With one (`--fleet`), the rendered Kueue Configuration decides: a namespace
 that `managedJobsNamespaceSelector` selects while `manageJobsWithoutQueueName` is true
 makes Kueue hold the job (GANG103 then says it waits forever for a queue name); a team
 with a LocalQueue is GANG103's, a Volcano-only team GANG101's, a namespace of no team
 GANG105's. Single-pod jobs and Deployments are not gangs and are never reported.
+
+In a namespace whose team's pools are scheduled by scheduler-plugins' coscheduling,
+the fix names only the route that team has (a pod group of the gang's size and the
+coscheduling scheduler), never Kueue or Volcano, which do not serve it (GANG806 reports
+the missing pod group on the kinds it covers).
 
 Why not GANG103: GANG103 knows the route (Kueue) and can add the team's LocalQueue;
 here nothing says which system should place the gang, so there is no safe fix to apply.
@@ -77,6 +88,7 @@ from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
+from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 
@@ -127,13 +139,55 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
     return f"namespace {view.namespace!r} belongs to team {team.name!r}, which has no Kueue LocalQueue, and {settings}"
 
 
+def gated_by_pod_integration(view: WorkloadView, ctx: CheckContext) -> str | None:
+    """The disabled Kueue framework of ``view``'s kind when Kueue's pod integration gates its pods instead.
+
+    In a team's Kueue namespace where Kueue holds unlabelled work (``manageJobsWithoutQueueName``
+    and ``managedJobsNamespaceSelector``), a pod without a Kueue-managed ancestor is gated
+    (``pkg/controller/jobs/pod/pod_webhook.go``, v0.19.2; :mod:`gpufleet.workloads.kueue_gate`);
+    a kind whose integration is off is no managed ancestor. Each pod's Workload names no
+    LocalQueue, so none is ever admitted.
+    """
+    fleet = ctx.fleet
+    off = kueue_integration_off(view, ctx) if fleet is not None else None
+    if off is None or fleet is None:
+        return None
+    team = fleet.team_for_namespace(view.namespace)
+    if team is None or volcano_only(team) or not fleet.kueue_holds_unlabelled(view.namespace):
+        return None
+    return off if fleet.kueue_integrates("pod") is not False else None
+
+
+def _gated(view: WorkloadView, ctx: CheckContext, off: str, label: str) -> Violation:
+    what = f"all {view.total_pods} pods" if gangs.is_gang(view, ctx) else "every pod it ever creates"
+    head = ", head included" if view.group == "ray.io" else ""
+    autoscaled = (" (an autoscaled cluster: Kueue admits it only as an elastic job, annotation "
+                  "kueue.x-k8s.io/elastic-job: \"true\" with the ElasticJobsViaWorkloadSlices feature gate)"
+                  if as_map(view.obj.get("spec")).get("enableInTreeAutoscaling") is True else "")
+    team = ctx.fleet.team_for_namespace(view.namespace) if ctx.fleet is not None else None
+    queue = team.local_queue if team is not None and team.local_queue else "<LocalQueue>"
+    return Violation(label_path(label),
+                     f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, and namespace "
+                     f"{view.namespace!r} is one where Kueue holds unlabelled work: its pod integration gates {what}{head} "
+                     "(no Kueue-managed ancestor), and each pod's Workload names no LocalQueue, so nothing ever runs",
+                     f"add {off} to the model's admission.frameworks and label the {view.kind} {label}: {queue}"
+                     f"{autoscaled}, or run it in a namespace Kueue does not manage")
+
+
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
     if view is not None:
         view = workloads.with_runtime(view, ctx.run.names)
-    if view is None or not gangs.is_gang(view, ctx) or view.total_pods < 2 or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
+    if view is None:
         return
     label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+    gang = gangs.is_gang(view, ctx) and view.total_pods >= 2
+    off = gated_by_pod_integration(view, ctx) if gang or view.kind == "RayCluster" else None
+    if off is not None and asks_for_gpus(view, ctx):
+        yield _gated(view, ctx, off, label)
+        return
+    if not gang or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
+        return
     if ctx.fleet is None:
         why = ("unless its namespace makes Kueue hold unlabelled jobs (manageJobsWithoutQueueName with a "
                "managedJobsNamespaceSelector that selects it; give --fleet to decide)")
@@ -144,9 +198,19 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     yield Violation(label_path(label),
                     f"this {view.total_pods}-pod GPU gang names no Kueue queue, no gang scheduler and no pod group, "
                     f"{why}: default-scheduler binds its pods one by one, so part of the gang can start, hold its "
-                    "GPUs and wait for ranks that never come",
-                    f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
-                    "or give it a pod group of the gang's size")
+                    "GPUs and wait for ranks that never come", _fix(view, ctx, label))
+
+
+def _fix(view: WorkloadView, ctx: CheckContext, label: str) -> str:
+    """The routes the namespace's team has: a coscheduling team's gangs need a pod group, never Kueue or Volcano."""
+    if in_coscheduling_namespace(ctx, view.namespace):
+        scheduler = ctx.fleet.coscheduling_scheduler if ctx.fleet is not None else None
+        return (f"give it a pod group of the gang's size: label its pod templates {keys.COSCHEDULING_GROUP}: "
+                f"{view.name or '<job name>'}, declare that PodGroup with minMember {view.total_pods}, and set "
+                f"schedulerName: {scheduler or '<the coscheduling scheduler>'} (the team's pools are scheduled by "
+                "scheduler-plugins' coscheduling, not Kueue or Volcano)")
+    return (f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
+            "or give it a pod group of the gang's size")
 
 
 RULE = Rule(

@@ -67,3 +67,19 @@ def test_remediation_raises_the_minimum_to_the_pod_count(job, field, value):
     for part in field:
         node = node[part]
     assert node == value and paths(CODE, out) == []
+
+
+def _launcher_job(min_available):
+    """2 workers and a launcher that dependsOn them (its pod is created once they run)."""
+    launcher = {**b.task("launcher", replicas=1), "dependsOn": {"name": ["worker"]}}
+    return b.volcano_job(tasks=[launcher, b.task("worker", replicas=2)], min_available=min_available)
+
+
+@pytest.mark.parametrize("min_available, expected", [(2, []), (1, ["spec.minAvailable"])])
+def test_a_dependent_task_is_not_counted_in_the_pods_the_job_starts_with(min_available, expected):
+    assert paths(CODE, _launcher_job(min_available)) == expected
+
+
+def test_the_fix_for_a_job_with_a_dependent_launcher_is_the_workers_not_workers_plus_launcher():
+    out = fixed(CODE, _launcher_job(1))
+    assert out["spec"]["minAvailable"] == 2

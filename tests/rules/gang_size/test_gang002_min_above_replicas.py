@@ -40,3 +40,25 @@ def test_a_kueue_pod_group_needs_two_members_in_the_run_before_a_missing_pod_is_
 def test_remediation_lowers_the_minimum_to_the_pod_count():
     out = fixed(CODE, b.pytorch_job(workers=3, min_available=9))
     assert out["spec"]["runPolicy"]["schedulingPolicy"]["minAvailable"] == 4
+
+
+def _launcher_job(min_available, launcher_min=None):
+    """2 workers and a launcher that dependsOn them (its pod is created once they run)."""
+    launcher = {**b.task("launcher", replicas=1, min_available=launcher_min), "dependsOn": {"name": ["worker"]}}
+    return b.volcano_job(tasks=[launcher, b.task("worker", replicas=2)], min_available=min_available)
+
+
+@pytest.mark.parametrize("job, expected", [
+    (_launcher_job(3), ["spec.minAvailable"]),
+    (_launcher_job(None), ["spec.minAvailable"]),
+    (_launcher_job(0), ["spec.minAvailable"]),
+    (_launcher_job(2), []),
+    (_launcher_job(None, launcher_min=0), []),
+])
+def test_counting_a_dependent_launcher_in_the_minimum_deadlocks(job, expected):
+    assert paths(CODE, job) == expected
+
+
+def test_the_fix_for_a_deadlocked_launcher_job_is_the_workers_it_starts_with():
+    out = fixed(CODE, _launcher_job(None))
+    assert out["spec"]["minAvailable"] == 2 and paths(CODE, out) == []

@@ -43,3 +43,11 @@ def test_remediation_clamps_to_the_limit_and_counts_every_restart():
     js = b.jobset(failure_policy={"maxRestarts": 99, "rules": [{"name": "x", "action": "RestartJobAndIgnoreMaxRestarts"}]})
     out = fixed(CODE, js)
     assert out["spec"]["failurePolicy"] == {"maxRestarts": 10, "rules": [{"name": "x", "action": "RestartJob"}]}
+
+
+@pytest.mark.parametrize("strategy, expected", [
+    ("InPlaceRestart", []), ("Recreate", ["spec.replicatedJobs[0].template.spec.backoffLimit"])])
+def test_the_child_backoff_limit_jobset_requires_for_in_place_restarts_is_no_budget(strategy, expected):
+    js = b.jobset(replicated_jobs=[b.replicated_job(backoff_limit=2147483647, restart_policy="Never")],
+                  failure_policy={"restartStrategy": strategy, "maxRestarts": 3})
+    assert paths(CODE, js) == expected

@@ -58,3 +58,57 @@ def test_the_message_follows_the_fleets_kueue_settings(manage, managed, says, ne
     ctx = CheckContext(fleet=replace(FLEET, manage_jobs_without_queue_name=manage, kueue_managed_namespaces=managed))
     [finding] = engine.check_object(b.jobset(namespace="research"), ctx, select=[CODE])
     assert says in finding.message and never_says not in finding.message
+
+
+def test_the_message_says_what_happens_with_and_without_the_controller_that_adds_the_label():
+    """Issue 32, item 16: the stack's admission controller labels the team's Kueue kinds itself."""
+    ctx = CheckContext(fleet=replace(FLEET, manage_jobs_without_queue_name=True, kueue_managed_namespaces=("research",)))
+    [finding] = engine.check_object(b.jobset(namespace="research"), ctx, select=[CODE])
+    controller, _, without = finding.message.partition("without the controller")
+    assert "adds kueue.x-k8s.io/queue-name: research" in controller and "waits forever" in without
+
+
+def test_without_a_controller_label_the_message_has_no_controller_clause():
+    pod = b.pod(group="g", total=2, scheduler_name="default-scheduler", namespace="scratch",
+                annotations={"kueue.x-k8s.io/pod-group-fast-admission": "true"})
+    [finding] = engine.check_object(pod, select=[CODE])
+    assert "controller" not in finding.message
+
+
+CRON_LABEL = "spec.jobTemplate.metadata.labels[kueue.x-k8s.io/queue-name]"
+
+
+def cron_job(labels=None, template_labels=None, parallelism=4, gpus=1, namespace="vision"):
+    """A CronJob whose Jobs are a GPU gang of ``parallelism`` pods (issue 32, item 9)."""
+    job = b.batch_job(parallelism=parallelism, gpus=gpus, backoff_limit=0, restart_policy="Never")
+    template = {"spec": job["spec"]}
+    if template_labels:
+        template["metadata"] = {"labels": template_labels}
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": b.meta("nightly", namespace, labels),
+            "spec": {"schedule": "0 2 * * *", "jobTemplate": template}}
+
+
+QUEUE = {"kueue.x-k8s.io/queue-name": "vision"}
+
+
+@pytest.mark.parametrize("obj, ctx, expected", [
+    (cron_job(labels=QUEUE), CheckContext(), [CRON_LABEL]),
+    (cron_job(labels=QUEUE), WITH_FLEET, [CRON_LABEL]),
+    (cron_job(template_labels=QUEUE), WITH_FLEET, []),
+    (cron_job(labels=QUEUE, template_labels=QUEUE), WITH_FLEET, []),
+    (cron_job(), WITH_FLEET, [CRON_LABEL]),
+    (cron_job(parallelism=1, gpus=None), WITH_FLEET, []),
+    (cron_job(), CheckContext(), []),
+])
+def test_a_cronjobs_jobs_need_the_label_in_the_job_template(obj, ctx, expected):
+    assert paths(CODE, obj, ctx) == expected
+
+
+def test_the_cronjob_fix_moves_the_label_into_the_job_template():
+    out = fixed(CODE, cron_job(labels=QUEUE))
+    assert out["spec"]["jobTemplate"]["metadata"]["labels"] == QUEUE and paths(CODE, out) == []
+
+
+def test_the_cronjob_fix_adds_the_teams_queue_with_a_fleet():
+    out = fixed(CODE, cron_job(), WITH_FLEET)
+    assert out["spec"]["jobTemplate"]["metadata"]["labels"] == QUEUE and paths(CODE, out, WITH_FLEET) == []

@@ -86,3 +86,17 @@ def test_a_train_job_is_judged_with_its_runtimes_templates_and_node_count(job, r
 
 def test_a_train_job_alone_has_no_templates_so_its_runtimes_gpus_are_unknown():
     assert paths(CODE, b.train_job(num_nodes=4)) == []
+
+
+def test_the_fix_for_a_coscheduling_team_offers_its_pod_group_not_kueue_or_volcano():
+    """Issue 32, item 16: team robotics's pool is scheduled by scheduler-plugins' coscheduling."""
+    [finding] = engine.check_object(b.batch_job(name="train", parallelism=8, gpus=4, namespace="robotics"),
+                                    fleet_ctx(True, ("research",)), select=[CODE])
+    assert "scheduling.x-k8s.io/pod-group: train" in finding.fix and "minMember 8" in finding.fix
+    assert "queue-name" not in finding.fix and "schedulerName: volcano" not in finding.fix
+    assert "schedulerName: scheduler-plugins-scheduler" in finding.fix
+
+
+def test_the_fix_elsewhere_still_offers_every_route():
+    [finding] = engine.check_object(b.batch_job(parallelism=64, gpus=8), select=[CODE])
+    assert "queue-name" in finding.fix and "volcano" in finding.fix

@@ -81,3 +81,26 @@ def test_where_the_fleet_enables_the_integration_a_kueue_team_gets_gang103_inste
     obj["metadata"]["namespace"] = "vision"
     codes = {f.code for f in engine.check_objects([obj], ctx, select=["GANG103", "GANG106"])}
     assert codes == {"GANG103"}
+
+
+def holding(frameworks=("batch/job", "pod"), manage=True):
+    """The fleet with Kueue holding unlabelled work in team vision's namespace, and only ``frameworks`` on."""
+    return CheckContext(fleet=replace(FLEET, kueue_frameworks=frameworks, manage_jobs_without_queue_name=manage,
+                                      kueue_managed_namespaces=("vision",)))
+
+
+@pytest.mark.parametrize("autoscaling", [None, True], ids=["fixed", "autoscaled"])
+def test_a_ray_cluster_whose_integration_is_off_has_every_pod_gated_where_kueue_holds_the_namespace(autoscaling):
+    obj = ray_cluster(labels={"kueue.x-k8s.io/queue-name": "vision"}, namespace="vision", autoscaling=autoscaling)
+    found = engine.check_objects([obj], holding(), select=["GANG106"])
+    assert [f.path for f in found] == [LABEL]
+    assert "gates" in found[0].message and "head included" in found[0].message
+    assert "add ray.io/raycluster to the model's admission.frameworks" in found[0].fix
+
+
+@pytest.mark.parametrize("ctx", [holding(frameworks=("batch/job", "pod", "ray.io/raycluster")), holding(manage=False),
+                                 holding(frameworks=("batch/job",))],
+                         ids=["integration-on", "namespace-not-held", "pod-integration-off"])
+def test_an_autoscaled_ray_cluster_is_not_reported_where_its_pods_are_not_gated(ctx):
+    obj = ray_cluster(labels={"kueue.x-k8s.io/queue-name": "vision"}, namespace="vision", autoscaling=True)
+    assert [f.path for f in engine.check_objects([obj], ctx, select=["GANG106"])] == []
