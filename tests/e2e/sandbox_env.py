@@ -19,6 +19,7 @@ import yaml
 
 from gpufleet.model import Fleet, load_model
 from gpufleet.sandbox.kube import Kube, wait_for
+from gpufleet.sandbox.nodes import KWOK_ANNOTATION
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.up import Options, up
 from tests.render.builders import pool, quota, team
@@ -148,3 +149,14 @@ def launcher_job(name: str, min_available: int, namespace: str = "alpha-vc", que
                     "containers": [{"name": "launcher", "image": "launcher:1"}], "restartPolicy": "Never"}}}
     body["spec"]["tasks"].append(launcher)
     return body
+
+
+def system_node() -> dict:
+    """An untainted fake node, as a real cluster has system nodes: the controller's Deployment lands there (every
+    prod pool is GPU-tainted, so a `pulumi up` of prod waits forever for it without one)."""
+    resources = {"cpu": "16", "memory": "64Gi", "pods": "110"}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "system-0", "annotations": {KWOK_ANNOTATION: "fake"},
+                         "labels": {"kubernetes.io/hostname": "system-0", "kubernetes.io/os": "linux", "type": "kwok"}},
+            "status": {"capacity": resources, "allocatable": dict(resources),
+                       "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"}}}

@@ -57,12 +57,11 @@ from typing import Any
 import pytest
 import yaml
 
-from gpufleet.sandbox.nodes import KWOK_ANNOTATION
 from gpufleet.sandbox.up import Options
 from tests.conftest import SHARED
 from tests.diff.test_scenarios import IN_USE, PROD, SCENARIOS, remove
 from tests.e2e.pulumi_env import REPO, Result, Workspace, events
-from tests.e2e.sandbox_env import Sandbox, running
+from tests.e2e.sandbox_env import Sandbox, running, system_node
 
 STACK = "prod"
 MODEL = "stacks/edited.fleet.yaml"  # the stack's gpufleet:model, in the project copy
@@ -82,16 +81,6 @@ def edited(*edits) -> dict:
     for edit in edits:
         edit(data)
     return data
-
-
-def system_node() -> dict:
-    """An untainted fake node for the controller's pods (every prod pool is GPU-tainted)."""
-    resources = {"cpu": "16", "memory": "64Gi", "pods": "110"}
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": "system-0", "annotations": {KWOK_ANNOTATION: "fake"},
-                         "labels": {"kubernetes.io/hostname": "system-0", "kubernetes.io/os": "linux", "type": "kwok"}},
-            "status": {"capacity": resources, "allocatable": dict(resources),
-                       "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"}}}
 
 
 @dataclass

@@ -2,15 +2,18 @@
 
 The real Pulumi CLI, language host and Kubernetes provider against a sandbox of the prod
 model (its engines only, at most two fake nodes per pool: the objects are what counts
-here, not placement). The prod stack's config is used as it is but for the controller's
+here, not placement, plus one untainted node for the controller's Deployment; Volcano's queue check is left out, as in tests/e2e/test_diff_e2e.py, for the
+version gap docs/sandbox.md describes). The prod stack's config is used as it is but for the controller's
 certificate: the sandbox serves its own (``gpufleet:controllerTlsDir``), so
 ``gpufleet:certManager`` is removed (the sandbox runs no cert-manager); the
 prometheus-operator CRDs come from ../shared (the test skips without it). The first
 ``pulumi up`` is sent SIGINT once a third of its objects exist, and SIGKILL a second
-later: an operator's Ctrl-C and a runner's kill. Then ``pulumi up`` again, with no other
-step: it must succeed, a ``preview --expect-no-changes`` must be clean, and every object
-the provider created must be in the stack's state exactly once (nothing orphaned,
-nothing duplicated).
+later: an operator's Ctrl-C and a runner's kill. Then ``pulumi up`` again. What the real
+CLI (v3.274.1, file backend) does: the killed update leaves its lock file, so that first
+retry is refused ("the stack is currently locked ... `pulumi cancel`"); after ``pulumi
+cancel`` (the one step it asks for, and all the operator must do) ``pulumi up`` must
+succeed, a ``preview --expect-no-changes`` must be clean, and every object the provider
+created must be in the stack's state exactly once (nothing orphaned, nothing duplicated).
 """
 
 from __future__ import annotations
@@ -21,15 +24,25 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from dataclasses import dataclass
 
 import pytest
 
 from gpufleet.sandbox.up import Options
 from tests.conftest import shared_path
-from tests.e2e.pulumi_env import REPO, Workspace, events, kubernetes_objects
-from tests.e2e.sandbox_env import running
+from tests.e2e.pulumi_env import REPO, Result, Workspace, events, kubernetes_objects
+from tests.e2e.sandbox_env import running, system_node
 
-MANAGED = "app.kubernetes.io/managed-by"  # the label the Kubernetes provider puts on every object it creates
+# Volcano v1.14.1 (the one that builds) refuses the prod stack's queue tree that v1.15.1 accepts (docs/sandbox.md)
+QUEUE_CHECK = ("/queues/validate",)
+MANAGED = "app.kubernetes.io/managed-by"
+LOCKED = "the stack is currently locked"  # the CLI's refusal while a killed update's lock file remains
+
+
+@dataclass(frozen=True)
+class Retries:
+    first: Result  # the first `pulumi up` after the kill
+    converged: Result  # the same, or the one after `pulumi cancel` when the first was refused for the lock  # the label the Kubernetes provider puts on every object it creates
 
 
 def crds(sandbox) -> None:
@@ -69,8 +82,10 @@ def interrupted_up(ws: Workspace, stack: str, after: int) -> tuple[int, list[str
 @pytest.fixture(scope="module")
 def converged(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pulumi-interrupt")
-    with running(REPO / "stacks" / "prod.fleet.yaml", tmp / "sandbox", Options(engines_only=True, node_cap=2)) as sb:
+    options = Options(engines_only=True, node_cap=2, volcano_without=QUEUE_CHECK)
+    with running(REPO / "stacks" / "prod.fleet.yaml", tmp / "sandbox", options) as sb:
         crds(sb)
+        sb.create(system_node())
         ws = Workspace(sb.state, tmp)
         ws.stack("prod")
         ws.cli("config", "rm", "-s", "prod", "gpufleet:certManager", check=True)
@@ -78,8 +93,12 @@ def converged(tmp_path_factory):
                                "json"], cwd=ws.project, capture_output=True, text=True, timeout=120)
         total = sum(json.loads(plan.stdout)["objects"].values())
         outputs, _ = interrupted_up(ws, "prod", after=total // 3)
-        again = ws.up("prod")
-        yield sb, ws, total, outputs, again
+        first_retry = ws.up("prod")
+        again = first_retry
+        if first_retry.code != 0 and LOCKED in first_retry.err:
+            ws.cli("cancel", "-s", "prod", "--yes", check=True)  # the one step Pulumi asks for
+            again = ws.up("prod")
+        yield sb, ws, total, outputs, Retries(first_retry, again)
 
 
 def test_the_first_up_was_cut_short(converged):
@@ -87,8 +106,13 @@ def test_the_first_up_was_cut_short(converged):
     assert 0 < outputs < total
 
 
-def test_running_pulumi_up_again_succeeds_without_any_other_step(converged):
-    _, _, _, _, again = converged
+def test_the_only_thing_a_killed_up_leaves_in_the_way_is_the_stacks_lock(converged):
+    retries = converged[4]
+    assert retries.first.code == 0 or LOCKED in retries.first.err, retries.first.out[-3000:] + retries.first.err[-3000:]
+
+
+def test_pulumi_up_again_succeeds_with_at_most_pulumi_cancel_before_it(converged):
+    again = converged[4].converged
     assert again.code == 0, again.out[-4000:] + again.err[-4000:]
 
 
