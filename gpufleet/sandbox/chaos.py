@@ -157,11 +157,11 @@ def run(state: State, kube: Kube, jobs: list[Obj], components: list[str], seed: 
             faults.kill(state, component)
         held = rng.uniform(*down)
         time.sleep(held)
-        watched = inject and probes is not None and component == "gang-admission-controller"
-        checks = _controller_checks(kube, *probes, back=False) if watched and probes else {}
+        watched = probes if inject and component == "gang-admission-controller" else None
+        checks = _controller_checks(kube, *watched, back=False) if watched else {}
         recovered = faults.restart(state, component) if inject else 0.0
-        if checks:
-            checks.update(_controller_checks(kube, *probes, back=True))
+        if watched:
+            checks.update(_controller_checks(kube, *watched, back=True))
         done.append(Fault(component, round(at, 1), round(held, 1), round(recovered, 2), checks))
     final = _settle(kube, submitted, settle)
     watcher.stop.set()

@@ -16,6 +16,7 @@ from gpufleet.sandbox import faults
 from gpufleet.sandbox.probes import tcp_open
 from gpufleet.sandbox.procs import alive, free_ports, start, stop, wait_until
 from gpufleet.sandbox.state import State, load
+from tests.sandbox.kernel import kernel_state
 
 LISTENER = ("import socket, sys, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
             "s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); print('listening', flush=True); time.sleep(600)")
@@ -33,17 +34,9 @@ def sandbox(tmp_path):
         stop(proc, grace=1)
 
 
-def zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] == "Z"
-
-
 def test_a_killed_process_is_gone_and_reaped_not_left_a_zombie(sandbox):
     proc = faults.kill(sandbox, "kwok")
-    assert not alive(proc) and not zombie(proc.pid)
+    assert not alive(proc) and kernel_state(proc.pid) == "gone"
 
 
 def test_a_restarted_process_runs_the_same_command_with_a_new_record_and_answers_its_probe(sandbox):
