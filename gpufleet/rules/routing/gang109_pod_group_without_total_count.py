@@ -16,7 +16,12 @@ Kueue's pod webhook (`validatePodGroupMetadata`, `pkg/controller/jobs/pod/pod_we
 refuses such a pod at CREATE: the total count is how Kueue knows when the group is
 complete and can be admitted as one workload. The pod is never created; a controller
 that makes the pods (an operator, a script looping over ranks) retries or gives up, and
-the group never starts. The sandbox's Kueue showed the refusal too.
+the group never starts. With a fleet context, a pod in a namespace outside the ones the
+fleet's Kueue manages is left alone: Kueue's chart gives its pod webhook the manager's
+`managedJobsNamespaceSelector`, so the webhook is never called there (the pod is created
+and Kueue does not hold it). The sandbox's Kueue v0.19.2 showed both: the refusal in a
+team namespace, labelled or not (with `manageJobsWithoutQueueName`), and the queue-labelled
+member created in a namespace of no team (`tests/e2e/test_kueue_labels_e2e.py`).
 
 Example
 
@@ -60,9 +65,15 @@ def _group(view: WorkloadView) -> str | None:
 
 
 def _kueue_managed(view: WorkloadView, ctx: CheckContext) -> bool:
+    """Whether Kueue's pod webhook judges the pod: never outside the namespaces the fleet's Kueue manages (the chart
+    gives the webhook ``managedJobsNamespaceSelector``), there for a queue label or where Kueue holds unlabelled work."""
+    fleet = ctx.fleet
+    managed = fleet.kueue_managed_namespaces if fleet is not None else None
+    if managed is not None and view.namespace is not None and view.namespace not in managed:
+        return False
     if view.queue_label:
         return True
-    return ctx.fleet is not None and ctx.fleet.kueue_holds_unlabelled(view.namespace) is True
+    return fleet is not None and fleet.kueue_holds_unlabelled(view.namespace) is True
 
 
 def _problem(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[str, str] | None:
