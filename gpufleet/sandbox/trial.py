@@ -117,19 +117,23 @@ def _watch(watch: Watch, options: TrialOptions, decide) -> outcome.Verdict:
         time.sleep(options.interval)
 
 
-def fail_pod(kube: Kube, pod: Mapping[str, Any]) -> None:
-    """Mark ``pod`` Failed, its containers terminated with exit code 1, as a kubelet reports it."""
+def finish_pod(kube: Kube, pod: Mapping[str, Any], exit_code: int = 1) -> None:
+    """Mark ``pod`` Failed (or Succeeded, for ``exit_code`` 0), its containers terminated with ``exit_code``, as a
+    kubelet reports it. The e2e tier ends Kueue-managed plain pods this way (exit 0): KWOK never ends a deleted pod's
+    containers as a kubelet would, so such a pod keeps Kueue's finalizer, which Kueue drops once its group succeeded."""
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    reason = "Error" if exit_code else "Completed"
     status = pod.get("status") or {}
     containers = [{**c, "ready": False, "started": False,
-                   "state": {"terminated": {"exitCode": 1, "reason": "Error", "finishedAt": now,
+                   "state": {"terminated": {"exitCode": exit_code, "reason": reason, "finishedAt": now,
                                             "startedAt": ((c.get("state") or {}).get("running") or {}).get("startedAt", now)}}}
                   for c in status.get("containerStatuses") or []]
     conditions = [{**c, "status": "False", "lastTransitionTime": now} if c.get("type") in ("Ready", "ContainersReady")
                   else c for c in status.get("conditions") or []]
     meta = pod["metadata"]
     kube.core().patch_namespaced_pod_status(meta["name"], meta["namespace"], {"status": {
-        "phase": "Failed", "reason": "Error", "containerStatuses": containers, "conditions": conditions}},
+        "phase": "Failed" if exit_code else "Succeeded", "reason": reason, "containerStatuses": containers,
+        "conditions": conditions}},
         _content_type="application/merge-patch+json")  # whole lists: the client's default is a JSON Patch
 
 
@@ -179,7 +183,7 @@ def _run(watch: Watch, options: TrialOptions, result: TrialResult, start: float)
         return verdict
     before = frozenset(outcome.uid(p) for p in ranks)
     victim = ranks[options.fail_rank]
-    fail_pod(watch.kube, victim)
+    finish_pod(watch.kube, victim)
     result.failed_pod = f"{victim['metadata']['namespace']}/{victim['metadata']['name']}"
     failed = outcome.uid(victim)
     return _watch(watch, options,

@@ -17,7 +17,10 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
+from gpufleet.fleetctx.settings import fleet_context_from_model
+from gpufleet.lint.runner import lint
 from gpufleet.model import Fleet, load_model
+from gpufleet.rules.api import CheckContext, Finding
 from gpufleet.sandbox.kube import Kube, wait_for
 from gpufleet.sandbox.nodes import KWOK_ANNOTATION
 from gpufleet.sandbox.state import State, down
@@ -56,6 +59,16 @@ class Sandbox:
     def workloads(self, namespace: str) -> list[dict[str, Any]]:
         return self.kube.list("kueue.x-k8s.io/v1beta2", "Workload", namespace)
 
+    def workload(self, namespace: str, owner: str) -> dict[str, Any] | None:
+        """Kueue's Workload of the job (or pod group) named ``owner``, if Kueue made one."""
+        return next((w for w in self.workloads(namespace)
+                     if any(o["name"] == owner for o in w["metadata"].get("ownerReferences", []))), None)
+
+    def lint(self, docs: list[dict[str, Any]]) -> list[Finding]:
+        """What ``gpufleet lint --fleet <this sandbox's model> -`` finds in ``docs`` (the linter's run, one YAML stream)."""
+        ctx = CheckContext(fleet=fleet_context_from_model(self.state.model))
+        return lint(["-"], ctx, stdin_text=yaml.safe_dump_all(docs, sort_keys=False)).findings
+
     def wait(self, what: str, probe, timeout: float = 90.0, interval: float = 1.0):
         return wait_for(what, probe, timeout, interval)
 
@@ -64,6 +77,11 @@ class Sandbox:
         import time
 
         time.sleep(seconds)
+
+
+def condition(obj: dict[str, Any] | None, kind: str) -> dict[str, Any]:
+    """The ``kind`` condition of ``obj``'s status ({} when absent)."""
+    return next((c for c in (obj or {}).get("status", {}).get("conditions", []) if c["type"] == kind), {})
 
 
 def model(pools: list[dict], teams: list[dict], cohorts: list[dict] | None = None, **extra: Any) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from gpufleet.render.context import render_context
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
 from gpufleet.sandbox.up import Options
-from tests.e2e.sandbox_env import job, model, running
+from tests.e2e.sandbox_env import condition, job, model, running
 from tests.render.builders import pool, quota, team
 
 QUEUE, REQUIRED = "kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/podset-required-topology"
@@ -54,34 +54,25 @@ def required(name: str, level: str) -> dict:
     return obj
 
 
-def workload(sb, name: str) -> dict | None:
-    return next((w for w in sb.workloads("research")
-                 if any(o["name"] == name for o in w["metadata"].get("ownerReferences", []))), None)
-
-
-def condition(wl: dict | None, kind: str) -> dict:
-    return next((c for c in (wl or {}).get("status", {}).get("conditions", []) if c["type"] == kind), {})
-
-
 def test_a_pod_set_required_on_one_host_is_never_admitted_and_lint_says_gang405(sandbox, ctx):
     obj = required("one-host", "kubernetes.io/hostname")
     assert [f.code for f in engine.check_objects([obj], ctx, select=["GANG405"])] == ["GANG405"]
     sandbox.apply(obj)
     sandbox.wait("Kueue to say why the workload is pending",
-                 lambda: "topology" in condition(workload(sandbox, "one-host"), "QuotaReserved").get("message", ""), timeout=120)
+                 lambda: "topology" in condition(sandbox.workload("research", "one-host"), "QuotaReserved").get("message", ""), timeout=120)
     sandbox.settle(10)
-    wl = workload(sandbox, "one-host")
+    wl = sandbox.workload("research", "one-host")
     assert condition(wl, "Admitted").get("status") != "True"
     assert "fit" in condition(wl, "QuotaReserved")["message"]
     assert sandbox.bound("research", app="one-host") == []
     sandbox.kube.delete("batch/v1", "Job", "one-host", "research")
-    sandbox.wait("the workload to go", lambda: workload(sandbox, "one-host") is None, timeout=60)
+    sandbox.wait("the workload to go", lambda: sandbox.workload("research", "one-host") is None, timeout=60)
 
 
 def test_the_same_pod_set_required_in_one_rack_is_admitted_and_lints_clean(sandbox, ctx):
     obj = required("one-rack", "topology.gpufleet.dev/rack")
     assert engine.check_objects([obj], ctx, select=["GANG405"]) == []
     sandbox.apply(obj)
-    sandbox.wait("the workload admitted", lambda: condition(workload(sandbox, "one-rack"), "Admitted").get("status") == "True",
+    sandbox.wait("the workload admitted", lambda: condition(sandbox.workload("research", "one-rack"), "Admitted").get("status") == "True",
                  timeout=120)
     sandbox.wait("the 4 pods bound", lambda: len(sandbox.bound("research", app="one-rack")) == 4, timeout=120)

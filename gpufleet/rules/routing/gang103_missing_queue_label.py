@@ -19,7 +19,11 @@ A CronJob is judged by the Job it creates (`spec.jobTemplate`, in the CronJob's
 namespace), and reported at `spec.jobTemplate.metadata.labels[...]`: the CronJob
 controller copies only the job template's metadata to its Jobs, so a queue label on the
 CronJob's own metadata reaches none of them (the fix moves it), and a Job that would get
-GANG103 on its own gets it through its CronJob.
+GANG103 on its own gets it through its CronJob. The sandbox's Kueue v0.19.2 and CronJob
+controller showed it (`tests/e2e/test_kueue_labels_e2e.py`, `manageJobsWithoutQueueName:
+true`): the Job of a CronJob labelled on itself carried no queue label, was suspended, and
+its Workload, naming no LocalQueue ("LocalQueue  doesn't exist"), was never admitted; the
+Job of one labelled in `jobTemplate.metadata` carried the label and was admitted.
 
 Where the stack's gpufleet admission controller would add the team's LocalQueue label
 itself (the team's Kueue kinds in its namespaces: `gpufleet.workloads.kueue_label`),

@@ -16,7 +16,10 @@ Kueue resolves the label when it creates the job's Workload; a WorkloadPriorityC
 that does not exist makes that fail (the job reconciler reports the lookup error and
 retries), so no Workload is created, nothing is admitted, and the job stays suspended
 with its queue label set, the same silent wait as a LocalQueue that does not exist
-(GANG104).
+(GANG104). The sandbox's Kueue v0.19.2 showed it (`tests/e2e/test_kueue_labels_e2e.py`):
+the Job stayed suspended with no Workload and no pod, Kueue's log saying
+`WorkloadPriorityClass.kueue.x-k8s.io "gang-hihg" not found`, while the same Job naming a
+rendered class was admitted at the class's value.
 
 Example
 
