@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping
 from gpufleet.kubetypes import quantity
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import kueue_rules, volcano_queue
+from gpufleet.diff.provider import replacement_note
 from gpufleet.diff.steps import Step
 from gpufleet.render import RenderedObject
 
@@ -164,14 +165,21 @@ class Cluster:
             return Verdict("blocked", f"the API server accepts the delete, but Kueue's finalizer kueue.x-k8s.io/resource-in-use keeps "
                                       f"the {old['kind']} while {holders} name it ({shown}): the delete never completes and "
                                       "Pulumi waits until it times out", NEW_POOL_FIX)
-        done = f"deleted, to be created again (delete-before-replace: {step.why})" if step.replaced else (step.why or "deleted")
-        return Verdict("ok", done)
+        if step.replaced:
+            return Verdict("ok", _noted(f"deleted, to be created again by the next step: {step.why}", old))
+        return Verdict("ok", step.why or "deleted")
 
     @staticmethod
     def _ok_reason(step: Step) -> str:
         if step.op == "replace":
-            return f"replaced (delete, then create): {step.why}"
+            return _noted(f"replaced (delete, then create): {step.why}", step.new)
         return "created" if step.op == "create" else "updated in place"
+
+
+def _noted(reason: str, manifest: Mapping[str, Any] | None) -> str:
+    """``reason``, then what the replacement means for what reads the object (:func:`provider.replacement_note`)."""
+    note = replacement_note(manifest)
+    return f"{reason}; {note}" if note else reason
 
 
 def _parent_of(queue: Mapping[str, Any]) -> str:

@@ -12,7 +12,15 @@ delete-before-replace like the ``replaceOnChanges`` ones of :mod:`gpufleet.rende
 
 Why it matters: the gang-admission controller's fleet-context ConfigMap changes with
 the model (a team added or removed, a pool resized, a priority changed), and a real
-``pulumi up`` replaces it (checked in tests/e2e/test_diff_pulumi_e2e.py).
+``pulumi up`` replaces it (checked in tests/e2e/test_diff_pulumi_e2e.py). A delete and a
+create of the controller's ConfigMap in a pull request read like a webhook outage; it is
+not one, and :func:`replacement_note` says so in diff's reason (issue 37, item 6): the
+controller's Deployment is not touched, its running pods keep the mounted file while the
+ConfigMap is briefly gone (the kubelet returns before writing anything when it cannot
+read a mounted ConfigMap: ``pkg/volume/configmap/configmap.go``, ``SetUpAt``, Kubernetes
+v1.35.4), and the controller reloads the new file without a restart
+(:mod:`gpufleet.webhook.reload`). Read from that source; the sandbox has no kubelet, so no
+run shows it.
 """
 
 from __future__ import annotations
@@ -20,16 +28,34 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import get_value
+from gpufleet.render.controller_common import CONTEXT_CONFIGMAP
 
-_FORCE_NEW: dict[tuple[str, str], tuple[str, ...]] = {
-    ("v1", "ConfigMap"): ("binaryData", "data"),
-    ("v1", "Secret"): ("type", "stringData", "data"),
-    ("apps/v1", "Deployment"): ("spec.selector",),
-    ("v1", "Service"): ("spec.clusterIP",),
+# (apiVersion, kind) -> (the force-new paths, what the provider replaces, in diff's words)
+_FORCE_NEW: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+    ("v1", "ConfigMap"): (("binaryData", "data"), "a ConfigMap whose data changes (enableConfigMapMutable is off)"),
+    ("v1", "Secret"): (("type", "stringData", "data"), "a Secret whose type or data changes (enableSecretMutable is off)"),
+    ("apps/v1", "Deployment"): (("spec.selector",), "a Deployment whose spec.selector changes"),
+    ("v1", "Service"): (("spec.clusterIP",), "a Service whose spec.clusterIP changes"),
 }
+CONTEXT_SWAP = ("the gang-admission controller keeps admitting throughout, no webhook outage: its pods keep the mounted fleet "
+                "context while the ConfigMap is briefly gone and reload the new one without a restart")
+
+
+def _entry(manifest: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
+    return _FORCE_NEW.get((str(manifest.get("apiVersion", "")), str(manifest.get("kind", ""))), ((), ""))
 
 
 def provider_replace_reasons(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The force-new paths of the provider that differ between ``old`` and ``new``; [] when none."""
-    paths = _FORCE_NEW.get((str(new.get("apiVersion", "")), str(new.get("kind", ""))), ())
-    return [p for p in paths if get_value(old, p.split(".")) != get_value(new, p.split("."))]
+    return [p for p in _entry(new)[0] if get_value(old, p.split(".")) != get_value(new, p.split("."))]
+
+
+def provider_replacement(manifest: Mapping[str, Any]) -> str:
+    """Why the provider replaces ``manifest``'s kind, delete first: diff's words after the changed fields."""
+    return f"the Kubernetes provider replaces {_entry(manifest)[1]}, deleting it first as its name is fixed"
+
+
+def replacement_note(manifest: Mapping[str, Any] | None) -> str:
+    """What a replacement of ``manifest`` means for what reads it, when gpufleet knows ('' otherwise)."""
+    meta = (manifest or {}).get("metadata") or {}
+    return CONTEXT_SWAP if (manifest or {}).get("kind") == "ConfigMap" and meta.get("name") == CONTEXT_CONFIGMAP else ""

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from gpufleet.diff.provider import provider_replace_reasons
+from gpufleet.diff.provider import provider_replace_reasons, provider_replacement
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_reasons
@@ -52,7 +52,7 @@ class Step:
     """The old state's protect flag (a protected resource cannot be deleted or replaced)."""
     fields: tuple[str, ...] = ()
     why: str = ""
-    """For a replacement and its delete half: the immutable fields that changed."""
+    """For a replacement and its delete half: the immutable fields that changed (and why the provider replaces them)."""
     replaced: bool = False
     """True for the delete half of a delete-before-replace."""
 
@@ -120,9 +120,10 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
                 op = "unprotect" if before.protect else "protect"
                 steps.append(Step(op, key, before.manifest, after.manifest, before.protect, ("protect",), PROTECT_WHY[op]))
             continue
-        immutable = replace_reasons(before.manifest, after.manifest) + provider_replace_reasons(before.manifest, after.manifest)
+        forced = provider_replace_reasons(before.manifest, after.manifest)
+        immutable = replace_reasons(before.manifest, after.manifest) + forced
         if immutable:
-            why = ", ".join(immutable) + " cannot change in place"
+            why = ", ".join(immutable) + " cannot change in place" + (f": {provider_replacement(after.manifest)}" if forced else "")
             steps.append(Step("delete", key, before.manifest, None, before.protect, fields, why, replaced=True))
             steps.append(Step("replace", key, before.manifest, after.manifest, before.protect, fields, why))
         else:

@@ -93,3 +93,14 @@ def test_replacing_a_flavor_that_no_cluster_queue_names_completes():
     step = Step("delete", flavor.key, flavor.manifest, None, False, why="spec.nodeLabels cannot change in place", replaced=True)
     assert cluster.judge(step).verdict == "ok"
     assert cluster.judge(Step("replace", flavor.key, flavor.manifest, flavor.manifest, False)).verdict == "ok"
+
+
+def test_another_config_maps_replacement_says_what_the_provider_does_and_nothing_about_the_controller():
+    def config_map(data: str) -> RenderedObject:
+        return RenderedObject("cm", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"},
+                                     "data": {"k": data}}, "core", False)
+    steps = plan_steps([config_map("a")], [config_map("b")])
+    cluster = Cluster([config_map("a")], None)
+    reasons = [cluster.judge(s, steps).reason for s in steps]
+    assert all("the Kubernetes provider replaces a ConfigMap whose data changes" in r for r in reasons), reasons
+    assert not any("admitting" in r for r in reasons)

@@ -203,3 +203,13 @@ def test_the_gang_admission_controllers_fleet_context_is_a_step_named_as_the_com
     diff = diff_fleets(model(), model(more_a100_nodes), crds())
     assert [(s["op"], s["resource"], s["verdict"]) for s in diff.steps] == [
         ("delete", "gang-admission-configmap-fleet-context", "ok"), ("replace", "gang-admission-configmap-fleet-context", "ok")]
+
+
+def test_the_controllers_fleet_context_replacement_says_admission_goes_on_and_is_no_webhook_outage():
+    """Issue 37, item 6: every team change replaces the controller's ConfigMap; diff says what that replacement is."""
+    diff = diff_fleets(model(), model(add_vision))
+    delete, create = [s for s in diff.steps if s["kind"] == "ConfigMap"]
+    assert "the Kubernetes provider replaces a ConfigMap whose data changes" in delete["reason"]
+    for step in (delete, create):
+        assert "keeps admitting" in step["reason"] and "no webhook outage" in step["reason"], step["reason"]
+

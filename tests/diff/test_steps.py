@@ -54,8 +54,9 @@ def config_map(key: str, **data: str) -> RenderedObject:
 
 def test_a_config_map_whose_data_changes_is_replaced_by_the_kubernetes_provider_delete_first():
     steps = plan_steps([config_map("cm", context="a")], [config_map("cm", context="b")])
-    assert [(s.op, s.replaced, s.why) for s in steps] == [("delete", True, "data cannot change in place"),
-                                                           ("replace", False, "data cannot change in place")]
+    why = ("data cannot change in place: the Kubernetes provider replaces a ConfigMap whose data changes "
+           "(enableConfigMapMutable is off), deleting it first as its name is fixed")
+    assert [(s.op, s.replaced, s.why) for s in steps] == [("delete", True, why), ("replace", False, why)]
 
 
 def test_a_config_map_whose_labels_change_is_updated_in_place():
