@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import Any, Mapping
 
 from gpufleet import workloads
+from gpufleet.workloads import keys
 from gpufleet.kubetypes.quantity import json_number
 from gpufleet.sandbox import outcome
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
@@ -119,8 +120,7 @@ def _watch(watch: Watch, options: TrialOptions, decide) -> outcome.Verdict:
 
 def finish_pod(kube: Kube, pod: Mapping[str, Any], exit_code: int = 1) -> None:
     """Mark ``pod`` Failed (or Succeeded, for ``exit_code`` 0), its containers terminated with ``exit_code``, as a
-    kubelet reports it. The e2e tier ends Kueue-managed plain pods this way (exit 0): KWOK never ends a deleted pod's
-    containers as a kubelet would, so such a pod keeps Kueue's finalizer, which Kueue drops once its group succeeded."""
+    kubelet reports it (:func:`clean` ends a deleted pod Kueue keeps this way, exit 0)."""
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     reason = "Error" if exit_code else "Completed"
     status = pod.get("status") or {}
@@ -137,11 +137,28 @@ def finish_pod(kube: Kube, pod: Mapping[str, Any], exit_code: int = 1) -> None:
         _content_type="application/merge-patch+json")  # whole lists: the client's default is a JSON Patch
 
 
+def kept_by_kueue(pod: Mapping[str, Any]) -> bool:
+    """A deleted pod still Running that Kueue's pod finalizer keeps: it goes only once its containers end."""
+    meta = pod.get("metadata") or {}
+    return bool(meta.get("deletionTimestamp")) and keys.KUEUE_POD_FINALIZER in (meta.get("finalizers") or []) \
+        and (pod.get("status") or {}).get("phase") == "Running"
+
+
 def clean(watch: Watch) -> None:
-    """Delete the trial's objects and wait for them and their pods to go."""
+    """Delete the trial's objects and wait for them and their pods to go.
+
+    A deleted pod that Kueue's finalizer keeps (a plain pod or pod group Kueue admitted) is
+    ended as a kubelet ends a deleted pod's containers, exit 0 (KWOK never does): Kueue then
+    drops the finalizer. Before, such a trial's clean-up waited out its 180 s and failed."""
     for ref in reversed(watch.refs):
         watch.kube.delete(ref.api_version, ref.kind, ref.name, ref.namespace)
-    wait_for("the trial's objects and pods to go", watch.gone, timeout=180, interval=1)
+
+    def gone() -> bool:
+        for pod in filter(kept_by_kueue, watch.observe().pods):
+            finish_pod(watch.kube, pod, exit_code=0)
+        return watch.gone()
+
+    wait_for("the trial's objects and pods to go", gone, timeout=180, interval=1)
 
 
 def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptions = TrialOptions()) -> TrialResult:

@@ -9,6 +9,7 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_PREFIX = "kueue.x-k8s.io/"
 KUEUE_POD_GROUP = "kueue.x-k8s.io/pod-group-name"  # label (or annotation since Kueue 0.18)
 KUEUE_POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"  # annotation
+KUEUE_POD_FINALIZER = "kueue.x-k8s.io/managed"  # finalizer on a pod Kueue manages (pkg/controller/jobs/pod/constants)
 
 VOLCANO_SCHEDULER = "volcano"
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"  # annotation or label

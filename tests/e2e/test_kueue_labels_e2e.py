@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.sandbox.trial import TrialOptions, finish_pod, try_manifests
+from gpufleet.sandbox.trial import TrialOptions, clean, try_manifests
+from gpufleet.sandbox.trial_watch import Ref, Watch
 from gpufleet.sandbox.up import Options
 from gpufleet.workloads import keys
 from tests.e2e.sandbox_env import condition, job, model, running
@@ -75,12 +76,12 @@ def codes(findings) -> set[str]:
     return {f.code for f in findings}
 
 
-def end_group(sb, namespace: str, app: str) -> None:
-    """Stop a Kueue pod group as its processes ending would (KWOK runs none): Succeeded, then deleted."""
-    for pod in sb.pods(namespace, app=app):
-        finish_pod(sb.kube, pod, exit_code=0)
-        sb.kube.delete("v1", "Pod", pod["metadata"]["name"], namespace)
-    sb.wait(f"the pods of {app} to go", lambda: sb.pods(namespace, app=app) == [], timeout=60)
+def submitted(sb, docs: list[dict]) -> Watch:
+    """A trial's watch over ``docs`` as created (for :func:`clean`, the clean-up ``gpufleet try`` runs)."""
+    refs = [Ref(d["apiVersion"], d["kind"], d["metadata"]["name"], d["metadata"]["namespace"],
+                sb.get(d["apiVersion"], d["kind"], d["metadata"]["name"], d["metadata"]["namespace"])["metadata"]["uid"])
+            for d in docs]
+    return Watch(sb.kube, refs)
 
 
 @pytest.mark.parametrize("queue", [NS, None], ids=["queue-labelled", "unlabelled"])
@@ -97,11 +98,13 @@ def test_a_group_with_its_total_count_is_admitted_as_one_workload_and_runs_whole
     pods = group("counted", total="3")
     assert sandbox.lint(pods) == []
     result = try_manifests(sandbox.kube, pods, TrialOptions(timeout=120, settle=10, clean=False))
+    watch = submitted(sandbox, pods)
     try:
         assert result.outcome == "ranWhole", result.as_dict()
         assert condition(sandbox.workload(NS, "counted-0"), "Admitted").get("status") == "True"
     finally:
-        end_group(sandbox, NS, "counted")
+        clean(watch)  # Kueue's finalizer keeps the deleted pods until clean ends them as a kubelet would
+    assert sandbox.pods(NS, app="counted") == []
 
 
 def test_outside_kueues_namespaces_a_member_without_its_total_count_is_created_and_gang109_says_nothing(sandbox):
