@@ -12,7 +12,8 @@ import pytest
 
 from tests.install.checkout import BAD, GOOD, copy_sources
 
-LINT_ONLY = {"pydantic", "pyyaml", "yaml-rs", "kubernetes", "jsonschema", "cel-python", "orjson", "typer", "rich"}
+LINT_ONLY = {"pydantic", "pyyaml", "yaml-rs", "kubernetes", "jsonschema", "cel-python", "orjson", "typer", "rich",
+             "ruamel-yaml", "jsonpointer"}
 PULUMI = {"pulumi", "pulumi-kubernetes", "pulumi-tls", "pulumi-policy", "grpcio", "protobuf"}
 WEBHOOK = {"aiohttp", "prometheus-client", "cryptography"}
 

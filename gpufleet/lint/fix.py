@@ -1,0 +1,127 @@
+"""``gpufleet lint --fix`` and ``--diff``: the admission controller's defaults written into the files.
+
+Called by :mod:`gpufleet.cli.lint_fix`. For every object of a manifest file, :func:`fix_text`
+asks :func:`gpufleet.mutate.mutate` (the very function the controller's ``/mutate`` calls on
+CREATE, with the same fleet context and the namespace the request would carry) for its
+JSON Patch, and applies that patch to the document's round-trip tree
+(:mod:`gpufleet.lint.rtpatch`), so the file gets exactly what the controller would add
+(the queue label, the gang scheduler, ``minAvailable``, job-level restart policies, a
+dedicated pool's toleration, the gang label...) and nothing else. Documents nothing
+changes keep their text byte for byte; a changed one keeps its comments, key order,
+quotes and flow style (:mod:`gpufleet.lint.rtyaml`). ``kind: List`` items are fixed one by one.
+
+A file is rewritten whole or not at all: one that cannot be parsed (or decoded), or a
+JSON file (printed back it would lose its layout), is left untouched and the
+:class:`FileFix` says why. :func:`write` replaces a file atomically.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.lint import rtpatch, rtyaml
+from gpufleet.lint.loader import is_list
+from gpufleet.lint.namespaces import is_namespaced
+from gpufleet.mutate import mutate
+from gpufleet.yamlin import yamllimits
+
+
+@dataclass(frozen=True)
+class FileFix:
+    """One file: its text, the fixed text (equal when nothing changes), the objects changed, or why not fixed."""
+
+    name: str
+    before: str
+    after: str
+    objects: int = 0
+    error: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+
+def request_namespace(obj: Mapping[str, Any], namespace: str) -> str | None:
+    """The namespace of the CREATE request ``kubectl apply -n NAMESPACE`` would send for ``obj``."""
+    meta = obj.get("metadata")
+    named = meta.get("namespace") if isinstance(meta, Mapping) else None
+    if isinstance(named, str) and named:
+        return named
+    return namespace if is_namespaced(obj) else None
+
+
+def patch_for(obj: Any, fleet: FleetContext, namespace: str) -> list[dict[str, Any]]:
+    """The controller's JSON Patch for ``obj`` (each item's, under ``/items/N``, for a ``List``)."""
+    if not isinstance(obj, Mapping):
+        return []
+    if not is_list(obj):
+        return mutate(obj, fleet, request_namespace(obj, namespace))
+    ops: list[dict[str, Any]] = []
+    for i, item in enumerate(obj["items"]):
+        if isinstance(item, Mapping):
+            ops += [{**op, "path": f"/items/{i}{op['path']}"} for op in mutate(item, fleet, request_namespace(item, namespace))]
+    return ops
+
+
+def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileFix:
+    """The fixed text of the file ``name`` (see the module docstring); never raises for bad input."""
+    if name.endswith(".json"):
+        return FileFix(name, text, text, error="a JSON manifest is not rewritten (fix: add the defaults `--diff` "
+                                               "shows for its YAML form by hand, or convert it to YAML)")
+    crlf = "\r\n" in text
+    source = text.replace("\r\n", "\n") if crlf else text
+    try:
+        yamllimits.check_text(source)
+        fixed, objects = _fix_pieces(source, fleet, namespace)
+    except yamllimits.LimitError as exc:
+        return FileFix(name, text, text, error=f"cannot parse it as YAML ({exc.problem})")
+    except (rtyaml.NotFixable, rtpatch.PatchError) as exc:
+        return FileFix(name, text, text, error=str(exc))
+    return FileFix(name, text, fixed.replace("\n", "\r\n") if crlf else fixed, objects)
+
+
+def _fix_pieces(text: str, fleet: FleetContext, namespace: str) -> tuple[str, int]:
+    pieces, line, objects, out = rtyaml.split(text), 1, 0, []
+    trees = []
+    for piece in pieces:  # every document parsed before any is changed: a file is fixed whole or not at all
+        line += 1 if piece.marker else 0
+        trees.append(rtyaml.load(piece.body, line) if piece.has_content else None)
+        line += piece.body.count("\n")
+    for piece, tree in zip(pieces, trees):
+        ops = patch_for(rtyaml.plain(tree), fleet, namespace) if tree is not None else []
+        if ops:
+            layout = rtyaml.layout_of(tree, piece.body)
+            rtpatch.apply(tree, ops)
+            objects += 1
+        out.append(piece.marker + (rtyaml.dump(tree, layout) if ops else piece.body))
+    return "".join(out), objects
+
+
+def unified_diff(fix: FileFix) -> str:
+    """``fix`` as a unified diff, ``a/`` and ``b/`` before a relative name (``git apply`` takes it); ``""`` when unchanged."""
+    if not fix.changed:
+        return ""
+    old, new = (fix.name, fix.name) if os.path.isabs(fix.name) else (f"a/{fix.name}", f"b/{fix.name}")
+    lines = difflib.unified_diff(fix.before.splitlines(keepends=True), fix.after.splitlines(keepends=True), old, new)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def write(fix: FileFix) -> None:
+    """Replace the file with the fixed text atomically (same folder, same mode); raises OSError."""
+    folder = os.path.dirname(fix.name) or "."
+    mode = os.stat(fix.name).st_mode & 0o7777
+    handle, temp = tempfile.mkstemp(prefix=".gpufleet-fix-", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(fix.after)
+        os.chmod(temp, mode)
+        os.replace(temp, fix.name)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise

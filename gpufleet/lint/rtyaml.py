@@ -1,0 +1,114 @@
+"""A manifest file's documents as ruamel.yaml round-trip trees, and a changed document back as text.
+
+Called by :mod:`gpufleet.lint.fix` (``gpufleet lint --fix``/``--diff``). :func:`split` cuts
+the text at its document markers (``---`` and ``...`` at the start of a line: YAML forbids
+them inside any scalar, so the cut never falls inside a value) and keeps every piece's
+text, so a document nothing changes is written back byte for byte. :func:`load` reads one
+document with comments, key order, quotes and flow style; :func:`dump` prints a changed
+one with the indentation of the original (the first layout of maps and lists under which
+ruamel.yaml prints the unchanged document exactly as written; where none does, the
+most common one, two spaces). :func:`plain` is the document as the API server would
+receive it (plain dicts, lists and scalars) for the mutator.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+
+_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)")
+_CONTENT = re.compile(r"^[ \t]*[^#\s]", re.MULTILINE)
+LAYOUTS = tuple((m, off + 2, off) for m in (2, 4, 3) for off in (0, 2, 4, 1, 3) if off <= m + 2)
+"""(mapping, sequence, offset) indentations tried, most common first."""
+
+
+class NotFixable(ValueError):
+    """A file this module will not rewrite (the message says why, with its line where known)."""
+
+
+@dataclass
+class Piece:
+    """A document marker line (or ``""``) and the text after it up to the next marker."""
+
+    marker: str
+    body: str
+
+    @property
+    def has_content(self) -> bool:
+        return bool(_CONTENT.search(self.body))
+
+
+def split(text: str) -> list[Piece]:
+    pieces = [Piece("", "")]
+    for line in text.splitlines(keepends=True):
+        if _MARKER.match(line):
+            if line[3:].split("#", 1)[0].strip():
+                raise NotFixable(f"line {text[:text.index(line)].count(chr(10)) + 1}: a document starts on its "
+                                 "marker line (`--- value`)")
+            pieces.append(Piece(line, ""))
+        else:
+            pieces[-1].body += line
+    return pieces
+
+
+def _yaml(layout: tuple[int, int, int] = LAYOUTS[0]) -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 1 << 20  # never fold a long line
+    yaml.indent(mapping=layout[0], sequence=layout[1], offset=layout[2])
+    return yaml
+
+
+def load(body: str, line: int) -> Any:
+    """One document's round-trip tree; ``line`` is where ``body`` starts in the file (for messages)."""
+    try:
+        return _yaml().load(body)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {line + mark.line}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise NotFixable(f"{where}cannot parse it as YAML ({problem})") from None
+
+
+def _print(tree: Any, layout: tuple[int, int, int]) -> str:
+    out = io.StringIO()
+    _yaml(layout).dump(tree, out)
+    return out.getvalue()
+
+
+def layout_of(tree: Any, body: str) -> tuple[int, int, int]:
+    """The first layout under which ``tree`` prints back as ``body`` (else the most common one)."""
+    for layout in LAYOUTS:
+        try:
+            if _print(tree, layout) == body:
+                return layout
+        except YAMLError:
+            break
+    return LAYOUTS[0]
+
+
+def dump(tree: Any, layout: tuple[int, int, int]) -> str:
+    return _print(tree, layout)
+
+
+def plain(node: Any) -> Any:
+    """The tree as plain JSON-like values (what kubectl sends), without ruamel's scalar types."""
+    if isinstance(node, CommentedMap) or isinstance(node, dict):
+        return {str(key) if not isinstance(key, (int, float, bool)) else key: plain(value) for key, value in node.items()}
+    if isinstance(node, (CommentedSeq, list)):
+        return [plain(item) for item in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, int):
+        return bool(node) if type(node).__name__ == "ScalarBoolean" else int(node)
+    if isinstance(node, float):
+        return float(node)
+    return node
