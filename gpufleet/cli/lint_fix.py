@@ -4,7 +4,8 @@ Called by :func:`gpufleet.cli.lint_run.run` when either flag is given; the fixin
 :mod:`gpufleet.lint.fix` (the admission controller's own mutator applied to each file).
 
 - ``--fix`` rewrites every file a default changes, then lints the files as they now are
-  and reports that (in the chosen ``--format``); one summary line on standard error.
+  and reports that (in the chosen ``--format``); one summary line on standard error when
+  a file changed.
   Exit code: the report's (0 nothing blocking remains, 1 an unwaived error remains).
 - ``--diff`` writes no file: it prints a unified diff of the fixes (``git apply`` takes
   it) and exits 0 only when there is nothing to fix and nothing blocking remains after
@@ -99,6 +100,7 @@ def run_fix(paths: Sequence[str], ctx: CheckContext, namespace: str) -> list[fix
         if item.changed:
             fixing.write(item)
     _notes(done)
-    print(_summary(done, "fixed"), file=sys.stderr)
+    if any(f.changed for f in done):
+        print(_summary(done, "fixed"), file=sys.stderr)
     return done
 

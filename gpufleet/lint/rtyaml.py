@@ -24,7 +24,8 @@ from ruamel.yaml.error import YAMLError
 
 _MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)")
 _CONTENT = re.compile(r"^[ \t]*[^#\s]", re.MULTILINE)
-LAYOUTS = tuple((m, off + 2, off) for m in (2, 4, 3) for off in (0, 2, 4, 1, 3) if off <= m + 2)
+LAYOUTS = tuple(dict.fromkeys((m, off + step, off) for m in (2, 4, 3) for step in (2, m) for off in (0, 2, 4, 1, 3)
+                               if off <= m + 2))
 """(mapping, sequence, offset) indentations tried, most common first."""
 
 

@@ -36,7 +36,7 @@ def _requirements(target: Path) -> list[str]:
 
 
 def _name(requirement: str) -> str:
-    return requirement.split(";")[0].split("[")[0].split(">")[0].split("<")[0].split("=")[0].strip().lower().replace("_", "-")
+    return requirement.split(";")[0].split("[")[0].split(">")[0].split("<")[0].split("=")[0].strip().lower().replace("_", "-").replace(".", "-")
 
 
 def test_the_plain_install_needs_only_what_lint_and_validate_use(installed):
