@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import orjson
 import pytest
 import yaml
+from ruamel.yaml import YAML
 
 from gpufleet.fleetctx.settings import fleet_context_from_model
 from gpufleet.lint.fix import fix_text, unified_diff
@@ -157,22 +159,16 @@ def test_a_document_nothing_changes_is_kept_byte_for_byte():
     assert "---\n" + CONFIG_MAP + "---\n" in fix_text("jobs.yaml", MULTI, DEV, "default").after
 
 
-VOLCANO_WIDE = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-    name: vc
-    namespace: alpha-vc
-spec:
-    tasks:
-        -   name: worker
-            replicas: 4
-            template:
-                spec:
-                    containers:
-                        -   name: w
-                            image: trainer:1
-"""
+def relaid(text: str, mapping: int, sequence: int, offset: int) -> str:
+    """``text`` printed by ruamel.yaml with another indentation (the fixture of a differently indented file)."""
+    yaml = YAML()
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    out = io.StringIO()
+    yaml.dump(yaml.load(text), out)
+    return out.getvalue()
+
+
+VOLCANO_WIDE = relaid(VOLCANO_JOB.split("# end")[0], mapping=4, sequence=8, offset=4)  # "        -   name: worker"
 
 
 @pytest.mark.parametrize("text, added", [
