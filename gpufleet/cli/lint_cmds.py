@@ -43,7 +43,7 @@ def lint_command(
     namespace: str = typer.Option("default", "--namespace", "-n", help="Namespace of manifests without metadata.namespace (as kubectl apply -n; default: default)."),
     jobs: int = typer.Option(0, "--jobs", "-j", metavar="N", help="Processes to share a run of 256 files or more with: 0 one per CPU (default), 1 this process alone, at most 64 (Linux; elsewhere always 1)."),
     fix: bool = typer.Option(False, "--fix", help="Write the admission controller's defaults (queue label, gang scheduler, minAvailable, restart policies...) into the files, keeping comments and order, then report what remains. Needs --fleet or --fleet-context."),
-    diff: bool = typer.Option(False, "--diff", help="Print those fixes as a unified diff and write nothing; exit 1 when there is a fix to make or a blocking finding would remain."),
+    diff: bool = typer.Option(False, "--diff", help="Print those fixes as a unified diff and write nothing (also with --fix); exit 1 when there is a fix to make or a blocking finding would remain."),
 ) -> None:
     """Lint Kubernetes manifests for gang-safety problems."""
     raise typer.Exit(lint_run.run(lint_run.Options(

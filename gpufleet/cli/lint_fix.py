@@ -15,7 +15,9 @@ Called by :func:`gpufleet.cli.lint_run.run` when either flag is given; the fixin
 Both need the fleet context the controller runs with (``--fleet MODEL``, ``--fleet-context``
 or the config's ``fleet``): without it no namespace belongs to a team and the controller
 changes nothing, so the run stops with a usage error (exit 2) instead of pretending.
-Standard input cannot be fixed (usage error). A file that cannot be parsed is never
+With both flags, ``--diff`` wins (nothing is written). ``--select``/``--ignore`` choose the findings
+reported, not the fixes: the controller applies every default it has. Standard input cannot
+be fixed (usage error). A file that cannot be parsed is never
 touched: a line on standard error names it, and the report shows its GANG000 (exit 1).
 """
 
