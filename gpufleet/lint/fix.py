@@ -75,9 +75,11 @@ def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileF
                                                "shows for its YAML form by hand, or convert it to YAML)")
     crlf = "\r\n" in text
     source = text.replace("\r\n", "\n") if crlf else text
+    newline = source.endswith("\n") or not source  # a last line without its line end keeps none
     try:
         yamllimits.check_text(source)
-        fixed, objects = _fix_pieces(source, fleet, namespace)
+        fixed, objects = _fix_pieces(source if newline else source + "\n", fleet, namespace)
+        fixed = fixed if newline else fixed.removesuffix("\n")
     except yamllimits.LimitError as exc:
         return FileFix(name, text, text, error=f"cannot parse it as YAML ({exc.problem})")
     except (rtyaml.NotFixable, rtpatch.PatchError) as exc:
@@ -87,19 +89,35 @@ def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileF
 
 def _fix_pieces(text: str, fleet: FleetContext, namespace: str) -> tuple[str, int]:
     pieces, line, objects, out = rtyaml.split(text), 1, 0, []
-    trees = []
+    trees, starts = [], []
     for piece in pieces:  # every document parsed before any is changed: a file is fixed whole or not at all
         line += 1 if piece.marker else 0
         trees.append(rtyaml.load(piece.body, line) if piece.has_content else None)
+        starts.append(line)
         line += piece.body.count("\n")
-    for piece, tree in zip(pieces, trees):
+    for piece, tree, start in zip(pieces, trees, starts):
         ops = patch_for(rtyaml.plain(tree), fleet, namespace) if tree is not None else []
         if ops:
-            layout = rtyaml.layout_of(tree, piece.body)
-            rtpatch.apply(tree, ops)
             objects += 1
-        out.append(piece.marker + (rtyaml.dump(tree, layout) if ops else piece.body))
+            out.append(piece.marker + _patched(piece.body, tree, ops, start))
+        else:
+            out.append(piece.marker + piece.body)
     return "".join(out), objects
+
+
+def _patched(body: str, tree: Any, ops: list[dict[str, Any]], line: int) -> str:
+    """``body`` with ``ops`` applied; checked: the text read back is the patched object, or NotFixable."""
+    layout, base = rtyaml.layout_of(tree, body)
+    rtpatch.apply(tree, ops)
+    printed = rtyaml.dump(tree, layout)
+    text = printed if base is None else rtyaml.merge(body, base, printed)
+    if text is None and rtyaml.comments(body) == rtyaml.comments(printed):
+        text = printed  # a document that cannot be printed back as written, without comments to lose (one flow line)
+    if text is None or rtyaml.plain(rtyaml.load(text, line)) != rtyaml.plain(tree):
+        raise rtyaml.NotFixable(f"line {line}: ruamel.yaml cannot print this document back as it is written, and the "
+                                "defaults could not be placed in it alone (fix: write its multi-line flow collections "
+                                "({...}, [...]) in block style, or add the defaults the findings name by hand)")
+    return text
 
 
 def unified_diff(fix: FileFix) -> str:

@@ -6,13 +6,15 @@ them inside any scalar, so the cut never falls inside a value) and keeps every p
 text, so a document nothing changes is written back byte for byte. :func:`load` reads one
 document with comments, key order, quotes and flow style; :func:`dump` prints a changed
 one with the indentation of the original (the first layout of maps and lists under which
-ruamel.yaml prints the unchanged document exactly as written; where none does, the
-most common one, two spaces). :func:`plain` is the document as the API server would
+ruamel.yaml prints the unchanged document exactly as written). Where none does (a multi-line
+flow list with comments, say), :func:`merge` writes only the lines the change adds or
+alters into the text as written. :func:`plain` is the document as the API server would
 receive it (plain dicts, lists and scalars) for the mutator.
 """
 
 from __future__ import annotations
 
+import difflib
 import io
 import re
 from dataclasses import dataclass
@@ -83,19 +85,62 @@ def _print(tree: Any, layout: tuple[int, int, int]) -> str:
     return out.getvalue()
 
 
-def layout_of(tree: Any, body: str) -> tuple[int, int, int]:
-    """The first layout under which ``tree`` prints back as ``body`` (else the most common one)."""
+def layout_of(tree: Any, body: str) -> tuple[tuple[int, int, int], str | None]:
+    """The layout to print ``tree`` with, and None when it prints back as ``body`` exactly.
+
+    Otherwise (a multi-line flow list with comments, odd indentation...) the layout whose
+    print is closest to ``body``, and that print: :func:`merge` then carries only the
+    changed lines into ``body``.
+    """
+    best: tuple[float, tuple[int, int, int], str] | None = None
     for layout in LAYOUTS:
-        try:
-            if _print(tree, layout) == body:
-                return layout
-        except YAMLError:
-            break
-    return LAYOUTS[0]
+        printed = _print(tree, layout)
+        if printed == body:
+            return layout, None
+        ratio = difflib.SequenceMatcher(None, printed.splitlines(), body.splitlines(), autojunk=False).ratio()
+        if best is None or ratio > best[0]:
+            best = (ratio, layout, printed)
+    assert best is not None
+    return best[1], best[2]
 
 
 def dump(tree: Any, layout: tuple[int, int, int]) -> str:
     return _print(tree, layout)
+
+
+def merge(body: str, base: str, printed: str) -> str | None:
+    """``body`` with the lines ``printed`` adds or changes against ``base`` (a print of the same
+    document before the change); None when a changed line has no counterpart in ``body``."""
+    written, before, after = body.splitlines(keepends=True), base.splitlines(keepends=True), printed.splitlines(keepends=True)
+    where: dict[int, int] = {}  # a line of base -> the same line of body
+    for a, b, size in difflib.SequenceMatcher(None, before, written, autojunk=False).get_matching_blocks():
+        where.update((a + k, b + k) for k in range(size))
+    out = list(written)
+    for tag, i1, i2, j1, j2 in reversed(difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()):
+        if tag == "equal":
+            continue
+        if tag == "insert":
+            if i1 - 1 in where:
+                at = where[i1 - 1] + 1
+            elif i1 in where:
+                at = where[i1]
+            else:
+                return None
+            out[at:at] = after[j1:j2]
+            continue
+        lines = [where.get(i) for i in range(i1, i2)]
+        if None in lines or lines != list(range(lines[0], lines[0] + len(lines))):  # type: ignore[operator]
+            return None
+        out[lines[0]:lines[-1] + 1] = after[j1:j2]  # type: ignore[index,operator]
+    return "".join(out)
+
+
+_COMMENT = re.compile(r"(?:^|[ \t])(#.*)$", re.MULTILINE)
+
+
+def comments(text: str) -> list[str]:
+    """The comments of ``text`` in order (text after a `` #``; a ``#`` inside a quoted value counts too)."""
+    return [m.group(1).rstrip() for m in _COMMENT.finditer(text)]
 
 
 def plain(node: Any) -> Any:

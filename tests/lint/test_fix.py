@@ -5,19 +5,21 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import jsonpatch
 import orjson
 import pytest
 import yaml
 from ruamel.yaml import YAML
 
 from gpufleet.fleetctx.settings import fleet_context_from_model
-from gpufleet.lint.fix import fix_text, unified_diff
+from gpufleet.lint.fix import fix_text, patch_for, unified_diff
 from gpufleet.lint.runner import lint_sources
 from gpufleet.lint.sources import Source
 from gpufleet.rules.api import CheckContext
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.registry import serve
 from gpufleet.webhook.state import State
+from tests.mutate.builders import TEAM_NS, fleet as mutate_fleet
 from tests.mutate.test_placement import context as placement_context
 from tests.webhook.reviews import apply, response_of, review
 
@@ -197,6 +199,43 @@ def test_a_file_that_cannot_be_parsed_is_left_untouched_with_the_reason(text, wh
     assert not fixed.changed and why in (fixed.error or "")
 
 
+FLOW_WITH_COMMENTS = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: vc
+  namespace: alpha-vc
+spec:
+  plugins:
+    pytorch: [
+      "--master=master",   # the master task
+      "--port=23456"
+    ]
+  tasks:
+    - replicas: 2
+      name: worker
+      template:
+        spec:
+          containers:
+            - image: trainer:1
+              name: worker"""
+
+
+def test_a_document_ruamel_cannot_print_back_gets_only_the_added_lines():
+    """A multi-line flow list with a comment (as Volcano's PyTorch example) and no last line end."""
+    fixed = fix_text("vc.yaml", FLOW_WITH_COMMENTS, DEV, "default")
+    assert fixed.error is None and fixed.after.startswith(FLOW_WITH_COMMENTS + "\n          schedulerName: volcano\n")
+    assert not fixed.after.endswith("\n")
+    assert objects(fixed.after) == [webhook_mutate(objects(FLOW_WITH_COMMENTS)[0], DEV, "default")]
+
+
+def test_a_default_that_falls_inside_a_multi_line_flow_map_with_comments_is_refused():
+    text = KUEUE_JOB.format(ns="alpha").replace("metadata:\n  name: train   # the main run\n  namespace: alpha\n",
+                                                "metadata: {\n  name: train,   # the main run\n  namespace: alpha\n}\n")
+    fixed = fix_text("jobs.yaml", text, DEV, "default")
+    assert not fixed.changed and "line 1: ruamel.yaml cannot print this document back" in (fixed.error or "")
+
+
 def test_a_json_manifest_is_not_rewritten():
     text = orjson.dumps(yaml.safe_load(KUEUE_JOB.format(ns="alpha"))).decode()
     fixed = fix_text("job.json", text, DEV, "default")
@@ -212,3 +251,24 @@ def test_the_diff_names_the_file_as_git_does_and_is_empty_without_a_change():
     diff = unified_diff(fix_text("jobs/vc.yaml", VOLCANO_JOB, DEV, "default"))
     assert diff.startswith("--- a/jobs/vc.yaml\n+++ b/jobs/vc.yaml\n@@ ") and "\n+  queue: alpha\n" in diff
     assert unified_diff(fix_text("cm.yaml", CONFIG_MAP, DEV, "default")) == ""
+
+
+def test_every_upstream_example_file_is_fixed_as_the_mutator_patches_its_objects(upstream_dir):
+    """Real files (their comments, quoting and layouts), placed in a team namespace by --namespace."""
+    fleet, problems, changed = mutate_fleet(), [], 0
+    for path in sorted(upstream_dir.rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        fixed = fix_text(str(path), text, fleet, TEAM_NS)
+        if fixed.error:
+            problems.append(f"{path.name}: {fixed.error}")
+            continue
+        changed += fixed.changed
+        originals = [doc for doc in yaml.safe_load_all(text)]
+        expected = [jsonpatch.apply_patch(doc, patch_for(doc, fleet, TEAM_NS)) if isinstance(doc, dict) else doc
+                    for doc in originals]
+        if [doc for doc in yaml.safe_load_all(fixed.after)] != expected:
+            problems.append(f"{path.relative_to(upstream_dir)}: the fixed file is not the patched objects")
+        elif fixed.changed and comment_lines(fixed.after) != comment_lines(text):
+            problems.append(f"{path.relative_to(upstream_dir)}: comments changed")
+    assert not problems, "\n".join(problems)
+    assert changed >= 10, "the upstream examples should exercise the fixer"
