@@ -199,13 +199,7 @@ def test_a_file_that_cannot_be_parsed_is_left_untouched_with_the_reason(text, wh
     assert not fixed.changed and why in (fixed.error or "")
 
 
-FLOW_WITH_COMMENTS = """\
-apiVersion: batch.volcano.sh/v1alpha1
-kind: Job
-metadata:
-  name: vc
-  namespace: alpha-vc
-spec:
+FLOW_WITH_COMMENTS = VOLCANO_JOB[:VOLCANO_JOB.index("  tasks:")] + """\
   plugins:
     pytorch: [
       "--master=master",   # the master task
