@@ -23,6 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+import yaml
+
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.lint import rtpatch, rtyaml
 from gpufleet.lint.loader import is_list
@@ -80,40 +82,44 @@ def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileF
         yamllimits.check_text(source)
         fixed, objects = _fix_pieces(source if newline else source + "\n", fleet, namespace)
         fixed = fixed if newline else fixed.removesuffix("\n")
-    except yamllimits.LimitError as exc:
-        return FileFix(name, text, text, error=f"cannot parse it as YAML ({exc.problem})")
     except (rtyaml.NotFixable, rtpatch.PatchError) as exc:
         return FileFix(name, text, text, error=str(exc))
     return FileFix(name, text, fixed.replace("\n", "\r\n") if crlf else fixed, objects)
 
 
 def _fix_pieces(text: str, fleet: FleetContext, namespace: str) -> tuple[str, int]:
-    pieces, line, objects, out = rtyaml.split(text), 1, 0, []
-    trees, starts = [], []
-    for piece in pieces:  # every document parsed before any is changed: a file is fixed whole or not at all
+    pieces, line, plans = rtyaml.split(text), 1, []
+    for piece in pieces:  # every document read, and its patch made, before any is changed
         line += 1 if piece.marker else 0
-        trees.append(rtyaml.load(piece.body, line) if piece.has_content else None)
-        starts.append(line)
+        obj = _read(piece.body, line) if piece.has_content else None
+        plans.append((piece, line, obj, patch_for(obj, fleet, namespace) if obj is not None else []))
         line += piece.body.count("\n")
-    for piece, tree, start in zip(pieces, trees, starts):
-        ops = patch_for(rtyaml.plain(tree), fleet, namespace) if tree is not None else []
-        if ops:
-            objects += 1
-            out.append(piece.marker + _patched(piece.body, tree, ops, start))
-        else:
-            out.append(piece.marker + piece.body)
-    return "".join(out), objects
+    out = [piece.marker + (_patched(piece.body, obj, ops, start) if ops else piece.body) for piece, start, obj, ops in plans]
+    return "".join(out), sum(1 for *_, ops in plans if ops)
 
 
-def _patched(body: str, tree: Any, ops: list[dict[str, Any]], line: int) -> str:
-    """``body`` with ``ops`` applied; checked: the text read back is the patched object, or NotFixable."""
+def _read(body: str, line: int) -> Any:
+    """The document as kubectl and the linter read it (YAML 1.1, the linter's limits): what the mutator sees."""
+    try:
+        return yamllimits.load(body)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {line + mark.line}: " if mark is not None else ""
+        raise rtyaml.NotFixable(f"{where}cannot parse it as YAML ({getattr(exc, 'problem', None) or exc})") from None
+
+
+def _patched(body: str, obj: Any, ops: list[dict[str, Any]], line: int) -> str:
+    """``body`` with ``ops`` applied; checked: read back as kubectl reads it, the text is ``obj`` patched, or NotFixable."""
+    tree = rtyaml.load(body, line)
     layout, base = rtyaml.layout_of(tree, body)
     rtpatch.apply(tree, ops)
     printed = rtyaml.dump(tree, layout)
     text = printed if base is None else rtyaml.merge(body, base, printed)
     if text is None and rtyaml.comments(body) == rtyaml.comments(printed):
         text = printed  # a document that cannot be printed back as written, without comments to lose (one flow line)
-    if text is None or rtyaml.plain(rtyaml.load(text, line)) != rtyaml.plain(tree):
+    expected = rtpatch.to_tree(obj)
+    rtpatch.apply(expected, ops)
+    if text is None or _read(text, line) != rtyaml.plain(expected):
         raise rtyaml.NotFixable(f"line {line}: ruamel.yaml cannot print this document back as it is written, and the "
                                 "defaults could not be placed in it alone (fix: write its multi-line flow collections "
                                 "({...}, [...]) in block style, or add the defaults the findings name by hand)")

@@ -93,7 +93,7 @@ def layout_of(tree: Any, body: str) -> tuple[tuple[int, int, int], str | None]:
     changed lines into ``body``.
     """
     best: tuple[float, tuple[int, int, int], str] | None = None
-    for layout in LAYOUTS:
+    for layout in _likely_first(body):
         printed = _print(tree, layout)
         if printed == body:
             return layout, None
@@ -102,6 +102,27 @@ def layout_of(tree: Any, body: str) -> tuple[tuple[int, int, int], str | None]:
             best = (ratio, layout, printed)
     assert best is not None
     return best[1], best[2]
+
+
+_BLOCK_KEY = re.compile(r"^( *)(?:- +)?[^#\s-][^#]*:[ \t]*(?:#.*)?$")
+_NEXT = re.compile(r"^( *)(-( +))?\S")
+
+
+def _likely_first(body: str) -> list[tuple[int, int, int]]:
+    """LAYOUTS, the one the text's first nested map and first nested list suggest first (a print is costly)."""
+    mapping = offset = sequence = None
+    lines = body.splitlines()
+    for here, below in zip(lines, lines[1:]):
+        key, nxt = _BLOCK_KEY.match(here), _NEXT.match(below)
+        if not key or not nxt:
+            continue
+        step = len(nxt.group(1)) - len(key.group(1)) - (len(here) - len(here.lstrip(" -")) - len(key.group(1)))
+        if nxt.group(2) is None and mapping is None and step > 0:
+            mapping = step
+        elif nxt.group(2) is not None and offset is None and step >= 0:
+            offset, sequence = step, step + 1 + len(nxt.group(3))
+    guess = (mapping or 2, sequence or 2, offset or 0)
+    return [guess, *(layout for layout in LAYOUTS if layout != guess)] if guess in LAYOUTS else list(LAYOUTS)
 
 
 def dump(tree: Any, layout: tuple[int, int, int]) -> str:

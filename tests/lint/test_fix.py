@@ -191,7 +191,8 @@ def test_windows_line_ends_stay_windows_line_ends():
 
 @pytest.mark.parametrize("text, why", [
     (KUEUE_JOB.format(ns="alpha") + "---\nspec: [\n", "line 24: cannot parse it as YAML"),
-    (KUEUE_JOB.format(ns="alpha") + "kind: Pod\n", "cannot parse it as YAML"),
+    (KUEUE_JOB.format(ns="alpha").replace("  completions: 2\n", "  completions: 2\n  parallelism: 4\n"),
+     "line 11: cannot parse it as YAML (found duplicate key \"parallelism\""),
     ("--- {a: 1}\n", "a document starts on its marker line"),
 ], ids=["a broken second document", "a duplicate key", "a document on the marker line"])
 def test_a_file_that_cannot_be_parsed_is_left_untouched_with_the_reason(text, why):
