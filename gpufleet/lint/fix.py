@@ -59,8 +59,8 @@ def request_namespace(obj: Mapping[str, Any], namespace: str) -> str | None:
 
 def patch_for(obj: Any, fleet: FleetContext, namespace: str) -> list[dict[str, Any]]:
     """The controller's JSON Patch for ``obj`` (each item's, under ``/items/N``, for a ``List``)."""
-    if not isinstance(obj, Mapping):
-        return []
+    if not isinstance(obj, Mapping) or not obj.get("apiVersion") or not obj.get("kind"):
+        return []  # not a Kubernetes object (a values file, a CI workflow): GANG000's or nobody's
     if not is_list(obj):
         return mutate(obj, fleet, request_namespace(obj, namespace))
     ops: list[dict[str, Any]] = []
@@ -73,8 +73,7 @@ def patch_for(obj: Any, fleet: FleetContext, namespace: str) -> list[dict[str, A
 def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileFix:
     """The fixed text of the file ``name`` (see the module docstring); never raises for bad input."""
     if name.endswith(".json"):
-        return FileFix(name, text, text, error="a JSON manifest is not rewritten (fix: add the defaults `--diff` "
-                                               "shows for its YAML form by hand, or convert it to YAML)")
+        return _json(name, text, fleet, namespace)
     crlf = "\r\n" in text
     source = text.replace("\r\n", "\n") if crlf else text
     newline = source.endswith("\n") or not source  # a last line without its line end keeps none
@@ -85,6 +84,17 @@ def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileF
     except (rtyaml.NotFixable, rtpatch.PatchError) as exc:
         return FileFix(name, text, text, error=str(exc))
     return FileFix(name, text, fixed.replace("\n", "\r\n") if crlf else fixed, objects)
+
+
+def _json(name: str, text: str, fleet: FleetContext, namespace: str) -> FileFix:
+    """A JSON manifest is never rewritten (printed back it would lose its layout); said only when it needs a fix."""
+    try:
+        needed = any(patch_for(obj, fleet, namespace) for obj in yaml.load_all(text, Loader=yamllimits.Loader))
+    except yaml.YAMLError:
+        return FileFix(name, text, text, error="cannot parse it as JSON")
+    return FileFix(name, text, text, error="the controller would change it, but a JSON manifest is not rewritten "
+                                           "(fix: add the defaults the findings name by hand, or write it as YAML)"
+                   if needed else None)
 
 
 def _fix_pieces(text: str, fleet: FleetContext, namespace: str) -> tuple[str, int]:

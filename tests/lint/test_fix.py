@@ -12,7 +12,7 @@ import yaml
 from ruamel.yaml import YAML
 
 from gpufleet.fleetctx.settings import fleet_context_from_model
-from gpufleet.lint.fix import fix_text, patch_for, unified_diff
+from gpufleet.lint.fix import FileFix, fix_text, patch_for, unified_diff
 from gpufleet.lint.runner import lint_sources
 from gpufleet.lint.sources import Source
 from gpufleet.rules.api import CheckContext
@@ -231,10 +231,18 @@ def test_a_default_that_falls_inside_a_multi_line_flow_map_with_comments_is_refu
     assert not fixed.changed and "line 1: ruamel.yaml cannot print this document back" in (fixed.error or "")
 
 
-def test_a_json_manifest_is_not_rewritten():
-    text = orjson.dumps(yaml.safe_load(KUEUE_JOB.format(ns="alpha"))).decode()
+@pytest.mark.parametrize("ns, note", [("alpha", "a JSON manifest is not rewritten"), ("elsewhere", None)],
+                         ids=["one the controller would change", "one it would not"])
+def test_a_json_manifest_is_not_rewritten_and_said_so_only_when_it_needs_a_fix(ns, note):
+    text = orjson.dumps(yaml.safe_load(KUEUE_JOB.format(ns=ns))).decode()
     fixed = fix_text("job.json", text, DEV, "default")
-    assert not fixed.changed and "JSON" in (fixed.error or "")
+    assert not fixed.changed
+    assert note in (fixed.error or "") if note else fixed.error is None
+
+
+def test_documents_that_are_not_kubernetes_objects_are_left_alone():
+    text = "# chart values\nreplicas: 2\nmetadata: {namespace: alpha}\n"
+    assert fix_text("values.yaml", text, DEV, "alpha") == FileFix("values.yaml", text, text)
 
 
 def test_objects_outside_the_teams_namespaces_are_left_alone():
