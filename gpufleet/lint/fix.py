@@ -81,6 +81,8 @@ def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileF
         yamllimits.check_text(source)
         fixed, objects = _fix_pieces(source if newline else source + "\n", fleet, namespace)
         fixed = fixed if newline else fixed.removesuffix("\n")
+    except yaml.YAMLError as exc:  # the limits of gpufleet.yamlin.yamllimits, checked on the whole text
+        return FileFix(name, text, text, error=f"cannot parse it as YAML ({getattr(exc, 'problem', None) or exc})")
     except (rtyaml.NotFixable, rtpatch.PatchError) as exc:
         return FileFix(name, text, text, error=str(exc))
     return FileFix(name, text, fixed.replace("\n", "\r\n") if crlf else fixed, objects)
@@ -89,6 +91,7 @@ def fix_text(name: str, text: str, fleet: FleetContext, namespace: str) -> FileF
 def _json(name: str, text: str, fleet: FleetContext, namespace: str) -> FileFix:
     """A JSON manifest is never rewritten (printed back it would lose its layout); said only when it needs a fix."""
     try:
+        yamllimits.check_text(text)
         needed = any(patch_for(obj, fleet, namespace) for obj in yaml.load_all(text, Loader=yamllimits.Loader))
     except yaml.YAMLError:
         return FileFix(name, text, text, error="cannot parse it as JSON")

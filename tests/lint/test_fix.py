@@ -194,7 +194,8 @@ def test_windows_line_ends_stay_windows_line_ends():
     (KUEUE_JOB.format(ns="alpha").replace("  completions: 2\n", "  completions: 2\n  parallelism: 4\n"),
      "line 11: cannot parse it as YAML (found duplicate key \"parallelism\""),
     ("--- {a: 1}\n", "a document starts on its marker line"),
-], ids=["a broken second document", "a duplicate key", "a document on the marker line"])
+    ("a: " + "[" * 20000 + "]" * 20000 + "\n", "cannot parse it as YAML ([ and { nest 20000 deep"),
+], ids=["a broken second document", "a duplicate key", "a document on the marker line", "nesting beyond the limits"])
 def test_a_file_that_cannot_be_parsed_is_left_untouched_with_the_reason(text, why):
     fixed = fix_text("jobs.yaml", text, DEV, "default")
     assert not fixed.changed and why in (fixed.error or "")
