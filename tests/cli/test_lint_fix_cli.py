@@ -117,3 +117,9 @@ def test_what_cannot_be_fixed_is_a_usage_error_in_one_line(cli, files, argv, say
 def test_diff_goes_to_the_output_file_when_one_is_given(cli, files, tmp_path):
     code, out, _ = cli("jobs", "--fleet", DEV, "--diff", "--output", "fixes.diff")
     assert code == 1 and out == "" and (tmp_path / "fixes.diff").read_text().startswith("--- a/jobs/runs.yaml")
+
+
+def test_the_fleet_can_come_from_the_linter_config(cli, files, tmp_path):
+    (tmp_path / "lint.yaml").write_text(f"fleet: {DEV}\n")
+    code, _, err = cli("jobs", "--config", "lint.yaml", "--fix")
+    assert code == 0 and err == "gpufleet lint: fixed 2 objects in 1 file\n"
