@@ -3,7 +3,7 @@
 Registered on the typer app by :mod:`gpufleet.cli.app`. This adapter only parses
 options; the work (context, standard input, report) is :mod:`gpufleet.cli.lint_run`'s,
 shared with the start-up fast path :mod:`gpufleet.cli.lint_fast`.
-Exit codes: 0 no blocking finding, 1 an unwaived error finding, 2 a usage error
+Exit codes: 0 no blocking finding, 1 an unwaived error finding (``--diff``: or a fix to make), 2 a usage error
 (bad option, unknown rule code, unreadable --fleet/--fleet-context/--crds/--config).
 """
 
@@ -42,11 +42,13 @@ def lint_command(
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to this file instead of standard output."),
     namespace: str = typer.Option("default", "--namespace", "-n", help="Namespace of manifests without metadata.namespace (as kubectl apply -n; default: default)."),
     jobs: int = typer.Option(0, "--jobs", "-j", metavar="N", help="Processes to share a run of 256 files or more with: 0 one per CPU (default), 1 this process alone, at most 64 (Linux; elsewhere always 1)."),
+    fix: bool = typer.Option(False, "--fix", help="Write the admission controller's defaults (queue label, gang scheduler, minAvailable, restart policies...) into the files, keeping comments and order, then report what remains. Needs --fleet or --fleet-context."),
+    diff: bool = typer.Option(False, "--diff", help="Print those fixes as a unified diff and write nothing (also with --fix); exit 1 when there is a fix to make or a blocking finding would remain."),
 ) -> None:
     """Lint Kubernetes manifests for gang-safety problems."""
     raise typer.Exit(lint_run.run(lint_run.Options(
         paths=paths, fleet=fleet, fleet_context=fleet_context, crds=crds, fmt=fmt.value, select=select, ignore=ignore,
-        config=config, output=output, namespace=namespace, jobs=jobs)))
+        config=config, output=output, namespace=namespace, jobs=jobs, fix=fix, diff=diff)))
 
 
 def rules_command() -> None:

@@ -37,6 +37,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", type=Path)
     p.add_argument("--namespace", "-n", default="default")
     p.add_argument("--jobs", "-j", type=int, default=0)
+    p.add_argument("--fix", action="store_true")
+    p.add_argument("--diff", action="store_true")
     return p
 
 
@@ -57,4 +59,4 @@ def main(argv: Sequence[str]) -> int:
     return lint_run.run(lint_run.Options(
         paths=args.paths, fleet=args.fleet, fleet_context=args.fleet_context, crds=args.crds, fmt=args.fmt,
         select=args.select, ignore=args.ignore, config=args.config, output=args.output, namespace=args.namespace,
-        jobs=args.jobs))
+        jobs=args.jobs, fix=args.fix, diff=args.diff))

@@ -5,7 +5,7 @@ used for ``--help`` and by the full CLI) and the start-up fast path
 (:mod:`gpufleet.cli.lint_fast`, which ``gpufleet lint ...`` takes so a pre-commit hook
 does not pay for typer's and pydantic's imports). :func:`run` takes already-parsed
 options and returns the exit code (:mod:`gpufleet.cli.exits`): 0 no blocking finding,
-1 an unwaived error finding (malformed YAML is GANG000), 2 a usage or I/O error: a path
+1 an unwaived error finding (malformed YAML is GANG000; with ``--diff`` also a fix to make), 2 a usage or I/O error: a path
 that does not exist or cannot be read, a bad --fleet/--fleet-context/--config/--crds, a
 report that cannot be written (printed to standard error as ``gpufleet lint: ...``, one
 line each). rich is imported only when writing text to a terminal.
@@ -24,7 +24,7 @@ from gpufleet.cli.exits import USAGE, CliError, handle
 from gpufleet.yamlin.errors import ModelError
 from gpufleet.lint.context import LintConfig, load_config
 from gpufleet.lint.pool import MAX_JOBS
-from gpufleet.lint.runner import Report, lint, unknown_codes
+from gpufleet.lint.runner import Report, lint, lint_sources, unknown_codes
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import load_settings
 from gpufleet.util import lifetime
@@ -50,6 +50,8 @@ class Options:
     output: Path | None = None
     namespace: str = "default"
     jobs: int = 0  # processes to share a large run with: 0 one per CPU, 1 this process alone (gpufleet.lint.pool)
+    fix: bool = False  # write the admission controller's defaults into the files (gpufleet.cli.lint_fix)
+    diff: bool = False  # print them as a unified diff, write nothing
 
 
 def codes(values: Sequence[str] | None) -> list[str] | None:
@@ -132,6 +134,15 @@ def _lint(opts: Options) -> int:
     if unknown:
         raise UsageError([f"unknown rule code(s) {', '.join(unknown)}: see `gpufleet rules`"])
     ctx = _context(settings, opts)
+    if opts.fix or opts.diff:
+        from gpufleet.cli import lint_fix
+
+        lint_fix.check(opts.paths, ctx.fleet)
+        if opts.diff:
+            return lint_fix.run_diff(opts.paths, ctx, opts.namespace,
+                                     lambda sources: lint_sources(sources, ctx, chosen, skipped, opts.namespace),
+                                     lambda text: _emit(text, opts.output))
+        lint_fix.run_fix(opts.paths, ctx, opts.namespace)
     stdin_text = sys.stdin.read() if "-" in opts.paths else None
     report = lint(opts.paths, ctx, chosen, skipped, stdin_text, namespace=opts.namespace, jobs=opts.jobs)
     if report.unreadable:  # nothing written: the report of a partial read is dropped
@@ -148,6 +159,13 @@ def _lint(opts: Options) -> int:
         inputs.write_file(opts.output, _render(report, opts.fmt))
     lifetime.keep(report)  # its findings are not freed one by one when the process ends next
     return report.exit_code
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        inputs.write_file(output, text)
 
 
 def run(opts: Options) -> int:

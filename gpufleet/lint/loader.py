@@ -107,7 +107,7 @@ def _not_object(value: Any) -> str | None:
     return f"the document has no {' and no '.join(missing)}, so it is not a Kubernetes object" if missing else None
 
 
-def _is_list(value: Mapping[str, Any]) -> bool:
+def is_list(value: Mapping[str, Any]) -> bool:
     return str(value.get("kind", "")).endswith("List") and isinstance(value.get("items"), list)
 
 
@@ -124,7 +124,7 @@ def _add(result: Result, source: Source, value: Any, node: Any, line: int, templ
     if why is not None:
         result.problems.append(Problem(source.name, line, why, "give the document an apiVersion and kind, or remove it"))
         return
-    if not _is_list(value):
+    if not is_list(value):
         result.objects.append(Loaded(value, source.name, line, ROOT, node, template))
         return
     nodes = _items_node(node)
@@ -192,7 +192,7 @@ def _template(helm: list[tuple[int, str]], previous: int, line: int) -> str | No
 def _fast(text: str, helm: list[tuple[int, str]]) -> Documents | None:
     """(value, TextDoc, line, template) per document via yaml-rs, or None for the PyYAML path."""
     read = fastyaml.documents(text)
-    if read is None or any(_is_list(v) for v, *_ in read if type(v) is dict or isinstance(v, Mapping)):
+    if read is None or any(is_list(v) for v, *_ in read if type(v) is dict or isinstance(v, Mapping)):
         return None
     documents: Documents = []
     previous = 0

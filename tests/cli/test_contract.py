@@ -25,6 +25,7 @@ from gpufleet.cli import commands, exits
 from gpufleet.cli.app import run
 from tests.cli.test_advise_cli import JOB as COSCHEDULED_JOB, MIXED
 from tests.lint import manifests as m
+from tests.lint.test_fix import VOLCANO_JOB
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -82,6 +83,10 @@ CASES = [
     Case(("lint", "JOBS", "--config", "BAD"), "option", ALL_FILE, "model"),
     Case(("lint", "JOBS", "--crds", "BAD"), "option", DIRECTORY, "file"),
     Case(("lint", "JOBS", "--output", "BAD"), "output", ("missing", "directory", "full disk")),
+    Case(("lint", "BAD", "--fix", "--fleet", "MODEL"), "checked", MANIFEST, "binary"),
+    Case(("lint", "JOBS", "--fix", "--fleet", "BAD"), "option", ALL_FILE, "job"),
+    Case(("lint", "BAD", "--diff", "--fleet", "MODEL"), "checked", ("missing", "unreadable")),
+    Case(("lint", "FIXABLE", "--diff", "--fleet", "MODEL", "--output", "BAD"), "output", ("missing", "directory", "full disk")),
     Case(("advise", "BAD"), "checked", ALL_FILE, "job"),
     Case(("advise", "MODEL", "BAD"), "checked", MANIFEST, "binary"),
     Case(("podgroups", "BAD", "JOBS"), "checked", ALL_FILE, "job"),
@@ -119,6 +124,7 @@ def files(tmp_path):
     paths = {"MODEL": DEV, "MIXED": MIXED, "OUT": tmp_path / "out", "JOBS": m.write(tmp_path / "jobs", "job.yaml", m.probed_job()),
              "COSCHEDULED": tmp_path / "coscheduled.yaml"}
     paths["COSCHEDULED"].write_text(COSCHEDULED_JOB)
+    paths["FIXABLE"] = m.write(tmp_path, "fixable.yaml", VOLCANO_JOB)  # a job of the dev stack's team alpha: --diff prints
     job = tmp_path / "job.yaml"
     job.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec: {}\n")
     binary = tmp_path / "binary.yaml"
@@ -195,7 +201,8 @@ def test_standard_output_on_a_full_disk_is_one_line_and_the_documented_exit_code
     assert len(lines) == 1 and "No space left on device" in lines[0] and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["plan", str(DEV)], ["lint", "JOBS"]], ids=["typer", "lint fast path"])
+@pytest.mark.parametrize("argv", [["plan", str(DEV)], ["lint", "JOBS"], ["lint", "FIXABLE", "--diff", "--fleet", str(DEV)]],
+                         ids=["typer", "lint fast path", "lint --diff"])
 def test_a_real_process_writing_to_a_full_disk_exits_2_with_one_line(argv, files):
     paths, _, _ = files
     with open("/dev/full", "w") as full:

@@ -12,7 +12,8 @@ import pytest
 
 from tests.install.checkout import BAD, GOOD, copy_sources
 
-LINT_ONLY = {"pydantic", "pyyaml", "yaml-rs", "kubernetes", "jsonschema", "cel-python", "orjson", "typer", "rich"}
+LINT_ONLY = {"pydantic", "pyyaml", "yaml-rs", "kubernetes", "jsonschema", "cel-python", "orjson", "typer", "rich",
+             "ruamel-yaml", "jsonpointer"}
 PULUMI = {"pulumi", "pulumi-kubernetes", "pulumi-tls", "pulumi-policy", "grpcio", "protobuf"}
 WEBHOOK = {"aiohttp", "prometheus-client", "cryptography"}
 
@@ -35,7 +36,7 @@ def _requirements(target: Path) -> list[str]:
 
 
 def _name(requirement: str) -> str:
-    return requirement.split(";")[0].split("[")[0].split(">")[0].split("<")[0].split("=")[0].strip().lower().replace("_", "-")
+    return requirement.split(";")[0].split("[")[0].split(">")[0].split("<")[0].split("=")[0].strip().lower().replace("_", "-").replace(".", "-")
 
 
 def test_the_plain_install_needs_only_what_lint_and_validate_use(installed):

@@ -106,8 +106,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
             if largest is None or pool is None or need <= largest:
                 continue
             names = ", ".join(p.name for p in pools)
+            pods = "pod" if template.role in (None, "", "pod") else f"{template.role} pod"
             yield Violation(request_path(template, resource),
-                            f"each {template.role or 'pod'} pod asks for {fmt(need, resource)} {resource}, but the largest node of the pools {how} ({names}) "
+                            f"each {pods} asks for {fmt(need, resource)} {resource}, but the largest node of the pools {how} ({names}) "
                             f"has {fmt(largest, resource)}: the pod can never be scheduled and its gang never starts",
                             f"ask for at most {fmt(largest, resource)} {resource} per pod (split the work over more pods), or select a pool with larger nodes")
 

@@ -45,3 +45,12 @@ def test_a_gpu_the_pool_does_not_have_never_fits():
 def test_without_a_fleet_the_rule_stays_quiet():
     job = b.volcano_job(tasks=[b.task(gpus=64)])
     assert engine.check_object(job, select=["GANG402"]) == []
+
+
+@pytest.mark.parametrize("job, says", [
+    (b.batch_job(gpus=9), "each pod asks for 9 nvidia.com/gpu"),
+    (b.volcano_job(tasks=[b.task(gpus=9)], namespace="research"), "each worker pod asks for 9 nvidia.com/gpu"),
+], ids=["a template without a role", "a Volcano task's template"])
+def test_the_message_names_the_pods_once(job, says):
+    [finding] = engine.check_object(job, fleets.ctx(), select=["GANG402"])
+    assert says in finding.message and "pod pod" not in finding.message
