@@ -21,9 +21,9 @@ from typing import List, Optional
 
 import typer
 
-from gpufleet.cli import loading
+from gpufleet.cli import inputs, loading
 from gpufleet.cli.console import table, table_console
-from gpufleet.cli.exits import INVALID, USAGE, guarded
+from gpufleet.cli.exits import INVALID, USAGE, CliError, guarded
 from gpufleet.cli.helptext import ReadmeGroup
 from gpufleet.model.base import parse_duration
 from gpufleet.yamlin.errors import ModelError
@@ -56,6 +56,10 @@ def _models(base: Path, new: Optional[Path], git: Optional[str]):
         raise loading.fail(["needs two models or one with --git (fix: gpufleet whatif BASE NEW --trace FILE, or "
                             "gpufleet whatif MODEL --git origin/main --trace FILE)"], USAGE, COMMAND)
     try:
+        base, new = inputs.model_file(base), (inputs.model_file(new) if new is not None else None)
+    except CliError as exc:
+        raise loading.fail(exc.lines, exc.code, COMMAND) from None
+    try:
         if git is not None:
             return (f"{base}@{git}", _git_base(base, git)), (str(base), load_model(base))
         return (str(base), load_model(base)), (str(new), load_model(new))
@@ -75,8 +79,7 @@ def _print(doc: dict) -> None:
                            for s in doc["scaled"][side])
         console.print(f"{side}: scaled durations: {scaled or '-'}", markup=False)
     for kind, as_ in sorted(doc["replayedAs"].items()):
-        if kind != "Job":
-            console.print(f"{kind} replayed as {as_}", markup=False)
+        console.print(f"{kind} replayed as {as_} (docs/whatif.md)", markup=False)
 
 
 def run(base: Path = typer.Argument(..., help="The base model (or, with --git, the model to compare with its revision)."),
@@ -101,6 +104,10 @@ def run(base: Path = typer.Argument(..., help="The base model (or, with --git, t
         raise loading.fail([f"--format {output!r} is not known (fix: choose one of {', '.join(FORMATS)})"], USAGE, COMMAND)
     (base_name, before), (new_name, after) = _models(base, new, git)
     try:
+        inputs.file_in(trace, "trace file", "pass the JSON Lines trace: gpufleet whatif trace synth MODEL -o FILE")
+    except CliError as exc:
+        raise loading.fail(exc.lines, exc.code, COMMAND) from None
+    try:
         loaded = [load_trace(trace, before), load_trace(trace, after)][1]
     except TraceError as exc:
         raise loading.fail(exc.lines(), INVALID, COMMAND) from None
@@ -111,7 +118,7 @@ def run(base: Path = typer.Argument(..., help="The base model (or, with --git, t
         until = float(parse_duration(horizon)) if horizon else 2 * loaded.horizon_seconds
     except ValueError as exc:
         raise loading.fail([f"--horizon {horizon!r}: {exc}"], USAGE, COMMAND) from None
-    replayed_as = {job.kind: jobmod.replayed_as(job.kind) for job in loaded.jobs}
+    replayed_as = jobmod.substitutions(job.kind for job in loaded.jobs)
     if dry_run:
         typer.echo(f"would replay {len(loaded.jobs)} job(s) at time scale {time_scale:g} until {until:g} trace s "
                    f"({until / time_scale:.0f} wall s a replay), {repeat} time(s) on each of {base_name} and {new_name}")

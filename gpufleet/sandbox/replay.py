@@ -22,7 +22,7 @@ from gpufleet.sandbox import nodes
 from gpufleet.sandbox.kube import Kube, api_message
 from gpufleet.sandbox.kwok import COMPLETE_AFTER
 from gpufleet.sandbox.replay_watch import Recorder, start_watches
-from gpufleet.sandbox.state import down
+from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.trial import fail_pod
 from gpufleet.sandbox.up import Options, up
 from gpufleet.whatif import jobs, metrics, timescale
@@ -112,13 +112,16 @@ def _new_log(fleet: Fleet, model: str, trace: Trace, options: ReplayOptions) -> 
 
 
 def replay(fleet: Fleet, model: str, trace: Trace, directory: Path, options: ReplayOptions,
-           progress: Progress | None = None) -> ReplayLog:
-    """Replay ``trace`` on a fresh sandbox of ``fleet`` in ``directory``; the sandbox is stopped afterwards."""
+           progress: Progress | None = None, started: Callable[[State], None] | None = None) -> ReplayLog:
+    """Replay ``trace`` on a fresh sandbox of ``fleet`` in ``directory``; the sandbox is stopped afterwards.
+    ``started`` is called with the sandbox's state once it runs (the benchmark samples its processes' memory)."""
     log = _new_log(fleet, model, trace, options)
     state = up(timescale.scaled_fleet(fleet, options.time_scale), model, directory,
                Options(controller=options.controller))
     stop = threading.Event()
     try:
+        if started is not None:
+            started(state)
         kube = Kube(Path(state.kubeconfig))
         driver = _Driver(kube, fleet, trace, options, log)
         recorder = Recorder(driver.log_jobs, _node_pools(fleet), driver.now)

@@ -3,7 +3,8 @@
 Called by the sandbox replay (``gpufleet.sandbox.replay``) for every trace line, so that
 what differs between two replays is the quota model and nothing else. A Kueue kind
 becomes an Indexed batch Job (``parallelism`` = ``completions`` = pods, the team's
-LocalQueue label, a WorkloadPriorityClass label when the line names one): JobSet and
+LocalQueue label, a WorkloadPriorityClass label when the line names one, ``backoffLimit``
+0 so that a failed rank fails the job instead of being replaced alone, GANG204): JobSet and
 PyTorchJob lines are replayed as that Job, because the sandbox runs no JobSet or
 Kubeflow controller and Kueue admits their pod sets exactly as one Job's (the report
 says so). A VolcanoJob gets ``minAvailable`` = pods, the team's Volcano queue and a
@@ -69,7 +70,7 @@ def _batch_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> d
     return {"apiVersion": "batch/v1", "kind": "Job",
             "metadata": {"name": job.name, "namespace": job.namespace, "labels": labels},
             "spec": {"parallelism": job.pods, "completions": job.pods, "completionMode": "Indexed",
-                     "backoffLimit": job.pods, "suspend": True, "template": template}}
+                     "backoffLimit": 0, "suspend": True, "template": template}}
 
 
 def _volcano_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
@@ -94,6 +95,10 @@ def manifest(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str] = {}) -
     return _batch_job(job, fleet, annotations)
 
 
-def replayed_as(kind: str) -> str:
-    """What the sandbox submits for a trace kind (the report lists substitutions)."""
-    return "Volcano Job" if kind == "VolcanoJob" else "Indexed batch Job"
+SUBSTITUTED = {"JobSet": "Indexed batch Job", "PyTorchJob": "Indexed batch Job"}
+"""Trace kinds the sandbox cannot run as themselves (no JobSet or Kubeflow controller), and what it runs instead."""
+
+
+def substitutions(kinds) -> dict[str, str]:
+    """The substituted kinds among ``kinds`` (the report lists them)."""
+    return {k: SUBSTITUTED[k] for k in sorted(set(kinds)) if k in SUBSTITUTED}

@@ -102,7 +102,6 @@ def to_markdown(report: dict[str, Any]) -> str:
              f"horizon {report['horizonSeconds'] / 3600:.2f} trace hours. Times are in trace seconds.", "",
              "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows(report)]
-    subs = {kind: as_ for kind, as_ in report["replayedAs"].items() if kind not in ("Job",)}
-    if subs:
-        lines += ["", "Replayed as: " + "; ".join(f"{k} as {v}" for k, v in sorted(subs.items())) + "."]
+    if report["replayedAs"]:
+        lines += ["", "Replayed as: " + "; ".join(f"{k} as {v}" for k, v in sorted(report["replayedAs"].items())) + "."]
     return "\n".join(lines) + "\n"

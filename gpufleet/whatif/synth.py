@@ -38,7 +38,7 @@ SIZE_EXPONENT = 1.0
 """P(GPUs = g) is proportional to g ** -SIZE_EXPONENT over g = 1, 2, 4, ... up to the cap."""
 RUN_MEDIAN_SECONDS = 1800.0
 RUN_SIGMA = 1.4
-RUN_MIN_SECONDS = 120.0
+RUN_MIN_SECONDS = 300.0
 RUN_MAX_SECONDS = 48 * 3600.0
 FAILURE_SHARE = 0.05
 

@@ -113,6 +113,9 @@ def _parse(text: str) -> tuple[list[tuple[int, TraceJob]], list[Issue]]:
         try:
             data = json.loads(raw)
         except ValueError as exc:
+            if not jobs and not issues:  # the first line already: not a trace at all (a YAML file, a binary)
+                return [], [Issue("(file)", f"is not a JSON Lines trace (line {number}: {exc})",
+                                  "pass a trace: one JSON object per line, see docs/whatif.md")]
             issues.append(Issue(f"line {number}", f"not JSON: {exc}", "write one JSON object per line"))
             continue
         if isinstance(data, dict) and HEADER_KEY in data:

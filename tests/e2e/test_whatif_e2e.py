@@ -1,8 +1,8 @@
 """``gpufleet whatif`` on the real engines: known answers, the time scale's error, and a trace that round-trips.
 
-One small trace on the dev stack (a Kueue pool l4 of 4 x 8 GPUs, a Volcano pool t4 of
+One small trace (examples/whatif/borrow.jsonl) on the dev stack (a Kueue pool l4 of 4 x 8 GPUs, a Volcano pool t4 of
 2 x 4 GPUs) under two models that differ in one number: alpha's ``borrowingLimit`` on l4
-(8 in stacks/dev.fleet.yaml, 0 in the new model). By hand: under the base model alpha's
+(8 in stacks/dev.fleet.yaml, 0 in examples/whatif/dev-no-borrowing.fleet.yaml). By hand: under the base model alpha's
 24-GPU job borrows 8 idle GPUs of beta's and starts at once; under the new one it can
 never be admitted (16 nominal, nothing to borrow); beta's 8-GPU job runs under both; a
 12-GPU Volcano gang on the 8-GPU t4 pool waits whole under both, never partly bound.
@@ -15,36 +15,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
-import yaml
 
 from gpufleet.model import load_model
 from gpufleet.sandbox.kube import Kube
 from gpufleet.sandbox.replay import ReplayOptions, replay
 from gpufleet.sandbox.state import down, load
-from gpufleet.whatif import metrics
+from gpufleet.whatif import metrics, report
 from gpufleet.whatif.fromcluster import import_objects
 from gpufleet.whatif.trace import parse_trace
 from tests.e2e.sandbox_env import require_go
 
-DEV = Path(__file__).resolve().parents[2] / "stacks" / "dev.fleet.yaml"
-TRACE = "\n".join(json.dumps(line) for line in [
-    {"gpufleetTrace": "v1"},
-    {"submitSeconds": 0, "namespace": "alpha", "kind": "Job", "pods": 3, "gpusPerPod": 8, "runSeconds": 600, "name": "big"},
-    {"submitSeconds": 0, "namespace": "alpha-vc", "kind": "VolcanoJob", "pods": 3, "gpusPerPod": 4, "runSeconds": 300,
-     "name": "vc-too-big"},
-    {"submitSeconds": 120, "namespace": "beta", "kind": "Job", "pods": 1, "gpusPerPod": 8, "runSeconds": 300, "name": "small"},
-])
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "stacks" / "dev.fleet.yaml"
+NO_BORROWING = ROOT / "examples" / "whatif" / "dev-no-borrowing.fleet.yaml"  # docs/whatif.md's worked example
+TRACE = (ROOT / "examples" / "whatif" / "borrow.jsonl").read_text()
 PERIODS = 2 * 60.0  # two Volcano schedule periods (1 s each) in trace seconds at k = 60
 HORIZON = 900.0
-
-
-def _no_borrowing(tmp: Path) -> Path:
-    data = yaml.safe_load(DEV.read_text())
-    next(t for t in data["teams"] if t["name"] == "alpha")["quota"]["l4"]["borrowingLimit"] = 0
-    path = tmp / "dev-no-borrowing.fleet.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
 
 
 def _replay(model: Path, tmp: Path, k: float, keep: bool = False):
@@ -65,7 +53,7 @@ def replays(tmp_path_factory):
                   {"kind": "List", "items": kube.list("batch.volcano.sh/v1alpha1", "Job")}]
     finally:
         down(state)
-    return {"base": base, "export": export, "new": _replay(_no_borrowing(tmp), tmp / "new", 60),
+    return {"base": base, "export": export, "new": _replay(NO_BORROWING, tmp / "new", 60),
             "slow": _replay(DEV, tmp / "slow", 15)}
 
 
@@ -125,3 +113,8 @@ def test_a_trace_exported_after_a_replay_round_trips(replays):
                                                                           want.gpus_per_pod)
         assert abs(job.submit_seconds - want.submit_seconds) <= PERIODS
         assert abs(job.run_seconds - want.run_seconds) <= 3 * 60  # admission-to-finish adds pod start and finish
+
+
+def test_the_replays_json_report_matches_its_published_schema(replays):
+    schema = json.loads((ROOT / "docs" / "schemas" / "whatif-run.schema.json").read_text())
+    jsonschema.validate(report.to_json([replays["base"]], [replays["new"]], {"Job": "Indexed batch Job"}), schema)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import jsonschema
+
 from gpufleet.whatif import report
 from tests.whatif.builders import job, replay_log
 
@@ -31,3 +36,11 @@ def test_markdown_is_one_table_with_the_change_column():
     text = report.to_markdown(report.to_json([logs(10)], [logs(40)], {"JobSet": "Indexed batch Job"}))
     assert "| alpha | waitP50Seconds | 10 | 40 | +30 |" in text
     assert "JobSet as Indexed batch Job" in text
+
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schemas" / "whatif-run.schema.json").read_text())
+
+
+def test_the_json_matches_its_published_schema_with_and_without_repeats():
+    for base in ([logs(10)], [logs(10), logs(30)]):
+        jsonschema.validate(report.to_json(base, base, {"Job": "Indexed batch Job"}), SCHEMA)
