@@ -123,6 +123,12 @@ def run(base: Path = typer.Argument(..., help="The base model (or, with --git, t
         typer.echo(f"would replay {len(loaded.jobs)} job(s) at time scale {time_scale:g} until {until:g} trace s "
                    f"({until / time_scale:.0f} wall s a replay), {repeat} time(s) on each of {base_name} and {new_name}")
         return
+    if plot is not None:
+        try:
+            import matplotlib  # noqa: F401 - checked before an hour of replay, not after
+        except ImportError:
+            raise loading.fail(["--plot needs matplotlib (fix: pip install 'gpufleet[whatif]', or leave out --plot)"],
+                               USAGE, COMMAND) from None
     logs = _replay([(base_name, before), (new_name, after)], loaded, time_scale, until, repeat, directory, controller)
     doc = report.to_json(logs[0], logs[1], replayed_as)
     if plot is not None:
