@@ -95,7 +95,9 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
             "traceSecondsPerWallSecond": round(log.horizon / replay_wall, 1),
             "podsCreatedPerSecond": round(pods / replay_wall, 2), "podsBoundPerSecond": round(bound / replay_wall, 2),
             "peakSandboxMiB": round(memory.peak), "finished": fleet_m.finished, "neverAdmitted": fleet_m.never_admitted,
-            "gpuHours": round(fleet_m.gpu_hours, 1), "waitP95Seconds": fleet_m.wait_p95_seconds}
+            "gpuHours": round(fleet_m.gpu_hours, 1), "waitP95Seconds": fleet_m.wait_p95_seconds,
+            "podsReadyEvictions": fleet_m.pods_ready_evictions, "preemptions": fleet_m.preemptions,
+            "requeues": fleet_m.requeues}
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from typing import Callable
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.sandbox import nodes
-from gpufleet.sandbox.kube import Kube, api_message
+from gpufleet.sandbox.kube import Kube, api_message, wait_for
 from gpufleet.sandbox.kwok import COMPLETE_AFTER
 from gpufleet.sandbox.replay_watch import Recorder, start_watches
 from gpufleet.sandbox.state import State, down
@@ -123,6 +123,7 @@ def replay(fleet: Fleet, model: str, trace: Trace, directory: Path, options: Rep
         if started is not None:
             started(state)
         kube = Kube(Path(state.kubeconfig))
+        wait_for("every ClusterQueue Active and Volcano queue Open", lambda: _queues_ready(kube, fleet), timeout=180)
         driver = _Driver(kube, fleet, trace, options, log)
         recorder = Recorder(driver.log_jobs, _node_pools(fleet), driver.now)
         start_watches(Path(state.kubeconfig), recorder, fleet.engines.volcano.enabled, stop)
@@ -134,6 +135,18 @@ def replay(fleet: Fleet, model: str, trace: Trace, directory: Path, options: Rep
         stop.set()
         if not options.keep:
             down(state)
+
+
+def _queues_ready(kube: Kube, fleet: Fleet) -> bool:
+    """Kueue's ClusterQueues are Active and Volcano's queues Open: before that, a job would wait on the start-up."""
+    for cq in kube.list("kueue.x-k8s.io/v1beta2", "ClusterQueue"):
+        conds = {c["type"]: c["status"] for c in (cq.get("status") or {}).get("conditions") or []}
+        if conds.get("Active") != "True":
+            return False
+    if fleet.engines.volcano.enabled:
+        return all((q.get("status") or {}).get("state") == "Open"
+                   for q in kube.list("scheduling.volcano.sh/v1beta1", "Queue"))
+    return True
 
 
 def _run(driver: _Driver, recorder: Recorder, progress: Progress | None) -> None:

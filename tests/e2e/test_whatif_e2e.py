@@ -31,13 +31,14 @@ ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
 NO_BORROWING = ROOT / "examples" / "whatif" / "dev-no-borrowing.fleet.yaml"  # docs/whatif.md's worked example
 TRACE = (ROOT / "examples" / "whatif" / "borrow.jsonl").read_text()
+RECLAIM = (ROOT / "examples" / "whatif" / "reclaim.jsonl").read_text()
 PERIODS = 2 * 60.0  # two Volcano schedule periods (1 s each) in trace seconds at k = 60
 HORIZON = 900.0
 
 
-def _replay(model: Path, tmp: Path, k: float, keep: bool = False):
+def _replay(model: Path, tmp: Path, k: float, keep: bool = False, trace: str = TRACE):
     fleet = load_model(model)
-    return replay(fleet, str(model), parse_trace(TRACE, fleet), tmp, ReplayOptions(time_scale=k, horizon=HORIZON, keep=keep))
+    return replay(fleet, str(model), parse_trace(trace, fleet), tmp, ReplayOptions(time_scale=k, horizon=HORIZON, keep=keep))
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def replays(tmp_path_factory):
     finally:
         down(state)
     return {"base": base, "export": export, "new": _replay(NO_BORROWING, tmp / "new", 60),
-            "slow": _replay(DEV, tmp / "slow", 15)}
+            "slow": _replay(DEV, tmp / "slow", 15), "reclaim": _replay(DEV, tmp / "reclaim", 60, trace=RECLAIM)}
 
 
 def _job(log, name):
@@ -118,3 +119,20 @@ def test_a_trace_exported_after_a_replay_round_trips(replays):
 def test_the_replays_json_report_matches_its_published_schema(replays):
     schema = json.loads((ROOT / "docs" / "schemas" / "whatif-run.schema.json").read_text())
     jsonschema.validate(report.to_json([replays["base"]], [replays["new"]], {"Job": "Indexed batch Job"}), schema)
+
+
+def test_a_lender_that_returns_reclaims_its_gpus_by_preempting_the_borrower(replays):
+    """examples/whatif/reclaim.jsonl: alpha borrows 8 of beta's GPUs for an hour; beta then asks for its 16."""
+    log = replays["reclaim"]
+    borrower, lender = _job(log, "borrower"), _job(log, "lender")
+    assert [e.reason for e in borrower.evictions][:1] == ["Preempted"]
+    assert metrics.start(lender, log.horizon) - lender.submitted <= 2 * PERIODS
+    alpha = metrics.team_metrics(log, "alpha")
+    assert alpha.preemptions >= 1 and alpha.preempted_gpu_hours > 0
+
+
+def test_a_failed_rank_of_a_volcano_gang_restarts_it_whole_and_it_finishes(replays):
+    log = replays["reclaim"]
+    flaky = _job(log, "flaky")
+    assert len(metrics.whole_intervals(flaky, log.horizon)) >= 2  # ran whole, failed, ran whole again
+    assert flaky.finished is not None
