@@ -47,7 +47,9 @@ def model(nodes: int, teams: int) -> dict:
             "cohorts": [{"name": "all"}],
             "teams": [{"name": f"team{i}", "namespaces": [f"team{i}"], "cohort": "all",
                        "quota": {"h100": {"nominal": share, "borrowingLimit": share}}} for i in range(teams)],
-            "engines": {"volcano": {"enabled": False}}}
+            "engines": {"volcano": {"enabled": False}},
+            # a 30-minute pods-ready timeout keeps k = 120 within the sandbox's floor (15 s wall, docs/whatif.md)
+            "admission": {"waitForPodsReady": {"timeout": "30m"}}}
 
 
 class Memory:

@@ -8,7 +8,8 @@ model's: Kueue's ``waitForPodsReady`` timeout and recovery timeout and its reque
 period, 1 s in the sandbox, ``gpufleet.sandbox.volcano``; the kube-scheduler's and Kueue's
 reaction times, well under a second on the sandbox): anything shorter than
 :data:`ENGINE_FLOOR_SECONDS` after scaling would be decided by those periods instead of by
-the trace, so :func:`check` refuses such a ``k``. Called by the CLI and the sandbox replay.
+the trace, so :func:`check` refuses such a ``k``; the pods-ready timeout has a larger floor
+(:data:`PODS_READY_FLOOR_SECONDS`) because a whole chain of controllers must act within it. Called by the CLI and the sandbox replay.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.whatif.trace import Trace
 
 ENGINE_FLOOR_SECONDS = 2.0
-"""The shortest wall duration a replay may ask of the engines: twice Volcano's 1 s schedule period."""
+"""The shortest wall time a run may take: twice Volcano's 1 s schedule period."""
+PODS_READY_FLOOR_SECONDS = 10.0
+"""The shortest wall time Kueue's pods-ready timeout may take. From bind to Kueue's ``PodsReady`` go KWOK's pod
+start, the Job controller's ``status.ready`` (retried on conflicts with Kueue) and Kueue's reaction: at a load average
+of about 10 on 2 cores, a 5-second timeout (k = 120 on a 10-minute one) evicted 1-pod jobs whose pods were Ready
+(bench run of 2 Dec 2026, docs/whatif.md); 10 seconds evicted none in the worked example."""
 
 
 TIMERS_ONLY = ("admission.waitForPodsReady.requeuingStrategy.backoffBaseSeconds",
@@ -67,21 +73,19 @@ def scaled_fleet(fleet: Fleet, k: float) -> Fleet:
     return fleet.model_copy(update={"admission": admission})
 
 
-def shortest(trace: Trace, fleet: Fleet) -> tuple[str, float]:
-    """The shortest duration the replay must keep (trace seconds): a run time or a timeout pods must start within."""
+def limits(trace: Trace, fleet: Fleet) -> list[tuple[str, float, float]]:
+    """(what, trace seconds, wall floor): each duration the replay must keep and the shortest wall time it may take."""
     run = min(trace.jobs, key=lambda j: j.run_seconds)
-    best = (f"runSeconds of job {run.name}", run.run_seconds)
+    out = [(f"runSeconds of job {run.name}", run.run_seconds, ENGINE_FLOOR_SECONDS)]
     for item in scaled_durations(fleet, 1.0):
-        if item.name in TIMERS_ONLY:
-            continue
-        if item.trace_seconds < best[1]:
-            best = (item.name, item.trace_seconds)
-    return best
+        if item.name not in TIMERS_ONLY:
+            out.append((item.name, item.trace_seconds, PODS_READY_FLOOR_SECONDS))
+    return out
 
 
 def largest_safe(trace: Trace, fleets: list[Fleet]) -> float:
     """The largest ``k`` :func:`check` accepts for this trace on these models."""
-    return min(shortest(trace, f)[1] for f in fleets) / ENGINE_FLOOR_SECONDS
+    return min(seconds / floor for f in fleets for _, seconds, floor in limits(trace, f))
 
 
 def check(trace: Trace, fleets: list[Fleet], k: float) -> str | None:
@@ -89,9 +93,9 @@ def check(trace: Trace, fleets: list[Fleet], k: float) -> str | None:
     if k <= 0:
         return "the time scale must be positive"
     for fleet in fleets:
-        what, seconds = shortest(trace, fleet)
-        if seconds / k < ENGINE_FLOOR_SECONDS:
-            return (f"at --time-scale {k:g}, {what} ({seconds:g} s) lasts {seconds / k:.2f} wall seconds, shorter "
-                    f"than the engines' own periods allow ({ENGINE_FLOOR_SECONDS:g} s); use --time-scale "
-                    f"{largest_safe(trace, fleets):g} or less")
+        for what, seconds, floor in limits(trace, fleet):
+            if seconds / k < floor:
+                return (f"at --time-scale {k:g}, {what} ({seconds:g} s) lasts {seconds / k:.2f} wall seconds, shorter "
+                        f"than the sandbox can honour ({floor:g} s); use --time-scale {largest_safe(trace, fleets):g} "
+                        "or less")
     return None

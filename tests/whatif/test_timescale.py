@@ -27,6 +27,8 @@ def test_a_time_scale_that_makes_a_run_shorter_than_the_engines_periods_is_refus
     assert "runSeconds of job j1" in why and "use --time-scale 60 or less" in why
 
 
-def test_the_pods_ready_timeout_bounds_the_time_scale_too():
-    trace = parse_trace(line(runSeconds=100_000), dev())
-    assert "waitForPodsReady.timeout" in timescale.check(trace, [dev()], 400)
+def test_the_pods_ready_timeout_bounds_the_time_scale_with_its_own_larger_floor():
+    trace = parse_trace(line(runSeconds=100_000), dev())  # dev's timeout: 10 minutes
+    assert timescale.check(trace, [dev()], 60) is None
+    why = timescale.check(trace, [dev()], 61)
+    assert "waitForPodsReady.timeout (600 s)" in why and "(10 s)" in why and "use --time-scale 60 or less" in why
