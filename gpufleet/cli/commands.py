@@ -34,8 +34,9 @@ COMMANDS = {
     "validate": "fleet_cmds", "render": "fleet_cmds", "plan": "fleet_cmds", "schema": "fleet_cmds",
     "diff": "diff_cmds", "advise": "advise_cmds", "podgroups": "advise_cmds",
     "sandbox": "sandbox_cmds", "try": "try_cmds", "policy-pack": "pack_cmds",
+    "whatif": "whatif_cmds",
 }
-GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "try_cmds", "pack_cmds")
+GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "try_cmds", "pack_cmds", "whatif_cmds")
 
 
 def _version(value: bool) -> None:

@@ -95,6 +95,9 @@ CASES = [
     Case(("policy-pack", "BAD"), "output", ("wrong kind of file",), "file"),
     Case(("try", "BAD", "JOBS", "--dir", "OUT"), "checked", ALL_FILE, "job"),
     Case(("try", "MODEL", "BAD", "--dir", "OUT"), "checked", MANIFEST, "binary"),
+    Case(("whatif", "BAD", "MODEL", "--trace", "TRACE", "--dry-run"), "checked", ALL_FILE, "job"),
+    Case(("whatif", "MODEL", "MODEL", "--trace", "BAD", "--dry-run"), "checked", ALL_FILE, "job"),
+    Case(("whatif", "trace", "synth", "BAD"), "checked", ALL_FILE, "job"),
 ]
 # A good command line per command, whose standard output is then /dev/full (every command prints).
 PRINTING = {
@@ -103,6 +106,7 @@ PRINTING = {
     "explain": ("explain", "GANG301"), "advise": ("advise", "MODEL"), "podgroups": ("podgroups", "MIXED", "COSCHEDULED"),
     "sandbox": ("sandbox", "status", "--dir", "OUT"), "policy-pack": ("policy-pack", "OUT"),
     "try": ("try", "MODEL", "JOBS", "--dry-run", "--dir", "OUT"),
+    "whatif": ("whatif", "trace", "synth", "MODEL", "--jobs", "3"),
 }
 
 
@@ -122,7 +126,9 @@ def files(tmp_path):
     """The good inputs and one of each kind of bad one (an unreadable file: mode 000, or a socket for root)."""
     (tmp_path / "jobs").mkdir()
     paths = {"MODEL": DEV, "MIXED": MIXED, "OUT": tmp_path / "out", "JOBS": m.write(tmp_path / "jobs", "job.yaml", m.probed_job()),
-             "COSCHEDULED": tmp_path / "coscheduled.yaml"}
+             "COSCHEDULED": tmp_path / "coscheduled.yaml", "TRACE": tmp_path / "trace.jsonl"}
+    paths["TRACE"].write_text('{"submitSeconds": 0, "namespace": "alpha", "kind": "Job", "pods": 1, "gpusPerPod": 8, '
+                              '"runSeconds": 600}\n')
     paths["COSCHEDULED"].write_text(COSCHEDULED_JOB)
     paths["FIXABLE"] = m.write(tmp_path, "fixable.yaml", VOLCANO_JOB)  # a job of the dev stack's team alpha: --diff prints
     job = tmp_path / "job.yaml"

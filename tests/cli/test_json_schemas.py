@@ -74,6 +74,7 @@ def cases(tmp_path: Path) -> dict[str, list[list[str]]]:
         "diff": [["diff", str(a), str(b), "--format", "json"] for a in STACKS for b in STACKS],
         "advise": [["advise", str(s), str(FIXTURES), "--format", "json"] for s in STACKS],
         "try": [["try", str(STACKS[0]), str(FIXTURES / "GANG301" / "allowed.yaml"), "--dry-run", "--format", "json"]],
+        "whatif run": [],  # a replay needs the engines: tests/whatif/test_report.py and the e2e tier validate it
         "sandbox status": [["sandbox", "status", "--dir", str(tmp_path / "none"), "--format", "json"],
                            ["sandbox", "status", "--dir", str(sandbox_dir(tmp_path)), "--format", "json"]],
     }
@@ -106,7 +107,7 @@ def properties(node) -> set[str]:
     return set()
 
 
-@pytest.mark.parametrize("name", ["validate", "plan", "lint", "diff", "advise", "sandbox-status"])
+@pytest.mark.parametrize("name", ["validate", "plan", "lint", "diff", "advise", "sandbox-status", "whatif-run"])
 def test_every_key_of_every_schema_is_camel_case(name):
     names = properties(schema(name))
     assert names and all(re.fullmatch(r"[a-z][a-zA-Z0-9]*", key) for key in names), sorted(names)

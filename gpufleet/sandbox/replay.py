@@ -1,0 +1,174 @@
+"""Replay a job trace on a fresh sandbox of one model: the engine half of ``gpufleet whatif``.
+
+For a model: start a sandbox of the model as the time scale runs it
+(:func:`gpufleet.whatif.timescale.scaled_fleet`; nodes from its pools), start the watches
+(:mod:`gpufleet.sandbox.replay_watch`), then create each trace job at its submit time / k
+(the manifest of :mod:`gpufleet.whatif.jobs`, each pod carrying KWOK's completion delay:
+its run time / k), fail a rank where the trace says so, and stop once every job finished
+or the horizon passed; then stop the sandbox (by PID) and return the :class:`ReplayLog`.
+Called by ``gpufleet.cli.whatif_cmds`` and the e2e tier.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from gpufleet.model.fleet import Fleet
+from gpufleet.sandbox import nodes
+from gpufleet.sandbox.kube import Kube, api_message, wait_for
+from gpufleet.sandbox.kwok import COMPLETE_AFTER
+from gpufleet.sandbox.replay_watch import Recorder, start_watches
+from gpufleet.sandbox.state import State, down
+from gpufleet.sandbox.trial import fail_pod
+from gpufleet.sandbox.up import Options, up
+from gpufleet.whatif import jobs, metrics, timescale
+from gpufleet.whatif.observed import Eviction, JobLog, ReplayLog
+from gpufleet.whatif.trace import Trace, TraceJob
+
+Progress = Callable[[float, int, int], None]
+"""Called about once a second: trace seconds so far, jobs finished, jobs in the trace."""
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    time_scale: float
+    horizon: float
+    """Trace seconds after which the replay stops, finished or not."""
+    controller: bool = False
+    """Run the gang-admission controller too (the replayed jobs are written gang-safe; off by default)."""
+    keep: bool = False
+    """Leave the sandbox running afterwards (its folder is the replay's ``directory``)."""
+
+
+def _capacity(fleet: Fleet) -> dict[str, int]:
+    return {p.name: int(p.node_count * int(p.allocatable.get(p.gpu_resource, 0))) for p in fleet.pools}
+
+
+def _nominal(fleet: Fleet) -> dict[tuple[str, str], float]:
+    return {(t.name, pool): float(q.nominal) for t in fleet.teams for pool, q in t.quota.items()}
+
+
+def _node_pools(fleet: Fleet) -> dict[str, str]:
+    return {n["metadata"]["name"]: n["metadata"]["labels"][nodes.POOL_LABEL] for n in nodes.nodes(fleet)}
+
+
+def _annotations(job: TraceJob, k: float) -> dict[str, str]:
+    return {COMPLETE_AFTER: f"{job.run_seconds / k:.3f}s"}
+
+
+class _Driver:
+    def __init__(self, kube: Kube, fleet: Fleet, trace: Trace, options: ReplayOptions, log: ReplayLog) -> None:
+        self.kube, self.fleet, self.trace, self.options, self.log = kube, fleet, trace, options, log
+        self.k = options.time_scale
+        self.t0 = time.monotonic()
+        self.failed: set[str] = set()
+
+    def now(self) -> float:
+        return (time.monotonic() - self.t0) * self.k
+
+    def submit(self, job: TraceJob, entry: JobLog) -> None:
+        try:
+            self.kube.create(jobs.manifest(job, self.fleet, _annotations(job, self.k)))
+        except Exception as exc:  # noqa: BLE001 - a refusal is an outcome: recorded, never replayed again
+            entry.evictions.append(_refused(self.now(), api_message(exc)))
+
+    def fail_ranks(self, by_name: dict[tuple[str, str], TraceJob]) -> None:
+        """Fail one running rank of each job whose trace line says so, once, after its failAtSeconds of running."""
+        for key, entry in self.log_jobs.items():
+            job = by_name[key]
+            if job.fail_at_seconds is None or job.name in self.failed:
+                continue
+            began = metrics.start(entry, self.now())
+            if began is None or self.now() - began < job.fail_at_seconds:
+                continue
+            pods = self.kube.list("v1", "Pod", job.namespace, label_selector=f"{jobs.JOB_LABEL}={job.name}")
+            running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
+            if running:
+                fail_pod(self.kube, running[0])
+                self.failed.add(job.name)
+
+    @property
+    def log_jobs(self) -> dict[tuple[str, str], JobLog]:
+        return {(j.namespace, j.name): j for j in self.log.jobs}
+
+
+def _refused(at: float, message: str) -> Eviction:
+    return Eviction(at, f"Refused: {message}")
+
+
+def _new_log(fleet: Fleet, model: str, trace: Trace, options: ReplayOptions) -> ReplayLog:
+    k = options.time_scale
+    log = ReplayLog(model=model, time_scale=k, horizon=options.horizon, capacity=_capacity(fleet),
+                    nominal=_nominal(fleet),
+                    scaled=[(s.name, s.trace_seconds, s.wall_seconds) for s in timescale.scaled_durations(fleet, k)])
+    for job in trace.jobs:
+        team = jobs.team_of(fleet, job.namespace)
+        log.jobs.append(JobLog(job.name, job.namespace, team.name, job.pods, job.gpus_per_pod, job.submit_seconds))
+    return log
+
+
+def replay(fleet: Fleet, model: str, trace: Trace, directory: Path, options: ReplayOptions,
+           progress: Progress | None = None, started: Callable[[State], None] | None = None) -> ReplayLog:
+    """Replay ``trace`` on a fresh sandbox of ``fleet`` in ``directory``; the sandbox is stopped afterwards.
+    ``started`` is called with the sandbox's state once it runs (the benchmark samples its processes' memory)."""
+    log = _new_log(fleet, model, trace, options)
+    state = up(timescale.scaled_fleet(fleet, options.time_scale), model, directory,
+               Options(controller=options.controller))
+    stop = threading.Event()
+    try:
+        if started is not None:
+            started(state)
+        kube = Kube(Path(state.kubeconfig))
+        wait_for("every ClusterQueue Active and Volcano queue Open", lambda: _queues_ready(kube, fleet), timeout=180)
+        driver = _Driver(kube, fleet, trace, options, log)
+        recorder = Recorder(driver.log_jobs, _node_pools(fleet), driver.now)
+        start_watches(Path(state.kubeconfig), recorder, fleet.engines.volcano.enabled, stop)
+        driver.t0 = time.monotonic()
+        _run(driver, recorder, progress)
+        log.horizon = min(options.horizon, driver.now())
+        return log
+    finally:
+        stop.set()
+        if not options.keep:
+            down(state)
+
+
+def _queues_ready(kube: Kube, fleet: Fleet) -> bool:
+    """Kueue's ClusterQueues are Active and Volcano's queues Open: before that, a job would wait on the start-up."""
+    for cq in kube.list("kueue.x-k8s.io/v1beta2", "ClusterQueue"):
+        conds = {c["type"]: c["status"] for c in (cq.get("status") or {}).get("conditions") or []}
+        if conds.get("Active") != "True":
+            return False
+    if fleet.engines.volcano.enabled:
+        return all((q.get("status") or {}).get("state") == "Open"
+                   for q in kube.list("scheduling.volcano.sh/v1beta1", "Queue"))
+    return True
+
+
+def _run(driver: _Driver, recorder: Recorder, progress: Progress | None) -> None:
+    pending = list(driver.trace.jobs)
+    by_name = {(j.namespace, j.name): j for j in driver.trace.jobs}
+    entries = driver.log_jobs
+    last = -1.0
+    while True:
+        now = driver.now()
+        while pending and pending[0].submit_seconds <= now:
+            job = pending.pop(0)
+            driver.submit(job, entries[(job.namespace, job.name)])
+        with recorder.lock:
+            driver.fail_ranks(by_name)
+            done = sum(e.finished is not None or _refused_entry(e) for e in entries.values())
+        if progress is not None and now - last >= driver.k:
+            progress(now, done, len(entries))
+            last = now
+        if (not pending and done == len(entries)) or now >= driver.options.horizon:
+            return
+        time.sleep(0.1)
+
+
+def _refused_entry(entry: JobLog) -> bool:
+    return any(e.reason.startswith("Refused") for e in entry.evictions)

@@ -1,0 +1,138 @@
+"""``gpufleet whatif`` on the real engines: known answers, the time scale's error, and a trace that round-trips.
+
+One small trace (examples/whatif/borrow.jsonl) on the dev stack (a Kueue pool l4 of 4 x 8 GPUs, a Volcano pool t4 of
+2 x 4 GPUs) under two models that differ in one number: alpha's ``borrowingLimit`` on l4
+(8 in stacks/dev.fleet.yaml, 0 in examples/whatif/dev-no-borrowing.fleet.yaml). By hand: under the base model alpha's
+24-GPU job borrows 8 idle GPUs of beta's and starts at once; under the new one it can
+never be admitted (16 nominal, nothing to borrow); beta's 8-GPU job runs under both; a
+12-GPU Volcano gang on the 8-GPU t4 pool waits whole under both, never partly bound.
+Times are trace seconds at k = 60, so one wall second of engine latency is 60 trace
+seconds: waits are checked within two Volcano schedule periods (2 x 60 s).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from gpufleet.model import load_model
+from gpufleet.sandbox.kube import Kube
+from gpufleet.sandbox.replay import ReplayOptions, replay
+from gpufleet.sandbox.state import down, load
+from gpufleet.whatif import metrics, report
+from gpufleet.whatif.fromcluster import import_objects
+from gpufleet.whatif.trace import parse_trace
+from tests.e2e.sandbox_env import require_go
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "stacks" / "dev.fleet.yaml"
+NO_BORROWING = ROOT / "examples" / "whatif" / "dev-no-borrowing.fleet.yaml"  # docs/whatif.md's worked example
+TRACE = (ROOT / "examples" / "whatif" / "borrow.jsonl").read_text()
+RECLAIM = (ROOT / "examples" / "whatif" / "reclaim.jsonl").read_text()
+PERIODS = 2 * 60.0  # two Volcano schedule periods (1 s each) in trace seconds at k = 60
+HORIZON = 900.0
+
+
+def _replay(model: Path, tmp: Path, k: float, keep: bool = False, trace: str = TRACE):
+    fleet = load_model(model)
+    return replay(fleet, str(model), parse_trace(trace, fleet), tmp, ReplayOptions(time_scale=k, horizon=HORIZON, keep=keep))
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory):
+    """The base model at k = 60 (its sandbox kept for the export) and at k = 15, the new model at k = 60."""
+    require_go()
+    tmp = tmp_path_factory.mktemp("whatif")
+    base = _replay(DEV, tmp / "base", 60, keep=True)
+    state = load(tmp / "base")
+    try:
+        kube = Kube(Path(state.kubeconfig))
+        export = [{"kind": "List", "items": kube.list("kueue.x-k8s.io/v1beta2", "Workload")},
+                  {"kind": "List", "items": kube.list("batch.volcano.sh/v1alpha1", "Job")}]
+    finally:
+        down(state)
+    return {"base": base, "export": export, "new": _replay(NO_BORROWING, tmp / "new", 60),
+            "slow": _replay(DEV, tmp / "slow", 15), "reclaim": _replay(DEV, tmp / "reclaim", 60, trace=RECLAIM)}
+
+
+def _job(log, name):
+    return next(j for j in log.jobs if j.name == name)
+
+
+def test_a_borrower_within_its_borrowing_limit_starts_at_once_on_an_idle_lenders_gpus(replays):
+    log = replays["base"]
+    big = _job(log, "big")
+    assert metrics.start(big, log.horizon) - big.submitted <= PERIODS
+    assert big.finished is not None
+    assert metrics.team_metrics(log, "alpha").borrowed_gpu_hours > 0
+
+
+def test_without_borrowing_the_same_job_is_never_admitted_and_holds_nothing(replays):
+    log = replays["new"]
+    big = _job(log, "big")
+    assert metrics.start(big, log.horizon) is None and not big.spans
+    alpha = metrics.team_metrics(log, "alpha")
+    assert (alpha.never_admitted, alpha.gpu_hours, alpha.borrowed_gpu_hours) == (2, 0, 0)
+
+
+@pytest.mark.parametrize("side", ["base", "new"])
+def test_a_volcano_gang_larger_than_its_pool_waits_whole_never_partly_bound(replays, side):
+    log = replays[side]
+    gang = _job(log, "vc-too-big")
+    assert metrics.start(gang, log.horizon) is None
+    assert metrics.partial_gpu_seconds(gang, log.horizon) == 0
+    assert all(s.bound is None for s in gang.spans.values())
+
+
+@pytest.mark.parametrize("side", ["base", "new"])
+def test_the_lenders_own_job_runs_under_both_models(replays, side):
+    log = replays[side]
+    small = _job(log, "small")
+    assert metrics.start(small, log.horizon) - small.submitted <= PERIODS
+    assert small.finished is not None
+
+
+def test_a_quarter_of_the_time_scale_gives_the_same_per_team_numbers_within_the_tolerance(replays):
+    fast, slow = replays["base"], replays["slow"]
+    for team in ("alpha", "beta"):
+        a, b = metrics.team_metrics(fast, team), metrics.team_metrics(slow, team)
+        assert (a.submitted, a.finished, a.never_admitted) == (b.submitted, b.finished, b.never_admitted)
+        assert abs(a.wait_max_seconds - b.wait_max_seconds) <= PERIODS
+        assert a.gpu_hours == pytest.approx(b.gpu_hours, rel=0.1)
+
+
+def test_a_trace_exported_after_a_replay_round_trips(replays):
+    again = {j.name: j for j in import_objects(replays["export"], time_scale=60).jobs}
+    original = {j.name: j for j in parse_trace(TRACE, None).jobs}
+    assert set(again) == {"big", "small"}  # the Volcano gang never ran: unfinished, left out
+    for name, job in again.items():
+        want = original[name]
+        assert (job.namespace, job.kind, job.pods, job.gpus_per_pod) == (want.namespace, want.kind, want.pods,
+                                                                          want.gpus_per_pod)
+        assert abs(job.submit_seconds - want.submit_seconds) <= PERIODS
+        assert abs(job.run_seconds - want.run_seconds) <= 3 * 60  # admission-to-finish adds pod start and finish
+
+
+def test_the_replays_json_report_matches_its_published_schema(replays):
+    schema = json.loads((ROOT / "docs" / "schemas" / "whatif-run.schema.json").read_text())
+    jsonschema.validate(report.to_json([replays["base"]], [replays["new"]], {"Job": "Indexed batch Job"}), schema)
+
+
+def test_a_lender_that_returns_reclaims_its_gpus_by_preempting_the_borrower(replays):
+    """examples/whatif/reclaim.jsonl: alpha borrows 8 of beta's GPUs for an hour; beta then asks for its 16."""
+    log = replays["reclaim"]
+    borrower, lender = _job(log, "borrower"), _job(log, "lender")
+    assert [e.reason for e in borrower.evictions][:1] == ["Preempted"]
+    assert metrics.start(lender, log.horizon) - lender.submitted <= 2 * PERIODS
+    alpha = metrics.team_metrics(log, "alpha")
+    assert alpha.preemptions >= 1 and alpha.preempted_gpu_hours > 0
+
+
+def test_a_failed_rank_of_a_volcano_gang_restarts_it_whole_and_it_finishes(replays):
+    log = replays["reclaim"]
+    flaky = _job(log, "flaky")
+    assert len(metrics.whole_intervals(flaky, log.horizon)) >= 2  # ran whole, failed, ran whole again
+    assert flaky.finished is not None

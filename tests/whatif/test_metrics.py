@@ -1,0 +1,58 @@
+"""The report's numbers from hand-made replay logs: each definition of gpufleet.whatif.metrics."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.whatif import metrics
+from gpufleet.whatif.observed import Eviction
+from tests.whatif.builders import job, replay_log
+
+
+def test_a_job_starts_when_its_last_pod_runs_and_waits_from_its_submission():
+    j = job(submitted=100, spans=[(110, 120, 700), (110, 150, 700)])
+    assert metrics.start(j, 3600) == 150
+    m = metrics.team_metrics(replay_log(j), "alpha")
+    assert (m.wait_p50_seconds, m.finished, m.never_admitted) == (50, 0, 0)
+
+
+def test_a_job_never_whole_by_the_horizon_is_never_admitted_and_its_bound_pods_are_partial_gang_gpu_hours():
+    j = job(pods=2, spans=[(0, 0, None)])  # one of two ranks bound and Running for the whole hour
+    m = metrics.team_metrics(replay_log(j, horizon=3600), "alpha")
+    assert m.never_admitted == 1
+    assert m.partial_gang_gpu_hours == pytest.approx(8.0)
+    assert m.wait_p50_seconds is None
+
+
+def test_gpu_hours_count_running_time_and_borrowed_hours_count_usage_above_nominal():
+    j = job(pods=3, gpus=8, spans=[(0, 0, 1800)] * 3)  # 24 GPUs for half an hour, nominal 16
+    m = metrics.team_metrics(replay_log(j), "alpha")
+    assert m.gpu_hours == pytest.approx(12.0)
+    assert m.borrowed_gpu_hours == pytest.approx(4.0)
+
+
+def test_a_preemption_throws_away_the_gpu_time_since_the_last_start():
+    j = job(pods=2, gpus=8, spans=[(0, 100, 700), (0, 100, 700)], evictions=[Eviction(700, "Preempted")])
+    m = metrics.team_metrics(replay_log(j), "alpha")
+    assert (m.preemptions, m.preempted_gpu_hours) == (1, pytest.approx(16 * 600 / 3600))
+
+
+def test_pods_ready_timeouts_and_requeues_are_counted_apart_from_preemptions():
+    j = job(evictions=[Eviction(10, "PodsReadyTimeout"), Eviction(20, "PodsReadyTimeout")], requeues=[15])
+    m = metrics.team_metrics(replay_log(j), "alpha")
+    assert (m.pods_ready_evictions, m.requeues, m.preemptions) == (2, 1, 0)
+
+
+def test_utilization_separates_allocated_from_useful():
+    whole = job("w", pods=1, spans=[(0, 0, 3600)])
+    partial = job("p", pods=2, spans=[(0, 0, 3600)])
+    samples = metrics.utilization(replay_log(whole, partial), samples=4)
+    _, allocated, useful, per_team = samples[1]
+    assert (allocated, useful) == (16 / 32, 8 / 32)
+    assert per_team == {"alpha": 0.5}
+
+
+def test_wait_percentiles_interpolate_between_jobs():
+    jobs = [job(f"j{i}", pods=1, submitted=0, spans=[(w, w, w + 10)]) for i, w in enumerate([0, 10, 20, 30, 40])]
+    m = metrics.team_metrics(replay_log(*jobs), "alpha")
+    assert (m.wait_p50_seconds, m.wait_p95_seconds, m.wait_max_seconds) == (20, pytest.approx(38), 40)

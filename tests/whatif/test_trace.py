@@ -1,0 +1,51 @@
+"""The trace format: what a good trace reads as, and every bad line reported at ``line N: field``."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.whatif.trace import TraceError, dump_trace, parse_trace
+from tests.whatif.builders import dev, line
+
+
+def test_a_trace_is_read_in_submit_order_and_unnamed_jobs_are_named_by_their_line():
+    trace = parse_trace("\n".join(['{"gpufleetTrace": "v1"}', line(submitSeconds=50), line(submitSeconds=10)]), dev())
+    assert [(j.name, j.submit_seconds) for j in trace.jobs] == [("j3", 10), ("j2", 50)]
+
+
+def test_a_trace_round_trips_through_its_writer():
+    trace = parse_trace("\n".join([line(name="a", priorityClass="gang-standard"),
+                                   line(name="b", namespace="alpha-vc", kind="VolcanoJob", pool="t4")]), dev())
+    again = parse_trace(dump_trace(trace.jobs), dev())
+    assert again == trace
+
+
+@pytest.mark.parametrize("bad, where, words", [
+    (line(colour=1), "line 1: colour", "unknown key"),
+    (line(pods=0), "line 1: pods", "greater than or equal to 1"),
+    ('{"namespace": "alpha"}', "line 1: submitSeconds", "missing"),
+    ("not json", "(file)", "is not a JSON Lines trace"),
+    (line() + "\nnot json", "line 2", "not JSON"),
+    (line(namespace="nope"), "line 1: namespace", "no team namespace"),
+    (line(namespace="alpha-vc"), "line 1: kind", "Volcano namespace"),
+    (line(kind="VolcanoJob"), "line 1: kind", "Kueue namespace"),
+    (line(priorityClass="urgent"), "line 1: priorityClass", "not in the model"),
+    (line(pool="h100"), "line 1: pool", "no quota on pool"),
+    ('{"gpufleetTrace": "v9"}', "line 1: gpufleetTrace", "unknown trace version"),
+])
+def test_a_bad_line_is_reported_at_its_line_and_field_with_a_fix(bad, where, words):
+    with pytest.raises(TraceError) as caught:
+        parse_trace(bad, dev(), "t.jsonl")
+    rendered = caught.value.lines()
+    assert any(f"t.jsonl: {where}: " in r and words in r and "(fix: " in r for r in rendered), rendered
+
+
+def test_every_problem_is_reported_not_just_the_first():
+    with pytest.raises(TraceError) as caught:
+        parse_trace("\n".join([line(pods=0), line(namespace="nope"), line(name="x"), line(name="x")]), dev())
+    assert [str(i.path).split(":")[0] for i in caught.value.issues] == ["line 1", "line 2", "line 4"]
+
+
+def test_an_empty_trace_is_an_error():
+    with pytest.raises(TraceError, match="no jobs"):
+        parse_trace('{"gpufleetTrace": "v1"}\n', dev())
