@@ -44,6 +44,9 @@ NOT_RUN = {
         "needs the sandbox's engines (gpufleet try); recorded from a real run, see the text around it",
     ("docs/sandbox.md", "gpufleet try stacks/dev.fleet.yaml launcher-min2.yaml --dir /tmp/trytest/sb-devc"):
         "needs the sandbox's engines and the admission controller (gpufleet try)",
+    ("docs/whatif.md", "gpufleet whatif stacks/dev.fleet.yaml examples/whatif/dev-no-borrowing.fleet.yaml --trace "
+                       "examples/whatif/borrow.jsonl --horizon 15m --plot docs/img/whatif-borrowing.png"):
+        "replays on two sandboxes (the engines); recorded from the real run the text describes, rows cut",
 }
 
 
