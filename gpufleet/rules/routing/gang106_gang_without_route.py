@@ -140,6 +140,12 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
     if off and team is not None and not volcano_only(team):
         return (f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, so Kueue "
                 "never admits it (a queue label does nothing)")
+    if (team is not None and not team.local_queue and fleet.native_jobs and fleet.native_pools(view.namespace)
+            and (view.group, view.kind) == ("batch", "Job")):
+        why = ("Indexed with completions equal to parallelism" if wa.jobs_gang_by_shape(fleet.kubernetes_minor or 0)
+               else "spec.scheduling.schedulingPolicy.gang")
+        return (f"and it is no Job the Kubernetes 1.{fleet.kubernetes_minor} Job controller gang-schedules (it gangs only "
+                f"a Job with {why})")
     if team is None or team.local_queue or volcano_only(team):
         return None  # GANG105, GANG103 and GANG101 report these
     holds = fleet.kueue_holds_unlabelled(view.namespace)

@@ -52,6 +52,8 @@ def test_a_job_the_job_controller_gangs_has_a_route(version, obj):
 def test_a_job_that_does_not_qualify_binds_pod_by_pod_and_the_fix_names_the_field(version, obj, says):
     fixes = gang106(obj, cluster(version, ON))
     assert len(fixes) == 1 and says in fixes[0] and "Kubernetes' own gang scheduling" in fixes[0]
+    [message] = [f.message for f in engine.check_objects([obj], cluster(version, ON), select=["GANG106"])]
+    assert f"no Job the Kubernetes {version} Job controller gang-schedules" in message
 
 
 @pytest.mark.parametrize("ctx", [cluster("1.36", []), cluster("1.36", ["GenericWorkload"]), cluster(None, [])],
