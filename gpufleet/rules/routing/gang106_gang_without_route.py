@@ -45,7 +45,9 @@ v1.37.2), a batch Job it gangs names its route: a 1.36 Indexed Job with `paralle
 `completions`, a 1.37 Job with `spec.scheduling.schedulingPolicy.gang`. One that does not
 qualify (not Indexed at 1.36, no `spec.scheduling` at 1.37, `parallelism` ≠ `completions`, a
 sweep) binds pod by pod and is reported as before; in a namespace of a team with a native
-pool the fix is the field that makes it qualify.
+pool the fix is the field that makes it qualify. A gang that asks for native gang scheduling
+(`spec.schedulingGroup`, `spec.scheduling`) on a cluster the fleet context says does not run
+it (the API server drops or forbids the field) is reported at that field.
 
 In a namespace whose team's pools are scheduled by scheduler-plugins' coscheduling,
 the fix names only the route that team has (a pod group of the gang's size and the
@@ -98,6 +100,7 @@ from gpufleet.rules import gangs
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
 from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
+from gpufleet.rules.routing._native import ignored_ask
 from gpufleet.kubetypes import workload_api as wa
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 from gpufleet.workloads.native import near_miss
@@ -202,6 +205,15 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     off = gated_by_pod_integration(view, ctx) if gang or view.kind == "RayCluster" else None
     if off is not None and asks_for_gpus(view, ctx):
         yield _gated(view, ctx, off, label)
+        return
+    ignored = ignored_ask(view, ctx) if gang and asks_for_gpus(view, ctx) else None
+    if ignored is not None:
+        path, why = ignored
+        yield Violation(path, f"this {view.total_pods}-pod GPU gang asks for Kubernetes' own gang scheduling at {path}, but {why}: "
+                        "default-scheduler binds its pods one by one, so part of the gang can start, hold its GPUs and wait "
+                        "for ranks that never come",
+                        "turn the gates on (the model's kubernetes.featureGates, for a cluster that runs them), or "
+                        + _fix(view, ctx, label))
         return
     if not gang or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
         return

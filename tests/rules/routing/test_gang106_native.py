@@ -70,3 +70,18 @@ def test_the_admission_controller_adds_the_field_only_to_a_near_miss():
 @pytest.mark.parametrize("version", ["1.36", "1.37"])
 def test_a_sweep_is_no_gang_on_a_native_cluster_either(version):
     assert gang106(gpu_job(completions=640, mode="Indexed"), cluster(version, ON)) == []
+
+
+@pytest.mark.parametrize(("ctx", "obj", "path", "says"), [
+    (cluster("1.37", []), gpu_job(group="pg"), "spec.template.spec.schedulingGroup", "without GenericWorkload"),
+    (cluster("1.37", ["GenericWorkload"]), gpu_job(scheduling=GANG), "spec.scheduling", "forbids it"),
+    (cluster("1.36", ON), gpu_job(scheduling=GANG, mode=None), "spec.scheduling", "has no spec.scheduling on Jobs"),
+], ids=["group-without-generic-workload", "spec-scheduling-without-workload-with-job", "spec-scheduling-on-136"])
+def test_a_gang_asking_for_native_gang_scheduling_the_cluster_does_not_run_is_reported_at_the_field(ctx, obj, path, says):
+    [finding] = engine.check_objects([obj], ctx, select=["GANG106"])
+    assert (finding.path, says in finding.message) == (path, True)
+
+
+@pytest.mark.parametrize("obj", [gpu_job(group="pg"), gpu_job(scheduling=GANG)], ids=["group", "spec-scheduling"])
+def test_the_same_ask_counts_as_a_route_where_the_cluster_runs_it_or_is_unknown(obj):
+    assert gang106(obj, cluster("1.37", ON)) == [] and gang106(obj, CheckContext()) == []
