@@ -42,6 +42,9 @@ def mutate(doc, path, value):
     (("pools", 0, "allocatable", "cpu"), "1e99999", "pools[0].allocatable.cpu"),
     (("version",), 2, "version"),
     (("teams",), [], "teams"),
+    (("kubernetesVersion",), "v1.37", "kubernetesVersion"),
+    (("workloadGates",), "GenericWorkload", "workloadGates"),
+    (("pools", 0, "placement"), "gang", "pools[0].placement"),
 ])
 def test_a_wrong_shape_is_refused_at_its_path(rendered, path, value, where):
     issues = contextschema.validate(mutate(rendered, path, value))
@@ -50,6 +53,11 @@ def test_a_wrong_shape_is_refused_at_its_path(rendered, path, value, where):
 
 def test_an_empty_object_is_refused():
     assert {i.path for i in contextschema.validate({})} >= {"version", "fleet", "teams", "pools"}
+
+
+def test_a_native_pool_and_the_cluster_it_needs_validate(rendered):
+    native = mutate(mutate(rendered, ("pools", 0, "system"), "native"), ("workloadGates",), ["GenericWorkload", "WorkloadWithJob"])
+    assert contextschema.validate(mutate(native, ("pools", 1, "placement"), "native")) == []
 
 
 def test_unknown_keys_are_ignored_for_rolling_upgrades(rendered):

@@ -1,4 +1,4 @@
-"""``gpufleet advise``: which of the premise's six mechanisms each pool should use, and why.
+"""``gpufleet advise``: which of the premise's mechanisms (and Kubernetes' own gang scheduling) each pool should use, and why.
 
 Pure: a validated fleet model and, optionally, workload objects in; plain data out
 (:class:`Advice`); nothing is written. Called by ``gpufleet.cli.advise_cmds``. The
@@ -26,7 +26,7 @@ SWITCH_NOTE = (" Teams hold quota on it, so the system cannot switch in one `pul
 class PoolAdvice:
     pool: str
     current: str
-    """What the model does now: ``kueue``, ``kueue+tas``, ``volcano``, ``coscheduling`` or ``static``."""
+    """What the model does now: ``kueue``, ``kueue+tas``, ``kueue+native``, ``volcano``, ``coscheduling``, ``native`` or ``static``."""
     mechanism: str
     change: str
     reason: str
@@ -61,6 +61,8 @@ def _current(pool) -> str:
         return "static"
     if pool.system == "kueue" and pool.topology_levels:
         return "kueue+tas"
+    if pool.system == "kueue" and pool.placement == "native":
+        return "kueue+native"
     return pool.system
 
 

@@ -28,20 +28,36 @@ and the jobs given:
    other pools too) still has fragmentation, not contention, as its problem (question 1):
    Volcano, where gang semantics and placement come together, not Kueue's queues.
 
+Kubernetes' own gang scheduling (``native``; facts in :mod:`gpufleet.kubetypes.workload_api`,
+read at kubernetes v1.37.2) is weighed only where the model's cluster runs it (``kubernetes``
+1.36+ with ``GenericWorkload`` and ``WorkloadWithJob`` on; all off by default up to 1.37): it
+needs no second scheduler (kube-scheduler's GangScheduling plugin and the Job controller's
+PodGroups), but its Permit wait is a fixed 5 minutes, topology needs the alpha
+``TopologyAwareWorkloadScheduling`` gate (one label key per PodGroup), a 1.37 Job must ask
+with ``spec.scheduling`` (the admission controller adds it), and a PodGroup is preempted pod by
+pod unless ``disruptionMode: all`` (GANG207). So on such a cluster the small one-team pool gets
+``native`` instead of the coscheduling plugin, and a shared pool that would get plain ``kueue``
+gets ``kueue+native`` (Kueue admits, kube-scheduler places the gang whole: the seed's
+"Kueue for admission, a gang scheduler for placement" with one controller instead of two).
+Larger pools keep Kueue's topology-aware admission (``kueue+tas``) and Volcano's binpacking,
+which native placement does not replace.
+
 Static partitioning is never inferred (isolation is a compliance decision the model
 states with ``dedicatedTo``); the default kube-scheduler is never recommended for
-synchronous gangs. Rows, in order (first match wins):
+synchronous gangs **per pod**: without the gates it binds pod by pod. Rows, in order (first match wins):
 
 | pool | jobs | recommendation |
 |---|---|---|
 | ``dedicatedTo`` set | any | static (keep) |
 | no quota | any | none |
+| one team, ≤ ``small_pool`` GPUs, no quota elsewhere, cluster runs native gangs | any | native |
 | one team, ≤ ``small_pool`` GPUs, no quota elsewhere | any | coscheduling |
 | any | largest job > free block, at least half of them Volcano Jobs | volcano (Kueue never admits a Volcano Job) |
 | any | largest job > free block | kueue+tas (the reason says what any Volcano Jobs would have to become) |
 | ≥2 teams or cohort quota | some elastic | volcano |
 | ≥2 teams or cohort quota | Volcano Jobs, or the pool is Volcano's already | volcano |
 | ≥2 teams or cohort quota, ≥ ``LARGE_POOL`` GPUs | otherwise | kueue+tas |
+| ≥2 teams or cohort quota, cluster runs native gangs | otherwise | kueue+native |
 | ≥2 teams or cohort quota | otherwise | kueue |
 | one team | otherwise | volcano |
 
@@ -54,6 +70,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from gpufleet.advise.jobs import Job
+from gpufleet.kubetypes import workload_api
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.workloads.keys import QUEUE_LABEL
@@ -70,6 +87,8 @@ COMPONENTS = {
     "kueue+tas": "kueue-controller-manager with topology-aware scheduling",
     "volcano": "volcano-scheduler, volcano-controllers, volcano-admission",
     "coscheduling": "scheduler-plugins scheduler and controller (a second scheduler)",
+    "native": "none beyond kube-scheduler's GangScheduling plugin and the Job controller (no second scheduler)",
+    "kueue+native": "kueue-controller-manager; kube-scheduler's GangScheduling plugin places the admitted gangs (no second scheduler)",
     "static": "none beyond the default scheduler and the gpufleet admission controller",
     "none": "none",
 }
@@ -122,6 +141,11 @@ def decide(fleet: Fleet, pool: Pool, f: Facts, small_pool: Decimal = SMALL_POOL)
                           f"its {f.capacity} GPUs are stranded for everyone else, so keep it only while that requirement holds.")
     if not f.teams and not f.cohort_quota:
         return "none", "No team or cohort holds quota on it: give it to a team before choosing a mechanism."
+    if not shared and f.capacity <= small_pool and not f.owner_elsewhere and fleet.kubernetes.native_jobs:
+        return "native", (f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one team, "
+                          f"and Kubernetes {fleet.kubernetes.version} with {workload_api.GENERIC_WORKLOAD} and "
+                          f"{workload_api.WORKLOAD_WITH_JOB} gang-schedules it itself, with no second scheduler to run. "
+                          + native_caveats(fleet))
     if not shared and f.capacity <= small_pool and not f.owner_elsewhere:
         return "coscheduling", (f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one "
                                 "team, which the coscheduling plugin's PodGroups solve with the least to operate.")
@@ -140,8 +164,13 @@ def decide(fleet: Fleet, pool: Pool, f: Facts, small_pool: Decimal = SMALL_POOL)
                              "(topology-aware, atomic), the default for large shared research fleets.")
     if shared:
         sizes = "no job outgrows the routine free block" if f.jobs else "no jobs were given, so job sizes were not weighed"
-        return _keep_tas(pool, f"{who.capitalize()}: the hard problem is contention between teams, which Kueue's quota, borrowing "
-                               f"and gang admission (waitForPodsReady) solve; {sizes}.")
+        reason = (f"{who.capitalize()}: the hard problem is contention between teams, which Kueue's quota, borrowing "
+                  f"and gang admission (waitForPodsReady) solve; {sizes}.")
+        if fleet.kubernetes.native_jobs and not (pool.system == "kueue" and pool.topology_levels):
+            return "kueue+native", (reason + f" Kubernetes {fleet.kubernetes.version} places each admitted gang whole itself "
+                                    "(kube-scheduler's GangScheduling), so no pod binds while its gang waits: Kueue for "
+                                    "admission and a gang scheduler for placement, with one controller. " + native_caveats(fleet))
+        return _keep_tas(pool, reason)
     scope = "one of several pools this team uses" if f.owner_elsewhere else f"a {f.capacity}-GPU pool, more than a small cluster"
     return "volcano", (f"{who.capitalize()}, so there is no contention between teams: the hard problem is fragmentation within "
                        f"its own work on {scope}. That needs gang semantics and placement together (all-or-nothing PodGroups, "
@@ -163,6 +192,17 @@ def _large_job(who: str, f: Facts) -> tuple[str, str]:
     return "kueue+tas", reason + (f" {become}" if f.volcano_jobs else "")
 
 
+def native_caveats(fleet: Fleet) -> str:
+    """What native gang placement costs on this cluster: the fixed Permit wait, topology, how Jobs ask, preemption."""
+    k8s = fleet.kubernetes
+    topology = ("topology-aware placement is on (one label key per PodGroup)" if workload_api.TOPOLOGY_AWARE in k8s.gates_on
+                else f"no topology-aware placement ({workload_api.TOPOLOGY_AWARE} is alpha and off)")
+    ask = ("a Job is a gang only when Indexed with completions = parallelism" if workload_api.jobs_gang_by_shape(k8s.minor)
+           else "a Job is a gang only with spec.scheduling.schedulingPolicy.gang (the admission controller adds it)")
+    return (f"Costs: a gang waits at most {workload_api.PERMIT_TIMEOUT_SECONDS // 60} minutes at Permit (fixed, not "
+            f"configurable), {topology}, {ask}, and set disruptionMode all or its pods are preempted one by one (GANG207).")
+
+
 def _keep_tas(pool: Pool, reason: str) -> tuple[str, str]:
     """Kueue; a Kueue pool that already places by topology keeps it (it costs nothing when jobs fit)."""
     if pool.system == "kueue" and pool.topology_levels:
@@ -175,6 +215,10 @@ def change(fleet: Fleet, index: int, pool: Pool, mechanism: str) -> str:
     at = f"pools[{index}]"
     if mechanism in ("static", "none"):
         return "none"
+    if mechanism == "kueue+native":
+        edits = ([] if pool.system == "kueue" else [f"{at}.system: kueue"]) + ([] if pool.placement == "native" else
+                                                                                [f"{at}.placement: native"])
+        return "; ".join(edits) or "none"
     if mechanism == "kueue+tas":
         edits = [] if pool.system == "kueue" else [f"{at}.system: kueue"]
         if not pool.topology_levels:
@@ -185,6 +229,8 @@ def change(fleet: Fleet, index: int, pool: Pool, mechanism: str) -> str:
         edits.append("engines.volcano.enabled: true")
     if mechanism != "kueue" and pool.topology_levels:
         edits.append(f"remove {at}.topologyLevels")
+    if pool.placement != "per-pod":
+        edits.append(f"remove {at}.placement")
     return "; ".join(edits) or "none"
 
 
@@ -195,5 +241,7 @@ def control_plane(fleet: Fleet, mechanism: str) -> str:
         running.add("volcano")
     if fleet.pools_of("coscheduling"):
         running.add("coscheduling")
+    if fleet.kubernetes.native_jobs:
+        running.update({"native", "kueue+native"})  # the gates are on: kube-scheduler and the Job controller do it
     already = "already running in this fleet" if mechanism in running else "new for this fleet"
     return f"{COMPONENTS[mechanism]} ({already}; installed and upgraded by gpufleet's Pulumi components)"

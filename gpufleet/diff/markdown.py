@@ -90,13 +90,15 @@ def to_markdown(diff: Diff, title: str) -> str:
 
 
 def pool_change(pool: dict[str, Any], arrow: str) -> str:
-    """One line for a changed pool: its size, system and dedicated owner, before and after (the parts that change)."""
+    """One line for a changed pool: its size, system, gang placement and dedicated owner, before and after (the parts that change)."""
     before, after = pool["before"], pool["after"]
     parts = []
     if (before["nodes"], before["capacity"]) != (after["nodes"], after["capacity"]):
         parts.append(f"resized {before['nodes']} {arrow} {after['nodes']} nodes ({before['capacity']} {arrow} {after['capacity']} GPUs)")
     if before.get("system") != after.get("system"):
         parts.append(f"system {before.get('system')} {arrow} {after.get('system')}")
+    if before.get("placement", "per-pod") != after.get("placement", "per-pod"):
+        parts.append(f"gang placement {before.get('placement', 'per-pod')} {arrow} {after.get('placement', 'per-pod')}")
     if before.get("dedicatedTo") != after.get("dedicatedTo"):
         parts.append(f"dedicated to {before.get('dedicatedTo') or '(shared)'} {arrow} {after.get('dedicatedTo') or '(shared)'}")
     return "; ".join(parts)

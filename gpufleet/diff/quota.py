@@ -73,5 +73,6 @@ def resized_pools(base: Fleet, new: Fleet) -> list[dict[str, Any]]:
 
 
 def _pool_state(pool: Any) -> dict[str, Any]:
-    """What a pool change means for its teams: size, and the mechanism (system, dedicated owner) that gangs them."""
-    return {"nodes": pool.node_count, "capacity": _num(pool.capacity), "system": pool.system, "dedicatedTo": pool.dedicated_to}
+    """What a pool change means for its teams: size, and the mechanism (system, placement, dedicated owner) that gangs them."""
+    return {"nodes": pool.node_count, "capacity": _num(pool.capacity), "system": pool.system, "placement": pool.placement,
+            "dedicatedTo": pool.dedicated_to}

@@ -18,7 +18,10 @@ JSON shape (``version`` 1)::
                 "volcanoQueue": "research" | null,    # Volcano leaf queue
                 "volcanoNamespaces": ["research-vc"], # the namespaces Volcano owns (optional)
                 "pools": ["h100"]}],
-     "pools": [{"name": "h100", "system": "kueue" | "volcano", "nodeCount": 1250,
+     "kubernetesVersion": "1.37",                     # the cluster's minor (model kubernetes.version)
+     "workloadGates": ["GenericWorkload", "WorkloadWithJob"],  # the workload-scheduling gates on
+     "pools": [{"name": "h100", "system": "kueue" | "volcano" | "coscheduling" | "native", "nodeCount": 1250,
+                "placement": "native",                # only a Kueue pool whose gangs kube-scheduler places whole
                 "gpuResource": "nvidia.com/gpu",
                 "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
                 "nodeLabels": {"gpufleet.dev/pool": "h100"},
@@ -31,6 +34,8 @@ JSON shape (``version`` 1)::
      "kueueFrameworks": ["batch/job", "pod"],         # the rendered integrations.frameworks
      "partitionExemptNamespaces": ["kube-system"]}    # exempt from static partitioning (VAP and GANG807)
 
+A context without ``kubernetesVersion`` (an older digest) knows no cluster: no Job counts as
+gang-scheduled by Kubernetes itself (the rules judge it as before native gang scheduling).
 A context without the two Kueue keys (an older digest) leaves both unknown (None): the
 rules then say what happens under either setting. A context without
 ``partitionExemptNamespaces`` exempts :data:`PARTITION_ALWAYS_EXEMPT` alone.
@@ -43,7 +48,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Mapping
 
-from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes import quantity, workload_api
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 
 CONTEXT_VERSION = 1
@@ -84,6 +89,13 @@ class PoolContext:
     node_labels: Mapping[str, str]
     dedicated_to: str | None = None
     cold_start_budget_seconds: int | None = None
+    placement: str = "per-pod"
+    """How a Kueue pool's admitted gangs are placed: ``per-pod`` or ``native`` (kube-scheduler's GangScheduling)."""
+
+    @property
+    def native_gangs(self) -> bool:
+        """Whether kube-scheduler's own GangScheduling places this pool's gangs (``system: native`` or ``placement: native``)."""
+        return self.system == "native" or self.placement == "native"
 
     @property
     def gpus_per_node(self) -> Decimal:
@@ -145,6 +157,10 @@ class FleetContext:
     """Kueue's enabled ``integrations.frameworks`` as rendered; None = unknown (an older context)."""
     partition_exempt_namespaces: tuple[str, ...] = PARTITION_ALWAYS_EXEMPT
     """Namespaces static partitioning exempts (the model's list, rendered into the VAP too)."""
+    kubernetes_minor: int | None = None
+    """The cluster's Kubernetes minor (37 for 1.37); None = unknown (an older context)."""
+    workload_gates: frozenset[str] = frozenset()
+    """The workload-scheduling feature gates on (:mod:`gpufleet.kubetypes.workload_api`)."""
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -158,6 +174,23 @@ class FleetContext:
     def partition_exempt(self, namespace: str | None) -> bool:
         """Whether ``namespace`` is exempt from static partitioning (GANG807 and the rendered VAP agree)."""
         return (namespace or "") in self.partition_exempt_namespaces
+
+    @property
+    def native_jobs(self) -> bool:
+        """Whether this cluster's Job controller creates Workloads and PodGroups (GenericWorkload and WorkloadWithJob on, 1.36+)."""
+        return (self.kubernetes_minor is not None and self.kubernetes_minor >= workload_api.JOB_GANG_MIN_MINOR
+                and {workload_api.GENERIC_WORKLOAD, workload_api.WORKLOAD_WITH_JOB} <= self.workload_gates)
+
+    @property
+    def native_gang_api(self) -> bool:
+        """Whether kube-scheduler gang-schedules PodGroups here (GenericWorkload on, 1.35+)."""
+        return (self.kubernetes_minor is not None and self.kubernetes_minor >= workload_api.MIN_MINOR
+                and workload_api.GENERIC_WORKLOAD in self.workload_gates)
+
+    def native_pools(self, namespace: str | None) -> list["PoolContext"]:
+        """The pools of ``namespace``'s team whose gangs kube-scheduler places whole (empty for no team)."""
+        team = self.team_for_namespace(namespace)
+        return [p for p in self.team_pools(team) if p.native_gangs] if team is not None else []
 
     @cached_property
     def index(self) -> FleetIndex:
@@ -234,6 +267,7 @@ class FleetContext:
                 allocatable={k: quantity.parse(v) for k, v in p.get("allocatable", {}).items()},
                 node_labels=dict(p.get("nodeLabels", {})),
                 dedicated_to=p.get("dedicatedTo"), cold_start_budget_seconds=p.get("coldStartBudgetSeconds"),
+                placement=str(p.get("placement") or "per-pod"),
             )
             for p in data.get("pools", ())
         )
@@ -257,6 +291,8 @@ class FleetContext:
             partition_exempt_namespaces=(tuple(str(n) for n in data["partitionExemptNamespaces"])
                                          if isinstance(data.get("partitionExemptNamespaces"), list)
                                          else PARTITION_ALWAYS_EXEMPT),
+            kubernetes_minor=workload_api.minor_of(str(data.get("kubernetesVersion") or "")),
+            workload_gates=frozenset(str(g) for g in data.get("workloadGates") or () if isinstance(g, str)),
         )
 
 

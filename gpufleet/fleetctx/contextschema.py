@@ -45,7 +45,8 @@ class TeamDoc(_Doc):
 
 class PoolDoc(_Doc):
     name: StrictStr = Label
-    system: Literal["kueue", "volcano", "coscheduling"]
+    system: Literal["kueue", "volcano", "coscheduling", "native"]
+    placement: Literal["per-pod", "native"] = "per-pod"
     nodeCount: StrictInt = Field(ge=0, le=1_000_000)
     gpuResource: StrictStr = "nvidia.com/gpu"
     allocatable: dict[StrictStr, Any] = {}
@@ -78,6 +79,8 @@ class FleetContextDoc(_Doc):
     kueueFrameworks: list[StrictStr] | None = None
     partitionExemptNamespaces: list[StrictStr] | None = None
     coschedulingScheduler: StrictStr | None = None
+    kubernetesVersion: StrictStr | None = Field(None, pattern=r"^1\.[0-9]+$")
+    workloadGates: list[StrictStr] | None = None
     teams: list[TeamDoc] = Field(min_length=1)
     pools: list[PoolDoc] = Field(min_length=1)
     priorityClasses: list[PriorityClassDoc] = []

@@ -22,4 +22,7 @@ WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("leaderworkerset.x-k8s.io", ("v1",), "leaderworkersets"),
     ("ray.io", ("v1",), "rayjobs"),
     ("ray.io", ("v1",), "rayclusters"),
+    # Kubernetes' own gang scheduling (gpufleet/kubetypes/workload_api.py): 1.36 v1alpha2, 1.37 v1beta1.
+    ("scheduling.k8s.io", ("v1alpha2", "v1beta1"), "workloads"),
+    ("scheduling.k8s.io", ("v1alpha2", "v1beta1"), "podgroups"),
 )

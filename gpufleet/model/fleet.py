@@ -17,6 +17,7 @@ from pydantic import Field, field_validator
 from gpufleet.fleetctx.context import PARTITION_ALWAYS_EXEMPT
 from gpufleet.model.admission import Admission
 from gpufleet.model.base import Base, Name
+from gpufleet.model.cluster import Kubernetes
 from gpufleet.model.coscheduling import CoschedulingEngine
 from gpufleet.model.observability import Observability
 from gpufleet.model.pools import Pool
@@ -106,6 +107,8 @@ class Fleet(Base):
     """Always Fleet."""
     name: Name
     """Environment name (dev, prod)."""
+    kubernetes: Kubernetes = Field(default_factory=Kubernetes)
+    """The cluster: its Kubernetes version and workload-scheduling feature gates (native gang scheduling)."""
     engines: Engines = Field(default_factory=Engines)
     """Kueue and Volcano installations (chart versions, namespaces)."""
     pools: list[Pool] = Field(min_length=1)

@@ -6,7 +6,8 @@ namespaces and only on Volcano pools. A team's namespaces are Kueue's unless lis
 in ``volcanoNamespaces``; a team whose quota is only on Volcano pools has all its
 namespaces on Volcano; a team whose quota is only on coscheduling pools (one team per
 such pool, ``checks.coscheduling``) has all its namespaces on the coscheduling plugin,
-which Kueue never manages either. Read by validation (``checks.ownership``), the renderers
+which Kueue never manages either; so has a team whose quota is only on ``native`` pools
+(Kubernetes' own gang scheduling, one team per pool, ``checks.native``). Read by validation (``checks.ownership``), the renderers
 (namespace labels, LocalQueues, Kueue's ``managedJobsNamespaceSelector``) and the
 fleet context. See docs/architecture.md, "Who owns a namespace".
 """
@@ -19,6 +20,9 @@ from gpufleet.model.teams import Team
 KUEUE = "kueue"
 VOLCANO = "volcano"
 COSCHEDULING = "coscheduling"
+NATIVE = "native"
+ONE_TEAM = frozenset({COSCHEDULING, NATIVE})
+"""Systems without quota objects: one team per pool, whose namespaces Kueue never manages."""
 
 
 def quota_systems(fleet: Fleet, team: Team) -> set[str]:
@@ -36,7 +40,8 @@ def volcano_namespaces(fleet: Fleet, team: Team) -> list[str]:
 
 def kueue_namespaces(fleet: Fleet, team: Team) -> list[str]:
     """The team's namespaces owned by Kueue, in model order."""
-    if quota_systems(fleet, team) == {COSCHEDULING}:
+    systems = quota_systems(fleet, team)
+    if systems and systems <= ONE_TEAM:
         return []
     volcano = set(volcano_namespaces(fleet, team))
     return [ns for ns in team.namespaces if ns not in volcano]
@@ -45,4 +50,5 @@ def kueue_namespaces(fleet: Fleet, team: Team) -> list[str]:
 def namespace_engine(fleet: Fleet, team: Team, namespace: str) -> str:
     if namespace in volcano_namespaces(fleet, team):
         return VOLCANO
-    return COSCHEDULING if quota_systems(fleet, team) == {COSCHEDULING} else KUEUE
+    systems = quota_systems(fleet, team)
+    return next(iter(systems)) if len(systems) == 1 and systems <= ONE_TEAM else KUEUE

@@ -1,8 +1,8 @@
 """Node pools: the physical GPU capacity of a fleet.
 
 A pool is a set of identical nodes (labels, taints, per-node allocatable). Each pool
-is held by exactly one system, Kueue, Volcano or the coscheduling plugin (a second
-scheduler), so that no GPU is ever counted by two; ``dedicatedTo`` partitions it
+is held by exactly one system, Kueue, Volcano, the coscheduling plugin (a second
+scheduler) or Kubernetes' own gang scheduling (``native``), so that no GPU is ever counted by two; ``dedicatedTo`` partitions it
 statically for one team (``gpufleet.model.checks.dedicated``). Kueue pools become ResourceFlavors (and a Topology when topology
 levels are given); Volcano pools become the capacity behind the Volcano queues.
 Read by the validators, the renderers and the plan.
@@ -43,9 +43,16 @@ class Toleration(Base):
 class Pool(Base):
     name: Name
     """Pool name; also the Kueue ResourceFlavor name (and Topology name) for Kueue pools."""
-    system: Literal["kueue", "volcano", "coscheduling"]
-    """Which system holds this pool: Kueue or Volcano quota, or the scheduler-plugins coscheduling
-    second scheduler (one team's pool, no quota objects). A pool is never counted by two systems."""
+    system: Literal["kueue", "volcano", "coscheduling", "native"]
+    """Which system holds this pool: Kueue or Volcano quota, the scheduler-plugins coscheduling
+    second scheduler, or Kubernetes' own gang scheduling (``native``: kube-scheduler's GangScheduling
+    plugin and the Job controller's PodGroups, no second scheduler); the last two are one team's pool
+    without quota objects. A pool is never counted by two systems."""
+    placement: Literal["per-pod", "native"] = "per-pod"
+    """How a Kueue pool's admitted gangs are placed: ``per-pod`` (kube-scheduler binds pod by pod;
+    waitForPodsReady evicts a gang that does not start whole) or ``native`` (Kueue admits, kube-scheduler's
+    GangScheduling plugin binds the gang all or nothing; needs ``kubernetes`` 1.36+ with GenericWorkload
+    and WorkloadWithJob). Only for ``system: kueue``."""
     node_count: int = Field(ge=0)
     """Number of nodes in the pool."""
     allocatable: dict[str, Quantity] = Field(min_length=1)

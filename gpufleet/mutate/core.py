@@ -12,6 +12,8 @@ the object (no diffing), that:
 - add a dedicated pool's toleration and node selector (:mod:`gpufleet.mutate.partition`);
 - route a coscheduling pool's workloads to the second scheduler with a pod-group label
   (:mod:`gpufleet.mutate.coscheduling`);
+- make a near-miss Job a gang the Job controller schedules whole, and pin a native pool's pods
+  (:mod:`gpufleet.mutate.native`, Kubernetes' own gang scheduling);
 - stamp the gang identity label ``gpufleet.dev/gang`` on a gang's pod templates
   (:mod:`gpufleet.mutate.gang`).
 
@@ -26,6 +28,7 @@ from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate.coscheduling import mutate_coscheduling
 from gpufleet.mutate.gang import mutate_gang_identity
 from gpufleet.mutate.kueue import mutate_kueue_label
+from gpufleet.mutate.native import mutate_native
 from gpufleet.mutate.partition import mutate_partition
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.mutate.volcano import mutate_volcano_job
@@ -54,5 +57,6 @@ def mutate(obj: Mapping[str, Any], fleet: FleetContext, namespace: str | None = 
     if view is not None:  # placement on dedicated and coscheduling pools (new modules, issue 13)
         mutate_partition(view, team, fleet, patch)
         mutate_coscheduling(view, team, fleet, patch)
+        mutate_native(view, team, fleet, patch)
     mutate_gang_identity(obj, fleet.gang_label, patch)
     return patch.ops

@@ -42,6 +42,8 @@ def _pool(pool: Pool) -> dict[str, Any]:
         "allocatable": {res: resources.fmt(res, pool.allocatable[res]) for res in resources.resource_order(pool.allocatable)},
         "nodeLabels": dict(sorted(pool.node_labels.items())),
     }
+    if pool.placement != "per-pod":
+        out["placement"] = pool.placement
     if pool.dedicated_to:
         out["dedicatedTo"] = pool.dedicated_to
     if pool.cold_start_budget is not None:  # GANG502's waitForPodsReady floor; a coscheduling pool's PodGroup timeout (GANG804)
@@ -59,6 +61,8 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
         "volcanoNamespace": fleet.engines.volcano.namespace,
         "queueLabel": QUEUE_LABEL,
         **({"gangLabel": GANG_LABEL} if fleet.observability.enabled else {}),
+        "kubernetesVersion": f"1.{fleet.kubernetes.minor}",
+        "workloadGates": sorted(fleet.kubernetes.gates_on),
         "teams": [_team(fleet, t) for t in fleet.teams],
         "pools": [_pool(p) for p in fleet.pools],
         "priorityClasses": [

@@ -1,7 +1,7 @@
 """Team namespaces, created and labelled by the stack: who owns them and which engine admits their gangs.
 
 Every namespace a team lists becomes a ``v1`` Namespace with the labels
-``gpufleet.dev/team: <team>``, ``gpufleet.dev/quota-system: kueue|volcano|coscheduling``
+``gpufleet.dev/team: <team>``, ``gpufleet.dev/quota-system: kueue|volcano|coscheduling|native``
 (:mod:`gpufleet.model.ownership`) and the fleet's own labels. Kueue's
 ``managedJobsNamespaceSelector`` (copied by its chart to its job and pod webhooks) and
 the gang-admission controller's webhooks select namespaces by these labels, so a

@@ -4,7 +4,9 @@
 pool's quota resource (GPUs) and come from the same model fields the renderers use.
 Warnings are advice, not errors (validation has already passed): unassigned capacity,
 borrowing limits that oversubscribe a pool, teams without a cohort or without quota,
-and the stranded GPUs of a statically partitioned (dedicated) pool.
+and the stranded GPUs of a statically partitioned (dedicated) pool. A pool whose gangs
+kube-scheduler places whole (``system: native``, ``placement: native``) renders no object of
+its own: the plan says what the control plane needs instead (:func:`cluster_needs`).
 
 The objects to apply are every Kubernetes object the stack creates from the model:
 the quota objects, the engine ConfigMaps, the gang-admission controller's objects and,
@@ -21,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from gpufleet.kubetypes import workload_api
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
@@ -54,7 +57,8 @@ class PoolPlan:
     rows: tuple[Row, ...]
     warnings: tuple[str, ...]
     mode: str = "shared"
-    """``shared``, ``dedicated to <team>`` (static partitioning) or ``one team`` (coscheduling)."""
+    """``shared``, ``shared, native gangs`` (a Kueue pool with ``placement: native``), ``dedicated to <team>``
+    (static partitioning), ``one team`` (coscheduling) or ``one team, native gangs`` (``system: native``)."""
     stranded: Decimal = Decimal(0)
     """GPUs of a dedicated pool no other team can ever use (its whole capacity)."""
 
@@ -117,13 +121,28 @@ def _pool_plan(fleet: Fleet, pool: Pool) -> PoolPlan:
         warnings.insert(0, f"dedicated to team {pool.dedicated_to}: {capacity} {pool.gpu_resource} stranded (no other team can use them, "
                            "even while they are idle)")
         return PoolPlan(pool, capacity, tuple(rows), tuple(warnings), f"dedicated to {pool.dedicated_to}", capacity)
-    mode = "one team" if pool.system == "coscheduling" else "shared"
+    mode = "one team" if pool.system in ("coscheduling", "native") else "shared"
+    if pool.system == "native" or pool.placement == "native":
+        mode += ", native gangs"
     return PoolPlan(pool, capacity, tuple(rows), tuple(warnings), mode)
 
 
 def _single_team(pool: Pool) -> bool:
-    """Pools no cohort reaches: dedicated pools and coscheduling pools (validation enforces it)."""
-    return pool.dedicated_to is not None or pool.system == "coscheduling"
+    """Pools no cohort reaches: dedicated, coscheduling and native pools (validation enforces it)."""
+    return pool.dedicated_to is not None or pool.system in ("coscheduling", "native")
+
+
+def cluster_needs(fleet: Fleet) -> list[str]:
+    """What the control plane must run for the model's native gang pools (gpufleet renders no object for them)."""
+    native = [p.name for p in fleet.pools if p.system == "native" or p.placement == "native"]
+    if not native:
+        return []
+    k8s = fleet.kubernetes
+    gates = ",".join(f"{g}=true" for g in sorted(k8s.gates_on))
+    return [f"native gang pools {', '.join(native)}: no object is rendered for them (no second scheduler, no PodGroup "
+            f"to write: the Job controller creates the Workload and PodGroup); Kubernetes {k8s.version} needs "
+            f"--feature-gates={gates} on kube-apiserver, kube-controller-manager and kube-scheduler, and "
+            f"--runtime-config={workload_api.runtime_config(k8s.minor)} on kube-apiserver"]
 
 
 def _isolated(fleet: Fleet, team_quota: dict) -> bool:
@@ -132,7 +151,7 @@ def _isolated(fleet: Fleet, team_quota: dict) -> bool:
 
 
 def _fleet_warnings(fleet: Fleet) -> list[str]:
-    out = []
+    out = cluster_needs(fleet)
     no_cohort = [t.name for t in fleet.teams if t.cohort is None and t.quota and not _isolated(fleet, t.quota)]
     if no_cohort:
         out.append(f"{len(no_cohort)} team(s) have no cohort and can neither borrow idle quota nor lend theirs: {', '.join(no_cohort[:10])}{' ...' if len(no_cohort) > 10 else ''}")

@@ -11,7 +11,12 @@ a Job is a gang only when it
 - asks for GPUs (a GPU resource of the fleet, or any known GPU resource without one), or
 - names a gang scheduler or pod group: a pod template ``schedulerName`` other than
   ``default-scheduler``, a pod-group key (Kueue ``pod-group-name``, Volcano ``group-name``,
-  scheduler-plugins ``scheduling.x-k8s.io/pod-group``) or a Volcano queue.
+  scheduler-plugins ``scheduling.x-k8s.io/pod-group``), a Kubernetes PodGroup
+  (``spec.schedulingGroup``) or a Volcano queue, or
+- is one the cluster's Job controller gang-schedules itself (:func:`native_gang`: with a fleet
+  context whose cluster runs ``GenericWorkload`` and ``WorkloadWithJob``, a 1.36 Indexed Job with
+  ``parallelism == completions``, a 1.37 Job with ``spec.scheduling.schedulingPolicy.gang``;
+  :mod:`gpufleet.workloads.native`). A Job that does not qualify is judged as before.
 
 GANG106 already counted a batch Job this way; every rule now does (issue 19, item 4).
 
@@ -30,6 +35,8 @@ from typing import Any, Mapping
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
 from gpufleet.workloads import WorkloadView, as_map, keys, stages
+from gpufleet.workloads.types import is_map
+from gpufleet.workloads.native import GangPolicy, job_gang, scheduling_group
 
 SHAPE_IS_NOT_ENOUGH = frozenset({("batch", "Job")})
 """Kinds whose parallel pods are a gang only when they ask for GPUs or a gang scheduler."""
@@ -44,7 +51,19 @@ def names_gang_placement(view: WorkloadView) -> bool:
             return True
         if any(k in source for source in (template.labels, template.annotations) for k in (*GROUP_KEYS, keys.VOLCANO_QUEUE)):
             return True
+        if scheduling_group(template.spec):
+            return True
+    if (view.group, view.kind) == ("batch", "Job") and is_map(as_map(as_map(as_map(view.obj.get("spec")).get("scheduling")).get("schedulingPolicy")).get("gang")):
+        return True  # spec.scheduling asks the Job controller for a PodGroup (the API server forbids it with the gate off)
     return bool(view.pod_group or view.volcano_queue)
+
+
+def native_gang(view: WorkloadView | None, ctx: CheckContext) -> GangPolicy | None:
+    """The gang the cluster's Job controller gives a batch Job (None: no fleet context, gates off, or it does not qualify)."""
+    fleet = ctx.fleet
+    if view is None or fleet is None or not fleet.native_jobs or (view.group, view.kind) != ("batch", "Job"):
+        return None
+    return job_gang(view.obj, fleet.kubernetes_minor or 0)
 
 
 def _trainjob_gpus(obj: Mapping[str, Any], gpus: frozenset[str]) -> bool:
@@ -67,4 +86,4 @@ def is_gang(view: WorkloadView | None, ctx: CheckContext) -> bool:
         return False
     if (view.group, view.kind) not in SHAPE_IS_NOT_ENOUGH:
         return True
-    return names_gang_placement(view) or asks_for_gpus(view, ctx)
+    return names_gang_placement(view) or native_gang(view, ctx) is not None or asks_for_gpus(view, ctx)

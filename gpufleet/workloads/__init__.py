@@ -2,7 +2,8 @@
 
 ``view(obj)`` returns a :class:`WorkloadView` (pod templates with their paths,
 replica counts, gang minimum, scheduler, queues) or None for objects that are not
-workloads. Supported: Volcano Job and PodGroup, scheduler-plugins PodGroup, batch
+workloads. Supported: Volcano Job and PodGroup, scheduler-plugins PodGroup, Kubernetes'
+own ``scheduling.k8s.io`` Workload and PodGroup (``native``), batch
 Job, JobSet, Kubeflow PyTorchJob/MPIJob (and the other ``*ReplicaSpecs`` jobs),
 TrainJob, (Cluster)TrainingRuntime (``runtimes``), Pod, Deployment/ReplicaSet/StatefulSet (gang only with a pod-group key),
 LeaderWorkerSet (one group) and RayCluster/RayJob (``groups``).

@@ -1,7 +1,7 @@
 """Build a :class:`WorkloadView` for each supported workload kind.
 
 Called through :func:`gpufleet.workloads.view`; one small builder per kind family
-(Volcano, PodGroups, batch Job, JobSet, Kubeflow, TrainJob and its runtimes, Pod, apps
+(Volcano, PodGroups, Kubernetes' own Workload and PodGroup (``native``), batch Job, JobSet, Kubeflow, TrainJob and its runtimes, Pod, apps
 controllers, LeaderWorkerSet and Ray in ``groups``), dispatched by ``(group, kind)``. Counts follow the controllers that
 create the pods: absent Volcano task ``replicas`` is 0 (Go zero value), absent
 Kubeflow/JobSet/Job counts are 1.
@@ -15,6 +15,7 @@ from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.workloads import keys
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.groups import lws_view, ray_view
+from gpufleet.workloads.native import gang_policies, scheduling_group
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.runtimes import runtime_view
 from gpufleet.workloads.types import (
@@ -100,11 +101,20 @@ def _pod_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
                  volcano_queue_path=_QUEUE)
 
 
+def _native_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
+    """A ``scheduling.k8s.io`` Workload or PodGroup: its first gang policy's ``minCount`` is the gang minimum."""
+    policies = gang_policies(obj)
+    first = policies[0] if policies else None
+    minimum = first.min_count if first is not None else None
+    return _base(obj, group, kind, (), total_pods=minimum or 0, gang_min=minimum,
+                 gang_min_path=first.path if first is not None else None, is_gang=bool(policies))
+
+
 def _batch_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     parallelism = max(as_int(spec.get("parallelism"), 1) or 0, 0)
     template = _template(_TEMPLATE, spec.get("template"), parallelism, "", SPEC.child("parallelism"))
-    return _base(obj, group, kind, (template,), is_gang=parallelism > 1)
+    return _base(obj, group, kind, (template,), is_gang=parallelism > 1, pod_group=scheduling_group(template.spec))
 
 
 def _jobset(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
@@ -149,7 +159,7 @@ def _runtime(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
 def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     meta = as_map(obj.get("metadata"))
     annotations = as_map(meta.get("annotations"))
-    member = pod_group_name(as_map(meta.get("labels")), annotations)
+    member = pod_group_name(as_map(meta.get("labels")), annotations) or scheduling_group(obj.get("spec"))
     template = PodTemplate(ROOT, obj, 1, "", None, as_map(obj.get("spec")), SPEC)
     has_total = keys.KUEUE_POD_GROUP_TOTAL in annotations
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member,
@@ -160,7 +170,7 @@ def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
 def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     template = _template(_TEMPLATE, spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", SPEC.child("replicas"))
-    member = pod_group_name(template.labels, template.annotations)
+    member = pod_group_name(template.labels, template.annotations) or scheduling_group(template.spec)
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member)
 
 
@@ -205,6 +215,8 @@ BUILDERS: dict[tuple[str, str], Builder] = {
     ("batch.volcano.sh", "Job"): _volcano_job,
     ("scheduling.volcano.sh", "PodGroup"): _pod_group,
     ("scheduling.x-k8s.io", "PodGroup"): _pod_group,
+    ("scheduling.k8s.io", "Workload"): _native_group,
+    ("scheduling.k8s.io", "PodGroup"): _native_group,
     ("batch", "Job"): _batch_job,
     ("jobset.x-k8s.io", "JobSet"): _jobset,
     ("kubeflow.org", "PyTorchJob"): _kubeflow,

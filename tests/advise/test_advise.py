@@ -168,3 +168,43 @@ def test_advice_to_leave_volcano_says_what_its_volcano_jobs_would_have_to_become
 def test_advice_to_keep_volcano_for_volcano_jobs_names_its_topology_placement() -> None:
     [pool] = advise(one_pool("volcano", nodes=16, teams=2).model(), [vcjob("t0", 4)]).pools
     assert pool.mechanism == "volcano" and "networkTopology" in pool.reason and "would have to become" in pool.reason
+
+
+GATES = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
+NATIVE_ROWS = [
+    Row("one team on a small pool of a cluster that gangs Jobs itself: native, no second scheduler",
+        one_pool(nodes=2).set("kubernetes", GATES), [job("t0", 2)], "native", "pools[0].system: native", "fragmentation"),
+    Row("many teams with small jobs on such a cluster: Kueue admits, kube-scheduler places the gang whole",
+        one_pool(nodes=64, teams=3).set("kubernetes", GATES), [job("t0", 2)], "kueue+native", "pools[0].placement: native",
+        "contention"),
+    Row("many teams on a large pool of such a cluster: Kueue's topology-aware admission still",
+        one_pool(nodes=1250, teams=4).set("kubernetes", GATES), [], "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
+    Row("a native Kueue pool keeps its placement", one_pool(nodes=64, teams=3, placement="native").set("kubernetes", GATES), [],
+        "kueue+native", "none", "contention"),
+    Row("the same small pool with the gates off (the 1.37 default): coscheduling", one_pool(nodes=2).set("kubernetes", {"version": "1.37"}),
+        [job("t0", 2)], "coscheduling", "pools[0].system: coscheduling", "fragmentation"),
+    Row("gates on at 1.35 do not gang Jobs: coscheduling",
+        one_pool(nodes=2).set("kubernetes", {"version": "1.35", "featureGates": {"GenericWorkload": True}}), [job("t0", 2)],
+        "coscheduling", "pools[0].system: coscheduling", "fragmentation"),
+]
+
+
+@pytest.mark.parametrize("row", NATIVE_ROWS, ids=[r.id for r in NATIVE_ROWS])
+def test_kubernetes_own_gang_scheduling_is_weighed_only_where_the_cluster_runs_it(row: Row) -> None:
+    test_each_fleet_gets_the_mechanism_of_the_premise_table(row)
+
+
+def test_native_advice_weighs_the_fixed_timeout_the_missing_topology_and_no_second_scheduler() -> None:
+    [pool] = advise(NATIVE_ROWS[0].fleet.model(), NATIVE_ROWS[0].jobs).pools
+    assert "no second scheduler" in pool.reason and "5 minutes at Permit (fixed" in pool.reason
+    assert "TopologyAwareWorkloadScheduling is alpha and off" in pool.reason and "spec.scheduling" in pool.reason
+    assert "no second scheduler" in pool.control_plane and "already running" in pool.control_plane
+    with_topology = one_pool(nodes=2).set("kubernetes", {"version": "1.37", "featureGates": {
+        **GATES["featureGates"], "TopologyAwareWorkloadScheduling": True}})
+    assert "topology-aware placement is on" in advise(with_topology.model(), []).pools[0].reason
+
+
+def test_native_advice_on_136_says_a_job_is_a_gang_by_its_shape() -> None:
+    fleet = one_pool(nodes=2).set("kubernetes", {"version": "1.36", "featureGates": GATES["featureGates"]}).model()
+    assert "Indexed with completions = parallelism" in advise(fleet, []).pools[0].reason

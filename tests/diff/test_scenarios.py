@@ -17,6 +17,7 @@ import yaml
 
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import diff_fleets
+from gpufleet.diff.markdown import pool_change
 from gpufleet.diff.judge import NEW_POOL_FIX, RETIRE_FIX
 from gpufleet.model.loader import parse_model
 from tests.conftest import REPO, SHARED
@@ -172,8 +173,8 @@ def test_a_resized_pool_and_a_moved_namespace_are_listed():
         team(d, "research")["namespaces"].remove("research-exp")
         team(d, "eval")["namespaces"].append("research-exp")
     diff = diff_fleets(model(), model(more_a100_nodes, move_ns), crds())
-    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "dedicatedTo": None},
-                           "after": {"nodes": 160, "capacity": 1280, "system": "volcano", "dedicatedTo": None}}]
+    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "placement": "per-pod", "dedicatedTo": None},
+                           "after": {"nodes": 160, "capacity": 1280, "system": "volcano", "placement": "per-pod", "dedicatedTo": None}}]
     assert diff.namespaces == [{"namespace": "research-exp", "from": "research", "to": "eval"}]
 
 
@@ -186,8 +187,21 @@ def a100_on_kueue(d: dict) -> None:
 
 def test_switching_a_pools_system_is_listed_with_the_pool_and_its_size():
     diff = diff_fleets(model(), model(a100_on_kueue), crds())
-    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "dedicatedTo": None},
-                           "after": {"nodes": 128, "capacity": 1024, "system": "kueue", "dedicatedTo": None}}]
+    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "placement": "per-pod", "dedicatedTo": None},
+                           "after": {"nodes": 128, "capacity": 1024, "system": "kueue", "placement": "per-pod", "dedicatedTo": None}}]
+
+
+def test_switching_a_kueue_pool_to_native_gang_placement_is_listed_and_changes_only_the_fleet_context():
+    def native(d: dict) -> None:
+        d["kubernetes"] = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
+    def native_h100(d: dict) -> None:
+        native(d)
+        pool(d, "h100")["placement"] = "native"
+    diff = diff_fleets(model(native), model(native_h100), crds())
+    assert [(p["pool"], p["before"]["placement"], p["after"]["placement"]) for p in diff.pools] == [("h100", "per-pod", "native")]
+    assert pool_change(diff.pools[0], "->") == "gang placement per-pod -> native"
+    changed = [s for s in diff.steps if s["verdict"] != "unchanged"]
+    assert changed and {(s["kind"], tuple(s["fields"])) for s in changed} == {("ConfigMap", ("data.fleet-context.json",))}
 
 
 def test_switching_a_pools_system_under_live_teams_is_blocked_naming_the_team_not_the_retire_procedure():

@@ -17,6 +17,8 @@ from gpufleet.model.loader import MAX_ISSUES, load_model
 REPO = Path(__file__).resolve().parents[2]
 BASE = (REPO / "stacks" / "dev.fleet.yaml").read_text()
 QUOTA = "l4: {nominal: 16, borrowingLimit: 8}"
+NODE_COUNT_LINE = f"line {BASE[:BASE.index('nodeCount: 4')].count(chr(10)) + 1}"
+"""The line of the dev stack's first ``nodeCount: 4`` (the stack's comments move it)."""
 
 
 def laughs(levels: int = 4) -> str:
@@ -33,7 +35,7 @@ CASES = {
     "huge-exponent-quantity": (BASE.replace(QUOTA, "l4: {nominal: 1e9999999, borrowingLimit: 8}"), "teams[0].quota.l4.nominal", "largest Kubernetes quantity"),
     "negative-gpus-no-quota": (BASE.replace("allocatable: {nvidia.com/gpu: 4,", "allocatable: {nvidia.com/gpu: -4,").replace("      t4: {nominal: 4}\n", ""),
                                "pools[1].allocatable.nvidia.com/gpu", "negative"),
-    "deep-list-in-scalar": (BASE.replace("nodeCount: 4", "nodeCount: " + "[" * 1000 + "]" * 1000), "line 14", "nest"),
+    "deep-list-in-scalar": (BASE.replace("nodeCount: 4", "nodeCount: " + "[" * 1000 + "]" * 1000), NODE_COUNT_LINE, "nest"),
     "fair-share-weight": (BASE.replace("    cohort: dev\n    quota:\n      " + QUOTA, "    cohort: dev\n    fairShareWeight: \"1e9999999\"\n    quota:\n      " + QUOTA),
                           "teams[0].fairShareWeight", "largest Kubernetes quantity"),
     "4301-digits": (BASE.replace("nodeCount: 4", "nodeCount: " + "9" * 4301), "pools[0].nodeCount", "out of range"),

@@ -40,7 +40,7 @@ def test_teams_name_their_queues_only_on_the_engines_they_have_quota_on():
 def test_the_context_has_exactly_the_documented_keys():
     ctx = render_context(_fleet())
     assert list(ctx) == ["version", "fleet", "coldStartFloorSeconds", "waitForPodsReadyTimeoutSeconds", "kueueNamespace",
-                         "volcanoNamespace", "queueLabel", "gangLabel", "teams", "pools", "priorityClasses",
+                         "volcanoNamespace", "queueLabel", "gangLabel", "kubernetesVersion", "workloadGates", "teams", "pools", "priorityClasses",
                          "manageJobsWithoutQueueName", "kueueManagedNamespaces", "kueueFrameworks",
                          "partitionExemptNamespaces"]
     assert set(ctx["pools"][0]) == {"name", "system", "nodeCount", "gpuResource", "allocatable", "nodeLabels"}
@@ -57,3 +57,22 @@ def test_the_context_carries_the_kueue_settings_that_decide_implicit_routing():
     assert back.manage_jobs_without_queue_name is fleet.admission.manage_jobs_without_queue_name
     assert sorted(back.kueue_managed_namespaces or ()) == sorted(set(kueue_namespaces))
     assert back.kueue_holds_unlabelled(kueue_namespaces[0]) is fleet.admission.manage_jobs_without_queue_name
+
+
+def test_the_context_carries_the_cluster_minor_the_gates_on_and_a_native_pool_placement():
+    native = fleet(pools=[pool("h100", placement="native"), pool("b200", system="native")],
+                   teams=[team("both", {"h100": quota(8)}), team("solo", {"b200": quota(8)})],
+                   kubernetes={"version": "1.37.2", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}})
+    data = render_context(native)
+    assert (data["kubernetesVersion"], data["workloadGates"]) == ("1.37", ["GenericWorkload", "WorkloadWithJob"])
+    ctx = FleetContext.from_dict(json.loads(json.dumps(data)))
+    assert (ctx.kubernetes_minor, ctx.native_jobs, ctx.native_gang_api) == (37, True, True)
+    assert [p.name for p in ctx.pools if p.native_gangs] == ["h100", "b200"]
+    assert [p.name for p in ctx.native_pools("solo")] == ["b200"]
+
+
+def test_a_default_model_runs_no_workload_gate_and_an_older_context_knows_no_cluster():
+    assert render_context(_fleet())["workloadGates"] == []
+    older = {k: v for k, v in render_context(_fleet()).items() if k not in ("kubernetesVersion", "workloadGates")}
+    ctx = FleetContext.from_dict(older)
+    assert (ctx.kubernetes_minor, ctx.native_jobs, ctx.native_gang_api) == (None, False, False)

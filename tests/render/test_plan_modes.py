@@ -39,3 +39,30 @@ def test_kueue_does_not_manage_the_coscheduling_teams_namespaces():
     selector = render_manager_config(MIXED)["managedJobsNamespaceSelector"]
     managed = {v for e in selector["matchExpressions"] for v in e["values"]}
     assert "robotics" not in managed and {"llm", "vision", "secure"} <= managed
+
+
+def _native_plan():
+    from tests.render.builders import fleet, pool, quota, team
+
+    model = fleet(pools=[pool("h100", placement="native"), pool("b200", system="native")],
+                  teams=[team("research", {"h100": quota(16, 8)}), team("solo", {"b200": quota(80)}, cohort=None)],
+                  kubernetes={"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}})
+    return build_plan(model, render_all(model))
+
+
+def test_native_gang_pools_are_listed_with_their_mode_and_what_the_control_plane_needs():
+    plan = _native_plan()
+    assert {p.pool.name: p.mode for p in plan.pools} == {"h100": "shared, native gangs", "b200": "one team, native gangs"}
+    needs = [w for w in plan.warnings if w.startswith("native gang pools")]
+    assert len(needs) == 1
+    assert "--feature-gates=GenericWorkload=true,WorkloadWithJob=true" in needs[0]
+    assert "--runtime-config=scheduling.k8s.io/v1beta1=true" in needs[0] and "no object is rendered" in needs[0]
+
+
+def test_a_native_pool_renders_no_object_of_its_own():
+    from tests.render.builders import fleet, pool, quota, team
+
+    gates = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
+    per_pod = fleet(pools=[pool("h100")], teams=[team("research", {"h100": quota(16, 8)})], kubernetes=gates)
+    native = fleet(pools=[pool("h100", placement="native")], teams=[team("research", {"h100": quota(16, 8)})], kubernetes=gates)
+    assert ([o.manifest for o in render_all(per_pod).objects] == [o.manifest for o in render_all(native).objects])

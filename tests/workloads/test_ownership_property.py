@@ -31,7 +31,7 @@ from tests.render.builders import fleet, pool, quota, team
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
 VERSIONS = {"batch.volcano.sh": "v1alpha1", "scheduling.volcano.sh": "v1beta1", "scheduling.x-k8s.io": "v1alpha1",
             "batch": "v1", "jobset.x-k8s.io": "v1alpha2", "kubeflow.org": "v1", "trainer.kubeflow.org": "v1alpha1",
-            "": "v1", "apps": "v1", "leaderworkerset.x-k8s.io": "v1", "ray.io": "v1"}
+            "": "v1", "apps": "v1", "leaderworkerset.x-k8s.io": "v1", "ray.io": "v1", "scheduling.k8s.io": "v1beta1"}
 
 
 def _mixed():

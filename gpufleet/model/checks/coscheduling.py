@@ -29,28 +29,33 @@ from gpufleet.model.checks.dedicated import cohort_quota
 SUPPORTED = "0.34."
 
 
-def _quota(fleet: Fleet, pool: Pool) -> Iterator[Issue]:
+def one_team_quota(fleet: Fleet, pool: Pool, mechanism: str, route: str) -> Iterator[Issue]:
+    """Quota rules of a pool whose mechanism has no quota (coscheduling, native): one team, no borrowing, no other pool.
+
+    ``mechanism`` names it in messages ("the coscheduling plugin"), ``route`` where the team's namespaces go.
+    """
     owner: str | None = None
+    kind = f"{pool.system} pool {pool.name!r}"
     for t, team in enumerate(fleet.teams):
         q = team.quota.get(pool.name)
         if q is None:
             continue
         path = FieldPath.of("teams", t, "quota", pool.name)
         if owner is not None:
-            yield Issue(path, f"coscheduling pool {pool.name!r} already belongs to team {owner!r}: the coscheduling plugin has "
-                        "no quota between teams", f"move team {team.name!r} to a Kueue or Volcano pool, or give it a coscheduling pool of its own")
+            yield Issue(path, f"{kind} already belongs to team {owner!r}: {mechanism} has "
+                        "no quota between teams", f"move team {team.name!r} to a Kueue or Volcano pool, or give it a {pool.system} pool of its own")
             continue
         owner = team.name
         for field, value in (("borrowingLimit", q.borrowing_limit), ("lendingLimit", q.lending_limit)):
             if value is not None:
-                yield Issue(path.child(field), f"coscheduling pool {pool.name!r} cannot borrow or lend (the plugin has no quota)",
+                yield Issue(path.child(field), f"{kind} cannot borrow or lend ({mechanism} has no quota)",
                             f"remove {field}")
         for other in team.quota:
             if other != pool.name:
-                yield Issue(FieldPath.of("teams", t, "quota", other), f"team {team.name!r} holds coscheduling pool {pool.name!r}: all its "
-                            f"namespaces go to the second scheduler, so its quota on {other!r} would never be used",
+                yield Issue(FieldPath.of("teams", t, "quota", other), f"team {team.name!r} holds {kind}: all its "
+                            f"namespaces go to {route}, so its quota on {other!r} would never be used",
                             f"give the {other!r} quota to a team with its own namespaces")
-    yield from cohort_quota(fleet, pool, f"coscheduling pool {pool.name!r} has one team's quota; a cohort cannot share it")
+    yield from cohort_quota(fleet, pool, f"{kind} has one team's quota; a cohort cannot share it")
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
@@ -60,7 +65,7 @@ def check(fleet: Fleet) -> Iterable[Issue]:
         if pool.system != "coscheduling":
             continue
         base = FieldPath.of("pools", i)
-        yield from _quota(fleet, pool)
+        yield from one_team_quota(fleet, pool, "the coscheduling plugin", "the second scheduler")
         if not pool.node_labels:
             yield Issue(base.child("nodeLabels"), f"coscheduling pool {pool.name!r} has no nodeLabels: its pods could land on any node",
                         "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)")

@@ -12,6 +12,13 @@ and GANG002 (above it) read one definition and remediate the same field:
 - Kubeflow jobs: ``runPolicy.schedulingPolicy.minAvailable`` against Σ replicas.
 - PodGroups: ``minMember`` against the pods of the run that join the group.
 - Kueue plain pods: ``pod-group-total-count`` against the pods of the run in the group.
+- Kubernetes' own gang scheduling (:mod:`gpufleet.workloads.native`, kubernetes v1.37.2): a
+  batch Job's ``spec.scheduling.schedulingPolicy.gang.minCount`` against its ``parallelism``;
+  a ``scheduling.k8s.io`` PodGroup's ``spec.schedulingPolicy.gang.minCount`` against the pods
+  of the run that join it (``spec.schedulingGroup.podGroupName``); a Workload's
+  ``podGroupTemplates[i]`` gang ``minCount`` against the pods of the run's PodGroups made from
+  that template (``spec.workloadRef``), or against the ``parallelism`` of the Job it names in
+  ``spec.controllerRef``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.util.quickinit import quick_init
 from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
+from gpufleet.workloads.native import GROUP as NATIVE, JOB_GANG, gang_policies
 from gpufleet.workloads.types import SPEC
 
 _MIN_AVAILABLE = SPEC.child("minAvailable")
@@ -88,8 +96,54 @@ def _group_members(view: WorkloadView, ctx: CheckContext, name: str | None) -> i
     return ctx.run.member_pods(view.namespace, name) if name and ctx.objects else 0
 
 
+def _native_job(view: WorkloadView) -> Iterator[Minimum]:
+    spec = as_map(view.obj.get("spec"))
+    gang = as_map(as_map(as_map(spec.get("scheduling")).get("schedulingPolicy")).get("gang"))
+    written = as_int(gang.get("minCount"))
+    parallelism = as_int(spec.get("parallelism"), 1)
+    if written is not None and parallelism is not None:
+        yield Minimum(JOB_GANG.child("minCount"), written, parallelism, "pods the Job runs at once (parallelism)")
+
+
+def _template_pods(view: WorkloadView, ctx: CheckContext, template: str) -> int:
+    """Pods of the run in the PodGroups made from ``template`` of Workload ``view``, or of the Job it names."""
+    pods = 0
+    for other in ctx.run.views:
+        if other is None or other.group != NATIVE or other.kind != "PodGroup" or other.namespace != view.namespace:
+            continue
+        ref = as_map(as_map(other.obj.get("spec")).get("workloadRef"))
+        if ref.get("workloadName") == view.name and ref.get("templateName") == template and other.name:
+            pods += _group_members(other, ctx, other.name)
+    if pods:
+        return pods
+    owner = as_map(as_map(view.obj.get("spec")).get("controllerRef"))
+    if owner.get("kind") == "Job" and owner.get("name"):
+        job = next((v for v in ctx.run.views if v is not None and (v.group, v.kind) == ("batch", "Job")
+                    and v.name == owner.get("name") and v.namespace == view.namespace), None)
+        return job.total_pods if job is not None else 0
+    return 0
+
+
+def _native_workload(view: WorkloadView, ctx: CheckContext) -> Iterator[Minimum]:
+    spec = as_map(view.obj.get("spec"))
+    for policy in gang_policies(view.obj):
+        field, index = policy.path.segments[1:3]
+        templates = as_list(spec.get(str(field)))
+        template = as_map(templates[index]) if isinstance(index, int) and index < len(templates) else {}
+        count = _template_pods(view, ctx, str(template.get("name") or "")) if ctx.objects else 0
+        if count and policy.min_count is not None:
+            yield Minimum(policy.path, policy.min_count, count, f"pods of this run placed from template "
+                          f"{template.get('name')!r}", observed=True)
+
+
 def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:
     """Every gang minimum ``view`` declares with the count it guards."""
+    if view is not None and (view.group, view.kind) == ("batch", "Job"):
+        yield from _native_job(view)
+        return
+    if view is not None and (view.group, view.kind) == (NATIVE, "Workload"):
+        yield from _native_workload(view, ctx)
+        return
     if view is None or view.gang_min is None:
         if view is not None and view.group == "batch.volcano.sh":
             yield from _volcano(view)
@@ -127,4 +181,5 @@ KINDS = (
     ("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"),
     ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
     ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"), ("", "Pod"),
+    ("batch", "Job"), (NATIVE, "Workload"), (NATIVE, "PodGroup"),
 )

@@ -18,7 +18,16 @@ A gang minimum below the number of pods the gang runs:
 - Volcano and scheduler-plugins PodGroups: `spec.minMember` below the pods of the same
   run that join the group (`scheduling.k8s.io/group-name`, `scheduling.x-k8s.io/pod-group`);
 - Kueue plain-pod groups: `kueue.x-k8s.io/pod-group-total-count` below the pods of the
-  run labelled with that `pod-group-name`.
+  run labelled with that `pod-group-name`;
+- Kubernetes' own gang scheduling (`scheduling.k8s.io`, facts at kubernetes v1.37.2 in
+  `gpufleet/kubetypes/workload_api.py`): a batch Job's
+  `spec.scheduling.schedulingPolicy.gang.minCount` below its `parallelism` (the Job controller
+  copies it into the Workload and PodGroup it creates); a PodGroup's
+  `spec.schedulingPolicy.gang.minCount` below the pods of the run that join it
+  (`spec.schedulingGroup.podGroupName`); a Workload's `podGroupTemplates[i]` gang `minCount`
+  below the pods of the run's PodGroups made from that template, or the `parallelism` of the
+  Job its `spec.controllerRef` names. kube-scheduler's GangScheduling plugin binds the group
+  once `minCount` pods fit (`gangscheduling.go` Permit).
 
 Skipped for objects annotated `gpufleet.dev/elastic: "true"` and for PyTorchJobs with an
 `elasticPolicy`: elastic trainers are built to run with fewer ranks. Volcano's webhook

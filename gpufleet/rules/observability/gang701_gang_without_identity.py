@@ -77,7 +77,7 @@ from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_tem
 
 _KIND_OF = {"jobs": "Job", "podgroups": "PodGroup", "jobsets": "JobSet", "pytorchjobs": "PyTorchJob",
             "mpijobs": "MPIJob", "trainjobs": "TrainJob", "leaderworkersets": "LeaderWorkerSet",
-            "rayjobs": "RayJob", "rayclusters": "RayCluster"}
+            "rayjobs": "RayJob", "rayclusters": "RayCluster", "workloads": "Workload"}
 MUTATED_KINDS = frozenset((group, _KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES)
 """(apiGroup, kind) of the workloads the admission controller's mutating webhook is sent."""
 FIX = f"label every pod template of the gang with {GANG_LABEL}: <unique name of the gang>"

@@ -23,6 +23,14 @@ stall or restart as a whole) and may still not fit the rest of the preemptor's g
 Kueue (workload priority and ClusterQueue preemption) and Volcano (`gangpreempt`)
 preempt whole workloads; kube-scheduler must not do it behind their back.
 
+Kubernetes' own gang scheduling (1.36+, `GenericWorkload` on) changes only part of this:
+a pod of a gang PodGroup preempts for its whole group (`defaultpreemption/default_preemption.go`
+and `preemption/podgrouppreemption.go` at v1.37.2), and a victim in a PodGroup with
+`disruptionMode: {all: {}}` is evicted with its group or not at all; every other victim
+(a Kueue or Volcano gang's pod, a PodGroup left at the default `single`) is still taken pod by
+pod (`preemption/types.go`). So the verdict stands; GANG207 reports native gangs left at
+`single`.
+
 Example
 
 ```yaml

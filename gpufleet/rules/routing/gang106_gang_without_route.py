@@ -39,6 +39,16 @@ makes Kueue hold the job (GANG103 then says it waits forever for a queue name); 
 with a LocalQueue is GANG103's, a Volcano-only team GANG101's, a namespace of no team
 GANG105's. Single-pod jobs and Deployments are not gangs and are never reported.
 
+On a cluster whose Job controller gang-schedules Jobs itself (a fleet context with
+`GenericWorkload` and `WorkloadWithJob` on; `gpufleet/kubetypes/workload_api.py` at kubernetes
+v1.37.2), a batch Job it gangs names its route: a 1.36 Indexed Job with `parallelism` =
+`completions`, a 1.37 Job with `spec.scheduling.schedulingPolicy.gang`. One that does not
+qualify (not Indexed at 1.36, no `spec.scheduling` at 1.37, `parallelism` ≠ `completions`, a
+sweep) binds pod by pod and is reported as before; in a namespace of a team with a native
+pool the fix is the field that makes it qualify. A gang that asks for native gang scheduling
+(`spec.schedulingGroup`, `spec.scheduling`) on a cluster the fleet context says does not run
+it (the API server drops or forbids the field) is reported at that field.
+
 In a namespace whose team's pools are scheduled by scheduler-plugins' coscheduling,
 the fix names only the route that team has (a pod group of the gang's size and the
 coscheduling scheduler), never Kueue or Volcano, which do not serve it (GANG806 reports
@@ -90,7 +100,10 @@ from gpufleet.rules import gangs
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
 from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
+from gpufleet.rules.routing._native import ignored_ask
+from gpufleet.kubetypes import workload_api as wa
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.workloads.native import near_miss
 
 CODE = "GANG106"
 KINDS = (
@@ -117,7 +130,8 @@ def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
     kueue = bool(view.queue_label or _has_kueue_keys(view)) and not kueue_integration_off(view, ctx)
     return bool(kueue or view.volcano_queue or view.pod_group or policy or keys.RAY_GANG in view.labels
                 or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE))
-                or names_gang_placement(view) or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
+                or names_gang_placement(view) or gangs.native_gang(view, ctx) is not None
+                or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
 
 
 def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
@@ -129,6 +143,12 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
     if off and team is not None and not volcano_only(team):
         return (f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, so Kueue "
                 "never admits it (a queue label does nothing)")
+    if (team is not None and not team.local_queue and fleet.native_jobs and fleet.native_pools(view.namespace)
+            and (view.group, view.kind) == ("batch", "Job")):
+        why = ("Indexed with completions equal to parallelism" if wa.jobs_gang_by_shape(fleet.kubernetes_minor or 0)
+               else "spec.scheduling.schedulingPolicy.gang")
+        return (f"and it is no Job the Kubernetes 1.{fleet.kubernetes_minor} Job controller gang-schedules (it gangs only "
+                f"a Job with {why})")
     if team is None or team.local_queue or volcano_only(team):
         return None  # GANG105, GANG103 and GANG101 report these
     holds = fleet.kueue_holds_unlabelled(view.namespace)
@@ -186,6 +206,15 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if off is not None and asks_for_gpus(view, ctx):
         yield _gated(view, ctx, off, label)
         return
+    ignored = ignored_ask(view, ctx) if gang and asks_for_gpus(view, ctx) else None
+    if ignored is not None:
+        path, why = ignored
+        yield Violation(path, f"this {view.total_pods}-pod GPU gang asks for Kubernetes' own gang scheduling at {path}, but {why}: "
+                        "default-scheduler binds its pods one by one, so part of the gang can start, hold its GPUs and wait "
+                        "for ranks that never come",
+                        "turn the gates on (the model's kubernetes.featureGates, for a cluster that runs them), or "
+                        + _fix(view, ctx, label))
+        return
     if not gang or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
         return
     if ctx.fleet is None:
@@ -203,6 +232,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 def _fix(view: WorkloadView, ctx: CheckContext, label: str) -> str:
     """The routes the namespace's team has: a coscheduling team's gangs need a pod group, never Kueue or Volcano."""
+    native = native_route(view, ctx)
+    if native is not None:
+        return native
     if in_coscheduling_namespace(ctx, view.namespace):
         scheduler = ctx.fleet.coscheduling_scheduler if ctx.fleet is not None else None
         return (f"give it a pod group of the gang's size: label its pod templates {keys.COSCHEDULING_GROUP}: "
@@ -211,6 +243,19 @@ def _fix(view: WorkloadView, ctx: CheckContext, label: str) -> str:
                 "scheduler-plugins' coscheduling, not Kueue or Volcano)")
     return (f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
             "or give it a pod group of the gang's size")
+
+
+def native_route(view: WorkloadView, ctx: CheckContext) -> str | None:
+    """The fix on a cluster that gang-schedules Jobs itself, for a batch Job of a team with a native pool."""
+    fleet = ctx.fleet
+    if fleet is None or not fleet.native_jobs or (view.group, view.kind) != ("batch", "Job") or not fleet.native_pools(view.namespace):
+        return None
+    near = near_miss(view.obj, fleet.kubernetes_minor or 0)
+    shape = ("set completionMode: Indexed with completions equal to parallelism" if wa.jobs_gang_by_shape(fleet.kubernetes_minor or 0)
+             else "set spec.scheduling.schedulingPolicy.gang: {} (minCount defaults to parallelism), with completions equal to parallelism")
+    done = " (the admission controller adds it on CREATE)" if near is not None else ""
+    return (f"let the Job controller make it a gang: {shape}{done}; kube-scheduler then binds all its pods or none "
+            f"(team pools {', '.join(p.name for p in fleet.native_pools(view.namespace))} are placed by Kubernetes' own gang scheduling)")
 
 
 RULE = Rule(
