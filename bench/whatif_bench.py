@@ -6,7 +6,8 @@ nominal), synthesises ``--jobs`` jobs over ``--hours`` trace hours (``gpufleet w
 trace synth``, ``--seed``), and replays it once on a fresh sandbox at ``--time-scale``
 (:func:`gpufleet.sandbox.replay.replay`) until the trace's last hour has passed (jobs still
 running then are counted as such). The floor is that horizon divided by the time scale:
-the wall time of a replay with no lag; the ratio shows how far the replay fell behind. Printed: wall seconds of the sandbox start and of the replay, the ratio of the
+the wall time of a replay with no lag. The replay's own lag: how long after its submit time
+each job's create call returned (p95 and max, wall seconds). Printed: wall seconds of the sandbox start and of the replay, the ratio of the
 replay to its floor, trace seconds per wall second, pods created and bound per second,
 the sandbox's peak resident memory (every process it started, sampled each second) and
 the report's fleet numbers. With ``--growth``, the same again at 2x jobs and at 2x nodes,
@@ -90,11 +91,14 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
     pods = sum(len(j.spans) for j in log.jobs)
     bound = sum(s.bound is not None for j in log.jobs for s in j.spans.values())
     fleet_m = metrics.fleet_metrics(log)
+    lags = sorted((j.created - j.submitted) / k for j in log.jobs if j.created is not None)
     floor = log.horizon / k
     return {"nodes": nodes, "teams": teams, "jobs": jobs, "traceHours": hours, "timeScale": k, "seed": seed,
             "startSeconds": round(marks["up"] - began, 1), "replaySeconds": round(replay_wall, 1),
             "floorSeconds": round(floor, 1), "ratioToFloor": round(replay_wall / floor, 3),
             "traceSecondsPerWallSecond": round(log.horizon / replay_wall, 1),
+            "submitLagP95WallSeconds": round(lags[int(0.95 * (len(lags) - 1))], 3) if lags else None,
+            "submitLagMaxWallSeconds": round(lags[-1], 3) if lags else None,
             "podsCreatedPerSecond": round(pods / replay_wall, 2), "podsBoundPerSecond": round(bound / replay_wall, 2),
             "peakSandboxMiB": round(memory.peak), "finished": fleet_m.finished, "neverAdmitted": fleet_m.never_admitted,
             "gpuHours": round(fleet_m.gpu_hours, 1), "waitP95Seconds": fleet_m.wait_p95_seconds,

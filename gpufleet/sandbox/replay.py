@@ -73,6 +73,7 @@ class _Driver:
     def submit(self, job: TraceJob, entry: JobLog) -> None:
         try:
             self.kube.create(jobs.manifest(job, self.fleet, _annotations(job, self.k)))
+            entry.created = self.now()
         except Exception as exc:  # noqa: BLE001 - a refusal is an outcome: recorded, never replayed again
             entry.evictions.append(_refused(self.now(), api_message(exc)))
 

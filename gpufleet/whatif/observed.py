@@ -40,6 +40,8 @@ class JobLog:
     pods: int
     gpus_per_pod: int
     submitted: float
+    created: float | None = None
+    """When the replay's create call returned (trace seconds): its lag behind ``submitted`` is the replay's own."""
     admitted: list[float] = field(default_factory=list)
     evictions: list[Eviction] = field(default_factory=list)
     requeues: list[float] = field(default_factory=list)
