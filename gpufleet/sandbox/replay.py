@@ -23,7 +23,7 @@ from gpufleet.sandbox.kube import Kube, api_message, wait_for
 from gpufleet.sandbox.kwok import COMPLETE_AFTER
 from gpufleet.sandbox.replay_watch import Recorder, start_watches
 from gpufleet.sandbox.state import State, down
-from gpufleet.sandbox.trial import fail_pod
+from gpufleet.sandbox.trial import finish_pod
 from gpufleet.sandbox.up import Options, up
 from gpufleet.whatif import jobs, metrics, timescale
 from gpufleet.whatif.observed import Eviction, JobLog, ReplayLog
@@ -89,7 +89,7 @@ class _Driver:
             pods = self.kube.list("v1", "Pod", job.namespace, label_selector=f"{jobs.JOB_LABEL}={job.name}")
             running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
             if running:
-                fail_pod(self.kube, running[0])
+                finish_pod(self.kube, running[0])
                 self.failed.add(job.name)
 
     @property
