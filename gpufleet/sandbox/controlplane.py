@@ -1,11 +1,12 @@
 """The command lines of etcd and the Kubernetes control plane, and the admin kubeconfig.
 
 Flags follow controller-runtime's envtest (``pkg/internal/testing/controlplane/apiserver.go``,
-v0.23) and kubernetes ``hack/local-up-cluster.sh`` (v1.35.4): everything binds and
+v0.23) and kubernetes ``hack/local-up-cluster.sh`` (v1.37.2): everything binds and
 advertises 127.0.0.1; ``--endpoint-reconciler-type=none`` because Endpoints validation
 refuses loopback addresses; the service range is configuration only (nothing is routed
 there: every webhook here is called by URL). etcd takes only TLS clients with a certificate
 of its own CA (the API server's is ``apiserver-etcd-client``; ``gpufleet.sandbox.pki``).
+The feature gates and API versions (``gpufleet.sandbox.gates``) go to every component that reads them.
 Pure: paths and ports in, argv lists and YAML text out. Called by ``gpufleet.sandbox.up``.
 """
 
@@ -16,9 +17,10 @@ from pathlib import Path
 
 import yaml
 
+from gpufleet.sandbox.gates import Gates
 from gpufleet.sandbox.pki import Pki
 
-K8S_VERSION = "v1.35.4"
+K8S_VERSION = "v1.37.2"
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def etcd_argv(binary: Path, pki: Pki, data: Path, ports: Ports) -> list[str]:
             "--unsafe-no-fsync", "--log-level=warn", "--quota-backend-bytes=2147483648"]
 
 
-def apiserver_argv(binary: Path, pki: Pki, ports: Ports, state: Path) -> list[str]:
+def apiserver_argv(binary: Path, pki: Pki, ports: Ports, state: Path, gates: Gates = Gates()) -> list[str]:
     return [str(binary), f"--etcd-servers={etcd_url(ports)}", f"--etcd-cafile={pki.etcd_ca_crt}",
             f"--etcd-certfile={pki.apiserver_etcd_client_crt}", f"--etcd-keyfile={pki.apiserver_etcd_client_key}",
             "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={ports.apiserver}",
@@ -69,15 +71,16 @@ def apiserver_argv(binary: Path, pki: Pki, ports: Ports, state: Path) -> list[st
             "--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none",
             "--disable-admission-plugins=ServiceAccount", "--allow-privileged=true",
             f"--cert-dir={state / 'apiserver-certs'}", "--enable-priority-and-fairness=false",
-            "--profiling=false", "--v=1"]
+            "--profiling=false", "--v=1", *gates.apiserver_flags()]
 
 
-def controller_manager_argv(binary: Path, pki: Pki, ports: Ports, kubeconfig_path: Path) -> list[str]:
+def controller_manager_argv(binary: Path, pki: Pki, ports: Ports, kubeconfig_path: Path,
+                            gates: Gates = Gates()) -> list[str]:
     # The Job, garbage-collector and node-lifecycle controllers are the ones that matter here.
     return [str(binary), f"--kubeconfig={kubeconfig_path}", "--leader-elect=false", "--controllers=*",
             f"--service-account-private-key-file={pki.sa_key}", f"--root-ca-file={pki.ca_crt}",
             "--bind-address=127.0.0.1", f"--secure-port={ports.controller_manager}",
-            "--use-service-account-credentials=false", "--concurrent-job-syncs=10", "--v=1"]
+            "--use-service-account-credentials=false", "--concurrent-job-syncs=10", "--v=1", *gates.component_flags()]
 
 
 def scheduler_config(kubeconfig_path: Path) -> str:
@@ -86,5 +89,7 @@ def scheduler_config(kubeconfig_path: Path) -> str:
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def scheduler_argv(binary: Path, config: Path, ports: Ports) -> list[str]:
-    return [str(binary), f"--config={config}", "--bind-address=127.0.0.1", f"--secure-port={ports.scheduler}", "--v=1"]
+def scheduler_argv(binary: Path, config: Path, ports: Ports, gates: Gates = Gates()) -> list[str]:
+    # The default profile holds GangScheduling whenever GenericWorkload is on (``gpufleet.sandbox.gates``).
+    return [str(binary), f"--config={config}", "--bind-address=127.0.0.1", f"--secure-port={ports.scheduler}", "--v=1",
+            *gates.component_flags()]

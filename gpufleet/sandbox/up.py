@@ -16,9 +16,9 @@ run, and so does the controller's backend, unregistered. Called by
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import yaml
 
@@ -28,6 +28,7 @@ from gpufleet.render.files import context_json
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.volcano import render_scheduler_conf_yaml
 from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, nodes, volcano
+from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.kube import Kube, established, wait_for
 from gpufleet.sandbox.pki import Pki, make_pki, private_dir, write_private
@@ -59,6 +60,16 @@ class Options:
     refuses what the pinned v1.15.1 accepts (docs/sandbox.md)."""
     engines_only: bool = False
     """Start the engines (and the controller's backend) only: a Pulumi stack applies the rest (``State.stack``)."""
+    native_gang: bool = False
+    """Run Kubernetes' own gang scheduling: ``GenericWorkload`` and ``WorkloadWithJob`` on and
+    ``scheduling.k8s.io/v1beta1`` served (``gpufleet.sandbox.gates``); off, the control plane keeps its defaults."""
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    """Further feature gates for the API server, controller manager and scheduler (over ``native_gang``'s)."""
+    runtime_config: Mapping[str, bool] = field(default_factory=dict)
+    """Further API versions for the API server to serve or not (``--runtime-config``)."""
+
+    def gates(self) -> Gates:
+        return gates(self.native_gang, self.feature_gates, self.runtime_config)
 
 
 def engines_needed(fleet: Fleet) -> list[str]:
@@ -115,15 +126,15 @@ class _Run:
         return path
 
 
-def _control_plane(r: _Run) -> None:
+def _control_plane(r: _Run, g: Gates = Gates()) -> None:
     p, e = r.ports, r.engines
     r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.pki, r.dir / "etcd", p))
-    r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir))
+    r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir, g))
     r.kube = Kube(r.kubeconfig)
     r.run("kube-controller-manager",
-          controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig))
+          controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig, g))
     config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig))
-    r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p))
+    r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p, g))
 
 
 def _install_crds(r: _Run, fleet: Fleet) -> None:
@@ -230,7 +241,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
 
 def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     """Every step of ``up`` after the PKI, in the order the module's docstring gives."""
-    _control_plane(r)
+    _control_plane(r, options.gates())
     _install_crds(r, fleet)
     namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
     if fleet.engines.volcano.enabled:
@@ -263,12 +274,12 @@ def _started(r: _Run, steps: Callable[[], None]) -> State:
         raise
 
 
-def control_plane(directory: Path) -> State:
+def control_plane(directory: Path, g: Gates = Gates()) -> State:
     """Start etcd and the Kubernetes control plane only, in ``directory``: for a caller that needs an API
     server and no engine (the e2e tier's control-plane checks); ``down`` stops it."""
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, "", locate(["etcd", "kube"]))
-    return _started(r, lambda: _control_plane(r))
+    return _started(r, lambda: _control_plane(r, g))
 
 
 def _apply_rendered(kube: Kube, rendered) -> bool:

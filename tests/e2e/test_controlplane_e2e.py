@@ -1,4 +1,4 @@
-"""The sandbox's real control plane (etcd v3.6.16, Kubernetes v1.35.4): etcd takes only clients with a
+"""The sandbox's real control plane (etcd v3.6.16, Kubernetes v1.37.2): etcd takes only clients with a
 certificate of its own CA, the API server is one, and stopping it leaves no zombie behind.
 
 Needs only the etcd and kube engines (``gpufleet.sandbox.up.control_plane``), so it is the

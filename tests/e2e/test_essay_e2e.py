@@ -1,6 +1,7 @@
 """The essay's opening, on the real engines: per-pod binding strands GPUs; a gang binds all or nothing.
 
-Real kube-scheduler v1.35.4 and Volcano (sandbox/engines), KWOK nodes of 8 GPUs:
+Real kube-scheduler v1.37.2 (its workload gates off; Kubernetes' own gang is
+tests/e2e/test_native_gang_e2e.py) and Volcano (sandbox/engines), KWOK nodes of 8 GPUs:
 - a 64-rank x 8-GPU job on a pool of 50 free nodes: the default scheduler binds 50 pods
   and leaves 14 Pending (400 GPUs held by a job that can never start); the same job as
   a Volcano Job binds none and its PodGroup records why;

@@ -1,4 +1,5 @@
-"""etcd takes only TLS clients with a certificate of its own CA on 127.0.0.1, and the API server presents one."""
+"""etcd takes only TLS clients with a certificate of its own CA on 127.0.0.1, and the API server presents one;
+the workload-scheduling gates reach every component that reads them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.sandbox.controlplane import Ports, apiserver_argv, etcd_argv
+from gpufleet.sandbox.controlplane import Ports, apiserver_argv, controller_manager_argv, etcd_argv, scheduler_argv
+from gpufleet.sandbox.gates import gates
 from gpufleet.sandbox.pki import Pki
 
 PKI = Pki(Path("/sb/pki"))
@@ -39,3 +41,47 @@ def test_etcd_has_no_plain_http_url():
 ])
 def test_the_api_server_reaches_etcd_over_tls_with_its_client_certificate(flag, value):
     assert _flags(apiserver_argv(Path("/bin/kube-apiserver"), PKI, PORTS, Path("/sb")))[flag] == value
+
+
+NATIVE = gates(native_gang=True)
+
+
+def _argvs(g) -> dict[str, list[str]]:
+    return {"kube-apiserver": apiserver_argv(Path("/bin/kube-apiserver"), PKI, PORTS, Path("/sb"), g),
+            "kube-controller-manager": controller_manager_argv(Path("/bin/kcm"), PKI, PORTS, Path("/sb/kc"), g),
+            "kube-scheduler": scheduler_argv(Path("/bin/kube-scheduler"), Path("/sb/s.yaml"), PORTS, g)}
+
+
+@pytest.mark.parametrize("component", ["kube-apiserver", "kube-controller-manager", "kube-scheduler"])
+def test_native_gang_turns_the_workload_gates_on_in_every_component(component):
+    assert _flags(_argvs(NATIVE)[component])["feature-gates"] == "GenericWorkload=true,WorkloadWithJob=true"
+
+
+def test_native_gang_serves_the_beta_scheduling_api_on_the_api_server_only():
+    argvs = _argvs(NATIVE)
+    assert _flags(argvs["kube-apiserver"])["runtime-config"] == "scheduling.k8s.io/v1beta1=true"
+    assert [c for c, argv in argvs.items() if "runtime-config" in _flags(argv)] == ["kube-apiserver"]
+
+
+@pytest.mark.parametrize("component", ["kube-apiserver", "kube-controller-manager", "kube-scheduler"])
+def test_without_native_gang_the_components_keep_their_default_gates(component):
+    assert not {"feature-gates", "runtime-config"} & _flags(_argvs(gates())[component]).keys()
+
+
+def test_explicit_gates_and_api_versions_go_over_native_gangs():
+    g = gates(native_gang=True, feature_gates={"WorkloadWithJob": False, "TopologyAwareWorkloadScheduling": True},
+              runtime_config={"scheduling.k8s.io/v1alpha3": True})
+    flags = _flags(_argvs(g)["kube-apiserver"])
+    assert flags["feature-gates"] == "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,WorkloadWithJob=false"
+    assert flags["runtime-config"] == "scheduling.k8s.io/v1alpha3=true,scheduling.k8s.io/v1beta1=true"
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    ({"feature_gates": {"generic-workload": True}}, "feature gate 'generic-workload'"),
+    ({"feature_gates": {"GenericWorkload=true": True}}, "feature gate 'GenericWorkload=true'"),
+    ({"runtime_config": {"scheduling.k8s.io": True}}, "runtime config 'scheduling.k8s.io'"),
+    ({"runtime_config": {"scheduling.k8s.io/v1beta1,x": True}}, "runtime config 'scheduling.k8s.io/v1beta1,x'"),
+])
+def test_a_malformed_gate_or_api_version_is_refused_by_name(kwargs, named):
+    with pytest.raises(ValueError, match=named):
+        gates(**kwargs)
