@@ -22,6 +22,7 @@ from typing import Callable, Mapping
 
 import yaml
 
+from gpufleet.kubetypes import workload_api
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import render_all
 from gpufleet.render.files import context_json
@@ -70,6 +71,18 @@ class Options:
 
     def gates(self) -> Gates:
         return gates(self.native_gang, self.feature_gates, self.runtime_config)
+
+
+def model_gates(fleet: Fleet, options: Options) -> Gates:
+    """The control plane's gates: the model's ``kubernetes.featureGates`` (and, with ``GenericWorkload`` on, the
+    Workload API version served), then the options' on top. The sandbox runs kube v1.37.2 whatever
+    ``kubernetes.version`` says; the model's checks refuse a gate that version lacks."""
+    k8s = fleet.kubernetes
+    served: dict[str, bool] = {}
+    if workload_api.GENERIC_WORKLOAD in k8s.gates_on and (config := workload_api.runtime_config(k8s.minor)):
+        served[config.split("=", 1)[0]] = True
+    return gates(options.native_gang, {**k8s.feature_gates, **options.feature_gates},
+                 {**served, **options.runtime_config})
 
 
 def engines_needed(fleet: Fleet) -> list[str]:
@@ -241,7 +254,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
 
 def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     """Every step of ``up`` after the PKI, in the order the module's docstring gives."""
-    _control_plane(r, options.gates())
+    _control_plane(r, model_gates(fleet, options))
     _install_crds(r, fleet)
     namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
     if fleet.engines.volcano.enabled:

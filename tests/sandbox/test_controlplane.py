@@ -6,10 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gpufleet.sandbox.controlplane import Ports, apiserver_argv, controller_manager_argv, etcd_argv, scheduler_argv
 from gpufleet.sandbox.gates import gates
+from gpufleet.model.loader import parse_model
 from gpufleet.sandbox.pki import Pki
+from gpufleet.sandbox.up import Options, model_gates
 
 PKI = Pki(Path("/sb/pki"))
 PORTS = Ports(etcd=12379, etcd_peer=12380, apiserver=16443, controller_manager=10257, scheduler=10259)
@@ -85,3 +88,12 @@ def test_explicit_gates_and_api_versions_go_over_native_gangs():
 def test_a_malformed_gate_or_api_version_is_refused_by_name(kwargs, named):
     with pytest.raises(ValueError, match=named):
         gates(**kwargs)
+
+
+def test_the_sandbox_runs_the_gates_its_model_declares_with_the_workload_api_served():
+    data = yaml.safe_load((Path(__file__).resolve().parents[2] / "stacks" / "dev.fleet.yaml").read_text())
+    assert model_gates(parse_model(data, "dev"), Options()).apiserver_flags() == []
+    data["kubernetes"] = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
+    flags = model_gates(parse_model(data, "dev"), Options()).apiserver_flags()
+    assert flags == ["--feature-gates=GenericWorkload=true,WorkloadWithJob=true",
+                     "--runtime-config=scheduling.k8s.io/v1beta1=true"]
