@@ -80,6 +80,8 @@ def _print(doc: dict) -> None:
         console.print(f"{side}: scaled durations: {scaled or '-'}", markup=False)
     for kind, as_ in sorted(doc["replayedAs"].items()):
         console.print(f"{kind} replayed as {as_} (docs/whatif.md)", markup=False)
+    for warning in doc["warnings"]:
+        console.print(f"warning: {warning}", markup=False)
 
 
 def run(base: Path = typer.Argument(..., help="The base model (or, with --git, the model to compare with its revision)."),

@@ -208,3 +208,24 @@ def utilization(log: ReplayLog, samples: int = 200) -> list[tuple[float, float, 
                 useful += job.pods * job.gpus_per_pod
         out.append((t, allocated / capacity, useful / capacity, dict(per_team)))
     return out
+
+
+def fidelity(log: ReplayLog) -> dict[str, float | None]:
+    """How far the sandbox fell behind the trace, in wall seconds (p95): create calls after their submit time, and
+    pods from bound to Running. Near the scaled pods-ready timeout, evictions are the machine's, not the model's."""
+    k = log.time_scale
+    lags = [(j.created - j.submitted) / k for j in log.jobs if j.created is not None]
+    starts = [(s.running - s.bound) / k for j in log.jobs for s in j.spans.values()
+              if s.bound is not None and s.running is not None]
+    p95 = lambda values: None if not values else round(_percentile(values, 0.95), 3)  # noqa: E731
+    return {"submitLagP95WallSeconds": p95(lags), "podStartP95WallSeconds": p95(starts)}
+
+
+def behind(log: ReplayLog) -> str | None:
+    """A warning when pods took more than half the scaled pods-ready timeout to start (p95), else None."""
+    start = fidelity(log)["podStartP95WallSeconds"]
+    timeout = next((wall for name, _, wall in log.scaled if name.endswith("waitForPodsReady.timeout")), None)
+    if start is None or timeout is None or start <= timeout / 2:
+        return None
+    return (f"{log.model}: pods took {start:g} wall s to start (p95), more than half the scaled pods-ready timeout "
+            f"({timeout:g} s): its evictions may be the machine's, not the model's; replay with a lower --time-scale")

@@ -1,8 +1,8 @@
 """The whatif report: base and new side by side, per team and for the fleet, as JSON, Markdown or table rows.
 
 Pure: replay logs in (one or more per model: ``--repeat``), plain data out. The JSON
-(docs/schemas/whatif.schema.json) is ``{"timeScale", "models", "scaled", "replayedAs",
-"teams": [{"team", "base", "new"}], "fleet": {"base", "new"}, "utilization"}``; each side
+(docs/schemas/whatif-run.schema.json) is ``{"timeScale", "models", "scaled", "replayedAs",
+"teams": [{"team", "base", "new"}], "fleet": {"base", "new"}, "utilization", "fidelity", "warnings"}``; each side
 holds the headline numbers of :class:`gpufleet.whatif.metrics.Metrics` (the median over
 repeats) and, with more than one repeat, ``spread``: every number's min and max. The CLI
 (``gpufleet.cli.whatif_cmds``) prints the table; :mod:`gpufleet.whatif.plot` draws.
@@ -63,6 +63,8 @@ def to_json(base: Sequence[ReplayLog], new: Sequence[ReplayLog], replayed_as: di
                    "new": _side(new, lambda log: metrics.team_metrics(log, name))} for name in names],
         "fleet": {"base": _side(base, metrics.fleet_metrics), "new": _side(new, metrics.fleet_metrics)},
         "utilization": {"base": _utilization(first), "new": _utilization(new[0])},
+        "fidelity": {"base": [metrics.fidelity(log) for log in base], "new": [metrics.fidelity(log) for log in new]},
+        "warnings": [w for log in [*base, *new] if (w := metrics.behind(log))],
     }
 
 
@@ -102,6 +104,8 @@ def to_markdown(report: dict[str, Any]) -> str:
              f"horizon {report['horizonSeconds'] / 3600:.2f} trace hours. Times are in trace seconds.", "",
              "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows(report)]
+    for warning in report["warnings"]:
+        lines += ["", f"**Warning:** {warning}"]
     if report["replayedAs"]:
         lines += ["", "Replayed as: " + "; ".join(f"{k} as {v}" for k, v in sorted(report["replayedAs"].items())) + "."]
     return "\n".join(lines) + "\n"

@@ -56,3 +56,13 @@ def test_wait_percentiles_interpolate_between_jobs():
     jobs = [job(f"j{i}", pods=1, submitted=0, spans=[(w, w, w + 10)]) for i, w in enumerate([0, 10, 20, 30, 40])]
     m = metrics.team_metrics(replay_log(*jobs), "alpha")
     assert (m.wait_p50_seconds, m.wait_p95_seconds, m.wait_max_seconds) == (20, pytest.approx(38), 40)
+
+
+def test_fidelity_reports_the_replays_own_lag_and_warns_when_pods_start_slower_than_half_the_timeout():
+    slow = job(pods=1, spans=[(0, 600, 1200)], created=60)  # 10 wall s to start at k = 60
+    log = replay_log(slow)
+    log.scaled = [("admission.waitForPodsReady.timeout", 600.0, 10.0)]
+    assert metrics.fidelity(log) == {"submitLagP95WallSeconds": 1.0, "podStartP95WallSeconds": 10.0}
+    assert "more than half the scaled pods-ready timeout" in metrics.behind(log)
+    log.jobs[0].spans["j-0"].running = 120  # 2 wall s
+    assert metrics.behind(log) is None
