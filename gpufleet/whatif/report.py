@@ -29,7 +29,7 @@ def _combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
         values = [r[key] for r in runs if r[key] is not None]
         out[key] = None if not values else (median(values) if len(values) > 1 else values[0])
         if len(runs) > 1:
-            spread[key] = {"min": min(values), "max": max(values)} if values else None
+            spread[key] = {"min": round(min(values), 3), "max": round(max(values), 3)} if values else None
     for key in ("waitP50Seconds", "waitP95Seconds", "waitMaxSeconds", "gpuHours", "borrowedGpuHours",
                 "preemptedGpuHours", "partialGangGpuHours"):
         if out[key] is not None:
