@@ -28,6 +28,7 @@ from gpufleet.kubetypes.quantity import json_number
 from gpufleet.sandbox import outcome
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
 from gpufleet.sandbox.trial_watch import Ref, Watch
+from gpufleet.workloads import outcomes as O
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class TrialResult:
     @property
     def ok(self) -> bool:
         """The gang ran whole (and, when a rank was failed, restarted whole)."""
-        return self.outcome == ("restartedWhole" if self.failed_pod else "ranWhole")
+        return self.outcome == (O.RESTARTED_WHOLE if self.failed_pod else O.RAN_WHOLE)
 
     def as_dict(self) -> dict[str, Any]:
         v = self.verdict
@@ -143,13 +144,13 @@ def clean(watch: Watch) -> None:
 def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptions = TrialOptions()) -> TrialResult:
     """Submit ``docs`` to the sandbox ``kube`` talks to and report what its engines did with them."""
     start = time.monotonic()
-    result = TrialResult("neverAdmitted", expected_ranks(docs), [])
+    result = TrialResult(O.NEVER_ADMITTED, expected_ranks(docs), [])
     refs, refusal = _submit(kube, docs, options.namespace)
     result.objects = [str(r) for r in refs]
     watch = Watch(kube, refs)
     try:
         if refusal is not None:
-            result.outcome, result.refused_by, result.message = "refused", outcome.refused_by(refusal), refusal
+            result.outcome, result.refused_by, result.message = O.REFUSED, outcome.refused_by(refusal), refusal
             return result
         result.verdict = _run(watch, options, result, start)
         result.outcome = result.verdict.outcome
@@ -169,7 +170,7 @@ def _run(watch: Watch, options: TrialOptions, result: TrialResult, start: float)
         return outcome.classify(seen, expected, resources) if final or result.seconds_to_whole else None
 
     verdict = _watch(watch, options, first)
-    if options.fail_rank is None or verdict.outcome != "ranWhole":
+    if options.fail_rank is None or verdict.outcome != O.RAN_WHOLE:
         if options.fail_rank is not None:
             result.notes.append(f"rank {options.fail_rank} was not failed: the gang never ran whole")
         return verdict

@@ -56,6 +56,7 @@ from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, tea
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import WorkloadView, as_map, group_of, keys, label_path
 from gpufleet.workloads.types import SPEC
+from gpufleet.workloads import outcomes as O
 
 LOCAL_QUEUE = ("kueue.x-k8s.io", "LocalQueue")
 VOLCANO_QUEUE = ("scheduling.volcano.sh", "Queue")
@@ -188,4 +189,5 @@ RULE = Rule(
     summary="A workload names a LocalQueue or Volcano queue the fleet model does not give its team.",
     fix="name the queue the fleet model declares for the namespace's team",
     kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
+    predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
 )

@@ -91,6 +91,7 @@ from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names
 from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG106"
 KINDS = (
@@ -218,4 +219,5 @@ RULE = Rule(
     summary="A multi-pod GPU gang names no Kueue queue, no gang scheduler and no pod group.",
     fix="name a route: a kueue.x-k8s.io/queue-name label, Volcano (queue + schedulerName), or a pod group",
     kinds=KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # no gang scheduler, queue or pod group: the pods bind one by one
 )

@@ -49,6 +49,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import WorkloadView, annotation_path, as_int, keys
+from gpufleet.workloads import outcomes as O
 
 TOTAL = annotation_path(keys.KUEUE_POD_GROUP_TOTAL)
 
@@ -102,4 +103,5 @@ RULE = Rule(
     summary="A Kueue plain-pod group member lacks a valid pod-group-total-count annotation; Kueue's webhook refuses it.",
     fix="annotate kueue.x-k8s.io/pod-group-total-count with the group's pod count on every member",
     kinds=(("", "Pod"),), check=check, needs_objects=True, doc=__doc__ or "",
+    predicts=frozenset({O.REFUSED}),  # Kueue's webhook refuses the pod
 )
