@@ -166,7 +166,7 @@ def after_failure(before: frozenset[str], failed: str, seen: Observed, expected:
         return None
     if kept == others and fresh and len(kept) + len(fresh) >= expected:
         return _verdict(O.RANK_REPLACED_ALONE, seen, resources, why=False)
-    if kept == others and not fresh:
+    if others and kept == others and not fresh:
         return _verdict(O.RANK_NOT_REPLACED, seen, resources)
     if not any(map(alive, seen.pods)):
         return _verdict(O.STOPPED_WHOLE, seen, resources)

@@ -1,0 +1,76 @@
+"""Agreement per rule over many judged cases, and its record for docs/rules.md.
+
+Called by tests/e2e/test_difftier_e2e.py and bench/difftier_bench.py (which writes the
+record to docs/difftier-agreement.json); ``scripts/gen_rules_doc.py`` reads that record
+back through :func:`load` so that docs/rules.md shows each rule's agreement beside it.
+A rule's rate is ``agree / (agree + miss + falseAlarm)``; ``untested`` cases (the engines
+stopped for another reason first) are counted but not rated. The spread is the lowest
+and highest rate over the run's groups (each seed's generated cases; the fixtures and
+examples as one group).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from gpufleet.difftier.compare import AGREE, FALSE_ALARM, MISS, UNTESTED, Judgement
+
+VERDICTS = (AGREE, MISS, FALSE_ALARM, UNTESTED)
+
+
+def rate(counts: Mapping[str, int]) -> float | None:
+    rated = counts.get(AGREE, 0) + counts.get(MISS, 0) + counts.get(FALSE_ALARM, 0)
+    return None if not rated else counts.get(AGREE, 0) / rated
+
+
+@dataclass
+class Tally:
+    by_rule: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    by_group: dict[str, dict[str, Counter]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
+    cases: int = 0
+
+    def add(self, group: str, judgement: Judgement) -> None:
+        self.cases += 1
+        for code, verdict in judgement.verdicts.items():
+            self.by_rule[code][verdict] += 1
+            self.by_group[group][code][verdict] += 1
+
+    def spread(self, code: str) -> tuple[float, float] | None:
+        rates = [r for g in self.by_group.values() if (r := rate(g.get(code, {}))) is not None]
+        return (min(rates), max(rates)) if rates else None
+
+    def record(self, **about: Any) -> dict[str, Any]:
+        """The JSON record: ``about`` (command, date, seeds, cases per minute...) and each rule's counts and spread."""
+        rules = {}
+        for code in sorted(self.by_rule):
+            counts = {v: self.by_rule[code][v] for v in VERDICTS}
+            spread = self.spread(code)
+            rules[code] = {**counts, "rate": rate(counts), "spread": list(spread) if spread else None}
+        return {**about, "cases": self.cases, "rules": rules}
+
+
+def load(path: Path) -> dict[str, Any] | None:
+    """The record a bench run wrote, or None when there is none."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def line(entry: Mapping[str, Any]) -> str:
+    """One rule's agreement in words: ``92% (23 of 25 judged cases; 2 false alarms; spread 88-100%)``."""
+    r = entry.get("rate")
+    judged = entry[AGREE] + entry[MISS] + entry[FALSE_ALARM]
+    if r is None:
+        return f"not judged yet ({entry[UNTESTED]} cases where the engines stopped for another reason first)"
+    parts = [f"{judged} judged cases"]
+    if entry[MISS]:
+        parts.append(f"{entry[MISS]} misses")
+    if entry[FALSE_ALARM]:
+        parts.append(f"{entry[FALSE_ALARM]} false alarms")
+    if entry[UNTESTED]:
+        parts.append(f"{entry[UNTESTED]} untested")
+    low, high = entry.get("spread") or (r, r)
+    parts.append(f"spread {round(low * 100)}-{round(high * 100)}%")
+    return f"{round(r * 100)}% ({'; '.join(parts)})"
