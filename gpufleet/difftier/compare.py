@@ -11,7 +11,8 @@ one it predicts and *contradicted* (``falseAlarm``) when that phase came out gan
 reason (``untested``). For an applicable rule that stayed silent: ``miss`` when a phase
 came out as it predicts and no rule that fired predicted it; ``agree`` when the phase it
 speaks of came out safe. Each hazard no fired rule predicted is one disagreement, a
-miss of the linter (rule ``None``), naming the silent rules that predict it.
+miss of the linter (rule ``None``), naming the silent rules that predict it; only for a
+gang: the linter makes no claim about other workloads (their replaced pods are right).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class Observation:
 
     start: str
     failure: str | None = None
+    gang: bool = True
+    """The case's workload is a gang (:func:`gpufleet.rules.gangs.is_gang`). The linter claims nothing about other
+    workloads (a CPU-only Indexed Job, a sweep, a single pod): their hazards are no miss, its findings still count."""
 
     def hazards(self) -> tuple[tuple[str, str], ...]:
         """``(phase, outcome)`` of each phase that did not come out gang-safe."""
@@ -98,9 +102,9 @@ def judge(fired: Iterable[str], applicable: Iterable[str], predicts: Mapping[str
                 out.append(Disagreement(code, FALSE_ALARM, safe or ""))
         else:
             missed = [h for h in mine if h not in explained]
-            verdict = MISS if missed else AGREE if safe and not mine else UNTESTED
+            verdict = MISS if missed and seen.gang else AGREE if safe and not mine else UNTESTED
         verdicts[code] = verdict
-    for phase, outcome in hazards:
+    for phase, outcome in hazards if seen.gang else ():
         if (phase, outcome) not in explained:
             silent = tuple(c for c in verdicts if c not in fired_set and _foretells(predicts[c], phase, outcome))
             out.append(Disagreement(None, MISS, outcome, silent))

@@ -74,3 +74,26 @@ def line(entry: Mapping[str, Any]) -> str:
     low, high = entry.get("spread") or (r, r)
     parts.append(f"spread {round(low * 100)}-{round(high * 100)}%")
     return f"{round(r * 100)}% ({'; '.join(parts)})"
+
+
+RECORD = "docs/difftier-agreement.json"
+"""Where bench/difftier_bench.py ``--write`` keeps the record that docs/rules.md shows (relative to the repository)."""
+
+
+def doc_lines(record: Mapping[str, Any] | None, predicts: Mapping[str, frozenset[str]]) -> tuple[dict[str, str], str]:
+    """Each rule's agreement in words, and the paragraph naming the run (for ``gpufleet.lint.ruledoc.rules_markdown``).
+    Rules that predict nothing say so; judged rules the run never reached say that."""
+    if record is None:
+        return {}, ""
+    rules = record.get("rules", {})
+    lines = {code: ("not judged by the engines (the rule predicts no engine outcome)" if not outcomes
+                    else line(rules[code]) if code in rules else "no case of the last run reached it")
+             for code, outcomes in predicts.items()}
+    note = (f"Each rule's **Engines agree** line is the differential tier's last long run (`{record['command']}`, "
+            f"{record['date']}, seeds {', '.join(map(str, record['seeds']))}, {record['cases']} cases tried on the dev "
+            f"stack's sandbox without the gang-admission controller, {record['casesPerMinute']} cases per minute): the share "
+            "of judged cases where the rule's finding, or its silence, matched what the real engines did (docs/sandbox.md, "
+            "\"The differential tier\"); the spread is the lowest and highest share over the run's groups (fixtures, "
+            "examples, each seed's generated shapes). Regenerate with `bench/difftier_bench.py --write "
+            f"{RECORD}` and `scripts/gen_rules_doc.py`.")
+    return lines, note

@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from gpufleet.difftier.cases import Case
 from gpufleet.difftier.compare import Judgement, Observation, judge
 from gpufleet.difftier.generate import UNOWNED
-from gpufleet.rules import engine, registry
+from gpufleet.rules import engine, gangs, registry
 from gpufleet.rules.api import CheckContext
 from gpufleet.sandbox.kube import Kube
 from gpufleet.sandbox.trial import TrialOptions, TrialResult, try_manifests
@@ -32,7 +32,9 @@ RUNNABLE = frozenset({("batch/v1", "Job"), ("v1", "Pod"), ("batch.volcano.sh/v1a
                       ("scheduling.volcano.sh/v1beta1", "PodGroup"), ("v1", "ConfigMap"), ("v1", "Service"),
                       ("v1", "Secret")})
 """What the sandbox runs a controller for (or needs none): the rest would sit unreconciled and look like a hang."""
-OPTIONS = TrialOptions(timeout=60, settle=6, fail_rank=0, namespace=UNOWNED)
+OPTIONS = TrialOptions(timeout=60, settle=6, failure_settle=13, fail_rank=0, namespace=UNOWNED)
+"""Six quiet seconds end a start that hangs (the schedulers retry every second or so); thirteen after the failed
+rank, past the Job controller's first 10 s backoff before it replaces a pod."""
 
 
 @dataclass
@@ -46,13 +48,15 @@ class Outcome:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
+    gang: bool = True
+
     @property
     def observation(self) -> Observation | None:
         if self.trial is None:
             return None
         if self.trial.failed_pod is not None:  # a rank is failed only once every rank ran
-            return Observation(O.RAN_WHOLE, self.trial.outcome)
-        return Observation(self.trial.outcome)
+            return Observation(O.RAN_WHOLE, self.trial.outcome, self.gang)
+        return Observation(self.trial.outcome, gang=self.gang)
 
 
 def skip_reason(case: Case) -> str | None:
@@ -81,6 +85,12 @@ def lint(docs: tuple[Mapping[str, Any], ...], ctx: CheckContext) -> tuple[tuple[
     return fired, applicable
 
 
+def is_gang(docs: tuple[Mapping[str, Any], ...], ctx: CheckContext) -> bool:
+    """Whether the case's workload (its last document) is a gang, as the rules define one."""
+    run = replace(ctx, objects=tuple(docs))
+    return gangs.is_gang(run.run.view(docs[-1]), run)
+
+
 def predictions() -> dict[str, frozenset[str]]:
     return {r.code: r.predicts or frozenset() for r in registry.all_rules()}
 
@@ -107,6 +117,7 @@ class Runner:
             return out
         docs = placed(case)
         out.fired, out.applicable = lint(docs, self.ctx)
+        out.gang = is_gang(docs, self.ctx)
         self._namespaces(docs)
         out.trial = try_manifests(self.kube, list(docs), replace(self.options))
         out.judgement = judge(out.fired, out.applicable, self.predicts, out.observation)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Mapping
@@ -37,6 +37,9 @@ class TrialOptions:
     """Seconds to wait for the gang to run whole (and again, after a failed rank, for the engines to react)."""
     settle: float = 10.0
     """Stop early once nothing the engines do has changed for this long (a gang that waits, waits on)."""
+    failure_settle: float | None = None
+    """``settle`` after the failed rank (default: ``settle``): at least the Job controller's first pod-failure
+    backoff (10 s), or a replacement still to come is taken for none."""
     fail_rank: int | None = None
     """Once every rank runs, fail this rank's pod (ranks in :func:`gpufleet.sandbox.outcome.rank_order`)."""
     namespace: str = "default"
@@ -183,5 +186,5 @@ def _run(watch: Watch, options: TrialOptions, result: TrialResult, start: float)
     fail_pod(watch.kube, victim)
     result.failed_pod = f"{victim['metadata']['namespace']}/{victim['metadata']['name']}"
     failed = outcome.uid(victim)
-    return _watch(watch, options,
+    return _watch(watch, replace(options, settle=options.failure_settle or options.settle),
                   lambda seen, final: outcome.after_failure(before, failed, seen, expected, final, resources))

@@ -1,0 +1,66 @@
+"""The differential tier in CI: the linter's verdict against what the real engines did, on one shared sandbox.
+
+A bounded set, a few minutes on two cores: for every rule that predicts an engine
+outcome, the first case of its ``disallowed.yaml`` fixture that the sandbox can run
+(the shape the rule was written for), then :data:`GENERATED` seeded shapes
+(``GPUFLEET_DIFFTIER_SEED``, default :data:`SEED`; each case's id ``gen:SEED:N``
+reproduces it). Each case is linted with every rule and the dev stack's fleet context
+(``gpufleet lint --fleet stacks/dev.fleet.yaml``) and tried on the dev stack's sandbox
+without the gang-admission controller (``gpufleet try --no-controller``, rank 0 failed
+once every rank runs), the trial deleting its objects before the next. A disagreement
+(a miss, a false alarm) fails its case unless :data:`gpufleet.difftier.known.KNOWN`
+lists it with the reason the engines' behaviour is not the whole story. The longer run,
+agreement per rule and cases per minute are bench/difftier_bench.py's.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gpufleet.difftier import cases as source
+from gpufleet.difftier.generate import shapes
+from gpufleet.difftier.known import explain
+from gpufleet.fleetctx.settings import load_settings
+from gpufleet.model import load_model
+from gpufleet.rules import registry
+from gpufleet.sandbox.difftrial import Runner, skip_reason
+from gpufleet.sandbox.up import Options
+from tests.e2e.sandbox_env import running
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "stacks" / "dev.fleet.yaml"
+SEED = 31
+GENERATED = 6
+
+
+def fixture_cases() -> list[source.Case]:
+    judged = {r.code for r in registry.all_rules() if r.predicts}
+    first: dict[str, source.Case] = {}
+    for case in source.fixtures(ROOT / "tests" / "rules" / "fixtures"):
+        code, name = case.id.split(":", 1)[1].split("#")[0].split("/")
+        if code in judged and name == "disallowed.yaml" and skip_reason(case) is None:
+            first.setdefault(code, case)
+    return list(first.values())
+
+
+SEED_USED = int(os.environ.get("GPUFLEET_DIFFTIER_SEED", SEED))
+CASES = fixture_cases() + shapes(load_model(DEV), SEED_USED, GENERATED)
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    with running(DEV, tmp_path_factory.mktemp("difftier"), Options(controller=False)) as sb:
+        yield Runner(sb.kube, load_settings(model=str(DEV)).context())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_the_linter_and_the_engines_agree_or_the_disagreement_is_documented(runner, case):
+    out = runner.run(case)
+    seen = out.observation
+    unexplained = [d for d in out.judgement.disagreements if explain(case.id, d) is None]
+    why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message,)
+    assert not unexplained, (f"{case.id} (seed {SEED_USED}): engines {seen}, rules fired {out.fired}; "
+                             f"{unexplained}; {'; '.join(case.notes)}; engines' reasons: {why}")
