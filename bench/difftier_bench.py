@@ -28,7 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gpufleet.difftier import cases as source, generate  # noqa: E402
-from gpufleet.difftier.known import explain  # noqa: E402
 from gpufleet.difftier.tally import Tally, line  # noqa: E402
 from gpufleet.fleetctx.settings import load_settings  # noqa: E402
 from gpufleet.model import load_model  # noqa: E402
@@ -78,14 +77,13 @@ def interleaved(groups: list[tuple[str, list]]) -> list[tuple[str, object]]:
     return out
 
 
-def report(out, known: list, unknown: list) -> None:
+def report(out, found: list, known: list, unknown: list) -> None:
     """A line for the case, and one for each disagreement (``known``: listed in gpufleet.difftier.known)."""
     case, seen = out.case, out.observation
     print(f"{case.id}: {seen.start}{' -> ' + seen.failure if seen.failure else ''}; fired {','.join(out.fired) or '-'}"
           f" ({out.seconds:.1f} s)", flush=True)
     why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message or "",)
-    for d in out.judgement.disagreements:
-        k = explain(case.id, d)
+    for d, k in found:
         (known if k else unknown).append((case.id, d))
         silent = f" (silent: {','.join(d.candidates)})" if d.candidates else ""
         print(f"   {'known' if k else 'DISAGREES'}: {d.kind} {d.rule or '-'} {d.outcome}{silent} | {'; '.join(case.notes)}"
@@ -121,7 +119,7 @@ def main() -> int:
                 continue
             tried += 1
             tally.add(group, out.judgement)
-            report(out, known, unknown)
+            report(out, runner.disagreements(out), known, unknown)
     finally:
         if started:
             down(state)

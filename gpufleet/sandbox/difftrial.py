@@ -20,8 +20,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from gpufleet.difftier.cases import Case
-from gpufleet.difftier.compare import Judgement, Observation, judge
+from gpufleet.difftier.compare import Disagreement, Judgement, Observation, judge
 from gpufleet.difftier.generate import UNOWNED
+from gpufleet.difftier.known import Known, explain
 from gpufleet.rules import engine, gangs, registry
 from gpufleet.rules.api import CheckContext
 from gpufleet.sandbox.kube import Kube
@@ -40,6 +41,8 @@ rank, past the Job controller's first 10 s backoff before it replaces a pod."""
 @dataclass
 class Outcome:
     case: Case
+    docs: tuple[Mapping[str, Any], ...] = ()
+    """The case's manifests as submitted (:func:`placed`)."""
     fired: tuple[str, ...] = ()
     applicable: tuple[str, ...] = ()
     trial: TrialResult | None = None
@@ -115,7 +118,7 @@ class Runner:
         out.skipped = skip_reason(case)
         if out.skipped:
             return out
-        docs = placed(case)
+        docs = out.docs = placed(case)
         out.fired, out.applicable = lint(docs, self.ctx)
         out.gang = is_gang(docs, self.ctx)
         self._namespaces(docs)
@@ -123,3 +126,8 @@ class Runner:
         out.judgement = judge(out.fired, out.applicable, self.predicts, out.observation)
         out.seconds = time.monotonic() - start
         return out
+
+    def disagreements(self, out: Outcome) -> list[tuple[Disagreement, Known | None]]:
+        """Each disagreement of the case with the known-disagreements entry that lists it (None: not listed)."""
+        return [(d, explain(out.case.id, d, out.docs, self.ctx.fleet)) for d in out.judgement.disagreements] \
+            if out.judgement else []

@@ -22,7 +22,6 @@ import pytest
 
 from gpufleet.difftier import cases as source
 from gpufleet.difftier.generate import shapes
-from gpufleet.difftier.known import explain
 from gpufleet.fleetctx.settings import load_settings
 from gpufleet.model import load_model
 from gpufleet.rules import registry
@@ -60,7 +59,7 @@ def runner(tmp_path_factory):
 def test_the_linter_and_the_engines_agree_or_the_disagreement_is_documented(runner, case):
     out = runner.run(case)
     seen = out.observation
-    unexplained = [d for d in out.judgement.disagreements if explain(case.id, d) is None]
+    unexplained = [d for d, known in runner.disagreements(out) if known is None]
     why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message,)
     assert not unexplained, (f"{case.id} (seed {SEED_USED}): engines {seen}, rules fired {out.fired}; "
                              f"{unexplained}; {'; '.join(case.notes)}; engines' reasons: {why}")
