@@ -58,17 +58,21 @@ def load(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def line(entry: Mapping[str, Any]) -> str:
     """One rule's agreement in words: ``92% (23 of 25 judged cases; 2 false alarms; spread 88-100%)``."""
     r = entry.get("rate")
     judged = entry[AGREE] + entry[MISS] + entry[FALSE_ALARM]
     if r is None:
         return f"not judged yet ({entry[UNTESTED]} cases where the engines stopped for another reason first)"
-    parts = [f"{judged} judged cases"]
+    parts = [_count(judged, "judged case")]
     if entry[MISS]:
-        parts.append(f"{entry[MISS]} misses")
+        parts.append(_count(entry[MISS], "miss", "misses"))
     if entry[FALSE_ALARM]:
-        parts.append(f"{entry[FALSE_ALARM]} false alarms")
+        parts.append(_count(entry[FALSE_ALARM], "false alarm"))
     if entry[UNTESTED]:
         parts.append(f"{entry[UNTESTED]} untested")
     low, high = entry.get("spread") or (r, r)
