@@ -29,14 +29,17 @@ sys.path.insert(0, str(ROOT))
 
 from gpufleet.difftier import cases as source, generate  # noqa: E402
 from gpufleet.difftier.tally import Tally, line  # noqa: E402
-from gpufleet.fleetctx.settings import load_settings  # noqa: E402
 from gpufleet.model import load_model  # noqa: E402
-from gpufleet.sandbox.difftrial import Runner, skip_reason  # noqa: E402
+from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason  # noqa: E402
 from gpufleet.sandbox.kube import Kube  # noqa: E402
 from gpufleet.sandbox.state import down, load  # noqa: E402
 from gpufleet.sandbox.up import Options, up  # noqa: E402
 
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("GPUFLEET_SHARED", ROOT.parent / "shared"))
 
 
 def per_file(cases: list, limit: int) -> list:
@@ -57,7 +60,7 @@ def groups(args: argparse.Namespace, fleet) -> list[tuple[str, list]]:
     out = []
     if args.fixtures:
         out.append(("fixtures", per_file(source.fixtures(ROOT / "tests" / "rules" / "fixtures"), args.per_file)))
-    shared = Path(os.environ.get("GPUFLEET_SHARED", ROOT.parent / "shared")) / "examples" / "upstream"
+    shared = shared_dir() / "examples" / "upstream"
     if args.examples and shared.exists():
         out.append(("examples", per_file(source.examples(shared), args.per_file)))
     elif args.examples:
@@ -106,7 +109,7 @@ def main() -> int:
     started = state is None
     if started:
         state = up(fleet, str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-difftier-")) / "sandbox", Options(controller=False))
-    runner = Runner(Kube(Path(state.kubeconfig)), load_settings(model=str(DEV)).context())
+    runner = Runner(Kube(Path(state.kubeconfig)), lint_context(DEV, shared_dir() / "crds"))
     tally, unknown, known, skipped, tried = Tally(), [], [], 0, 0
     begin = time.monotonic()
     try:

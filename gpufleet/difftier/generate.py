@@ -64,7 +64,7 @@ def _place(r: random.Random, fleet: Fleet, volcano: bool) -> tuple[str, Any]:
     return r.choice(choices)
 
 
-def _job(r: random.Random, fleet: Fleet, n: int, notes: list[str]) -> dict[str, Any]:
+def _job(r: random.Random, fleet: Fleet, n: str, notes: list[str]) -> dict[str, Any]:
     namespace, team = _place(r, fleet, volcano=False)
     pool = r.choice([*fleet.pools, None])
     resource = pool.gpu_resource if pool else "nvidia.com/gpu"
@@ -101,7 +101,7 @@ def _priority(r: random.Random, fleet: Fleet, spec: dict[str, Any], notes: list[
         notes.append("missing PriorityClass")
 
 
-def _vcjob(r: random.Random, fleet: Fleet, n: int, notes: list[str]) -> dict[str, Any]:
+def _vcjob(r: random.Random, fleet: Fleet, n: str, notes: list[str]) -> dict[str, Any]:
     namespace, team = _place(r, fleet, volcano=True)
     pools = fleet.pools_of("volcano") or fleet.pools
     pool = r.choice([*pools, None])
@@ -144,7 +144,7 @@ def shape(fleet: Fleet, seed: int, n: int) -> Case:
     r = random.Random(f"{seed}:{n}")
     notes: list[str] = []
     make = _vcjob if r.random() < 0.5 and (fleet.pools_of("volcano") or fleet.engines.volcano.enabled) else _job
-    doc = make(r, fleet, n, notes)
+    doc = make(r, fleet, f"{seed}-{n}", notes)  # unique across seeds: a case left behind never blocks another
     return Case(f"gen:{seed}:{n}", (doc,), seed=seed, notes=tuple(reversed(notes)))
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Callable, Mapping, Sequence
 
-from gpufleet.difftier.compare import FALSE_ALARM, Disagreement
+from gpufleet import workloads
+from gpufleet.difftier.compare import FALSE_ALARM, MISS, Disagreement
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.types import as_list, as_map
@@ -41,10 +42,40 @@ def _evicted_unhandled(docs: Docs, fleet: FleetContext | None) -> bool:
     return "PodFailed" in events and "PodEvicted" not in events
 
 
+def _specs(docs: Docs) -> list[Mapping[str, Any]]:
+    view = workloads.view(docs[-1]) if docs else None
+    return [t.spec for t in view.templates] if view is not None else []
+
+
+def _one_pod(docs: Docs, fleet: FleetContext | None) -> bool:
+    view = workloads.view(docs[-1]) if docs else None
+    return view is not None and view.total_pods == 1
+
+
+def _restarts_in_place(docs: Docs, fleet: FleetContext | None) -> bool:
+    """A pod template whose containers a kubelet restarts in place (``restartPolicy`` other than Never)."""
+    return any(s.get("restartPolicy", "Always") != "Never" for s in _specs(docs))
+
+
+def _unpinned(docs: Docs, fleet: FleetContext | None) -> bool:
+    """No pod template selects nodes (no nodeSelector, no node affinity): its pods reach any node they tolerate."""
+    specs = _specs(docs)
+    return bool(specs) and not any(s.get("nodeSelector") or as_map(s.get("affinity")).get("nodeAffinity") for s in specs)
+
+
+def _volcano_queue(docs: Docs, fleet: FleetContext | None) -> bool:
+    view = workloads.view(docs[-1]) if docs else None
+    return view is not None and bool(view.volcano_queue)
+
+
 WHEN: dict[str, Callable[[Docs, FleetContext | None], bool]] = {
     "": lambda docs, fleet: True,
     "namespace outside Kueue": _outside_kueue,
     "PodEvicted unhandled": _evicted_unhandled,
+    "one pod": _one_pod,
+    "restartPolicy not Never": _restarts_in_place,
+    "no node selector": _unpinned,
+    "a Volcano queue": _volcano_queue,
 }
 
 
@@ -65,18 +96,46 @@ class Known:
 CONTENTION = ("the gang may start partially, and does so only where the cluster lacks room for all of it; the tier "
               "tries each case alone on an idle sandbox, where a gang that fits is bound whole by any scheduler")
 
+IGNORED = ("in a namespace Kueue does not manage its webhooks are never called: Kueue ignores the workload, which runs "
+           "at once outside every quota and all-or-nothing admission (the finding says so); that harm needs contention, "
+           "which a trial alone does not create")
+
 KNOWN: tuple[Known, ...] = (
-    *(Known("*", code, FALSE_ALARM, O.RAN_WHOLE, CONTENTION) for code in ("GANG001", "GANG005", "GANG101")),
+    *(Known("*", code, FALSE_ALARM, O.RAN_WHOLE, CONTENTION)
+      for code in ("GANG001", "GANG005", "GANG101", "GANG102", "GANG805")),
+    Known("*", "GANG103", FALSE_ALARM, O.RAN_WHOLE, IGNORED, when="namespace outside Kueue"),
+    Known("*", "GANG104", FALSE_ALARM, O.RAN_WHOLE, IGNORED, when="namespace outside Kueue"),
     Known("*", "GANG104", FALSE_ALARM, O.RAN_WHOLE,
-          "in a namespace Kueue does not manage its job webhooks are never called: the queue label is ignored and the "
-          "job runs at once, outside every quota and all-or-nothing admission (the finding says so); that harm needs "
-          "contention, which a trial alone does not create", when="namespace outside Kueue"),
+          "Volcano runs a job on any open queue, `default` or another team's (volcano.md §8): the harm is capacity taken "
+          "from another team's quota, not a hang, and a trial alone takes nobody's", when="a Volcano queue"),
+    Known("*", "GANG109", FALSE_ALARM, O.RAN_WHOLE,
+          "Kueue's pod webhook is not called in a namespace it does not manage, so nothing refuses the member and its "
+          "pod-group label is ignored: the pods run one by one (a contention hazard); GANG109's refusal holds in the "
+          "namespaces Kueue manages", when="namespace outside Kueue"),
+    Known("fixture:GANG805/*", "GANG801", FALSE_ALARM, O.RAN_WHOLE,
+          "the pods go to a scheduler that ignores the pod-group label (GANG805's finding on the same pods), so the "
+          "missing PodGroup is never consulted; GANG801's denial holds for pods the coscheduler places"),
+    Known("fixture:GANG806/*", None, MISS, O.NEVER_ADMITTED,
+          "the fixture's pods name the scheduler-plugins scheduler, which the dev stack does not run (it has no "
+          "coscheduling pool): they wait forever. No rule checks that a schedulerName is one the fleet runs (a gap, "
+          "left open: GANG806 judges coscheduling pools' namespaces only)"),
+    *(Known("*", code, FALSE_ALARM, O.STOPPED_WHOLE,
+            "a one-pod job: the rules judge a Volcano Job as a gang whatever its size (gpufleet.rules.gangs), but with "
+            "one rank nothing is left running short-handed when it fails", when="one pod")
+      for code in ("GANG201", "GANG204")),
+    Known("*", "GANG204", FALSE_ALARM, O.RESTARTED_WHOLE,
+          "with restartPolicy OnFailure a kubelet restarts a crashed container in place and the pod never fails, so "
+          "the job-level restart the trial saw (it writes the pod Failed, as a kubelet does only under Never) would "
+          "not happen on a cluster", when="restartPolicy not Never"),
     Known("*", "GANG201", FALSE_ALARM, O.RESTARTED_WHOLE,
           "the trial fails a pod, it does not evict one: the job handles PodFailed (its only task restarted whole) but "
           "not PodEvicted, and a preempted or drained rank would leave the others running short-handed",
           when="PodEvicted unhandled"),
+    Known("*", "GANG403", FALSE_ALARM, O.RAN_WHOLE,
+          "pods that select no nodes reach every node whose taints they tolerate: GANG403 measures the pool the "
+          "namespace's team routes to, and the engines placed the gang on another pool's nodes (out of its pool, "
+          "which is its own hazard)", when="no node selector"),
 )
-
 
 def explain(case_id: str, d: Disagreement, docs: Docs = (), fleet: FleetContext | None = None) -> Known | None:
     """The entry that lists this disagreement of this case, or None."""

@@ -17,12 +17,14 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Mapping
 
 from gpufleet.difftier.cases import Case
 from gpufleet.difftier.compare import Disagreement, Judgement, Observation, judge
 from gpufleet.difftier.generate import UNOWNED
 from gpufleet.difftier.known import Known, explain
+from gpufleet.fleetctx.settings import load_settings
 from gpufleet.rules import engine, gangs, registry
 from gpufleet.rules.api import CheckContext
 from gpufleet.sandbox.kube import Kube
@@ -92,6 +94,12 @@ def is_gang(docs: tuple[Mapping[str, Any], ...], ctx: CheckContext) -> bool:
     """Whether the case's workload (its last document) is a gang, as the rules define one."""
     run = replace(ctx, objects=tuple(docs))
     return gangs.is_gang(run.run.view(docs[-1]), run)
+
+
+def lint_context(model: Path, crds: Path | None) -> CheckContext:
+    """``gpufleet lint --fleet MODEL [--crds CRDS]``'s context: the schema rules run only with the CRDs
+    (``../shared/crds``; without them the API server's refusals of malformed objects are misses)."""
+    return load_settings(model=str(model), crds=str(crds) if crds is not None and crds.is_dir() else None).context()
 
 
 def predictions() -> dict[str, frozenset[str]]:

@@ -4,8 +4,9 @@ A bounded set, a few minutes on two cores: for every rule that predicts an engin
 outcome, the first case of its ``disallowed.yaml`` fixture that the sandbox can run
 (the shape the rule was written for), then :data:`GENERATED` seeded shapes
 (``GPUFLEET_DIFFTIER_SEED``, default :data:`SEED`; each case's id ``gen:SEED:N``
-reproduces it). Each case is linted with every rule and the dev stack's fleet context
-(``gpufleet lint --fleet stacks/dev.fleet.yaml``) and tried on the dev stack's sandbox
+reproduces it). Each case is linted with every rule, the dev stack's fleet context and,
+when ../shared is present, the engines' CRDs (``gpufleet lint --fleet stacks/dev.fleet.yaml
+--crds ../shared/crds``) and tried on the dev stack's sandbox
 without the gang-admission controller (``gpufleet try --no-controller``, rank 0 failed
 once every rank runs), the trial deleting its objects before the next. A disagreement
 (a miss, a false alarm) fails its case unless :data:`gpufleet.difftier.known.KNOWN`
@@ -22,11 +23,11 @@ import pytest
 
 from gpufleet.difftier import cases as source
 from gpufleet.difftier.generate import shapes
-from gpufleet.fleetctx.settings import load_settings
 from gpufleet.model import load_model
 from gpufleet.rules import registry
-from gpufleet.sandbox.difftrial import Runner, skip_reason
+from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason
 from gpufleet.sandbox.up import Options
+from tests.conftest import SHARED
 from tests.e2e.sandbox_env import running
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ CASES = fixture_cases() + shapes(load_model(DEV), SEED_USED, GENERATED)
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory):
     with running(DEV, tmp_path_factory.mktemp("difftier"), Options(controller=False)) as sb:
-        yield Runner(sb.kube, load_settings(model=str(DEV)).context())
+        yield Runner(sb.kube, lint_context(DEV, SHARED / "crds"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
