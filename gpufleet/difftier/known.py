@@ -63,6 +63,27 @@ def _unpinned(docs: Docs, fleet: FleetContext | None) -> bool:
     return bool(specs) and not any(s.get("nodeSelector") or as_map(s.get("affinity")).get("nodeAffinity") for s in specs)
 
 
+def _selects_a_non_volcano_pool(docs: Docs, fleet: FleetContext | None) -> bool:
+    """Pods Volcano places (its scheduler, a Volcano Job) whose node selector picks a pool of another system."""
+    view = workloads.view(docs[-1]) if docs else None
+    if view is None or fleet is None:
+        return False
+    volcano = (view.group, view.kind) == ("batch.volcano.sh", "Job") or \
+        any(workloads.effective_scheduler(view, t) == "volcano" for t in view.templates)
+    picked = [p for s in _specs(docs) for p in fleet.pools
+              if as_map(s.get("nodeSelector")) and p.node_labels.items() >= as_map(s.get("nodeSelector")).items()]
+    return volcano and any(p.system != "volcano" for p in picked)
+
+
+def _kueue_selects_another_pool(docs: Docs, fleet: FleetContext | None) -> bool:
+    """A job with a Kueue queue label whose node selector picks a pool of another system."""
+    view = workloads.view(docs[-1]) if docs else None
+    if view is None or fleet is None or not view.queue_label:
+        return False
+    return any(p.system != "kueue" for s in _specs(docs) for p in fleet.pools
+               if as_map(s.get("nodeSelector")) and p.node_labels.items() >= as_map(s.get("nodeSelector")).items())
+
+
 def _volcano_queue(docs: Docs, fleet: FleetContext | None) -> bool:
     view = workloads.view(docs[-1]) if docs else None
     return view is not None and bool(view.volcano_queue)
@@ -75,7 +96,9 @@ WHEN: dict[str, Callable[[Docs, FleetContext | None], bool]] = {
     "one pod": _one_pod,
     "restartPolicy not Never": _restarts_in_place,
     "no node selector": _unpinned,
+    "Volcano pods selecting another system's pool": _selects_a_non_volcano_pool,
     "a Volcano queue": _volcano_queue,
+    "Kueue job selecting another system's pool": _kueue_selects_another_pool,
 }
 
 
@@ -123,10 +146,11 @@ KNOWN: tuple[Known, ...] = (
             "a one-pod job: the rules judge a Volcano Job as a gang whatever its size (gpufleet.rules.gangs), but with "
             "one rank nothing is left running short-handed when it fails", when="one pod")
       for code in ("GANG201", "GANG204")),
-    Known("*", "GANG204", FALSE_ALARM, O.RESTARTED_WHOLE,
-          "with restartPolicy OnFailure a kubelet restarts a crashed container in place and the pod never fails, so "
-          "the job-level restart the trial saw (it writes the pod Failed, as a kubelet does only under Never) would "
-          "not happen on a cluster", when="restartPolicy not Never"),
+    *(Known("*", "GANG204", FALSE_ALARM, outcome,
+            "with restartPolicy OnFailure a kubelet restarts a crashed container in place and the pod never fails, so "
+            "the job-level reaction the trial saw (it writes the pod Failed, as a kubelet does only under Never) would "
+            "not happen on a cluster: the rank restarts alone, as GANG204 says", when="restartPolicy not Never")
+      for outcome in (O.RESTARTED_WHOLE, O.STOPPED_WHOLE)),
     Known("*", "GANG201", FALSE_ALARM, O.RESTARTED_WHOLE,
           "the trial fails a pod, it does not evict one: the job handles PodFailed (its only task restarted whole) but "
           "not PodEvicted, and a preempted or drained rank would leave the others running short-handed",
@@ -135,6 +159,23 @@ KNOWN: tuple[Known, ...] = (
           "pods that select no nodes reach every node whose taints they tolerate: GANG403 measures the pool the "
           "namespace's team routes to, and the engines placed the gang on another pool's nodes (out of its pool, "
           "which is its own hazard)", when="no node selector"),
+    Known("*", "GANG403", FALSE_ALARM, O.RAN_WHOLE,
+          "Volcano placed the pods on the nodes their selector names, a pool of another system (Kueue's); GANG403 "
+          "counts only Volcano's pools for a job Volcano places (gpufleet.rules.gpus._placement, which ignores such a "
+          "selector on purpose: tests/rules/gpus/test_placement.py). Not changed here: the same selector on a job Kueue "
+          "admits makes it never admitted (no flavor matches), so which pools count depends on the placing system",
+          when="Volcano pods selecting another system's pool"),
+    Known("gen:*", None, MISS, O.NEVER_ADMITTED,
+          "Kueue assigns only its ClusterQueue's flavors, and a node selector for another system's pool matches none "
+          "(\"flavor l4 doesn't match node affinity\"): never admitted. No rule checks that a Kueue job's node selector "
+          "matches a flavor of its queue (a gap, left open; GANG403 counts the Kueue pools)",
+          when="Kueue job selecting another system's pool"),
+    Known("fixture:GANG102/allowed.yaml#2", None, MISS, O.NEVER_ADMITTED,
+          "a Pod for Volcano in group `pair` (scheduling.k8s.io/group-name) with no such Volcano PodGroup: Volcano never "
+          "schedules it. GANG801 checks the coscheduling PodGroups a run lacks, no rule Volcano's (a gap, left open)"),
+    Known("example:volcano/example/invalid_jobs/*", None, MISS, O.REFUSED,
+          "Volcano's webhook refuses what the upstream example is about (duplicated policy events), a check outside "
+          "the CRD schema that no rule repeats: the refusal, with its message, comes at submission; nothing hangs"),
 )
 
 def explain(case_id: str, d: Disagreement, docs: Docs = (), fleet: FleetContext | None = None) -> Known | None:
