@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gpufleet.difftier import cases as source, generate  # noqa: E402
-from gpufleet.difftier.tally import Tally, line  # noqa: E402
+from gpufleet.difftier.tally import line  # noqa: E402
 from gpufleet.model import load_model  # noqa: E402
 from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason  # noqa: E402
 from gpufleet.sandbox.kube import Kube  # noqa: E402
@@ -110,24 +110,23 @@ def main() -> int:
     if started:
         state = up(fleet, str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-difftier-")) / "sandbox", Options(controller=False))
     runner = Runner(Kube(Path(state.kubeconfig)), lint_context(DEV, shared_dir() / "crds"))
-    tally, unknown, known, skipped, tried = Tally(), [], [], 0, 0
+    unknown, known, skipped, tried = [], [], 0, 0
     begin = time.monotonic()
     try:
         for group, case in interleaved(groups(args, fleet)):
             if time.monotonic() - begin > args.minutes * 60:
                 break
-            out = runner.run(case)
+            out = runner.run(case, group)
             if out.skipped:
                 skipped += 1
                 continue
             tried += 1
-            tally.add(group, out.judgement)
             report(out, runner.disagreements(out), known, unknown)
     finally:
         if started:
             down(state)
     minutes = (time.monotonic() - begin) / 60
-    record = tally.record(command="bench/difftier_bench.py " + " ".join(sys.argv[1:]),
+    record = runner.tally.record(command="bench/difftier_bench.py " + " ".join(sys.argv[1:]),
                           date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seeds=args.seeds,
                           generatedPerSeed=args.generated, casesPerMinute=round(tried / minutes, 2) if minutes else None,
                           skipped=skipped, disagreements=len(known) + len(unknown), unknownDisagreements=len(unknown))

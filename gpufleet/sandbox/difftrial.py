@@ -24,6 +24,7 @@ from gpufleet.difftier.cases import Case
 from gpufleet.difftier.compare import Disagreement, Judgement, Observation, judge
 from gpufleet.difftier.generate import UNOWNED
 from gpufleet.difftier.known import Known, explain
+from gpufleet.difftier.tally import Tally
 from gpufleet.fleetctx.settings import load_settings
 from gpufleet.rules import engine, gangs, registry
 from gpufleet.rules.api import CheckContext
@@ -113,6 +114,10 @@ class Runner:
         self.kube, self.ctx, self.options = kube, ctx, options
         self.spaces: set[str] = set()
         self.predicts = predictions()
+        self.tally = Tally()
+        """Every judged case's verdicts, by group (``run``'s ``group``)."""
+        self.seconds = 0.0
+        """Time spent in judged cases (lint, trial, clean-up), for cases per minute."""
 
     def _namespaces(self, docs: tuple[Mapping[str, Any], ...]) -> None:
         for ns in {d["metadata"]["namespace"] for d in docs} - self.spaces:
@@ -120,7 +125,9 @@ class Runner:
                 self.kube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
             self.spaces.add(ns)
 
-    def run(self, case: Case) -> Outcome:
+    def run(self, case: Case, group: str | None = None) -> Outcome:
+        """Lint, try and judge ``case``; its verdicts go to :attr:`tally` under ``group`` (default: its seed's,
+        or ``cases``)."""
         start = time.monotonic()
         out = Outcome(case)
         out.skipped = skip_reason(case)
@@ -133,6 +140,8 @@ class Runner:
         out.trial = try_manifests(self.kube, list(docs), replace(self.options))
         out.judgement = judge(out.fired, out.applicable, self.predicts, out.observation)
         out.seconds = time.monotonic() - start
+        self.tally.add(group or (f"seed {case.seed}" if case.seed is not None else "cases"), out.judgement)
+        self.seconds += out.seconds
         return out
 
     def disagreements(self, out: Outcome) -> list[tuple[Disagreement, Known | None]]:

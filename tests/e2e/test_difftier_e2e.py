@@ -10,8 +10,9 @@ when ../shared is present, the engines' CRDs (``gpufleet lint --fleet stacks/dev
 without the gang-admission controller (``gpufleet try --no-controller``, rank 0 failed
 once every rank runs), the trial deleting its objects before the next. A disagreement
 (a miss, a false alarm) fails its case unless :data:`gpufleet.difftier.known.KNOWN`
-lists it with the reason the engines' behaviour is not the whole story. The longer run,
-agreement per rule and cases per minute are bench/difftier_bench.py's.
+lists it with the reason the engines' behaviour is not the whole story. The run's log ends
+with the agreement per rule and the cases per minute (reported, not asserted); the longer
+run is bench/difftier_bench.py.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 
 from gpufleet.difftier import cases as source
 from gpufleet.difftier.generate import shapes
+from gpufleet.difftier.tally import line
 from gpufleet.model import load_model
 from gpufleet.rules import registry
 from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason
@@ -51,14 +53,26 @@ CASES = fixture_cases() + shapes(load_model(DEV), SEED_USED, GENERATED)
 
 
 @pytest.fixture(scope="module")
-def runner(tmp_path_factory):
+def runner(tmp_path_factory, request):
     with running(DEV, tmp_path_factory.mktemp("difftier"), Options(controller=False)) as sb:
-        yield Runner(sb.kube, lint_context(DEV, SHARED / "crds"))
+        runner = Runner(sb.kube, lint_context(DEV, SHARED / "crds"))
+        yield runner
+    report(request, runner)
+
+
+def report(request, runner) -> None:
+    """Agreement per rule and cases per minute in the run's log (a report, not an assertion: bench/ measures)."""
+    write = request.config.pluginmanager.get_plugin("terminalreporter").write_line
+    record = runner.tally.record()
+    write(f"differential tier, seed {SEED_USED}: {record['cases']} cases tried in {runner.seconds / 60:.1f} min "
+          f"({record['cases'] / (runner.seconds / 60) if runner.seconds else 0:.1f} cases per minute, sandbox start excluded)")
+    for code, entry in record["rules"].items():
+        write(f"  {code}: {line(entry)}")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_the_linter_and_the_engines_agree_or_the_disagreement_is_documented(runner, case):
-    out = runner.run(case)
+    out = runner.run(case, "fixtures" if case.seed is None else None)
     seen = out.observation
     unexplained = [d for d, known in runner.disagreements(out) if known is None]
     why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message,)
