@@ -89,6 +89,12 @@ def _volcano_queue(docs: Docs, fleet: FleetContext | None) -> bool:
     return view is not None and bool(view.volcano_queue)
 
 
+def _job_without_restart_policy(docs: Docs, fleet: FleetContext | None) -> bool:
+    """A batch Job whose pod template sets no restartPolicy (the API server requires OnFailure or Never)."""
+    return bool(docs) and docs[-1].get("apiVersion") == "batch/v1" and docs[-1].get("kind") == "Job" and \
+        any("restartPolicy" not in spec for spec in _specs(docs))
+
+
 WHEN: dict[str, Callable[[Docs, FleetContext | None], bool]] = {
     "": lambda docs, fleet: True,
     "namespace outside Kueue": _outside_kueue,
@@ -99,6 +105,7 @@ WHEN: dict[str, Callable[[Docs, FleetContext | None], bool]] = {
     "Volcano pods selecting another system's pool": _selects_a_non_volcano_pool,
     "a Volcano queue": _volcano_queue,
     "Kueue job selecting another system's pool": _kueue_selects_another_pool,
+    "a batch Job without restartPolicy": _job_without_restart_policy,
 }
 
 
@@ -155,6 +162,11 @@ KNOWN: tuple[Known, ...] = (
           "the trial fails a pod, it does not evict one: the job handles PodFailed (its only task restarted whole) but "
           "not PodEvicted, and a preempted or drained rank would leave the others running short-handed",
           when="PodEvicted unhandled"),
+    Known("*", "GANG402", FALSE_ALARM, O.RAN_WHOLE,
+          "pods that select no nodes reach every node whose taints they tolerate: GANG402 measures the nodes of the pools "
+          "of the system it expects to place them (Volcano's, for pods naming the volcano scheduler), and the engines put "
+          "the pod on a larger node of a Kueue pool (gpufleet.rules.gpus._placement; not changed here)",
+          when="no node selector"),
     Known("*", "GANG403", FALSE_ALARM, O.RAN_WHOLE,
           "pods that select no nodes reach every node whose taints they tolerate: GANG403 measures the pool the "
           "namespace's team routes to, and the engines placed the gang on another pool's nodes (out of its pool, "
@@ -173,6 +185,15 @@ KNOWN: tuple[Known, ...] = (
     Known("fixture:GANG102/allowed.yaml#2", None, MISS, O.NEVER_ADMITTED,
           "a Pod for Volcano in group `pair` (scheduling.k8s.io/group-name) with no such Volcano PodGroup: Volcano never "
           "schedules it. GANG801 checks the coscheduling PodGroups a run lacks, no rule Volcano's (a gap, left open)"),
+    Known("fixture:*", None, MISS, O.REFUSED,
+          "the fixture's batch Job sets no restartPolicy, which the API server's built-in validation requires "
+          "(OnFailure or Never) and no rule repeats (the schema rules read CRDs only): the refusal comes at "
+          "submission, with its message; the fixture was written for the rule it tests",
+          when="a batch Job without restartPolicy"),
+    Known("fixture:GANG202/disallowed.yaml#1", None, MISS, O.REFUSED,
+          "Volcano's webhook refuses a `*` event policy beside other policies (\"if there's * here, no other policy "
+          "should be here\"), a check outside the CRD schema that no rule repeats; the fixture tests GANG202's "
+          "task-level action, and the refusal comes at submission with its message"),
     Known("example:volcano/example/invalid_jobs/*", None, MISS, O.REFUSED,
           "Volcano's webhook refuses what the upstream example is about (duplicated policy events), a check outside "
           "the CRD schema that no rule repeats: the refusal, with its message, comes at submission; nothing hangs"),
