@@ -67,7 +67,7 @@ def line(entry: Mapping[str, Any]) -> str:
     r = entry.get("rate")
     judged = entry[AGREE] + entry[MISS] + entry[FALSE_ALARM]
     if r is None:
-        return f"not judged yet ({entry[UNTESTED]} cases where the engines stopped for another reason first)"
+        return f"not judged yet ({_count(entry[UNTESTED], 'case')} where the engines stopped for another reason first)"
     parts = [_count(judged, "judged case")]
     if entry[MISS]:
         parts.append(_count(entry[MISS], "miss", "misses"))
@@ -97,7 +97,8 @@ def doc_lines(record: Mapping[str, Any] | None, predicts: Mapping[str, frozenset
             f"{record['date']}, seeds {', '.join(map(str, record['seeds']))}, {record['cases']} cases tried on the dev "
             f"stack's sandbox without the gang-admission controller, {record['casesPerMinute']} cases per minute): the share "
             "of judged cases where the rule's finding, or its silence, matched what the real engines did (docs/sandbox.md, "
-            "\"The differential tier\"); the spread is the lowest and highest share over the run's groups (fixtures, "
-            "examples, each seed's generated shapes). Regenerate with `bench/difftier_bench.py --write "
+            "\"The differential tier\"); a miss counts against each silent rule that predicts what the engines did, and "
+            "the disagreements the tier lists as known count too. The spread is the lowest and highest share over the "
+            "run's groups (fixtures, examples, each seed's generated shapes). Regenerate with `bench/difftier_bench.py --write "
             f"{RECORD}` and `scripts/gen_rules_doc.py`.")
     return lines, note
