@@ -138,10 +138,6 @@ KNOWN: tuple[Known, ...] = (
     Known("*", "GANG104", FALSE_ALARM, O.RAN_WHOLE,
           "Volcano runs a job on any open queue, `default` or another team's (volcano.md §8): the harm is capacity taken "
           "from another team's quota, not a hang, and a trial alone takes nobody's", when="a Volcano queue"),
-    Known("*", "GANG109", FALSE_ALARM, O.RAN_WHOLE,
-          "Kueue's pod webhook is not called in a namespace it does not manage, so nothing refuses the member and its "
-          "pod-group label is ignored: the pods run one by one (a contention hazard); GANG109's refusal holds in the "
-          "namespaces Kueue manages", when="namespace outside Kueue"),
     Known("fixture:GANG805/*", "GANG801", FALSE_ALARM, O.RAN_WHOLE,
           "the pods go to a scheduler that ignores the pod-group label (GANG805's finding on the same pods), so the "
           "missing PodGroup is never consulted; GANG801's denial holds for pods the coscheduler places"),

@@ -5,7 +5,8 @@ Called by the rule engine (linter, policy pack, admission controller) through th
 What it checks
 
 A Pod that Kueue manages (it carries `kueue.x-k8s.io/queue-name`, or the fleet model
-says Kueue manages unlabelled jobs in its namespace) and names a Kueue plain-pod group
+says Kueue manages unlabelled jobs in its namespace; never in a namespace outside Kueue's
+`managedJobsNamespaceSelector`, where its pod webhook is not called) and names a Kueue plain-pod group
 (`kueue.x-k8s.io/pod-group-name`, a label, or an annotation since Kueue 0.18), but whose
 `kueue.x-k8s.io/pod-group-total-count` annotation is missing or not a whole number of
 at least 1.
@@ -61,6 +62,11 @@ def _group(view: WorkloadView) -> str | None:
 
 
 def _kueue_managed(view: WorkloadView, ctx: CheckContext) -> bool:
+    """Kueue's pod webhook sees the pod: never outside ``managedJobsNamespaceSelector`` (the chart gives the webhook
+    that selector; the real API server created such a pod and it ran: docs/sandbox.md, "The differential tier")."""
+    managed = ctx.fleet.kueue_managed_namespaces if ctx.fleet is not None else None
+    if managed is not None and view.namespace not in managed:
+        return False
     if view.queue_label:
         return True
     return ctx.fleet is not None and ctx.fleet.kueue_holds_unlabelled(view.namespace) is True
