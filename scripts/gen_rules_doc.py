@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate docs/rules.md from the rule registry (every rule's module docstring).
+"""Generate docs/rules.md from the rule registry (every rule's module docstring) and the differential tier's record.
 
 Usage: ``.venv/bin/python scripts/gen_rules_doc.py`` rewrites docs/rules.md;
 ``--check`` exits 1 (and says so) when docs/rules.md is stale. tests/lint/test_rules_doc.py
@@ -14,6 +14,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from gpufleet.difftier.tally import RECORD, doc_lines, load  # noqa: E402
 from gpufleet.lint.ruledoc import rules_markdown  # noqa: E402
 from gpufleet.rules import registry  # noqa: E402
 
@@ -21,7 +22,9 @@ DOC = REPO / "docs" / "rules.md"
 
 
 def render() -> str:
-    return rules_markdown(registry.all_rules())
+    """The reference, with each rule's agreement from the differential tier's record (docs/difftier-agreement.json)."""
+    lines, note = doc_lines(load(REPO / RECORD), {r.code: r.predicts or frozenset() for r in registry.all_rules()})
+    return rules_markdown(registry.all_rules(), lines, note)
 
 
 def main(argv: list[str]) -> int:

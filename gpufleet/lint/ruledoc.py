@@ -14,7 +14,7 @@ import ast
 import dataclasses
 import inspect
 import json
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from gpufleet.rules.api import OPTIONS_CONFIG, Rule
 
@@ -38,12 +38,15 @@ def anchor(rule: Rule) -> str:
     return f"{rule.code}-{rule.name}".lower()
 
 
-def rule_markdown(rule: Rule, level: int = 2) -> str:
+def rule_markdown(rule: Rule, level: int = 2, agreement: str | None = None) -> str:
+    """One rule; ``agreement`` is its line of the differential tier's record (docs/rules.md only)."""
     head = "#" * level
     facts = f"family **{rule.family}** · severity **{rule.severity.value}**"
     if rule.needs_fleet:
         facts += " · needs a fleet context (`--fleet`)"
     parts = [f"{head} {rule.code} {rule.name}", "", facts, "", rule.summary, "", f"**Fix:** {rule.fix}"]
+    if agreement is not None:
+        parts += ["", f"**Engines agree:** {agreement}"]
     for title, body in sections(rule.doc).items():
         parts += ["", f"{head}# {title}", "", body]
     if rule.options is not None:
@@ -82,8 +85,11 @@ def options_table(model: type, code: str) -> str:
         "an unknown option or a wrong type is an error."
 
 
-def rules_markdown(rules: Iterable[Rule]) -> str:
+def rules_markdown(rules: Iterable[Rule], agreement: Mapping[str, str] | None = None, agreement_note: str = "") -> str:
+    """The whole reference. ``agreement``: each rule's agreement with the real engines in words, and
+    ``agreement_note`` the run it comes from (``gpufleet.difftier.tally.doc_lines`` of the bench's record)."""
     rules = list(rules)
+    agree = dict(agreement or {})
     lines = [
         "# gpufleet rules",
         "",
@@ -98,8 +104,10 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
         "|---|---|---|---|---|",
     ]
     lines += [f"| [{r.code}](#{anchor(r)}) | {r.name} | {r.family} | {r.severity.value} | {r.summary} |" for r in rules]
+    if agreement_note:
+        lines += ["", "## Agreement with the real engines", "", agreement_note]
     lines += ["", "## What changed in issue 19", "", *CHANGES]
-    return "\n".join(lines) + "\n\n" + "\n".join(rule_markdown(r) for r in rules)
+    return "\n".join(lines) + "\n\n" + "\n".join(rule_markdown(r, agreement=agree.get(r.code)) for r in rules)
 
 
 CHANGES = (

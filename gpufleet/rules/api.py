@@ -160,6 +160,12 @@ class Rule:
     waivable: bool = True
     """False for a rule whose finding no object may waive for itself (GANG807: a team that could waive the
     partition with an annotation on its own pods would make static partitioning optional)."""
+    predicts: frozenset[str] | None = None
+    """The engine outcomes (:mod:`gpufleet.workloads.outcomes`) its finding foretells when the flagged object is
+    tried alone on a sandbox of the fleet (``gpufleet try --no-controller``, a rank failed once it runs): GANG001
+    ``NEVER_WHOLE``, GANG204 ``{RANK_REPLACED_ALONE}``. ``NOT_JUDGED`` (empty) for a rule no engine outcome shows
+    (naming, observability, platform configuration); the differential tier (:mod:`gpufleet.difftier`) leaves those
+    out. None only while undeclared: tests/rules/test_registry.py requires every rule to declare it."""
 
     @property
     def any_kind(self) -> bool:

@@ -5,7 +5,8 @@ Pure (no API server): :mod:`gpufleet.sandbox.trial` polls the sandbox into an
 and :func:`after_failure` once ``--fail-rank`` has failed one of its ranks. The unit
 tier calls both on hand-built snapshots.
 
-Outcomes (the ``outcome`` of ``gpufleet try --format json``):
+Outcomes (the ``outcome`` of ``gpufleet try --format json``; the names are
+:mod:`gpufleet.workloads.outcomes`'s, which the rules' predictions share):
 
 - ``ranWhole``: as many Running pods as the manifests have ranks.
 - ``partlyBound``: some pods hold a node, not all ranks run.
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
+from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.resources import pod_requests
 
 Obj = Mapping[str, Any]
@@ -141,13 +143,13 @@ def is_whole(seen: Observed, expected: int) -> bool:
 def classify(seen: Observed, expected: int, resources: Iterable[str] = ("nvidia.com/gpu",)) -> Verdict:
     """The outcome of a gang of ``expected`` ranks that has not been failed on purpose."""
     if is_whole(seen, expected):
-        return _verdict("ranWhole", seen, resources, why=False)
+        return _verdict(O.RAN_WHOLE, seen, resources, why=False)
     if any(map(bound, seen.pods)):
-        return _verdict("partlyBound", seen, resources)
+        return _verdict(O.PARTLY_BOUND, seen, resources)
     gates = any(map(gated, seen.pods))
     if gates or (any(map(_suspended, seen.owners)) and not seen.workloads):
-        return _verdict("gated", seen, resources)
-    return _verdict("neverAdmitted", seen, resources)
+        return _verdict(O.GATED, seen, resources)
+    return _verdict(O.NEVER_ADMITTED, seen, resources)
 
 
 def after_failure(before: frozenset[str], failed: str, seen: Observed, expected: int, final: bool,
@@ -159,16 +161,16 @@ def after_failure(before: frozenset[str], failed: str, seen: Observed, expected:
     others = before - {failed}
     kept, fresh = others & now, now - before
     if not kept and len(fresh) >= expected:
-        return _verdict("restartedWhole", seen, resources, why=False)
+        return _verdict(O.RESTARTED_WHOLE, seen, resources, why=False)
     if not final:
         return None
     if kept == others and fresh and len(kept) + len(fresh) >= expected:
-        return _verdict("rankReplacedAlone", seen, resources, why=False)
-    if kept == others and not fresh:
-        return _verdict("rankNotReplaced", seen, resources)
+        return _verdict(O.RANK_REPLACED_ALONE, seen, resources, why=False)
+    if others and kept == others and not fresh:
+        return _verdict(O.RANK_NOT_REPLACED, seen, resources)
     if not any(map(alive, seen.pods)):
-        return _verdict("stoppedWhole", seen, resources)
-    return _verdict("partlyBound", seen, resources)
+        return _verdict(O.STOPPED_WHOLE, seen, resources)
+    return _verdict(O.PARTLY_BOUND, seen, resources)
 
 
 def fingerprint(seen: Observed) -> tuple:

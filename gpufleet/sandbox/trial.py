@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Mapping
@@ -29,6 +29,7 @@ from gpufleet.kubetypes.quantity import json_number
 from gpufleet.sandbox import outcome
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
 from gpufleet.sandbox.trial_watch import Ref, Watch
+from gpufleet.workloads import outcomes as O
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,9 @@ class TrialOptions:
     """Seconds to wait for the gang to run whole (and again, after a failed rank, for the engines to react)."""
     settle: float = 10.0
     """Stop early once nothing the engines do has changed for this long (a gang that waits, waits on)."""
+    failure_settle: float | None = None
+    """``settle`` after the failed rank (default: ``settle``): at least the Job controller's first pod-failure
+    backoff (10 s), or a replacement still to come is taken for none."""
     fail_rank: int | None = None
     """Once every rank runs, fail this rank's pod (ranks in :func:`gpufleet.sandbox.outcome.rank_order`)."""
     namespace: str = "default"
@@ -62,7 +66,7 @@ class TrialResult:
     @property
     def ok(self) -> bool:
         """The gang ran whole (and, when a rank was failed, restarted whole)."""
-        return self.outcome == ("restartedWhole" if self.failed_pod else "ranWhole")
+        return self.outcome == (O.RESTARTED_WHOLE if self.failed_pod else O.RAN_WHOLE)
 
     def as_dict(self) -> dict[str, Any]:
         v = self.verdict
@@ -164,13 +168,13 @@ def clean(watch: Watch) -> None:
 def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptions = TrialOptions()) -> TrialResult:
     """Submit ``docs`` to the sandbox ``kube`` talks to and report what its engines did with them."""
     start = time.monotonic()
-    result = TrialResult("neverAdmitted", expected_ranks(docs), [])
+    result = TrialResult(O.NEVER_ADMITTED, expected_ranks(docs), [])
     refs, refusal = _submit(kube, docs, options.namespace)
     result.objects = [str(r) for r in refs]
     watch = Watch(kube, refs)
     try:
         if refusal is not None:
-            result.outcome, result.refused_by, result.message = "refused", outcome.refused_by(refusal), refusal
+            result.outcome, result.refused_by, result.message = O.REFUSED, outcome.refused_by(refusal), refusal
             return result
         result.verdict = _run(watch, options, result, start)
         result.outcome = result.verdict.outcome
@@ -190,7 +194,7 @@ def _run(watch: Watch, options: TrialOptions, result: TrialResult, start: float)
         return outcome.classify(seen, expected, resources) if final or result.seconds_to_whole else None
 
     verdict = _watch(watch, options, first)
-    if options.fail_rank is None or verdict.outcome != "ranWhole":
+    if options.fail_rank is None or verdict.outcome != O.RAN_WHOLE:
         if options.fail_rank is not None:
             result.notes.append(f"rank {options.fail_rank} was not failed: the gang never ran whole")
         return verdict
@@ -203,5 +207,5 @@ def _run(watch: Watch, options: TrialOptions, result: TrialResult, start: float)
     finish_pod(watch.kube, victim)
     result.failed_pod = f"{victim['metadata']['namespace']}/{victim['metadata']['name']}"
     failed = outcome.uid(victim)
-    return _watch(watch, options,
+    return _watch(watch, replace(options, settle=options.failure_settle or options.settle),
                   lambda seen, final: outcome.after_failure(before, failed, seen, expected, final, resources))

@@ -6,17 +6,28 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gpufleet.difftier.tally import RECORD, doc_lines, load
 from gpufleet.lint.ruledoc import rules_markdown, sections
 from gpufleet.rules import registry
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_docs_rules_md_matches_the_registry():
+def expected() -> str:
+    lines, note = doc_lines(load(REPO / RECORD), {r.code: r.predicts or frozenset() for r in registry.all_rules()})
+    return rules_markdown(registry.all_rules(), lines, note)
+
+
+def test_docs_rules_md_matches_the_registry_and_the_differential_tiers_record():
     doc = REPO / "docs" / "rules.md"
     assert doc.exists(), "docs/rules.md is missing: run python scripts/gen_rules_doc.py"
-    assert doc.read_text(encoding="utf-8") == rules_markdown(registry.all_rules()), \
-        "docs/rules.md is stale: run python scripts/gen_rules_doc.py"
+    assert doc.read_text(encoding="utf-8") == expected(), "docs/rules.md is stale: run python scripts/gen_rules_doc.py"
+
+
+def test_every_rule_says_how_often_the_engines_agreed_with_it_or_that_they_do_not_judge_it():
+    text = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert (REPO / RECORD).exists(), f"{RECORD} is missing: run bench/difftier_bench.py --write {RECORD}"
+    assert text.count("**Engines agree:**") == len(registry.all_rules())
 
 
 def test_the_generator_check_mode_agrees():

@@ -151,3 +151,12 @@ def _reads_other_objects(rule) -> bool:
 def test_a_rule_that_reads_other_objects_declares_needs_objects(rule):
     reads = _reads_other_objects(rule)
     assert rule.needs_objects == reads, f"{rule.code}: set needs_objects={reads} so the policy pack's stack policy runs it"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=ids)
+def test_every_rule_declares_the_engine_outcomes_it_predicts_in_the_shared_vocabulary(rule):
+    from gpufleet.workloads import outcomes
+
+    assert rule.predicts is not None, f"{rule.code}: declare predicts= (outcomes.NOT_JUDGED when no engine outcome shows it)"
+    assert isinstance(rule.predicts, frozenset) and rule.predicts <= outcomes.OUTCOMES, rule.predicts
+    assert not rule.predicts & {outcomes.RAN_WHOLE, outcomes.RESTARTED_WHOLE}, f"{rule.code} predicts a gang-safe outcome"

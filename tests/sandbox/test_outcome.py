@@ -104,6 +104,12 @@ def test_after_a_failed_rank_the_gang_is_classified_by_which_pods_are_new(pods, 
     assert after_failure(BEFORE, "uid-a", Observed(pods=pods), 3, final).outcome == outcome
 
 
+def test_a_one_rank_gang_whose_rank_failed_and_was_not_replaced_stopped_whole():
+    # gen:1:1 of the differential tier: a 1-pod Job with backoffLimit 0 fails as a whole
+    assert after_failure(frozenset({"uid-a"}), "uid-a", Observed(pods=(pod("a", phase="Failed"),)), 1,
+                         final=True).outcome == "stoppedWhole"
+
+
 def test_a_lone_replacement_is_only_decided_once_nothing_changes_any_more():
     pods = (pod("a", phase="Failed"), pod("b"), pod("c"), pod("a2", uid="n-a"))
     assert after_failure(BEFORE, "uid-a", Observed(pods=pods), 3, final=False) is None

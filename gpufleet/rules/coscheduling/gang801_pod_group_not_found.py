@@ -46,6 +46,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import MEMBER_KINDS, members, pod_group
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -68,4 +69,5 @@ RULE = Rule(
     summary="Pods join a coscheduling PodGroup that is not among the objects checked with them.",
     fix="ship the PodGroup (scheduling.x-k8s.io/v1alpha1) with the workload",
     kinds=MEMBER_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # pods wait for a PodGroup that does not exist
 )

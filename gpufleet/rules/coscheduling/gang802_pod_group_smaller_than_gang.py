@@ -40,6 +40,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -54,4 +55,5 @@ RULE = Rule(
     summary="A coscheduling PodGroup's minMember is below the pods of the workloads that join it.",
     fix="set minMember to every pod that joins the group",
     kinds=(PODGROUP,), check=check, needs_objects=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # the PodGroup admits part of the gang
 )

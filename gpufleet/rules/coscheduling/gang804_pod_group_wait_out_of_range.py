@@ -47,6 +47,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.coscheduling._helpers import PODGROUP
 from gpufleet.workloads import as_int, as_map
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG804"
 PATH = FieldPath.of("spec", "scheduleTimeoutSeconds")
@@ -85,4 +86,5 @@ RULE = Rule(
     summary="A coscheduling PodGroup's scheduleTimeoutSeconds (its permit wait) is unset, too short or too long.",
     fix="set scheduleTimeoutSeconds to the fleet's permit wait (engines.coscheduling.permitWait, default 60)",
     kinds=(PODGROUP,), check=check, doc=__doc__ or "", options=Gang804Options,
+    predicts=O.NOT_JUDGED,  # a permit wait is timing, which a trial alone does not measure
 )

@@ -41,6 +41,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.coscheduling._helpers import DEFAULT_SCHEDULER_NAME, MEMBER_KINDS, members
 from gpufleet.workloads import effective_scheduler
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG805"
 
@@ -78,4 +79,5 @@ RULE = Rule(
     summary="Pods carry a coscheduling pod-group label but go to a scheduler that ignores it.",
     fix="set schedulerName to the coscheduling scheduler's profile",
     kinds=MEMBER_KINDS, check=check, doc=__doc__ or "", options=Gang805Options,
+    predicts=O.NEVER_WHOLE,  # the scheduler ignores the pod group: pods bind one by one
 )

@@ -43,6 +43,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.workloads import keys, label_path
+from gpufleet.workloads import outcomes as O
 
 KINDS = (
     ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
@@ -66,4 +67,5 @@ RULE = Rule(
     summary="A multi-pod workload in a coscheduling pool's namespace joins no pod group.",
     fix="label every pod template scheduling.x-k8s.io/pod-group: <workload name>",
     kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # no pod group: pods bind one by one
 )

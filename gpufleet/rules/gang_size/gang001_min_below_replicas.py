@@ -72,6 +72,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums, is_elastic
+from gpufleet.workloads import outcomes as O
 
 
 def _below(obj: Mapping[str, Any], ctx: CheckContext):
@@ -102,4 +103,5 @@ RULE = Rule(
     summary="The gang minimum is below the gang's pod count, so a synchronous job can start partially.",
     fix="raise the gang minimum to the total pod count (or mark the job elastic)",
     kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # a gang started below its size waits partly bound, or never starts whole
 )

@@ -58,6 +58,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums
+from gpufleet.workloads import outcomes as O
 
 
 def _above(obj: Mapping[str, Any], ctx: CheckContext):
@@ -86,4 +87,5 @@ RULE = Rule(
     summary="The gang minimum is above the gang's pod count, so the gang can never be scheduled.",
     fix="lower the gang minimum to the total pod count",
     kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
+    predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # Volcano's webhook refuses it, else its PodGroup is never ready
 )

@@ -68,6 +68,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import WorkloadView
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.resources import pod_requests
+from gpufleet.workloads import outcomes as O
 
 KUBEFLOW = ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")
 BINARY = ("memory", "ephemeral-storage", "hugepages-")
@@ -163,4 +164,5 @@ RULE = Rule(
     kinds=(("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"),
            *(("kubeflow.org", kind) for kind in KUBEFLOW)),
     check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # admission counts the wrong figure: never admitted, or admitted short
 )

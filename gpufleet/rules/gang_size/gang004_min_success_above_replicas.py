@@ -48,6 +48,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_int, as_map
+from gpufleet.workloads import outcomes as O
 
 
 def _excess(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[int, int] | None:
@@ -78,4 +79,5 @@ RULE = Rule(
     summary="A Volcano Job's minSuccess is above its pod count, so it can never complete.",
     fix="lower spec.minSuccess to the total pod count (or remove it)",
     kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # completion is not watched: a trial ends once every rank runs
 )

@@ -45,6 +45,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gang_size._helpers import is_elastic
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC
+from gpufleet.workloads import outcomes as O
 
 
 def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[int, int, int, int, int]]:
@@ -90,4 +91,5 @@ RULE = Rule(
     summary="A Volcano task's partitionPolicy.minPartitions below totalPartitions starts a fixed-size job partially.",
     fix="set minPartitions to totalPartitions (or mark the job elastic)",
     kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # a partition minimum below the partitions starts part of the job
 )

@@ -53,6 +53,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import MIG_PREFIX, amount, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, as_list, as_map
 from gpufleet.workloads.types import is_map
+from gpufleet.workloads import outcomes as O
 
 CONTAINER_FIELDS = ("containers", "initContainers")
 
@@ -151,4 +152,5 @@ RULE = Rule(
     kinds=tuple(sorted(WORKLOAD_KINDS)),
     check=check,
     doc=__doc__ or "",
+    predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # pod creation fails once the gang is admitted
 )

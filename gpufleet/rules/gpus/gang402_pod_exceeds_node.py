@@ -61,6 +61,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, pod_containers
+from gpufleet.workloads import outcomes as O
 
 
 _NONE = (None, None)
@@ -124,4 +125,5 @@ RULE = Rule(
     check=check,
     needs_fleet=True,
     doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # no node fits a pod
 )

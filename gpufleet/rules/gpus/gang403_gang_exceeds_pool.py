@@ -80,6 +80,7 @@ from gpufleet.rules import gangs
 from gpufleet.rules.gpus._helpers import ZERO, demands, fmt, sorted_gpu_resources
 from gpufleet.rules.run import TemplateDemand
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, as_map
+from gpufleet.workloads import outcomes as O
 
 
 @quick_init
@@ -194,4 +195,5 @@ RULE = Rule(
     needs_fleet=True,
     needs_objects=True,  # a TrainJob's runtime, when it is in the run
     doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # the pools can never hold the gang
 )

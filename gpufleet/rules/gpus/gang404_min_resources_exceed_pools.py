@@ -56,6 +56,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import fmt, gpu_resources, is_gpu
 from gpufleet.workloads import as_map
 from gpufleet.workloads.types import SPEC
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG404"
 SYSTEMS = {"scheduling.volcano.sh": "volcano", "scheduling.x-k8s.io": "coscheduling"}
@@ -111,4 +112,5 @@ RULE = Rule(
     fix="lower minResources to what the queue's pools hold, or give the queue a larger pool",
     kinds=(("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup")),
     check=check, needs_fleet=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # the pools can never hold the minResources
 )

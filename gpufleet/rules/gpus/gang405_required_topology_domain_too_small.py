@@ -51,6 +51,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gpus._helpers import fmt, template_pools, template_request
 from gpufleet.workloads import WORKLOAD_KINDS, keys
+from gpufleet.workloads import outcomes as O
 
 HOST_LEVEL = "kubernetes.io/hostname"
 
@@ -84,4 +85,5 @@ RULE = Rule(
     summary="A Kueue TAS pod set required on one host needs more GPUs than any node has, so it is never admitted.",
     fix="require a wider topology level (rack, block) or a preferred one",
     kinds=tuple(sorted(WORKLOAD_KINDS)), check=check, needs_fleet=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # no node is a large enough topology domain
 )

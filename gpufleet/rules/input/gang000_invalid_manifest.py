@@ -54,6 +54,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -71,4 +72,5 @@ RULE = Rule(
     kinds=(),
     check=check,
     doc=__doc__ or "",
+    predicts=frozenset({O.REFUSED}),  # the API server refuses what cannot be read as an object
 )

@@ -74,6 +74,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
 from gpufleet.workloads import label_path
 from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
+from gpufleet.workloads import outcomes as O
 
 _KIND_OF = {"jobs": "Job", "podgroups": "PodGroup", "jobsets": "JobSet", "pytorchjobs": "PyTorchJob",
             "mpijobs": "MPIJob", "trainjobs": "TrainJob", "leaderworkersets": "LeaderWorkerSet",
@@ -115,4 +116,5 @@ RULE = Rule(
     code="GANG701", name="gang-without-identity", family="observability", severity=Severity.WARNING,
     summary="A gang's pods will carry no gpufleet.dev/gang label, so the gang alerts cannot see it.",
     fix=FIX, kinds=tuple(k for k in WORKLOAD_KINDS if k != ("", "Pod")), check=check, doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # observability: the engines do not read the label
 )

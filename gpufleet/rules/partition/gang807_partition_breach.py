@@ -60,6 +60,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import PodTemplate, as_list, as_map
 from gpufleet.workloads.kinds import WORKLOAD_KINDS
 from gpufleet.workloads.types import is_map
+from gpufleet.workloads import outcomes as O
 
 KEY = "gpufleet.dev/dedicated"
 KINDS = tuple(sorted(WORKLOAD_KINDS))
@@ -127,4 +128,5 @@ RULE = Rule(
     summary="Pods tolerate or select the nodes of a pool dedicated to another team.",
     fix="tolerate and select only your own team's pools",
     kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "", waivable=False,
+    predicts=O.NOT_JUDGED,  # policy: the engines run pods on another team's nodes
 )

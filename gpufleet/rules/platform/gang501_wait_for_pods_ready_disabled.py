@@ -56,6 +56,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.platform._kueue_config import DISABLE_GATE, KINDS, deployment_gate_args, kueue_configs
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -92,4 +93,5 @@ RULE = Rule(
     kinds=KINDS + (("apps", "Deployment"),),
     check=check,
     doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # platform configuration, not a workload
 )

@@ -53,6 +53,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS, format_seconds, seconds_or_none, timeout_shortfalls
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.platform._kueue_config import KINDS, KueueConfig, kueue_configs
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG502"
 
@@ -125,4 +126,5 @@ RULE = Rule(
     check=check,
     doc=__doc__ or "",
     options=Gang502Options,
+    predicts=O.NOT_JUDGED,  # platform configuration, not a workload
 )

@@ -52,6 +52,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.platform._kueue_config import KINDS, kueue_configs
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -82,4 +83,5 @@ RULE = Rule(
     kinds=KINDS,
     check=check,
     doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # platform configuration, not a workload
 )

@@ -62,6 +62,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import WorkloadView, as_map
+from gpufleet.workloads import outcomes as O
 
 GANG_LABEL = "gpufleet.dev/gang"
 
@@ -124,4 +125,5 @@ RULE = Rule(
     check=check,
     needs_objects=True,
     doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # preemption needs contention, which a trial alone does not create
 )

@@ -62,6 +62,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.platform._volcano_conf import KINDS, Plugin, VolcanoConf, volcano_confs
+from gpufleet.workloads import outcomes as O
 
 SWITCHES = {"preempt": "enablePreemptable", "reclaim": "enableReclaimable"}
 VOTERS = {"preempt": ("priority", "conformance", "drf"), "reclaim": ("conformance", "proportion", "capacity")}
@@ -111,4 +112,5 @@ RULE = Rule(
     kinds=KINDS,
     check=check,
     doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # platform configuration, not a workload
 )

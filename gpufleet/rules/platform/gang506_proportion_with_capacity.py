@@ -46,6 +46,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.platform._volcano_conf import KINDS, volcano_confs
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -70,4 +71,5 @@ RULE = Rule(
     kinds=KINDS,
     check=check,
     doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # platform configuration, not a workload
 )

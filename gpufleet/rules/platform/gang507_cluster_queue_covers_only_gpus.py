@@ -54,6 +54,7 @@ from gpufleet.rules.gpus._helpers import gpu_resources, is_gpu
 from gpufleet.rules.platform._kueue_config import kueue_configs
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import as_list, as_map
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG507"
 NEEDED = ("cpu", "memory")
@@ -96,4 +97,5 @@ RULE = Rule(
     summary="A ClusterQueue covers GPUs but not cpu or memory, so every workload requesting them is inadmissible.",
     fix="cover cpu and memory in the ClusterQueue, or exclude them with Kueue's resources.excludeResourcePrefixes",
     kinds=(("kueue.x-k8s.io", "ClusterQueue"),), check=check, needs_objects=True, doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # platform configuration, not a workload
 )

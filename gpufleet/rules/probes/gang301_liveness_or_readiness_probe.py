@@ -58,6 +58,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map
+from gpufleet.workloads import outcomes as O
 
 PROBES = ("livenessProbe", "readinessProbe")
 
@@ -108,4 +109,5 @@ RULE = Rule(
     kinds=tuple(sorted(WORKLOAD_KINDS)),
     check=check,
     doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # KWOK runs no probe: no engine outcome shows it
 )

@@ -53,6 +53,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads.volcano import FAILURE_EVENTS, uncovered_events
+from gpufleet.workloads import outcomes as O
 
 
 def missing_events(obj: Mapping[str, Any]) -> list[str]:
@@ -84,4 +85,5 @@ RULE = Rule(
     summary="A Volcano Job does not map PodFailed and PodEvicted to a job-level action, so a broken gang runs on.",
     fix="add spec.policies mapping PodFailed and PodEvicted to RestartJob (or AbortJob)",
     kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "",
+    predicts=O.BROKEN_GANG_RUNS_ON,  # no job-level action: the others run on after a rank fails
 )

@@ -58,6 +58,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.volcano import ANY_EVENT, PARTIAL_RESTART_ACTIONS, all_policies
+from gpufleet.workloads import outcomes as O
 
 FAILURES = ("PodFailed", "PodEvicted", "Unknown", ANY_EVENT)
 JOBSET_PARTIAL = {"RestartJob": "RestartJobSet", "RestartJobAndIgnoreMaxRestarts": "RestartJobSetAndIgnoreMaxRestarts"}
@@ -115,4 +116,5 @@ RULE = Rule(
     fix="map failures to RestartJob/AbortJob (Volcano) or RestartJobSet/FailJobSet (JobSet)",
     kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet")),
     check=check, remediate=remediate, doc=__doc__ or "",
+    predicts=O.BROKEN_GANG_RUNS_ON,  # a pod- or task-level restart replaces the failed rank alone
 )

@@ -58,6 +58,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules import gangs
 from gpufleet.workloads import as_int, as_list, as_map, stages
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG203"
 
@@ -152,4 +153,5 @@ RULE = Rule(
            ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
            ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob")),
     check=check, remediate=remediate, doc=__doc__ or "", options=Gang203Options,
+    predicts=O.NOT_JUDGED,  # the retry budget shows only after many failures; a trial fails one rank once
 )

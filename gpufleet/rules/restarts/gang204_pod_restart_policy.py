@@ -72,6 +72,7 @@ from gpufleet.rules import gangs
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.runtimes import NODE_JOB
+from gpufleet.workloads import outcomes as O
 
 Problem = tuple[FieldPath, Any, str]  # (path, value to set, message)
 UNSET = {("jobset.x-k8s.io", "JobSet"): "JobSet's webhook sets OnFailure",
@@ -162,4 +163,5 @@ RULE = Rule(
     kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"), ("", "Pod"),
            *(("trainer.kubeflow.org", k) for k in workloads.RUNTIME_KINDS)),
     check=check, remediate=remediate, doc=__doc__ or "",
+    predicts=O.BROKEN_GANG_RUNS_ON,  # the failed rank restarts in place or alone
 )

@@ -49,6 +49,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.gang_size._helpers import is_elastic
 from gpufleet.workloads import as_map
+from gpufleet.workloads import outcomes as O
 
 PARTIAL = {"OnFailure", "Always", "ExitCode"}
 
@@ -85,4 +86,5 @@ RULE = Rule(
     fix="set replicaSpecs[*].restartPolicy to Never and restart the job as a whole",
     kinds=tuple(("kubeflow.org", k) for k in ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")),
     check=check, remediate=remediate, doc=__doc__ or "",
+    predicts=O.BROKEN_GANG_RUNS_ON,  # the replica type restarts single pods
 )

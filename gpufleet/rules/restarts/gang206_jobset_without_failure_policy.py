@@ -52,6 +52,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.workloads import as_map
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG206"
 
@@ -88,4 +89,5 @@ RULE = Rule(
     fix="add spec.failurePolicy with a bounded maxRestarts (JobSet-level restarts)",
     kinds=(("jobset.x-k8s.io", "JobSet"),), check=check, remediate=remediate, doc=__doc__ or "",
     options=Gang206Options,
+    predicts=frozenset({O.STOPPED_WHOLE}),  # any failure ends the run instead of restarting the gang
 )

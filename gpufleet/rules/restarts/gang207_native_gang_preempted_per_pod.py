@@ -62,6 +62,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import as_list, as_map
+from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.native import GROUP, SCHEDULING, gang_policies
 from gpufleet.workloads.types import SPEC, is_map
 
@@ -120,4 +121,5 @@ RULE = Rule(
     fix="set disruptionMode: {all: {}} so kube-scheduler preempts the gang whole",
     kinds=(("batch", "Job"), (GROUP, "Workload"), (GROUP, "PodGroup")), check=check, remediate=remediate,
     doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # preemption needs contention, which a trial alone does not create
 )

@@ -69,6 +69,7 @@ from gpufleet.rules.routing._helpers import (
     WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions,
 )
 from gpufleet.workloads import PodTemplate, WorkloadView, template_scheduler
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG101"
 
@@ -129,4 +130,5 @@ RULE = Rule(
     fix="set schedulerName: volcano on the job (Volcano Job) or in every pod template",
     kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
     options=Gang101Options,
+    predicts=O.NEVER_WHOLE,  # the pods' scheduler places them one by one
 )

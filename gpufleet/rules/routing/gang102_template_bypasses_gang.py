@@ -56,6 +56,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions
 from gpufleet.workloads import template_scheduler
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG102"
 
@@ -94,4 +95,5 @@ RULE = Rule(
     fix="remove the template's schedulerName (Volcano Job) or set it to volcano",
     kinds=WORKLOAD_KINDS, check=check, doc=__doc__ or "",
     options=Gang102Options,
+    predicts=O.NEVER_WHOLE,  # the template's pods bypass the gang
 )

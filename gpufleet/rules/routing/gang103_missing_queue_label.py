@@ -87,6 +87,7 @@ from gpufleet.rules.routing._helpers import (
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
 from gpufleet.workloads.kueue_label import controller_queue
 from gpufleet.workloads.types import SPEC
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG103"
 JOB_TEMPLATE_METADATA = SPEC.child("jobTemplate", "metadata")
@@ -212,4 +213,5 @@ RULE = Rule(
     fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
     kinds=(*WORKLOAD_KINDS, ("batch", "CronJob")), check=check, remediate=remediate, doc=__doc__ or "",
     options=Gang103Options,
+    predicts=O.NEVER_WHOLE,  # Kueue holds it forever, or ignores it and the pods bind one by one
 )

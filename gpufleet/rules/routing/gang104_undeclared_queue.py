@@ -21,7 +21,11 @@ What it checks
 Why it is unsafe
 
 Kueue keeps a workload whose LocalQueue does not exist pending with no event a user
-sees (kueue.md §6): the gang silently never starts. Volcano has no namespace-to-queue
+sees (kueue.md §6): the gang silently never starts. In a namespace Kueue does not manage
+(outside `managedJobsNamespaceSelector`, whose selector the chart copies to the job
+webhooks) the label is ignored instead: the job runs at once, outside every quota and
+all-or-nothing admission (the real engines ran such a Job whole; docs/sandbox.md, "The
+differential tier"), and the message says which of the two applies. Volcano has no namespace-to-queue
 authorization at all (volcano.md §8): any namespace can submit to any open leaf
 queue, so a job naming another team's queue (or `default`) runs on capacity the model
 gave someone else and escapes its own team's quota.
@@ -56,6 +60,7 @@ from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, tea
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import WorkloadView, as_map, group_of, keys, label_path
 from gpufleet.workloads.types import SPEC
+from gpufleet.workloads import outcomes as O
 
 LOCAL_QUEUE = ("kueue.x-k8s.io", "LocalQueue")
 VOLCANO_QUEUE = ("scheduling.volcano.sh", "Queue")
@@ -76,8 +81,19 @@ def _local_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]:
             "declare it in the fleet model"
         where = f" in namespace {view.namespace!r}" if view.namespace else ""
         yield Violation(label_path(fleet.queue_label),
-                        f"LocalQueue {queue!r} is not declared{where} by the fleet model: Kueue leaves the "
-                        "workload pending forever", f"use a declared LocalQueue ({hint})")
+                        f"LocalQueue {queue!r} is not declared{where} by the fleet model: {_consequence(view.namespace, fleet)}",
+                        f"use a declared LocalQueue ({hint})")
+
+
+def _consequence(namespace: str | None, fleet: FleetContext) -> str:
+    """What Kueue does with a job naming a LocalQueue that does not exist, by whether it manages the namespace:
+    outside ``managedJobsNamespaceSelector`` the chart's job webhooks are never called, and the real engines ran
+    such a Job whole, unsuspended (the differential tier, docs/sandbox.md)."""
+    managed = fleet.kueue_managed_namespaces
+    if namespace is not None and managed is not None and namespace not in managed:
+        return (f"Kueue does not manage namespace {namespace!r} (managedJobsNamespaceSelector), so it ignores the label "
+                "and the job runs outside every quota and all-or-nothing admission")
+    return "Kueue leaves the workload pending forever"
 
 
 def _volcano_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]:
@@ -188,4 +204,5 @@ RULE = Rule(
     summary="A workload names a LocalQueue or Volcano queue the fleet model does not give its team.",
     fix="name the queue the fleet model declares for the namespace's team",
     kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
+    predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
 )

@@ -43,6 +43,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -61,4 +62,5 @@ RULE = Rule(
     summary="A gang runs in a namespace that no team of the fleet model owns.",
     fix="move the gang to a team's namespace or give the namespace to a team",
     kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "",
+    predicts=O.NOT_JUDGED,  # no team, no quota: a hazard under contention, which a trial alone does not create
 )

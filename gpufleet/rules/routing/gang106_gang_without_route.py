@@ -103,6 +103,7 @@ from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.rules.routing._native import ignored_ask
 from gpufleet.kubetypes import workload_api as wa
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.native import near_miss
 
 CODE = "GANG106"
@@ -263,4 +264,5 @@ RULE = Rule(
     summary="A multi-pod GPU gang names no Kueue queue, no gang scheduler and no pod group.",
     fix="name a route: a kueue.x-k8s.io/queue-name label, Volcano (queue + schedulerName), or a pod group",
     kinds=KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # no gang scheduler, queue or pod group: the pods bind one by one
 )

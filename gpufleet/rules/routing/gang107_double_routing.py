@@ -62,6 +62,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_opt
 from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volcano_names, VolcanoSchedulerOptions
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler, keys
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG107"
 VOLCANO_GROUP = "scheduling.volcano.sh"
@@ -125,4 +126,5 @@ RULE = Rule(
     fix="route the gang through one system: Kueue with the default scheduler, or Volcano with a gang-sized PodGroup",
     kinds=WORKLOAD_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
     options=Gang107Options,
+    predicts=O.NEVER_WHOLE,  # Kueue admits, Volcano places pod by pod
 )

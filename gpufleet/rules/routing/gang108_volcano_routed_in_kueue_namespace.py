@@ -61,6 +61,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_opt
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, volcano_names
 from gpufleet.workloads import WorkloadView, effective_scheduler, keys
 from gpufleet.workloads.kueue_gate import integration
+from gpufleet.workloads import outcomes as O
 
 CODE = "GANG108"
 VOLCANO_JOB = ("batch.volcano.sh", "Job")
@@ -133,4 +134,5 @@ RULE = Rule(
     summary="A Volcano-routed workload in a namespace where Kueue holds unlabelled work: gated or suspended forever.",
     fix="submit it in the team's Volcano namespace, or run it through Kueue with its queue label",
     kinds=WORKLOAD_KINDS, check=check, needs_fleet=True, doc=__doc__ or "", options=Gang108Options,
+    predicts=O.NEVER_WHOLE,  # Kueue holds work it will never admit
 )

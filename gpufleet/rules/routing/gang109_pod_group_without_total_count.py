@@ -5,7 +5,8 @@ Called by the rule engine (linter, policy pack, admission controller) through th
 What it checks
 
 A Pod that Kueue manages (it carries `kueue.x-k8s.io/queue-name`, or the fleet model
-says Kueue manages unlabelled jobs in its namespace) and names a Kueue plain-pod group
+says Kueue manages unlabelled jobs in its namespace; never in a namespace outside Kueue's
+`managedJobsNamespaceSelector`, where its pod webhook is not called) and names a Kueue plain-pod group
 (`kueue.x-k8s.io/pod-group-name`, a label, or an annotation since Kueue 0.18), but whose
 `kueue.x-k8s.io/pod-group-total-count` annotation is missing or not a whole number of
 at least 1.
@@ -54,6 +55,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import WorkloadView, annotation_path, as_int, keys
+from gpufleet.workloads import outcomes as O
 
 TOTAL = annotation_path(keys.KUEUE_POD_GROUP_TOTAL)
 
@@ -113,4 +115,5 @@ RULE = Rule(
     summary="A Kueue plain-pod group member lacks a valid pod-group-total-count annotation; Kueue's webhook refuses it.",
     fix="annotate kueue.x-k8s.io/pod-group-total-count with the group's pod count on every member",
     kinds=(("", "Pod"),), check=check, needs_objects=True, doc=__doc__ or "",
+    predicts=frozenset({O.REFUSED}),  # Kueue's webhook refuses the pod
 )

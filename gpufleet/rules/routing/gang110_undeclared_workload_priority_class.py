@@ -48,6 +48,7 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
 from gpufleet.workloads import as_map, keys, label_path
 from gpufleet.workloads.types import METADATA, SPEC
+from gpufleet.workloads import outcomes as O
 
 CRON_METADATA = SPEC.child("jobTemplate", "metadata")
 
@@ -79,4 +80,5 @@ RULE = Rule(
     summary="A job names a Kueue WorkloadPriorityClass the fleet model does not render: it stays suspended.",
     fix="name a priority class of the fleet model in kueue.x-k8s.io/priority-class",
     kinds=(*WORKLOAD_KINDS, ("batch", "CronJob")), check=check, needs_fleet=True, doc=__doc__ or "",
+    predicts=O.NEVER_WHOLE,  # Kueue keeps the job suspended
 )

@@ -45,6 +45,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import EVERY_KIND, CheckContext, Rule, Severity, Violation
 from gpufleet.rules.schema._helpers import at, pruned_paths
+from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -67,4 +68,5 @@ RULE = Rule(
     kinds=EVERY_KIND,
     check=check,
     doc=__doc__ or "",
+    predicts=frozenset({O.REFUSED}),  # the API server refuses it
 )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+
+from gpufleet.rules.api import CheckContext
 
 from tests.rules import builders as b
 from tests.rules.helpers import WITH_FLEET, paths
@@ -34,3 +38,23 @@ def test_a_queue_the_model_does_not_give_the_namespace_is_flagged(obj, expected)
 
 def test_the_rule_needs_a_fleet_context():
     assert paths(CODE, labelled("reserch")) == []
+
+
+def messages(obj, ctx):
+    from gpufleet.rules import engine
+
+    return [f.message for f in engine.check_object(obj, ctx, select=[CODE])]
+
+
+MANAGED = CheckContext(fleet=replace(WITH_FLEET.fleet, kueue_managed_namespaces=("research", "vision")))
+
+
+def test_an_undeclared_queue_in_a_namespace_kueue_manages_leaves_the_job_pending_forever():
+    assert [m for m in messages(labelled("reserch"), MANAGED) if "pending forever" in m]
+
+
+def test_a_queue_label_where_kueue_does_not_manage_the_namespace_says_kueue_ignores_it_not_that_it_hangs():
+    # differential tier, gen:2:1 and the Kueue example sample-job-partial-admission: in a namespace outside
+    # managedJobsNamespaceSelector Kueue's job webhook is never called, and the real engines ran the Job whole
+    found = messages(labelled("no-such-queue", namespace="scratch"), MANAGED)
+    assert found and all("pending forever" not in m and "ignores" in m for m in found), found

@@ -1,0 +1,80 @@
+"""The differential tier in CI: the linter's verdict against what the real engines did, on one shared sandbox.
+
+A bounded set, a few minutes on two cores: for every rule that predicts an engine
+outcome, the first case of its ``disallowed.yaml`` fixture that the sandbox can run
+(the shape the rule was written for), then :data:`GENERATED` seeded shapes
+(``GPUFLEET_DIFFTIER_SEED``, default :data:`SEED`; each case's id ``gen:SEED:N``
+reproduces it). Each case is linted with every rule, the dev stack's fleet context and,
+when ../shared is present, the engines' CRDs (``gpufleet lint --fleet stacks/dev.fleet.yaml
+--crds ../shared/crds``) and tried on the dev stack's sandbox
+without the gang-admission controller (``gpufleet try --no-controller``, rank 0 failed
+once every rank runs), the trial deleting its objects before the next. A disagreement
+(a miss, a false alarm) fails its case unless :data:`gpufleet.difftier.known.KNOWN`
+lists it with the reason the engines' behaviour is not the whole story. The run's log ends
+with the agreement per rule and the cases per minute (reported, not asserted); the longer
+run is bench/difftier_bench.py.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gpufleet.difftier import cases as source
+from gpufleet.difftier.generate import shapes
+from gpufleet.difftier.tally import line
+from gpufleet.model import load_model
+from gpufleet.rules import registry
+from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason
+from gpufleet.sandbox.up import Options
+from tests.conftest import SHARED
+from tests.e2e.sandbox_env import running
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "stacks" / "dev.fleet.yaml"
+SEED = 31
+GENERATED = 6
+
+
+def fixture_cases() -> list[source.Case]:
+    judged = {r.code for r in registry.all_rules() if r.predicts}
+    first: dict[str, source.Case] = {}
+    for case in source.fixtures(ROOT / "tests" / "rules" / "fixtures"):
+        code, name = case.id.split(":", 1)[1].split("#")[0].split("/")
+        if code in judged and name == "disallowed.yaml" and skip_reason(case) is None:
+            first.setdefault(code, case)
+    return list(first.values())
+
+
+SEED_USED = int(os.environ.get("GPUFLEET_DIFFTIER_SEED", SEED))
+CASES = fixture_cases() + shapes(load_model(DEV), SEED_USED, GENERATED)
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory, request):
+    with running(DEV, tmp_path_factory.mktemp("difftier"), Options(controller=False)) as sb:
+        runner = Runner(sb.kube, lint_context(DEV, SHARED / "crds"))
+        yield runner
+    report(request, runner)
+
+
+def report(request, runner) -> None:
+    """Agreement per rule and cases per minute in the run's log (a report, not an assertion: bench/ measures)."""
+    write = request.config.pluginmanager.get_plugin("terminalreporter").write_line
+    record = runner.tally.record()
+    write(f"differential tier, seed {SEED_USED}: {record['cases']} cases tried in {runner.seconds / 60:.1f} min "
+          f"({record['cases'] / (runner.seconds / 60) if runner.seconds else 0:.1f} cases per minute, sandbox start excluded)")
+    for code, entry in record["rules"].items():
+        write(f"  {code}: {line(entry)}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_the_linter_and_the_engines_agree_or_the_disagreement_is_documented(runner, case):
+    out = runner.run(case, "fixtures" if case.seed is None else None)
+    seen = out.observation
+    unexplained = [d for d, known in runner.disagreements(out) if known is None]
+    why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message,)
+    assert not unexplained, (f"{case.id} (seed {SEED_USED}): engines {seen}, rules fired {out.fired}; "
+                             f"{unexplained}; {'; '.join(case.notes)}; engines' reasons: {why}")
