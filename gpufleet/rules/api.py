@@ -14,18 +14,14 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar
 
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.util.camel import camel
 from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 
 OptionsT = TypeVar("OptionsT")
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-OPTIONS_CONFIG = {"extra": "forbid", "strict": True, "alias_generator": _camel, "frozen": True, "use_attribute_docstrings": True}
+OPTIONS_CONFIG = {"extra": "forbid", "strict": True, "alias_generator": camel, "frozen": True, "use_attribute_docstrings": True}
 """The pydantic config of every rule's options (``__pydantic_config__``): camelCase keys, unknown keys
 and wrong types refused. A plain dict, so the core never imports pydantic; ``gpufleet.fleetctx.settings``
 validates with it."""

@@ -19,7 +19,7 @@ def settles(monkeypatch, options: trial.TrialOptions) -> list[float]:
         return Verdict("ranWhole", 1, 1, 0, "0")
 
     monkeypatch.setattr(trial, "_watch", watch)
-    monkeypatch.setattr(trial, "fail_pod", lambda kube, pod: None)
+    monkeypatch.setattr(trial, "finish_pod", lambda kube, pod, exit_code=1: None)
     fake = SimpleNamespace(kube=None, observe=lambda: Observed(pods=(RUNNING,)))
     trial._run(fake, options, trial.TrialResult("neverAdmitted", 1, []), 0.0)
     return seen
