@@ -44,7 +44,7 @@ def draw(base: ReplayLog, new: ReplayLog, path: Path) -> None:
     waits = [(f"{team}\n{log.model}", _waits(log, team)) for team in teams for log in (base, new)]
     shown = [(name, w) for name, w in waits if w]
     if shown:
-        axes[0][1].boxplot([w for _, w in shown], tick_labels=[n for n, _ in shown], vert=False)
+        axes[0][1].boxplot([w for _, w in shown], tick_labels=[n for n, _ in shown], orientation="horizontal")
     axes[0][1].set(title="queue wait per team", xlabel="trace minutes")
     axes[1][1].axis("off")
     axes[1][1].text(0, 1, f"base: {base.model}\nnew: {new.model}\ntime scale: {base.time_scale:g}\n"
