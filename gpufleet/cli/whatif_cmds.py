@@ -110,7 +110,7 @@ def run(base: Path = typer.Argument(..., help="The base model (or, with --git, t
     except CliError as exc:
         raise loading.fail(exc.lines, exc.code, COMMAND) from None
     try:
-        loaded = [load_trace(trace, before), load_trace(trace, after)][1]
+        loaded = load_trace(trace, [before, after])
     except TraceError as exc:
         raise loading.fail(exc.lines(), INVALID, COMMAND) from None
     unsafe = timescale.check(loaded, [before, after], time_scale)
@@ -200,7 +200,7 @@ def from_cluster(files: List[Path] = typer.Argument(..., help="`kubectl get work
 
     try:
         imported = load_exports(files, time_scale)
-    except ValueError as exc:
+    except (OSError, ValueError) as exc:
         raise loading.fail([str(exc)], INVALID, COMMAND) from None
     for why, count in sorted(imported.skipped.items()):
         typer.echo(f"left out {count}: {why}", err=True)

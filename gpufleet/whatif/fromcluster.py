@@ -26,7 +26,10 @@ from typing import Any, Iterable
 
 from gpufleet.kubetypes import durations, quantity
 from gpufleet.workloads.keys import KUEUE_PRIORITY_CLASS
-from gpufleet.whatif.trace import TraceJob
+from gpufleet.whatif.trace import TraceJob, read_text
+
+MAX_EXPORT_BYTES = 1024 * 2**20
+"""The largest export file read (a cluster's Workloads for months: hundreds of MiB)."""
 
 GPU_SUFFIX = "gpu"  # a resource name ending in it counts as GPUs (nvidia.com/gpu, amd.com/gpu)
 OWNER_KINDS = {"Job": "Job", "JobSet": "JobSet", "PyTorchJob": "PyTorchJob"}
@@ -126,8 +129,9 @@ def load_exports(paths: list[Path], time_scale: float = 1.0) -> Imported:
     """Read ``kubectl ... -o json`` files (``ValueError`` naming the file when one is not JSON)."""
     docs = []
     for path in paths:
+        text = read_text(path, MAX_EXPORT_BYTES, "cluster export")
         try:
-            docs.append(json.loads(path.read_text(encoding="utf-8")))
+            docs.append(json.loads(text))
         except ValueError as exc:
             raise ValueError(f"{path}: not JSON ({exc}) (fix: export with `kubectl get ... -A -o json`)") from None
     return import_objects(docs, time_scale)

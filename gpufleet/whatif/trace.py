@@ -30,6 +30,8 @@ HEADER_KEY = "gpufleetTrace"
 KINDS = ("Job", "VolcanoJob", "JobSet", "PyTorchJob")
 KUEUE_KINDS = ("Job", "JobSet", "PyTorchJob")
 MAX_LINES = 100_000
+MAX_BYTES = 64 * 2**20
+"""The largest trace file read: 100,000 lines of a few hundred bytes fit well within it."""
 
 
 class TraceJob(BaseModel):
@@ -182,13 +184,26 @@ def parse_trace(text: str, fleet: Fleet | None, source: str = "trace") -> Trace:
                             for _, (number, job) in ordered))
 
 
-def load_trace(path: Path, fleet: Fleet | None) -> Trace:
-    """Read and check a trace file (``-`` is not accepted: a replay needs the file twice, for both models)."""
+def read_text(path: Path, limit: int, what: str) -> str:
+    """A UTF-8 file of at most ``limit`` bytes, read once (``ValueError`` naming the file, its size and the fix)."""
+    with path.open("rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit // 2**20} MiB, the most a {what} may be (fix: split it)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start}) (fix: give a UTF-8 file)") from None
+
+
+def load_trace(path: Path, fleets: list[Fleet]) -> Trace:
+    """Read a trace file once (at most :data:`MAX_BYTES`) and check it against each of ``fleets``."""
+    try:
+        text = read_text(path, MAX_BYTES, "trace")
+    except (OSError, ValueError) as exc:
         raise TraceError(str(path), [Issue("(file)", f"cannot be read: {exc}", "give a readable UTF-8 JSON Lines file")])
-    return parse_trace(text, fleet, str(path))
+    traces = [parse_trace(text, fleet, str(path)) for fleet in fleets or [None]]
+    return traces[-1]
 
 
 def dump_trace(jobs: Iterable[TraceJob]) -> str:

@@ -25,4 +25,4 @@ def test_the_example_traces_are_valid_for_both_models():
     for model in (ROOT / "stacks" / "dev.fleet.yaml", EXAMPLE / "dev-no-borrowing.fleet.yaml"):
         fleet = load_model(model)
         for trace in sorted(EXAMPLE.glob("*.jsonl")):
-            assert load_trace(trace, fleet).jobs
+            assert load_trace(trace, [fleet]).jobs

@@ -49,3 +49,23 @@ def test_every_problem_is_reported_not_just_the_first():
 def test_an_empty_trace_is_an_error():
     with pytest.raises(TraceError, match="no jobs"):
         parse_trace('{"gpufleetTrace": "v1"}\n', dev())
+
+
+def test_a_trace_file_beyond_the_size_cap_is_refused_unread_with_the_fix(tmp_path, monkeypatch):
+    from gpufleet.whatif import trace as tracemod
+
+    path = tmp_path / "big.jsonl"
+    path.write_text(line() + "\n" + line(name="b") + "\n")
+    monkeypatch.setattr(tracemod, "MAX_BYTES", 100)
+    with pytest.raises(TraceError, match=r"larger than 0 MiB, the most a trace may be \(fix: split it\)"):
+        tracemod.load_trace(path, [dev()])
+
+
+def test_a_cluster_export_beyond_its_size_cap_is_named(tmp_path, monkeypatch):
+    from gpufleet.whatif import fromcluster
+
+    path = tmp_path / "w.json"
+    path.write_text('{"kind": "List", "items": []}' + " " * 200)
+    monkeypatch.setattr(fromcluster, "MAX_EXPORT_BYTES", 100)
+    with pytest.raises(ValueError, match=r"w.json: larger than .* cluster export"):
+        fromcluster.load_exports([path])
