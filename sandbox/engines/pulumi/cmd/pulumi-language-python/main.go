@@ -9,8 +9,11 @@
 // the plugin streams). It runs programs through pulumi-language-python-exec, the shim the
 // SDK module ships and build.sh puts beside this binary, exactly as the upstream host
 // does: same arguments, same PULUMI_CONFIG variables, same exit-code handling.
+// It also runs the two kinds of Python plugin gpufleet ships, a policy pack and the
+// component provider of `gpufleet pulumi-package` (plugin.go), and installs a plugin's
+// or a program's dependencies (install.go).
 // Not implemented (the CLI gets Unimplemented): code generation, Pack, Link, debugging,
-// typecheckers, and plugins other than policy packs.
+// typecheckers, and other kinds of plugin.
 package main
 
 import (

@@ -1,7 +1,13 @@
-// RunPlugin for gpufleet's language host: runs a Python policy pack (kind analyzer) as the
-// upstream host does: `python -u -m pulumi.policy ARGS... PACKDIR` in the pack's
-// virtualenv and directory, behind the SDK's policy proxy, which hands the pack the
-// stack's configuration (PULUMI_CONFIG, PULUMI_STACK, ...) before it starts.
+// RunPlugin for gpufleet's language host, as the upstream host does for the two kinds of
+// Python plugin gpufleet ships:
+//   - a policy pack (kind analyzer): `python -u -m pulumi.policy ARGS... PACKDIR` in the
+//     pack's virtualenv and directory, behind the SDK's policy proxy, which hands the pack
+//     the stack's configuration (PULUMI_CONFIG, PULUMI_STACK, ...) before it starts;
+//   - a component provider (kind resource, a folder with PulumiPlugin.yaml and __main__.py,
+//     such as the one `gpufleet pulumi-package` writes): `python PLUGINDIR ARGS...` in the
+//     plugin's virtualenv ("venv" when PulumiPlugin.yaml names none), in the working
+//     directory of the program that uses it (the request's Pwd), so relative paths in the
+//     component's inputs mean what they mean to that program.
 package main
 
 import (
@@ -22,9 +28,54 @@ import (
 func (h *languageHost) RunPlugin(req *pulumirpc.RunPluginRequest,
 	server pulumirpc.LanguageRuntime_RunPluginServer,
 ) error {
-	if req.Kind != string(apitype.AnalyzerPlugin) {
-		return fmt.Errorf("gpufleet's language host runs policy packs only, not a %s plugin", req.Kind)
+	switch req.Kind {
+	case string(apitype.AnalyzerPlugin):
+		return runPolicyPack(req, server)
+	case string(apitype.ResourcePlugin):
+		return runProvider(req, server)
 	}
+	return fmt.Errorf("gpufleet's language host runs policy packs and component providers only, not a %s plugin", req.Kind)
+}
+
+// runProvider runs a component provider's __main__.py; its exit code goes back to the CLI.
+func runProvider(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
+	opts, err := options(req.Info, true)
+	if err != nil {
+		return err
+	}
+	tc, err := toolchain.ResolveToolchain(opts)
+	if err != nil {
+		return err
+	}
+	cmd, err := tc.Command(server.Context(), append([]string{req.Info.ProgramDirectory}, req.Args...)...)
+	if err != nil {
+		return err
+	}
+	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	cmd.Dir = req.Pwd
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, req.Env...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return server.Send(&pulumirpc.RunPluginResponse{
+				Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(exit.ExitCode())},
+			})
+		}
+		return fmt.Errorf("could not run the component provider: %w", err)
+	}
+	return closer.Close()
+}
+
+// runPolicyPack runs a policy pack behind the SDK's policy proxy.
+func runPolicyPack(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
 	ctx := server.Context()
 	opts, err := options(req.Info, false)
 	if err != nil {
