@@ -11,7 +11,7 @@ from pathlib import Path
 import pulumi
 
 from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
-from gpufleet.pulumi.stack_config import read_stack_config
+from gpufleet.pulumi.stack_config import model_error, read_stack_config
 from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import load_model
 
@@ -23,9 +23,7 @@ def main() -> None:
     try:
         fleet = load_model(config.model)
     except ModelError as exc:
-        lines = exc.lines()
-        header = f"the fleet model {exc.source} (stack config gpufleet:model) has {len(lines)} issue(s):"
-        raise pulumi.RunError("\n".join([header, *lines])) from None
+        raise model_error(exc) from None
     try:
         controller = config.controller
         if fleet.controller.enabled and not controller.digest:

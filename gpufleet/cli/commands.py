@@ -33,7 +33,7 @@ COMMANDS = {
     "lint": "lint_cmds", "rules": "lint_cmds", "explain": "lint_cmds",
     "validate": "fleet_cmds", "render": "fleet_cmds", "plan": "fleet_cmds", "schema": "fleet_cmds",
     "diff": "diff_cmds", "advise": "advise_cmds", "podgroups": "advise_cmds",
-    "sandbox": "sandbox_cmds", "try": "try_cmds", "policy-pack": "pack_cmds",
+    "sandbox": "sandbox_cmds", "try": "try_cmds", "policy-pack": "pack_cmds", "pulumi-package": "pack_cmds",
     "whatif": "whatif_cmds",
 }
 GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "try_cmds", "pack_cmds", "whatif_cmds")

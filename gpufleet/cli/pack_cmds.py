@@ -1,9 +1,13 @@
-"""``gpufleet policy-pack DIR``: write the policy pack folder for ``pulumi preview --policy-pack DIR``.
+"""``gpufleet policy-pack DIR`` and ``gpufleet pulumi-package DIR``: the two folders Pulumi runs gpufleet from.
 
-Thin adapter over :func:`gpufleet.policypack.folder.write` (standard library only; the
-pack process imports ``pulumi_policy``, this command does not). By default the folder's
-``PulumiPolicy.yaml`` names the virtual environment gpufleet runs in, so a
-``pip install "gpufleet[pulumi]"`` there is all the pack needs. Exit codes
+``policy-pack`` writes the policy pack folder for ``pulumi preview --policy-pack DIR``, through
+:func:`gpufleet.policypack.folder.write` (standard library only; the pack process imports
+``pulumi_policy``, this command does not). ``pulumi-package`` writes the component package
+folder a Pulumi program of any language adds with ``pulumi package add DIR``
+(``PulumiPlugin.yaml``, runtime python, and a ``__main__.py`` that serves
+``gpufleet:index:GpuFleet`` from the installed :mod:`gpufleet.pulumi.package`; nothing of
+Pulumi is imported here). By default each folder names the virtual environment gpufleet runs
+in, so a ``pip install "gpufleet[pulumi]"`` there is all they need. Exit codes
 (:mod:`gpufleet.cli.exits`): 0 written, 2 the folder cannot be written (a file by that name, no space).
 Registered on the app by ``gpufleet.cli.commands``.
 """
@@ -16,7 +20,34 @@ from typing import Optional
 import typer
 
 from gpufleet.cli.exits import CliError, guarded
-from gpufleet.policypack.folder import current_virtualenv, write
+from gpufleet import __version__
+from gpufleet.policypack.folder import current_virtualenv, write, write_files
+
+PACKAGE_ENTRY = '''"""gpufleet's component package (docs/pulumi.md), written by ``gpufleet pulumi-package``.
+
+Run by the Pulumi CLI's Python language host (``python DIR``) for a program that adds this
+folder (``pulumi package add DIR``): serves gpufleet:index:GpuFleet from the installed gpufleet.
+Nothing here may print to stdout: the CLI reads the gRPC port from the first stdout line.
+"""
+
+from gpufleet.pulumi.package import serve
+
+serve()
+'''
+
+PACKAGE_SETTINGS = """\
+# gpufleet's component package (docs/pulumi.md), written by `gpufleet pulumi-package`
+# (gpufleet {version}). Pulumi runs it with the Python of the virtual environment below,
+# which must have gpufleet[pulumi] installed.
+runtime:
+  name: python
+{options}"""
+
+
+def package_contents(virtualenv: str | None) -> dict[str, str]:
+    """File name -> text of the component package folder; ``virtualenv`` as in the policy pack's folder."""
+    options = f"  options:\n    virtualenv: {virtualenv}\n" if virtualenv else ""
+    return {"PulumiPlugin.yaml": PACKAGE_SETTINGS.format(version=__version__, options=options), "__main__.py": PACKAGE_ENTRY}
 
 
 def policy_pack(
@@ -36,5 +67,23 @@ def policy_pack(
                f"use it with: pulumi preview --policy-pack {folder}")
 
 
+def pulumi_package(
+    folder: Path = typer.Argument(..., help="Folder to write the component package into (created if missing)."),
+    virtualenv: Optional[str] = typer.Option(
+        None, "--virtualenv",
+        help="Virtual environment Pulumi runs the package with (absolute, or relative to the folder); "
+             "default: the one gpufleet runs in."),
+) -> None:
+    """Write GpuFleet's component package folder, for Pulumi programs in any language: pulumi package add FOLDER."""
+    if folder.exists() and not folder.is_dir():
+        raise CliError([f"gpufleet pulumi-package: {folder} is a file, not a folder "
+                        "(fix: name a new folder, or an existing folder the package's files may replace theirs in)"])
+    venv = virtualenv or current_virtualenv()
+    write_files(folder, package_contents(venv))
+    typer.echo(f"wrote gpufleet's component package (gpufleet:index:GpuFleet) to {folder} "
+               f"(virtualenv: {venv or 'none: venv in the folder'}); add it to a Pulumi project with: pulumi package add {folder}")
+
+
 def register(app: typer.Typer) -> None:
     app.command("policy-pack")(guarded(policy_pack))
+    app.command("pulumi-package")(guarded(pulumi_package))

@@ -69,9 +69,17 @@ def contents(virtualenv: str | None) -> dict[str, str]:
 
 def write(folder: Path, virtualenv: str | None) -> list[Path]:
     """Write the pack folder (created if missing; these files replaced); the paths written."""
+    return write_files(folder, contents(virtualenv))
+
+
+def write_files(folder: Path, texts: dict[str, str]) -> list[Path]:
+    """Write file name -> text into ``folder`` (created if missing; these files replaced); the paths written.
+
+    Also writes the component package folder of ``gpufleet pulumi-package`` (:mod:`gpufleet.cli.pack_cmds`).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in contents(virtualenv).items():
+    for name, text in texts.items():
         (folder / name).write_text(text)
         written.append(folder / name)
     return written

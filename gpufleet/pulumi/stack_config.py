@@ -1,6 +1,8 @@
 """The stack configuration (``gpufleet:*`` keys), read once and typed.
 
-Called by ``__main__.py``. The keys and their types are declared in
+Called by ``__main__.py`` (:func:`read_stack_config`) and by the component package's
+``GpuFleet`` (:mod:`gpufleet.pulumi.package`), whose inputs are these keys
+(:func:`settings` with another :class:`Source`). The keys and their types are declared in
 ``Pulumi.yaml``; the Pulumi CLI validates stack files against that schema and
 applies its defaults, but the SDK does not (under mocks or ``PULUMI_CONFIG``),
 so the defaults are repeated here. Paths are resolved against the project
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 import pulumi
 
 from gpufleet import CONTROLLER_IMAGE
 from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.yamlin.errors import ModelError
 
 TLS_FILES = ("tls.crt", "tls.key", "ca.crt")
 CHART_KEYS = {"kueue": "kueueChartPath", "volcano": "volcanoChartPath", "coscheduling": "coschedulingChartPath"}
@@ -36,51 +40,98 @@ class StackConfig:
         return self.controller.engines_installed
 
 
-def _path(project_dir: Path, key: str, value: str, what: str) -> str:
+@dataclass(frozen=True)
+class Source:
+    """Where the settings come from, as an error names a key and its removal.
+
+    The stack configuration (``gpufleet:*``, :data:`STACK`) for ``__main__.py``, or the
+    inputs of the component package's ``GpuFleet`` (:mod:`gpufleet.pulumi.package`), whose
+    input names are these keys.
+    """
+
+    prefix: str
+    """Put before a key in an error (``stack config gpufleet:``)."""
+    remove: str
+    """How to drop key ``{key}`` (``pulumi config rm gpufleet:{key}``)."""
+
+    def named(self, key: str) -> str:
+        return f"{self.prefix}{key}"
+
+    def removal(self, key: str) -> str:
+        return self.remove.format(key=key)
+
+
+STACK = Source("stack config gpufleet:", "`pulumi config rm gpufleet:{key}`")
+
+
+def _path(source: Source, project_dir: Path, key: str, value: str, what: str) -> str:
     path = project_dir / value
     if not path.exists():
-        raise pulumi.RunError(f"stack config gpufleet:{key}: {path} does not exist "
-                              f"(fix: point it at {what}, or `pulumi config rm gpufleet:{key}`)")
+        raise pulumi.RunError(f"{source.named(key)}: {path} does not exist "
+                              f"(fix: point it at {what}, or {source.removal(key)})")
     return str(path)
 
 
-def _tls_dir(project_dir: Path, value: str) -> str:
+def _tls_dir(source: Source, project_dir: Path, value: str) -> str:
     if not value:
         return ""
-    folder = _path(project_dir, "controllerTlsDir", value, "a folder holding " + ", ".join(TLS_FILES))
+    folder = _path(source, project_dir, "controllerTlsDir", value, "a folder holding " + ", ".join(TLS_FILES))
     missing = [name for name in TLS_FILES if not (Path(folder) / name).is_file()]
     if missing:
-        raise pulumi.RunError(f"stack config gpufleet:controllerTlsDir: {folder} has no {', '.join(missing)} "
+        raise pulumi.RunError(f"{source.named('controllerTlsDir')}: {folder} has no {', '.join(missing)} "
                               f"(fix: put the PEM files {', '.join(TLS_FILES)} there)")
     return folder
 
 
-def _url(value: str) -> str:
+def _url(source: Source, value: str) -> str:
     if value and not value.startswith("https://"):
-        raise pulumi.RunError(f"stack config gpufleet:controllerUrl: {value!r} is not an https:// URL "
+        raise pulumi.RunError(f"{source.named('controllerUrl')}: {value!r} is not an https:// URL "
                               "(fix: the API server calls webhooks over TLS only: https://host:port)")
     return value
+
+
+def settings(project_dir: Path, get: Callable[[str], Any], source: Source = STACK) -> StackConfig:
+    """The settings ``get(key)`` returns (None when unset), checked, paths resolved against ``project_dir``.
+
+    A missing model, a missing path, TLS files or a plain-http URL is a clean ``pulumi.RunError``
+    naming the key (as ``source`` names it) and the fix.
+    """
+    if get("controllerTlsDir") and get("certManager"):
+        raise pulumi.RunError(f"{source.named('controllerTlsDir')} and {source.named('certManager')} both name the controller's "
+                              f"certificate (fix: keep one: {source.removal('certManager')} or "
+                              f"{source.removal('controllerTlsDir')})")
+    if not get("model"):
+        raise pulumi.RunError(f"{source.named('model')} is missing (fix: set it to the fleet model file, "
+                              "e.g. stacks/dev.fleet.yaml)")
+    charts = {engine: _path(source, project_dir, key, get(key), "a chart folder or .tgz")
+              for engine, key in CHART_KEYS.items() if get(key)}
+    return StackConfig(
+        model=project_dir / get("model"),
+        controller=ControllerSettings(
+            image=get("controllerImage") or CONTROLLER_IMAGE,
+            digest=get("controllerImageDigest") or "",
+            cert_manager=bool(get("certManager")),
+            prometheus_operator=bool(get("prometheusOperator")),
+            url=_url(source, get("controllerUrl") or ""),
+            tls_dir=_tls_dir(source, project_dir, get("controllerTlsDir") or ""),
+            engines_installed=bool(get("enginesInstalled")),
+        ),
+        chart_paths=charts,
+    )
+
+
+BOOLEAN_KEYS = ("certManager", "prometheusOperator", "enginesInstalled")
 
 
 def read_stack_config(project_dir: Path) -> StackConfig:
     """Read ``gpufleet:*`` config; a missing ``gpufleet:model`` is a clean ``pulumi.RunError``."""
     config = pulumi.Config("gpufleet")
-    if config.get("controllerTlsDir") and config.get_bool("certManager"):
-        raise pulumi.RunError("stack config gpufleet:controllerTlsDir and gpufleet:certManager both name the controller's "
-                              "certificate (fix: keep one: `pulumi config rm gpufleet:certManager` or "
-                              "`pulumi config rm gpufleet:controllerTlsDir`)")
-    charts = {engine: _path(project_dir, key, config.get(key), "a chart folder or .tgz")
-              for engine, key in CHART_KEYS.items() if config.get(key)}
-    return StackConfig(
-        model=project_dir / config.require("model"),
-        controller=ControllerSettings(
-            image=config.get("controllerImage") or CONTROLLER_IMAGE,
-            digest=config.get("controllerImageDigest") or "",
-            cert_manager=bool(config.get_bool("certManager")),
-            prometheus_operator=bool(config.get_bool("prometheusOperator")),
-            url=_url(config.get("controllerUrl") or ""),
-            tls_dir=_tls_dir(project_dir, config.get("controllerTlsDir") or ""),
-            engines_installed=bool(config.get_bool("enginesInstalled")),
-        ),
-        chart_paths=charts,
-    )
+    config.require("model")  # the SDK's own message for a required key
+    return settings(project_dir, lambda key: config.get_bool(key) if key in BOOLEAN_KEYS else config.get(key))
+
+
+def model_error(exc: ModelError, source: Source = STACK) -> pulumi.RunError:
+    """A fleet model's issues as one RunError: a header naming the file and the key, then one line per issue."""
+    lines = exc.lines()
+    header = f"the fleet model {exc.source} ({source.named('model')}) has {len(lines)} issue(s):"
+    return pulumi.RunError("\n".join([header, *lines]))

@@ -28,6 +28,7 @@ BINARIES = {
     "kube-state-metrics": ("ksm", "kube-state-metrics"),
     "pulumi": ("pulumi", "pulumi"), "pulumi-language-python": ("pulumi", "pulumi-language-python"),
     "pulumi-resource-kubernetes": ("pulumi-kubernetes", "pulumi-resource-kubernetes"),
+    "pulumi-language-yaml": ("pulumi-yaml", "pulumi-language-yaml"),
 }
 
 

@@ -93,6 +93,7 @@ CASES = [
     Case(("podgroups", "MIXED", "BAD"), "checked", MANIFEST, "binary"),
     Case(("sandbox", "up", "BAD", "--dir", "OUT"), "checked", ALL_FILE, "job"),
     Case(("policy-pack", "BAD"), "output", ("wrong kind of file",), "file"),
+    Case(("pulumi-package", "BAD"), "output", ("wrong kind of file",), "file"),
     Case(("try", "BAD", "JOBS", "--dir", "OUT"), "checked", ALL_FILE, "job"),
     Case(("try", "MODEL", "BAD", "--dir", "OUT"), "checked", MANIFEST, "binary"),
     Case(("whatif", "BAD", "MODEL", "--trace", "TRACE", "--dry-run"), "checked", ALL_FILE, "job"),
@@ -105,6 +106,7 @@ PRINTING = {
     "schema": ("schema",), "diff": ("diff", "MODEL", "MODEL"), "lint": ("lint", "JOBS"), "rules": ("rules",),
     "explain": ("explain", "GANG301"), "advise": ("advise", "MODEL"), "podgroups": ("podgroups", "MIXED", "COSCHEDULED"),
     "sandbox": ("sandbox", "status", "--dir", "OUT"), "policy-pack": ("policy-pack", "OUT"),
+    "pulumi-package": ("pulumi-package", "OUT"),
     "try": ("try", "MODEL", "JOBS", "--dry-run", "--dir", "OUT"),
     "whatif": ("whatif", "trace", "synth", "MODEL", "--jobs", "3"),
 }

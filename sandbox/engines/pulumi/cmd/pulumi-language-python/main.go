@@ -47,6 +47,12 @@ func main() {
 	showVersion := flag.Bool("version", false, "print the plugin version and exit")
 	tracing := flag.String("tracing", "", "tracing endpoint (passed on to the program)")
 	executor := flag.String("use-executor", "", "the exec shim to run programs with")
+	// Older plugin hosts (the one inside pulumi-language-yaml, on SDK v3.206.0) pass the
+	// runtime options as flags (-virtualenv=..., -toolchain=..., -root=...), as the upstream
+	// host accepts them; every request carries the same options, which are what is used.
+	for _, name := range []string{"virtualenv", "toolchain", "typechecker", "root"} {
+		flag.String(name, "", "ignored: the request's program info carries it")
+	}
 	flag.Parse()
 	if *showVersion {
 		fmt.Println(version.Version)
