@@ -113,9 +113,9 @@ class Workspace:
     def destroy(self, stack: str, *extra: str) -> Result:
         return self.cli("destroy", "-s", stack, "--yes", "--skip-preview", *extra)
 
-    def resources(self, stack: str) -> list[dict[str, Any]]:
-        """The stack's state: every resource Pulumi recorded (``pulumi stack export``)."""
-        exported = self.cli("stack", "export", "-s", stack, check=True).json()
+    def resources(self, stack: str, cwd: Path | None = None) -> list[dict[str, Any]]:
+        """The stack's state: every resource Pulumi recorded (``pulumi stack export``; another project's with ``cwd``)."""
+        exported = self.cli("stack", "export", "-s", stack, check=True, cwd=cwd).json()
         return exported["deployment"].get("resources", [])
 
 
