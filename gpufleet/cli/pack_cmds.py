@@ -50,18 +50,26 @@ def package_contents(virtualenv: str | None) -> dict[str, str]:
     return {"PulumiPlugin.yaml": PACKAGE_SETTINGS.format(version=__version__, options=options), "__main__.py": PACKAGE_ENTRY}
 
 
+def _virtualenv_option(what: str):
+    return typer.Option(None, "--virtualenv",
+                        help=f"Virtual environment Pulumi runs the {what} with (absolute, or relative to the folder); "
+                             "default: the one gpufleet runs in.")
+
+
+def _target(command: str, folder: Path, what: str, virtualenv: str | None) -> str | None:
+    """Check ``folder`` can take the files; the virtualenv to name (given, or the one gpufleet runs in)."""
+    if folder.exists() and not folder.is_dir():
+        raise CliError([f"gpufleet {command}: {folder} is a file, not a folder "
+                        f"(fix: name a new folder, or an existing folder the {what}'s files may replace theirs in)"])
+    return virtualenv or current_virtualenv()
+
+
 def policy_pack(
     folder: Path = typer.Argument(..., help="Folder to write the pack into (created if missing)."),
-    virtualenv: Optional[str] = typer.Option(
-        None, "--virtualenv",
-        help="Virtual environment Pulumi runs the pack with (absolute, or relative to the folder); "
-             "default: the one gpufleet runs in."),
+    virtualenv: Optional[str] = _virtualenv_option("pack"),
 ) -> None:
     """Write the gang-safety policy pack folder: pulumi preview --policy-pack FOLDER."""
-    if folder.exists() and not folder.is_dir():
-        raise CliError([f"gpufleet policy-pack: {folder} is a file, not a folder "
-                        "(fix: name a new folder, or an existing folder the pack's files may replace theirs in)"])
-    venv = virtualenv or current_virtualenv()
+    venv = _target("policy-pack", folder, "pack", virtualenv)
     write(folder, venv)
     typer.echo(f"wrote the gpufleet policy pack to {folder} (virtualenv: {venv or 'none: the python3 on PATH'}); "
                f"use it with: pulumi preview --policy-pack {folder}")
@@ -69,16 +77,10 @@ def policy_pack(
 
 def pulumi_package(
     folder: Path = typer.Argument(..., help="Folder to write the component package into (created if missing)."),
-    virtualenv: Optional[str] = typer.Option(
-        None, "--virtualenv",
-        help="Virtual environment Pulumi runs the package with (absolute, or relative to the folder); "
-             "default: the one gpufleet runs in."),
+    virtualenv: Optional[str] = _virtualenv_option("package"),
 ) -> None:
     """Write GpuFleet's component package folder, for Pulumi programs in any language: pulumi package add FOLDER."""
-    if folder.exists() and not folder.is_dir():
-        raise CliError([f"gpufleet pulumi-package: {folder} is a file, not a folder "
-                        "(fix: name a new folder, or an existing folder the package's files may replace theirs in)"])
-    venv = virtualenv or current_virtualenv()
+    venv = _target("pulumi-package", folder, "package", virtualenv)
     write_files(folder, package_contents(venv))
     typer.echo(f"wrote gpufleet's component package (gpufleet:index:GpuFleet) to {folder} "
                f"(virtualenv: {venv or 'none: venv in the folder'}); add it to a Pulumi project with: pulumi package add {folder}")

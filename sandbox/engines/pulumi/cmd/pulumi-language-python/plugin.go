@@ -39,15 +39,7 @@ func (h *languageHost) RunPlugin(req *pulumirpc.RunPluginRequest,
 
 // runProvider runs a component provider's __main__.py; its exit code goes back to the CLI.
 func runProvider(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
-	opts, err := options(req.Info, true)
-	if err != nil {
-		return err
-	}
-	tc, err := toolchain.ResolveToolchain(opts)
-	if err != nil {
-		return err
-	}
-	cmd, err := tc.Command(server.Context(), append([]string{req.Info.ProgramDirectory}, req.Args...)...)
+	cmd, err := python(req, server, true, append([]string{req.Info.ProgramDirectory}, req.Args...))
 	if err != nil {
 		return err
 	}
@@ -57,36 +49,53 @@ func runProvider(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRunti
 	}
 	defer closer.Close()
 	cmd.Dir = req.Pwd
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
 	cmd.Env = append(cmd.Env, req.Env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return server.Send(&pulumirpc.RunPluginResponse{
-				Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(exit.ExitCode())},
-			})
-		}
-		return fmt.Errorf("could not run the component provider: %w", err)
+		return exited(server, err, "could not run the component provider")
 	}
 	return closer.Close()
+}
+
+// python is the plugin's Python command (its virtualenv's, "venv" by default for a
+// resource plugin), with the host's environment.
+func python(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer, isPlugin bool,
+	args []string,
+) (*exec.Cmd, error) {
+	opts, err := options(req.Info, isPlugin)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := toolchain.ResolveToolchain(opts)
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := tc.Command(server.Context(), args...)
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	return cmd, nil
+}
+
+// exited reports a plugin's non-zero exit code to the CLI, or fails with what went wrong.
+func exited(server pulumirpc.LanguageRuntime_RunPluginServer, err error, what string) error {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return server.Send(&pulumirpc.RunPluginResponse{
+			Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(exit.ExitCode())},
+		})
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // runPolicyPack runs a policy pack behind the SDK's policy proxy.
 func runPolicyPack(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
 	ctx := server.Context()
-	opts, err := options(req.Info, false)
-	if err != nil {
-		return err
-	}
-	tc, err := toolchain.ResolveToolchain(opts)
-	if err != nil {
-		return err
-	}
 	args := append([]string{"-u", "-m", "pulumi.policy"}, req.Args...)
-	cmd, err := tc.Command(ctx, append(args, req.Info.ProgramDirectory)...)
+	cmd, err := python(req, server, false, append(args, req.Info.ProgramDirectory))
 	if err != nil {
 		return err
 	}
@@ -108,22 +117,13 @@ func runPolicyPack(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRun
 	if err != nil {
 		return err
 	}
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
 	cmd.Env = append(append(cmd.Env, env...), req.Env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("could not run the policy pack: %w", err)
 	}
 	if err := proxy.Attach(ctx, cmd); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return server.Send(&pulumirpc.RunPluginResponse{
-				Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(exit.ExitCode())},
-			})
-		}
-		return fmt.Errorf("could not attach the policy pack proxy: %w", err)
+		return exited(server, err, "could not attach the policy pack proxy")
 	}
 	return closer.Close()
 }
