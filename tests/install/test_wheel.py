@@ -118,3 +118,28 @@ def test_the_installed_gpufleet_writes_a_pack_folder_that_pulumi_can_run(venv, t
         assert sorted(p.name for p in pack.info.policies) == sorted(p.name for p in policies())
     finally:
         pack.close()
+
+
+def test_the_installed_gpufleet_writes_a_component_package_whose_provider_serves_gpufleet_index_gpufleet(venv, tmp_path):
+    """Started as gpufleet's language host starts it (``python FOLDER ENGINE``): it prints its port and answers GetSchema."""
+    import grpc
+    from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
+
+    folder = tmp_path / "gpufleet-package"
+    done = subprocess.run([str(venv / "bin" / "gpufleet"), "pulumi-package", str(folder)], capture_output=True, text=True,
+                          cwd=tmp_path, env=clean_env(), timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert yaml.safe_load((folder / "PulumiPlugin.yaml").read_text())["runtime"]["options"]["virtualenv"] == str(venv)
+    provider = subprocess.Popen([str(venv / "bin" / "python"), str(folder), "127.0.0.1:1"], cwd=tmp_path, env=clean_env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = provider.stdout.readline().strip()
+        assert port.isdigit(), provider.stderr.read() if provider.poll() is not None else port
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            reply = provider_pb2_grpc.ResourceProviderStub(channel).GetSchema(provider_pb2.GetSchemaRequest(), timeout=60)
+    finally:
+        provider.terminate()
+        provider.wait(timeout=30)
+    schema = json.loads(reply.schema)
+    assert list(schema["resources"]) == ["gpufleet:index:GpuFleet"]
+    assert schema["resources"]["gpufleet:index:GpuFleet"]["requiredInputs"] == ["model"]
