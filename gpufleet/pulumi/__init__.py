@@ -11,7 +11,9 @@ Modules: ``fleet`` (the top component), ``kueue``, ``volcano`` and ``coschedulin
 engine charts, through ``engine``), ``quota`` (the rendered quota objects),
 ``manifest`` (a custom resource keeping every top-level field), ``stack_config`` (the
 typed stack configuration), ``controller``/``typed`` (the gang-admission controller) and
-``observability`` (the gang alerts).
+``observability`` (the gang alerts), and ``package`` (``GpuFleet`` as the component package
+``gpufleet:index:GpuFleet`` for programs in other languages; ``gpufleet pulumi-package DIR``
+writes its folder).
 """
 
 from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs

@@ -24,6 +24,7 @@ from gpufleet.yamlin.errors import ModelError
 
 TLS_FILES = ("tls.crt", "tls.key", "ca.crt")
 CHART_KEYS = {"kueue": "kueueChartPath", "volcano": "volcanoChartPath", "coscheduling": "coschedulingChartPath"}
+BOOLEAN_KEYS = ("certManager", "prometheusOperator", "enginesInstalled")
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,6 @@ def settings(project_dir: Path, get: Callable[[str], Any], source: Source = STAC
         chart_paths=charts,
     )
 
-
-BOOLEAN_KEYS = ("certManager", "prometheusOperator", "enginesInstalled")
 
 
 def read_stack_config(project_dir: Path) -> StackConfig:
