@@ -107,3 +107,12 @@ def test_a_broken_model_is_one_error_naming_the_file_the_input_and_every_issue(m
         registered_by_component(monitor, {"model": "fleet.yaml"}, tmp_path, monkeypatch)
     first = str(caught.value).splitlines()[0]
     assert "fleet.yaml" in first and "GpuFleet input model" in first and "Traceback" not in str(caught.value)
+
+
+def test_the_same_check_through_the_stack_config_names_the_config_key_and_how_to_remove_it(tmp_path):
+    from gpufleet.pulumi.stack_config import settings
+
+    with pytest.raises(pulumi.RunError) as caught:
+        settings(tmp_path, {"model": "fleet.yaml", "volcanoChartPath": "absent"}.get)
+    assert "stack config gpufleet:volcanoChartPath" in str(caught.value)
+    assert "`pulumi config rm gpufleet:volcanoChartPath`" in str(caught.value)
