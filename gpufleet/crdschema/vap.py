@@ -1,0 +1,105 @@
+"""A ValidatingAdmissionPolicy evaluated with cel-python, as the API server binds it.
+
+Called by the equality tests of the rules' CEL forms (``tests/rules/test_cel_equality.py``)
+to compare the rendered policies (:mod:`gpufleet.rules.admission_policies`) with the rule
+engine offline. What the API server does, for one request the policy's resources match
+(``k8s.io/apiserver/pkg/admission/plugin/policy/validating``, v1.37):
+
+- ``matchConditions`` run first: a false one skips the policy;
+- ``variables`` are bound as ``variables.<name>`` (computed here in order, eagerly: the
+  API server computes them lazily, so every variable of a form must be total);
+- each validation whose ``expression`` is false fails with its ``messageExpression``
+  (else ``message``); an expression that errors or is not a bool fails too
+  (``failurePolicy: Fail``), reported here as :class:`PolicyError`;
+- ``object``, ``oldObject`` (null on CREATE), ``params``, ``namespaceObject`` and
+  ``request`` (operation, resource, namespace) are the activation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from celpy import celtypes
+
+from gpufleet.crdschema.celext import compile_program, to_cel
+
+
+class PolicyError(Exception):
+    """An expression the API server would fail on (``failurePolicy: Fail`` then denies)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """The ``request`` of an admission review, as far as the policies read it."""
+
+    group: str
+    version: str
+    resource: str
+    namespace: str
+    operation: str = "CREATE"
+
+
+@dataclass
+class CompiledPolicy:
+    """A rendered ValidatingAdmissionPolicy's expressions, compiled once."""
+
+    policy: Mapping[str, Any]
+    conditions: list[Any] = field(default_factory=list)
+    variables: list[tuple[str, Any]] = field(default_factory=list)
+    validations: list[tuple[Any, Any, str]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, policy: Mapping[str, Any]) -> "CompiledPolicy":
+        spec = policy["spec"]
+        return cls(policy,
+                   [compile_program(c["expression"]) for c in spec.get("matchConditions") or []],
+                   [(v["name"], compile_program(v["expression"])) for v in spec.get("variables") or []],
+                   [(compile_program(v["expression"]),
+                     compile_program(v["messageExpression"]) if v.get("messageExpression") else None,
+                     str(v.get("message") or "")) for v in spec.get("validations") or []])
+
+    def matches(self, request: Request) -> bool:
+        """Whether the policy's resource rules hold the request's resource and operation."""
+        return any((request.group in r["apiGroups"]) and request.version in r["apiVersions"]
+                   and request.resource in r["resources"] and request.operation in r["operations"]
+                   for r in self.policy["spec"]["matchConstraints"]["resourceRules"])
+
+    def failures(self, obj: Mapping[str, Any], request: Request, *, old: Mapping[str, Any] | None = None,
+                 params: Mapping[str, Any] | None = None, namespace: Mapping[str, Any] | None = None) -> list[str]:
+        """The messages of the failing validations (empty: admitted); raises :class:`PolicyError` on a CEL error."""
+        if not self.matches(request):
+            return []
+        names = {
+            "object": to_cel(dict(obj)), "oldObject": to_cel(dict(old)) if old is not None else None,
+            "params": to_cel(dict(params)) if params is not None else None,
+            "namespaceObject": to_cel(dict(namespace)) if namespace is not None else None,
+            "request": to_cel({"operation": request.operation, "namespace": request.namespace,
+                               "resource": {"group": request.group, "version": request.version, "resource": request.resource}}),
+        }
+        if not all(_boolean(c, names, "matchCondition") for c in self.conditions):
+            return []
+        bound: dict[str, Any] = {}
+        names["variables"] = celtypes.MapType(bound)
+        for name, program in self.variables:
+            bound[celtypes.StringType(name)] = _evaluate(program, names, f"variable {name}")
+            names["variables"] = celtypes.MapType(bound)
+        out = []
+        for program, message_program, message in self.validations:
+            if not _boolean(program, names, "validation"):
+                out.append(str(_evaluate(message_program, names, "messageExpression")) if message_program else message)
+        return out
+
+
+def _evaluate(program: Any, names: dict[str, Any], what: str) -> Any:
+    try:
+        return program.evaluate(names)
+    except Exception as exc:  # noqa: BLE001 - every cel-python failure is a failing policy here
+        raise PolicyError(f"{what}: {str(exc)[:300]}") from None
+
+
+def _boolean(program: Any, names: dict[str, Any], what: str) -> bool:
+    value = _evaluate(program, names, what)
+    if not isinstance(value, (bool, celtypes.BoolType)):
+        raise PolicyError(f"{what} evaluated to {type(value).__name__}, not a bool")
+    return bool(value)

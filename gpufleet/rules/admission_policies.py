@@ -1,0 +1,144 @@
+"""The rules' CEL forms as ValidatingAdmissionPolicies and bindings (admissionregistration.k8s.io/v1).
+
+Pure: a fleet model and the rules in, plain dicts out. Called by the Pulumi controller
+component (which applies them beside the webhook), by ``tests/rules/test_cel_equality.py``
+(which evaluates them with cel-python against the engine) and by the e2e tier. It lives
+in the rules layer, not in :mod:`gpufleet.render`, because it reads the rule registry,
+which the renderers may not import (pyproject's layers contract).
+
+One policy and one binding per rule with a CEL form (``Rule.cel``), named
+``gpufleet-<code>``, scoped like the webhook: the same resources and operations
+(:func:`gpufleet.render.controller_webhooks.operations`), the same namespace selector
+(team namespaces, never the system ones, nor a namespace labelled ``<optOutLabel>: disabled``)
+and the same JobSet-children skip. Error rules bind with ``validationActions: [Deny]``,
+warnings with ``[Warn]``; a warning's blank waiver is an error for the engine
+(:func:`gpufleet.rules.waivers.apply`), so a warning rule also gets a ``-blank-waiver``
+policy bound with ``[Deny]``. Every check is skipped when the object waives the rule
+with a reason, and on UPDATE when the old object failed it already (the webhook blocks
+only findings an update introduces). Messages are the webhook's denial line:
+``<CODE> <name> at <path>: <message> Fix: <fix>``. Rule options a form reads reach CEL
+as ``params`` from the ConfigMap :func:`params_config_map` (``paramKind``), with the
+options' defaults, as the webhook runs the rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any, Iterable
+
+from gpufleet.model.fleet import Fleet
+from gpufleet.render.controller_common import meta
+from gpufleet.render.controller_webhooks import SKIP_JOBSET_CHILDREN, namespace_selector, operations
+from gpufleet.rules.api import Rule, Severity
+from gpufleet.rules.celform import CelCheck, blank_waiver, waived
+from gpufleet.util.camel import camel
+
+API_VERSION = "admissionregistration.k8s.io/v1"
+PARAMS = "gpufleet-rule-params"
+"""The ConfigMap (controller namespace) holding the rule options the policies read."""
+
+
+def policy_name(code: str, suffix: str = "") -> str:
+    return f"gpufleet-{code.lower()}{suffix}"
+
+
+def _cel_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+_OBJECT, _VARIABLE = re.compile(r"\bobject\b"), re.compile(r"\bvariables\.(\w+)")
+
+
+def _on_old(expression: str) -> str:
+    """``expression`` read on ``oldObject`` (its variables as the ``old_`` ones)."""
+    return _VARIABLE.sub(r"variables.old_\1", _OBJECT.sub("oldObject", expression))
+
+
+def _validation(rule: Rule, check: CelCheck, guard: str) -> dict[str, Any]:
+    fix = check.fix or _cel_string(rule.fix)
+    old_failed = (f"(request.operation == 'UPDATE' && oldObject != null ? !{waived(rule.code, 'oldObject')} "
+                  f"&& !({_on_old(check.expression)}) : false)")
+    return {
+        "expression": f"{guard} || {old_failed} || ({check.expression})",
+        "messageExpression": f"'{rule.code} {rule.name} at ' + {check.path} + ': ' + {check.message} + ' Fix: ' + {fix}",
+        "reason": "Forbidden",
+    }
+
+
+def _resource_rules(rule: Rule) -> list[dict[str, Any]]:
+    assert rule.cel is not None
+    return [{"apiGroups": [group], "apiVersions": list(versions), "resources": [plural],
+             "operations": operations("validate", group, plural), "scope": "Namespaced"}
+            for group, versions, plural, _ in rule.cel.resources]
+
+
+def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
+    form = rule.cel
+    assert form is not None
+    variables = [{"name": n, "expression": e} for n, e in form.variables]
+    if any(op == "UPDATE" for r in _resource_rules(rule) for op in r["operations"]):
+        variables += [{"name": f"old_{n}", "expression": f"oldObject == null ? null : ({_on_old(e)})"}
+                      for n, e in form.variables]
+    spec: dict[str, Any] = {
+        "failurePolicy": "Fail",
+        "matchConstraints": {"resourceRules": _resource_rules(rule), "namespaceSelector": namespace_selector(fleet),
+                             "matchPolicy": "Equivalent"},
+        "matchConditions": [dict(SKIP_JOBSET_CHILDREN)],
+        "variables": variables,
+        "validations": [_validation(rule, check, guard) for check in form.checks],
+    }
+    if form.params:
+        spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
+    return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicy", "metadata": meta(fleet, name, namespaced=False),
+            "spec": spec}
+
+
+def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
+    if rule.cel is not None and rule.cel.params:
+        spec["paramRef"] = {"name": PARAMS, "namespace": fleet.controller.namespace, "parameterNotFoundAction": "Deny"}
+    return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": meta(fleet, name, namespaced=False), "spec": spec}
+
+
+def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
+    """The policies and bindings of one rule with a CEL form, keyed ``<kind lowercase>-<name>``."""
+    out: dict[str, dict[str, Any]] = {}
+    warns = rule.severity is Severity.WARNING
+    shapes = [(policy_name(rule.code), waived(rule.code) if rule.waivable else "false", ["Warn"] if warns else ["Deny"])]
+    if warns:
+        shapes.append((policy_name(rule.code, "-blank-waiver"), f"!{blank_waiver(rule.code)}", ["Deny"]))
+    for name, guard, actions in shapes:
+        out[f"validatingadmissionpolicy-{name}"] = _policy(fleet, rule, name, guard)
+        out[f"validatingadmissionpolicybinding-{name}"] = _binding(fleet, rule, name, actions)
+    return out
+
+
+def params_data(rules: Iterable[Rule]) -> dict[str, str]:
+    """``{'<CODE>.<option>': value}`` for every option a CEL form reads (the options' defaults, as the webhook runs)."""
+    data: dict[str, str] = {}
+    for rule in rules:
+        if rule.cel is None or not rule.cel.params or rule.options is None:
+            continue
+        defaults = {camel(f.name): getattr(rule.options(), f.name) for f in dataclasses.fields(rule.options)}
+        for key in rule.cel.params:
+            value = defaults[key]
+            data[f"{rule.code}.{key}"] = value if isinstance(value, str) else json.dumps(value)
+    return data
+
+
+def params_config_map(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(fleet, PARAMS), "data": params_data(rules)}
+
+
+def render_policies(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, dict[str, Any]]:
+    """Every rule's policies and bindings, and the params ConfigMap when a form reads options; keyed, in code order."""
+    rules = sorted((r for r in rules if r.cel is not None), key=lambda r: r.code)
+    out: dict[str, dict[str, Any]] = {}
+    if params_data(rules):
+        out["configmap-rule-params"] = params_config_map(fleet, rules)
+    for rule in rules:
+        out.update(rule_policies(fleet, rule))
+    return out
