@@ -58,7 +58,7 @@ def _on_old(expression: str) -> str:
 
 def _validation(rule: Rule, check: CelCheck, guard: str) -> dict[str, Any]:
     fix = check.fix or _cel_string(rule.fix)
-    old_failed = (f"(request.operation == 'UPDATE' && oldObject != null ? !{waived(rule.code, 'oldObject')} "
+    old_failed = (f"(request.operation == 'UPDATE' ? !{waived(rule.code, 'oldObject')} "
                   f"&& !({_on_old(check.expression)}) : false)")
     return {
         "expression": f"{guard} || {old_failed} || ({check.expression})",
@@ -79,7 +79,7 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
     assert form is not None
     variables = [{"name": n, "expression": e} for n, e in form.variables]
     if any(op == "UPDATE" for r in _resource_rules(rule) for op in r["operations"]):
-        variables += [{"name": f"old_{n}", "expression": f"oldObject == null ? null : ({_on_old(e)})"}
+        variables += [{"name": f"old_{n}", "expression": f"request.operation != 'UPDATE' ? null : ({_on_old(e)})"}
                       for n, e in form.variables]
     spec: dict[str, Any] = {
         "failurePolicy": "Fail",

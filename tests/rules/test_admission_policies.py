@@ -1,0 +1,97 @@
+"""The rules' ValidatingAdmissionPolicies: scoped like the webhook, bound by severity, chosen by the model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpufleet.crdschema.vap import CompiledPolicy, Request
+from gpufleet.render.controller import ControllerSettings, render_controller
+from gpufleet.render.controller_webhooks import operations, webhook_configurations
+from gpufleet.rules import registry
+from gpufleet.rules.admission_policies import policy_name, render_policies
+from gpufleet.rules.api import Severity
+from gpufleet.yamlin.errors import ModelError
+from tests.render.builders import fleet, pool, quota, team
+
+MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})])
+GANG001 = registry.get("GANG001")
+VCJOB = Request("batch.volcano.sh", "v1alpha1", "jobs", "research")
+
+
+def policies(model=MODEL, rules=(GANG001,)):
+    return render_policies(model, rules)
+
+
+def vcjob(min_available: int, replicas: int = 4, **annotations: str) -> dict:
+    meta = {"name": "j", "namespace": "research", **({"annotations": annotations} if annotations else {})}
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": meta,
+            "spec": {"minAvailable": min_available, "tasks": [{"name": "w", "replicas": replicas}]}}
+
+
+def compiled(name: str = "gpufleet-gang001") -> CompiledPolicy:
+    return CompiledPolicy.of(policies()[f"validatingadmissionpolicy-{name}"])
+
+
+def test_the_policies_select_the_webhooks_namespaces():
+    webhook = webhook_configurations(MODEL, ControllerSettings())["validatingwebhookconfiguration"]["webhooks"][0]
+    policy = policies()["validatingadmissionpolicy-gpufleet-gang001"]
+    assert policy["spec"]["matchConstraints"]["namespaceSelector"] == webhook["namespaceSelector"]
+    assert {"key": "gpufleet.dev/admission", "operator": "NotIn", "values": ["disabled"]} in \
+        policy["spec"]["matchConstraints"]["namespaceSelector"]["matchExpressions"]
+
+
+def test_the_policies_match_the_webhooks_operations_per_resource():
+    rules = policies()["validatingadmissionpolicy-gpufleet-gang001"]["spec"]["matchConstraints"]["resourceRules"]
+    seen = {(r["apiGroups"][0], r["resources"][0]): r["operations"] for r in rules}
+    assert seen[("batch.volcano.sh", "jobs")] == ["CREATE", "UPDATE"]  # users edit vcjobs: updates are judged
+    assert seen[("batch", "jobs")] == ["CREATE"]  # Kueue suspends and resumes Jobs by UPDATE: never in its way
+    assert all(ops == operations("validate", group, plural) for (group, plural), ops in seen.items())
+
+
+@pytest.mark.parametrize("rule", [r for r in registry.all_rules() if r.cel is not None], ids=lambda r: r.code)
+def test_an_error_rule_is_bound_to_deny_and_a_warning_to_warn_with_a_deny_for_blank_waivers(rule):
+    rendered = policies(rules=(rule,))
+    binding = rendered[f"validatingadmissionpolicybinding-{policy_name(rule.code)}"]
+    assert binding["spec"]["validationActions"] == (["Deny"] if rule.severity is Severity.ERROR else ["Warn"])
+    blank = rendered.get(f"validatingadmissionpolicybinding-{policy_name(rule.code, '-blank-waiver')}")
+    assert (blank is None) == (rule.severity is Severity.ERROR)
+
+
+def test_a_refusal_names_the_code_the_path_and_the_fix():
+    [message] = compiled().failures(vcjob(2), VCJOB)
+    assert message.startswith("GANG001 min-below-replicas at spec.minAvailable: gang minimum 2 is below the 4 pods")
+    assert "Fix: set spec.minAvailable to 4" in message
+
+
+@pytest.mark.parametrize("annotations, denied", [
+    ({}, True),
+    ({"waive.gpufleet.dev/GANG001": "a benchmark of partial starts"}, False),
+    ({"waive.gpufleet.dev/gang001": "lower-case codes waive too"}, False),
+    ({"waive.gpufleet.dev/GANG001": "  "}, True),
+    ({"gpufleet.dev/elastic": " True "}, False),
+    ({"gpufleet.dev/elastic": "yes"}, True),
+])
+def test_waivers_and_the_elastic_opt_in_read_as_the_engine_reads_them(annotations, denied):
+    assert bool(compiled().failures(vcjob(2, **annotations), VCJOB)) is denied
+
+
+def test_an_update_is_refused_only_for_a_violation_the_old_object_did_not_have():
+    update = replace(VCJOB, operation="UPDATE")
+    assert compiled().failures(vcjob(2), update, old=vcjob(1)) == []
+    assert compiled().failures(vcjob(2), update, old=vcjob(4))
+
+
+def test_the_stacks_choice_api_server_drops_the_validating_webhook_and_keeps_the_mutating_one():
+    model = fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})],
+                  controller={"enforcement": "apiServer"})
+    rendered = render_controller(model, ControllerSettings())
+    assert "validatingwebhookconfiguration" not in rendered and "mutatingwebhookconfiguration" in rendered
+    assert "validatingwebhookconfiguration" in render_controller(MODEL, ControllerSettings())
+
+
+def test_an_unknown_enforcement_point_is_refused_at_its_path():
+    with pytest.raises(ModelError) as refused:
+        fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})], controller={"enforcement": "kyverno"})
+    assert "controller.enforcement" in str(refused.value)
