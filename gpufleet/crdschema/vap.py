@@ -6,8 +6,9 @@ engine offline. What the API server does, for one request the policy's resources
 (``k8s.io/apiserver/pkg/admission/plugin/policy/validating``, v1.37):
 
 - ``matchConditions`` run first: a false one skips the policy;
-- ``variables`` are bound as ``variables.<name>`` (computed here in order, eagerly: the
-  API server computes them lazily, so every variable of a form must be total);
+- ``variables`` are bound as ``variables.<name>``, each computed when first read (as the
+  API server does: a variable reading ``oldObject`` is never computed on CREATE unless read),
+  an error becoming an error value that ``&&``, ``||`` and ``?:`` may absorb;
 - each validation whose ``expression`` is false fails with its ``messageExpression``
   (else ``message``); an expression that errors or is not a bool fails too
   (``failurePolicy: Fail``), reported here as :class:`PolicyError`;
@@ -23,6 +24,7 @@ from typing import Any, Mapping
 from celpy import celtypes
 
 from gpufleet.crdschema.celext import compile_program, to_cel
+from gpufleet.crdschema.celrun import evaluation
 
 
 class PolicyError(Exception):
@@ -79,16 +81,31 @@ class CompiledPolicy:
         }
         if not all(_boolean(c, names, "matchCondition") for c in self.conditions):
             return []
-        bound: dict[str, Any] = {}
-        names["variables"] = celtypes.MapType(bound)
-        for name, program in self.variables:
-            bound[celtypes.StringType(name)] = _evaluate(program, names, f"variable {name}")
-            names["variables"] = celtypes.MapType(bound)
+        names["variables"] = _Lazy(dict(self.variables), names)
         out = []
         for program, message_program, message in self.validations:
             if not _boolean(program, names, "validation"):
                 out.append(str(_evaluate(message_program, names, "messageExpression")) if message_program else message)
         return out
+
+
+class _Lazy(celtypes.MapType):
+    """``variables``: each computed on first read, an error kept as cel-python's error value."""
+
+    def __init__(self, programs: dict[str, Any], names: dict[str, Any]) -> None:
+        super().__init__({celtypes.StringType(n): None for n in programs})
+        self._programs, self._names, self._done = programs, names, {}
+
+    def __getitem__(self, key: Any) -> Any:
+        name = str(key)
+        if name not in self._done:
+            if name not in self._programs:
+                raise KeyError(key)
+            try:
+                self._done[name] = self._programs[name].evaluate(self._names)
+            except Exception as exc:  # noqa: BLE001 - an error value, as CEL has them
+                self._done[name] = evaluation().CELEvalError(f"variable {name}: {str(exc)[:200]}")
+        return self._done[name]
 
 
 def _evaluate(program: Any, names: dict[str, Any], what: str) -> Any:

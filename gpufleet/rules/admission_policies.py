@@ -79,7 +79,8 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
     assert form is not None
     variables = [{"name": n, "expression": e} for n, e in form.variables]
     if any(op == "UPDATE" for r in _resource_rules(rule) for op in r["operations"]):
-        variables += [{"name": f"old_{n}", "expression": f"request.operation != 'UPDATE' ? null : ({_on_old(e)})"}
+        # variables are evaluated only when read: the old ones, only on UPDATE (the validations' guard)
+        variables += [{"name": f"old_{n}", "expression": _on_old(e)}
                       for n, e in form.variables]
     spec: dict[str, Any] = {
         "failurePolicy": "Fail",
