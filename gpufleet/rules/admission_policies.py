@@ -108,7 +108,10 @@ def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
     """The policies and bindings of one rule with a CEL form, keyed ``<kind lowercase>-<name>``."""
     out: dict[str, dict[str, Any]] = {}
     warns = rule.severity is Severity.WARNING
-    shapes = [(policy_name(rule.code), waived(rule.code) if rule.waivable else "false", ["Warn"] if warns else ["Deny"])]
+    guard = waived(rule.code) if rule.waivable else "false"
+    if warns:  # a blank waiver turns the warning into an error: denied by the second policy, not warned
+        guard = f"{guard} || {blank_waiver(rule.code)}"
+    shapes = [(policy_name(rule.code), guard, ["Warn"] if warns else ["Deny"])]
     if warns:
         shapes.append((policy_name(rule.code, "-blank-waiver"), f"!{blank_waiver(rule.code)}", ["Deny"]))
     for name, guard, actions in shapes:

@@ -3,7 +3,7 @@
 One sandbox (kube v1.37.2 with Kubernetes' own gang scheduling on, so a batch Job's
 ``spec.scheduling`` is kept; real Volcano; no gpufleet controller: only the policies judge)
 with the rendered policies and bindings applied (:func:`gpufleet.rules.admission_policies.render_policies`)
-and the Kubeflow CRDs of ../shared installed. Then every rule fixture object of a resource a
+and the Kubeflow and JobSet CRDs of ../shared installed. Then every rule fixture object of a resource a
 form matches is created with ``dryRun=All`` in the team namespace: refused by a gpufleet policy
 exactly when the engine (as the webhook runs it) has a blocking finding, the rule's code in the
 refusal; a warning rule's finding comes back as an API warning. Another component's refusal
@@ -36,7 +36,8 @@ SCRATCH = "scratch"
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
     kubeflow = [shared_path("crds", "training-operator", "kubeflow.org_pytorchjobs.yaml"),
-                shared_path("crds", "mpi-operator", "kubeflow.org_mpijobs.yaml")]
+                shared_path("crds", "mpi-operator", "kubeflow.org_mpijobs.yaml"),
+                *sorted(shared_path("crds", "jobset").glob("*.yaml"))]
     data = model(pools=[pool("p", system="volcano", nodes=1)],
                  teams=[team("research", {"p": quota(8)}, namespaces=[NAMESPACE], volcanoNamespaces=[NAMESPACE])],
                  engines={"volcano": {"enabled": True}})
@@ -103,7 +104,7 @@ def as_admitted(sb, obj: dict) -> dict:
 
 
 def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_code(sandbox):
-    found, verdicts = [], set()
+    found, verdicts, warned_any = [], set(), False
     for where, obj in cases():
         _, message, warnings, _ = dry_run(sandbox, obj)
         seen = as_admitted(sandbox, obj)
@@ -112,10 +113,11 @@ def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_c
                 continue
             denied, warned = eq.engine_verdict(rule, seen)
             verdicts.add(denied)
+            warned_any |= warned
             by_policy = f"'gpufleet-{rule.code.lower()}" in message
             if denied != by_policy or (denied and rule.code not in message):
                 found.append(f"{where} {rule.code}: engine denies={denied}, API server: {message[:300]!r}")
             if warned != (rule.code in warnings):
                 found.append(f"{where} {rule.code}: engine warns={warned}, API server warnings: {warnings}")
     assert found == []
-    assert verdicts == {True, False}  # both refusals and admissions were compared
+    assert verdicts == {True, False} and warned_any  # refusals, admissions and warnings were compared

@@ -95,3 +95,33 @@ def test_an_unknown_enforcement_point_is_refused_at_its_path():
     with pytest.raises(ModelError) as refused:
         fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})], controller={"enforcement": "kyverno"})
     assert "controller.enforcement" in str(refused.value)
+
+
+GANG203 = registry.get("GANG203")
+
+
+def pytorch_job(backoff_limit: int, **annotations: str) -> dict:
+    meta = {"name": "pt", "namespace": "research", **({"annotations": annotations} if annotations else {})}
+    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": meta,
+            "spec": {"runPolicy": {"backoffLimit": backoff_limit}, "pytorchReplicaSpecs": {"Worker": {"replicas": 2}}}}
+
+
+@pytest.mark.parametrize("annotations, warned, denied", [
+    ({}, True, False),
+    ({"waive.gpufleet.dev/GANG203": "retries are cheap here"}, False, False),
+    ({"waive.gpufleet.dev/GANG203": ""}, False, True),  # found by the generator: a blank waiver warned and denied
+])
+def test_a_warning_rule_warns_and_its_blank_waiver_denies_instead(annotations, warned, denied):
+    rendered = render_policies(MODEL, (GANG203,))
+    request = Request("kubeflow.org", "v1", "pytorchjobs", "research")
+    params = rendered["configmap-rule-params"]
+    failed = {name: bool(CompiledPolicy.of(rendered[f"validatingadmissionpolicy-{name}"]).failures(
+        pytorch_job(50, **annotations), request, params=params)) for name in ("gpufleet-gang203", "gpufleet-gang203-blank-waiver")}
+    assert failed == {"gpufleet-gang203": warned, "gpufleet-gang203-blank-waiver": denied}
+
+
+def test_the_rule_options_reach_the_policies_as_params_of_one_config_map():
+    rendered = render_policies(MODEL, (GANG203,))
+    assert rendered["configmap-rule-params"]["data"] == {"GANG203.maxRetries": "10"}
+    assert rendered["validatingadmissionpolicy-gpufleet-gang203"]["spec"]["paramKind"] == {"apiVersion": "v1", "kind": "ConfigMap"}
+    assert rendered["validatingadmissionpolicybinding-gpufleet-gang203"]["spec"]["paramRef"]["name"] == "gpufleet-rule-params"

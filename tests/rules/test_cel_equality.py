@@ -49,6 +49,7 @@ def _policies(rule: Rule) -> list[tuple[CompiledPolicy, list[str]]]:
 
 
 POLICIES = {rule.code: _policies(rule) for rule in CEL_RULES}
+PARAMS = RENDERED.get("configmap-rule-params")
 
 
 def request_for(rule: Rule, obj: Mapping[str, Any]) -> Request | None:
@@ -78,7 +79,7 @@ def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request) -> tuple[b
     denied = warned = False
     messages: list[str] = []
     for policy, actions in POLICIES[rule.code]:
-        failed = policy.failures(obj, request)
+        failed = policy.failures(obj, request, params=PARAMS)
         messages += failed
         denied |= bool(failed) and "Deny" in actions
         warned |= bool(failed) and "Warn" in actions
@@ -127,7 +128,7 @@ FIXTURE_OBJECTS = fixture_objects()
 
 
 def test_some_rules_have_a_cel_form_and_each_renders_a_policy_and_a_binding():
-    assert {"GANG001", "GANG002", "GANG004"} <= {rule.code for rule in CEL_RULES}
+    assert {"GANG001", "GANG002", "GANG004", "GANG203"} <= {rule.code for rule in CEL_RULES}
     assert all(POLICIES[rule.code] for rule in CEL_RULES)
 
 
@@ -228,7 +229,28 @@ def batch_jobs(draw) -> dict[str, Any]:
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(draw(_annotations)), "spec": spec}
 
 
+@st.composite
+def jobsets(draw) -> dict[str, Any]:
+    rjobs = []
+    for name in ["a", "b"][: draw(st.integers(0, 2))]:
+        job: dict[str, Any] = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        for key in ("backoffLimit", "backoffLimitPerIndex"):
+            if draw(st.booleans()):
+                job[key] = draw(st.integers(0, 20))
+        rjobs.append({"name": name, "replicas": 1, "template": {"spec": job}})
+    policy: dict[str, Any] = {}
+    if draw(st.booleans()):
+        policy["maxRestarts"] = draw(st.integers(0, 20))
+    if draw(st.booleans()):
+        policy["restartStrategy"] = draw(st.sampled_from(["Recreate", "InPlaceRestart"]))
+    if draw(st.booleans()):
+        policy["rules"] = [{"name": "r", "action": draw(st.sampled_from(
+            ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts"]))}]
+    spec: dict[str, Any] = {"replicatedJobs": rjobs, **({"failurePolicy": policy} if policy else {})}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations)), "spec": spec}
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs()))
+@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets()))
 def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
     assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
