@@ -24,18 +24,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.workloads.keys import ELASTIC, WAIVER_PREFIX
 
 Resource = tuple[str, tuple[str, ...], str, str]
 """``(apiGroup, apiVersions, plural resource, kind)``: the webhook's rule for the resource, and the kind it holds."""
 
-_KINDS = {"jobs": "Job", "pytorchjobs": "PyTorchJob", "mpijobs": "MPIJob", "jobsets": "JobSet"}
-
 
 def resources(*wanted: tuple[str, str]) -> tuple[Resource, ...]:
     """The webhook's resources (:data:`WORKLOAD_RESOURCES`) for ``(group, plural)`` pairs, each with its kind."""
-    return tuple((group, versions, plural, _KINDS[plural]) for group, versions, plural in WORKLOAD_RESOURCES
+    return tuple((group, versions, plural, KIND_OF[plural]) for group, versions, plural in WORKLOAD_RESOURCES
                  if (group, plural) in wanted)
 
 

@@ -128,7 +128,7 @@ CEL = CelForm(
                  f"+ ' pods the Job runs at once (parallelism){_WHY}'",
                  f"'set {C.JOB_MIN_PATH} to ' + string(variables.parallelism) + '{_ELASTIC_FIX}'"),
     ),
-    note="PodGroups, Kueue pod groups and Workloads count the pods of other objects: webhook and linter only",
+    note="PodGroups, Kueue pod groups and Workloads count the pods of other objects",
 )
 
 

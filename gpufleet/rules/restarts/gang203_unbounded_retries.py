@@ -196,7 +196,7 @@ CEL = CelForm(
                  "'an action restarts without counting against maxRestarts, so the gang can restart forever'",
                  "'use the action without AndIgnoreMaxRestarts'"),
     ),
-    note="a batch Job is a gang only by its GPUs or gang placement (gpufleet.rules.gangs): webhook and linter only",
+    note="a batch Job is a gang only by its GPUs or gang placement (gpufleet.rules.gangs)",
 )
 
 
