@@ -9,7 +9,7 @@ import pytest
 from gpufleet.crdschema.vap import CompiledPolicy, Request
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
-from gpufleet.rules import registry
+from gpufleet.rules import engine, registry
 from gpufleet.rules.admission_policies import policy_name, render_policies
 from gpufleet.rules.api import Severity
 from gpufleet.yamlin.errors import ModelError
@@ -125,3 +125,23 @@ def test_the_rule_options_reach_the_policies_as_params_of_one_config_map():
     assert rendered["configmap-rule-params"]["data"] == {"GANG203.maxRetries": "10"}
     assert rendered["validatingadmissionpolicy-gpufleet-gang203"]["spec"]["paramKind"] == {"apiVersion": "v1", "kind": "ConfigMap"}
     assert rendered["validatingadmissionpolicybinding-gpufleet-gang203"]["spec"]["paramRef"]["name"] == "gpufleet-rule-params"
+
+
+GANG201 = registry.get("GANG201")
+
+
+@pytest.mark.parametrize("job_policies, task_policies, denied", [
+    ([], [], True),
+    ([{"event": "PodFailed", "action": "RestartJob"}, {"event": "PodEvicted", "action": "RestartJob"}], [], False),
+    ([{"events": ["*"], "action": "RestartJob"}], [], False),
+    ([{"event": "*", "action": "RestartJob"}], [], False),
+    ([{"event": "PodFailed", "action": "RestartJob"}], [{"events": ["PodEvicted"], "action": "RestartJob"}], False),
+    ([{"event": "PodFailed", "action": "RestartJob"}], [{"events": ["TaskCompleted"], "action": "CompleteJob"}], True),
+])
+def test_gang201s_policy_reads_job_and_task_policies_and_wildcards_as_the_engine(job_policies, task_policies, denied):
+    job = vcjob(4)
+    job["spec"]["policies"] = job_policies
+    job["spec"]["tasks"][0]["policies"] = task_policies
+    failures = CompiledPolicy.of(render_policies(MODEL, (GANG201,))["validatingadmissionpolicy-gpufleet-gang201"]).failures(job, VCJOB)
+    assert bool(failures) is denied
+    assert bool(engine.check_object(job, select=["GANG201"])) is denied

@@ -128,7 +128,7 @@ FIXTURE_OBJECTS = fixture_objects()
 
 
 def test_some_rules_have_a_cel_form_and_each_renders_a_policy_and_a_binding():
-    assert {"GANG001", "GANG002", "GANG004", "GANG203"} <= {rule.code for rule in CEL_RULES}
+    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203"} <= {rule.code for rule in CEL_RULES}
     assert all(POLICIES[rule.code] for rule in CEL_RULES)
 
 
@@ -161,13 +161,19 @@ def test_the_cel_form_decides_every_upstream_example_as_the_engine(rule, upstrea
 
 _counts = st.integers(min_value=0, max_value=6)
 _annotations = st.dictionaries(
-    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/gang002",
+    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/gang002",
                      "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "team"]),
     st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
 
 
 def _meta(annotations: dict[str, str]) -> dict[str, Any]:
     return {"name": "generated", "namespace": NAMESPACE, **({"annotations": annotations} if annotations else {})}
+
+
+_event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted"])
+_policies = st.lists(st.one_of(st.builds(lambda e: {"event": e, "action": "RestartJob"}, _event),
+                               st.builds(lambda es: {"events": es, "action": "AbortJob"}, st.lists(_event, max_size=2))),
+                     max_size=2)
 
 
 @st.composite
@@ -186,8 +192,12 @@ def volcano_jobs(draw) -> dict[str, Any]:
             task["partitionPolicy"] = {"totalPartitions": 1, "partitionSize": 1}
         if draw(st.integers(0, 3)) == 0:
             task["maxRetry"] = draw(st.integers(0, 20))
+        if draw(st.booleans()):
+            task["policies"] = draw(_policies)
         tasks.append(task)
     spec: dict[str, Any] = {"tasks": tasks}
+    if draw(st.booleans()):
+        spec["policies"] = draw(_policies)
     for key, values in (("minAvailable", _counts), ("minSuccess", _counts), ("maxRetry", st.integers(0, 20))):
         if draw(st.booleans()):
             spec[key] = draw(values)
@@ -250,7 +260,7 @@ def jobsets(draw) -> dict[str, Any]:
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations)), "spec": spec}
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets()))
 def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
     assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
