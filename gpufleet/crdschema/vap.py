@@ -18,6 +18,7 @@ engine offline. What the API server does, for one request the policy's resources
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -53,7 +54,14 @@ class CompiledPolicy:
 
     @classmethod
     def of(cls, policy: Mapping[str, Any]) -> "CompiledPolicy":
+        """Compiled; raises :class:`PolicyError` for an expression reading an undeclared variable, which the API
+        server's compiler refuses even where evaluation would never reach it."""
         spec = policy["spec"]
+        declared = {v["name"] for v in spec.get("variables") or []}
+        for text in _expressions(spec):
+            unknown = set(_VARIABLE.findall(text)) - declared
+            if unknown:
+                raise PolicyError(f"undeclared variables {sorted(unknown)} in {text[:200]}")
         return cls(policy,
                    [compile_program(c["expression"]) for c in spec.get("matchConditions") or []],
                    [(v["name"], compile_program(v["expression"])) for v in spec.get("variables") or []],
@@ -87,6 +95,17 @@ class CompiledPolicy:
             if not _boolean(program, names, "validation"):
                 out.append(str(_evaluate(message_program, names, "messageExpression")) if message_program else message)
         return out
+
+
+_VARIABLE = re.compile(r"\bvariables\.(\w+)")
+
+
+def _expressions(spec: Mapping[str, Any]) -> list[str]:
+    out = [str(c["expression"]) for c in spec.get("matchConditions") or []]
+    out += [str(v["expression"]) for v in spec.get("variables") or []]
+    for v in spec.get("validations") or []:
+        out += [str(v["expression"]), str(v.get("messageExpression") or "")]
+    return out
 
 
 class _Lazy(celtypes.MapType):

@@ -24,8 +24,7 @@ import pulumi_tls as tls
 from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import controller as render
-from gpufleet.rules.admission_policies import render_policies
-from gpufleet.rules.registry import all_rules
+from gpufleet.rules.admission_policies import stack_policies
 from gpufleet.render.controller_tls import (
     CA_VALIDITY_HOURS, EARLY_RENEWAL_HOURS, SERVING_VALIDITY_HOURS, dns_names,
 )
@@ -52,8 +51,7 @@ class GangAdmissionController(pulumi.ComponentResource):
             ca_bundle = ca_cert.cert_pem.apply(lambda pem: base64.b64encode(pem.encode()).decode())
         settings = replace(args.settings, ca_bundle=ca_bundle)
         manifests = render.render_controller(args.fleet, settings)
-        if args.fleet.controller.enforcement != "webhook":  # the rules' CEL forms, enforced by the API server itself
-            manifests.update(render_policies(args.fleet, all_rules()))
+        manifests.update(stack_policies(args.fleet))  # the rules' CEL forms, enforced by the API server itself
         self.resources: dict[str, pulumi.Resource] = {}
         namespace = create_manifest(f"{name}-namespace", manifests.pop("namespace"), child)
         after_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])

@@ -56,12 +56,12 @@ def _on_old(expression: str) -> str:
     return _VARIABLE.sub(r"variables.old_\1", _OBJECT.sub("oldObject", expression))
 
 
-def _validation(rule: Rule, check: CelCheck, guard: str) -> dict[str, Any]:
+def _validation(rule: Rule, check: CelCheck, guard: str, updates: bool) -> dict[str, Any]:
     fix = check.fix or _cel_string(rule.fix)
-    old_failed = (f"(request.operation == 'UPDATE' ? !{waived(rule.code, 'oldObject')} "
-                  f"&& !({_on_old(check.expression)}) : false)")
+    old_failed = (f" || (request.operation == 'UPDATE' ? !{waived(rule.code, 'oldObject')} "
+                  f"&& !({_on_old(check.expression)}) : false)") if updates else ""
     return {
-        "expression": f"{guard} || {old_failed} || ({check.expression})",
+        "expression": f"{guard}{old_failed} || ({check.expression})",
         "messageExpression": f"'{rule.code} {rule.name} at ' + {check.path} + ': ' + {check.message} + ' Fix: ' + {fix}",
         "reason": "Forbidden",
     }
@@ -78,7 +78,8 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
     form = rule.cel
     assert form is not None
     variables = [{"name": n, "expression": e} for n, e in form.variables]
-    if any(op == "UPDATE" for r in _resource_rules(rule) for op in r["operations"]):
+    updates = any(op == "UPDATE" for r in _resource_rules(rule) for op in r["operations"])
+    if updates:
         # variables are evaluated only when read: the old ones, only on UPDATE (the validations' guard)
         variables += [{"name": f"old_{n}", "expression": _on_old(e)}
                       for n, e in form.variables]
@@ -88,7 +89,7 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
                              "matchPolicy": "Equivalent"},
         "matchConditions": [dict(SKIP_JOBSET_CHILDREN)],
         "variables": variables,
-        "validations": [_validation(rule, check, guard) for check in form.checks],
+        "validations": [_validation(rule, check, guard, updates) for check in form.checks],
     }
     if form.params:
         spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
@@ -146,3 +147,14 @@ def render_policies(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, dict[str, 
     for rule in rules:
         out.update(rule_policies(fleet, rule))
     return out
+
+
+def stack_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
+    """What the stack applies for ``controller.enforcement``: every rule's policies with ``apiServer`` or ``both``
+    (and an enabled controller), none with ``webhook``. Read by the Pulumi controller component, ``gpufleet plan``
+    and ``gpufleet diff``, so the three list the same objects."""
+    if not fleet.controller.enabled or fleet.controller.enforcement == "webhook":
+        return {}
+    from gpufleet.rules.registry import all_rules  # the registry imports every rule module: only when policies are wanted
+
+    return render_policies(fleet, all_rules())

@@ -2,7 +2,8 @@
 
 One sandbox (kube v1.37.2 with Kubernetes' own gang scheduling on, so a batch Job's
 ``spec.scheduling`` is kept; real Volcano; no gpufleet controller: only the policies judge)
-with the rendered policies and bindings applied (:func:`gpufleet.rules.admission_policies.render_policies`)
+with the rendered policies and bindings applied (:func:`gpufleet.rules.admission_policies.render_policies`;
+each binding narrowed to a team namespace of its rule, since the API server names only the first denial)
 and the Kubeflow and JobSet CRDs of ../shared installed. Then every rule fixture object of a resource a
 form matches is created with ``dryRun=All`` in the team namespace: refused by a gpufleet policy
 exactly when the engine (as the webhook runs it) has a blocking finding, the rule's code in the
@@ -29,6 +30,8 @@ from tests.rules import test_cel_equality as eq
 pytestmark = pytest.mark.shared
 NAMESPACE = eq.NAMESPACE
 CEL_RULES = eq.CEL_RULES
+RULE_NAMESPACES = {rule.code: f"vap-{rule.code.lower()}" for rule in CEL_RULES}
+"""Each rule's policies bind in a team namespace of its own: one dry run per rule and object, one verdict each."""
 SCRATCH = "scratch"
 """A namespace of no team: no policy selects it (what the mutating webhooks make of an object is read there)."""
 
@@ -37,9 +40,11 @@ SCRATCH = "scratch"
 def sandbox(tmp_path_factory):
     kubeflow = [shared_path("crds", "training-operator", "kubeflow.org_pytorchjobs.yaml"),
                 shared_path("crds", "mpi-operator", "kubeflow.org_mpijobs.yaml"),
-                *sorted(shared_path("crds", "jobset").glob("*.yaml"))]
+                *sorted(shared_path("crds", "jobset").glob("*.yaml")),
+                shared_path("crds", "scheduler-plugins", "scheduling.x-k8s.io_podgroups.yaml")]
     data = model(pools=[pool("p", system="volcano", nodes=1)],
-                 teams=[team("research", {"p": quota(8)}, namespaces=[NAMESPACE], volcanoNamespaces=[NAMESPACE])],
+                 teams=[team("research", {"p": quota(8)}, namespaces=[NAMESPACE, *RULE_NAMESPACES.values()],
+                             volcanoNamespaces=[NAMESPACE, *RULE_NAMESPACES.values()])],
                  engines={"volcano": {"enabled": True}})
     with running(data, tmp_path_factory.mktemp("vap"), Options(controller=False, native_gang=True)) as sb:
         for path in kubeflow:
@@ -50,7 +55,7 @@ def sandbox(tmp_path_factory):
         sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SCRATCH}})
         rendered = render_policies(load_model(Path(sb.state.model)), CEL_RULES)
         for manifest in rendered.values():
-            sb.apply(manifest)
+            sb.apply(one_rule_per_namespace(manifest))
         names = [m["metadata"]["name"] for m in rendered.values() if m["kind"] == "ValidatingAdmissionPolicy"]
         sb.wait("every policy compiled without a type error", lambda: all(
             (sb.get("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", n) or {}).get("status", {})
@@ -59,9 +64,19 @@ def sandbox(tmp_path_factory):
         yield sb
 
 
+def one_rule_per_namespace(manifest: dict) -> dict:
+    """A binding narrowed to its rule's namespace (the API server answers a create with the first denial only)."""
+    if manifest["kind"] != "ValidatingAdmissionPolicyBinding":
+        return manifest
+    code = manifest["spec"]["policyName"].split("-")[1].upper()
+    selector = {"matchLabels": {"kubernetes.io/metadata.name": RULE_NAMESPACES[code]}}
+    return {**manifest, "spec": {**manifest["spec"], "matchResources": {"namespaceSelector": selector}}}
+
+
 def _wait_enforced(sb) -> None:
     """Bindings take effect asynchronously: wait until a known-bad job is refused by a policy."""
-    probe = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "probe", "namespace": NAMESPACE},
+    probe = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+             "metadata": {"name": "probe", "namespace": RULE_NAMESPACES["GANG001"]},
              "spec": {"minAvailable": 1, "tasks": [{"name": "w", "replicas": 2, "template": {"spec": {
                  "containers": [{"name": "c", "image": "i"}]}}}]}}
     sb.wait("the policies enforced", lambda: "gpufleet-gang001" in dry_run(sb, probe)[1], timeout=60)
@@ -106,11 +121,12 @@ def as_admitted(sb, obj: dict) -> dict:
 def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_code(sandbox):
     found, verdicts, warned_any = [], set(), False
     for where, obj in cases():
-        _, message, warnings, _ = dry_run(sandbox, obj)
         seen = as_admitted(sandbox, obj)
         for rule in CEL_RULES:
             if eq.request_for(rule, obj) is None:
                 continue
+            _, message, warnings, _ = dry_run(sandbox, {**obj, "metadata": {**obj["metadata"],
+                                                                            "namespace": RULE_NAMESPACES[rule.code]}})
             denied, warned = eq.engine_verdict(rule, seen)
             verdicts.add(denied)
             warned_any |= warned

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from gpufleet.crdschema.vap import CompiledPolicy, Request
+from gpufleet.crdschema.vap import CompiledPolicy, PolicyError, Request
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
 from gpufleet.rules import engine, registry
@@ -145,3 +145,26 @@ def test_gang201s_policy_reads_job_and_task_policies_and_wildcards_as_the_engine
     failures = CompiledPolicy.of(render_policies(MODEL, (GANG201,))["validatingadmissionpolicy-gpufleet-gang201"]).failures(job, VCJOB)
     assert bool(failures) is denied
     assert bool(engine.check_object(job, select=["GANG201"])) is denied
+
+
+GANG804 = registry.get("GANG804")
+
+
+@pytest.mark.parametrize("timeout, denied", [(None, True), (29, True), (30, False), (300, False), (301, True)])
+def test_gang804s_window_comes_from_the_params_as_the_rules_options(timeout, denied):
+    group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "research"},
+             "spec": {"minMember": 2, **({"scheduleTimeoutSeconds": timeout} if timeout is not None else {})}}
+    rendered = render_policies(MODEL, (GANG804,))
+    assert rendered["configmap-rule-params"]["data"] == {"GANG804.minSeconds": "30", "GANG804.maxSeconds": "300"}
+    failures = CompiledPolicy.of(rendered["validatingadmissionpolicy-gpufleet-gang804"]).failures(
+        group, Request("scheduling.x-k8s.io", "v1alpha1", "podgroups", "research"), params=rendered["configmap-rule-params"])
+    assert bool(failures) is denied
+    assert bool(engine.check_object(group, select=["GANG804"])) is denied
+
+
+def test_a_policy_reading_an_undeclared_variable_is_refused_as_the_api_servers_compiler_does():
+    policy = render_policies(MODEL, (GANG804,))["validatingadmissionpolicy-gpufleet-gang804"]
+    broken = {**policy, "spec": {**policy["spec"], "validations": [
+        {"expression": "request.operation == 'UPDATE' ? variables.old_timeout > 0 : true", "messageExpression": "'x'"}]}}
+    with pytest.raises(PolicyError, match="old_timeout"):
+        CompiledPolicy.of(broken)

@@ -128,7 +128,7 @@ FIXTURE_OBJECTS = fixture_objects()
 
 
 def test_some_rules_have_a_cel_form_and_each_renders_a_policy_and_a_binding():
-    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203"} <= {rule.code for rule in CEL_RULES}
+    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203", "GANG804"} <= {rule.code for rule in CEL_RULES}
     assert all(POLICIES[rule.code] for rule in CEL_RULES)
 
 
@@ -161,7 +161,7 @@ def test_the_cel_form_decides_every_upstream_example_as_the_engine(rule, upstrea
 
 _counts = st.integers(min_value=0, max_value=6)
 _annotations = st.dictionaries(
-    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/gang002",
+    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/gang002",
                      "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "team"]),
     st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
 
@@ -260,7 +260,16 @@ def jobsets(draw) -> dict[str, Any]:
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations)), "spec": spec}
 
 
+@st.composite
+def pod_groups(draw) -> dict[str, Any]:
+    spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
+    if draw(st.integers(0, 3)):
+        spec["scheduleTimeoutSeconds"] = draw(st.sampled_from([0, 10, 29, 30, 31, 60, 299, 300, 301, 900]))
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": _meta(draw(_annotations)),
+            "spec": spec}
+
+
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets()))
+@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups()))
 def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
     assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
