@@ -18,7 +18,8 @@ with a reason, and on UPDATE when the old object failed it already (the webhook 
 only findings an update introduces). Messages are the webhook's denial line:
 ``<CODE> <name> at <path>: <message> Fix: <fix>``. Rule options a form reads reach CEL
 as ``params`` from the ConfigMap :func:`params_config_map` (``paramKind``), with the
-options' defaults, as the webhook runs the rules.
+options' defaults, as the webhook runs the rules, and so do the fleet facts a form reads
+(:data:`FACTS`), taken from the fleet context the webhook reads: one owner per fact.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model.fleet import Fleet
+from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
 from gpufleet.render.controller_webhooks import SKIP_JOBSET_CHILDREN, namespace_selector, operations
 from gpufleet.rules.api import Rule, Severity
@@ -91,7 +94,7 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
         "variables": variables,
         "validations": [_validation(rule, check, guard, updates) for check in form.checks],
     }
-    if form.params:
+    if form.params or form.facts:
         spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
     return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicy", "metadata": meta(fleet, name, namespaced=False),
             "spec": spec}
@@ -99,7 +102,7 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
 
 def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str]) -> dict[str, Any]:
     spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
-    if rule.cel is not None and rule.cel.params:
+    if rule.cel is not None and (rule.cel.params or rule.cel.facts):
         spec["paramRef"] = {"name": PARAMS, "namespace": fleet.controller.namespace, "parameterNotFoundAction": "Deny"}
     return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicyBinding",
             "metadata": meta(fleet, name, namespaced=False), "spec": spec}
@@ -121,9 +124,21 @@ def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
     return out
 
 
-def params_data(rules: Iterable[Rule]) -> dict[str, str]:
-    """``{'<CODE>.<option>': value}`` for every option a CEL form reads (the options' defaults, as the webhook runs)."""
+FACTS: dict[str, Callable[[FleetContext], Iterable[str]]] = {
+    "priorityClass": lambda context: (pc.name for pc in context.priority_classes),
+}
+"""The fleet facts a CEL form may read (``CelForm.facts``), each from the fleet context the webhook reads
+(:func:`gpufleet.render.context.render_context`): the params hold a key ``<fact>.<value>`` per value."""
+
+
+def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> dict[str, str]:
+    """``{'<CODE>.<option>': value}`` for every option a CEL form reads (the options' defaults, as the webhook runs),
+    and ``{'<fact>.<value>': 'true'}`` for every fleet fact one reads (from ``context``)."""
     data: dict[str, str] = {}
+    rules = list(rules)
+    wanted = sorted({name for rule in rules if rule.cel is not None for name in rule.cel.facts})
+    if wanted and context is not None:
+        data.update({f"{name}.{value}": "true" for name in wanted for value in FACTS[name](context)})
     for rule in rules:
         if rule.cel is None or not rule.cel.params or rule.options is None:
             continue
@@ -135,14 +150,15 @@ def params_data(rules: Iterable[Rule]) -> dict[str, str]:
 
 
 def params_config_map(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(fleet, PARAMS), "data": params_data(rules)}
+    data = params_data(rules, FleetContext.from_dict(render_context(fleet)))
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(fleet, PARAMS), "data": data}
 
 
 def render_policies(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, dict[str, Any]]:
     """Every rule's policies and bindings, and the params ConfigMap when a form reads options; keyed, in code order."""
     rules = sorted((r for r in rules if r.cel is not None), key=lambda r: r.code)
     out: dict[str, dict[str, Any]] = {}
-    if params_data(rules):
+    if any(rule.cel is not None and (rule.cel.params or rule.cel.facts) for rule in rules):
         out["configmap-rule-params"] = params_config_map(fleet, rules)
     for rule in rules:
         out.update(rule_policies(fleet, rule))

@@ -58,6 +58,8 @@ class CelForm:
     """``(name, expression)`` pairs, read as ``variables.<name>``; each may read the ones before it."""
     params: tuple[str, ...] = ()
     """The rule options (camelCase keys of ``Rule.options``) the checks read as ``params.data['<CODE>.<key>']``."""
+    facts: tuple[str, ...] = ()
+    """The fleet facts (:data:`gpufleet.rules.admission_policies.FACTS`) the checks read with :func:`fact`."""
     note: str = ""
     """What the form leaves to the webhook (kinds it does not match), for docs/rules.md."""
 
@@ -92,3 +94,8 @@ def elastic(root: str = "object") -> str:
 def option(code: str, key: str) -> str:
     """The CEL reading of rule option ``key`` of ``code`` from the params ConfigMap (an integer option)."""
     return f"int(params.data['{code}.{key}'])"
+
+
+def fact(name: str, value: str) -> str:
+    """CEL: the CEL string ``value`` is one of the fleet's ``name`` facts (a key ``<name>.<value>`` of the params)."""
+    return f"('{name}.' + {value}) in params.data"

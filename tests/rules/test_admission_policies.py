@@ -168,3 +168,16 @@ def test_a_policy_reading_an_undeclared_variable_is_refused_as_the_api_servers_c
         {"expression": "request.operation == 'UPDATE' ? variables.old_timeout > 0 : true", "messageExpression": "'x'"}]}}
     with pytest.raises(PolicyError, match="old_timeout"):
         CompiledPolicy.of(broken)
+
+
+def test_the_fleets_priority_classes_reach_gang110s_policy_as_params_from_the_fleet_context():
+    model = fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})],
+                  priorityClasses=[{"name": "gang-high", "value": 1000}, {"name": "batch-low", "value": 10}])
+    rendered = render_policies(model, (registry.get("GANG110"),))
+    params = rendered["configmap-rule-params"]
+    assert params["data"] == {"priorityClass.gang-high": "true", "priorityClass.batch-low": "true"}
+    policy = CompiledPolicy.of(rendered["validatingadmissionpolicy-gpufleet-gang110"])
+    job = vcjob(4)
+    for name, denied in (("gang-high", False), ("gang-hihg", True)):
+        job["metadata"]["labels"] = {"kueue.x-k8s.io/priority-class": name}
+        assert bool(policy.failures(job, VCJOB, params=params)) is denied

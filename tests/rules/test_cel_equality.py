@@ -27,14 +27,18 @@ from gpufleet.rules.admission_policies import render_policies
 from gpufleet.rules.api import CheckContext, Rule
 from gpufleet.yamlin import yamlio
 from gpufleet.crdschema.crdset import CrdSet
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.render.context import render_context
 from tests.conftest import shared_path
 from tests.render.builders import fleet, pool, quota, team
 from tests.rules import fixtures as fx
 
 CEL_RULES = [rule for rule in registry.all_rules() if rule.cel is not None]
-MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})])
+MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
+              priorityClasses=[{"name": "gang-high", "value": 1000}])
 RENDERED = render_policies(MODEL, CEL_RULES)
-CTX = fx.context("GANG001")
+CTX = CheckContext(fleet=FleetContext.from_dict(render_context(MODEL)))
+"""The engine as the webhook runs it: the fleet context rendered from the same model as the policies' params."""
 NAMESPACE = "research"
 
 
@@ -128,7 +132,7 @@ FIXTURE_OBJECTS = fixture_objects()
 
 
 def test_some_rules_have_a_cel_form_and_each_renders_a_policy_and_a_binding():
-    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203", "GANG804"} <= {rule.code for rule in CEL_RULES}
+    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203", "GANG804", "GANG110"} <= {rule.code for rule in CEL_RULES}
     assert all(POLICIES[rule.code] for rule in CEL_RULES)
 
 
@@ -161,13 +165,18 @@ def test_the_cel_form_decides_every_upstream_example_as_the_engine(rule, upstrea
 
 _counts = st.integers(min_value=0, max_value=6)
 _annotations = st.dictionaries(
-    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/gang002",
+    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/GANG110", "waive.gpufleet.dev/gang002",
                      "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "team"]),
     st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
 
 
-def _meta(annotations: dict[str, str]) -> dict[str, Any]:
-    return {"name": "generated", "namespace": NAMESPACE, **({"annotations": annotations} if annotations else {})}
+_priority = st.sampled_from([None, "gang-high", "gang-hihg", ""])
+
+
+def _meta(annotations: dict[str, str], priority: str | None = None) -> dict[str, Any]:
+    labels = {"kueue.x-k8s.io/priority-class": priority} if priority is not None else {}
+    return {"name": "generated", "namespace": NAMESPACE, **({"annotations": annotations} if annotations else {}),
+            **({"labels": labels} if labels else {})}
 
 
 _event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted"])
@@ -201,7 +210,7 @@ def volcano_jobs(draw) -> dict[str, Any]:
     for key, values in (("minAvailable", _counts), ("minSuccess", _counts), ("maxRetry", st.integers(0, 20))):
         if draw(st.booleans()):
             spec[key] = draw(values)
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": _meta(draw(_annotations)), "spec": spec}
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
 
 
 @st.composite
@@ -224,7 +233,7 @@ def kubeflow_jobs(draw) -> dict[str, Any]:
         spec["runPolicy"] = run_policy
     if kind == "PyTorchJob" and draw(st.integers(0, 4)) == 0:
         spec["elasticPolicy"] = {"minReplicas": 1, "maxReplicas": 4}
-    return {"apiVersion": f"kubeflow.org/{version}", "kind": kind, "metadata": _meta(draw(_annotations)), "spec": spec}
+    return {"apiVersion": f"kubeflow.org/{version}", "kind": kind, "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
 
 
 @st.composite
@@ -236,7 +245,7 @@ def batch_jobs(draw) -> dict[str, Any]:
         spec["completions"] = draw(_counts)
     if draw(st.booleans()):
         spec["scheduling"] = {"schedulingPolicy": {"gang": {"minCount": draw(_counts)}}}
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(draw(_annotations)), "spec": spec}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
 
 
 @st.composite
@@ -257,7 +266,7 @@ def jobsets(draw) -> dict[str, Any]:
         policy["rules"] = [{"name": "r", "action": draw(st.sampled_from(
             ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts"]))}]
     spec: dict[str, Any] = {"replicatedJobs": rjobs, **({"failurePolicy": policy} if policy else {})}
-    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations)), "spec": spec}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
 
 
 @st.composite
@@ -265,7 +274,7 @@ def pod_groups(draw) -> dict[str, Any]:
     spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
     if draw(st.integers(0, 3)):
         spec["scheduleTimeoutSeconds"] = draw(st.sampled_from([0, 10, 29, 30, 31, 60, 299, 300, 301, 900]))
-    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": _meta(draw(_annotations)),
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": _meta(draw(_annotations), draw(_priority)),
             "spec": spec}
 
 
