@@ -88,7 +88,7 @@ CEL = CelForm(
                      "'WorkloadPriorityClass ' + variables.label + ' is not rendered by the fleet model: Kueue creates no "
                      "Workload for the job, which stays suspended'",
                      "'name one of the model\\'s priority classes or add it to the model'"),),
-    note="Kueue pod-group Pods and CronJobs (no webhook is sent CronJobs)",
+    note="Kueue pod-group Pods (CronJobs reach neither: the linter and the policy pack judge them)",
 )
 
 
