@@ -11,7 +11,8 @@ ValidatingAdmissionPolicy expressions). Two things live here:
    ``sum`` for lists (Volcano's admission policies total task replicas with
    ``tasks.map(t, t.replicas).sum()``), and ``hasValue``/``orValue`` so that rules
    with ``optionalOldSelf: true`` can run on creation, where ``oldSelf`` is
-   ``optional.none()``.
+   ``optional.none()``. The admission policies (:mod:`gpufleet.rules.celform`) add ``trim``,
+   ``upperAscii``, ``lowerAscii`` and ``indexOf``.
 2. **Compilation** to a :class:`gpufleet.crdschema.celrun.Program` (cel-python's
    interpreter without its per-call overheads) and conversion of JSON values.
 """
@@ -56,8 +57,32 @@ def _or_value(optional: Any, default: Any) -> Any:
     return default if isinstance(optional, NoValue) else optional
 
 
-SHIMS: dict[str, Any] = {"sum": _sum, "hasValue": _has_value, "orValue": _or_value}
-"""Kubernetes CEL extension functions registered on top of cel-python."""
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+"""Go's ``unicode.IsSpace``: what the Kubernetes strings library's ``trim`` removes (``strings.TrimSpace``)."""
+
+
+def _trim(text: Any) -> Any:
+    return celtypes.StringType(str(text).strip(_GO_SPACE))
+
+
+def _ascii_case(upper: bool) -> Any:
+    table = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ") if upper else \
+        str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    return lambda text: celtypes.StringType(str(text).translate(table))
+
+
+def _index_of(items: Any, item: Any) -> Any:
+    for at, value in enumerate(items):
+        if value == item:
+            return celtypes.IntType(at)
+    return celtypes.IntType(-1)
+
+
+SHIMS: dict[str, Any] = {"sum": _sum, "hasValue": _has_value, "orValue": _or_value, "trim": _trim,
+                         "upperAscii": _ascii_case(True), "lowerAscii": _ascii_case(False), "indexOf": _index_of}
+"""Kubernetes CEL extension functions registered on top of cel-python (the strings library's ``trim``,
+``upperAscii``, ``lowerAscii`` and the lists library's ``indexOf`` serve the admission policies'
+expressions, :mod:`gpufleet.rules.celform`)."""
 
 
 def compile_program(expression: str) -> Program:

@@ -16,6 +16,7 @@ import inspect
 import json
 from typing import Iterable, Mapping
 
+from gpufleet.kubetypes.admission_kinds import REVIEWED_KINDS
 from gpufleet.rules.api import OPTIONS_CONFIG, Rule
 
 SECTIONS = ("What it checks", "Why it is unsafe", "Example", "Preferred form")
@@ -44,7 +45,8 @@ def rule_markdown(rule: Rule, level: int = 2, agreement: str | None = None) -> s
     facts = f"family **{rule.family}** · severity **{rule.severity.value}**"
     if rule.needs_fleet:
         facts += " · needs a fleet context (`--fleet`)"
-    parts = [f"{head} {rule.code} {rule.name}", "", facts, "", rule.summary, "", f"**Fix:** {rule.fix}"]
+    parts = [f"{head} {rule.code} {rule.name}", "", facts, "", rule.summary, "", f"**Fix:** {rule.fix}",
+             *_api_server_section(rule)]
     if agreement is not None:
         parts += ["", f"**Engines agree:** {agreement}"]
     for title, body in sections(rule.doc).items():
@@ -85,6 +87,25 @@ def options_table(model: type, code: str) -> str:
         "an unknown option or a wrong type is an error."
 
 
+def enforced_by(rule: Rule) -> list[str]:
+    """The points that enforce ``rule``: the policy pack, the linter, the webhook (when it is sent a kind the rule
+    reads) and the API server (when the rule has a CEL form)."""
+    points = ["policy pack", "lint"]
+    if rule.any_kind or any(tuple(kind) in REVIEWED_KINDS for kind in rule.kinds):
+        points.append("webhook")
+    if rule.cel is not None:
+        points.append("API server")
+    return points
+
+
+def _api_server_section(rule: Rule) -> list[str]:
+    if rule.cel is None:
+        return []
+    kinds = ", ".join(sorted({f"{kind} ({group or 'core'})" for group, _, _, kind in rule.cel.resources}))
+    text = f"Also enforced inside the API server (a ValidatingAdmissionPolicy) for: {kinds}."
+    return ["", text + (f" Left to the webhook: {rule.cel.note}." if rule.cel.note else "")]
+
+
 def rules_markdown(rules: Iterable[Rule], agreement: Mapping[str, str] | None = None, agreement_note: str = "") -> str:
     """The whole reference. ``agreement``: each rule's agreement with the real engines in words, and
     ``agreement_note`` the run it comes from (``gpufleet.difftier.tally.doc_lines`` of the bench's record)."""
@@ -100,10 +121,16 @@ def rules_markdown(rules: Iterable[Rule], agreement: Mapping[str, str] | None = 
         "`waive.gpufleet.dev/<CODE>: \"<reason>\"` on the object (a waiver without a reason does not waive).",
         f"Not waivable: {', '.join(r.code for r in rules if not r.waivable) or 'none'} (the annotation is reported, not applied).",
         "",
-        "| code | name | family | severity | summary |",
-        "|---|---|---|---|---|",
+        "Enforced by: every rule runs in the linter (`lint`) and the Pulumi policy pack (`policy pack`); the admission",
+        "webhook (`webhook`) runs those reading a kind the API server sends it; `API server` marks a rule with a CEL form,",
+        "rendered as a ValidatingAdmissionPolicy where the stack says `controller.enforcement: apiServer` or `both`",
+        "(docs/webhook.md), for the kinds its section names.",
+        "",
+        "| code | name | family | severity | enforced by | summary |",
+        "|---|---|---|---|---|---|",
     ]
-    lines += [f"| [{r.code}](#{anchor(r)}) | {r.name} | {r.family} | {r.severity.value} | {r.summary} |" for r in rules]
+    lines += [f"| [{r.code}](#{anchor(r)}) | {r.name} | {r.family} | {r.severity.value} | {', '.join(enforced_by(r))} "
+              f"| {r.summary} |" for r in rules]
     if agreement_note:
         lines += ["", "## Agreement with the real engines", "", agreement_note]
     lines += ["", "## What changed in issue 19", "", *CHANGES]

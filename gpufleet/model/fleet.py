@@ -96,6 +96,10 @@ class Controller(Base):
     """Namespaces labelled ``<optOutLabel>: disabled`` are skipped by the webhook."""
     replicas: int = Field(default=3, ge=1)
     """Webhook replicas (the webhook fails closed, so keep at least 2 in production; one gets no PodDisruptionBudget)."""
+    enforcement: Literal["webhook", "apiServer", "both"] = "webhook"
+    """Where the gang-safety rules are enforced on admission: ``webhook`` (the controller's validating webhook runs
+    every rule), ``apiServer`` (the rules with a CEL form run as ValidatingAdmissionPolicies inside the API server,
+    no validating webhook: the others are left to the linter and the policy pack), or ``both`` (docs/webhook.md)."""
     namespace_guard: NamespaceGuard = Field(default_factory=NamespaceGuard)
     """Who may change the scope labels of team namespaces (``<optOutLabel>``, ``gpufleet.dev/team``, ...)."""
 

@@ -6,7 +6,9 @@ the CA injected as ``caBundle``; the PEM files of ``tls_dir`` when the stack giv
 (``gpufleet:controllerTlsDir``, an organisation's PKI), read as secrets; or
 cert-manager objects when ``cert_manager``),
 then one Kubernetes resource per manifest from
-``gpufleet.render.controller.render_controller``. Every decision about what the
+``gpufleet.render.controller.render_controller``, plus, when ``controller.enforcement`` is
+``apiServer`` or ``both``, the rules' ValidatingAdmissionPolicies and bindings
+(``gpufleet.rules.admission_policies.render_policies``). Every decision about what the
 manifests contain lives in that pure renderer.
 """
 
@@ -22,6 +24,7 @@ import pulumi_tls as tls
 from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import controller as render
+from gpufleet.rules.admission_policies import stack_policies
 from gpufleet.render.controller_tls import (
     CA_VALIDITY_HOURS, EARLY_RENEWAL_HOURS, SERVING_VALIDITY_HOURS, dns_names,
 )
@@ -48,6 +51,7 @@ class GangAdmissionController(pulumi.ComponentResource):
             ca_bundle = ca_cert.cert_pem.apply(lambda pem: base64.b64encode(pem.encode()).decode())
         settings = replace(args.settings, ca_bundle=ca_bundle)
         manifests = render.render_controller(args.fleet, settings)
+        manifests.update(stack_policies(args.fleet))  # the rules' CEL forms, enforced by the API server itself
         self.resources: dict[str, pulumi.Resource] = {}
         namespace = create_manifest(f"{name}-namespace", manifests.pop("namespace"), child)
         after_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])

@@ -104,7 +104,10 @@ def render_controller(fleet: Fleet, settings: ControllerSettings, context: dict[
         "service": service(fleet),
         "networkpolicy": network_policy(fleet),
     }
-    out.update(webhook_configurations(fleet, settings))
+    hooks = webhook_configurations(fleet, settings)
+    if fleet.controller.enforcement == "apiServer":  # the API server's policies judge; the webhook only mutates
+        del hooks["validatingwebhookconfiguration"]
+    out.update(hooks)
     if settings.prometheus_operator:
         out["servicemonitor"] = service_monitor(fleet)
     return out

@@ -60,7 +60,8 @@ def webhook_names() -> tuple[str, ...]:
     return tuple(webhook_name(suffix, kind) for kind in OPERATIONS for suffix in HOOKS)
 
 
-def _namespace_selector(fleet: Fleet) -> dict[str, Any]:
+def namespace_selector(fleet: Fleet) -> dict[str, Any]:
+    """The team namespaces the webhook (and the admission policies, :mod:`gpufleet.rules.admission_policies`) judge."""
     own = {"kube-system", fleet.controller.namespace, fleet.engines.kueue.namespace, fleet.engines.volcano.namespace}
     if fleet.pools_of("coscheduling"):  # the second scheduler's own pods
         own.add(fleet.engines.coscheduling.namespace)
@@ -101,7 +102,7 @@ def _webhook(fleet: Fleet, settings: ControllerSettings, kind: str, suffix: str,
         "sideEffects": "None",
         "timeoutSeconds": 3,
         "admissionReviewVersions": ["v1"],
-        "namespaceSelector": _namespace_selector(fleet),
+        "namespaceSelector": namespace_selector(fleet),
         "objectSelector": {},
         "matchConditions": conditions,
     }

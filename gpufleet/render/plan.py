@@ -20,6 +20,7 @@ engine adds its namespace and one "Helm chart" (the objects inside a chart are t
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -185,10 +186,15 @@ def stack_objects(fleet: Fleet, rendered: Rendered, settings: ControllerSettings
     return [*out, *controller, *alerts]
 
 
-def build_plan(fleet: Fleet, rendered: Rendered, settings: ControllerSettings | None = None) -> Plan:
-    """The plan of ``fleet`` as a stack with these controller ``settings`` applies it (default: the stack defaults)."""
+def build_plan(fleet: Fleet, rendered: Rendered, settings: ControllerSettings | None = None,
+               extra: Iterable[Mapping[str, Any]] = ()) -> Plan:
+    """The plan of ``fleet`` as a stack with these controller ``settings`` applies it (default: the stack defaults).
+
+    ``extra``: further manifests the stack applies that this layer cannot render (the rules' admission policies,
+    ``gpufleet.rules.admission_policies.stack_policies``, which the CLI passes)."""
     objects = Counter("Volcano Queue" if o.engine == "volcano" else o.manifest["kind"] for o in rendered.objects)
     objects.update(m["kind"] for m in stack_objects(fleet, rendered, settings or ControllerSettings()))
+    objects.update(m["kind"] for m in extra)
     return Plan(
         pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in (*fleet.teams, *fleet.cohorts))),
         warnings=tuple(_fleet_warnings(fleet)),

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar
 
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.rules.celform import CelForm
 from gpufleet.util.camel import camel
 from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
@@ -162,6 +163,9 @@ class Rule:
     ``NEVER_WHOLE``, GANG204 ``{RANK_REPLACED_ALONE}``. ``NOT_JUDGED`` (empty) for a rule no engine outcome shows
     (naming, observability, platform configuration); the differential tier (:mod:`gpufleet.difftier`) leaves those
     out. None only while undeclared: tests/rules/test_registry.py requires every rule to declare it."""
+    cel: CelForm | None = None
+    """The rule as the API server evaluates it (a ValidatingAdmissionPolicy, :mod:`gpufleet.rules.celform`); None:
+    the rule needs other objects or facts CEL cannot see, and only the webhook, the linter and the policy pack run it."""
 
     @property
     def any_kind(self) -> bool:

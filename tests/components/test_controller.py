@@ -202,3 +202,15 @@ def test_the_webhook_configurations_wait_for_their_backend(monitor):
     backend = {one(registered, "kubernetes:apps/v1:Deployment").urn, one(registered, "kubernetes:core/v1:Service").urn}
     for suffix in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
         assert backend <= set(one(registered, f"kubernetes:admissionregistration.k8s.io/v1:{suffix}").dependencies)
+
+
+@pytest.mark.parametrize("enforcement, policies, validating", [("webhook", False, True), ("both", True, True),
+                                                               ("apiServer", True, False)])
+def test_the_stacks_enforcement_choice_applies_the_rules_admission_policies(monitor, enforcement, policies, validating):
+    registered = deploy(monitor, fleet(controller={"enforcement": enforcement}))
+    names = {r.inputs["metadata"]["name"] for r in of_type(registered, "ValidatingAdmissionPolicy")}
+    assert ("gpufleet-gang001" in names) is policies
+    assert bool(of_type(registered, "ValidatingAdmissionPolicyBinding")) is policies
+    assert bool(of_type(registered, "ValidatingWebhookConfiguration")) is validating
+    params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == "gpufleet-rule-params"]
+    assert bool(params) is policies

@@ -38,3 +38,12 @@ def test_the_generator_check_mode_agrees():
 def test_every_rule_doc_splits_into_its_four_sections():
     for rule in registry.all_rules():
         assert list(sections(rule.doc)) == ["What it checks", "Why it is unsafe", "Example", "Preferred form"], rule.code
+
+
+def test_the_enforcement_column_names_the_api_server_exactly_for_the_rules_with_a_cel_form():
+    from gpufleet.lint.ruledoc import enforced_by
+
+    rules = registry.all_rules()
+    assert [r.code for r in rules if "API server" in enforced_by(r)] == [r.code for r in rules if r.cel is not None]
+    assert "webhook" not in enforced_by(registry.get("GANG501"))  # a Kueue ConfigMap: no webhook is sent one
+    assert enforced_by(registry.get("GANG001")) == ["policy pack", "lint", "webhook", "API server"]

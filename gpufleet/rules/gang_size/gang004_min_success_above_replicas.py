@@ -47,6 +47,8 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, resources
+from gpufleet.rules.gang_size import _cel as C
 from gpufleet.workloads import as_int, as_map
 from gpufleet.workloads import outcomes as O
 
@@ -74,10 +76,20 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+CEL = CelForm(
+    resources=resources(("batch.volcano.sh", "jobs")),
+    variables=C.VOLCANO_VARIABLES,
+    checks=(CelCheck("!has(object.spec.minSuccess) || object.spec.minSuccess <= variables.total", "'spec.minSuccess'",
+                     "'minSuccess ' + string(object.spec.minSuccess) + ' is above the ' + string(variables.total) + "
+                     "' pods of the job: it can never complete'",
+                     "'set spec.minSuccess to ' + string(variables.total) + ' or remove it'"),),
+)
+
+
 RULE = Rule(
     code="GANG004", name="min-success-above-replicas", family="gang-size", severity=Severity.ERROR,
     summary="A Volcano Job's minSuccess is above its pod count, so it can never complete.",
     fix="lower spec.minSuccess to the total pod count (or remove it)",
     kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "",
-    predicts=O.NOT_JUDGED,  # completion is not watched: a trial ends once every rank runs
+    cel=CEL, predicts=O.NOT_JUDGED,  # completion is not watched: a trial ends once every rank runs
 )

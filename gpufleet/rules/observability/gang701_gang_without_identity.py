@@ -68,7 +68,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
@@ -76,10 +76,7 @@ from gpufleet.workloads import label_path
 from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
 from gpufleet.workloads import outcomes as O
 
-_KIND_OF = {"jobs": "Job", "podgroups": "PodGroup", "jobsets": "JobSet", "pytorchjobs": "PyTorchJob",
-            "mpijobs": "MPIJob", "trainjobs": "TrainJob", "leaderworkersets": "LeaderWorkerSet",
-            "rayjobs": "RayJob", "rayclusters": "RayCluster", "workloads": "Workload"}
-MUTATED_KINDS = frozenset((group, _KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES)
+MUTATED_KINDS = frozenset((group, KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES)
 """(apiGroup, kind) of the workloads the admission controller's mutating webhook is sent."""
 FIX = f"label every pod template of the gang with {GANG_LABEL}: <unique name of the gang>"
 

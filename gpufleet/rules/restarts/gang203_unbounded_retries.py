@@ -56,6 +56,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.celform import CelCheck, CelForm, option, resources
 from gpufleet.rules import gangs
 from gpufleet.workloads import as_int, as_list, as_map, stages
 from gpufleet.workloads import outcomes as O
@@ -145,6 +146,60 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+_LIMIT = option(CODE, "maxRetries")
+_WHY = "' retries exceed the limit of ' + string(variables.limit) + ': a gang that fails deterministically re-acquires all its GPUs that many times'"
+
+
+def _bounded(path: str, at: str) -> CelCheck:
+    """``object.<path>`` absent or at most the limit; ``at`` is its field path as the linter prints it."""
+    parts = path.split(".")
+    present = " && ".join(f"has(object.{'.'.join(parts[:i + 1])})" for i in range(len(parts)))
+    return CelCheck(f"!({present}) || object.{path} <= variables.limit", f"'{at}'",
+                    f"string(object.{path}) + {_WHY}", f"'set {at} to at most ' + string(variables.limit)")
+
+
+_TASK_OVER = "(has(t.maxRetry) && t.maxRetry > variables.limit)"
+_JOB_OVER = ("(has(r.template) && has(r.template.spec) && ((has(r.template.spec.backoffLimit) && r.template.spec.backoffLimit "
+             "> variables.limit) || (has(r.template.spec.backoffLimitPerIndex) && r.template.spec.backoffLimitPerIndex > variables.limit)))")
+_IGNORING = "(has(r.action) && r.action.endsWith('AndIgnoreMaxRestarts'))"
+
+CEL = CelForm(
+    resources=resources(("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
+                        ("jobset.x-k8s.io", "jobsets")),
+    params=("maxRetries",),
+    variables=(
+        ("limit", _LIMIT),
+        ("tasks", "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []"),
+        ("failurePolicy", "object.kind == 'JobSet' && has(object.spec.failurePolicy) ? object.spec.failurePolicy : {}"),
+        ("inPlace", "has(variables.failurePolicy.restartStrategy) && variables.failurePolicy.restartStrategy == 'InPlaceRestart'"),
+        ("replicatedJobs", "object.kind == 'JobSet' && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs : []"),
+        ("rules", "has(variables.failurePolicy.rules) ? variables.failurePolicy.rules : []"),
+    ),
+    checks=(
+        CelCheck("!object.apiVersion.startsWith('batch.volcano.sh/') || !has(object.spec.maxRetry) "
+                 "|| object.spec.maxRetry <= variables.limit", "'spec.maxRetry'", f"string(object.spec.maxRetry) + {_WHY}",
+                 "'set spec.maxRetry to at most ' + string(variables.limit)"),
+        CelCheck(f"!variables.tasks.exists(t, {_TASK_OVER})",
+                 f"'spec.tasks[' + string(variables.tasks.map(t, {_TASK_OVER}).indexOf(true)) + '].maxRetry'",
+                 f"'a task maxRetry' + {_WHY}", "'set the task maxRetry to at most ' + string(variables.limit)"),
+        _bounded("spec.runPolicy.backoffLimit", "spec.runPolicy.backoffLimit"),
+        _bounded("spec.elasticPolicy.maxRestarts", "spec.elasticPolicy.maxRestarts"),
+        CelCheck("!has(variables.failurePolicy.maxRestarts) || variables.failurePolicy.maxRestarts <= variables.limit",
+                 "'spec.failurePolicy.maxRestarts'", f"string(variables.failurePolicy.maxRestarts) + {_WHY}",
+                 "'set spec.failurePolicy.maxRestarts to at most ' + string(variables.limit)"),
+        CelCheck(f"variables.inPlace || !variables.replicatedJobs.exists(r, {_JOB_OVER})",
+                 f"'spec.replicatedJobs[' + string(variables.replicatedJobs.map(r, {_JOB_OVER}).indexOf(true)) "
+                 "+ '].template.spec.backoffLimit'", f"'a replicated Job backoffLimit' + {_WHY}",
+                 "'set it to at most ' + string(variables.limit)"),
+        CelCheck(f"!variables.rules.exists(r, {_IGNORING})",
+                 f"'spec.failurePolicy.rules[' + string(variables.rules.map(r, {_IGNORING}).indexOf(true)) + '].action'",
+                 "'an action restarts without counting against maxRestarts, so the gang can restart forever'",
+                 "'use the action without AndIgnoreMaxRestarts'"),
+    ),
+    note="a batch Job is a gang only by its GPUs or gang placement (gpufleet.rules.gangs)",
+)
+
+
 RULE = Rule(
     code=CODE, name="unbounded-retries", family="restarts", severity=Severity.WARNING,
     summary="A gang's retry budget is unbounded or above the limit, so a broken gang keeps re-acquiring its GPUs.",
@@ -152,6 +207,6 @@ RULE = Rule(
     kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"),
            ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
            ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob")),
-    check=check, remediate=remediate, doc=__doc__ or "", options=Gang203Options,
+    check=check, remediate=remediate, doc=__doc__ or "", options=Gang203Options, cel=CEL,
     predicts=O.NOT_JUDGED,  # the retry budget shows only after many failures; a trial fails one rank once
 )

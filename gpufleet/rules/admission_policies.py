@@ -1,0 +1,176 @@
+"""The rules' CEL forms as ValidatingAdmissionPolicies and bindings (admissionregistration.k8s.io/v1).
+
+Pure: a fleet model and the rules in, plain dicts out. Called by the Pulumi controller
+component (which applies them beside the webhook), by ``tests/rules/test_cel_equality.py``
+(which evaluates them with cel-python against the engine) and by the e2e tier. It lives
+in the rules layer, not in :mod:`gpufleet.render`, because it reads the rule registry,
+which the renderers may not import (pyproject's layers contract).
+
+One policy and one binding per rule with a CEL form (``Rule.cel``), named
+``gpufleet-<code>``, scoped like the webhook: the same resources and operations
+(:func:`gpufleet.render.controller_webhooks.operations`), the same namespace selector
+(team namespaces, never the system ones, nor a namespace labelled ``<optOutLabel>: disabled``)
+and the same JobSet-children skip. Error rules bind with ``validationActions: [Deny]``,
+warnings with ``[Warn]``; a warning's blank waiver is an error for the engine
+(:func:`gpufleet.rules.waivers.apply`), so a warning rule also gets a ``-blank-waiver``
+policy bound with ``[Deny]``. Every check is skipped when the object waives the rule
+with a reason, and on UPDATE when the old object failed it already (the webhook blocks
+only findings an update introduces). Messages are the webhook's denial line:
+``<CODE> <name> at <path>: <message> Fix: <fix>``. Rule options a form reads reach CEL
+as ``params`` from the ConfigMap :func:`params_config_map` (``paramKind``), with the
+options' defaults, as the webhook runs the rules, and so do the fleet facts a form reads
+(:data:`FACTS`), taken from the fleet context the webhook reads: one owner per fact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any, Callable, Iterable
+
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.model.fleet import Fleet
+from gpufleet.render.context import render_context
+from gpufleet.render.controller_common import meta
+from gpufleet.render.controller_webhooks import SKIP_JOBSET_CHILDREN, namespace_selector, operations
+from gpufleet.rules.api import Rule, Severity
+from gpufleet.rules.celform import CelCheck, blank_waiver, waived
+from gpufleet.util.camel import camel
+
+API_VERSION = "admissionregistration.k8s.io/v1"
+PARAMS = "gpufleet-rule-params"
+"""The ConfigMap (controller namespace) holding the rule options the policies read."""
+
+
+def policy_name(code: str, suffix: str = "") -> str:
+    return f"gpufleet-{code.lower()}{suffix}"
+
+
+def _cel_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+_OBJECT, _VARIABLE = re.compile(r"\bobject\b"), re.compile(r"\bvariables\.(\w+)")
+
+
+def _on_old(expression: str) -> str:
+    """``expression`` read on ``oldObject`` (its variables as the ``old_`` ones)."""
+    return _VARIABLE.sub(r"variables.old_\1", _OBJECT.sub("oldObject", expression))
+
+
+def _validation(rule: Rule, check: CelCheck, guard: str, updates: bool) -> dict[str, Any]:
+    fix = check.fix or _cel_string(rule.fix)
+    old_failed = (f" || (request.operation == 'UPDATE' ? !{waived(rule.code, 'oldObject')} "
+                  f"&& !({_on_old(check.expression)}) : false)") if updates else ""
+    return {
+        "expression": f"{guard}{old_failed} || ({check.expression})",
+        "messageExpression": f"'{rule.code} {rule.name} at ' + {check.path} + ': ' + {check.message} + ' Fix: ' + {fix}",
+        "reason": "Forbidden",
+    }
+
+
+def _resource_rules(rule: Rule) -> list[dict[str, Any]]:
+    assert rule.cel is not None
+    return [{"apiGroups": [group], "apiVersions": list(versions), "resources": [plural],
+             "operations": operations("validate", group, plural), "scope": "Namespaced"}
+            for group, versions, plural, _ in rule.cel.resources]
+
+
+def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
+    form = rule.cel
+    assert form is not None
+    variables = [{"name": n, "expression": e} for n, e in form.variables]
+    updates = any(op == "UPDATE" for r in _resource_rules(rule) for op in r["operations"])
+    if updates:
+        # variables are evaluated only when read: the old ones, only on UPDATE (the validations' guard)
+        variables += [{"name": f"old_{n}", "expression": _on_old(e)}
+                      for n, e in form.variables]
+    spec: dict[str, Any] = {
+        "failurePolicy": "Fail",
+        "matchConstraints": {"resourceRules": _resource_rules(rule), "namespaceSelector": namespace_selector(fleet),
+                             "matchPolicy": "Equivalent"},
+        "matchConditions": [dict(SKIP_JOBSET_CHILDREN)],
+        "variables": variables,
+        "validations": [_validation(rule, check, guard, updates) for check in form.checks],
+    }
+    if form.params or form.facts:
+        spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
+    return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicy", "metadata": meta(fleet, name, namespaced=False),
+            "spec": spec}
+
+
+def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
+    if rule.cel is not None and (rule.cel.params or rule.cel.facts):
+        spec["paramRef"] = {"name": PARAMS, "namespace": fleet.controller.namespace, "parameterNotFoundAction": "Deny"}
+    return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": meta(fleet, name, namespaced=False), "spec": spec}
+
+
+def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
+    """The policies and bindings of one rule with a CEL form, keyed ``<kind lowercase>-<name>``."""
+    out: dict[str, dict[str, Any]] = {}
+    warns = rule.severity is Severity.WARNING
+    guard = waived(rule.code) if rule.waivable else "false"
+    if warns:  # a blank waiver turns the warning into an error: denied by the second policy, not warned
+        guard = f"{guard} || {blank_waiver(rule.code)}"
+    shapes = [(policy_name(rule.code), guard, ["Warn"] if warns else ["Deny"])]
+    if warns:
+        shapes.append((policy_name(rule.code, "-blank-waiver"), f"!{blank_waiver(rule.code)}", ["Deny"]))
+    for name, guard, actions in shapes:
+        out[f"validatingadmissionpolicy-{name}"] = _policy(fleet, rule, name, guard)
+        out[f"validatingadmissionpolicybinding-{name}"] = _binding(fleet, rule, name, actions)
+    return out
+
+
+FACTS: dict[str, Callable[[FleetContext], Iterable[str]]] = {
+    "priorityClass": lambda context: (pc.name for pc in context.priority_classes),
+}
+"""The fleet facts a CEL form may read (``CelForm.facts``), each from the fleet context the webhook reads
+(:func:`gpufleet.render.context.render_context`): the params hold a key ``<fact>.<value>`` per value."""
+
+
+def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> dict[str, str]:
+    """``{'<CODE>.<option>': value}`` for every option a CEL form reads (the options' defaults, as the webhook runs),
+    and ``{'<fact>.<value>': 'true'}`` for every fleet fact one reads (from ``context``)."""
+    data: dict[str, str] = {}
+    rules = list(rules)
+    wanted = sorted({name for rule in rules if rule.cel is not None for name in rule.cel.facts})
+    if wanted and context is not None:
+        data.update({f"{name}.{value}": "true" for name in wanted for value in FACTS[name](context)})
+    for rule in rules:
+        if rule.cel is None or not rule.cel.params or rule.options is None:
+            continue
+        defaults = {camel(f.name): getattr(rule.options(), f.name) for f in dataclasses.fields(rule.options)}
+        for key in rule.cel.params:
+            value = defaults[key]
+            data[f"{rule.code}.{key}"] = value if isinstance(value, str) else json.dumps(value)
+    return data
+
+
+def params_config_map(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, Any]:
+    data = params_data(rules, FleetContext.from_dict(render_context(fleet)))
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(fleet, PARAMS), "data": data}
+
+
+def render_policies(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, dict[str, Any]]:
+    """Every rule's policies and bindings, and the params ConfigMap when a form reads options; keyed, in code order."""
+    rules = sorted((r for r in rules if r.cel is not None), key=lambda r: r.code)
+    out: dict[str, dict[str, Any]] = {}
+    if any(rule.cel is not None and (rule.cel.params or rule.cel.facts) for rule in rules):
+        out["configmap-rule-params"] = params_config_map(fleet, rules)
+    for rule in rules:
+        out.update(rule_policies(fleet, rule))
+    return out
+
+
+def stack_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
+    """What the stack applies for ``controller.enforcement``: every rule's policies with ``apiServer`` or ``both``
+    (and an enabled controller), none with ``webhook``. Read by the Pulumi controller component, ``gpufleet plan``
+    and ``gpufleet diff``, so the three list the same objects."""
+    if not fleet.controller.enabled or fleet.controller.enforcement == "webhook":
+        return {}
+    from gpufleet.rules.registry import all_rules  # the registry imports every rule module: only when policies are wanted
+
+    return render_policies(fleet, all_rules())

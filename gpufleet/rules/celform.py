@@ -1,0 +1,101 @@
+"""A rule's CEL form: what the API server evaluates in place of the webhook (issue 35).
+
+Declared beside the rule in its module (``Rule.cel``), read by the renderer of the
+ValidatingAdmissionPolicies (:mod:`gpufleet.render.admission_policies`) and by the
+equality test that runs the rendered CEL with cel-python against the engine
+(``tests/rules/test_cel_equality.py``). A rule whose verdict needs other objects than the
+one admitted (pod counts of a run, a PodGroup another object names) has no CEL form and
+stays webhook-only: ``Rule.cel`` is None.
+
+Each :class:`CelCheck` is one ``validations[]`` entry: ``expression`` is true when the
+object passes, ``path`` and ``message`` are CEL string expressions evaluated only on
+failure (``messageExpression``: the renderer writes ``<CODE> <name> at <path>: <message>
+Fix: <fix>``, the webhook's denial line). Expressions read ``object`` (the admitted object,
+after mutation, as the webhook sees it), ``variables.<name>`` (``CelForm.variables``, in
+order) and ``params.data['<CODE>.<option>']`` for the options listed in ``CelForm.params``
+(the ConfigMap :func:`gpufleet.render.admission_policies.params_config_map` renders).
+
+The snippets below are the one CEL spelling of facts the engine reads in Python
+(waivers, the elastic opt-in), so every form and the renderer agree with
+:mod:`gpufleet.rules.waivers` and :mod:`gpufleet.workloads.elastic`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
+from gpufleet.workloads.keys import ELASTIC, WAIVER_PREFIX
+
+Resource = tuple[str, tuple[str, ...], str, str]
+"""``(apiGroup, apiVersions, plural resource, kind)``: the webhook's rule for the resource, and the kind it holds."""
+
+
+def resources(*wanted: tuple[str, str]) -> tuple[Resource, ...]:
+    """The webhook's resources (:data:`WORKLOAD_RESOURCES`) for ``(group, plural)`` pairs, each with its kind."""
+    return tuple((group, versions, plural, KIND_OF[plural]) for group, versions, plural in WORKLOAD_RESOURCES
+                 if (group, plural) in wanted)
+
+
+@dataclass(frozen=True)
+class CelCheck:
+    """One validation: ``expression`` holds for a passing object; ``path``, ``message`` and ``fix`` are CEL strings."""
+
+    expression: str
+    path: str
+    message: str
+    fix: str = ""
+    """A CEL string naming the specific fix; empty: the rule's ``fix``, quoted."""
+
+
+@dataclass(frozen=True)
+class CelForm:
+    """What the API server evaluates for one rule: the resources it matches and its validations."""
+
+    resources: tuple[Resource, ...]
+    checks: tuple[CelCheck, ...]
+    variables: tuple[tuple[str, str], ...] = ()
+    """``(name, expression)`` pairs, read as ``variables.<name>``; each may read the ones before it."""
+    params: tuple[str, ...] = ()
+    """The rule options (camelCase keys of ``Rule.options``) the checks read as ``params.data['<CODE>.<key>']``."""
+    facts: tuple[str, ...] = ()
+    """The fleet facts (:data:`gpufleet.rules.admission_policies.FACTS`) the checks read with :func:`fact`."""
+    note: str = ""
+    """What the form leaves to the webhook (kinds it does not match), for docs/rules.md."""
+
+
+def annotations(root: str = "object") -> str:
+    """``root``'s annotations, or an empty map."""
+    return f"(has({root}.metadata.annotations) ? {root}.metadata.annotations : {{}})"
+
+
+def waived(code: str, root: str = "object") -> str:
+    """True when ``root`` waives ``code`` with a non-blank reason (:func:`gpufleet.rules.waivers.waiver_reasons`)."""
+    full = f"{WAIVER_PREFIX}{code}".upper()
+    notes = annotations(root)
+    return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
+            f"&& {notes}[k].trim() != '')")
+
+
+def blank_waiver(code: str, root: str = "object") -> str:
+    """True when ``root`` carries a waiver of ``code`` with a blank reason (:func:`gpufleet.rules.waivers.blank_waivers`)."""
+    full = f"{WAIVER_PREFIX}{code}".upper()
+    notes = annotations(root)
+    return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
+            f"&& {notes}[k].trim() == '')")
+
+
+def elastic(root: str = "object") -> str:
+    """The elastic opt-in (:func:`gpufleet.workloads.elastic.opted_in`): the annotation, trimmed, is ``true`` in any case."""
+    notes = annotations(root)
+    return f"('{ELASTIC}' in {notes} && {notes}['{ELASTIC}'].trim().lowerAscii() == 'true')"
+
+
+def option(code: str, key: str) -> str:
+    """The CEL reading of rule option ``key`` of ``code`` from the params ConfigMap (an integer option)."""
+    return f"int(params.data['{code}.{key}'])"
+
+
+def fact(name: str, value: str) -> str:
+    """CEL: the CEL string ``value`` is one of the fleet's ``name`` facts (a key ``<name>.<value>`` of the params)."""
+    return f"('{name}.' + {value}) in params.data"

@@ -1,0 +1,68 @@
+"""The CEL spelling of the gang-size facts of :mod:`gpufleet.rules.gang_size._helpers`, for the rules' CEL forms.
+
+Read by GANG001, GANG002 and GANG004 (``Rule.cel``, :mod:`gpufleet.rules.celform`). Each
+snippet mirrors one Python reading, on the object alone (the webhook's view: no other
+object of a run, so PodGroups, Kueue pod groups and Workloads, whose counts come from
+other objects, never fire there and have no form):
+
+- a Volcano task's pods: ``replicas`` when above 0, else 0 (:func:`gpufleet.workloads.kinds._volcano_job`);
+- a dependent task: ``dependsOn.name`` lists a non-empty name (:func:`gpufleet.workloads.stages.depends_on_names`);
+- the pods a Volcano Job starts with: the replicas of the tasks without ``dependsOn``
+  (:func:`gpufleet.workloads.stages.starting_pods`);
+- Volcano's default minimum: Σ task ``minAvailable``, else replicas (``_helpers._default_minimum``);
+- a Kubeflow replica spec's pods: ``replicas`` (absent: 1, negative: 0) and the job's sum over
+  ``pytorchReplicaSpecs`` / ``mpiReplicaSpecs`` (the webhook's two Kubeflow resources);
+- a batch Job's gang ``minCount`` against its ``parallelism`` (absent: 1).
+"""
+
+from __future__ import annotations
+
+VOLCANO = "object.apiVersion.startsWith('batch.volcano.sh/')"
+KUBEFLOW = "object.apiVersion.startsWith('kubeflow.org/')"
+BATCH_JOB = "object.apiVersion == 'batch/v1'"
+
+TASK_PODS = "(has(t.replicas) && t.replicas > 0 ? t.replicas : 0)"
+DEPENDENT = "(has(t.dependsOn) && has(t.dependsOn.name) && t.dependsOn.name.exists(n, n != ''))"
+TASK_MIN = "(has(t.minAvailable) ? t.minAvailable : " + TASK_PODS + ")"
+
+VOLCANO_VARIABLES = (
+    ("tasks", f"{VOLCANO} && has(object.spec.tasks) ? object.spec.tasks : []"),
+    ("total", f"variables.tasks.map(t, {TASK_PODS}).sum()"),
+    ("starting", f"variables.tasks.filter(t, !{DEPENDENT}).map(t, {TASK_PODS}).sum()"),
+    ("defaultMinimum", f"variables.tasks.map(t, {TASK_MIN}).sum()"),
+    ("jobMinimum", f"{VOLCANO} && has(object.spec.minAvailable) ? object.spec.minAvailable : 0"),
+)
+"""Variables of a Volcano Job (an empty task list for any other kind)."""
+
+_ROLE_PODS = "(has(s[r].replicas) ? (s[r].replicas > 0 ? s[r].replicas : 0) : 1)"
+
+
+def _role_sum(field: str) -> str:
+    return (f"(has(object.spec.{field}) ? object.spec.{field}.map(r, "
+            f"{_ROLE_PODS.replace('s[r]', f'object.spec.{field}[r]')}).sum() : 0)")
+
+
+KUBEFLOW_VARIABLES = (
+    ("kubeflowPods", f"{KUBEFLOW} ? {_role_sum('pytorchReplicaSpecs')} + {_role_sum('mpiReplicaSpecs')} : 0"),
+    ("kubeflowMinimum", f"{KUBEFLOW} && has(object.spec.runPolicy) && has(object.spec.runPolicy.schedulingPolicy) "
+                        "&& has(object.spec.runPolicy.schedulingPolicy.minAvailable) "
+                        "? object.spec.runPolicy.schedulingPolicy.minAvailable : -1"),
+)
+"""The pods of a PyTorchJob or MPIJob and its gang minimum (-1: none written)."""
+
+_GANG = "object.spec.scheduling.schedulingPolicy.gang"
+JOB_VARIABLES = (
+    ("jobGangMinimum", f"{BATCH_JOB} && has(object.spec.scheduling) && has(object.spec.scheduling.schedulingPolicy) "
+                       f"&& has({_GANG}) && has({_GANG}.minCount) ? {_GANG}.minCount : -1"),
+    ("parallelism", f"{BATCH_JOB} && has(object.spec.parallelism) ? object.spec.parallelism : 1"),
+)
+"""A batch Job's gang ``minCount`` (-1: none written) and its ``parallelism``."""
+
+KUBEFLOW_MIN_PATH = "spec.runPolicy.schedulingPolicy.minAvailable"
+JOB_MIN_PATH = "spec.scheduling.schedulingPolicy.gang.minCount"
+
+
+def task_index(bad: str) -> str:
+    """The CEL path of the first task whose ``t`` satisfies ``bad``: ``spec.tasks[<i>].minAvailable``."""
+    return f"'spec.tasks[' + string(variables.tasks.map(t, {bad}).indexOf(true)) + '].minAvailable'"
+

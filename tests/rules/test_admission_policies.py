@@ -1,0 +1,183 @@
+"""The rules' ValidatingAdmissionPolicies: scoped like the webhook, bound by severity, chosen by the model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpufleet.crdschema.vap import CompiledPolicy, PolicyError, Request
+from gpufleet.render.controller import ControllerSettings, render_controller
+from gpufleet.render.controller_webhooks import operations, webhook_configurations
+from gpufleet.rules import engine, registry
+from gpufleet.rules.admission_policies import policy_name, render_policies
+from gpufleet.rules.api import Severity
+from gpufleet.yamlin.errors import ModelError
+from tests.render.builders import fleet, pool, quota, team
+
+MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})])
+GANG001 = registry.get("GANG001")
+VCJOB = Request("batch.volcano.sh", "v1alpha1", "jobs", "research")
+
+
+def policies(model=MODEL, rules=(GANG001,)):
+    return render_policies(model, rules)
+
+
+def vcjob(min_available: int, replicas: int = 4, **annotations: str) -> dict:
+    meta = {"name": "j", "namespace": "research", **({"annotations": annotations} if annotations else {})}
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": meta,
+            "spec": {"minAvailable": min_available, "tasks": [{"name": "w", "replicas": replicas}]}}
+
+
+def compiled(name: str = "gpufleet-gang001") -> CompiledPolicy:
+    return CompiledPolicy.of(policies()[f"validatingadmissionpolicy-{name}"])
+
+
+def test_the_policies_select_the_webhooks_namespaces():
+    webhook = webhook_configurations(MODEL, ControllerSettings())["validatingwebhookconfiguration"]["webhooks"][0]
+    policy = policies()["validatingadmissionpolicy-gpufleet-gang001"]
+    assert policy["spec"]["matchConstraints"]["namespaceSelector"] == webhook["namespaceSelector"]
+    assert {"key": "gpufleet.dev/admission", "operator": "NotIn", "values": ["disabled"]} in \
+        policy["spec"]["matchConstraints"]["namespaceSelector"]["matchExpressions"]
+
+
+def test_the_policies_match_the_webhooks_operations_per_resource():
+    rules = policies()["validatingadmissionpolicy-gpufleet-gang001"]["spec"]["matchConstraints"]["resourceRules"]
+    seen = {(r["apiGroups"][0], r["resources"][0]): r["operations"] for r in rules}
+    assert seen[("batch.volcano.sh", "jobs")] == ["CREATE", "UPDATE"]  # users edit vcjobs: updates are judged
+    assert seen[("batch", "jobs")] == ["CREATE"]  # Kueue suspends and resumes Jobs by UPDATE: never in its way
+    assert all(ops == operations("validate", group, plural) for (group, plural), ops in seen.items())
+
+
+@pytest.mark.parametrize("rule", [r for r in registry.all_rules() if r.cel is not None], ids=lambda r: r.code)
+def test_an_error_rule_is_bound_to_deny_and_a_warning_to_warn_with_a_deny_for_blank_waivers(rule):
+    rendered = policies(rules=(rule,))
+    binding = rendered[f"validatingadmissionpolicybinding-{policy_name(rule.code)}"]
+    assert binding["spec"]["validationActions"] == (["Deny"] if rule.severity is Severity.ERROR else ["Warn"])
+    blank = rendered.get(f"validatingadmissionpolicybinding-{policy_name(rule.code, '-blank-waiver')}")
+    assert (blank is None) == (rule.severity is Severity.ERROR)
+
+
+def test_a_refusal_names_the_code_the_path_and_the_fix():
+    [message] = compiled().failures(vcjob(2), VCJOB)
+    assert message.startswith("GANG001 min-below-replicas at spec.minAvailable: gang minimum 2 is below the 4 pods")
+    assert "Fix: set spec.minAvailable to 4" in message
+
+
+@pytest.mark.parametrize("annotations, denied", [
+    ({}, True),
+    ({"waive.gpufleet.dev/GANG001": "a benchmark of partial starts"}, False),
+    ({"waive.gpufleet.dev/gang001": "lower-case codes waive too"}, False),
+    ({"waive.gpufleet.dev/GANG001": "  "}, True),
+    ({"gpufleet.dev/elastic": " True "}, False),
+    ({"gpufleet.dev/elastic": "yes"}, True),
+])
+def test_waivers_and_the_elastic_opt_in_read_as_the_engine_reads_them(annotations, denied):
+    assert bool(compiled().failures(vcjob(2, **annotations), VCJOB)) is denied
+
+
+def test_an_update_is_refused_only_for_a_violation_the_old_object_did_not_have():
+    update = replace(VCJOB, operation="UPDATE")
+    assert compiled().failures(vcjob(2), update, old=vcjob(1)) == []
+    assert compiled().failures(vcjob(2), update, old=vcjob(4))
+
+
+def test_the_stacks_choice_api_server_drops_the_validating_webhook_and_keeps_the_mutating_one():
+    model = fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})],
+                  controller={"enforcement": "apiServer"})
+    rendered = render_controller(model, ControllerSettings())
+    assert "validatingwebhookconfiguration" not in rendered and "mutatingwebhookconfiguration" in rendered
+    assert "validatingwebhookconfiguration" in render_controller(MODEL, ControllerSettings())
+
+
+def test_an_unknown_enforcement_point_is_refused_at_its_path():
+    with pytest.raises(ModelError) as refused:
+        fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})], controller={"enforcement": "kyverno"})
+    assert "controller.enforcement" in str(refused.value)
+
+
+GANG203 = registry.get("GANG203")
+
+
+def pytorch_job(backoff_limit: int, **annotations: str) -> dict:
+    meta = {"name": "pt", "namespace": "research", **({"annotations": annotations} if annotations else {})}
+    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": meta,
+            "spec": {"runPolicy": {"backoffLimit": backoff_limit}, "pytorchReplicaSpecs": {"Worker": {"replicas": 2}}}}
+
+
+@pytest.mark.parametrize("annotations, warned, denied", [
+    ({}, True, False),
+    ({"waive.gpufleet.dev/GANG203": "retries are cheap here"}, False, False),
+    ({"waive.gpufleet.dev/GANG203": ""}, False, True),  # found by the generator: a blank waiver warned and denied
+])
+def test_a_warning_rule_warns_and_its_blank_waiver_denies_instead(annotations, warned, denied):
+    rendered = render_policies(MODEL, (GANG203,))
+    request = Request("kubeflow.org", "v1", "pytorchjobs", "research")
+    params = rendered["configmap-rule-params"]
+    failed = {name: bool(CompiledPolicy.of(rendered[f"validatingadmissionpolicy-{name}"]).failures(
+        pytorch_job(50, **annotations), request, params=params)) for name in ("gpufleet-gang203", "gpufleet-gang203-blank-waiver")}
+    assert failed == {"gpufleet-gang203": warned, "gpufleet-gang203-blank-waiver": denied}
+
+
+def test_the_rule_options_reach_the_policies_as_params_of_one_config_map():
+    rendered = render_policies(MODEL, (GANG203,))
+    assert rendered["configmap-rule-params"]["data"] == {"GANG203.maxRetries": "10"}
+    assert rendered["validatingadmissionpolicy-gpufleet-gang203"]["spec"]["paramKind"] == {"apiVersion": "v1", "kind": "ConfigMap"}
+    assert rendered["validatingadmissionpolicybinding-gpufleet-gang203"]["spec"]["paramRef"]["name"] == "gpufleet-rule-params"
+
+
+GANG201 = registry.get("GANG201")
+
+
+@pytest.mark.parametrize("job_policies, task_policies, denied", [
+    ([], [], True),
+    ([{"event": "PodFailed", "action": "RestartJob"}, {"event": "PodEvicted", "action": "RestartJob"}], [], False),
+    ([{"events": ["*"], "action": "RestartJob"}], [], False),
+    ([{"event": "*", "action": "RestartJob"}], [], False),
+    ([{"event": "PodFailed", "action": "RestartJob"}], [{"events": ["PodEvicted"], "action": "RestartJob"}], False),
+    ([{"event": "PodFailed", "action": "RestartJob"}], [{"events": ["TaskCompleted"], "action": "CompleteJob"}], True),
+])
+def test_gang201s_policy_reads_job_and_task_policies_and_wildcards_as_the_engine(job_policies, task_policies, denied):
+    job = vcjob(4)
+    job["spec"]["policies"] = job_policies
+    job["spec"]["tasks"][0]["policies"] = task_policies
+    failures = CompiledPolicy.of(render_policies(MODEL, (GANG201,))["validatingadmissionpolicy-gpufleet-gang201"]).failures(job, VCJOB)
+    assert bool(failures) is denied
+    assert bool(engine.check_object(job, select=["GANG201"])) is denied
+
+
+GANG804 = registry.get("GANG804")
+
+
+@pytest.mark.parametrize("timeout, denied", [(None, True), (29, True), (30, False), (300, False), (301, True)])
+def test_gang804s_window_comes_from_the_params_as_the_rules_options(timeout, denied):
+    group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "research"},
+             "spec": {"minMember": 2, **({"scheduleTimeoutSeconds": timeout} if timeout is not None else {})}}
+    rendered = render_policies(MODEL, (GANG804,))
+    assert rendered["configmap-rule-params"]["data"] == {"GANG804.minSeconds": "30", "GANG804.maxSeconds": "300"}
+    failures = CompiledPolicy.of(rendered["validatingadmissionpolicy-gpufleet-gang804"]).failures(
+        group, Request("scheduling.x-k8s.io", "v1alpha1", "podgroups", "research"), params=rendered["configmap-rule-params"])
+    assert bool(failures) is denied
+    assert bool(engine.check_object(group, select=["GANG804"])) is denied
+
+
+def test_a_policy_reading_an_undeclared_variable_is_refused_as_the_api_servers_compiler_does():
+    policy = render_policies(MODEL, (GANG804,))["validatingadmissionpolicy-gpufleet-gang804"]
+    broken = {**policy, "spec": {**policy["spec"], "validations": [
+        {"expression": "request.operation == 'UPDATE' ? variables.old_timeout > 0 : true", "messageExpression": "'x'"}]}}
+    with pytest.raises(PolicyError, match="old_timeout"):
+        CompiledPolicy.of(broken)
+
+
+def test_the_fleets_priority_classes_reach_gang110s_policy_as_params_from_the_fleet_context():
+    model = fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})],
+                  priorityClasses=[{"name": "gang-high", "value": 1000}, {"name": "batch-low", "value": 10}])
+    rendered = render_policies(model, (registry.get("GANG110"),))
+    params = rendered["configmap-rule-params"]
+    assert params["data"] == {"priorityClass.gang-high": "true", "priorityClass.batch-low": "true"}
+    policy = CompiledPolicy.of(rendered["validatingadmissionpolicy-gpufleet-gang110"])
+    job = vcjob(4)
+    for name, denied in (("gang-high", False), ("gang-hihg", True)):
+        job["metadata"]["labels"] = {"kueue.x-k8s.io/priority-class": name}
+        assert bool(policy.failures(job, VCJOB, params=params)) is denied

@@ -1,0 +1,284 @@
+"""Every rule's CEL form decides as the engine does, offline (issue 35, item 4).
+
+The rendered ValidatingAdmissionPolicies (:mod:`gpufleet.rules.admission_policies`) are
+evaluated with cel-python (:mod:`gpufleet.crdschema.vap`) on each object the webhook would
+be sent (a resource the form matches), and compared per rule with the engine as the
+webhook runs it (``check_object`` with the fleet context, no other object): denied by a
+``[Deny]`` policy exactly when the engine has a blocking finding of the rule, warned by a
+``[Warn]`` one exactly when it has a non-waived warning. Objects: every rule fixture
+(allowed and disallowed, every code's), the upstream examples (``../shared/examples``,
+skipped when absent) and generated workload shapes (hypothesis, bounded).
+
+An object the real CRD refuses (``minAvailable: four``) or prunes never reaches an
+admission policy, nor the webhook, in that shape: it is left out (the real CRDs come from
+``../shared``; the fixture and upstream cases skip without them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from gpufleet.crdschema.vap import CompiledPolicy, Request
+from gpufleet.rules import engine, registry
+from gpufleet.rules.admission_policies import render_policies
+from gpufleet.rules.api import CheckContext, Rule
+from gpufleet.yamlin import yamlio
+from gpufleet.crdschema.crdset import CrdSet
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.render.context import render_context
+from tests.conftest import shared_path
+from tests.render.builders import fleet, pool, quota, team
+from tests.rules import fixtures as fx
+
+CEL_RULES = [rule for rule in registry.all_rules() if rule.cel is not None]
+MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
+              priorityClasses=[{"name": "gang-high", "value": 1000}])
+RENDERED = render_policies(MODEL, CEL_RULES)
+CTX = CheckContext(fleet=FleetContext.from_dict(render_context(MODEL)))
+"""The engine as the webhook runs it: the fleet context rendered from the same model as the policies' params."""
+NAMESPACE = "research"
+
+
+def _policies(rule: Rule) -> list[tuple[CompiledPolicy, list[str]]]:
+    out = []
+    for key, binding in RENDERED.items():
+        if key.startswith("validatingadmissionpolicybinding-") and binding["spec"]["policyName"].startswith(
+                f"gpufleet-{rule.code.lower()}"):
+            policy = RENDERED[f"validatingadmissionpolicy-{binding['spec']['policyName']}"]
+            out.append((CompiledPolicy.of(policy), binding["spec"]["validationActions"]))
+    return out
+
+
+POLICIES = {rule.code: _policies(rule) for rule in CEL_RULES}
+PARAMS = RENDERED.get("configmap-rule-params")
+
+
+def request_for(rule: Rule, obj: Mapping[str, Any]) -> Request | None:
+    """The admission request of ``obj`` when the rule's form matches its resource, else None."""
+    api_version = str(obj.get("apiVersion", ""))
+    group, _, version = api_version.rpartition("/")
+    for res_group, versions, plural, kind in rule.cel.resources:  # type: ignore[union-attr]
+        if (group, kind) == (res_group, obj.get("kind")) and version in versions:
+            return Request(group, version, plural, NAMESPACE)
+    return None
+
+
+def with_namespace(obj: Mapping[str, Any]) -> dict[str, Any]:
+    meta = dict(obj.get("metadata") or {})
+    meta.setdefault("namespace", NAMESPACE)
+    return {**obj, "metadata": meta}
+
+
+def engine_verdict(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext = CTX) -> tuple[bool, bool]:
+    """(denied, warned) by the engine, as the webhook answers."""
+    findings = engine.check_object(obj, ctx, select=[rule.code])
+    return any(f.blocking for f in findings), any(not f.blocking and not f.waived for f in findings)
+
+
+def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request) -> tuple[bool, bool, list[str]]:
+    """(denied, warned, messages) by the rule's rendered policies."""
+    denied = warned = False
+    messages: list[str] = []
+    for policy, actions in POLICIES[rule.code]:
+        failed = policy.failures(obj, request, params=PARAMS)
+        messages += failed
+        denied |= bool(failed) and "Deny" in actions
+        warned |= bool(failed) and "Warn" in actions
+    return denied, warned, messages
+
+
+_CRDS: list[CrdSet] = []
+
+
+def crds() -> CrdSet:
+    if not _CRDS:
+        _CRDS.append(CrdSet.load(shared_path("crds")))
+    return _CRDS[0]
+
+
+def reaches_admission(obj: Mapping[str, Any]) -> bool:
+    """Whether the API server admits ``obj`` to the policies as written: its CRD (if any) neither refuses nor prunes it."""
+    return not crds().knows(obj) or not (crds().validate(obj) or crds().pruned_fields(obj))
+
+
+def disagreement(rule: Rule, obj: Mapping[str, Any]) -> str | None:
+    obj = with_namespace(obj)
+    request = request_for(rule, obj)
+    if request is None or not reaches_admission(obj):
+        return None
+    denied, warned = engine_verdict(rule, obj)
+    cel_denied, cel_warned, messages = cel_verdict(rule, obj, request)
+    if (denied, warned) != (cel_denied, cel_warned):
+        name = (obj.get("metadata") or {}).get("name")
+        return f"{rule.code} on {obj.get('kind')} {name}: engine (deny, warn)={denied, warned}, CEL={cel_denied, cel_warned} {messages}"
+    if cel_denied or cel_warned:
+        assert all(m.startswith(f"{rule.code} {rule.name} at ") for m in messages), messages
+    return None
+
+
+def fixture_objects() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for folder in sorted(fx.FIXTURES.iterdir()):
+        for name in ("allowed.yaml", "disallowed.yaml"):
+            if (folder / name).exists():
+                out += [(f"{folder.name}/{name}", doc) for doc in fx.documents(folder.name, name)]
+    return out
+
+
+FIXTURE_OBJECTS = fixture_objects()
+
+
+def test_some_rules_have_a_cel_form_and_each_renders_a_policy_and_a_binding():
+    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203", "GANG804", "GANG110"} <= {rule.code for rule in CEL_RULES}
+    assert all(POLICIES[rule.code] for rule in CEL_RULES)
+
+
+@pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
+def test_the_cel_form_decides_every_rule_fixture_as_the_engine(rule):
+    compared = [(where, obj) for where, obj in FIXTURE_OBJECTS
+                if request_for(rule, with_namespace(obj)) and reaches_admission(with_namespace(obj))]
+    assert compared, "no fixture object is of a resource the form matches"
+    assert [f"{where}: {d}" for where, obj in compared if (d := disagreement(rule, obj))] == []
+
+
+@pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
+def test_the_cel_form_denies_its_own_disallowed_fixture_where_it_matches(rule):
+    denied = [obj for obj in fx.documents(rule.code, "disallowed.yaml")
+              if (req := request_for(rule, with_namespace(obj))) and cel_verdict(rule, with_namespace(obj), req)[0]]
+    assert denied or rule.severity.value == "warning"
+
+
+@pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
+def test_the_cel_form_decides_every_upstream_example_as_the_engine(rule, upstream_dir):
+    found = []
+    for path in sorted(upstream_dir.rglob("*.yaml")):
+        for doc in yamlio.load_documents(path.read_text()):
+            if isinstance(doc.value, dict) and (d := disagreement(rule, doc.value)):
+                found.append(f"{path.name}: {d}")
+    assert found == []
+
+
+# Generated shapes: the fields the forms read, with the values that move a verdict.
+
+_counts = st.integers(min_value=0, max_value=6)
+_annotations = st.dictionaries(
+    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/GANG110", "waive.gpufleet.dev/gang002",
+                     "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "team"]),
+    st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
+
+
+_priority = st.sampled_from([None, "gang-high", "gang-hihg", ""])
+
+
+def _meta(annotations: dict[str, str], priority: str | None = None) -> dict[str, Any]:
+    labels = {"kueue.x-k8s.io/priority-class": priority} if priority is not None else {}
+    return {"name": "generated", "namespace": NAMESPACE, **({"annotations": annotations} if annotations else {}),
+            **({"labels": labels} if labels else {})}
+
+
+_event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted"])
+_policies = st.lists(st.one_of(st.builds(lambda e: {"event": e, "action": "RestartJob"}, _event),
+                               st.builds(lambda es: {"events": es, "action": "AbortJob"}, st.lists(_event, max_size=2))),
+                     max_size=2)
+
+
+@st.composite
+def volcano_jobs(draw) -> dict[str, Any]:
+    names = ["a", "b", "c"][: draw(st.integers(min_value=0, max_value=3))]
+    tasks = []
+    for name in names:
+        task: dict[str, Any] = {"name": name, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        if draw(st.booleans()):
+            task["replicas"] = draw(_counts)
+        if draw(st.booleans()):
+            task["minAvailable"] = draw(_counts)
+        if draw(st.integers(0, 3)) == 0:
+            task["dependsOn"] = {"name": [draw(st.sampled_from([n for n in names if n != name] or [""]))]}
+        if draw(st.integers(0, 4)) == 0:
+            task["partitionPolicy"] = {"totalPartitions": 1, "partitionSize": 1}
+        if draw(st.integers(0, 3)) == 0:
+            task["maxRetry"] = draw(st.integers(0, 20))
+        if draw(st.booleans()):
+            task["policies"] = draw(_policies)
+        tasks.append(task)
+    spec: dict[str, Any] = {"tasks": tasks}
+    if draw(st.booleans()):
+        spec["policies"] = draw(_policies)
+    for key, values in (("minAvailable", _counts), ("minSuccess", _counts), ("maxRetry", st.integers(0, 20))):
+        if draw(st.booleans()):
+            spec[key] = draw(values)
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+
+
+@st.composite
+def kubeflow_jobs(draw) -> dict[str, Any]:
+    kind, field, version = draw(st.sampled_from([("PyTorchJob", "pytorchReplicaSpecs", "v1"),
+                                                 ("MPIJob", "mpiReplicaSpecs", "v2beta1")]))
+    roles = {}
+    for role in draw(st.lists(st.sampled_from(["Master", "Worker", "Launcher"]), unique=True, max_size=2)):
+        spec: dict[str, Any] = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        if draw(st.booleans()):
+            spec["replicas"] = draw(_counts)
+        roles[role] = spec
+    spec = {field: roles}
+    run_policy: dict[str, Any] = {}
+    if draw(st.booleans()):
+        run_policy["schedulingPolicy"] = {"minAvailable": draw(_counts)}
+    if draw(st.booleans()):
+        run_policy["backoffLimit"] = draw(st.integers(0, 20))
+    if run_policy:
+        spec["runPolicy"] = run_policy
+    if kind == "PyTorchJob" and draw(st.integers(0, 4)) == 0:
+        spec["elasticPolicy"] = {"minReplicas": 1, "maxReplicas": 4}
+    return {"apiVersion": f"kubeflow.org/{version}", "kind": kind, "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+
+
+@st.composite
+def batch_jobs(draw) -> dict[str, Any]:
+    spec: dict[str, Any] = {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}
+    if draw(st.booleans()):
+        spec["parallelism"] = draw(_counts)
+    if draw(st.booleans()):
+        spec["completions"] = draw(_counts)
+    if draw(st.booleans()):
+        spec["scheduling"] = {"schedulingPolicy": {"gang": {"minCount": draw(_counts)}}}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+
+
+@st.composite
+def jobsets(draw) -> dict[str, Any]:
+    rjobs = []
+    for name in ["a", "b"][: draw(st.integers(0, 2))]:
+        job: dict[str, Any] = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        for key in ("backoffLimit", "backoffLimitPerIndex"):
+            if draw(st.booleans()):
+                job[key] = draw(st.integers(0, 20))
+        rjobs.append({"name": name, "replicas": 1, "template": {"spec": job}})
+    policy: dict[str, Any] = {}
+    if draw(st.booleans()):
+        policy["maxRestarts"] = draw(st.integers(0, 20))
+    if draw(st.booleans()):
+        policy["restartStrategy"] = draw(st.sampled_from(["Recreate", "InPlaceRestart"]))
+    if draw(st.booleans()):
+        policy["rules"] = [{"name": "r", "action": draw(st.sampled_from(
+            ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts"]))}]
+    spec: dict[str, Any] = {"replicatedJobs": rjobs, **({"failurePolicy": policy} if policy else {})}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+
+
+@st.composite
+def pod_groups(draw) -> dict[str, Any]:
+    spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
+    if draw(st.integers(0, 3)):
+        spec["scheduleTimeoutSeconds"] = draw(st.sampled_from([0, 10, 29, 30, 31, 60, 299, 300, 301, 900]))
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": _meta(draw(_annotations), draw(_priority)),
+            "spec": spec}
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups()))
+def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
+    assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
