@@ -12,6 +12,7 @@ from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.monitoring import render_monitoring
+from gpufleet.rules.admission_policies import stack_policies
 from tests.program.capture import REPO, capture_program, run_stack, stack_config, stack_names
 
 STACKS = stack_names()
@@ -68,14 +69,15 @@ def volcano_admission_types(stack: str) -> Counter:
 
 
 def controller_types(stack: str, model) -> Counter:
-    """The gang-admission controller: its component, TLS material and one resource per rendered manifest."""
+    """The gang-admission controller: its component, TLS material, one resource per rendered manifest and
+    the rules' admission policies the stack's ``controller.enforcement`` applies."""
     if not model.controller.enabled:
         return Counter()
     config = stack_config(stack)
     cert_manager = str(config.get("gpufleet:certManager", "false")).lower() == "true"
     settings = ControllerSettings(image="x", cert_manager=cert_manager,
                                   prometheus_operator=str(config.get("gpufleet:prometheusOperator", "false")).lower() == "true")
-    manifests = render_controller(model, settings).values()
+    manifests = [*render_controller(model, settings).values(), *stack_policies(model).values()]
     counts = Counter(f"kubernetes:{CORE_GROUPS.get(m['apiVersion'], m['apiVersion'])}:{m['kind']}" for m in manifests)
     counts["gpufleet:controller:GangAdmissionController"] = 1
     if not cert_manager:
