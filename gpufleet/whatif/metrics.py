@@ -3,7 +3,7 @@
 Pure functions of a :class:`ReplayLog`, all in trace time. Definitions (docs/whatif.md,
 "What the numbers mean"):
 
-- a job *starts* when all its pods are Running at once for the first time; its *wait*
+- a job *starts* when all its pods (an elastic job: ``minPods``) are Running at once for the first time; its *wait*
   is start minus submit; a job that never started by the horizon is *never admitted*;
 - *GPU-hours* are each pod's GPUs times its Running time; *borrowed* GPU-hours are the
   team's usage on a pool above its nominal quota there, integrated over time;
@@ -53,12 +53,12 @@ def running_level(job: JobLog, horizon: float) -> list[tuple[float, int]]:
 
 
 def whole_intervals(job: JobLog, horizon: float) -> list[tuple[float, float]]:
-    """The intervals during which every pod of the job was Running."""
+    """The intervals during which every pod of the job was Running (at least ``minPods`` of an elastic job)."""
     out, since = [], None
     for t, level in running_level(job, horizon):
-        if level >= job.pods and since is None:
+        if level >= job.needed and since is None:
             since = t
-        elif level < job.pods and since is not None:
+        elif level < job.needed and since is not None:
             if t > since:
                 out.append((since, t))
             since = None
@@ -205,7 +205,8 @@ def utilization(log: ReplayLog, samples: int = 200) -> list[tuple[float, float, 
             allocated += held
             per_team[job.team] += held / capacity
             if any(a <= t < b for a, b in wholes[id(job)]):
-                useful += job.pods * job.gpus_per_pod
+                useful += sum(s.gpus for s in job.spans.values()
+                              if s.running is not None and s.running <= t < _end(s.ended, h + 1))
         out.append((t, allocated / capacity, useful / capacity, dict(per_team)))
     return out
 

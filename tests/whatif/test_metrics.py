@@ -88,3 +88,15 @@ def test_a_gang_whose_pods_were_created_late_warns_although_each_pod_started_at_
 def test_a_gangs_start_ends_when_all_its_pods_run_or_its_admission_ends(admitted, evicted, spans, expected):
     gang = job(pods=2, spans=spans, admitted=admitted, evictions=[Eviction(t, "PodsReadyTimeout") for t in evicted])
     assert metrics.gang_starts(gang, 3600.0) == expected
+
+
+@pytest.mark.parametrize("min_pods, started, partial", [
+    (2, 60, 4 * 60),  # runs once 2 pods run: each pod was bound 60 s before that
+    (None, 600, 4 * 600),  # a whole gang: runs once all 4 run, each pod held 600 s before
+])
+def test_an_elastic_job_starts_once_its_min_pods_run(min_pods, started, partial):
+    # 4 one-GPU pods bound at 0: two Running at 60, the other two at 600; all end at 1200
+    spans = [(0, 60, 1200), (0, 60, 1200), (0, 600, 1200), (0, 600, 1200)]
+    gang = job(pods=4, gpus=1, spans=spans, min_pods=min_pods)
+    assert metrics.start(gang, 3600.0) == started
+    assert metrics.partial_gpu_seconds(gang, 3600.0) == partial
