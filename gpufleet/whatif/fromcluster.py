@@ -97,7 +97,7 @@ def _volcano_job(obj: dict[str, Any]) -> dict[str, Any] | None:
             "pods": pods, "gpus": gpus, "cpu": cpu, "memory": memory,
             "run": float(durations.parse_seconds(duration)), "name": meta["name"],
             "priority": (obj.get("spec") or {}).get("priorityClassName"),
-            "min": int(least) if least is not None and 1 <= int(least) < pods else None}
+            "min": least if isinstance(least, int) and 1 <= least < pods else None}
 
 
 def _items(doc: Any) -> Iterable[dict[str, Any]]:

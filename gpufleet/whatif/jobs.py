@@ -84,7 +84,7 @@ def _volcano_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) ->
                             "tasks": [{"name": "worker", "replicas": job.pods, "template": template}]}
     if job.priority_class:
         spec["priorityClassName"] = job.priority_class
-    annotations = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if job.min_pods else {})}
+    annotations = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if (job.min_pods or job.pods) < job.pods else {})}
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": job.name, "namespace": job.namespace,
                          "labels": {JOB_LABEL: job.name}, "annotations": annotations},

@@ -39,7 +39,7 @@ def test_finished_workloads_and_volcano_jobs_become_trace_lines_from_the_earlies
     assert out.jobs[0].cpu_per_pod == "2"
 
 
-@pytest.mark.parametrize("min_available, min_pods", [(1, 1), (2, None), (None, None)])
+@pytest.mark.parametrize("min_available, min_pods", [(1, 1), (2, None), (None, None), ("x", None)])
 def test_a_volcano_job_needing_fewer_pods_than_its_replicas_is_imported_elastic(min_available, min_pods):
     out = import_objects([vcjob("v", "2026-01-01T00:05:00Z", "20m0s", min_available=min_available)])
     assert (out.jobs[0].pods, out.jobs[0].min_pods) == (2, min_pods)
