@@ -212,21 +212,25 @@ def utilization(log: ReplayLog, samples: int = 200) -> list[tuple[float, float, 
 
 
 def gang_starts(job: JobLog, horizon: float) -> list[float]:
-    """For each admission of the job, trace seconds until all its pods were Running, or until that admission ended
-    without it (an eviction, the horizon): the sandbox's own start time of a gang, a lower bound when cut short."""
+    """For each admission of the job after which all its pods ran before it ended (an eviction, the horizon): trace
+    seconds from the admission to that start. The sandbox's own start time of a gang; admissions cut short are left
+    out, since their time is the timeout's, whatever the cause."""
     wholes = [a for a, _ in whole_intervals(job, horizon)]
     ends = sorted(e.at for e in job.evictions)
     out = []
     for admitted in job.admitted:
-        until = min([t for t in wholes if t >= admitted] + [t for t in ends if t >= admitted] + [horizon])
-        out.append(until - admitted)
+        began = min((t for t in wholes if t >= admitted), default=None)
+        cut = min((t for t in ends if t >= admitted), default=horizon)
+        if began is not None and began <= cut:
+            out.append(began - admitted)
     return out
 
 
 def fidelity(log: ReplayLog) -> dict[str, float | None]:
     """How far the sandbox fell behind the trace, in wall seconds (p95): create calls after their submit time, pods
     from bound to Running, and gangs from admission to all pods Running (the Job controller's creates, the scheduler's
-    binds, KWOK's start and the informers' lag: the whole chain a pods-ready timeout waits for). Near the scaled
+    binds, KWOK's start and the informers' lag: the whole chain a pods-ready timeout waits for; gangs that started
+only). Near the scaled
     pods-ready timeout, evictions are the machine's, not the model's."""
     k = log.time_scale
     lags = [(j.created - j.submitted) / k for j in log.jobs if j.created is not None]

@@ -81,11 +81,11 @@ def test_a_gang_whose_pods_were_created_late_warns_although_each_pod_started_at_
 
 @pytest.mark.parametrize("admitted, evicted, spans, expected", [
     ([0.0], [], [(0, 600, 1200), (0, 600, 1200)], [600.0]),  # whole at 600
-    # evicted at 300 with one pod Running: cut short there; admitted again at 900 and whole at 1000
-    ([0.0, 900.0], [300.0], [(0, 100, 300), (950, 1000, 2000), (950, 1000, 2000)], [300.0, 100.0]),
-    ([0.0], [], [(0, 100, None)], [3600.0]),  # never whole: the horizon
+    # evicted at 300 with one pod Running: left out; admitted again at 900 and whole at 1000
+    ([0.0, 900.0], [300.0], [(0, 100, 300), (950, 1000, 2000), (950, 1000, 2000)], [100.0]),
+    ([0.0], [], [(0, 100, None)], []),  # never whole by the horizon
 ])
-def test_a_gangs_start_ends_when_all_its_pods_run_or_its_admission_ends(admitted, evicted, spans, expected):
+def test_a_gangs_start_is_from_its_admission_to_all_its_pods_running_and_cut_short_ones_are_left_out(admitted, evicted, spans, expected):
     gang = job(pods=2, spans=spans, admitted=admitted, evictions=[Eviction(t, "PodsReadyTimeout") for t in evicted])
     assert metrics.gang_starts(gang, 3600.0) == expected
 
