@@ -10,7 +10,9 @@ the wall time of a replay with no lag. The replay's own lag: how long after its 
 each job's create call returned (p95 and max, wall seconds). Printed: wall seconds of the sandbox start and of the replay, the ratio of the
 replay to its floor, trace seconds per wall second, pods created and bound per second,
 the sandbox's peak resident memory (every process it started, sampled each second) and
-the report's fleet numbers. With ``--growth``, the same again at 2x jobs and at 2x nodes,
+the report's fleet numbers, the sandbox's own start times (p95, wall seconds: pods from bound to Running,
+gangs from admission to all pods Running; ``gpufleet.whatif.metrics.fidelity``) and the 1-minute load average
+before and after. With ``--growth``, the same again at 2x jobs and at 2x nodes,
 and the growth ratios. Last line: JSON. Needs the engines built.
 
     .venv/bin/python bench/whatif_bench.py [--nodes 1000 --teams 10 --jobs 2000 --hours 24 --time-scale 120] [--growth]
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -76,6 +79,7 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
     if unsafe:
         raise SystemExit(unsafe)
     horizon = hours * 3600.0  # the measure: the trace's hours replayed; jobs still running then are counted
+    load_before = os.getloadavg()[0]
     memory, began = Memory(), time.monotonic()
     marks: dict[str, float] = {}
 
@@ -93,6 +97,7 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
     fleet_m = metrics.fleet_metrics(log)
     lags = sorted((j.created - j.submitted) / k for j in log.jobs if j.created is not None)
     floor = log.horizon / k
+    seen = metrics.fidelity(log)
     return {"nodes": nodes, "teams": teams, "jobs": jobs, "traceHours": hours, "timeScale": k, "seed": seed,
             "startSeconds": round(marks["up"] - began, 1), "replaySeconds": round(replay_wall, 1),
             "floorSeconds": round(floor, 1), "ratioToFloor": round(replay_wall / floor, 3),
@@ -103,7 +108,9 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
             "peakSandboxMiB": round(memory.peak), "finished": fleet_m.finished, "neverAdmitted": fleet_m.never_admitted,
             "gpuHours": round(fleet_m.gpu_hours, 1), "waitP95Seconds": fleet_m.wait_p95_seconds,
             "podsReadyEvictions": fleet_m.pods_ready_evictions, "preemptions": fleet_m.preemptions,
-            "requeues": fleet_m.requeues}
+            "requeues": fleet_m.requeues, "podStartP95WallSeconds": seen["podStartP95WallSeconds"],
+            "gangStartP95WallSeconds": seen["gangStartP95WallSeconds"],
+            "loadAverage": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
 
 
 def main() -> None:

@@ -21,6 +21,14 @@ from gpufleet.sandbox.gates import Gates
 from gpufleet.sandbox.pki import Pki
 
 K8S_VERSION = "v1.37.2"
+CLIENT_QPS, CLIENT_BURST = 5000, 10000
+"""Client rate limits of the controller manager and the scheduler: kwokctl's ``--disable-qps-limits`` values
+(``DefaultUnlimitedQPS``/``Burst``, ``pkg/consts/consts.go`` of sigs.k8s.io/kwok v0.8.0), as it runs large fake
+clusters. The defaults (controller manager 20/30, ``pkg/controller/apis/config/v1alpha1/defaults.go``; scheduler
+50/100, ``pkg/scheduler/apis/config/v1/defaults.go``, kubernetes v1.37.2) throttled the Job controller's pod
+creates, finalizer patches and deletes by seconds when a replay ran a day of a fleet k times faster: Kueue then
+evicted gangs for ``PodsReadyTimeout`` that a real cluster's controllers would have started in time
+(docs/whatif.md, "The time scale")."""
 
 
 @dataclass(frozen=True)
@@ -80,12 +88,14 @@ def controller_manager_argv(binary: Path, pki: Pki, ports: Ports, kubeconfig_pat
     return [str(binary), f"--kubeconfig={kubeconfig_path}", "--leader-elect=false", "--controllers=*",
             f"--service-account-private-key-file={pki.sa_key}", f"--root-ca-file={pki.ca_crt}",
             "--bind-address=127.0.0.1", f"--secure-port={ports.controller_manager}",
-            "--use-service-account-credentials=false", "--concurrent-job-syncs=10", "--v=1", *gates.component_flags()]
+            "--use-service-account-credentials=false", "--concurrent-job-syncs=10",
+            f"--kube-api-qps={CLIENT_QPS}", f"--kube-api-burst={CLIENT_BURST}", "--v=1", *gates.component_flags()]
 
 
 def scheduler_config(kubeconfig_path: Path) -> str:
     doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-           "clientConnection": {"kubeconfig": str(kubeconfig_path)}, "leaderElection": {"leaderElect": False}}
+           "clientConnection": {"kubeconfig": str(kubeconfig_path), "qps": CLIENT_QPS, "burst": CLIENT_BURST},
+           "leaderElection": {"leaderElect": False}}
     return yaml.safe_dump(doc, sort_keys=False)
 
 

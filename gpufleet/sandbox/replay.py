@@ -109,7 +109,8 @@ def _new_log(fleet: Fleet, model: str, trace: Trace, options: ReplayOptions) -> 
                     scaled=[(s.name, s.trace_seconds, s.wall_seconds) for s in timescale.scaled_durations(fleet, k)])
     for job in trace.jobs:
         team = jobs.team_of(fleet, job.namespace)
-        log.jobs.append(JobLog(job.name, job.namespace, team.name, job.pods, job.gpus_per_pod, job.submit_seconds))
+        log.jobs.append(JobLog(job.name, job.namespace, team.name, job.pods, job.gpus_per_pod, job.submit_seconds,
+                               min_pods=job.min_pods))
     return log
 
 

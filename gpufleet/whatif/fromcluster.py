@@ -6,7 +6,8 @@ mix of files: Kueue Workloads (``workloads.kueue.x-k8s.io``) and Volcano Jobs
 
 - submit: the object's ``creationTimestamp``, from the earliest one;
 - pods and GPUs per pod: the pod sets (Workload ``spec.podSets[*].count``) or tasks
-  (Volcano ``spec.tasks[*].replicas``) and their containers' requests;
+  (Volcano ``spec.tasks[*].replicas``) and their containers' requests; a Volcano Job's
+  ``minAvailable`` below its replicas becomes ``minPods`` (an elastic job);
 - run time: admission to finish (the Workload's ``Admitted`` and ``Finished`` conditions),
   or the Volcano Job's ``status.runningDuration``;
 - kind: the Workload's owner (``Job``, ``JobSet``, ``PyTorchJob``; others are replayed as
@@ -90,10 +91,13 @@ def _volcano_job(obj: dict[str, Any]) -> dict[str, Any] | None:
     tasks = (obj.get("spec") or {}).get("tasks") or []
     gpus, cpu, memory = max((_requests(t.get("template") or {}) for t in tasks), default=(0, None, None))
     meta = obj["metadata"]
+    pods = sum(int(t.get("replicas", 1)) for t in tasks)
+    least = (obj.get("spec") or {}).get("minAvailable")
     return {"submit": _time(meta.get("creationTimestamp")), "namespace": meta["namespace"], "kind": "VolcanoJob",
-            "pods": sum(int(t.get("replicas", 1)) for t in tasks), "gpus": gpus, "cpu": cpu, "memory": memory,
+            "pods": pods, "gpus": gpus, "cpu": cpu, "memory": memory,
             "run": float(durations.parse_seconds(duration)), "name": meta["name"],
-            "priority": (obj.get("spec") or {}).get("priorityClassName")}
+            "priority": (obj.get("spec") or {}).get("priorityClassName"),
+            "min": least if isinstance(least, int) and 1 <= least < pods else None}
 
 
 def _items(doc: Any) -> Iterable[dict[str, Any]]:
@@ -121,7 +125,8 @@ def import_objects(docs: Iterable[Any], time_scale: float = 1.0) -> Imported:
         out.jobs.append(TraceJob(submit_seconds=round((r["submit"] - start) * time_scale, 1), namespace=r["namespace"],
                                  kind=r["kind"], pods=r["pods"], gpus_per_pod=r["gpus"],
                                  run_seconds=max(1.0, round(r["run"] * time_scale, 1)), cpu_per_pod=r["cpu"],
-                                 memory_per_pod=r["memory"], priority_class=r["priority"], name=r["name"]))
+                                 memory_per_pod=r["memory"], priority_class=r["priority"], name=r["name"],
+                                 min_pods=r.get("min")))
     return out
 
 

@@ -7,7 +7,8 @@ LocalQueue label, a WorkloadPriorityClass label when the line names one, ``backo
 0 so that a failed rank fails the job instead of being replaced alone, GANG204): JobSet and
 PyTorchJob lines are replayed as that Job, because the sandbox runs no JobSet or
 Kubeflow controller and Kueue admits their pod sets exactly as one Job's (the report
-says so). A VolcanoJob gets ``minAvailable`` = pods, the team's Volcano queue and a
+says so). A VolcanoJob gets ``minAvailable`` = pods (``minPods`` for an elastic one, annotated
+``gpufleet.dev/elastic`` as GANG001 asks), the team's Volcano queue and a
 ``RestartJob`` policy on a failed pod, as GANG001 and GANG201 ask. ``pod_annotations``
 (the sandbox's KWOK run time) are added to every pod template.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.workloads.keys import KUEUE_PRIORITY_CLASS, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER
+from gpufleet.workloads.keys import ELASTIC, KUEUE_PRIORITY_CLASS, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER
 from gpufleet.whatif.trace import TraceJob
 
 JOB_LABEL = "whatif.gpufleet.dev/job"
@@ -76,15 +77,17 @@ def _batch_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> d
 def _volcano_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
     team = team_of(fleet, job.namespace)
     template = pod_template(job, fleet, annotations)
-    spec: dict[str, Any] = {"schedulerName": VOLCANO_SCHEDULER, "queue": team.name, "minAvailable": job.pods,
+    spec: dict[str, Any] = {"schedulerName": VOLCANO_SCHEDULER, "queue": team.name,
+                            "minAvailable": job.min_pods or job.pods,
                             "maxRetry": 3, "policies": [{"event": "PodFailed", "action": "RestartJob"},
                                                         {"event": "PodEvicted", "action": "RestartJob"}],
                             "tasks": [{"name": "worker", "replicas": job.pods, "template": template}]}
     if job.priority_class:
         spec["priorityClassName"] = job.priority_class
+    annotations = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if (job.min_pods or job.pods) < job.pods else {})}
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": job.name, "namespace": job.namespace,
-                         "labels": {JOB_LABEL: job.name}, "annotations": {VOLCANO_QUEUE: team.name}},
+                         "labels": {JOB_LABEL: job.name}, "annotations": annotations},
             "spec": spec}
 
 

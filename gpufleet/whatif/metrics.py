@@ -3,7 +3,7 @@
 Pure functions of a :class:`ReplayLog`, all in trace time. Definitions (docs/whatif.md,
 "What the numbers mean"):
 
-- a job *starts* when all its pods are Running at once for the first time; its *wait*
+- a job *starts* when all its pods (an elastic job: ``minPods``) are Running at once for the first time; its *wait*
   is start minus submit; a job that never started by the horizon is *never admitted*;
 - *GPU-hours* are each pod's GPUs times its Running time; *borrowed* GPU-hours are the
   team's usage on a pool above its nominal quota there, integrated over time;
@@ -53,12 +53,12 @@ def running_level(job: JobLog, horizon: float) -> list[tuple[float, int]]:
 
 
 def whole_intervals(job: JobLog, horizon: float) -> list[tuple[float, float]]:
-    """The intervals during which every pod of the job was Running."""
+    """The intervals during which every pod of the job was Running (at least ``minPods`` of an elastic job)."""
     out, since = [], None
     for t, level in running_level(job, horizon):
-        if level >= job.pods and since is None:
+        if level >= job.needed and since is None:
             since = t
-        elif level < job.pods and since is not None:
+        elif level < job.needed and since is not None:
             if t > since:
                 out.append((since, t))
             since = None
@@ -205,27 +205,54 @@ def utilization(log: ReplayLog, samples: int = 200) -> list[tuple[float, float, 
             allocated += held
             per_team[job.team] += held / capacity
             if any(a <= t < b for a, b in wholes[id(job)]):
-                useful += job.pods * job.gpus_per_pod
+                useful += sum(s.gpus for s in job.spans.values()
+                              if s.running is not None and s.running <= t < _end(s.ended, h + 1))
         out.append((t, allocated / capacity, useful / capacity, dict(per_team)))
     return out
 
 
+def gang_starts(job: JobLog, horizon: float) -> list[float]:
+    """For each admission of the job after which all its pods ran before it ended (an eviction, the horizon): trace
+    seconds from the admission to that start. The sandbox's own start time of a gang; admissions cut short are left
+    out, since their time is the timeout's, whatever the cause."""
+    wholes = [a for a, _ in whole_intervals(job, horizon)]
+    ends = sorted(e.at for e in job.evictions)
+    out = []
+    for admitted in job.admitted:
+        began = min((t for t in wholes if t >= admitted), default=None)
+        cut = min((t for t in ends if t >= admitted), default=horizon)
+        if began is not None and began <= cut:
+            out.append(began - admitted)
+    return out
+
+
 def fidelity(log: ReplayLog) -> dict[str, float | None]:
-    """How far the sandbox fell behind the trace, in wall seconds (p95): create calls after their submit time, and
-    pods from bound to Running. Near the scaled pods-ready timeout, evictions are the machine's, not the model's."""
+    """How far the sandbox fell behind the trace, in wall seconds (p95): create calls after their submit time, pods
+    from bound to Running, and gangs from admission to all pods Running (the Job controller's creates, the scheduler's
+    binds, KWOK's start and the informers' lag: the whole chain a pods-ready timeout waits for; gangs that started
+only). Near the scaled
+    pods-ready timeout, evictions are the machine's, not the model's."""
     k = log.time_scale
     lags = [(j.created - j.submitted) / k for j in log.jobs if j.created is not None]
     starts = [(s.running - s.bound) / k for j in log.jobs for s in j.spans.values()
               if s.bound is not None and s.running is not None]
+    gangs = [t / k for j in log.jobs for t in gang_starts(j, log.horizon)]
     p95 = lambda values: None if not values else round(_percentile(values, 0.95), 3)  # noqa: E731
-    return {"submitLagP95WallSeconds": p95(lags), "podStartP95WallSeconds": p95(starts)}
+    return {"submitLagP95WallSeconds": p95(lags), "podStartP95WallSeconds": p95(starts),
+            "gangStartP95WallSeconds": p95(gangs)}
 
 
 def behind(log: ReplayLog) -> str | None:
-    """A warning when pods took more than half the scaled pods-ready timeout to start (p95), else None."""
-    start = fidelity(log)["podStartP95WallSeconds"]
+    """A warning when pods took more than half the scaled pods-ready timeout to start, or gangs from admission to all
+    pods Running (p95), else None."""
+    seen = fidelity(log)
     timeout = next((wall for name, _, wall in log.scaled if name.endswith("waitForPodsReady.timeout")), None)
-    if start is None or timeout is None or start <= timeout / 2:
+    if timeout is None:
         return None
-    return (f"{log.model}: pods took {start:g} wall s to start (p95), more than half the scaled pods-ready timeout "
-            f"({timeout:g} s): its evictions may be the machine's, not the model's; replay with a lower --time-scale")
+    for key, what in (("gangStartP95WallSeconds", "gangs took {:g} wall s from admission to all pods Running"),
+                      ("podStartP95WallSeconds", "pods took {:g} wall s from bound to Running")):
+        if seen[key] is not None and seen[key] > timeout / 2:
+            return (f"{log.model}: {what.format(seen[key])} (p95), more than half the scaled pods-ready timeout "
+                    f"({timeout:g} s): its evictions may be the machine's, not the model's; replay with a lower "
+                    "--time-scale")
+    return None

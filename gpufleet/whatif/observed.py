@@ -47,6 +47,13 @@ class JobLog:
     requeues: list[float] = field(default_factory=list)
     finished: float | None = None
     spans: dict[str, PodSpan] = field(default_factory=dict)
+    min_pods: int | None = None
+    """An elastic job's pods that must run for it to run (the trace's ``minPods``); None = all of them."""
+
+    @property
+    def needed(self) -> int:
+        """Pods that must run at once for the job to run: all of them, or an elastic job's ``min_pods``."""
+        return self.min_pods or self.pods
 
 
 @dataclass

@@ -63,6 +63,8 @@ class TraceJob(BaseModel):
     """The pool the job asks for (a pool the team has quota on); unset = Kueue's or Volcano's choice."""
     fail_at_seconds: float | None = Field(default=None, gt=0)
     """A rank fails this long after the job started running: the job-level restart is exercised."""
+    min_pods: int | None = Field(default=None, ge=1)
+    """An elastic job: it runs once this many of its pods run (a VolcanoJob's ``minAvailable``); unset = all pods."""
 
 
 KEYS = tuple(field.alias or name for name, field in TraceJob.model_fields.items())
@@ -129,10 +131,27 @@ def _parse(text: str) -> tuple[list[tuple[int, TraceJob]], list[Issue]]:
             issues.append(Issue(f"line {number}", "not a JSON object", "write one JSON object per line"))
             continue
         try:
-            jobs.append((number, TraceJob.model_validate(data)))
+            job = TraceJob.model_validate(data)
         except ValidationError as exc:
             issues.extend(_issues_of(exc, number))
+            continue
+        issues.extend(_elastic_issues(job, number))
+        jobs.append((number, job))
     return jobs, issues
+
+
+def _elastic_issues(job: TraceJob, number: int) -> list[Issue]:
+    """``minPods`` is replayed as a VolcanoJob's ``minAvailable`` below its replicas, and only so."""
+    if job.min_pods is None:
+        return []
+    if job.kind != "VolcanoJob":
+        return [Issue(f"line {number}: minPods", f"a {job.kind} is not replayed elastic: Kueue's elastic jobs "
+                      "(ElasticJobsViaWorkloadSlices) grow only when the job's parallelism changes, which a trace "
+                      "does not record", "remove minPods, or use kind VolcanoJob in a Volcano namespace")]
+    if job.min_pods > job.pods:
+        return [Issue(f"line {number}: minPods", f"{job.min_pods} is more than the job's {job.pods} pods",
+                      f"use at most {job.pods}")]
+    return []
 
 
 def _against_model(jobs: list[tuple[int, TraceJob]], fleet: Fleet) -> list[Issue]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.sandbox.kube import Kube
+from gpufleet.sandbox.kube import Kube, wait_for
 from gpufleet.sandbox.pki import Pki
 from gpufleet.sandbox.state import down
 from gpufleet.sandbox.up import control_plane
@@ -95,6 +95,24 @@ def _listening(port: int) -> set[str]:
             if state == "0A" and int(hex_port, 16) == port:
                 found.add(socket.inet_ntop(socket.AF_INET, bytes.fromhex(address)[::-1]) if len(address) == 8 else address)
     return found
+
+
+BURST = 150
+"""Pods of one Job: far over the controller manager's default client burst (30 requests, then 20 a second)."""
+
+
+def test_the_job_controller_creates_a_burst_of_pods_without_client_side_throttling(plane):
+    # At the defaults the Job controller's creates waited seconds for its client's token bucket (logged by client-go
+    # as "client-side throttling" once a wait passes 1 s): a whatif replay's gangs then missed Kueue's scaled
+    # pods-ready timeout (docs/whatif.md). The sandbox lifts the limits (gpufleet.sandbox.controlplane.CLIENT_QPS).
+    kube = Kube(Path(plane.kubeconfig))
+    kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "burst"}})
+    pod = {"containers": [{"name": "c", "image": "c:1"}], "restartPolicy": "Never"}
+    kube.apply({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "burst", "namespace": "burst"},
+                "spec": {"parallelism": BURST, "completions": BURST, "template": {"spec": pod}}})
+    wait_for(f"{BURST} pods created", lambda: len(kube.list("v1", "Pod", "burst")) >= BURST, timeout=120)
+    log = (plane.dir / "logs" / "kube-controller-manager.log").read_text(errors="replace")
+    assert [line for line in log.splitlines() if "client-side throttling" in line] == []
 
 
 def test_stopping_the_control_plane_reaps_every_engine(tmp_path):

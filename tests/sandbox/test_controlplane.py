@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpufleet.sandbox.controlplane import Ports, apiserver_argv, controller_manager_argv, etcd_argv, scheduler_argv
+from gpufleet.sandbox.controlplane import (Ports, apiserver_argv, controller_manager_argv, etcd_argv, scheduler_argv,
+                                           scheduler_config)
 from gpufleet.sandbox.gates import gates
 from gpufleet.model.loader import parse_model
 from gpufleet.sandbox.pki import Pki
@@ -44,6 +45,17 @@ def test_etcd_has_no_plain_http_url():
 ])
 def test_the_api_server_reaches_etcd_over_tls_with_its_client_certificate(flag, value):
     assert _flags(apiserver_argv(Path("/bin/kube-apiserver"), PKI, PORTS, Path("/sb")))[flag] == value
+
+
+def test_the_controller_manager_creates_and_deletes_pods_without_the_default_client_throttle():
+    # the defaults (20 QPS, burst 30) delayed the Job controller's pod creates by seconds in a replay (docs/whatif.md)
+    flags = _flags(controller_manager_argv(Path("/bin/kcm"), PKI, PORTS, Path("/sb/kc")))
+    assert (float(flags["kube-api-qps"]), int(flags["kube-api-burst"])) == (5000, 10000)
+
+
+def test_the_scheduler_binds_without_the_default_client_throttle():
+    connection = yaml.safe_load(scheduler_config(Path("/sb/kc")))["clientConnection"]
+    assert connection == {"kubeconfig": "/sb/kc", "qps": 5000, "burst": 10000}
 
 
 NATIVE = gates(native_gang=True)

@@ -21,10 +21,10 @@ def workload(name, created, admitted, finished, count=4, gpus="8", owner="Job"):
             "status": {"conditions": conds}}
 
 
-def vcjob(name, created, duration, phase="Completed"):
+def vcjob(name, created, duration, phase="Completed", min_available=None):
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": name, "namespace": "alpha-vc", "creationTimestamp": created},
-            "spec": {"tasks": [{"replicas": 2, "template": {"spec": {"containers": [
+            "spec": {**({"minAvailable": min_available} if min_available is not None else {}), "tasks": [{"replicas": 2, "template": {"spec": {"containers": [
                 {"name": "c", "resources": {"limits": {"nvidia.com/gpu": "4"}}}]}}}]},
             "status": {"state": {"phase": phase}, "runningDuration": duration}}
 
@@ -37,6 +37,12 @@ def test_finished_workloads_and_volcano_jobs_become_trace_lines_from_the_earlies
     got = [(j.name, j.kind, j.submit_seconds, j.pods, j.gpus_per_pod, j.run_seconds) for j in out.jobs]
     assert got == [("a", "Job", 0, 4, 8, 1800), ("v", "VolcanoJob", 300, 2, 4, 1200), ("b", "JobSet", 600, 4, 8, 3600)]
     assert out.jobs[0].cpu_per_pod == "2"
+
+
+@pytest.mark.parametrize("min_available, min_pods", [(1, 1), (2, None), (None, None), ("x", None)])
+def test_a_volcano_job_needing_fewer_pods_than_its_replicas_is_imported_elastic(min_available, min_pods):
+    out = import_objects([vcjob("v", "2026-01-01T00:05:00Z", "20m0s", min_available=min_available)])
+    assert (out.jobs[0].pods, out.jobs[0].min_pods) == (2, min_pods)
 
 
 def test_unfinished_ones_are_left_out_and_counted():

@@ -13,7 +13,8 @@ from gpufleet.whatif.trace import parse_trace
 from tests.whatif.builders import DEV, dev, line
 
 LINES = [line(name="kueue-job", priorityClass="gang-standard"), line(name="set", kind="JobSet"),
-         line(name="vc", namespace="alpha-vc", kind="VolcanoJob", pool="t4", gpusPerPod=4)]
+         line(name="vc", namespace="alpha-vc", kind="VolcanoJob", pool="t4", gpusPerPod=4),
+         line(name="elastic", namespace="alpha-vc", kind="VolcanoJob", pool="t4", pods=4, gpusPerPod=1, minPods=2)]
 
 
 def manifests():
@@ -38,6 +39,13 @@ def test_a_volcano_line_is_a_whole_gang_on_the_teams_queue_restarted_as_a_job_on
     assert {"event": "PodFailed", "action": "RestartJob"} in spec["policies"]
     assert spec["tasks"][0]["template"]["spec"]["nodeSelector"] == {"gpufleet.dev/pool": "t4",
                                                                     "volcano.sh/nodegroup-name": "t4"}
+
+
+def test_an_elastic_volcano_line_starts_at_its_min_pods_of_all_its_replicas():
+    fleet = dev()
+    trace = parse_trace(line(namespace="alpha-vc", kind="VolcanoJob", pods=4, gpusPerPod=1, minPods=2), fleet)
+    spec = jobs.manifest(trace.jobs[0], fleet)["spec"]
+    assert (spec["minAvailable"], spec["tasks"][0]["replicas"]) == (2, 4)
 
 
 def test_kinds_the_sandbox_cannot_run_are_named_with_what_runs_instead():

@@ -15,7 +15,8 @@ def test_a_trace_is_read_in_submit_order_and_unnamed_jobs_are_named_by_their_lin
 
 def test_a_trace_round_trips_through_its_writer():
     trace = parse_trace("\n".join([line(name="a", priorityClass="gang-standard"),
-                                   line(name="b", namespace="alpha-vc", kind="VolcanoJob", pool="t4")]), dev())
+                                   line(name="b", namespace="alpha-vc", kind="VolcanoJob", pool="t4"),
+                                   line(name="c", namespace="alpha-vc", kind="VolcanoJob", pods=4, minPods=2)]), dev())
     again = parse_trace(dump_trace(trace.jobs), dev())
     assert again == trace
 
@@ -32,6 +33,9 @@ def test_a_trace_round_trips_through_its_writer():
     (line(priorityClass="urgent"), "line 1: priorityClass", "not in the model"),
     (line(pool="h100"), "line 1: pool", "no quota on pool"),
     ('{"gpufleetTrace": "v9"}', "line 1: gpufleetTrace", "unknown trace version"),
+    (line(minPods=1), "line 1: minPods", "a Job is not replayed elastic"),
+    (line(namespace="alpha-vc", kind="VolcanoJob", pods=2, minPods=3), "line 1: minPods", "more than the job's 2 pods"),
+    (line(namespace="alpha-vc", kind="VolcanoJob", minPods=0), "line 1: minPods", "greater than or equal to 1"),
 ])
 def test_a_bad_line_is_reported_at_its_line_and_field_with_a_fix(bad, where, words):
     with pytest.raises(TraceError) as caught:
