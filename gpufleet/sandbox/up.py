@@ -30,7 +30,7 @@ from gpufleet.render import render_all
 from gpufleet.render.files import context_json
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.volcano import render_scheduler_conf_yaml
-from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, nodes, volcano
+from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, needs, nodes, volcano
 from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.kube import Kube, established, wait_for
@@ -287,6 +287,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
     if reused is not None:
         return reused
     engines = locate(engines_needed(fleet))
+    needs.mount_namespace()
     rendered = render_all(fleet)
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, model, engines)
