@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpufleet.sandbox.procs import Proc, alive, stop
+from gpufleet.sandbox.procs import Proc, alive, stop_all
 
 STATE_FILE = "state.json"
 
@@ -76,12 +76,11 @@ def load(directory: Path) -> State | None:
 
 
 def down(state: State, keep: bool = False) -> list[str]:
-    """Stop every recorded process by its PID, last started first; remove the folder unless ``keep``."""
-    stopped = []
-    for proc in reversed(state.processes):
-        if alive(proc):
-            stopped.append(proc.name)
-        stop(proc)  # also reaps one that already exited (no zombie left in this process)
+    """Stop every recorded process by its PID (signalled last started first, then waited for); remove the folder
+    unless ``keep``."""
+    last_first = list(reversed(state.processes))
+    stopped = [proc.name for proc in last_first if alive(proc)]
+    stop_all(last_first)  # signalled together, then each waited for; also reaps one that already exited (no zombie)
     state.processes, state.ready = [], False
     if keep:
         state.save()
