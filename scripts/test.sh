@@ -58,7 +58,7 @@ if [ -n "$build_pid" ]; then
   build_pid=""
   built=$(cat "$status" 2>/dev/null || echo "?")
   if [ "$built" != 0 ]; then
-    echo "== the engine build FAILED (exit $built): its last lines are above; the e2e tier did not run" >&2
+    echo "== the engine build FAILED (exit $built): its last lines are above; the e2e tier cannot run without it" >&2
     [ "$rc" != 0 ] || rc=1
   fi
 fi
