@@ -46,11 +46,13 @@ def _dir(directory: Optional[Path]) -> Path:
 
 def build(engines: Optional[List[str]] = typer.Argument(None, help="Engines to build (default: all).")) -> None:
     """Build the engines from their Go modules into the cache (a second run builds nothing)."""
-    from gpufleet.sandbox.engines import BUILD
+    from gpufleet.sandbox.engines import BUILD, cache_dir
+    from gpufleet.sandbox.needs import GO, disk_line
 
     done = subprocess.run(["bash", str(BUILD), *(engines or [])], check=False)
     if done.returncode != 0:
-        raise _fail(f"{BUILD} exited {done.returncode} (fix: read its output above; Go 1.26 and the Go module proxy are needed)", USAGE)
+        raise _fail(f"{BUILD} exited {done.returncode} (fix: read its output above; {GO} and the Go module proxy are "
+                    f"needed; {disk_line(cache_dir())})", USAGE)
 
 
 def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. stacks/dev.fleet.yaml; the CLI's model rule when omitted)."),

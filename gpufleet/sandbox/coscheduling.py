@@ -15,6 +15,7 @@ import yaml
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.coscheduling import render_scheduler_config
+from gpufleet.sandbox.modfiles import documents
 
 MODULE = "sigs.k8s.io/scheduler-plugins@v0.34.7"
 CRDS = ("scheduling.x-k8s.io_podgroups.yaml", "scheduling.x-k8s.io_elasticquotas.yaml")
@@ -22,7 +23,7 @@ CRDS = ("scheduling.x-k8s.io_podgroups.yaml", "scheduling.x-k8s.io_elasticquotas
 
 def crds(gomodcache: Path) -> list[dict[str, Any]]:
     base = gomodcache / MODULE / "config" / "crd" / "bases"
-    return [yaml.safe_load((base / name).read_text()) for name in CRDS if (base / name).is_file()]
+    return [documents(base / name)[0] for name in CRDS if (base / name).is_file()]
 
 
 def scheduler_config(fleet: Fleet, kubeconfig: Path) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gpufleet
+from gpufleet.sandbox.needs import GO, EnginesMissing, disk_line
 
 ENGINES_DIR = Path(gpufleet.__file__).resolve().parent.parent / "sandbox" / "engines"
 BUILD = ENGINES_DIR / "build.sh"
@@ -30,10 +31,6 @@ BINARIES = {
     "pulumi-resource-kubernetes": ("pulumi-kubernetes", "pulumi-resource-kubernetes"),
     "pulumi-language-yaml": ("pulumi-yaml", "pulumi-language-yaml"),
 }
-
-
-class EnginesMissing(RuntimeError):
-    """The engines are not built (or Go is missing); the message gives the command that builds them."""
 
 
 def cache_dir() -> Path:
@@ -59,8 +56,8 @@ def locate(engines: list[str]) -> Engines:
     if not BUILD.is_file():
         raise EnginesMissing(f"{BUILD} is missing: the sandbox runs from a gpufleet clone (sandbox/engines holds the Go modules)")
     if shutil.which("go") is None:
-        raise EnginesMissing("Go is not on PATH: the engines are built from their Go modules; install Go 1.26, then run "
-                             f"{BUILD_COMMAND}")
+        raise EnginesMissing(f"Go is not on PATH: the engines are built from their Go modules; install {GO}, then run "
+                             f"{BUILD_COMMAND} ({disk_line(cache_dir())})")
     done = subprocess.run(["bash", str(BUILD), "--check", *engines], capture_output=True, text=True, timeout=120)
     dirs, missing = {}, []
     for line in done.stdout.splitlines():
@@ -71,6 +68,6 @@ def locate(engines: list[str]) -> Engines:
             dirs[name] = Path(where)
     if missing or done.returncode not in (0, 4):
         what = ", ".join(missing) or done.stderr.strip()[:300]
-        raise EnginesMissing(f"engines not built: {what}. Build them (once per machine; cold, about an hour on 2 cores) "
-                             f"with: {BUILD_COMMAND} {' '.join(missing)}".rstrip())
+        raise EnginesMissing(f"engines not built: {what}. Build them (once per machine; cold, about 36 min on 2 cores; "
+                             f"{disk_line(cache_dir())}) with: {BUILD_COMMAND} {' '.join(missing)}".rstrip())
     return Engines(dirs)

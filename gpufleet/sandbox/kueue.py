@@ -17,7 +17,7 @@ With internal cert management off, ``cmd/kueue/main.go`` reads the metrics certi
 from the fixed path ``/etc/kueue/metrics/certs``: :func:`argv` runs Kueue in its own
 mount namespace with the sandbox's certificate bound there, and with the visibility
 server off (:data:`FEATURE_GATES`). Pure but for reading the
-module's files. Called by ``gpufleet.sandbox.up``.
+module's files (parsed once: ``gpufleet.sandbox.modfiles``). Called by ``gpufleet.sandbox.up``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from gpufleet.sandbox.modfiles import documents
 from gpufleet.sandbox.pki import url_client
 
 MODULE = "sigs.k8s.io/kueue@v0.19.2"
@@ -64,7 +65,7 @@ def host_config(rendered: str, ports: dict[str, int], cert_dir: Path, pods_ready
 def crds(gomodcache: Path, port: int, ca: bytes) -> list[dict[str, Any]]:
     out = []
     for path in sorted((module_dir(gomodcache) / "config/components/crd/bases").glob("*.yaml")):
-        crd = yaml.safe_load(path.read_text())
+        crd = documents(path)[0]
         if crd["spec"]["names"]["plural"] in CONVERTED:
             crd["spec"]["conversion"] = {"strategy": "Webhook", "webhook": {
                 "clientConfig": url_client(port, "/convert", ca), "conversionReviewVersions": ["v1"]}}
@@ -78,14 +79,11 @@ def _integration_hook(hook: dict[str, Any]) -> bool:
 
 def webhook_configurations(gomodcache: Path, manager: dict[str, Any], port: int, ca: bytes) -> list[dict[str, Any]]:
     """Kueue's two webhook configurations as the chart renders them, called by URL."""
-    text = (module_dir(gomodcache) / "config/components/webhook/manifests.yaml").read_text()
     frameworks = set(manager.get("integrations", {}).get("frameworks", []))
     selector = manager.get("managedJobsNamespaceSelector") or {"matchExpressions": [
         {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system", manager["namespace"]]}]}
     out = []
-    for doc in yaml.safe_load_all(text):
-        if not doc:
-            continue
+    for doc in documents(module_dir(gomodcache) / "config/components/webhook/manifests.yaml"):
         for hook in doc["webhooks"]:
             hook["clientConfig"] = url_client(port, hook["clientConfig"]["service"]["path"], ca)
             if _integration_hook(hook):

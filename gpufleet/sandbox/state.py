@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpufleet.sandbox.procs import Proc, alive, stop
+from gpufleet.sandbox.procs import Proc, alive, stop_all
 
 STATE_FILE = "state.json"
+SERVERS = ("kube-apiserver", "etcd")
+"""Stopped last, in this order, after every other process (their clients)."""
 
 
 def default_dir() -> Path:
@@ -76,12 +78,17 @@ def load(directory: Path) -> State | None:
 
 
 def down(state: State, keep: bool = False) -> list[str]:
-    """Stop every recorded process by its PID, last started first; remove the folder unless ``keep``."""
-    stopped = []
-    for proc in reversed(state.processes):
-        if alive(proc):
-            stopped.append(proc.name)
-        stop(proc)  # also reaps one that already exited (no zombie left in this process)
+    """Stop every recorded process by its PID: the API server's clients together, then the API server, then etcd;
+    remove the folder unless ``keep``."""
+    last_first = list(reversed(state.processes))
+    stopped = [proc.name for proc in last_first if alive(proc)]
+    # The API server's clients together (signalled, then each waited for: their shutdowns overlap), then the API
+    # server, then etcd: an API server stopped with its clients still watching waits for them. Also reaps a process
+    # that already exited (no zombie left in this process).
+    clients = [p for p in last_first if p.name not in SERVERS]
+    stop_all(clients)
+    for name in SERVERS:
+        stop_all([p for p in last_first if p.name == name])
     state.processes, state.ready = [], False
     if keep:
         state.save()

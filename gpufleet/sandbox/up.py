@@ -5,8 +5,9 @@ controller manager and scheduler; CRDs (Kueue's with their conversion webhook, V
 established); the fake nodes and KWOK; Kueue, then its webhook configurations; Volcano's
 webhook configurations, then its webhook manager, scheduler and controller manager; the
 scheduler-plugins scheduler when a pool uses coscheduling; the rendered objects in apply
-order; last the gang-admission controller and, once it is ready, its fail-closed
-webhook configurations. With ``engines_only`` the rendered objects, the controller's
+order; last the gang-admission controller's fail-closed webhook configurations, once it
+is ready (its process starts first: it needs no API server, so its Python start overlaps the
+control plane's). Each step's seconds go to ``logs/up.log`` (:data:`UP_LOG`). With ``engines_only`` the rendered objects, the controller's
 namespace and its webhook configurations are left to a Pulumi stack (``pulumi up`` with
 ``gpufleet:enginesInstalled``; ``State.stack`` holds that stack's config): the engines
 run, and so does the controller's backend, unregistered. Called by
@@ -16,6 +17,7 @@ run, and so does the controller's backend, unregistered. Called by
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -28,7 +30,7 @@ from gpufleet.render import render_all
 from gpufleet.render.files import context_json
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.volcano import render_scheduler_conf_yaml
-from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, nodes, volcano
+from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, needs, nodes, volcano
 from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.kube import Kube, established, wait_for
@@ -40,6 +42,10 @@ PORTS = ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler", "k
          "kueue_health", "volcano_webhook", "volcano_webhook_healthz", "volcano_scheduler_healthz",
          "volcano_scheduler_metrics", "volcano_controller_healthz", "volcano_controller_metrics",
          "coscheduling", "controller")
+
+
+UP_LOG = "up.log"
+"""Under the sandbox's ``logs/``: when each step of ``up`` finished, in seconds since it began (the e2e tier sums them)."""
 
 
 class SandboxRunning(RuntimeError):
@@ -114,6 +120,8 @@ class _Run:
 
     def __init__(self, directory: Path, model: str, engines: Engines) -> None:
         self.dir, self.engines = directory, engines
+        self.began = time.monotonic()
+        self._began: dict[str, float] = {}
         self.state = State(directory, model=model)
         self.state.ports = dict(zip(PORTS, free_ports(len(PORTS))))
         self.pki: Pki = make_pki(directory / "pki")
@@ -128,9 +136,31 @@ class _Run:
 
     def run(self, name: str, argv: list[str]):
         """Start ``name`` and wait for its probe (``gpufleet.sandbox.health``)."""
-        proc = self.state.add(start(name, argv, self.dir / "logs" / f"{name}.log", env=self.env, cwd=self.dir))
-        wait_until(proc, health.ready(name, self.state.ports, self.pki), health.timeout(name), "ready")
+        return self.ready(self.begin(name, argv))
+
+    def begin(self, name: str, argv: list[str]):
+        """Start ``name`` without waiting: :meth:`ready` waits for it later (a start that needs nothing started yet)."""
+        self._began[name] = time.monotonic()
+        return self.state.add(start(name, argv, self.dir / "logs" / f"{name}.log", env=self.env, cwd=self.dir))
+
+    def ready(self, proc):
+        """Wait for the probe of ``proc`` (started by :meth:`begin`), bounded by its timeout from when it started."""
+        waited = time.monotonic() - self._began[proc.name]
+        wait_until(proc, health.ready(proc.name, self.state.ports, self.pki), health.timeout(proc.name) - waited, "ready")
+        self.log(f"{proc.name} ready in {time.monotonic() - self._began[proc.name]:.1f} s")
         return proc
+
+    def wait(self, what: str, probe: Callable[[], object], timeout: float, interval: float = 0.5) -> None:
+        """:func:`wait_for` ``what``, logged."""
+        wait_for(what, probe, timeout=timeout, interval=interval)
+        self.log(f"{what}: done")
+
+    def log(self, line: str) -> None:
+        """One line of ``logs/up.log``: the seconds since ``up`` began, then ``line`` (where a start spends its time)."""
+        path = self.dir / "logs" / UP_LOG
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as out:
+            out.write(f"{time.monotonic() - self.began:7.1f} {line}\n")
 
     def write(self, name: str, text: str) -> Path:
         path = self.dir / "config" / name
@@ -158,8 +188,9 @@ def _install_crds(r: _Run, fleet: Fleet) -> None:
     if fleet.pools_of("coscheduling"):
         crds += coscheduling.crds(gomodcache())
     r.kube.apply_all(crds)
+    r.log(f"{len(crds)} CRDs applied")
     names = [c["metadata"]["name"] for c in crds]
-    wait_for("the engines' CRDs to be established", lambda: established(r.kube, names), timeout=120)
+    r.wait("the engines' CRDs to be established", lambda: established(r.kube, names), timeout=120)
     r.kube.refresh()
 
 
@@ -174,7 +205,7 @@ def _nodes(r: _Run, fleet: Fleet, cap: int | None) -> None:
     config = r.write("kwok-stages.yaml", kwok.stages_text(gomodcache()))
     r.run("kwok", kwok.argv(r.engines.binary("kwok"), r.kubeconfig, config, r.state.ports["kwok"]))
     want = len(fake)
-    wait_for(f"{want} fake nodes Ready", lambda: _ready_nodes(r.kube) >= want, timeout=120)
+    r.wait(f"{want} fake nodes Ready", lambda: _ready_nodes(r.kube) >= want, timeout=120)
 
 
 def _ready_nodes(kube: Kube) -> int:
@@ -222,10 +253,20 @@ def _coscheduling(r: _Run, fleet: Fleet) -> None:
     r.run("coscheduling", coscheduling.argv(r.engines.binary("coscheduling"), config, port))
 
 
-def _controller(r: _Run, fleet: Fleet, context: Path, options: Options) -> None:
-    port = r.state.ports["controller"]
-    r.run("gang-admission-controller", controller.argv(r.pki, context, port, options.bench_echo))
+def _begin_controller(r: _Run, rendered, options: Options):
+    """Start the controller first (it needs only its certificate and the fleet context, not the API server), so
+    its Python start overlaps the control plane's; :func:`_controller` waits for it and registers it last."""
+    context = r.write("fleet-context.json", context_json(rendered.context))
+    if not options.controller:
+        return None
+    return r.begin("gang-admission-controller",
+                   controller.argv(r.pki, context, r.state.ports["controller"], options.bench_echo))
+
+
+def _controller(r: _Run, fleet: Fleet, proc, options: Options) -> None:
+    r.ready(proc)
     if not options.engines_only:
+        port = r.state.ports["controller"]
         r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
 
 
@@ -246,6 +287,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
     if reused is not None:
         return reused
     engines = locate(engines_needed(fleet))
+    needs.mount_namespace()
     rendered = render_all(fleet)
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, model, engines)
@@ -254,6 +296,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
 
 def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     """Every step of ``up`` after the PKI, in the order the module's docstring gives."""
+    proc = _begin_controller(r, rendered, options)
     _control_plane(r, model_gates(fleet, options))
     _install_crds(r, fleet)
     namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
@@ -267,10 +310,9 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     if fleet.pools_of("coscheduling"):
         _coscheduling(r, fleet)
     if not options.engines_only:
-        wait_for("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
-    context = r.write("fleet-context.json", context_json(rendered.context))
-    if options.controller:
-        _controller(r, fleet, context, options)
+        r.wait("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
+    if proc is not None:
+        _controller(r, fleet, proc, options)
     if options.engines_only:
         r.state.stack = _stack_config(r, options)
 
@@ -279,6 +321,7 @@ def _started(r: _Run, steps: Callable[[], None]) -> State:
     """Run ``steps`` and mark the sandbox ready; on any failure stop what started (keeping the folder) and re-raise."""
     try:
         steps()
+        r.log("ready")
         r.state.ready = True
         r.state.save()
         return r.state

@@ -9,7 +9,7 @@ webhook configurations: for each enabled path it waits for one of the fixed name
 them first, called by URL with the sandbox CA (which it also passes as
 ``--ca-cert-file``, so the patch is a no-op). The scheduler's ``volcano-scheduler.conf``
 is the one the stack renders (``gpufleet.render.volcano``). Pure but for reading the
-module's files. Called by ``gpufleet.sandbox.up``.
+module's files (parsed once: ``gpufleet.sandbox.modfiles``). Called by ``gpufleet.sandbox.up``.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from gpufleet.sandbox.modfiles import documents
 from gpufleet.sandbox.pki import url_client
 
 MODULE = "volcano.sh/volcano@v1.14.1"
@@ -28,7 +27,7 @@ PREFIX = "volcano-admission-service"
 
 
 def _docs(gomodcache: Path) -> list[dict[str, Any]]:
-    return [d for d in yaml.safe_load_all((gomodcache / MODULE / INSTALL).read_text()) if d]
+    return documents(gomodcache / MODULE / INSTALL)
 
 
 def crds(gomodcache: Path) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ export GOCACHE=$cache/gobuild
 export GOFLAGS=-mod=mod
 export CGO_ENABLED=0
 export GOTOOLCHAIN=local
-command -v go >/dev/null 2>&1 || { echo "sandbox/engines/build.sh: Go is not on PATH; install Go 1.25 or newer" >&2; exit 3; }
+command -v go >/dev/null 2>&1 || { echo "sandbox/engines/build.sh: Go is not on PATH; install Go 1.26.6 or newer (about 15 GB of disk under $cache for a cold build)" >&2; exit 3; }
 gover=$(go env GOVERSION)
 failed() {  # NAME LOG STEP: say which step of which engine failed, where its full output is, and its end
   echo "== $1: FAILED ($3); full output: $2" >&2

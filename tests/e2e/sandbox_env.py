@@ -1,4 +1,5 @@
-"""The e2e tier's sandbox: one real control plane with the real engines per test module.
+"""The e2e tier's sandbox: one real control plane with the real engines per test module (or per group of
+modules that lease the same one: tests/e2e/sandbox_pool.py).
 
 ``running(fleet, tmp)`` starts ``gpufleet.sandbox.up`` for a model (a builder's
 :class:`Fleet`, written to a file) and stops every process by its PID afterwards. It
@@ -10,6 +11,7 @@ workloads and read what the engines did, each wait bounded.
 from __future__ import annotations
 
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -36,8 +38,8 @@ def require_go() -> None:
 
 
 class Sandbox:
-    def __init__(self, state: State) -> None:
-        self.state = state
+    def __init__(self, state: State, fleet: Fleet) -> None:
+        self.state, self.fleet = state, fleet
         self.kube = Kube(Path(state.kubeconfig))
 
     def apply(self, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -74,8 +76,6 @@ class Sandbox:
 
     def settle(self, seconds: float) -> None:
         """Let the schedulers run a few cycles before asserting that something did *not* happen."""
-        import time
-
         time.sleep(seconds)
 
 
@@ -100,11 +100,21 @@ def running(data: dict[str, Any] | Path, tmp: Path, options: Options = Options()
         path = tmp / "model.fleet.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False))
     fleet: Fleet = load_model(path)
+    if POOL is not None:
+        POOL.retire_idle()  # one sandbox running at a time: a pooled one left idle would slow this one
+    began = time.monotonic()
     state = up(fleet, str(path), tmp / "sandbox", options)
+    STARTS.append((tmp.name, time.monotonic() - began))
     try:
-        yield Sandbox(state)
+        yield Sandbox(state, fleet)
     finally:
         down(state, keep=True)
+
+
+STARTS: list[tuple[str, float]] = []
+"""(folder, seconds) of every sandbox :func:`running` started this session: tests/e2e/conftest.py reports them."""
+POOL: Any = None
+"""The session's :class:`tests.e2e.sandbox_pool.Pool` while the e2e tier runs (set by tests/e2e/conftest.py)."""
 
 
 @contextmanager

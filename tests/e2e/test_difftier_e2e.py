@@ -30,7 +30,7 @@ from gpufleet.rules import registry
 from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason
 from gpufleet.sandbox.up import Options
 from tests.conftest import SHARED
-from tests.e2e.sandbox_env import running
+from tests.e2e.sandbox_pool import pool_key
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
@@ -52,9 +52,12 @@ SEED_USED = int(os.environ.get("GPUFLEET_DIFFTIER_SEED", SEED))
 CASES = fixture_cases() + shapes(load_model(DEV), SEED_USED, GENERATED)
 
 
+POOL = pool_key(DEV, Options(controller=False))
+
+
 @pytest.fixture(scope="module")
-def runner(tmp_path_factory, request):
-    with running(DEV, tmp_path_factory.mktemp("difftier"), Options(controller=False)) as sb:
+def runner(sandbox_pool, request):
+    with sandbox_pool.lease(DEV, Options(controller=False)) as sb:
         runner = Runner(sb.kube, lint_context(DEV, SHARED / "crds"))
         yield runner
     report(request, runner)

@@ -17,7 +17,8 @@ import yaml
 from gpufleet.model import load_model
 from gpufleet.sandbox.up import Options
 from tests.e2e.pulumi_env import REPO, Workspace
-from tests.e2e.sandbox_env import running, vcjob
+from tests.e2e.sandbox_env import vcjob
+from tests.e2e.sandbox_pool import pool_key
 from tests.e2e.test_policy_pack_e2e import VIOLATION, mandatory
 from tests.install.checkout import build_wheel, clean_env, install_outside
 
@@ -40,8 +41,11 @@ ManifestCustomResource(f"job-{job['metadata']['name']}", job)
 '''
 
 
+POOL = pool_key(REPO / "stacks" / "dev.fleet.yaml", Options(engines_only=True))
+
+
 @pytest.fixture(scope="module")
-def user(tmp_path_factory):
+def user(tmp_path_factory, sandbox_pool):
     """(workspace, the user's project folder, its venv) with the sandbox's engines running."""
     tmp = tmp_path_factory.mktemp("installed")
     venv = install_outside(build_wheel(tmp / "wheel"), tmp / "user" / "venv")
@@ -54,7 +58,7 @@ def user(tmp_path_factory):
     written = subprocess.run([str(venv / "bin" / "gpufleet"), "policy-pack", "policy"], cwd=project, env=clean_env(),
                              capture_output=True, text=True, timeout=120)
     assert written.returncode == 0, written.stdout + written.stderr
-    with running(REPO / "stacks" / "dev.fleet.yaml", tmp / "sandbox", Options(engines_only=True)) as sandbox:
+    with sandbox_pool.lease(REPO / "stacks" / "dev.fleet.yaml", Options(engines_only=True)) as sandbox:
         yield Workspace(sandbox.state, tmp), project
 
 

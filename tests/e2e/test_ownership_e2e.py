@@ -23,7 +23,8 @@ from gpufleet.render import render_all
 from gpufleet.render.kueue_config import render_manager_config
 from gpufleet.sandbox.up import Options
 from gpufleet.workloads.kueue_gate import KueueConfig, decide
-from tests.e2e.sandbox_env import VC_API, job, running, vcjob
+from tests.e2e.sandbox_env import VC_API, job, vcjob
+from tests.e2e.sandbox_pool import pool_key
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
@@ -31,9 +32,12 @@ GATE = "kueue.x-k8s.io/admission"
 QUEUE = "kueue.x-k8s.io/queue-name"
 
 
+POOL = pool_key(DEV, Options(controller=False))
+
+
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    with running(DEV, tmp_path_factory.mktemp("ownership"), Options(controller=False)) as sb:
+def sandbox(sandbox_pool):
+    with sandbox_pool.lease(DEV, Options(controller=False)) as sb:
         sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "outside"}})
         yield sb
 

@@ -37,7 +37,8 @@ from gpufleet.render import render_all
 from gpufleet.sandbox.up import Options
 from tests.conftest import shared_path
 from tests.e2e.pulumi_env import REPO, Result, Workspace
-from tests.e2e.sandbox_env import running, vcjob
+from tests.e2e.sandbox_env import vcjob
+from tests.e2e.sandbox_pool import pool_key
 from tests.program.test_chart_mounts import DROPPED_HOOKS, _chart
 
 CHART = "$kubernetes:helm.sh/v4:Chart$"
@@ -69,10 +70,13 @@ def write_model(ws: Workspace, name: str, edit) -> str:
     return path
 
 
+POOL = pool_key(REPO / "stacks" / "dev.fleet.yaml", Options(engines_only=True))
+
+
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory):
+def ws(tmp_path_factory, sandbox_pool):
     tmp = tmp_path_factory.mktemp("policy-pack")
-    with running(REPO / "stacks" / "dev.fleet.yaml", tmp / "sandbox", Options(engines_only=True)) as sandbox:
+    with sandbox_pool.lease(REPO / "stacks" / "dev.fleet.yaml", Options(engines_only=True)) as sandbox:
         workspace = Workspace(sandbox.state, tmp)
         workspace.sandbox = sandbox
         yield workspace

@@ -36,7 +36,8 @@ import yaml
 from gpufleet.sandbox.trial import TrialOptions, try_manifests
 from gpufleet.sandbox.up import Options
 from gpufleet.workloads.keys import QUEUE_LABEL as QUEUE
-from tests.e2e.sandbox_env import VC_API, job, launcher_job, running, vcjob
+from tests.e2e.sandbox_env import VC_API, job, launcher_job, vcjob
+from tests.e2e.sandbox_pool import pool_key
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
@@ -44,9 +45,12 @@ SCRATCH = "scratch"  # in no team: the default scheduler alone
 FAST = TrialOptions(timeout=120, settle=10)
 
 
+POOL = pool_key(DEV, Options(controller=False))
+
+
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    with running(DEV, tmp_path_factory.mktemp("try"), Options(controller=False)) as sb:
+def sandbox(sandbox_pool):
+    with sandbox_pool.lease(DEV, Options(controller=False)) as sb:
         sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SCRATCH}})
         yield sb
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.sandbox.procs import StartError, alive, start, stop, wait_until
+from gpufleet.sandbox.procs import StartError, alive, start, stop, stop_all, wait_until
 from tests.sandbox.kernel import kernel_state
 
 SLEEP = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
@@ -114,3 +114,29 @@ def test_one_free_port_also_comes_from_below_the_ephemeral_range():
     for port in ports:
         with socket.socket() as s:
             s.bind(("127.0.0.1", port))
+
+
+SLOW_TO_STOP = [sys.executable, "-c", """
+import signal, sys, time
+def on_term(*_):  # note when SIGTERM came, take a second to shut down, note when done
+    print('term', time.time(), flush=True); time.sleep(1.0); print('exit', time.time(), flush=True); sys.exit(0)
+signal.signal(signal.SIGTERM, on_term)
+print('started', flush=True)
+while True:
+    time.sleep(0.05)
+"""]
+
+
+def _stamp(log: Path, what: str) -> float:
+    return float(next(line.split()[1] for line in log.read_text().splitlines() if line.startswith(what)))
+
+
+def test_stopping_several_signals_them_all_before_waiting_so_their_shutdowns_overlap(tmp_path):
+    logs = [tmp_path / f"p{i}.log" for i in range(3)]
+    procs = [start(f"p{i}", SLOW_TO_STOP, log) for i, log in enumerate(logs)]
+    for proc, log in zip(procs, logs):
+        _started(proc, log)
+    stop_all(list(reversed(procs)), grace=10)
+    assert not any(alive(p) for p in procs)
+    assert max(_stamp(log, "term") for log in logs) < min(_stamp(log, "exit") for log in logs)
+    assert all(kernel_state(p.pid) == "gone" for p in procs)

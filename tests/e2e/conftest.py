@@ -1,0 +1,97 @@
+"""The e2e tier's session: the shared sandbox pool, the module order it needs, and where the time went.
+
+- ``sandbox_pool`` (session): :class:`tests.e2e.sandbox_pool.Pool`; every sandbox it holds is
+  stopped by its PIDs when the session ends;
+- the e2e modules run last, after the other tiers, and wait for the engine build scripts/test.sh
+  runs in the background meanwhile (``GPUFLEET_ENGINES_BUILD_STATUS``, the file its exit code goes to);
+- modules that declare the same ``POOL`` (``pool_key(model, options)``) run one after another,
+  each group where its first module would have run, so that they reuse one sandbox;
+- the terminal summary lists the seconds of each e2e module (setup, tests and teardown) and
+  of each sandbox start, and which leases reused a running sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.e2e import sandbox_env
+from tests.e2e.sandbox_pool import Pool, grouped
+
+E2E = "tests/e2e/"
+BUILD_STATUS = "GPUFLEET_ENGINES_BUILD_STATUS"
+BUILD_WAIT = 3 * 3600.0
+_MODULE_SECONDS: dict[str, float] = defaultdict(float)
+_POOLS: list[Pool] = []
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The e2e modules last (scripts/test.sh builds the engines meanwhile), those of one ``POOL`` together."""
+    by_module: dict[str, list[pytest.Item]] = {}
+    keys: dict[str, str | None] = {}
+    for item in items:
+        name = item.nodeid.split("::")[0]
+        by_module.setdefault(name, []).append(item)
+        keys.setdefault(name, getattr(getattr(item, "module", None), "POOL", None))
+    e2e = [(name, key) for name, key in keys.items() if name.startswith(E2E)]
+    rest = [name for name in keys if not name.startswith(E2E)]
+    items[:] = [item for name in rest + grouped(e2e) for item in by_module[name]]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def engines_built(request) -> None:
+    """Wait for scripts/test.sh's background engine build (``GPUFLEET_ENGINES_BUILD_STATUS``) before the first e2e
+    test; a failed build ends the run (its lines are above, from build.sh)."""
+    status = os.environ.get(BUILD_STATUS)
+    if not status:
+        return
+    began = time.monotonic()
+    write = request.config.pluginmanager.get_plugin("terminalreporter").write_line
+    path = Path(status)
+    while not path.is_file():
+        if time.monotonic() - began > BUILD_WAIT:
+            pytest.exit(f"the engine build did not finish within {BUILD_WAIT / 60:.0f} min", returncode=1)
+        time.sleep(2)
+    code = path.read_text().strip()
+    write(f"e2e tier: waited {time.monotonic() - began:.0f} s for the engine build (exit {code})")
+    if code != "0":
+        pytest.exit(f"the engine build failed (exit {code}): its last lines are above; the e2e tier did not run",
+                    returncode=1)
+
+
+@pytest.fixture(scope="session")
+def sandbox_pool(tmp_path_factory):
+    pool = Pool(tmp_path_factory.mktemp("pool"), sandbox_env.running)
+    sandbox_env.POOL = pool
+    _POOLS.append(pool)
+    try:
+        yield pool
+    finally:
+        sandbox_env.POOL = None
+        pool.close()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.nodeid.startswith(E2E):
+        _MODULE_SECONDS[report.nodeid.split("::")[0]] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _MODULE_SECONDS:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("e2e tier: seconds per module (setup, tests, teardown)")
+    for name, seconds in sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1]):
+        write(f"{seconds:8.1f}  {name}")
+    starts = sandbox_env.STARTS
+    write(f"sandboxes started: {len(starts)}, {sum(s for _, s in starts):.0f} s in all"
+          + (f" (slowest {max(s for _, s in starts):.0f} s)" if starts else ""))
+    for pool in _POOLS:
+        reused = sum(r for _, r in pool.leases)
+        write(f"shared sandboxes: {len(pool.leases)} leases, {reused} reused a running sandbox")
+        for why in pool.retired:
+            write(f"  stopped after its lease, not clean: {why}")
