@@ -13,6 +13,7 @@ seconds: waits are checked within two Volcano schedule periods (2 x 60 s).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import jsonschema
@@ -140,5 +141,10 @@ def test_a_lender_that_returns_reclaims_its_gpus_by_preempting_the_borrower(repl
 def test_a_failed_rank_of_a_volcano_gang_restarts_it_whole_and_it_finishes(replays):
     log = replays["reclaim"]
     flaky = _job(log, "flaky")
-    assert len(metrics.whole_intervals(flaky, log.horizon)) >= 2  # ran whole, failed, ran whole again
+    generations = Counter(span.name for span in flaky.spans.values())
+    assert set(generations) == {"flaky-worker-0", "flaky-worker-1"}
+    assert min(generations.values()) >= 2  # every rank replaced, not only the failed one
+    failed = min(span.ended for span in flaky.spans.values() if span.ended is not None)
+    # Ran whole after the failure (before it, a rank may fail before its peer runs: its 120 trace s are 4 wall s at k = 30).
+    assert any(since >= failed for since, _ in metrics.whole_intervals(flaky, log.horizon))
     assert flaky.finished is not None
