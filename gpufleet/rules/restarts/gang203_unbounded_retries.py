@@ -150,9 +150,9 @@ _LIMIT = option(CODE, "maxRetries")
 _WHY = "' retries exceed the limit of ' + string(variables.limit) + ': a gang that fails deterministically re-acquires all its GPUs that many times'"
 
 
-def _bounded(path: str, at: str) -> CelCheck:
-    """``object.<path>`` absent or at most the limit; ``at`` is its field path as the linter prints it."""
-    parts = path.split(".")
+def _bounded(*parts: str) -> CelCheck:
+    """The field at ``parts`` (``object.spec.x``) absent or at most the limit, named as the linter prints its path."""
+    path = at = ".".join(parts)
     present = " && ".join(f"has(object.{'.'.join(parts[:i + 1])})" for i in range(len(parts)))
     return CelCheck(f"!({present}) || object.{path} <= variables.limit", f"'{at}'",
                     f"string(object.{path}) + {_WHY}", f"'set {at} to at most ' + string(variables.limit)")
@@ -182,8 +182,8 @@ CEL = CelForm(
         CelCheck(f"!variables.tasks.exists(t, {_TASK_OVER})",
                  f"'spec.tasks[' + string(variables.tasks.map(t, {_TASK_OVER}).indexOf(true)) + '].maxRetry'",
                  f"'a task maxRetry' + {_WHY}", "'set the task maxRetry to at most ' + string(variables.limit)"),
-        _bounded("spec.runPolicy.backoffLimit", "spec.runPolicy.backoffLimit"),
-        _bounded("spec.elasticPolicy.maxRestarts", "spec.elasticPolicy.maxRestarts"),
+        _bounded("spec", "runPolicy", "backoffLimit"),
+        _bounded("spec", "elasticPolicy", "maxRestarts"),
         CelCheck("!has(variables.failurePolicy.maxRestarts) || variables.failurePolicy.maxRestarts <= variables.limit",
                  "'spec.failurePolicy.maxRestarts'", f"string(variables.failurePolicy.maxRestarts) + {_WHY}",
                  "'set spec.failurePolicy.maxRestarts to at most ' + string(variables.limit)"),
