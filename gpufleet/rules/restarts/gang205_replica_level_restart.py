@@ -46,6 +46,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, elastic, resources
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.gang_size._helpers import is_elastic
 from gpufleet.workloads import as_map
@@ -80,11 +81,37 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+def _bad(field: str, launcher: bool) -> str:
+    """CEL: role ``r`` of ``object.spec.<field>`` restarts single pods (an MPIJob's Launcher excepted when ``launcher``)."""
+    specs = f"object.spec.{field}"
+    skip = "r != 'Launcher' && " if launcher else ""
+    return f"({skip}has({specs}[r].restartPolicy) && {specs}[r].restartPolicy in {sorted(PARTIAL)})"
+
+
+def _replicas(field: str, launcher: bool = False) -> CelCheck:
+    """No role of ``spec.<field>`` restarts single pods, unless the job is elastic."""
+    bad, specs = _bad(field, launcher), f"object.spec.{field}"
+    role = f"{specs}.filter(r, {bad})[0]"
+    return CelCheck(f"variables.elastic || !has({specs}) || !{specs}.exists(r, {bad})",
+                    f"'spec.{field}.' + {role} + '.restartPolicy'",
+                    f"'restartPolicy ' + {specs}[{role}].restartPolicy + ' restarts single ' + {role} + "
+                    "' pods: the restarted rank and the rest of the gang hang waiting for each other'",
+                    f"'set spec.{field}.' + {role} + '.restartPolicy to Never'")
+
+
+CEL = CelForm(
+    resources=resources(("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs")),
+    variables=(("elastic", f"{elastic()} || has(object.spec.elasticPolicy)"),),
+    checks=(_replicas("pytorchReplicaSpecs"), _replicas("mpiReplicaSpecs", launcher=True)),
+    note="none; TFJob, XGBoostJob, PaddleJob and JAXJob are not sent to the webhook either (lint and policy pack only)",
+)
+
+
 RULE = Rule(
     code="GANG205", name="replica-level-restart", family="restarts", severity=Severity.ERROR,
     summary="A Kubeflow replica type restarts single pods (OnFailure/Always/ExitCode) inside a synchronous gang.",
     fix="set replicaSpecs[*].restartPolicy to Never and restart the job as a whole",
     kinds=tuple(("kubeflow.org", k) for k in ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")),
-    check=check, remediate=remediate, doc=__doc__ or "",
+    check=check, remediate=remediate, doc=__doc__ or "", cel=CEL,
     predicts=O.BROKEN_GANG_RUNS_ON,  # the replica type restarts single pods
 )

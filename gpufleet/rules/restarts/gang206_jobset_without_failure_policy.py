@@ -51,6 +51,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.celform import CelCheck, CelForm, resources
 from gpufleet.workloads import as_map
 from gpufleet.workloads import outcomes as O
 
@@ -83,11 +84,23 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+CEL = CelForm(
+    resources=resources(("jobset.x-k8s.io", "jobsets")),
+    params=("maxRestarts",),
+    checks=(
+        CelCheck("has(object.spec) && has(object.spec.failurePolicy)", "'spec.failurePolicy'",
+                 "'no failurePolicy: the first failed child Job fails the whole JobSet with no restart, "
+                 "so every lost node ends the run'",
+                 f"'add spec.failurePolicy: {{maxRestarts: ' + params.data['{CODE}.maxRestarts'] + '}}'"),
+    ),
+)
+
+
 RULE = Rule(
     code=CODE, name="jobset-without-failure-policy", family="restarts", severity=Severity.WARNING,
     summary="A JobSet has no failurePolicy, so any failure ends the run instead of restarting the gang.",
     fix="add spec.failurePolicy with a bounded maxRestarts (JobSet-level restarts)",
     kinds=(("jobset.x-k8s.io", "JobSet"),), check=check, remediate=remediate, doc=__doc__ or "",
-    options=Gang206Options,
+    options=Gang206Options, cel=CEL,
     predicts=frozenset({O.STOPPED_WHOLE}),  # any failure ends the run instead of restarting the gang
 )
