@@ -33,9 +33,9 @@ from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
-from gpufleet.render.controller_webhooks import SKIP_JOBSET_CHILDREN, namespace_selector, operations
+from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector, operations
 from gpufleet.rules.api import Rule, Severity
-from gpufleet.rules.celform import CelCheck, blank_waiver, waived
+from gpufleet.rules.celform import UNKNOWN, CelCheck, Resource, blank_waiver, waived
 from gpufleet.util.camel import camel
 
 API_VERSION = "admissionregistration.k8s.io/v1"
@@ -77,6 +77,15 @@ def _resource_rules(rule: Rule) -> list[dict[str, Any]]:
             for group, versions, plural, _ in rule.cel.resources]
 
 
+def _conditions(matched: Iterable[Resource]) -> list[dict[str, Any]]:
+    """The webhook's conditions: JobSet children skipped; Pods only as Kueue pod-group members (its pod hook's)."""
+    out = [dict(SKIP_JOBSET_CHILDREN)]
+    if any(plural == "pods" for _, _, plural, _ in matched):
+        out.append({"name": ONLY_POD_GROUPS["name"],
+                    "expression": f"request.resource.resource != 'pods' || ({ONLY_POD_GROUPS['expression']})"})
+    return out
+
+
 def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
     form = rule.cel
     assert form is not None
@@ -90,7 +99,7 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
         "failurePolicy": "Fail",
         "matchConstraints": {"resourceRules": _resource_rules(rule), "namespaceSelector": namespace_selector(fleet),
                              "matchPolicy": "Equivalent"},
-        "matchConditions": [dict(SKIP_JOBSET_CHILDREN)],
+        "matchConditions": _conditions(form.resources),
         "variables": variables,
         "validations": [_validation(rule, check, guard, updates) for check in form.checks],
     }
@@ -131,6 +140,51 @@ FACTS: dict[str, Callable[[FleetContext], Iterable[str]]] = {
 (:func:`gpufleet.render.context.render_context`): the params hold a key ``<fact>.<value>`` per value."""
 
 
+# Routing and coscheduling facts (GANG104-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
+# Kueue treats it. Each is computed by the function the rule itself calls, over the fleet's team namespaces; a
+# value ``<namespace>/<name>`` pairs a namespace with a queue (neither holds a ``/``); UNKNOWN: the context does not say.
+
+def _team_namespaces(context: FleetContext) -> list[str]:
+    return [ns for team in context.teams for ns in team.namespaces]
+
+
+def _namespace_volcano_queues(context: FleetContext) -> Iterable[str]:
+    teams = ((ns, context.team_for_namespace(ns)) for ns in _team_namespaces(context))
+    return (f"{ns}/{team.volcano_queue}" for ns, team in teams if team is not None and team.volcano_queue)
+
+
+def _team_volcano_queues(context: FleetContext) -> Iterable[str]:
+    from gpufleet.rules.routing.gang104_undeclared_queue import own_queue
+
+    teams = ((ns, context.team_for_namespace(ns)) for ns in _team_namespaces(context))
+    return (f"{ns}/{queue}" for ns, team in teams if team is not None and (queue := own_queue(context, team.name)))
+
+
+def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
+    from gpufleet.rules.api import CheckContext
+    from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
+
+    ctx = CheckContext(fleet=context)
+    return (ns for ns in _team_namespaces(context) if in_coscheduling_namespace(ctx, ns))
+
+
+FACTS.update({
+    "teamNamespace": _team_namespaces,
+    "localQueue": lambda context: (f"{ns}/{queue}" for ns, queue in context.local_queues()),
+    "volcanoQueue": lambda context: context.volcano_queues(),
+    "namespaceVolcanoQueue": _namespace_volcano_queues,
+    "teamVolcanoQueue": _team_volcano_queues,
+    "kueueManaged": lambda context: (UNKNOWN,) if context.kueue_managed_namespaces is None
+    else context.kueue_managed_namespaces,
+    "kueueHoldsUnlabelled": lambda context: (ns for ns in context.kueue_managed_namespaces or ()
+                                             if context.kueue_holds_unlabelled(ns) is True),
+    "kueueLeavesUnlabelled": lambda context: (ns for ns in _team_namespaces(context)
+                                              if context.kueue_holds_unlabelled(ns) is False),
+    "coschedulingNamespace": _coscheduling_namespaces,
+    "coschedulingScheduler": lambda context: (context.coscheduling_scheduler or UNKNOWN,),
+})
+
+
 def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> dict[str, str]:
     """``{'<CODE>.<option>': value}`` for every option a CEL form reads (the options' defaults, as the webhook runs),
     and ``{'<fact>.<value>': 'true'}`` for every fleet fact one reads (from ``context``)."""
@@ -145,7 +199,10 @@ def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> d
         defaults = {camel(f.name): getattr(rule.options(), f.name) for f in dataclasses.fields(rule.options)}
         for key in rule.cel.params:
             value = defaults[key]
-            data[f"{rule.code}.{key}"] = value if isinstance(value, str) else json.dumps(value)
+            if isinstance(value, (tuple, list)):  # a list option: one key per item (celform.listed)
+                data.update({f"{rule.code}.{key}.{item}": "true" for item in value})
+            else:
+                data[f"{rule.code}.{key}"] = value if isinstance(value, str) else json.dumps(value)
     return data
 
 

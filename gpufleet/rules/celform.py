@@ -37,6 +37,10 @@ def resources(*wanted: tuple[str, str]) -> tuple[Resource, ...]:
                  if (group, plural) in wanted)
 
 
+POD_GROUP_PODS: Resource = ("", ("v1",), "pods", "Pod")
+"""Pods, as the webhook's second hook is sent them: only Kueue pod-group members (the renderer adds its condition)."""
+
+
 @dataclass(frozen=True)
 class CelCheck:
     """One validation: ``expression`` holds for a passing object; ``path``, ``message`` and ``fix`` are CEL strings."""
@@ -98,4 +102,18 @@ def option(code: str, key: str) -> str:
 
 def fact(name: str, value: str) -> str:
     """CEL: the CEL string ``value`` is one of the fleet's ``name`` facts (a key ``<name>.<value>`` of the params)."""
-    return f"('{name}.' + {value}) in params.data"
+    return f"(('{name}.' + {value}) in params.data)"
+
+
+UNKNOWN = "*"
+"""A fact's one value when the fleet context does not say (no namespace, queue or scheduler name holds a ``*``)."""
+
+
+def unknown(name: str) -> str:
+    """CEL: the fleet context does not say what fact ``name`` is (:data:`UNKNOWN`)."""
+    return fact(name, f"'{UNKNOWN}'")
+
+
+def listed(code: str, key: str, value: str) -> str:
+    """CEL: the CEL string ``value`` is an item of the list option ``key`` of ``code`` (a key ``<CODE>.<key>.<item>``)."""
+    return f"(('{code}.{key}.' + {value}) in params.data)"

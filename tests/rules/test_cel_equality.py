@@ -16,6 +16,8 @@ admission policy, nor the webhook, in that shape: it is left out (the real CRDs 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Mapping
 
 import pytest
@@ -23,7 +25,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gpufleet.crdschema.vap import CompiledPolicy, Request
 from gpufleet.rules import engine, registry
-from gpufleet.rules.admission_policies import render_policies
+from gpufleet.rules.admission_policies import params_data, render_policies
 from gpufleet.rules.api import CheckContext, Rule
 from gpufleet.yamlin import yamlio
 from gpufleet.crdschema.crdset import CrdSet
@@ -34,6 +36,7 @@ from tests.render.builders import fleet, pool, quota, team
 from tests.rules import fixtures as fx
 
 CEL_RULES = [rule for rule in registry.all_rules() if rule.cel is not None]
+FACT_RULES = [rule for rule in CEL_RULES if rule.cel.facts]  # type: ignore[union-attr]
 MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
               priorityClasses=[{"name": "gang-high", "value": 1000}])
 RENDERED = render_policies(MODEL, CEL_RULES)
@@ -56,13 +59,27 @@ POLICIES = {rule.code: _policies(rule) for rule in CEL_RULES}
 PARAMS = RENDERED.get("configmap-rule-params")
 
 
+def _fleet_context(path: Path) -> FleetContext:
+    return FleetContext.from_dict(json.loads(path.read_text()))
+
+
+OTHER_FLEETS = {path.parent.name if path.parent != fx.FIXTURES else "fixtures": _fleet_context(path)
+                for path in (fx.FIXTURES / "fleet-context.json", fx.FIXTURES / "GANG108" / "fleet-context.json")}
+"""Fleet contexts of other shapes (the rule fixtures'): Kueue, Volcano, mixed and coscheduling teams, Kueue holding
+unlabelled work. A rule reading fleet facts is compared under each too, its params rendered from the same context."""
+
+
 def request_for(rule: Rule, obj: Mapping[str, Any]) -> Request | None:
-    """The admission request of ``obj`` when the rule's form matches its resource, else None."""
+    """The admission request of ``obj`` when the rule's form matches its resource and the webhook is sent it
+    (a Pod only as a Kueue pod-group member, by its label), else None."""
     api_version = str(obj.get("apiVersion", ""))
     group, _, version = api_version.rpartition("/")
+    meta = obj.get("metadata") or {}
+    if (group, obj.get("kind")) == ("", "Pod") and "kueue.x-k8s.io/pod-group-name" not in (meta.get("labels") or {}):
+        return None
     for res_group, versions, plural, kind in rule.cel.resources:  # type: ignore[union-attr]
         if (group, kind) == (res_group, obj.get("kind")) and version in versions:
-            return Request(group, version, plural, NAMESPACE)
+            return Request(group, version, plural, str(meta.get("namespace") or NAMESPACE))
     return None
 
 
@@ -78,12 +95,13 @@ def engine_verdict(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext = CTX) 
     return any(f.blocking for f in findings), any(not f.blocking and not f.waived for f in findings)
 
 
-def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request) -> tuple[bool, bool, list[str]]:
-    """(denied, warned, messages) by the rule's rendered policies."""
+def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request,
+                params: Mapping[str, Any] | None = None) -> tuple[bool, bool, list[str]]:
+    """(denied, warned, messages) by the rule's rendered policies (``params``: the ConfigMap, else the model's)."""
     denied = warned = False
     messages: list[str] = []
     for policy, actions in POLICIES[rule.code]:
-        failed = policy.failures(obj, request, params=PARAMS)
+        failed = policy.failures(obj, request, params=params or PARAMS)
         messages += failed
         denied |= bool(failed) and "Deny" in actions
         warned |= bool(failed) and "Warn" in actions
@@ -105,17 +123,25 @@ def reaches_admission(obj: Mapping[str, Any]) -> bool:
 
 
 def disagreement(rule: Rule, obj: Mapping[str, Any]) -> str | None:
+    """How the rule's form and the engine disagree on ``obj``: under the model's fleet, and for a rule reading
+    fleet facts, under every fleet of :data:`OTHER_FLEETS` too; None when they agree."""
     obj = with_namespace(obj)
     request = request_for(rule, obj)
     if request is None or not reaches_admission(obj):
         return None
-    denied, warned = engine_verdict(rule, obj)
-    cel_denied, cel_warned, messages = cel_verdict(rule, obj, request)
-    if (denied, warned) != (cel_denied, cel_warned):
-        name = (obj.get("metadata") or {}).get("name")
-        return f"{rule.code} on {obj.get('kind')} {name}: engine (deny, warn)={denied, warned}, CEL={cel_denied, cel_warned} {messages}"
-    if cel_denied or cel_warned:
-        assert all(m.startswith(f"{rule.code} {rule.name} at ") for m in messages), messages
+    fleets = [("model", CTX, None)]
+    if rule.cel.facts:  # type: ignore[union-attr]
+        fleets += [(name, CheckContext(fleet=context), {"data": params_data(CEL_RULES, context)})
+                   for name, context in OTHER_FLEETS.items()]
+    for fleet_name, ctx, params in fleets:
+        denied, warned = engine_verdict(rule, obj, ctx)
+        cel_denied, cel_warned, messages = cel_verdict(rule, obj, request, params)
+        if (denied, warned) != (cel_denied, cel_warned):
+            name = (obj.get("metadata") or {}).get("name")
+            return (f"{rule.code} on {obj.get('kind')} {name} in {request.namespace} ({fleet_name} fleet): engine "
+                    f"(deny, warn)={denied, warned}, CEL={cel_denied, cel_warned} {messages}")
+        if cel_denied or cel_warned:
+            assert all(m.startswith(f"{rule.code} {rule.name} at ") for m in messages), messages
     return None
 
 
@@ -146,8 +172,10 @@ def test_the_cel_form_decides_every_rule_fixture_as_the_engine(rule):
 
 @pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
 def test_the_cel_form_denies_its_own_disallowed_fixture_where_it_matches(rule):
+    fleet = fx.context(rule.code).fleet  # the fleet the fixture is written for, and params rendered from it
+    params = {"data": params_data(CEL_RULES, fleet)} if fleet is not None and rule.cel.facts else None
     denied = [obj for obj in fx.documents(rule.code, "disallowed.yaml")
-              if (req := request_for(rule, with_namespace(obj))) and cel_verdict(rule, with_namespace(obj), req)[0]]
+              if (req := request_for(rule, with_namespace(obj))) and cel_verdict(rule, with_namespace(obj), req, params)[0]]
     assert denied or rule.severity.value == "warning"
 
 

@@ -39,8 +39,10 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
+from gpufleet.rules.celkinds import failing_templates, map_value
 from gpufleet.rules.coscheduling._helpers import DEFAULT_SCHEDULER_NAME, MEMBER_KINDS, members
-from gpufleet.workloads import effective_scheduler
+from gpufleet.workloads import effective_scheduler, keys
 from gpufleet.workloads import outcomes as O
 
 CODE = "GANG805"
@@ -74,10 +76,37 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                             "group: they are bound one by one", f"set schedulerName: {name}")
 
 
+def _scheduler(t: str) -> str:
+    """CEL: the scheduler of template ``t``'s pods (:func:`gpufleet.workloads.effective_scheduler`, no Volcano Job here)."""
+    return (f"(has({t}.spec) && has({t}.spec.schedulerName) && {t}.spec.schedulerName != '' ? {t}.spec.schedulerName "
+            f": '{keys.DEFAULT_SCHEDULER}')")
+
+
+def _ignored(t: str) -> str:
+    """CEL: template ``t`` joins a coscheduling group and its scheduler is not one of :func:`scheduler_names`."""
+    scheduler = _scheduler(t)
+    allowed = (f"({unknown('coschedulingScheduler')} ? {listed(CODE, 'schedulerNames', scheduler)} "
+               f": {fact('coschedulingScheduler', scheduler)})")
+    return f"({map_value(f'{t}.metadata.labels', keys.COSCHEDULING_GROUP)} != '' && !{allowed})"
+
+
+CEL = CelForm(
+    resources=resources(("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
+                        ("kubeflow.org", "mpijobs")),
+    params=("schedulerNames",), facts=("coschedulingScheduler",),
+    variables=(("ignored", failing_templates(_ignored, False, "spec.schedulerName")),),
+    checks=(CelCheck("size(variables.ignored) == 0", "variables.ignored[0]",
+                     "'the pods join a coscheduling group but go to a scheduler that ignores the group: they are bound "
+                     "one by one'"),),
+    note="Pods and Deployments, ReplicaSets and StatefulSets (no CEL form here: the linter, the policy pack and, for "
+         "Kueue pod-group Pods, the webhook judge them)",
+)
+
+
 RULE = Rule(
     code=CODE, name="pod-group-without-coscheduler", family="coscheduling", severity=Severity.ERROR,
     summary="Pods carry a coscheduling pod-group label but go to a scheduler that ignores it.",
     fix="set schedulerName to the coscheduling scheduler's profile",
-    kinds=MEMBER_KINDS, check=check, doc=__doc__ or "", options=Gang805Options,
+    kinds=MEMBER_KINDS, check=check, doc=__doc__ or "", options=Gang805Options, cel=CEL,
     predicts=O.NEVER_WHOLE,  # the scheduler ignores the pod group: pods bind one by one
 )

@@ -41,6 +41,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
+from gpufleet.rules.celkinds import TOTAL_PODS, failing_templates, map_value
 from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
 from gpufleet.workloads import keys, label_path
 from gpufleet.workloads import outcomes as O
@@ -62,10 +64,26 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                             "its pods are scheduled one by one", f"label the template {keys.COSCHEDULING_GROUP}: {view.name or '<job name>'}")
 
 
+_GROUP = keys.COSCHEDULING_GROUP
+CEL = CelForm(
+    resources=resources(("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
+                        ("kubeflow.org", "mpijobs")),
+    facts=("coschedulingNamespace",),
+    variables=(("pods", TOTAL_PODS),
+               ("unlabelled", failing_templates(lambda t: f"{map_value(f'{t}.metadata.labels', _GROUP)} == ''", True,
+                                                str(label_path(_GROUP))))),
+    checks=(CelCheck(f"variables.pods < 2 || !{fact('coschedulingNamespace', 'request.namespace')} "
+                     "|| size(variables.unlabelled) == 0", "variables.unlabelled[0]",
+                     "'a gang of ' + string(variables.pods) + ' pods in coscheduling namespace ' + request.namespace "
+                     "+ ' joins no pod group: its pods are scheduled one by one'",
+                     f"'label the template {_GROUP}: ' + (has(object.metadata.name) ? object.metadata.name : '<job name>')"),),
+)
+
+
 RULE = Rule(
     code="GANG806", name="coscheduling-gang-without-pod-group", family="coscheduling", severity=Severity.ERROR,
     summary="A multi-pod workload in a coscheduling pool's namespace joins no pod group.",
     fix="label every pod template scheduling.x-k8s.io/pod-group: <workload name>",
-    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "",
+    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
     predicts=O.NEVER_WHOLE,  # no pod group: pods bind one by one
 )

@@ -56,9 +56,11 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, resources
+from gpufleet.rules.celkinds import map_value
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, team
 from gpufleet.rules.run import RunIndex
-from gpufleet.workloads import WorkloadView, as_map, group_of, keys, label_path
+from gpufleet.workloads import WorkloadView, annotation_path, as_map, group_of, keys, label_path
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
 
@@ -105,7 +107,7 @@ def _volcano_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]
     if queue not in fleet.volcano_queues():
         yield Violation(path, f"Volcano queue {queue!r} is not declared by the fleet model: the job is rejected, or "
                               "runs outside every team's quota", "use the team's Volcano queue from the fleet model")
-    elif team_ctx is not None and team_ctx.volcano_queue != queue and _own_queue(fleet, team_ctx.name) == queue:
+    elif team_ctx is not None and team_ctx.volcano_queue != queue and own_queue(fleet, team_ctx.name) == queue:
         if fleet.kueue_holds_unlabelled(view.namespace) is False:  # else GANG108 says why it hangs
             yield Violation(path, f"Volcano queue {queue!r} is team {team_ctx.name!r}'s, but namespace {view.namespace!r} "
                                   "is Kueue's: the team's Volcano work belongs in its Volcano namespaces "
@@ -118,7 +120,7 @@ def _volcano_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]
                         "submit to your own team's Volcano queue")
 
 
-def _own_queue(fleet: FleetContext, team: str) -> str | None:
+def own_queue(fleet: FleetContext, team: str) -> str | None:
     """The team's Volcano queue, whichever of its namespaces asks (``team_for_namespace`` hides it in Kueue's)."""
     return next((t.volcano_queue for t in fleet.teams if t.name == team), None)
 
@@ -199,10 +201,66 @@ def check_run(run: RunIndex, ctx: CheckContext) -> Iterator[tuple[Mapping[str, A
                 yield obj, violation
 
 
+_VQ_NOTE, _VQ_LABEL = (map_value(f"object.metadata.{m}", keys.VOLCANO_QUEUE) for m in ("annotations", "labels"))
+_SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads its Volcano queue first (workloads.kinds)
+    ("object.apiVersion.startsWith('batch.volcano.sh/')", "object.spec.queue", "spec.queue"),
+    ("object.apiVersion.startsWith('scheduling.volcano.sh/')", "object.spec.queue", "spec.queue"),
+    ("object.apiVersion.startsWith('kubeflow.org/')", "object.spec.runPolicy.schedulingPolicy.queue",
+     "spec.runPolicy.schedulingPolicy.queue"),
+)
+
+
+def _spec_queue(field: str) -> str:
+    """``field``'s string value ('' when absent): every guard of the dotted path, then the value."""
+    parts = field.split(".")
+    guards = " && ".join(f"has({'.'.join(parts[:i])})" for i in range(3, len(parts) + 1))
+    return f"({guards} ? {field} : '')"
+
+
+_SPEC_QUEUE = " : ".join(f"{kind} ? {_spec_queue(field)}" for kind, field, _ in _SPEC_QUEUES) + " : ''"
+_SPEC_PATH = " : ".join(f"{kind} ? '{path}'" for kind, _, path in _SPEC_QUEUES) + " : ''"
+_NS_QUEUE = "request.namespace + '/' + variables.volcanoQueue"
+_NS_LOCAL = "request.namespace + '/' + variables.localQueue"
+CEL = CelForm(
+    resources=(*resources(("batch.volcano.sh", "jobs"), ("scheduling.volcano.sh", "podgroups"),
+                          ("scheduling.x-k8s.io", "podgroups"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
+                          ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"),
+                          ("leaderworkerset.x-k8s.io", "leaderworkersets"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters")),
+               POD_GROUP_PODS),
+    facts=("localQueue", "volcanoQueue", "teamNamespace", "namespaceVolcanoQueue", "teamVolcanoQueue",
+           "kueueLeavesUnlabelled"),
+    variables=(
+        ("localQueue", map_value("object.metadata.labels", keys.QUEUE_LABEL)),
+        ("specQueue", _SPEC_QUEUE),
+        ("volcanoQueue", f"variables.specQueue != '' ? variables.specQueue : {_VQ_NOTE} != '' ? {_VQ_NOTE} : {_VQ_LABEL}"),
+        ("volcanoQueuePath", f"variables.specQueue != '' ? ({_SPEC_PATH}) : {_VQ_NOTE} != '' "
+                             f"? '{annotation_path(keys.VOLCANO_QUEUE)}' : '{label_path(keys.VOLCANO_QUEUE)}'"),
+    ),
+    checks=(
+        CelCheck(f"variables.localQueue == '' || {fact('localQueue', _NS_LOCAL)}",
+                 f"'{label_path(keys.QUEUE_LABEL)}'",
+                 "'LocalQueue ' + variables.localQueue + ' is not declared in namespace ' + request.namespace "
+                 "+ ' by the fleet model: Kueue never admits the workload, or ignores the label where it does not manage "
+                 "the namespace'",
+                 "'use a LocalQueue the fleet model declares for the namespace\\'s team'"),
+        CelCheck(f"variables.volcanoQueue == '' || ({fact('volcanoQueue', 'variables.volcanoQueue')} "
+                 f"&& (!{fact('teamNamespace', 'request.namespace')} || {fact('namespaceVolcanoQueue', _NS_QUEUE)} "
+                 f"|| ({fact('teamVolcanoQueue', _NS_QUEUE)} && !{fact('kueueLeavesUnlabelled', 'request.namespace')})))",
+                 "variables.volcanoQueuePath",
+                 f"'Volcano queue ' + variables.volcanoQueue + ({fact('volcanoQueue', 'variables.volcanoQueue')} "
+                 "? ' is not the queue of namespace ' + request.namespace + '\\'s team: Volcano does not check who "
+                 "submits to a queue' : ' is not declared by the fleet model: the job is rejected, or runs outside every "
+                 "team\\'s quota')",
+                 "'use the Volcano queue the fleet model gives the namespace\\'s team'"),
+    ),
+    note="Pods with a Kueue pod group as an annotation only (the webhook is sent Kueue pod-group Pods by their label)",
+)
+
+
 RULE = Rule(
     code="GANG104", name="undeclared-queue", family="routing", severity=Severity.ERROR,
     summary="A workload names a LocalQueue or Volcano queue the fleet model does not give its team.",
     fix="name the queue the fleet model declares for the namespace's team",
     kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
-    predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
+    cel=CEL, predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
 )

@@ -41,6 +41,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS
 from gpufleet.workloads import outcomes as O
@@ -57,10 +58,23 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                                                  "team in the fleet model")
 
 
+CEL = CelForm(
+    resources=resources(("batch.volcano.sh", "jobs"), ("scheduling.volcano.sh", "podgroups"),
+                        ("scheduling.x-k8s.io", "podgroups"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
+                        ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs")),
+    facts=("teamNamespace",),
+    checks=(CelCheck(fact("teamNamespace", "request.namespace"), "'metadata.namespace'",
+                     "'namespace ' + request.namespace + ' belongs to no team of the fleet: the gang has no queue and no quota'",
+                     "'run the gang in a team\\'s namespace, or add the namespace to a team in the fleet model'"),),
+    note="batch Jobs (a gang only when it asks for GPUs or a gang scheduler), LeaderWorkerSets and Ray kinds (gangs by "
+         "their size): the webhook judges them",
+)
+
+
 RULE = Rule(
     code="GANG105", name="namespace-without-team", family="routing", severity=Severity.ERROR,
     summary="A gang runs in a namespace that no team of the fleet model owns.",
     fix="move the gang to a team's namespace or give the namespace to a team",
-    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "",
+    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
     predicts=O.NOT_JUDGED,  # no team, no quota: a hazard under contention, which a trial alone does not create
 )

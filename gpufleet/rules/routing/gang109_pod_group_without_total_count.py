@@ -54,6 +54,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, unknown
+from gpufleet.rules.celkinds import map_value
 from gpufleet.workloads import WorkloadView, annotation_path, as_int, keys
 from gpufleet.workloads import outcomes as O
 
@@ -110,10 +112,33 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                     f"annotate {keys.KUEUE_POD_GROUP_TOTAL}: {value} on every pod of the group")
 
 
+_GROUP_LABEL, _GROUP_NOTE = map_value("object.metadata.labels", keys.KUEUE_POD_GROUP), \
+    map_value("object.metadata.annotations", keys.KUEUE_POD_GROUP)
+_NOTES = "object.metadata.annotations"
+_COUNT = f"{_NOTES}['{keys.KUEUE_POD_GROUP_TOTAL}']"
+CEL = CelForm(
+    resources=(POD_GROUP_PODS,),
+    facts=("kueueManaged", "kueueHoldsUnlabelled"),
+    variables=(
+        ("group", f"{_GROUP_LABEL} != '' ? {_GROUP_LABEL} : {_GROUP_NOTE}"),
+        ("judged", f"variables.group != '' && ({unknown('kueueManaged')} || {fact('kueueManaged', 'request.namespace')}) "
+                   f"&& ({map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+                   f"|| {fact('kueueHoldsUnlabelled', 'request.namespace')})"),
+        ("counted", f"has({_NOTES}) && '{keys.KUEUE_POD_GROUP_TOTAL}' in {_NOTES}"),
+    ),
+    checks=(CelCheck(f"!variables.judged || (variables.counted && {_COUNT}.trim().matches('^[0-9]*[1-9][0-9]*$'))",
+                     f"'{TOTAL}'",
+                     f"'pod of Kueue pod group ' + variables.group + (variables.counted ? ' has an invalid (' + {_COUNT} + ')' "
+                     f": ' has no') + ' {keys.KUEUE_POD_GROUP_TOTAL} annotation: Kueue\\'s pod webhook refuses to create it, "
+                     "so the group never starts'"),),
+    note="Pods with the group as an annotation only (the webhook is sent Kueue pod-group Pods by their label)",
+)
+
+
 RULE = Rule(
     code="GANG109", name="pod-group-without-total-count", family="routing", severity=Severity.ERROR,
     summary="A Kueue plain-pod group member lacks a valid pod-group-total-count annotation; Kueue's webhook refuses it.",
     fix="annotate kueue.x-k8s.io/pod-group-total-count with the group's pod count on every member",
-    kinds=(("", "Pod"),), check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=(("", "Pod"),), check=check, needs_objects=True, doc=__doc__ or "", cel=CEL,
     predicts=frozenset({O.REFUSED}),  # Kueue's webhook refuses the pod
 )

@@ -1,0 +1,74 @@
+"""The CEL spelling of a workload view's pod templates and pod count, for the rules' CEL forms.
+
+Read by the CEL forms of the routing and coscheduling rules (GANG104, GANG805, GANG806;
+``Rule.cel``, :mod:`gpufleet.rules.celform`). Each snippet mirrors one reading of
+:mod:`gpufleet.workloads.kinds` on the object alone, for the kinds the webhook is sent
+whose templates sit at a fixed place:
+
+- a batch Job: ``spec.template``, ``parallelism`` pods (absent: 1, negative: 0);
+- a JobSet: ``spec.replicatedJobs[i].template.spec.template``, ``replicas`` × the Job's
+  ``parallelism`` pods each (absent: 1, negative: 0);
+- a PyTorchJob or MPIJob: ``spec.<field>.<role>.template`` of ``pytorchReplicaSpecs`` and
+  ``mpiReplicaSpecs`` (the fields their CRDs keep), ``replicas`` pods each (absent: 1, negative: 0).
+
+A missing template is an empty one (:func:`gpufleet.workloads.types.as_map`). Messages
+name the first template that fails (one finding per template in the engine, one denial line here).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from gpufleet.kubetypes.fieldpath import ROOT
+from gpufleet.rules.gang_size._cel import BATCH_JOB, KUBEFLOW, KUBEFLOW_VARIABLES
+
+JOBSET = "object.apiVersion.startsWith('jobset.x-k8s.io/')"
+KUBEFLOW_FIELDS = ("pytorchReplicaSpecs", "mpiReplicaSpecs")
+_RJOB_TEMPLATE = "has(r.template) && has(r.template.spec) && has(r.template.spec.template)"
+
+Bad = Callable[[str], str]
+"""A CEL bool of a present template (the CEL expression given) that fails a check."""
+
+
+def failing_templates(bad: Bad, missing: bool, suffix: str) -> str:
+    """CEL: the paths (``<template path>.<suffix>``) of the templates that fail ``bad``, the first of each kind's;
+    a missing template fails when ``missing``."""
+    absent = "true" if missing else "false"
+    job = f"{BATCH_JOB} && (has(object.spec.template) ? {bad('object.spec.template')} : {absent})"
+    rjob = f"({_RJOB_TEMPLATE} ? {bad('r.template.spec.template')} : {absent})"
+    jobset = (f"{JOBSET} && has(object.spec.replicatedJobs) && object.spec.replicatedJobs.exists(r, {rjob})")
+    parts = [f"({job} ? ['{ROOT.child('spec', 'template')}.{suffix}'] : [])",
+             f"({jobset} ? ['spec.replicatedJobs[' + string(object.spec.replicatedJobs.map(r, {rjob}).indexOf(true)) "
+             f"+ '].template.spec.template.{suffix}'] : [])"]
+    for field in KUBEFLOW_FIELDS:
+        specs = f"object.spec.{field}"
+        role = f"(has({specs}[r].template) ? {bad(f'{specs}[r].template')} : {absent})"
+        parts.append(f"({KUBEFLOW} && has({specs}) && {specs}.exists(r, {role}) "
+                     f"? ['spec.{field}.' + {specs}.filter(r, {role})[0] + '.template.{suffix}'] : [])")
+    return " + ".join(parts)
+
+
+def _at_least_zero(value: str) -> str:
+    return f"({value} > 0 ? {value} : 0)"
+
+
+_RJOB_PARALLELISM = "has(r.template) && has(r.template.spec) && has(r.template.spec.parallelism)"
+TOTAL_PODS = (
+    f"({BATCH_JOB} ? (has(object.spec.parallelism) ? {_at_least_zero('object.spec.parallelism')} : 1) : 0)"
+    f" + ({JOBSET} && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs.map(r, "
+    f"(has(r.replicas) ? {_at_least_zero('r.replicas')} : 1) * "
+    f"({_RJOB_PARALLELISM} ? {_at_least_zero('r.template.spec.parallelism')} : 1)).sum() : 0)"
+    f" + ({dict(KUBEFLOW_VARIABLES)['kubeflowPods']})"
+)
+"""CEL: the pods of a batch Job, JobSet, PyTorchJob or MPIJob (:attr:`gpufleet.workloads.WorkloadView.total_pods`)."""
+
+
+def present(path: str) -> str:
+    """CEL: every field of the dotted ``path`` past its root variable is set (``t.metadata.labels``)."""
+    parts = path.split(".")
+    return " && ".join(f"has({'.'.join(parts[:i])})" for i in range(2, len(parts) + 1))
+
+
+def map_value(mapping: str, key: str) -> str:
+    """CEL: ``mapping[key]`` of an optional string map (``t.metadata.labels``), or ``''``."""
+    return f"({present(mapping)} && '{key}' in {mapping} ? {mapping}['{key}'] : '')"
