@@ -35,7 +35,7 @@ from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
 from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector, operations
 from gpufleet.rules.api import Rule, Severity
-from gpufleet.rules.celform import UNKNOWN, CelCheck, Resource, blank_waiver, waived
+from gpufleet.rules.celform import UNKNOWN, CelCheck, Resource, blank_waiver, key_safe, waived
 from gpufleet.util.camel import camel
 
 API_VERSION = "admissionregistration.k8s.io/v1"
@@ -142,7 +142,7 @@ FACTS: dict[str, Callable[[FleetContext], Iterable[str]]] = {
 
 # Routing and coscheduling facts (GANG104-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
 # Kueue treats it. Each is computed by the function the rule itself calls, over the fleet's team namespaces; a
-# value ``<namespace>/<name>`` pairs a namespace with a queue (neither holds a ``/``); UNKNOWN: the context does not say.
+# value ``<namespace>.<name>`` pairs a namespace (no dot in it) with a queue; UNKNOWN: the context does not say.
 
 def _team_namespaces(context: FleetContext) -> list[str]:
     return [ns for team in context.teams for ns in team.namespaces]
@@ -150,14 +150,20 @@ def _team_namespaces(context: FleetContext) -> list[str]:
 
 def _namespace_volcano_queues(context: FleetContext) -> Iterable[str]:
     teams = ((ns, context.team_for_namespace(ns)) for ns in _team_namespaces(context))
-    return (f"{ns}/{team.volcano_queue}" for ns, team in teams if team is not None and team.volcano_queue)
+    return (f"{ns}.{team.volcano_queue}" for ns, team in teams if team is not None and team.volcano_queue)
 
 
 def _team_volcano_queues(context: FleetContext) -> Iterable[str]:
     from gpufleet.rules.routing.gang104_undeclared_queue import own_queue
 
     teams = ((ns, context.team_for_namespace(ns)) for ns in _team_namespaces(context))
-    return (f"{ns}/{queue}" for ns, team in teams if team is not None and (queue := own_queue(context, team.name)))
+    return (f"{ns}.{queue}" for ns, team in teams if team is not None and (queue := own_queue(context, team.name)))
+
+
+def _volcano_only_namespaces(context: FleetContext) -> Iterable[str]:
+    from gpufleet.rules.routing._helpers import volcano_only
+
+    return (ns for ns in _team_namespaces(context) if volcano_only(context.team_for_namespace(ns)))
 
 
 def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
@@ -170,7 +176,7 @@ def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
 
 FACTS.update({
     "teamNamespace": _team_namespaces,
-    "localQueue": lambda context: (f"{ns}/{queue}" for ns, queue in context.local_queues()),
+    "localQueue": lambda context: (f"{ns}.{queue}" for ns, queue in context.local_queues()),
     "volcanoQueue": lambda context: context.volcano_queues(),
     "namespaceVolcanoQueue": _namespace_volcano_queues,
     "teamVolcanoQueue": _team_volcano_queues,
@@ -180,6 +186,11 @@ FACTS.update({
                                              if context.kueue_holds_unlabelled(ns) is True),
     "kueueLeavesUnlabelled": lambda context: (ns for ns in _team_namespaces(context)
                                               if context.kueue_holds_unlabelled(ns) is False),
+    "kueueTeamNamespace": lambda context: (ns for ns in _team_namespaces(context)
+                                           if (team := context.team_for_namespace(ns)) is not None
+                                           and team.local_queue and not team.volcano_queue),
+    "volcanoOnlyNamespace": _volcano_only_namespaces,
+    "kueueIntegrates": lambda context: (UNKNOWN,) if context.kueue_frameworks is None else context.kueue_frameworks,
     "coschedulingNamespace": _coscheduling_namespaces,
     "coschedulingScheduler": lambda context: (context.coscheduling_scheduler or UNKNOWN,),
 })
@@ -192,15 +203,16 @@ def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> d
     rules = list(rules)
     wanted = sorted({name for rule in rules if rule.cel is not None for name in rule.cel.facts})
     if wanted and context is not None:
-        data.update({f"{name}.{value}": "true" for name in wanted for value in FACTS[name](context)})
+        data.update({f"{name}.{key_safe(value)}": "true" for name in wanted for value in FACTS[name](context)})
     for rule in rules:
         if rule.cel is None or not rule.cel.params or rule.options is None:
             continue
         defaults = {camel(f.name): getattr(rule.options(), f.name) for f in dataclasses.fields(rule.options)}
         for key in rule.cel.params:
             value = defaults[key]
-            if isinstance(value, (tuple, list)):  # a list option: one key per item (celform.listed)
+            if isinstance(value, (tuple, list)):  # a list option: one key per item, and its first (celform.listed)
                 data.update({f"{rule.code}.{key}.{item}": "true" for item in value})
+                data[f"{rule.code}.{key}"] = sorted(value)[0] if value else ""
             else:
                 data[f"{rule.code}.{key}"] = value if isinstance(value, str) else json.dumps(value)
     return data

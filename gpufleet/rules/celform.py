@@ -105,8 +105,13 @@ def fact(name: str, value: str) -> str:
     return f"(('{name}.' + {value}) in params.data)"
 
 
-UNKNOWN = "*"
-"""A fact's one value when the fleet context does not say (no namespace, queue or scheduler name holds a ``*``)."""
+UNKNOWN = "_unknown"
+"""A fact's one value when the fleet context does not say (no namespace, queue, scheduler or framework name holds a ``_``)."""
+
+
+def key_safe(value: str) -> str:
+    """``value`` as part of a ConfigMap key (``[-._a-zA-Z0-9]``): a Kueue framework's ``/`` becomes ``_``."""
+    return value.replace("/", "_")
 
 
 def unknown(name: str) -> str:
@@ -115,5 +120,6 @@ def unknown(name: str) -> str:
 
 
 def listed(code: str, key: str, value: str) -> str:
-    """CEL: the CEL string ``value`` is an item of the list option ``key`` of ``code`` (a key ``<CODE>.<key>.<item>``)."""
+    """CEL: the CEL string ``value`` is an item of the list option ``key`` of ``code`` (a key ``<CODE>.<key>.<item>``;
+    ``<CODE>.<key>`` itself holds the first item in sorted order, the one a fix names)."""
     return f"(('{code}.{key}.' + {value}) in params.data)"

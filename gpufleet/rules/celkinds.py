@@ -11,7 +11,7 @@ whose templates sit at a fixed place:
 - a PyTorchJob or MPIJob: ``spec.<field>.<role>.template`` of ``pytorchReplicaSpecs`` and
   ``mpiReplicaSpecs`` (the fields their CRDs keep), ``replicas`` pods each (absent: 1, negative: 0).
 
-A missing template is an empty one (:func:`gpufleet.workloads.types.as_map`). Messages
+The Volcano queue a view reads (``VOLCANO_QUEUE_VARIABLES``) holds for every kind. A missing template is an empty one (:func:`gpufleet.workloads.types.as_map`). Messages
 name the first template that fails (one finding per template in the engine, one denial line here).
 """
 
@@ -21,6 +21,7 @@ from typing import Callable
 
 from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.rules.gang_size._cel import BATCH_JOB, KUBEFLOW, KUBEFLOW_VARIABLES
+from gpufleet.workloads import annotation_path, keys, label_path
 
 JOBSET = "object.apiVersion.startsWith('jobset.x-k8s.io/')"
 KUBEFLOW_FIELDS = ("pytorchReplicaSpecs", "mpiReplicaSpecs")
@@ -72,3 +73,27 @@ def present(path: str) -> str:
 def map_value(mapping: str, key: str) -> str:
     """CEL: ``mapping[key]`` of an optional string map (``t.metadata.labels``), or ``''``."""
     return f"({present(mapping)} && '{key}' in {mapping} ? {mapping}['{key}'] : '')"
+
+
+def scheduler(t: str) -> str:
+    """CEL: the scheduler of template ``t``'s pods, not a Volcano Job's (:func:`gpufleet.workloads.effective_scheduler`)."""
+    return (f"(has({t}.spec) && has({t}.spec.schedulerName) && {t}.spec.schedulerName != '' ? {t}.spec.schedulerName "
+            f": '{keys.DEFAULT_SCHEDULER}')")
+
+
+_SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads its Volcano queue first (workloads.kinds)
+    ("object.apiVersion.startsWith('batch.volcano.sh/')", "object.spec.queue", "spec.queue"),
+    ("object.apiVersion.startsWith('scheduling.volcano.sh/')", "object.spec.queue", "spec.queue"),
+    (KUBEFLOW, "object.spec.runPolicy.schedulingPolicy.queue", "spec.runPolicy.schedulingPolicy.queue"),
+)
+_VQ_NOTE, _VQ_LABEL = (map_value(f"object.metadata.{m}", keys.VOLCANO_QUEUE) for m in ("annotations", "labels"))
+_SPEC_QUEUE = " : ".join(f"{kind} ? ({present(field)} ? {field} : '')" for kind, field, _ in _SPEC_QUEUES) + " : ''"
+_SPEC_PATH = " : ".join(f"{kind} ? '{path}'" for kind, _, path in _SPEC_QUEUES) + " : ''"
+VOLCANO_QUEUE_VARIABLES = (
+    ("specQueue", _SPEC_QUEUE),
+    ("volcanoQueue", f"variables.specQueue != '' ? variables.specQueue : {_VQ_NOTE} != '' ? {_VQ_NOTE} : {_VQ_LABEL}"),
+    ("volcanoQueuePath", f"variables.specQueue != '' ? ({_SPEC_PATH}) : {_VQ_NOTE} != '' "
+                         f"? '{annotation_path(keys.VOLCANO_QUEUE)}' : '{label_path(keys.VOLCANO_QUEUE)}'"),
+)
+"""The Volcano queue a view reads (:attr:`WorkloadView.volcano_queue`: the kind's queue field, else the
+annotation, else the label; '' for none) and the path it is read at."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -10,10 +12,12 @@ from gpufleet.crdschema.vap import CompiledPolicy, PolicyError, Request
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
 from gpufleet.rules import engine, registry
-from gpufleet.rules.admission_policies import policy_name, render_policies
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.rules.admission_policies import params_data, policy_name, render_policies
 from gpufleet.rules.api import Severity
 from gpufleet.yamlin.errors import ModelError
 from tests.render.builders import fleet, pool, quota, team
+from tests.rules import fixtures as fx
 
 MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})])
 GANG001 = registry.get("GANG001")
@@ -181,3 +185,23 @@ def test_the_fleets_priority_classes_reach_gang110s_policy_as_params_from_the_fl
     for name, denied in (("gang-high", False), ("gang-hihg", True)):
         job["metadata"]["labels"] = {"kueue.x-k8s.io/priority-class": name}
         assert bool(policy.failures(job, VCJOB, params=params)) is denied
+
+
+CONFIG_MAP_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
+"""What the API server accepts as a ConfigMap key (``IsConfigMapKey``, k8s.io/apimachinery, v1.37)."""
+
+
+def test_every_params_key_is_a_key_the_api_server_accepts_in_a_config_map():
+    context = FleetContext.from_dict(json.loads((fx.FIXTURES / "GANG108" / "fleet-context.json").read_text()))
+    data = params_data(registry.all_rules(), context)
+    assert "kueueIntegrates.batch_job" in data and "localQueue.alpha.alpha" in data  # a framework's "/", a pair
+    assert [key for key in data if not CONFIG_MAP_KEY.match(key) or len(key) > 253] == []
+
+
+def test_the_fleets_routing_facts_reach_the_params_from_the_fleet_context_the_webhook_reads():
+    model = fleet(pools=[pool("h100", system="volcano"), pool("l4")],
+                  teams=[team("research", quota={"h100": quota(8)}), team("vision", quota={"l4": quota(4)})])
+    data = render_policies(model, (registry.get("GANG104"), registry.get("GANG105")))["configmap-rule-params"]["data"]
+    assert {"teamNamespace.research", "teamNamespace.vision", "volcanoQueue.research", "localQueue.vision.vision",
+            "namespaceVolcanoQueue.research.research"} <= set(data)
+    assert not any(key.startswith(("teamNamespace.kube-system", "localQueue.research.")) for key in data)

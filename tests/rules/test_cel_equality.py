@@ -310,3 +310,82 @@ def pod_groups(draw) -> dict[str, Any]:
 @given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups()))
 def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
     assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
+
+
+# Generated routing shapes: namespaces of every fleet above (and of none), queues declared or not, pod templates
+# with and without a coscheduling group and a scheduler, Kueue pod-group Pods with good and bad total counts.
+
+_namespaces = st.sampled_from(["research", "vision", "vision-dev", "sim", "infer", "robotics", "alpha", "alpha-vc", "beta",
+                               "nowhere"])
+_queues = st.sampled_from(["research", "vision", "sim", "alpha", "beta", "reserch", "default", ""])
+_schedulers = st.sampled_from([None, "", "volcano", "scheduler-plugins-scheduler", "default-scheduler", "my-scheduler"])
+
+
+@st.composite
+def _routing_meta(draw, labelled: bool = False) -> dict[str, Any]:
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {}
+    if draw(st.booleans()):
+        labels["kueue.x-k8s.io/queue-name"] = draw(_queues)
+    where = draw(st.sampled_from([None, labels, annotations]))
+    if where is not None:
+        where["scheduling.volcano.sh/queue-name"] = draw(_queues)
+    if labelled or draw(st.integers(0, 3)) == 0:
+        labels["kueue.x-k8s.io/pod-group-name"] = draw(st.sampled_from(["g", ""]))
+    if draw(st.integers(0, 2)) == 0:
+        annotations["kueue.x-k8s.io/pod-group-total-count"] = draw(st.sampled_from(["3", " 2 ", "0", "-1", "x", "", "007"]))
+    if draw(st.integers(0, 4)) == 0:
+        annotations[draw(st.sampled_from(["waive.gpufleet.dev/GANG104", "waive.gpufleet.dev/GANG805"]))] = "ok"
+    return {"name": "generated", "namespace": draw(_namespaces), **({"labels": labels} if labels else {}),
+            **({"annotations": annotations} if annotations else {})}
+
+
+@st.composite
+def _template(draw) -> dict[str, Any]:
+    spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}
+    scheduler = draw(_schedulers)
+    if scheduler is not None:
+        spec["schedulerName"] = scheduler
+    template: dict[str, Any] = {"spec": spec}
+    if draw(st.booleans()):
+        template["metadata"] = {"labels": {"scheduling.x-k8s.io/pod-group": draw(st.sampled_from(["g", ""]))}}
+    return template
+
+
+@st.composite
+def routed_workloads(draw) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["Job", "JobSet", "PyTorchJob", "vcjob", "PodGroup", "Pod"]))
+    meta = draw(_routing_meta(labelled=kind == "Pod"))
+    if kind == "Pod":
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": draw(_template())["spec"]}
+    if kind == "Job":
+        spec: dict[str, Any] = {"template": draw(_template())}
+        if draw(st.booleans()):
+            spec["parallelism"] = draw(_counts)
+        return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec}
+    if kind == "JobSet":
+        rjobs = [{"name": name, "replicas": draw(st.integers(0, 2)),
+                  "template": {"spec": {"parallelism": draw(st.integers(0, 2)), "template": draw(_template())}}}
+                 for name in ["a", "b"][: draw(st.integers(0, 2))]]
+        return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
+                "spec": {"replicatedJobs": rjobs}}
+    if kind == "PyTorchJob":
+        roles = {role: {"replicas": draw(st.integers(0, 3)), "template": draw(_template())}
+                 for role in draw(st.lists(st.sampled_from(["Master", "Worker"]), unique=True, min_size=1))}
+        spec = {"pytorchReplicaSpecs": roles}
+        if draw(st.booleans()):
+            spec["runPolicy"] = {"schedulingPolicy": {"queue": draw(_queues)}}
+        return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": meta, "spec": spec}
+    spec = {"queue": draw(_queues)} if draw(st.booleans()) else {}
+    if kind == "PodGroup":
+        group = draw(st.sampled_from(["scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"]))
+        spec = {**(spec if group.startswith("scheduling.volcano") else {}), "minMember": draw(st.integers(1, 4))}
+        return {"apiVersion": group, "kind": "PodGroup", "metadata": meta, "spec": spec}
+    spec["tasks"] = [{"name": "w", "replicas": draw(st.integers(0, 3)), "template": draw(_template())}]
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": meta, "spec": spec}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obj=routed_workloads())
+def test_the_fact_reading_forms_decide_generated_routing_shapes_as_the_engine(obj):
+    assert [d for rule in FACT_RULES if (d := disagreement(rule, obj))] == []

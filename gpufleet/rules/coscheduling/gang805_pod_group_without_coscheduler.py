@@ -40,7 +40,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
-from gpufleet.rules.celkinds import failing_templates, map_value
+from gpufleet.rules.celkinds import failing_templates, map_value, scheduler as scheduler_of
 from gpufleet.rules.coscheduling._helpers import DEFAULT_SCHEDULER_NAME, MEMBER_KINDS, members
 from gpufleet.workloads import effective_scheduler, keys
 from gpufleet.workloads import outcomes as O
@@ -76,15 +76,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                             "group: they are bound one by one", f"set schedulerName: {name}")
 
 
-def _scheduler(t: str) -> str:
-    """CEL: the scheduler of template ``t``'s pods (:func:`gpufleet.workloads.effective_scheduler`, no Volcano Job here)."""
-    return (f"(has({t}.spec) && has({t}.spec.schedulerName) && {t}.spec.schedulerName != '' ? {t}.spec.schedulerName "
-            f": '{keys.DEFAULT_SCHEDULER}')")
-
-
 def _ignored(t: str) -> str:
     """CEL: template ``t`` joins a coscheduling group and its scheduler is not one of :func:`scheduler_names`."""
-    scheduler = _scheduler(t)
+    scheduler = scheduler_of(t)
     allowed = (f"({unknown('coschedulingScheduler')} ? {listed(CODE, 'schedulerNames', scheduler)} "
                f": {fact('coschedulingScheduler', scheduler)})")
     return f"({map_value(f'{t}.metadata.labels', keys.COSCHEDULING_GROUP)} != '' && !{allowed})"

@@ -57,10 +57,10 @@ from typing import Any, Iterable, Iterator, Mapping
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, resources
-from gpufleet.rules.celkinds import map_value
+from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, map_value
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, team
 from gpufleet.rules.run import RunIndex
-from gpufleet.workloads import WorkloadView, annotation_path, as_map, group_of, keys, label_path
+from gpufleet.workloads import WorkloadView, as_map, group_of, keys, label_path
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
 
@@ -201,26 +201,8 @@ def check_run(run: RunIndex, ctx: CheckContext) -> Iterator[tuple[Mapping[str, A
                 yield obj, violation
 
 
-_VQ_NOTE, _VQ_LABEL = (map_value(f"object.metadata.{m}", keys.VOLCANO_QUEUE) for m in ("annotations", "labels"))
-_SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads its Volcano queue first (workloads.kinds)
-    ("object.apiVersion.startsWith('batch.volcano.sh/')", "object.spec.queue", "spec.queue"),
-    ("object.apiVersion.startsWith('scheduling.volcano.sh/')", "object.spec.queue", "spec.queue"),
-    ("object.apiVersion.startsWith('kubeflow.org/')", "object.spec.runPolicy.schedulingPolicy.queue",
-     "spec.runPolicy.schedulingPolicy.queue"),
-)
-
-
-def _spec_queue(field: str) -> str:
-    """``field``'s string value ('' when absent): every guard of the dotted path, then the value."""
-    parts = field.split(".")
-    guards = " && ".join(f"has({'.'.join(parts[:i])})" for i in range(3, len(parts) + 1))
-    return f"({guards} ? {field} : '')"
-
-
-_SPEC_QUEUE = " : ".join(f"{kind} ? {_spec_queue(field)}" for kind, field, _ in _SPEC_QUEUES) + " : ''"
-_SPEC_PATH = " : ".join(f"{kind} ? '{path}'" for kind, _, path in _SPEC_QUEUES) + " : ''"
-_NS_QUEUE = "request.namespace + '/' + variables.volcanoQueue"
-_NS_LOCAL = "request.namespace + '/' + variables.localQueue"
+_NS_QUEUE = "request.namespace + '.' + variables.volcanoQueue"
+_NS_LOCAL = "request.namespace + '.' + variables.localQueue"
 CEL = CelForm(
     resources=(*resources(("batch.volcano.sh", "jobs"), ("scheduling.volcano.sh", "podgroups"),
                           ("scheduling.x-k8s.io", "podgroups"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
@@ -231,10 +213,7 @@ CEL = CelForm(
            "kueueLeavesUnlabelled"),
     variables=(
         ("localQueue", map_value("object.metadata.labels", keys.QUEUE_LABEL)),
-        ("specQueue", _SPEC_QUEUE),
-        ("volcanoQueue", f"variables.specQueue != '' ? variables.specQueue : {_VQ_NOTE} != '' ? {_VQ_NOTE} : {_VQ_LABEL}"),
-        ("volcanoQueuePath", f"variables.specQueue != '' ? ({_SPEC_PATH}) : {_VQ_NOTE} != '' "
-                             f"? '{annotation_path(keys.VOLCANO_QUEUE)}' : '{label_path(keys.VOLCANO_QUEUE)}'"),
+        *VOLCANO_QUEUE_VARIABLES,
     ),
     checks=(
         CelCheck(f"variables.localQueue == '' || {fact('localQueue', _NS_LOCAL)}",

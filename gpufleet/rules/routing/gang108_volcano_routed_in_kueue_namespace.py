@@ -58,9 +58,11 @@ from typing import Any, Iterator, Mapping
 from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.celform import CelCheck, CelForm, fact, key_safe, listed, resources, unknown
+from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, map_value, scheduler
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, volcano_names
 from gpufleet.workloads import WorkloadView, effective_scheduler, keys
-from gpufleet.workloads.kueue_gate import integration
+from gpufleet.workloads.kueue_gate import INTEGRATIONS, integration
 from gpufleet.workloads import outcomes as O
 
 CODE = "GANG108"
@@ -129,10 +131,47 @@ class Gang108Options(VolcanoSchedulerOptions):
     """GANG108's options (`--config`: `options: {GANG108: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
 
 
+_RESOURCES = resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
+                       ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"))
+_FRAMEWORK = " : ".join(f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
+                        f"? '{key_safe(INTEGRATIONS[(group, kind)])}'" for group, _, plural, kind in _RESOURCES
+                        if (group, kind) in INTEGRATIONS) + " : ''"
+_VOLCANO = "object.apiVersion.startsWith('batch.volcano.sh/')"
+
+
+def _integrates(framework: str) -> str:
+    """CEL: the fleet's Kueue may run integration ``framework`` (``kueue_integrates`` is not False)."""
+    return f"({unknown('kueueIntegrates')} || {fact('kueueIntegrates', framework)})"
+
+
+CEL = CelForm(
+    resources=_RESOURCES,
+    params=("volcanoSchedulers",), facts=("kueueTeamNamespace", "kueueLeavesUnlabelled", "kueueIntegrates"),
+    variables=(
+        ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
+                                        "spec.schedulerName")),
+        *VOLCANO_QUEUE_VARIABLES,
+        ("route", f"{_VOLCANO} ? 'metadata.namespace' : size(variables.toVolcano) > 0 ? variables.toVolcano[0] "
+                  ": variables.volcanoQueue != '' ? variables.volcanoQueuePath : ''"),
+        ("framework", _FRAMEWORK),
+        ("held", f"!{fact('kueueLeavesUnlabelled', 'request.namespace')} && ((variables.framework != '' "
+                 f"&& {_integrates('variables.framework')}) || {_integrates(repr('pod'))})"),
+    ),
+    checks=(CelCheck(f"{map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+                     f"|| !{fact('kueueTeamNamespace', 'request.namespace')} || variables.route == '' || !variables.held",
+                     "variables.route",
+                     "'namespace ' + request.namespace + ' is Kueue\\'s and this ' + object.kind + ' is routed to Volcano "
+                     "but names no Kueue queue: Kueue ' + (variables.framework != '' && "
+                     f"{_integrates('variables.framework')} ? 'suspends it and never admits it' "
+                     ": 'gates its pods and Volcano never schedules them') + '. The gang stays Pending forever'"),),
+    note="LeaderWorkerSets and Ray kinds (their templates): the webhook judges them",
+)
+
+
 RULE = Rule(
     code=CODE, name="volcano-routed-in-kueue-namespace", family="routing", severity=Severity.ERROR,
     summary="A Volcano-routed workload in a namespace where Kueue holds unlabelled work: gated or suspended forever.",
     fix="submit it in the team's Volcano namespace, or run it through Kueue with its queue label",
-    kinds=WORKLOAD_KINDS, check=check, needs_fleet=True, doc=__doc__ or "", options=Gang108Options,
+    kinds=WORKLOAD_KINDS, check=check, needs_fleet=True, doc=__doc__ or "", options=Gang108Options, cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue holds work it will never admit
 )
