@@ -186,6 +186,8 @@ FACTS.update({
                                              if context.kueue_holds_unlabelled(ns) is True),
     "kueueLeavesUnlabelled": lambda context: (ns for ns in _team_namespaces(context)
                                               if context.kueue_holds_unlabelled(ns) is False),
+    "kueueNamespace": lambda context: (ns for ns in _team_namespaces(context)
+                                       if (team := context.team_for_namespace(ns)) is not None and team.local_queue),
     "kueueTeamNamespace": lambda context: (ns for ns in _team_namespaces(context)
                                            if (team := context.team_for_namespace(ns)) is not None
                                            and team.local_queue and not team.volcano_queue),

@@ -35,17 +35,18 @@ def failing_templates(bad: Bad, missing: bool, suffix: str) -> str:
     """CEL: the paths (``<template path>.<suffix>``) of the templates that fail ``bad``, the first of each kind's;
     a missing template fails when ``missing``."""
     absent = "true" if missing else "false"
-    job = f"{BATCH_JOB} && (has(object.spec.template) ? {bad('object.spec.template')} : {absent})"
+    job = f"(has(object.spec.template) ? {bad('object.spec.template')} : {absent})"
     rjob = f"({_RJOB_TEMPLATE} ? {bad('r.template.spec.template')} : {absent})"
-    jobset = (f"{JOBSET} && has(object.spec.replicatedJobs) && object.spec.replicatedJobs.exists(r, {rjob})")
-    parts = [f"({job} ? ['{ROOT.child('spec', 'template')}.{suffix}'] : [])",
-             f"({jobset} ? ['spec.replicatedJobs[' + string(object.spec.replicatedJobs.map(r, {rjob}).indexOf(true)) "
-             f"+ '].template.spec.template.{suffix}'] : [])"]
+    jobset = f"has(object.spec.replicatedJobs) && object.spec.replicatedJobs.exists(r, {rjob})"
+    # each kind's part behind a conditional on the kind: evaluated only for its kind (an && evaluates both sides)
+    parts = [f"({BATCH_JOB} ? ({job} ? ['{ROOT.child('spec', 'template')}.{suffix}'] : []) : [])",
+             f"({JOBSET} ? ({jobset} ? ['spec.replicatedJobs[' + string(object.spec.replicatedJobs.map(r, {rjob}).indexOf(true)) "
+             f"+ '].template.spec.template.{suffix}'] : []) : [])"]
     for field in KUBEFLOW_FIELDS:
         specs = f"object.spec.{field}"
         role = f"(has({specs}[r].template) ? {bad(f'{specs}[r].template')} : {absent})"
-        parts.append(f"({KUBEFLOW} && has({specs}) && {specs}.exists(r, {role}) "
-                     f"? ['spec.{field}.' + {specs}.filter(r, {role})[0] + '.template.{suffix}'] : [])")
+        parts.append(f"({KUBEFLOW} ? (has({specs}) && {specs}.exists(r, {role}) "
+                     f"? ['spec.{field}.' + {specs}.filter(r, {role})[0] + '.template.{suffix}'] : []) : [])")
     return " + ".join(parts)
 
 
@@ -56,9 +57,9 @@ def _at_least_zero(value: str) -> str:
 _RJOB_PARALLELISM = "has(r.template) && has(r.template.spec) && has(r.template.spec.parallelism)"
 TOTAL_PODS = (
     f"({BATCH_JOB} ? (has(object.spec.parallelism) ? {_at_least_zero('object.spec.parallelism')} : 1) : 0)"
-    f" + ({JOBSET} && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs.map(r, "
+    f" + ({JOBSET} ? (has(object.spec.replicatedJobs) ? object.spec.replicatedJobs.map(r, "
     f"(has(r.replicas) ? {_at_least_zero('r.replicas')} : 1) * "
-    f"({_RJOB_PARALLELISM} ? {_at_least_zero('r.template.spec.parallelism')} : 1)).sum() : 0)"
+    f"({_RJOB_PARALLELISM} ? {_at_least_zero('r.template.spec.parallelism')} : 1)).sum() : 0) : 0)"
     f" + ({dict(KUBEFLOW_VARIABLES)['kubeflowPods']})"
 )
 """CEL: the pods of a batch Job, JobSet, PyTorchJob or MPIJob (:attr:`gpufleet.workloads.WorkloadView.total_pods`)."""

@@ -92,3 +92,22 @@ def test_identical_nodes_give_identical_results_from_the_memo():
     crds = crds_with({"rule": "self.n > 0", "message": "n must be positive"}, where="items")
     first = issues_of(crds, items=[{"n": 0}])
     assert issues_of(crds, items=[{"n": 0}, {"n": 0}]) == first + [("spec.items[1]", "n must be positive")]
+
+
+@pytest.mark.parametrize("expression", [
+    "true || self.missing", "self.missing || true", "false && self.missing", "self.missing && false",
+    "false || self.size > 2", "true && self.size > 2", "self.missing || false", "1 || true", "true || 1",
+    "false || 1", "self.size > 2 || self.size < 1 || self.missing", "self.size == 3 && (self.size > 9 || true)",
+])
+def test_a_decisive_left_side_of_or_and_and_gives_what_stock_cel_python_gives(expression):
+    from gpufleet.crdschema import celext
+
+    value = celext.to_cel({"size": 3})
+
+    def run(program):
+        try:
+            return repr(program.evaluate({"self": value}))
+        except Exception as exc:  # noqa: BLE001 - an error is a result to compare
+            return type(exc).__name__
+
+    assert run(celext.compile_program(expression)) == run(celext.stock_program(expression))

@@ -336,6 +336,8 @@ def _routing_meta(draw, labelled: bool = False) -> dict[str, Any]:
         annotations["kueue.x-k8s.io/pod-group-total-count"] = draw(st.sampled_from(["3", " 2 ", "0", "-1", "x", "", "007"]))
     if draw(st.integers(0, 4)) == 0:
         annotations[draw(st.sampled_from(["waive.gpufleet.dev/GANG104", "waive.gpufleet.dev/GANG805"]))] = "ok"
+    if draw(st.integers(0, 3)) == 0:  # a Kueue key other than the queue label
+        draw(st.sampled_from([labels, annotations]))["kueue.x-k8s.io/priority-class"] = "gang-high"
     return {"name": "generated", "namespace": draw(_namespaces), **({"labels": labels} if labels else {}),
             **({"annotations": annotations} if annotations else {})}
 
@@ -349,6 +351,9 @@ def _template(draw) -> dict[str, Any]:
     template: dict[str, Any] = {"spec": spec}
     if draw(st.booleans()):
         template["metadata"] = {"labels": {"scheduling.x-k8s.io/pod-group": draw(st.sampled_from(["g", ""]))}}
+    if draw(st.integers(0, 3)) == 0:  # Volcano group or queue keys on the pods
+        key = draw(st.sampled_from(["scheduling.k8s.io/group-name", "scheduling.volcano.sh/queue-name"]))
+        template.setdefault("metadata", {})[draw(st.sampled_from(["annotations", "labels"]))] = {key: "g"}
     return template
 
 
@@ -381,7 +386,11 @@ def routed_workloads(draw) -> dict[str, Any]:
         group = draw(st.sampled_from(["scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"]))
         spec = {**(spec if group.startswith("scheduling.volcano") else {}), "minMember": draw(st.integers(1, 4))}
         return {"apiVersion": group, "kind": "PodGroup", "metadata": meta, "spec": spec}
-    spec["tasks"] = [{"name": "w", "replicas": draw(st.integers(0, 3)), "template": draw(_template())}]
+    spec["tasks"] = [{"name": name, "replicas": draw(st.integers(0, 3)), "template": draw(_template())}
+                     for name in ["a", "b"][: draw(st.integers(1, 2))]]
+    scheduler = draw(_schedulers)
+    if scheduler is not None:
+        spec["schedulerName"] = scheduler
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": meta, "spec": spec}
 
 

@@ -92,8 +92,8 @@ CEL = CelForm(
     checks=(CelCheck("size(variables.ignored) == 0", "variables.ignored[0]",
                      "'the pods join a coscheduling group but go to a scheduler that ignores the group: they are bound "
                      "one by one'"),),
-    note="Pods and Deployments, ReplicaSets and StatefulSets (no CEL form here: the linter, the policy pack and, for "
-         "Kueue pod-group Pods, the webhook judge them)",
+    note="Kueue pod-group Pods (Deployments, ReplicaSets, StatefulSets and other Pods are sent to neither: the linter "
+         "and the policy pack judge them)",
 )
 
 

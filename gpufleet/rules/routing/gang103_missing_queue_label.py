@@ -80,11 +80,15 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.celform import CelCheck, CelForm, fact, key_safe, listed, unknown
+from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, map_value, scheduler
+from gpufleet.rules.routing import _cel as C
 from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import (
     VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team,
 )
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.workloads.kueue_gate import INTEGRATIONS
 from gpufleet.workloads.kueue_label import controller_queue
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
@@ -207,11 +211,42 @@ class Gang103Options(VolcanoSchedulerOptions):
     """GANG103's options (`--config`: `options: {GANG103: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
 
 
+def _hints(field: str) -> str:
+    meta = f"object.metadata.{field}"
+    return f"(has({meta}) && {meta}.exists(k, k.startsWith('{keys.KUEUE_PREFIX}') && k != '{keys.QUEUE_LABEL}'))"
+
+
+_FRAMEWORK = " : ".join(f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
+                        f"? '{key_safe(INTEGRATIONS[(group, kind)])}'" for group, _, plural, kind in C.RESOURCES
+                        if (group, kind) in INTEGRATIONS) + " : ''"
+CEL = CelForm(
+    resources=C.RESOURCES, params=("volcanoSchedulers",), facts=("kueueNamespace", "kueueIntegrates"),
+    variables=(
+        *VOLCANO_QUEUE_VARIABLES,  # no Volcano Job reaches the check: Volcano, not Kueue, admits it
+        ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
+                                        "spec.schedulerName")),
+        ("kueueRouted", f"!{C.VOLCANO_JOB} && variables.volcanoQueue == '' && size(variables.toVolcano) == 0"),
+        ("framework", _FRAMEWORK),
+        ("integrated", f"{unknown('kueueIntegrates')} || {fact('kueueIntegrates', 'variables.framework')}"),
+        ("hinted", f"{_hints('labels')} || {_hints('annotations')}"),
+    ),
+    checks=(CelCheck(f"{C.VOLCANO_JOB} || {map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+                     "|| !variables.integrated || !variables.kueueRouted "
+                     f"|| !({fact('kueueNamespace', 'request.namespace')} || variables.hinted)",
+                     f"'{label_path(keys.QUEUE_LABEL)}'",
+                     f"'no {keys.QUEUE_LABEL} label although Kueue should admit this gang (' + "
+                     f"({fact('kueueNamespace', 'request.namespace')} ? 'namespace ' + request.namespace + ' belongs to a "
+                     "team whose gangs Kueue admits' : 'it carries Kueue keys') + '): Kueue ignores it, or suspends it and "
+                     "never admits it'"),),
+    note=f"{C.NOTE}; CronJobs are sent to neither (the linter and the policy pack judge them)",
+)
+
+
 RULE = Rule(
     code=CODE, name="missing-queue-label", family="routing", severity=Severity.ERROR,
     summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label: Kueue ignores it or holds it forever.",
     fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
     kinds=(*WORKLOAD_KINDS, ("batch", "CronJob")), check=check, remediate=remediate, doc=__doc__ or "",
-    options=Gang103Options,
+    options=Gang103Options, cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue holds it forever, or ignores it and the pods bind one by one
 )

@@ -232,7 +232,6 @@ CEL = CelForm(
                  "team\\'s quota')",
                  "'use the Volcano queue the fleet model gives the namespace\\'s team'"),
     ),
-    note="Pods with a Kueue pod group as an annotation only (the webhook is sent Kueue pod-group Pods by their label)",
 )
 
 

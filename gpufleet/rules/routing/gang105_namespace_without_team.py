@@ -66,8 +66,8 @@ CEL = CelForm(
     checks=(CelCheck(fact("teamNamespace", "request.namespace"), "'metadata.namespace'",
                      "'namespace ' + request.namespace + ' belongs to no team of the fleet: the gang has no queue and no quota'",
                      "'run the gang in a team\\'s namespace, or add the namespace to a team in the fleet model'"),),
-    note="batch Jobs (a gang only when it asks for GPUs or a gang scheduler), LeaderWorkerSets and Ray kinds (gangs by "
-         "their size): the webhook judges them",
+    note="batch Jobs (a gang only when it asks for GPUs, a fact of the GPU rules), LeaderWorkerSets and Ray kinds "
+         "(gangs by their size)",
 )
 
 

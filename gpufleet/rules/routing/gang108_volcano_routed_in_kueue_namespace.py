@@ -164,7 +164,7 @@ CEL = CelForm(
                      "but names no Kueue queue: Kueue ' + (variables.framework != '' && "
                      f"{_integrates('variables.framework')} ? 'suspends it and never admits it' "
                      ": 'gates its pods and Volcano never schedules them') + '. The gang stays Pending forever'"),),
-    note="LeaderWorkerSets and Ray kinds (their templates): the webhook judges them",
+    note="LeaderWorkerSets and Ray kinds (their pod templates)",
 )
 
 

@@ -131,7 +131,6 @@ CEL = CelForm(
                      f"'pod of Kueue pod group ' + variables.group + (variables.counted ? ' has an invalid (' + {_COUNT} + ')' "
                      f": ' has no') + ' {keys.KUEUE_POD_GROUP_TOTAL} annotation: Kueue\\'s pod webhook refuses to create it, "
                      "so the group never starts'"),),
-    note="Pods with the group as an annotation only (the webhook is sent Kueue pod-group Pods by their label)",
 )
 
 
