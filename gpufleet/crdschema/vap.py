@@ -54,14 +54,18 @@ class CompiledPolicy:
 
     @classmethod
     def of(cls, policy: Mapping[str, Any]) -> "CompiledPolicy":
-        """Compiled; raises :class:`PolicyError` for an expression reading an undeclared variable, which the API
-        server's compiler refuses even where evaluation would never reach it."""
+        """Compiled; raises :class:`PolicyError` for an expression reading an undeclared variable or giving ``has()``
+        anything but a field selection, which the API server's compiler refuses even where evaluation would never
+        reach it (cel-python accepts ``has(a[b])``)."""
         spec = policy["spec"]
         declared = {v["name"] for v in spec.get("variables") or []}
         for text in _expressions(spec):
             unknown = set(_VARIABLE.findall(text)) - declared
             if unknown:
                 raise PolicyError(f"undeclared variables {sorted(unknown)} in {text[:200]}")
+            bad = [arg for arg in _has_arguments(text) if not _SELECTION.search(arg)]
+            if bad:
+                raise PolicyError(f"invalid argument to has() macro: {bad[0][:200]} (a field selection only)")
         return cls(policy,
                    [compile_program(c["expression"]) for c in spec.get("matchConditions") or []],
                    [(v["name"], compile_program(v["expression"])) for v in spec.get("variables") or []],
@@ -98,6 +102,21 @@ class CompiledPolicy:
 
 
 _VARIABLE = re.compile(r"\bvariables\.(\w+)")
+_SELECTION = re.compile(r"\.\s*[A-Za-z_]\w*\s*$")
+"""What ``has()`` takes: an expression ending in a field selection (``a.b``, never ``a[b]``)."""
+
+
+def _has_arguments(text: str) -> list[str]:
+    """The argument text of every ``has(...)`` in ``text`` (string literals here hold no parentheses)."""
+    out = []
+    for match in re.finditer(r"\bhas\(", text):
+        depth, start = 1, match.end()
+        for i in range(start, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                out.append(text[start:i])
+                break
+    return out
 
 
 def _expressions(spec: Mapping[str, Any]) -> list[str]:

@@ -17,10 +17,12 @@ name the first template that fails (one finding per template in the engine, one 
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable
 
 from gpufleet.kubetypes.fieldpath import ROOT
+from gpufleet.rules.celform import Resource, key_safe
 from gpufleet.rules.gang_size._cel import BATCH_JOB, KUBEFLOW, KUBEFLOW_VARIABLES
+from gpufleet.workloads.kueue_gate import INTEGRATIONS
 from gpufleet.workloads import annotation_path, keys, label_path
 
 JOBSET = "object.apiVersion.startsWith('jobset.x-k8s.io/')"
@@ -66,14 +68,23 @@ TOTAL_PODS = (
 
 
 def present(path: str) -> str:
-    """CEL: every field of the dotted ``path`` past its root variable is set (``t.metadata.labels``)."""
+    """CEL: every field of the dotted ``path`` past its root variable is set (``t.metadata.labels``); a part ending in
+    an index (``specs[r]``) is not tested, since ``has()`` takes a field selection only."""
     parts = path.split(".")
-    return " && ".join(f"has({'.'.join(parts[:i])})" for i in range(2, len(parts) + 1))
+    return " && ".join(f"has({'.'.join(parts[:i])})" for i in range(2, len(parts) + 1) if not parts[i - 1].endswith("]"))
 
 
 def map_value(mapping: str, key: str) -> str:
     """CEL: ``mapping[key]`` of an optional string map (``t.metadata.labels``), or ``''``."""
     return f"({present(mapping)} && '{key}' in {mapping} ? {mapping}['{key}'] : '')"
+
+
+def framework(matched: Iterable[Resource]) -> str:
+    """CEL: the Kueue integration of the admitted resource (:func:`gpufleet.workloads.kueue_gate.integration`, key-safe),
+    '' for one Kueue has none for (a Volcano Job)."""
+    return " : ".join(f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
+                      f"? '{key_safe(INTEGRATIONS[(group, kind)])}'" for group, _, plural, kind in matched
+                      if (group, kind) in INTEGRATIONS) + " : ''"
 
 
 def scheduler(t: str) -> str:

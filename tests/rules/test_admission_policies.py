@@ -174,6 +174,28 @@ def test_a_policy_reading_an_undeclared_variable_is_refused_as_the_api_servers_c
         CompiledPolicy.of(broken)
 
 
+@pytest.mark.parametrize("argument, refused", [
+    ("object.spec.pytorchReplicaSpecs[r]", True), ("object.spec.pytorchReplicaSpecs[r].template", False),
+    ("object.spec", False), ("object.metadata.labels['a']", True),
+])
+def test_has_of_anything_but_a_field_selection_is_refused_as_the_api_servers_compiler_does(argument, refused):
+    policy = render_policies(MODEL, (GANG804,))["validatingadmissionpolicy-gpufleet-gang804"]
+    broken = {**policy, "spec": {**policy["spec"], "validations": [
+        {"expression": f"[1].exists(r, has({argument}))", "messageExpression": "'x'"}]}}
+    if refused:
+        with pytest.raises(PolicyError, match="invalid argument to has"):
+            CompiledPolicy.of(broken)
+    else:
+        CompiledPolicy.of(broken)
+
+
+@pytest.mark.parametrize("rule", [r for r in registry.all_rules() if r.cel is not None], ids=lambda r: r.code)
+def test_every_rendered_policy_compiles_as_the_api_server_would(rule):
+    for key, manifest in render_policies(MODEL, (rule,)).items():
+        if key.startswith("validatingadmissionpolicy-"):
+            CompiledPolicy.of(manifest)
+
+
 def test_the_fleets_priority_classes_reach_gang110s_policy_as_params_from_the_fleet_context():
     model = fleet(pools=[pool("h100")], teams=[team("research", quota={"h100": quota(8)})],
                   priorityClasses=[{"name": "gang-high", "value": 1000}, {"name": "batch-low", "value": 10}])

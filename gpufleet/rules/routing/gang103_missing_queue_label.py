@@ -80,15 +80,14 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.celform import CelCheck, CelForm, fact, key_safe, listed, unknown
-from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, map_value, scheduler
+from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, unknown
+from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
 from gpufleet.rules.routing import _cel as C
 from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import (
     VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team,
 )
 from gpufleet.workloads import WorkloadView, as_map, keys, label_path
-from gpufleet.workloads.kueue_gate import INTEGRATIONS
 from gpufleet.workloads.kueue_label import controller_queue
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
@@ -216,9 +215,6 @@ def _hints(field: str) -> str:
     return f"(has({meta}) && {meta}.exists(k, k.startsWith('{keys.KUEUE_PREFIX}') && k != '{keys.QUEUE_LABEL}'))"
 
 
-_FRAMEWORK = " : ".join(f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
-                        f"? '{key_safe(INTEGRATIONS[(group, kind)])}'" for group, _, plural, kind in C.RESOURCES
-                        if (group, kind) in INTEGRATIONS) + " : ''"
 CEL = CelForm(
     resources=C.RESOURCES, params=("volcanoSchedulers",), facts=("kueueNamespace", "kueueIntegrates"),
     variables=(
@@ -226,7 +222,7 @@ CEL = CelForm(
         ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
                                         "spec.schedulerName")),
         ("kueueRouted", f"!{C.VOLCANO_JOB} && variables.volcanoQueue == '' && size(variables.toVolcano) == 0"),
-        ("framework", _FRAMEWORK),
+        ("framework", framework(C.RESOURCES)),
         ("integrated", f"{unknown('kueueIntegrates')} || {fact('kueueIntegrates', 'variables.framework')}"),
         ("hinted", f"{_hints('labels')} || {_hints('annotations')}"),
     ),

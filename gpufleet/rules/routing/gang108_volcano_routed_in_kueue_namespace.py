@@ -58,11 +58,11 @@ from typing import Any, Iterator, Mapping
 from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.celform import CelCheck, CelForm, fact, key_safe, listed, resources, unknown
-from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, map_value, scheduler
+from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
+from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, volcano_names
 from gpufleet.workloads import WorkloadView, effective_scheduler, keys
-from gpufleet.workloads.kueue_gate import INTEGRATIONS, integration
+from gpufleet.workloads.kueue_gate import integration
 from gpufleet.workloads import outcomes as O
 
 CODE = "GANG108"
@@ -133,9 +133,6 @@ class Gang108Options(VolcanoSchedulerOptions):
 
 _RESOURCES = resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
                        ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"))
-_FRAMEWORK = " : ".join(f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
-                        f"? '{key_safe(INTEGRATIONS[(group, kind)])}'" for group, _, plural, kind in _RESOURCES
-                        if (group, kind) in INTEGRATIONS) + " : ''"
 _VOLCANO = "object.apiVersion.startsWith('batch.volcano.sh/')"
 
 
@@ -153,7 +150,7 @@ CEL = CelForm(
         *VOLCANO_QUEUE_VARIABLES,
         ("route", f"{_VOLCANO} ? 'metadata.namespace' : size(variables.toVolcano) > 0 ? variables.toVolcano[0] "
                   ": variables.volcanoQueue != '' ? variables.volcanoQueuePath : ''"),
-        ("framework", _FRAMEWORK),
+        ("framework", framework(_RESOURCES)),
         ("held", f"!{fact('kueueLeavesUnlabelled', 'request.namespace')} && ((variables.framework != '' "
                  f"&& {_integrates('variables.framework')}) || {_integrates(repr('pod'))})"),
     ),
