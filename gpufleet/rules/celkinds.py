@@ -67,10 +67,11 @@ TOTAL_PODS = (
 """CEL: the pods of a batch Job, JobSet, PyTorchJob or MPIJob (:attr:`gpufleet.workloads.WorkloadView.total_pods`)."""
 
 
-def present(path: str) -> str:
-    """CEL: every field of the dotted ``path`` past its root variable is set (``t.metadata.labels``); a part ending in
-    an index (``specs[r]``) is not tested, since ``has()`` takes a field selection only."""
-    parts = path.split(".")
+def present(selection: str) -> str:
+    """CEL: every field of the CEL member ``selection`` past its root variable is set (``t.metadata.labels``); a
+    part ending in an index (``specs[r]``) is not tested, since ``has()`` takes a field selection only. A CEL
+    expression these forms write, never a field path read back from a finding."""
+    parts = selection.split(".")
     return " && ".join(f"has({'.'.join(parts[:i])})" for i in range(2, len(parts) + 1) if not parts[i - 1].endswith("]"))
 
 

@@ -26,6 +26,7 @@ from gpufleet.model import load_model
 from gpufleet.render.context import render_context
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.admission_policies import render_policies
+from gpufleet.sandbox.kube import WaitTimeout
 from gpufleet.sandbox.up import Options
 from tests.conftest import shared_path
 from tests.e2e.sandbox_env import model, running
@@ -65,11 +66,20 @@ def sandbox(tmp_path_factory):
         for manifest in rendered.values():
             sb.apply(one_rule_per_namespace(manifest))
         names = [m["metadata"]["name"] for m in rendered.values() if m["kind"] == "ValidatingAdmissionPolicy"]
-        sb.wait("every policy compiled without a type error", lambda: all(
-            (sb.get("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", n) or {}).get("status", {})
-            .get("observedGeneration") for n in names), timeout=60)
+        # the API server type-checks each policy against every resource it matches, asynchronously: the routing
+        # forms match up to twelve resources, so this takes longer than the first forms did
+        try:
+            sb.wait("every policy type-checked", lambda: not unchecked(sb, names), timeout=240)
+        except WaitTimeout as exc:
+            raise WaitTimeout(f"{exc}; not type-checked: {unchecked(sb, names)}") from None
         _wait_enforced(sb)
         yield sb
+
+
+def unchecked(sb, names: list[str]) -> list[str]:
+    """The policies the API server has not type-checked yet (no ``status.observedGeneration``)."""
+    return [n for n in names if not (sb.get("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", n) or {})
+            .get("status", {}).get("observedGeneration")]
 
 
 def one_rule_per_namespace(manifest: dict) -> dict:
