@@ -140,7 +140,7 @@ FACTS: dict[str, Callable[[FleetContext], Iterable[str]]] = {
 (:func:`gpufleet.render.context.render_context`): the params hold a key ``<fact>.<value>`` per value."""
 
 
-# Routing and coscheduling facts (GANG104-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
+# Routing and coscheduling facts (GANG103-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
 # Kueue treats it. Each is computed by the function the rule itself calls, over the fleet's team namespaces; a
 # value ``<namespace>.<name>`` pairs a namespace (no dot in it) with a queue; UNKNOWN: the context does not say.
 
@@ -158,12 +158,6 @@ def _team_volcano_queues(context: FleetContext) -> Iterable[str]:
 
     teams = ((ns, context.team_for_namespace(ns)) for ns in _team_namespaces(context))
     return (f"{ns}.{queue}" for ns, team in teams if team is not None and (queue := own_queue(context, team.name)))
-
-
-def _volcano_only_namespaces(context: FleetContext) -> Iterable[str]:
-    from gpufleet.rules.routing._helpers import volcano_only
-
-    return (ns for ns in _team_namespaces(context) if volcano_only(context.team_for_namespace(ns)))
 
 
 def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
@@ -191,7 +185,6 @@ FACTS.update({
     "kueueTeamNamespace": lambda context: (ns for ns in _team_namespaces(context)
                                            if (team := context.team_for_namespace(ns)) is not None
                                            and team.local_queue and not team.volcano_queue),
-    "volcanoOnlyNamespace": _volcano_only_namespaces,
     "kueueIntegrates": lambda context: (UNKNOWN,) if context.kueue_frameworks is None else context.kueue_frameworks,
     "coschedulingNamespace": _coscheduling_namespaces,
     "coschedulingScheduler": lambda context: (context.coscheduling_scheduler or UNKNOWN,),

@@ -80,9 +80,8 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, unknown
+from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
-from gpufleet.rules.routing import _cel as C
 from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import (
     VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team,
@@ -215,18 +214,22 @@ def _hints(field: str) -> str:
     return f"(has({meta}) && {meta}.exists(k, k.startsWith('{keys.KUEUE_PREFIX}') && k != '{keys.QUEUE_LABEL}'))"
 
 
+_RESOURCES = resources(("batch.volcano.sh", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
+                       ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"))
+"""The kinds that are always gangs (:func:`gpufleet.rules.gangs.is_gang`) and a Volcano Job (Volcano admits it: never judged)."""
+_VOLCANO_JOB = "object.apiVersion.startsWith('batch.volcano.sh/')"
 CEL = CelForm(
-    resources=C.RESOURCES, params=("volcanoSchedulers",), facts=("kueueNamespace", "kueueIntegrates"),
+    resources=_RESOURCES, params=("volcanoSchedulers",), facts=("kueueNamespace", "kueueIntegrates"),
     variables=(
         *VOLCANO_QUEUE_VARIABLES,  # no Volcano Job reaches the check: Volcano, not Kueue, admits it
         ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
                                         "spec.schedulerName")),
-        ("kueueRouted", f"!{C.VOLCANO_JOB} && variables.volcanoQueue == '' && size(variables.toVolcano) == 0"),
-        ("framework", framework(C.RESOURCES)),
+        ("kueueRouted", f"!{_VOLCANO_JOB} && variables.volcanoQueue == '' && size(variables.toVolcano) == 0"),
+        ("framework", framework(_RESOURCES)),
         ("integrated", f"{unknown('kueueIntegrates')} || {fact('kueueIntegrates', 'variables.framework')}"),
         ("hinted", f"{_hints('labels')} || {_hints('annotations')}"),
     ),
-    checks=(CelCheck(f"{C.VOLCANO_JOB} || {map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+    checks=(CelCheck(f"{_VOLCANO_JOB} || {map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
                      "|| !variables.integrated || !variables.kueueRouted "
                      f"|| !({fact('kueueNamespace', 'request.namespace')} || variables.hinted)",
                      f"'{label_path(keys.QUEUE_LABEL)}'",
@@ -234,7 +237,8 @@ CEL = CelForm(
                      f"({fact('kueueNamespace', 'request.namespace')} ? 'namespace ' + request.namespace + ' belongs to a "
                      "team whose gangs Kueue admits' : 'it carries Kueue keys') + '): Kueue ignores it, or suspends it and "
                      "never admits it'"),),
-    note=f"{C.NOTE}; CronJobs are sent to neither (the linter and the policy pack judge them)",
+    note="batch Jobs (a gang only when it asks for GPUs, a fact of the GPU rules), LeaderWorkerSets and Ray kinds "
+         "(their pod templates); CronJobs are sent to neither (the linter and the policy pack judge them)",
 )
 
 
