@@ -24,7 +24,8 @@ from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, pool_resources, show
+from gpufleet.model.scaling import quota_first
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, show
 
 MAX_DEPTH = 5
 
@@ -87,7 +88,7 @@ def tree(fleet: Fleet, pool: Pool) -> dict[str, Node]:
         entry = owner.quota.get(pool.name)
         own = {a.resource: a for a in expand(owner, pool, entry)} if entry and pool.gpus_per_node > 0 else {}
         nodes[owner.name] = Node(owner, start if nested else None, own, in_cohort=owner.kind == "teams" and start is not None)
-    resources = pool_resources(pool)  # the quota resource first, so its problem is the one reported
+    resources = quota_first(pool)  # the quota resource first, so its problem is the one reported
     depth = {name: len(parent_chain(fleet, n.parent) or []) for name, n in nodes.items()}
     for name in sorted(nodes, key=lambda n: -depth[n]):
         node = nodes[name]
