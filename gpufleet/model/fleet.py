@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Literal
+from typing import Literal, Sequence
 
 from pydantic import Field, field_validator
 
@@ -151,6 +151,15 @@ class Fleet(Base):
             return int(pool.startup_budget)
         cold = pool.cold_start_budget if pool.cold_start_budget is not None else self.admission.cold_start_floor
         return int(cold) + int(self.observability.rendezvous_allowance)
+
+    @property
+    def quota_owners(self) -> tuple[Team | Cohort, ...]:
+        """Every holder of quota: the teams, then the cohorts."""
+        return (*self.teams, *self.cohorts)
+
+    def sections(self) -> tuple[tuple[str, Sequence[Team | Cohort]], ...]:
+        """``("teams", teams)`` and ``("cohorts", cohorts)``: the model's quota holders with the key each is listed under."""
+        return (("teams", self.teams), ("cohorts", self.cohorts))
 
     def pools_of(self, system: str) -> list[Pool]:
         return [p for p in self.pools if p.system == system]

@@ -54,7 +54,7 @@ def covered_resources(fleet: Fleet, system: str) -> list[str]:
     the covered resources of Kueue's single resource group."""
     pools = fleet.pools_of(system)
     names = {res for pool in pools for res in pool_resources(pool)}
-    for owner in (*fleet.teams, *fleet.cohorts):
+    for owner in fleet.quota_owners:
         names.update(res for pool in pools if pool.name in owner.quota for res in owner.quota[pool.name].resources)
     return resource_order(names)
 

@@ -65,8 +65,8 @@ def _own(fleet: Fleet, owner: Team | Cohort, may_borrow: bool) -> tuple[Totals, 
     deserved: Totals = {}
     capability: Totals | None = {}
     guarantee: Totals = {}
-    for pool_name, pq in tree.system_quota(fleet, owner, "volcano").items():
-        for res, a in scaling.scaled_quota(fleet.pool(pool_name), pq).items():
+    for pool, pq in tree.system_pools(fleet, owner, "volcano"):
+        for res, a in scaling.scaled_quota(pool, pq).items():
             _add(deserved, res, a.nominal)
             if a.lending_limit is not None and a.nominal > a.lending_limit:
                 _add(guarantee, res, a.nominal - a.lending_limit)
@@ -84,8 +84,8 @@ def _own_borrowing(fleet: Fleet, cohort: Cohort) -> Totals:
     """Per resource, the cohort's own scaled borrowing limit; a resource with any unlimited pool is left out."""
     limits: Totals = {}
     unlimited: set[str] = set()
-    for pool_name, pq in tree.system_quota(fleet, cohort, "volcano").items():
-        for res, a in scaling.scaled_quota(fleet.pool(pool_name), pq).items():
+    for pool, pq in tree.system_pools(fleet, cohort, "volcano"):
+        for res, a in scaling.scaled_quota(pool, pq).items():
             if a.borrowing_limit is None:
                 unlimited.add(res)
             else:

@@ -150,5 +150,5 @@ def check(fleet: Fleet) -> Iterable[Issue]:
 
 def with_history(base: Fleet, new: Fleet, issues: Sequence[Issue]) -> list[Issue]:
     """``issues`` of ``new`` with each pool-level overfill issue replaced by :func:`blame`'s edit."""
-    edits = {FieldPath.of("pools", index): issue for index, issue in _blamed(base, new).items()}
+    edits: dict[FieldPath | str, Issue] = {FieldPath.of("pools", index): issue for index, issue in _blamed(base, new).items()}
     return [edits[i.path] if i.path in edits and i.message.startswith("nominal ") else i for i in issues]

@@ -118,9 +118,10 @@ def _node_issues(node: Node, nodes: dict[str, Node]) -> Iterator[tuple[str, Issu
         ancestor = nodes.get(node.parent or "")
         while ancestor is not None and ancestor.capability.get(res) is None:
             ancestor = nodes.get(ancestor.parent or "")
-        if cap is not None and ancestor is not None and cap > ancestor.capability[res]:
+        limit = ancestor.capability.get(res) if ancestor is not None else None
+        if cap is not None and ancestor is not None and limit is not None and cap > limit:
             yield "ancestor", Issue(node.path(res, "borrowingLimit"),
-                        f"Volcano queue {name!r}: capability {show(cap, res)} for {res} exceeds the capability {show(ancestor.capability[res], res)} of its ancestor {ancestor.owner.name!r}",
+                        f"Volcano queue {name!r}: capability {show(cap, res)} for {res} exceeds the capability {show(limit, res)} of its ancestor {ancestor.owner.name!r}",
                         f"lower this borrowingLimit, or raise the borrowingLimit of cohort {ancestor.owner.name!r}")
 
 
@@ -137,7 +138,7 @@ def _depth(fleet: Fleet) -> Iterator[Issue]:
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
-    first: dict[tuple[str, str], Issue] = {}
+    first: dict[tuple[FieldPath | str, str], Issue] = {}
     for pool in fleet.pools_of("volcano"):
         nodes = tree(fleet, pool)
         for node in nodes.values():
