@@ -22,7 +22,7 @@ if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cold-build.env"  # BUILD_GB, BUILD_MINUTES (gpufleet/sandbox/needs.py reads them too)
 # The oldest Go that builds every engine: the newest `go` directive of their go.mod files (as needs.py computes it).
-gomin=$(awk '$1 == "go" {print $2}' "$here"/*/go.mod | sort -V | tail -n 1)
+gomin=$(awk '$1 == "go" {print $2}' "$here"/*/go.mod 2>/dev/null | sort -V | tail -n 1 || true)
 cache=${GPUFLEET_ENGINES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet/engines}
 export GOMODCACHE=${GOMODCACHE_OVERRIDE:-$cache/gomod}
 export GOCACHE=$cache/gobuild
