@@ -39,7 +39,7 @@ if command -v go >/dev/null 2>&1; then
   status=$(mktemp -d)/engines.rc
   export GPUFLEET_ENGINES_BUILD_STATUS=$status
   set -m  # the build in its own process group, so that an interrupted run stops it (by that group's id)
-  ( set +e; bash sandbox/engines/build.sh >/dev/null; echo $? > "$status.tmp" && mv "$status.tmp" "$status" ) &
+  ( set +e; bash sandbox/engines/build.sh --with pulumi-yaml >/dev/null; echo $? > "$status.tmp" && mv "$status.tmp" "$status" ) &
   build_pid=$!
   set +m
   trap '[ -z "$build_pid" ] || kill -- -"$build_pid" 2>/dev/null || true' EXIT
