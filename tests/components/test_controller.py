@@ -214,3 +214,15 @@ def test_the_stacks_enforcement_choice_applies_the_rules_admission_policies(moni
     assert bool(of_type(registered, "ValidatingWebhookConfiguration")) is validating
     params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == "gpufleet-rule-params"]
     assert bool(params) is policies
+
+
+@pytest.mark.parametrize("mutations, policies, mutating", [("webhook", False, True), ("both", True, True),
+                                                           ("apiServer", True, False)])
+def test_the_stacks_mutations_choice_applies_the_defaultings_admission_policies(monitor, mutations, policies, mutating):
+    registered = deploy(monitor, fleet(controller={"mutations": mutations}))
+    names = {r.inputs["metadata"]["name"] for r in of_type(registered, "MutatingAdmissionPolicy")}
+    assert ("gpufleet-mutate-volcano" in names) is policies
+    assert bool(of_type(registered, "MutatingAdmissionPolicyBinding")) is policies
+    assert bool(of_type(registered, "MutatingWebhookConfiguration")) is mutating
+    params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == "gpufleet-mutation-params"]
+    assert bool(params) is policies
