@@ -198,7 +198,7 @@ def test_the_policies_mutate_every_fixture_object_as_the_controllers_mutate(sand
     assert compared > 100 and mutated > 50  # most shapes were compared, and many of them mutated
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(obj=st.one_of(eq.volcano_jobs(), eq.kubeflow_jobs(), eq.batch_jobs(), eq.jobsets()))
 def test_the_policies_mutate_generated_workload_shapes_as_the_controllers_mutate(sandbox, obj):
