@@ -100,6 +100,10 @@ class Controller(Base):
     """Where the gang-safety rules are enforced on admission: ``webhook`` (the controller's validating webhook runs
     every rule), ``apiServer`` (the rules with a CEL form run as ValidatingAdmissionPolicies inside the API server,
     no validating webhook: the others are left to the linter and the policy pack), or ``both`` (docs/webhook.md)."""
+    mutations: Literal["webhook", "apiServer", "both"] = "webhook"
+    """Where the admission defaulting (queue label, Volcano queue, scheduler, ``minAvailable``, restart policies, gang
+    label) is done: ``webhook`` (the controller's ``/mutate``), ``apiServer`` (MutatingAdmissionPolicies inside the
+    API server, Kubernetes 1.36+, no mutating webhook) or ``both`` (docs/webhook.md)."""
     namespace_guard: NamespaceGuard = Field(default_factory=NamespaceGuard)
     """Who may change the scope labels of team namespaces (``<optOutLabel>``, ``gpufleet.dev/team``, ...)."""
 

@@ -8,7 +8,8 @@ cert-manager objects when ``cert_manager``),
 then one Kubernetes resource per manifest from
 ``gpufleet.render.controller.render_controller``, plus, when ``controller.enforcement`` is
 ``apiServer`` or ``both``, the rules' ValidatingAdmissionPolicies and bindings
-(``gpufleet.rules.admission_policies.render_policies``). Every decision about what the
+(``gpufleet.rules.admission_policies.render_policies``), and, when ``controller.mutations`` is ``apiServer``
+or ``both``, the defaulting's MutatingAdmissionPolicies (``gpufleet.mutate.policies``). Every decision about what the
 manifests contain lives in that pure renderer.
 """
 
@@ -24,6 +25,7 @@ import pulumi_tls as tls
 from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import controller as render
+from gpufleet.mutate.policies import stack_mutating_policies
 from gpufleet.rules.admission_policies import stack_policies
 from gpufleet.render.controller_tls import (
     CA_VALIDITY_HOURS, EARLY_RENEWAL_HOURS, SERVING_VALIDITY_HOURS, dns_names,
@@ -52,6 +54,7 @@ class GangAdmissionController(pulumi.ComponentResource):
         settings = replace(args.settings, ca_bundle=ca_bundle)
         manifests = render.render_controller(args.fleet, settings)
         manifests.update(stack_policies(args.fleet))  # the rules' CEL forms, enforced by the API server itself
+        manifests.update(stack_mutating_policies(args.fleet))  # the defaulting, done by the API server itself
         self.resources: dict[str, pulumi.Resource] = {}
         namespace = create_manifest(f"{name}-namespace", manifests.pop("namespace"), child)
         after_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])

@@ -107,6 +107,8 @@ def render_controller(fleet: Fleet, settings: ControllerSettings, context: dict[
     hooks = webhook_configurations(fleet, settings)
     if fleet.controller.enforcement == "apiServer":  # the API server's policies judge; the webhook only mutates
         del hooks["validatingwebhookconfiguration"]
+    if fleet.controller.mutations == "apiServer":  # the API server's MutatingAdmissionPolicies default instead
+        del hooks["mutatingwebhookconfiguration"]
     out.update(hooks)
     if settings.prometheus_operator:
         out["servicemonitor"] = service_monitor(fleet)

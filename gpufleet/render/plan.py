@@ -191,7 +191,8 @@ def build_plan(fleet: Fleet, rendered: Rendered, settings: ControllerSettings | 
     """The plan of ``fleet`` as a stack with these controller ``settings`` applies it (default: the stack defaults).
 
     ``extra``: further manifests the stack applies that this layer cannot render (the rules' admission policies,
-    ``gpufleet.rules.admission_policies.stack_policies``, which the CLI passes)."""
+    ``gpufleet.rules.admission_policies.stack_policies`` and ``gpufleet.mutate.policies.stack_mutating_policies``,
+    which the CLI passes)."""
     objects = Counter("Volcano Queue" if o.engine == "volcano" else o.manifest["kind"] for o in rendered.objects)
     objects.update(m["kind"] for m in stack_objects(fleet, rendered, settings or ControllerSettings()))
     objects.update(m["kind"] for m in extra)

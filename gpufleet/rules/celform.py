@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
-from gpufleet.workloads.keys import ELASTIC, WAIVER_PREFIX
+from gpufleet.workloads.cel import annotations, elastic  # noqa: F401 - re-exported to the rules
+from gpufleet.workloads.keys import WAIVER_PREFIX
 
 Resource = tuple[str, tuple[str, ...], str, str]
 """``(apiGroup, apiVersions, plural resource, kind)``: the webhook's rule for the resource, and the kind it holds."""
@@ -64,11 +65,6 @@ class CelForm:
     """What the form leaves to the webhook (kinds it does not match), for docs/rules.md."""
 
 
-def annotations(root: str = "object") -> str:
-    """``root``'s annotations, or an empty map."""
-    return f"(has({root}.metadata.annotations) ? {root}.metadata.annotations : {{}})"
-
-
 def waived(code: str, root: str = "object") -> str:
     """True when ``root`` waives ``code`` with a non-blank reason (:func:`gpufleet.rules.waivers.waiver_reasons`)."""
     full = f"{WAIVER_PREFIX}{code}".upper()
@@ -83,12 +79,6 @@ def blank_waiver(code: str, root: str = "object") -> str:
     notes = annotations(root)
     return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
             f"&& {notes}[k].trim() == '')")
-
-
-def elastic(root: str = "object") -> str:
-    """The elastic opt-in (:func:`gpufleet.workloads.elastic.opted_in`): the annotation, trimmed, is ``true`` in any case."""
-    notes = annotations(root)
-    return f"('{ELASTIC}' in {notes} && {notes}['{ELASTIC}'].trim().lowerAscii() == 'true')"
 
 
 def option(code: str, key: str) -> str:

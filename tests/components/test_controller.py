@@ -204,13 +204,20 @@ def test_the_webhook_configurations_wait_for_their_backend(monitor):
         assert backend <= set(one(registered, f"kubernetes:admissionregistration.k8s.io/v1:{suffix}").dependencies)
 
 
-@pytest.mark.parametrize("enforcement, policies, validating", [("webhook", False, True), ("both", True, True),
-                                                               ("apiServer", True, False)])
-def test_the_stacks_enforcement_choice_applies_the_rules_admission_policies(monitor, enforcement, policies, validating):
-    registered = deploy(monitor, fleet(controller={"enforcement": enforcement}))
-    names = {r.inputs["metadata"]["name"] for r in of_type(registered, "ValidatingAdmissionPolicy")}
-    assert ("gpufleet-gang001" in names) is policies
-    assert bool(of_type(registered, "ValidatingAdmissionPolicyBinding")) is policies
-    assert bool(of_type(registered, "ValidatingWebhookConfiguration")) is validating
-    params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == "gpufleet-rule-params"]
+CHOICES = {"enforcement": ("Validating", "gpufleet-gang001", "gpufleet-rule-params"),
+           "mutations": ("Mutating", "gpufleet-mutate-volcano", "gpufleet-mutation-params")}
+"""Per admission choice of ``controller``: the kinds' prefix, one policy it applies, its params ConfigMap."""
+
+
+@pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("webhook", "both", "apiServer")])
+def test_the_stacks_admission_choices_apply_the_api_servers_policies_and_keep_the_webhook_unless_api_server(
+        monitor, setting, where):
+    prefix, policy, params_name = CHOICES[setting]
+    policies, webhook = where != "webhook", where != "apiServer"
+    registered = deploy(monitor, fleet(controller={setting: where}))
+    names = {r.inputs["metadata"]["name"] for r in of_type(registered, f"{prefix}AdmissionPolicy")}
+    assert (policy in names) is policies
+    assert bool(of_type(registered, f"{prefix}AdmissionPolicyBinding")) is policies
+    assert bool(of_type(registered, f"{prefix}WebhookConfiguration")) is webhook
+    params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == params_name]
     assert bool(params) is policies
