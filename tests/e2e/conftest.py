@@ -6,6 +6,8 @@
   runs in the background meanwhile (``GPUFLEET_ENGINES_BUILD_STATUS``, the file its exit code goes to);
 - modules that declare the same ``POOL`` (``pool_key(model, options)``) run one after another,
   each group where its first module would have run, so that they reuse one sandbox;
+- with ``GPUFLEET_E2E_LANE=K/N`` (scripts/test.sh: two pytest processes at once) only lane K's
+  e2e modules run (tests/e2e/lanes.py), the rest deselected;
 - the terminal summary lists the seconds of each e2e module (setup, tests and teardown) and
   of each sandbox start, and which leases reused a running sandbox.
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import sandbox_env
+from tests.e2e import lanes, sandbox_env
 from tests.e2e.sandbox_pool import Pool, grouped
 
 E2E = "tests/e2e/"
@@ -29,8 +31,9 @@ _MODULE_SECONDS: dict[str, float] = defaultdict(float)
 _POOLS: list[Pool] = []
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The e2e modules last (scripts/test.sh builds the engines meanwhile), those of one ``POOL`` together."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The e2e modules last (scripts/test.sh builds the engines meanwhile), those of one ``POOL`` together; with
+    ``GPUFLEET_E2E_LANE=K/N`` only lane K's e2e modules (tests/e2e/lanes.py), the others deselected."""
     by_module: dict[str, list[pytest.Item]] = {}
     keys: dict[str, str | None] = {}
     for item in items:
@@ -39,7 +42,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         keys.setdefault(name, getattr(getattr(item, "module", None), "POOL", None))
     e2e = [(name, key) for name, key in keys.items() if name.startswith(E2E)]
     rest = [name for name in keys if not name.startswith(E2E)]
-    items[:] = [item for name in rest + grouped(e2e) for item in by_module[name]]
+    order = grouped(e2e)
+    try:
+        lane = lanes.parse(os.environ.get(lanes.ENV))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if lane is not None:
+        mine = set(lanes.assign([(name, keys[name]) for name in order], lane[1])[lane[0] - 1])
+        config.hook.pytest_deselected(items=[item for name in order if name not in mine for item in by_module[name]])
+        order = [name for name in order if name in mine]
+    items[:] = [item for name in rest + order for item in by_module[name]]
 
 
 @pytest.fixture(scope="session", autouse=True)
