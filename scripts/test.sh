@@ -55,7 +55,9 @@ if [ $# -eq 0 ] && [ "${GPUFLEET_E2E_LANES:-2}" = 2 ]; then
   # Two pytest processes at once (tests/e2e/lanes.py): an e2e module mostly waits on its engines, so two
   # overlap well on 2 cores. Here: every other tier, then e2e lane 1; in the background: e2e lane 2 alone,
   # its output to a log printed when it ends. GPUFLEET_E2E_LANES=1 (or any pytest argument) runs one process.
-  lane2_log=$(mktemp -d)/e2e-lane2.log
+  lanes_dir=$(mktemp -d)
+  lane2_log=$lanes_dir/e2e-lane2.log
+  export GPUFLEET_E2E_LOCK=$lanes_dir/e2e.lock  # each e2e module holds it; one with ALONE = True alone
   echo "== tests: two pytest processes (tests/e2e/lanes.py); here the other tiers, then e2e lane 1 (tests/e2e last)"
   echo "== e2e lane 2 in the background (GPUFLEET_E2E_LANE=2/2 pytest tests/e2e), its log: $lane2_log (printed at its end)"
   set -m  # its own process group: an interrupted run sends it SIGINT (pytest then stops its sandboxes)

@@ -6,7 +6,10 @@ the wall time of one. ``scripts/test.sh`` runs the test command as two pytest pr
 at once: ``GPUFLEET_E2E_LANE=1/2 pytest`` (every other tier first, then lane 1's e2e
 modules) and ``GPUFLEET_E2E_LANE=2/2 pytest tests/e2e`` (lane 2's). tests/e2e/conftest.py
 reads the variable at collection and deselects the other lane's modules; without it every
-module runs, as before.
+module runs, as before. A module whose timing is part of what it checks (the whatif replays'
+engine latency times the time scale) sets ``ALONE = True``: with :data:`LOCK_ENV` set, it waits
+for the other lane's module in progress and runs with no other e2e module beside it
+(:func:`turn`); such modules go to lane 1, after the other tiers.
 
 :func:`assign` is pure (tests/sandbox/test_e2e_lanes.py): modules that lease one
 sandbox (the same ``POOL``) stay in one lane; the heaviest group goes first to the lane
@@ -19,10 +22,17 @@ one lane finish later, it never drops or doubles a module.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
-from typing import Mapping
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Mapping
 
 ENV = "GPUFLEET_E2E_LANE"
+LOCK_ENV = "GPUFLEET_E2E_LOCK"
+"""A file both lanes lock around each e2e module (scripts/test.sh makes it): :func:`turn`."""
 HEAD = 330.0
 """Seconds of the tiers before the e2e tier, which lane 1 runs first (the clean-clone run of 2 Dec 2026, 14:50-15:29 UTC)."""
 DEFAULT_SECONDS = 40.0
@@ -54,16 +64,38 @@ def seconds(module: str, table: Mapping[str, float] = SECONDS) -> float:
 
 
 def assign(modules: list[tuple[str, str | None]], count: int, head: float = HEAD,
-           table: Mapping[str, float] = SECONDS) -> list[list[str]]:
-    """Modules (name, pool key) split into ``count`` lanes, each lane in the order given; one pool key, one lane."""
+           table: Mapping[str, float] = SECONDS, alone: frozenset[str] = frozenset()) -> list[list[str]]:
+    """Modules (name, pool key) split into ``count`` lanes, each lane in the order given; one pool key, one lane.
+    Modules that run ``alone`` (and their pool peers) go to lane 1, where they run after the other tiers."""
     groups: dict[str, list[str]] = {}
     for name, key in modules:
         groups.setdefault(name if key is None else f"\0{key}", []).append(name)
     load = [head] + [0.0] * (count - 1)
     lane_of: dict[str, int] = {}
-    heaviest = sorted(groups.values(), key=lambda g: (-sum(seconds(m, table) for m in g), sorted(g)))
+    heaviest = sorted(groups.values(), key=lambda g: (not alone & set(g), -sum(seconds(m, table) for m in g), sorted(g)))
     for group in heaviest:
-        lane = min(range(count), key=lambda i: (load[i], i))
+        lane = 0 if alone & set(group) else min(range(count), key=lambda i: (load[i], i))
         load[lane] += sum(seconds(m, table) for m in group)
         lane_of.update((m, lane) for m in group)
     return [[name for name, _ in modules if lane_of[name] == lane] for lane in range(count)]
+
+
+@contextmanager
+def turn(path: Path, alone: bool) -> Iterator[float]:
+    """Hold ``path`` for one e2e module: shared by the lanes' modules, exclusively by one that runs ``alone`` (its
+    timing is part of what it checks: ``ALONE = True`` at module level), which waits for the other lane's module
+    in progress and holds back its next. Yields the seconds waited. Two locks, so that a module waiting to run
+    alone is not passed over by the other lane's next modules: each module first passes ``path.gate``
+    (held by a module that waits to run alone, or runs), then locks ``path``."""
+    began = time.monotonic()
+    gate = os.open(f"{path}.gate", os.O_RDWR | os.O_CREAT, 0o600)
+    body = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        if not alone:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        fcntl.flock(body, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        yield time.monotonic() - began
+    finally:
+        os.close(body)  # closing releases the locks
+        os.close(gate)

@@ -1,11 +1,16 @@
 """The e2e tier's two lanes (tests/e2e/lanes.py): every module runs in exactly one lane, modules that share a
-sandbox share a lane, and the expected work is balanced with lane 1's head start (the tiers before the e2e tier)."""
+sandbox share a lane, the expected work is balanced with lane 1's head start (the tiers before the e2e tier), and a
+module that runs alone has no other module beside it (the lanes' lock, taken here by threads: flock locks an open
+file, so two threads conflict as two processes do)."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
-from tests.e2e.lanes import DEFAULT_SECONDS, assign, parse, seconds
+from tests.e2e.lanes import DEFAULT_SECONDS, assign, parse, seconds, turn
 
 TABLE = {"a.py": 300, "b.py": 200, "c.py": 100, "d.py": 100, "e.py": 50}
 
@@ -58,3 +63,43 @@ def test_two_processes_given_the_modules_in_another_order_agree_on_the_split():
     one = assign(modules, 2, head=100, table=table)
     other = assign(list(reversed(modules)), 2, head=100, table=table)
     assert [set(lane) for lane in one] == [set(lane) for lane in other]
+
+
+def test_modules_that_run_alone_go_to_lane_1_with_their_pool_peers():
+    modules = [("a.py", None), ("b.py", "dev"), ("c.py", None), ("d.py", "dev"), ("e.py", None)]
+    lanes = assign(modules, 2, head=10_000, table=TABLE, alone=frozenset({"d.py"}))
+    assert {"b.py", "d.py"} <= set(lanes[0])
+
+
+def _in_turn(path, alone, entered, leave):
+    with turn(path, alone):
+        entered.set()
+        leave.wait(10)
+
+
+def _start(path, alone):
+    entered, leave = threading.Event(), threading.Event()
+    thread = threading.Thread(target=_in_turn, args=(path, alone, entered, leave), daemon=True)
+    thread.start()
+    return thread, entered, leave
+
+
+def test_modules_of_both_lanes_run_side_by_side(tmp_path):
+    one, two = _start(tmp_path / "lock", False), _start(tmp_path / "lock", False)
+    assert one[1].wait(5) and two[1].wait(5)
+    one[2].set(), two[2].set()
+
+
+def test_a_module_that_runs_alone_waits_for_the_other_lanes_module_and_holds_back_its_next(tmp_path):
+    running = _start(tmp_path / "lock", False)
+    assert running[1].wait(5)
+    alone = _start(tmp_path / "lock", True)
+    assert not alone[1].wait(0.5)  # the other lane's module is still running
+    time.sleep(0.2)
+    following = _start(tmp_path / "lock", False)
+    running[2].set()
+    assert alone[1].wait(5)
+    assert not following[1].wait(0.5)  # the next module waits for the one that runs alone
+    alone[2].set()
+    assert following[1].wait(5)
+    following[2].set()
