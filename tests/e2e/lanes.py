@@ -1,8 +1,8 @@
 """The e2e tier in two lanes: which modules each of two pytest processes runs at once, so that their waits overlap.
 
-An e2e module mostly waits on its engines (its sandbox and pytest used about a third of
-one core on 2 Dec 2026: docs/sandbox.md, "Measured"), so two modules at a time take about
-the wall time of one. ``scripts/test.sh`` runs the test command as two pytest processes
+An e2e module mostly waits on its engines (the differential tier and the whatif replays, with
+their sandboxes, used 22 and 28 % of one core on 2 Dec 2026: docs/sandbox.md, "Measured"),
+so two modules at a time take about the wall time of one. ``scripts/test.sh`` runs the test command as two pytest processes
 at once: ``GPUFLEET_E2E_LANE=1/2 pytest`` (every other tier first, then lane 1's e2e
 modules) and ``GPUFLEET_E2E_LANE=2/2 pytest tests/e2e`` (lane 2's). tests/e2e/conftest.py
 reads the variable at collection and deselects the other lane's modules; without it every
@@ -66,7 +66,8 @@ def seconds(module: str, table: Mapping[str, float] = SECONDS) -> float:
 def assign(modules: list[tuple[str, str | None]], count: int, head: float = HEAD,
            table: Mapping[str, float] = SECONDS, alone: frozenset[str] = frozenset()) -> list[list[str]]:
     """Modules (name, pool key) split into ``count`` lanes, each lane in the order given; one pool key, one lane.
-    Modules that run ``alone`` (and their pool peers) go to lane 1, where they run after the other tiers."""
+    Modules that run ``alone`` (and their pool peers) go to lane 1, where they run after the other tiers; their
+    seconds count in every lane (the others wait meanwhile)."""
     groups: dict[str, list[str]] = {}
     for name, key in modules:
         groups.setdefault(name if key is None else f"\0{key}", []).append(name)
@@ -74,8 +75,12 @@ def assign(modules: list[tuple[str, str | None]], count: int, head: float = HEAD
     lane_of: dict[str, int] = {}
     heaviest = sorted(groups.values(), key=lambda g: (not alone & set(g), -sum(seconds(m, table) for m in g), sorted(g)))
     for group in heaviest:
-        lane = 0 if alone & set(group) else min(range(count), key=lambda i: (load[i], i))
-        load[lane] += sum(seconds(m, table) for m in group)
+        weight = sum(seconds(m, table) for m in group)
+        if alone & set(group):  # lane 1 runs it; every other lane waits meanwhile
+            lane, load = 0, [x + weight for x in load]
+        else:
+            lane = min(range(count), key=lambda i: (load[i], i))
+            load[lane] += weight
         lane_of.update((m, lane) for m in group)
     return [[name for name, _ in modules if lane_of[name] == lane] for lane in range(count)]
 

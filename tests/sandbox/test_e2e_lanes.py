@@ -103,3 +103,8 @@ def test_a_module_that_runs_alone_waits_for_the_other_lanes_module_and_holds_bac
     alone[2].set()
     assert following[1].wait(5)
     following[2].set()
+
+
+def test_the_seconds_of_a_module_that_runs_alone_count_in_every_lane_for_the_others_wait_meanwhile():
+    modules = [("a.py", None), ("b.py", None), ("c.py", None)]
+    assert assign(modules, 2, head=0, table=TABLE, alone=frozenset({"a.py"})) == [["a.py", "b.py"], ["c.py"]]
