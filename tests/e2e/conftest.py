@@ -87,6 +87,8 @@ def lane_turn(request):
         return
     alone = bool(getattr(request.module, "ALONE", False))
     with lanes.turn(Path(path), alone) as waited:
+        if alone and sandbox_env.POOL is not None:
+            sandbox_env.POOL.retire_idle()  # this lane's idle sandbox would run beside it (the other's may)
         if waited >= 1:
             _WAITS.append((request.module.__name__.rsplit(".", 1)[-1], waited, alone))
         yield
