@@ -80,7 +80,8 @@ def engines_built(request) -> None:
 
 @pytest.fixture(scope="module", autouse=True)
 def lane_turn(request):
-    """With two lanes (``GPUFLEET_E2E_LOCK``), each module holds the lanes' lock: shared, or alone (``ALONE = True``)."""
+    """With two lanes (``GPUFLEET_E2E_LOCK``), each module holds the lanes' lock: shared, or alone
+    (``ALONE = True``)."""
     path = os.environ.get(lanes.LOCK_ENV)
     if not path:
         yield
@@ -122,8 +123,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
     write(f"sandboxes started: {len(starts)}, {sum(s for _, s in starts):.0f} s in all"
           + (f" (slowest {max(s for _, s in starts):.0f} s)" if starts else ""))
     for name, waited, alone in _WAITS:
-        write(f"{name} waited {waited:.0f} s for the other lane's module " + ("to end (it runs alone)" if alone
-                                                                              else "that ran alone") + ", counted above")
+        why = "to end (it runs alone)" if alone else "that ran alone"
+        write(f"{name} waited {waited:.0f} s for the other lane's module {why}, counted above")
     for pool in _POOLS:
         reused = sum(r for _, r in pool.leases)
         write(f"shared sandboxes: {len(pool.leases)} leases, {reused} reused a running sandbox")

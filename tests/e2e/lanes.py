@@ -2,11 +2,11 @@
 
 An e2e module mostly waits on its engines (the differential tier and the whatif replays, with
 their sandboxes, used 22 and 28 % of one core on 2 Dec 2026: docs/sandbox.md, "Measured"),
-so two modules at a time take about the wall time of one. ``scripts/test.sh`` runs the test command as two pytest processes
-at once: ``GPUFLEET_E2E_LANE=1/2 pytest`` (every other tier first, then lane 1's e2e
-modules) and ``GPUFLEET_E2E_LANE=2/2 pytest tests/e2e`` (lane 2's). tests/e2e/conftest.py
-reads the variable at collection and deselects the other lane's modules; without it every
-module runs, as before. A module whose timing is part of what it checks (the whatif replays'
+so two modules at a time take about the wall time of one. ``scripts/test.sh`` runs the test
+command as two pytest processes at once: ``GPUFLEET_E2E_LANE=1/2 pytest`` (every other tier
+first, then lane 1's e2e modules) and ``GPUFLEET_E2E_LANE=2/2 pytest tests/e2e`` (lane 2's).
+tests/e2e/conftest.py reads the variable at collection and deselects the other lane's
+modules; without it every module runs, as before. A module whose timing is part of what it checks (the whatif replays'
 engine latency times the time scale) sets ``ALONE = True``: with :data:`LOCK_ENV` set, it waits
 for the other lane's module in progress and runs with no other e2e module beside it
 (:func:`turn`); such modules go to lane 1, after the other tiers.
@@ -34,7 +34,8 @@ ENV = "GPUFLEET_E2E_LANE"
 LOCK_ENV = "GPUFLEET_E2E_LOCK"
 """A file both lanes lock around each e2e module (scripts/test.sh makes it): :func:`turn`."""
 HEAD = 330.0
-"""Seconds of the tiers before the e2e tier, which lane 1 runs first (the clean-clone run of 2 Dec 2026, 14:50-15:29 UTC)."""
+"""Seconds of the tiers before the e2e tier, which lane 1 runs first (the clean-clone run of 2 Dec 2026,
+14:50-15:29 UTC)."""
 DEFAULT_SECONDS = 40.0
 SECONDS = {  # seconds per module (setup, tests, teardown): that run's summary, sandbox starts included
     "test_difftier_e2e.py": 298, "test_whatif_e2e.py": 184, "test_diff_pulumi_e2e.py": 183, "test_faults_e2e.py": 179,
@@ -73,7 +74,8 @@ def assign(modules: list[tuple[str, str | None]], count: int, head: float = HEAD
         groups.setdefault(name if key is None else f"\0{key}", []).append(name)
     load = [head] + [0.0] * (count - 1)
     lane_of: dict[str, int] = {}
-    heaviest = sorted(groups.values(), key=lambda g: (not alone & set(g), -sum(seconds(m, table) for m in g), sorted(g)))
+    heaviest = sorted(groups.values(),
+                      key=lambda g: (not alone & set(g), -sum(seconds(m, table) for m in g), sorted(g)))
     for group in heaviest:
         weight = sum(seconds(m, table) for m in group)
         if alone & set(group):  # lane 1 runs it; every other lane waits meanwhile
