@@ -214,3 +214,17 @@ def test_the_stacks_enforcement_choice_applies_the_rules_admission_policies(moni
     assert bool(of_type(registered, "ValidatingWebhookConfiguration")) is validating
     params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == "gpufleet-rule-params"]
     assert bool(params) is policies
+
+
+@pytest.mark.parametrize("enforcement", ["both", "apiServer"])
+def test_each_policy_binding_waits_for_its_policy_and_the_params_it_reads_so_nothing_is_denied_in_between(monitor, enforcement):
+    registered = deploy(monitor, fleet(controller={"enforcement": enforcement}))
+    policies = {r.inputs["metadata"]["name"]: r.urn for r in of_type(registered, ":ValidatingAdmissionPolicy")}
+    params = [r.urn for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == "gpufleet-rule-params"]
+    bindings = of_type(registered, "ValidatingAdmissionPolicyBinding")
+    reading = [b for b in bindings if "paramRef" in b.inputs["spec"]]
+    assert bindings and reading and len(params) == 1
+    for binding in bindings:
+        assert policies[binding.inputs["spec"]["policyName"]] in binding.dependencies, binding.name
+    for binding in reading:
+        assert params[0] in binding.dependencies, binding.name
