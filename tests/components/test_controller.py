@@ -221,3 +221,18 @@ def test_the_stacks_admission_choices_apply_the_api_servers_policies_and_keep_th
     assert bool(of_type(registered, f"{prefix}WebhookConfiguration")) is webhook
     params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == params_name]
     assert bool(params) is policies
+
+
+@pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("both", "apiServer")])
+def test_each_policy_binding_waits_for_its_policy_and_the_params_it_reads_so_nothing_is_denied_in_between(monitor, setting, where):
+    prefix, _, params_name = CHOICES[setting]
+    registered = deploy(monitor, fleet(controller={setting: where}))
+    policies = {r.inputs["metadata"]["name"]: r.urn for r in of_type(registered, f":{prefix}AdmissionPolicy")}
+    params = [r.urn for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == params_name]
+    bindings = of_type(registered, f"{prefix}AdmissionPolicyBinding")
+    reading = [b for b in bindings if "paramRef" in b.inputs["spec"]]
+    assert bindings and reading and len(params) == 1
+    for binding in bindings:
+        assert policies[binding.inputs["spec"]["policyName"]] in binding.dependencies, binding.name
+    for binding in reading:
+        assert params[0] in binding.dependencies, binding.name
