@@ -23,6 +23,7 @@ The snippets below are the one CEL spelling of facts the engine reads in Python
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.workloads.keys import ELASTIC, WAIVER_PREFIX
@@ -89,6 +90,24 @@ def elastic(root: str = "object") -> str:
     """The elastic opt-in (:func:`gpufleet.workloads.elastic.opted_in`): the annotation, trimmed, is ``true`` in any case."""
     notes = annotations(root)
     return f"('{ELASTIC}' in {notes} && {notes}['{ELASTIC}'].trim().lowerAscii() == 'true')"
+
+
+def present(path: str) -> str:
+    """CEL: every field of ``path`` (``t.template.spec``) after its first part is present (``has`` of each prefix;
+    none of an index, ``specs[r]``, which ``has`` cannot take)."""
+    parts = path.split(".")
+    return " && ".join(f"has({'.'.join(parts[:i + 1])})" for i in range(1, len(parts)) if not parts[i].endswith("]"))
+
+
+def first_of(cases: Iterable[tuple[str, str]], default: str = "''") -> str:
+    """CEL: the value of the first ``(condition, value)`` case whose condition holds, else ``default``.
+
+    One validation for several shapes (a rule's templates of each kind): the per-validation work (the waiver
+    guard the renderer adds) is done once, and the message names the first shape that fails."""
+    out = default
+    for condition, value in reversed(list(cases)):
+        out = f"{condition} ? {value} : {out}"
+    return f"({out})"
 
 
 def option(code: str, key: str) -> str:
