@@ -188,8 +188,8 @@ CEL = CelForm(
                      first_of((f"variables.{name}", path) for name, _, path in _UNLABELLED),
                      f"'the gang\\'s pods will carry no {GANG_LABEL} label (the object has only generateName, so the "
                      "admission controller has no name to stamp): the gang alerts cannot see them'"),),
-    note="in the namespaces and kinds the policies match, the controller stamps a named gang: only a gang with a "
-         "generateName alone is left without identity (Kueue pod-group Pods carry their group's name)",
+    note="Kueue pod-group Pods (the policies match team namespaces and stamped kinds only, where a gang lacks an "
+         "identity only when it has a generateName alone)",
 )
 
 
