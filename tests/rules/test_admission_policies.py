@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -253,3 +254,13 @@ def test_gang005s_refusal_names_the_task_the_partitions_and_the_fix():
     assert message.startswith("GANG005 partition-minimum-below-partitions at spec.tasks[0].partitionPolicy.minPartitions: "
                               "minPartitions 2 of 4: ")
     assert "starts this fixed-size job with 4 of its 8 pods" in message and "Fix: set minPartitions to 4" in message
+
+
+def test_every_params_key_is_a_valid_config_map_key():
+    """Found on the real API server: a fact keyed by the label's name (``gangLabel.gpufleet.dev/gang``) made the
+    whole ConfigMap invalid, and every policy reading params then denied everything (``parameterNotFoundAction``)."""
+    model = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
+                  priorityClasses=[{"name": "gang-high", "value": 1000}])
+    keys = render_policies(model, registry.all_rules())["configmap-rule-params"]["data"]
+    assert "observability.gangLabel" in keys
+    assert [key for key in keys if not re.fullmatch(r"[-._a-zA-Z0-9]+", key)] == []

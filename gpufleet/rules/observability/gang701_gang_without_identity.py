@@ -130,6 +130,8 @@ def _unlabelled(name: str, items: str, var: str, template: str, at: str, *, keye
 
 
 _LWT = "object.spec.leaderWorkerTemplate"
+_ALERTS = fact("observability", "'gangLabel'")
+"""CEL: the fleet has gang alerts (observability enabled: the params carry ``observability.gangLabel``)."""
 _INITIALIZER = ("variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.name) && d.name == "
                 "(has(r.name) ? r.name : '') && has(d.status) && d.status == 'Complete'))")
 _RAY_GANG = ("!(has(variables.cluster.enableInTreeAutoscaling) && variables.cluster.enableInTreeAutoscaling == true) "
@@ -165,9 +167,9 @@ CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
                         ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
                         ("leaderworkerset.x-k8s.io", "leaderworkersets"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters")),
-    facts=("gangLabel",),
+    facts=("observability",),
     variables=(
-        ("judged", f"{fact('gangLabel', repr(GANG_LABEL))} && !(has(object.metadata.name) && object.metadata.name != '') "
+        ("judged", f"{_ALERTS} && !(has(object.metadata.name) && object.metadata.name != '') "
                    "&& !(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, "
                    "has(o.controller) && o.controller == true))"),
         ("tasks", "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []"),
