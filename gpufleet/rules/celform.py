@@ -92,11 +92,18 @@ def elastic(root: str = "object") -> str:
     return f"('{ELASTIC}' in {notes} && {notes}['{ELASTIC}'].trim().lowerAscii() == 'true')"
 
 
-def present(path: str) -> str:
-    """CEL: every field of ``path`` (``t.template.spec``) after its first part is present (``has`` of each prefix;
-    none of an index, ``specs[r]``, which ``has`` cannot take)."""
-    parts = path.split(".")
-    return " && ".join(f"has({'.'.join(parts[:i + 1])})" for i in range(1, len(parts)) if not parts[i].endswith("]"))
+CelPath = tuple[str, ...]
+"""A CEL field path built from its parts: a root (``t``, ``object.spec.x[r]``), then field names."""
+
+
+def dotted(path: CelPath) -> str:
+    """The CEL selection of ``path``: ``t.template.spec``."""
+    return ".".join(path)
+
+
+def present(path: CelPath) -> str:
+    """CEL: every field of ``path`` after its root is present (``has`` of each, outermost first)."""
+    return " && ".join(f"has({dotted(path[:i + 1])})" for i in range(1, len(path)))
 
 
 def first_of(cases: Iterable[tuple[str, str]], default: str = "''") -> str:

@@ -71,7 +71,7 @@ from gpufleet import workloads
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, fact, first_of, present, resources
+from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, fact, first_of, present, resources
 from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
 from gpufleet.workloads import label_path
 from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
@@ -110,13 +110,14 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                         f"the gang's pods will carry no {GANG_LABEL} label ({why}): the gang alerts cannot see them", FIX)
 
 
-def _labelled(template: str) -> str:
+def _labelled(template: CelPath) -> str:
     """CEL: the pod template at ``template`` carries a non-empty gang identity label."""
-    labels = f"{template}.metadata.labels"
-    return f"({present(labels)} && '{GANG_LABEL}' in {labels} && {labels}['{GANG_LABEL}'] != '')"
+    path = (*template, "metadata", "labels")
+    labels = dotted(path)
+    return f"({present(path)} && '{GANG_LABEL}' in {labels} && {labels}['{GANG_LABEL}'] != '')"
 
 
-def _unlabelled(name: str, items: str, var: str, template: str, at: str, *, keyed: bool = False, gang: str = "true",
+def _unlabelled(name: str, items: str, var: str, template: CelPath, at: str, *, keyed: bool = False, gang: str = "true",
                 rank: str = "true") -> tuple[str, str, str]:
     """(variable ``name``, its CEL: some template ``var`` of ``items`` (a list; a map's keys when ``keyed``) that is a
     rank (``rank``) lacks the label in a gang (``gang``), and the path of the first). ``at`` is the template's path,
@@ -141,25 +142,25 @@ _RAY_GANG = ("!(has(variables.cluster.enableInTreeAutoscaling) && variables.clus
 
 def _kubeflow(field: str) -> tuple[str, str, str]:
     specs = f"object.spec.{field}"
-    return _unlabelled(f"{field.removesuffix('ReplicaSpecs')}Unlabelled", f"(has({specs}) ? {specs} : {{}})", "r", f"{specs}[r].template", f"'spec.{field}.' + r + '.template'",
+    return _unlabelled(f"{field.removesuffix('ReplicaSpecs')}Unlabelled", f"(has({specs}) ? {specs} : {{}})", "r", (f"{specs}[r]", "template"), f"'spec.{field}.' + r + '.template'",
                        keyed=True)
 
 
 _UNLABELLED = (
-    _unlabelled("taskUnlabelled", "variables.tasks", "t", "t.template", "'spec.tasks[' + string(i) + '].template'"),
-    _unlabelled("jobUnlabelled", "variables.job", "t", "t", "'spec.template'"),
-    _unlabelled("jobSetUnlabelled", "variables.rjobs", "r", "r.template.spec.template",
+    _unlabelled("taskUnlabelled", "variables.tasks", "t", ("t", "template"), "'spec.tasks[' + string(i) + '].template'"),
+    _unlabelled("jobUnlabelled", "variables.job", "t", ("t",), "'spec.template'"),
+    _unlabelled("jobSetUnlabelled", "variables.rjobs", "r", ("r", "template", "spec", "template"),
                 "'spec.replicatedJobs[' + string(i) + '].template.spec.template'", rank=f"!{_INITIALIZER}"),
     _kubeflow("pytorchReplicaSpecs"),
     _kubeflow("mpiReplicaSpecs"),
     _unlabelled("leaderUnlabelled", f"(variables.lws && has({_LWT}.leaderTemplate) ? [{_LWT}.leaderTemplate] : [])", "l",
-                "l", "'spec.leaderWorkerTemplate.leaderTemplate'"),
+                ("l",), "'spec.leaderWorkerTemplate.leaderTemplate'"),
     _unlabelled("workerUnlabelled", f"(variables.lws ? [has({_LWT}.workerTemplate) ? {_LWT}.workerTemplate : {{}}] : [])",
-                "w", "w", "'spec.leaderWorkerTemplate.workerTemplate'"),
+                "w", ("w",), "'spec.leaderWorkerTemplate.workerTemplate'"),
     _unlabelled("headUnlabelled", "(variables.ray ? [has(variables.cluster.headGroupSpec) "
-                "? variables.cluster.headGroupSpec : {}] : [])", "h", "h.template",
+                "? variables.cluster.headGroupSpec : {}] : [])", "h", ("h", "template"),
                 "variables.rayAt + '.headGroupSpec.template'", gang=_RAY_GANG),
-    _unlabelled("rayWorkerUnlabelled", "variables.workerGroups", "w", "w.template",
+    _unlabelled("rayWorkerUnlabelled", "variables.workerGroups", "w", ("w", "template"),
                 "variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'", gang=_RAY_GANG),
 )
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, first_of, present, resources
+from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, first_of, present, resources
 from gpufleet.rules import gangs
 from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map
 from gpufleet.workloads import outcomes as O
@@ -105,22 +105,23 @@ def _bad(ready_ok: str) -> str:
     return f"(has(c.livenessProbe) || (has(c.readinessProbe) && !{ready_ok}))"
 
 
-def _bad_template(spec: str, ready_ok: str) -> str:
-    """CEL: the pod spec at ``spec`` (its parts maybe absent) has a container with a probe that is not allowed."""
-    return f"({present(spec)} && has({spec}.containers) && {spec}.containers.exists(c, {_bad(ready_ok)}))"
+def _bad_template(path: CelPath, ready_ok: str) -> str:
+    """CEL: the pod spec at ``path`` (its parts maybe absent) has a container with a probe that is not allowed."""
+    spec = dotted(path)
+    return f"({present(path)} && has({spec}.containers) && {spec}.containers.exists(c, {_bad(ready_ok)}))"
 
 
 Probed = tuple[str, str, str, str, str]
 """One kind of template: (variable name, its CEL: some template has a probe, and the path, message and fix of the first)."""
 
 
-def _probes(name: str, items: str, var: str, spec: str, at: str, role: str, ready_ok: str = "false", keyed: bool = False,
+def _probes(name: str, items: str, var: str, path: CelPath, at: str, role: str, ready_ok: str = "false", keyed: bool = False,
             gang: str = "true") -> Probed:
     """Some template ``var`` of ``items`` (a list; its keys when ``keyed``) has a probe, and the object is a gang.
 
-    ``spec`` is the template's pod spec, ``at`` its path and ``role`` how messages name it (CEL strings reading
+    ``path`` is the template's pod spec, ``at`` its path and ``role`` how messages name it (CEL strings reading
     ``var`` and, for a list, ``i`` its index)."""
-    bad = _bad_template(spec, ready_ok)
+    bad, spec = _bad_template(path, ready_ok), dotted(path)
     first = f"{items}.filter({var}, {bad})[0]" if keyed else f"{items}[{items}.map({var}, {bad}).indexOf(true)]"
     index = "" if keyed else f"[{items}.map({var}, {bad}).indexOf(true)].map(i, "
     close = "" if keyed else ")[0]"
@@ -160,23 +161,23 @@ _RAY_GANG = ("variables.ray && !(has(variables.cluster.enableInTreeAutoscaling) 
 
 def _kubeflow(field: str) -> Probed:
     specs = f"object.spec.{field}"
-    return _probes(f"{field.removesuffix('ReplicaSpecs')}Probed", f"(has({specs}) ? {specs} : {{}})", "r", f"{specs}[r].template.spec", f"'spec.{field}.' + r + '.template'",
+    return _probes(f"{field.removesuffix('ReplicaSpecs')}Probed", f"(has({specs}) ? {specs} : {{}})", "r", (f"{specs}[r]", "template", "spec"), f"'spec.{field}.' + r + '.template'",
                    "r", keyed=True)
 
 
 _PROBED = (
-    _probes("taskProbed", "variables.tasks", "t", "t.template.spec", _TASK_AT, _named(_TASK_AT, "t.name")),
-    _probes("jobSetProbed", "variables.rjobs", "r", "r.template.spec.template.spec", _RJOB_AT, _named(_RJOB_AT, "r.name"),
+    _probes("taskProbed", "variables.tasks", "t", ("t", "template", "spec"), _TASK_AT, _named(_TASK_AT, "t.name")),
+    _probes("jobSetProbed", "variables.rjobs", "r", ("r", "template", "spec", "template", "spec"), _RJOB_AT, _named(_RJOB_AT, "r.name"),
             _READY_ORDERS),
     _kubeflow("pytorchReplicaSpecs"),
     _kubeflow("mpiReplicaSpecs"),
-    _probes("leaderProbed", f"(variables.lws && has({_LWT}.leaderTemplate) ? [{_LWT}.leaderTemplate] : [])", "l", "l.spec",
+    _probes("leaderProbed", f"(variables.lws && has({_LWT}.leaderTemplate) ? [{_LWT}.leaderTemplate] : [])", "l", ("l", "spec"),
             "'spec.leaderWorkerTemplate.leaderTemplate'", "'leader'", gang="variables.lwsGang"),
-    _probes("workerProbed", f"(variables.lws && has({_LWT}.workerTemplate) ? [{_LWT}.workerTemplate] : [])", "w", "w.spec",
+    _probes("workerProbed", f"(variables.lws && has({_LWT}.workerTemplate) ? [{_LWT}.workerTemplate] : [])", "w", ("w", "spec"),
             "'spec.leaderWorkerTemplate.workerTemplate'", "'worker'", gang="variables.lwsGang"),
     _probes("headProbed", "(variables.ray && has(variables.cluster.headGroupSpec) ? [variables.cluster.headGroupSpec] : [])",
-            "h", "h.template.spec", "variables.rayAt + '.headGroupSpec.template'", "'head'", gang="variables.rayGang"),
-    _probes("rayWorkerProbed", _WORKERS, "w", "w.template.spec",
+            "h", ("h", "template", "spec"), "variables.rayAt + '.headGroupSpec.template'", "'head'", gang="variables.rayGang"),
+    _probes("rayWorkerProbed", _WORKERS, "w", ("w", "template", "spec"),
             "variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'",
             _named("variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'", "w.groupName"),
             gang="variables.rayGang"),

@@ -68,7 +68,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, present, resources
+from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, present, resources
 from gpufleet.rules import gangs
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
 from gpufleet.workloads.types import SPEC
@@ -161,15 +161,17 @@ _WHY = ("': a crashed rank restarts inside its pod, so the pod never fails and n
         "other ranks hang'")
 
 
-def _never(spec: str) -> str:
-    """CEL: the pod spec at ``spec`` (``<x>.template.spec``, its parts maybe absent) sets ``restartPolicy: Never``."""
-    return f"({present(spec)} && has({spec}.restartPolicy) && {spec}.restartPolicy == 'Never')"
+def _never(path: CelPath) -> str:
+    """CEL: the pod spec at ``path`` (``<x>.template.spec``, its parts maybe absent) sets ``restartPolicy: Never``."""
+    spec = dotted(path)
+    return f"({present(path)} && has({spec}.restartPolicy) && {spec}.restartPolicy == 'Never')"
 
 
-def _shown(spec: str, unset: str) -> str:
-    """CEL: the restartPolicy at ``spec`` as the message shows it (quoted, or unset and why)."""
+def _shown(path: CelPath, unset: str) -> str:
+    """CEL: the restartPolicy of the pod spec at ``path`` as the message shows it (quoted, or unset and why)."""
+    spec = dotted(path)
     why = unset.replace("'", "\\'")
-    return (f"({present(spec)} && has({spec}.restartPolicy) && {spec}.restartPolicy != '' ? '\\'' + {spec}.restartPolicy "
+    return (f"({present(path)} && has({spec}.restartPolicy) && {spec}.restartPolicy != '' ? '\\'' + {spec}.restartPolicy "
             f"+ '\\'' : 'unset ({why})')")
 
 
@@ -177,7 +179,7 @@ def _first(items: str, bad: str, var: str) -> str:
     return f"{items}.map({var}, {bad}).indexOf(true)"
 
 
-_TASK_SPEC, _JOB_SPEC = "t.template.spec", "r.template.spec.template.spec"
+_TASK_SPEC, _JOB_SPEC = ("t", "template", "spec"), ("r", "template", "spec", "template", "spec")
 _TASK_BAD = f"!{_never(_TASK_SPEC)}"
 _INITIALIZER = ("variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.status) && d.status == 'Complete' "
                 "&& d.name == (has(r.name) ? r.name : '')))")

@@ -61,7 +61,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, resources
+from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, resources
 from gpufleet.workloads import as_list, as_map
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.native import GROUP, SCHEDULING, gang_policies
@@ -116,17 +116,17 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
-def _whole_cel(mode: str) -> str:
-    """CEL: ``mode`` (a field that may be absent) is ``PodGroup`` or ``{all: {...}}`` (:func:`_whole`)."""
-    parent, _, field = mode.rpartition(".")
-    return (f"(has({parent}.{field}) && (type({mode}) == string ? {mode} == 'PodGroup' "
+def _whole_cel(at: CelPath) -> str:
+    """CEL: the field at ``at`` (maybe absent) is ``PodGroup`` or ``{all: {...}}`` (:func:`_whole`)."""
+    mode = dotted(at)
+    return (f"(has({mode}) && (type({mode}) == string ? {mode} == 'PodGroup' "
             f": type({mode}) == map && has({mode}.all) && type({mode}.all) == map))")
 
 
-def _what(mode: str) -> str:
-    """CEL: how the message names ``mode`` (as :func:`check` does, a map shown by what it lacks)."""
-    parent, _, field = mode.rpartition(".")
-    return (f"(!has({parent}.{field}) ? 'is unset (default single: pod by pod)' : type({mode}) == string "
+def _what(at: CelPath) -> str:
+    """CEL: how the message names the mode at ``at`` (as :func:`check` does, a map shown by what it lacks)."""
+    mode = dotted(at)
+    return (f"(!has({mode}) ? 'is unset (default single: pod by pod)' : type({mode}) == string "
             f"? 'is \\'' + {mode} + '\\' (pod by pod)' : 'has no all (pod by pod)')")
 
 
@@ -139,7 +139,7 @@ def _fix(path: str) -> str:
 
 _SCHEDULING = "object.spec.scheduling"
 _GANG_TEMPLATE = "(has(t.schedulingPolicy) && has(t.schedulingPolicy.gang) && type(t.schedulingPolicy.gang) == map)"
-_EXPOSED = f"({_GANG_TEMPLATE} && !{_whole_cel('t.disruptionMode')})"
+_EXPOSED = f"({_GANG_TEMPLATE} && !{_whole_cel(('t', 'disruptionMode'))})"
 _FIRST = f"variables.templates.map(t, {_EXPOSED}).indexOf(true)"
 _TEMPLATE_PATH = f"'spec.podGroupTemplates[' + string({_FIRST}) + '].disruptionMode'"
 CEL = CelForm(
@@ -152,14 +152,14 @@ CEL = CelForm(
         ("templates", "object.kind == 'Workload' && has(object.spec.podGroupTemplates) ? object.spec.podGroupTemplates : []"),
     ),
     checks=(
-        CelCheck(f"!variables.jobGang || {_whole_cel(_SCHEDULING + '.disruptionMode')}", "'spec.scheduling.disruptionMode'",
-                 f"'this gang\\'s disruptionMode ' + {_what(_SCHEDULING + '.disruptionMode')} + {_WHY}",
+        CelCheck(f"!variables.jobGang || {_whole_cel((_SCHEDULING, 'disruptionMode'))}", "'spec.scheduling.disruptionMode'",
+                 f"'this gang\\'s disruptionMode ' + {_what((_SCHEDULING, 'disruptionMode'))} + {_WHY}",
                  _fix("'spec.scheduling.disruptionMode'")),
-        CelCheck(f"!variables.groupGang || {_whole_cel('object.spec.disruptionMode')}", "'spec.disruptionMode'",
-                 f"'this gang\\'s disruptionMode ' + {_what('object.spec.disruptionMode')} + {_WHY}",
+        CelCheck(f"!variables.groupGang || {_whole_cel(('object', 'spec', 'disruptionMode'))}", "'spec.disruptionMode'",
+                 f"'this gang\\'s disruptionMode ' + {_what(('object', 'spec', 'disruptionMode'))} + {_WHY}",
                  _fix("'spec.disruptionMode'")),
         CelCheck(f"!variables.templates.exists(t, {_EXPOSED})", _TEMPLATE_PATH,
-                 f"[variables.templates[{_FIRST}]].map(t, 'this gang\\'s disruptionMode ' + {_what('t.disruptionMode')} "
+                 f"[variables.templates[{_FIRST}]].map(t, 'this gang\\'s disruptionMode ' + {_what(('t', 'disruptionMode'))} "
                  f"+ {_WHY})[0]", _fix(_TEMPLATE_PATH)),
     ),
 )
