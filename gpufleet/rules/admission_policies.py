@@ -126,6 +126,8 @@ def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
 
 FACTS: dict[str, Callable[[FleetContext], Iterable[str]]] = {
     "priorityClass": lambda context: (pc.name for pc in context.priority_classes),
+    # a ConfigMap key holds only [-._a-zA-Z0-9]: the label's name itself (a '/') cannot be a value here
+    "observability": lambda context: ("gangLabel",) if context.gang_label else (),
 }
 """The fleet facts a CEL form may read (``CelForm.facts``), each from the fleet context the webhook reads
 (:func:`gpufleet.render.context.render_context`): the params hold a key ``<fact>.<value>`` per value."""

@@ -23,6 +23,7 @@ The snippets below are the one CEL spelling of facts the engine reads in Python
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.workloads.cel import annotations, elastic  # noqa: F401 - re-exported to the rules
@@ -79,6 +80,31 @@ def blank_waiver(code: str, root: str = "object") -> str:
     notes = annotations(root)
     return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
             f"&& {notes}[k].trim() == '')")
+
+
+CelPath = tuple[str, ...]
+"""A CEL field path built from its parts: a root (``t``, ``object.spec.x[r]``), then field names."""
+
+
+def dotted(path: CelPath) -> str:
+    """The CEL selection of ``path``: ``t.template.spec``."""
+    return ".".join(path)
+
+
+def present(path: CelPath) -> str:
+    """CEL: every field of ``path`` after its root is present (``has`` of each, outermost first)."""
+    return " && ".join(f"has({dotted(path[:i + 1])})" for i in range(1, len(path)))
+
+
+def first_of(cases: Iterable[tuple[str, str]], default: str = "''") -> str:
+    """CEL: the value of the first ``(condition, value)`` case whose condition holds, else ``default``.
+
+    One validation for several shapes (a rule's templates of each kind): the per-validation work (the waiver
+    guard the renderer adds) is done once, and the message names the first shape that fails."""
+    out = default
+    for condition, value in reversed(list(cases)):
+        out = f"{condition} ? {value} : {out}"
+    return f"({out})"
 
 
 def option(code: str, key: str) -> str:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
 
 from gpufleet.crdschema.vap import CompiledPolicy, PolicyError, Request
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
 from gpufleet.rules import engine, registry
 from gpufleet.rules.admission_policies import policy_name, render_policies
-from gpufleet.rules.api import Severity
+from gpufleet.rules.api import CheckContext, Severity
 from gpufleet.yamlin.errors import ModelError
 from tests.render.builders import fleet, pool, quota, team
 
@@ -181,3 +184,83 @@ def test_the_fleets_priority_classes_reach_gang110s_policy_as_params_from_the_fl
     for name, denied in (("gang-high", False), ("gang-hihg", True)):
         job["metadata"]["labels"] = {"kueue.x-k8s.io/priority-class": name}
         assert bool(policy.failures(job, VCJOB, params=params)) is denied
+
+
+def _decided(code: str, obj: dict, request: Request, model=MODEL) -> tuple[bool, bool]:
+    """(failed the rule's policy, engine finding) for ``obj``; the params as rendered for ``model``."""
+    rendered = render_policies(model, (registry.get(code),))
+    policy = CompiledPolicy.of(rendered[f"validatingadmissionpolicy-{policy_name(code)}"])
+    failed = bool(policy.failures(obj, request, params=rendered.get("configmap-rule-params")))
+    found = bool(engine.check_object(obj, CheckContext(fleet=FleetContext.from_dict(render_context(model))), select=[code]))
+    return failed, found
+
+
+@pytest.mark.parametrize("version, mode, warned", [
+    ("v1beta1", None, True), ("v1beta1", {"single": {}}, True), ("v1beta1", {"all": {}}, False),
+    ("v1alpha2", "Pod", True), ("v1alpha2", "PodGroup", False),  # 1.36 spells it as a string: no error reading it
+])
+def test_gang207s_policy_reads_a_disruption_mode_written_as_a_map_or_a_string(version, mode, warned):
+    group = {"apiVersion": f"scheduling.k8s.io/{version}", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "research"},
+             "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, **({"disruptionMode": mode} if mode else {})}}
+    request = Request("scheduling.k8s.io", version, "podgroups", "research")
+    assert _decided("GANG207", group, request) == (warned, warned)
+
+
+def _jobset(meta: dict, labelled: bool = False) -> dict:
+    template = {"spec": {"containers": [{"name": "w", "image": "i"}]}}
+    if labelled:
+        template["metadata"] = {"labels": {"gpufleet.dev/gang": "run-1"}}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"namespace": "research", **meta},
+            "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"parallelism": 2, "template": template}}}]}}
+
+
+JOBSETS = Request("jobset.x-k8s.io", "v1alpha2", "jobsets", "research")
+
+
+@pytest.mark.parametrize("observability, meta, labelled, warned", [
+    (True, {"generateName": "llm-"}, False, True),
+    (True, {"generateName": "llm-"}, True, False),
+    (True, {"name": "llm"}, False, False),  # the controller stamps its name
+    (False, {"generateName": "llm-"}, False, False),  # no gang alerts: the fleet fact is absent from the params
+])
+def test_gang701s_policy_warns_a_gang_without_a_name_only_where_the_fleet_has_gang_alerts(observability, meta, labelled, warned):
+    model = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
+                  observability={"enabled": observability})
+    assert _decided("GANG701", _jobset(meta, labelled), JOBSETS, model) == (warned, warned)
+
+
+@pytest.mark.parametrize("order, probe, role, denied", [
+    ("InOrder", "readinessProbe", "driver", False),  # the workers wait for the driver to be Ready
+    ("InOrder", "readinessProbe", "workers", True),  # the last replicatedJob: nobody waits for it
+    ("AnyOrder", "readinessProbe", "driver", True),
+    ("InOrder", "livenessProbe", "driver", True),
+])
+def test_gang301s_policy_allows_a_readiness_probe_only_where_a_jobset_orders_its_startup_by_it(order, probe, role, denied):
+    def rjob(name: str) -> dict:
+        container = {"name": "c", "image": "i", **({probe: {"exec": {"command": ["true"]}}} if name == role else {})}
+        return {"name": name, "template": {"spec": {"template": {"spec": {"containers": [container]}}}}}
+
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "research"},
+              "spec": {"startupPolicy": {"startupPolicyOrder": order}, "replicatedJobs": [rjob("driver"), rjob("workers")]}}
+    assert _decided("GANG301", jobset, JOBSETS) == (denied, denied)
+
+
+def test_gang005s_refusal_names_the_task_the_partitions_and_the_fix():
+    job = vcjob(0, replicas=8)
+    del job["spec"]["minAvailable"]
+    job["spec"]["tasks"][0]["partitionPolicy"] = {"totalPartitions": 4, "partitionSize": 2, "minPartitions": 2}
+    rendered = render_policies(MODEL, (registry.get("GANG005"),))
+    [message] = CompiledPolicy.of(rendered["validatingadmissionpolicy-gpufleet-gang005"]).failures(job, VCJOB)
+    assert message.startswith("GANG005 partition-minimum-below-partitions at spec.tasks[0].partitionPolicy.minPartitions: "
+                              "minPartitions 2 of 4: ")
+    assert "starts this fixed-size job with 4 of its 8 pods" in message and "Fix: set minPartitions to 4" in message
+
+
+def test_every_params_key_is_a_valid_config_map_key():
+    """Found on the real API server: a fact keyed by the label's name (``gangLabel.gpufleet.dev/gang``) made the
+    whole ConfigMap invalid, and every policy reading params then denied everything (``parameterNotFoundAction``)."""
+    model = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
+                  priorityClasses=[{"name": "gang-high", "value": 1000}])
+    keys = render_policies(model, registry.all_rules())["configmap-rule-params"]["data"]
+    assert "observability.gangLabel" in keys
+    assert [key for key in keys if not re.fullmatch(r"[-._a-zA-Z0-9]+", key)] == []

@@ -67,9 +67,9 @@ def request_for(rule: Rule, obj: Mapping[str, Any]) -> Request | None:
 
 
 def with_namespace(obj: Mapping[str, Any]) -> dict[str, Any]:
-    meta = dict(obj.get("metadata") or {})
-    meta.setdefault("namespace", NAMESPACE)
-    return {**obj, "metadata": meta}
+    """``obj`` in the team namespace, as the e2e tier creates it: the webhook and the policies are sent no other
+    (their namespaceSelector), and the API server's ``object.metadata.namespace`` is the request's."""
+    return {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": NAMESPACE}}
 
 
 def engine_verdict(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext = CTX) -> tuple[bool, bool]:
@@ -166,22 +166,63 @@ def test_the_cel_form_decides_every_upstream_example_as_the_engine(rule, upstrea
 _counts = st.integers(min_value=0, max_value=6)
 _annotations = st.dictionaries(
     st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/GANG110", "waive.gpufleet.dev/gang002",
-                     "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "team"]),
+                     "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "waive.gpufleet.dev/GANG202",
+                     "waive.gpufleet.dev/GANG204", "waive.gpufleet.dev/GANG207", "waive.gpufleet.dev/gang701", "team"]),
     st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
 
 
 _priority = st.sampled_from([None, "gang-high", "gang-hihg", ""])
 
 
-def _meta(annotations: dict[str, str], priority: str | None = None) -> dict[str, Any]:
+def _meta(annotations: dict[str, str], priority: str | None = None, named: bool = True,
+          owner: dict[str, Any] | None = None) -> dict[str, Any]:
     labels = {"kueue.x-k8s.io/priority-class": priority} if priority is not None else {}
-    return {"name": "generated", "namespace": NAMESPACE, **({"annotations": annotations} if annotations else {}),
-            **({"labels": labels} if labels else {})}
+    return {**({"name": "generated"} if named else {"generateName": "generated-"}), "namespace": NAMESPACE,
+            **({"annotations": annotations} if annotations else {}), **({"labels": labels} if labels else {}),
+            **({"ownerReferences": [owner]} if owner else {})}
 
 
-_event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted"])
-_policies = st.lists(st.one_of(st.builds(lambda e: {"event": e, "action": "RestartJob"}, _event),
-                               st.builds(lambda es: {"events": es, "action": "AbortJob"}, st.lists(_event, max_size=2))),
+_OWNER = st.sampled_from([None, None, {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": True},
+                          {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": False}])
+"""Owners a gang may have (never a JobSet: the policies' matchCondition skips its Jobs, as the webhook's does)."""
+
+
+@st.composite
+def metas(draw) -> dict[str, Any]:
+    """Metadata: waivers and the elastic opt-in, a priority class, a name or only a generateName, an owner."""
+    return _meta(draw(_annotations), draw(_priority), draw(st.integers(0, 3)) > 0, draw(_OWNER))
+
+
+_PROBE = {"exec": {"command": ["true"]}}
+
+
+@st.composite
+def pod_templates(draw, restart: bool = True) -> dict[str, Any]:
+    """A pod template: maybe the gang identity label, a restartPolicy, containers with or without probes."""
+    containers = []
+    for name in ["c", "d"][: draw(st.integers(1, 2))]:
+        container: dict[str, Any] = {"name": name, "image": "i"}
+        for probe in draw(st.lists(st.sampled_from(["livenessProbe", "readinessProbe", "startupProbe"]), unique=True,
+                                   max_size=2)):
+            container[probe] = _PROBE
+        containers.append(container)
+    spec: dict[str, Any] = {"containers": containers}
+    if restart:
+        policy = draw(st.sampled_from([None, "Never", "Never", "OnFailure", "Always"]))
+        if policy:
+            spec["restartPolicy"] = policy
+    template: dict[str, Any] = {"spec": spec}
+    label = draw(st.sampled_from([None, None, "run-1", ""]))
+    if label is not None:
+        template["metadata"] = {"labels": {"gpufleet.dev/gang": label}}
+    return template
+
+
+_event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted", "Unknown"])
+_action = st.sampled_from(["RestartJob", "AbortJob", "RestartPod", "RestartTask", "RestartPartition"])
+_policies = st.lists(st.one_of(st.builds(lambda e, a: {"event": e, "action": a}, _event, _action),
+                               st.builds(lambda es, a: {"events": es, "action": a}, st.lists(_event, max_size=2), _action),
+                               st.builds(lambda code, a: {"exitCode": code, "action": a}, st.integers(1, 3), _action)),
                      max_size=2)
 
 
@@ -190,15 +231,17 @@ def volcano_jobs(draw) -> dict[str, Any]:
     names = ["a", "b", "c"][: draw(st.integers(min_value=0, max_value=3))]
     tasks = []
     for name in names:
-        task: dict[str, Any] = {"name": name, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        task: dict[str, Any] = {"name": name, "template": draw(pod_templates())}
         if draw(st.booleans()):
             task["replicas"] = draw(_counts)
         if draw(st.booleans()):
             task["minAvailable"] = draw(_counts)
         if draw(st.integers(0, 3)) == 0:
             task["dependsOn"] = {"name": [draw(st.sampled_from([n for n in names if n != name] or [""]))]}
-        if draw(st.integers(0, 4)) == 0:
-            task["partitionPolicy"] = {"totalPartitions": 1, "partitionSize": 1}
+        if draw(st.integers(0, 3)) == 0:
+            task["partitionPolicy"] = {"totalPartitions": draw(st.integers(1, 4)), "partitionSize": draw(st.integers(1, 2))}
+            if draw(st.booleans()):
+                task["partitionPolicy"]["minPartitions"] = draw(st.integers(0, 4))
         if draw(st.integers(0, 3)) == 0:
             task["maxRetry"] = draw(st.integers(0, 20))
         if draw(st.booleans()):
@@ -210,7 +253,7 @@ def volcano_jobs(draw) -> dict[str, Any]:
     for key, values in (("minAvailable", _counts), ("minSuccess", _counts), ("maxRetry", st.integers(0, 20))):
         if draw(st.booleans()):
             spec[key] = draw(values)
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": draw(metas()), "spec": spec}
 
 
 @st.composite
@@ -219,7 +262,7 @@ def kubeflow_jobs(draw) -> dict[str, Any]:
                                                  ("MPIJob", "mpiReplicaSpecs", "v2beta1")]))
     roles = {}
     for role in draw(st.lists(st.sampled_from(["Master", "Worker", "Launcher"]), unique=True, max_size=2)):
-        spec: dict[str, Any] = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        spec: dict[str, Any] = {"template": draw(pod_templates(restart=False))}
         if draw(st.booleans()):
             spec["replicas"] = draw(_counts)
         roles[role] = spec
@@ -233,40 +276,102 @@ def kubeflow_jobs(draw) -> dict[str, Any]:
         spec["runPolicy"] = run_policy
     if kind == "PyTorchJob" and draw(st.integers(0, 4)) == 0:
         spec["elasticPolicy"] = {"minReplicas": 1, "maxReplicas": 4}
-    return {"apiVersion": f"kubeflow.org/{version}", "kind": kind, "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+    return {"apiVersion": f"kubeflow.org/{version}", "kind": kind, "metadata": draw(metas()), "spec": spec}
 
 
 @st.composite
 def batch_jobs(draw) -> dict[str, Any]:
-    spec: dict[str, Any] = {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}
+    template = draw(pod_templates(restart=False))
+    template["spec"]["restartPolicy"] = draw(st.sampled_from(["Never", "OnFailure"]))
+    spec: dict[str, Any] = {"template": template}
     if draw(st.booleans()):
         spec["parallelism"] = draw(_counts)
     if draw(st.booleans()):
         spec["completions"] = draw(_counts)
     if draw(st.booleans()):
         spec["scheduling"] = {"schedulingPolicy": {"gang": {"minCount": draw(_counts)}}}
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+        mode = draw(_disruption)
+        if mode is not None:
+            spec["scheduling"]["disruptionMode"] = mode
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": draw(metas()), "spec": spec}
 
 
 @st.composite
 def jobsets(draw) -> dict[str, Any]:
+    names = ["a", "b", "c"][: draw(st.integers(0, 3))]
     rjobs = []
-    for name in ["a", "b"][: draw(st.integers(0, 2))]:
-        job: dict[str, Any] = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    for name in names:
+        job: dict[str, Any] = {"template": draw(pod_templates())}
         for key in ("backoffLimit", "backoffLimitPerIndex"):
             if draw(st.booleans()):
-                job[key] = draw(st.integers(0, 20))
-        rjobs.append({"name": name, "replicas": 1, "template": {"spec": job}})
+                job[key] = draw(st.sampled_from([0, 0, 1, 6, 20]))
+        for key in ("parallelism", "completions"):
+            if draw(st.integers(0, 3)) == 0:
+                job[key] = draw(st.integers(1, 3))
+        rjob: dict[str, Any] = {"name": name, "replicas": draw(st.integers(0, 2)), "template": {"spec": job}}
+        if draw(st.integers(0, 3)) == 0 and name != names[0]:
+            rjob["dependsOn"] = [{"name": names[0], "status": draw(st.sampled_from(["Complete", "Ready"]))}]
+        rjobs.append(rjob)
     policy: dict[str, Any] = {}
     if draw(st.booleans()):
         policy["maxRestarts"] = draw(st.integers(0, 20))
     if draw(st.booleans()):
         policy["restartStrategy"] = draw(st.sampled_from(["Recreate", "InPlaceRestart"]))
     if draw(st.booleans()):
-        policy["rules"] = [{"name": "r", "action": draw(st.sampled_from(
-            ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts"]))}]
+        rule: dict[str, Any] = {"name": "r", "action": draw(st.sampled_from(
+            ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob", "RestartJobAndIgnoreMaxRestarts"]))}
+        if names and draw(st.booleans()):
+            rule["targetReplicatedJobs"] = names[: draw(st.integers(1, len(names)))]
+        policy["rules"] = [rule]
     spec: dict[str, Any] = {"replicatedJobs": rjobs, **({"failurePolicy": policy} if policy else {})}
-    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+    if draw(st.integers(0, 3)) == 0:
+        spec["startupPolicy"] = {"startupPolicyOrder": draw(st.sampled_from(["AnyOrder", "InOrder"]))}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": draw(metas()), "spec": spec}
+
+
+_disruption = st.sampled_from([None, {"all": {}}, {"single": {}}])
+
+
+@st.composite
+def native_groups(draw) -> dict[str, Any]:
+    """Kubernetes' own gang scheduling (1.37, ``scheduling.k8s.io/v1beta1``): a gang or basic PodGroup or Workload."""
+    def policy() -> dict[str, Any]:
+        return draw(st.sampled_from([{"gang": {"minCount": 2}}, {"basic": {}}]))
+
+    if draw(st.booleans()):
+        spec: dict[str, Any] = {"schedulingPolicy": policy()}
+        if (mode := draw(_disruption)) is not None:
+            spec["disruptionMode"] = mode
+        return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": draw(metas()), "spec": spec}
+    templates = []
+    for name in ["a", "b"][: draw(st.integers(0, 2))]:
+        template: dict[str, Any] = {"name": name, "schedulingPolicy": policy()}
+        if (mode := draw(_disruption)) is not None:
+            template["disruptionMode"] = mode
+        templates.append(template)
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": draw(metas()),
+            "spec": {"podGroupTemplates": templates}}
+
+
+@st.composite
+def group_workloads(draw) -> dict[str, Any]:
+    """A LeaderWorkerSet or a RayCluster/RayJob (compared offline only: the e2e sandbox has no CRD for them)."""
+    if draw(st.booleans()):
+        lwt: dict[str, Any] = {"workerTemplate": draw(pod_templates(restart=False))}
+        if draw(st.booleans()):
+            lwt["size"] = draw(st.integers(1, 3))
+        if draw(st.booleans()):
+            lwt["leaderTemplate"] = draw(pod_templates(restart=False))
+        return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": draw(metas()),
+                "spec": {"leaderWorkerTemplate": lwt}}
+    cluster: dict[str, Any] = {"headGroupSpec": {"template": draw(pod_templates(restart=False))}, "workerGroupSpecs": [
+        {"groupName": "w", "replicas": draw(st.integers(0, 2)), "template": draw(pod_templates(restart=False))}
+        for _ in range(draw(st.integers(0, 1)))]}
+    if draw(st.integers(0, 3)) == 0:
+        cluster["enableInTreeAutoscaling"] = True
+    if draw(st.booleans()):
+        return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": draw(metas()), "spec": cluster}
+    return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": draw(metas()), "spec": {"rayClusterSpec": cluster}}
 
 
 @st.composite
@@ -274,11 +379,11 @@ def pod_groups(draw) -> dict[str, Any]:
     spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
     if draw(st.integers(0, 3)):
         spec["scheduleTimeoutSeconds"] = draw(st.sampled_from([0, 10, 29, 30, 31, 60, 299, 300, 301, 900]))
-    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": _meta(draw(_annotations), draw(_priority)),
-            "spec": spec}
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": draw(metas()), "spec": spec}
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups()))
+@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups(), native_groups(),
+                    group_workloads()))
 def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
     assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
