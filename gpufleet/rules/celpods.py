@@ -11,9 +11,10 @@ and a RayCluster's (a RayJob's ``rayClusterSpec``) head and worker groups. A tem
 ``spec`` has no containers, so leaving it out changes no verdict. A TrainJob (its templates are its
 runtime's, another object), PodGroups and Workloads have none.
 
-:func:`any_spec` is true when some template's pod spec satisfies a predicate; :func:`spec_path`
-names the first such template (``spec.tasks[1].template.spec``) for the message. The predicate is
-a Python function from the CEL expression of a pod spec to a CEL bool.
+The forms declare the variable :data:`TEMPLATES` (every template's pod spec and its path);
+:func:`any_spec` is true when some pod spec satisfies a predicate and :func:`spec_path` names the
+first such template (``spec.tasks[1].template.spec``) for the message. The predicate is a Python
+function from the CEL expression of a pod spec to a CEL bool.
 """
 
 from __future__ import annotations
@@ -95,22 +96,20 @@ TEMPLATE_RESOURCES = resources(
 """The webhook's resources whose objects hold pod templates (every source above)."""
 
 
-def _guarded(source: _Source, bad: Predicate) -> str:
-    return f"({source.kind} && {source.holders}.exists({H}, {bad(source.spec)}))"
+TEMPLATES = ("templates", " + ".join(
+    f"({source.kind} ? {source.holders}.map({H}, {{'path': {source.path}, 'spec': {source.spec}}}) : [])" for source in SOURCES))
+"""The variable every template form declares: ``[{'path': <pod spec path>, 'spec': <pod spec>}]`` of the admitted object
+(one list, so that a predicate is written once in the expression and once in the message)."""
 
 
 def any_spec(bad: Predicate) -> str:
-    """CEL: some pod spec of the admitted object satisfies ``bad``."""
-    return "(" + " || ".join(_guarded(source, bad) for source in SOURCES) + ")"
+    """CEL: some pod spec of the admitted object satisfies ``bad`` (reads :data:`TEMPLATES`)."""
+    return f"variables.templates.exists(t0, {bad('t0.spec')})"
 
 
 def spec_path(bad: Predicate) -> str:
-    """CEL string: the path of the first pod spec satisfying ``bad`` (``'spec'`` when none does)."""
-    out = "'spec'"
-    for source in reversed(SOURCES):
-        first = source.path.replace(H, f"{source.holders}.filter({H}, {bad(source.spec)})[0]")
-        out = f"({_guarded(source, bad)} ? {first} : {out})"
-    return out
+    """CEL string: the path of the first pod spec satisfying ``bad`` (evaluated only when one does)."""
+    return f"variables.templates.filter(t0, {bad('t0.spec')})[0].path"
 
 
 def containers(spec: str) -> str:

@@ -52,7 +52,7 @@ from gpufleet.kubetypes import quantity
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, param_key
-from gpufleet.rules.celpods import TEMPLATE_RESOURCES, any_spec, containers, spec_path
+from gpufleet.rules.celpods import TEMPLATE_RESOURCES, TEMPLATES, any_spec, containers, spec_path
 from gpufleet.rules.gpus._helpers import MIG_PREFIX, amount, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, as_list, as_map
 from gpufleet.workloads.types import is_map
@@ -171,6 +171,7 @@ def _bad_spec(spec: str) -> str:
 CEL = CelForm(
     resources=TEMPLATE_RESOURCES,
     facts=("gpuResource",),
+    variables=(TEMPLATES,),
     checks=(CelCheck(f"!{any_spec(_bad_spec)}", spec_path(_bad_spec),
                      "'a container asks for a GPU in requests without an equal limit, or writes a GPU amount that is not a "
                      "whole number of devices: the API server rejects the pods after the gang is admitted'"),),

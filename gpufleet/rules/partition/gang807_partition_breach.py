@@ -58,7 +58,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, fact_value
-from gpufleet.rules.celpods import TEMPLATE_RESOURCES, any_spec, spec_path
+from gpufleet.rules.celpods import TEMPLATE_RESOURCES, TEMPLATES, any_spec, spec_path
 from gpufleet.workloads import PodTemplate, as_list, as_map
 from gpufleet.workloads.kinds import WORKLOAD_KINDS
 from gpufleet.workloads.types import is_map
@@ -149,6 +149,7 @@ CEL = CelForm(
     resources=TEMPLATE_RESOURCES,
     facts=("namespaceTeam", "dedicatedTeam", "partitionExempt"),
     variables=(
+        TEMPLATES,
         ("namespace", "has(object.metadata.namespace) ? object.metadata.namespace : request.namespace"),
         ("team", f"{fact('namespaceTeam', 'variables.namespace')} ? {fact_value('namespaceTeam', 'variables.namespace')} : ''"),
         ("others", "params.data.exists(k, k.startsWith('dedicatedTeam.') && k != 'dedicatedTeam.' + variables.team)"),
@@ -157,8 +158,8 @@ CEL = CelForm(
                      spec_path(_cel_breach),
                      "'the pods tolerate or select the nodes of a pool dedicated to another team, or set nodeName: they may "
                      "land on its dedicated nodes'"),),
-    note="TrainJob: its pod templates are its runtime's, another object (Pods and the apps kinds are refused cluster-wide "
-         "by the partition policy, gpufleet.render.partition)",
+    note="TrainJob (its pod templates are its runtime's, another object) and the Kueue pod-group Pods the webhook is also "
+         "sent (every Pod's toleration is refused cluster-wide by the partition policy, gpufleet.render.partition)",
 )
 
 RULE = Rule(
