@@ -81,7 +81,7 @@ def vap_model() -> dict:
     return model(pools=[pool("p", system="volcano", nodes=1), vault],
                  teams=[team("research", {"p": quota(8)}, namespaces=[NAMESPACE, *RULE_NAMESPACES.values()],
                              volcanoNamespaces=[NAMESPACE, *RULE_NAMESPACES.values()]),
-                        team("secure", {"vault": quota(8, borrowing=0, lending=0)}, namespaces=["secure"], volcanoNamespaces=["secure"])],
+                        team("secure", {"vault": quota(8)}, cohort=None, namespaces=["secure"], volcanoNamespaces=["secure"])],
                  engines={"volcano": {"enabled": True}}, priorityClasses=[{"name": "gang-high", "value": 1000}])
 
 

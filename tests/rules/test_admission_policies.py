@@ -260,3 +260,18 @@ def test_gang807s_policy_reads_the_namespaces_team_and_the_dedicated_teams_from_
     job["metadata"]["namespace"] = namespace
     job["spec"]["tasks"][0]["template"] = {"spec": {"tolerations": [toleration], "containers": [{"name": "c", "image": "i"}]}}
     assert decided("GANG807", job, replace(VCJOB, namespace=namespace)) == (denied, denied)
+
+
+@pytest.mark.parametrize("name", ["namespace", "package", "in", "2nd"])
+def test_a_variable_named_by_a_reserved_word_is_refused_as_the_api_server_refuses_it(name):
+    policy = render_policies(MODEL, (GANG804,))["validatingadmissionpolicy-gpufleet-gang804"]
+    broken = {**policy, "spec": {**policy["spec"], "variables": [{"name": name, "expression": "1"}]}}
+    with pytest.raises(PolicyError, match="not valid CEL identifiers"):
+        CompiledPolicy.of(broken)
+
+
+@pytest.mark.parametrize("rule", [r for r in registry.all_rules() if r.cel is not None], ids=lambda r: r.code)
+def test_every_rendered_policy_names_its_variables_by_cel_identifiers(rule):
+    for key, manifest in render_policies(MODEL, (rule,)).items():
+        if key.startswith("validatingadmissionpolicy-"):
+            CompiledPolicy.of(manifest)

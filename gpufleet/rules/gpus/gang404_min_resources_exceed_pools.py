@@ -143,11 +143,11 @@ CEL = CelForm(
     variables=(
         ("system", "object.apiVersion.startsWith('scheduling.volcano.sh/') ? 'volcano' : 'coscheduling'"),
         ("declared", "has(object.spec) && has(object.spec.minResources) ? object.spec.minResources : {}"),
-        ("namespace", "has(object.metadata.namespace) ? object.metadata.namespace : request.namespace"),
+        ("ns", "has(object.metadata.namespace) ? object.metadata.namespace : request.namespace"),
         ("queueTeam", f"{_SYSTEM} == 'volcano' && has(object.spec) && has(object.spec.queue) "
                       f"&& {fact('volcanoQueueTeam', 'object.spec.queue')} ? {fact_value('volcanoQueueTeam', 'object.spec.queue')} : ''"),
-        ("team", f"variables.queueTeam != '' ? variables.queueTeam : ({fact('namespaceTeam', 'variables.namespace')} "
-                 f"? {fact_value('namespaceTeam', 'variables.namespace')} : '')"),
+        ("team", f"variables.queueTeam != '' ? variables.queueTeam : ({fact('namespaceTeam', 'variables.ns')} "
+                 f"? {fact_value('namespaceTeam', 'variables.ns')} : '')"),
         ("scope", f"variables.team != '' && {fact('poolSet', f'{_SYSTEM} + {DOT} + variables.team')} ? variables.team : '{FLEET_SCOPE}'"),
         ("pools", f"{fact('poolSet', f'{_SYSTEM} + {DOT} + {FLEET_SCOPE!r}')} "
                   f"? {fact_value('poolSet', f'{_SYSTEM} + {DOT} + variables.scope')} : ''"),

@@ -150,11 +150,11 @@ CEL = CelForm(
     facts=("namespaceTeam", "dedicatedTeam", "partitionExempt"),
     variables=(
         TEMPLATES,
-        ("namespace", "has(object.metadata.namespace) ? object.metadata.namespace : request.namespace"),
-        ("team", f"{fact('namespaceTeam', 'variables.namespace')} ? {fact_value('namespaceTeam', 'variables.namespace')} : ''"),
+        ("ns", "has(object.metadata.namespace) ? object.metadata.namespace : request.namespace"),
+        ("team", f"{fact('namespaceTeam', 'variables.ns')} ? {fact_value('namespaceTeam', 'variables.ns')} : ''"),
         ("others", "params.data.exists(k, k.startsWith('dedicatedTeam.') && k != 'dedicatedTeam.' + variables.team)"),
     ),
-    checks=(CelCheck(f"!variables.others || {fact('partitionExempt', 'variables.namespace')} || !{any_spec(_cel_breach)}",
+    checks=(CelCheck(f"!variables.others || {fact('partitionExempt', 'variables.ns')} || !{any_spec(_cel_breach)}",
                      spec_path(_cel_breach),
                      "'the pods tolerate or select the nodes of a pool dedicated to another team, or set nodeName: they may "
                      "land on its dedicated nodes'"),),
