@@ -12,7 +12,7 @@ ValidatingAdmissionPolicy expressions). Two things live here:
    ``tasks.map(t, t.replicas).sum()``), and ``hasValue``/``orValue`` so that rules
    with ``optionalOldSelf: true`` can run on creation, where ``oldSelf`` is
    ``optional.none()``. The admission policies (:mod:`gpufleet.rules.celform`) add ``trim``,
-   ``upperAscii``, ``lowerAscii`` and ``indexOf``, and the GPU rules' forms Kubernetes' quantity
+   ``upperAscii``, ``lowerAscii``, ``replace`` and ``indexOf``, and the GPU rules' forms Kubernetes' quantity
    library (:mod:`gpufleet.crdschema.celquantity`).
 2. **Compilation** to a :class:`gpufleet.crdschema.celrun.Program` (cel-python's
    interpreter without its per-call overheads) and conversion of JSON values.
@@ -90,7 +90,7 @@ SHIMS: dict[str, Any] = {"sum": _sum, "hasValue": _has_value, "orValue": _or_val
                          "replace": _replace,
                          **QUANTITY_FUNCTIONS}
 """Kubernetes CEL extension functions registered on top of cel-python (the strings library's ``trim``,
-``upperAscii``, ``lowerAscii``, the lists library's ``indexOf`` and the quantity library serve the admission
+``upperAscii``, ``lowerAscii``, ``replace``, the lists library's ``indexOf`` and the quantity library serve the admission
 policies' expressions, :mod:`gpufleet.rules.celform`)."""
 
 
