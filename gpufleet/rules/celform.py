@@ -115,3 +115,22 @@ def option(code: str, key: str) -> str:
 def fact(name: str, value: str) -> str:
     """CEL: the CEL string ``value`` is one of the fleet's ``name`` facts (a key ``<name>.<value>`` of the params)."""
     return f"('{name}.' + {value}) in params.data"
+
+
+SLASH = ".."
+"""How a ``/`` (of a resource name) is written in a params key: ConfigMap keys allow only ``[-._a-zA-Z0-9]``."""
+
+
+def key_part(text: str) -> str:
+    """``text`` as a params key writes it (:data:`SLASH` for ``/``); the Python side of :func:`param_key`."""
+    return text.replace("/", SLASH)
+
+
+def param_key(value: str) -> str:
+    """CEL: the CEL string ``value`` as a params key writes it (:func:`key_part`)."""
+    return f"{value}.replace('/', '{SLASH}')"
+
+
+def fact_value(name: str, value: str) -> str:
+    """CEL: the params' value of fact ``name`` for the CEL string ``value`` (a key ``<name>.<value>``)."""
+    return f"params.data['{name}.' + {value}]"

@@ -48,10 +48,7 @@ def sandbox(tmp_path_factory):
                 *sorted(shared_path("crds", "jobset").glob("*.yaml")),
                 shared_path("crds", "scheduler-plugins", "scheduling.x-k8s.io_podgroups.yaml"),
                 shared_path("crds", "trainer", "trainer.kubeflow.org_trainjobs.yaml")]
-    data = model(pools=[pool("p", system="volcano", nodes=1)],
-                 teams=[team("research", {"p": quota(8)}, namespaces=[NAMESPACE, *RULE_NAMESPACES.values()],
-                             volcanoNamespaces=[NAMESPACE, *RULE_NAMESPACES.values()])],
-                 engines={"volcano": {"enabled": True}}, priorityClasses=[{"name": "gang-high", "value": 1000}])
+    data = vap_model()
     with running(data, tmp_path_factory.mktemp("vap"), Options(controller=False, native_gang=True)) as sb:
         for path in kubeflow:
             for doc in yaml.safe_load_all(Path(path).read_text()):
@@ -70,6 +67,22 @@ def sandbox(tmp_path_factory):
             .get("observedGeneration") for n in names), timeout=60)
         _wait_enforced(sb)
         yield sb
+
+
+DEDICATED = "gpufleet.dev/dedicated"
+
+
+def vap_model() -> dict:
+    """Team research (the rules' namespaces) on pool p, and pool vault dedicated to team secure: GANG807's policy has
+    another team's pool to refuse, GANG404's and GANG401's read the pools' totals and GPU resources from the params."""
+    vault = pool("vault", system="volcano", nodes=1, dedicatedTo="secure",
+                 nodeLabels={"gpufleet.dev/pool": "vault", "volcano.sh/nodegroup-name": "vault", DEDICATED: "secure"},
+                 taints=[{"key": DEDICATED, "value": "secure", "effect": "NoExecute"}])
+    return model(pools=[pool("p", system="volcano", nodes=1), vault],
+                 teams=[team("research", {"p": quota(8)}, namespaces=[NAMESPACE, *RULE_NAMESPACES.values()],
+                             volcanoNamespaces=[NAMESPACE, *RULE_NAMESPACES.values()]),
+                        team("secure", {"vault": quota(8)}, cohort=None, namespaces=["secure"], volcanoNamespaces=["secure"])],
+                 engines={"volcano": {"enabled": True}}, priorityClasses=[{"name": "gang-high", "value": 1000}])
 
 
 def one_rule_per_namespace(manifest: dict) -> dict:
@@ -135,7 +148,7 @@ def served(sb, obj: dict) -> bool:
 
 
 def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_code(sandbox):
-    found, verdicts, warned_any = [], set(), False
+    found, verdicts, warned_any, refused = [], set(), False, set()
     for where, obj in cases():
         if not served(sandbox, obj):  # no CRD in this sandbox (LeaderWorkerSet, Ray): compared offline only
             continue
@@ -147,6 +160,7 @@ def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_c
                                                                             "namespace": RULE_NAMESPACES[rule.code]}})
             denied, warned = eq.engine_verdict(rule, seen, sandbox.context)
             verdicts.add(denied)
+            refused |= {rule.code} if denied else set()
             warned_any |= warned
             by_policy = f"'gpufleet-{rule.code.lower()}" in message
             if denied != by_policy or (denied and rule.code not in message):
@@ -155,3 +169,4 @@ def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_c
                 found.append(f"{where} {rule.code}: engine warns={warned}, API server warnings: {warnings}")
     assert found == []
     assert verdicts == {True, False} and warned_any  # refusals, admissions and warnings were compared
+    assert {"GANG401", "GANG404", "GANG807"} <= refused  # the GPU and partition forms and their fleet facts were exercised

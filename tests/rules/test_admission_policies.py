@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 import pytest
 
@@ -13,10 +14,11 @@ from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
 from gpufleet.rules import engine, registry
-from gpufleet.rules.admission_policies import policy_name, render_policies
+from gpufleet.rules.admission_policies import params_data, policy_name, render_policies
 from gpufleet.rules.api import CheckContext, Severity
 from gpufleet.yamlin.errors import ModelError
 from tests.render.builders import fleet, pool, quota, team
+from tests.rules import fixtures as fx
 
 MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})])
 GANG001 = registry.get("GANG001")
@@ -264,3 +266,94 @@ def test_every_params_key_is_a_valid_config_map_key():
     keys = render_policies(model, registry.all_rules())["configmap-rule-params"]["data"]
     assert "observability.gangLabel" in keys
     assert [key for key in keys if not re.fullmatch(r"[-._a-zA-Z0-9]+", key)] == []
+
+
+GPU_FLEET = fx.context("GANG807").fleet
+"""A fleet context with every system, a dedicated pool (vault, team secure) and six teams (tests/rules/fixtures)."""
+
+
+@lru_cache(maxsize=None)
+def gpu_fleet_policy(code: str) -> tuple[CompiledPolicy, dict]:
+    """The rule's policy, compiled once, and its params rendered from GPU_FLEET."""
+    rendered = render_policies(MODEL, (registry.get(code),))
+    return (CompiledPolicy.of(rendered[f"validatingadmissionpolicy-{policy_name(code)}"]),
+            {"data": params_data((registry.get(code),), GPU_FLEET)})
+
+
+def decided(code: str, obj: dict, request: Request) -> tuple[bool, bool]:
+    """(denied by the rule's policy with params from GPU_FLEET, denied by the engine with GPU_FLEET)."""
+    policy, params = gpu_fleet_policy(code)
+    engine_denied = any(f.blocking for f in engine.check_object(obj, CheckContext(fleet=GPU_FLEET), select=[code]))
+    return bool(policy.failures(obj, request, params=params)), engine_denied
+
+
+def test_every_params_key_is_a_config_map_key_resource_names_writing_their_slash_as_two_dots():
+    data = params_data(registry.all_rules(), GPU_FLEET)
+    assert [key for key in data if not re.fullmatch(r"[-._a-zA-Z0-9]+", key)] == []
+    assert data["gpuResource.nvidia.com..gpu"] == "true"
+    assert data["poolTotal.volcano.research.nvidia.com..gpu"] == "32"  # h100: 4 nodes x 8
+    assert data["namespaceTeam.vision-dev"] == "vision" and data["dedicatedTeam.secure"] == "true"
+
+
+@pytest.mark.parametrize("group, namespace, queue, resources, denied", [
+    ("scheduling.volcano.sh", "research", "research", {"nvidia.com/gpu": "32"}, False),
+    ("scheduling.volcano.sh", "research", "research", {"nvidia.com/gpu": "33"}, True),
+    ("scheduling.volcano.sh", "research", None, {"memory": "7200Gi", "cpu": "768"}, False),
+    ("scheduling.volcano.sh", "sim", "sim", {"memory": "7201Gi"}, True),
+    ("scheduling.volcano.sh", "vision", None, {"nvidia.com/gpu": 33}, True),  # no Volcano pool of its own: the fleet's h100
+    ("scheduling.volcano.sh", "research", None, {"example.com/fpga": "1000"}, False),  # no pool lists it: not judged
+    ("scheduling.volcano.sh", "research", None, {"nvidia.com/mig-1g.10gb": "1"}, True),  # a GPU no pool lists: zero
+    ("scheduling.x-k8s.io", "robotics", None, {"nvidia.com/gpu": "16"}, False),  # l40s: 4 x 4
+    ("scheduling.x-k8s.io", "research", None, {"nvidia.com/gpu": "17"}, True),
+])
+def test_gang404s_policy_reads_the_pools_of_the_queues_or_namespaces_team_from_the_params(group, namespace, queue, resources, denied):
+    version = "v1beta1" if group == "scheduling.volcano.sh" else "v1alpha1"
+    spec = {"minMember": 2, "minResources": resources, **({"queue": queue} if queue else {})}
+    group_obj = {"apiVersion": f"{group}/{version}", "kind": "PodGroup", "metadata": {"name": "g", "namespace": namespace},
+                 "spec": spec}
+    assert decided("GANG404", group_obj, Request(group, version, "podgroups", namespace)) == (denied, denied)
+
+
+@pytest.mark.parametrize("requests, limits, denied", [
+    ({}, {"nvidia.com/gpu": 8}, False),
+    ({"nvidia.com/gpu": "8"}, {"nvidia.com/gpu": "8000m"}, False),  # equal quantities, written differently
+    ({"nvidia.com/gpu": "8"}, {}, True),
+    ({"nvidia.com/gpu": "4"}, {"nvidia.com/gpu": "8"}, True),
+    ({}, {"nvidia.com/mig-1g.10gb": "1.5"}, True),
+    ({"cpu": "500m"}, {"cpu": "1"}, False),  # not a GPU
+])
+def test_gang401s_policy_reads_gpu_amounts_as_quantities(requests, limits, denied):
+    job = vcjob(4)
+    job["spec"]["tasks"][0]["template"] = {"spec": {"containers": [{"name": "c", "image": "i", "resources": {
+        **({"requests": requests} if requests else {}), **({"limits": limits} if limits else {})}}]}}
+    assert decided("GANG401", job, VCJOB) == (denied, denied)
+
+
+@pytest.mark.parametrize("namespace, toleration, denied", [
+    ("research", {"key": "gpufleet.dev/dedicated", "value": "secure"}, True),
+    ("research", {"key": "gpufleet.dev/dedicated", "value": "secure", "effect": "NoSchedule"}, False),
+    ("secure", {"key": "gpufleet.dev/dedicated", "value": "secure"}, False),  # the owner's own pool
+    ("secure", {"operator": "Exists"}, False),  # no other team has a dedicated pool
+    ("research", {"operator": "Exists"}, True),
+    ("kube-system", {"operator": "Exists"}, False),  # exempt
+])
+def test_gang807s_policy_reads_the_namespaces_team_and_the_dedicated_teams_from_the_params(namespace, toleration, denied):
+    job = vcjob(4)
+    job["metadata"]["namespace"] = namespace
+    job["spec"]["tasks"][0]["template"] = {"spec": {"tolerations": [toleration], "containers": [{"name": "c", "image": "i"}]}}
+    assert decided("GANG807", job, replace(VCJOB, namespace=namespace)) == (denied, denied)
+
+
+@pytest.mark.parametrize("name", ["namespace", "package", "in", "2nd"])
+def test_a_variable_named_by_a_reserved_word_is_refused_as_the_api_server_refuses_it(name):
+    policy = render_policies(MODEL, (GANG804,))["validatingadmissionpolicy-gpufleet-gang804"]
+    broken = {**policy, "spec": {**policy["spec"], "variables": [{"name": name, "expression": "1"}]}}
+    with pytest.raises(PolicyError, match="not valid CEL identifiers"):
+        CompiledPolicy.of(broken)
+
+
+@pytest.mark.parametrize("rule", [r for r in registry.all_rules() if r.cel is not None], ids=lambda r: r.code)
+def test_every_rendered_policy_names_its_variables_by_cel_identifiers(rule):
+    for key, manifest in render_policies(MODEL, (rule,)).items():
+        if key.startswith("validatingadmissionpolicy-"):
+            CompiledPolicy.of(manifest)

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gpufleet.crdschema.vap import CompiledPolicy, Request
 from gpufleet.rules import engine, registry
-from gpufleet.rules.admission_policies import render_policies
+from gpufleet.rules.admission_policies import params_data, render_policies
 from gpufleet.rules.api import CheckContext, Rule
 from gpufleet.yamlin import yamlio
 from gpufleet.crdschema.crdset import CrdSet
@@ -78,12 +78,13 @@ def engine_verdict(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext = CTX) 
     return any(f.blocking for f in findings), any(not f.blocking and not f.waived for f in findings)
 
 
-def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request) -> tuple[bool, bool, list[str]]:
-    """(denied, warned, messages) by the rule's rendered policies."""
+def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request,
+                params: Mapping[str, Any] | None = None) -> tuple[bool, bool, list[str]]:
+    """(denied, warned, messages) by the rule's rendered policies (``params``: the ConfigMap, the model's by default)."""
     denied = warned = False
     messages: list[str] = []
     for policy, actions in POLICIES[rule.code]:
-        failed = policy.failures(obj, request, params=PARAMS)
+        failed = policy.failures(obj, request, params=PARAMS if params is None else params)
         messages += failed
         denied |= bool(failed) and "Deny" in actions
         warned |= bool(failed) and "Warn" in actions
@@ -104,13 +105,30 @@ def reaches_admission(obj: Mapping[str, Any]) -> bool:
     return not crds().knows(obj) or not (crds().validate(obj) or crds().pruned_fields(obj))
 
 
-def disagreement(rule: Rule, obj: Mapping[str, Any]) -> str | None:
+_FLEETS: dict[str, tuple[CheckContext, dict[str, Any]] | None] = {}
+
+
+def fixture_fleet(folder: str) -> tuple[CheckContext, dict[str, Any]] | None:
+    """The engine's context and the policies' params for a fixture folder's own fleet context (None: it runs without
+    a fleet, which the webhook never does): the params rendered from that fleet as :func:`params_data` renders the model's."""
+    if folder not in _FLEETS:
+        fleet = fx.context(folder).fleet
+        _FLEETS[folder] = None if fleet is None else (CheckContext(fleet=fleet), {"data": params_data(CEL_RULES, fleet)})
+    return _FLEETS[folder]
+
+
+def disagreement(rule: Rule, obj: Mapping[str, Any], fleet: tuple[CheckContext, Mapping[str, Any]] | None = None) -> str | None:
+    """How the engine and the CEL form disagree on ``obj`` (None: they agree), under the model's fleet or ``fleet``."""
     obj = with_namespace(obj)
     request = request_for(rule, obj)
     if request is None or not reaches_admission(obj):
         return None
-    denied, warned = engine_verdict(rule, obj)
-    cel_denied, cel_warned, messages = cel_verdict(rule, obj, request)
+    ctx, params = fleet if fleet is not None else (CTX, PARAMS)
+    namespace = (obj.get("metadata") or {}).get("namespace")
+    if ctx.fleet is not None and namespace and ctx.fleet.team_for_namespace(namespace) is None:
+        return None  # the bindings match team namespaces only: the API server never evaluates it there
+    denied, warned = engine_verdict(rule, obj, ctx)
+    cel_denied, cel_warned, messages = cel_verdict(rule, obj, request, params)
     if (denied, warned) != (cel_denied, cel_warned):
         name = (obj.get("metadata") or {}).get("name")
         return f"{rule.code} on {obj.get('kind')} {name}: engine (deny, warn)={denied, warned}, CEL={cel_denied, cel_warned} {messages}"
@@ -145,9 +163,19 @@ def test_the_cel_form_decides_every_rule_fixture_as_the_engine(rule):
 
 
 @pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
+def test_the_cel_form_decides_every_rule_fixture_as_the_engine_under_the_fixtures_own_fleet(rule):
+    """The GPU and partition rules read the fleet's pools and teams: each fixture also under its folder's fleet context."""
+    found = [f"{where}: {d}" for where, obj in FIXTURE_OBJECTS
+             if (fleet := fixture_fleet(where.split("/")[0])) is not None and (d := disagreement(rule, obj, fleet))]
+    assert found == []
+
+
+@pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
 def test_the_cel_form_denies_its_own_disallowed_fixture_where_it_matches(rule):
+    fleet = fixture_fleet(rule.code)
+    params = fleet[1] if fleet is not None else None
     denied = [obj for obj in fx.documents(rule.code, "disallowed.yaml")
-              if (req := request_for(rule, with_namespace(obj))) and cel_verdict(rule, with_namespace(obj), req)[0]]
+              if (req := request_for(rule, with_namespace(obj))) and cel_verdict(rule, with_namespace(obj), req, params)[0]]
     assert denied or rule.severity.value == "warning"
 
 
@@ -167,7 +195,8 @@ _counts = st.integers(min_value=0, max_value=6)
 _annotations = st.dictionaries(
     st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/GANG110", "waive.gpufleet.dev/gang002",
                      "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "waive.gpufleet.dev/GANG202",
-                     "waive.gpufleet.dev/GANG204", "waive.gpufleet.dev/GANG207", "waive.gpufleet.dev/gang701", "team"]),
+                     "waive.gpufleet.dev/GANG204", "waive.gpufleet.dev/GANG207", "waive.gpufleet.dev/gang701",
+                     "waive.gpufleet.dev/GANG401", "waive.gpufleet.dev/GANG404", "waive.gpufleet.dev/GANG807", "team"]),
     st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
 
 
@@ -198,15 +227,13 @@ _PROBE = {"exec": {"command": ["true"]}}
 
 @st.composite
 def pod_templates(draw, restart: bool = True) -> dict[str, Any]:
-    """A pod template: maybe the gang identity label, a restartPolicy, containers with or without probes."""
-    containers = []
-    for name in ["c", "d"][: draw(st.integers(1, 2))]:
-        container: dict[str, Any] = {"name": name, "image": "i"}
+    """A pod template: a pod spec (:func:`pod_specs`) whose containers may carry probes, maybe a restartPolicy,
+    maybe the gang identity label."""
+    spec = draw(pod_specs())
+    for container in spec["containers"]:
         for probe in draw(st.lists(st.sampled_from(["livenessProbe", "readinessProbe", "startupProbe"]), unique=True,
                                    max_size=2)):
             container[probe] = _PROBE
-        containers.append(container)
-    spec: dict[str, Any] = {"containers": containers}
     if restart:
         policy = draw(st.sampled_from([None, "Never", "Never", "OnFailure", "Always"]))
         if policy:
@@ -224,6 +251,50 @@ _policies = st.lists(st.one_of(st.builds(lambda e, a: {"event": e, "action": a},
                                st.builds(lambda es, a: {"events": es, "action": a}, st.lists(_event, max_size=2), _action),
                                st.builds(lambda code, a: {"exitCode": code, "action": a}, st.integers(1, 3), _action)),
                      max_size=2)
+
+
+# Pod specs: GPU requests and limits (GANG401), tolerations, selectors and nodeName (GANG807).
+_QUANTITIES = ["8", "4", "1", "0", "16", "64", "1.5", "500m", "8000m", "1e1", "1Ki", "2000Gi", 8, 2, 0]
+_amounts = st.dictionaries(st.sampled_from(["nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.10gb", "cpu", "memory",
+                                            "example.com/fpga"]), st.sampled_from(_QUANTITIES), max_size=2)
+_DEDICATED = "gpufleet.dev/dedicated"
+_TEAMS = st.sampled_from(["secure", "research", "vision", "nobody"])
+_tolerations = st.lists(st.one_of(
+    st.sampled_from([{"operator": "Exists"}, {"operator": "Exists", "effect": "NoSchedule"}, {"key": "", "operator": "Exists", "effect": ""},
+                     {"key": _DEDICATED, "operator": "Exists"}, {"key": "nvidia.com/gpu", "operator": "Exists"}]),
+    st.builds(lambda team, effect: {"key": _DEDICATED, "value": team, **({"effect": effect} if effect else {})},
+              _TEAMS, st.sampled_from([None, "NoExecute", "NoSchedule"]))), max_size=2)
+
+
+@st.composite
+def containers(draw) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "c", "image": "i"}
+    resources = {part: draw(_amounts) for part in ("requests", "limits") if draw(st.booleans())}
+    if resources:
+        container["resources"] = resources
+    return container
+
+
+@st.composite
+def pod_specs(draw) -> dict[str, Any]:
+    """A pod spec: mostly a plain container; with GPUs, init containers and placement in a bounded share of draws."""
+    if draw(st.integers(0, 2)) == 0:
+        return {"containers": [{"name": "c", "image": "i"}]}
+    spec: dict[str, Any] = {"containers": draw(st.lists(containers(), min_size=1, max_size=2))}
+    if draw(st.integers(0, 3)) == 0:
+        spec["initContainers"] = [draw(containers())]
+    if draw(st.booleans()):
+        spec["tolerations"] = draw(_tolerations)
+    if draw(st.integers(0, 3)) == 0:
+        spec["nodeSelector"] = {draw(st.sampled_from([_DEDICATED, "pool"])): draw(_TEAMS)}
+    if draw(st.integers(0, 4)) == 0:
+        expression = draw(st.sampled_from([{"key": _DEDICATED, "operator": "Exists"}, {"key": "pool", "operator": "Exists"}]
+                                          + [{"key": _DEDICATED, "operator": "In", "values": [t]} for t in ("secure", "research")]))
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [expression]}]}}}
+    if draw(st.integers(0, 5)) == 0:
+        spec["nodeName"] = "node-1"
+    return spec
 
 
 @st.composite
@@ -377,13 +448,32 @@ def group_workloads(draw) -> dict[str, Any]:
 @st.composite
 def pod_groups(draw) -> dict[str, Any]:
     spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
+    if draw(st.integers(0, 2)) == 0:
+        spec["minResources"] = draw(_amounts)
     if draw(st.integers(0, 3)):
         spec["scheduleTimeoutSeconds"] = draw(st.sampled_from([0, 10, 29, 30, 31, 60, 299, 300, 301, 900]))
     return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": draw(metas()), "spec": spec}
 
 
+@st.composite
+def volcano_pod_groups(draw) -> dict[str, Any]:
+    spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
+    if draw(st.booleans()):
+        spec["queue"] = draw(st.sampled_from(["research", "sim", "vision", "nowhere"]))
+    if draw(st.integers(0, 3)):
+        spec["minResources"] = draw(_amounts)
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": _meta(draw(_annotations)), "spec": spec}
+
+
+_namespaces = st.sampled_from([NAMESPACE, "vision", "sim", "secure", "robotics", "kube-system", "nobody"])
+GENERATED_FLEETS = ("GANG807",)
+"""Fixture fleets the generated shapes are also judged under: GANG807's has every system, a dedicated pool and six teams."""
+
+
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups(), native_groups(),
-                    group_workloads()))
-def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
-    assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
+                    group_workloads(), volcano_pod_groups()), namespace=_namespaces)
+def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj, namespace):
+    obj = {**obj, "metadata": {**obj["metadata"], "namespace": namespace}}
+    fleets = [None, *(fixture_fleet(code) for code in GENERATED_FLEETS)]
+    assert [d for fleet in fleets for rule in CEL_RULES if (d := disagreement(rule, obj, fleet))] == []
