@@ -161,7 +161,7 @@ def _fleet_warnings(fleet: Fleet) -> list[str]:
     no_quota = [t.name for t in fleet.teams if not t.quota]
     if no_quota:
         out.append(f"{len(no_quota)} team(s) have no quota on any pool: {', '.join(no_quota[:10])}{' ...' if len(no_quota) > 10 else ''}")
-    used = {name for owner in (*fleet.teams, *fleet.cohorts) for name in owner.quota}
+    used = {name for owner in fleet.quota_owners for name in owner.quota}
     for pool in fleet.pools:
         if pool.name not in used:
             out.append(f"pool {pool.name} has no quota at all: its {pool.capacity} {pool.gpu_resource} are unused")
@@ -199,7 +199,7 @@ def build_plan(fleet: Fleet, rendered: Rendered, controller: Mapping[str, Mappin
     objects = Counter("Volcano Queue" if o.engine == "volcano" else o.manifest["kind"] for o in rendered.objects)
     objects.update(m["kind"] for m in stack_objects(fleet, rendered, controller, settings or ControllerSettings()))
     return Plan(
-        pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in (*fleet.teams, *fleet.cohorts))),
+        pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in fleet.quota_owners)),
         warnings=tuple(_fleet_warnings(fleet)),
         objects=dict(objects),
     )

@@ -129,6 +129,13 @@ class _Run:
         self.state.save()
         self.kube: Kube | None = None
 
+
+    @property
+    def client(self) -> Kube:
+        """The API server's client, from the control plane's start on."""
+        if self.kube is None:
+            raise RuntimeError("the sandbox's API server is not started yet")
+        return self.kube
     def run(self, name: str, argv: list[str]):
         """Start ``name`` and wait for its probe (``gpufleet.sandbox.health``)."""
         return self.ready(self.begin(name, argv))
@@ -168,11 +175,11 @@ def _install_crds(r: _Run, fleet: Fleet) -> None:
         crds += volcano.crds(gomodcache())
     if fleet.pools_of("coscheduling"):
         crds += coscheduling.crds(gomodcache())
-    r.kube.apply_all(crds)
+    r.client.apply_all(crds)
     r.steps.log(f"{len(crds)} CRDs applied")
     names = [c["metadata"]["name"] for c in crds]
-    r.steps.wait("the engines' CRDs to be established", lambda: established(r.kube, names), timeout=120)
-    r.kube.refresh()
+    r.steps.wait("the engines' CRDs to be established", lambda: established(r.client, names), timeout=120)
+    r.client.refresh()
 
 
 def _namespace(name: str) -> dict:
@@ -182,11 +189,11 @@ def _namespace(name: str) -> dict:
 def _nodes(r: _Run, fleet: Fleet, cap: int | None) -> None:
     fake = nodes.nodes(fleet, cap)
     for node in fake:
-        r.kube.apply(node)
+        r.client.apply(node)
     config = r.write("kwok-stages.yaml", kwok.stages_text(gomodcache()))
     r.run("kwok", kwok.argv(r.engines.binary("kwok"), r.kubeconfig, config, r.state.ports["kwok"]))
     want = len(fake)
-    r.steps.wait(f"{want} fake nodes Ready", lambda: _ready_nodes(r.kube) >= want, timeout=120)
+    r.steps.wait(f"{want} fake nodes Ready", lambda: _ready_nodes(r.client) >= want, timeout=120)
 
 
 def _ready_nodes(kube: Kube) -> int:
@@ -211,7 +218,7 @@ def _kueue(r: _Run, fleet: Fleet, options: Options) -> None:
                             options.pods_ready_timeout)
     config = r.write("kueue-config.yaml", yaml.safe_dump(cfg, sort_keys=False))
     r.run("kueue", kueue.argv(r.engines.binary("kueue"), config, _serving_dir(r, "kueue-metrics")))
-    r.kube.apply_all(kueue.webhook_configurations(gomodcache(), cfg, ports["webhook"], r.pki.ca_crt.read_bytes()))
+    r.client.apply_all(kueue.webhook_configurations(gomodcache(), cfg, ports["webhook"], r.pki.ca_crt.read_bytes()))
 
 
 def _volcano(r: _Run, fleet: Fleet, without: tuple[str, ...]) -> None:
@@ -219,8 +226,8 @@ def _volcano(r: _Run, fleet: Fleet, without: tuple[str, ...]) -> None:
     ports = {"webhook": s["volcano_webhook"], "webhook_healthz": s["volcano_webhook_healthz"],
              "scheduler_healthz": s["volcano_scheduler_healthz"], "scheduler_metrics": s["volcano_scheduler_metrics"],
              "controller_healthz": s["volcano_controller_healthz"], "controller_metrics": s["volcano_controller_metrics"]}
-    r.kube.apply_all(volcano.config_maps(gomodcache(), ns))
-    r.kube.apply_all(volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes(), without))
+    r.client.apply_all(volcano.config_maps(gomodcache(), ns))
+    r.client.apply_all(volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes(), without))
     r.run("vc-webhook-manager", volcano.webhook_argv(e.binary("vc-webhook-manager"), r.kubeconfig, r.pki,
                                                      volcano.enabled_admission(gomodcache(), without), ns, ports))
     conf = r.write("volcano-scheduler.conf", render_scheduler_conf_yaml(fleet))
@@ -248,7 +255,7 @@ def _controller(r: _Run, fleet: Fleet, proc, options: Options) -> None:
     r.ready(proc)
     if not options.engines_only:
         port = r.state.ports["controller"]
-        r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
+        r.client.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
 
 
 def _stack_config(r: _Run, options: Options) -> dict[str, str]:
@@ -283,7 +290,7 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
     if fleet.engines.volcano.enabled:
         namespaces.append(fleet.engines.volcano.namespace)
-    r.kube.apply_all(_namespace(n) for n in namespaces)
+    r.client.apply_all(_namespace(n) for n in namespaces)
     _nodes(r, fleet, options.node_cap)
     _kueue(r, fleet, options)
     if fleet.engines.volcano.enabled:
@@ -291,7 +298,7 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     if fleet.pools_of("coscheduling"):
         _coscheduling(r, fleet)
     if not options.engines_only:
-        r.steps.wait("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
+        r.steps.wait("the rendered objects to apply", lambda: _apply_rendered(r.client, rendered), timeout=120, interval=2)
     if proc is not None:
         _controller(r, fleet, proc, options)
     if options.engines_only:
