@@ -104,12 +104,7 @@ def render_controller(fleet: Fleet, settings: ControllerSettings, context: dict[
         "service": service(fleet),
         "networkpolicy": network_policy(fleet),
     }
-    hooks = webhook_configurations(fleet, settings)
-    if fleet.controller.enforcement == "apiServer":  # the API server's policies judge; the webhook only mutates
-        del hooks["validatingwebhookconfiguration"]
-    if fleet.controller.mutations == "apiServer":  # the API server's MutatingAdmissionPolicies default instead
-        del hooks["mutatingwebhookconfiguration"]
-    out.update(hooks)
+    out.update(webhook_configurations(fleet, settings))
     if settings.prometheus_operator:
         out["servicemonitor"] = service_monitor(fleet)
     return out

@@ -255,6 +255,7 @@ def _controller(r: _Run, fleet: Fleet, proc, options: Options) -> None:
     r.ready(proc)
     if not options.engines_only:
         port = r.state.ports["controller"]
+        r.client.apply_all(controller.policies(fleet))
         r.client.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
 
 

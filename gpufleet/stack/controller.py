@@ -30,10 +30,17 @@ POLICY_OF = {"ValidatingAdmissionPolicyBinding": "ValidatingAdmissionPolicy",
 """A binding's kind -> the kind of the policy it binds."""
 
 
+def admission_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
+    """The API server's own admission policies the model asks for: the rules' ValidatingAdmissionPolicies
+    (``controller.enforcement``) and the defaulting's MutatingAdmissionPolicies (``controller.mutations``), with
+    their bindings and params ConfigMaps. Also what ``gpufleet sandbox up`` applies beside the webhooks."""
+    return {**stack_policies(fleet), **stack_mutating_policies(fleet)}
+
+
 def controller_manifests(fleet: Fleet, settings: ControllerSettings, context: dict[str, Any] | None = None,
                          indent: int | None = 2) -> dict[str, dict[str, Any]]:
     """Every manifest the controller component registers, keyed as it names them (``<component>-<key>``), in order."""
-    return {**render_controller(fleet, settings, context, indent), **stack_policies(fleet), **stack_mutating_policies(fleet)}
+    return {**render_controller(fleet, settings, context, indent), **admission_policies(fleet)}
 
 
 def _binding_needs(binding: Mapping[str, Any]) -> list[tuple[str, str]]:
