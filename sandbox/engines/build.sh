@@ -4,7 +4,9 @@
 # engine's go.mod and go.sum, the Go version, the flags and the folder's own Go sources and
 # hook.sh: a second run builds nothing.
 # Called by `gpufleet sandbox build` and by scripts/test.sh before the e2e tier.
-# Usage: bash sandbox/engines/build.sh [--check] [ENGINE...]   (default: all)
+# Usage: bash sandbox/engines/build.sh [--check] [ENGINE...]   (default: all in this folder)
+# An ENGINE with a slash is a folder elsewhere (a bench-only engine such as
+# bench/engines/gatekeeper, which the default list never builds); it shares the cache.
 # Prints one line per engine: NAME DIR (the folder holding its binaries). With --check
 # nothing is built: an engine not built yet prints NAME - and the exit code is 4.
 # Progress goes to stderr, one line when an engine starts building and one when it is
@@ -34,7 +36,11 @@ failed() {  # NAME LOG STEP: say which step of which engine failed, where its fu
 engines=("$@")
 [ ${#engines[@]} -gt 0 ] || engines=($(cd "$here" && ls -d */ | tr -d /))
 for name in "${engines[@]}"; do
-  dir=$here/$name
+  case "$name" in
+    */*) [ -d "$name" ] || { echo "build.sh: no engine folder '$name'" >&2; exit 2; }
+         dir=$(cd "$name" && pwd); name=$(basename "$dir") ;;
+    *) dir=$here/$name ;;
+  esac
   [ -f "$dir/go.mod" ] || { echo "build.sh: no engine '$name' (no $dir/go.mod)" >&2; exit 2; }
   ldflags=$(cat "$dir/ldflags" 2>/dev/null || true)
   # Our own sources (a main, hook.sh) count too; an engine without them keeps its key.
