@@ -49,7 +49,6 @@ import urllib.request
 from pathlib import Path
 
 import orjson
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -68,6 +67,7 @@ from gpufleet.sandbox.up import Options, up  # noqa: E402
 
 import admission_metrics as M  # noqa: E402
 import gatekeeper_peer as peer  # noqa: E402
+from sandbox_bench import write_model  # noqa: E402
 from webhook_bench import drive, mutated_job, write_pki  # noqa: E402
 
 PODS, TEAM = 64, "research"
@@ -77,18 +77,6 @@ GPUFLEET_HOOK, NOOP_HOOK, PEER_HOOK = "workloads.validate.gpufleet.dev", "noop.b
 OWN_HOOK = {"webhook": GPUFLEET_HOOK, "both": GPUFLEET_HOOK, "noop": NOOP_HOOK, "gatekeeper": PEER_HOOK}
 VAP_GOAL, WEBHOOK_GOAL = 1.10, 1.30
 KINDS = {"volcano": "/apis/batch.volcano.sh/v1alpha1/namespaces/{ns}/jobs", "batch": "/apis/batch/v1/namespaces/{ns}/jobs"}
-
-
-def _model(path: Path) -> None:
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "bench",
-        "pools": [{"name": "h100", "system": "volcano", "nodeCount": PODS,
-                   "allocatable": {"nvidia.com/gpu": 8, "cpu": 192, "memory": "1800Gi"},
-                   "nodeLabels": {"gpufleet.dev/pool": "h100", "volcano.sh/nodegroup-name": "h100"}}],
-        "cohorts": [{"name": "ml"}],
-        "teams": [{"name": TEAM, "namespaces": list(NS.values()), "volcanoNamespaces": list(NS.values()), "cohort": "ml",
-                   "quota": {"h100": {"nominal": PODS * 8}}}],
-    }))
 
 
 def bodies(namespace: str) -> dict[str, dict]:
@@ -332,7 +320,7 @@ def main() -> int:
     args = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gpufleet-admission-bench-"))
     model = work / "bench.fleet.yaml"
-    _model(model)
+    write_model(model, tuple(NS.values()))
     load0, began = os.getloadavg(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     fleet = load_model(model)
     state = up(fleet, str(model), work / "sandbox", Options(bench_echo=True, node_cap=2))
