@@ -7,6 +7,8 @@
 # Usage: bash sandbox/engines/build.sh [--check] [ENGINE... | --with ENGINE...]
 # Default: every engine folder but those holding an `opt-in` file (an engine only a test tier
 # uses: pulumi-yaml), which are built when named; `--with NAME...` builds the default ones and those.
+# An ENGINE with a slash is a folder elsewhere (a bench-only engine such as
+# bench/engines/gatekeeper, which the default list never builds); it shares the cache.
 # Prints one line per engine: NAME DIR (the folder holding its binaries). With --check
 # nothing is built: an engine not built yet prints NAME - and the exit code is 4.
 # Progress goes to stderr, one line when an engine starts building and one when it is
@@ -46,7 +48,11 @@ else
   [ ${#engines[@]} -gt 0 ] || engines=($(defaults))
 fi
 for name in "${engines[@]}"; do
-  dir=$here/$name
+  case "$name" in
+    */*) [ -d "$name" ] || { echo "build.sh: no engine folder '$name'" >&2; exit 2; }
+         dir=$(cd "$name" && pwd); name=$(basename "$dir") ;;
+    *) dir=$here/$name ;;
+  esac
   [ -f "$dir/go.mod" ] || { echo "build.sh: no engine '$name' (no $dir/go.mod)" >&2; exit 2; }
   ldflags=$(cat "$dir/ldflags" 2>/dev/null || true)
   # Our own sources (a main, hook.sh) count too; an engine without them keeps its key.
