@@ -133,10 +133,11 @@ def main() -> int:
     write_model(model)
     load0 = os.getloadavg()[0]
     t0 = time.monotonic()
-    state = up(load_model(model), str(model), work / "sandbox", Options(bench_echo=True))
+    fleet = load_model(model)
+    state = up(fleet, str(model), work / "sandbox", Options(bench_echo=True))
     startup = time.monotonic() - t0
     try:
-        sb = Sandbox(state)
+        sb = Sandbox(state, fleet)
         rss = {p.name: rss_mb(p.pid) for p in state.processes}
         print(f"startup: {startup:.1f} s, resident memory {sum(rss.values()):.0f} MB over {len(rss)} processes")
         for ns in (SCRATCH, ECHO_NS):
