@@ -53,14 +53,16 @@ VC_NS, SCRATCH, ECHO_NS = "research-vc", "scratch", "bench-echo"
 ECHO_HOOK = "echo.bench.gpufleet.dev"
 
 
-def _model(path: Path) -> None:
+def write_model(path: Path, namespaces: tuple[str, ...] = (VC_NS,)) -> None:
+    """The bench fleet: one 64-node Volcano pool of 8-GPU nodes, team research owning ``namespaces`` (also
+    ``bench/admission_bench.py``'s)."""
     path.write_text(yaml.safe_dump({
         "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "bench",
         "pools": [{"name": "h100", "system": "volcano", "nodeCount": RANKS,
                    "allocatable": {"nvidia.com/gpu": 8, "cpu": 192, "memory": "1920Gi"},
                    "nodeLabels": {"gpufleet.dev/pool": "h100", "volcano.sh/nodegroup-name": "h100"}}],
         "cohorts": [{"name": "ml"}],
-        "teams": [{"name": "research", "namespaces": [VC_NS], "volcanoNamespaces": [VC_NS], "cohort": "ml",
+        "teams": [{"name": "research", "namespaces": list(namespaces), "volcanoNamespaces": list(namespaces), "cohort": "ml",
                    "quota": {"h100": {"nominal": RANKS * 8}}}],
     }))
 
@@ -128,13 +130,14 @@ def main() -> int:
     args = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gpufleet-sandbox-bench-"))
     model = work / "bench.fleet.yaml"
-    _model(model)
+    write_model(model)
     load0 = os.getloadavg()[0]
     t0 = time.monotonic()
-    state = up(load_model(model), str(model), work / "sandbox", Options(bench_echo=True))
+    fleet = load_model(model)
+    state = up(fleet, str(model), work / "sandbox", Options(bench_echo=True))
     startup = time.monotonic() - t0
     try:
-        sb = Sandbox(state)
+        sb = Sandbox(state, fleet)
         rss = {p.name: rss_mb(p.pid) for p in state.processes}
         print(f"startup: {startup:.1f} s, resident memory {sum(rss.values()):.0f} MB over {len(rss)} processes")
         for ns in (SCRATCH, ECHO_NS):

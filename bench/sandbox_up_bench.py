@@ -29,15 +29,20 @@ from pathlib import Path
 from gpufleet.model import load_model
 from gpufleet.sandbox.state import down
 from gpufleet.sandbox.up import Options, up
+try:
+    from gpufleet.sandbox.uplog import UP_LOG
+except ImportError:  # a checkout from before the step log's module (--before): its own constant, if any
+    import gpufleet.sandbox.up as _up
+    UP_LOG = getattr(_up, "UP_LOG", None)
 model, folder, controller = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "1"
 began = time.monotonic()
 state = up(load_model(model), str(model), folder, Options(controller=controller))
 took = time.monotonic() - began
 began = time.monotonic()
 down(state, keep=True)
-log = folder / "logs" / "up.log"
+log = folder / "logs" / (UP_LOG or "-")
 print(json.dumps({"up": round(took, 1), "down": round(time.monotonic() - began, 1),
-                  "steps": log.read_text().splitlines() if log.is_file() else []}))
+                  "steps": log.read_text().splitlines() if UP_LOG and log.is_file() else []}))
 """
 
 

@@ -61,12 +61,13 @@ def main() -> int:
     p.add_argument("--settle", type=float, default=10.0)
     args = p.parse_args()
     load0 = os.getloadavg()[0]
-    state = up(load_model(DEV), str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-try-bench-")) / "sandbox",
+    fleet = load_model(DEV)
+    state = up(fleet, str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-try-bench-")) / "sandbox",
                Options(controller=False))
     options = TrialOptions(timeout=120, settle=args.settle)
     rounds = []
     try:
-        sb = Sandbox(state)
+        sb = Sandbox(state, fleet)
         for r in range(args.rounds):
             tried, floor, outcomes = 0.0, 0.0, {}
             for name, docs in cases(r).items():

@@ -19,8 +19,11 @@ cores hits them alike.
 Prints one line per endpoint, then on the last line one JSON object: ``name``,
 ``p50_ms``/``p99_ms``/``requests_per_second`` of the slower real endpoint, ``ratio`` = its
 throughput / the echo throughput, and for /validate against /echo ``validate_p99_ratio`` and
-``validate_throughput_ratio``. Goals (issue 22): /validate's p99 <= 1.5x echo's, its
-throughput >= 0.7x echo's. ``--processes N`` starts N server processes on one port
+``validate_throughput_ratio``. Goal (issue 22): /validate's p99 <= 1.5x echo's. The throughput
+ratio (issue 22 asked >= 0.7x) is printed but no longer a goal: issue 35 retired it for the API
+server's own view of admission (``bench/admission_bench.py``: gpufleet's webhook within 1.3x a no-op
+webhook's call, the VAPs within 10 % of no policy), because one process's throughput against an
+echo handler measures the GIL-bound Python server, not what a create costs (docs/performance.md). ``--processes N`` starts N server processes on one port
 (``--reuse-port``, SO_REUSEPORT), each serving /echo as well, so the floor has as many
 processes as the server. ``--ignore CODES`` is an ablation: the server skips those rules on
 /validate (its ``--bench-ignore``, accepted only with ``--bench-echo``), which shows what the
@@ -64,7 +67,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 REPO = Path(__file__).resolve().parent.parent
-GOAL_P99_RATIO, GOAL_THROUGHPUT_RATIO = 1.5, 0.7
+GOAL_P99_RATIO = 1.5
+RETIRED_THROUGHPUT_RATIO = 0.7  # issue 22's goal, retired by issue 35 (see the docstring): printed, not judged
 VARIED = "/validate varied"  # serve() over distinct reviews: the pipeline without any memo's help
 NAMESPACE = "research"
 FLEET = {"version": 1, "fleet": "bench",
@@ -159,8 +163,9 @@ def review(obj: dict, uid: str) -> bytes:
 
 
 async def drive(url: str, body: bytes, total: int, concurrency: int, ssl_ctx: ssl.SSLContext,
-                check) -> tuple[list[float], float]:
-    """Send ``total`` requests with ``concurrency`` workers; (latencies in s, wall time in s)."""
+                check, status: int = 200) -> tuple[list[float], float]:
+    """POST ``total`` requests with ``concurrency`` workers, each answered ``status`` and passing ``check``;
+    (latencies in s, wall time in s). Also ``bench/admission_bench.py``'s client (dry-run creates, 201)."""
     latencies: list[float] = []
     remaining = total
     connector = aiohttp.TCPConnector(limit=concurrency, ssl=ssl_ctx)
@@ -173,8 +178,8 @@ async def drive(url: str, body: bytes, total: int, concurrency: int, ssl_ctx: ss
                 async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as response:
                     data = await response.read()
                 latencies.append(time.perf_counter() - started)
-                if response.status != 200 or not check(data):
-                    raise RuntimeError(f"{url}: unexpected answer {response.status} {data[:200]!r}")
+                if response.status != status or not check(data):
+                    raise RuntimeError(f"{url}: unexpected answer {response.status} {data[:1000]!r}")
         began = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         return latencies, time.perf_counter() - began
@@ -359,7 +364,8 @@ def main() -> None:
     p99_ratio = validate["p99_ms"] / floor["p99_ms"]
     throughput_ratio = validate["requests_per_second"] / echo
     print(f"/validate against /echo: p99 {p99_ratio:.2f}x (goal <= {GOAL_P99_RATIO}), throughput {throughput_ratio:.2f}x "
-          f"(goal >= {GOAL_THROUGHPUT_RATIO}); {args.processes} server process(es); load average "
+          f"(issue 22's >= {RETIRED_THROUGHPUT_RATIO}, retired: bench/admission_bench.py); {args.processes} server process(es); "
+          f"load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
           + (f"; ABLATION: /validate ran without {args.ignore} (goals not judged)" if args.ignore else ""))
     summary = {
@@ -372,8 +378,8 @@ def main() -> None:
         "cpu_ratio": round(results["/echo"]["server_cpu_us_per_request"] / results[worst]["server_cpu_us_per_request"], 3),
         "load_average": [round(x, 2) for x in os.getloadavg()], "requests": args.requests, "concurrency": args.concurrency,
         "client": args.client, "pinned": args.pin,
-        "goals": {"validate_p99_ratio": GOAL_P99_RATIO, "validate_throughput_ratio": GOAL_THROUGHPUT_RATIO},
-        "meets_goals": None if args.ignore else p99_ratio <= GOAL_P99_RATIO and throughput_ratio >= GOAL_THROUGHPUT_RATIO,
+        "goals": {"validate_p99_ratio": GOAL_P99_RATIO}, "retired_goals": {"validate_throughput_ratio": RETIRED_THROUGHPUT_RATIO},
+        "meets_goals": None if args.ignore else p99_ratio <= GOAL_P99_RATIO,
         "ignored_rules": args.ignore or None,
         "endpoints": results, "validate_varied_pipeline_cpu_us": pipeline[VARIED],
     }

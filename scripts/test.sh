@@ -4,7 +4,8 @@
 # Builds the sandbox's engines from their Go modules when Go is on PATH (tests/e2e).
 # Installs Prometheus (promtool and the server: Debian's `prometheus` package) for the
 # gang-alert tests when missing and run as root with apt-get; elsewhere those tests skip.
-# Usage: bash scripts/test.sh [pytest args...]
+# Without arguments, pytest runs as two processes at once, the e2e tier split between them (tests/e2e/lanes.py;
+# GPUFLEET_E2E_LANES=1 for one). Usage: bash scripts/test.sh [pytest args...] (with arguments: one process)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -27,6 +28,7 @@ if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2
   fi
 fi
 build_pid=""
+lane2_pid=""
 if command -v go >/dev/null 2>&1; then
   # The e2e tier runs the real engines, built from their Go modules into a cache outside
   # the clone (a second run builds nothing; cold, about 36 min on 2 cores: docs/sandbox.md).
@@ -39,7 +41,7 @@ if command -v go >/dev/null 2>&1; then
   status=$(mktemp -d)/engines.rc
   export GPUFLEET_ENGINES_BUILD_STATUS=$status
   set -m  # the build in its own process group, so that an interrupted run stops it (by that group's id)
-  ( set +e; bash sandbox/engines/build.sh >/dev/null; echo $? > "$status.tmp" && mv "$status.tmp" "$status" ) &
+  ( set +e; bash sandbox/engines/build.sh --with pulumi-yaml >/dev/null; echo $? > "$status.tmp" && mv "$status.tmp" "$status" ) &
   build_pid=$!
   set +m
   trap '[ -z "$build_pid" ] || kill -- -"$build_pid" 2>/dev/null || true' EXIT
@@ -48,10 +50,36 @@ else
 fi
 echo "== import layering (import-linter)"
 .venv/bin/lint-imports
-echo "== tests (pytest; tests/e2e last)"
 set +e
-.venv/bin/python -m pytest -q "$@"
-rc=$?
+if [ $# -eq 0 ] && [ "${GPUFLEET_E2E_LANES:-2}" = 2 ]; then
+  # Two pytest processes at once (tests/e2e/lanes.py): an e2e module mostly waits on its engines, so two
+  # overlap well on 2 cores. Here: every other tier, then e2e lane 1; in the background: e2e lane 2 alone,
+  # its output to a log printed when it ends. GPUFLEET_E2E_LANES=1 (or any pytest argument) runs one process.
+  lanes_dir=$(mktemp -d)
+  lane2_log=$lanes_dir/e2e-lane2.log
+  export GPUFLEET_E2E_LOCK=$lanes_dir/e2e.lock  # each e2e module holds it; one with ALONE = True alone
+  echo "== tests: two pytest processes (tests/e2e/lanes.py); here the other tiers, then e2e lane 1 (tests/e2e last)"
+  echo "== e2e lane 2 in the background (GPUFLEET_E2E_LANE=2/2 pytest tests/e2e), its log: $lane2_log (printed at its end)"
+  set -m  # its own process group: an interrupted run sends it SIGINT (pytest then stops its sandboxes)
+  GPUFLEET_E2E_LANE=2/2 .venv/bin/python -m pytest -q tests/e2e >"$lane2_log" 2>&1 &
+  lane2_pid=$!
+  set +m
+  trap '[ -z "$lane2_pid" ] || { kill -INT "$lane2_pid" 2>/dev/null; wait "$lane2_pid"; }
+        [ -z "$build_pid" ] || kill -- -"$build_pid" 2>/dev/null || true' EXIT
+  GPUFLEET_E2E_LANE=1/2 .venv/bin/python -m pytest -q
+  rc=$?
+  [ "$rc" != 2 ] || kill -INT "$lane2_pid" 2>/dev/null  # pytest's exit 2: interrupted (Ctrl-C), so is lane 2
+  wait "$lane2_pid"
+  rc2=$?
+  lane2_pid=""
+  echo "== e2e lane 2 (GPUFLEET_E2E_LANE=2/2 pytest tests/e2e), exit $rc2:"
+  cat "$lane2_log"
+  [ "$rc" != 0 ] || rc=$rc2
+else
+  echo "== tests (pytest; tests/e2e last)"
+  .venv/bin/python -m pytest -q "$@"
+  rc=$?
+fi
 set -e
 if [ -n "$build_pid" ]; then
   wait "$build_pid" || true

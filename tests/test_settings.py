@@ -68,3 +68,16 @@ def test_the_policy_floor_overrides_the_fleets(tmp_path):
     context = tmp_path / "fleet.json"
     context.write_text(json.dumps({"version": 1, "fleet": "f", "teams": [], "pools": []}))
     assert load_settings(context=str(context), cold_start_floor_seconds=900).fleet.cold_start_floor_seconds == 900
+
+
+def test_a_fleet_context_past_its_cap_is_refused_unread_with_the_cap_in_mib(tmp_path, monkeypatch):
+    from gpufleet.fleetctx import settings
+    from gpufleet.yamlin.errors import ModelError
+
+    path = tmp_path / "context.json"
+    path.write_text("{}" + " " * (2 * 2**20))
+    monkeypatch.setattr(settings, "MAX_CONTEXT_BYTES", 2**20)
+    with pytest.raises(ModelError) as refused:
+        settings.load_fleet_context(str(path))
+    assert [(i.message, i.fix) for i in refused.value.issues] == [
+        ("the fleet context is larger than 1 MiB", "render it again from the fleet model")]

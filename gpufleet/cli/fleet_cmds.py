@@ -32,7 +32,7 @@ from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
 from gpufleet.render.plan import Plan, PoolPlan, build_plan, plan_dict
-from gpufleet.rules.admission_policies import stack_policies
+from gpufleet.stack.controller import controller_manifests
 
 MODEL_HELP = "Fleet model file (default: $GPUFLEET_MODEL, else the stack's gpufleet:model of the nearest Pulumi.yaml)."
 
@@ -175,7 +175,7 @@ def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
         raise CliError([f"--format {format!r} is not known (fix: use table or json)"])
     model, fleet, rendered = _load(model)
     stack, settings = stack_settings(model)
-    the_plan = build_plan(fleet, rendered, settings, stack_policies(fleet).values())
+    the_plan = build_plan(fleet, rendered, controller_manifests(fleet, settings, rendered.context), settings)
     if format == "json":
         typer.echo(json.dumps({**plan_dict(the_plan), "stack": stack}, indent=2))
         return

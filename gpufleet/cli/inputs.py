@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpufleet.cli.exits import CliError, os_error_line
+
+if TYPE_CHECKING:  # imported where used: the CLI's start stays light
+    from gpufleet.render.controller import ControllerSettings
 
 MODEL_ENV, STACK_ENV = "GPUFLEET_MODEL", "GPUFLEET_STACK"
 MODEL_HINT = "pass the fleet model file, e.g. stacks/prod.fleet.yaml"
@@ -155,7 +159,7 @@ def stack_switch(config: dict, key: str) -> bool:
     return str(config.get(key, False)).lower() == "true"
 
 
-def stack_settings(model: Path) -> tuple[dict, "ControllerSettings"]:
+def stack_settings(model: Path) -> tuple[dict, ControllerSettings]:
     """The stack that deploys ``model`` (JSON-ready, for ``plan``) and the settings it deploys with (``plan``, ``diff``)."""
     from gpufleet.render.controller import ControllerSettings
 

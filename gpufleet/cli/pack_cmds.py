@@ -1,13 +1,13 @@
 """``gpufleet policy-pack DIR`` and ``gpufleet pulumi-package DIR``: the two folders Pulumi runs gpufleet from.
 
 ``policy-pack`` writes the policy pack folder for ``pulumi preview --policy-pack DIR``, through
-:func:`gpufleet.policypack.folder.write` (standard library only; the pack process imports
+:func:`gpufleet.policypack.folder.write` (no Pulumi SDK imported; the pack process imports
 ``pulumi_policy``, this command does not). ``pulumi-package`` writes the component package
 folder a Pulumi program of any language adds with ``pulumi package add DIR``
 (``PulumiPlugin.yaml``, runtime python, and a ``__main__.py`` that serves
 ``gpufleet:index:GpuFleet`` from the installed :mod:`gpufleet.pulumi.package`; nothing of
-Pulumi is imported here). By default each folder names the virtual environment gpufleet runs
-in, so a ``pip install "gpufleet[pulumi]"`` there is all they need. Exit codes
+Pulumi is imported here). Both folders' settings files and their writing are :mod:`gpufleet.util.pluginfolder`'s.
+By default each folder names the virtual environment gpufleet runs in, so a ``pip install "gpufleet[pulumi]"`` there is all they need. Exit codes
 (:mod:`gpufleet.cli.exits`): 0 written, 2 the folder cannot be written (a file by that name, no space).
 Registered on the app by ``gpufleet.cli.commands``.
 """
@@ -21,7 +21,8 @@ import typer
 
 from gpufleet.cli.exits import CliError, guarded
 from gpufleet import __version__
-from gpufleet.policypack.folder import current_virtualenv, write, write_files
+from gpufleet.util.pluginfolder import current_virtualenv, settings_text, write_files
+from gpufleet.policypack.folder import write
 
 PACKAGE_ENTRY = '''"""gpufleet's component package (docs/pulumi.md), written by ``gpufleet pulumi-package``.
 
@@ -35,19 +36,17 @@ from gpufleet.pulumi.package import serve
 serve()
 '''
 
-PACKAGE_SETTINGS = """\
+PACKAGE_HEADER = """\
 # gpufleet's component package (docs/pulumi.md), written by `gpufleet pulumi-package`
 # (gpufleet {version}). Pulumi runs it with the Python of the virtual environment below,
 # which must have gpufleet[pulumi] installed.
-runtime:
-  name: python
-{options}"""
+"""
 
 
 def package_contents(virtualenv: str | None) -> dict[str, str]:
     """File name -> text of the component package folder; ``virtualenv`` as in the policy pack's folder."""
-    options = f"  options:\n    virtualenv: {virtualenv}\n" if virtualenv else ""
-    return {"PulumiPlugin.yaml": PACKAGE_SETTINGS.format(version=__version__, options=options), "__main__.py": PACKAGE_ENTRY}
+    settings = settings_text(PACKAGE_HEADER.format(version=__version__), {}, virtualenv)
+    return {"PulumiPlugin.yaml": settings, "__main__.py": PACKAGE_ENTRY}
 
 
 def _virtualenv_option(what: str):

@@ -44,7 +44,7 @@ def _dir(directory: Optional[Path]) -> Path:
     return (directory or default_dir()).resolve()
 
 
-def build(engines: Optional[List[str]] = typer.Argument(None, help="Engines to build (default: all).")) -> None:
+def build(engines: Optional[List[str]] = typer.Argument(None, help="Engines to build (default: all but the opt-in ones, e.g. pulumi-yaml, built when named).")) -> None:
     """Build the engines from their Go modules into the cache (a second run builds nothing)."""
     from gpufleet.sandbox.engines import BUILD, cache_dir
     from gpufleet.sandbox.needs import GO, disk_line
@@ -65,8 +65,8 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
                                          "(prints the stack config to set).")) -> None:
     """Start the sandbox for MODEL (or reuse the one running) and print its kubeconfig path."""
     from gpufleet.model import load_model
-    from gpufleet.sandbox.engines import EnginesMissing
     from gpufleet.sandbox.kube import WaitTimeout
+    from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
     from gpufleet.sandbox.up import Options, SandboxRunning, up as start
 
@@ -81,7 +81,7 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
     try:
         state = start(fleet, str(path), _dir(directory),
                       Options(pods_ready_timeout, not no_controller, engines_only=engines_only))
-    except EnginesMissing as exc:
+    except SandboxUnavailable as exc:
         raise _fail(str(exc), USAGE) from None
     except SandboxRunning as exc:
         raise _fail(str(exc), INVALID) from None

@@ -76,8 +76,8 @@ def try_(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/de
          dry_run: bool = typer.Option(False, "--dry-run", help="Print what would be tried; start nothing."),
          format: Format = typer.Option(Format.text, "--format", help="text or json.")) -> None:
     """Submit JOBS to a sandbox of MODEL as a user would and report what the real engines did."""
-    from gpufleet.sandbox.engines import EnginesMissing
     from gpufleet.sandbox.kube import WaitTimeout
+    from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
     from gpufleet.sandbox.state import default_dir
     from gpufleet.sandbox.trial import TrialOptions, expected_ranks
@@ -104,7 +104,7 @@ def try_(model: Path = typer.Argument(..., help="The fleet model (e.g. stacks/de
     try:
         sandbox = open_sandbox(fleet, path, where, Options(controller=not no_controller, node_cap=node_cap,
                                                            volcano_without=tuple(volcano_without or ())))
-    except EnginesMissing as exc:
+    except SandboxUnavailable as exc:
         raise loading.fail([str(exc)], USAGE, COMMAND) from None
     except (SandboxRunning, Mismatch) as exc:
         raise loading.fail([str(exc)], USAGE, COMMAND) from None

@@ -147,8 +147,8 @@ def run(base: Path = typer.Argument(..., help="The base model (or, with --git, t
 def _replay(models, loaded, k: float, until: float, repeat: int, directory: Optional[Path], controller: bool):
     from rich.progress import Progress
 
-    from gpufleet.sandbox.engines import EnginesMissing
     from gpufleet.sandbox.kube import WaitTimeout
+    from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
     from gpufleet.sandbox.replay import ReplayOptions, replay
 
@@ -164,7 +164,7 @@ def _replay(models, loaded, k: float, until: float, repeat: int, directory: Opti
                     bar.update(task, completed=done, description=f"{side} {i + 1}/{repeat}: trace {now / 3600:.2f} h")
                 try:
                     logs.append(replay(fleet, name, loaded, root / f"{side}-{i}", options, tick))
-                except EnginesMissing as exc:
+                except SandboxUnavailable as exc:
                     raise loading.fail([str(exc)], USAGE, COMMAND) from None
                 except (StartError, WaitTimeout) as exc:
                     raise loading.fail([f"{exc} (logs kept in {root / f'{side}-{i}'}/logs)"], USAGE, COMMAND) from None

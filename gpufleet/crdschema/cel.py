@@ -122,7 +122,8 @@ def build(schema: dict[str, Any], crd: str, path: FieldPath = ROOT) -> RuleNode 
             node.props[name] = child
     extra = schema.get("additionalProperties")
     node.additional = build(extra, crd, path.child("*")) if isinstance(extra, dict) else None
-    node.items = build(schema.get("items"), crd, path.key("*")) if isinstance(schema.get("items"), dict) else None
+    items = schema.get("items")
+    node.items = build(items, crd, path.key("*")) if isinstance(items, dict) else None
     has_any = node.rules or node.props or node.additional or node.items
     return node if has_any else None
 

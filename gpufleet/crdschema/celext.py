@@ -12,7 +12,8 @@ ValidatingAdmissionPolicy expressions). Two things live here:
    ``tasks.map(t, t.replicas).sum()``), and ``hasValue``/``orValue`` so that rules
    with ``optionalOldSelf: true`` can run on creation, where ``oldSelf`` is
    ``optional.none()``. The admission policies (:mod:`gpufleet.rules.celform`) add ``trim``,
-   ``upperAscii``, ``lowerAscii`` and ``indexOf``.
+   ``upperAscii``, ``lowerAscii``, ``replace`` and ``indexOf``, and the GPU rules' forms Kubernetes' quantity
+   library (:mod:`gpufleet.crdschema.celquantity`).
 2. **Compilation** to a :class:`gpufleet.crdschema.celrun.Program` (cel-python's
    interpreter without its per-call overheads) and conversion of JSON values.
 """
@@ -26,6 +27,7 @@ import celpy
 from celpy import celtypes
 from celpy.celparser import CELParser
 
+from gpufleet.crdschema.celquantity import FUNCTIONS as QUANTITY_FUNCTIONS
 from gpufleet.crdschema.celrun import EVAL_ERRORS, Program
 
 __all__ = ["EVAL_ERRORS", "NO_VALUE", "SHIMS", "compile_program", "stock_program", "to_cel"]
@@ -71,6 +73,11 @@ def _ascii_case(upper: bool) -> Any:
     return lambda text: celtypes.StringType(str(text).translate(table))
 
 
+def _replace(text: Any, old: Any, new: Any, count: Any = -1) -> Any:
+    """The strings library's ``replace``: every occurrence (``strings.Replace`` with n < 0), else the first ``count``."""
+    return celtypes.StringType(str(text).replace(str(old), str(new), int(count) if int(count) >= 0 else -1))
+
+
 def _index_of(items: Any, item: Any) -> Any:
     for at, value in enumerate(items):
         if value == item:
@@ -79,10 +86,12 @@ def _index_of(items: Any, item: Any) -> Any:
 
 
 SHIMS: dict[str, Any] = {"sum": _sum, "hasValue": _has_value, "orValue": _or_value, "trim": _trim,
-                         "upperAscii": _ascii_case(True), "lowerAscii": _ascii_case(False), "indexOf": _index_of}
+                         "upperAscii": _ascii_case(True), "lowerAscii": _ascii_case(False), "indexOf": _index_of,
+                         "replace": _replace,
+                         **QUANTITY_FUNCTIONS}
 """Kubernetes CEL extension functions registered on top of cel-python (the strings library's ``trim``,
-``upperAscii``, ``lowerAscii`` and the lists library's ``indexOf`` serve the admission policies'
-expressions, :mod:`gpufleet.rules.celform`)."""
+``upperAscii``, ``lowerAscii``, ``replace``, the lists library's ``indexOf`` and the quantity library serve the admission
+policies' expressions, :mod:`gpufleet.rules.celform`)."""
 
 
 def compile_program(expression: str) -> Program:

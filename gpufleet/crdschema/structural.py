@@ -131,7 +131,7 @@ def _to_issue(error: ValidationError, label: str) -> Issue:
     elif kind in ("anyOf", "oneOf"):
         types = [s.get("type") for s in error.validator_value if isinstance(s, dict)]
         if all(types):
-            message = f"must be of type {' or '.join(types)}, got {_type_name(error.instance)}"
+            message = f"must be of type {' or '.join(map(str, types))}, got {_type_name(error.instance)}"
     elif kind == "format":
         message, fix = f"{_short(error.instance)} is not a valid {error.validator_value}", "use an RFC 3339 timestamp such as 2026-01-31T12:00:00Z"
     elif kind == "type":

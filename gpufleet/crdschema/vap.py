@@ -56,9 +56,12 @@ class CompiledPolicy:
     def of(cls, policy: Mapping[str, Any]) -> "CompiledPolicy":
         """Compiled; raises :class:`PolicyError` for an expression reading an undeclared variable or giving ``has()``
         anything but a field selection, which the API server's compiler refuses even where evaluation would never
-        reach it (cel-python accepts ``has(a[b])``)."""
+        reach it (cel-python accepts ``has(a[b])``), and for a variable named by a reserved word."""
         spec = policy["spec"]
         declared = {v["name"] for v in spec.get("variables") or []}
+        bad_names = sorted(n for n in declared if not _IDENTIFIER.fullmatch(n) or n in RESERVED)
+        if bad_names:
+            raise PolicyError(f"variable names {bad_names} are not valid CEL identifiers")
         for text in _expressions(spec):
             unknown = set(_VARIABLE.findall(text)) - declared
             if unknown:
@@ -117,6 +120,11 @@ def _has_arguments(text: str) -> list[str]:
                 out.append(text[start:i])
                 break
     return out
+_IDENTIFIER = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
+RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
+                      "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"})
+"""CEL's reserved words: the API server refuses a variable so named ("must be a valid CEL identifier", seen on the e2e
+run of tests/e2e/test_vap_e2e.py for a variable named ``namespace``)."""
 
 
 def _expressions(spec: Mapping[str, Any]) -> list[str]:

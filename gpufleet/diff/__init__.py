@@ -24,10 +24,10 @@ from gpufleet.diff.quota import moved_namespaces, quota_rows, resized_pools
 from gpufleet.diff.steps import plan_steps
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import RenderedObject, render_all
-from gpufleet.render.controller import COMPONENT, ControllerSettings, render_controller
+from gpufleet.render.controller import COMPONENT, ControllerSettings
 from gpufleet.render.meta import TEAM_LABEL
 from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT, render_monitoring
-from gpufleet.rules.admission_policies import stack_policies
+from gpufleet.stack.controller import controller_manifests
 
 __all__ = ["Diff", "diff_fleets"]
 
@@ -87,8 +87,9 @@ def _for_live_team(verdict: Verdict, step: Step, live_teams: set[str]) -> Verdic
 
 
 def stack_objects(fleet: Fleet, settings: ControllerSettings | None = None) -> list[RenderedObject]:
-    """What the stack registers from the model: the rendered objects, then the gang-admission controller's,
-    with its admission policies (``controller.enforcement``: ``stack_policies``), then (with the stack's
+    """What the stack registers from the model: the rendered objects, then the gang-admission controller's
+    (``controller_manifests``: with the admission policies ``controller.enforcement`` and ``controller.mutations``
+    ask for), then (with the stack's
     ``prometheus_operator``) the gang alerts', named as ``gpufleet.pulumi.observability``
     names them (``gang-alerts-<kind>-<name>``).
 
@@ -99,7 +100,7 @@ def stack_objects(fleet: Fleet, settings: ControllerSettings | None = None) -> l
     (``gang-admission-<key>``), in its registration order.
     """
     rendered = render_all(fleet)
-    controller = {**render_controller(fleet, ControllerSettings(), rendered.context, indent=None), **stack_policies(fleet)}
+    controller = controller_manifests(fleet, ControllerSettings(), rendered.context, indent=None)
     alerts = render_monitoring(fleet) if settings is not None and settings.prometheus_operator else []
     return [*rendered.objects,
             *(RenderedObject(f"{COMPONENT}-{key}", manifest, "core", False) for key, manifest in controller.items()),

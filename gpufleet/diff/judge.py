@@ -26,7 +26,7 @@ siblings (same parent) are therefore seen at the larger of their old and new quo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from gpufleet.kubetypes import quantity
 from gpufleet.crdschema import CrdSet
@@ -86,7 +86,7 @@ class Cluster:
             index.setdefault(_parent_of(queues[name]), []).append(name)
         return queues, index
 
-    def judge(self, step: Step, others: list[Step] = ()) -> Verdict:
+    def judge(self, step: Step, others: Sequence[Step] = ()) -> Verdict:
         """The verdict of ``step``; ``others`` are the plan's other steps (siblings among them may run in any order)."""
         self.concurrent = _concurrent_siblings(step, others)
         verdict = self._judge(step)

@@ -28,7 +28,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import get_value
+from gpufleet.mutate.policies import PARAMS as MUTATION_PARAMS
 from gpufleet.render.controller_common import CONTEXT_CONFIGMAP
+from gpufleet.rules.admission_policies import PARAMS as RULE_PARAMS
 
 # (apiVersion, kind) -> (the force-new paths, what the provider replaces, in diff's words)
 _FORCE_NEW: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
@@ -39,6 +41,9 @@ _FORCE_NEW: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
 }
 CONTEXT_SWAP = ("the gang-admission controller keeps admitting throughout, no webhook outage: its pods keep the mounted fleet "
                 "context while the ConfigMap is briefly gone and reload the new one without a restart")
+PARAMS_SWAP = ("while it is gone, the API server's admission policies that read it deny every object they match in the team "
+               "namespaces (their bindings say parameterNotFoundAction: Deny), until the new one exists a moment later: "
+               "creates in those namespaces during the apply may be refused once and need a retry")
 
 
 def _entry(manifest: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
@@ -58,4 +63,6 @@ def provider_replacement(manifest: Mapping[str, Any]) -> str:
 def replacement_note(manifest: Mapping[str, Any] | None) -> str:
     """What a replacement of ``manifest`` means for what reads it, when gpufleet knows ('' otherwise)."""
     meta = (manifest or {}).get("metadata") or {}
-    return CONTEXT_SWAP if (manifest or {}).get("kind") == "ConfigMap" and meta.get("name") == CONTEXT_CONFIGMAP else ""
+    if (manifest or {}).get("kind") != "ConfigMap":
+        return ""
+    return {CONTEXT_CONFIGMAP: CONTEXT_SWAP, RULE_PARAMS: PARAMS_SWAP, MUTATION_PARAMS: PARAMS_SWAP}.get(meta.get("name"), "")

@@ -20,6 +20,8 @@ def _entry(fleet: Fleet, team, pool_name: str) -> dict[str, Any] | None:
     if pq is None:
         return None
     pool = fleet.pool(pool_name)
+    if pool is None:  # a pool the model does not declare (the model's own check reports it)
+        return None
     share = (pq.nominal * 100 / pool.capacity).quantize(Decimal("0.1")) if pool.capacity else Decimal(0)
     return {"nominal": _num(pq.nominal), "borrowingLimit": _num(pq.borrowing_limit), "lendingLimit": _num(pq.lending_limit),
             "share": _num(share), "lifecycle": team.lifecycle}

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.util.boundedread import TooLarge, read_bounded
 from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, CrdSchemas
@@ -106,12 +107,11 @@ OPTIONS = FieldPath.of("options")  # where rule options sit in a lint config
 def load_fleet_context(path: str, strict: bool = False) -> FleetContext:
     """Read a fleet context JSON file (the shape in ``gpufleet.fleetctx.context``)."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONTEXT_BYTES + 1)
-        if len(raw) > MAX_CONTEXT_BYTES:
-            raise ModelError(path, [Issue("", f"the fleet context is larger than {MAX_CONTEXT_BYTES} bytes",
-                                          "render it again from the fleet model")])
+        raw = read_bounded(path, MAX_CONTEXT_BYTES, "fleet context")
         data = json.loads(raw)
+    except TooLarge as exc:
+        raise ModelError(path, [Issue("", f"the fleet context is larger than {exc.cap}",
+                                      "render it again from the fleet model")]) from None
     except OSError as exc:
         raise ModelError(path, [Issue("", f"cannot read the fleet context: {exc.strerror or exc}", "check the path")]) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

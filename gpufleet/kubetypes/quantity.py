@@ -133,7 +133,7 @@ def _parse_str(text: str) -> Decimal:
 
 def _limit(value: Decimal, saturate: bool, shown: str) -> Decimal:
     if abs(value) <= MAX:
-        if saturate and value.as_tuple().exponent < -9:  # finer than 1n: round away from zero, as ParseQuantity
+        if saturate and int(value.as_tuple().exponent) < -9:  # finer than 1n: round away from zero, as ParseQuantity
             with localcontext(_WIDE):
                 return +value.quantize(NANO, rounding=ROUND_UP)
         return value

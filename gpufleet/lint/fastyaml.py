@@ -40,7 +40,7 @@ import yaml
 try:  # optional: without yaml-rs every text takes the PyYAML path
     import yaml_rs
 except ImportError:  # pragma: no cover - exercised only where yaml-rs is not installed
-    yaml_rs = None
+    yaml_rs = None  # type: ignore[assignment]  # the module, or None where yaml-rs is not installed
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PARSER = "yaml-rs" if yaml_rs is not None else "PyYAML"
@@ -184,7 +184,7 @@ def _unterminated(body: str) -> Any:
     parent, key, node = None, None, value
     while isinstance(node, (dict, list)) and node:
         parent, key = node, (next(reversed(node)) if isinstance(node, dict) else len(node) - 1)
-        node = node[key]
+        node = node[key]  # type: ignore[index]  # key is this dict's last key or this list's last index
     if not (isinstance(node, str) and node.endswith("\n")):
         return value
     if parent is None:

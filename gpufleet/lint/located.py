@@ -34,7 +34,8 @@ class Located:
 def problem_finding(problem: Problem) -> Finding:
     rule = registry.get(GANG000)
     obj = problem.obj or {}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    found = obj.get("metadata")
+    meta = found if isinstance(found, dict) else {}
     return Finding(code=rule.code, name=rule.name, severity=rule.severity, path=problem.path, message=problem.message,
                    fix=problem.fix, api_version=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")),
                    namespace=meta.get("namespace"), object_name=meta.get("name"), file=problem.file, line=problem.line)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from gpufleet.util.maps import is_map
+
 DEFAULT_NAMESPACE = "default"
 CLUSTER_SCOPED_KINDS = frozenset({
     "Namespace", "Node", "PersistentVolume", "PriorityClass", "StorageClass", "RuntimeClass",
@@ -35,10 +37,9 @@ def is_namespaced(obj: Mapping[str, Any]) -> bool:
 def with_namespace(obj: Mapping[str, Any], namespace: str) -> Mapping[str, Any]:
     """``obj`` itself when it names a namespace or is cluster-scoped, else a copy placed in ``namespace``."""
     meta = obj.get("metadata")
-    is_map = type(meta) is dict or isinstance(meta, Mapping)  # the dict test first: ABC checks are slow
-    if not namespace or not is_namespaced(obj) or (is_map and meta.get("namespace")):
+    if not namespace or not is_namespaced(obj) or (is_map(meta) and meta.get("namespace")):
         return obj
-    if meta is not None and not is_map:
+    if meta is not None and not is_map(meta):
         return obj  # a malformed metadata is GANG000's / the schema rules' to report
     placed = dict(obj)
     placed["metadata"] = {**(meta or {}), "namespace": namespace}

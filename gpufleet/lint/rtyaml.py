@@ -149,10 +149,11 @@ def merge(body: str, base: str, printed: str) -> str | None:
                 return None
             out[at:at] = after[j1:j2]
             continue
-        lines = [where.get(i) for i in range(i1, i2)]
-        if None in lines or lines != list(range(lines[0], lines[0] + len(lines))):  # type: ignore[operator]
+        found = [where.get(i) for i in range(i1, i2)]
+        lines = [n for n in found if n is not None]
+        if len(lines) < len(found) or lines != list(range(lines[0], lines[0] + len(lines))):
             return None
-        out[lines[0]:lines[-1] + 1] = after[j1:j2]  # type: ignore[index,operator]
+        out[lines[0]:lines[-1] + 1] = after[j1:j2]
     return "".join(out)
 
 

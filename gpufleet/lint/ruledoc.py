@@ -14,7 +14,7 @@ import ast
 import dataclasses
 import inspect
 import json
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping, cast
 
 from gpufleet.kubetypes.admission_kinds import REVIEWED_KINDS
 from gpufleet.rules.api import OPTIONS_CONFIG, Rule
@@ -76,7 +76,7 @@ _TYPES = {"int": "integer", "int | None": "integer or null", "tuple[str, ...]": 
 
 def options_table(model: type, code: str) -> str:
     """A rule's options as a Markdown table (key, type, default, meaning), from its options class."""
-    rename = OPTIONS_CONFIG["alias_generator"]
+    rename = cast(Callable[[str], str], OPTIONS_CONFIG["alias_generator"])
     docs = _attribute_docs(model)
     rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
     for f in dataclasses.fields(model):

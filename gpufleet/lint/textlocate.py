@@ -140,7 +140,7 @@ def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int,
     for i, part in enumerate(parts):
         if node is None:
             return None
-        if node == "scalar":
+        if isinstance(node, str):  # "scalar": nothing below it to walk
             break
         key = parts[:i + 1]
         child = seen.get(key)
@@ -148,7 +148,7 @@ def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int,
             child = seen[key] = _child(text, node, part)
         if child is None:
             return None
-        if child == "absent":
+        if isinstance(child, str):  # "absent": the deepest node found is the answer
             break
         node, pos = child
     return text.count("\n", 0, pos)
@@ -274,7 +274,8 @@ class _Rows:
     __slots__ = ("lined", "_spans")
 
     def __init__(self, lined: str) -> None:
-        self.lined, self._spans = lined, None  # type: list[tuple[int, int]] | None
+        self.lined = lined
+        self._spans: list[tuple[int, int]] | None = None
 
     def _scan(self) -> list[tuple[int, int]]:
         lined, spans = self.lined, []

@@ -6,7 +6,7 @@ and read by the platform rules (GANG5xx) through the fleet context.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -51,9 +51,13 @@ class WaitForPodsReady(Base):
     """How an evicted gang is requeued: ordering timestamp, backoff and the requeue limit."""
 
 
+PreemptionStrategy = Literal["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+"""Kueue's fair-sharing preemption strategies, in the order Kueue applies them."""
+
+
 class FairSharing(Base):
-    preemption_strategies: list[Literal["LessThanOrEqualToFinalShare", "LessThanInitialShare"]] = Field(
-        default_factory=lambda: ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+    preemption_strategies: list[PreemptionStrategy] = Field(
+        default_factory=lambda: list(get_args(PreemptionStrategy))
     )
     """Fair-sharing preemption strategies: [LessThanOrEqualToFinalShare], [LessThanInitialShare] or both in that order."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import typing
-from typing import Any
+from typing import Any, Mapping
 
 from pydantic import BaseModel
 
@@ -75,7 +75,7 @@ def nearest_key(root: type[BaseModel], loc: tuple[Any, ...], present: frozenset[
     return close[0] if close else None
 
 
-def rewrite(root: type[BaseModel], error: dict[str, Any], message: str, fix: str, data: Any = None) -> tuple[str, str]:
+def rewrite(root: type[BaseModel], error: Mapping[str, Any], message: str, fix: str, data: Any = None) -> tuple[str, str]:
     """(message, fix) for one pydantic error, made specific where this module knows how (``data``: the raw document)."""
     kind, value = error["type"], error.get("input")
     if kind == "extra_forbidden":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Literal
+from typing import Literal, Sequence
 
 from pydantic import Field, field_validator
 
@@ -100,6 +100,10 @@ class Controller(Base):
     """Where the gang-safety rules are enforced on admission: ``webhook`` (the controller's validating webhook runs
     every rule), ``apiServer`` (the rules with a CEL form run as ValidatingAdmissionPolicies inside the API server,
     no validating webhook: the others are left to the linter and the policy pack), or ``both`` (docs/webhook.md)."""
+    mutations: Literal["webhook", "apiServer", "both"] = "webhook"
+    """Where the admission defaulting (queue label, Volcano queue, scheduler, ``minAvailable``, restart policies, gang
+    label) is done: ``webhook`` (the controller's ``/mutate``), ``apiServer`` (MutatingAdmissionPolicies inside the
+    API server, Kubernetes 1.36+, no mutating webhook) or ``both`` (docs/webhook.md)."""
     namespace_guard: NamespaceGuard = Field(default_factory=NamespaceGuard)
     """Who may change the scope labels of team namespaces (``<optOutLabel>``, ``gpufleet.dev/team``, ...)."""
 
@@ -151,6 +155,15 @@ class Fleet(Base):
             return int(pool.startup_budget)
         cold = pool.cold_start_budget if pool.cold_start_budget is not None else self.admission.cold_start_floor
         return int(cold) + int(self.observability.rendezvous_allowance)
+
+    @property
+    def quota_owners(self) -> tuple[Team | Cohort, ...]:
+        """Every holder of quota: the teams, then the cohorts."""
+        return (*self.teams, *self.cohorts)
+
+    def sections(self) -> tuple[tuple[str, Sequence[Team | Cohort]], ...]:
+        """``("teams", teams)`` and ``("cohorts", cohorts)``: the model's quota holders with the key each is listed under."""
+        return (("teams", self.teams), ("cohorts", self.cohorts))
 
     def pools_of(self, system: str) -> list[Pool]:
         return [p for p in self.pools if p.system == system]

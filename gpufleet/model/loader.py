@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 from pydantic import ValidationError
@@ -24,7 +24,7 @@ from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
 
 
-def _fix_for(error: dict[str, Any]) -> str:
+def _fix_for(error: Mapping[str, Any]) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
         return "remove the field or correct its spelling (see `gpufleet schema`)"
@@ -68,7 +68,7 @@ def _number_issues(data: Any) -> list[Issue]:
 
 def _merge(first: list[Issue], second: list[Issue]) -> list[Issue]:
     """Both lists' issues, each path and message once, in path order."""
-    seen: dict[tuple[str, str], Issue] = {}
+    seen: dict[tuple[FieldPath | str, str], Issue] = {}
     for issue in [*first, *second]:
         seen.setdefault((issue.path, issue.message), issue)
     return sorted(seen.values(), key=lambda i: i.path)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from gpufleet.kubetypes.fieldpath import FieldPath, escape, pointer
+from gpufleet.util.maps import is_map
 
 Key = str | int
 
@@ -38,14 +39,9 @@ def is_unset(value: Any) -> bool:
     return value is None or value == ""
 
 
-def is_map(value: Any) -> bool:
-    """A JSON object (a dict, or any other mapping)."""
-    return type(value) is dict or isinstance(value, Mapping)  # the dict test first: it is 10x cheaper
-
-
 def _child(node: Any, key: Key) -> Any:
-    if type(key) is int:
-        if type(node) is list and 0 <= key < len(node):  # type: ignore[operator]
+    if isinstance(key, int):
+        if type(node) is list and 0 <= key < len(node):
             return node[key]
         return _INVALID
     if is_map(node):

@@ -7,16 +7,17 @@ checks it). The folder holds what Pulumi needs to run a Python pack: ``PulumiPol
 entry point ``__main__.py``, which calls :func:`gpufleet.policypack.pack.serve`, plus the
 pack's README. No policy code is copied: the policies come from the installed gpufleet.
 
-Standard library only (the CLI imports it; ``pulumi_policy`` is imported by the pack process).
+Standard library and PyYAML only (the CLI imports it; ``pulumi_policy`` is imported by the pack process);
+the settings file and the writing are :mod:`gpufleet.util.pluginfolder`'s, shared with the component package.
 """
 
 from __future__ import annotations
 
-import sys
 from importlib.resources import files
 from pathlib import Path
 
 from gpufleet import __version__
+from gpufleet.util.pluginfolder import settings_text, write_files
 
 ENTRY = '''"""The gpufleet policy pack (docs/policy-pack.md), written by ``gpufleet policy-pack``.
 
@@ -38,30 +39,21 @@ from gpufleet.policypack.pack import serve  # noqa: E402
 serve(PACK_DIR)
 '''
 
-SETTINGS = """\
+HEADER = """\
 # The gpufleet policy pack (docs/policy-pack.md), written by `gpufleet policy-pack`.
 # `version` is authoritative for Python packs. Pulumi runs the pack with the Python of
 # the virtual environment below, which must have gpufleet[pulumi] installed.
-description: Gang-safety rules for GPU training on Kubernetes (Kueue, Volcano), from gpufleet's rule engine.
-version: {version}
-runtime:
-  name: python
-{options}"""
+"""
+DESCRIPTION = "Gang-safety rules for GPU training on Kubernetes (Kueue, Volcano), from gpufleet's rule engine."
 
 FILES = ("PulumiPolicy.yaml", "__main__.py", "README.md")
 """What :func:`write` puts in the folder (and nothing else)."""
 
 
-def current_virtualenv() -> str | None:
-    """The virtual environment this Python runs in (the one gpufleet is installed in), or None outside one."""
-    return sys.prefix if sys.prefix != sys.base_prefix else None
-
-
 def contents(virtualenv: str | None) -> dict[str, str]:
     """File name -> text of the pack folder; ``virtualenv`` absolute or relative to the folder (None: Python on PATH)."""
-    options = f"  options:\n    virtualenv: {virtualenv}\n" if virtualenv else ""
     return {
-        "PulumiPolicy.yaml": SETTINGS.format(version=__version__, options=options),
+        "PulumiPolicy.yaml": settings_text(HEADER, {"description": DESCRIPTION, "version": __version__}, virtualenv),
         "__main__.py": ENTRY,
         "README.md": files("gpufleet.policypack").joinpath("README.md").read_text(),
     }
@@ -70,16 +62,3 @@ def contents(virtualenv: str | None) -> dict[str, str]:
 def write(folder: Path, virtualenv: str | None) -> list[Path]:
     """Write the pack folder (created if missing; these files replaced); the paths written."""
     return write_files(folder, contents(virtualenv))
-
-
-def write_files(folder: Path, texts: dict[str, str]) -> list[Path]:
-    """Write file name -> text into ``folder`` (created if missing; these files replaced); the paths written.
-
-    Also writes the component package folder of ``gpufleet pulumi-package`` (:mod:`gpufleet.cli.pack_cmds`).
-    """
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in texts.items():
-        (folder / name).write_text(text)
-        written.append(folder / name)
-    return written

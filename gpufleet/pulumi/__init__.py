@@ -10,7 +10,8 @@ decision about *what* to create lives in the pure core.
 Modules: ``fleet`` (the top component), ``kueue``, ``volcano`` and ``coscheduling`` (the
 engine charts, through ``engine``), ``quota`` (the rendered quota objects),
 ``manifest`` (a custom resource keeping every top-level field), ``stack_config`` (the
-typed stack configuration), ``controller``/``typed`` (the gang-admission controller) and
+typed stack configuration), ``program`` (settings -> model -> ``GpuFleet`` and its outputs, for
+``__main__.py`` and the package), ``controller``/``typed`` (the gang-admission controller) and
 ``observability`` (the gang alerts), and ``package`` (``GpuFleet`` as the component package
 ``gpufleet:index:GpuFleet`` for programs in other languages; ``gpufleet pulumi-package DIR``
 writes its folder).

@@ -5,11 +5,12 @@ the TLS material (pulumi-tls: a CA and a serving certificate made at deploy time
 the CA injected as ``caBundle``; the PEM files of ``tls_dir`` when the stack gives one
 (``gpufleet:controllerTlsDir``, an organisation's PKI), read as secrets; or
 cert-manager objects when ``cert_manager``),
-then one Kubernetes resource per manifest from
-``gpufleet.render.controller.render_controller``, plus, when ``controller.enforcement`` is
-``apiServer`` or ``both``, the rules' ValidatingAdmissionPolicies and bindings
-(``gpufleet.rules.admission_policies.render_policies``). Every decision about what the
-manifests contain lives in that pure renderer.
+then one Kubernetes resource per manifest of
+``gpufleet.stack.controller.controller_manifests`` (the controller's manifests and, when
+``controller.enforcement`` is ``apiServer`` or ``both``, the rules' ValidatingAdmissionPolicies and
+bindings, and when ``controller.mutations`` is, the defaulting's MutatingAdmissionPolicies), each depending on what that module's ``waits_for`` says it needs (a webhook on its backend,
+a policy binding on its policy and params ConfigMap). Every decision about what the manifests contain
+and their order lives in those pure functions.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pulumi_tls as tls
 from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import controller as render
-from gpufleet.rules.admission_policies import stack_policies
+from gpufleet.stack.controller import controller_manifests, waits_for
 from gpufleet.render.controller_tls import (
     CA_VALIDITY_HOURS, EARLY_RENEWAL_HOURS, SERVING_VALIDITY_HOURS, dns_names,
 )
@@ -50,8 +51,8 @@ class GangAdmissionController(pulumi.ComponentResource):
             ca_cert, tls_secret_data = self._tls(args.fleet, child)
             ca_bundle = ca_cert.cert_pem.apply(lambda pem: base64.b64encode(pem.encode()).decode())
         settings = replace(args.settings, ca_bundle=ca_bundle)
-        manifests = render.render_controller(args.fleet, settings)
-        manifests.update(stack_policies(args.fleet))  # the rules' CEL forms, enforced by the API server itself
+        manifests = controller_manifests(args.fleet, settings)
+        order = waits_for(manifests)
         self.resources: dict[str, pulumi.Resource] = {}
         namespace = create_manifest(f"{name}-namespace", manifests.pop("namespace"), child)
         after_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
@@ -60,7 +61,7 @@ class GangAdmissionController(pulumi.ComponentResource):
             self.resources["secret-tls"] = create_manifest(f"{name}-secret-tls", secret, after_ns)
         for key, manifest in manifests.items():
             deps = [namespace, *self.resources.values()] if key in render.NEEDS_SECRET_AND_CONFIG else [namespace]
-            deps += [self.resources[k] for k in render.WAITS_FOR.get(key, ())]
+            deps += [self.resources[k] for k in order.get(key, ())]
             options = pulumi.ResourceOptions(parent=self, depends_on=deps)
             self.resources[key] = create_manifest(f"{name}-{key}", manifest, options)
         self.resources["namespace"] = namespace

@@ -12,7 +12,7 @@ FLEET_SCOPE = "all"
 """``team``, ``pool`` and ``gang`` label value of an alert about the whole fleet (not one gang)."""
 
 
-def annotations(fleet: Fleet, alert: str, summary: str, description: str) -> dict[str, str]:
+def runbook_annotations(fleet: Fleet, alert: str, summary: str, description: str) -> dict[str, str]:
     """``summary``, ``description`` and ``runbook_url`` (``observability.runbookBaseUrl`` + ``/<alert>.md``)."""
     base = fleet.observability.runbook_base_url.rstrip("/")
     return {"summary": summary, "description": description, "runbook_url": f"{base}/{alert}.md"}

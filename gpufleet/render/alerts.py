@@ -37,7 +37,7 @@ from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
-from gpufleet.render.alert_meta import FLEET_SCOPE, annotations
+from gpufleet.render.alert_meta import FLEET_SCOPE, runbook_annotations
 from gpufleet.render.controller_alerts import ALERTS as CONTROLLER_ALERTS, controller_rule_group
 from gpufleet.render.kube_state_metrics import ksm_label, pool_node_label
 
@@ -143,18 +143,18 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
     )
     return [
         {"alert": "GangNoFirstStep", "expr": no_first_step, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
-         "annotations": annotations(fleet, "GangNoFirstStep", f"Gang {gang} runs but has not reached step 1",
+         "annotations": runbook_annotations(fleet, "GangNoFirstStep", f"Gang {gang} runs but has not reached step 1",
                                     f"Every live pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
                                     f"than the pool's startup budget of {_duration(budget)} (counted from the last container "
                                     "restart) and no pod has ever reported a training step."
                                     " Suspect a partial rendezvous, a wedged data loader or a NIC without RDMA.")},
         {"alert": "GangPartiallyRunning", "expr": partial, "for": _duration(budget),
          "labels": _labels(team.name, pool.name, "warning"),
-         "annotations": annotations(fleet, "GangPartiallyRunning", f"Gang {gang} is partially running",
+         "annotations": runbook_annotations(fleet, "GangPartiallyRunning", f"Gang {gang} is partially running",
                                     f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
                                     f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.")},
         {"alert": "GangStepStalled", "expr": stalled, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
-         "annotations": annotations(fleet, "GangStepStalled", f"Gang {gang} stopped stepping",
+         "annotations": runbook_annotations(fleet, "GangStepStalled", f"Gang {gang} stopped stepping",
                                     f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
                                     f"reported a new step for more than {_duration(stall)} (or its step reporters "
                                     "cannot be scraped).")},
@@ -185,7 +185,7 @@ def _storm_alert(fleet: Fleet) -> dict[str, Any]:
     labels = {"severity": "critical", "team": FLEET_SCOPE, "pool": FLEET_SCOPE,
               "namespace": fleet.engines.kueue.namespace, "gang": FLEET_SCOPE}
     return {"alert": "KueuePodsReadyTimeoutStorm", "expr": expr, "for": "5m", "labels": labels,
-            "annotations": annotations(
+            "annotations": runbook_annotations(
                 fleet, "KueuePodsReadyTimeoutStorm", "Kueue is evicting gangs for PodsReadyTimeout across the fleet",
                 f"Kueue evicts more than {rate} workloads per minute with reason PodsReadyTimeout (averaged over "
                 f"{_duration(storm.window)}): gangs do not become ready within waitForPodsReady.timeout and are requeued. "

@@ -14,6 +14,7 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.ownership import volcano_namespaces
 from gpufleet.model.teams import Team
+from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.kueue_config import managed_namespaces
 
@@ -39,7 +40,7 @@ def _pool(pool: Pool) -> dict[str, Any]:
         "system": pool.system,
         "nodeCount": pool.node_count,
         "gpuResource": pool.gpu_resource,
-        "allocatable": {res: resources.fmt(res, pool.allocatable[res]) for res in resources.resource_order(pool.allocatable)},
+        "allocatable": {res: resources.fmt(res, pool.allocatable[res]) for res in scaling.resource_order(pool.allocatable)},
         "nodeLabels": dict(sorted(pool.node_labels.items())),
     }
     if pool.placement != "per-pod":

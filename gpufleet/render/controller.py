@@ -104,10 +104,7 @@ def render_controller(fleet: Fleet, settings: ControllerSettings, context: dict[
         "service": service(fleet),
         "networkpolicy": network_policy(fleet),
     }
-    hooks = webhook_configurations(fleet, settings)
-    if fleet.controller.enforcement == "apiServer":  # the API server's policies judge; the webhook only mutates
-        del hooks["validatingwebhookconfiguration"]
-    out.update(hooks)
+    out.update(webhook_configurations(fleet, settings))
     if settings.prometheus_operator:
         out["servicemonitor"] = service_monitor(fleet)
     return out

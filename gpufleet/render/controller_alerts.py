@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.alert_meta import FLEET_SCOPE, annotations
+from gpufleet.render.alert_meta import FLEET_SCOPE, runbook_annotations
 from gpufleet.render.controller_common import NAME
 from gpufleet.render.controller_webhooks import webhook_names
 
@@ -74,7 +74,7 @@ def _certificate_alerts(fleet: Fleet) -> list[dict[str, Any]]:
     def rule(severity: str, expr: str, limit: int) -> dict[str, Any]:
         return {"alert": "GangAdmissionCertificateExpiring", "expr": expr, "for": "10m",
                 "labels": _labels(fleet, severity),
-                "annotations": annotations(
+                "annotations": runbook_annotations(
                     fleet, "GangAdmissionCertificateExpiring", f"The gang-admission controller's certificate expires soon ({severity})",
                     f"{what} less than {_days(limit)} (or has expired). Its webhooks fail closed: once the API server refuses the "
                     "certificate, every gang in the team namespaces is refused. cert-manager should have renewed "
@@ -95,13 +95,13 @@ def _availability_alerts(fleet: Fleet) -> list[dict[str, Any]]:
     hold = f"{int(fleet.observability.alert_for)}s"
     return [
         {"alert": "GangAdmissionControllerDown", "expr": down, "for": hold, "labels": _labels(fleet, "critical"),
-         "annotations": annotations(
+         "annotations": runbook_annotations(
              fleet, "GangAdmissionControllerDown", "No replica of the gang-admission controller answers",
              f"The Deployment {ns}/{NAME} has no available replica, or Prometheus can scrape none of its pods. "
              "Its webhooks fail closed: every gang created or changed in the team namespaces is refused.")},
         {"alert": "GangAdmissionControllerDegraded", "expr": degraded, "for": DEGRADED_FOR,
          "labels": _labels(fleet, "warning"),
-         "annotations": annotations(
+         "annotations": runbook_annotations(
              fleet, "GangAdmissionControllerDegraded", "The gang-admission controller runs with fewer replicas than desired",
              f"The Deployment {ns}/{NAME} has had fewer available replicas than desired for "
              f"{DEGRADED_FOR}: one more failure or node drain and the fail-closed webhooks refuse every gang.")},
@@ -116,7 +116,7 @@ def _failing_alert(fleet: Fleet) -> dict[str, Any]:
     own = f'sum(rate({REQUESTS}{{{_target(fleet)}, result=~"{"|".join(FAILING)}"}}[{FAILURE_WINDOW}]))'
     expr = f"{server} > 0\nor\n{own} > 0"
     return {"alert": "GangAdmissionWebhookFailing", "expr": expr, "for": FAILURE_WINDOW, "labels": _labels(fleet, "critical"),
-            "annotations": annotations(
+            "annotations": runbook_annotations(
                 fleet, "GangAdmissionWebhookFailing", "Admission calls to the gang-admission controller fail",
                 f"For {FAILURE_WINDOW} the API server has been refusing requests because it could not call the "
                 "controller's webhooks (unreachable, TLS refused, timed out) or the controller answered with an "

@@ -126,7 +126,11 @@ def _configuration(fleet: Fleet, settings: ControllerSettings, kind: str, path: 
 
 
 def webhook_configurations(fleet: Fleet, settings: ControllerSettings) -> dict[str, dict[str, Any]]:
-    return {
-        "validatingwebhookconfiguration": _configuration(fleet, settings, "validate", "/validate"),
-        "mutatingwebhookconfiguration": _configuration(fleet, settings, "mutate", "/mutate"),
-    }
+    """The webhooks the model's choices keep: none where the API server's policies do that work alone
+    (``controller.enforcement``/``mutations: apiServer``). Read by the stack and the sandbox alike."""
+    out = {}
+    if fleet.controller.enforcement != "apiServer":  # else the API server's policies judge; the webhook only mutates
+        out["validatingwebhookconfiguration"] = _configuration(fleet, settings, "validate", "/validate")
+    if fleet.controller.mutations != "apiServer":  # else the API server's MutatingAdmissionPolicies default
+        out["mutatingwebhookconfiguration"] = _configuration(fleet, settings, "mutate", "/mutate")
+    return out

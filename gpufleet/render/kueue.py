@@ -18,6 +18,7 @@ from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
 from gpufleet.model.teams import Team
+from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.meta import KUEUE_API, manifest, metadata
 
@@ -31,13 +32,7 @@ def kueue_pools(fleet: Fleet) -> list[Pool]:
 
 def covered_resources(fleet: Fleet) -> list[str]:
     """Union of every Kueue pool's resources (and explicit overrides), in the fixed order."""
-    names: set[str] = set()
-    for pool in kueue_pools(fleet):
-        names.update(resources.pool_resources(pool))
-    for owner in (*fleet.teams, *fleet.cohorts):
-        for pq in tree.system_quota(fleet, owner, "kueue").values():
-            names.update(pq.resources)
-    return resources.resource_order(names)
+    return scaling.covered_resources(fleet, "kueue")
 
 
 def resource_groups(fleet: Fleet, quotas: dict[str, PoolQuota], covered: list[str], limits: bool) -> list[dict[str, Any]]:
@@ -47,12 +42,12 @@ def resource_groups(fleet: Fleet, quotas: dict[str, PoolQuota], covered: list[st
         pq = quotas.get(pool.name)
         if pq is None:
             continue
-        amounts = resources.scaled_quota(pool, pq)
+        amounts = scaling.scaled_quota(pool, pq)
         flavors.append({"name": pool.name, "resources": [_resource(res, amounts.get(res), limits) for res in covered]})
     return [{"coveredResources": list(covered), "flavors": flavors}] if flavors else []
 
 
-def _resource(res: str, amounts: resources.Amounts | None, limits: bool) -> dict[str, str]:
+def _resource(res: str, amounts: scaling.Amounts | None, limits: bool) -> dict[str, str]:
     if amounts is None:
         return {"name": res, "nominalQuota": "0"}
     entry = {"name": res, "nominalQuota": resources.fmt(res, amounts.nominal)}

@@ -9,18 +9,20 @@ kube-scheduler places whole (``system: native``, ``placement: native``) renders 
 its own: the plan says what the control plane needs instead (:func:`cluster_needs`).
 
 The objects to apply are every Kubernetes object the stack creates from the model:
-the quota objects, the engine ConfigMaps, the gang-admission controller's objects and,
-when the stack says prometheus-operator (``ControllerSettings.prometheus_operator``), the
-gang alerts' PodMonitors and PrometheusRules and the controller's ServiceMonitor; the
-same renderers as ``gpufleet/pulumi/`` (``render_controller``, ``render_monitoring``,
-``volcano_admission``), so the count cannot drift from what ``pulumi up`` creates. Each
+the quota objects, the engine ConfigMaps, the gang-admission controller's objects (with the
+rules' admission policies) and, when the stack says prometheus-operator
+(``ControllerSettings.prometheus_operator``), the gang alerts' PodMonitors and PrometheusRules;
+the same renderers as ``gpufleet/pulumi/`` (``render_monitoring``, ``volcano_admission``), so the
+count cannot drift from what ``pulumi up`` creates. The controller's manifests come in from the
+caller (:func:`gpufleet.stack.controller.controller_manifests`, which this layer may not import):
+a required argument, so no caller can leave them out. Each
 engine adds its namespace and one "Helm chart" (the objects inside a chart are the chart's).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -29,7 +31,7 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
 from gpufleet.render import Rendered, volcano_admission
-from gpufleet.render.controller import ControllerSettings, render_controller
+from gpufleet.render.controller import ControllerSettings
 from gpufleet.render.files import engine_config_maps
 from gpufleet.render.monitoring import render_monitoring
 
@@ -159,7 +161,7 @@ def _fleet_warnings(fleet: Fleet) -> list[str]:
     no_quota = [t.name for t in fleet.teams if not t.quota]
     if no_quota:
         out.append(f"{len(no_quota)} team(s) have no quota on any pool: {', '.join(no_quota[:10])}{' ...' if len(no_quota) > 10 else ''}")
-    used = {name for owner in (*fleet.teams, *fleet.cohorts) for name in owner.quota}
+    used = {name for owner in fleet.quota_owners for name in owner.quota}
     for pool in fleet.pools:
         if pool.name not in used:
             out.append(f"pool {pool.name} has no quota at all: its {pool.capacity} {pool.gpu_resource} are unused")
@@ -170,33 +172,34 @@ SECRET = {"kind": "Secret"}  # a serving certificate's Secret, whose data pulumi
 CHART = {"kind": "Helm chart"}  # an engine's chart release (its own objects are the chart's)
 
 
-def stack_objects(fleet: Fleet, rendered: Rendered, settings: ControllerSettings) -> list[dict]:
-    """The manifests the stack creates besides the quota objects: engines (unless installed already), controller, gang alerts."""
-    out: list[dict] = []
+def stack_objects(fleet: Fleet, rendered: Rendered, controller: Mapping[str, Mapping[str, Any]],
+                  settings: ControllerSettings) -> list[Mapping[str, Any]]:
+    """The manifests the stack creates besides the quota objects: engines (unless installed already), the
+    ``controller`` manifests (and its serving certificate's Secret), gang alerts."""
+    out: list[Mapping[str, Any]] = []
     if not settings.engines_installed:
         out += engine_config_maps(fleet)  # what the charts make from gpufleet's values
         engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
         out += [*({"kind": "Namespace"}, CHART) * engines]  # gpufleet/pulumi/engine.py: a namespace and a chart each
         if rendered.volcano_values is not None:  # gpufleet/pulumi/volcano.py: its admission certificate
             out += list(volcano_admission.cert_manager_objects(fleet).values()) if settings.cert_manager else [SECRET]
-    controller = list(render_controller(fleet, settings).values())
-    if controller and not settings.cert_manager:  # gpufleet/pulumi/controller.py
-        controller.append(SECRET)
+    manifests = list(controller.values())
+    if manifests and not settings.cert_manager:  # gpufleet/pulumi/controller.py
+        manifests.append(SECRET)
     alerts = render_monitoring(fleet) if settings.prometheus_operator else []  # gpufleet/pulumi/observability.py
-    return [*out, *controller, *alerts]
+    return [*out, *manifests, *alerts]
 
 
-def build_plan(fleet: Fleet, rendered: Rendered, settings: ControllerSettings | None = None,
-               extra: Iterable[Mapping[str, Any]] = ()) -> Plan:
+def build_plan(fleet: Fleet, rendered: Rendered, controller: Mapping[str, Mapping[str, Any]],
+               settings: ControllerSettings | None = None) -> Plan:
     """The plan of ``fleet`` as a stack with these controller ``settings`` applies it (default: the stack defaults).
 
-    ``extra``: further manifests the stack applies that this layer cannot render (the rules' admission policies,
-    ``gpufleet.rules.admission_policies.stack_policies``, which the CLI passes)."""
+    ``controller``: the controller component's manifests rendered with the same settings
+    (:func:`gpufleet.stack.controller.controller_manifests`)."""
     objects = Counter("Volcano Queue" if o.engine == "volcano" else o.manifest["kind"] for o in rendered.objects)
-    objects.update(m["kind"] for m in stack_objects(fleet, rendered, settings or ControllerSettings()))
-    objects.update(m["kind"] for m in extra)
+    objects.update(m["kind"] for m in stack_objects(fleet, rendered, controller, settings or ControllerSettings()))
     return Plan(
-        pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in (*fleet.teams, *fleet.cohorts))),
+        pools=tuple(_pool_plan(fleet, p) for p in fleet.pools if any(p.name in o.quota for o in fleet.quota_owners)),
         warnings=tuple(_fleet_warnings(fleet)),
         objects=dict(objects),
     )

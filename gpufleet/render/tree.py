@@ -10,6 +10,8 @@ by ``gpufleet.render.kueue``, ``gpufleet.render.volcano`` and the plan.
 from __future__ import annotations
 
 from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
+from gpufleet.model.quota import PoolQuota
 from gpufleet.model.teams import Cohort, Team
 
 
@@ -31,6 +33,11 @@ def system_quota(fleet: Fleet, owner: Team | Cohort, system: str) -> dict:
     """The owner's quota on pools of one system, in fleet pool order."""
     quota = owner.quota
     return {name: quota[name] for name in fleet.pool_names_by_system.get(system, ()) if name in quota}
+
+
+def system_pools(fleet: Fleet, owner: Team | Cohort, system: str) -> list[tuple[Pool, PoolQuota]]:
+    """:func:`system_quota` with each pool itself: ``(pool, the owner's quota on it)``."""
+    return [(pool, owner.quota[pool.name]) for pool in fleet.pools_of(system) if pool.name in owner.quota]
 
 
 def cohorts_for(fleet: Fleet, system: str) -> list[Cohort]:

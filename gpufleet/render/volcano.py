@@ -38,6 +38,7 @@ from gpufleet.yamlin import yamlio
 from gpufleet.model.checks.ownership import NODEGROUP_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Cohort, Team
+from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.meta import VOLCANO_API, manifest, metadata
 
@@ -64,8 +65,8 @@ def _own(fleet: Fleet, owner: Team | Cohort, may_borrow: bool) -> tuple[Totals, 
     deserved: Totals = {}
     capability: Totals | None = {}
     guarantee: Totals = {}
-    for pool_name, pq in tree.system_quota(fleet, owner, "volcano").items():
-        for res, a in resources.scaled_quota(fleet.pool(pool_name), pq).items():
+    for pool, pq in tree.system_pools(fleet, owner, "volcano"):
+        for res, a in scaling.scaled_quota(pool, pq).items():
             _add(deserved, res, a.nominal)
             if a.lending_limit is not None and a.nominal > a.lending_limit:
                 _add(guarantee, res, a.nominal - a.lending_limit)
@@ -83,8 +84,8 @@ def _own_borrowing(fleet: Fleet, cohort: Cohort) -> Totals:
     """Per resource, the cohort's own scaled borrowing limit; a resource with any unlimited pool is left out."""
     limits: Totals = {}
     unlimited: set[str] = set()
-    for pool_name, pq in tree.system_quota(fleet, cohort, "volcano").items():
-        for res, a in resources.scaled_quota(fleet.pool(pool_name), pq).items():
+    for pool, pq in tree.system_pools(fleet, cohort, "volcano"):
+        for res, a in scaling.scaled_quota(pool, pq).items():
             if a.borrowing_limit is None:
                 unlimited.add(res)
             else:
@@ -93,7 +94,7 @@ def _own_borrowing(fleet: Fleet, cohort: Cohort) -> Totals:
 
 
 def _resource_list(totals: Totals) -> dict[str, str]:
-    return {res: resources.fmt(res, totals[res]) for res in resources.resource_order(totals)}
+    return {res: resources.fmt(res, totals[res]) for res in scaling.resource_order(totals)}
 
 
 def _queue(fleet: Fleet, name: str, parent: str, w: Decimal, reclaimable: bool,

@@ -27,15 +27,17 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
-from gpufleet.fleetctx.context import FleetContext
+from gpufleet.fleetctx.context import FleetContext, PoolContext
+from gpufleet.kubetypes import quantity
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
 from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector, operations
 from gpufleet.rules.api import Rule, Severity
-from gpufleet.rules.celform import UNKNOWN, CelCheck, Resource, blank_waiver, key_safe, waived
+from gpufleet.rules.celform import UNKNOWN, CelCheck, Resource, blank_waiver, key_part, key_safe, waived
+from gpufleet.rules.gpus.gang404_min_resources_exceed_pools import FLEET_SCOPE, capacity, pool_set
 from gpufleet.util.camel import camel
 
 API_VERSION = "admissionregistration.k8s.io/v1"
@@ -133,11 +135,51 @@ def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
     return out
 
 
-FACTS: dict[str, Callable[[FleetContext], Iterable[str]]] = {
+Fact = Callable[[FleetContext], Iterable["str | tuple[str, str]"]]
+
+FACTS: dict[str, Fact] = {
     "priorityClass": lambda context: (pc.name for pc in context.priority_classes),
+    # a ConfigMap key holds only [-._a-zA-Z0-9]: the label's name itself (a '/') cannot be a value here
+    "observability": lambda context: ("gangLabel",) if context.gang_label else (),
 }
 """The fleet facts a CEL form may read (``CelForm.facts``), each from the fleet context the webhook reads
-(:func:`gpufleet.render.context.render_context`): the params hold a key ``<fact>.<value>`` per value."""
+(:func:`gpufleet.render.context.render_context`): the params hold a key ``<fact>.<value>`` per value, its data
+``true``, or the data a fact gives with its value (``(value, data)``)."""
+
+
+# --- GPU and partition facts (GANG401, GANG404, GANG807) ---------------------------------------------------------
+def _scopes(context: FleetContext) -> Iterator[tuple[str, str, list[PoolContext]]]:
+    """(system, scope, pools): each system's pools, and each team's own pools of it (:func:`gang404.pool_set`)."""
+    for system in sorted({p.system for p in context.pools}):
+        yield system, FLEET_SCOPE, pool_set(context, system, None)
+        for team in context.teams:
+            own = [p for p in pool_set(context, system, team) if p.name in team.pools]
+            if own:
+                yield system, team.name, own
+
+
+def _pool_totals(context: FleetContext) -> Iterator[tuple[str, str]]:
+    """``<system>.<scope>.<resource>``: nodeCount × allocatable summed over the scope's pools (:func:`gang404.capacity`)."""
+    gpus = context.index.gpu_resources
+    for system, scope, pools in _scopes(context):
+        for resource in sorted({r for p in pools for r in p.allocatable} | gpus):
+            total = capacity(pools, resource, gpus)
+            if total is not None:
+                yield f"{system}.{scope}.{key_part(resource)}", quantity.fmt(total)
+
+
+FACTS.update({
+    "gpuResource": lambda context: (key_part(name) for name in context.index.sorted_gpu_resources),
+    "namespaceTeam": lambda context: {ns: context.team_for_namespace(ns).name  # type: ignore[union-attr]
+                                      for team in context.teams for ns in team.namespaces}.items(),
+    "volcanoQueueTeam": lambda context: ((queue, context.team_for_volcano_queue(queue).name)  # type: ignore[union-attr]
+                                         for queue in sorted(context.volcano_queues())),
+    "poolSet": lambda context: ((f"{system}.{scope}", ", ".join(p.name for p in pools)) for system, scope, pools in _scopes(context)),
+    "poolTotal": _pool_totals,
+    "dedicatedTeam": lambda context: sorted({p.dedicated_to for p in context.pools if p.dedicated_to}),
+    "partitionExempt": lambda context: context.partition_exempt_namespaces,
+})
+# --- end of the GPU and partition facts ---------------------------------------------------------------------------
 
 
 # Routing and coscheduling facts (GANG103-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
@@ -198,7 +240,10 @@ def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> d
     rules = list(rules)
     wanted = sorted({name for rule in rules if rule.cel is not None for name in rule.cel.facts})
     if wanted and context is not None:
-        data.update({f"{name}.{key_safe(value)}": "true" for name in wanted for value in FACTS[name](context)})
+        for name in wanted:
+            for value in FACTS[name](context):
+                key, text = value if isinstance(value, tuple) else (value, "true")
+                data[f"{name}.{key_safe(key)}"] = text
     for rule in rules:
         if rule.cel is None or not rule.cel.params or rule.options is None:
             continue

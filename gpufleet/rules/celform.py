@@ -23,9 +23,11 @@ The snippets below are the one CEL spelling of facts the engine reads in Python
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
-from gpufleet.workloads.keys import ELASTIC, WAIVER_PREFIX
+from gpufleet.workloads.cel import annotations, elastic  # noqa: F401 - re-exported to the rules
+from gpufleet.workloads.keys import WAIVER_PREFIX
 
 Resource = tuple[str, tuple[str, ...], str, str]
 """``(apiGroup, apiVersions, plural resource, kind)``: the webhook's rule for the resource, and the kind it holds."""
@@ -68,11 +70,6 @@ class CelForm:
     """What the form leaves to the webhook (kinds it does not match), for docs/rules.md."""
 
 
-def annotations(root: str = "object") -> str:
-    """``root``'s annotations, or an empty map."""
-    return f"(has({root}.metadata.annotations) ? {root}.metadata.annotations : {{}})"
-
-
 def waived(code: str, root: str = "object") -> str:
     """True when ``root`` waives ``code`` with a non-blank reason (:func:`gpufleet.rules.waivers.waiver_reasons`)."""
     full = f"{WAIVER_PREFIX}{code}".upper()
@@ -89,10 +86,29 @@ def blank_waiver(code: str, root: str = "object") -> str:
             f"&& {notes}[k].trim() == '')")
 
 
-def elastic(root: str = "object") -> str:
-    """The elastic opt-in (:func:`gpufleet.workloads.elastic.opted_in`): the annotation, trimmed, is ``true`` in any case."""
-    notes = annotations(root)
-    return f"('{ELASTIC}' in {notes} && {notes}['{ELASTIC}'].trim().lowerAscii() == 'true')"
+CelPath = tuple[str, ...]
+"""A CEL field path built from its parts: a root (``t``, ``object.spec.x[r]``), then field names."""
+
+
+def dotted(path: CelPath) -> str:
+    """The CEL selection of ``path``: ``t.template.spec``."""
+    return ".".join(path)
+
+
+def present(path: CelPath) -> str:
+    """CEL: every field of ``path`` after its root is present (``has`` of each, outermost first)."""
+    return " && ".join(f"has({dotted(path[:i + 1])})" for i in range(1, len(path)))
+
+
+def first_of(cases: Iterable[tuple[str, str]], default: str = "''") -> str:
+    """CEL: the value of the first ``(condition, value)`` case whose condition holds, else ``default``.
+
+    One validation for several shapes (a rule's templates of each kind): the per-validation work (the waiver
+    guard the renderer adds) is done once, and the message names the first shape that fails."""
+    out = default
+    for condition, value in reversed(list(cases)):
+        out = f"{condition} ? {value} : {out}"
+    return f"({out})"
 
 
 def option(code: str, key: str) -> str:
@@ -123,3 +139,22 @@ def listed(code: str, key: str, value: str) -> str:
     """CEL: the CEL string ``value`` is an item of the list option ``key`` of ``code`` (a key ``<CODE>.<key>.<item>``;
     ``<CODE>.<key>`` itself holds the first item in sorted order, the one a fix names)."""
     return f"(('{code}.{key}.' + {value}) in params.data)"
+
+
+SLASH = ".."
+"""How a ``/`` (of a resource name) is written in a params key: ConfigMap keys allow only ``[-._a-zA-Z0-9]``."""
+
+
+def key_part(text: str) -> str:
+    """``text`` as a params key writes it (:data:`SLASH` for ``/``); the Python side of :func:`param_key`."""
+    return text.replace("/", SLASH)
+
+
+def param_key(value: str) -> str:
+    """CEL: the CEL string ``value`` as a params key writes it (:func:`key_part`)."""
+    return f"{value}.replace('/', '{SLASH}')"
+
+
+def fact_value(name: str, value: str) -> str:
+    """CEL: the params' value of fact ``name`` for the CEL string ``value`` (a key ``<name>.<value>``)."""
+    return f"params.data['{name}.' + {value}]"

@@ -14,10 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import gpufleet
-from gpufleet.sandbox.needs import GO, EnginesMissing, disk_line
+from gpufleet.sandbox.needs import BUILD_MINUTES, ENGINES_DIR, GO, EnginesMissing, disk_line
 
-ENGINES_DIR = Path(gpufleet.__file__).resolve().parent.parent / "sandbox" / "engines"
 BUILD = ENGINES_DIR / "build.sh"
 BUILD_COMMAND = "bash sandbox/engines/build.sh"
 BINARIES = {
@@ -68,6 +66,6 @@ def locate(engines: list[str]) -> Engines:
             dirs[name] = Path(where)
     if missing or done.returncode not in (0, 4):
         what = ", ".join(missing) or done.stderr.strip()[:300]
-        raise EnginesMissing(f"engines not built: {what}. Build them (once per machine; cold, about 36 min on 2 cores; "
+        raise EnginesMissing(f"engines not built: {what}. Build them (once per machine; cold, about {BUILD_MINUTES} min on 2 cores; "
                              f"{disk_line(cache_dir())}) with: {BUILD_COMMAND} {' '.join(missing)}".rstrip())
     return Engines(dirs)

@@ -94,9 +94,13 @@ def webhook_configurations(gomodcache: Path, manager: dict[str, Any], port: int,
     return out
 
 
+UNSHARE = ["unshare", "--mount", "--propagation", "private"]
+"""The private mount namespace Kueue runs in (:func:`argv`); ``gpufleet.sandbox.needs`` probes it before ``up``."""
+
+
 def argv(binary: Path, config: Path, metrics_certs: Path) -> list[str]:
     """Kueue in a private mount namespace, with ``metrics_certs`` bound at the fixed path it reads."""
     script = (f'mkdir -p {METRICS_CERT_DIR} && mount --bind "$1" {METRICS_CERT_DIR} && '
               f'exec "$2" --config="$3" --feature-gates={FEATURE_GATES}')
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "kueue",
+    return [*UNSHARE, "sh", "-c", script, "kueue",
             str(metrics_certs), str(binary), str(config)]

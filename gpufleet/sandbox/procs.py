@@ -162,6 +162,15 @@ def _stop_child(proc: Proc, child: subprocess.Popen, grace: float, term: bool = 
     _children.pop(proc.pid, None)
 
 
+def _signal(proc: Proc, sig: int) -> bool:
+    """Send ``sig`` to the recorded PID (checked :func:`alive` just before); False when it exited in between."""
+    try:
+        os.kill(proc.pid, sig)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def stop(proc: Proc, grace: float = 10.0, term: bool = True) -> None:
     """SIGTERM the recorded PID, then SIGKILL after ``grace`` seconds; a gone or reused PID is left alone.
 
@@ -173,17 +182,15 @@ def stop(proc: Proc, grace: float = 10.0, term: bool = True) -> None:
     if child is not None:
         _stop_child(proc, child, grace, term)
         return
-    if not alive(proc):
+    if not alive(proc) or (term and not _signal(proc, signal.SIGTERM)):
         return
-    if term:
-        os.kill(proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
         if not alive(proc):
             return
         time.sleep(0.1)
-    if alive(proc):
-        os.kill(proc.pid, signal.SIGKILL)
+    if alive(proc) and not _signal(proc, signal.SIGKILL):
+        return
     for _ in range(50):
         if not alive(proc):
             return
@@ -199,8 +206,7 @@ def stop_all(procs: list[Proc], grace: float = 10.0) -> None:
         if child is not None and child.poll() is None:
             child.send_signal(signal.SIGTERM)
             signalled.append(proc)
-        elif child is None and alive(proc):
-            os.kill(proc.pid, signal.SIGTERM)
+        elif child is None and alive(proc) and _signal(proc, signal.SIGTERM):
             signalled.append(proc)
     for proc in procs:
         stop(proc, grace, term=proc not in signalled)
@@ -219,9 +225,10 @@ class StartError(RuntimeError):
 
 
 def wait_until(proc: Proc, ready: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll ``ready`` until true; fail early if the process dies, or after ``timeout`` seconds."""
+    """Poll ``ready`` until true; fail early if the process dies, or after ``timeout`` seconds, having probed at
+    least once: a budget the steps before already spent (``timeout`` zero or less) still asks whether it is ready."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while True:
         if not alive(proc):
             raise StartError(f"{proc.name} exited before {what} (log {proc.log}):\n{log_tail(proc)}")
         try:
@@ -229,5 +236,7 @@ def wait_until(proc: Proc, ready: Callable[[], bool], timeout: float, what: str)
                 return
         except Exception:  # noqa: BLE001 - not ready yet (connection refused, 503, ...)
             pass
+        if time.monotonic() >= deadline:
+            break
         time.sleep(0.25)
     raise StartError(f"{proc.name} did not reach {what} within {timeout:.0f}s (log {proc.log}):\n{log_tail(proc)}")

@@ -27,6 +27,7 @@ from gpufleet import workloads
 from gpufleet.workloads import keys
 from gpufleet.kubetypes.quantity import json_number
 from gpufleet.sandbox import outcome
+from gpufleet.sandbox.outcome import Verdict
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
 from gpufleet.sandbox.trial_watch import Ref, Watch
 from gpufleet.workloads import outcomes as O
@@ -55,7 +56,7 @@ class TrialResult:
     outcome: str
     expected_ranks: int
     objects: list[str]
-    verdict: outcome.Verdict | None = None
+    verdict: Verdict | None = None
     refused_by: str | None = None
     message: str | None = None
     seconds_to_whole: float | None = None

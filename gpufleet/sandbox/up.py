@@ -7,7 +7,7 @@ webhook configurations, then its webhook manager, scheduler and controller manag
 scheduler-plugins scheduler when a pool uses coscheduling; the rendered objects in apply
 order; last the gang-admission controller's fail-closed webhook configurations, once it
 is ready (its process starts first: it needs no API server, so its Python start overlaps the
-control plane's). Each step's seconds go to ``logs/up.log`` (:data:`UP_LOG`). With ``engines_only`` the rendered objects, the controller's
+control plane's). Each step's seconds go to ``logs/up.log`` (``gpufleet.sandbox.uplog``). With ``engines_only`` the rendered objects, the controller's
 namespace and its webhook configurations are left to a Pulumi stack (``pulumi up`` with
 ``gpufleet:enginesInstalled``; ``State.stack`` holds that stack's config): the engines
 run, and so does the controller's backend, unregistered. Called by
@@ -17,7 +17,6 @@ run, and so does the controller's backend, unregistered. Called by
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -33,19 +32,16 @@ from gpufleet.render.volcano import render_scheduler_conf_yaml
 from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, needs, nodes, volcano
 from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
-from gpufleet.sandbox.kube import Kube, established, wait_for
+from gpufleet.sandbox.kube import Kube, established
 from gpufleet.sandbox.pki import Pki, make_pki, private_dir, write_private
-from gpufleet.sandbox.procs import alive, free_ports, start, wait_until
+from gpufleet.sandbox.procs import alive, free_ports, start
 from gpufleet.sandbox.state import State, down, load
+from gpufleet.sandbox.uplog import Steps
 
 PORTS = ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler", "kwok", "kueue_webhook", "kueue_metrics",
          "kueue_health", "volcano_webhook", "volcano_webhook_healthz", "volcano_scheduler_healthz",
          "volcano_scheduler_metrics", "volcano_controller_healthz", "volcano_controller_metrics",
          "coscheduling", "controller")
-
-
-UP_LOG = "up.log"
-"""Under the sandbox's ``logs/``: when each step of ``up`` finished, in seconds since it began (the e2e tier sums them)."""
 
 
 class SandboxRunning(RuntimeError):
@@ -120,8 +116,7 @@ class _Run:
 
     def __init__(self, directory: Path, model: str, engines: Engines) -> None:
         self.dir, self.engines = directory, engines
-        self.began = time.monotonic()
-        self._began: dict[str, float] = {}
+        self.steps = Steps(directory / "logs")
         self.state = State(directory, model=model)
         self.state.ports = dict(zip(PORTS, free_ports(len(PORTS))))
         self.pki: Pki = make_pki(directory / "pki")
@@ -134,33 +129,26 @@ class _Run:
         self.state.save()
         self.kube: Kube | None = None
 
+
+    @property
+    def client(self) -> Kube:
+        """The API server's client, from the control plane's start on."""
+        if self.kube is None:
+            raise RuntimeError("the sandbox's API server is not started yet")
+        return self.kube
     def run(self, name: str, argv: list[str]):
         """Start ``name`` and wait for its probe (``gpufleet.sandbox.health``)."""
         return self.ready(self.begin(name, argv))
 
     def begin(self, name: str, argv: list[str]):
         """Start ``name`` without waiting: :meth:`ready` waits for it later (a start that needs nothing started yet)."""
-        self._began[name] = time.monotonic()
+        self.steps.begun(name)
         return self.state.add(start(name, argv, self.dir / "logs" / f"{name}.log", env=self.env, cwd=self.dir))
 
     def ready(self, proc):
         """Wait for the probe of ``proc`` (started by :meth:`begin`), bounded by its timeout from when it started."""
-        waited = time.monotonic() - self._began[proc.name]
-        wait_until(proc, health.ready(proc.name, self.state.ports, self.pki), health.timeout(proc.name) - waited, "ready")
-        self.log(f"{proc.name} ready in {time.monotonic() - self._began[proc.name]:.1f} s")
+        self.steps.ready(proc, health.ready(proc.name, self.state.ports, self.pki), health.timeout(proc.name))
         return proc
-
-    def wait(self, what: str, probe: Callable[[], object], timeout: float, interval: float = 0.5) -> None:
-        """:func:`wait_for` ``what``, logged."""
-        wait_for(what, probe, timeout=timeout, interval=interval)
-        self.log(f"{what}: done")
-
-    def log(self, line: str) -> None:
-        """One line of ``logs/up.log``: the seconds since ``up`` began, then ``line`` (where a start spends its time)."""
-        path = self.dir / "logs" / UP_LOG
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a") as out:
-            out.write(f"{time.monotonic() - self.began:7.1f} {line}\n")
 
     def write(self, name: str, text: str) -> Path:
         path = self.dir / "config" / name
@@ -187,11 +175,11 @@ def _install_crds(r: _Run, fleet: Fleet) -> None:
         crds += volcano.crds(gomodcache())
     if fleet.pools_of("coscheduling"):
         crds += coscheduling.crds(gomodcache())
-    r.kube.apply_all(crds)
-    r.log(f"{len(crds)} CRDs applied")
+    r.client.apply_all(crds)
+    r.steps.log(f"{len(crds)} CRDs applied")
     names = [c["metadata"]["name"] for c in crds]
-    r.wait("the engines' CRDs to be established", lambda: established(r.kube, names), timeout=120)
-    r.kube.refresh()
+    r.steps.wait("the engines' CRDs to be established", lambda: established(r.client, names), timeout=120)
+    r.client.refresh()
 
 
 def _namespace(name: str) -> dict:
@@ -201,11 +189,11 @@ def _namespace(name: str) -> dict:
 def _nodes(r: _Run, fleet: Fleet, cap: int | None) -> None:
     fake = nodes.nodes(fleet, cap)
     for node in fake:
-        r.kube.apply(node)
+        r.client.apply(node)
     config = r.write("kwok-stages.yaml", kwok.stages_text(gomodcache()))
     r.run("kwok", kwok.argv(r.engines.binary("kwok"), r.kubeconfig, config, r.state.ports["kwok"]))
     want = len(fake)
-    r.wait(f"{want} fake nodes Ready", lambda: _ready_nodes(r.kube) >= want, timeout=120)
+    r.steps.wait(f"{want} fake nodes Ready", lambda: _ready_nodes(r.client) >= want, timeout=120)
 
 
 def _ready_nodes(kube: Kube) -> int:
@@ -230,7 +218,7 @@ def _kueue(r: _Run, fleet: Fleet, options: Options) -> None:
                             options.pods_ready_timeout)
     config = r.write("kueue-config.yaml", yaml.safe_dump(cfg, sort_keys=False))
     r.run("kueue", kueue.argv(r.engines.binary("kueue"), config, _serving_dir(r, "kueue-metrics")))
-    r.kube.apply_all(kueue.webhook_configurations(gomodcache(), cfg, ports["webhook"], r.pki.ca_crt.read_bytes()))
+    r.client.apply_all(kueue.webhook_configurations(gomodcache(), cfg, ports["webhook"], r.pki.ca_crt.read_bytes()))
 
 
 def _volcano(r: _Run, fleet: Fleet, without: tuple[str, ...]) -> None:
@@ -238,8 +226,8 @@ def _volcano(r: _Run, fleet: Fleet, without: tuple[str, ...]) -> None:
     ports = {"webhook": s["volcano_webhook"], "webhook_healthz": s["volcano_webhook_healthz"],
              "scheduler_healthz": s["volcano_scheduler_healthz"], "scheduler_metrics": s["volcano_scheduler_metrics"],
              "controller_healthz": s["volcano_controller_healthz"], "controller_metrics": s["volcano_controller_metrics"]}
-    r.kube.apply_all(volcano.config_maps(gomodcache(), ns))
-    r.kube.apply_all(volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes(), without))
+    r.client.apply_all(volcano.config_maps(gomodcache(), ns))
+    r.client.apply_all(volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes(), without))
     r.run("vc-webhook-manager", volcano.webhook_argv(e.binary("vc-webhook-manager"), r.kubeconfig, r.pki,
                                                      volcano.enabled_admission(gomodcache(), without), ns, ports))
     conf = r.write("volcano-scheduler.conf", render_scheduler_conf_yaml(fleet))
@@ -267,7 +255,8 @@ def _controller(r: _Run, fleet: Fleet, proc, options: Options) -> None:
     r.ready(proc)
     if not options.engines_only:
         port = r.state.ports["controller"]
-        r.kube.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
+        r.client.apply_all(controller.policies(fleet))
+        r.client.apply_all(controller.webhook_configurations(fleet, port, r.pki.ca_crt.read_bytes()))
 
 
 def _stack_config(r: _Run, options: Options) -> dict[str, str]:
@@ -302,7 +291,7 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
     if fleet.engines.volcano.enabled:
         namespaces.append(fleet.engines.volcano.namespace)
-    r.kube.apply_all(_namespace(n) for n in namespaces)
+    r.client.apply_all(_namespace(n) for n in namespaces)
     _nodes(r, fleet, options.node_cap)
     _kueue(r, fleet, options)
     if fleet.engines.volcano.enabled:
@@ -310,7 +299,7 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     if fleet.pools_of("coscheduling"):
         _coscheduling(r, fleet)
     if not options.engines_only:
-        r.wait("the rendered objects to apply", lambda: _apply_rendered(r.kube, rendered), timeout=120, interval=2)
+        r.steps.wait("the rendered objects to apply", lambda: _apply_rendered(r.client, rendered), timeout=120, interval=2)
     if proc is not None:
         _controller(r, fleet, proc, options)
     if options.engines_only:
@@ -321,7 +310,7 @@ def _started(r: _Run, steps: Callable[[], None]) -> State:
     """Run ``steps`` and mark the sandbox ready; on any failure stop what started (keeping the folder) and re-raise."""
     try:
         steps()
-        r.log("ready")
+        r.steps.log("ready")
         r.state.ready = True
         r.state.save()
         return r.state

@@ -14,5 +14,5 @@ def camel(name: str) -> str:
 
 def camel_dict(obj: Any) -> dict[str, Any]:
     """A dataclass's fields as a dict with camelCase keys (values unchanged)."""
-    assert is_dataclass(obj)
+    assert is_dataclass(obj) and not isinstance(obj, type)
     return {camel(k): v for k, v in asdict(obj).items()}

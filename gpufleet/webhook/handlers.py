@@ -28,6 +28,7 @@ from gpufleet.rules import engine
 from gpufleet.rules.api import Finding
 from gpufleet.webhook.registry import Handler, Registry
 from gpufleet.webhook.review import AdmissionRequest, Verdict, short_warning
+from gpufleet.util.maps import is_map
 from gpufleet.webhook.state import State
 
 log = logging.getLogger("gpufleet.webhook")
@@ -77,11 +78,6 @@ def _internal_deny(exc: Exception) -> Verdict:
 
 def _internal_allow(exc: Exception) -> Verdict:
     return Verdict(warnings=[short_warning(f"gpufleet could not add gang-safety defaults ({type(exc).__name__})")])
-
-
-def is_map(value: Any) -> bool:
-    """A mapping; plain dicts (what the JSON parser makes) answer without an ABC check."""
-    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _skipped(request: AdmissionRequest) -> bool:

@@ -40,7 +40,7 @@ _SPKI = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKey
 
 def signature(*paths: str) -> tuple[Signature, ...]:
     """What identifies the current content of each path (None for a missing file)."""
-    out = []
+    out: list[Signature] = []
     for path in paths:
         try:
             st = os.stat(path)
@@ -66,13 +66,15 @@ class FleetSource:
             return False
         self.seen = current
         try:
-            fleet = load_settings(context=self.path, strict=True).fleet  # never None: a context path was given
+            fleet = load_settings(context=self.path, strict=True).fleet
         except Exception as exc:  # noqa: BLE001 - any bad file keeps the old context
             keeping = "keeping the previous one" if self.state.fleet is not None else "not ready until it is fixed"
             log.warning("fleet context %s is invalid (%s: %s); %s", self.path, type(exc).__name__, _summary(exc), keeping)
             self.state.metrics.reloaded("fleet-context", ok=False)
             return False
-        self.state.use_fleet(fleet)  # type: ignore[arg-type]
+        if fleet is None:  # never: a context path was given
+            return False
+        self.state.use_fleet(fleet)
         self.state.metrics.reloaded("fleet-context", ok=True)
         self.state.metrics.fleet_loaded.set(time.time())
         log.info("fleet context %s loaded: fleet %r, %d teams, %d pools", self.path, fleet.fleet,

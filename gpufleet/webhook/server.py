@@ -26,7 +26,7 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
-from typing import Callable, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from aiohttp import web
 
@@ -104,12 +104,12 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     p = _Parser(prog="python -m gpufleet.webhook",
                                 description="gpufleet gang-admission controller (HTTPS admission webhook).")
 
-    def opt(flag: str, kind: type, default: object, text: str, **extra: object) -> None:
+    def opt(flag: str, kind: Callable[[str], Any], default: Any, text: str, **extra: Any) -> None:
         var = "GPUFLEET_" + flag.upper().replace("-", "_")
         try:
             value = kind(env.get(var, default))
         except ValueError:
-            raise ValueError(f"{var}={env[var]!r} is not a valid {kind.__name__}") from None
+            raise ValueError(f"{var}={env[var]!r} is not a valid {getattr(kind, '__name__', 'value')}") from None
         p.add_argument(f"--{flag}", type=kind, default=value, help=f"{text} (env {var}; default %(default)s)", **extra)
 
     opt("cert", str, d.cert, "PEM serving certificate (chain), reloaded when it changes")

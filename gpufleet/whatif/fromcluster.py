@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gpufleet.kubetypes import durations, quantity
+from gpufleet.util.boundedread import TooLarge, read_bounded_text
 from gpufleet.workloads.keys import KUEUE_PRIORITY_CLASS
-from gpufleet.whatif.trace import TraceJob, read_text
+from gpufleet.whatif.trace import TraceJob
 
 MAX_EXPORT_BYTES = 1024 * 2**20
 """The largest export file read (a cluster's Workloads for months: hundreds of MiB)."""
@@ -134,7 +135,10 @@ def load_exports(paths: list[Path], time_scale: float = 1.0) -> Imported:
     """Read ``kubectl ... -o json`` files (``ValueError`` naming the file when one is not JSON)."""
     docs = []
     for path in paths:
-        text = read_text(path, MAX_EXPORT_BYTES, "cluster export")
+        try:
+            text = read_bounded_text(path, MAX_EXPORT_BYTES, "cluster export")
+        except TooLarge as exc:
+            raise ValueError(f"{exc} (fix: export fewer namespaces or kinds per file)") from None
         try:
             docs.append(json.loads(text))
         except ValueError as exc:

@@ -78,16 +78,16 @@ def _volcano_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) ->
     team = team_of(fleet, job.namespace)
     template = pod_template(job, fleet, annotations)
     spec: dict[str, Any] = {"schedulerName": VOLCANO_SCHEDULER, "queue": team.name,
-                            "minAvailable": job.min_pods or job.pods,
+                            "minAvailable": job.needed,
                             "maxRetry": 3, "policies": [{"event": "PodFailed", "action": "RestartJob"},
                                                         {"event": "PodEvicted", "action": "RestartJob"}],
                             "tasks": [{"name": "worker", "replicas": job.pods, "template": template}]}
     if job.priority_class:
         spec["priorityClassName"] = job.priority_class
-    annotations = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if (job.min_pods or job.pods) < job.pods else {})}
+    own = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if job.needed < job.pods else {})}
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": job.name, "namespace": job.namespace,
-                         "labels": {JOB_LABEL: job.name}, "annotations": annotations},
+                         "labels": {JOB_LABEL: job.name}, "annotations": own},
             "spec": spec}
 
 

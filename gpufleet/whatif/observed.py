@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpufleet.whatif.trace import needed
+
 
 @dataclass
 class PodSpan:
@@ -52,8 +54,7 @@ class JobLog:
 
     @property
     def needed(self) -> int:
-        """Pods that must run at once for the job to run: all of them, or an elastic job's ``min_pods``."""
-        return self.min_pods or self.pods
+        return needed(self.pods, self.min_pods)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpufleet.model import ownership
+from gpufleet.util.boundedread import TooLarge, read_bounded_text
 from gpufleet.util.camel import camel
 from gpufleet.model.fleet import Fleet
 from gpufleet.yamlin.errors import Issue, ModelError
@@ -65,6 +66,16 @@ class TraceJob(BaseModel):
     """A rank fails this long after the job started running: the job-level restart is exercised."""
     min_pods: int | None = Field(default=None, ge=1)
     """An elastic job: it runs once this many of its pods run (a VolcanoJob's ``minAvailable``); unset = all pods."""
+
+    @property
+    def needed(self) -> int:
+        return needed(self.pods, self.min_pods)
+
+
+def needed(pods: int, min_pods: int | None) -> int:
+    """Pods that must run at once for a job to run: all of them, or an elastic job's ``min_pods``
+    (:attr:`TraceJob.needed`, ``gpufleet.whatif.observed.JobLog.needed``)."""
+    return min_pods or pods
 
 
 KEYS = tuple(field.alias or name for name, field in TraceJob.model_fields.items())
@@ -194,6 +205,11 @@ def parse_trace(text: str, fleet: Fleet | None, source: str = "trace") -> Trace:
     numbered, issues = _parse(text)
     if fleet is not None:
         issues += _against_model(numbered, fleet)
+    return _trace(numbered, issues, source)
+
+
+def _trace(numbered: list[tuple[int, TraceJob]], issues: list[Issue], source: str) -> Trace:
+    """The jobs in submit order, each named; :class:`TraceError` with ``issues`` when any."""
     if not numbered and not issues:
         issues.append(Issue("(file)", "the trace has no jobs", "write one JSON object per job"))
     if issues:
@@ -203,26 +219,18 @@ def parse_trace(text: str, fleet: Fleet | None, source: str = "trace") -> Trace:
                             for _, (number, job) in ordered))
 
 
-def read_text(path: Path, limit: int, what: str) -> str:
-    """A UTF-8 file of at most ``limit`` bytes, read once (``ValueError`` naming the file, its size and the fix)."""
-    with path.open("rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"{path}: larger than {limit // 2**20} MiB, the most a {what} may be (fix: split it)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start}) (fix: give a UTF-8 file)") from None
-
-
 def load_trace(path: Path, fleets: list[Fleet]) -> Trace:
-    """Read a trace file once (at most :data:`MAX_BYTES`) and check it against each of ``fleets``."""
+    """Read a trace file once (at most :data:`MAX_BYTES`), parse it once and check it against each of ``fleets``."""
     try:
-        text = read_text(path, MAX_BYTES, "trace")
+        text = read_bounded_text(path, MAX_BYTES, "trace")
+    except TooLarge as exc:
+        raise TraceError(str(path), [Issue("(file)", str(exc), "split it")]) from None
     except (OSError, ValueError) as exc:
         raise TraceError(str(path), [Issue("(file)", f"cannot be read: {exc}", "give a readable UTF-8 JSON Lines file")])
-    traces = [parse_trace(text, fleet, str(path)) for fleet in fleets or [None]]
-    return traces[-1]
+    numbered, issues = _parse(text)
+    for fleet in fleets:
+        issues += [i for i in _against_model(numbered, fleet) if i not in issues]
+    return _trace(numbered, issues, str(path))
 
 
 def dump_trace(jobs: Iterable[TraceJob]) -> str:

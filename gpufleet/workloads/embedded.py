@@ -42,7 +42,7 @@ def _parsed(text: Any) -> dict[str, Any] | None:
         value = load_embedded(text)
     except yaml.YAMLError:
         return None
-    return value if is_map(value) and value.get("kind") else None
+    return value if isinstance(value, dict) and value.get("kind") else None  # freshly parsed: a plain dict
 
 
 def embedded_manifests(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, dict[str, Any]]]:
@@ -60,6 +60,6 @@ def embedded_manifests(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, dict
         if inner is None:
             continue
         meta = inner.setdefault("metadata", {})
-        if namespace and is_map(meta) and not meta.get("namespace"):
+        if namespace and isinstance(meta, dict) and not meta.get("namespace"):
             meta["namespace"] = namespace
         yield at.index(i).child("resource", "manifest"), inner

@@ -34,7 +34,7 @@ OPT_IN_KINDS: frozenset[tuple[str, str]] = frozenset({
 })
 """Kinds labelled only where the fleet enables their Kueue integration (``admission.frameworks``): elsewhere
 Kueue's webhook for them is a no-op and the label would promise an admission that never happens."""
-_PARENT_GROUPS = frozenset({"batch", "jobset.x-k8s.io", "kubeflow.org", "trainer.kubeflow.org", "ray.io",
+PARENT_GROUPS = frozenset({"batch", "jobset.x-k8s.io", "kubeflow.org", "trainer.kubeflow.org", "ray.io",
                             "leaderworkerset.x-k8s.io"})
 
 
@@ -71,6 +71,6 @@ def _owned_by_managed_parent(meta: Mapping[str, Any]) -> bool:
         if is_map(owner) and owner.get("controller") is True:
             api_version = str(owner.get("apiVersion", ""))
             group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
-            if group in _PARENT_GROUPS and owner.get("kind") != "CronJob":
+            if group in PARENT_GROUPS and owner.get("kind") != "CronJob":
                 return True
     return False

@@ -39,6 +39,6 @@ NEVER_WHOLE = frozenset({PARTLY_BOUND, NEVER_ADMITTED, GATED})
 """The gang does not run whole: part of it holds GPUs, or none of it ever starts."""
 BROKEN_GANG_RUNS_ON = frozenset({RANK_REPLACED_ALONE, RANK_NOT_REPLACED})
 """After a failed rank the others keep their pods (and GPUs): replaced alone, or not at all."""
-NOT_JUDGED = frozenset()
+NOT_JUDGED: frozenset[str] = frozenset()
 """A rule whose finding no engine outcome shows (naming, observability, platform configuration, timing or
 contention the trial cannot create): the differential tier leaves it out of agreement."""

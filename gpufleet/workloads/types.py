@@ -14,14 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.util.maps import is_map
 from gpufleet.util.quickinit import quick_init, read_once
 
 EMPTY: Mapping[str, Any] = {}
-
-
-def is_map(value: Any) -> bool:
-    """A mapping (plain dicts are checked first: ABC checks are slow on the hot path)."""
-    return type(value) is dict or isinstance(value, abc.Mapping)
 
 
 def as_map(value: Any) -> Mapping[str, Any]:

@@ -4,7 +4,11 @@
 # engine's go.mod and go.sum, the Go version, the flags and the folder's own Go sources and
 # hook.sh: a second run builds nothing.
 # Called by `gpufleet sandbox build` and by scripts/test.sh before the e2e tier.
-# Usage: bash sandbox/engines/build.sh [--check] [ENGINE...]   (default: all)
+# Usage: bash sandbox/engines/build.sh [--check] [ENGINE... | --with ENGINE...]
+# Default: every engine folder but those holding an `opt-in` file (an engine only a test tier
+# uses: pulumi-yaml), which are built when named; `--with NAME...` builds the default ones and those.
+# An ENGINE with a slash is a folder elsewhere (a bench-only engine such as
+# bench/engines/gatekeeper, which the default list never builds); it shares the cache.
 # Prints one line per engine: NAME DIR (the folder holding its binaries). With --check
 # nothing is built: an engine not built yet prints NAME - and the exit code is 4.
 # Progress goes to stderr, one line when an engine starts building and one when it is
@@ -18,23 +22,37 @@ set -euo pipefail
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/cold-build.env"  # BUILD_GB, BUILD_MINUTES (gpufleet/sandbox/needs.py reads them too)
+# The oldest Go that builds every engine: the newest `go` directive of their go.mod files (as needs.py computes it).
+gomin=$(awk '$1 == "go" {print $2}' "$here"/*/go.mod 2>/dev/null | sort -V | tail -n 1 || true)
 cache=${GPUFLEET_ENGINES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet/engines}
 export GOMODCACHE=${GOMODCACHE_OVERRIDE:-$cache/gomod}
 export GOCACHE=$cache/gobuild
 export GOFLAGS=-mod=mod
 export CGO_ENABLED=0
 export GOTOOLCHAIN=local
-command -v go >/dev/null 2>&1 || { echo "sandbox/engines/build.sh: Go is not on PATH; install Go 1.26.6 or newer (about 15 GB of disk under $cache for a cold build)" >&2; exit 3; }
+command -v go >/dev/null 2>&1 || { echo "sandbox/engines/build.sh: Go is not on PATH; install Go $gomin or newer (about $BUILD_GB GB of disk under $cache for a cold build)" >&2; exit 3; }
 gover=$(go env GOVERSION)
 failed() {  # NAME LOG STEP: say which step of which engine failed, where its full output is, and its end
   echo "== $1: FAILED ($3); full output: $2" >&2
   tail -n 20 "$2" >&2
   exit 1
 }
-engines=("$@")
-[ ${#engines[@]} -gt 0 ] || engines=($(cd "$here" && ls -d */ | tr -d /))
+defaults() {  # every engine folder without an opt-in file
+  (cd "$here" && for d in */; do [ -f "$d/opt-in" ] || echo "${d%/}"; done)
+}
+if [ "${1:-}" = "--with" ]; then
+  shift; engines=($(defaults) "$@")
+else
+  engines=("$@")
+  [ ${#engines[@]} -gt 0 ] || engines=($(defaults))
+fi
 for name in "${engines[@]}"; do
-  dir=$here/$name
+  case "$name" in
+    */*) [ -d "$name" ] || { echo "build.sh: no engine folder '$name'" >&2; exit 2; }
+         dir=$(cd "$name" && pwd); name=$(basename "$dir") ;;
+    *) dir=$here/$name ;;
+  esac
   [ -f "$dir/go.mod" ] || { echo "build.sh: no engine '$name' (no $dir/go.mod)" >&2; exit 2; }
   ldflags=$(cat "$dir/ldflags" 2>/dev/null || true)
   # Our own sources (a main, hook.sh) count too; an engine without them keeps its key.

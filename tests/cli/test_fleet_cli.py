@@ -173,3 +173,25 @@ def test_render_writes_the_gang_alerts_as_a_plain_rule_file_and_as_operator_obje
                       "GangAdmissionWebhookFailing"}
     assert sorted(p.name.split("-")[0] for p in (out / "monitoring").iterdir()) == ["podmonitor"] * 2 + ["prometheusrule"] * 4
     assert _run("render", str(DEV), "--out", str(out)).exit_code == 0  # its own sub-folders do not block a re-render
+
+
+def _planned_objects(tmp_path: Path, enforcement: str) -> dict[str, int]:
+    data = yaml.safe_load(DEV.read_text())
+    data["controller"]["enforcement"] = enforcement
+    model = tmp_path / f"{enforcement}.fleet.yaml"  # no stack names it: the stack defaults
+    model.write_text(yaml.safe_dump(data))
+    result = _run("plan", str(model), "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["objects"]
+
+
+def test_plan_as_json_lists_the_rules_admission_policies_an_enforcement_both_stack_applies(tmp_path):
+    from gpufleet.rules.api import Severity
+    from gpufleet.rules.registry import all_rules
+
+    both, webhook = _planned_objects(tmp_path, "both"), _planned_objects(tmp_path, "webhook")
+    forms = sum(1 + (rule.severity is Severity.WARNING) for rule in all_rules() if rule.cel is not None)  # + a blank-waiver policy
+    assert forms >= 6
+    for kind in ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"):
+        assert both[kind] - webhook.get(kind, 0) == forms, kind
+    assert both["ConfigMap"] - webhook["ConfigMap"] == 1  # the params the policies read

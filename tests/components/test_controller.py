@@ -204,13 +204,35 @@ def test_the_webhook_configurations_wait_for_their_backend(monitor):
         assert backend <= set(one(registered, f"kubernetes:admissionregistration.k8s.io/v1:{suffix}").dependencies)
 
 
-@pytest.mark.parametrize("enforcement, policies, validating", [("webhook", False, True), ("both", True, True),
-                                                               ("apiServer", True, False)])
-def test_the_stacks_enforcement_choice_applies_the_rules_admission_policies(monitor, enforcement, policies, validating):
-    registered = deploy(monitor, fleet(controller={"enforcement": enforcement}))
-    names = {r.inputs["metadata"]["name"] for r in of_type(registered, "ValidatingAdmissionPolicy")}
-    assert ("gpufleet-gang001" in names) is policies
-    assert bool(of_type(registered, "ValidatingAdmissionPolicyBinding")) is policies
-    assert bool(of_type(registered, "ValidatingWebhookConfiguration")) is validating
-    params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == "gpufleet-rule-params"]
+CHOICES = {"enforcement": ("Validating", "gpufleet-gang001", "gpufleet-rule-params"),
+           "mutations": ("Mutating", "gpufleet-mutate-volcano", "gpufleet-mutation-params")}
+"""Per admission choice of ``controller``: the kinds' prefix, one policy it applies, its params ConfigMap."""
+
+
+@pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("webhook", "both", "apiServer")])
+def test_the_stacks_admission_choices_apply_the_api_servers_policies_and_keep_the_webhook_unless_api_server(
+        monitor, setting, where):
+    prefix, policy, params_name = CHOICES[setting]
+    policies, webhook = where != "webhook", where != "apiServer"
+    registered = deploy(monitor, fleet(controller={setting: where}))
+    names = {r.inputs["metadata"]["name"] for r in of_type(registered, f"{prefix}AdmissionPolicy")}
+    assert (policy in names) is policies
+    assert bool(of_type(registered, f"{prefix}AdmissionPolicyBinding")) is policies
+    assert bool(of_type(registered, f"{prefix}WebhookConfiguration")) is webhook
+    params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == params_name]
     assert bool(params) is policies
+
+
+@pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("both", "apiServer")])
+def test_each_policy_binding_waits_for_its_policy_and_the_params_it_reads_so_nothing_is_denied_in_between(monitor, setting, where):
+    prefix, _, params_name = CHOICES[setting]
+    registered = deploy(monitor, fleet(controller={setting: where}))
+    policies = {r.inputs["metadata"]["name"]: r.urn for r in of_type(registered, f":{prefix}AdmissionPolicy")}
+    params = [r.urn for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == params_name]
+    bindings = of_type(registered, f"{prefix}AdmissionPolicyBinding")
+    reading = [b for b in bindings if "paramRef" in b.inputs["spec"]]
+    assert bindings and reading and len(params) == 1
+    for binding in bindings:
+        assert policies[binding.inputs["spec"]["policyName"]] in binding.dependencies, binding.name
+    for binding in reading:
+        assert params[0] in binding.dependencies, binding.name

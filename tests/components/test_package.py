@@ -1,7 +1,7 @@
 """gpufleet.pulumi.package: GpuFleet as a component package (gpufleet:index:GpuFleet), for programs in any language.
 
 The schema is what the SDK's component provider infers from the component's annotations (the
-same ``ComponentProvider`` that ``component_provider_host`` serves); the component itself runs
+same ``ComponentProvider`` that :func:`gpufleet.pulumi.package.serve` serves); the component itself runs
 under the recording mocks and must register what the Python program registers.
 """
 
@@ -16,7 +16,7 @@ import yaml
 from pulumi.provider.experimental.component import ComponentProvider
 
 from gpufleet import __version__
-from gpufleet.pulumi.package import PACKAGE, GpuFleet, config_key, stack_config
+from gpufleet.pulumi.package import PACKAGE, GpuFleet, provider, stack_config
 from tests.components.mocking import run_program
 from tests.program.capture import REPO, run_stack
 
@@ -48,6 +48,12 @@ def test_only_the_model_is_required_and_every_input_is_plain_because_the_render_
     assert all(spec.get("plain") is True for spec in resource["inputProperties"].values())
 
 
+def test_each_input_is_described_as_pulumi_yaml_describes_its_stack_config_key(schema):
+    inputs = schema["resources"][TOKEN]["inputProperties"]
+    assert {name: spec["description"] for name, spec in inputs.items()} == \
+        {key: spec["description"] for key, spec in PROJECT_CONFIG.items()}
+
+
 def test_every_input_and_output_is_described(schema):
     resource = schema["resources"][TOKEN]
     for name, spec in {**resource["inputProperties"], **resource["properties"]}.items():
@@ -57,12 +63,6 @@ def test_every_input_and_output_is_described(schema):
 def test_its_outputs_are_the_python_programs_exports(schema):
     exports = set(run_stack("dev").exports)
     assert set(schema["resources"][TOKEN]["properties"]) == exports
-
-
-@pytest.mark.parametrize("name, key", [("model", "model"), ("kueue_chart_path", "kueueChartPath"),
-                                       ("controller_image_digest", "controllerImageDigest"), ("engines_installed", "enginesInstalled")])
-def test_an_inputs_python_name_maps_to_its_stack_config_key(name, key):
-    assert config_key(name) == key
 
 
 def test_relative_paths_in_the_inputs_are_resolved_against_the_working_directory(tmp_path):
@@ -101,12 +101,35 @@ def test_the_component_registers_what_the_python_program_registers_under_one_mor
     assert sorted((r.type, r.name) for r in registered if r.type != TOKEN) == sorted((r.type, r.name) for r in program)
 
 
-def test_a_broken_model_is_one_error_naming_the_file_the_input_and_every_issue(monitor, tmp_path, monkeypatch):
-    (tmp_path / "fleet.yaml").write_text("apiVersion: gpufleet.dev/v1alpha1\nkind: Fleet\nname: x\npools: []\nteams: []\ncolour: blue\n")
+BROKEN = "apiVersion: gpufleet.dev/v1alpha1\nkind: Fleet\nname: x\npools: []\nteams: []\ncolour: blue\n"
+
+
+def test_a_broken_model_reaches_the_program_as_the_component_providers_one_clear_error(monitor, tmp_path, monkeypatch):
+    """The provider's construct, as the SDK's gRPC server calls it: a RunError is passed on without stack frames."""
+    (tmp_path / "fleet.yaml").write_text(BROKEN)
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(pulumi.RunError) as caught:
-        registered_by_component(monitor, {"model": "fleet.yaml"}, tmp_path, monkeypatch)
-    first = str(caught.value).splitlines()[0]
-    assert "fleet.yaml" in first and "GpuFleet input model" in first and "Traceback" not in str(caught.value)
+        run_program(monitor, lambda: provider().construct("dev", TOKEN, {"model": "fleet.yaml"}, None))
+    first, *issues = str(caught.value).splitlines()
+    assert first == f"the fleet model {tmp_path / 'fleet.yaml'} (GpuFleet input model) has 2 issue(s):"
+    assert all(line.startswith(f"{tmp_path / 'fleet.yaml'}:") and "(fix: " in line for line in issues)
+    assert [line.split(": ", 2)[1] for line in issues] == ["colour", "pools"]
+
+
+def _warnings(caplog) -> str:
+    return " | ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+@pytest.mark.parametrize("digest, warned", [("", True), ("sha256:" + "ab" * 32, False)], ids=["by-tag", "by-digest"])
+def test_the_component_warns_as_the_program_does_when_the_controller_image_is_not_pinned_by_digest(
+        monitor, tmp_path, monkeypatch, caplog, digest, warned):
+    (tmp_path / "fleet.yaml").write_text((REPO / "stacks" / "dev.fleet.yaml").read_text())
+    registered_by_component(monitor, {"model": "fleet.yaml", "engines_installed": True, "controller_image_digest": digest},
+                            tmp_path, monkeypatch)
+    assert ("not pinned by digest: set GpuFleet input controllerImageDigest" in _warnings(caplog)) is warned
+    caplog.clear()
+    run_stack("dev", {"gpufleet:model": "stacks/dev.fleet.yaml", "gpufleet:controllerImageDigest": digest})
+    assert ("not pinned by digest: set stack config gpufleet:controllerImageDigest" in _warnings(caplog)) is warned
 
 
 def test_the_same_check_through_the_stack_config_names_the_config_key_and_how_to_remove_it(tmp_path):

@@ -80,6 +80,10 @@ def shape(diff) -> list[tuple[str, str, str]]:
 # The gang-admission controller's fleet context follows the model: the Kubernetes provider replaces a ConfigMap whose data changes
 CONTEXT = [("delete", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context"),
            ("replace", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context")]
+# The rules' params follow the fleet's facts (teams' namespaces, pool totals) the same way. While the provider
+# replaces it (delete first: its name is fixed), a binding reading it denies what it matches (docs/webhook.md).
+PARAMS = [("delete", "ConfigMap", "gpufleet-system/gpufleet-rule-params"),
+          ("replace", "ConfigMap", "gpufleet-system/gpufleet-rule-params")]
 MOVE_PARENT = [("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "eval"),
                ("update", "Queue", "platform-ci"), ("delete", "Queue", "ml-<digest>")]
 
@@ -88,20 +92,20 @@ SCENARIOS = {
     "shrink a team": ((), (a100("research", 256),), MOVE_PARENT),
     "move quota between siblings": ((), (a100("research", 256), a100("eval", 384)), MOVE_PARENT),
     "add a team": ((), (add_vision,), [("create", "Namespace", "vision"), ("update", "Cohort", "ml"), ("create", "ClusterQueue", "vision"),
-                                        ("create", "LocalQueue", "vision/vision"), *CONTEXT]),
+                                        ("create", "LocalQueue", "vision/vision"), *CONTEXT, *PARAMS]),
     "drain a team": ((), (lifecycle("eval", "draining"),), [("update", "ClusterQueue", "eval"), ("update", "LocalQueue", "eval/eval")]),
     "retire a drained team": ((lifecycle("eval", "draining"),), (lifecycle("eval", "retired"),), [
         ("unprotect", "Namespace", "eval"), ("unprotect", "Namespace", "eval-vc"), ("unprotect", "ClusterQueue", "eval"),
         ("unprotect", "LocalQueue", "eval/eval"), ("unprotect", "Queue", "eval")]),
     "remove a retired team": ((lifecycle("eval", "retired"),), (remove("eval"),), [
         ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"), *CONTEXT,
-        ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
+        *PARAMS, ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
         ("delete", "LocalQueue", "eval/eval"), ("delete", "ClusterQueue", "eval"),
         ("delete", "Namespace", "eval-vc"), ("delete", "Namespace", "eval")]),
     "change a priority value": ((), (lambda d: d["priorityClasses"][1].__setitem__("value", 2000),),
                                 [("delete", "PriorityClass", "gang-standard"), ("replace", "PriorityClass", "gang-standard"),
                                  ("update", "WorkloadPriorityClass", "gang-standard"), *CONTEXT]),
-    "resize a pool": ((), (more_a100_nodes,), CONTEXT),
+    "resize a pool": ((), (more_a100_nodes,), [*CONTEXT, *PARAMS]),
 }
 
 
@@ -216,14 +220,23 @@ def test_switching_a_pools_system_under_live_teams_is_blocked_naming_the_team_no
 def test_the_gang_admission_controllers_fleet_context_is_a_step_named_as_the_component_registers_it():
     diff = diff_fleets(model(), model(more_a100_nodes), crds())
     assert [(s["op"], s["resource"], s["verdict"]) for s in diff.steps] == [
-        ("delete", "gang-admission-configmap-fleet-context", "ok"), ("replace", "gang-admission-configmap-fleet-context", "ok")]
+        ("delete", "gang-admission-configmap-fleet-context", "ok"), ("replace", "gang-admission-configmap-fleet-context", "ok"),
+        ("delete", "gang-admission-configmap-rule-params", "ok"), ("replace", "gang-admission-configmap-rule-params", "ok")]
 
 
 def test_the_controllers_fleet_context_replacement_says_admission_goes_on_and_is_no_webhook_outage():
     """Issue 37, item 6: every team change replaces the controller's ConfigMap; diff says what that replacement is."""
     diff = diff_fleets(model(), model(add_vision))
-    delete, create = [s for s in diff.steps if s["kind"] == "ConfigMap"]
+    delete, create = [s for s in diff.steps if s["resource"] == "gang-admission-configmap-fleet-context"]
     assert "the Kubernetes provider replaces a ConfigMap whose data changes" in delete["reason"]
     for step in (delete, create):
         assert "keeps admitting" in step["reason"] and "no webhook outage" in step["reason"], step["reason"]
+
+
+def test_the_rule_params_replacement_says_the_api_servers_policies_deny_until_it_is_back():
+    """The params follow the fleet's facts, and a binding that finds none denies: diff says so rather than 'ok' alone."""
+    diff = diff_fleets(model(), model(add_vision))
+    steps = [s for s in diff.steps if s["resource"] == "gang-admission-configmap-rule-params"]
+    assert [s["op"] for s in steps] == ["delete", "replace"]
+    assert all("parameterNotFoundAction: Deny" in s["reason"] and "need a retry" in s["reason"] for s in steps)
 

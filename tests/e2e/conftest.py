@@ -6,6 +6,9 @@
   runs in the background meanwhile (``GPUFLEET_ENGINES_BUILD_STATUS``, the file its exit code goes to);
 - modules that declare the same ``POOL`` (``pool_key(model, options)``) run one after another,
   each group where its first module would have run, so that they reuse one sandbox;
+- with ``GPUFLEET_E2E_LANE=K/N`` (scripts/test.sh: two pytest processes at once) only lane K's
+  e2e modules run (tests/e2e/lanes.py), the rest deselected; with ``GPUFLEET_E2E_LOCK`` each
+  module holds the lanes' lock, a module with ``ALONE = True`` alone (the summary says who waited);
 - the terminal summary lists the seconds of each e2e module (setup, tests and teardown) and
   of each sandbox start, and which leases reused a running sandbox.
 """
@@ -19,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e import sandbox_env
+from tests.e2e import lanes, sandbox_env
 from tests.e2e.sandbox_pool import Pool, grouped
 
 E2E = "tests/e2e/"
@@ -27,10 +30,12 @@ BUILD_STATUS = "GPUFLEET_ENGINES_BUILD_STATUS"
 BUILD_WAIT = 3 * 3600.0
 _MODULE_SECONDS: dict[str, float] = defaultdict(float)
 _POOLS: list[Pool] = []
+_WAITS: list[tuple[str, float, bool]] = []  # (module, seconds waited for the lanes' lock, ran alone)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The e2e modules last (scripts/test.sh builds the engines meanwhile), those of one ``POOL`` together."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The e2e modules last (scripts/test.sh builds the engines meanwhile), those of one ``POOL`` together; with
+    ``GPUFLEET_E2E_LANE=K/N`` only lane K's e2e modules (tests/e2e/lanes.py), the others deselected."""
     by_module: dict[str, list[pytest.Item]] = {}
     keys: dict[str, str | None] = {}
     for item in items:
@@ -39,7 +44,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         keys.setdefault(name, getattr(getattr(item, "module", None), "POOL", None))
     e2e = [(name, key) for name, key in keys.items() if name.startswith(E2E)]
     rest = [name for name in keys if not name.startswith(E2E)]
-    items[:] = [item for name in rest + grouped(e2e) for item in by_module[name]]
+    order = grouped(e2e)
+    try:
+        lane = lanes.parse(os.environ.get(lanes.ENV))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if lane is not None:
+        alone = frozenset(name for name in order if getattr(by_module[name][0].module, "ALONE", False))
+        mine = set(lanes.assign([(name, keys[name]) for name in order], lane[1], alone=alone)[lane[0] - 1])
+        config.hook.pytest_deselected(items=[item for name in order if name not in mine for item in by_module[name]])
+        order = [name for name in order if name in mine]
+    items[:] = [item for name in rest + order for item in by_module[name]]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -61,6 +76,23 @@ def engines_built(request) -> None:
     if code != "0":
         pytest.exit(f"the engine build failed (exit {code}): its last lines are above; the e2e tier did not run",
                     returncode=1)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def lane_turn(request):
+    """With two lanes (``GPUFLEET_E2E_LOCK``), each module holds the lanes' lock: shared, or alone
+    (``ALONE = True``)."""
+    path = os.environ.get(lanes.LOCK_ENV)
+    if not path:
+        yield
+        return
+    alone = bool(getattr(request.module, "ALONE", False))
+    with lanes.turn(Path(path), alone) as waited:
+        if alone and sandbox_env.POOL is not None:
+            sandbox_env.POOL.retire_idle()  # this lane's idle sandbox would run beside it (the other's may)
+        if waited >= 1:
+            _WAITS.append((request.module.__name__.rsplit(".", 1)[-1], waited, alone))
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -90,6 +122,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
     starts = sandbox_env.STARTS
     write(f"sandboxes started: {len(starts)}, {sum(s for _, s in starts):.0f} s in all"
           + (f" (slowest {max(s for _, s in starts):.0f} s)" if starts else ""))
+    for name, waited, alone in _WAITS:
+        why = "to end (it runs alone)" if alone else "that ran alone"
+        write(f"{name} waited {waited:.0f} s for the other lane's module {why}, counted above")
     for pool in _POOLS:
         reused = sum(r for _, r in pool.leases)
         write(f"shared sandboxes: {len(pool.leases)} leases, {reused} reused a running sandbox")

@@ -40,6 +40,7 @@ HORIZON = 900.0
 # on a loaded machine (90-286 trace seconds at k = 60, past the bound below); at k = 30 the same chain is half as
 # many trace seconds, and the bound still tells a reclaim (minutes) from none (the borrower's hour).
 RECLAIM_K = 30
+ALONE = True  # the bounds above are engine latency times k: with two lanes, no other e2e module runs beside this one
 
 
 def _replay(model: Path, tmp: Path, k: float, keep: bool = False, trace: str = TRACE):

@@ -11,8 +11,11 @@ policy-pack`` writes a pack folder whose entry point Pulumi's way of starting a 
 from __future__ import annotations
 
 import json
+import queue
 import shutil
 import subprocess
+import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -133,7 +136,7 @@ def test_the_installed_gpufleet_writes_a_component_package_whose_provider_serves
     provider = subprocess.Popen([str(venv / "bin" / "python"), str(folder), "127.0.0.1:1"], cwd=tmp_path, env=clean_env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        port = provider.stdout.readline().strip()
+        port = first_line(provider.stdout, timeout=60).strip()
         assert port.isdigit(), provider.stderr.read() if provider.poll() is not None else port
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             reply = provider_pb2_grpc.ResourceProviderStub(channel).GetSchema(provider_pb2.GetSchemaRequest(), timeout=60)
@@ -143,3 +146,22 @@ def test_the_installed_gpufleet_writes_a_component_package_whose_provider_serves
     schema = json.loads(reply.schema)
     assert list(schema["resources"]) == ["gpufleet:index:GpuFleet"]
     assert schema["resources"]["gpufleet:index:GpuFleet"]["requiredInputs"] == ["model"]
+
+
+def first_line(stream, timeout: float) -> str:
+    """The first line ``stream`` gives, or "" when none comes within ``timeout`` seconds (a silent process)."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: lines.put(stream.readline()), daemon=True).start()
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        return ""
+
+
+def test_a_process_that_prints_nothing_is_given_up_on_after_the_timeout():
+    silent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert first_line(silent.stdout, timeout=1) == ""
+    finally:
+        silent.terminate()
+        silent.wait(timeout=30)

@@ -81,3 +81,13 @@ def test_with_history_a_raised_nominal_is_named_even_when_another_team_holds_mor
 def test_no_capacity_issue_points_at_the_node_count() -> None:
     issues = fleet().set("teams[0].quota.h100.nominal", 40).issues()
     assert not [i for i in issues if str(i.path).endswith("nodeCount")]
+
+
+@pytest.mark.parametrize(("gpus", "cpu", "nodes", "shares"), [(3, 455, 1, [3]), (19, 299, 2, [29, 9]), (7, 96, 2, [10, 4])])
+def test_a_pool_split_exactly_among_teams_is_within_capacity_for_every_node_shape(gpus: int, cpu: int, nodes: int, shares: list[int]) -> None:
+    """Issue 36: the derived cpu quota is what the renderer writes (multiply first, then divide), so a pool
+    whose GPUs are exactly shared out is never reported over capacity by a rounding of cpu / gpus."""
+    builder = fleet().empty().with_pool("odd", gpus=gpus, cpu=cpu, nodes=nodes)
+    for i, share in enumerate(shares):
+        builder = builder.with_team(f"t{i}", quota={"odd": {"nominal": share}})
+    assert _over_capacity(builder) == []

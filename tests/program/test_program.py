@@ -12,7 +12,8 @@ from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.monitoring import render_monitoring
-from gpufleet.rules.admission_policies import stack_policies
+from gpufleet.rules.api import Severity
+from gpufleet.rules.registry import all_rules
 from tests.program.capture import REPO, capture_program, run_stack, stack_config, stack_names
 
 STACKS = stack_names()
@@ -77,12 +78,43 @@ def controller_types(stack: str, model) -> Counter:
     cert_manager = str(config.get("gpufleet:certManager", "false")).lower() == "true"
     settings = ControllerSettings(image="x", cert_manager=cert_manager,
                                   prometheus_operator=str(config.get("gpufleet:prometheusOperator", "false")).lower() == "true")
-    manifests = [*render_controller(model, settings).values(), *stack_policies(model).values()]
+    manifests = render_controller(model, settings).values()
     counts = Counter(f"kubernetes:{CORE_GROUPS.get(m['apiVersion'], m['apiVersion'])}:{m['kind']}" for m in manifests)
+    counts.update(admission_policy_types(model))
     counts["gpufleet:controller:GangAdmissionController"] = 1
     if not cert_manager:
         counts.update(PULUMI_TLS)
     return counts
+
+
+def admission_policy_types(model) -> Counter:
+    """With ``controller.enforcement`` apiServer or both: a policy and a binding per rule with a CEL form (a warning's
+    second pair denies its blank waiver), and the ConfigMap of the params they read (counted from the rule registry)."""
+    if model.controller.enforcement == "webhook":
+        return Counter()
+    pairs = sum(1 + (rule.severity is Severity.WARNING) for rule in all_rules() if rule.cel is not None)
+    group = "kubernetes:admissionregistration.k8s.io/v1"
+    return Counter({f"{group}:ValidatingAdmissionPolicy": pairs, f"{group}:ValidatingAdmissionPolicyBinding": pairs,
+                    "kubernetes:core/v1:ConfigMap": 1})
+
+
+POLICIES = {"gpufleet-gang001", "gpufleet-gang002", "gpufleet-gang004", "gpufleet-gang110", "gpufleet-gang201",
+            "gpufleet-gang203", "gpufleet-gang203-blank-waiver", "gpufleet-gang205", "gpufleet-gang206",
+            "gpufleet-gang206-blank-waiver", "gpufleet-gang804"}
+"""The admission policies of the rules with a CEL form today (more may come: the test wants these at least)."""
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_an_enforcement_both_stack_registers_each_rules_policy_and_binding_and_the_params_they_read(stack):
+    assert load_model(REPO / stack_config(stack)["gpufleet:model"]).controller.enforcement == "both"
+    registered = capture_program(stack)
+
+    def named(kind: str) -> set[str]:
+        return {r["inputs"]["metadata"]["name"] for r in registered if r["type"].endswith(f":{kind}")}
+
+    assert POLICIES <= named("ValidatingAdmissionPolicy")
+    assert POLICIES <= named("ValidatingAdmissionPolicyBinding")
+    assert "gpufleet-rule-params" in named("ConfigMap")
 
 
 @pytest.mark.parametrize("stack", STACKS)

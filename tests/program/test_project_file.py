@@ -39,3 +39,9 @@ def test_each_stack_sets_only_declared_keys_with_their_types_and_an_existing_mod
         assert isinstance(value, SCHEMA_TYPES[PROJECT["config"][key]["type"]]), key
     assert (REPO / own["model"]).is_file()
     assert own["model"] == f"stacks/{stack}.fleet.yaml"
+
+
+def test_the_stack_config_reads_as_booleans_exactly_the_keys_pulumi_yaml_types_boolean():
+    from gpufleet.pulumi.stack_config import BOOLEAN_KEYS
+
+    assert sorted(BOOLEAN_KEYS) == sorted(k for k, spec in PROJECT["config"].items() if spec["type"] == "boolean")

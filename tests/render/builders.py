@@ -78,6 +78,18 @@ def _split_mixed_teams(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def plan_of(model: Fleet, settings: Any = None) -> Any:
+    """``gpufleet plan``'s plan of ``model`` (stack default settings unless given), with the controller's manifests."""
+    from gpufleet.render import render_all
+    from gpufleet.render.controller import ControllerSettings
+    from gpufleet.render.plan import build_plan
+    from gpufleet.stack.controller import controller_manifests
+
+    settings = settings or ControllerSettings()
+    rendered = render_all(model)
+    return build_plan(model, rendered, controller_manifests(model, settings, rendered.context), settings)
+
+
 def by_name(manifests: list[dict], name: str) -> dict:
     """The manifest named ``name``; a Volcano parent queue also answers to its cohort's name."""
     return next(m for m in manifests if name in (m["metadata"]["name"], m["metadata"].get("labels", {}).get("gpufleet.dev/cohort")))

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from gpufleet.render import render_all
-from gpufleet.render.plan import build_plan
-from tests.render.builders import cohort, fleet, pool, quota, team
-
-
-def _plan(f):
-    return build_plan(f, render_all(f))
+from tests.render.builders import cohort, fleet, plan_of as _plan, pool, quota, team
 
 
 def test_rows_show_nominal_borrowable_lendable_and_share_of_the_pool():
@@ -56,7 +50,7 @@ def test_with_prometheus_operator_the_summary_counts_the_gang_and_controller_ale
     from gpufleet.render.controller import ControllerSettings
 
     f = fleet(pools=[pool("h100")], teams=[team("a", {"h100": quota(8)})])
-    objects = build_plan(f, render_all(f), ControllerSettings(prometheus_operator=True)).objects
+    objects = _plan(f, ControllerSettings(prometheus_operator=True)).objects
     assert objects["PodMonitor"] == 1 and objects["PrometheusRule"] == 3 and objects["ServiceMonitor"] == 1
 
 
@@ -64,17 +58,3 @@ def test_a_draining_team_shows_its_lifecycle_and_cohort_in_the_plan():
     f = fleet(pools=[pool(nodes=4)], teams=[team("a", {"h100": quota(8)}, lifecycle="draining"), team("b", {"h100": quota(8)})])
     [pool_plan] = _plan(f).pools
     assert [(r.owner, r.cohort, r.lifecycle) for r in pool_plan.rows] == [("a", "ml", "draining"), ("b", "ml", "active")]
-
-
-def test_the_plan_lists_the_rules_admission_policies_the_stack_applies():
-    from gpufleet.rules.admission_policies import stack_policies
-
-    both = fleet(pools=[pool("h100")], teams=[team("a", quota={"h100": quota(8)})], controller={"enforcement": "both"})
-    policies = stack_policies(both)
-    without = build_plan(both, render_all(both)).objects
-    objects = build_plan(both, render_all(both), extra=policies.values()).objects
-    assert objects["ValidatingAdmissionPolicy"] - without.get("ValidatingAdmissionPolicy", 0) == \
-        objects["ValidatingAdmissionPolicyBinding"] - without.get("ValidatingAdmissionPolicyBinding", 0) == \
-        sum(m["kind"] == "ValidatingAdmissionPolicy" for m in policies.values()) >= 6
-    webhook_only = fleet(pools=[pool("h100")], teams=[team("a", quota={"h100": quota(8)})])
-    assert stack_policies(webhook_only) == {}

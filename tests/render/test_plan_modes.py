@@ -8,10 +8,10 @@ from pathlib import Path
 from gpufleet.model import load_model
 from gpufleet.render import render_all
 from gpufleet.render.kueue_config import render_manager_config
-from gpufleet.render.plan import build_plan
+from tests.render.builders import plan_of
 
 MIXED = load_model(Path(__file__).resolve().parents[2] / "stacks" / "mixed.fleet.yaml")
-PLAN = build_plan(MIXED, render_all(MIXED))
+PLAN = plan_of(MIXED)
 POOLS = {p.pool.name: p for p in PLAN.pools}
 
 
@@ -47,7 +47,7 @@ def _native_plan():
     model = fleet(pools=[pool("h100", placement="native"), pool("b200", system="native")],
                   teams=[team("research", {"h100": quota(16, 8)}), team("solo", {"b200": quota(80)}, cohort=None)],
                   kubernetes={"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}})
-    return build_plan(model, render_all(model))
+    return plan_of(model)
 
 
 def test_native_gang_pools_are_listed_with_their_mode_and_what_the_control_plane_needs():

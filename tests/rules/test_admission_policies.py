@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 import pytest
 
 from gpufleet.crdschema.vap import CompiledPolicy, PolicyError, Request
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
 from gpufleet.rules import engine, registry
-from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.admission_policies import params_data, policy_name, render_policies
-from gpufleet.rules.api import Severity
+from gpufleet.rules.api import CheckContext, Severity
 from gpufleet.yamlin.errors import ModelError
 from tests.render.builders import fleet, pool, quota, team
 from tests.rules import fixtures as fx
@@ -227,3 +229,174 @@ def test_the_fleets_routing_facts_reach_the_params_from_the_fleet_context_the_we
     assert {"teamNamespace.research", "teamNamespace.vision", "volcanoQueue.research", "localQueue.vision.vision",
             "namespaceVolcanoQueue.research.research"} <= set(data)
     assert not any(key.startswith(("teamNamespace.kube-system", "localQueue.research.")) for key in data)
+
+
+def _decided(code: str, obj: dict, request: Request, model=MODEL) -> tuple[bool, bool]:
+    """(failed the rule's policy, engine finding) for ``obj``; the params as rendered for ``model``."""
+    rendered = render_policies(model, (registry.get(code),))
+    policy = CompiledPolicy.of(rendered[f"validatingadmissionpolicy-{policy_name(code)}"])
+    failed = bool(policy.failures(obj, request, params=rendered.get("configmap-rule-params")))
+    found = bool(engine.check_object(obj, CheckContext(fleet=FleetContext.from_dict(render_context(model))), select=[code]))
+    return failed, found
+
+
+@pytest.mark.parametrize("version, mode, warned", [
+    ("v1beta1", None, True), ("v1beta1", {"single": {}}, True), ("v1beta1", {"all": {}}, False),
+    ("v1alpha2", "Pod", True), ("v1alpha2", "PodGroup", False),  # 1.36 spells it as a string: no error reading it
+])
+def test_gang207s_policy_reads_a_disruption_mode_written_as_a_map_or_a_string(version, mode, warned):
+    group = {"apiVersion": f"scheduling.k8s.io/{version}", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "research"},
+             "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, **({"disruptionMode": mode} if mode else {})}}
+    request = Request("scheduling.k8s.io", version, "podgroups", "research")
+    assert _decided("GANG207", group, request) == (warned, warned)
+
+
+def _jobset(meta: dict, labelled: bool = False) -> dict:
+    template = {"spec": {"containers": [{"name": "w", "image": "i"}]}}
+    if labelled:
+        template["metadata"] = {"labels": {"gpufleet.dev/gang": "run-1"}}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"namespace": "research", **meta},
+            "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"parallelism": 2, "template": template}}}]}}
+
+
+JOBSETS = Request("jobset.x-k8s.io", "v1alpha2", "jobsets", "research")
+
+
+@pytest.mark.parametrize("observability, meta, labelled, warned", [
+    (True, {"generateName": "llm-"}, False, True),
+    (True, {"generateName": "llm-"}, True, False),
+    (True, {"name": "llm"}, False, False),  # the controller stamps its name
+    (False, {"generateName": "llm-"}, False, False),  # no gang alerts: the fleet fact is absent from the params
+])
+def test_gang701s_policy_warns_a_gang_without_a_name_only_where_the_fleet_has_gang_alerts(observability, meta, labelled, warned):
+    model = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
+                  observability={"enabled": observability})
+    assert _decided("GANG701", _jobset(meta, labelled), JOBSETS, model) == (warned, warned)
+
+
+@pytest.mark.parametrize("order, probe, role, denied", [
+    ("InOrder", "readinessProbe", "driver", False),  # the workers wait for the driver to be Ready
+    ("InOrder", "readinessProbe", "workers", True),  # the last replicatedJob: nobody waits for it
+    ("AnyOrder", "readinessProbe", "driver", True),
+    ("InOrder", "livenessProbe", "driver", True),
+])
+def test_gang301s_policy_allows_a_readiness_probe_only_where_a_jobset_orders_its_startup_by_it(order, probe, role, denied):
+    def rjob(name: str) -> dict:
+        container = {"name": "c", "image": "i", **({probe: {"exec": {"command": ["true"]}}} if name == role else {})}
+        return {"name": name, "template": {"spec": {"template": {"spec": {"containers": [container]}}}}}
+
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "research"},
+              "spec": {"startupPolicy": {"startupPolicyOrder": order}, "replicatedJobs": [rjob("driver"), rjob("workers")]}}
+    assert _decided("GANG301", jobset, JOBSETS) == (denied, denied)
+
+
+def test_gang005s_refusal_names_the_task_the_partitions_and_the_fix():
+    job = vcjob(0, replicas=8)
+    del job["spec"]["minAvailable"]
+    job["spec"]["tasks"][0]["partitionPolicy"] = {"totalPartitions": 4, "partitionSize": 2, "minPartitions": 2}
+    rendered = render_policies(MODEL, (registry.get("GANG005"),))
+    [message] = CompiledPolicy.of(rendered["validatingadmissionpolicy-gpufleet-gang005"]).failures(job, VCJOB)
+    assert message.startswith("GANG005 partition-minimum-below-partitions at spec.tasks[0].partitionPolicy.minPartitions: "
+                              "minPartitions 2 of 4: ")
+    assert "starts this fixed-size job with 4 of its 8 pods" in message and "Fix: set minPartitions to 4" in message
+
+
+def test_every_params_key_is_a_valid_config_map_key():
+    """Found on the real API server: a fact keyed by the label's name (``gangLabel.gpufleet.dev/gang``) made the
+    whole ConfigMap invalid, and every policy reading params then denied everything (``parameterNotFoundAction``)."""
+    model = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
+                  priorityClasses=[{"name": "gang-high", "value": 1000}])
+    keys = render_policies(model, registry.all_rules())["configmap-rule-params"]["data"]
+    assert "observability.gangLabel" in keys
+    assert [key for key in keys if not re.fullmatch(r"[-._a-zA-Z0-9]+", key)] == []
+
+
+GPU_FLEET = fx.context("GANG807").fleet
+"""A fleet context with every system, a dedicated pool (vault, team secure) and six teams (tests/rules/fixtures)."""
+
+
+@lru_cache(maxsize=None)
+def gpu_fleet_policy(code: str) -> tuple[CompiledPolicy, dict]:
+    """The rule's policy, compiled once, and its params rendered from GPU_FLEET."""
+    rendered = render_policies(MODEL, (registry.get(code),))
+    return (CompiledPolicy.of(rendered[f"validatingadmissionpolicy-{policy_name(code)}"]),
+            {"data": params_data((registry.get(code),), GPU_FLEET)})
+
+
+def decided(code: str, obj: dict, request: Request) -> tuple[bool, bool]:
+    """(denied by the rule's policy with params from GPU_FLEET, denied by the engine with GPU_FLEET)."""
+    policy, params = gpu_fleet_policy(code)
+    engine_denied = any(f.blocking for f in engine.check_object(obj, CheckContext(fleet=GPU_FLEET), select=[code]))
+    return bool(policy.failures(obj, request, params=params)), engine_denied
+
+
+def test_every_params_key_is_a_config_map_key_resource_names_writing_their_slash_as_two_dots():
+    data = params_data(registry.all_rules(), GPU_FLEET)
+    assert [key for key in data if not re.fullmatch(r"[-._a-zA-Z0-9]+", key)] == []
+    assert data["gpuResource.nvidia.com..gpu"] == "true"
+    assert data["poolTotal.volcano.research.nvidia.com..gpu"] == "32"  # h100: 4 nodes x 8
+    assert data["namespaceTeam.vision-dev"] == "vision" and data["dedicatedTeam.secure"] == "true"
+
+
+@pytest.mark.parametrize("group, namespace, queue, resources, denied", [
+    ("scheduling.volcano.sh", "research", "research", {"nvidia.com/gpu": "32"}, False),
+    ("scheduling.volcano.sh", "research", "research", {"nvidia.com/gpu": "33"}, True),
+    ("scheduling.volcano.sh", "research", None, {"memory": "7200Gi", "cpu": "768"}, False),
+    ("scheduling.volcano.sh", "sim", "sim", {"memory": "7201Gi"}, True),
+    ("scheduling.volcano.sh", "vision", None, {"nvidia.com/gpu": 33}, True),  # no Volcano pool of its own: the fleet's h100
+    ("scheduling.volcano.sh", "research", None, {"example.com/fpga": "1000"}, False),  # no pool lists it: not judged
+    ("scheduling.volcano.sh", "research", None, {"nvidia.com/mig-1g.10gb": "1"}, True),  # a GPU no pool lists: zero
+    ("scheduling.x-k8s.io", "robotics", None, {"nvidia.com/gpu": "16"}, False),  # l40s: 4 x 4
+    ("scheduling.x-k8s.io", "research", None, {"nvidia.com/gpu": "17"}, True),
+])
+def test_gang404s_policy_reads_the_pools_of_the_queues_or_namespaces_team_from_the_params(group, namespace, queue, resources, denied):
+    version = "v1beta1" if group == "scheduling.volcano.sh" else "v1alpha1"
+    spec = {"minMember": 2, "minResources": resources, **({"queue": queue} if queue else {})}
+    group_obj = {"apiVersion": f"{group}/{version}", "kind": "PodGroup", "metadata": {"name": "g", "namespace": namespace},
+                 "spec": spec}
+    assert decided("GANG404", group_obj, Request(group, version, "podgroups", namespace)) == (denied, denied)
+
+
+@pytest.mark.parametrize("requests, limits, denied", [
+    ({}, {"nvidia.com/gpu": 8}, False),
+    ({"nvidia.com/gpu": "8"}, {"nvidia.com/gpu": "8000m"}, False),  # equal quantities, written differently
+    ({"nvidia.com/gpu": "8"}, {}, True),
+    ({"nvidia.com/gpu": "4"}, {"nvidia.com/gpu": "8"}, True),
+    ({}, {"nvidia.com/mig-1g.10gb": "1.5"}, True),
+    ({"cpu": "500m"}, {"cpu": "1"}, False),  # not a GPU
+])
+def test_gang401s_policy_reads_gpu_amounts_as_quantities(requests, limits, denied):
+    job = vcjob(4)
+    job["spec"]["tasks"][0]["template"] = {"spec": {"containers": [{"name": "c", "image": "i", "resources": {
+        **({"requests": requests} if requests else {}), **({"limits": limits} if limits else {})}}]}}
+    assert decided("GANG401", job, VCJOB) == (denied, denied)
+
+
+@pytest.mark.parametrize("namespace, toleration, denied", [
+    ("research", {"key": "gpufleet.dev/dedicated", "value": "secure"}, True),
+    ("research", {"key": "gpufleet.dev/dedicated", "value": "secure", "effect": "NoSchedule"}, False),
+    ("secure", {"key": "gpufleet.dev/dedicated", "value": "secure"}, False),  # the owner's own pool
+    ("secure", {"operator": "Exists"}, False),  # no other team has a dedicated pool
+    ("research", {"operator": "Exists"}, True),
+    ("kube-system", {"operator": "Exists"}, False),  # exempt
+])
+def test_gang807s_policy_reads_the_namespaces_team_and_the_dedicated_teams_from_the_params(namespace, toleration, denied):
+    job = vcjob(4)
+    job["metadata"]["namespace"] = namespace
+    job["spec"]["tasks"][0]["template"] = {"spec": {"tolerations": [toleration], "containers": [{"name": "c", "image": "i"}]}}
+    assert decided("GANG807", job, replace(VCJOB, namespace=namespace)) == (denied, denied)
+
+
+@pytest.mark.parametrize("name", ["namespace", "package", "in", "2nd"])
+def test_a_variable_named_by_a_reserved_word_is_refused_as_the_api_server_refuses_it(name):
+    policy = render_policies(MODEL, (GANG804,))["validatingadmissionpolicy-gpufleet-gang804"]
+    broken = {**policy, "spec": {**policy["spec"], "variables": [{"name": name, "expression": "1"}]}}
+    with pytest.raises(PolicyError, match="not valid CEL identifiers"):
+        CompiledPolicy.of(broken)
+
+
+@pytest.mark.parametrize("rule", [r for r in registry.all_rules() if r.cel is not None], ids=lambda r: r.code)
+def test_every_rendered_policy_names_its_variables_by_cel_identifiers(rule):
+    for key, manifest in render_policies(MODEL, (rule,)).items():
+        if key.startswith("validatingadmissionpolicy-"):
+            CompiledPolicy.of(manifest)

@@ -84,9 +84,10 @@ def request_for(rule: Rule, obj: Mapping[str, Any]) -> Request | None:
 
 
 def with_namespace(obj: Mapping[str, Any]) -> dict[str, Any]:
-    meta = dict(obj.get("metadata") or {})
-    meta.setdefault("namespace", NAMESPACE)
-    return {**obj, "metadata": meta}
+    """``obj`` in its own namespace, else the team namespace (the API server's ``object.metadata.namespace`` is the
+    request's). :func:`disagreement` compares only where the fleet under test owns that namespace: the webhook and the
+    policies are sent no other (their namespaceSelector)."""
+    return {**obj, "metadata": {"namespace": NAMESPACE, **(obj.get("metadata") or {})}}
 
 
 def engine_verdict(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext = CTX) -> tuple[bool, bool]:
@@ -97,11 +98,11 @@ def engine_verdict(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext = CTX) 
 
 def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request,
                 params: Mapping[str, Any] | None = None) -> tuple[bool, bool, list[str]]:
-    """(denied, warned, messages) by the rule's rendered policies (``params``: the ConfigMap, else the model's)."""
+    """(denied, warned, messages) by the rule's rendered policies (``params``: the ConfigMap, the model's by default)."""
     denied = warned = False
     messages: list[str] = []
     for policy, actions in POLICIES[rule.code]:
-        failed = policy.failures(obj, request, params=params or PARAMS)
+        failed = policy.failures(obj, request, params=PARAMS if params is None else params)
         messages += failed
         denied |= bool(failed) and "Deny" in actions
         warned |= bool(failed) and "Warn" in actions
@@ -122,18 +123,44 @@ def reaches_admission(obj: Mapping[str, Any]) -> bool:
     return not crds().knows(obj) or not (crds().validate(obj) or crds().pruned_fields(obj))
 
 
-def disagreement(rule: Rule, obj: Mapping[str, Any]) -> str | None:
-    """How the rule's form and the engine disagree on ``obj``: under the model's fleet, and for a rule reading
-    fleet facts, under every fleet of :data:`OTHER_FLEETS` too; None when they agree."""
+_FLEETS: dict[str, tuple[CheckContext, dict[str, Any]] | None] = {}
+
+
+def fixture_fleet(folder: str) -> tuple[CheckContext, dict[str, Any]] | None:
+    """The engine's context and the policies' params for a fixture folder's own fleet context (None: it runs without
+    a fleet, which the webhook never does): the params rendered from that fleet as :func:`params_data` renders the model's."""
+    if folder not in _FLEETS:
+        fleet = fx.context(folder).fleet
+        _FLEETS[folder] = None if fleet is None else (CheckContext(fleet=fleet), {"data": params_data(CEL_RULES, fleet)})
+    return _FLEETS[folder]
+
+
+_OTHER_PARAMS: dict[str, dict[str, Any]] = {}
+
+
+def _fleets(rule: Rule, fleet: tuple[CheckContext, Mapping[str, Any]] | None) -> list[tuple[str, CheckContext, Mapping[str, Any]]]:
+    """``fleet`` alone when given; else the model's, and for a rule reading fleet facts every fleet of :data:`OTHER_FLEETS`."""
+    if fleet is not None:
+        return [("given", fleet[0], fleet[1])]
+    out: list[tuple[str, CheckContext, Mapping[str, Any]]] = [("model", CTX, PARAMS)]
+    if rule.cel is not None and rule.cel.facts:
+        for name, context in OTHER_FLEETS.items():
+            params = _OTHER_PARAMS.setdefault(name, {"data": params_data(CEL_RULES, context)})
+            out.append((name, CheckContext(fleet=context), params))
+    return out
+
+
+def disagreement(rule: Rule, obj: Mapping[str, Any], fleet: tuple[CheckContext, Mapping[str, Any]] | None = None) -> str | None:
+    """How the engine and the CEL form disagree on ``obj`` (None: they agree): under ``fleet``, else the model's fleet
+    and, for a rule reading fleet facts, every fleet of :data:`OTHER_FLEETS` too."""
     obj = with_namespace(obj)
     request = request_for(rule, obj)
     if request is None or not reaches_admission(obj):
         return None
-    fleets = [("model", CTX, None)]
-    if rule.cel.facts:  # type: ignore[union-attr]
-        fleets += [(name, CheckContext(fleet=context), {"data": params_data(CEL_RULES, context)})
-                   for name, context in OTHER_FLEETS.items()]
-    for fleet_name, ctx, params in fleets:
+    for fleet_name, ctx, params in _fleets(rule, fleet):
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        if ctx.fleet is not None and namespace and ctx.fleet.team_for_namespace(namespace) is None:
+            continue  # the bindings match team namespaces only: the API server never evaluates it there
         denied, warned = engine_verdict(rule, obj, ctx)
         cel_denied, cel_warned, messages = cel_verdict(rule, obj, request, params)
         if (denied, warned) != (cel_denied, cel_warned):
@@ -171,9 +198,17 @@ def test_the_cel_form_decides_every_rule_fixture_as_the_engine(rule):
 
 
 @pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
+def test_the_cel_form_decides_every_rule_fixture_as_the_engine_under_the_fixtures_own_fleet(rule):
+    """The GPU and partition rules read the fleet's pools and teams: each fixture also under its folder's fleet context."""
+    found = [f"{where}: {d}" for where, obj in FIXTURE_OBJECTS
+             if (fleet := fixture_fleet(where.split("/")[0])) is not None and (d := disagreement(rule, obj, fleet))]
+    assert found == []
+
+
+@pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
 def test_the_cel_form_denies_its_own_disallowed_fixture_where_it_matches(rule):
-    fleet = fx.context(rule.code).fleet  # the fleet the fixture is written for, and params rendered from it
-    params = {"data": params_data(CEL_RULES, fleet)} if fleet is not None and rule.cel.facts else None
+    fleet = fixture_fleet(rule.code)
+    params = fleet[1] if fleet is not None else None
     denied = [obj for obj in fx.documents(rule.code, "disallowed.yaml")
               if (req := request_for(rule, with_namespace(obj))) and cel_verdict(rule, with_namespace(obj), req, params)[0]]
     assert denied or rule.severity.value == "warning"
@@ -194,23 +229,107 @@ def test_the_cel_form_decides_every_upstream_example_as_the_engine(rule, upstrea
 _counts = st.integers(min_value=0, max_value=6)
 _annotations = st.dictionaries(
     st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/GANG110", "waive.gpufleet.dev/gang002",
-                     "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "team"]),
+                     "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "waive.gpufleet.dev/GANG202",
+                     "waive.gpufleet.dev/GANG204", "waive.gpufleet.dev/GANG207", "waive.gpufleet.dev/gang701",
+                     "waive.gpufleet.dev/GANG401", "waive.gpufleet.dev/GANG404", "waive.gpufleet.dev/GANG807", "team"]),
     st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
 
 
 _priority = st.sampled_from([None, "gang-high", "gang-hihg", ""])
 
 
-def _meta(annotations: dict[str, str], priority: str | None = None) -> dict[str, Any]:
+def _meta(annotations: dict[str, str], priority: str | None = None, named: bool = True,
+          owner: dict[str, Any] | None = None) -> dict[str, Any]:
     labels = {"kueue.x-k8s.io/priority-class": priority} if priority is not None else {}
-    return {"name": "generated", "namespace": NAMESPACE, **({"annotations": annotations} if annotations else {}),
-            **({"labels": labels} if labels else {})}
+    return {**({"name": "generated"} if named else {"generateName": "generated-"}), "namespace": NAMESPACE,
+            **({"annotations": annotations} if annotations else {}), **({"labels": labels} if labels else {}),
+            **({"ownerReferences": [owner]} if owner else {})}
 
 
-_event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted"])
-_policies = st.lists(st.one_of(st.builds(lambda e: {"event": e, "action": "RestartJob"}, _event),
-                               st.builds(lambda es: {"events": es, "action": "AbortJob"}, st.lists(_event, max_size=2))),
+_OWNER = st.sampled_from([None, None, {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": True},
+                          {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": False}])
+"""Owners a gang may have (never a JobSet: the policies' matchCondition skips its Jobs, as the webhook's does)."""
+
+
+@st.composite
+def metas(draw) -> dict[str, Any]:
+    """Metadata: waivers and the elastic opt-in, a priority class, a name or only a generateName, an owner."""
+    return _meta(draw(_annotations), draw(_priority), draw(st.integers(0, 3)) > 0, draw(_OWNER))
+
+
+_PROBE = {"exec": {"command": ["true"]}}
+
+
+@st.composite
+def pod_templates(draw, restart: bool = True) -> dict[str, Any]:
+    """A pod template: a pod spec (:func:`pod_specs`) whose containers may carry probes, maybe a restartPolicy,
+    maybe the gang identity label."""
+    spec = draw(pod_specs())
+    for container in spec["containers"]:
+        for probe in draw(st.lists(st.sampled_from(["livenessProbe", "readinessProbe", "startupProbe"]), unique=True,
+                                   max_size=2)):
+            container[probe] = _PROBE
+    if restart:
+        policy = draw(st.sampled_from([None, "Never", "Never", "OnFailure", "Always"]))
+        if policy:
+            spec["restartPolicy"] = policy
+    template: dict[str, Any] = {"spec": spec}
+    label = draw(st.sampled_from([None, None, "run-1", ""]))
+    if label is not None:
+        template["metadata"] = {"labels": {"gpufleet.dev/gang": label}}
+    return template
+
+
+_event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted", "Unknown"])
+_action = st.sampled_from(["RestartJob", "AbortJob", "RestartPod", "RestartTask", "RestartPartition"])
+_policies = st.lists(st.one_of(st.builds(lambda e, a: {"event": e, "action": a}, _event, _action),
+                               st.builds(lambda es, a: {"events": es, "action": a}, st.lists(_event, max_size=2), _action),
+                               st.builds(lambda code, a: {"exitCode": code, "action": a}, st.integers(1, 3), _action)),
                      max_size=2)
+
+
+# Pod specs: GPU requests and limits (GANG401), tolerations, selectors and nodeName (GANG807).
+_QUANTITIES = ["8", "4", "1", "0", "16", "64", "1.5", "500m", "8000m", "1e1", "1Ki", "2000Gi", 8, 2, 0]
+_amounts = st.dictionaries(st.sampled_from(["nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.10gb", "cpu", "memory",
+                                            "example.com/fpga"]), st.sampled_from(_QUANTITIES), max_size=2)
+_DEDICATED = "gpufleet.dev/dedicated"
+_TEAMS = st.sampled_from(["secure", "research", "vision", "nobody"])
+_tolerations = st.lists(st.one_of(
+    st.sampled_from([{"operator": "Exists"}, {"operator": "Exists", "effect": "NoSchedule"}, {"key": "", "operator": "Exists", "effect": ""},
+                     {"key": _DEDICATED, "operator": "Exists"}, {"key": "nvidia.com/gpu", "operator": "Exists"}]),
+    st.builds(lambda team, effect: {"key": _DEDICATED, "value": team, **({"effect": effect} if effect else {})},
+              _TEAMS, st.sampled_from([None, "NoExecute", "NoSchedule"]))), max_size=2)
+
+
+@st.composite
+def containers(draw) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "c", "image": "i"}
+    resources = {part: draw(_amounts) for part in ("requests", "limits") if draw(st.booleans())}
+    if resources:
+        container["resources"] = resources
+    return container
+
+
+@st.composite
+def pod_specs(draw) -> dict[str, Any]:
+    """A pod spec: mostly a plain container; with GPUs, init containers and placement in a bounded share of draws."""
+    if draw(st.integers(0, 2)) == 0:
+        return {"containers": [{"name": "c", "image": "i"}]}
+    spec: dict[str, Any] = {"containers": draw(st.lists(containers(), min_size=1, max_size=2))}
+    if draw(st.integers(0, 3)) == 0:
+        spec["initContainers"] = [draw(containers())]
+    if draw(st.booleans()):
+        spec["tolerations"] = draw(_tolerations)
+    if draw(st.integers(0, 3)) == 0:
+        spec["nodeSelector"] = {draw(st.sampled_from([_DEDICATED, "pool"])): draw(_TEAMS)}
+    if draw(st.integers(0, 4)) == 0:
+        expression = draw(st.sampled_from([{"key": _DEDICATED, "operator": "Exists"}, {"key": "pool", "operator": "Exists"}]
+                                          + [{"key": _DEDICATED, "operator": "In", "values": [t]} for t in ("secure", "research")]))
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [expression]}]}}}
+    if draw(st.integers(0, 5)) == 0:
+        spec["nodeName"] = "node-1"
+    return spec
 
 
 @st.composite
@@ -218,15 +337,17 @@ def volcano_jobs(draw) -> dict[str, Any]:
     names = ["a", "b", "c"][: draw(st.integers(min_value=0, max_value=3))]
     tasks = []
     for name in names:
-        task: dict[str, Any] = {"name": name, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        task: dict[str, Any] = {"name": name, "template": draw(pod_templates())}
         if draw(st.booleans()):
             task["replicas"] = draw(_counts)
         if draw(st.booleans()):
             task["minAvailable"] = draw(_counts)
         if draw(st.integers(0, 3)) == 0:
             task["dependsOn"] = {"name": [draw(st.sampled_from([n for n in names if n != name] or [""]))]}
-        if draw(st.integers(0, 4)) == 0:
-            task["partitionPolicy"] = {"totalPartitions": 1, "partitionSize": 1}
+        if draw(st.integers(0, 3)) == 0:
+            task["partitionPolicy"] = {"totalPartitions": draw(st.integers(1, 4)), "partitionSize": draw(st.integers(1, 2))}
+            if draw(st.booleans()):
+                task["partitionPolicy"]["minPartitions"] = draw(st.integers(0, 4))
         if draw(st.integers(0, 3)) == 0:
             task["maxRetry"] = draw(st.integers(0, 20))
         if draw(st.booleans()):
@@ -238,7 +359,7 @@ def volcano_jobs(draw) -> dict[str, Any]:
     for key, values in (("minAvailable", _counts), ("minSuccess", _counts), ("maxRetry", st.integers(0, 20))):
         if draw(st.booleans()):
             spec[key] = draw(values)
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": draw(metas()), "spec": spec}
 
 
 @st.composite
@@ -247,7 +368,7 @@ def kubeflow_jobs(draw) -> dict[str, Any]:
                                                  ("MPIJob", "mpiReplicaSpecs", "v2beta1")]))
     roles = {}
     for role in draw(st.lists(st.sampled_from(["Master", "Worker", "Launcher"]), unique=True, max_size=2)):
-        spec: dict[str, Any] = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+        spec: dict[str, Any] = {"template": draw(pod_templates(restart=False))}
         if draw(st.booleans()):
             spec["replicas"] = draw(_counts)
         roles[role] = spec
@@ -261,61 +382,142 @@ def kubeflow_jobs(draw) -> dict[str, Any]:
         spec["runPolicy"] = run_policy
     if kind == "PyTorchJob" and draw(st.integers(0, 4)) == 0:
         spec["elasticPolicy"] = {"minReplicas": 1, "maxReplicas": 4}
-    return {"apiVersion": f"kubeflow.org/{version}", "kind": kind, "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+    return {"apiVersion": f"kubeflow.org/{version}", "kind": kind, "metadata": draw(metas()), "spec": spec}
 
 
 @st.composite
 def batch_jobs(draw) -> dict[str, Any]:
-    spec: dict[str, Any] = {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}
+    template = draw(pod_templates(restart=False))
+    template["spec"]["restartPolicy"] = draw(st.sampled_from(["Never", "OnFailure"]))
+    spec: dict[str, Any] = {"template": template}
     if draw(st.booleans()):
         spec["parallelism"] = draw(_counts)
     if draw(st.booleans()):
         spec["completions"] = draw(_counts)
     if draw(st.booleans()):
         spec["scheduling"] = {"schedulingPolicy": {"gang": {"minCount": draw(_counts)}}}
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+        mode = draw(_disruption)
+        if mode is not None:
+            spec["scheduling"]["disruptionMode"] = mode
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": draw(metas()), "spec": spec}
 
 
 @st.composite
 def jobsets(draw) -> dict[str, Any]:
+    names = ["a", "b", "c"][: draw(st.integers(0, 3))]
     rjobs = []
-    for name in ["a", "b"][: draw(st.integers(0, 2))]:
-        job: dict[str, Any] = {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+    for name in names:
+        job: dict[str, Any] = {"template": draw(pod_templates())}
         for key in ("backoffLimit", "backoffLimitPerIndex"):
             if draw(st.booleans()):
-                job[key] = draw(st.integers(0, 20))
-        rjobs.append({"name": name, "replicas": 1, "template": {"spec": job}})
+                job[key] = draw(st.sampled_from([0, 0, 1, 6, 20]))
+        for key in ("parallelism", "completions"):
+            if draw(st.integers(0, 3)) == 0:
+                job[key] = draw(st.integers(1, 3))
+        rjob: dict[str, Any] = {"name": name, "replicas": draw(st.integers(0, 2)), "template": {"spec": job}}
+        if draw(st.integers(0, 3)) == 0 and name != names[0]:
+            rjob["dependsOn"] = [{"name": names[0], "status": draw(st.sampled_from(["Complete", "Ready"]))}]
+        rjobs.append(rjob)
     policy: dict[str, Any] = {}
     if draw(st.booleans()):
         policy["maxRestarts"] = draw(st.integers(0, 20))
     if draw(st.booleans()):
         policy["restartStrategy"] = draw(st.sampled_from(["Recreate", "InPlaceRestart"]))
     if draw(st.booleans()):
-        policy["rules"] = [{"name": "r", "action": draw(st.sampled_from(
-            ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts"]))}]
+        rule: dict[str, Any] = {"name": "r", "action": draw(st.sampled_from(
+            ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob", "RestartJobAndIgnoreMaxRestarts"]))}
+        if names and draw(st.booleans()):
+            rule["targetReplicatedJobs"] = names[: draw(st.integers(1, len(names)))]
+        policy["rules"] = [rule]
     spec: dict[str, Any] = {"replicatedJobs": rjobs, **({"failurePolicy": policy} if policy else {})}
-    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": _meta(draw(_annotations), draw(_priority)), "spec": spec}
+    if draw(st.integers(0, 3)) == 0:
+        spec["startupPolicy"] = {"startupPolicyOrder": draw(st.sampled_from(["AnyOrder", "InOrder"]))}
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": draw(metas()), "spec": spec}
+
+
+_disruption = st.sampled_from([None, {"all": {}}, {"single": {}}])
+
+
+@st.composite
+def native_groups(draw) -> dict[str, Any]:
+    """Kubernetes' own gang scheduling (1.37, ``scheduling.k8s.io/v1beta1``): a gang or basic PodGroup or Workload."""
+    def policy() -> dict[str, Any]:
+        return draw(st.sampled_from([{"gang": {"minCount": 2}}, {"basic": {}}]))
+
+    if draw(st.booleans()):
+        spec: dict[str, Any] = {"schedulingPolicy": policy()}
+        if (mode := draw(_disruption)) is not None:
+            spec["disruptionMode"] = mode
+        return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": draw(metas()), "spec": spec}
+    templates = []
+    for name in ["a", "b"][: draw(st.integers(0, 2))]:
+        template: dict[str, Any] = {"name": name, "schedulingPolicy": policy()}
+        if (mode := draw(_disruption)) is not None:
+            template["disruptionMode"] = mode
+        templates.append(template)
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": draw(metas()),
+            "spec": {"podGroupTemplates": templates}}
+
+
+@st.composite
+def group_workloads(draw) -> dict[str, Any]:
+    """A LeaderWorkerSet or a RayCluster/RayJob (compared offline only: the e2e sandbox has no CRD for them)."""
+    if draw(st.booleans()):
+        lwt: dict[str, Any] = {"workerTemplate": draw(pod_templates(restart=False))}
+        if draw(st.booleans()):
+            lwt["size"] = draw(st.integers(1, 3))
+        if draw(st.booleans()):
+            lwt["leaderTemplate"] = draw(pod_templates(restart=False))
+        return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": draw(metas()),
+                "spec": {"leaderWorkerTemplate": lwt}}
+    cluster: dict[str, Any] = {"headGroupSpec": {"template": draw(pod_templates(restart=False))}, "workerGroupSpecs": [
+        {"groupName": "w", "replicas": draw(st.integers(0, 2)), "template": draw(pod_templates(restart=False))}
+        for _ in range(draw(st.integers(0, 1)))]}
+    if draw(st.integers(0, 3)) == 0:
+        cluster["enableInTreeAutoscaling"] = True
+    if draw(st.booleans()):
+        return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": draw(metas()), "spec": cluster}
+    return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": draw(metas()), "spec": {"rayClusterSpec": cluster}}
 
 
 @st.composite
 def pod_groups(draw) -> dict[str, Any]:
     spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
+    if draw(st.integers(0, 2)) == 0:
+        spec["minResources"] = draw(_amounts)
     if draw(st.integers(0, 3)):
         spec["scheduleTimeoutSeconds"] = draw(st.sampled_from([0, 10, 29, 30, 31, 60, 299, 300, 301, 900]))
-    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": _meta(draw(_annotations), draw(_priority)),
-            "spec": spec}
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": draw(metas()), "spec": spec}
+
+
+@st.composite
+def volcano_pod_groups(draw) -> dict[str, Any]:
+    spec: dict[str, Any] = {"minMember": draw(st.integers(1, 6))}
+    if draw(st.booleans()):
+        spec["queue"] = draw(st.sampled_from(["research", "sim", "vision", "nowhere"]))
+    if draw(st.integers(0, 3)):
+        spec["minResources"] = draw(_amounts)
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": _meta(draw(_annotations)), "spec": spec}
+
+
+_namespaces = st.sampled_from([NAMESPACE, "vision", "sim", "secure", "robotics", "kube-system", "nobody"])
+GENERATED_FLEETS = ("GANG807",)
+"""Fixture fleets the generated shapes are also judged under: GANG807's has every system, a dedicated pool and six teams."""
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups()))
-def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj):
-    assert [d for rule in CEL_RULES if (d := disagreement(rule, obj))] == []
+@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups(), native_groups(),
+                    group_workloads(), volcano_pod_groups()), namespace=_namespaces)
+def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj, namespace):
+    obj = {**obj, "metadata": {**obj["metadata"], "namespace": namespace}}
+    fleets = [None, *(fixture_fleet(code) for code in GENERATED_FLEETS)]
+    assert [d for fleet in fleets for rule in CEL_RULES if (d := disagreement(rule, obj, fleet))] == []
 
 
 # Generated routing shapes: namespaces of every fleet above (and of none), queues declared or not, pod templates
 # with and without a coscheduling group and a scheduler, Kueue pod-group Pods with good and bad total counts.
 
-_namespaces = st.sampled_from(["research", "vision", "vision-dev", "sim", "infer", "robotics", "alpha", "alpha-vc", "beta",
+_routing_namespaces = st.sampled_from(["research", "vision", "vision-dev", "sim", "infer", "robotics", "alpha", "alpha-vc", "beta",
                                "nowhere"])
 _queues = st.sampled_from(["research", "vision", "sim", "alpha", "beta", "reserch", "default", ""])
 _schedulers = st.sampled_from([None, "", "volcano", "scheduler-plugins-scheduler", "default-scheduler", "my-scheduler"])
@@ -338,7 +540,7 @@ def _routing_meta(draw, labelled: bool = False) -> dict[str, Any]:
         annotations[draw(st.sampled_from(["waive.gpufleet.dev/GANG104", "waive.gpufleet.dev/GANG805"]))] = "ok"
     if draw(st.integers(0, 3)) == 0:  # a Kueue key other than the queue label
         draw(st.sampled_from([labels, annotations]))["kueue.x-k8s.io/priority-class"] = "gang-high"
-    return {"name": "generated", "namespace": draw(_namespaces), **({"labels": labels} if labels else {}),
+    return {"name": "generated", "namespace": draw(_routing_namespaces), **({"labels": labels} if labels else {}),
             **({"annotations": annotations} if annotations else {})}
 
 

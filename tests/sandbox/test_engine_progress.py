@@ -28,10 +28,12 @@ esac
 
 @pytest.fixture
 def engines(tmp_path: Path) -> Path:
-    """A copy of build.sh beside one engine module, `demo`, and a fake go first on PATH."""
+    """A copy of build.sh (and the cold-build figures it reads) beside one engine module, `demo`, and a fake go first
+    on PATH."""
     folder = tmp_path / "engines"
     (folder / "demo").mkdir(parents=True)
-    shutil.copy2(ENGINES_DIR / "build.sh", folder / "build.sh")
+    for name in ("build.sh", "cold-build.env"):
+        shutil.copy2(ENGINES_DIR / name, folder / name)
     (folder / "demo" / "go.mod").write_text("module demo\n\ngo 1.25\n\ntool example.com/demo/cmd/demo\n")
     (folder / "demo" / "go.sum").write_text("")
     (tmp_path / "bin").mkdir()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -84,3 +86,42 @@ def test_a_hook_that_asks_the_module_cache_for_a_directory_downloads_the_module_
     for at in asks:
         assert re.search(r"^go mod download ", text[:at], re.M), f"{hook}: go list -m at offset {at} with no go mod download before it"
         assert "[ -n " in text[at:], f"{hook}: the directory go list -m names is used without checking it is not empty"
+
+
+def fake_engines(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of build.sh beside three engine folders (one opt-in), with a stand-in ``go`` on PATH."""
+    here = tmp_path / "engines"
+    for name in ("alpha", "beta", "gamma"):
+        (here / name).mkdir(parents=True)
+        (here / name / "go.mod").write_text(f"module x/{name}\n\ngo 1.26.0\n")
+        (here / name / "go.sum").write_text("")
+    (here / "gamma" / "opt-in").write_text("only a test tier uses it\n")
+    shutil.copy(ENGINES_DIR / "build.sh", here)
+    shutil.copy(ENGINES_DIR / "cold-build.env", here)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "go").write_text("#!/bin/sh\necho go1.26.8\n")
+    (bin_dir / "go").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "GPUFLEET_ENGINES_CACHE": str(tmp_path / "cache")}
+    return here, env
+
+
+@pytest.mark.parametrize("args, listed", [
+    ([], ["alpha", "beta"]), (["gamma"], ["gamma"]), (["--with", "gamma"], ["alpha", "beta", "gamma"]),
+], ids=["default", "named", "with"])
+def test_an_opt_in_engine_is_built_only_when_named(tmp_path, args, listed):
+    here, env = fake_engines(tmp_path)
+    done = subprocess.run(["bash", str(here / "build.sh"), "--check", *args], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.returncode == 4, done.stderr
+    assert done.stdout.split() == [word for name in listed for word in (name, "-")]
+
+
+def test_only_the_test_tiers_engine_is_opt_in():
+    assert sorted(p.parent.name for p in ENGINES_DIR.glob("*/opt-in")) == ["pulumi-yaml"]
+
+
+def test_the_test_command_builds_the_opt_in_engines_too():
+    script = (ENGINES_DIR.parent.parent / "scripts" / "test.sh").read_text()
+    opt_in = " ".join(sorted(p.parent.name for p in ENGINES_DIR.glob("*/opt-in")))
+    assert f"bash sandbox/engines/build.sh --with {opt_in} " in script

@@ -5,13 +5,15 @@ from __future__ import annotations
 import dataclasses
 import platform
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from gpufleet.sandbox.procs import StartError, alive, start, stop, stop_all, wait_until
+from gpufleet.sandbox import procs
+from gpufleet.sandbox.procs import Proc, StartError, alive, start, stop, stop_all, wait_until
 from tests.sandbox.kernel import kernel_state
 
 SLEEP = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
@@ -140,3 +142,31 @@ def test_stopping_several_signals_them_all_before_waiting_so_their_shutdowns_ove
     assert not any(alive(p) for p in procs)
     assert max(_stamp(log, "term") for log in logs) < min(_stamp(log, "exit") for log in logs)
     assert all(kernel_state(p.pid) == "gone" for p in procs)
+
+
+def test_a_wait_whose_budget_is_already_spent_still_probes_once(tmp_path):
+    proc = start("sleeper", SLEEP, tmp_path / "sleeper.log")
+    probes = []
+    try:
+        wait_until(proc, lambda: probes.append(1) or True, timeout=-5, what="ready")
+        with pytest.raises(StartError, match="did not reach ready"):
+            wait_until(proc, lambda: probes.append(1) and False, timeout=-5, what="ready")
+    finally:
+        stop(proc, grace=5)
+    assert len(probes) == 2
+
+
+def _exited_pid() -> int:
+    """The PID of a process that has exited and been reaped (not this process's child any more)."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    return gone.pid
+
+
+@pytest.mark.parametrize("stopping", [lambda p: stop(p, grace=0.2), lambda p: stop_all([p], grace=0.2)],
+                         ids=["stop", "stop_all"])
+def test_a_process_that_exits_between_the_check_and_the_signal_is_stopped_without_an_error(stopping, monkeypatch):
+    record = Proc("gone", _exited_pid(), ("true",), "/dev/null", 1)
+    answers = iter([True])  # alive when checked, gone by the time it is signalled
+    monkeypatch.setattr(procs, "alive", lambda proc: next(answers, False))
+    stopping(record)

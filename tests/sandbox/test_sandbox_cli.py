@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.sandbox.needs import NeedMissing
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -47,3 +49,24 @@ def test_up_without_built_engines_names_the_build_command_and_starts_nothing(tmp
 def test_down_of_no_sandbox_says_so(tmp_path):
     done = gpufleet("down", "--dir", str(tmp_path / "none"))
     assert done.returncode == 0 and "no sandbox" in done.stdout
+
+
+def _unavailable(*_, **__):
+    raise NeedMissing("cannot make a private mount namespace (Operation not permitted): run the sandbox as root")
+
+
+@pytest.mark.parametrize("target, argv", [
+    ("gpufleet.sandbox.up.up", ["sandbox", "up", "stacks/dev.fleet.yaml"]),
+    ("gpufleet.sandbox.trial_run.open_sandbox", ["try", "stacks/dev.fleet.yaml", "{job}"]),
+], ids=["sandbox-up", "try"])
+def test_a_missing_need_is_a_usage_error_in_one_line(target, argv, tmp_path, monkeypatch, capsys):
+    from gpufleet.cli.app import run
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(target, _unavailable)
+    job = tmp_path / "job.yaml"
+    job.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: alpha}\n"
+                   "spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: w, image: t:1}]}}}\n")
+    code = run([*(a.format(job=job) for a in argv), "--dir", str(tmp_path / "sb")])
+    err = capsys.readouterr().err
+    assert code == 2 and "run the sandbox as root" in err and "Traceback" not in err

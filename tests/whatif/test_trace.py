@@ -61,7 +61,7 @@ def test_a_trace_file_beyond_the_size_cap_is_refused_unread_with_the_fix(tmp_pat
     path = tmp_path / "big.jsonl"
     path.write_text(line() + "\n" + line(name="b") + "\n")
     monkeypatch.setattr(tracemod, "MAX_BYTES", 100)
-    with pytest.raises(TraceError, match=r"larger than 0 MiB, the most a trace may be \(fix: split it\)"):
+    with pytest.raises(TraceError, match=r"larger than 100 bytes, the most a trace may be \(fix: split it\)"):
         tracemod.load_trace(path, [dev()])
 
 
@@ -73,3 +73,28 @@ def test_a_cluster_export_beyond_its_size_cap_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(fromcluster, "MAX_EXPORT_BYTES", 100)
     with pytest.raises(ValueError, match=r"w.json: larger than .* cluster export"):
         fromcluster.load_exports([path])
+
+
+def test_a_trace_file_is_parsed_once_and_checked_against_every_model(tmp_path, monkeypatch):
+    from gpufleet.whatif import trace as tracemod
+
+    path = tmp_path / "t.jsonl"
+    path.write_text(line(name="a") + "\n" + line(name="b", pool="t4") + "\n")
+    without_t4 = dev().model_copy(deep=True)
+    for team in without_t4.teams:
+        team.quota.pop("t4", None)
+    parses = []
+    real = tracemod._parse
+    monkeypatch.setattr(tracemod, "_parse", lambda text: parses.append(1) or real(text))
+    with pytest.raises(TraceError, match=r"line 2: pool") as bad:
+        tracemod.load_trace(path, [dev(), without_t4])
+    assert len(parses) == 1 and len(bad.value.issues) == 1
+    assert [j.name for j in tracemod.load_trace(path, [dev(), dev()]).jobs] == ["a", "b"]
+    assert len(parses) == 2
+
+
+@pytest.mark.parametrize("pods, min_pods, needed", [(4, None, 4), (4, 2, 2)], ids=["gang", "elastic"])
+def test_a_job_needs_all_its_pods_or_its_min_pods(pods, min_pods, needed):
+    trace = parse_trace(line(namespace="alpha-vc", kind="VolcanoJob", pods=pods, gpusPerPod=1,
+                             **({"minPods": min_pods} if min_pods else {})), dev())
+    assert trace.jobs[0].needed == needed

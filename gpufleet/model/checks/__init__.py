@@ -17,7 +17,7 @@ from gpufleet.model.checks import (
     admission, capacity, effective, engines, kueue_shape, limits, names, namespaces, pools, preemption,
     ownership, priority, references, topology, volcano, volcano_queues,
 )
-from gpufleet.model.checks import coscheduling, dedicated, native
+from gpufleet.model.checks import coscheduling, dedicated, mutations, native
 
 Check = Callable[[Fleet], Iterable[Issue]]
 
@@ -25,7 +25,7 @@ CHECKS: list[Check] = [
     names.check, namespaces.check, references.check, pools.check, topology.check, limits.check,
     capacity.check, kueue_shape.check, preemption.check, admission.check, volcano.check,
     volcano_queues.check, engines.check, priority.check, dedicated.check, coscheduling.check, native.check,
-    ownership.check, effective.check,
+    ownership.check, effective.check, mutations.check,
 ]
 
 

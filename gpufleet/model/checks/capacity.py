@@ -18,18 +18,30 @@ from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, pool_resources, show
+from gpufleet.model.scaling import quota_first, scale
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, show
 
 
 def _over(fleet: Fleet, pool) -> tuple[dict[str, Decimal], dict[str, list[tuple[Owner, Amount]]]]:
-    """Per resource: the pool's nominal total and every (owner, amount) that adds to it."""
+    """Per resource: the pool's nominal total and every (owner, amount) that adds to it.
+
+    A derived resource's total is the derived owners' GPUs scaled once (:func:`scale`), not a sum
+    of scaled shares: a pool shared out exactly is then exactly full, with no rounding of cpu / gpus
+    (issue 36)."""
     totals: dict[str, Decimal] = {}
+    derived_gpus: dict[str, Decimal] = {}
     parts: dict[str, list[tuple[Owner, Amount]]] = {}
     for owner in owners(fleet):
         if pool.name in owner.quota and pool.gpus_per_node > 0:
-            for amount in expand(owner, pool, owner.quota[pool.name]):
-                totals[amount.resource] = totals.get(amount.resource, Decimal(0)) + amount.nominal
+            entry = owner.quota[pool.name]
+            for amount in expand(owner, pool, entry):
                 parts.setdefault(amount.resource, []).append((owner, amount))
+                if amount.resource != pool.gpu_resource and amount.resource not in entry.resources:
+                    derived_gpus[amount.resource] = derived_gpus.get(amount.resource, Decimal(0)) + entry.nominal
+                else:
+                    totals[amount.resource] = totals.get(amount.resource, Decimal(0)) + amount.nominal
+    for res, gpus in derived_gpus.items():
+        totals[res] = totals.get(res, Decimal(0)) + (scale(gpus, pool.per_node(res), pool.gpus_per_node) or Decimal(0))
     return totals, parts
 
 
@@ -56,8 +68,8 @@ class Overfill:
 def overfills(fleet: Fleet) -> Iterator[Overfill]:
     for i, pool in enumerate(fleet.pools):
         totals, parts = _over(fleet, pool)
-        capacity = {res: pool.per_node(res) * pool.node_count for res in pool_resources(pool)}
-        over = [res for res in pool_resources(pool) if res in totals and totals[res] > capacity[res]]
+        capacity = {res: pool.per_node(res) * pool.node_count for res in quota_first(pool)}
+        over = [res for res in quota_first(pool) if res in totals and totals[res] > capacity[res]]
         if over:  # no quota: nothing to oversubscribe (even a negative capacity)
             yield Overfill(i, pool, over, totals, capacity, parts)
 
@@ -138,5 +150,5 @@ def check(fleet: Fleet) -> Iterable[Issue]:
 
 def with_history(base: Fleet, new: Fleet, issues: Sequence[Issue]) -> list[Issue]:
     """``issues`` of ``new`` with each pool-level overfill issue replaced by :func:`blame`'s edit."""
-    edits = {FieldPath.of("pools", index): issue for index, issue in _blamed(base, new).items()}
+    edits: dict[FieldPath | str, Issue] = {FieldPath.of("pools", index): issue for index, issue in _blamed(base, new).items()}
     return [edits[i.path] if i.path in edits and i.message.startswith("nominal ") else i for i in issues]

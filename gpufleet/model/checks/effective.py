@@ -44,7 +44,7 @@ def _systems(fleet: Fleet, owner: Team | Cohort) -> set[str]:
     """Quota systems of the owner's own quota and, for a cohort, of its member teams' (its subtree's)."""
     if isinstance(owner, Team):
         return quota_systems(fleet, owner)
-    found = {p.system for name in owner.quota if (p := fleet.pool(name)) is not None}
+    found: set[str] = {p.system for name in owner.quota if (p := fleet.pool(name)) is not None}
     for team in fleet.teams:
         if team.cohort == owner.name:
             found |= quota_systems(fleet, team)

@@ -1,8 +1,8 @@
 """Kueue's resource-group limits on the queues gpufleet renders.
 
 The renderer writes one resource group per ClusterQueue and Cohort: its covered
-resources are the union of all Kueue pools' resources (quota resource first, then
-the rest in first-seen order) and its flavors are the Kueue pools the owner has
+resources are :func:`gpufleet.model.scaling.covered_resources` (every Kueue pool's
+resources and quota overrides) and its flavors are the Kueue pools the owner has
 quota on, each listing every covered resource. Kueue allows 1-64 covered resources
 and 1-64 flavors per group, and 512 flavor×resource pairs (its 16-group and
 256-per-queue limits cannot be reached with one group of at most 64). Registered in ``CHECKS``.
@@ -15,7 +15,8 @@ from typing import Iterable, Iterator
 from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
-from gpufleet.model.checks.shapes import kueue_covered_resources, owners, pool_resources
+from gpufleet.model.checks.shapes import owners
+from gpufleet.model.scaling import covered_resources, pool_resources
 
 MAX_RESOURCES = 64
 MAX_FLAVORS = 64
@@ -37,7 +38,7 @@ def _covered(fleet: Fleet) -> Iterator[Issue]:
 
 def _per_queue(fleet: Fleet) -> Iterator[Issue]:
     kueue_pools = {p.name for p in fleet.pools_of("kueue")}
-    covered = len(kueue_covered_resources(fleet))
+    covered = len(covered_resources(fleet, "kueue"))
     for owner in owners(fleet):
         flavors = [p for p in owner.quota if p in kueue_pools]
         kind = "ClusterQueue" if owner.kind == "teams" else "Cohort"

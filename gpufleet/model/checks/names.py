@@ -29,7 +29,7 @@ def _duplicates(section: str, names: list[str]) -> Iterator[Issue]:
 
 
 def _reserved(fleet: Fleet) -> Iterator[Issue]:
-    for section, items in (("teams", fleet.teams), ("cohorts", fleet.cohorts)):
+    for section, items in fleet.sections():
         for i, item in enumerate(items):
             if item.name in RESERVED_QUEUES:
                 yield Issue(FieldPath.of(section, i, "name"),

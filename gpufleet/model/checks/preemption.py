@@ -39,7 +39,7 @@ def _team(fleet: Fleet, i: int) -> Iterator[Issue]:
 
 
 def _weights(fleet: Fleet) -> Iterator[Issue]:
-    for section, items in (("teams", fleet.teams), ("cohorts", fleet.cohorts)):
+    for section, items in fleet.sections():
         for i, item in enumerate(items):
             w = item.fair_share_weight
             if w < 0 or 0 < w < MIN_WEIGHT:

@@ -3,9 +3,9 @@
 Team and cohort quota is written in GPUs of a pool; every other resource of the pool
 follows the node shape (``nominal_cpu = nominal_gpus × cpu_per_node / gpus_per_node``)
 unless ``quota.<pool>.resources.<res>`` overrides it. :func:`expand` computes the
-per-resource amounts and the exact model path each one comes from, so the capacity,
-Kueue and Volcano checks report at the field a user has to edit. Used only inside
-:mod:`gpufleet.model.checks` (the renderers derive the same numbers from the same rules).
+per-resource amounts (:mod:`gpufleet.model.scaling`, the renderers' own numbers) and the
+exact model path each one comes from, so the capacity, Kueue and Volcano checks report at
+the field a user has to edit. Used only inside :mod:`gpufleet.model.checks`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
+from gpufleet.model.scaling import quota_first, scaled_quota
 
 LIMITS = ("nominal", "borrowingLimit", "lendingLimit")
 
@@ -67,28 +68,24 @@ def owners(fleet: Fleet) -> Iterator[Owner]:
         yield Owner("cohorts", i, cohort.name, cohort.quota)
 
 
-def pool_resources(pool: Pool) -> list[str]:
-    """The pool's resources, quota resource first, then the rest in allocatable order."""
-    return [pool.gpu_resource] + [r for r in pool.allocatable if r != pool.gpu_resource]
-
-
-def _scale(amount: Decimal | None, ratio: Decimal) -> Decimal | None:
-    return None if amount is None else amount * ratio
-
-
 def expand(owner: Owner, pool: Pool, entry: PoolQuota) -> list[Amount]:
-    """Per-resource amounts of one quota entry on one pool (overrides win, the rest scale)."""
+    """Per-resource amounts of one quota entry on one pool (overrides win, the rest scale), quota resource first.
+
+    The numbers are :func:`gpufleet.model.scaling.scaled_quota`'s, the ones the renderers write;
+    a pool without GPUs per node derives nothing."""
     base = owner.quota_path(pool.name)
-    amounts = [Amount(pool.gpu_resource, entry.nominal, entry.borrowing_limit, entry.lending_limit, base)]
-    gpus = pool.gpus_per_node
-    for res in pool_resources(pool)[1:]:
+    amounts = scaled_quota(pool, entry)
+    out = []
+    for res in quota_first(pool):
         if res in entry.resources:
-            r = entry.resources[res]
-            amounts.append(Amount(res, r.nominal, r.borrowing_limit, r.lending_limit, base + FieldPath.of("resources", res)))
-        elif gpus > 0:
-            ratio = pool.per_node(res) / gpus
-            amounts.append(Amount(res, entry.nominal * ratio, _scale(entry.borrowing_limit, ratio), _scale(entry.lending_limit, ratio), base))
-    return amounts
+            at = base + FieldPath.of("resources", res)
+        elif res == pool.gpu_resource or pool.gpus_per_node > 0:
+            at = base
+        else:
+            continue
+        a = amounts[res]
+        out.append(Amount(res, a.nominal, a.borrowing_limit, a.lending_limit, at))
+    return out
 
 
 def parent_chain(fleet: Fleet, cohort: str | None) -> list[str] | None:
@@ -101,12 +98,3 @@ def parent_chain(fleet: Fleet, cohort: str | None) -> list[str] | None:
         chain.append(cohort)
         cohort = names[cohort].parent
     return chain
-
-
-def kueue_covered_resources(fleet: Fleet) -> list[str]:
-    """The renderer's single resource group: the union of all Kueue pools' resources, in first-seen order."""
-    seen: dict[str, None] = {}
-    for pool in fleet.pools_of("kueue"):
-        for res in pool_resources(pool):
-            seen.setdefault(res)
-    return list(seen)

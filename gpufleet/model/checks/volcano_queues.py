@@ -24,7 +24,8 @@ from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, pool_resources, show
+from gpufleet.model.scaling import quota_first
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, show
 
 MAX_DEPTH = 5
 
@@ -87,7 +88,7 @@ def tree(fleet: Fleet, pool: Pool) -> dict[str, Node]:
         entry = owner.quota.get(pool.name)
         own = {a.resource: a for a in expand(owner, pool, entry)} if entry and pool.gpus_per_node > 0 else {}
         nodes[owner.name] = Node(owner, start if nested else None, own, in_cohort=owner.kind == "teams" and start is not None)
-    resources = pool_resources(pool)  # the quota resource first, so its problem is the one reported
+    resources = quota_first(pool)  # the quota resource first, so its problem is the one reported
     depth = {name: len(parent_chain(fleet, n.parent) or []) for name, n in nodes.items()}
     for name in sorted(nodes, key=lambda n: -depth[n]):
         node = nodes[name]
@@ -117,9 +118,10 @@ def _node_issues(node: Node, nodes: dict[str, Node]) -> Iterator[tuple[str, Issu
         ancestor = nodes.get(node.parent or "")
         while ancestor is not None and ancestor.capability.get(res) is None:
             ancestor = nodes.get(ancestor.parent or "")
-        if cap is not None and ancestor is not None and cap > ancestor.capability[res]:
+        limit = ancestor.capability.get(res) if ancestor is not None else None
+        if cap is not None and ancestor is not None and limit is not None and cap > limit:
             yield "ancestor", Issue(node.path(res, "borrowingLimit"),
-                        f"Volcano queue {name!r}: capability {show(cap, res)} for {res} exceeds the capability {show(ancestor.capability[res], res)} of its ancestor {ancestor.owner.name!r}",
+                        f"Volcano queue {name!r}: capability {show(cap, res)} for {res} exceeds the capability {show(limit, res)} of its ancestor {ancestor.owner.name!r}",
                         f"lower this borrowingLimit, or raise the borrowingLimit of cohort {ancestor.owner.name!r}")
 
 
@@ -136,7 +138,7 @@ def _depth(fleet: Fleet) -> Iterator[Issue]:
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
-    first: dict[tuple[str, str], Issue] = {}
+    first: dict[tuple[FieldPath | str, str], Issue] = {}
     for pool in fleet.pools_of("volcano"):
         nodes = tree(fleet, pool)
         for node in nodes.values():

@@ -42,6 +42,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, elastic, resources
 from gpufleet.rules.gang_size._helpers import is_elastic
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC
@@ -86,10 +87,40 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+_LEAST, _TOTAL, _SIZE = (f"t.partitionPolicy.{k}" for k in ("minPartitions", "totalPartitions", "partitionSize"))
+_PARTIAL = (f"(has(t.partitionPolicy) && has({_LEAST}) && has({_TOTAL}) && has({_SIZE}) "
+            f"&& {_LEAST} > 0 && {_LEAST} < {_TOTAL} && {_SIZE} != 0)")
+_STARTS = f"string({_LEAST} * {_SIZE})"
+
+
+def _of_task(expression: str) -> str:
+    """CEL: ``expression``, reading ``t``, on the first partial task."""
+    return f"[variables.tasks[variables.partial]].map(t, {expression})[0]"
+
+
+CEL = CelForm(
+    resources=resources(("batch.volcano.sh", "jobs")),
+    variables=(("elastic", elastic()),
+               ("tasks", "has(object.spec.tasks) ? object.spec.tasks : []"),
+               ("jobMinimum", "has(object.spec.minAvailable) ? object.spec.minAvailable : 0"),
+               ("partial", f"variables.tasks.map(t, {_PARTIAL}).indexOf(true)")),
+    checks=(CelCheck(
+        "variables.elastic || variables.jobMinimum != 0 || variables.partial < 0",
+        "'spec.tasks[' + string(variables.partial) + '].partitionPolicy.minPartitions'",
+        _of_task(f"'minPartitions ' + string({_LEAST}) + ' of ' + string({_TOTAL}) + ': Volcano\\'s webhook sets the "
+                 f"task\\'s minAvailable (and the job\\'s, left unset) to ' + string({_LEAST}) + '×' + string({_SIZE}) "
+                 f"+ ' = ' + {_STARTS} + ', so the scheduler starts this fixed-size job with ' + {_STARTS} + ' of its ' "
+                 f"+ string(has(t.replicas) && t.replicas != 0 ? t.replicas : {_TOTAL} * {_SIZE}) "
+                 "+ ' pods and they wait in the rendezvous for the rest'"),
+        _of_task(f"'set minPartitions to ' + string({_TOTAL}) + ' (or remove it, and the task minAvailable with it), or "
+                 "annotate gpufleet.dev/elastic: \"true\" if the job really runs on part of its partitions'")),),
+)
+
+
 RULE = Rule(
     code="GANG005", name="partition-minimum-below-partitions", family="gang-size", severity=Severity.ERROR,
     summary="A Volcano task's partitionPolicy.minPartitions below totalPartitions starts a fixed-size job partially.",
     fix="set minPartitions to totalPartitions (or mark the job elastic)",
     kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "",
-    predicts=O.NEVER_WHOLE,  # a partition minimum below the partitions starts part of the job
+    cel=CEL, predicts=O.NEVER_WHOLE,  # a partition minimum below the partitions starts part of the job
 )

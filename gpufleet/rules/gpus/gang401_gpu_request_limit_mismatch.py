@@ -48,8 +48,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes import quantity
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, fact, param_key
+from gpufleet.rules.celpods import TEMPLATE_RESOURCES, TEMPLATES, any_spec, containers, spec_path
 from gpufleet.rules.gpus._helpers import MIG_PREFIX, amount, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, as_list, as_map
 from gpufleet.workloads.types import is_map
@@ -142,6 +145,39 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                     yield from _container(template.spec_path.child(field).index(i), container, gpus)
 
 
+def _cel_whole(value: str) -> str:
+    """CEL: ``value`` (an int or a string) is a whole, non-negative quantity (:func:`_whole`; beyond int64 it saturates,
+    whole, as the engine's parser does)."""
+    q = f"quantity(string({value}))"
+    return (f"(isQuantity(string({value})) && ({q}.isInteger() || {q}.isGreaterThan(quantity('{int(quantity.MAX)}'))) "
+            f"&& !{q}.isLessThan(quantity('0')))")
+
+
+def _bad_container(c: str) -> str:
+    """CEL: container ``c`` has a GPU request without an equal whole limit, or a GPU amount that is not whole."""
+    requests, limits = f"{c}.resources.requests", f"{c}.resources.limits"
+    gpu = f"({fact('gpuResource', param_key('k'))} || k.startsWith('{MIG_PREFIX}'))"
+    has_limits = f"has({c}.resources) && has({limits})"
+    bad_request = (f"{gpu} && (!{_cel_whole(f'{requests}[k]')} || !({has_limits} && k in {limits}) || !{_cel_whole(f'{limits}[k]')} "
+                   f"|| quantity(string({requests}[k])).compareTo(quantity(string({limits}[k]))) != 0)")
+    return (f"(has({c}.resources) && ((has({requests}) && {requests}.exists(k, {bad_request})) "
+            f"|| ({has_limits} && {limits}.exists(k, {gpu} && !{_cel_whole(f'{limits}[k]')}))))")
+
+
+def _bad_spec(spec: str) -> str:
+    return f"{containers(spec)}.exists(c, {_bad_container('c')})"
+
+
+CEL = CelForm(
+    resources=TEMPLATE_RESOURCES,
+    facts=("gpuResource",),
+    variables=(TEMPLATES,),
+    checks=(CelCheck(f"!{any_spec(_bad_spec)}", spec_path(_bad_spec),
+                     "'a container asks for a GPU in requests without an equal limit, or writes a GPU amount that is not a "
+                     "whole number of devices: the API server rejects the pods after the gang is admitted'"),),
+    note="TrainJob: its pod templates are its runtime's, another object",
+)
+
 RULE = Rule(
     code="GANG401",
     name="gpu-request-limit-mismatch",
@@ -152,5 +188,6 @@ RULE = Rule(
     kinds=tuple(sorted(WORKLOAD_KINDS)),
     check=check,
     doc=__doc__ or "",
+    cel=CEL,
     predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # pod creation fails once the gang is admitted
 )

@@ -57,6 +57,8 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, fact, fact_value
+from gpufleet.rules.celpods import TEMPLATE_RESOURCES, TEMPLATES, any_spec, spec_path
 from gpufleet.workloads import PodTemplate, as_list, as_map
 from gpufleet.workloads.kinds import WORKLOAD_KINDS
 from gpufleet.workloads.types import is_map
@@ -123,10 +125,47 @@ def _affinity(spec: Any, at: FieldPath, others: set[str]) -> Iterator[Violation]
                                 "remove the term; run on your own team's pools")
 
 
+def _other(team: str) -> str:
+    """CEL: the CEL string ``team`` is a team with a dedicated pool other than the namespace's own."""
+    return f"({fact('dedicatedTeam', team)} && {team} != variables.team)"
+
+
+def _cel_breach(spec: str) -> str:
+    """CEL: pod spec ``spec`` tolerates, selects or bypasses another team's dedicated nodes (:func:`_template_breaches`)."""
+    required = f"{spec}.affinity.nodeAffinity.{_REQUIRED[2]}"
+    tolerates = (f"(has({spec}.tolerations) && {spec}.tolerations.exists(t, (!has(t.effect) || t.effect == '' "
+                 "|| t.effect == 'NoExecute') && (((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists') "
+                 f"|| (has(t.key) && t.key == '{KEY}' && ((has(t.operator) && t.operator == 'Exists') "
+                 f"|| ((!has(t.operator) || t.operator != 'Exists') && has(t.value) && {_other('t.value')}))))))")
+    selects = f"(has({spec}.nodeSelector) && '{KEY}' in {spec}.nodeSelector && {_other(f'{spec}.nodeSelector[{KEY!r}]')})"
+    affinity = (f"(has({spec}.affinity) && has({spec}.affinity.nodeAffinity) && has({required}) "
+                f"&& has({required}.nodeSelectorTerms) && {required}.nodeSelectorTerms.exists(term, has(term.matchExpressions) "
+                f"&& term.matchExpressions.exists(e, has(e.key) && e.key == '{KEY}' && has(e.operator) && (e.operator == 'Exists' "
+                f"|| (e.operator == 'In' && has(e.values) && e.values.exists(v, {_other('v')}))))))")
+    return f"({tolerates} || {selects} || {affinity} || (has({spec}.nodeName) && {spec}.nodeName != ''))"
+
+
+CEL = CelForm(
+    resources=TEMPLATE_RESOURCES,
+    facts=("namespaceTeam", "dedicatedTeam", "partitionExempt"),
+    variables=(
+        TEMPLATES,
+        ("ns", "has(object.metadata.namespace) ? object.metadata.namespace : request.namespace"),
+        ("team", f"{fact('namespaceTeam', 'variables.ns')} ? {fact_value('namespaceTeam', 'variables.ns')} : ''"),
+        ("others", "params.data.exists(k, k.startsWith('dedicatedTeam.') && k != 'dedicatedTeam.' + variables.team)"),
+    ),
+    checks=(CelCheck(f"!variables.others || {fact('partitionExempt', 'variables.ns')} || !{any_spec(_cel_breach)}",
+                     spec_path(_cel_breach),
+                     "'the pods tolerate or select the nodes of a pool dedicated to another team, or set nodeName: they may "
+                     "land on its dedicated nodes'"),),
+    note="TrainJob (its pod templates are its runtime's, another object) and the Kueue pod-group Pods the webhook is also "
+         "sent (every Pod's toleration is refused cluster-wide by the partition policy, gpufleet.render.partition)",
+)
+
 RULE = Rule(
     code="GANG807", name="partition-breach", family="partition", severity=Severity.ERROR,
     summary="Pods tolerate or select the nodes of a pool dedicated to another team.",
     fix="tolerate and select only your own team's pools",
-    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "", waivable=False,
+    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "", waivable=False, cel=CEL,
     predicts=O.NOT_JUDGED,  # policy: the engines run pods on another team's nodes
 )

@@ -61,6 +61,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, resources
 from gpufleet.workloads import as_list, as_map
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.native import GROUP, SCHEDULING, gang_policies
@@ -115,11 +116,60 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
+def _whole_cel(at: CelPath) -> str:
+    """CEL: the field at ``at`` (maybe absent) is ``PodGroup`` or ``{all: {...}}`` (:func:`_whole`)."""
+    mode = dotted(at)
+    return (f"(has({mode}) && (type({mode}) == string ? {mode} == 'PodGroup' "
+            f": type({mode}) == map && has({mode}.all) && type({mode}.all) == map))")
+
+
+def _what(at: CelPath) -> str:
+    """CEL: how the message names the mode at ``at`` (as :func:`check` does, a map shown by what it lacks)."""
+    mode = dotted(at)
+    return (f"(!has({mode}) ? 'is unset (default single: pod by pod)' : type({mode}) == string "
+            f"? 'is \\'' + {mode} + '\\' (pod by pod)' : 'has no all (pod by pod)')")
+
+
+_WHY = "': kube-scheduler\\'s preemption may evict one of its pods, which stops every rank while counting as one pod freed'"
+
+
+def _fix(path: str) -> str:
+    return f"'set ' + {path} + ': {{all: {{}}}} (1.37; PodGroup on a 1.36 v1alpha2 object) so the gang is preempted whole'"
+
+
+_SCHEDULING = "object.spec.scheduling"
+_GANG_TEMPLATE = "(has(t.schedulingPolicy) && has(t.schedulingPolicy.gang) && type(t.schedulingPolicy.gang) == map)"
+_EXPOSED = f"({_GANG_TEMPLATE} && !{_whole_cel(('t', 'disruptionMode'))})"
+_FIRST = f"variables.templates.map(t, {_EXPOSED}).indexOf(true)"
+_TEMPLATE_PATH = f"'spec.podGroupTemplates[' + string({_FIRST}) + '].disruptionMode'"
+CEL = CelForm(
+    resources=resources(("batch", "jobs"), (GROUP, "workloads"), (GROUP, "podgroups")),
+    variables=(
+        ("jobGang", f"object.kind == 'Job' && has({_SCHEDULING}) && has({_SCHEDULING}.schedulingPolicy) "
+                    f"&& has({_SCHEDULING}.schedulingPolicy.gang) && type({_SCHEDULING}.schedulingPolicy.gang) == map"),
+        ("groupGang", "object.kind == 'PodGroup' && has(object.spec.schedulingPolicy) "
+                      "&& has(object.spec.schedulingPolicy.gang) && type(object.spec.schedulingPolicy.gang) == map"),
+        ("templates", "object.kind == 'Workload' && has(object.spec.podGroupTemplates) ? object.spec.podGroupTemplates : []"),
+    ),
+    checks=(
+        CelCheck(f"!variables.jobGang || {_whole_cel((_SCHEDULING, 'disruptionMode'))}", "'spec.scheduling.disruptionMode'",
+                 f"'this gang\\'s disruptionMode ' + {_what((_SCHEDULING, 'disruptionMode'))} + {_WHY}",
+                 _fix("'spec.scheduling.disruptionMode'")),
+        CelCheck(f"!variables.groupGang || {_whole_cel(('object', 'spec', 'disruptionMode'))}", "'spec.disruptionMode'",
+                 f"'this gang\\'s disruptionMode ' + {_what(('object', 'spec', 'disruptionMode'))} + {_WHY}",
+                 _fix("'spec.disruptionMode'")),
+        CelCheck(f"!variables.templates.exists(t, {_EXPOSED})", _TEMPLATE_PATH,
+                 f"[variables.templates[{_FIRST}]].map(t, 'this gang\\'s disruptionMode ' + {_what(('t', 'disruptionMode'))} "
+                 f"+ {_WHY})[0]", _fix(_TEMPLATE_PATH)),
+    ),
+)
+
+
 RULE = Rule(
     code=CODE, name="native-gang-preempted-per-pod", family="restarts", severity=Severity.WARNING,
     summary="A Kubernetes-native gang (Workload, PodGroup, Job spec.scheduling) can be preempted one pod at a time.",
     fix="set disruptionMode: {all: {}} so kube-scheduler preempts the gang whole",
     kinds=(("batch", "Job"), (GROUP, "Workload"), (GROUP, "PodGroup")), check=check, remediate=remediate,
-    doc=__doc__ or "",
+    doc=__doc__ or "", cel=CEL,
     predicts=O.NOT_JUDGED,  # preemption needs contention, which a trial alone does not create
 )
