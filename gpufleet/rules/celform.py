@@ -1,7 +1,7 @@
 """A rule's CEL form: what the API server evaluates in place of the webhook (issue 35).
 
 Declared beside the rule in its module (``Rule.cel``), read by the renderer of the
-ValidatingAdmissionPolicies (:mod:`gpufleet.render.admission_policies`) and by the
+ValidatingAdmissionPolicies (:mod:`gpufleet.rules.admission_policies`) and by the
 equality test that runs the rendered CEL with cel-python against the engine
 (``tests/rules/test_cel_equality.py``). A rule whose verdict needs other objects than the
 one admitted (pod counts of a run, a PodGroup another object names) has no CEL form and
@@ -13,7 +13,7 @@ failure (``messageExpression``: the renderer writes ``<CODE> <name> at <path>: <
 Fix: <fix>``, the webhook's denial line). Expressions read ``object`` (the admitted object,
 after mutation, as the webhook sees it), ``variables.<name>`` (``CelForm.variables``, in
 order) and ``params.data['<CODE>.<option>']`` for the options listed in ``CelForm.params``
-(the ConfigMap :func:`gpufleet.render.admission_policies.params_config_map` renders).
+(the ConfigMap :func:`gpufleet.rules.admission_policies.params_config_map` renders).
 
 The snippets below are the one CEL spelling of facts the engine reads in Python
 (waivers, the elastic opt-in), so every form and the renderer agree with
