@@ -25,10 +25,11 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gpufleet.fleetctx.context import FleetContext
+from gpufleet.fleetctx.context import GANG_LABEL, FleetContext
 from gpufleet.mutate import mutate
 from gpufleet.mutate.policies import API_VERSION, render_mutating_policies
 from gpufleet.render.context import render_context
+from gpufleet.sandbox.kube import established
 from gpufleet.sandbox.up import Options
 from gpufleet.workloads import keys
 from tests.conftest import shared_path
@@ -43,6 +44,7 @@ POOL = pool_key(DEV, Options(controller=False))
 SIDES = {"kueue": ("beta", "beta-sandbox"), "volcano": ("beta-vc", "alpha-vc")}
 """Per side: the namespace the policies are bound to, and one of the same side they are not."""
 BOUND = [bound for bound, _ in SIDES.values()]
+CRD_API = "apiextensions.k8s.io/v1"
 VOLATILE = ("uid", "creationTimestamp", "managedFields", "resourceVersion", "generation", "namespace")
 
 
@@ -65,12 +67,14 @@ def narrowed(manifest: dict) -> dict:
 @pytest.fixture(scope="module")
 def sandbox(sandbox_pool):
     with sandbox_pool.lease(DEV, Options(controller=False)) as sb:
-        added = [d for d in crd_documents() if sb.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                                                         d["metadata"]["name"]) is None]
+        docs = crd_documents()
+        sb.wait("no CRD of this module still being deleted", lambda: not terminating(sb, docs), timeout=120)
+        added = [d for d in docs if sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) is None]
         for doc in added:
             sb.apply(doc)
         rendered = render_mutating_policies(sb.fleet)
         try:
+            sb.wait("the module's CRDs established and served", lambda: crds_served(sb, docs), timeout=120)
             sb.kube.refresh()
             sb.served_map = served(sb, {"apiVersion": API_VERSION, "kind": "MutatingAdmissionPolicy"})
             for manifest in rendered.values():
@@ -83,7 +87,29 @@ def sandbox(sandbox_pool):
                 sb.kube.delete(manifest["apiVersion"], manifest["kind"], manifest["metadata"]["name"],
                                manifest["metadata"].get("namespace"))
             for doc in added:
-                sb.kube.delete("apiextensions.k8s.io/v1", "CustomResourceDefinition", doc["metadata"]["name"])
+                sb.kube.delete(CRD_API, "CustomResourceDefinition", doc["metadata"]["name"])
+            sb.wait("the module's CRDs deleted", lambda: not any(
+                sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) for d in added), timeout=120)
+
+
+def terminating(sb, docs: list[dict]) -> list[str]:
+    """The CRDs of ``docs`` still being deleted (by a module that leased the sandbox before): applying one then
+    keeps it, and its kind stops being served mid-module (a 503 \"Resource kind ... not found\", seen in CI)."""
+    return [d["metadata"]["name"] for d in docs
+            if (sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) or {})
+            .get("metadata", {}).get("deletionTimestamp")]
+
+
+def crds_served(sb, docs: list[dict]) -> bool:
+    """Every CRD of ``docs`` Established, and each of its kinds listable: a create right after Established can
+    still be answered 503 while the API server builds the kind's storage."""
+    if not established(sb.kube, [d["metadata"]["name"] for d in docs]):
+        return False
+    sb.kube.refresh()
+    for doc in docs:
+        version = next(v["name"] for v in doc["spec"]["versions"] if v.get("served", True))
+        sb.kube.resource(f"{doc['spec']['group']}/{version}", doc["spec"]["names"]["kind"]).get()
+    return True
 
 
 def _probe() -> dict:
@@ -154,6 +180,17 @@ def stored(body: dict) -> dict:
     return out
 
 
+def unaliased(sent: dict, out: dict) -> dict:
+    """``out`` without the gang label on a Job's own labels when ``sent`` had none: ``SetDefaults_Job`` makes them
+    the template's labels as one shared map (``obj.Labels = obj.Spec.Template.Labels``, pkg/apis/batch/v1/defaults.go
+    at v1.37.2), so a label stamped on the template in place can show on the Job too. Seen in three of five runs of this
+    module alone (2026-12-02), on every Job without labels; ``/mutate`` and the policies stamp only the template (compared here)."""
+    if sent.get("apiVersion") != "batch/v1" or sent.get("kind") != "Job" or (sent.get("metadata") or {}).get("labels"):
+        return out
+    labels = {k: v for k, v in (out.get("metadata", {}).get("labels") or {}).items() if k != GANG_LABEL}
+    return {**out, "metadata": {**out.get("metadata", {}), "labels": labels}}
+
+
 def test_the_api_server_serves_mutating_admission_policies_in_v1_without_a_gate_or_runtime_config(sandbox):
     assert sandbox.served_map  # Options() sets no gate and no --runtime-config: kube v1.37.2's defaults
 
@@ -173,7 +210,7 @@ def compare(sandbox, where: str, obj: dict) -> tuple[str | None, bool | None]:
         if (status >= 400) != (want_status >= 400):
             return f"{where}: refused {status} {message[:200]!r} vs /mutate's {want_status} {want_message[:200]!r}", None
         return None, None
-    if stored(body) != stored(want):
+    if unaliased(obj, stored(body)) != unaliased(obj, stored(want)):
         diff = jsonpatch.make_patch(stored(want), stored(body)).patch
         return f"{where}: the policies differ from /mutate ({len(ops)} ops) by {diff}", bool(ops)
     return None, bool(ops)
@@ -194,7 +231,7 @@ def disagreements(sandbox) -> tuple[list[str], int, int]:
 
 def test_the_policies_mutate_every_fixture_object_as_the_controllers_mutate(sandbox):
     found, compared, mutated = disagreements(sandbox)
-    assert found == []
+    assert found == [], "\n".join(found)
     assert compared > 100 and mutated > 50  # most shapes were compared, and many of them mutated
 
 
