@@ -11,6 +11,8 @@ back. A watcher thread reads the API server every second and checks the invarian
 and the seconds it could not are reported, not guessed. At the end it waits (``settle``) for
 every job to finish and counts from one last snapshot: a job that has not finished by
 then must carry its reason (a suspended Job's condition, a failed one's), else it is lost.
+Meanwhile a rank whose finish KWOK dropped while the API server was restarting is reported
+again, as a kubelet would (``gpufleet.sandbox.kwokretry``), and counted (``kwok_retries``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gpufleet.sandbox import faults
+from gpufleet.sandbox import faults, kwokretry
 from gpufleet.sandbox import invariants as inv
 from gpufleet.sandbox.kube import Kube
 from gpufleet.sandbox.state import State
@@ -49,6 +51,7 @@ class Report:
     with_reason: int
     unobserved_seconds: float  # watcher passes that could not read the API server
     seconds: float
+    kwok_retries: int = 0  # ranks whose dropped pod-complete stage was played again (kwokretry)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,13 +119,27 @@ def _snapshot(kube: Kube, jobs: list[Obj]) -> list[Obj]:
     return [kube.get(j["apiVersion"], j["kind"], j["metadata"]["name"], j["metadata"]["namespace"]) or j for j in jobs]
 
 
-def _settle(kube: Kube, jobs: list[Obj], seconds: float) -> list[Obj]:
-    """Wait up to ``seconds`` for every job to finish; the last snapshot, from which everything is counted."""
+def _retry_dropped(kube: Kube, namespaces: set[str]) -> int:
+    """Touch the pods whose pod-complete stage KWOK dropped (:mod:`gpufleet.sandbox.kwokretry`); how many."""
+    touched = 0
+    for namespace in sorted(namespaces):
+        for pod in kwokretry.overdue(kube.list("v1", "Pod", namespace), time.time()):
+            meta = pod["metadata"]
+            kube.core().patch_namespaced_pod(meta["name"], namespace, kwokretry.touch(pod))
+            touched += 1
+    return touched
+
+
+def _settle(kube: Kube, jobs: list[Obj], seconds: float) -> tuple[list[Obj], int]:
+    """Wait up to ``seconds`` for every job to finish: the last snapshot, from which everything is counted, and
+    how many dropped ranks were played again meanwhile."""
     deadline = time.monotonic() + seconds
+    retried = 0
     while True:
         final = _snapshot(kube, jobs)
         if all(inv.finished(j) for j in final) or time.monotonic() >= deadline:
-            return final
+            return final, retried
+        retried += _retry_dropped(kube, {j["metadata"]["namespace"] for j in jobs})
         time.sleep(2)
 
 
@@ -163,11 +180,11 @@ def run(state: State, kube: Kube, jobs: list[Obj], components: list[str], seed: 
         if watched:
             checks.update(_controller_checks(kube, *watched, back=True))
         done.append(Fault(component, round(at, 1), round(held, 1), round(recovered, 2), checks))
-    final = _settle(kube, submitted, settle)
+    final, retried = _settle(kube, submitted, settle)
     watcher.stop.set()
     watcher.join()
     finished = sum(inv.finished(j) for j in final)
     said = sum(not inv.finished(j) and bool(inv.reason(j)) for j in final)
     violations = list(watcher.violations.values()) + inv.unfinished(final)
     return Report(seed, done, violations, len(submitted), finished, said, watcher.unobserved,
-                  round(time.monotonic() - began, 1))
+                  round(time.monotonic() - began, 1), retried)

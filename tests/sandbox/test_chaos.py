@@ -15,6 +15,9 @@ class Stub:
     def __init__(self, *statuses: dict) -> None:
         self.statuses, self.gets = list(statuses), 0
 
+    def list(self, api_version, kind, namespace):
+        return []  # no pod whose finish KWOK dropped
+
     def get(self, api_version, kind, name, namespace):
         status = self.statuses[min(self.gets, len(self.statuses) - 1)]
         self.gets += 1
@@ -28,12 +31,12 @@ JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "names
 
 def test_settling_waits_for_the_job_to_finish_even_while_it_carries_a_reason(monkeypatch):
     monkeypatch.setattr(chaos.time, "sleep", lambda s: None)
-    final = chaos._settle(Stub(SUSPENDED, RUNNING, COMPLETE), [JOB], seconds=60)
-    assert final[0]["status"] == COMPLETE
+    final, retried = chaos._settle(Stub(SUSPENDED, RUNNING, COMPLETE), [JOB], seconds=60)
+    assert final[0]["status"] == COMPLETE and retried == 0
 
 
 def test_at_the_deadline_everything_is_counted_from_one_snapshot():
-    final = chaos._settle(Stub(SUSPENDED, RUNNING), [JOB], seconds=0)
+    final, _ = chaos._settle(Stub(SUSPENDED, RUNNING), [JOB], seconds=0)
     assert final[0]["status"] == SUSPENDED  # waiting for quota, with its reason: not lost
 
 
@@ -47,3 +50,21 @@ def test_a_job_deleted_under_the_run_is_neither_finished_nor_explained():
 def test_ranks_count_parallelism_and_every_volcano_task():
     volcano = {"apiVersion": chaos.VC_API, "spec": {"tasks": [{"replicas": 2}, {"replicas": 1}, {}]}}
     assert chaos.ranks(JOB) == 2 and chaos.ranks(volcano) == 4
+
+
+def test_settling_touches_a_rank_whose_finish_kwok_dropped_once_per_pass(monkeypatch):
+    from tests.sandbox.test_kwokretry import pod
+
+    touched = []
+
+    class Dropped(Stub):
+        def list(self, api_version, kind, namespace):
+            return [pod(ready_ago=100, runs="30s")]
+
+        def core(self):
+            return type("Core", (), {"patch_namespaced_pod": lambda _, name, ns, body: touched.append((ns, name, body))})()
+
+    monkeypatch.setattr(chaos.time, "sleep", lambda s: None)
+    final, retried = chaos._settle(Dropped(RUNNING, RUNNING, COMPLETE), [JOB], seconds=60)
+    assert final[0]["status"] == COMPLETE and retried == 2
+    assert touched[0] == ("alpha", "a-0", {"metadata": {"annotations": {"gpufleet.dev/kwok-retry": "1"}}})

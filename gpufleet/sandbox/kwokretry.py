@@ -1,0 +1,57 @@
+"""Retry of KWOK's pod-complete stage when the API server dropped it: what a kubelet would do.
+
+KWOK v0.8.0 retries a failed stage only when the error is a refused connection, a timeout, 503 or
+429 (``shouldRetry``, ``pkg/kwok/controllers/utils.go``). A kube-apiserver that has just restarted
+answers ``403 ... not yet ready to handle request`` until its caches are synced, and KWOK then drops
+the stage for good: the pod stays Running forever and its job never finishes (the fault tier saw
+it: seed 30, ``beta/k2``, after the API server's restart). A kubelet keeps reporting a finished
+container until the API server takes it, so the sandbox does that part: a pod that carries
+:data:`~gpufleet.sandbox.kwok.COMPLETE_AFTER` and has been Ready past its run time plus a grace is
+touched (an annotation), KWOK sees the update and plays the stage again (its delay counted anew).
+Called by :mod:`gpufleet.sandbox.chaos` while it waits for the jobs to finish; every touch is counted
+in its report.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable
+
+from gpufleet.kubetypes.durations import DurationError, parse_seconds
+from gpufleet.sandbox.kwok import COMPLETE_AFTER
+
+RETRIED = "gpufleet.dev/kwok-retry"
+"""The annotation a touch writes (its value: how many times this pod was touched)."""
+GRACE = 15.0
+"""Seconds past a pod's run time before it counts as dropped (KWOK plays a due stage within a second)."""
+
+
+def _ready_since(pod: dict[str, Any]) -> float | None:
+    for condition in (pod.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Ready" and condition.get("status") == "True" and condition.get("lastTransitionTime"):
+            return datetime.fromisoformat(str(condition["lastTransitionTime"]).replace("Z", "+00:00")).timestamp()
+    return None
+
+
+def overdue(pods: Iterable[dict[str, Any]], now: float, grace: float = GRACE) -> list[dict[str, Any]]:
+    """The Running pods whose pod-complete stage is past due by more than ``grace`` seconds at ``now`` (epoch)."""
+    out = []
+    for pod in pods:
+        meta = pod.get("metadata") or {}
+        after = (meta.get("annotations") or {}).get(COMPLETE_AFTER)
+        since = _ready_since(pod)
+        if after is None or since is None or meta.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") != "Running":
+            continue
+        try:
+            due = since + parse_seconds(str(after))
+        except DurationError:
+            continue
+        if now > due + grace:
+            out.append(pod)
+    return out
+
+
+def touch(pod: dict[str, Any]) -> dict[str, Any]:
+    """The merge patch that makes KWOK look at ``pod`` again."""
+    count = int(((pod.get("metadata") or {}).get("annotations") or {}).get(RETRIED, "0")) + 1
+    return {"metadata": {"annotations": {RETRIED: str(count)}}}

@@ -1,0 +1,40 @@
+"""A rank whose pod-complete stage KWOK dropped (a 403 from a restarting API server) is found and touched."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from gpufleet.sandbox import kwokretry
+from gpufleet.sandbox.kwok import COMPLETE_AFTER
+
+
+def pod(ready_ago: float, runs: str | None = "30s", phase: str = "Running", retried: str | None = None,
+        deleting: bool = False) -> dict:
+    """Pod ``a-0`` of namespace alpha, Ready ``ready_ago`` seconds before now, finishing ``runs`` after that."""
+    since = datetime.fromtimestamp(time.time() - ready_ago, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    notes = {**({COMPLETE_AFTER: runs} if runs else {}), **({kwokretry.RETRIED: retried} if retried else {})}
+    meta = {"name": "a-0", "namespace": "alpha", "annotations": notes,
+            **({"deletionTimestamp": since} if deleting else {})}
+    return {"metadata": meta, "status": {"phase": phase, "conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": since}]}}
+
+
+@pytest.mark.parametrize("found, dropped", [
+    (pod(ready_ago=100), True),                     # 30 s run + 15 s grace long past
+    (pod(ready_ago=40), False),                     # within the grace: KWOK may still play it
+    (pod(ready_ago=10), False),                     # still running its 30 s
+    (pod(ready_ago=100, runs=None), False),         # a pod that never finishes by itself
+    (pod(ready_ago=100, runs="soon"), False),       # not a duration: KWOK would not play it either
+    (pod(ready_ago=100, phase="Succeeded"), False),
+    (pod(ready_ago=100, deleting=True), False),
+])
+def test_only_a_running_rank_past_its_run_time_and_the_grace_is_overdue(found, dropped):
+    assert (kwokretry.overdue([found], time.time()) == [found]) is dropped
+
+
+def test_a_touch_counts_the_times_a_rank_was_touched():
+    assert kwokretry.touch(pod(100)) == {"metadata": {"annotations": {kwokretry.RETRIED: "1"}}}
+    assert kwokretry.touch(pod(100, retried="2")) == {"metadata": {"annotations": {kwokretry.RETRIED: "3"}}}
