@@ -123,9 +123,9 @@ def _retry_dropped(kube: Kube, namespaces: set[str]) -> int:
     """Touch the pods whose pod-complete stage KWOK dropped (:mod:`gpufleet.sandbox.kwokretry`); how many."""
     touched = 0
     for namespace in sorted(namespaces):
-        for pod in kwokretry.overdue(kube.list("v1", "Pod", namespace), time.time()):
-            meta = pod["metadata"]
-            kube.core().patch_namespaced_pod(meta["name"], namespace, kwokretry.touch(pod))
+        now = time.time()
+        for pod in kwokretry.overdue(kube.list("v1", "Pod", namespace), now):
+            kube.core().patch_namespaced_pod(pod["metadata"]["name"], namespace, kwokretry.touch(now))
             touched += 1
     return touched
 

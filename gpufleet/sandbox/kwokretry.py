@@ -7,7 +7,9 @@ the stage for good: the pod stays Running forever and its job never finishes (th
 it: seed 30, ``beta/k2``, after the API server's restart). A kubelet keeps reporting a finished
 container until the API server takes it, so the sandbox does that part: a pod that carries
 :data:`~gpufleet.sandbox.kwok.COMPLETE_AFTER` and has been Ready past its run time plus a grace is
-touched (an annotation), KWOK sees the update and plays the stage again (its delay counted anew).
+touched (an annotation), KWOK sees the update and plays the stage again, its delay counted anew from
+the touch: a touched pod is touched again only once that delay and the grace have passed (every update
+restarts KWOK's delay, so touching sooner would postpone the finish for ever).
 Called by :mod:`gpufleet.sandbox.chaos` while it waits for the jobs to finish; every touch is counted
 in its report.
 """
@@ -21,7 +23,7 @@ from gpufleet.kubetypes.durations import DurationError, parse_seconds
 from gpufleet.sandbox.kwok import COMPLETE_AFTER
 
 RETRIED = "gpufleet.dev/kwok-retry"
-"""The annotation a touch writes (its value: how many times this pod was touched)."""
+"""The annotation a touch writes: when (seconds since the epoch)."""
 GRACE = 15.0
 """Seconds past a pod's run time before it counts as dropped (KWOK plays a due stage within a second)."""
 
@@ -40,6 +42,9 @@ def overdue(pods: Iterable[dict[str, Any]], now: float, grace: float = GRACE) ->
         meta = pod.get("metadata") or {}
         after = (meta.get("annotations") or {}).get(COMPLETE_AFTER)
         since = _ready_since(pod)
+        touched = (meta.get("annotations") or {}).get(RETRIED)
+        if since is not None and touched is not None:
+            since = max(since, float(touched))
         if after is None or since is None or meta.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") != "Running":
             continue
         try:
@@ -51,7 +56,6 @@ def overdue(pods: Iterable[dict[str, Any]], now: float, grace: float = GRACE) ->
     return out
 
 
-def touch(pod: dict[str, Any]) -> dict[str, Any]:
-    """The merge patch that makes KWOK look at ``pod`` again."""
-    count = int(((pod.get("metadata") or {}).get("annotations") or {}).get(RETRIED, "0")) + 1
-    return {"metadata": {"annotations": {RETRIED: str(count)}}}
+def touch(now: float) -> dict[str, Any]:
+    """The merge patch that makes KWOK look at a pod again, at ``now`` (seconds since the epoch)."""
+    return {"metadata": {"annotations": {RETRIED: f"{now:.3f}"}}}

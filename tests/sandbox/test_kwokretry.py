@@ -35,6 +35,9 @@ def test_only_a_running_rank_past_its_run_time_and_the_grace_is_overdue(found, d
     assert (kwokretry.overdue([found], time.time()) == [found]) is dropped
 
 
-def test_a_touch_counts_the_times_a_rank_was_touched():
-    assert kwokretry.touch(pod(100)) == {"metadata": {"annotations": {kwokretry.RETRIED: "1"}}}
-    assert kwokretry.touch(pod(100, retried="2")) == {"metadata": {"annotations": {kwokretry.RETRIED: "3"}}}
+def test_a_touched_rank_is_overdue_again_only_once_its_delay_counted_from_the_touch_has_passed():
+    now = time.time()
+    assert kwokretry.touch(now) == {"metadata": {"annotations": {kwokretry.RETRIED: f"{now:.3f}"}}}
+    assert kwokretry.overdue([pod(ready_ago=100, retried=f"{now - 20:.3f}")], now) == []  # KWOK's 30 s restarted
+    late = pod(ready_ago=100, retried=f"{now - 50:.3f}")
+    assert kwokretry.overdue([late], now) == [late]
