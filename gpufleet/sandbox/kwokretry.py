@@ -28,7 +28,8 @@ GRACE = 15.0
 """Seconds past a pod's run time before it counts as dropped (KWOK plays a due stage within a second)."""
 
 
-def _ready_since(pod: dict[str, Any]) -> float | None:
+def ready_since(pod: dict[str, Any]) -> float | None:
+    """When ``pod`` became Ready (seconds since the epoch), None while it is not."""
     for condition in (pod.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "Ready" and condition.get("status") == "True" and condition.get("lastTransitionTime"):
             return datetime.fromisoformat(str(condition["lastTransitionTime"]).replace("Z", "+00:00")).timestamp()
@@ -41,7 +42,7 @@ def overdue(pods: Iterable[dict[str, Any]], now: float, grace: float = GRACE) ->
     for pod in pods:
         meta = pod.get("metadata") or {}
         after = (meta.get("annotations") or {}).get(COMPLETE_AFTER)
-        since = _ready_since(pod)
+        since = ready_since(pod)
         touched = (meta.get("annotations") or {}).get(RETRIED)
         if since is not None and touched is not None:
             since = max(since, float(touched))
