@@ -8,9 +8,13 @@ is seen in a test, and the model's backoff is 1 s with one requeue.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
+from gpufleet.kubetypes import quantity
 from gpufleet.sandbox.up import Options
+from gpufleet.workloads.resources import pod_requests
 from tests.e2e.sandbox_env import job, model, running
 from tests.render.builders import pool, quota, team
 
@@ -86,6 +90,24 @@ def test_a_team_borrows_idle_quota_within_its_limit_and_the_lender_reclaims_it(s
     sandbox.wait("2 lender pods bound", lambda: len(sandbox.bound("beta", app="lender")) == 2, timeout=120)
     assert _suspended(sandbox, "alpha", "borrower")
     _clean(sandbox, "alpha", "beta")
+
+
+def test_kueue_charges_a_pod_with_a_sidecar_what_gpufleet_computes_for_it(sandbox):
+    # Issue 36: gpufleet had two pod-request sums; the one GANG003 and advise used took a sidecar (an init
+    # container with restartPolicy: Always) as a plain init container, 1.5 cpu here instead of 2.5.
+    body = _job("sidecar", "alpha", pods=1, gpus=2)
+    spec = body["spec"]["template"]["spec"]
+    spec["initContainers"] = [
+        {"name": "proxy", "image": "proxy:1", "restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}}},
+        {"name": "warmup", "image": "warmup:1", "resources": {"requests": {"cpu": "1500m"}}}]
+    sandbox.apply(body)
+    sandbox.wait("sidecar admitted", lambda: _admitted(sandbox, "alpha", "sidecar"))
+    assignment = _workload(sandbox, "alpha", "sidecar")["status"]["admission"]["podSetAssignments"][0]
+    charged = {name: quantity.parse(value) for name, value in assignment["resourceUsage"].items()}
+    ours = pod_requests(spec)
+    assert charged["cpu"] == ours["cpu"] == Decimal("2.5")  # max(1 + 1 sidecar, 1 sidecar + 1.5 warmup)
+    assert charged["nvidia.com/gpu"] == ours["nvidia.com/gpu"] == 2
+    _clean(sandbox, "alpha")
 
 
 def test_wait_for_pods_ready_evicts_a_gang_that_cannot_start_and_stops_after_the_backoff_limit(sandbox):

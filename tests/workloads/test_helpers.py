@@ -62,3 +62,22 @@ def test_all_policies_filtered_by_action_keep_their_order(job_policies, tasks):
     job = b.volcano_job(tasks=tasks, policies=job_policies)
     wanted = {"RestartJob", "RestartPod"}
     assert list(volcano.all_policies(job, wanted)) == [p for p in volcano.all_policies(job) if p.action in wanted]
+
+
+@pytest.mark.parametrize("spec, expected", [
+    # A sidecar runs beside the containers and before every later init container (KEP-753).
+    ({"containers": [{"resources": {"requests": {"cpu": "2"}}}],
+      "initContainers": [{"restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}}}]}, Decimal(3)),
+    ({"containers": [{"resources": {"requests": {"cpu": "1"}}}],
+      "initContainers": [{"restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}}},
+                         {"resources": {"requests": {"cpu": "1500m"}}}]}, Decimal("2.5")),
+    # An init container before the sidecar starts alone.
+    ({"containers": [{"resources": {"requests": {"cpu": "1"}}}],
+      "initContainers": [{"resources": {"requests": {"cpu": "3"}}},
+                         {"restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}}}]}, Decimal(3)),
+    # The RuntimeClass's overhead is added to the pod.
+    ({"containers": [{"resources": {"requests": {"cpu": "1"}}}], "overhead": {"cpu": "250m"}}, Decimal("1.25")),
+])
+def test_pod_requests_count_sidecars_and_overhead_as_the_scheduler_kueue_and_volcano_do(spec, expected):
+    assert resources.pod_requests(spec)["cpu"] == expected
+    assert resources.pod_requests(spec, ["cpu", "nvidia.com/gpu"]) == {"cpu": expected, "nvidia.com/gpu": 0}

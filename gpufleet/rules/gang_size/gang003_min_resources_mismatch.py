@@ -5,8 +5,9 @@ Called by the rule engine (linter, policy pack, admission controller) through th
 What it checks
 
 An explicit `minResources` that differs from the sum of the gang's pod requests
-(replicas x per-pod requests; a container's limit stands in for a missing request, and
-an initContainer counts when it is larger than the containers together):
+(replicas x per-pod requests, summed as the scheduler, Kueue and Volcano sum them:
+a container's limit stands in for a missing request, sidecars run beside the
+containers, an init container counts when it is larger, and the pod's overhead is added):
 
 - Kubeflow jobs: `spec.runPolicy.schedulingPolicy.minResources` against all replicas;
 - Volcano and scheduler-plugins PodGroups: `spec.minResources` against the pods of the

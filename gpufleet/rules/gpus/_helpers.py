@@ -4,10 +4,9 @@ Called by the rule modules ``gang401_*``, ``gang402_*`` and ``gang403_*``.
 
 - :func:`gpu_resources` names the resources treated as GPUs: ``nvidia.com/gpu``,
   ``amd.com/gpu``, NVIDIA MIG slices and every pool's ``gpuResource`` in the fleet context.
-- :func:`pod_request` is a pod's effective request of one resource the way the
-  scheduler computes it: ``max(sum(containers) + sum(sidecars), max over init
-  containers of (init + sidecars started before it))``; a container's request defaults
-  to its limit, as the API server defaults it.
+- :func:`pod_request` is a pod's effective request of one resource, computed by
+  :func:`gpufleet.workloads.resources.pod_requests` (the one implementation, as the
+  scheduler, Kueue and Volcano compute it: sidecars, init containers, overhead).
 - :func:`candidate_pools` picks the pools a pod template may land on, among the pools of
   the system that will place it (:mod:`gpufleet.rules.gpus._placement`): pools whose
   ``nodeLabels`` its ``nodeSelector`` / required node affinity select, else its team's
@@ -31,6 +30,7 @@ from gpufleet.rules.api import CheckContext
 from gpufleet.rules.gpus._placement import placing_system
 from gpufleet.rules.run import TemplateDemand
 from gpufleet.workloads import PodTemplate, WorkloadView, as_list, as_map
+from gpufleet.workloads import resources as podres
 from gpufleet.workloads.types import EMPTY
 
 MIG_PREFIX = "nvidia.com/mig-"
@@ -84,47 +84,12 @@ def amount(value: Any) -> Decimal | None:
 
 def container_request(container: Mapping[str, Any], resource: str) -> Decimal:
     """The container's request of ``resource`` (its limit when no request is written)."""
-    return container_requests(container, (resource,))[resource]
-
-
-def container_requests(container: Mapping[str, Any], names: Iterable[str]) -> dict[str, Decimal]:
-    """:func:`container_request` of each resource in ``names``, reading the container once."""
-    resources = as_map(container.get("resources"))
-    requests, limits = as_map(resources.get("requests")), as_map(resources.get("limits"))
-    out: dict[str, Decimal] = {}
-    for name in names:
-        value = requests.get(name)
-        if value is None:
-            value = limits.get(name)
-        out[name] = ZERO if value is None else amount(value) or ZERO
-    return out
+    return podres.container_requests(container).get(resource, ZERO)
 
 
 def pod_request(spec: Mapping[str, Any], resource: str) -> Decimal:
-    """The effective pod request of ``resource`` (init containers and sidecars included)."""
-    return pod_requests(spec, (resource,))[resource]
-
-
-def pod_requests(spec: Mapping[str, Any], names: Iterable[str]) -> dict[str, Decimal]:
-    """:func:`pod_request` of each resource in ``names`` (in that order), walking the containers once."""
-    names = tuple(names)
-    sidecars = dict.fromkeys(names, ZERO)
-    init_peak = dict.fromkeys(names, ZERO)
-    for init in as_list(spec.get("initContainers")):
-        init = as_map(init)
-        needs = container_requests(init, names)
-        always = init.get("restartPolicy") == "Always"
-        for name in names:
-            if always:
-                sidecars[name] += needs[name]
-                init_peak[name] = max(init_peak[name], sidecars[name])
-            else:
-                init_peak[name] = max(init_peak[name], sidecars[name] + needs[name])
-    main = dict.fromkeys(names, ZERO)
-    for container in as_list(spec.get("containers")):
-        for name, need in container_requests(as_map(container), names).items():
-            main[name] += need
-    return {name: max(init_peak[name], main[name] + sidecars[name]) for name in names}
+    """The effective pod request of ``resource`` (init containers, sidecars and overhead included)."""
+    return podres.pod_requests(spec, (resource,))[resource]
 
 
 def requested_resources(spec: Mapping[str, Any]) -> set[str]:
@@ -134,18 +99,20 @@ def requested_resources(spec: Mapping[str, Any]) -> set[str]:
             resources = as_map(as_map(container).get("resources"))
             for part in ("requests", "limits"):
                 names.update(str(k) for k in as_map(resources.get(part)))
+    names.update(str(k) for k in as_map(spec.get("overhead")))
     return names
 
 
 def template_pod_requests(spec: Mapping[str, Any]) -> dict[str, Decimal]:
-    """:func:`pod_requests` of every resource the pod names (:func:`requested_resources`), in name order.
+    """The pod requests of every resource the pod names (:func:`requested_resources`), in name order.
 
     The same values, digit for digit (``tests/rules/gpus/test_helpers.py`` compares them on generated
-    pods); a pod without init containers (the usual pod) is summed in one pass over its containers, the
-    rest go through :func:`pod_requests`. What :func:`_demands` reads for every template.
+    pods); a pod without init containers or overhead (the usual pod) is summed in one pass over its
+    containers, the rest go through :func:`gpufleet.workloads.resources.pod_requests`. What :func:`_demands`
+    reads for every template.
     """
-    if as_list(spec.get("initContainers")):
-        return pod_requests(spec, sorted(requested_resources(spec)))
+    if as_list(spec.get("initContainers")) or spec.get("overhead"):
+        return podres.pod_requests(spec, sorted(requested_resources(spec)))
     written: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
     names: set[str] = set()
     for container in as_list(spec.get("containers")):

@@ -57,7 +57,7 @@ def test_without_a_selector_a_pod_may_use_its_teams_pools_else_every_pool(namesp
     ([{"name": "m", "resources": {"limits": {"nvidia.com/gpu": 2, "cpu": "500m", "memory": "1Gi"}}}], [c(1, sidecar=True)]),
 ])
 def test_the_one_pass_pod_requests_agree_with_the_per_resource_request(containers, inits):
-    from gpufleet.rules.gpus._helpers import pod_requests
+    from gpufleet.workloads.resources import pod_requests
 
     spec = {"containers": containers, "initContainers": inits}
     names = ["nvidia.com/gpu", "cpu", "memory", "amd.com/gpu"]
@@ -80,7 +80,8 @@ _containers = st.lists(st.one_of(
 @given(_containers, st.one_of(st.just([]), _containers.map(lambda cs: [
     {**c, "restartPolicy": "Always"} if isinstance(c, dict) and i % 2 else c for i, c in enumerate(cs)])))
 def test_the_one_pass_template_requests_equal_the_general_ones_digit_for_digit(containers, inits):
-    from gpufleet.rules.gpus._helpers import pod_requests, requested_resources, template_pod_requests
+    from gpufleet.rules.gpus._helpers import requested_resources, template_pod_requests
+    from gpufleet.workloads.resources import pod_requests
 
     spec = {"containers": containers, "initContainers": inits}
     with localcontext(Context(prec=60)):  # the engine's context
