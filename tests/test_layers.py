@@ -64,7 +64,7 @@ def test_every_contract_is_kept_on_the_real_tree():
     ("adapters-independent", "gpufleet/cli/bad.py", "gpufleet.webhook.review"),
     ("adapters-public-rule-api", "gpufleet/policypack/bad.py", "gpufleet.rules.platform._kueue_config"),
     ("adapters-public-rule-api", "gpufleet/cli/bad.py", "gpufleet.rules.probes.gang301_liveness_or_readiness_probe"),
-    ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.keys"),
+    ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.kinds"),
     ("adapters-public-rule-api", "gpufleet/pulumi/bad.py", "gpufleet.workloads"),
     ("core-no-adapter-stacks", "gpufleet/render/bad.py", "pulumi"),
     ("core-no-adapter-stacks", "gpufleet/rules/bad.py", "aiohttp"),

@@ -19,11 +19,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
+from gpufleet.kubetypes.vocab import GANG_LABEL, POOL_LABEL
 
-POOL_LABEL = "gpufleet.dev/pool"
 """The node label a pool is joined on when its ``nodeLabels`` have it (else the first key written)."""
 
 _INVALID_LABEL_CHAR = re.compile(r"[^a-zA-Z0-9_]")

@@ -23,7 +23,8 @@ from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.rules.celform import Resource, key_safe
 from gpufleet.rules.gang_size._cel import BATCH_JOB, KUBEFLOW, KUBEFLOW_VARIABLES
 from gpufleet.workloads.kueue_gate import INTEGRATIONS
-from gpufleet.workloads import annotation_path, keys, label_path
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import annotation_path, label_path
 
 JOBSET = "object.apiVersion.startsWith('jobset.x-k8s.io/')"
 KUBEFLOW_FIELDS = ("pytorchReplicaSpecs", "mpiReplicaSpecs")
@@ -91,7 +92,7 @@ def framework(matched: Iterable[Resource]) -> str:
 def scheduler(t: str) -> str:
     """CEL: the scheduler of template ``t``'s pods, not a Volcano Job's (:func:`gpufleet.workloads.effective_scheduler`)."""
     return (f"(has({t}.spec) && has({t}.spec.schedulerName) && {t}.spec.schedulerName != '' ? {t}.spec.schedulerName "
-            f": '{keys.DEFAULT_SCHEDULER}')")
+            f": '{vocab.DEFAULT_SCHEDULER}')")
 
 
 _SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads its Volcano queue first (workloads.kinds)
@@ -99,14 +100,14 @@ _SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads i
     ("object.apiVersion.startsWith('scheduling.volcano.sh/')", "object.spec.queue", "spec.queue"),
     (KUBEFLOW, "object.spec.runPolicy.schedulingPolicy.queue", "spec.runPolicy.schedulingPolicy.queue"),
 )
-_VQ_NOTE, _VQ_LABEL = (map_value(f"object.metadata.{m}", keys.VOLCANO_QUEUE) for m in ("annotations", "labels"))
+_VQ_NOTE, _VQ_LABEL = (map_value(f"object.metadata.{m}", vocab.VOLCANO_QUEUE) for m in ("annotations", "labels"))
 _SPEC_QUEUE = " : ".join(f"{kind} ? ({present(field)} ? {field} : '')" for kind, field, _ in _SPEC_QUEUES) + " : ''"
 _SPEC_PATH = " : ".join(f"{kind} ? '{path}'" for kind, _, path in _SPEC_QUEUES) + " : ''"
 VOLCANO_QUEUE_VARIABLES = (
     ("specQueue", _SPEC_QUEUE),
     ("volcanoQueue", f"variables.specQueue != '' ? variables.specQueue : {_VQ_NOTE} != '' ? {_VQ_NOTE} : {_VQ_LABEL}"),
     ("volcanoQueuePath", f"variables.specQueue != '' ? ({_SPEC_PATH}) : {_VQ_NOTE} != '' "
-                         f"? '{annotation_path(keys.VOLCANO_QUEUE)}' : '{label_path(keys.VOLCANO_QUEUE)}'"),
+                         f"? '{annotation_path(vocab.VOLCANO_QUEUE)}' : '{label_path(vocab.VOLCANO_QUEUE)}'"),
 )
 """The Volcano queue a view reads (:attr:`WorkloadView.volcano_queue`: the kind's queue field, else the
 annotation, else the label; '' for none) and the path it is read at."""

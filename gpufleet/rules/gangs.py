@@ -34,22 +34,23 @@ from typing import Any, Mapping
 
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
-from gpufleet.workloads import WorkloadView, as_map, keys, stages
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, as_map, stages
 from gpufleet.workloads.types import is_map
 from gpufleet.workloads.native import GangPolicy, job_gang, scheduling_group
 
 SHAPE_IS_NOT_ENOUGH = frozenset({("batch", "Job")})
 """Kinds whose parallel pods are a gang only when they ask for GPUs or a gang scheduler."""
-GROUP_KEYS = (keys.KUEUE_POD_GROUP, keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.COSCHEDULING_GROUP)
+GROUP_KEYS = (vocab.KUEUE_POD_GROUP, vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.COSCHEDULING_GROUP)
 
 
 def names_gang_placement(view: WorkloadView) -> bool:
     """A pod template naming a scheduler other than default-scheduler, a pod group or a Volcano queue."""
     for template in view.templates:
         scheduler = template.spec.get("schedulerName")
-        if scheduler and scheduler != keys.DEFAULT_SCHEDULER:
+        if scheduler and scheduler != vocab.DEFAULT_SCHEDULER:
             return True
-        if any(k in source for source in (template.labels, template.annotations) for k in (*GROUP_KEYS, keys.VOLCANO_QUEUE)):
+        if any(k in source for source in (template.labels, template.annotations) for k in (*GROUP_KEYS, vocab.VOLCANO_QUEUE)):
             return True
         if scheduling_group(template.spec):
             return True

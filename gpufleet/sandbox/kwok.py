@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from gpufleet.kubetypes.vocab import KWOK_NODE_ANNOTATION
 
 STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
           "pod/fast/pod-ready.yaml", "pod/fast/pod-delete.yaml")
@@ -45,6 +46,6 @@ def stages_text(gomodcache: Path) -> str:
 
 def argv(binary: Path, kubeconfig: Path, config: Path, port: int) -> list[str]:
     return [str(binary), f"--kubeconfig={kubeconfig}", "--manage-all-nodes=false",
-            "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+            f"--manage-nodes-with-annotation-selector={KWOK_NODE_ANNOTATION}=fake",
             f"--config={config}", f"--server-address=127.0.0.1:{port}", "--node-ip=127.0.0.1",
             "--cidr=10.0.0.1/16", "--node-lease-duration-seconds=40"]

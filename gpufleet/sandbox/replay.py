@@ -29,6 +29,7 @@ from gpufleet.sandbox.up import Options, up
 from gpufleet.whatif import jobs, metrics, timescale
 from gpufleet.whatif.observed import Eviction, JobLog, ReplayLog
 from gpufleet.whatif.trace import Trace, TraceJob
+from gpufleet.kubetypes.vocab import SANDBOX_POOL_LABEL
 
 Progress = Callable[[float, int, int], None]
 """Called about once a second: trace seconds so far, jobs finished, jobs in the trace."""
@@ -54,7 +55,7 @@ def _nominal(fleet: Fleet) -> dict[tuple[str, str], float]:
 
 
 def _node_pools(fleet: Fleet) -> dict[str, str]:
-    return {n["metadata"]["name"]: n["metadata"]["labels"][nodes.POOL_LABEL] for n in nodes.nodes(fleet)}
+    return {n["metadata"]["name"]: n["metadata"]["labels"][SANDBOX_POOL_LABEL] for n in nodes.nodes(fleet)}
 
 
 def _annotations(job: TraceJob, k: float) -> dict[str, str]:

@@ -18,7 +18,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.workloads.keys import ELASTIC, KUEUE_PRIORITY_CLASS, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER
+from gpufleet.kubetypes.vocab import (
+    ELASTIC, KUEUE_PRIORITY_CLASS, NVIDIA_GPU, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER,
+)
 from gpufleet.whatif.trace import TraceJob
 
 JOB_LABEL = "whatif.gpufleet.dev/job"
@@ -44,7 +46,7 @@ def _gpu_resource(fleet: Fleet, namespace: str) -> str:
     for name in team.quota:
         if (pool := fleet.pool(name)) is not None:
             return pool.gpu_resource
-    return "nvidia.com/gpu"
+    return NVIDIA_GPU
 
 
 def pod_template(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:

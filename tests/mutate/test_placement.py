@@ -7,9 +7,10 @@ import pytest
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate import mutate
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from tests.mutate.builders import pod_template
 
-KEY = "gpufleet.dev/dedicated"
+KEY = DEDICATED_KEY
 SCHED = "scheduler-plugins-scheduler"
 GROUP = "scheduling.x-k8s.io/pod-group"
 TOLERATION = {"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoExecute"}

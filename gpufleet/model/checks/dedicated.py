@@ -27,8 +27,8 @@ from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
-DEDICATED_KEY = "gpufleet.dev/dedicated"
 
 
 def _marks(base: FieldPath, pool: Pool, team: str) -> Iterator[Issue]:

@@ -19,7 +19,8 @@ None means nothing says (a gang without a route, GANG106's): every pool is a can
 from __future__ import annotations
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
-from gpufleet.workloads import WorkloadView, effective_scheduler, keys
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, effective_scheduler
 
 VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
 
@@ -28,9 +29,9 @@ def _own_system(view: WorkloadView, fleet: FleetContext) -> str | None:
     if (view.group, view.kind) in VOLCANO_KINDS or view.volcano_queue:
         return "volcano"
     schedulers = {effective_scheduler(view, t) for t in view.templates}
-    if keys.VOLCANO_SCHEDULER in schedulers:
+    if vocab.VOLCANO_SCHEDULER in schedulers:
         return "volcano"
-    if view.group == "scheduling.x-k8s.io" or any(keys.COSCHEDULING_GROUP in t.labels for t in view.templates) or (
+    if view.group == "scheduling.x-k8s.io" or any(vocab.COSCHEDULING_GROUP in t.labels for t in view.templates) or (
             fleet.coscheduling_scheduler and fleet.coscheduling_scheduler in schedulers):
         return "coscheduling"
     return None

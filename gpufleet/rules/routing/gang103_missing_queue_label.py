@@ -86,7 +86,8 @@ from gpufleet.rules import gangs
 from gpufleet.rules.routing._helpers import (
     VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team,
 )
-from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, as_map, label_path
 from gpufleet.workloads.kueue_label import controller_queue
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
@@ -96,12 +97,12 @@ JOB_TEMPLATE_METADATA = SPEC.child("jobTemplate", "metadata")
 
 
 def _queue_key(ctx: CheckContext) -> str:
-    return ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+    return ctx.fleet.queue_label if ctx.fleet is not None else vocab.QUEUE_LABEL
 
 
 def _kueue_hints(view: WorkloadView) -> list[str]:
     return sorted(k for source in (view.labels, view.annotations) for k in source
-                  if isinstance(k, str) and k.startswith(keys.KUEUE_PREFIX) and k != keys.QUEUE_LABEL)
+                  if isinstance(k, str) and k.startswith(vocab.KUEUE_PREFIX) and k != vocab.QUEUE_LABEL)
 
 
 def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | None] | None:
@@ -211,7 +212,7 @@ class Gang103Options(VolcanoSchedulerOptions):
 
 def _hints(field: str) -> str:
     meta = f"object.metadata.{field}"
-    return f"(has({meta}) && {meta}.exists(k, k.startsWith('{keys.KUEUE_PREFIX}') && k != '{keys.QUEUE_LABEL}'))"
+    return f"(has({meta}) && {meta}.exists(k, k.startsWith('{vocab.KUEUE_PREFIX}') && k != '{vocab.QUEUE_LABEL}'))"
 
 
 _RESOURCES = resources(("batch.volcano.sh", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
@@ -229,11 +230,11 @@ CEL = CelForm(
         ("integrated", f"{unknown('kueueIntegrates')} || {fact('kueueIntegrates', 'variables.framework')}"),
         ("hinted", f"{_hints('labels')} || {_hints('annotations')}"),
     ),
-    checks=(CelCheck(f"{_VOLCANO_JOB} || {map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+    checks=(CelCheck(f"{_VOLCANO_JOB} || {map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
                      "|| !variables.integrated || !variables.kueueRouted "
                      f"|| !({fact('kueueNamespace', 'request.namespace')} || variables.hinted)",
-                     f"'{label_path(keys.QUEUE_LABEL)}'",
-                     f"'no {keys.QUEUE_LABEL} label although Kueue should admit this gang (' + "
+                     f"'{label_path(vocab.QUEUE_LABEL)}'",
+                     f"'no {vocab.QUEUE_LABEL} label although Kueue should admit this gang (' + "
                      f"({fact('kueueNamespace', 'request.namespace')} ? 'namespace ' + request.namespace + ' belongs to a "
                      "team whose gangs Kueue admits' : 'it carries Kueue keys') + '): Kueue ignores it, or suspends it and "
                      "never admits it'"),),

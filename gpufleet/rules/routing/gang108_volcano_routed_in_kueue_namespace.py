@@ -61,7 +61,8 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_opt
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
 from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, volcano_names
-from gpufleet.workloads import WorkloadView, effective_scheduler, keys
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, effective_scheduler
 from gpufleet.workloads.kueue_gate import integration
 from gpufleet.workloads import outcomes as O
 
@@ -154,7 +155,7 @@ CEL = CelForm(
         ("held", f"!{fact('kueueLeavesUnlabelled', 'request.namespace')} && ((variables.framework != '' "
                  f"&& {_integrates('variables.framework')}) || {_integrates(repr('pod'))})"),
     ),
-    checks=(CelCheck(f"{map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+    checks=(CelCheck(f"{map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
                      f"|| !{fact('kueueTeamNamespace', 'request.namespace')} || variables.route == '' || !variables.held",
                      "variables.route",
                      "'namespace ' + request.namespace + ' is Kueue\\'s and this ' + object.kind + ' is routed to Volcano "
