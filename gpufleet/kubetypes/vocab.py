@@ -23,6 +23,7 @@ DEDICATED_KEY = "gpufleet.dev/dedicated"  # NoExecute taint (and node label) of 
 ADMISSION_OPT_OUT_LABEL = "gpufleet.dev/admission"  # namespace label opting out of the admission controller
 ELASTIC = "gpufleet.dev/elastic"  # workload annotation: the gang may run below its full size
 WAIVER_PREFIX = "waive.gpufleet.dev/"  # waive.gpufleet.dev/<CODE>: "<reason>"
+WHATIF_JOB_LABEL = "whatif.gpufleet.dev/job"  # on every replayed job and its pods: the trace job's name
 
 # Kueue.
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -51,6 +52,7 @@ DEFAULT_SCHEDULER = "default-scheduler"
 # The sandbox (KWOK nodes).
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"  # "fake" hands a node to KWOK
 SANDBOX_POOL_LABEL = "gpufleet.dev/sandbox-pool"  # the pool a sandbox node stands for
+KWOK_COMPLETE_AFTER = "pod-complete.stage.kwok.x-k8s.io/delay"  # the sandbox's pod-complete stage: a pod's run time
 
 # Kubernetes well-known labels and resources.
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -62,6 +64,7 @@ MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"  # set by the Job controller on its pods
 NVIDIA_GPU = "nvidia.com/gpu"  # the default GPU resource name
 AMD_GPU = "amd.com/gpu"
+MIG_PREFIX = "nvidia.com/mig-"  # NVIDIA MIG slice resources (nvidia.com/mig-1g.10gb, ...)
 KNOWN_GPUS = (NVIDIA_GPU, AMD_GPU)  # GPU resources every fleet knows; a fleet adds its pools' gpuResource
 
 # Name patterns (k8s.io/apimachinery/pkg/util/validation).

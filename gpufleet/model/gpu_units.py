@@ -23,9 +23,8 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.kubetypes.vocab import KNOWN_GPUS, NVIDIA_GPU
+from gpufleet.kubetypes.vocab import KNOWN_GPUS, MIG_PREFIX, NVIDIA_GPU
 
-MIG_PREFIX = "nvidia.com/mig-"
 LIMITS = ("nominal", "borrowingLimit", "lendingLimit")
 _WHOLE = re.compile(r"\s*-?\d+\s*")  # a sign is the limits check's to judge ("negative")
 

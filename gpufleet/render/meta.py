@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.kubetypes.vocab import FLEET_LABEL, MANAGED_BY_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
+from gpufleet.kubetypes.vocab import FLEET_LABEL, MANAGED_BY_LABEL, TEAM_LABEL
 
 MANAGED_BY = "gpufleet"
 

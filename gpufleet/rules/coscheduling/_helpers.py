@@ -157,9 +157,3 @@ def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:
     pods, elastic = group_pods(ctx, view.namespace, view.name)
     minimum = min_member(view)
     return Quorum(view.name, pods, minimum, elastic) if pods and minimum is not None else None
-
-
-def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
-    fleet = ctx.fleet
-    team = fleet.team_for_namespace(namespace) if fleet is not None else None
-    return team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))  # type: ignore[union-attr]

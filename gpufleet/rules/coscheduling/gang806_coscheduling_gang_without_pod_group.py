@@ -43,7 +43,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import TOTAL_PODS, failing_templates, map_value
-from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
+from gpufleet.rules.placement import in_coscheduling_namespace
 from gpufleet.kubetypes import vocab
 from gpufleet.workloads import label_path
 from gpufleet.workloads import outcomes as O

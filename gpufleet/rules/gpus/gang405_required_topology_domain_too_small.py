@@ -49,7 +49,8 @@ from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gpus._helpers import fmt, template_pools, template_request
+from gpufleet.rules.demands import template_pools, template_request
+from gpufleet.rules.gpumath import fmt
 from gpufleet.kubetypes import vocab
 from gpufleet.workloads import WORKLOAD_KINDS
 from gpufleet.workloads import outcomes as O

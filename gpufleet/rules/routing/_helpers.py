@@ -13,20 +13,12 @@ from __future__ import annotations
 from gpufleet.fleetctx.context import TeamContext
 from gpufleet.rules.api import CheckContext, rule_options
 from gpufleet.rules import gangs
+from gpufleet.rules.placement import VOLCANO_KINDS
 from gpufleet.kubetypes import vocab
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler
 from gpufleet.workloads.kueue_gate import integration
 
-WORKLOAD_KINDS = (
-    ("batch.volcano.sh", "Job"), ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
-    ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
-    ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
-)
 POD_GROUP_KINDS = (("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"))
-VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
 
 
 @rule_options

@@ -58,7 +58,8 @@ from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, map_value
-from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, team
+from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, team
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.run import RunIndex
 from gpufleet.kubetypes import vocab
 from gpufleet.workloads import WorkloadView, as_map, group_of, label_path
@@ -240,6 +241,6 @@ RULE = Rule(
     code="GANG104", name="undeclared-queue", family="routing", severity=Severity.ERROR,
     summary="A workload names a LocalQueue or Volcano queue the fleet model does not give its team.",
     fix="name the queue the fleet model declares for the namespace's team",
-    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
+    kinds=(*GANG_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
     cel=CEL, predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
 )

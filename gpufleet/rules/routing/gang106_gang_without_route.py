@@ -98,7 +98,7 @@ from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
-from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
+from gpufleet.rules.placement import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.rules.routing._native import ignored_ask
 from gpufleet.kubetypes import workload_api as wa

@@ -60,7 +60,9 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules import gangs
-from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volcano_names, VolcanoSchedulerOptions
+from gpufleet.rules.routing._helpers import volcano_names, VolcanoSchedulerOptions
+from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.placement import VOLCANO_KINDS
 from gpufleet.kubetypes import vocab
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler
 from gpufleet.workloads import outcomes as O
@@ -125,7 +127,7 @@ RULE = Rule(
     code=CODE, name="double-routing", family="routing", severity=Severity.ERROR,
     summary="Kueue admits a gang (queue label) whose pods Volcano places without a PodGroup of the gang's size.",
     fix="route the gang through one system: Kueue with the default scheduler, or Volcano with a gang-sized PodGroup",
-    kinds=WORKLOAD_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=GANG_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
     options=Gang107Options,
     predicts=O.NEVER_WHOLE,  # Kueue admits, Volcano places pod by pod
 )

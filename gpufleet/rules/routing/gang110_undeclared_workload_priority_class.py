@@ -46,7 +46,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
-from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.kubetypes import vocab
 from gpufleet.workloads import as_map, label_path
 from gpufleet.workloads.types import METADATA, SPEC
@@ -97,6 +97,6 @@ RULE = Rule(
     code="GANG110", name="undeclared-workload-priority-class", family="routing", severity=Severity.ERROR,
     summary="A job names a Kueue WorkloadPriorityClass the fleet model does not render: it stays suspended.",
     fix="name a priority class of the fleet model in kueue.x-k8s.io/priority-class",
-    kinds=(*WORKLOAD_KINDS, ("batch", "CronJob")), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
+    kinds=(*GANG_KINDS, ("batch", "CronJob")), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue keeps the job suspended
 )

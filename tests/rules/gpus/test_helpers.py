@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpufleet.rules.gpus._helpers import candidate_pools, pod_request, selected_pools
+from gpufleet.rules.demands import candidate_pools, selected_pools
+from gpufleet.rules.gpumath import pod_request
 from tests.rules import fleets
 
 
@@ -57,7 +58,7 @@ def test_without_a_selector_a_pod_may_use_its_teams_pools_else_every_pool(namesp
     ([{"name": "m", "resources": {"limits": {"nvidia.com/gpu": 2, "cpu": "500m", "memory": "1Gi"}}}], [c(1, sidecar=True)]),
 ])
 def test_the_one_pass_pod_requests_agree_with_the_per_resource_request(containers, inits):
-    from gpufleet.rules.gpus._helpers import pod_requests
+    from gpufleet.rules.gpumath import pod_requests
 
     spec = {"containers": containers, "initContainers": inits}
     names = ["nvidia.com/gpu", "cpu", "memory", "amd.com/gpu"]
@@ -80,7 +81,7 @@ _containers = st.lists(st.one_of(
 @given(_containers, st.one_of(st.just([]), _containers.map(lambda cs: [
     {**c, "restartPolicy": "Always"} if isinstance(c, dict) and i % 2 else c for i, c in enumerate(cs)])))
 def test_the_one_pass_template_requests_equal_the_general_ones_digit_for_digit(containers, inits):
-    from gpufleet.rules.gpus._helpers import pod_requests, requested_resources, template_pod_requests
+    from gpufleet.rules.gpumath import pod_requests, requested_resources, template_pod_requests
 
     spec = {"containers": containers, "initContainers": inits}
     with localcontext(Context(prec=60)):  # the engine's context
@@ -90,7 +91,7 @@ def test_the_one_pass_template_requests_equal_the_general_ones_digit_for_digit(c
 
 @given(st.lists(_quantities, max_size=6))
 def test_the_remembered_amounts_are_the_parsed_ones(values):
-    from gpufleet.rules.gpus import _helpers
+    from gpufleet.rules import gpumath
 
     for value in values * 2:  # the second time from the memo
-        assert _helpers.amount(value) == _helpers._amount(value)
+        assert gpumath.amount(value) == gpumath._amount(value)
