@@ -18,7 +18,6 @@ from gpufleet.model.pools import Pool
 from gpufleet.kubetypes.vocab import APP_NAME_LABEL, DNS_LABEL
 
 
-
 class PodsReadyTimeoutStorm(Base):
     evictions_per_minute: float = Field(default=2.0, gt=0)
     """Fleet-wide Kueue evictions with reason PodsReadyTimeout per minute above which KueuePodsReadyTimeoutStorm fires."""

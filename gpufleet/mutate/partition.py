@@ -22,7 +22,6 @@ from gpufleet.workloads import WorkloadView
 from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
 
-
 def mutate_partition(view: WorkloadView, team: TeamContext, fleet: FleetContext, patch: PatchBuilder) -> None:
     pools = fleet.team_pools(team)
     if not any(p.dedicated_to == team.name for p in pools):

@@ -23,8 +23,6 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.kubetypes.vocab import GANG_LABEL, POOL_LABEL
 
-"""The node label a pool is joined on when its ``nodeLabels`` have it (else the first key written)."""
-
 _INVALID_LABEL_CHAR = re.compile(r"[^a-zA-Z0-9_]")
 _ALL_CAP = re.compile(r"([a-z0-9])([A-Z])")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+
 from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, KWOK_NODE_ANNOTATION
 
 STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",

@@ -30,7 +30,6 @@ from gpufleet.model.pools import Pool
 from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
 
-
 def _marks(base: FieldPath, pool: Pool, team: str) -> Iterator[Issue]:
     if pool.node_labels.get(DEDICATED_KEY) != team:
         yield Issue(base.child("nodeLabels"), f"dedicated pool {pool.name!r} does not select nodes labelled {DEDICATED_KEY}={team}",

@@ -24,7 +24,6 @@ from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
 from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
 
 
-
 def _team_namespaces(fleet: Fleet) -> Iterator[Issue]:
     for t, team in enumerate(fleet.teams):
         base = FieldPath.of("teams", t, "volcanoNamespaces")
