@@ -16,12 +16,12 @@ from gpufleet.render import kueue, tree
 from gpufleet.render.context import render_context
 from gpufleet.render.coscheduling import render_coscheduling_values
 from gpufleet.render.kueue_config import render_kueue_values
-from gpufleet.render.meta import TEAM_LABEL
 from gpufleet.render.namespace_guard import render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
 from gpufleet.render.partition import render_partition_policies
 from gpufleet.render.priority import render_priority_classes
 from gpufleet.render.volcano import render_volcano_queues, render_volcano_values
+from gpufleet.kubetypes.vocab import TEAM_LABEL
 
 __all__ = ["RenderedObject", "Rendered", "render_all"]
 
@@ -77,7 +77,7 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
     if fleet.engines.volcano.enabled:
         for m in render_volcano_queues(fleet):
             name = m["metadata"]["name"]
-            is_team = "gpufleet.dev/team" in m["metadata"]["labels"]
+            is_team = TEAM_LABEL in m["metadata"]["labels"]
             protect = name in live_teams if is_team else False  # a parent queue holds no jobs (leaf queues only)
             out.append(RenderedObject(f"volcanoqueue-{name}", m, "volcano", protect))
     out += [RenderedObject(f"{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)

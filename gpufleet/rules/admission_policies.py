@@ -204,7 +204,7 @@ def _team_volcano_queues(context: FleetContext) -> Iterable[str]:
 
 def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
     from gpufleet.rules.api import CheckContext
-    from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
+    from gpufleet.rules.placement import in_coscheduling_namespace
 
     ctx = CheckContext(fleet=context)
     return (ns for ns in _team_namespaces(context) if in_coscheduling_namespace(ctx, ns))

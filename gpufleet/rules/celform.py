@@ -27,7 +27,7 @@ from typing import Iterable
 
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.workloads.cel import annotations, elastic  # noqa: F401 - re-exported to the rules
-from gpufleet.workloads.keys import WAIVER_PREFIX
+from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 
 Resource = tuple[str, tuple[str, ...], str, str]
 """``(apiGroup, apiVersions, plural resource, kind)``: the webhook's rule for the resource, and the kind it holds."""

@@ -24,7 +24,7 @@ the engine checks each review in a :meth:`RunIndex.scoped` copy.
   per object and run by the function ``build`` (GANG001/002's gang minimums);
 - ``run.subject(obj).demands``: the one per-object record of derived values, what each
   pod template asks for and where it may land (:class:`TemplateDemand`, built by
-  ``gpufleet.rules.gpus._helpers.demands``, read by GANG106/402/403).
+  ``gpufleet.rules.demands.demands``, read by GANG106/402/403).
 """
 
 from __future__ import annotations

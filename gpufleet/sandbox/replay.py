@@ -21,7 +21,6 @@ from typing import Callable
 from gpufleet.model.fleet import Fleet
 from gpufleet.sandbox import nodes
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
 from gpufleet.sandbox.replay_watch import Recorder, start_watches
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.trial import finish_pod
@@ -29,6 +28,7 @@ from gpufleet.sandbox.up import Options, up
 from gpufleet.whatif import jobs, metrics, timescale
 from gpufleet.whatif.observed import Eviction, JobLog, ReplayLog
 from gpufleet.whatif.trace import Trace, TraceJob
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, SANDBOX_POOL_LABEL, WHATIF_JOB_LABEL
 
 Progress = Callable[[float, int, int], None]
 """Called about once a second: trace seconds so far, jobs finished, jobs in the trace."""
@@ -54,11 +54,11 @@ def _nominal(fleet: Fleet) -> dict[tuple[str, str], float]:
 
 
 def _node_pools(fleet: Fleet) -> dict[str, str]:
-    return {n["metadata"]["name"]: n["metadata"]["labels"][nodes.POOL_LABEL] for n in nodes.nodes(fleet)}
+    return {n["metadata"]["name"]: n["metadata"]["labels"][SANDBOX_POOL_LABEL] for n in nodes.nodes(fleet)}
 
 
 def _annotations(job: TraceJob, k: float) -> dict[str, str]:
-    return {COMPLETE_AFTER: f"{job.run_seconds / k:.3f}s"}
+    return {KWOK_COMPLETE_AFTER: f"{job.run_seconds / k:.3f}s"}
 
 
 class _Driver:
@@ -87,7 +87,7 @@ class _Driver:
             began = metrics.start(entries[(job.namespace, job.name)], self.now())
             if began is None or self.now() - began < job.fail_at_seconds:
                 continue
-            pods = self.kube.list("v1", "Pod", job.namespace, label_selector=f"{jobs.JOB_LABEL}={job.name}")
+            pods = self.kube.list("v1", "Pod", job.namespace, label_selector=f"{WHATIF_JOB_LABEL}={job.name}")
             running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
             if running:
                 finish_pod(self.kube, running[0])

@@ -30,6 +30,7 @@ from gpufleet.webhook.registry import Handler, Registry
 from gpufleet.webhook.review import AdmissionRequest, Verdict, short_warning
 from gpufleet.util.maps import is_map
 from gpufleet.webhook.state import State
+from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 
 log = logging.getLogger("gpufleet.webhook")
 MAX_MESSAGE = 8000  # characters of the denial message; the rest is summarised
@@ -141,7 +142,7 @@ def denial_message(obj: Mapping[str, Any], blocking: list[Finding]) -> str:
     where = f"{meta.get('namespace')}/{name}" if meta.get("namespace") else name  # type: ignore[union-attr]
     lines = [f"gpufleet denied {obj.get('kind', 'object')} {where}: {len(blocking)} gang-safety violation(s)"]
     lines += [f"{f.code} {f.name} at {f.path or '(object)'}: {f.message} Fix: {f.fix}" for f in blocking]
-    lines.append("Waive a rule with the annotation waive.gpufleet.dev/<CODE>: \"<reason>\".")
+    lines.append(f"Waive a rule with the annotation {WAIVER_PREFIX}<CODE>: \"<reason>\".")
     message = "\n".join(lines)
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 40] + "\n... (more violations cut)"
 

@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from gpufleet.kubetypes import durations, quantity
 from gpufleet.util.boundedread import TooLarge, read_bounded_text
-from gpufleet.workloads.keys import KUEUE_PRIORITY_CLASS
+from gpufleet.kubetypes.vocab import KUEUE_PRIORITY_CLASS
 from gpufleet.whatif.trace import TraceJob
 
 MAX_EXPORT_BYTES = 1024 * 2**20

@@ -18,11 +18,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.workloads.keys import ELASTIC, KUEUE_PRIORITY_CLASS, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER
+from gpufleet.kubetypes.vocab import (
+    ELASTIC, KUEUE_PRIORITY_CLASS, NVIDIA_GPU, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER, WHATIF_JOB_LABEL,
+)
 from gpufleet.whatif.trace import TraceJob
-
-JOB_LABEL = "whatif.gpufleet.dev/job"
-"""Label on every replayed job and its pods: the trace job's name (the replay's watches select on it)."""
 
 
 def team_of(fleet: Fleet, namespace: str):
@@ -44,7 +43,7 @@ def _gpu_resource(fleet: Fleet, namespace: str) -> str:
     for name in team.quota:
         if (pool := fleet.pool(name)) is not None:
             return pool.gpu_resource
-    return "nvidia.com/gpu"
+    return NVIDIA_GPU
 
 
 def pod_template(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
@@ -57,12 +56,12 @@ def pod_template(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) ->
         spec["nodeSelector"] = dict(pool.node_labels)
         if pool.tolerations:
             spec["tolerations"] = [t.model_dump(by_alias=True, exclude_none=True) for t in pool.tolerations]
-    return {"metadata": {"labels": {JOB_LABEL: job.name}, "annotations": dict(annotations)}, "spec": spec}
+    return {"metadata": {"labels": {WHATIF_JOB_LABEL: job.name}, "annotations": dict(annotations)}, "spec": spec}
 
 
 def _batch_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
     team = team_of(fleet, job.namespace)
-    labels = {JOB_LABEL: job.name, QUEUE_LABEL: team.local_queue_name}
+    labels = {WHATIF_JOB_LABEL: job.name, QUEUE_LABEL: team.local_queue_name}
     if job.priority_class:
         labels[KUEUE_PRIORITY_CLASS] = job.priority_class
     template = pod_template(job, fleet, annotations)
@@ -87,7 +86,7 @@ def _volcano_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) ->
     own = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if job.needed < job.pods else {})}
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": job.name, "namespace": job.namespace,
-                         "labels": {JOB_LABEL: job.name}, "annotations": own},
+                         "labels": {WHATIF_JOB_LABEL: job.name}, "annotations": own},
             "spec": spec}
 
 

@@ -7,7 +7,7 @@ read the elastic opt-in as :mod:`gpufleet.workloads.elastic` does. Pure string b
 
 from __future__ import annotations
 
-from gpufleet.workloads.keys import ELASTIC
+from gpufleet.kubetypes.vocab import ELASTIC
 
 
 def annotations(root: str = "object") -> str:

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from gpufleet.sandbox import kwokretry
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER as COMPLETE_AFTER
 
 
 def pod(ready_ago: float, runs: str | None = "30s", phase: str = "Running", retried: str | None = None,

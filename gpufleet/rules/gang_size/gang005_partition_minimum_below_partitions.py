@@ -43,7 +43,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, elastic, resources
-from gpufleet.rules.gang_size._helpers import is_elastic
+from gpufleet.rules.gangs import is_elastic
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O

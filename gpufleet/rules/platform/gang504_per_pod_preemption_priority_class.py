@@ -63,8 +63,7 @@ from gpufleet.rules import gangs
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import WorkloadView, as_map
 from gpufleet.workloads import outcomes as O
-
-GANG_LABEL = "gpufleet.dev/gang"
+from gpufleet.kubetypes.vocab import GANG_LABEL
 
 
 def referenced_classes(obj: Mapping[str, Any], found: WorkloadView | None, ctx: CheckContext) -> set[str]:

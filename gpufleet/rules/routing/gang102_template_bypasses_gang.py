@@ -54,7 +54,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.routing._helpers import WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions
+from gpufleet.rules.routing._helpers import volcano_intent, volcano_names, VolcanoSchedulerOptions
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.workloads import template_scheduler
 from gpufleet.workloads import outcomes as O
 
@@ -93,7 +94,7 @@ RULE = Rule(
     code=CODE, name="template-bypasses-gang", family="routing", severity=Severity.ERROR,
     summary="A pod template names another scheduler than its gang's, so its pods bypass the gang.",
     fix="remove the template's schedulerName (Volcano Job) or set it to volcano",
-    kinds=WORKLOAD_KINDS, check=check, doc=__doc__ or "",
+    kinds=GANG_KINDS, check=check, doc=__doc__ or "",
     options=Gang102Options,
     predicts=O.NEVER_WHOLE,  # the template's pods bypass the gang
 )
