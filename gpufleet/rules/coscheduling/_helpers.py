@@ -108,7 +108,7 @@ def group_index(run: RunIndex) -> GroupIndex:
         if view is None:
             continue
         if (view.group, view.kind) == PODGROUP:
-            found_groups.setdefault((view.namespace, view.name), view)  # type: ignore[arg-type]
+            found_groups.setdefault((view.namespace, view.name), view)  # type: ignore[arg-type]  # a PodGroup view always has a name (the view is built from a named object)
             continue
         if view.pod_group is not None:  # Pods and apps kinds: GANG001/GANG002 count them (RunIndex.member_pods)
             continue
@@ -161,4 +161,4 @@ def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:
 def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
     fleet = ctx.fleet
     team = fleet.team_for_namespace(namespace) if fleet is not None else None
-    return team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))  # type: ignore[union-attr]
+    return fleet is not None and team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))

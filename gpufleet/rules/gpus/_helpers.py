@@ -75,7 +75,7 @@ def amount(value: Any) -> Decimal | None:
         return _amount(value)
     found = _AMOUNTS.get(value, _MISSING)
     if found is not _MISSING:
-        return found  # type: ignore[return-value]
+        return found  # type: ignore[return-value]  # not _MISSING: an amount this function stored
     if len(_AMOUNTS) >= AMOUNTS_KEPT:
         _AMOUNTS.clear()
     found = _AMOUNTS[value] = _amount(value)
@@ -177,7 +177,7 @@ def _expression_verdict(expr: Mapping[str, Any], labels: Mapping[str, str]) -> b
     """True/False when the pool's labels decide the expression, None when they say nothing."""
     key, op = expr.get("key"), expr.get("operator")
     values = [str(v) for v in as_list(expr.get("values"))]
-    if key not in labels:
+    if not isinstance(key, str) or key not in labels:
         return None
     value = labels[key]
     if op == "In":
