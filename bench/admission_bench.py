@@ -169,7 +169,7 @@ def check_allowed(api: Api, configs: list[str]) -> None:
     """Every configuration admits both objects (a refusal would measure the wrong path), once its judges are live."""
     for config in configs:
         for kind in KINDS:
-            wait_for(f"{config}: a {kind} job admitted", lambda: _admitted(api, config, kind), timeout=120, interval=1)  # noqa: B023 - called within the iteration (wait_for polls now)
+            wait_for(f"{config}: a {kind} job admitted", lambda: _admitted(api, config, kind), timeout=120, interval=1)
 
 
 def _admitted(api: Api, config: str, kind: str) -> bool:
@@ -190,7 +190,7 @@ def wait_judging(api: Api, configs: list[str]) -> None:
             continue
         bad["metadata"]["namespace"] = NS[config]
         path = KINDS["volcano"].format(ns=NS[config])
-        wait_for(f"{config} refuses a GANG001 job", lambda: _refused(api, path, orjson.dumps(bad)), timeout=180, interval=1)  # noqa: B023 - called within the iteration (wait_for polls now)
+        wait_for(f"{config} refuses a GANG001 job", lambda: _refused(api, path, orjson.dumps(bad)), timeout=180, interval=1)
 
 
 def _refused(api: Api, path: str, body: bytes) -> bool:
@@ -256,7 +256,7 @@ def summarize(rounds: list[dict], configs: list[str]) -> dict:
                                  "webhook_ms", "vap_plugin_ms")} for c in configs}
 
         def ratio(name: str, floor: str, key: str) -> list[float]:
-            return M.ratios([{c: p[c][key] for c in (name, floor) if c in p} for p in per], name, floor)  # noqa: B023 - called within the iteration
+            return M.ratios([{c: p[c][key] for c in (name, floor) if c in p} for p in per], name, floor)
         out[kind] = {
             "figures": {c: {k: [round(v, 3) for v in vs] for k, vs in f.items() if vs} for c, f in figures.items()},
             "admission_vs_none": {c: [round(x, 3) for x in ratio(c, "none", "admission_ms")] for c in configs if c != "none"},

@@ -89,8 +89,8 @@ def in_process(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]]
     for _ in range(repeat):
         for size, text in texts.items():
             for mode in ("on", "paused"):
-                work = lambda: render_all(parse_model(yamlio.load(text), "synthetic.fleet.yaml"))  # noqa: E731, B023
-                floor = lambda: (yamlio.load(text), yamlio.dump_all(manifests[size]))  # noqa: E731, B023
+                work = lambda: render_all(parse_model(yamlio.load(text), "synthetic.fleet.yaml"))  # noqa: E731
+                floor = lambda: (yamlio.load(text), yamlio.dump_all(manifests[size]))  # noqa: E731
                 for what, fn in (("floor", floor), ("work", work)):
                     gc.collect()
                     seconds = _timed(fn, mode == "paused")

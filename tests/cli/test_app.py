@@ -78,7 +78,7 @@ def test_only_the_named_commands_module_is_imported(argv, expected):
 
 def test_a_lint_run_imports_neither_typer_nor_pydantic_nor_the_model(tmp_path):
     path = m.write(tmp_path, "job.yaml", m.probed_job())
-    probe = ("import sys; sys.argv = ['gpufleet', 'lint', %r, '--format', 'json']\n"  # noqa: UP031 - %r quotes the path as Python source
+    probe = ("import sys; sys.argv = ['gpufleet', 'lint', %r, '--format', 'json']\n"
              "from gpufleet.cli.app import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "heavy = sorted(n for n in ('typer', 'pydantic', 'rich', 'gpufleet.model', 'gpufleet.render', 'celpy',"

@@ -75,8 +75,8 @@ def _apply_all(sb, manifests) -> bool:
                 raise
             meta = m["metadata"]
             sb.kube.delete(m["apiVersion"], m["kind"], meta["name"], meta.get("namespace"))
-            sb.wait(f"{m['kind']} {meta['name']} gone", lambda: sb.get(m["apiVersion"], m["kind"], meta["name"],  # noqa: B023 - sb.wait polls within the iteration
-                                                                         meta.get("namespace")) is None, timeout=30)  # noqa: B023 - sb.wait polls within the iteration
+            sb.wait(f"{m['kind']} {meta['name']} gone", lambda: sb.get(m["apiVersion"], m["kind"], meta["name"],
+                                                                         meta.get("namespace")) is None, timeout=30)
             sb.create(m)
     return True
 

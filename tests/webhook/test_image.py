@@ -70,7 +70,7 @@ import json, importlib.metadata as md
 dists = md.packages_distributions()
 tops = {m.split('.')[0] for m in set(sys.modules) - baseline} - set(sys.stdlib_module_names) - {'gpufleet'}
 print(json.dumps(sorted({d for m in tops for d in dists.get(m, [])})))
-""" % (fleet_dict(), volcano_job(2))  # noqa: UP031 - the script's text holds braces; %s fills it once
+""" % (fleet_dict(), volcano_job(2))
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True).stdout
     loaded = {re.sub(r"[-_.]+", "-", d).lower() for d in json.loads(out.splitlines()[-1])}
     allowed = set(pins(CONTROLLER / "requirements.txt")) | set(pins(CONTROLLER / "constraints.txt"))
