@@ -62,7 +62,7 @@ def _attribute_docs(model: type) -> dict[str, str]:
     docs: dict[str, str] = {}
     for klass in reversed(model.__mro__[:-1]):
         try:
-            body = ast.parse(inspect.getsource(klass).lstrip()).body[0].body  # type: ignore[attr-defined]
+            body = ast.parse(inspect.getsource(klass).lstrip()).body[0].body  # type: ignore[attr-defined]  # the first statement of a class's source is its ClassDef
         except (OSError, TypeError, IndexError, AttributeError):
             continue
         for node, after in zip(body, body[1:]):

@@ -149,8 +149,8 @@ def _read(path: str | Path, source: str) -> tuple[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
-        problem, fix = yamlio.yaml_problem(exc, text)
-        raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", fix or "fix the YAML syntax")]) from None
+        problem, hint = yamlio.yaml_problem(exc, text)
+        raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", hint or "fix the YAML syntax")]) from None
     duplicates = duplicate_keys.check(text)  # after the limits: the text is known to be shallow and alias-bounded
     if duplicates:
         raise placed(ModelError(source, capped(duplicates)), text)

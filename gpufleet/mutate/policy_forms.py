@@ -22,7 +22,7 @@ from __future__ import annotations
 from gpufleet.mutate.volcano import RESTART_EVENTS
 from gpufleet.mutate.cel import chain, each, read, set_default, string, text_or
 from gpufleet.kubetypes import vocab
-from gpufleet.workloads.cel import annotations, elastic
+from gpufleet.workloads.cel import annotation_map, elastic
 from gpufleet.workloads.kueue_label import PARENT_GROUPS
 
 KIND = "request.resource.group + '/' + request.resource.resource"
@@ -36,7 +36,7 @@ def _tasks_pointer(index: str) -> str:
 
 # --- Volcano Jobs -------------------------------------------------------------------------------
 
-VOLCANO_VARIABLES = (
+VOLCANO_VARIABLES: tuple[tuple[str, str], ...] = (
     ("tasks", "has(object.spec.tasks) ? object.spec.tasks : []"),
     ("counts", "variables.tasks.filter(t, !(has(t.dependsOn) && has(t.dependsOn.name) && "
                "t.dependsOn.name.exists(n, n != ''))).map(t, has(t.replicas) ? t.replicas : 0)"),
@@ -93,7 +93,7 @@ def _templates() -> str:
 
 
 def _routed_to_volcano() -> str:
-    notes = annotations()
+    notes = annotation_map()
     labels = "(has(object.metadata.labels) ? object.metadata.labels : {})"
     queue = text_or("object", ["spec", "runPolicy", "schedulingPolicy", "queue"])
     by_key = " || ".join(f"({string(k)} in {m} && {m}[{string(k)}] != '')" for m, k in (
@@ -115,7 +115,7 @@ def queue_label_mutation(label: str) -> str:
     """An ApplyConfiguration adding ``label: <the namespace's LocalQueue>`` where the webhook would."""
     labels = "(has(object.metadata.labels) ? object.metadata.labels : {})"
     group = f"({string(vocab.KUEUE_POD_GROUP)} in {labels} && {labels}[{string(vocab.KUEUE_POD_GROUP)}] != '') || " \
-            f"({string(vocab.KUEUE_POD_GROUP)} in {annotations()} && {annotations()}[{string(vocab.KUEUE_POD_GROUP)}] != '')"
+            f"({string(vocab.KUEUE_POD_GROUP)} in {annotation_map()} && {annotation_map()}[{string(vocab.KUEUE_POD_GROUP)}] != '')"
     wanted = (f"variables.localQueue != '' && !({string(label)} in {labels} && {labels}[{string(label)}] != '') && "
               f"({KIND} != '/pods' || {group}) && !({_routed_to_volcano()}) && !({_owned_by_managed_parent()})")
     return (f"{wanted} ? Object{{metadata: Object.metadata{{labels: {{{string(label)}: variables.localQueue}}}}}} "
@@ -127,8 +127,8 @@ def queue_label_mutation(label: str) -> str:
 def _pod_group() -> str:
     """The pod's group (:func:`gpufleet.workloads.pods.pod_group_name`, then its ``schedulingGroup``), or ''."""
     labels = "(has(object.metadata.labels) ? object.metadata.labels : {})"
-    sources = [(labels, vocab.KUEUE_POD_GROUP), (annotations(), vocab.KUEUE_POD_GROUP), (annotations(), vocab.VOLCANO_GROUP),
-               (annotations(), vocab.VOLCANO_GROUP_ALT), (labels, vocab.COSCHEDULING_GROUP)]
+    sources = [(labels, vocab.KUEUE_POD_GROUP), (annotation_map(), vocab.KUEUE_POD_GROUP), (annotation_map(), vocab.VOLCANO_GROUP),
+               (annotation_map(), vocab.VOLCANO_GROUP_ALT), (labels, vocab.COSCHEDULING_GROUP)]
     out = "''"
     for spec_keys in (["spec", "workloadRef", "name"], ["spec", "schedulingGroup", "podGroupName"]):
         out = f"({text_or('object', spec_keys)} != '' ? {read('object', spec_keys)} : {out})"

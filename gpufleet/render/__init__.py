@@ -10,6 +10,7 @@ per-kind functions live in ``kueue``, ``kueue_config``, ``volcano``, ``priority`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import kueue, tree
@@ -30,7 +31,7 @@ __all__ = ["RenderedObject", "Rendered", "render_all"]
 class RenderedObject:
     key: str
     """Stable, unique Pulumi resource name (``clusterqueue-research``)."""
-    manifest: dict
+    manifest: dict[str, Any]
     engine: str
     """Which chart must be installed first: ``kueue``, ``volcano`` or ``core``."""
     protect: bool
@@ -45,11 +46,11 @@ class Rendered:
     """In apply order: team Namespaces, PriorityClasses, WorkloadPriorityClasses, Topologies, ResourceFlavors,
     Cohorts (parents first), ClusterQueues, LocalQueues, Volcano Queues (parents first), the admission policies
     (static partitioning, the namespace-label guard) and their bindings."""
-    kueue_values: dict
-    volcano_values: dict | None
+    kueue_values: dict[str, Any]
+    volcano_values: dict[str, Any] | None
     """None when Volcano is disabled."""
-    context: dict
-    coscheduling_values: dict | None = None
+    context: dict[str, Any]
+    coscheduling_values: dict[str, Any] | None = None
     """scheduler-plugins chart values; None when no pool has system: coscheduling."""
 
 
@@ -58,7 +59,7 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
     live_cohorts = tree.protected_cohorts(fleet)
     team_of = {t.name: t for t in fleet.teams}
 
-    def plain(prefix: str, engine: str, manifests: list[dict]) -> list[RenderedObject]:
+    def plain(prefix: str, engine: str, manifests: list[dict[str, Any]]) -> list[RenderedObject]:
         return [RenderedObject(f"{prefix}-{m['metadata']['name']}", m, engine, False) for m in manifests]
 
     out = [RenderedObject(f"namespace-{m['metadata']['name']}", m, "core", m["metadata"]["labels"][TEAM_LABEL] in live_teams,

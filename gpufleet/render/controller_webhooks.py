@@ -89,7 +89,7 @@ def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], kind: str) -
 
 
 def _webhook(fleet: Fleet, settings: ControllerSettings, kind: str, suffix: str, path: str,
-             resources: tuple, conditions: list[dict[str, Any]]) -> dict[str, Any]:
+             resources: tuple[Any, ...], conditions: list[dict[str, Any]]) -> dict[str, Any]:
     client: dict[str, Any] = ({"url": settings.url.rstrip("/") + path} if settings.url else
                               {"service": {"name": NAME, "namespace": fleet.controller.namespace, "path": path, "port": 443}})
     if not settings.cert_manager:

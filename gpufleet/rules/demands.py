@@ -33,7 +33,7 @@ def _expression_verdict(expr: Mapping[str, Any], labels: Mapping[str, str]) -> b
     """True/False when the pool's labels decide the expression, None when they say nothing."""
     key, op = expr.get("key"), expr.get("operator")
     values = [str(v) for v in as_list(expr.get("values"))]
-    if key not in labels:
+    if not isinstance(key, str) or key not in labels:
         return None
     value = labels[key]
     if op == "In":

@@ -62,4 +62,4 @@ def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
     """Whether ``namespace``'s team has a coscheduling pool (scheduler-plugins places its gangs)."""
     fleet = ctx.fleet
     team = fleet.team_for_namespace(namespace) if fleet is not None else None
-    return team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))  # type: ignore[union-attr]
+    return fleet is not None and team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))

@@ -166,7 +166,7 @@ class RunIndex:
         """``build(self)``, computed once per run (keyed by the function: one function defines each value)."""
         derived = self._shared.derived
         if build in derived:
-            return derived[build]  # type: ignore[no-any-return]
+            return derived[build]  # type: ignore[no-any-return]  # keyed by build: the value is what build returned
         value = derived[build] = build(self)
         return value
 
@@ -179,7 +179,7 @@ class RunIndex:
         if memo is None:
             memo = subject.memo = {}
         elif build in memo:
-            return memo[build]  # type: ignore[no-any-return]
+            return memo[build]  # type: ignore[no-any-return]  # keyed by build: the value is what build returned
         value = memo[build] = build(subject.view, ctx)
         return value
 

@@ -21,15 +21,25 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.kubetypes.vocab import (
     ELASTIC, KUEUE_PRIORITY_CLASS, NVIDIA_GPU, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER, WHATIF_JOB_LABEL,
 )
+from gpufleet.model.pools import Pool
+from gpufleet.model.teams import Team
 from gpufleet.whatif.trace import TraceJob
 
 
-def team_of(fleet: Fleet, namespace: str):
+def team_of(fleet: Fleet, namespace: str) -> Team:
     return next(t for t in fleet.teams if namespace in t.namespaces)
 
 
+def _pool(job: TraceJob, fleet: Fleet) -> Pool:
+    """The pool the trace line names (the trace's loader checked that the model has it)."""
+    found = fleet.pool(job.pool or "")
+    if found is None:
+        raise ValueError(f"pool {job.pool!r} is not in model {fleet.name!r}: load the trace against this model")
+    return found
+
+
 def _resources(job: TraceJob, fleet: Fleet) -> dict[str, str]:
-    gpu = fleet.pool(job.pool).gpu_resource if job.pool else _gpu_resource(fleet, job.namespace)
+    gpu = _pool(job, fleet).gpu_resource if job.pool else _gpu_resource(fleet, job.namespace)
     out = {gpu: str(job.gpus_per_pod)} if job.gpus_per_pod else {}
     if job.cpu_per_pod:
         out["cpu"] = job.cpu_per_pod
@@ -52,7 +62,7 @@ def pod_template(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) ->
     spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [{
         "name": "trainer", "image": "trainer:replay", "resources": {"requests": requests, "limits": requests}}]}
     if job.pool:
-        pool = fleet.pool(job.pool)
+        pool = _pool(job, fleet)
         spec["nodeSelector"] = dict(pool.node_labels)
         if pool.tolerations:
             spec["tolerations"] = [t.model_dump(by_alias=True, exclude_none=True) for t in pool.tolerations]

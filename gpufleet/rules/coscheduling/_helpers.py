@@ -109,7 +109,7 @@ def group_index(run: RunIndex) -> GroupIndex:
         if view is None:
             continue
         if (view.group, view.kind) == PODGROUP:
-            found_groups.setdefault((view.namespace, view.name), view)  # type: ignore[arg-type]
+            found_groups.setdefault((view.namespace, view.name), view)  # type: ignore[arg-type]  # a PodGroup view always has a name (the view is built from a named object)
             continue
         if view.pod_group is not None:  # Pods and apps kinds: GANG001/GANG002 count them (RunIndex.member_pods)
             continue

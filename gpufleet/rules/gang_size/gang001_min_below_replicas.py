@@ -71,15 +71,16 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, elastic, resources
+from gpufleet.rules.celform import CelCheck, CelForm, resources
 from gpufleet.rules.celkinds import KUBEFLOW_VARIABLES
 from gpufleet.rules.gang_size import _cel as C
-from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums
+from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
 from gpufleet.rules.gangs import is_elastic
+from gpufleet.workloads.cel import elastic
 from gpufleet.workloads import outcomes as O
 
 
-def _below(obj: Mapping[str, Any], ctx: CheckContext):
+def _below(obj: Mapping[str, Any], ctx: CheckContext) -> list[Minimum]:
     view = ctx.run.view(obj)
     if view is None or is_elastic(view):
         return []

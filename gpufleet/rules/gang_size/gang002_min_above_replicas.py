@@ -60,11 +60,11 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
 from gpufleet.rules.celkinds import KUBEFLOW_VARIABLES
 from gpufleet.rules.gang_size import _cel as C
-from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums
+from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
 from gpufleet.workloads import outcomes as O
 
 
-def _above(obj: Mapping[str, Any], ctx: CheckContext):
+def _above(obj: Mapping[str, Any], ctx: CheckContext) -> list[Minimum]:
     return [m for m in declared_minimums(obj, ctx)
             if m.minimum > m.count and not (m.as_string and m.count < 2)]
 

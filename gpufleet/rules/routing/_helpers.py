@@ -58,8 +58,8 @@ def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
     if view.kind == "Pod" and (vocab.VOLCANO_GROUP in ann or vocab.VOLCANO_GROUP_ALT in ann):
         return "it carries a Volcano group annotation"
     team_ctx = team(view, ctx)
-    if gangs.is_gang(view, ctx) and volcano_only(team_ctx):
-        return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose only queue is Volcano's"  # type: ignore[union-attr]
+    if team_ctx is not None and gangs.is_gang(view, ctx) and volcano_only(team_ctx):
+        return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose only queue is Volcano's"
     return None
 
 

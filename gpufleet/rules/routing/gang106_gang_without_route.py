@@ -223,9 +223,10 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         why = ("unless its namespace makes Kueue hold unlabelled jobs (manageJobsWithoutQueueName with a "
                "managedJobsNamespaceSelector that selects it; give --fleet to decide)")
     else:
-        why = fleet_reason(view, ctx)
-        if why is None:
+        found = fleet_reason(view, ctx)
+        if found is None:
             return
+        why = found
     yield Violation(label_path(label),
                     f"this {view.total_pods}-pod GPU gang names no Kueue queue, no gang scheduler and no pod group, "
                     f"{why}: default-scheduler binds its pods one by one, so part of the gang can start, hold its "
