@@ -65,8 +65,8 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.routing._helpers import volcano_intent, volcano_names, VolcanoSchedulerOptions
 from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_intent, volcano_names
 from gpufleet.workloads import PodTemplate, WorkloadView, template_scheduler
 from gpufleet.workloads import outcomes as O
 
@@ -75,8 +75,11 @@ CODE = "GANG101"
 
 def _job_level(view: WorkloadView, ctx: CheckContext) -> bool:
     names = volcano_names(ctx, CODE)
-    return bool(view.scheduler_name) and view.scheduler_name not in names and any(
-        template_scheduler(t) is None for t in view.templates)
+    return (
+        bool(view.scheduler_name)
+        and view.scheduler_name not in names
+        and any(template_scheduler(t) is None for t in view.templates)
+    )
 
 
 def _unrouted(view: WorkloadView, ctx: CheckContext) -> tuple[str | None, list[PodTemplate]]:
@@ -91,17 +94,21 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     volcano = sorted(volcano_names(ctx, CODE))[0]
     if view.group == "batch.volcano.sh":
         if _job_level(view, ctx):
-            yield Violation(FieldPath.of("spec", "schedulerName"),
-                            f"schedulerName {view.scheduler_name!r} is not Volcano's: the job's pods go to a scheduler "
-                            "without gang scheduling, so part of the gang can start alone",
-                            f"set spec.schedulerName to {volcano!r} (or remove it)")
+            yield Violation(
+                FieldPath.of("spec", "schedulerName"),
+                f"schedulerName {view.scheduler_name!r} is not Volcano's: the job's pods go to a scheduler "
+                "without gang scheduling, so part of the gang can start alone",
+                f"set spec.schedulerName to {volcano!r} (or remove it)",
+            )
         return
     reason, templates = _unrouted(view, ctx)
     for template in templates:
-        yield Violation(template.spec_path.child("schedulerName"),
-                        f"these pods are meant for Volcano ({reason}) but set no schedulerName, so they reach "
-                        "default-scheduler and start without their gang",
-                        f"set schedulerName: {volcano} in the pod template")
+        yield Violation(
+            template.spec_path.child("schedulerName"),
+            f"these pods are meant for Volcano ({reason}) but set no schedulerName, so they reach "
+            "default-scheduler and start without their gang",
+            f"set schedulerName: {volcano} in the pod template",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -124,10 +131,16 @@ class Gang101Options(VolcanoSchedulerOptions):
 
 
 RULE = Rule(
-    code=CODE, name="no-gang-scheduler", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="no-gang-scheduler",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A gang meant for Volcano sends its pods to a scheduler without gang scheduling.",
     fix="set schedulerName: volcano on the job (Volcano Job) or in every pod template",
-    kinds=GANG_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+    kinds=GANG_KINDS,
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
     options=Gang101Options,
     predicts=O.NEVER_WHOLE,  # the pods' scheduler places them one by one
 )

@@ -54,10 +54,10 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.routing._helpers import volcano_intent, volcano_names, VolcanoSchedulerOptions
 from gpufleet.rules.gangs import GANG_KINDS
-from gpufleet.workloads import template_scheduler
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_intent, volcano_names
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads import template_scheduler
 
 CODE = "GANG102"
 
@@ -79,10 +79,12 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         own = template_scheduler(template)
         if own is not None and own not in allowed:
             where = f" ({template.role})" if template.role else ""
-            yield Violation(template.spec_path.child("schedulerName"),
-                            f"pod template{where} names scheduler {own!r} instead of {reason}: its pods bypass the "
-                            "gang and are bound one by one",
-                            f"remove schedulerName from the template or set it to {gang!r}")
+            yield Violation(
+                template.spec_path.child("schedulerName"),
+                f"pod template{where} names scheduler {own!r} instead of {reason}: its pods bypass the "
+                "gang and are bound one by one",
+                f"remove schedulerName from the template or set it to {gang!r}",
+            )
 
 
 @rule_options
@@ -91,10 +93,15 @@ class Gang102Options(VolcanoSchedulerOptions):
 
 
 RULE = Rule(
-    code=CODE, name="template-bypasses-gang", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="template-bypasses-gang",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A pod template names another scheduler than its gang's, so its pods bypass the gang.",
     fix="remove the template's schedulerName (Volcano Job) or set it to volcano",
-    kinds=GANG_KINDS, check=check, doc=__doc__ or "",
+    kinds=GANG_KINDS,
+    check=check,
+    doc=__doc__ or "",
     options=Gang102Options,
     predicts=O.NEVER_WHOLE,  # the template's pods bypass the gang
 )
