@@ -116,6 +116,12 @@ def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str]) -> dict[st
             "metadata": meta(fleet, name, namespaced=False), "spec": spec}
 
 
+def policy_forms(form: CelForm) -> list[tuple[str, CelForm]]:
+    """``(name suffix, form)`` of each policy a rule's form renders: one per part (``-<plural>``, ``CelForm.parts``),
+    else the form itself (no suffix)."""
+    return [(f"-{part.resources[0][2]}", part) for part in form.parts] or [("", form)]
+
+
 def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
     """The policies and bindings of one rule with a CEL form, keyed ``<kind lowercase>-<name>``."""
     out: dict[str, dict[str, Any]] = {}
@@ -127,9 +133,8 @@ def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
     if warns:
         shapes.append(("-blank-waiver", f"!{blank_waiver(rule.code)}", ["Deny"]))
     assert rule.cel is not None
-    forms = [(f"-{part.resources[0][2]}", part) for part in rule.cel.parts] or [("", rule.cel)]
     for shape, guard, actions in shapes:
-        for part, form in forms:  # a form in parts: one policy per part (CelForm.parts)
+        for part, form in policy_forms(rule.cel):
             name = policy_name(rule.code, part + shape)
             out[f"validatingadmissionpolicy-{name}"] = _policy(fleet, rule, form, name, guard)
             out[f"validatingadmissionpolicybinding-{name}"] = _binding(fleet, rule, name, actions)
