@@ -31,7 +31,7 @@ from gpufleet.sandbox.state import down  # noqa: E402
 from gpufleet.sandbox.trial import TrialOptions, clean, try_manifests  # noqa: E402
 from gpufleet.sandbox.trial_watch import Ref, Watch  # noqa: E402
 from gpufleet.sandbox.up import Options, up  # noqa: E402
-from gpufleet.workloads.keys import QUEUE_LABEL as QUEUE  # noqa: E402
+from gpufleet.kubetypes.vocab import QUEUE_LABEL as QUEUE  # noqa: E402
 from tests.e2e.sandbox_env import Sandbox, job, launcher_job  # noqa: E402
 
 DEV = ROOT / "stacks" / "dev.fleet.yaml"

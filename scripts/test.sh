@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command: installs what the tests need into .venv (created with
-# the python3 on PATH, 3.11 or newer), checks the import layering, then runs pytest.
+# the python3 on PATH, 3.11 or newer), checks the import layering, types (mypy) and lint (ruff), then runs pytest.
 # Builds the sandbox's engines from their Go modules when Go is on PATH (tests/e2e).
 # Installs Prometheus (promtool and the server: Debian's `prometheus` package) for the
 # gang-alert tests when missing and run as root with apt-get; elsewhere those tests skip.
@@ -50,6 +50,10 @@ else
 fi
 echo "== import layering (import-linter)"
 .venv/bin/lint-imports
+echo "== types (mypy: gpufleet/ and policies/, strict on the core) and lint (ruff check, ruff format --check)"
+.venv/bin/mypy
+.venv/bin/ruff check --quiet .
+.venv/bin/ruff format --check --quiet .
 set +e
 if [ $# -eq 0 ] && [ "${GPUFLEET_E2E_LANES:-2}" = 2 ]; then
   # Two pytest processes at once (tests/e2e/lanes.py): an e2e module mostly waits on its engines, so two

@@ -106,7 +106,7 @@ ALLOWED = {("gpufleet/crdschema/cel.py", r"\\\[\(\\d\+\)\\\]"),
            ("gpufleet/policypack/settings.py", r"path\w*\.(startswith|endswith|removeprefix)\(")}
 
 
-def matches(patterns: list[str], allowed: set[tuple[str, str]] = set()) -> list[str]:
+def matches(patterns: list[str], allowed: frozenset[tuple[str, str]] = frozenset()) -> list[str]:
     """``file: pattern`` for each pattern found in the project's code, except the allowed pairs."""
     found = []
     for folder in ("gpufleet", "policies", "components"):

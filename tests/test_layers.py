@@ -64,7 +64,7 @@ def test_every_contract_is_kept_on_the_real_tree():
     ("adapters-independent", "gpufleet/cli/bad.py", "gpufleet.webhook.review"),
     ("adapters-public-rule-api", "gpufleet/policypack/bad.py", "gpufleet.rules.platform._kueue_config"),
     ("adapters-public-rule-api", "gpufleet/cli/bad.py", "gpufleet.rules.probes.gang301_liveness_or_readiness_probe"),
-    ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.keys"),
+    ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.kinds"),
     ("adapters-public-rule-api", "gpufleet/pulumi/bad.py", "gpufleet.workloads"),
     ("core-no-adapter-stacks", "gpufleet/render/bad.py", "pulumi"),
     ("core-no-adapter-stacks", "gpufleet/rules/bad.py", "aiohttp"),
@@ -148,3 +148,26 @@ def test_no_module_the_fleet_model_imports_imports_it_back():
     imported = {m for m in _imports(REPO / "gpufleet" / "model" / "fleet.py") if m.startswith("gpufleet.model.")}
     back = {m for m in imported if "gpufleet.model.fleet" in _imports(REPO / (m.replace(".", "/") + ".py"))}
     assert imported and back == set()
+
+
+def _family_private_imports(path: Path) -> set[str]:
+    """``gpufleet.rules.<family>._<module>`` for each import of a family's underscore module."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gpufleet.rules.")):
+            continue
+        for name in (node.module, *(f"{node.module}.{alias.name}" for alias in node.names)):
+            parts = name.split(".")
+            if len(parts) >= 4 and (REPO / "gpufleet" / "rules" / parts[2]).is_dir() and parts[3].startswith("_"):
+                out.add(".".join(parts[:4]))
+    return out
+
+
+def test_no_rule_family_imports_another_familys_helpers():
+    # Issue 36, item 4: helpers several families share live in gpufleet/rules/ itself (gangs, gpumath, demands, placement).
+    rules = REPO / "gpufleet" / "rules"
+    found = {(str(path.relative_to(REPO)), name)
+             for path in sorted(rules.rglob("*.py"))
+             for name in _family_private_imports(path)
+             if path.parent == rules or name.split(".")[2] != path.relative_to(rules).parts[0]}
+    assert found == set()

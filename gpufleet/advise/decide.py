@@ -73,7 +73,7 @@ from gpufleet.advise.jobs import Job
 from gpufleet.kubetypes import workload_api
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.workloads.keys import QUEUE_LABEL
+from gpufleet.kubetypes.vocab import QUEUE_LABEL
 
 FREE_FRACTION = Decimal("0.10")
 SMALL_POOL = Decimal(64)

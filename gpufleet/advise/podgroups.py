@@ -19,12 +19,12 @@ from gpufleet import workloads
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.render.coscheduling import render_pod_group, timeout_seconds
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 
 
 def _group_name(view: workloads.WorkloadView) -> str | None:
     for template in view.templates:
-        name = template.labels.get(keys.COSCHEDULING_GROUP)
+        name = template.labels.get(vocab.COSCHEDULING_GROUP)
         if name:
             return str(name)
     name = workloads.as_map(view.obj.get("metadata")).get("name")

@@ -19,7 +19,7 @@ import json
 from decimal import Decimal, InvalidOperation
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Mapping, Optional
 
 import typer
 
@@ -45,7 +45,7 @@ def _model(model: Optional[Path], command: str = "advise") -> Fleet:
     return loading.model(model, command)[1]
 
 
-def _objects(paths: list[str], command: str = "advise") -> list[dict]:
+def _objects(paths: list[str], command: str = "advise") -> list[Mapping[str, Any]]:
     return loading.objects(paths, command)
 
 

@@ -89,8 +89,8 @@ def _usage_error(exc: Exception) -> int:
 
     ctx = getattr(exc, "ctx", None)
     if type(exc).__name__ == "NoArgsIsHelpError":  # `gpufleet`, `gpufleet sandbox`: the help itself
-        exc.show()  # type: ignore[attr-defined]
+        exc.show()  # type: ignore[attr-defined]  # click's usage errors have show(); the type says Exception
         return exits.USAGE
     command = ctx.command_path if ctx is not None else "gpufleet"
-    message = exc.format_message().strip().rstrip(".")  # type: ignore[attr-defined]
+    message = exc.format_message().strip().rstrip(".")  # type: ignore[attr-defined]  # click's usage errors have format_message(); the type says Exception
     return exits.report([f"{command}: {message} (fix: see `{command} --help`)"], getattr(exc, "exit_code", exits.USAGE))

@@ -118,16 +118,17 @@ def diff(
         raise CliError(["gpufleet diff: needs two models or one with --git (fix: gpufleet diff BASE NEW, or "
                         "gpufleet diff MODEL --git origin/main)"])
     base = inputs.model_file(base)
-    if new is not None:
-        inputs.model_file(new)
+    new = inputs.model_file(new) if new is not None else None
     crd_set = _crds(crds)
     try:
         if git is not None:
             before = _git_base(base, git)
             after, title = _load_after(base, before), f"{base} ({git} -> working tree)"
-        else:
+        elif new is not None:
             before = load_model(base)
             after, title = _load_after(new, before), f"{base} -> {new}"
+        else:
+            raise AssertionError("diff: neither NEW nor --git (refused above)")
         result = diff_fleets(before, after, crd_set, inputs.stack_settings(base)[1])
     except ModelError as exc:
         raise CliError(exc.lines() or [f"{exc}"], 1) from None

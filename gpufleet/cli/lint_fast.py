@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         """One line, as the typer commands' usage errors (gpufleet.cli.app), not argparse's usage block."""
         from gpufleet.cli.exits import USAGE, CliError
 

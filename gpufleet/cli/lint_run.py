@@ -13,7 +13,6 @@ line each). rich is imported only when writing text to a terminal.
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +27,9 @@ from gpufleet.lint.runner import Report, lint, lint_sources, unknown_codes
 from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import load_settings
 from gpufleet.util import lifetime
+from gpufleet.kubetypes.vocab import is_dns_label
 
 FORMATS = ("text", "json", "sarif")
-DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 STYLES = {"error": "bold red", "warning": "yellow", "waived": "dim", "detail": "", "summary": "bold"}
 
 
@@ -82,7 +81,7 @@ def _context(config: LintConfig, opts: Options) -> CheckContext:
 def _check_usage(opts: Options) -> None:
     if opts.fmt not in FORMATS:
         raise UsageError([f"--format {opts.fmt!r} is not one of {', '.join(FORMATS)}"])
-    if not DNS_LABEL.fullmatch(opts.namespace):
+    if not is_dns_label(opts.namespace):
         raise UsageError([f"--namespace {opts.namespace!r} is not a namespace name: use lowercase letters, digits "
                           "and '-' (at most 63)"])
     if not 0 <= opts.jobs <= MAX_JOBS:

@@ -10,7 +10,7 @@ line per problem, each prefixed with ``gpufleet COMMAND:``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Mapping, Optional
 
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import INVALID, USAGE, CliError
@@ -36,7 +36,7 @@ def model(given: Optional[Path], command: str) -> tuple[Path, Fleet]:
         raise fail(exc.lines(), INVALID, command) from None
 
 
-def objects(paths: list[str], command: str) -> list[dict]:
+def objects(paths: list[str], command: str) -> list[Mapping[str, Any]]:
     """Every object of the manifest files and directories ``paths``, in order."""
     found, problems = [], []
     try:

@@ -62,6 +62,8 @@ def _models(base: Path, new: Optional[Path], git: Optional[str]):
     try:
         if git is not None:
             return (f"{base}@{git}", _git_base(base, git)), (str(base), load_model(base))
+        if new is None:
+            raise AssertionError("whatif: neither NEW nor --git (refused above)")
         return (str(base), load_model(base)), (str(new), load_model(new))
     except ModelError as exc:
         raise loading.fail(exc.lines(), INVALID, COMMAND) from None

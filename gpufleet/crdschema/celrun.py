@@ -58,7 +58,7 @@ def evaluation() -> ModuleType:
     erased = _Erased()
     for name in _RUNTIME_TYPING:
         setattr(module, name, erased)
-    module.cast = lambda _type, value: value  # type: ignore[attr-defined]
+    module.cast = lambda _type, value: value  # type: ignore[attr-defined]  # a module object takes any attribute; the private copy's cast is replaced
     return module
 
 
@@ -66,7 +66,7 @@ EVAL_ERRORS: tuple[type[Exception], ...] = (celpy.evaluation.CELEvalError, evalu
 """What a failing evaluation raises (stock cel-python's or the private copy's class)."""
 
 
-class _Evaluator(evaluation().Evaluator):  # type: ignore[misc, name-defined]
+class _Evaluator(evaluation().Evaluator):  # type: ignore[misc]  # a base made at import time (the private copy)
     """cel-python's evaluator, binding macro variables in a child scope instead of a deep copy."""
 
     def set_activation(self, values: Any) -> "_Evaluator":

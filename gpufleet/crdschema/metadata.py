@@ -9,16 +9,12 @@ annotation keys.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.vocab import is_dns_label, is_dns_subdomain, is_label_value, is_qualified_name
 
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
-_LABEL = re.compile(_DNS_LABEL)
-_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _META = ROOT.child("metadata")
 _SUBDOMAIN_HINT = "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters"
 
@@ -32,7 +28,7 @@ def check(obj: dict[str, Any], kind: str, namespaced: bool) -> list[Issue]:
     namespace = meta.get("namespace")
     if namespace not in (None, "") and not namespaced:
         issues.append(Issue(_META.child("namespace"), f"{kind} is cluster-scoped; a namespace is not allowed", "remove metadata.namespace"))
-    elif isinstance(namespace, str) and namespace and not _is_dns_label(namespace):
+    elif isinstance(namespace, str) and namespace and not is_dns_label(namespace):
         issues.append(Issue(_META.child("namespace"), f"{namespace!r} is not a valid namespace (a DNS label)",
                             "use lowercase letters, digits and '-', at most 63 characters"))
     issues += _map_issues(meta.get("labels"), _META.child("labels"), check_values=True)
@@ -51,35 +47,16 @@ def _name_issues(meta: dict[str, Any]) -> list[Issue]:
     return []
 
 
-def is_dns_subdomain(text: str) -> bool:
-    return len(text) <= 253 and _SUBDOMAIN.fullmatch(text) is not None
-
-
-def _is_dns_label(text: str) -> bool:
-    return len(text) <= 63 and _LABEL.fullmatch(text) is not None
-
-
 def _map_issues(values: Any, path: FieldPath, check_values: bool) -> list[Issue]:
     if not isinstance(values, dict):
         return []
     issues = []
     for key, value in values.items():
         where = path.key(str(key))
-        if not _is_qualified_name(str(key)):
+        if not is_qualified_name(str(key)):
             issues.append(Issue(where, f"{key!r} is not a valid key", "use [prefix/]name: name at most 63 characters of "
                                 "letters, digits, '-', '_' and '.'; prefix a DNS subdomain"))
-        elif check_values and not _is_label_value(value):
+        elif check_values and not is_label_value(value):
             issues.append(Issue(where, f"{value!r} is not a valid label value",
                                 "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"))
     return issues
-
-
-def _is_qualified_name(key: str) -> bool:
-    prefix, _, name = key.rpartition("/")
-    if "/" in key and not (prefix and is_dns_subdomain(prefix)):
-        return False
-    return len(name) <= 63 and _NAME_PART.fullmatch(name) is not None
-
-
-def _is_label_value(value: Any) -> bool:
-    return isinstance(value, str) and (value == "" or (len(value) <= 63 and _NAME_PART.fullmatch(value) is not None))

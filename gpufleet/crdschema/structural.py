@@ -129,7 +129,7 @@ def _to_issue(error: ValidationError, label: str) -> Issue:
     elif kind == "enum":
         message, fix = f"{_short(error.instance)} is not one of {error.validator_value}", f"use one of {error.validator_value}"
     elif kind in ("anyOf", "oneOf"):
-        types = [s.get("type") for s in error.validator_value if isinstance(s, dict)]
+        types = [s.get("type") for s in error.validator_value if isinstance(s, dict)]  # type: ignore[union-attr]  # a list here
         if all(types):
             message = f"must be of type {' or '.join(map(str, types))}, got {_type_name(error.instance)}"
     elif kind == "format":

@@ -140,7 +140,8 @@ class _Lazy(celtypes.MapType):
 
     def __init__(self, programs: dict[str, Any], names: dict[str, Any]) -> None:
         super().__init__({celtypes.StringType(n): None for n in programs})
-        self._programs, self._names, self._done = programs, names, {}
+        self._programs, self._names = programs, names
+        self._done: dict[str, Any] = {}
 
     def __getitem__(self, key: Any) -> Any:
         name = str(key)

@@ -25,9 +25,9 @@ from gpufleet.diff.steps import plan_steps
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import RenderedObject, render_all
 from gpufleet.render.controller import COMPONENT, ControllerSettings
-from gpufleet.render.meta import TEAM_LABEL
 from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT, render_monitoring
 from gpufleet.stack.controller import controller_manifests
+from gpufleet.kubetypes.vocab import TEAM_LABEL
 
 __all__ = ["Diff", "diff_fleets"]
 

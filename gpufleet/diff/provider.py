@@ -65,4 +65,4 @@ def replacement_note(manifest: Mapping[str, Any] | None) -> str:
     meta = (manifest or {}).get("metadata") or {}
     if (manifest or {}).get("kind") != "ConfigMap":
         return ""
-    return {CONTEXT_CONFIGMAP: CONTEXT_SWAP, RULE_PARAMS: PARAMS_SWAP, MUTATION_PARAMS: PARAMS_SWAP}.get(meta.get("name"), "")
+    return {CONTEXT_CONFIGMAP: CONTEXT_SWAP, RULE_PARAMS: PARAMS_SWAP, MUTATION_PARAMS: PARAMS_SWAP}.get(str(meta.get("name")), "")

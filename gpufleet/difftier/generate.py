@@ -21,7 +21,7 @@ from typing import Any
 from gpufleet.difftier.cases import Case
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.workloads.keys import QUEUE_LABEL
+from gpufleet.kubetypes.vocab import NVIDIA_GPU, QUEUE_LABEL
 
 UNOWNED = "scratch"
 """A namespace no team of the model owns (the trial creates it when missing)."""
@@ -67,7 +67,7 @@ def _place(r: random.Random, fleet: Fleet, volcano: bool) -> tuple[str, Any]:
 def _job(r: random.Random, fleet: Fleet, n: str, notes: list[str]) -> dict[str, Any]:
     namespace, team = _place(r, fleet, volcano=False)
     pool = r.choice([*fleet.pools, None])
-    resource = pool.gpu_resource if pool else "nvidia.com/gpu"
+    resource = pool.gpu_resource if pool else NVIDIA_GPU
     ranks = r.randint(1, 5)
     gpus = r.choice([1, 2, 4, int(pool.gpus_per_node) if pool else 8])
     spec = _pod_spec(r, pool, gpus, resource, notes)
@@ -105,7 +105,7 @@ def _vcjob(r: random.Random, fleet: Fleet, n: str, notes: list[str]) -> dict[str
     namespace, team = _place(r, fleet, volcano=True)
     pools = fleet.pools_of("volcano") or fleet.pools
     pool = r.choice([*pools, None])
-    resource = pool.gpu_resource if pool else "nvidia.com/gpu"
+    resource = pool.gpu_resource if pool else NVIDIA_GPU
     ranks = r.randint(1, 4)
     gpus = r.choice([1, 2, int(pool.gpus_per_node) if pool else 4])
     spec = _pod_spec(r, pool, gpus, resource, notes)

@@ -161,7 +161,7 @@ KNOWN: tuple[Known, ...] = (
     Known("*", "GANG402", FALSE_ALARM, O.RAN_WHOLE,
           "pods that select no nodes reach every node whose taints they tolerate: GANG402 measures the nodes of the pools "
           "of the system it expects to place them (Volcano's, for pods naming the volcano scheduler), and the engines put "
-          "the pod on a larger node of a Kueue pool (gpufleet.rules.gpus._placement; not changed here)",
+          "the pod on a larger node of a Kueue pool (gpufleet.rules.placement; not changed here)",
           when="no node selector"),
     Known("*", "GANG403", FALSE_ALARM, O.RAN_WHOLE,
           "pods that select no nodes reach every node whose taints they tolerate: GANG403 measures the pool the "
@@ -169,7 +169,7 @@ KNOWN: tuple[Known, ...] = (
           "which is its own hazard)", when="no node selector"),
     Known("*", "GANG403", FALSE_ALARM, O.RAN_WHOLE,
           "Volcano placed the pods on the nodes their selector names, a pool of another system (Kueue's); GANG403 "
-          "counts only Volcano's pools for a job Volcano places (gpufleet.rules.gpus._placement, which ignores such a "
+          "counts only Volcano's pools for a job Volcano places (gpufleet.rules.placement, which ignores such a "
           "selector on purpose: tests/rules/gpus/test_placement.py). Not changed here: the same selector on a job Kueue "
           "admits makes it never admitted (no flavor matches), so which pools count depends on the placing system",
           when="Volcano pods selecting another system's pool"),

@@ -50,14 +50,11 @@ from typing import Any, Mapping
 
 from gpufleet.kubetypes import quantity, workload_api
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
+from gpufleet.kubetypes.vocab import KNOWN_GPUS, NVIDIA_GPU, QUEUE_LABEL
 
 CONTEXT_VERSION = 1
-GANG_LABEL = "gpufleet.dev/gang"
-"""The gang identity label on pods (stamped by ``gpufleet.mutate.gang``, read by the gang alerts)."""
 PARTITION_ALWAYS_EXEMPT = ("kube-system",)
 """Namespaces every fleet exempts from static partitioning (node agents); a model adds ``partitionExemptNamespaces``."""
-KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
-"""GPU resources every fleet knows; a fleet adds its pools' ``gpuResource`` (:class:`FleetIndex`)."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +142,7 @@ class FleetContext:
     cold_start_floor_seconds: int = COLD_START_FLOOR_SECONDS
     kueue_namespace: str = "kueue-system"
     volcano_namespace: str = "volcano-system"
-    queue_label: str = "kueue.x-k8s.io/queue-name"
+    queue_label: str = QUEUE_LABEL
     coscheduling_scheduler: str | None = None
     gang_label: str | None = None
     """Label the admission controller stamps on gang pod templates (``gpufleet.dev/gang``); None = none."""
@@ -263,7 +260,7 @@ class FleetContext:
         pools = tuple(
             PoolContext(
                 name=p["name"], system=p["system"], node_count=int(p["nodeCount"]),
-                gpu_resource=p.get("gpuResource", "nvidia.com/gpu"),
+                gpu_resource=p.get("gpuResource", NVIDIA_GPU),
                 allocatable={k: quantity.parse(v) for k, v in p.get("allocatable", {}).items()},
                 node_labels=dict(p.get("nodeLabels", {})),
                 dedicated_to=p.get("dedicatedTo"), cold_start_budget_seconds=p.get("coldStartBudgetSeconds"),
@@ -280,7 +277,7 @@ class FleetContext:
             cold_start_floor_seconds=int(data.get("coldStartFloorSeconds", COLD_START_FLOOR_SECONDS)),
             kueue_namespace=data.get("kueueNamespace", "kueue-system"),
             volcano_namespace=data.get("volcanoNamespace", "volcano-system"),
-            queue_label=data.get("queueLabel", "kueue.x-k8s.io/queue-name"),
+            queue_label=data.get("queueLabel", QUEUE_LABEL),
             coscheduling_scheduler=data.get("coschedulingScheduler"),
             gang_label=data.get("gangLabel"),
             manage_jobs_without_queue_name=_optional_bool(data.get("manageJobsWithoutQueueName")),

@@ -25,7 +25,8 @@ from gpufleet.fleetctx.context import CONTEXT_VERSION
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.model.base import DNS_LABEL, Quantity
+from gpufleet.model.base import Quantity
+from gpufleet.kubetypes.vocab import DNS_LABEL, NVIDIA_GPU, QUEUE_LABEL
 
 Label = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
 
@@ -48,7 +49,7 @@ class PoolDoc(_Doc):
     system: Literal["kueue", "volcano", "coscheduling", "native"]
     placement: Literal["per-pod", "native"] = "per-pod"
     nodeCount: StrictInt = Field(ge=0, le=1_000_000)
-    gpuResource: StrictStr = "nvidia.com/gpu"
+    gpuResource: StrictStr = NVIDIA_GPU
     allocatable: dict[StrictStr, Any] = {}
     nodeLabels: dict[StrictStr, StrictStr] = {}
     dedicatedTo: StrictStr | None = Field(None, min_length=1, max_length=63, pattern=DNS_LABEL)
@@ -72,7 +73,7 @@ class FleetContextDoc(_Doc):
     waitForPodsReadyTimeoutSeconds: StrictInt | None = Field(None, ge=0, le=10**9)
     kueueNamespace: StrictStr = "kueue-system"
     volcanoNamespace: StrictStr = "volcano-system"
-    queueLabel: StrictStr = "kueue.x-k8s.io/queue-name"
+    queueLabel: StrictStr = QUEUE_LABEL
     gangLabel: StrictStr | None = None
     manageJobsWithoutQueueName: bool | None = None
     kueueManagedNamespaces: list[StrictStr] | None = None

@@ -204,7 +204,7 @@ def option_names(model: type) -> list[str]:
     """The camelCase keys of an options class, in declaration order."""
     config = getattr(model, "__pydantic_config__", {})
     rename = config.get("alias_generator") or (lambda n: n)
-    return [rename(name) for name in model.__dataclass_fields__]  # type: ignore[attr-defined]
+    return [rename(name) for name in model.__dataclass_fields__]  # type: ignore[attr-defined]  # model is a dataclass type (the rule options): dataclasses sets __dataclass_fields__
 
 
 def _validate(model: type, value: Mapping[str, Any], where: FieldPath) -> tuple[object | None, list[Issue]]:

@@ -52,14 +52,14 @@ def parse_nanoseconds(text: str) -> int:
     total, pos = Fraction(0), 0
     while pos < len(body):
         match = _PART.match(body, pos)
-        whole, frac, unit = match.group(1), match.group(2), match.group(3)  # type: ignore[union-attr]
+        whole, frac, unit = match.group(1), match.group(2), match.group(3)  # type: ignore[union-attr]  # _PART matches at every position: all its groups are optional
         if not whole and not frac:
             raise DurationError(f"{text!r} is not a Go duration: a number must come before each unit (examples: {EXAMPLES})")
         if unit not in NANOSECONDS:
             what = f"unknown unit {unit!r}" if unit else "missing unit"
             raise DurationError(f"{text!r} is not a Go duration: {what} (use ns, us, ms, s, m or h; examples: {EXAMPLES})")
         total += Fraction(f"{whole or 0}.{frac or 0}") * NANOSECONDS[unit]
-        pos = match.end()  # type: ignore[union-attr]
+        pos = match.end()  # type: ignore[union-attr]  # as above: _PART always matches
     nanos = int(total)
     if nanos > _MAX_NS + (1 if negative else 0):
         raise DurationError(f"{text!r} is out of range: Go durations stop at about 2562047h")
@@ -74,7 +74,7 @@ def parse_seconds(text: str) -> float:
 def seconds_or_none(value: object) -> float | None:
     """Seconds of a Go duration, or None when ``value`` is not one (for rules that report it themselves)."""
     try:
-        return parse_seconds(value)  # type: ignore[arg-type]
+        return parse_seconds(value)  # type: ignore[arg-type]  # not a str: parse_nanoseconds raises DurationError, caught below
     except DurationError:
         return None
 

@@ -217,7 +217,7 @@ def get_value(tree: Any, path: FieldPath | Iterable[Segment], default: Any = Non
     node = tree
     for seg in path:
         if type(seg) is int:
-            if not isinstance(node, list) or not -1 < seg < len(node):  # type: ignore[operator]
+            if not isinstance(node, list) or not -1 < seg < len(node):
                 return default
             node = node[seg]
         else:

@@ -30,6 +30,6 @@ class FileText:
             text = read(self.name).text
             unchanged = text is not None and len(text) == self._length and hash(text) == self._hash
             # a part after "---" starts on that marker's line: an empty part before it may share the line, a later one wins
-            self._parts = {line: body for line, body, _ in fastyaml.split(text)} if unchanged else {}  # type: ignore[arg-type]
+            self._parts = {line: body for line, body, _ in fastyaml.split(text)} if unchanged else {}  # type: ignore[arg-type]  # fastyaml.split yields (int, str, ...) rows; yaml_rs has no type information
         body = self._parts.get(first)
         return body if body is not None and len(body) == length else None

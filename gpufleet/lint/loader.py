@@ -179,8 +179,9 @@ def _within_limits(source: Source, documents: Documents, result: Result) -> Docu
         try:
             yamllimits.check_value(value)
         except yamllimits.LimitError as exc:
-            result.problems.append(Problem(source.name, line, f"{exc.problem.partition('; ')[0]}; the rest of the file was not checked",
-                                           exc.problem.partition("; ")[2] or "simplify the document"))
+            what, _, fix = (exc.problem or "").partition("; ")
+            result.problems.append(Problem(source.name, line, f"{what}; the rest of the file was not checked",
+                                           fix or "simplify the document"))
             return documents[:i]
     return documents
 

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Mapping, cast
 
 from gpufleet.kubetypes.admission_kinds import REVIEWED_KINDS
 from gpufleet.rules.api import OPTIONS_CONFIG, Rule
+from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 
 SECTIONS = ("What it checks", "Why it is unsafe", "Example", "Preferred form")
 
@@ -61,7 +62,7 @@ def _attribute_docs(model: type) -> dict[str, str]:
     docs: dict[str, str] = {}
     for klass in reversed(model.__mro__[:-1]):
         try:
-            body = ast.parse(inspect.getsource(klass).lstrip()).body[0].body  # type: ignore[attr-defined]
+            body = ast.parse(inspect.getsource(klass).lstrip()).body[0].body  # type: ignore[attr-defined]  # the first statement of a class's source is its ClassDef
         except (OSError, TypeError, IndexError, AttributeError):
             continue
         for node, after in zip(body, body[1:]):
@@ -118,7 +119,7 @@ def rules_markdown(rules: Iterable[Rule], agreement: Mapping[str, str] | None = 
         "",
         "Every rule is one module `gpufleet/rules/<family>/gangNNN_<name>.py`; the linter, the Pulumi policy pack and",
         "the admission webhook run the same checks. Waive a finding with the annotation",
-        "`waive.gpufleet.dev/<CODE>: \"<reason>\"` on the object (a waiver without a reason does not waive).",
+        f"`{WAIVER_PREFIX}<CODE>: \"<reason>\"` on the object (a waiver without a reason does not waive).",
         f"Not waivable: {', '.join(r.code for r in rules if not r.waivable) or 'none'} (the annotation is reported, not applied).",
         "",
         "Enforced by: every rule runs in the linter (`lint`) and the Pulumi policy pack (`policy pack`); the admission",

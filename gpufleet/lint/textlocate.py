@@ -100,7 +100,7 @@ def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str |
             end = seq_end.search(text, eol)
             stop = end.start() if end else len(text)
             found = None
-            for found in item_row.finditer(text, eol, stop):
+            for found in item_row.finditer(text, eol, stop):  # noqa: B007 - the last match is what is kept
                 part -= 1
                 if not part:
                     break
@@ -217,7 +217,7 @@ def walkable(text: str, plain: bool = False) -> str | None:
         if span is True:
             return None
         if span:
-            spans.append(span)  # type: ignore[arg-type]
+            spans.append(span)
     if not spans:
         return lined
     out, last = [], 0

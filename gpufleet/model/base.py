@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from gpufleet.kubetypes import durations
 
 from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.vocab import DNS_LABEL
 
 
 class Base(BaseModel):
@@ -27,8 +28,6 @@ class Base(BaseModel):
         use_attribute_docstrings=True,
     )
 
-
-DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 # A DNS label: lowercase letters, digits and '-', at most 63 characters, starting and
 # ending alphanumeric. (No description here: it would hide each field's own docstring.)

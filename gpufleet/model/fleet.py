@@ -24,6 +24,7 @@ from gpufleet.model.pools import Pool
 from gpufleet.model.priority import PriorityClass
 from gpufleet.model.teams import Cohort, Team
 from gpufleet.model.volcano import VolcanoScheduler
+from gpufleet.kubetypes.vocab import ADMISSION_OPT_OUT_LABEL, DNS_LABEL_RE
 
 API_VERSION = "gpufleet.dev/v1alpha1"
 
@@ -57,7 +58,7 @@ class Engines(Base):
     """scheduler-plugins as a second scheduler (installed only when a pool has system: coscheduling)."""
 
 
-SERVICE_ACCOUNT = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
+SERVICE_ACCOUNT = rf"^{DNS_LABEL_RE}/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
 
 
 class NamespaceGuard(Base):
@@ -92,7 +93,7 @@ class Controller(Base):
     """Deploy the gang-admission controller (admission webhook)."""
     namespace: Name = "gpufleet-system"
     """Namespace of the controller (kept out of team namespaces)."""
-    opt_out_label: str = "gpufleet.dev/admission"
+    opt_out_label: str = ADMISSION_OPT_OUT_LABEL
     """Namespaces labelled ``<optOutLabel>: disabled`` are skipped by the webhook."""
     replicas: int = Field(default=3, ge=1)
     """Webhook replicas (the webhook fails closed, so keep at least 2 in production; one gets no PodDisruptionBudget)."""

@@ -23,9 +23,8 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import KNOWN_GPUS, MIG_PREFIX, NVIDIA_GPU
 
-KNOWN_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
-MIG_PREFIX = "nvidia.com/mig-"
 LIMITS = ("nominal", "borrowingLimit", "lendingLimit")
 _WHOLE = re.compile(r"\s*-?\d+\s*")  # a sign is the limits check's to judge ("negative")
 
@@ -55,7 +54,7 @@ def _pools(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def _allocatable_issues(data: Mapping[str, Any]) -> Iterator[Issue]:
     for i, pool in enumerate(_pools(data)):
-        gpus = {*KNOWN_GPUS, str(pool.get("gpuResource") or "nvidia.com/gpu")}
+        gpus = {*KNOWN_GPUS, str(pool.get("gpuResource") or NVIDIA_GPU)}
         allocatable = pool.get("allocatable")
         if not isinstance(allocatable, Mapping):
             continue

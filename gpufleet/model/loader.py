@@ -22,6 +22,7 @@ from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
+from gpufleet.kubetypes.vocab import GPUFLEET_GROUP
 
 
 def _fix_for(error: Mapping[str, Any]) -> str:
@@ -77,7 +78,7 @@ def _merge(first: list[Issue], second: list[Issue]) -> list[Issue]:
 def _wrong_kind(data: dict[Any, Any]) -> Issue | None:
     """An issue when ``data`` is plainly another kind of document (a Kubernetes manifest, say)."""
     kind, api = data.get("kind"), data.get("apiVersion")
-    if (isinstance(kind, str) and kind != "Fleet") or (isinstance(api, str) and not api.startswith("gpufleet.dev/")):
+    if (isinstance(kind, str) and kind != "Fleet") or (isinstance(api, str) and not api.startswith(GPUFLEET_GROUP)):
         return Issue("(document)", f"this is a {kind or 'document'} ({api or 'no apiVersion'}), not a fleet model",
                      "pass the fleet model file (apiVersion: gpufleet.dev/v1alpha1, kind: Fleet), e.g. stacks/prod.fleet.yaml")
     return None
@@ -148,8 +149,8 @@ def _read(path: str | Path, source: str) -> tuple[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
-        problem, fix = yamlio.yaml_problem(exc, text)
-        raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", fix or "fix the YAML syntax")]) from None
+        problem, hint = yamlio.yaml_problem(exc, text)
+        raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", hint or "fix the YAML syntax")]) from None
     duplicates = duplicate_keys.check(text)  # after the limits: the text is known to be shallow and alias-bounded
     if duplicates:
         raise placed(ModelError(source, capped(duplicates)), text)

@@ -15,7 +15,7 @@ from gpufleet import DOCS_URL
 from gpufleet.kubetypes import durations
 from gpufleet.model.base import Base, Duration, Name
 from gpufleet.model.pools import Pool
-
+from gpufleet.kubetypes.vocab import APP_NAME_LABEL, DNS_LABEL
 
 
 class PodsReadyTimeoutStorm(Base):
@@ -57,9 +57,9 @@ class KubeStateMetrics(Base):
 
     namespace: Name = "kube-system"
     """Namespace of the kube-state-metrics Service."""
-    service_labels: dict[str, str] = Field(default_factory=lambda: {"app.kubernetes.io/name": "kube-state-metrics"})
+    service_labels: dict[str, str] = Field(default_factory=lambda: {APP_NAME_LABEL: "kube-state-metrics"})
     """Labels that select the kube-state-metrics Service (the ServiceMonitor's ``selector.matchLabels``)."""
-    port: str = Field(default="http", min_length=1, max_length=15, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    port: str = Field(default="http", min_length=1, max_length=15, pattern=DNS_LABEL)
     """Name of the Service port that serves the metrics."""
 
 
@@ -77,7 +77,7 @@ class Observability(Base):
     missed scrape and a Prometheus restart (rules evaluated before the first scrape of the step reporters)."""
     pods_ready_timeout_storm: PodsReadyTimeoutStorm = Field(default_factory=PodsReadyTimeoutStorm)
     """KueuePodsReadyTimeoutStorm threshold (a registry slowdown turning into a requeue storm)."""
-    steps_port: str = Field(default="gpufleet-steps", min_length=1, max_length=15, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    steps_port: str = Field(default="gpufleet-steps", min_length=1, max_length=15, pattern=DNS_LABEL)
     """Name of the container port on which training pods serve ``gpufleet.steps`` (PodMonitor ``port``)."""
     runbook_base_url: str = f"{DOCS_URL}/runbooks"
     """Where ``docs/runbooks`` is published; each alert's runbook_url is ``<base>/<Alert>.md``."""

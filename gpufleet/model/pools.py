@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field
 
 from gpufleet.model.base import Base, Duration, Name, Quantity
+from gpufleet.kubetypes.vocab import NVIDIA_GPU
 
 
 class Taint(Base):
@@ -57,7 +58,7 @@ class Pool(Base):
     """Number of nodes in the pool."""
     allocatable: dict[str, Quantity] = Field(min_length=1)
     """Per-node allocatable resources (``nvidia.com/gpu: 8``, ``cpu: 192``, ``memory: 1800Gi``, ``rdma/ib: 8``)."""
-    gpu_resource: str = "nvidia.com/gpu"
+    gpu_resource: str = NVIDIA_GPU
     """The resource that team quota on this pool is counted in; other resources follow the node shape."""
     node_labels: dict[str, str] = Field(default_factory=dict)
     """Labels that select this pool's nodes (at most 8 for a Kueue ResourceFlavor)."""

@@ -35,7 +35,7 @@ def _drop_property_titles(node: Any) -> Any:
 
 def fleet_json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a fleet model file, keyed by the YAML field names."""
-    body = _drop_property_titles(Fleet.model_json_schema(by_alias=True, mode="validation"))
+    body: dict[str, Any] = _drop_property_titles(Fleet.model_json_schema(by_alias=True, mode="validation"))
     head = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

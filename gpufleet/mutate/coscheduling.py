@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
-from gpufleet.workloads import WorkloadView, keys, label_path
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, label_path
 
 
 def mutate_coscheduling(view: WorkloadView, team: TeamContext, fleet: FleetContext, patch: PatchBuilder) -> None:
@@ -36,8 +37,8 @@ def mutate_coscheduling(view: WorkloadView, team: TeamContext, fleet: FleetConte
     for template in view.templates:
         spec = template.spec_path
         patch.set_default(spec.child("schedulerName"), fleet.coscheduling_scheduler,
-                          unset=lambda v: is_unset(v) or v == keys.DEFAULT_SCHEDULER)
+                          unset=lambda v: is_unset(v) or v == vocab.DEFAULT_SCHEDULER)
         for key, value in pool.node_labels.items():
             patch.set_default(spec.child("nodeSelector").key(key), value)
-        if group and not template.labels.get(keys.COSCHEDULING_GROUP):
-            patch.set_default(label_path(keys.COSCHEDULING_GROUP, template.metadata_path), group)
+        if group and not template.labels.get(vocab.COSCHEDULING_GROUP):
+            patch.set_default(label_path(vocab.COSCHEDULING_GROUP, template.metadata_path), group)

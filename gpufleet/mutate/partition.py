@@ -19,8 +19,7 @@ from typing import Any
 from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.workloads import WorkloadView
-
-DEDICATED_KEY = "gpufleet.dev/dedicated"  # gpufleet.model.checks.dedicated.DEDICATED_KEY (the core mutator reads no model)
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
 
 def mutate_partition(view: WorkloadView, team: TeamContext, fleet: FleetContext, patch: PatchBuilder) -> None:

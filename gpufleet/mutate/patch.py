@@ -31,7 +31,7 @@ __all__ = ["PatchBuilder", "escape", "is_map", "is_unset", "pointer"]
 
 
 def _segments(path: FieldPath | Sequence[Key]) -> tuple[Key, ...]:
-    return path.segments if type(path) is FieldPath else tuple(path)  # type: ignore[union-attr]
+    return path.segments if type(path) is FieldPath else tuple(path)
 
 
 def is_unset(value: Any) -> bool:

@@ -2,7 +2,7 @@
 
 Pure string builders, one per concern of :func:`gpufleet.mutate.core.mutate`, each reading
 the same facts as its Python module (one owner per fact: the keys of
-:mod:`gpufleet.workloads.keys`, the elastic opt-in of :mod:`gpufleet.workloads.cel`):
+:mod:`gpufleet.kubetypes.vocab`, the elastic opt-in of :mod:`gpufleet.workloads.cel`):
 
 - :func:`volcano_mutations`: :mod:`gpufleet.mutate.volcano` (queue, scheduler, gang minimum,
   job-level restart policies, the pods' ``restartPolicy``);
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from gpufleet.mutate.volcano import RESTART_EVENTS
 from gpufleet.mutate.cel import chain, each, read, set_default, string, text_or
-from gpufleet.workloads import keys
-from gpufleet.workloads.cel import annotations, elastic
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads.cel import annotation_map, elastic
 from gpufleet.workloads.kueue_label import PARENT_GROUPS
 
 KIND = "request.resource.group + '/' + request.resource.resource"
@@ -36,7 +36,7 @@ def _tasks_pointer(index: str) -> str:
 
 # --- Volcano Jobs -------------------------------------------------------------------------------
 
-VOLCANO_VARIABLES = (
+VOLCANO_VARIABLES: tuple[tuple[str, str], ...] = (
     ("tasks", "has(object.spec.tasks) ? object.spec.tasks : []"),
     ("counts", "variables.tasks.filter(t, !(has(t.dependsOn) && has(t.dependsOn.name) && "
                "t.dependsOn.name.exists(n, n != ''))).map(t, has(t.replicas) ? t.replicas : 0)"),
@@ -69,8 +69,8 @@ def volcano_mutations() -> list[str]:
     return [
         "variables.volcanoQueue == '' ? [] : "
         + set_default("object", "''", ["spec", "queue"], "variables.volcanoQueue", unset="in ['', 'default']"),
-        set_default("object", "''", ["spec", "schedulerName"], string(keys.VOLCANO_SCHEDULER)),
-        task_default("schedulerName", string(keys.VOLCANO_SCHEDULER)),
+        set_default("object", "''", ["spec", "schedulerName"], string(vocab.VOLCANO_SCHEDULER)),
+        task_default("schedulerName", string(vocab.VOLCANO_SCHEDULER)),
         task_default("restartPolicy", "'Never'"),
         f"variables.starting > 0 && !{elastic()} ? "
         + set_default("object", "''", ["spec", "minAvailable"], "variables.starting", unset="") + " : []",
@@ -93,14 +93,14 @@ def _templates() -> str:
 
 
 def _routed_to_volcano() -> str:
-    notes = annotations()
+    notes = annotation_map()
     labels = "(has(object.metadata.labels) ? object.metadata.labels : {})"
     queue = text_or("object", ["spec", "runPolicy", "schedulingPolicy", "queue"])
     by_key = " || ".join(f"({string(k)} in {m} && {m}[{string(k)}] != '')" for m, k in (
-        (notes, keys.VOLCANO_QUEUE), (labels, keys.VOLCANO_QUEUE), (notes, keys.VOLCANO_GROUP),
-        (notes, keys.VOLCANO_GROUP_ALT)))
+        (notes, vocab.VOLCANO_QUEUE), (labels, vocab.VOLCANO_QUEUE), (notes, vocab.VOLCANO_GROUP),
+        (notes, vocab.VOLCANO_GROUP_ALT)))
     scheduler = (f"({_templates()}).exists(t, has(t.spec) && has(t.spec.schedulerName) && "
-                 f"t.spec.schedulerName == {string(keys.VOLCANO_SCHEDULER)})")
+                 f"t.spec.schedulerName == {string(vocab.VOLCANO_SCHEDULER)})")
     return f"(({KIND}).startsWith('kubeflow.org/') && {queue} != '') || {by_key} || {scheduler}"
 
 
@@ -114,8 +114,8 @@ def _owned_by_managed_parent() -> str:
 def queue_label_mutation(label: str) -> str:
     """An ApplyConfiguration adding ``label: <the namespace's LocalQueue>`` where the webhook would."""
     labels = "(has(object.metadata.labels) ? object.metadata.labels : {})"
-    group = f"({string(keys.KUEUE_POD_GROUP)} in {labels} && {labels}[{string(keys.KUEUE_POD_GROUP)}] != '') || " \
-            f"({string(keys.KUEUE_POD_GROUP)} in {annotations()} && {annotations()}[{string(keys.KUEUE_POD_GROUP)}] != '')"
+    group = f"({string(vocab.KUEUE_POD_GROUP)} in {labels} && {labels}[{string(vocab.KUEUE_POD_GROUP)}] != '') || " \
+            f"({string(vocab.KUEUE_POD_GROUP)} in {annotation_map()} && {annotation_map()}[{string(vocab.KUEUE_POD_GROUP)}] != '')"
     wanted = (f"variables.localQueue != '' && !({string(label)} in {labels} && {labels}[{string(label)}] != '') && "
               f"({KIND} != '/pods' || {group}) && !({_routed_to_volcano()}) && !({_owned_by_managed_parent()})")
     return (f"{wanted} ? Object{{metadata: Object.metadata{{labels: {{{string(label)}: variables.localQueue}}}}}} "
@@ -127,8 +127,8 @@ def queue_label_mutation(label: str) -> str:
 def _pod_group() -> str:
     """The pod's group (:func:`gpufleet.workloads.pods.pod_group_name`, then its ``schedulingGroup``), or ''."""
     labels = "(has(object.metadata.labels) ? object.metadata.labels : {})"
-    sources = [(labels, keys.KUEUE_POD_GROUP), (annotations(), keys.KUEUE_POD_GROUP), (annotations(), keys.VOLCANO_GROUP),
-               (annotations(), keys.VOLCANO_GROUP_ALT), (labels, keys.COSCHEDULING_GROUP)]
+    sources = [(labels, vocab.KUEUE_POD_GROUP), (annotation_map(), vocab.KUEUE_POD_GROUP), (annotation_map(), vocab.VOLCANO_GROUP),
+               (annotation_map(), vocab.VOLCANO_GROUP_ALT), (labels, vocab.COSCHEDULING_GROUP)]
     out = "''"
     for spec_keys in (["spec", "workloadRef", "name"], ["spec", "schedulingGroup", "podGroupName"]):
         out = f"({text_or('object', spec_keys)} != '' ? {read('object', spec_keys)} : {out})"

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import TeamContext
 from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.stages import starting_replicas
@@ -39,11 +39,11 @@ def mutate_volcano_job(obj: Mapping[str, Any], team: TeamContext, patch: PatchBu
     if team.volcano_queue:
         patch.set_default(SPEC.child("queue"), team.volcano_queue,
                           unset=lambda v: is_unset(v) or v == VOLCANO_DEFAULT_QUEUE)
-    patch.set_default(SPEC.child("schedulerName"), keys.VOLCANO_SCHEDULER)
+    patch.set_default(SPEC.child("schedulerName"), vocab.VOLCANO_SCHEDULER)
     for i, task in tasks:
         if is_map(task.get("template")):
             pod = SPEC.child("tasks").index(i).child("template", "spec")
-            patch.set_default(pod.child("schedulerName"), keys.VOLCANO_SCHEDULER)
+            patch.set_default(pod.child("schedulerName"), vocab.VOLCANO_SCHEDULER)
             patch.set_default(pod.child("restartPolicy"), "Never")
     total = starting_replicas([task for _, task in tasks])
     if total and not _elastic(obj):

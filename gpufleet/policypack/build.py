@@ -138,7 +138,7 @@ def resource_policy(rule: Rule) -> ResourceValidationPolicy:
         name=policy_name(rule),
         description=f"{rule.code} {rule.name} ({rule.family}): {rule.summary}",
         validate=partial(validate_resource, rule),
-        remediate=partial(remediate_resource, rule) if rule.remediate is not None else None,
+        remediate=partial(remediate_resource, rule) if rule.remediate is not None else None,  # type: ignore[arg-type]  # the hint says Awaitable; a plain return is taken too
         **_common(rule),
     )
 

@@ -44,7 +44,7 @@ class FleetQuotaArgs:
     None: the engines were installed by someone else (``gpufleet:enginesInstalled``)."""
 
 
-def _priority_class(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+def _priority_class(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     return k8s.scheduling.v1.PriorityClass(
         key,
         metadata=manifest["metadata"],
@@ -56,16 +56,16 @@ def _priority_class(key: str, manifest: Mapping[str, Any], opts: pulumi.Resource
     )
 
 
-def _namespace(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+def _namespace(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     return k8s.core.v1.Namespace(key, metadata=manifest["metadata"], opts=opts)
 
 
-def _admission_policy(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+def _admission_policy(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     """The static-partitioning ValidatingAdmissionPolicy (``gpufleet.render.partition``)."""
     return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(key, metadata=manifest["metadata"], spec=manifest["spec"], opts=opts)
 
 
-def _admission_policy_binding(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+def _admission_policy_binding(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(key, metadata=manifest["metadata"], spec=manifest["spec"],
                                                                          opts=opts)
 
@@ -78,7 +78,7 @@ CORE_KINDS = {("scheduling.k8s.io/v1", "PriorityClass"): _priority_class, ("v1",
 class FleetQuota(pulumi.ComponentResource):
     """Every rendered quota object of the fleet, ordered and protected."""
 
-    resources: dict[str, pulumi.Resource]
+    resources: dict[str, pulumi.CustomResource]
 
     def __init__(self, name: str, args: FleetQuotaArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:quota:FleetQuota", name, None, opts)
@@ -102,7 +102,7 @@ class FleetQuota(pulumi.ComponentResource):
             raise ValueError(f"{obj.key}: its engine {obj.engine!r} is not installed by this stack (enable engines.{obj.engine})")
         return charts[obj.engine]
 
-    def _created(self, obj: RenderedObject, key: str) -> pulumi.Resource:
+    def _created(self, obj: RenderedObject, key: str) -> pulumi.CustomResource:
         if key not in self.resources:
             raise ValueError(f"{obj.key} refers to {key}, which gpufleet.render placed after it; parents must come first")
         return self.resources[key]
@@ -118,10 +118,10 @@ class FleetQuota(pulumi.ComponentResource):
         if key is None:  # the referent is not the stack's (Volcano's root queue): nothing to wait for
             return obj.manifest
         referent = self.resources[key]
-        return {**obj.manifest, "spec": {**obj.manifest["spec"], field: referent.id.apply(lambda _, n=name: n)}}
+        return {**obj.manifest, "spec": {**obj.manifest["spec"], field: referent.id.apply(lambda _: name)}}
 
     @staticmethod
-    def _create(obj: RenderedObject, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    def _create(obj: RenderedObject, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
         if obj.engine == "core":
             build = CORE_KINDS.get((manifest["apiVersion"], manifest["kind"]))
             if build is None:

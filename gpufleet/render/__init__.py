@@ -10,18 +10,19 @@ per-kind functions live in ``kueue``, ``kueue_config``, ``volcano``, ``priority`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import kueue, tree
 from gpufleet.render.context import render_context
 from gpufleet.render.coscheduling import render_coscheduling_values
 from gpufleet.render.kueue_config import render_kueue_values
-from gpufleet.render.meta import TEAM_LABEL
 from gpufleet.render.namespace_guard import render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
 from gpufleet.render.partition import render_partition_policies
 from gpufleet.render.priority import render_priority_classes
 from gpufleet.render.volcano import render_volcano_queues, render_volcano_values
+from gpufleet.kubetypes.vocab import TEAM_LABEL
 
 __all__ = ["RenderedObject", "Rendered", "render_all"]
 
@@ -30,7 +31,7 @@ __all__ = ["RenderedObject", "Rendered", "render_all"]
 class RenderedObject:
     key: str
     """Stable, unique Pulumi resource name (``clusterqueue-research``)."""
-    manifest: dict
+    manifest: dict[str, Any]
     engine: str
     """Which chart must be installed first: ``kueue``, ``volcano`` or ``core``."""
     protect: bool
@@ -45,11 +46,11 @@ class Rendered:
     """In apply order: team Namespaces, PriorityClasses, WorkloadPriorityClasses, Topologies, ResourceFlavors,
     Cohorts (parents first), ClusterQueues, LocalQueues, Volcano Queues (parents first), the admission policies
     (static partitioning, the namespace-label guard) and their bindings."""
-    kueue_values: dict
-    volcano_values: dict | None
+    kueue_values: dict[str, Any]
+    volcano_values: dict[str, Any] | None
     """None when Volcano is disabled."""
-    context: dict
-    coscheduling_values: dict | None = None
+    context: dict[str, Any]
+    coscheduling_values: dict[str, Any] | None = None
     """scheduler-plugins chart values; None when no pool has system: coscheduling."""
 
 
@@ -58,7 +59,7 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
     live_cohorts = tree.protected_cohorts(fleet)
     team_of = {t.name: t for t in fleet.teams}
 
-    def plain(prefix: str, engine: str, manifests: list[dict]) -> list[RenderedObject]:
+    def plain(prefix: str, engine: str, manifests: list[dict[str, Any]]) -> list[RenderedObject]:
         return [RenderedObject(f"{prefix}-{m['metadata']['name']}", m, engine, False) for m in manifests]
 
     out = [RenderedObject(f"namespace-{m['metadata']['name']}", m, "core", m["metadata"]["labels"][TEAM_LABEL] in live_teams,
@@ -77,7 +78,7 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
     if fleet.engines.volcano.enabled:
         for m in render_volcano_queues(fleet):
             name = m["metadata"]["name"]
-            is_team = "gpufleet.dev/team" in m["metadata"]["labels"]
+            is_team = TEAM_LABEL in m["metadata"]["labels"]
             protect = name in live_teams if is_team else False  # a parent queue holds no jobs (leaf queues only)
             out.append(RenderedObject(f"volcanoqueue-{name}", m, "volcano", protect))
     out += [RenderedObject(f"{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)

@@ -33,13 +33,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.render.alert_meta import FLEET_SCOPE, runbook_annotations
 from gpufleet.render.controller_alerts import ALERTS as CONTROLLER_ALERTS, controller_rule_group
 from gpufleet.render.kube_state_metrics import ksm_label, pool_node_label
+from gpufleet.kubetypes.vocab import GANG_LABEL
 
 GANG_ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")
 ALERTS = (*GANG_ALERTS, *CONTROLLER_ALERTS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.fleetctx.context import CONTEXT_VERSION, GANG_LABEL
+from gpufleet.fleetctx.context import CONTEXT_VERSION
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.ownership import volcano_namespaces
@@ -17,8 +17,7 @@ from gpufleet.model.teams import Team
 from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.kueue_config import managed_namespaces
-
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+from gpufleet.kubetypes.vocab import GANG_LABEL, QUEUE_LABEL
 
 
 def _team(fleet: Fleet, team: Team) -> dict[str, Any]:

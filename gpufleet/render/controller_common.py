@@ -10,6 +10,7 @@ from typing import Any
 
 from gpufleet import CONTROLLER_IMAGE
 from gpufleet.model.fleet import Fleet
+from gpufleet.kubetypes.vocab import APP_NAME_LABEL, APP_PART_OF_LABEL, FLEET_LABEL, MANAGED_BY_LABEL
 
 NAME = "gang-admission-controller"
 PORT = 8443
@@ -51,15 +52,15 @@ class ControllerSettings:
 
 def labels(fleet: Fleet) -> dict[str, str]:
     return {
-        "app.kubernetes.io/name": NAME,
-        "app.kubernetes.io/part-of": "gpufleet",
-        "app.kubernetes.io/managed-by": "gpufleet",
-        "gpufleet.dev/fleet": fleet.name,
+        APP_NAME_LABEL: NAME,
+        APP_PART_OF_LABEL: "gpufleet",
+        MANAGED_BY_LABEL: "gpufleet",
+        FLEET_LABEL: fleet.name,
     }
 
 
 def selector() -> dict[str, str]:
-    return {"app.kubernetes.io/name": NAME}
+    return {APP_NAME_LABEL: NAME}
 
 
 def meta(fleet: Fleet, name: str = NAME, namespaced: bool = True, **extra: Any) -> dict[str, Any]:

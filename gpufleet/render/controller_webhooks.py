@@ -18,6 +18,7 @@ from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import NAME, ControllerSettings, meta
 from gpufleet.render.namespaces import team_selector_expressions
+from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 
 
 # Mutation fills in defaults at creation only: Volcano and Kueue reject most spec
@@ -68,7 +69,7 @@ def namespace_selector(fleet: Fleet) -> dict[str, Any]:
     excluded = sorted(own)
     return {"matchExpressions": [
         *team_selector_expressions(fleet),
-        {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": excluded},
+        {"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": excluded},
         {"key": fleet.controller.opt_out_label, "operator": "NotIn", "values": ["disabled"]},
     ]}
 
@@ -88,7 +89,7 @@ def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], kind: str) -
 
 
 def _webhook(fleet: Fleet, settings: ControllerSettings, kind: str, suffix: str, path: str,
-             resources: tuple, conditions: list[dict[str, Any]]) -> dict[str, Any]:
+             resources: tuple[Any, ...], conditions: list[dict[str, Any]]) -> dict[str, Any]:
     client: dict[str, Any] = ({"url": settings.url.rstrip("/") + path} if settings.url else
                               {"service": {"name": NAME, "namespace": fleet.controller.namespace, "path": path, "port": 443}})
     if not settings.cert_manager:

@@ -16,6 +16,7 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import (
     CONTEXT_CONFIGMAP, CONTEXT_KEY, PORT, TLS_SECRET, ControllerSettings, labels, meta, selector,
 )
+from gpufleet.kubetypes.vocab import HOSTNAME_LABEL, ZONE_LABEL
 
 TLS_DIR = "/etc/gpufleet/tls"
 CONTEXT_DIR = "/etc/gpufleet/fleet"
@@ -62,7 +63,7 @@ def _anti_affinity() -> dict[str, Any]:
         return {"weight": weight, "podAffinityTerm": {"topologyKey": key, "labelSelector": {"matchLabels": selector()}}}
 
     return {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        term("kubernetes.io/hostname", 100), term("topology.kubernetes.io/zone", 50),
+        term(HOSTNAME_LABEL, 100), term(ZONE_LABEL, 50),
     ]}}
 
 

@@ -50,7 +50,7 @@ _RESOLVED: dict[tuple[str, Any], str] = {}  # (scalar text, implicit flags) -> t
 _RESOLVED_MAX = 1 << 16  # entries (cleared when full): a fleet repeats the same keys and values
 
 
-class _FileDumper(_Dumper):  # type: ignore[misc, valid-type]
+class _FileDumper(_Dumper):  # type: ignore[misc, valid-type]  # the dumper base is chosen at import time (the C dumper when libyaml is there)
     """Block style, no aliases, multi-line strings (embedded configs) as literal blocks.
 
     :meth:`represent_data` builds the nodes of plain dicts, lists, strings, integers,
@@ -93,7 +93,8 @@ class _FileDumper(_Dumper):  # type: ignore[misc, valid-type]
             return yaml.ScalarNode(_INT, str(data))
         if data is None:
             return yaml.ScalarNode(_NULL, "null")
-        return super().represent_data(data)
+        represented: yaml.Node = super().represent_data(data)
+        return represented
 
 
 def _str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:

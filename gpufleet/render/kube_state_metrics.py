@@ -19,12 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-
-POOL_LABEL = "gpufleet.dev/pool"
-"""The node label a pool is joined on when its ``nodeLabels`` have it (else the first key written)."""
+from gpufleet.kubetypes.vocab import GANG_LABEL, POOL_LABEL
 
 _INVALID_LABEL_CHAR = re.compile(r"[^a-zA-Z0-9_]")
 _ALL_CAP = re.compile(r"([a-z0-9])([A-Z])")

@@ -21,8 +21,8 @@ from gpufleet.model.teams import Team
 from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.meta import KUEUE_API, manifest, metadata
+from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 
-NAMESPACE_LABEL = "kubernetes.io/metadata.name"
 DRAINING = ("draining", "retired")
 
 
@@ -108,8 +108,8 @@ def stop_policy(team: Team) -> str:
 def namespace_selector(namespaces: list[str]) -> dict[str, Any]:
     """A selector matching exactly these namespaces (an empty list matches none)."""
     if not namespaces:
-        return {"matchExpressions": [{"key": NAMESPACE_LABEL, "operator": "DoesNotExist"}]}
-    return {"matchExpressions": [{"key": NAMESPACE_LABEL, "operator": "In", "values": sorted(set(namespaces))}]}
+        return {"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "DoesNotExist"}]}
+    return {"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "In", "values": sorted(set(namespaces))}]}
 
 
 def _preemption(team: Team) -> dict[str, Any]:

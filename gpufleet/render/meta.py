@@ -11,13 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
+from gpufleet.kubetypes.vocab import FLEET_LABEL, MANAGED_BY_LABEL, TEAM_LABEL
 
-MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "gpufleet"
-FLEET_LABEL = "gpufleet.dev/fleet"
-TEAM_LABEL = "gpufleet.dev/team"
-QUOTA_SYSTEM_LABEL = "gpufleet.dev/quota-system"
-"""On team namespaces: ``kueue`` or ``volcano``, the engine that admits the namespace's gangs."""
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 KUEUE_CONFIG_API = "config.kueue.x-k8s.io/v1beta2"

@@ -20,9 +20,10 @@ from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Team
-from gpufleet.render.alerts import GANG_LABEL, alert_teams, fleet_rule_group, team_rule_groups
+from gpufleet.render.alerts import alert_teams, fleet_rule_group, team_rule_groups
 from gpufleet.render.controller_alerts import controller_rule_group
 from gpufleet.render.meta import manifest, metadata
+from gpufleet.kubetypes.vocab import GANG_LABEL
 
 MONITORING_API = "monitoring.coreos.com/v1"
 RULE_FILE = "prometheus/gpufleet-gangs.rules.yaml"

@@ -30,8 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.meta import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL, manifest, metadata
+from gpufleet.render.meta import manifest, metadata
 from gpufleet.render.partition import API, cel_string
+from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 
 SCOPE_LABELS = (FLEET_LABEL, TEAM_LABEL, QUOTA_SYSTEM_LABEL)
 """Labels the stack sets on every team namespace; only named identities may change or remove them."""

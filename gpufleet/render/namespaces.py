@@ -15,19 +15,20 @@ from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import namespace_engine
-from gpufleet.render.meta import QUOTA_SYSTEM_LABEL, manifest, metadata
+from gpufleet.render.meta import manifest, metadata
+from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 
 
 def kueue_selector(fleet: Fleet) -> dict[str, Any]:
     """The label selector of this fleet's Kueue team namespaces (Kueue's managedJobsNamespaceSelector)."""
-    return {"matchLabels": {"gpufleet.dev/fleet": fleet.name, QUOTA_SYSTEM_LABEL: "kueue"}}
+    return {"matchLabels": {FLEET_LABEL: fleet.name, QUOTA_SYSTEM_LABEL: "kueue"}}
 
 
 def team_selector_expressions(fleet: Fleet) -> list[dict[str, Any]]:
     """Label expressions matching every team namespace of this fleet, Kueue's and Volcano's."""
     return [
-        {"key": "gpufleet.dev/fleet", "operator": "In", "values": [fleet.name]},
-        {"key": "gpufleet.dev/team", "operator": "Exists"},
+        {"key": FLEET_LABEL, "operator": "In", "values": [fleet.name]},
+        {"key": TEAM_LABEL, "operator": "Exists"},
     ]
 
 

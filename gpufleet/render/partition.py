@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.model.checks.dedicated import DEDICATED_KEY
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.meta import FLEET_LABEL, TEAM_LABEL, manifest, metadata
+from gpufleet.render.meta import manifest, metadata
+from gpufleet.kubetypes.vocab import DEDICATED_KEY, FLEET_LABEL, TEAM_LABEL
 
 API = "admissionregistration.k8s.io/v1"
 

@@ -148,7 +148,7 @@ def cluster_needs(fleet: Fleet) -> list[str]:
             f"--runtime-config={workload_api.runtime_config(k8s.minor)} on kube-apiserver"]
 
 
-def _isolated(fleet: Fleet, team_quota: dict) -> bool:
+def _isolated(fleet: Fleet, team_quota: dict[str, Any]) -> bool:
     pools = [fleet.pool(name) for name in team_quota]
     return bool(pools) and all(p is not None and _single_team(p) for p in pools)
 
@@ -209,7 +209,7 @@ def _num(value: Decimal | None) -> int | float | None:
     return None if value is None else (int(value) if value == value.to_integral_value() else float(value))
 
 
-def plan_dict(plan: Plan) -> dict:
+def plan_dict(plan: Plan) -> dict[str, Any]:
     """The plan as JSON-ready data (``gpufleet plan --format json``); None = unlimited."""
     return {
         "pools": [{

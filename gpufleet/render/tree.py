@@ -9,6 +9,8 @@ by ``gpufleet.render.kueue``, ``gpufleet.render.volcano`` and the plan.
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
@@ -29,7 +31,7 @@ def depths(fleet: Fleet) -> dict[str, int]:
     return out
 
 
-def system_quota(fleet: Fleet, owner: Team | Cohort, system: str) -> dict:
+def system_quota(fleet: Fleet, owner: Team | Cohort, system: str) -> dict[str, Any]:
     """The owner's quota on pools of one system, in fleet pool order."""
     quota = owner.quota
     return {name: quota[name] for name in fleet.pool_names_by_system.get(system, ()) if name in quota}

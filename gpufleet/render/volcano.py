@@ -35,15 +35,14 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from gpufleet.yamlin import yamlio
-from gpufleet.model.checks.ownership import NODEGROUP_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Cohort, Team
 from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.meta import VOLCANO_API, manifest, metadata
+from gpufleet.kubetypes.vocab import COHORT_LABEL, VOLCANO_NODEGROUP_LABEL
 
 ROOT = "root"
-COHORT_LABEL = "gpufleet.dev/cohort"
 Totals = dict[str, Decimal]
 
 
@@ -125,7 +124,7 @@ def parent_queue_name(cohort: str, signature: Any) -> str:
 
 def node_groups(fleet: Fleet) -> list[str]:
     """The ``volcano.sh/nodegroup-name`` values of the Volcano pools: every queue is pinned to them."""
-    return sorted({p.node_labels[NODEGROUP_LABEL] for p in fleet.pools_of("volcano") if NODEGROUP_LABEL in p.node_labels})
+    return sorted({p.node_labels[VOLCANO_NODEGROUP_LABEL] for p in fleet.pools_of("volcano") if VOLCANO_NODEGROUP_LABEL in p.node_labels})
 
 
 def volcano_teams(fleet: Fleet) -> list[Team]:

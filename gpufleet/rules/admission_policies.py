@@ -176,9 +176,9 @@ def _pool_totals(context: FleetContext) -> Iterator[tuple[str, str]]:
 
 FACTS.update({
     "gpuResource": lambda context: (key_part(name) for name in context.index.sorted_gpu_resources),
-    "namespaceTeam": lambda context: {ns: context.team_for_namespace(ns).name  # type: ignore[union-attr]
+    "namespaceTeam": lambda context: {ns: context.team_for_namespace(ns).name  # type: ignore[union-attr]  # a namespace of the context's list belongs to a team
                                       for team in context.teams for ns in team.namespaces}.items(),
-    "volcanoQueueTeam": lambda context: ((queue, context.team_for_volcano_queue(queue).name)  # type: ignore[union-attr]
+    "volcanoQueueTeam": lambda context: ((queue, context.team_for_volcano_queue(queue).name)  # type: ignore[union-attr]  # a Volcano queue of the context's list belongs to a team
                                          for queue in sorted(context.volcano_queues())),
     "poolSet": lambda context: ((f"{system}.{scope}", ", ".join(p.name for p in pools)) for system, scope, pools in _scopes(context)),
     "poolTotal": _pool_totals,
@@ -216,7 +216,7 @@ def _volcano_only_namespaces(context: FleetContext) -> Iterable[str]:
 
 def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
     from gpufleet.rules.api import CheckContext
-    from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
+    from gpufleet.rules.placement import in_coscheduling_namespace
 
     ctx = CheckContext(fleet=context)
     return (ns for ns in _team_namespaces(context) if in_coscheduling_namespace(ctx, ns))

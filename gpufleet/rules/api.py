@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, cast
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.celform import CelForm
@@ -37,7 +37,7 @@ def rule_options(cls: type[OptionsT]) -> type[OptionsT]:
     are errors) and ``docs/rules.md`` lists the fields.
     """
     made = dataclass(frozen=True)(cls)
-    made.__pydantic_config__ = OPTIONS_CONFIG  # type: ignore[attr-defined]
+    made.__pydantic_config__ = OPTIONS_CONFIG  # type: ignore[attr-defined]  # pydantic reads __pydantic_config__ from a dataclass; typeshed does not declare it
     return made
 
 
@@ -49,7 +49,7 @@ class CrdSchemas(Protocol):
     def validate(self, obj: Any) -> list[Issue]: ...
 
     def pruned_fields(self, obj: Any) -> list[Issue]: ...
-from gpufleet.rules.run import RunIndex
+from gpufleet.rules.run import RunIndex  # noqa: E402 - after the Protocol: gpufleet.rules.run imports this module's names
 
 
 class Severity(str, Enum):
@@ -86,7 +86,7 @@ class CheckContext:
     options: Mapping[str, object] = field(default_factory=dict)
     crds: CrdSchemas | None = None
     objects: tuple[Mapping[str, Any], ...] = ()
-    run: RunIndex = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    run: RunIndex = field(default=None, compare=False, repr=False)  # type: ignore[assignment]  # the engine sets run before any rule reads it; None only while a context is built
 
     def __post_init__(self) -> None:
         run = self.run
@@ -100,7 +100,7 @@ class CheckContext:
             default = _DEFAULT_OPTIONS.get(model)
             if default is None:  # options objects are frozen: one defaults object per class serves every rule and run
                 default = _DEFAULT_OPTIONS[model] = model()
-            return default  # type: ignore[no-any-return]
+            return cast(OptionsT, default)  # one defaults object per class: model() made it
         if not isinstance(found, model):
             raise TypeError(f"options of {code} must be a {model.__name__} (build them with gpufleet.fleetctx.settings.rule_options)")
         return found

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
-from gpufleet.workloads.cel import annotations, elastic  # noqa: F401 - re-exported to the rules
-from gpufleet.workloads.keys import WAIVER_PREFIX
+from gpufleet.kubetypes.vocab import WAIVER_PREFIX
+from gpufleet.workloads.cel import annotation_map
 
 Resource = tuple[str, tuple[str, ...], str, str]
 """``(apiGroup, apiVersions, plural resource, kind)``: the webhook's rule for the resource, and the kind it holds."""
@@ -78,7 +78,7 @@ class CelForm:
 def waived(code: str, root: str = "object") -> str:
     """True when ``root`` waives ``code`` with a non-blank reason (:func:`gpufleet.rules.waivers.waiver_reasons`)."""
     full = f"{WAIVER_PREFIX}{code}".upper()
-    notes = annotations(root)
+    notes = annotation_map(root)
     return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
             f"&& {notes}[k].trim() != '')")
 
@@ -86,7 +86,7 @@ def waived(code: str, root: str = "object") -> str:
 def blank_waiver(code: str, root: str = "object") -> str:
     """True when ``root`` carries a waiver of ``code`` with a blank reason (:func:`gpufleet.rules.waivers.blank_waivers`)."""
     full = f"{WAIVER_PREFIX}{code}".upper()
-    notes = annotations(root)
+    notes = annotation_map(root)
     return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
             f"&& {notes}[k].trim() == '')")
 

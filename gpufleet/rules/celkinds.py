@@ -1,7 +1,8 @@
 """The CEL spelling of a workload view's pod templates and pod count, for the rules' CEL forms.
 
 Read by the CEL forms of the routing and coscheduling rules (GANG104, GANG805, GANG806;
-``Rule.cel``, :mod:`gpufleet.rules.celform`). Each snippet mirrors one reading of
+``Rule.cel``, :mod:`gpufleet.rules.celform`); the kind tests (``VOLCANO``, ``KUBEFLOW``, ``BATCH_JOB``) and a
+Kubeflow job's pod count (``KUBEFLOW_VARIABLES``) also by the gang-size forms (:mod:`gpufleet.rules.gang_size._cel`). Each snippet mirrors one reading of
 :mod:`gpufleet.workloads.kinds` on the object alone, for the kinds the webhook is sent
 whose templates sit at a fixed place:
 
@@ -21,11 +22,30 @@ from typing import Callable, Iterable
 
 from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.rules.celform import Resource, key_safe
-from gpufleet.rules.gang_size._cel import BATCH_JOB, KUBEFLOW, KUBEFLOW_VARIABLES
 from gpufleet.workloads.kueue_gate import INTEGRATIONS
-from gpufleet.workloads import annotation_path, keys, label_path
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import annotation_path, label_path
 
 JOBSET = "object.apiVersion.startsWith('jobset.x-k8s.io/')"
+VOLCANO = "object.apiVersion.startsWith('batch.volcano.sh/')"
+KUBEFLOW = "object.apiVersion.startsWith('kubeflow.org/')"
+BATCH_JOB = "object.apiVersion == 'batch/v1'"
+
+_ROLE_PODS = "(has(s[r].replicas) ? (s[r].replicas > 0 ? s[r].replicas : 0) : 1)"
+
+
+def _role_sum(field: str) -> str:
+    return (f"(has(object.spec.{field}) ? object.spec.{field}.map(r, "
+            f"{_ROLE_PODS.replace('s[r]', f'object.spec.{field}[r]')}).sum() : 0)")
+
+
+KUBEFLOW_VARIABLES = (
+    ("kubeflowPods", f"{KUBEFLOW} ? {_role_sum('pytorchReplicaSpecs')} + {_role_sum('mpiReplicaSpecs')} : 0"),
+    ("kubeflowMinimum", f"{KUBEFLOW} && has(object.spec.runPolicy) && has(object.spec.runPolicy.schedulingPolicy) "
+                        "&& has(object.spec.runPolicy.schedulingPolicy.minAvailable) "
+                        "? object.spec.runPolicy.schedulingPolicy.minAvailable : -1"),
+)
+"""The pods of a PyTorchJob or MPIJob and its gang minimum (-1: none written)."""
 KUBEFLOW_FIELDS = ("pytorchReplicaSpecs", "mpiReplicaSpecs")
 KUBEFLOW_KINDS = ("PyTorchJob", "MPIJob")
 """The kind of each of :data:`KUBEFLOW_FIELDS`."""
@@ -95,7 +115,7 @@ def framework(matched: Iterable[Resource]) -> str:
 def scheduler(t: str) -> str:
     """CEL: the scheduler of template ``t``'s pods, not a Volcano Job's (:func:`gpufleet.workloads.effective_scheduler`)."""
     return (f"(has({t}.spec) && has({t}.spec.schedulerName) && {t}.spec.schedulerName != '' ? {t}.spec.schedulerName "
-            f": '{keys.DEFAULT_SCHEDULER}')")
+            f": '{vocab.DEFAULT_SCHEDULER}')")
 
 
 _SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads its Volcano queue first (workloads.kinds)
@@ -103,14 +123,14 @@ _SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads i
     ("object.apiVersion.startsWith('scheduling.volcano.sh/')", "object.spec.queue", "spec.queue"),
     (KUBEFLOW, "object.spec.runPolicy.schedulingPolicy.queue", "spec.runPolicy.schedulingPolicy.queue"),
 )
-_VQ_NOTE, _VQ_LABEL = (map_value(f"object.metadata.{m}", keys.VOLCANO_QUEUE) for m in ("annotations", "labels"))
+_VQ_NOTE, _VQ_LABEL = (map_value(f"object.metadata.{m}", vocab.VOLCANO_QUEUE) for m in ("annotations", "labels"))
 _SPEC_QUEUE = " : ".join(f"{kind} ? ({present(field)} ? {field} : '')" for kind, field, _ in _SPEC_QUEUES) + " : ''"
 _SPEC_PATH = " : ".join(f"{kind} ? '{path}'" for kind, _, path in _SPEC_QUEUES) + " : ''"
 VOLCANO_QUEUE_VARIABLES = (
     ("specQueue", _SPEC_QUEUE),
     ("volcanoQueue", f"variables.specQueue != '' ? variables.specQueue : {_VQ_NOTE} != '' ? {_VQ_NOTE} : {_VQ_LABEL}"),
     ("volcanoQueuePath", f"variables.specQueue != '' ? ({_SPEC_PATH}) : {_VQ_NOTE} != '' "
-                         f"? '{annotation_path(keys.VOLCANO_QUEUE)}' : '{label_path(keys.VOLCANO_QUEUE)}'"),
+                         f"? '{annotation_path(vocab.VOLCANO_QUEUE)}' : '{label_path(vocab.VOLCANO_QUEUE)}'"),
 )
 """The Volcano queue a view reads (:attr:`WorkloadView.volcano_queue`: the kind's queue field, else the
 annotation, else the label; '' for none) and the path it is read at."""

@@ -76,7 +76,7 @@ def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
     internal = isinstance(violation, InternalError)
     return Finding(code=rule.code, name=rule.name, severity=Severity.ERROR if internal else rule.severity, path=violation.path,
                    message=violation.message, fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2],
-                   object_name=who[3], internal=violation.trace if internal else None,  # type: ignore[attr-defined]
+                   object_name=who[3], internal=violation.trace if internal else None,  # type: ignore[attr-defined]  # internal: the violation is an InternalError, which has trace
                    waivable=rule.waivable or internal)
 
 
@@ -110,7 +110,7 @@ def _run_violations(rules: Iterable[Rule], ctx: CheckContext) -> list[tuple[Rule
     with localcontext(_EXACT):
         for rule in rules:
             try:
-                for obj, violation in rule.check_run(ctx.run, ctx):  # type: ignore[misc]
+                for obj, violation in rule.check_run(ctx.run, ctx):  # type: ignore[misc]  # check_run is set for stack-level rules only, the ones this loop is given
                     found.append((rule, obj, violation))
             except Exception as exc:  # noqa: BLE001 - as in _violations
                 if ctx.run.objects:
@@ -148,7 +148,7 @@ class Engine:
             if rule.any_kind:
                 continue
             for kind in dict.fromkeys(tuple(k) for k in rule.kinds):
-                index.setdefault(kind, []).append(rule)  # type: ignore[arg-type]
+                index.setdefault(kind, []).append(rule)  # type: ignore[arg-type]  # a rule's kinds are (group, kind) pairs; tuple() of one has no length in its type
         self._index = {key: tuple(rules) for key, rules in index.items()}
         self._everywhere = tuple(rule for rule in self.rules if rule.any_kind)
         self._run_rules = tuple(rule for rule in self.rules if rule.check_run is not None)

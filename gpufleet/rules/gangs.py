@@ -33,23 +33,34 @@ from decimal import Decimal
 from typing import Any, Mapping
 
 from gpufleet.rules.api import CheckContext
-from gpufleet.rules.gpus._helpers import amount, gpu_resources, is_gpu, template_requests
-from gpufleet.workloads import WorkloadView, as_map, keys, stages
+from gpufleet.rules.demands import template_requests
+from gpufleet.rules.gpumath import amount, gpu_resources, is_gpu
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, as_map, stages
 from gpufleet.workloads.types import is_map
 from gpufleet.workloads.native import GangPolicy, job_gang, scheduling_group
 
 SHAPE_IS_NOT_ENOUGH = frozenset({("batch", "Job")})
 """Kinds whose parallel pods are a gang only when they ask for GPUs or a gang scheduler."""
-GROUP_KEYS = (keys.KUEUE_POD_GROUP, keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.COSCHEDULING_GROUP)
+GROUP_KEYS = (vocab.KUEUE_POD_GROUP, vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.COSCHEDULING_GROUP)
+GANG_KINDS = (
+    ("batch.volcano.sh", "Job"), ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
+    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
+    ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
+    ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
+)
+"""The workload kinds whose pods may form a gang, judged by the routing rules (GANG101-GANG110) and GANG701."""
 
 
 def names_gang_placement(view: WorkloadView) -> bool:
     """A pod template naming a scheduler other than default-scheduler, a pod group or a Volcano queue."""
     for template in view.templates:
         scheduler = template.spec.get("schedulerName")
-        if scheduler and scheduler != keys.DEFAULT_SCHEDULER:
+        if scheduler and scheduler != vocab.DEFAULT_SCHEDULER:
             return True
-        if any(k in source for source in (template.labels, template.annotations) for k in (*GROUP_KEYS, keys.VOLCANO_QUEUE)):
+        if any(k in source for source in (template.labels, template.annotations) for k in (*GROUP_KEYS, vocab.VOLCANO_QUEUE)):
             return True
         if scheduling_group(template.spec):
             return True
@@ -87,3 +98,8 @@ def is_gang(view: WorkloadView | None, ctx: CheckContext) -> bool:
     if (view.group, view.kind) not in SHAPE_IS_NOT_ENOUGH:
         return True
     return names_gang_placement(view) or native_gang(view, ctx) is not None or asks_for_gpus(view, ctx)
+
+
+def is_elastic(view: WorkloadView) -> bool:
+    """Opted out of full-gang minimums: ``gpufleet.dev/elastic: "true"`` or a PyTorch ``elasticPolicy``."""
+    return view.elastic or (view.group == "kubeflow.org" and "elasticPolicy" in as_map(view.obj.get("spec")))

@@ -24,7 +24,7 @@ the engine checks each review in a :meth:`RunIndex.scoped` copy.
   per object and run by the function ``build`` (GANG001/002's gang minimums);
 - ``run.subject(obj).demands``: the one per-object record of derived values, what each
   pod template asks for and where it may land (:class:`TemplateDemand`, built by
-  ``gpufleet.rules.gpus._helpers.demands``, read by GANG106/402/403).
+  ``gpufleet.rules.demands.demands``, read by GANG106/402/403).
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ class RunIndex:
         """``build(self)``, computed once per run (keyed by the function: one function defines each value)."""
         derived = self._shared.derived
         if build in derived:
-            return derived[build]  # type: ignore[no-any-return]
+            return derived[build]  # type: ignore[no-any-return]  # keyed by build: the value is what build returned
         value = derived[build] = build(self)
         return value
 
@@ -179,7 +179,7 @@ class RunIndex:
         if memo is None:
             memo = subject.memo = {}
         elif build in memo:
-            return memo[build]  # type: ignore[no-any-return]
+            return memo[build]  # type: ignore[no-any-return]  # keyed by build: the value is what build returned
         value = memo[build] = build(subject.view, ctx)
         return value
 

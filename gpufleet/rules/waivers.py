@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from gpufleet.rules.api import Finding, Severity
-from gpufleet.workloads.keys import WAIVER_PREFIX
+from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 from gpufleet.workloads.types import as_map
 
 

@@ -138,7 +138,10 @@ class Runner:
         out.gang = is_gang(docs, self.ctx)
         self._namespaces(docs)
         out.trial = try_manifests(self.kube, list(docs), replace(self.options))
-        out.judgement = judge(out.fired, out.applicable, self.predicts, out.observation)
+        seen = out.observation
+        if seen is None:
+            raise AssertionError(f"{case}: a trial ran and left no observation")
+        out.judgement = judge(out.fired, out.applicable, self.predicts, seen)
         out.seconds = time.monotonic() - start
         self.tally.add(group or (f"seed {case.seed}" if case.seed is not None else "cases"), out.judgement)
         self.seconds += out.seconds

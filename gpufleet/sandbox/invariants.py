@@ -23,9 +23,8 @@ from decimal import Decimal
 from typing import Any, Iterable
 
 from gpufleet.kubetypes.quantity import parse
+from gpufleet.kubetypes.vocab import JOB_NAME_LABEL, VOLCANO_JOB_LABEL
 
-JOB_LABEL = "batch.kubernetes.io/job-name"  # set by the Job controller on its pods
-VC_JOB_LABEL = "volcano.sh/job-name"  # set by Volcano's job controller on its pods
 Obj = dict[str, Any]
 
 
@@ -75,7 +74,7 @@ def live(pod: Obj) -> bool:
 def job_of(pod: Obj) -> tuple[str, str] | None:
     """(namespace, job name) of a batch Job's or a Volcano Job's pod; None for another pod."""
     labels = pod["metadata"].get("labels") or {}
-    name = labels.get(JOB_LABEL) or labels.get(VC_JOB_LABEL)
+    name = labels.get(JOB_NAME_LABEL) or labels.get(VOLCANO_JOB_LABEL)
     return (pod["metadata"]["namespace"], name) if name else None
 
 

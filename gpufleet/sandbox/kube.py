@@ -82,7 +82,7 @@ def api_message(exc: Exception) -> str:
 
     body = getattr(exc, "body", None)
     try:
-        return json.loads(body)["message"]
+        return str(json.loads(body or "")["message"])
     except (TypeError, ValueError, KeyError):
         return str(exc)[:500]
 

@@ -29,6 +29,7 @@ import yaml
 
 from gpufleet.sandbox.modfiles import documents
 from gpufleet.sandbox.pki import url_client
+from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 
 MODULE = "sigs.k8s.io/kueue@v0.19.2"
 CONVERTED = ("clusterqueues", "cohorts", "localqueues", "workloads", "multikueueclusters")
@@ -81,7 +82,7 @@ def webhook_configurations(gomodcache: Path, manager: dict[str, Any], port: int,
     """Kueue's two webhook configurations as the chart renders them, called by URL."""
     frameworks = set(manager.get("integrations", {}).get("frameworks", []))
     selector = manager.get("managedJobsNamespaceSelector") or {"matchExpressions": [
-        {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system", manager["namespace"]]}]}
+        {"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": ["kube-system", manager["namespace"]]}]}
     out = []
     for doc in documents(module_dir(gomodcache) / "config/components/webhook/manifests.yaml"):
         for hook in doc["webhooks"]:

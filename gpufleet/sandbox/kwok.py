@@ -5,7 +5,7 @@ The bare ``kwok`` controller has no default stages (only kwokctl embeds them,
 (``kustomize/stage`` of sigs.k8s.io/kwok v0.8.0, read from the Go module cache):
 node-initialize, node-heartbeat-with-lease, pod-ready and pod-delete, and the module's
 ``general/pod-complete`` stage limited to pods that carry its delay annotation
-(:data:`COMPLETE_AFTER`, e.g. ``"30s"``): such a pod of a Job (batch or Volcano) turns
+(:data:`KWOK_COMPLETE_AFTER`, e.g. ``"30s"``): such a pod of a Job (batch or Volcano) turns
 Succeeded that long after it is Running and Ready, with no jitter, as a rank of a job
 that runs for that long would (the fault tier's gangs finish this way, and a trace
 replay's jobs will). Every other pod never finishes by itself, so a gang holds its GPUs
@@ -18,19 +18,20 @@ from pathlib import Path
 
 import yaml
 
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, KWOK_NODE_ANNOTATION
+
 STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
           "pod/fast/pod-ready.yaml", "pod/fast/pod-delete.yaml")
 KWOK_MODULE = "sigs.k8s.io/kwok@v0.8.0"
 COMPLETE_STAGE = "pod/general/pod-complete.yaml"
-COMPLETE_AFTER = "pod-complete.stage.kwok.x-k8s.io/delay"  # the stage's own annotation: a pod's run time
 
 
 def completion_stage(text: str) -> str:
-    """KWOK's pod-complete stage for the pods that carry :data:`COMPLETE_AFTER` only, without its jitter."""
+    """KWOK's pod-complete stage for the pods that carry :data:`KWOK_COMPLETE_AFTER` only, without its jitter."""
     stage = yaml.safe_load(text)
     spec = stage["spec"]
     spec["selector"]["matchExpressions"].append(
-        {"key": f'.metadata.annotations["{COMPLETE_AFTER}"]', "operator": "Exists"})
+        {"key": f'.metadata.annotations["{KWOK_COMPLETE_AFTER}"]', "operator": "Exists"})
     for key in ("jitterDurationMilliseconds", "jitterDurationFrom"):
         spec.get("delay", {}).pop(key, None)
     return yaml.safe_dump(stage, sort_keys=False)
@@ -45,6 +46,6 @@ def stages_text(gomodcache: Path) -> str:
 
 def argv(binary: Path, kubeconfig: Path, config: Path, port: int) -> list[str]:
     return [str(binary), f"--kubeconfig={kubeconfig}", "--manage-all-nodes=false",
-            "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+            f"--manage-nodes-with-annotation-selector={KWOK_NODE_ANNOTATION}=fake",
             f"--config={config}", f"--server-address=127.0.0.1:{port}", "--node-ip=127.0.0.1",
             "--cidr=10.0.0.1/16", "--node-lease-duration-seconds=40"]

@@ -6,7 +6,7 @@ answers ``403 ... not yet ready to handle request`` until its caches are synced,
 the stage for good: the pod stays Running forever and its job never finishes (the fault tier saw
 it: seed 30, ``beta/k2``, after the API server's restart). A kubelet keeps reporting a finished
 container until the API server takes it, so the sandbox does that part: a pod that carries
-:data:`~gpufleet.sandbox.kwok.COMPLETE_AFTER` and has been Ready past its run time plus a grace is
+:data:`~gpufleet.kubetypes.vocab.KWOK_COMPLETE_AFTER` and has been Ready past its run time plus a grace is
 touched (an annotation), KWOK sees the update and plays the stage again, its delay counted anew from
 the touch: a touched pod is touched again only once that delay and the grace have passed (every update
 restarts KWOK's delay, so touching sooner would postpone the finish for ever).
@@ -20,9 +20,10 @@ from datetime import datetime
 from typing import Any, Iterable
 
 from gpufleet.kubetypes.durations import DurationError, parse_seconds
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER as COMPLETE_AFTER
+from gpufleet.kubetypes.vocab import KWOK_RETRIED
 
-RETRIED = "gpufleet.dev/kwok-retry"
+RETRIED = KWOK_RETRIED
 """The annotation a touch writes: when (seconds since the epoch)."""
 GRACE = 15.0
 """Seconds past a pod's run time before it counts as dropped (KWOK plays a due stage within a second)."""

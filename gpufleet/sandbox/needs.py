@@ -90,6 +90,6 @@ def mount_namespace(run=subprocess.run) -> None:
         raise NeedMissing(f"cannot make a private mount namespace ({why}): Kueue runs in one (`unshare --mount`); "
                           f"check that `{' '.join(PROBE)}` works as this user ({FIX})") from None
     if done.returncode != 0:
-        why = (done.stderr or "").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        raise NeedMissing(f"cannot make a private mount namespace ({why[0]}): Kueue runs in one (`unshare --mount`), "
+        last = (done.stderr or "").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        raise NeedMissing(f"cannot make a private mount namespace ({last[0]}): Kueue runs in one (`unshare --mount`), "
                           f"which needs root or CAP_SYS_ADMIN; run the sandbox as root ({FIX})")

@@ -16,15 +16,14 @@ from typing import Any
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.kubetypes.quantity import fmt
+from gpufleet.kubetypes.vocab import HOSTNAME_LABEL, KWOK_NODE_ANNOTATION, SANDBOX_POOL_LABEL
 
-KWOK_ANNOTATION = "kwok.x-k8s.io/node"
-POOL_LABEL = "gpufleet.dev/sandbox-pool"
 PODS_PER_NODE = "110"
 NODES_PER_BLOCK = 8
 
 
 def _topology(pool: Pool, index: int) -> dict[str, str]:
-    levels = [lvl for lvl in pool.topology_levels if lvl != "kubernetes.io/hostname"]
+    levels = [lvl for lvl in pool.topology_levels if lvl != HOSTNAME_LABEL]
     out = {}
     for depth, level in enumerate(reversed(levels)):  # lowest level first: the smallest blocks
         block = index // (NODES_PER_BLOCK * (4 ** depth))
@@ -40,14 +39,14 @@ def _resources(pool: Pool) -> dict[str, str]:
 
 def node(pool: Pool, index: int) -> dict[str, Any]:
     name = f"{pool.name}-{index}"
-    labels = {**pool.node_labels, **_topology(pool, index), "kubernetes.io/hostname": name,
-              "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok", POOL_LABEL: pool.name}
+    labels = {**pool.node_labels, **_topology(pool, index), HOSTNAME_LABEL: name,
+              "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok", SANDBOX_POOL_LABEL: pool.name}
     taints = [{k: v for k, v in {"key": t.key, "value": t.value, "effect": t.effect}.items() if v is not None}
               for t in pool.taints]
     resources = _resources(pool)
     return {
         "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": labels, "annotations": {KWOK_ANNOTATION: "fake"}},
+        "metadata": {"name": name, "labels": labels, "annotations": {KWOK_NODE_ANNOTATION: "fake"}},
         "spec": {"taints": taints} if taints else {},
         "status": {"capacity": resources, "allocatable": dict(resources),
                    "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"}},

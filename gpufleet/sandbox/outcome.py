@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping
 
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.resources import pod_requests
+from gpufleet.kubetypes.vocab import NVIDIA_GPU
 
 Obj = Mapping[str, Any]
 FINISHED = ("Succeeded", "Failed")
@@ -140,7 +141,7 @@ def is_whole(seen: Observed, expected: int) -> bool:
     return expected > 0 and sum(map(running, seen.pods)) >= expected
 
 
-def classify(seen: Observed, expected: int, resources: Iterable[str] = ("nvidia.com/gpu",)) -> Verdict:
+def classify(seen: Observed, expected: int, resources: Iterable[str] = (NVIDIA_GPU,)) -> Verdict:
     """The outcome of a gang of ``expected`` ranks that has not been failed on purpose."""
     if is_whole(seen, expected):
         return _verdict(O.RAN_WHOLE, seen, resources, why=False)
@@ -153,7 +154,7 @@ def classify(seen: Observed, expected: int, resources: Iterable[str] = ("nvidia.
 
 
 def after_failure(before: frozenset[str], failed: str, seen: Observed, expected: int, final: bool,
-                  resources: Iterable[str] = ("nvidia.com/gpu",)) -> Verdict | None:
+                  resources: Iterable[str] = (NVIDIA_GPU,)) -> Verdict | None:
     """The outcome once the rank whose pod had ``failed`` as its UID was failed (``before``: the UIDs of every
     rank's pod when all ran). None while it may still change: ``restartedWhole`` is decided when reached,
     the others only when ``final`` (the deadline, or nothing changed for the settle time)."""

@@ -20,6 +20,7 @@ import datetime as dt
 import ipaddress
 import os
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from cryptography import x509
@@ -101,7 +102,7 @@ LEAVES = (  # file stem, the CA that signs it, common name, organization, extend
 """etcd trusts only its own CA (as kubeadm does): the admin identity every engine holds does not open etcd."""
 
 
-def _leaf(ca_key, ca_cert: x509.Certificate, cn: str, org: str | None, usages: tuple) -> tuple:
+def _leaf(ca_key: Any, ca_cert: x509.Certificate, cn: str, org: str | None, usages: tuple[Any, ...]) -> tuple[Any, Any]:
     key = _key()
     b = (_builder(_name(cn, org), ca_cert.subject, key.public_key())
          .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
@@ -112,7 +113,7 @@ def _leaf(ca_key, ca_cert: x509.Certificate, cn: str, org: str | None, usages: t
     return key, b.sign(ca_key, hashes.SHA256())
 
 
-def _ca(cn: str) -> tuple:
+def _ca(cn: str) -> tuple[Any, x509.Certificate]:
     key, name = _key(), _name(cn)
     cert = (_builder(name, name, key.public_key())
             .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)

@@ -21,14 +21,14 @@ from typing import Callable
 from gpufleet.model.fleet import Fleet
 from gpufleet.sandbox import nodes
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
 from gpufleet.sandbox.replay_watch import Recorder, start_watches
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.trial import finish_pod
 from gpufleet.sandbox.up import Options, up
 from gpufleet.whatif import jobs, metrics, timescale
 from gpufleet.whatif.observed import Eviction, JobLog, ReplayLog
-from gpufleet.whatif.trace import Trace, TraceJob
+from gpufleet.whatif.trace import Trace, TraceJob, named
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, SANDBOX_POOL_LABEL, WHATIF_JOB_LABEL
 
 Progress = Callable[[float, int, int], None]
 """Called about once a second: trace seconds so far, jobs finished, jobs in the trace."""
@@ -54,11 +54,11 @@ def _nominal(fleet: Fleet) -> dict[tuple[str, str], float]:
 
 
 def _node_pools(fleet: Fleet) -> dict[str, str]:
-    return {n["metadata"]["name"]: n["metadata"]["labels"][nodes.POOL_LABEL] for n in nodes.nodes(fleet)}
+    return {n["metadata"]["name"]: n["metadata"]["labels"][SANDBOX_POOL_LABEL] for n in nodes.nodes(fleet)}
 
 
 def _annotations(job: TraceJob, k: float) -> dict[str, str]:
-    return {COMPLETE_AFTER: f"{job.run_seconds / k:.3f}s"}
+    return {KWOK_COMPLETE_AFTER: f"{job.run_seconds / k:.3f}s"}
 
 
 class _Driver:
@@ -84,14 +84,14 @@ class _Driver:
         for job in self.to_fail:
             if job.name in self.failed:
                 continue
-            began = metrics.start(entries[(job.namespace, job.name)], self.now())
-            if began is None or self.now() - began < job.fail_at_seconds:
+            began = metrics.start(entries[(job.namespace, named(job))], self.now())
+            if began is None or self.now() - began < (job.fail_at_seconds or 0.0):
                 continue
-            pods = self.kube.list("v1", "Pod", job.namespace, label_selector=f"{jobs.JOB_LABEL}={job.name}")
+            pods = self.kube.list("v1", "Pod", job.namespace, label_selector=f"{WHATIF_JOB_LABEL}={job.name}")
             running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
             if running:
                 finish_pod(self.kube, running[0])
-                self.failed.add(job.name)
+                self.failed.add(named(job))
 
     @property
     def log_jobs(self) -> dict[tuple[str, str], JobLog]:
@@ -109,7 +109,7 @@ def _new_log(fleet: Fleet, model: str, trace: Trace, options: ReplayOptions) -> 
                     scaled=[(s.name, s.trace_seconds, s.wall_seconds) for s in timescale.scaled_durations(fleet, k)])
     for job in trace.jobs:
         team = jobs.team_of(fleet, job.namespace)
-        log.jobs.append(JobLog(job.name, job.namespace, team.name, job.pods, job.gpus_per_pod, job.submit_seconds,
+        log.jobs.append(JobLog(named(job), job.namespace, team.name, job.pods, job.gpus_per_pod, job.submit_seconds,
                                min_pods=job.min_pods))
     return log
 
@@ -170,7 +170,7 @@ def _loop(driver: _Driver, recorder: Recorder, progress: Progress | None, pool: 
         now = driver.now()
         while pending and pending[0].submit_seconds <= now:
             job = pending.pop(0)
-            pool.submit(driver.submit, job, entries[(job.namespace, job.name)])
+            pool.submit(driver.submit, job, entries[(job.namespace, named(job))])
         with recorder.lock:
             driver.fail_ranks(entries)
             done = sum(e.finished is not None or _refused_entry(e) for e in entries.values())

@@ -19,8 +19,8 @@ from typing import Any, Callable
 from kubernetes import watch as k8s_watch
 
 from gpufleet.sandbox.kube import Kube
-from gpufleet.whatif.jobs import JOB_LABEL
 from gpufleet.whatif.observed import Eviction, JobLog, PodSpan
+from gpufleet.kubetypes.vocab import WHATIF_JOB_LABEL
 
 WORKLOAD = ("kueue.x-k8s.io/v1beta2", "Workload")
 VC_PODGROUP = ("scheduling.volcano.sh/v1beta1", "PodGroup")
@@ -56,7 +56,7 @@ class Recorder:
 
     def pod(self, kind: str, pod: dict[str, Any]) -> None:
         meta, spec, status = pod["metadata"], pod.get("spec") or {}, pod.get("status") or {}
-        job = self._job(meta["namespace"], (meta.get("labels") or {}).get(JOB_LABEL))
+        job = self._job(meta["namespace"], (meta.get("labels") or {}).get(WHATIF_JOB_LABEL))
         if job is None:
             return
         now = self.clock()
@@ -148,9 +148,9 @@ def _stream(kubeconfig: Path, api_version: str, kind: str, handle: Callable[[str
 
 def start_watches(kubeconfig: Path, recorder: Recorder, volcano: bool, stop: threading.Event) -> list[threading.Thread]:
     """Start the watch threads (daemons; they end once ``stop`` is set)."""
-    specs = [("v1", "Pod", recorder.pod, JOB_LABEL), (*WORKLOAD, recorder.workload, None)]
+    specs = [("v1", "Pod", recorder.pod, WHATIF_JOB_LABEL), (*WORKLOAD, recorder.workload, None)]
     if volcano:
-        specs += [(*VC_PODGROUP, recorder.podgroup, None), (*VC_JOB, recorder.volcano_job, JOB_LABEL)]
+        specs += [(*VC_PODGROUP, recorder.podgroup, None), (*VC_JOB, recorder.volcano_job, WHATIF_JOB_LABEL)]
     threads = []
     for api_version, kind, handle, selector in specs:
         t = threading.Thread(target=_stream, args=(kubeconfig, api_version, kind, handle, stop, selector),

@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any, Mapping
 
 from gpufleet import workloads
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.quantity import json_number
 from gpufleet.sandbox import outcome
 from gpufleet.sandbox.outcome import Verdict
@@ -46,7 +46,7 @@ class TrialOptions:
     """Once every rank runs, fail this rank's pod (ranks in :func:`gpufleet.sandbox.outcome.rank_order`)."""
     namespace: str = "default"
     """Where a manifest without ``metadata.namespace`` goes."""
-    gpu_resources: tuple[str, ...] = ("nvidia.com/gpu",)
+    gpu_resources: tuple[str, ...] = (vocab.NVIDIA_GPU,)
     clean: bool = True
     interval: float = 0.5
 
@@ -145,7 +145,7 @@ def finish_pod(kube: Kube, pod: Mapping[str, Any], exit_code: int = 1) -> None:
 def kept_by_kueue(pod: Mapping[str, Any]) -> bool:
     """A deleted pod still Running that Kueue's pod finalizer keeps: it goes only once its containers end."""
     meta = pod.get("metadata") or {}
-    return bool(meta.get("deletionTimestamp")) and keys.KUEUE_POD_FINALIZER in (meta.get("finalizers") or []) \
+    return bool(meta.get("deletionTimestamp")) and vocab.KUEUE_POD_FINALIZER in (meta.get("finalizers") or []) \
         and (pod.get("status") or {}).get("phase") == "Running"
 
 

@@ -23,6 +23,7 @@ from gpufleet.sandbox.kube import Kube
 from gpufleet.sandbox.state import State, down, load
 from gpufleet.sandbox.trial import TrialOptions, TrialResult, try_manifests
 from gpufleet.sandbox.up import Options, up
+from gpufleet.kubetypes.vocab import NVIDIA_GPU
 
 TIMEOUT_BOUNDS = (30, 300)
 CONTROLLER = "gang-admission-controller"
@@ -53,7 +54,7 @@ def default_timeout(fleet: Fleet, docs: list[Mapping[str, Any]], namespace: str)
 
 
 def gpu_resources(fleet: Fleet) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(p.gpu_resource for p in fleet.pools)) or ("nvidia.com/gpu",)
+    return tuple(dict.fromkeys(p.gpu_resource for p in fleet.pools)) or (NVIDIA_GPU,)
 
 
 def _check_reuse(state: State, model: Path, controller: bool) -> None:

@@ -34,12 +34,12 @@ _SELF, _DICT = "__quick_init_self__", "__quick_init_dict__"  # the generated cod
 
 def quick_init(cls: type[T]) -> type[T]:
     """Replace the ``__init__`` of the frozen dataclass ``cls`` (apply above ``@dataclass(frozen=True)``)."""
-    if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+    if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]  # dataclasses sets __dataclass_params__; typeshed does not declare it
         raise TypeError(f"{cls.__name__}: quick_init is for frozen dataclasses")
     if "__slots__" in cls.__dict__ or hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__}: quick_init needs a __dict__ and no __post_init__")
     fields = dataclasses.fields(cls)
-    if len(fields) != len(cls.__dataclass_fields__):  # type: ignore[attr-defined]
+    if len(fields) != len(cls.__dataclass_fields__):
         raise TypeError(f"{cls.__name__}: quick_init does not handle InitVar or ClassVar pseudo-fields")
     defaults: dict[str, Any] = {}
     params = []

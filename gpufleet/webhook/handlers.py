@@ -30,6 +30,7 @@ from gpufleet.webhook.registry import Handler, Registry
 from gpufleet.webhook.review import AdmissionRequest, Verdict, short_warning
 from gpufleet.util.maps import is_map
 from gpufleet.webhook.state import State
+from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 
 log = logging.getLogger("gpufleet.webhook")
 MAX_MESSAGE = 8000  # characters of the denial message; the rest is summarised
@@ -101,7 +102,7 @@ def with_namespace(obj: Mapping[str, Any], namespace: str | None) -> Mapping[str
 def validate(request: AdmissionRequest, state: State) -> Verdict:
     if _skipped(request):
         return Verdict()
-    obj = with_namespace(request.obj, request.namespace)  # type: ignore[arg-type]
+    obj = with_namespace(request.obj, request.namespace)  # type: ignore[arg-type]  # the request's object is a parsed JSON object; its type says Any-valued Mapping
     findings = engine.check_object(obj, state.check, ignore=state.ignore_rules)
     crashed = [f for f in findings if f.internal is not None]
     if crashed:  # a rule raised: a gpufleet bug, answered as one (500, counted as error), never as a denial
@@ -136,12 +137,13 @@ def _new_on_update(blocking: list[Finding], old: Mapping[str, Any], state: State
 
 
 def denial_message(obj: Mapping[str, Any], blocking: list[Finding]) -> str:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    name = meta.get("name") or meta.get("generateName") or "(unnamed)"  # type: ignore[union-attr]
-    where = f"{meta.get('namespace')}/{name}" if meta.get("namespace") else name  # type: ignore[union-attr]
+    found = obj.get("metadata")
+    meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    name = meta.get("name") or meta.get("generateName") or "(unnamed)"
+    where = f"{meta.get('namespace')}/{name}" if meta.get("namespace") else name
     lines = [f"gpufleet denied {obj.get('kind', 'object')} {where}: {len(blocking)} gang-safety violation(s)"]
     lines += [f"{f.code} {f.name} at {f.path or '(object)'}: {f.message} Fix: {f.fix}" for f in blocking]
-    lines.append("Waive a rule with the annotation waive.gpufleet.dev/<CODE>: \"<reason>\".")
+    lines.append(f"Waive a rule with the annotation {WAIVER_PREFIX}<CODE>: \"<reason>\".")
     message = "\n".join(lines)
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 40] + "\n... (more violations cut)"
 
@@ -149,4 +151,4 @@ def denial_message(obj: Mapping[str, Any], blocking: list[Finding]) -> str:
 def mutate_handler(request: AdmissionRequest, state: State) -> Verdict:
     if _skipped(request) or request.operation != "CREATE" or state.fleet is None:
         return Verdict()
-    return Verdict(patch=mutate(request.obj, state.fleet, request.namespace))  # type: ignore[arg-type]
+    return Verdict(patch=mutate(request.obj, state.fleet, request.namespace))  # type: ignore[arg-type]  # as above: request.obj is a parsed JSON object

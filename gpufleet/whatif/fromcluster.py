@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from gpufleet.kubetypes import durations, quantity
 from gpufleet.util.boundedread import TooLarge, read_bounded_text
-from gpufleet.workloads.keys import KUEUE_PRIORITY_CLASS
+from gpufleet.kubetypes.vocab import KUEUE_PRIORITY_CLASS
 from gpufleet.whatif.trace import TraceJob
 
 MAX_EXPORT_BYTES = 1024 * 2**20
@@ -113,11 +113,14 @@ def import_objects(docs: Iterable[Any], time_scale: float = 1.0) -> Imported:
     for doc in docs:
         for obj in _items(doc):
             kind = obj.get("kind")
-            row = _workload(obj) if kind == "Workload" else _volcano_job(obj) if kind == "Job" and \
-                str(obj.get("apiVersion", "")).startswith("batch.volcano.sh/") else "skip"
-            if row == "skip":
+            if kind == "Workload":
+                row = _workload(obj)
+            elif kind == "Job" and str(obj.get("apiVersion", "")).startswith("batch.volcano.sh/"):
+                row = _volcano_job(obj)
+            else:
                 out.skip(f"not a Kueue Workload or Volcano Job ({kind})")
-            elif row is None:
+                continue
+            if row is None:
                 out.skip("unfinished")
             else:
                 rows.append(row)

@@ -18,19 +18,28 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.workloads.keys import ELASTIC, KUEUE_PRIORITY_CLASS, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER
+from gpufleet.kubetypes.vocab import (
+    ELASTIC, KUEUE_PRIORITY_CLASS, NVIDIA_GPU, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER, WHATIF_JOB_LABEL,
+)
+from gpufleet.model.pools import Pool
+from gpufleet.model.teams import Team
 from gpufleet.whatif.trace import TraceJob
 
-JOB_LABEL = "whatif.gpufleet.dev/job"
-"""Label on every replayed job and its pods: the trace job's name (the replay's watches select on it)."""
 
-
-def team_of(fleet: Fleet, namespace: str):
+def team_of(fleet: Fleet, namespace: str) -> Team:
     return next(t for t in fleet.teams if namespace in t.namespaces)
 
 
+def _pool(job: TraceJob, fleet: Fleet) -> Pool:
+    """The pool the trace line names (the trace's loader checked that the model has it)."""
+    found = fleet.pool(job.pool or "")
+    if found is None:
+        raise ValueError(f"pool {job.pool!r} is not in model {fleet.name!r}: load the trace against this model")
+    return found
+
+
 def _resources(job: TraceJob, fleet: Fleet) -> dict[str, str]:
-    gpu = fleet.pool(job.pool).gpu_resource if job.pool else _gpu_resource(fleet, job.namespace)
+    gpu = _pool(job, fleet).gpu_resource if job.pool else _gpu_resource(fleet, job.namespace)
     out = {gpu: str(job.gpus_per_pod)} if job.gpus_per_pod else {}
     if job.cpu_per_pod:
         out["cpu"] = job.cpu_per_pod
@@ -44,7 +53,7 @@ def _gpu_resource(fleet: Fleet, namespace: str) -> str:
     for name in team.quota:
         if (pool := fleet.pool(name)) is not None:
             return pool.gpu_resource
-    return "nvidia.com/gpu"
+    return NVIDIA_GPU
 
 
 def pod_template(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
@@ -53,16 +62,16 @@ def pod_template(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) ->
     spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [{
         "name": "trainer", "image": "trainer:replay", "resources": {"requests": requests, "limits": requests}}]}
     if job.pool:
-        pool = fleet.pool(job.pool)
+        pool = _pool(job, fleet)
         spec["nodeSelector"] = dict(pool.node_labels)
         if pool.tolerations:
             spec["tolerations"] = [t.model_dump(by_alias=True, exclude_none=True) for t in pool.tolerations]
-    return {"metadata": {"labels": {JOB_LABEL: job.name}, "annotations": dict(annotations)}, "spec": spec}
+    return {"metadata": {"labels": {WHATIF_JOB_LABEL: job.name}, "annotations": dict(annotations)}, "spec": spec}
 
 
 def _batch_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
     team = team_of(fleet, job.namespace)
-    labels = {JOB_LABEL: job.name, QUEUE_LABEL: team.local_queue_name}
+    labels = {WHATIF_JOB_LABEL: job.name, QUEUE_LABEL: team.local_queue_name}
     if job.priority_class:
         labels[KUEUE_PRIORITY_CLASS] = job.priority_class
     template = pod_template(job, fleet, annotations)
@@ -87,7 +96,7 @@ def _volcano_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) ->
     own = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if job.needed < job.pods else {})}
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": job.name, "namespace": job.namespace,
-                         "labels": {JOB_LABEL: job.name}, "annotations": own},
+                         "labels": {WHATIF_JOB_LABEL: job.name}, "annotations": own},
             "spec": spec}
 
 

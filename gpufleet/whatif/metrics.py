@@ -230,16 +230,19 @@ def fidelity(log: ReplayLog) -> dict[str, float | None]:
     """How far the sandbox fell behind the trace, in wall seconds (p95): create calls after their submit time, pods
     from bound to Running, and gangs from admission to all pods Running (the Job controller's creates, the scheduler's
     binds, KWOK's start and the informers' lag: the whole chain a pods-ready timeout waits for; gangs that started
-only). Near the scaled
-    pods-ready timeout, evictions are the machine's, not the model's."""
+    only). Near the scaled pods-ready timeout, evictions are the machine's, not the model's."""
     k = log.time_scale
     lags = [(j.created - j.submitted) / k for j in log.jobs if j.created is not None]
     starts = [(s.running - s.bound) / k for j in log.jobs for s in j.spans.values()
               if s.bound is not None and s.running is not None]
     gangs = [t / k for j in log.jobs for t in gang_starts(j, log.horizon)]
-    p95 = lambda values: None if not values else round(_percentile(values, 0.95), 3)  # noqa: E731
-    return {"submitLagP95WallSeconds": p95(lags), "podStartP95WallSeconds": p95(starts),
-            "gangStartP95WallSeconds": p95(gangs)}
+    return {"submitLagP95WallSeconds": _p95(lags), "podStartP95WallSeconds": _p95(starts),
+            "gangStartP95WallSeconds": _p95(gangs)}
+
+
+def _p95(values: list[float]) -> float | None:
+    found = _percentile(values, 0.95)
+    return None if found is None else round(found, 3)
 
 
 def behind(log: ReplayLog) -> str | None:
@@ -251,8 +254,9 @@ def behind(log: ReplayLog) -> str | None:
         return None
     for key, what in (("gangStartP95WallSeconds", "gangs took {:g} wall s from admission to all pods Running"),
                       ("podStartP95WallSeconds", "pods took {:g} wall s from bound to Running")):
-        if seen[key] is not None and seen[key] > timeout / 2:
-            return (f"{log.model}: {what.format(seen[key])} (p95), more than half the scaled pods-ready timeout "
+        value = seen[key]
+        if value is not None and value > timeout / 2:
+            return (f"{log.model}: {what.format(value)} (p95), more than half the scaled pods-ready timeout "
                     f"({timeout:g} s): its evictions may be the machine's, not the model's; replay with a lower "
                     "--time-scale")
     return None

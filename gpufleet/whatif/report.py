@@ -10,6 +10,8 @@ repeats) and, with more than one repeat, ``spread``: every number's min and max.
 
 from __future__ import annotations
 
+from functools import partial
+
 from statistics import median
 from typing import Any, Callable, Sequence
 
@@ -59,8 +61,8 @@ def to_json(base: Sequence[ReplayLog], new: Sequence[ReplayLog], replayed_as: di
         "scaled": {"base": [{"name": n, "traceSeconds": t, "wallSeconds": w} for n, t, w in first.scaled],
                    "new": [{"name": n, "traceSeconds": t, "wallSeconds": w} for n, t, w in new[0].scaled]},
         "replayedAs": replayed_as,
-        "teams": [{"team": name, "base": _side(base, lambda log: metrics.team_metrics(log, name)),
-                   "new": _side(new, lambda log: metrics.team_metrics(log, name))} for name in names],
+        "teams": [{"team": name, "base": _side(base, partial(metrics.team_metrics, team=name)),
+                   "new": _side(new, partial(metrics.team_metrics, team=name))} for name in names],
         "fleet": {"base": _side(base, metrics.fleet_metrics), "new": _side(new, metrics.fleet_metrics)},
         "utilization": {"base": _utilization(first), "new": _utilization(new[0])},
         "fidelity": {"base": [metrics.fidelity(log) for log in base], "new": [metrics.fidelity(log) for log in new]},

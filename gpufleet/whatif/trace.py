@@ -99,6 +99,13 @@ class TraceError(ModelError):
     """A trace that cannot be replayed: every problem, at ``line N: field``."""
 
 
+def named(job: TraceJob) -> str:
+    """The name of a loaded trace's job (:func:`parse_trace` names every job, :func:`job_name`)."""
+    if job.name is None:
+        raise ValueError("an unnamed trace job: read traces with parse_trace or load_trace, which name every job")
+    return job.name
+
+
 def job_name(job: TraceJob, index: int) -> str:
     """The job's name in the cluster: its own, or ``j<index>`` (one owner for replay and export)."""
     return job.name or f"j{index}"
@@ -118,7 +125,8 @@ def _issues_of(exc: ValidationError, line: int) -> list[Issue]:
 
 
 def _parse(text: str) -> tuple[list[tuple[int, TraceJob]], list[Issue]]:
-    jobs, issues = [], []
+    jobs: list[tuple[int, TraceJob]] = []
+    issues: list[Issue] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -168,7 +176,8 @@ def _elastic_issues(job: TraceJob, number: int) -> list[Issue]:
 def _against_model(jobs: list[tuple[int, TraceJob]], fleet: Fleet) -> list[Issue]:
     teams = {ns: team for team in fleet.teams for ns in team.namespaces}
     priorities = {p.name for p in fleet.priority_classes}
-    issues, names = [], {}
+    issues: list[Issue] = []
+    names: dict[tuple[str, str], int] = {}
     for number, job in jobs:
         team = teams.get(job.namespace)
         if team is None:
@@ -226,7 +235,7 @@ def load_trace(path: Path, fleets: list[Fleet]) -> Trace:
     except TooLarge as exc:
         raise TraceError(str(path), [Issue("(file)", str(exc), "split it")]) from None
     except (OSError, ValueError) as exc:
-        raise TraceError(str(path), [Issue("(file)", f"cannot be read: {exc}", "give a readable UTF-8 JSON Lines file")])
+        raise TraceError(str(path), [Issue("(file)", f"cannot be read: {exc}", "give a readable UTF-8 JSON Lines file")]) from None
     numbered, issues = _parse(text)
     for fleet in fleets:
         issues += [i for i in _against_model(numbered, fleet) if i not in issues]

@@ -7,15 +7,15 @@ read the elastic opt-in as :mod:`gpufleet.workloads.elastic` does. Pure string b
 
 from __future__ import annotations
 
-from gpufleet.workloads.keys import ELASTIC
+from gpufleet.kubetypes.vocab import ELASTIC
 
 
-def annotations(root: str = "object") -> str:
+def annotation_map(root: str = "object") -> str:
     """``root``'s annotations, or an empty map."""
     return f"(has({root}.metadata.annotations) ? {root}.metadata.annotations : {{}})"
 
 
 def elastic(root: str = "object") -> str:
     """The elastic opt-in (:func:`gpufleet.workloads.elastic.opted_in`): the annotation, trimmed, is ``true`` in any case."""
-    notes = annotations(root)
+    notes = annotation_map(root)
     return f"('{ELASTIC}' in {notes} && {notes}['{ELASTIC}'].trim().lowerAscii() == 'true')"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.workloads.keys import ELASTIC
+from gpufleet.kubetypes.vocab import ELASTIC
 
 
 def opted_in(value: Any) -> bool:

@@ -30,10 +30,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.workloads.stages import initializer_roles
 from gpufleet.workloads.types import WorkloadView, as_map, is_map
+from gpufleet.kubetypes.vocab import GANG_LABEL
 
 
 def label_value(name: str) -> str:

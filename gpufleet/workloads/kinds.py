@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.groups import lws_view, ray_view
 from gpufleet.workloads.native import gang_policies, scheduling_group
@@ -29,8 +29,8 @@ _TASKS, _REPLICATED_JOBS = SPEC.child("tasks"), SPEC.child("replicatedJobs")
 _TEMPLATE = SPEC.child("template")
 _SCHEDULING_POLICY = SPEC.child("runPolicy", "schedulingPolicy")
 _QUEUE, _MIN_AVAILABLE, _MIN_MEMBER = SPEC.child("queue"), SPEC.child("minAvailable"), SPEC.child("minMember")
-_VQ_ANNOTATION, _VQ_LABEL = annotation_path(keys.VOLCANO_QUEUE), label_path(keys.VOLCANO_QUEUE)
-_POD_GROUP_TOTAL = annotation_path(keys.KUEUE_POD_GROUP_TOTAL)
+_VQ_ANNOTATION, _VQ_LABEL = annotation_path(vocab.VOLCANO_QUEUE), label_path(vocab.VOLCANO_QUEUE)
+_POD_GROUP_TOTAL = annotation_path(vocab.KUEUE_POD_GROUP_TOTAL)
 
 
 def _template(path: FieldPath, template: Any, replicas: int, role: str, replicas_path: FieldPath | None) -> PodTemplate:
@@ -44,12 +44,12 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
           volcano_queue: Any = None, volcano_queue_path: FieldPath | None = None) -> WorkloadView:
     meta = as_map(obj.get("metadata"))
     labels, annotations = as_map(meta.get("labels")), as_map(meta.get("annotations"))
-    queue = labels.get(keys.QUEUE_LABEL)
+    queue = labels.get(vocab.QUEUE_LABEL)
     vq, vq_path = volcano_queue, volcano_queue_path
     if not vq:
-        vq, vq_path = annotations.get(keys.VOLCANO_QUEUE), _VQ_ANNOTATION
+        vq, vq_path = annotations.get(vocab.VOLCANO_QUEUE), _VQ_ANNOTATION
     if not vq:
-        vq, vq_path = labels.get(keys.VOLCANO_QUEUE), _VQ_LABEL
+        vq, vq_path = labels.get(vocab.VOLCANO_QUEUE), _VQ_LABEL
     if total_pods is None:
         total_pods = sum(t.replicas for t in templates) if len(templates) != 1 else templates[0].replicas
     return WorkloadView(
@@ -161,9 +161,9 @@ def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     annotations = as_map(meta.get("annotations"))
     member = pod_group_name(as_map(meta.get("labels")), annotations) or scheduling_group(obj.get("spec"))
     template = PodTemplate(ROOT, obj, 1, "", None, as_map(obj.get("spec")), SPEC)
-    has_total = keys.KUEUE_POD_GROUP_TOTAL in annotations
+    has_total = vocab.KUEUE_POD_GROUP_TOTAL in annotations
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member,
-                 gang_min=as_int(annotations.get(keys.KUEUE_POD_GROUP_TOTAL)),
+                 gang_min=as_int(annotations.get(vocab.KUEUE_POD_GROUP_TOTAL)),
                  gang_min_path=_POD_GROUP_TOTAL if has_total else None)
 
 

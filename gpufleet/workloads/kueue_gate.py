@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from gpufleet.workloads.selectors import matches
+from gpufleet.kubetypes.vocab import KUEUE_SUSPENDED_BY_PARENT, QUEUE_LABEL
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-SUSPENDED_BY_PARENT = "kueue.x-k8s.io/pod-suspending-parent"
 DEFAULT_QUEUE = "default"
 
 # (apiVersion group, kind) -> Kueue integration name (pkg/controller/jobs/*, v0.19.2).
@@ -141,7 +140,7 @@ def decide(obj: Mapping[str, Any], ns_labels: Mapping[str, str], config: KueueCo
 
 def _pod(obj: Mapping[str, Any], ns_labels: Mapping[str, str], config: KueueConfig,
          ancestors: Sequence[Mapping[str, Any]], default_queue_exists: bool, queue: str | None) -> Decision:
-    if SUSPENDED_BY_PARENT in _meta(obj, "annotations"):
+    if KUEUE_SUSPENDED_BY_PARENT in _meta(obj, "annotations"):
         return Decision(True, queue, "suspended by parent")
     if config.pod_selector is not None and not matches(config.pod_selector, _meta(obj, "labels")):
         return Decision(False, queue, "podOptions.podSelector")

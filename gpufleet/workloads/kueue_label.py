@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 from gpufleet.workloads.kueue_gate import integration
 from gpufleet.workloads.types import WorkloadView, as_map, is_map
 
@@ -50,7 +50,7 @@ def controller_queue(view: WorkloadView, team: TeamContext, fleet: FleetContext 
         return None
     meta = as_map(view.obj.get("metadata"))
     labels, annotations = as_map(meta.get("labels")), as_map(meta.get("annotations"))
-    if view.kind == "Pod" and not (labels.get(keys.KUEUE_POD_GROUP) or annotations.get(keys.KUEUE_POD_GROUP)):
+    if view.kind == "Pod" and not (labels.get(vocab.KUEUE_POD_GROUP) or annotations.get(vocab.KUEUE_POD_GROUP)):
         return None
     if _routed_to_volcano(view, annotations) or _owned_by_managed_parent(meta):
         return None
@@ -58,9 +58,9 @@ def controller_queue(view: WorkloadView, team: TeamContext, fleet: FleetContext 
 
 
 def _routed_to_volcano(view: WorkloadView, annotations: Mapping[str, Any]) -> bool:
-    if view.volcano_queue or annotations.get(keys.VOLCANO_GROUP) or annotations.get(keys.VOLCANO_GROUP_ALT):
+    if view.volcano_queue or annotations.get(vocab.VOLCANO_GROUP) or annotations.get(vocab.VOLCANO_GROUP_ALT):
         return True
-    return any(t.spec.get("schedulerName") == keys.VOLCANO_SCHEDULER for t in view.templates)
+    return any(t.spec.get("schedulerName") == vocab.VOLCANO_SCHEDULER for t in view.templates)
 
 
 def _owned_by_managed_parent(meta: Mapping[str, Any]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 from gpufleet.workloads.types import PodTemplate, WorkloadView, as_list, as_map, is_map
 
 
@@ -41,16 +41,16 @@ def effective_scheduler(view: WorkloadView, template: PodTemplate) -> str:
     if own:
         return own
     if view.group == "batch.volcano.sh" and view.kind == "Job":
-        return view.scheduler_name or keys.VOLCANO_SCHEDULER
-    return keys.DEFAULT_SCHEDULER
+        return view.scheduler_name or vocab.VOLCANO_SCHEDULER
+    return vocab.DEFAULT_SCHEDULER
 
 
 def pod_group_name(labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> str | None:
     """The gang a pod declares itself part of: Kueue, Volcano or scheduler-plugins keys, in that order."""
     for source, key in (
-        (labels, keys.KUEUE_POD_GROUP), (annotations, keys.KUEUE_POD_GROUP),
-        (annotations, keys.VOLCANO_GROUP), (annotations, keys.VOLCANO_GROUP_ALT),
-        (labels, keys.COSCHEDULING_GROUP),
+        (labels, vocab.KUEUE_POD_GROUP), (annotations, vocab.KUEUE_POD_GROUP),
+        (annotations, vocab.VOLCANO_GROUP), (annotations, vocab.VOLCANO_GROUP_ALT),
+        (labels, vocab.COSCHEDULING_GROUP),
     ):
         value = source.get(key)
         if value:

@@ -9,7 +9,7 @@ added. That is KEP-753's formula as written in ``k8s.io/component-helpers/resour
 (``pkg/scheduler/api/pod_info.go``, v1.14.1) repeats it. Pod-level ``spec.resources`` (cpu, memory and
 hugepages only; Volcano does not read them) are not applied: no rule compares those resources.
 
-Called by GANG003 (minResources), the GPU rules (:mod:`gpufleet.rules.gpus._helpers`), ``advise`` and the
+Called by GANG003 (minResources), the GPU rules (:mod:`gpufleet.rules.gpumath`), ``advise`` and the
 sandbox's outcome counts, so one pod has one demand whoever asks.
 """
 

@@ -53,7 +53,7 @@ def dependent_tasks(tasks: Any) -> frozenset[int]:
 def starting_replicas(tasks: Any) -> int | None:
     """Σ replicas of the Volcano tasks without ``dependsOn`` (absent is 0); None when a count is not an integer."""
     total = 0
-    for i, task in enumerate(as_list(tasks)):
+    for task in as_list(tasks):
         if not is_map(task) or depends_on_names(task):
             continue
         replicas = task.get("replicas", 0)

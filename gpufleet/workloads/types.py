@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
-from gpufleet.util.maps import is_map
+from gpufleet.util.maps import is_map as is_map  # re-exported: the workload views' modules import it from here
 from gpufleet.util.quickinit import quick_init, read_once
 
 EMPTY: Mapping[str, Any] = {}

@@ -19,7 +19,7 @@ _Loader = yamllimits.Loader  # libyaml's safe loader with bounded numbers
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class _NoAliasDumper(_Dumper):  # type: ignore[misc, valid-type]
+class _NoAliasDumper(_Dumper):  # type: ignore[misc, valid-type]  # the dumper base is chosen at import time (the C dumper when libyaml is there)
     def ignore_aliases(self, data: Any) -> bool:
         return True
 

@@ -52,7 +52,7 @@ class LimitError(yaml.MarkedYAMLError):
     """Input over one of the limits; ``problem`` says which, ``problem_mark`` where (when known)."""
 
     def __init__(self, problem: str, line: int | None = None) -> None:
-        mark = yaml.Mark("<input>", 0, line, 0, None, None) if line is not None else None
+        mark = yaml.Mark("<input>", 0, line, 0, None, 0) if line is not None else None
         super().__init__(problem=problem, problem_mark=mark)
 
 
@@ -60,7 +60,7 @@ class BigNumber(str):
     """A YAML number too large to hold (its text); readers report it at its path."""
 
 
-class Loader(_Base):  # type: ignore[misc, valid-type]
+class Loader(_Base):  # type: ignore[misc, valid-type]  # the loader base is chosen at import time (the C loader when libyaml is there)
     """libyaml's safe loader with bounded numbers (see the module docstring)."""
 
 
@@ -199,7 +199,7 @@ _EMBEDDED: ByteBoundedCache[tuple[Any, str], Any] = ByteBoundedCache(8 * 1024 * 
 
 def cached(text: str, read: Callable[[str], T]) -> T:
     """``read(text)`` memoised by text in a cache bounded in bytes (parsed YAML is ~16x its text)."""
-    return _EMBEDDED.get_or_compute((read, text), lambda key: read(key[1]))  # type: ignore[no-any-return]
+    return _EMBEDDED.get_or_compute((read, text), lambda key: read(key[1]))
 
 
 def out_of_range(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:

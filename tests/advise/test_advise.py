@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from gpufleet.advise import SWITCH_NOTE, advise
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from tests.model.builders import FleetBuilder
 
-KEY = "gpufleet.dev/dedicated"
+KEY = DEDICATED_KEY
 
 
 def job(ns: str, pods: int, gpus_per_pod: int = 8, elastic: bool = False, name: str = "train") -> dict[str, Any]:

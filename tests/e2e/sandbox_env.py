@@ -24,9 +24,9 @@ from gpufleet.lint.runner import lint
 from gpufleet.model import Fleet, load_model
 from gpufleet.rules.api import CheckContext, Finding
 from gpufleet.sandbox.kube import Kube, wait_for
-from gpufleet.sandbox.nodes import KWOK_ANNOTATION
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.up import Options, up
+from gpufleet.kubetypes.vocab import KWOK_NODE_ANNOTATION
 from tests.render.builders import pool, quota, team
 
 VC_API = "batch.volcano.sh/v1alpha1"
@@ -184,7 +184,7 @@ def system_node() -> dict:
     prod pool is GPU-tainted, so a `pulumi up` of prod waits forever for it without one)."""
     resources = {"cpu": "16", "memory": "64Gi", "pods": "110"}
     return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": "system-0", "annotations": {KWOK_ANNOTATION: "fake"},
+            "metadata": {"name": "system-0", "annotations": {KWOK_NODE_ANNOTATION: "fake"},
                          "labels": {"kubernetes.io/hostname": "system-0", "kubernetes.io/os": "linux", "type": "kwok"}},
             "status": {"capacity": resources, "allocatable": dict(resources),
                        "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"}}}

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.sandbox import chaos
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
 from tests.e2e.sandbox_env import job, running, vcjob
 from tests.sandbox.kernel import zombie_children
 
@@ -39,7 +39,7 @@ def runs_for(manifest: dict, seconds: int) -> dict:
     templates = ([t["template"] for t in manifest["spec"]["tasks"]] if "tasks" in manifest["spec"]
                  else [manifest["spec"]["template"]])
     for template in templates:
-        template.setdefault("metadata", {}).setdefault("annotations", {})[COMPLETE_AFTER] = f"{seconds}s"
+        template.setdefault("metadata", {}).setdefault("annotations", {})[KWOK_COMPLETE_AFTER] = f"{seconds}s"
     return manifest
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.fleetctx.context import GANG_LABEL
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.render.files import rule_file_text
 from gpufleet.render.kube_state_metrics import allowlist_entries
 from gpufleet.render.monitoring import render_ksm_service_monitor

@@ -29,7 +29,7 @@ import pytest
 from gpufleet.sandbox.trial import TrialOptions, clean, try_manifests
 from gpufleet.sandbox.trial_watch import Ref, Watch
 from gpufleet.sandbox.up import Options
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 from tests.e2e.sandbox_env import condition, job, model, running
 from tests.render.builders import pool, quota, team
 
@@ -40,10 +40,10 @@ CRONS = {"cron-template": "jobTemplate", "cron-own": "CronJob"}  # where each Cr
 
 def member(name: str, namespace: str, group: str, queue: str | None = NS, total: str | None = None) -> dict:
     """A plain pod of 8 GPUs in Kueue pod group ``group``."""
-    labels = {"app": group, keys.KUEUE_POD_GROUP: group, **({keys.QUEUE_LABEL: queue} if queue else {})}
+    labels = {"app": group, vocab.KUEUE_POD_GROUP: group, **({vocab.QUEUE_LABEL: queue} if queue else {})}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {
         "name": name, "namespace": namespace, "labels": labels,
-        "annotations": {keys.KUEUE_POD_GROUP_TOTAL: total} if total else {}},
+        "annotations": {vocab.KUEUE_POD_GROUP_TOTAL: total} if total else {}},
         "spec": job(name, namespace, pods=1)["spec"]["template"]["spec"]}
 
 
@@ -53,7 +53,7 @@ def group(name: str, namespace: str = NS, **kw) -> list[dict]:
 
 def cron_job(name: str) -> dict:
     """A CronJob every minute of a 2-rank Job, its queue label where ``CRONS`` says."""
-    label = {keys.QUEUE_LABEL: NS}
+    label = {vocab.QUEUE_LABEL: NS}
     on_cron = CRONS[name] == "CronJob"
     return {"apiVersion": "batch/v1", "kind": "CronJob",
             "metadata": {"name": name, "namespace": NS, "labels": label if on_cron else {}},
@@ -91,7 +91,7 @@ def test_a_group_member_without_its_total_count_is_refused_by_kueue_and_lint_say
     assert [f.object_name for f in findings] == ["nocount-0", "nocount-1", "nocount-2"]
     result = try_manifests(sandbox.kube, pods, FAST)
     assert result.outcome == "refused" and result.refused_by == "vpod.kb.io", result.as_dict()
-    assert keys.KUEUE_POD_GROUP_TOTAL in result.message and result.objects == []
+    assert vocab.KUEUE_POD_GROUP_TOTAL in result.message and result.objects == []
 
 
 def test_a_group_with_its_total_count_is_admitted_as_one_workload_and_runs_whole_and_lints_clean(sandbox):
@@ -115,7 +115,7 @@ def test_outside_kueues_namespaces_a_member_without_its_total_count_is_created_a
 
 
 def test_a_job_naming_a_rendered_workload_priority_class_is_admitted_at_its_value_and_lints_clean(sandbox):
-    body = job("ranked", NS, pods=2, labels={keys.QUEUE_LABEL: NS, keys.KUEUE_PRIORITY_CLASS: "gang-standard"})
+    body = job("ranked", NS, pods=2, labels={vocab.QUEUE_LABEL: NS, vocab.KUEUE_PRIORITY_CLASS: "gang-standard"})
     assert sandbox.lint([body]) == []
     sandbox.create(body)
     sandbox.wait("the workload admitted", lambda: condition(sandbox.workload(NS, "ranked"), "Admitted").get("status") == "True",
@@ -125,9 +125,9 @@ def test_a_job_naming_a_rendered_workload_priority_class_is_admitted_at_its_valu
 
 
 def test_a_job_naming_a_missing_workload_priority_class_stays_suspended_without_a_workload_and_lint_says_gang110(sandbox):
-    body = job("misranked", NS, pods=2, labels={keys.QUEUE_LABEL: NS, keys.KUEUE_PRIORITY_CLASS: "gang-hihg"})
+    body = job("misranked", NS, pods=2, labels={vocab.QUEUE_LABEL: NS, vocab.KUEUE_PRIORITY_CLASS: "gang-hihg"})
     [finding] = [f for f in sandbox.lint([body]) if f.code == "GANG110"]
-    assert str(finding.path) == f"metadata.labels[{keys.KUEUE_PRIORITY_CLASS}]" and "gang-standard" in finding.fix
+    assert str(finding.path) == f"metadata.labels[{vocab.KUEUE_PRIORITY_CLASS}]" and "gang-standard" in finding.fix
     sandbox.create(body)
     sandbox.wait("Kueue to suspend the job", lambda: sandbox.get("batch/v1", "Job", "misranked", NS)["spec"].get("suspend"))
     sandbox.settle(20)
@@ -144,7 +144,7 @@ def created_job(sb, cron: str) -> dict | None:
 def test_a_cronjob_labelled_in_its_job_template_makes_jobs_kueue_admits_and_lints_clean(sandbox):
     assert sandbox.lint([cron_job("cron-template")]) == []
     made = sandbox.wait("the CronJob's first Job", lambda: created_job(sandbox, "cron-template"), timeout=90)
-    assert made["metadata"]["labels"][keys.QUEUE_LABEL] == NS
+    assert made["metadata"]["labels"][vocab.QUEUE_LABEL] == NS
     name = made["metadata"]["name"]
     sandbox.wait("its workload admitted", lambda: condition(sandbox.workload(NS, name), "Admitted").get("status") == "True",
                  timeout=120)
@@ -153,10 +153,10 @@ def test_a_cronjob_labelled_in_its_job_template_makes_jobs_kueue_admits_and_lint
 
 def test_a_cronjob_labelled_on_itself_makes_jobs_kueue_never_admits_and_lint_says_gang103_with_the_move(sandbox):
     [finding] = [f for f in sandbox.lint([cron_job("cron-own")]) if f.code == "GANG103"]
-    assert str(finding.path) == f"spec.jobTemplate.metadata.labels[{keys.QUEUE_LABEL}]"
+    assert str(finding.path) == f"spec.jobTemplate.metadata.labels[{vocab.QUEUE_LABEL}]"
     assert finding.fix.startswith("move the label to spec.jobTemplate.metadata.labels")
     made = sandbox.wait("the CronJob's first Job", lambda: created_job(sandbox, "cron-own"), timeout=90)
-    assert keys.QUEUE_LABEL not in made["metadata"].get("labels", {})
+    assert vocab.QUEUE_LABEL not in made["metadata"].get("labels", {})
     name = made["metadata"]["name"]
     sandbox.wait("its workload", lambda: sandbox.workload(NS, name), timeout=60)
     sandbox.settle(10)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.sandbox import kwokretry
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER as COMPLETE_AFTER
 from gpufleet.sandbox.up import Options
 from tests.e2e.sandbox_env import job
 from tests.e2e.sandbox_pool import pool_key

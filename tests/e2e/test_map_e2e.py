@@ -25,13 +25,14 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gpufleet.fleetctx.context import GANG_LABEL, FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate import mutate
 from gpufleet.mutate.policies import API_VERSION, render_mutating_policies
 from gpufleet.render.context import render_context
 from gpufleet.sandbox.kube import established
 from gpufleet.sandbox.up import Options
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
+
 from tests.conftest import shared_path
 from tests.e2e.sandbox_pool import pool_key
 from tests.e2e.test_vap_e2e import dry_run, served
@@ -159,7 +160,7 @@ def webhook_sends(obj: dict) -> bool:
     (:mod:`gpufleet.render.controller_webhooks`: Pods of a Kueue pod group only, no Job a JobSet owns)."""
     meta = obj.get("metadata") or {}
     if obj.get("kind") == "Pod":
-        return keys.KUEUE_POD_GROUP in (meta.get("labels") or {})
+        return vocab.KUEUE_POD_GROUP in (meta.get("labels") or {})
     owners = meta.get("ownerReferences") or []
     return not (obj.get("apiVersion") == "batch/v1" and any(o.get("kind") == "JobSet" for o in owners))
 
@@ -187,7 +188,7 @@ def unaliased(sent: dict, out: dict) -> dict:
     module alone (2026-12-02), on every Job without labels; ``/mutate`` and the policies stamp only the template (compared here)."""
     if sent.get("apiVersion") != "batch/v1" or sent.get("kind") != "Job" or (sent.get("metadata") or {}).get("labels"):
         return out
-    labels = {k: v for k, v in (out.get("metadata", {}).get("labels") or {}).items() if k != GANG_LABEL}
+    labels = {k: v for k, v in (out.get("metadata", {}).get("labels") or {}).items() if k != vocab.GANG_LABEL}
     return {**out, "metadata": {**out.get("metadata", {}), "labels": labels}}
 
 

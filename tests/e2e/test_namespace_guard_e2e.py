@@ -22,7 +22,7 @@ from kubernetes.client import CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
 from gpufleet.model import load_model
-from gpufleet.render.meta import TEAM_LABEL
+from gpufleet.kubetypes.vocab import TEAM_LABEL
 from gpufleet.render.namespace_guard import render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
 from gpufleet.sandbox.kube import Kube, wait_for

@@ -35,7 +35,7 @@ import yaml
 
 from gpufleet.sandbox.trial import TrialOptions, try_manifests
 from gpufleet.sandbox.up import Options
-from gpufleet.workloads.keys import QUEUE_LABEL as QUEUE
+from gpufleet.kubetypes.vocab import QUEUE_LABEL as QUEUE
 from tests.e2e.sandbox_env import VC_API, job, launcher_job, vcjob
 from tests.e2e.sandbox_pool import pool_key
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.model.checks import capacity
+from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
 
 from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
-NODEGROUP = "volcano.sh/nodegroup-name"
+NODEGROUP = VOLCANO_NODEGROUP_LABEL
 
 CASES = [
     Case("team-gpus-above-capacity", lambda f: f.set("teams[0].quota.h100.nominal", 25),

@@ -6,8 +6,9 @@ import pytest
 
 from tests.model.builders import FleetBuilder
 from tests.model.expect import Case, clean, params, reported
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
-KEY = "gpufleet.dev/dedicated"
+KEY = DEDICATED_KEY
 
 
 def dedicated(b: FleetBuilder, team: str = "secure", system: str = "kueue") -> FleetBuilder:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.model.ownership import kueue_namespaces, namespace_engine, volcano_namespaces
+from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
 from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
-NODEGROUP = "volcano.sh/nodegroup-name"
+NODEGROUP = VOLCANO_NODEGROUP_LABEL
 
 CASES = [
     Case("volcano-namespace-not-among-the-teams",

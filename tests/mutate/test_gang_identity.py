@@ -7,10 +7,11 @@ import copy
 import jsonpatch
 import pytest
 
-from gpufleet.fleetctx.context import GANG_LABEL, FleetContext
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate import mutate
 from gpufleet.workloads import build_view
 from gpufleet.workloads.identity import label_value
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from tests.mutate.builders import OTHER_NS, TEAM_NS, batch_job, fleet_dict, pod_template, volcano_job
 
 

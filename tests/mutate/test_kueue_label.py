@@ -7,9 +7,10 @@ import pytest
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.mutate import mutate
+from gpufleet.kubetypes.vocab import QUEUE_LABEL
 from tests.mutate.builders import OTHER_NS, TEAM_NS, batch_job, fleet, pod_template, with_meta
 
-LABEL = "kueue.x-k8s.io/queue-name"
+LABEL = QUEUE_LABEL
 
 
 def kueue_kind(api_version: str, kind: str, spec: dict | None = None) -> dict:

@@ -8,10 +8,11 @@ import jsonpatch
 import pytest
 
 from gpufleet.mutate import mutate
+from gpufleet.kubetypes.vocab import QUEUE_LABEL
 from tests.mutate.builders import TEAM_NS, fleet
 from tests.rules.routing.test_gang106_lws_and_ray import LWS_FRAMEWORK, RAY_FRAMEWORKS, lws, ray_cluster, ray_job
 
-LABEL = "kueue.x-k8s.io/queue-name"
+LABEL = QUEUE_LABEL
 KINDS = [lws(namespace=TEAM_NS), ray_cluster(namespace=TEAM_NS), ray_job(namespace=TEAM_NS)]
 
 

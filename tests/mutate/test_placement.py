@@ -7,11 +7,12 @@ import pytest
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate import mutate
+from gpufleet.kubetypes.vocab import COSCHEDULING_GROUP, DEDICATED_KEY
 from tests.mutate.builders import pod_template
 
-KEY = "gpufleet.dev/dedicated"
+KEY = DEDICATED_KEY
 SCHED = "scheduler-plugins-scheduler"
-GROUP = "scheduling.x-k8s.io/pod-group"
+GROUP = COSCHEDULING_GROUP
 TOLERATION = {"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoExecute"}
 
 

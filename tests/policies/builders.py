@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-GANG_LABEL = "gpufleet.dev/gang"
+from gpufleet.kubetypes.vocab import GANG_LABEL, NVIDIA_GPU, QUEUE_LABEL
 
 
 def volcano_job(name: str = "train", namespace: str = "research", replicas: int = 4, min_available: int | None = 4,
@@ -16,7 +16,7 @@ def volcano_job(name: str = "train", namespace: str = "research", replicas: int 
         "tasks": [{"name": "worker", "replicas": replicas, "template": {"spec": {
             "restartPolicy": "Never",
             "containers": [{"name": "trainer", "image": "trainer:1", "resources": {
-                "limits": {"nvidia.com/gpu": 8}, "requests": {"nvidia.com/gpu": 8}}}],
+                "limits": {NVIDIA_GPU: 8}, "requests": {NVIDIA_GPU: 8}}}],
         }}}],
         **spec,
     }
@@ -36,7 +36,7 @@ def priority_class(name: str = "gang-high", preemption: str | None = None, label
 
 
 def batch_job(name: str = "infer", namespace: str = "vision", queue: str | None = None, parallelism: int = 2) -> dict[str, Any]:
-    labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
+    labels = {QUEUE_LABEL: queue} if queue else {}
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": namespace, "labels": labels},
             "spec": {"parallelism": parallelism, "completions": parallelism, "template": {"spec": {
                 "restartPolicy": "Never", "containers": [{"name": "main", "image": "infer:1"}]}}}}

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import pytest
 import yaml
 
-from gpufleet.fleetctx.context import GANG_LABEL
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from tests.render import ksm
 
 SKIP_REASON = ("promtool is not installed: `bash scripts/test.sh` installs it (apt-get install -y prometheus) when run "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.fleetctx.context import GANG_LABEL
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.model import load_model
 from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.kube_state_metrics import allowlist_entries

@@ -15,7 +15,7 @@ from celpy import celtypes
 from gpufleet.crdschema.celext import compile_program, to_cel
 from gpufleet.model.loader import load_model
 from gpufleet.render import render_all
-from gpufleet.render.meta import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
+from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.render.namespace_guard import policy_name, render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes import vocab
+
 NAMESPACE = "research"
 
 
@@ -25,7 +27,7 @@ def meta(name: str, namespace: str | None = NAMESPACE, labels: dict | None = Non
 
 def container(name: str = "main", gpus: int | str | None = None, cpu: str | None = None,
               memory: str | None = None) -> dict[str, Any]:
-    requests = {k: str(v) for k, v in (("nvidia.com/gpu", gpus), ("cpu", cpu), ("memory", memory)) if v is not None}
+    requests = {k: str(v) for k, v in ((vocab.NVIDIA_GPU, gpus), ("cpu", cpu), ("memory", memory)) if v is not None}
     out: dict[str, Any] = {"name": name, "image": "trainer:1"}
     if requests:
         out["resources"] = {"requests": dict(requests), "limits": dict(requests)}
@@ -165,11 +167,11 @@ def pod(name: str = "p0", group: str | None = None, total: int | str | None = No
     labels = dict(labels or {})
     annotations = dict(annotations or {})
     if group:
-        labels["kueue.x-k8s.io/pod-group-name"] = group
+        labels[vocab.KUEUE_POD_GROUP] = group
     if total is not None:
-        annotations["kueue.x-k8s.io/pod-group-total-count"] = str(total)
+        annotations[vocab.KUEUE_POD_GROUP_TOTAL] = str(total)
     if queue:
-        labels["kueue.x-k8s.io/queue-name"] = queue
+        labels[vocab.QUEUE_LABEL] = queue
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta(name, namespace, labels, annotations),
             "spec": pod_spec(**spec)}
 
@@ -184,7 +186,7 @@ def train_job(name: str = "tj", num_nodes: int | None = 4, namespace: str | None
 
 def deployment(name: str = "dep", replicas: int | None = 2, group: str | None = None,
                namespace: str | None = NAMESPACE, kind: str = "Deployment") -> dict[str, Any]:
-    labels = {"scheduling.x-k8s.io/pod-group": group} if group else None
+    labels = {vocab.COSCHEDULING_GROUP: group} if group else None
     spec: dict[str, Any] = {"template": pod_template(labels=labels, restart_policy=None)}
     if replicas is not None:
         spec["replicas"] = replicas

@@ -31,6 +31,7 @@ from gpufleet.yamlin import yamlio
 from gpufleet.crdschema.crdset import CrdSet
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.render.context import render_context
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from tests.conftest import shared_path
 from tests.render.builders import fleet, pool, quota, team
 from tests.rules import fixtures as fx
@@ -295,7 +296,7 @@ _policies = st.lists(st.one_of(st.builds(lambda e, a: {"event": e, "action": a},
 _QUANTITIES = ["8", "4", "1", "0", "16", "64", "1.5", "500m", "8000m", "1e1", "1Ki", "2000Gi", 8, 2, 0]
 _amounts = st.dictionaries(st.sampled_from(["nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.10gb", "cpu", "memory",
                                             "example.com/fpga"]), st.sampled_from(_QUANTITIES), max_size=2)
-_DEDICATED = "gpufleet.dev/dedicated"
+_DEDICATED = DEDICATED_KEY
 _TEAMS = st.sampled_from(["secure", "research", "vision", "nobody"])
 _tolerations = st.lists(st.one_of(
     st.sampled_from([{"operator": "Exists"}, {"operator": "Exists", "effect": "NoSchedule"}, {"key": "", "operator": "Exists", "effect": ""},

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
-from gpufleet.rules.gpus import _helpers as gpus
+from gpufleet.rules import demands
 from gpufleet.rules.run import RunIndex
 from tests.rules import builders as b
 from tests.rules.fleets import fleet
@@ -78,9 +78,9 @@ def test_the_gpu_demands_of_an_object_are_built_once_per_run():
     job = b.volcano_job(tasks=[b.task(replicas=2, gpus=8)])
     ctx = CheckContext(fleet=fleet(), objects=(job,))
     found = ctx.run.view(job)
-    first = gpus.demands(ctx, found)
-    assert gpus.demands(ctx, found) is first is ctx.run.subject(job).demands
+    first = demands.demands(ctx, found)
+    assert demands.demands(ctx, found) is first is ctx.run.subject(job).demands
     (demand,) = first.values()
     assert demand.requests["nvidia.com/gpu"] == 8 and demand.pools
-    assert gpus.demands(ctx, ctx.run.view(job)) is first
-    assert gpus.demands(replace(ctx, objects=(job,)), found) is not first  # another run: its own records
+    assert demands.demands(ctx, ctx.run.view(job)) is first
+    assert demands.demands(replace(ctx, objects=(job,)), found) is not first  # another run: its own records

@@ -22,7 +22,7 @@ from gpufleet.lint import lint_sources
 from gpufleet.lint.sources import Source
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 from tests.rules import builders as b
 
 SMALL, LARGE = 40, 160  # units of 13 objects: 520 and 2,080 objects
@@ -49,9 +49,9 @@ class CountingObjects(tuple):
 def unit(i: int) -> list[dict[str, Any]]:
     """Thirteen uniquely named objects in namespace ``ns-<i // 4>`` that reach every cross-object look-up."""
     ns = f"ns-{i // 4}"
-    volcano_job = b.batch_job(f"vjob-{i}", parallelism=4, namespace=ns, labels={keys.QUEUE_LABEL: f"lq-{i}"},
+    volcano_job = b.batch_job(f"vjob-{i}", parallelism=4, namespace=ns, labels={vocab.QUEUE_LABEL: f"lq-{i}"},
                               scheduler_name="volcano", gpus=8)
-    volcano_job["spec"]["template"]["metadata"] = {"annotations": {keys.VOLCANO_GROUP: f"vpg-{i}"}}
+    volcano_job["spec"]["template"]["metadata"] = {"annotations": {vocab.VOLCANO_GROUP: f"vpg-{i}"}}
     return [
         {**b.train_job(f"tj-missing-{i}", namespace=ns), "spec": {"runtimeRef": {"name": f"absent-{i}"},
                   "trainer": {"numNodes": 4, "resourcesPerNode": {"limits": {"nvidia.com/gpu": 8}}}}},
@@ -61,7 +61,7 @@ def unit(i: int) -> list[dict[str, Any]]:
         b.training_runtime(f"rt-{i}", kind="TrainingRuntime", namespace=ns),
         volcano_job,
         b.pod_group(f"vpg-{i}", min_member=2, namespace=ns),
-        b.pytorch_job(f"pt-{i}", workers=3, namespace=ns, labels={keys.QUEUE_LABEL: f"undeclared-{i}"}),
+        b.pytorch_job(f"pt-{i}", workers=3, namespace=ns, labels={vocab.QUEUE_LABEL: f"undeclared-{i}"}),
         {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": b.meta(f"lq-{i}", ns),
          "spec": {"clusterQueue": f"cq-{i}"}},
         {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": b.meta(f"vq-{i}", None), "spec": {}},

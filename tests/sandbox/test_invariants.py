@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.sandbox import invariants as inv
+from gpufleet.kubetypes.vocab import JOB_NAME_LABEL, VOLCANO_JOB_LABEL
 
 
 def cluster_queue(used: str, reserved: str = "0", nominal: str = "16", borrowing: str | None = "8") -> dict:
@@ -20,7 +21,7 @@ def cluster_queue(used: str, reserved: str = "0", nominal: str = "16", borrowing
 
 
 def pod(job: str, node: str | None = "n1", phase: str = "Running", volcano: bool = False, deleting: bool = False) -> dict:
-    label = inv.VC_JOB_LABEL if volcano else inv.JOB_LABEL
+    label = VOLCANO_JOB_LABEL if volcano else JOB_NAME_LABEL
     meta = {"name": f"{job}-x", "namespace": "ns", "labels": {label: job}}
     if deleting:
         meta["deletionTimestamp"] = "2026-12-02T00:00:00Z"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from gpufleet.sandbox.kwok import COMPLETE_AFTER, completion_stage
+from gpufleet.sandbox.kwok import completion_stage
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
 
 # The shape of the module's kustomize/stage/pod/general/pod-complete.yaml (sigs.k8s.io/kwok v0.8.0), abridged.
 UPSTREAM_SHAPE = """
@@ -29,15 +30,15 @@ spec:
 def test_the_completion_stage_selects_only_pods_that_carry_a_run_time():
     stage = yaml.safe_load(completion_stage(UPSTREAM_SHAPE))
     expressions = stage["spec"]["selector"]["matchExpressions"]
-    assert expressions[-1] == {"key": f'.metadata.annotations["{COMPLETE_AFTER}"]', "operator": "Exists"}
+    assert expressions[-1] == {"key": f'.metadata.annotations["{KWOK_COMPLETE_AFTER}"]', "operator": "Exists"}
     assert expressions[:2] == yaml.safe_load(UPSTREAM_SHAPE)["spec"]["selector"]["matchExpressions"]
 
 
 def test_the_completion_stage_keeps_the_annotations_delay_and_drops_the_jitter():
     delay = yaml.safe_load(completion_stage(UPSTREAM_SHAPE))["spec"]["delay"]
     assert delay == {"durationMilliseconds": 1000,
-                     "durationFrom": {"expressionFrom": f'.metadata.annotations["{COMPLETE_AFTER}"]'}}
+                     "durationFrom": {"expressionFrom": f'.metadata.annotations["{KWOK_COMPLETE_AFTER}"]'}}
 
 
 def test_the_annotation_is_the_stages_own_delay_annotation():
-    assert COMPLETE_AFTER in UPSTREAM_SHAPE
+    assert KWOK_COMPLETE_AFTER in UPSTREAM_SHAPE

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from gpufleet.sandbox import kwokretry
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER as COMPLETE_AFTER
 
 
 def pod(ready_ago: float, runs: str | None = "30s", phase: str = "Running", retried: str | None = None,
@@ -22,16 +22,17 @@ def pod(ready_ago: float, runs: str | None = "30s", phase: str = "Running", retr
         {"type": "Ready", "status": "True", "lastTransitionTime": since}]}}
 
 
-@pytest.mark.parametrize("found, dropped", [
-    (pod(ready_ago=100), True),                     # 30 s run + 15 s grace long past
-    (pod(ready_ago=40), False),                     # within the grace: KWOK may still play it
-    (pod(ready_ago=10), False),                     # still running its 30 s
-    (pod(ready_ago=100, runs=None), False),         # a pod that never finishes by itself
-    (pod(ready_ago=100, runs="soon"), False),       # not a duration: KWOK would not play it either
-    (pod(ready_ago=100, phase="Succeeded"), False),
-    (pod(ready_ago=100, deleting=True), False),
+@pytest.mark.parametrize("shape, dropped", [
+    ({"ready_ago": 100}, True),                        # 30 s run + 15 s grace long past
+    ({"ready_ago": 40}, False),                        # within the grace: KWOK may still play it
+    ({"ready_ago": 10}, False),                        # still running its 30 s
+    ({"ready_ago": 100, "runs": None}, False),         # a pod that never finishes by itself
+    ({"ready_ago": 100, "runs": "soon"}, False),       # not a duration: KWOK would not play it either
+    ({"ready_ago": 100, "phase": "Succeeded"}, False),
+    ({"ready_ago": 100, "deleting": True}, False),
 ])
-def test_only_a_running_rank_past_its_run_time_and_the_grace_is_overdue(found, dropped):
+def test_only_a_running_rank_past_its_run_time_and_the_grace_is_overdue(shape, dropped):
+    found = pod(**shape)  # built now: its Ready time is relative to the test's clock
     assert (kwokretry.overdue([found], time.time()) == [found]) is dropped
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.sandbox.nodes import KWOK_ANNOTATION, nodes
+from gpufleet.sandbox.nodes import nodes
+from gpufleet.kubetypes.vocab import KWOK_NODE_ANNOTATION
 from tests.render.builders import fleet, pool, quota, team
 
 
@@ -23,7 +24,7 @@ def test_a_node_offers_the_pools_allocatable_gpus_and_is_handed_to_kwok(two_pool
     node = nodes(two_pools)[3]
     assert node["status"]["allocatable"]["nvidia.com/gpu"] == "4"
     assert node["status"]["capacity"]["memory"] == "1920Gi"
-    assert node["metadata"]["annotations"] == {KWOK_ANNOTATION: "fake"}
+    assert node["metadata"]["annotations"] == {KWOK_NODE_ANNOTATION: "fake"}
 
 
 def test_a_node_carries_the_pools_labels_and_taints(two_pools):

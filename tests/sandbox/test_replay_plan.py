@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from gpufleet.sandbox import replay
-from gpufleet.sandbox.kwok import COMPLETE_AFTER
 from gpufleet.whatif.trace import parse_trace
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
 from tests.whatif.builders import dev, line
 
 
@@ -21,7 +21,7 @@ def test_every_fake_node_is_mapped_to_its_pool():
 
 def test_each_pod_completes_after_its_run_time_divided_by_the_time_scale():
     job = parse_trace(line(runSeconds=600), dev()).jobs[0]
-    assert replay._annotations(job, 60) == {COMPLETE_AFTER: "10.000s"}
+    assert replay._annotations(job, 60) == {KWOK_COMPLETE_AFTER: "10.000s"}
 
 
 def test_a_new_log_lists_every_trace_job_with_its_team_and_the_scaled_durations():

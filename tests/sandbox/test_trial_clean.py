@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.sandbox.trial import kept_by_kueue
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 
 
 def pod(deleted: bool, finalizers: list[str], phase: str) -> dict:
@@ -14,11 +14,11 @@ def pod(deleted: bool, finalizers: list[str], phase: str) -> dict:
 
 
 @pytest.mark.parametrize("deleted, finalizers, phase, kept", [
-    (True, [keys.KUEUE_POD_FINALIZER], "Running", True),
-    (False, [keys.KUEUE_POD_FINALIZER], "Running", False),   # not deleted: the trial's pods run on
+    (True, [vocab.KUEUE_POD_FINALIZER], "Running", True),
+    (False, [vocab.KUEUE_POD_FINALIZER], "Running", False),   # not deleted: the trial's pods run on
     (True, [], "Running", False),                            # KWOK's pod-delete stage removes it
     (True, ["example.com/other"], "Running", False),         # not Kueue's to release
-    (True, [keys.KUEUE_POD_FINALIZER], "Succeeded", False),  # ended already: Kueue drops the finalizer
+    (True, [vocab.KUEUE_POD_FINALIZER], "Succeeded", False),  # ended already: Kueue drops the finalizer
 ])
 def test_only_a_deleted_running_pod_that_kueues_finalizer_keeps_is_ended(deleted, finalizers, phase, kept):
     assert kept_by_kueue(pod(deleted, finalizers, phase)) is kept

@@ -22,7 +22,7 @@ from gpufleet.model.scaling import quota_first, scale
 from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, show
 
 
-def _over(fleet: Fleet, pool) -> tuple[dict[str, Decimal], dict[str, list[tuple[Owner, Amount]]]]:
+def _over(fleet: Fleet, pool: Pool) -> tuple[dict[str, Decimal], dict[str, list[tuple[Owner, Amount]]]]:
     """Per resource: the pool's nominal total and every (owner, amount) that adds to it.
 
     A derived resource's total is the derived owners' GPUs scaled once (:func:`scale`), not a sum

@@ -27,8 +27,7 @@ from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-
-DEDICATED_KEY = "gpufleet.dev/dedicated"
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
 
 def _marks(base: FieldPath, pool: Pool, team: str) -> Iterator[Issue]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+from gpufleet.kubetypes.vocab import DNS_SUBDOMAIN_RE, NAME_PART_RE
+
+_NAME = re.compile(rf"^{NAME_PART_RE}$")
+_SUBDOMAIN = re.compile(rf"^{DNS_SUBDOMAIN_RE}$")
 
 
 def qualified_name_problems(text: str) -> list[str]:

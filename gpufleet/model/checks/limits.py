@@ -32,8 +32,8 @@ def _negatives(base: list[str], q: PoolQuota | ResourceQuota, owner: Owner) -> I
 def _needs_parent(fleet: Fleet, owner: Owner) -> str | None:
     """Why limits are not allowed on this owner, or None when they are."""
     if owner.kind == "teams":
-        return None if fleet.teams[owner.index].cohort else "borrowing and lending need a cohort, and team %r has none" % owner.name
-    return None if fleet.cohorts[owner.index].parent else "a root cohort has no parent to borrow from or lend to (%r has no parent)" % owner.name
+        return None if fleet.teams[owner.index].cohort else f"borrowing and lending need a cohort, and team {owner.name!r} has none"
+    return None if fleet.cohorts[owner.index].parent else f"a root cohort has no parent to borrow from or lend to ({owner.name!r} has no parent)"
 
 
 def _orphan_limits(base: list[str], q: PoolQuota | ResourceQuota, owner: Owner, why: str) -> Iterator[Issue]:

@@ -21,8 +21,7 @@ from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
-
-NODEGROUP_LABEL = "volcano.sh/nodegroup-name"
+from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
 
 
 def _team_namespaces(fleet: Fleet) -> Iterator[Issue]:
@@ -45,15 +44,15 @@ def _team_namespaces(fleet: Fleet) -> Iterator[Issue]:
 
 def _node_groups(fleet: Fleet) -> Iterator[Issue]:
     for p, pool in enumerate(fleet.pools):
-        path = FieldPath.of("pools", p, "nodeLabels", NODEGROUP_LABEL)
-        has = NODEGROUP_LABEL in pool.node_labels
+        path = FieldPath.of("pools", p, "nodeLabels", VOLCANO_NODEGROUP_LABEL)
+        has = VOLCANO_NODEGROUP_LABEL in pool.node_labels
         if pool.system == VOLCANO and not has:
             yield Issue(path, f"Volcano pool {pool.name!r} names no node group: its queues could not be pinned to it, "
                               "and Volcano gangs could land on Kueue's nodes",
-                        f"label the pool's nodes and add nodeLabels: {{{NODEGROUP_LABEL}: {pool.name}}}")
+                        f"label the pool's nodes and add nodeLabels: {{{VOLCANO_NODEGROUP_LABEL}: {pool.name}}}")
         elif pool.system == KUEUE and has:
             yield Issue(path, f"Kueue pool {pool.name!r} carries the Volcano node-group label: Volcano would schedule onto GPUs Kueue counts",
-                        f"remove {NODEGROUP_LABEL} from this pool's nodeLabels")
+                        f"remove {VOLCANO_NODEGROUP_LABEL} from this pool's nodeLabels")
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

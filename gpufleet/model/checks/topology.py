@@ -16,8 +16,8 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
+from gpufleet.kubetypes.vocab import HOSTNAME_LABEL
 
-HOSTNAME = "kubernetes.io/hostname"
 MAX_LEVELS = 16
 
 
@@ -34,8 +34,8 @@ def _levels(base: FieldPath, pool: Pool) -> Iterator[Issue]:
         if level in seen:
             yield Issue(at, f"{level!r} is already level {seen[level]}", "list each node label once")
         seen.setdefault(level, j)
-        if level == HOSTNAME and j != len(levels) - 1:
-            yield Issue(at, f"{HOSTNAME} must be the last (narrowest) level", "move it to the end of topologyLevels")
+        if level == HOSTNAME_LABEL and j != len(levels) - 1:
+            yield Issue(at, f"{HOSTNAME_LABEL} must be the last (narrowest) level", "move it to the end of topologyLevels")
     if not pool.node_labels:
         yield Issue(base.child("nodeLabels"), "a pool with topologyLevels needs at least one node label (Kueue requires it for a flavor with a topology)",
                     "add a label that selects the pool's nodes")

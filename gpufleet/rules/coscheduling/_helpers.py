@@ -27,7 +27,8 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.run import RunIndex
-from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, keys, label_path
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, label_path
 
 PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
 MEMBER_KINDS = (
@@ -85,9 +86,9 @@ class Member:
 
 def members(view: WorkloadView) -> Iterator[Member]:
     for template in view.templates:
-        group = template.labels.get(keys.COSCHEDULING_GROUP)
+        group = template.labels.get(vocab.COSCHEDULING_GROUP)
         if group:
-            yield Member(template, str(group), label_path(keys.COSCHEDULING_GROUP, template.metadata_path))
+            yield Member(template, str(group), label_path(vocab.COSCHEDULING_GROUP, template.metadata_path))
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def group_index(run: RunIndex) -> GroupIndex:
         if view is None:
             continue
         if (view.group, view.kind) == PODGROUP:
-            found_groups.setdefault((view.namespace, view.name), view)  # type: ignore[arg-type]
+            found_groups.setdefault((view.namespace, view.name), view)  # type: ignore[arg-type]  # a PodGroup view always has a name (the view is built from a named object)
             continue
         if view.pod_group is not None:  # Pods and apps kinds: GANG001/GANG002 count them (RunIndex.member_pods)
             continue
@@ -156,9 +157,3 @@ def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:
     pods, elastic = group_pods(ctx, view.namespace, view.name)
     minimum = min_member(view)
     return Quorum(view.name, pods, minimum, elastic) if pods and minimum is not None else None
-
-
-def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
-    fleet = ctx.fleet
-    team = fleet.team_for_namespace(namespace) if fleet is not None else None
-    return team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))  # type: ignore[union-attr]

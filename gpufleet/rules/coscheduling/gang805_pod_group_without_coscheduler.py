@@ -42,7 +42,8 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_opt
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
 from gpufleet.rules.celkinds import failing_templates, map_value, scheduler as scheduler_of
 from gpufleet.rules.coscheduling._helpers import DEFAULT_SCHEDULER_NAME, MEMBER_KINDS, members
-from gpufleet.workloads import effective_scheduler, keys
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import effective_scheduler
 from gpufleet.workloads import outcomes as O
 
 CODE = "GANG805"
@@ -81,7 +82,7 @@ def _ignored(t: str) -> str:
     scheduler = scheduler_of(t)
     allowed = (f"({unknown('coschedulingScheduler')} ? {listed(CODE, 'schedulerNames', scheduler)} "
                f": {fact('coschedulingScheduler', scheduler)})")
-    return f"({map_value(f'{t}.metadata.labels', keys.COSCHEDULING_GROUP)} != '' && !{allowed})"
+    return f"({map_value(f'{t}.metadata.labels', vocab.COSCHEDULING_GROUP)} != '' && !{allowed})"
 
 
 CEL = CelForm(

@@ -43,8 +43,9 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import TOTAL_PODS, failing_templates, map_value
-from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
-from gpufleet.workloads import keys, label_path
+from gpufleet.rules.placement import in_coscheduling_namespace
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import label_path
 from gpufleet.workloads import outcomes as O
 
 KINDS = (
@@ -58,13 +59,13 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if view is None or view.total_pods < 2 or not in_coscheduling_namespace(ctx, view.namespace):
         return
     for template in view.templates:
-        if not template.labels.get(keys.COSCHEDULING_GROUP):
-            yield Violation(label_path(keys.COSCHEDULING_GROUP, template.metadata_path),
+        if not template.labels.get(vocab.COSCHEDULING_GROUP):
+            yield Violation(label_path(vocab.COSCHEDULING_GROUP, template.metadata_path),
                             f"a gang of {view.total_pods} pods in coscheduling namespace {view.namespace!r} joins no pod group: "
-                            "its pods are scheduled one by one", f"label the template {keys.COSCHEDULING_GROUP}: {view.name or '<job name>'}")
+                            "its pods are scheduled one by one", f"label the template {vocab.COSCHEDULING_GROUP}: {view.name or '<job name>'}")
 
 
-_GROUP = keys.COSCHEDULING_GROUP
+_GROUP = vocab.COSCHEDULING_GROUP
 CEL = CelForm(
     resources=resources(("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
                         ("kubeflow.org", "mpijobs")),

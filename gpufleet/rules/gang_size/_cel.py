@@ -17,9 +17,8 @@ other objects, never fire there and have no form):
 
 from __future__ import annotations
 
-VOLCANO = "object.apiVersion.startsWith('batch.volcano.sh/')"
-KUBEFLOW = "object.apiVersion.startsWith('kubeflow.org/')"
-BATCH_JOB = "object.apiVersion == 'batch/v1'"
+from gpufleet.rules.celkinds import BATCH_JOB, VOLCANO
+
 
 TASK_PODS = "(has(t.replicas) && t.replicas > 0 ? t.replicas : 0)"
 DEPENDENT = "(has(t.dependsOn) && has(t.dependsOn.name) && t.dependsOn.name.exists(n, n != ''))"
@@ -33,22 +32,6 @@ VOLCANO_VARIABLES = (
     ("jobMinimum", f"{VOLCANO} && has(object.spec.minAvailable) ? object.spec.minAvailable : 0"),
 )
 """Variables of a Volcano Job (an empty task list for any other kind)."""
-
-_ROLE_PODS = "(has(s[r].replicas) ? (s[r].replicas > 0 ? s[r].replicas : 0) : 1)"
-
-
-def _role_sum(field: str) -> str:
-    return (f"(has(object.spec.{field}) ? object.spec.{field}.map(r, "
-            f"{_ROLE_PODS.replace('s[r]', f'object.spec.{field}[r]')}).sum() : 0)")
-
-
-KUBEFLOW_VARIABLES = (
-    ("kubeflowPods", f"{KUBEFLOW} ? {_role_sum('pytorchReplicaSpecs')} + {_role_sum('mpiReplicaSpecs')} : 0"),
-    ("kubeflowMinimum", f"{KUBEFLOW} && has(object.spec.runPolicy) && has(object.spec.runPolicy.schedulingPolicy) "
-                        "&& has(object.spec.runPolicy.schedulingPolicy.minAvailable) "
-                        "? object.spec.runPolicy.schedulingPolicy.minAvailable : -1"),
-)
-"""The pods of a PyTorchJob or MPIJob and its gang minimum (-1: none written)."""
 
 _GANG = "object.spec.scheduling.schedulingPolicy.gang"
 JOB_VARIABLES = (

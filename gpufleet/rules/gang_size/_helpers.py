@@ -172,11 +172,6 @@ def declared_minimums(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Minimu
     return ctx.run.derived_for(obj, _declared, ctx)
 
 
-def is_elastic(view: WorkloadView) -> bool:
-    """Opted out of full-gang minimums: ``gpufleet.dev/elastic: "true"`` or a PyTorch ``elasticPolicy``."""
-    return view.elastic or (view.group == "kubeflow.org" and "elasticPolicy" in as_map(view.obj.get("spec")))
-
-
 KINDS = (
     ("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"),
     ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),

@@ -71,13 +71,16 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, elastic, resources
+from gpufleet.rules.celform import CelCheck, CelForm, resources
+from gpufleet.rules.celkinds import KUBEFLOW_VARIABLES
 from gpufleet.rules.gang_size import _cel as C
-from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums, is_elastic
+from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
+from gpufleet.rules.gangs import is_elastic
+from gpufleet.workloads.cel import elastic
 from gpufleet.workloads import outcomes as O
 
 
-def _below(obj: Mapping[str, Any], ctx: CheckContext):
+def _below(obj: Mapping[str, Any], ctx: CheckContext) -> list[Minimum]:
     view = ctx.run.view(obj)
     if view is None or is_elastic(view):
         return []
@@ -107,7 +110,7 @@ _TASK_BAD = f"(has(t.minAvailable) && !has(t.partitionPolicy) && t.minAvailable 
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
                         ("batch", "jobs")),
-    variables=(*C.VOLCANO_VARIABLES, *C.KUBEFLOW_VARIABLES, *C.JOB_VARIABLES, ("elastic", elastic())),
+    variables=(*C.VOLCANO_VARIABLES, *KUBEFLOW_VARIABLES, *C.JOB_VARIABLES, ("elastic", elastic())),
     checks=(
         CelCheck("variables.elastic || variables.jobMinimum == 0 || variables.jobMinimum >= variables.starting",
                  "'spec.minAvailable'",

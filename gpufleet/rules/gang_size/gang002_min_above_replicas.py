@@ -58,12 +58,13 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
+from gpufleet.rules.celkinds import KUBEFLOW_VARIABLES
 from gpufleet.rules.gang_size import _cel as C
-from gpufleet.rules.gang_size._helpers import KINDS, declared_minimums
+from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
 from gpufleet.workloads import outcomes as O
 
 
-def _above(obj: Mapping[str, Any], ctx: CheckContext):
+def _above(obj: Mapping[str, Any], ctx: CheckContext) -> list[Minimum]:
     return [m for m in declared_minimums(obj, ctx)
             if m.minimum > m.count and not (m.as_string and m.count < 2)]
 
@@ -92,7 +93,7 @@ _UNSET_TOO_HIGH = ("variables.jobMinimum == 0 && variables.starting < variables.
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
                         ("batch", "jobs")),
-    variables=(*C.VOLCANO_VARIABLES, *C.KUBEFLOW_VARIABLES, *C.JOB_VARIABLES),
+    variables=(*C.VOLCANO_VARIABLES, *KUBEFLOW_VARIABLES, *C.JOB_VARIABLES),
     checks=(
         CelCheck("variables.jobMinimum == 0 || variables.jobMinimum <= variables.starting", "'spec.minAvailable'",
                  f"'gang minimum ' + string(variables.jobMinimum) + ' is above the ' + string(variables.starting) + "

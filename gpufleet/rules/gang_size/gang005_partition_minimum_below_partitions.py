@@ -40,10 +40,11 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import set_value
+from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, elastic, resources
-from gpufleet.rules.gang_size._helpers import is_elastic
+from gpufleet.rules.celform import CelCheck, CelForm, resources
+from gpufleet.rules.gangs import is_elastic
+from gpufleet.workloads.cel import elastic
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
@@ -62,7 +63,7 @@ def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[int, i
             yield i, least, total, size, as_int(as_map(task).get("replicas")) or total * size
 
 
-def _at(i: int):
+def _at(i: int) -> FieldPath:
     return SPEC.child("tasks").index(i).child("partitionPolicy", "minPartitions")
 
 
@@ -79,11 +80,11 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for i, _, total, _, _ in list(_partial(obj, ctx)):
+    for i, _, total, size, _ in list(_partial(obj, ctx)):
         set_value(obj, _at(i), total)
-        task = as_map(as_list(obj["spec"]["tasks"])[i])
+        task = obj["spec"]["tasks"][i]  # a map: _partial read its partitionPolicy
         if "minAvailable" in task:  # the webhook requires minAvailable == minPartitions × partitionSize
-            task["minAvailable"] = total * as_int(task["partitionPolicy"]["partitionSize"])
+            task["minAvailable"] = total * size
     return obj
 
 

@@ -53,7 +53,8 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, param_key
 from gpufleet.rules.celpods import TEMPLATE_RESOURCES, TEMPLATES, any_spec, containers, spec_path
-from gpufleet.rules.gpus._helpers import MIG_PREFIX, amount, fmt, gpu_resources, is_gpu
+from gpufleet.kubetypes.vocab import MIG_PREFIX
+from gpufleet.rules.gpumath import amount, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, as_list, as_map
 from gpufleet.workloads.types import is_map
 from gpufleet.workloads import outcomes as O

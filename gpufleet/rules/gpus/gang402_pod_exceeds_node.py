@@ -59,7 +59,8 @@ from typing import Any, Iterator, Mapping
 from gpufleet.fleetctx.context import PoolContext
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gpus._helpers import container_request, fmt, gpu_resources, is_gpu, template_pools, template_requests
+from gpufleet.rules.demands import template_pools, template_requests
+from gpufleet.rules.gpumath import container_request, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, pod_containers
 from gpufleet.workloads import outcomes as O
 

@@ -77,7 +77,8 @@ from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads.types import SPEC
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
-from gpufleet.rules.gpus._helpers import ZERO, demands, fmt, sorted_gpu_resources
+from gpufleet.rules.demands import demands
+from gpufleet.rules.gpumath import ZERO, fmt, sorted_gpu_resources
 from gpufleet.rules.run import TemplateDemand
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, as_map
 from gpufleet.workloads import outcomes as O

@@ -54,7 +54,8 @@ from gpufleet.kubetypes import quantity
 from gpufleet.fleetctx.context import FleetContext, PoolContext, TeamContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, fact_value, param_key, resources
-from gpufleet.rules.gpus._helpers import MIG_PREFIX, fmt, gpu_resources, is_gpu
+from gpufleet.kubetypes.vocab import MIG_PREFIX
+from gpufleet.rules.gpumath import fmt, gpu_resources, is_gpu
 from gpufleet.workloads import as_map
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O

@@ -49,11 +49,12 @@ from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gpus._helpers import fmt, template_pools, template_request
-from gpufleet.workloads import WORKLOAD_KINDS, keys
+from gpufleet.rules.demands import template_pools, template_request
+from gpufleet.rules.gpumath import fmt
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WORKLOAD_KINDS
 from gpufleet.workloads import outcomes as O
 
-HOST_LEVEL = "kubernetes.io/hostname"
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -61,7 +62,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if view is None or ctx.fleet is None:
         return
     for template in view.templates:
-        if template.replicas <= 0 or template.annotations.get(keys.KUEUE_REQUIRED_TOPOLOGY) != HOST_LEVEL:
+        if template.replicas <= 0 or template.annotations.get(vocab.KUEUE_REQUIRED_TOPOLOGY) != vocab.HOSTNAME_LABEL:
             continue
         pools = [p for p in template_pools(ctx, view, template)[0] if p.system == "kueue"]
         if not pools:
@@ -70,13 +71,13 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         need = template_request(ctx, view, template, largest.gpu_resource) * template.replicas
         if need <= largest.gpus_per_node or need == Decimal(0):
             continue
-        at = template.metadata_path.child("annotations").key(keys.KUEUE_REQUIRED_TOPOLOGY)
+        at = template.metadata_path.child("annotations").key(vocab.KUEUE_REQUIRED_TOPOLOGY)
         who = f"the {template.replicas} {template.role + ' ' if template.role else ''}pods"
-        yield Violation(at, f"{who} need {fmt(need)} {largest.gpu_resource} in one {HOST_LEVEL} domain, one node, but the "
+        yield Violation(at, f"{who} need {fmt(need)} {largest.gpu_resource} in one {vocab.HOSTNAME_LABEL} domain, one node, but the "
                             f"largest node of the Kueue pools {', '.join(p.name for p in pools)} has {fmt(largest.gpus_per_node)}: "
                             "Kueue's topology-aware admission never finds a domain and the workload stays pending",
                         f"require a wider level of the pool's topologyLevels (a rack or block), use "
-                        f"{keys.KUEUE_PREFERRED_TOPOLOGY}, or split the pod set into parts of at most "
+                        f"{vocab.KUEUE_PREFERRED_TOPOLOGY}, or split the pod set into parts of at most "
                         f"{fmt(largest.gpus_per_node)} GPUs")
 
 

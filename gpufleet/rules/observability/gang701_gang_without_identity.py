@@ -69,13 +69,13 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
-from gpufleet.fleetctx.context import GANG_LABEL
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, fact, first_of, present, resources
-from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.workloads import label_path
 from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
 from gpufleet.workloads import outcomes as O
+from gpufleet.kubetypes.vocab import GANG_LABEL
 
 MUTATED_KINDS = frozenset((group, KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES)
 """(apiGroup, kind) of the workloads the admission controller's mutating webhook is sent."""
@@ -199,6 +199,6 @@ CEL = CelForm(
 RULE = Rule(
     code="GANG701", name="gang-without-identity", family="observability", severity=Severity.WARNING,
     summary="A gang's pods will carry no gpufleet.dev/gang label, so the gang alerts cannot see it.",
-    fix=FIX, kinds=tuple(k for k in WORKLOAD_KINDS if k != ("", "Pod")), check=check, doc=__doc__ or "",
+    fix=FIX, kinds=tuple(k for k in GANG_KINDS if k != ("", "Pod")), check=check, doc=__doc__ or "",
     cel=CEL, predicts=O.NOT_JUDGED,  # observability: the engines do not read the label
 )

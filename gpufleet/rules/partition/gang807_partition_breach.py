@@ -63,8 +63,8 @@ from gpufleet.workloads import PodTemplate, as_list, as_map
 from gpufleet.workloads.kinds import WORKLOAD_KINDS
 from gpufleet.workloads.types import is_map
 from gpufleet.workloads import outcomes as O
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
-KEY = "gpufleet.dev/dedicated"
 KINDS = tuple(sorted(WORKLOAD_KINDS))
 _REQUIRED = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
@@ -75,7 +75,7 @@ def _breach(toleration: Any, others: set[str]) -> str | None:
     key, operator = toleration.get("key"), toleration.get("operator", "Equal")
     if not key and operator == "Exists":
         return "tolerates every taint, including the dedicated pools'"
-    if key == KEY and (operator == "Exists" or toleration.get("value") in others):
+    if key == DEDICATED_KEY and (operator == "Exists" or toleration.get("value") in others):
         whose = "any team" if operator == "Exists" else f"team {toleration.get('value')!r}"
         return f"tolerates the dedicated-pool taint of {whose}"
     return None
@@ -101,9 +101,9 @@ def _template_breaches(template: PodTemplate, others: set[str]) -> Iterator[Viol
         why = _breach(toleration, others)
         if why:
             yield Violation(at.child("tolerations").index(i), f"the pods {why}: they may land on {owners}'s dedicated nodes", fix)
-    selected = as_map(spec.get("nodeSelector")).get(KEY)
+    selected = as_map(spec.get("nodeSelector")).get(DEDICATED_KEY)
     if selected in others:
-        yield Violation(at.child("nodeSelector").key(KEY),
+        yield Violation(at.child("nodeSelector").key(DEDICATED_KEY),
                         f"the pods select team {selected!r}'s dedicated nodes", "remove the selector; run on your own team's pools")
     yield from _affinity(spec, at, others)
     if spec.get("nodeName"):
@@ -119,7 +119,7 @@ def _affinity(spec: Any, at: FieldPath, others: set[str]) -> Iterator[Violation]
         for e, expr in enumerate(as_list(as_map(term).get("matchExpressions"))):
             expr = as_map(expr)
             values = {str(v) for v in as_list(expr.get("values"))}
-            if expr.get("key") == KEY and (expr.get("operator") == "Exists" or (expr.get("operator") == "In" and values & others)):
+            if expr.get("key") == DEDICATED_KEY and (expr.get("operator") == "Exists" or (expr.get("operator") == "In" and values & others)):
                 yield Violation(terms_at.index(t).child("matchExpressions").index(e),
                                 "the pods' required node affinity selects another team's dedicated nodes",
                                 "remove the term; run on your own team's pools")
@@ -135,12 +135,12 @@ def _cel_breach(spec: str) -> str:
     required = f"{spec}.affinity.nodeAffinity.{_REQUIRED[2]}"
     tolerates = (f"(has({spec}.tolerations) && {spec}.tolerations.exists(t, (!has(t.effect) || t.effect == '' "
                  "|| t.effect == 'NoExecute') && (((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists') "
-                 f"|| (has(t.key) && t.key == '{KEY}' && ((has(t.operator) && t.operator == 'Exists') "
+                 f"|| (has(t.key) && t.key == '{DEDICATED_KEY}' && ((has(t.operator) && t.operator == 'Exists') "
                  f"|| ((!has(t.operator) || t.operator != 'Exists') && has(t.value) && {_other('t.value')}))))))")
-    selects = f"(has({spec}.nodeSelector) && '{KEY}' in {spec}.nodeSelector && {_other(f'{spec}.nodeSelector[{KEY!r}]')})"
+    selects = f"(has({spec}.nodeSelector) && '{DEDICATED_KEY}' in {spec}.nodeSelector && {_other(f'{spec}.nodeSelector[{DEDICATED_KEY!r}]')})"
     affinity = (f"(has({spec}.affinity) && has({spec}.affinity.nodeAffinity) && has({required}) "
                 f"&& has({required}.nodeSelectorTerms) && {required}.nodeSelectorTerms.exists(term, has(term.matchExpressions) "
-                f"&& term.matchExpressions.exists(e, has(e.key) && e.key == '{KEY}' && has(e.operator) && (e.operator == 'Exists' "
+                f"&& term.matchExpressions.exists(e, has(e.key) && e.key == '{DEDICATED_KEY}' && has(e.operator) && (e.operator == 'Exists' "
                 f"|| (e.operator == 'In' && has(e.values) && e.values.exists(v, {_other('v')}))))))")
     return f"({tolerates} || {selects} || {affinity} || (has({spec}.nodeName) && {spec}.nodeName != ''))"
 

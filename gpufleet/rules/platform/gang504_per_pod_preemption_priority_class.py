@@ -63,13 +63,12 @@ from gpufleet.rules import gangs
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import WorkloadView, as_map
 from gpufleet.workloads import outcomes as O
-
-GANG_LABEL = "gpufleet.dev/gang"
+from gpufleet.kubetypes.vocab import GANG_LABEL
 
 
 def referenced_classes(obj: Mapping[str, Any], found: WorkloadView | None, ctx: CheckContext) -> set[str]:
     """PriorityClass names a gang workload's pods run with (``found``: the view of ``obj``)."""
-    if not gangs.is_gang(found, ctx):
+    if found is None or not gangs.is_gang(found, ctx):
         return set()
     spec = as_map(obj.get("spec"))
     names = {t.spec.get("priorityClassName") for t in found.templates}

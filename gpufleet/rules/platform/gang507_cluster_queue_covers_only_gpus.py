@@ -50,7 +50,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.gpus._helpers import gpu_resources, is_gpu
+from gpufleet.rules.gpumath import gpu_resources, is_gpu
 from gpufleet.rules.platform._kueue_config import kueue_configs
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import as_list, as_map

@@ -46,9 +46,10 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, elastic, resources
+from gpufleet.rules.celform import CelCheck, CelForm, resources
+from gpufleet.workloads.cel import elastic
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
-from gpufleet.rules.gang_size._helpers import is_elastic
+from gpufleet.rules.gangs import is_elastic
 from gpufleet.workloads import as_map
 from gpufleet.workloads import outcomes as O
 

@@ -68,7 +68,7 @@ from gpufleet.workloads.native import GROUP, SCHEDULING, gang_policies
 from gpufleet.workloads.types import SPEC, is_map
 
 CODE = "GANG207"
-WHOLE = {"all": {}}
+WHOLE: dict[str, dict[str, Any]] = {"all": {}}
 
 
 def _whole(mode: Any) -> bool:

@@ -19,7 +19,7 @@ from typing import Callable
 
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates
-from gpufleet.workloads import keys
+from gpufleet.kubetypes import vocab
 
 VOLCANO_JOBS = resources(("batch.volcano.sh", "jobs"))
 TEMPLATE_KINDS = resources(("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"))
@@ -39,9 +39,9 @@ def own_scheduler(t: str) -> str:
 
 def _says_volcano(t: str) -> str:
     notes, labels = f"{t}.metadata.annotations", f"{t}.metadata.labels"
-    keys_in = " || ".join(f"'{k}' in {notes}" for k in (keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.VOLCANO_QUEUE))
+    keys_in = " || ".join(f"'{k}' in {notes}" for k in (vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.VOLCANO_QUEUE))
     return (f"(has({t}.metadata) && ((has({notes}) && ({keys_in})) "
-            f"|| (has({labels}) && '{keys.VOLCANO_QUEUE}' in {labels})))")
+            f"|| (has({labels}) && '{vocab.VOLCANO_QUEUE}' in {labels})))")
 
 
 JOB_VARIABLES = (

@@ -13,32 +13,25 @@ from __future__ import annotations
 from gpufleet.fleetctx.context import TeamContext
 from gpufleet.rules.api import CheckContext, rule_options
 from gpufleet.rules import gangs
-from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler, keys
+from gpufleet.rules.placement import VOLCANO_KINDS
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler
 from gpufleet.workloads.kueue_gate import integration
 
-WORKLOAD_KINDS = (
-    ("batch.volcano.sh", "Job"), ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
-    ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
-    ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
-)
 POD_GROUP_KINDS = (("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"))
-VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
 
 
 @rule_options
 class VolcanoSchedulerOptions:
     """Which scheduler names count as Volcano's gang scheduler."""
 
-    volcano_schedulers: tuple[str, ...] = (keys.VOLCANO_SCHEDULER,)
+    volcano_schedulers: tuple[str, ...] = (vocab.VOLCANO_SCHEDULER,)
     """Scheduler names of Volcano's scheduler (more than one with several Volcano profiles); empty = ["volcano"]."""
 
 
 def volcano_names(ctx: CheckContext, code: str) -> frozenset[str]:
     names = ctx.options_for(code, VolcanoSchedulerOptions).volcano_schedulers
-    return frozenset(names) or frozenset({keys.VOLCANO_SCHEDULER})
+    return frozenset(names) or frozenset({vocab.VOLCANO_SCHEDULER})
 
 
 def team(view: WorkloadView, ctx: CheckContext) -> TeamContext | None:
@@ -51,8 +44,8 @@ def volcano_only(team_ctx: TeamContext | None) -> bool:
 
 def _template_says_volcano(template: PodTemplate) -> bool:
     ann, labels = template.annotations, template.labels
-    return any(k in ann for k in (keys.VOLCANO_GROUP, keys.VOLCANO_GROUP_ALT, keys.VOLCANO_QUEUE)) or (
-        keys.VOLCANO_QUEUE in labels)
+    return any(k in ann for k in (vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.VOLCANO_QUEUE)) or (
+        vocab.VOLCANO_QUEUE in labels)
 
 
 def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
@@ -62,11 +55,11 @@ def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
     if any(_template_says_volcano(t) for t in view.templates):
         return "its pods carry Volcano group or queue annotations"
     ann = view.annotations
-    if view.kind == "Pod" and (keys.VOLCANO_GROUP in ann or keys.VOLCANO_GROUP_ALT in ann):
+    if view.kind == "Pod" and (vocab.VOLCANO_GROUP in ann or vocab.VOLCANO_GROUP_ALT in ann):
         return "it carries a Volcano group annotation"
     team_ctx = team(view, ctx)
-    if gangs.is_gang(view, ctx) and volcano_only(team_ctx):
-        return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose only queue is Volcano's"  # type: ignore[union-attr]
+    if team_ctx is not None and gangs.is_gang(view, ctx) and volcano_only(team_ctx):
+        return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose only queue is Volcano's"
     return None
 
 

@@ -67,10 +67,9 @@ from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, listed
 from gpufleet.rules.celkinds import failing_templates
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing import _cel as C
-from gpufleet.rules.routing._helpers import (
-    WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions,
-)
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_intent, volcano_names
 from gpufleet.workloads import PodTemplate, WorkloadView, template_scheduler
 from gpufleet.workloads import outcomes as O
 
@@ -154,7 +153,7 @@ RULE = Rule(
     code=CODE, name="no-gang-scheduler", family="routing", severity=Severity.ERROR,
     summary="A gang meant for Volcano sends its pods to a scheduler without gang scheduling.",
     fix="set schedulerName: volcano on the job (Volcano Job) or in every pod template",
-    kinds=WORKLOAD_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
+    kinds=GANG_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
     options=Gang101Options, cel=CEL,
     predicts=O.NEVER_WHOLE,  # the pods' scheduler places them one by one
 )

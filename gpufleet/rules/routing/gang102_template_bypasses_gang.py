@@ -56,8 +56,9 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, listed
 from gpufleet.rules.celkinds import failing_templates
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing import _cel as C
-from gpufleet.rules.routing._helpers import WORKLOAD_KINDS, volcano_intent, volcano_names, VolcanoSchedulerOptions
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_intent, volcano_names
 from gpufleet.workloads import template_scheduler
 from gpufleet.workloads import outcomes as O
 
@@ -128,7 +129,7 @@ RULE = Rule(
     code=CODE, name="template-bypasses-gang", family="routing", severity=Severity.ERROR,
     summary="A pod template names another scheduler than its gang's, so its pods bypass the gang.",
     fix="remove the template's schedulerName (Volcano Job) or set it to volcano",
-    kinds=WORKLOAD_KINDS, check=check, doc=__doc__ or "",
+    kinds=GANG_KINDS, check=check, doc=__doc__ or "",
     options=Gang102Options, cel=CEL,
     predicts=O.NEVER_WHOLE,  # the template's pods bypass the gang
 )

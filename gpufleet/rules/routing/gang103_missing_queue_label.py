@@ -81,12 +81,13 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
-from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
+from gpufleet.rules.celkinds import VOLCANO, VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
 from gpufleet.rules import gangs
-from gpufleet.rules.routing._helpers import (
-    VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team,
-)
-from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team
+from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.placement import VOLCANO_KINDS
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, as_map, label_path
 from gpufleet.workloads.kueue_label import controller_queue
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
@@ -96,12 +97,12 @@ JOB_TEMPLATE_METADATA = SPEC.child("jobTemplate", "metadata")
 
 
 def _queue_key(ctx: CheckContext) -> str:
-    return ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+    return ctx.fleet.queue_label if ctx.fleet is not None else vocab.QUEUE_LABEL
 
 
 def _kueue_hints(view: WorkloadView) -> list[str]:
     return sorted(k for source in (view.labels, view.annotations) for k in source
-                  if isinstance(k, str) and k.startswith(keys.KUEUE_PREFIX) and k != keys.QUEUE_LABEL)
+                  if isinstance(k, str) and k.startswith(vocab.KUEUE_PREFIX) and k != vocab.QUEUE_LABEL)
 
 
 def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | None] | None:
@@ -211,29 +212,28 @@ class Gang103Options(VolcanoSchedulerOptions):
 
 def _hints(field: str) -> str:
     meta = f"object.metadata.{field}"
-    return f"(has({meta}) && {meta}.exists(k, k.startsWith('{keys.KUEUE_PREFIX}') && k != '{keys.QUEUE_LABEL}'))"
+    return f"(has({meta}) && {meta}.exists(k, k.startsWith('{vocab.KUEUE_PREFIX}') && k != '{vocab.QUEUE_LABEL}'))"
 
 
 _RESOURCES = resources(("batch.volcano.sh", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
                        ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"))
 """The kinds that are always gangs (:func:`gpufleet.rules.gangs.is_gang`) and a Volcano Job (Volcano admits it: never judged)."""
-_VOLCANO_JOB = "object.apiVersion.startsWith('batch.volcano.sh/')"
 CEL = CelForm(
     resources=_RESOURCES, params=("volcanoSchedulers",), facts=("kueueNamespace", "kueueIntegrates"),
     variables=(
         *VOLCANO_QUEUE_VARIABLES,  # no Volcano Job reaches the check: Volcano, not Kueue, admits it
         ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
                                         "spec.schedulerName")),
-        ("kueueRouted", f"!{_VOLCANO_JOB} && variables.volcanoQueue == '' && size(variables.toVolcano) == 0"),
+        ("kueueRouted", f"!{VOLCANO} && variables.volcanoQueue == '' && size(variables.toVolcano) == 0"),
         ("framework", framework(_RESOURCES)),
         ("integrated", f"{unknown('kueueIntegrates')} || {fact('kueueIntegrates', 'variables.framework')}"),
         ("hinted", f"{_hints('labels')} || {_hints('annotations')}"),
     ),
-    checks=(CelCheck(f"{_VOLCANO_JOB} || {map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+    checks=(CelCheck(f"{VOLCANO} || {map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
                      "|| !variables.integrated || !variables.kueueRouted "
                      f"|| !({fact('kueueNamespace', 'request.namespace')} || variables.hinted)",
-                     f"'{label_path(keys.QUEUE_LABEL)}'",
-                     f"'no {keys.QUEUE_LABEL} label although Kueue should admit this gang (' + "
+                     f"'{label_path(vocab.QUEUE_LABEL)}'",
+                     f"'no {vocab.QUEUE_LABEL} label although Kueue should admit this gang (' + "
                      f"({fact('kueueNamespace', 'request.namespace')} ? 'namespace ' + request.namespace + ' belongs to a "
                      "team whose gangs Kueue admits' : 'it carries Kueue keys') + '): Kueue ignores it, or suspends it and "
                      "never admits it'"),),
@@ -246,7 +246,7 @@ RULE = Rule(
     code=CODE, name="missing-queue-label", family="routing", severity=Severity.ERROR,
     summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label: Kueue ignores it or holds it forever.",
     fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
-    kinds=(*WORKLOAD_KINDS, ("batch", "CronJob")), check=check, remediate=remediate, doc=__doc__ or "",
+    kinds=(*GANG_KINDS, ("batch", "CronJob")), check=check, remediate=remediate, doc=__doc__ or "",
     options=Gang103Options, cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue holds it forever, or ignores it and the pods bind one by one
 )

@@ -58,9 +58,11 @@ from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, map_value
-from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS, team
+from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, team
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.run import RunIndex
-from gpufleet.workloads import WorkloadView, as_map, group_of, keys, label_path
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, as_map, group_of, label_path
 from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
 
@@ -172,7 +174,7 @@ def _run_queue(view: WorkloadView, declared: _Declared) -> Iterator[Violation]:
     namespace = view.namespace or "default"
     if declared.local is not None and view.queue_label and (namespace, view.queue_label) not in declared.local:
         known = declared.local_by_namespace.get(namespace, "")
-        yield Violation(label_path(keys.QUEUE_LABEL),
+        yield Violation(label_path(vocab.QUEUE_LABEL),
                         f"LocalQueue {view.queue_label!r} is not declared in namespace {namespace!r} by this stack"
                         f" (declared there: {known or 'none'}), so Kueue never admits the workload",
                         f"use one of the namespace's LocalQueues ({known or 'declare one first'})")
@@ -212,12 +214,12 @@ CEL = CelForm(
     facts=("localQueue", "volcanoQueue", "teamNamespace", "namespaceVolcanoQueue", "teamVolcanoQueue",
            "kueueLeavesUnlabelled"),
     variables=(
-        ("localQueue", map_value("object.metadata.labels", keys.QUEUE_LABEL)),
+        ("localQueue", map_value("object.metadata.labels", vocab.QUEUE_LABEL)),
         *VOLCANO_QUEUE_VARIABLES,
     ),
     checks=(
         CelCheck(f"variables.localQueue == '' || {fact('localQueue', _NS_LOCAL)}",
-                 f"'{label_path(keys.QUEUE_LABEL)}'",
+                 f"'{label_path(vocab.QUEUE_LABEL)}'",
                  "'LocalQueue ' + variables.localQueue + ' is not declared in namespace ' + request.namespace "
                  "+ ' by the fleet model: Kueue never admits the workload, or ignores the label where it does not manage "
                  "the namespace'",
@@ -239,6 +241,6 @@ RULE = Rule(
     code="GANG104", name="undeclared-queue", family="routing", severity=Severity.ERROR,
     summary="A workload names a LocalQueue or Volcano queue the fleet model does not give its team.",
     fix="name the queue the fleet model declares for the namespace's team",
-    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
+    kinds=(*GANG_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
     cel=CEL, predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
 )

@@ -43,7 +43,8 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules import gangs
-from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, WORKLOAD_KINDS
+from gpufleet.rules.routing._helpers import POD_GROUP_KINDS
+from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.workloads import outcomes as O
 
 
@@ -75,6 +76,6 @@ RULE = Rule(
     code="GANG105", name="namespace-without-team", family="routing", severity=Severity.ERROR,
     summary="A gang runs in a namespace that no team of the fleet model owns.",
     fix="move the gang to a team's namespace or give the namespace to a team",
-    kinds=(*WORKLOAD_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
+    kinds=(*GANG_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
     predicts=O.NOT_JUDGED,  # no team, no quota: a hazard under contention, which a trial alone does not create
 )

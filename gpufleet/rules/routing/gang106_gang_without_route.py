@@ -98,11 +98,12 @@ from gpufleet import workloads
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
-from gpufleet.rules.coscheduling._helpers import in_coscheduling_namespace
+from gpufleet.rules.placement import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.rules.routing._native import ignored_ask
 from gpufleet.kubetypes import workload_api as wa
-from gpufleet.workloads import WorkloadView, as_map, keys, label_path
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, as_map, label_path
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.native import near_miss
 
@@ -116,7 +117,7 @@ KINDS = (
 
 
 def _has_kueue_keys(view: WorkloadView) -> bool:
-    return any(isinstance(k, str) and k.startswith(keys.KUEUE_PREFIX) for src in (view.labels, view.annotations) for k in src)
+    return any(isinstance(k, str) and k.startswith(vocab.KUEUE_PREFIX) for src in (view.labels, view.annotations) for k in src)
 
 
 def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
@@ -129,8 +130,8 @@ def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
     """Whether the workload names any queue, gang scheduler or pod group (a Kueue key only where Kueue integrates the kind)."""
     policy = as_map(as_map(as_map(view.obj.get("spec")).get("runPolicy")).get("schedulingPolicy"))
     kueue = bool(view.queue_label or _has_kueue_keys(view)) and not kueue_integration_off(view, ctx)
-    return bool(kueue or view.volcano_queue or view.pod_group or policy or keys.RAY_GANG in view.labels
-                or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, keys.VOLCANO_QUEUE))
+    return bool(kueue or view.volcano_queue or view.pod_group or policy or vocab.RAY_GANG in view.labels
+                or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, vocab.VOLCANO_QUEUE))
                 or names_gang_placement(view) or gangs.native_gang(view, ctx) is not None
                 or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
 
@@ -201,7 +202,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         view = workloads.with_runtime(view, ctx.run.names)
     if view is None:
         return
-    label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+    label = ctx.fleet.queue_label if ctx.fleet is not None else vocab.QUEUE_LABEL
     gang = gangs.is_gang(view, ctx) and view.total_pods >= 2
     off = gated_by_pod_integration(view, ctx) if gang or view.kind == "RayCluster" else None
     if off is not None and asks_for_gpus(view, ctx):
@@ -222,9 +223,10 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         why = ("unless its namespace makes Kueue hold unlabelled jobs (manageJobsWithoutQueueName with a "
                "managedJobsNamespaceSelector that selects it; give --fleet to decide)")
     else:
-        why = fleet_reason(view, ctx)
-        if why is None:
+        found = fleet_reason(view, ctx)
+        if found is None:
             return
+        why = found
     yield Violation(label_path(label),
                     f"this {view.total_pods}-pod GPU gang names no Kueue queue, no gang scheduler and no pod group, "
                     f"{why}: default-scheduler binds its pods one by one, so part of the gang can start, hold its "
@@ -238,7 +240,7 @@ def _fix(view: WorkloadView, ctx: CheckContext, label: str) -> str:
         return native
     if in_coscheduling_namespace(ctx, view.namespace):
         scheduler = ctx.fleet.coscheduling_scheduler if ctx.fleet is not None else None
-        return (f"give it a pod group of the gang's size: label its pod templates {keys.COSCHEDULING_GROUP}: "
+        return (f"give it a pod group of the gang's size: label its pod templates {vocab.COSCHEDULING_GROUP}: "
                 f"{view.name or '<job name>'}, declare that PodGroup with minMember {view.total_pods}, and set "
                 f"schedulerName: {scheduler or '<the coscheduling scheduler>'} (the team's pools are scheduled by "
                 "scheduler-plugins' coscheduling, not Kueue or Volcano)")

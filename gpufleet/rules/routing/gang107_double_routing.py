@@ -60,8 +60,11 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules import gangs
-from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, volcano_names, VolcanoSchedulerOptions
-from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler, keys
+from gpufleet.rules.routing._helpers import volcano_names, VolcanoSchedulerOptions
+from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.placement import VOLCANO_KINDS
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler
 from gpufleet.workloads import outcomes as O
 
 CODE = "GANG107"
@@ -70,7 +73,7 @@ VOLCANO_GROUP = "scheduling.volcano.sh"
 
 def _group_name(template: PodTemplate) -> str | None:
     ann = template.annotations
-    name = ann.get(keys.VOLCANO_GROUP) or ann.get(keys.VOLCANO_GROUP_ALT)
+    name = ann.get(vocab.VOLCANO_GROUP) or ann.get(vocab.VOLCANO_GROUP_ALT)
     return str(name) if name else None
 
 
@@ -98,7 +101,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     view = ctx.run.view(obj)
     if view is None or (view.group, view.kind) in VOLCANO_KINDS or not gangs.is_gang(view, ctx) or gang_size(view) < 2:
         return
-    label = ctx.fleet.queue_label if ctx.fleet is not None else keys.QUEUE_LABEL
+    label = ctx.fleet.queue_label if ctx.fleet is not None else vocab.QUEUE_LABEL
     queue = view.labels.get(label)
     if not queue:
         return
@@ -124,7 +127,7 @@ RULE = Rule(
     code=CODE, name="double-routing", family="routing", severity=Severity.ERROR,
     summary="Kueue admits a gang (queue label) whose pods Volcano places without a PodGroup of the gang's size.",
     fix="route the gang through one system: Kueue with the default scheduler, or Volcano with a gang-sized PodGroup",
-    kinds=WORKLOAD_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=GANG_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
     options=Gang107Options,
     predicts=O.NEVER_WHOLE,  # Kueue admits, Volcano places pod by pod
 )

@@ -59,9 +59,12 @@ from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
-from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
-from gpufleet.rules.routing._helpers import VOLCANO_KINDS, WORKLOAD_KINDS, VolcanoSchedulerOptions, volcano_names
-from gpufleet.workloads import WorkloadView, effective_scheduler, keys
+from gpufleet.rules.celkinds import VOLCANO, VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_names
+from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.placement import VOLCANO_KINDS
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, effective_scheduler
 from gpufleet.workloads.kueue_gate import integration
 from gpufleet.workloads import outcomes as O
 
@@ -133,7 +136,6 @@ class Gang108Options(VolcanoSchedulerOptions):
 
 _RESOURCES = resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
                        ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"))
-_VOLCANO = "object.apiVersion.startsWith('batch.volcano.sh/')"
 
 
 def _integrates(framework: str) -> str:
@@ -148,13 +150,13 @@ CEL = CelForm(
         ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
                                         "spec.schedulerName")),
         *VOLCANO_QUEUE_VARIABLES,
-        ("route", f"{_VOLCANO} ? 'metadata.namespace' : size(variables.toVolcano) > 0 ? variables.toVolcano[0] "
+        ("route", f"{VOLCANO} ? 'metadata.namespace' : size(variables.toVolcano) > 0 ? variables.toVolcano[0] "
                   ": variables.volcanoQueue != '' ? variables.volcanoQueuePath : ''"),
         ("framework", framework(_RESOURCES)),
         ("held", f"!{fact('kueueLeavesUnlabelled', 'request.namespace')} && ((variables.framework != '' "
                  f"&& {_integrates('variables.framework')}) || {_integrates(repr('pod'))})"),
     ),
-    checks=(CelCheck(f"{map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+    checks=(CelCheck(f"{map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
                      f"|| !{fact('kueueTeamNamespace', 'request.namespace')} || variables.route == '' || !variables.held",
                      "variables.route",
                      "'namespace ' + request.namespace + ' is Kueue\\'s and this ' + object.kind + ' is routed to Volcano "
@@ -169,6 +171,6 @@ RULE = Rule(
     code=CODE, name="volcano-routed-in-kueue-namespace", family="routing", severity=Severity.ERROR,
     summary="A Volcano-routed workload in a namespace where Kueue holds unlabelled work: gated or suspended forever.",
     fix="submit it in the team's Volcano namespace, or run it through Kueue with its queue label",
-    kinds=WORKLOAD_KINDS, check=check, needs_fleet=True, doc=__doc__ or "", options=Gang108Options, cel=CEL,
+    kinds=GANG_KINDS, check=check, needs_fleet=True, doc=__doc__ or "", options=Gang108Options, cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue holds work it will never admit
 )

@@ -56,15 +56,16 @@ from typing import Any, Iterator, Mapping
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, unknown
 from gpufleet.rules.celkinds import map_value
-from gpufleet.workloads import WorkloadView, annotation_path, as_int, keys
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, annotation_path, as_int
 from gpufleet.workloads import outcomes as O
 
-TOTAL = annotation_path(keys.KUEUE_POD_GROUP_TOTAL)
+TOTAL = annotation_path(vocab.KUEUE_POD_GROUP_TOTAL)
 
 
 def _group(view: WorkloadView) -> str | None:
     """The Kueue pod-group name the pod carries (label, or annotation since Kueue 0.18)."""
-    name = view.labels.get(keys.KUEUE_POD_GROUP) or view.annotations.get(keys.KUEUE_POD_GROUP)
+    name = view.labels.get(vocab.KUEUE_POD_GROUP) or view.annotations.get(vocab.KUEUE_POD_GROUP)
     return str(name) if name else None
 
 
@@ -88,10 +89,10 @@ def _problem(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[str, str] | Non
     group = _group(view)
     if group is None or not _kueue_managed(view, ctx):
         return None
-    if keys.KUEUE_POD_GROUP_TOTAL not in view.annotations:
+    if vocab.KUEUE_POD_GROUP_TOTAL not in view.annotations:
         return group, "has no"
-    count = as_int(view.annotations.get(keys.KUEUE_POD_GROUP_TOTAL))
-    return (group, f"has an invalid ({view.annotations.get(keys.KUEUE_POD_GROUP_TOTAL)!r})") if not count or count < 1 \
+    count = as_int(view.annotations.get(vocab.KUEUE_POD_GROUP_TOTAL))
+    return (group, f"has an invalid ({view.annotations.get(vocab.KUEUE_POD_GROUP_TOTAL)!r})") if not count or count < 1 \
         else None
 
 
@@ -107,29 +108,29 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     group, what = found
     members = _members(obj, ctx, group)
     value = f'"{members}"' if members else '"<pods in the group>"'
-    yield Violation(TOTAL, f"pod of Kueue pod group {group!r} {what} {keys.KUEUE_POD_GROUP_TOTAL} annotation: "
+    yield Violation(TOTAL, f"pod of Kueue pod group {group!r} {what} {vocab.KUEUE_POD_GROUP_TOTAL} annotation: "
                            "Kueue's pod webhook refuses to create it, so the group never starts",
-                    f"annotate {keys.KUEUE_POD_GROUP_TOTAL}: {value} on every pod of the group")
+                    f"annotate {vocab.KUEUE_POD_GROUP_TOTAL}: {value} on every pod of the group")
 
 
-_GROUP_LABEL, _GROUP_NOTE = map_value("object.metadata.labels", keys.KUEUE_POD_GROUP), \
-    map_value("object.metadata.annotations", keys.KUEUE_POD_GROUP)
+_GROUP_LABEL, _GROUP_NOTE = map_value("object.metadata.labels", vocab.KUEUE_POD_GROUP), \
+    map_value("object.metadata.annotations", vocab.KUEUE_POD_GROUP)
 _NOTES = "object.metadata.annotations"
-_COUNT = f"{_NOTES}['{keys.KUEUE_POD_GROUP_TOTAL}']"
+_COUNT = f"{_NOTES}['{vocab.KUEUE_POD_GROUP_TOTAL}']"
 CEL = CelForm(
     resources=(POD_GROUP_PODS,),
     facts=("kueueManaged", "kueueHoldsUnlabelled"),
     variables=(
         ("group", f"{_GROUP_LABEL} != '' ? {_GROUP_LABEL} : {_GROUP_NOTE}"),
         ("judged", f"variables.group != '' && ({unknown('kueueManaged')} || {fact('kueueManaged', 'request.namespace')}) "
-                   f"&& ({map_value('object.metadata.labels', keys.QUEUE_LABEL)} != '' "
+                   f"&& ({map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
                    f"|| {fact('kueueHoldsUnlabelled', 'request.namespace')})"),
-        ("counted", f"has({_NOTES}) && '{keys.KUEUE_POD_GROUP_TOTAL}' in {_NOTES}"),
+        ("counted", f"has({_NOTES}) && '{vocab.KUEUE_POD_GROUP_TOTAL}' in {_NOTES}"),
     ),
     checks=(CelCheck(f"!variables.judged || (variables.counted && {_COUNT}.trim().matches('^[0-9]*[1-9][0-9]*$'))",
                      f"'{TOTAL}'",
                      f"'pod of Kueue pod group ' + variables.group + (variables.counted ? ' has an invalid (' + {_COUNT} + ')' "
-                     f": ' has no') + ' {keys.KUEUE_POD_GROUP_TOTAL} annotation: Kueue\\'s pod webhook refuses to create it, "
+                     f": ' has no') + ' {vocab.KUEUE_POD_GROUP_TOTAL} annotation: Kueue\\'s pod webhook refuses to create it, "
                      "so the group never starts'"),),
 )
 

@@ -46,8 +46,9 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
-from gpufleet.rules.routing._helpers import WORKLOAD_KINDS
-from gpufleet.workloads import as_map, keys, label_path
+from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import as_map, label_path
 from gpufleet.workloads.types import METADATA, SPEC
 from gpufleet.workloads import outcomes as O
 
@@ -59,7 +60,7 @@ def _labelled(obj: Mapping[str, Any]) -> tuple[Any, Any]:
     meta, base = as_map(obj.get("metadata")), METADATA
     if obj.get("kind") == "CronJob":
         meta, base = as_map(as_map(as_map(obj.get("spec")).get("jobTemplate")).get("metadata")), CRON_METADATA
-    return as_map(meta.get("labels")).get(keys.KUEUE_PRIORITY_CLASS), base
+    return as_map(meta.get("labels")).get(vocab.KUEUE_PRIORITY_CLASS), base
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -69,14 +70,14 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         return
     known = sorted(pc.name for pc in fleet.priority_classes)
     if str(name) not in known:
-        yield Violation(label_path(keys.KUEUE_PRIORITY_CLASS, base),
+        yield Violation(label_path(vocab.KUEUE_PRIORITY_CLASS, base),
                         f"WorkloadPriorityClass {str(name)!r} is not rendered by the fleet model (its priority classes: "
                         f"{', '.join(known) or 'none'}): Kueue creates no Workload for the job, which stays suspended",
                         f"name one of the model's priority classes ({', '.join(known) or 'declare one in priorityClasses'})"
                         " or add it to the model")
 
 
-_LABEL = keys.KUEUE_PRIORITY_CLASS
+_LABEL = vocab.KUEUE_PRIORITY_CLASS
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
                         ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"),
@@ -96,6 +97,6 @@ RULE = Rule(
     code="GANG110", name="undeclared-workload-priority-class", family="routing", severity=Severity.ERROR,
     summary="A job names a Kueue WorkloadPriorityClass the fleet model does not render: it stays suspended.",
     fix="name a priority class of the fleet model in kueue.x-k8s.io/priority-class",
-    kinds=(*WORKLOAD_KINDS, ("batch", "CronJob")), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
+    kinds=(*GANG_KINDS, ("batch", "CronJob")), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue keeps the job suspended
 )

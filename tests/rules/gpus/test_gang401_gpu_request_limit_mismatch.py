@@ -54,7 +54,7 @@ _maps = st.dictionaries(_keys, _values, max_size=4)
 @given(st.fixed_dictionaries({}, optional={"requests": _maps, "limits": _maps}), st.booleans())
 def test_a_container_skipped_as_clean_has_nothing_to_report(resources, twice):
     from gpufleet.kubetypes.fieldpath import ROOT
-    from gpufleet.rules.gpus._helpers import gpu_resources
+    from gpufleet.rules.gpumath import gpu_resources
     from gpufleet.rules.gpus.gang401_gpu_request_limit_mismatch import _clean, _container
 
     if twice and "requests" in resources:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpufleet.rules.gpus._helpers import candidate_pools, pod_request, selected_pools
+from gpufleet.rules.demands import candidate_pools, selected_pools
+from gpufleet.rules.gpumath import pod_request
 from tests.rules import fleets
 
 
@@ -80,7 +81,7 @@ _containers = st.lists(st.one_of(
 @given(_containers, st.one_of(st.just([]), _containers.map(lambda cs: [
     {**c, "restartPolicy": "Always"} if isinstance(c, dict) and i % 2 else c for i, c in enumerate(cs)])))
 def test_the_one_pass_template_requests_equal_the_general_ones_digit_for_digit(containers, inits):
-    from gpufleet.rules.gpus._helpers import requested_resources, template_pod_requests
+    from gpufleet.rules.gpumath import requested_resources, template_pod_requests
     from gpufleet.workloads.resources import pod_requests
 
     spec = {"containers": containers, "initContainers": inits}
@@ -91,7 +92,7 @@ def test_the_one_pass_template_requests_equal_the_general_ones_digit_for_digit(c
 
 @given(st.lists(_quantities, max_size=6))
 def test_the_remembered_amounts_are_the_parsed_ones(values):
-    from gpufleet.rules.gpus import _helpers
+    from gpufleet.rules import gpumath
 
     for value in values * 2:  # the second time from the memo
-        assert _helpers.amount(value) == _helpers._amount(value)
+        assert gpumath.amount(value) == gpumath._amount(value)

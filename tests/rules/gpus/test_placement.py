@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gpufleet import workloads
-from gpufleet.rules.gpus._helpers import candidate_pools
-from gpufleet.rules.gpus._placement import placing_system
+from gpufleet.rules.demands import candidate_pools
+from gpufleet.rules.placement import placing_system
 from tests.rules import builders as b
 from tests.rules.helpers import FLEET
 

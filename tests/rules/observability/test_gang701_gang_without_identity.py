@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from gpufleet.fleetctx.context import GANG_LABEL
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
 from tests.rules import builders as b

@@ -1,7 +1,8 @@
 """Which system will place a workload, so the capacity rules count only that system's pools.
 
-Called by :mod:`gpufleet.rules.gpus._helpers` (``candidate_pools``), hence by GANG402 and
-GANG403. A fleet gives each pool to one system (``kueue``, ``volcano`` or
+Shared by the rule families: :mod:`gpufleet.rules.demands` (``candidate_pools``), hence
+GANG402 and GANG403; the routing rules (:data:`VOLCANO_KINDS`); GANG106, GANG806 and the
+admission policies (:func:`in_coscheduling_namespace`). A fleet gives each pool to one system (``kueue``, ``volcano`` or
 ``coscheduling``); a Volcano Job can only ever use Volcano's pools, a Kueue-admitted
 job only the pools its ClusterQueue has flavors for. :func:`placing_system` reads, in
 order of precedence:
@@ -19,18 +20,21 @@ None means nothing says (a gang without a route, GANG106's): every pool is a can
 from __future__ import annotations
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
-from gpufleet.workloads import WorkloadView, effective_scheduler, keys
+from gpufleet.rules.api import CheckContext
+from gpufleet.kubetypes import vocab
+from gpufleet.workloads import WorkloadView, effective_scheduler
 
 VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
+"""Kinds only Volcano places."""
 
 
 def _own_system(view: WorkloadView, fleet: FleetContext) -> str | None:
     if (view.group, view.kind) in VOLCANO_KINDS or view.volcano_queue:
         return "volcano"
     schedulers = {effective_scheduler(view, t) for t in view.templates}
-    if keys.VOLCANO_SCHEDULER in schedulers:
+    if vocab.VOLCANO_SCHEDULER in schedulers:
         return "volcano"
-    if view.group == "scheduling.x-k8s.io" or any(keys.COSCHEDULING_GROUP in t.labels for t in view.templates) or (
+    if view.group == "scheduling.x-k8s.io" or any(vocab.COSCHEDULING_GROUP in t.labels for t in view.templates) or (
             fleet.coscheduling_scheduler and fleet.coscheduling_scheduler in schedulers):
         return "coscheduling"
     return None
@@ -52,3 +56,10 @@ def placing_system(view: WorkloadView, fleet: FleetContext) -> str | None:
     if view.labels.get(fleet.queue_label):
         return "kueue"
     return _team_system(fleet.team_for_namespace(view.namespace))
+
+
+def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
+    """Whether ``namespace``'s team has a coscheduling pool (scheduler-plugins places its gangs)."""
+    fleet = ctx.fleet
+    team = fleet.team_for_namespace(namespace) if fleet is not None else None
+    return fleet is not None and team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))
