@@ -54,29 +54,36 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpufleet.model import load_model  # noqa: E402
-from gpufleet.rules.admission_policies import render_policies  # noqa: E402
-from gpufleet.rules.registry import all_rules  # noqa: E402
-from gpufleet.sandbox import controller  # noqa: E402
-from gpufleet.sandbox.needs import EnginesMissing  # noqa: E402
-from gpufleet.sandbox.kube import Kube, wait_for  # noqa: E402
-from gpufleet.sandbox.pki import url_client  # noqa: E402
-from gpufleet.sandbox.procs import free_ports, stop  # noqa: E402
-from gpufleet.sandbox.state import down  # noqa: E402
-from gpufleet.sandbox.up import Options, up  # noqa: E402
-
 import admission_metrics as M  # noqa: E402
 import gatekeeper_peer as peer  # noqa: E402
 from sandbox_bench import write_model  # noqa: E402
 from webhook_bench import drive, mutated_job, write_pki  # noqa: E402
 
+from gpufleet.model import load_model  # noqa: E402
+from gpufleet.rules.admission_policies import render_policies  # noqa: E402
+from gpufleet.rules.registry import all_rules  # noqa: E402
+from gpufleet.sandbox import controller  # noqa: E402
+from gpufleet.sandbox.kube import Kube, wait_for  # noqa: E402
+from gpufleet.sandbox.needs import EnginesMissing  # noqa: E402
+from gpufleet.sandbox.pki import url_client  # noqa: E402
+from gpufleet.sandbox.procs import free_ports, stop  # noqa: E402
+from gpufleet.sandbox.state import down  # noqa: E402
+from gpufleet.sandbox.up import Options, up  # noqa: E402
+
 PODS, TEAM = 64, "research"
 CONFIGS = ("none", "vap-gang001", "vaps", "webhook", "noop", "both", "gatekeeper")
 NS = {c: f"adm-{c}" for c in CONFIGS}
-GPUFLEET_HOOK, NOOP_HOOK, PEER_HOOK = "workloads.validate.gpufleet.dev", "noop.bench.gpufleet.dev", "gang001.gatekeeper.bench"
+GPUFLEET_HOOK, NOOP_HOOK, PEER_HOOK = (
+    "workloads.validate.gpufleet.dev",
+    "noop.bench.gpufleet.dev",
+    "gang001.gatekeeper.bench",
+)
 OWN_HOOK = {"webhook": GPUFLEET_HOOK, "both": GPUFLEET_HOOK, "noop": NOOP_HOOK, "gatekeeper": PEER_HOOK}
 VAP_GOAL, WEBHOOK_GOAL = 1.10, 1.30
-KINDS = {"volcano": "/apis/batch.volcano.sh/v1alpha1/namespaces/{ns}/jobs", "batch": "/apis/batch/v1/namespaces/{ns}/jobs"}
+KINDS = {
+    "volcano": "/apis/batch.volcano.sh/v1alpha1/namespaces/{ns}/jobs",
+    "batch": "/apis/batch/v1/namespaces/{ns}/jobs",
+}
 
 
 def bodies(namespace: str) -> dict[str, dict]:
@@ -85,11 +92,23 @@ def bodies(namespace: str) -> dict[str, dict]:
     vc["metadata"]["namespace"] = namespace
     pod = copy.deepcopy(vc["spec"]["tasks"][1]["template"])
     pod["spec"]["schedulerName"] = "volcano"
-    plain = {"apiVersion": "batch/v1", "kind": "Job",
-             "metadata": {"name": "llm-plain", "namespace": namespace, "labels": {"team": TEAM},
-                          "annotations": {"scheduling.k8s.io/group-name": "llm-plain"}},
-             "spec": {"parallelism": PODS, "completions": PODS, "completionMode": "Indexed", "backoffLimit": 0,
-                      "template": pod}}
+    plain = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": "llm-plain",
+            "namespace": namespace,
+            "labels": {"team": TEAM},
+            "annotations": {"scheduling.k8s.io/group-name": "llm-plain"},
+        },
+        "spec": {
+            "parallelism": PODS,
+            "completions": PODS,
+            "completionMode": "Indexed",
+            "backoffLimit": 0,
+            "template": pod,
+        },
+    }
     return {"volcano": vc, "batch": plain}
 
 
@@ -97,7 +116,8 @@ def narrow(selector: dict | None, names: list[str]) -> dict:
     """``selector`` further limited to the namespaces ``names``."""
     out = copy.deepcopy(selector or {})
     out.setdefault("matchExpressions", []).append(
-        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": names})
+        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": names}
+    )
     return out
 
 
@@ -117,10 +137,20 @@ def configure(kube: Kube, fleet, state, gatekeeper_port: int | None, gatekeeper_
     if gatekeeper_port is not None:
         extra.append((PEER_HOOK, url_client(gatekeeper_port, "/v1/admit", gatekeeper_ca), "gatekeeper"))
     for name, client, config in extra:
-        hook = {**copy.deepcopy(template), "name": name, "clientConfig": client,
-                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NS[config]}}}
-        kube.apply({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-                    "metadata": {"name": f"bench-{config}"}, "webhooks": [hook]})
+        hook = {
+            **copy.deepcopy(template),
+            "name": name,
+            "clientConfig": client,
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": NS[config]}},
+        }
+        kube.apply(
+            {
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": "ValidatingWebhookConfiguration",
+                "metadata": {"name": f"bench-{config}"},
+                "webhooks": [hook],
+            }
+        )
     for manifest in render_policies(fleet, all_rules()).values():
         if manifest["kind"] == "ValidatingAdmissionPolicyBinding":
             gang001 = manifest["spec"]["policyName"] == "gpufleet-gang001"
@@ -145,7 +175,9 @@ class Api:
 
     async def batch(self, path: str, body: bytes, total: int, concurrency: int) -> tuple[list[float], float]:
         """``total`` dry-run creates of ``body`` at ``concurrency``: (latencies in s, wall time in s); each must be 201."""
-        return await drive(f"{self.base}{path}?dryRun=All", body, total, concurrency, self.ssl, lambda _: True, status=201)
+        return await drive(
+            f"{self.base}{path}?dryRun=All", body, total, concurrency, self.ssl, lambda _: True, status=201
+        )
 
 
 def measure(api: Api, config: str, kind: str, requests: int, concurrency: int) -> dict[str, float | None]:
@@ -159,10 +191,16 @@ def measure(api: Api, config: str, kind: str, requests: int, concurrency: int) -
     vap = M.histogram(d, M.PLUGIN, name="ValidatingAdmissionPolicy", operation="CREATE", type="validate")
     group = "batch.volcano.sh" if kind == "volcano" else "batch"
     request = M.histogram(d, M.REQUEST, verb="POST", group=group, resource="jobs", dry_run="All")
-    return {"creates_per_s": requests / wall, "client_mean_ms": 1000 * sum(latencies) / len(latencies),
-            "request_ms": request.mean_ms, "admit_ms": admit.per_ms(requests), "validate_ms": validate.per_ms(requests),
-            "admission_ms": admit.per_ms(requests) + validate.per_ms(requests),
-            "webhook_ms": hook.mean_ms if hook else None, "vap_plugin_ms": vap.per_ms(requests)}
+    return {
+        "creates_per_s": requests / wall,
+        "client_mean_ms": 1000 * sum(latencies) / len(latencies),
+        "request_ms": request.mean_ms,
+        "admit_ms": admit.per_ms(requests),
+        "validate_ms": validate.per_ms(requests),
+        "admission_ms": admit.per_ms(requests) + validate.per_ms(requests),
+        "webhook_ms": hook.mean_ms if hook else None,
+        "vap_plugin_ms": vap.per_ms(requests),
+    }
 
 
 def check_allowed(api: Api, configs: list[str]) -> None:
@@ -190,7 +228,9 @@ def wait_judging(api: Api, configs: list[str]) -> None:
             continue
         bad["metadata"]["namespace"] = NS[config]
         path = KINDS["volcano"].format(ns=NS[config])
-        wait_for(f"{config} refuses a GANG001 job", lambda: _refused(api, path, orjson.dumps(bad)), timeout=180, interval=1)
+        wait_for(
+            f"{config} refuses a GANG001 job", lambda: _refused(api, path, orjson.dumps(bad)), timeout=180, interval=1
+        )
 
 
 def _refused(api: Api, path: str, body: bytes) -> bool:
@@ -206,8 +246,11 @@ def start_peer(kube: Kube, state, work: Path):
     try:
         peer.binary()
     except EnginesMissing as err:
-        print(f"gatekeeper: not built, the peer is left out ({err}); build: bash sandbox/engines/build.sh "
-              f"bench/engines/gatekeeper", file=sys.stderr)
+        print(
+            f"gatekeeper: not built, the peer is left out ({err}); build: bash sandbox/engines/build.sh "
+            f"bench/engines/gatekeeper",
+            file=sys.stderr,
+        )
         return None
     kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": peer.NAMESPACE}})
     for crd in peer.crds():
@@ -221,8 +264,12 @@ def start_peer(kube: Kube, state, work: Path):
     try:
         wait_for("gatekeeper ready", lambda: _http_ok(f"http://127.0.0.1:{ports[1]}/readyz"), timeout=180, interval=1)
         kube.apply(peer.template())
-        wait_for("the constraint's CRD", lambda: _refreshed(kube, "constraints.gatekeeper.sh/v1beta1", peer.KIND),
-                 timeout=120, interval=1)
+        wait_for(
+            "the constraint's CRD",
+            lambda: _refreshed(kube, "constraints.gatekeeper.sh/v1beta1", peer.KIND),
+            timeout=120,
+            interval=1,
+        )
         kube.apply(peer.constraint(NS["gatekeeper"]))
     except BaseException:
         stop(proc)
@@ -251,23 +298,49 @@ def summarize(rounds: list[dict], configs: list[str]) -> dict:
     out: dict = {}
     for kind in KINDS:
         per = [{c: r[c][kind] for c in configs} for r in rounds]
-        figures = {c: {k: [p[c][k] for p in per if p[c][k] is not None]
-                       for k in ("creates_per_s", "client_mean_ms", "request_ms", "admission_ms", "validate_ms",
-                                 "webhook_ms", "vap_plugin_ms")} for c in configs}
+        figures = {
+            c: {
+                k: [p[c][k] for p in per if p[c][k] is not None]
+                for k in (
+                    "creates_per_s",
+                    "client_mean_ms",
+                    "request_ms",
+                    "admission_ms",
+                    "validate_ms",
+                    "webhook_ms",
+                    "vap_plugin_ms",
+                )
+            }
+            for c in configs
+        }
 
         def ratio(name: str, floor: str, key: str) -> list[float]:
             return M.ratios([{c: p[c][key] for c in (name, floor) if c in p} for p in per], name, floor)
+
         out[kind] = {
             "figures": {c: {k: [round(v, 3) for v in vs] for k, vs in f.items() if vs} for c, f in figures.items()},
-            "admission_vs_none": {c: [round(x, 3) for x in ratio(c, "none", "admission_ms")] for c in configs if c != "none"},
-            "request_vs_none": {c: [round(x, 3) for x in ratio(c, "none", "request_ms")] for c in configs if c != "none"},
-            "creates_vs_none": {c: [round(x, 3) for x in ratio(c, "none", "creates_per_s")] for c in configs if c != "none"},
-            "webhook_vs_noop": {c: [round(x, 3) for x in ratio(c, "noop", "webhook_ms")]
-                                for c in ("webhook", "both", "gatekeeper") if c in configs},
-            "admission_vs_noop": {c: [round(x, 3) for x in ratio(c, "noop", "admission_ms")]
-                                  for c in ("webhook", "gatekeeper") if c in configs},
+            "admission_vs_none": {
+                c: [round(x, 3) for x in ratio(c, "none", "admission_ms")] for c in configs if c != "none"
+            },
+            "request_vs_none": {
+                c: [round(x, 3) for x in ratio(c, "none", "request_ms")] for c in configs if c != "none"
+            },
+            "creates_vs_none": {
+                c: [round(x, 3) for x in ratio(c, "none", "creates_per_s")] for c in configs if c != "none"
+            },
+            "webhook_vs_noop": {
+                c: [round(x, 3) for x in ratio(c, "noop", "webhook_ms")]
+                for c in ("webhook", "both", "gatekeeper")
+                if c in configs
+            },
+            "admission_vs_noop": {
+                c: [round(x, 3) for x in ratio(c, "noop", "admission_ms")]
+                for c in ("webhook", "gatekeeper")
+                if c in configs
+            },
             "gpufleet_vs_gatekeeper_webhook": [round(x, 3) for x in ratio("webhook", "gatekeeper", "webhook_ms")]
-            if "gatekeeper" in configs else [],
+            if "gatekeeper" in configs
+            else [],
         }
     return out
 
@@ -284,20 +357,28 @@ def report(summary: dict, configs: list[str]) -> dict[str, bool | None]:
         print(f"== {kind} job, medians over rounds [lowest, highest]")
         for c in configs:
             f = s["figures"][c]
-            print(f"{c:12} creates/s {_med(f.get('creates_per_s', []))}  request ms {_med(f.get('request_ms', []))}"
-                  f"  admission ms {_med(f.get('admission_ms', []))}"
-                  f"  (validate step {_med(f.get('validate_ms', []))})  own webhook ms {_med(f.get('webhook_ms', []))}"
-                  f"  VAP plugin ms {_med(f.get('vap_plugin_ms', []))}"
-                  + (f"  admission x none {_med(s['admission_vs_none'][c])}  request x none {_med(s['request_vs_none'][c])}"
-                     f"  creates/s x none {_med(s['creates_vs_none'][c])}"
-                     if c != "none" else ""))
+            print(
+                f"{c:12} creates/s {_med(f.get('creates_per_s', []))}  request ms {_med(f.get('request_ms', []))}"
+                f"  admission ms {_med(f.get('admission_ms', []))}"
+                f"  (validate step {_med(f.get('validate_ms', []))})  own webhook ms {_med(f.get('webhook_ms', []))}"
+                f"  VAP plugin ms {_med(f.get('vap_plugin_ms', []))}"
+                + (
+                    f"  admission x none {_med(s['admission_vs_none'][c])}  request x none {_med(s['request_vs_none'][c])}"
+                    f"  creates/s x none {_med(s['creates_vs_none'][c])}"
+                    if c != "none"
+                    else ""
+                )
+            )
         for c, r in s["webhook_vs_noop"].items():
             print(f"{c} webhook call / no-op webhook call: {_med(r)} (goal <= {WEBHOOK_GOAL} for gpufleet's)")
         if s["gpufleet_vs_gatekeeper_webhook"]:
-            print(f"gpufleet webhook call / Gatekeeper webhook call: {_med(s['gpufleet_vs_gatekeeper_webhook'])} (goal < 1)")
+            print(
+                f"gpufleet webhook call / Gatekeeper webhook call: {_med(s['gpufleet_vs_gatekeeper_webhook'])} (goal < 1)"
+            )
 
     def median(values: list[float]) -> float | None:
         return M.spread(values)[0] if values else None
+
     vc = summary["volcano"]
     goals: dict[str, bool | None] = {}
     for c in ("vap-gang001", "vaps"):
@@ -307,7 +388,10 @@ def report(summary: dict, configs: list[str]) -> dict[str, bool | None]:
     goals["webhook_within_1.3x_noop"] = None if m is None else m <= WEBHOOK_GOAL
     m = median(vc["gpufleet_vs_gatekeeper_webhook"])
     goals["webhook_beats_gatekeeper"] = None if m is None else m < 1
-    print("goals:", ", ".join(f"{k} {'met' if v else 'NOT met' if v is False else 'not measured'}" for k, v in goals.items()))
+    print(
+        "goals:",
+        ", ".join(f"{k} {'met' if v else 'NOT met' if v is False else 'not measured'}" for k, v in goals.items()),
+    )
     return goals
 
 
@@ -327,8 +411,14 @@ def main() -> int:
     gatekeeper = None
     try:
         kube = Kube(Path(state.kubeconfig))
-        wait_for("Volcano queue Open", lambda: (kube.get("scheduling.volcano.sh/v1beta1", "Queue", TEAM) or {})
-                 .get("status", {}).get("state") == "Open", timeout=120)
+        wait_for(
+            "Volcano queue Open",
+            lambda: (
+                (kube.get("scheduling.volcano.sh/v1beta1", "Queue", TEAM) or {}).get("status", {}).get("state")
+                == "Open"
+            ),
+            timeout=120,
+        )
         gatekeeper = None if args.no_peer else start_peer(kube, state, work)
         configs = configure(kube, fleet, state, *(gatekeeper[1:] if gatekeeper else (None, None)))
         api = Api(state)
@@ -339,18 +429,34 @@ def main() -> int:
                 measure(api, c, kind, max(args.requests // 4, args.concurrency), args.concurrency)
         rounds = []
         for r in range(args.rounds):
-            order = configs[r % len(configs):] + configs[:r % len(configs)]
-            rounds.append({c: {kind: measure(api, c, kind, args.requests, args.concurrency) for kind in KINDS} for c in order})
+            order = configs[r % len(configs) :] + configs[: r % len(configs)]
+            rounds.append(
+                {c: {kind: measure(api, c, kind, args.requests, args.concurrency) for kind in KINDS} for c in order}
+            )
             print(f"round {r + 1}/{args.rounds} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr)
         summary = summarize(rounds, configs)
         goals = report(summary, configs)
-        print(f"{args.rounds} rounds x {args.requests} dry-run creates per configuration and kind at concurrency "
-              f"{args.concurrency}; load average {load0[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end; "
-              f"{os.cpu_count()} CPUs shared with other work")
-        print(json.dumps({"name": "admission", "date": began, "rounds": args.rounds, "requests": args.requests,
-                          "concurrency": args.concurrency, "load_start": round(load0[0], 2),
-                          "load_end": round(os.getloadavg()[0], 2), "configs": configs, "goals": goals,
-                          "summary": summary}))
+        print(
+            f"{args.rounds} rounds x {args.requests} dry-run creates per configuration and kind at concurrency "
+            f"{args.concurrency}; load average {load0[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end; "
+            f"{os.cpu_count()} CPUs shared with other work"
+        )
+        print(
+            json.dumps(
+                {
+                    "name": "admission",
+                    "date": began,
+                    "rounds": args.rounds,
+                    "requests": args.requests,
+                    "concurrency": args.concurrency,
+                    "load_start": round(load0[0], 2),
+                    "load_end": round(os.getloadavg()[0], 2),
+                    "configs": configs,
+                    "goals": goals,
+                    "summary": summary,
+                }
+            )
+        )
     finally:
         if gatekeeper:
             stop(gatekeeper[0])

@@ -43,8 +43,11 @@ Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 def scrape(text: str) -> Samples:
     """The admission families' samples of a ``/metrics`` page."""
-    kept = "\n".join(line for line in text.splitlines()
-                     if line.startswith(PREFIXES) or (line.startswith("#") and any(p in line for p in PREFIXES)))
+    kept = "\n".join(
+        line
+        for line in text.splitlines()
+        if line.startswith(PREFIXES) or (line.startswith("#") and any(p in line for p in PREFIXES))
+    )
     out: Samples = {}
     for family in text_string_to_metric_families(kept + "\n"):
         for sample in family.samples:

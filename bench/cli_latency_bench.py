@@ -80,12 +80,24 @@ def main() -> None:
     med = {name: statistics.median(values) for name, values in times.items()}
     ratio = med["lint"] / med["pass"]
     print(f"python -c pass         median {med['pass'] * 1000:7.1f} ms")
-    print(f"gpufleet lint one.yaml median {med['lint'] * 1000:7.1f} ms  ({ratio:.1f}x a bare interpreter; goal <= {GOAL_SECONDS * 1000:.0f} ms)")
+    print(
+        f"gpufleet lint one.yaml median {med['lint'] * 1000:7.1f} ms  ({ratio:.1f}x a bare interpreter; goal <= {GOAL_SECONDS * 1000:.0f} ms)"
+    )
     print(f"gpufleet rules         median {med['typer'] * 1000:7.1f} ms  (the typer path)")
-    print(json.dumps({"bench": "cli_latency", "repeat": args.repeat, "pass_ms": round(med["pass"] * 1000, 1),
-                      "lint_ms": round(med["lint"] * 1000, 1), "typer_rules_ms": round(med["typer"] * 1000, 1),
-                      "ratio": round(ratio, 2), "goal_ms": GOAL_SECONDS * 1000,
-                      "goal_met": med["lint"] <= GOAL_SECONDS}))
+    print(
+        json.dumps(
+            {
+                "bench": "cli_latency",
+                "repeat": args.repeat,
+                "pass_ms": round(med["pass"] * 1000, 1),
+                "lint_ms": round(med["lint"] * 1000, 1),
+                "typer_rules_ms": round(med["typer"] * 1000, 1),
+                "ratio": round(ratio, 2),
+                "goal_ms": GOAL_SECONDS * 1000,
+                "goal_met": med["lint"] <= GOAL_SECONDS,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -83,12 +83,24 @@ def main() -> None:
     floor_s, diff_s = _interleaved(base, new, args.repeat)
     render_s = floor_s / 2
     ratio = diff_s / floor_s
-    figures = {"name": "diff", "teams": args.teams, "steps": len(result.steps), "rejected": result.rejected,
-               "blocked": result.blocked, "quota_rows": len(result.quota), "clock": "process_cpu",
-               "seconds": round(diff_s, 4), "render_seconds": round(render_s, 4), "floor_seconds": round(floor_s, 4),
-               "ratio": round(ratio, 3), "goal_ratio": 1.5}
-    print(f"synthetic fleet: {args.teams} teams; variant: 10% of teams changed -> {len(result.steps)} steps, "
-          f"{len(result.quota)} quota rows, {result.rejected} rejected, {result.blocked} blocked")
+    figures = {
+        "name": "diff",
+        "teams": args.teams,
+        "steps": len(result.steps),
+        "rejected": result.rejected,
+        "blocked": result.blocked,
+        "quota_rows": len(result.quota),
+        "clock": "process_cpu",
+        "seconds": round(diff_s, 4),
+        "render_seconds": round(render_s, 4),
+        "floor_seconds": round(floor_s, 4),
+        "ratio": round(ratio, 3),
+        "goal_ratio": 1.5,
+    }
+    print(
+        f"synthetic fleet: {args.teams} teams; variant: 10% of teams changed -> {len(result.steps)} steps, "
+        f"{len(result.quota)} quota rows, {result.rejected} rejected, {result.blocked} blocked"
+    )
     print(f"  render (one model, mean):     {render_s * 1000:8.1f} ms CPU")
     print(f"  floor (render both models):   {floor_s * 1000:8.1f} ms CPU (the faster of GC on / GC off)")
     print(f"  diff (no CRDs):               {diff_s * 1000:8.1f} ms CPU  (ratio {ratio:.2f}, goal <= 1.5)")

@@ -21,13 +21,14 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gpufleet.difftier import cases as source, generate  # noqa: E402
+from gpufleet.difftier import cases as source  # noqa: E402
+from gpufleet.difftier import generate
 from gpufleet.difftier.tally import line  # noqa: E402
 from gpufleet.model import load_model  # noqa: E402
 from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason  # noqa: E402
@@ -83,14 +84,20 @@ def interleaved(groups: list[tuple[str, list]]) -> list[tuple[str, object]]:
 def report(out, found: list, known: list, unknown: list) -> None:
     """A line for the case, and one for each disagreement (``known``: listed in gpufleet.difftier.known)."""
     case, seen = out.case, out.observation
-    print(f"{case.id}: {seen.start}{' -> ' + seen.failure if seen.failure else ''}; fired {','.join(out.fired) or '-'}"
-          f" ({out.seconds:.1f} s)", flush=True)
+    print(
+        f"{case.id}: {seen.start}{' -> ' + seen.failure if seen.failure else ''}; fired {','.join(out.fired) or '-'}"
+        f" ({out.seconds:.1f} s)",
+        flush=True,
+    )
     why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message or "",)
     for d, k in found:
         (known if k else unknown).append((case.id, d))
         silent = f" (silent: {','.join(d.candidates)})" if d.candidates else ""
-        print(f"   {'known' if k else 'DISAGREES'}: {d.kind} {d.rule or '-'} {d.outcome}{silent} | {'; '.join(case.notes)}"
-              f" | why: {'; '.join(why[:2])}", flush=True)
+        print(
+            f"   {'known' if k else 'DISAGREES'}: {d.kind} {d.rule or '-'} {d.outcome}{silent} | {'; '.join(case.notes)}"
+            f" | why: {'; '.join(why[:2])}",
+            flush=True,
+        )
 
 
 def main() -> int:
@@ -108,7 +115,9 @@ def main() -> int:
     state = load(args.dir) if args.dir else None
     started = state is None
     if started:
-        state = up(fleet, str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-difftier-")) / "sandbox", Options(controller=False))
+        state = up(
+            fleet, str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-difftier-")) / "sandbox", Options(controller=False)
+        )
     runner = Runner(Kube(Path(state.kubeconfig)), lint_context(DEV, shared_dir() / "crds"))
     unknown, known, skipped, tried = [], [], 0, 0
     begin = time.monotonic()
@@ -126,14 +135,22 @@ def main() -> int:
         if started:
             down(state)
     minutes = (time.monotonic() - begin) / 60
-    record = runner.tally.record(command="bench/difftier_bench.py " + " ".join(sys.argv[1:]),
-                          date=datetime.now(timezone.utc).strftime("%Y-%m-%d"), seeds=args.seeds,
-                          generatedPerSeed=args.generated, casesPerMinute=round(tried / minutes, 2) if minutes else None,
-                          skipped=skipped, disagreements=len(known) + len(unknown), unknownDisagreements=len(unknown))
+    record = runner.tally.record(
+        command="bench/difftier_bench.py " + " ".join(sys.argv[1:]),
+        date=datetime.now(UTC).strftime("%Y-%m-%d"),
+        seeds=args.seeds,
+        generatedPerSeed=args.generated,
+        casesPerMinute=round(tried / minutes, 2) if minutes else None,
+        skipped=skipped,
+        disagreements=len(known) + len(unknown),
+        unknownDisagreements=len(unknown),
+    )
     for code, entry in record["rules"].items():
         print(f"{code}: {line(entry)}")
-    print(f"{tried} cases tried ({skipped} skipped: no controller for their kind) in {minutes:.1f} min: "
-          f"{record['casesPerMinute']} cases/minute; seeds {args.seeds}; {len(unknown)} unknown and {len(known)} known disagreements")
+    print(
+        f"{tried} cases tried ({skipped} skipped: no controller for their kind) in {minutes:.1f} min: "
+        f"{record['casesPerMinute']} cases/minute; seeds {args.seeds}; {len(unknown)} unknown and {len(known)} known disagreements"
+    )
     if args.write:
         args.write.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in record.items() if k != "rules"}))

@@ -53,14 +53,25 @@ def main() -> None:
         floor = chaos.run(sb.state, sb.kube, gangs(count, "f"), components, args.seed, BUDGET, inject=False)
         probes = (job("probe", "alpha", 1, labels={QUEUE: "alpha"}, suspend=True), job("probe", FREE, 1, gpus=0))
         faulted = chaos.run(sb.state, sb.kube, gangs(count, "x"), components, args.seed, BUDGET, probes=probes)
-    result = {"name": "faults", "seed": args.seed, "rounds": args.rounds, "faults_injected": len(faulted.faults),
-              "jobs": count, "floor_s": floor.seconds, "faults_s": faulted.seconds,
-              "ratio": round(faulted.seconds / floor.seconds, 2), "violations": [v.__dict__ for v in faulted.violations],
-              "floor_violations": [v.__dict__ for v in floor.violations],
-              "finished": faulted.finished, "with_reason": faulted.with_reason,
-              "unobserved_s": faulted.unobserved_seconds, "recovery": recovery(faulted.faults),
-              "controller_checks": [f.checks for f in faulted.faults if f.checks],
-              "faults": [f.__dict__ for f in faulted.faults], "load_average": os.getloadavg()[0]}
+    result = {
+        "name": "faults",
+        "seed": args.seed,
+        "rounds": args.rounds,
+        "faults_injected": len(faulted.faults),
+        "jobs": count,
+        "floor_s": floor.seconds,
+        "faults_s": faulted.seconds,
+        "ratio": round(faulted.seconds / floor.seconds, 2),
+        "violations": [v.__dict__ for v in faulted.violations],
+        "floor_violations": [v.__dict__ for v in floor.violations],
+        "finished": faulted.finished,
+        "with_reason": faulted.with_reason,
+        "unobserved_s": faulted.unobserved_seconds,
+        "recovery": recovery(faulted.faults),
+        "controller_checks": [f.checks for f in faulted.faults if f.checks],
+        "faults": [f.__dict__ for f in faulted.faults],
+        "load_average": os.getloadavg()[0],
+    }
     result["meets_goals"] = not result["violations"] and faulted.finished + faulted.with_reason == count
     print(json.dumps(result))
 

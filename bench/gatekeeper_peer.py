@@ -67,25 +67,48 @@ def crds() -> list[dict[str, Any]]:
 
 
 def template() -> dict[str, Any]:
-    return {"apiVersion": "templates.gatekeeper.sh/v1", "kind": "ConstraintTemplate",
-            "metadata": {"name": KIND.lower()},
-            "spec": {"crd": {"spec": {"names": {"kind": KIND}}},
-                     "targets": [{"target": "admission.k8s.gatekeeper.sh", "rego": REGO}]}}
+    return {
+        "apiVersion": "templates.gatekeeper.sh/v1",
+        "kind": "ConstraintTemplate",
+        "metadata": {"name": KIND.lower()},
+        "spec": {
+            "crd": {"spec": {"names": {"kind": KIND}}},
+            "targets": [{"target": "admission.k8s.gatekeeper.sh", "rego": REGO}],
+        },
+    }
 
 
 def constraint(namespace: str) -> dict[str, Any]:
-    return {"apiVersion": "constraints.gatekeeper.sh/v1beta1", "kind": KIND, "metadata": {"name": "gang001"},
-            "spec": {"enforcementAction": "deny",
-                     "match": {"kinds": [{"apiGroups": ["batch.volcano.sh"], "kinds": ["Job"]}],
-                               "namespaces": [namespace]}}}
+    return {
+        "apiVersion": "constraints.gatekeeper.sh/v1beta1",
+        "kind": KIND,
+        "metadata": {"name": "gang001"},
+        "spec": {
+            "enforcementAction": "deny",
+            "match": {"kinds": [{"apiGroups": ["batch.volcano.sh"], "kinds": ["Job"]}], "namespaces": [namespace]},
+        },
+    }
 
 
 def run(kubeconfig: str, cert_dir: Path, ports: list[int], log: Path) -> Proc:
     """Start the controller-manager: webhook on ``ports[0]``, health on ``ports[1]``, metrics on ``ports[2]``."""
-    argv = [str(binary()), f"--kubeconfig={kubeconfig}", "--operation=webhook", "--operation=generate", "--host=127.0.0.1",
-            f"--port={ports[0]}", f"--health-addr=127.0.0.1:{ports[1]}", f"--metrics-addr=127.0.0.1:{ports[2]}",
-            f"--cert-dir={cert_dir}", "--disable-cert-rotation", "--debug-use-fake-pod", "--shutdown-delay=0",
-            f"--exempt-namespace={NAMESPACE}", "--disable-opa-builtin={http.send}",
-            "--default-create-vap-for-templates=false", "--default-create-vap-binding-for-constraints=false",
-            "--log-level=WARNING"]
+    argv = [
+        str(binary()),
+        f"--kubeconfig={kubeconfig}",
+        "--operation=webhook",
+        "--operation=generate",
+        "--host=127.0.0.1",
+        f"--port={ports[0]}",
+        f"--health-addr=127.0.0.1:{ports[1]}",
+        f"--metrics-addr=127.0.0.1:{ports[2]}",
+        f"--cert-dir={cert_dir}",
+        "--disable-cert-rotation",
+        "--debug-use-fake-pod",
+        "--shutdown-delay=0",
+        f"--exempt-namespace={NAMESPACE}",
+        "--disable-opa-builtin={http.send}",
+        "--default-create-vap-for-templates=false",
+        "--default-create-vap-binding-for-constraints=false",
+        "--log-level=WARNING",
+    ]
     return start("gatekeeper", argv, log, env={**os.environ, "POD_NAMESPACE": NAMESPACE})

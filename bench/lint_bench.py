@@ -84,8 +84,11 @@ def _rename(value: Any, names: dict[str, str]) -> Any:
 
 def _template(docs: list[dict[str, Any]]) -> tuple[str, str]:
     """One upstream file as YAML with the copy number marked: (present-runtime text, absent-runtime text)."""
-    names = {str(d["metadata"]["name"]): f"{d['metadata']['name']}-c{MARK}" for d in docs
-             if isinstance(d.get("metadata"), dict) and d["metadata"].get("name")}
+    names = {
+        str(d["metadata"]["name"]): f"{d['metadata']['name']}-c{MARK}"
+        for d in docs
+        if isinstance(d.get("metadata"), dict) and d["metadata"].get("name")
+    }
     out = []
     for absent in (False, True):
         renamed = []
@@ -110,7 +113,9 @@ def _upstream() -> list[tuple[str, tuple[str, str], int]]:
     found = []
     for source in collect([str(UPSTREAM)]):
         try:
-            docs = [d for d in yaml.load_all(source.text or "", Loader=_Loader) if isinstance(d, dict) and d.get("kind")]
+            docs = [
+                d for d in yaml.load_all(source.text or "", Loader=_Loader) if isinstance(d, dict) and d.get("kind")
+            ]
         except yaml.YAMLError:
             continue
         if docs:
@@ -127,7 +132,7 @@ def write_corpus(root: Path, minimum: int, namespaces: int) -> int:
     for i in range(rounds):
         copy = str(i).zfill(width)
         for name, (present, absent), _ in files:
-            text = (absent if i % 2 else present)
+            text = absent if i % 2 else present
             text = text.replace(f"team-{MARK}", f"team-{i % namespaces}").replace(MARK, copy)
             path = root / f"c{copy}" / name
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -192,15 +197,23 @@ def measure(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, floa
         time.sleep(0.25)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
-    return {"wall": wall, "rss_mib": usage.ru_maxrss / 1024, "tree_pss_mib": peak_pss / 1024,
-            "tree_rss_mib": max(peak_rss / 1024, usage.ru_maxrss / 1024), "status": child.returncode,
-            "load": os.getloadavg()[0]}
+    return {
+        "wall": wall,
+        "rss_mib": usage.ru_maxrss / 1024,
+        "tree_pss_mib": peak_pss / 1024,
+        "tree_rss_mib": max(peak_rss / 1024, usage.ru_maxrss / 1024),
+        "status": child.returncode,
+        "load": os.getloadavg()[0],
+    }
 
 
 def commands(directory: str, checkov: Path | None, jobs: int, serial: bool) -> dict[str, list[str]]:
     py = sys.executable
     lint = [py, "-m", "gpufleet", "lint", directory, "--format", "json"]
-    cmds = {"floor": [py, str(Path(__file__).resolve()), "--floor", directory], "gpufleet": [*lint, "--jobs", str(jobs)]}
+    cmds = {
+        "floor": [py, str(Path(__file__).resolve()), "--floor", directory],
+        "gpufleet": [*lint, "--jobs", str(jobs)],
+    }
     if serial:
         cmds["gpufleet_one_process"] = [*lint, "--jobs", "1"]
     if checkov is not None:
@@ -211,12 +224,18 @@ def commands(directory: str, checkov: Path | None, jobs: int, serial: bool) -> d
 def summary(runs: list[dict[str, float]], objects: int) -> dict[str, Any]:
     walls = [r["wall"] for r in runs]
     best = min(walls)
-    return {"runs": len(runs), "best_s": round(best, 3), "median_s": round(statistics.median(walls), 3),
-            "spread_s": [round(min(walls), 3), round(max(walls), 3)], "objects_per_second": round(objects / best),
-            "peak_rss_mib": round(max(r["rss_mib"] for r in runs), 1),
-            "peak_tree_pss_mib": round(max(r["tree_pss_mib"] for r in runs), 1),
-            "peak_tree_rss_mib": round(max(r["tree_rss_mib"] for r in runs), 1), "exit": sorted({int(r["status"]) for r in runs}),
-            "load": [round(min(r["load"] for r in runs), 2), round(max(r["load"] for r in runs), 2)]}
+    return {
+        "runs": len(runs),
+        "best_s": round(best, 3),
+        "median_s": round(statistics.median(walls), 3),
+        "spread_s": [round(min(walls), 3), round(max(walls), 3)],
+        "objects_per_second": round(objects / best),
+        "peak_rss_mib": round(max(r["rss_mib"] for r in runs), 1),
+        "peak_tree_pss_mib": round(max(r["tree_pss_mib"] for r in runs), 1),
+        "peak_tree_rss_mib": round(max(r["tree_rss_mib"] for r in runs), 1),
+        "exit": sorted({int(r["status"]) for r in runs}),
+        "load": [round(min(r["load"] for r in runs), 2), round(max(r["load"] for r in runs), 2)],
+    }
 
 
 def bytecode_env(prefix: Path) -> dict[str, str]:
@@ -238,8 +257,17 @@ def warm(cmds: dict[str, list[str]], env: dict[str, str] | None) -> None:
             measure(cmds[name], env)
 
 
-def run_size(objects_wanted: int, repeat: int, namespaces: int, checkov: Path | None, keep: bool, jobs: int,
-             serial: bool, env: dict[str, str] | None = None, warm_up: bool = False) -> dict[str, Any]:
+def run_size(
+    objects_wanted: int,
+    repeat: int,
+    namespaces: int,
+    checkov: Path | None,
+    keep: bool,
+    jobs: int,
+    serial: bool,
+    env: dict[str, str] | None = None,
+    warm_up: bool = False,
+) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="gpufleet-lint-bench-"))
     try:
         objects = write_corpus(root, objects_wanted, namespaces)
@@ -253,9 +281,12 @@ def run_size(objects_wanted: int, repeat: int, namespaces: int, checkov: Path | 
                     continue  # checkov takes minutes: once per size, between the gpufleet runs
                 got = measure(cmd, None if name == "checkov" else env)  # checkov reads its venv's own bytecode
                 runs[name].append(got)
-                print(f"  {objects} objects, {name}: {got['wall']:.2f} s, peak RSS {got['rss_mib']:.0f} MiB "
-                      f"(all processes: PSS {got['tree_pss_mib']:.0f}, RSS {got['tree_rss_mib']:.0f} MiB), "
-                      f"exit {got['status']}, load {got['load']:.2f}", flush=True)
+                print(
+                    f"  {objects} objects, {name}: {got['wall']:.2f} s, peak RSS {got['rss_mib']:.0f} MiB "
+                    f"(all processes: PSS {got['tree_pss_mib']:.0f}, RSS {got['tree_rss_mib']:.0f} MiB), "
+                    f"exit {got['status']}, load {got['load']:.2f}",
+                    flush=True,
+                )
         out = {name: summary(found, objects) for name, found in runs.items()}
         out["objects"], out["files"] = objects, sum(1 for _ in root.rglob("*.yaml"))
         out["ratio_to_floor"] = round(out["gpufleet"]["best_s"] / out["floor"]["best_s"], 2)
@@ -302,15 +333,23 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--namespaces", type=int, default=200)
     parser.add_argument("--checkov", type=Path, default=CHECKOV if CHECKOV.exists() else None)
-    parser.add_argument("--checkov-sizes", type=int, nargs="*", default=None, help="sizes checkov runs at (default: the smallest)")
+    parser.add_argument(
+        "--checkov-sizes", type=int, nargs="*", default=None, help="sizes checkov runs at (default: the smallest)"
+    )
     parser.add_argument("--no-checkov", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the corpus directories (printed)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--jobs", type=int, default=0, help="gpufleet lint --jobs (default 0: one process per CPU)")
-    parser.add_argument("--one-process", action="store_true", help="also run gpufleet lint --jobs 1 (the serial linter)")
-    parser.add_argument("--bytecode", action=argparse.BooleanOptionalAction, default=True,
-                        help="run gpufleet and the floor with a bytecode cache, as an installed package runs (default); "
-                             "--no-bytecode: compile every module at every start where PYTHONDONTWRITEBYTECODE is set")
+    parser.add_argument(
+        "--one-process", action="store_true", help="also run gpufleet lint --jobs 1 (the serial linter)"
+    )
+    parser.add_argument(
+        "--bytecode",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run gpufleet and the floor with a bytecode cache, as an installed package runs (default); "
+        "--no-bytecode: compile every module at every start where PYTHONDONTWRITEBYTECODE is set",
+    )
     parser.add_argument("--floor", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
@@ -323,32 +362,58 @@ def main() -> int:
     checkov_sizes = set(args.checkov_sizes if args.checkov_sizes is not None else [min(args.sizes)])
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     load_start = os.getloadavg()
-    print(f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
-          f"{os.cpu_count()} CPUs; parser {fastyaml.PARSER}; checkov {checkov or 'not installed'}; "
-          f"bytecode cache {'on (one untimed run writes it)' if args.bytecode else 'off'}", flush=True)
+    print(
+        f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
+        f"{os.cpu_count()} CPUs; parser {fastyaml.PARSER}; checkov {checkov or 'not installed'}; "
+        f"bytecode cache {'on (one untimed run writes it)' if args.bytecode else 'off'}",
+        flush=True,
+    )
     sizes = {}
     with tempfile.TemporaryDirectory(prefix="gpufleet-lint-bench-pyc-") as cache:
         env = bytecode_env(Path(cache)) if args.bytecode else None
         for size in sorted(args.sizes):
-            sizes[size] = run_size(size, args.repeat, args.namespaces, checkov if size in checkov_sizes else None,
-                                   args.keep, args.jobs, args.one_process, env, warm_up=not sizes)
+            sizes[size] = run_size(
+                size,
+                args.repeat,
+                args.namespaces,
+                checkov if size in checkov_sizes else None,
+                args.keep,
+                args.jobs,
+                args.one_process,
+                env,
+                warm_up=not sizes,
+            )
     met = {name: {"value": value, "met": ok} for name, value, ok in goals(sizes)}
     if len(sizes) > 1:
         small, large = sizes[min(sizes)], sizes[max(sizes)]
         floor_growth = round(large["floor"]["best_s"] / small["floor"]["best_s"], 2)
-        print(f"growth {small['objects']} -> {large['objects']} objects: gpufleet {met['growth']['value']}x, "
-              f"floor {floor_growth}x (goal <= {GOAL_GROWTH}x for 10x the objects)")
+        print(
+            f"growth {small['objects']} -> {large['objects']} objects: gpufleet {met['growth']['value']}x, "
+            f"floor {floor_growth}x (goal <= {GOAL_GROWTH}x for 10x the objects)"
+        )
     else:
         floor_growth = None
     if args.profile:
         print(profile_once(min(args.sizes), args.namespaces))
     load_end = os.getloadavg()
-    print(json.dumps({"name": "lint_scale", "started": started, "parser": fastyaml.PARSER, "cpus": os.cpu_count(),
-                      "jobs": args.jobs, "bytecode_cache": args.bytecode,
-                      "load_average_start": [round(x, 2) for x in load_start],
-                      "load_average_end": [round(x, 2) for x in load_end],
-                      "sizes": {str(k): v for k, v in sizes.items()}, "floor_growth": floor_growth,
-                      "goals": met, "meets_goals": all(g["met"] for g in met.values())}))
+    print(
+        json.dumps(
+            {
+                "name": "lint_scale",
+                "started": started,
+                "parser": fastyaml.PARSER,
+                "cpus": os.cpu_count(),
+                "jobs": args.jobs,
+                "bytecode_cache": args.bytecode,
+                "load_average_start": [round(x, 2) for x in load_start],
+                "load_average_end": [round(x, 2) for x in load_end],
+                "sizes": {str(k): v for k, v in sizes.items()},
+                "floor_growth": floor_growth,
+                "goals": met,
+                "meets_goals": all(g["met"] for g in met.values()),
+            }
+        )
+    )
     return 0
 
 

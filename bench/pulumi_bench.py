@@ -34,12 +34,12 @@ sys.path.insert(0, str(REPO))
 import pulumi_kubernetes as k8s  # noqa: E402
 
 from bench import synthetic  # noqa: E402
+from gpufleet.model import parse_model  # noqa: E402
 from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs  # noqa: E402
 from gpufleet.pulumi.kueue import KUEUE_CHART  # noqa: E402
 from gpufleet.pulumi.manifest import ManifestCustomResource  # noqa: E402
 from gpufleet.pulumi.quota import CORE_KINDS  # noqa: E402
 from gpufleet.pulumi.volcano import VOLCANO_CHART, VOLCANO_REPO  # noqa: E402
-from gpufleet.model import parse_model  # noqa: E402
 from gpufleet.render import render_all  # noqa: E402
 from tests.components.mocking import install_mocks, run_program  # noqa: E402
 
@@ -51,12 +51,19 @@ def gpufleet_program(fleet) -> None:
 def bare_program(fleet) -> None:
     rendered = render_all(fleet)
     kueue = fleet.engines.kueue
-    k8s.helm.v4.Chart("kueue", chart=KUEUE_CHART, version=kueue.chart_version, namespace=kueue.namespace,
-                      values=rendered.kueue_values)
+    k8s.helm.v4.Chart(
+        "kueue", chart=KUEUE_CHART, version=kueue.chart_version, namespace=kueue.namespace, values=rendered.kueue_values
+    )
     if rendered.volcano_values is not None:
         volcano = fleet.engines.volcano
-        k8s.helm.v4.Chart("volcano", chart=VOLCANO_CHART, version=volcano.chart_version, namespace=volcano.namespace,
-                          repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=VOLCANO_REPO), values=rendered.volcano_values)
+        k8s.helm.v4.Chart(
+            "volcano",
+            chart=VOLCANO_CHART,
+            version=volcano.chart_version,
+            namespace=volcano.namespace,
+            repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=VOLCANO_REPO),
+            values=rendered.volcano_values,
+        )
     for obj in rendered.objects:
         m = obj.manifest
         build = CORE_KINDS.get((m["apiVersion"], m["kind"]))
@@ -75,7 +82,9 @@ def run_once(program, fleet) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="The Pulumi program under mocks vs a bare program registering the same resources.")
+    parser = argparse.ArgumentParser(
+        description="The Pulumi program under mocks vs a bare program registering the same resources."
+    )
     parser.add_argument("teams", nargs="?", type=int, default=1000, help="teams in the synthetic fleet (default 1000)")
     parser.add_argument("runs", nargs="?", type=int, default=3, help="runs of each program, best taken (default 3)")
     args = parser.parse_args()
@@ -99,9 +108,21 @@ def main() -> None:
         print(f"{label}: best {best[name]:.3f} CPU s of {n} (CPU {cpus}; wall {walls}), {count[name]} resources")
     print(f"ratio {ratio:.3f} (goal <= 1.25)")
     name = f"pulumi_program_{teams}_teams"
-    print(json.dumps({"name": name, "seconds": round(best["gpufleet"], 4), "floor_seconds": round(best["floor"], 4),
-                      "ratio": round(ratio, 4), "clock": "process_cpu", "teams": len(fleet.teams),
-                      "resources": count["gpufleet"], "floor_resources": count["floor"], "runs": n}))
+    print(
+        json.dumps(
+            {
+                "name": name,
+                "seconds": round(best["gpufleet"], 4),
+                "floor_seconds": round(best["floor"], 4),
+                "ratio": round(ratio, 4),
+                "clock": "process_cpu",
+                "teams": len(fleet.teams),
+                "resources": count["gpufleet"],
+                "floor_resources": count["floor"],
+                "runs": n,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -50,17 +50,16 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parents[1]))
 
 import yaml  # noqa: E402
-
 from synthetic import synthetic_fleet  # noqa: E402
 
-from gpufleet.util import gcpause  # noqa: E402
-from gpufleet.yamlin import yamlio  # noqa: E402
 from gpufleet.model import parse_model  # noqa: E402
-from gpufleet.render import render_all  # noqa: E402
 from gpufleet.render import files as render_files  # noqa: E402
+from gpufleet.render import render_all  # noqa: E402
 from gpufleet.render.alerts import render_rule_file  # noqa: E402
 from gpufleet.render.kube_state_metrics import helm_values  # noqa: E402
 from gpufleet.render.monitoring import render_ksm_service_monitor, render_monitoring  # noqa: E402
+from gpufleet.util import gcpause  # noqa: E402
+from gpufleet.yamlin import yamlio  # noqa: E402
 
 GOAL_GROWTH, GOAL_FLOOR_RATIO = 11.0, 2.0
 PROCESS_MODES = ("cli", "on", "freeze", "disable")
@@ -70,9 +69,18 @@ def written_documents(fleet: Any, rendered: Any) -> list[Any]:
     """Every YAML document ``gpufleet render --out`` writes: the rendered objects, the engine and context
     ConfigMaps, the monitoring objects, the plain rule file, the kube-state-metrics values and ServiceMonitor."""
     context = render_files.context_config_map(fleet, rendered.context)
-    docs = [*render_files.engine_config_maps(fleet), *(o.manifest for o in rendered.objects), *([context] if context else [])]
+    docs = [
+        *render_files.engine_config_maps(fleet),
+        *(o.manifest for o in rendered.objects),
+        *([context] if context else []),
+    ]
     if fleet.observability.enabled:
-        docs += [render_rule_file(fleet), *render_monitoring(fleet), helm_values(fleet), render_ksm_service_monitor(fleet)]
+        docs += [
+            render_rule_file(fleet),
+            *render_monitoring(fleet),
+            helm_values(fleet),
+            render_ksm_service_monitor(fleet),
+        ]
     return docs
 
 
@@ -95,14 +103,20 @@ def in_process(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]]
                     gc.collect()
                     seconds = _timed(fn, mode == "paused")
                     runs.setdefault((size, mode, what), []).append(seconds)
-                    print(f"  in process, {size} teams, collector {mode}, {what}: {seconds:.3f} s, "
-                          f"load {os.getloadavg()[0]:.2f}", flush=True)
+                    print(
+                        f"  in process, {size} teams, collector {mode}, {what}: {seconds:.3f} s, "
+                        f"load {os.getloadavg()[0]:.2f}",
+                        flush=True,
+                    )
     return {f"{size}/{mode}/{what}": _spread(found) for (size, mode, what), found in runs.items()}
 
 
 def _spread(values: list[float]) -> dict[str, Any]:
-    return {"best_s": round(min(values), 3), "median_s": round(statistics.median(values), 3),
-            "spread_s": [round(min(values), 3), round(max(values), 3)]}
+    return {
+        "best_s": round(min(values), 3),
+        "median_s": round(statistics.median(values), 3),
+        "spread_s": [round(min(values), 3), round(max(values), 3)],
+    }
 
 
 def child(mode: str, model: str, out: str) -> int:
@@ -152,8 +166,13 @@ def _wait(cmd: list[str]) -> dict[str, float]:
     return {"wall": time.perf_counter() - start, "rss_mib": usage.ru_maxrss / 1024, "load": os.getloadavg()[0]}
 
 
-def processes(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]], documents: dict[int, list[Any]],
-              repeat: int, root: Path) -> dict[str, Any]:
+def processes(
+    texts: dict[int, str],
+    manifests: dict[int, list[dict[str, Any]]],
+    documents: dict[int, list[Any]],
+    repeat: int,
+    root: Path,
+) -> dict[str, Any]:
     """Whole processes per size: the CLI as shipped, the three collector modes, and the two floors, in turn.
 
     ``floor``: load the model and dump every document the command writes (what it must at least
@@ -162,7 +181,11 @@ def processes(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]],
     """
     files = {}
     for size, text in texts.items():
-        model, objects, written = root / f"{size}.fleet.yaml", root / f"{size}.objects.pickle", root / f"{size}.docs.pickle"
+        model, objects, written = (
+            root / f"{size}.fleet.yaml",
+            root / f"{size}.objects.pickle",
+            root / f"{size}.docs.pickle",
+        )
         model.write_text(text)
         objects.write_bytes(pickle.dumps(manifests[size]))
         written.write_bytes(pickle.dumps(documents[size]))
@@ -185,21 +208,35 @@ def processes(texts: dict[int, str], manifests: dict[int, list[dict[str, Any]]],
                 got = _wait(cmd)
                 shutil.rmtree(out, ignore_errors=True)
                 runs.setdefault((size, mode), []).append(got)
-                print(f"  process, {size} teams, {mode}: {got['wall']:.2f} s, peak RSS {got['rss_mib']:.0f} MiB, "
-                      f"load {got['load']:.2f}", flush=True)
-    return {f"{size}/{mode}": {**_spread([r["wall"] for r in found]), "peak_rss_mib": round(max(r["rss_mib"] for r in found), 1),
-                               "load": [round(min(r["load"] for r in found), 2), round(max(r["load"] for r in found), 2)]}
-            for (size, mode), found in runs.items()}
+                print(
+                    f"  process, {size} teams, {mode}: {got['wall']:.2f} s, peak RSS {got['rss_mib']:.0f} MiB, "
+                    f"load {got['load']:.2f}",
+                    flush=True,
+                )
+    return {
+        f"{size}/{mode}": {
+            **_spread([r["wall"] for r in found]),
+            "peak_rss_mib": round(max(r["rss_mib"] for r in found), 1),
+            "load": [round(min(r["load"] for r in found), 2), round(max(r["load"] for r in found), 2)],
+        }
+        for (size, mode), found in runs.items()
+    }
 
 
 def growth(figures: dict[str, Any], small: int, large: int, key: str, floor_key: str) -> dict[str, Any]:
     work = figures[f"{large}/{key}"]["best_s"] / figures[f"{small}/{key}"]["best_s"]
     floor = figures[f"{large}/{floor_key}"]["best_s"] / figures[f"{small}/{floor_key}"]["best_s"]
     scale = large / small
-    return {"growth": round(work, 2), "floor_growth": round(floor, 2), "over_floor_growth": round(work / floor, 2),
-            "ratio_to_floor_at_largest": round(figures[f"{large}/{key}"]["best_s"] / figures[f"{large}/{floor_key}"]["best_s"], 2),
-            "met": work <= GOAL_GROWTH * scale / 10
-            and figures[f"{large}/{key}"]["best_s"] / figures[f"{large}/{floor_key}"]["best_s"] <= GOAL_FLOOR_RATIO}
+    return {
+        "growth": round(work, 2),
+        "floor_growth": round(floor, 2),
+        "over_floor_growth": round(work / floor, 2),
+        "ratio_to_floor_at_largest": round(
+            figures[f"{large}/{key}"]["best_s"] / figures[f"{large}/{floor_key}"]["best_s"], 2
+        ),
+        "met": work <= GOAL_GROWTH * scale / 10
+        and figures[f"{large}/{key}"]["best_s"] / figures[f"{large}/{floor_key}"]["best_s"] <= GOAL_FLOOR_RATIO,
+    }
 
 
 def main() -> int:
@@ -223,17 +260,27 @@ def main() -> int:
     manifests = {size: [o.manifest for o in renderings[size].objects] for size in sizes}
     documents = {size: written_documents(models[size], renderings[size]) for size in sizes}
     del models, renderings
-    print(f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
-          f"{os.cpu_count()} CPUs; {args.pools} pools; objects per size: "
-          + ", ".join(f"{s} teams {len(m)}" for s, m in manifests.items()), flush=True)
+    print(
+        f"started {started}, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
+        f"{os.cpu_count()} CPUs; {args.pools} pools; objects per size: "
+        + ", ".join(f"{s} teams {len(m)}" for s, m in manifests.items()),
+        flush=True,
+    )
     gc.collect()
     gc.freeze()  # the setup's data is not the work's: never walked by the collector below
     small, large = sizes[0], sizes[-1]
     inproc = in_process(texts, manifests, args.repeat)
-    result: dict[str, Any] = {"name": "render_scale", "started": started, "pools": args.pools, "cpus": os.cpu_count(),
-                              "objects": {str(s): len(m) for s, m in manifests.items()}, "in_process": inproc,
-                              "in_process_growth": {mode: growth(inproc, small, large, f"{mode}/work", f"{mode}/floor")
-                                                    for mode in ("on", "paused")}}
+    result: dict[str, Any] = {
+        "name": "render_scale",
+        "started": started,
+        "pools": args.pools,
+        "cpus": os.cpu_count(),
+        "objects": {str(s): len(m) for s, m in manifests.items()},
+        "in_process": inproc,
+        "in_process_growth": {
+            mode: growth(inproc, small, large, f"{mode}/work", f"{mode}/floor") for mode in ("on", "paused")
+        },
+    }
     if not args.no_process:
         root = Path(tempfile.mkdtemp(prefix="gpufleet-render-bench-"))
         try:
@@ -245,9 +292,11 @@ def main() -> int:
         result["process_growth_over_objects_floor"] = {"cli": growth(procs, small, large, "cli", "floor-objects")}
     for where in ("in_process_growth", "process_growth", "process_growth_over_objects_floor"):
         for mode, g in result.get(where, {}).items():
-            print(f"{where} {mode}: {small} -> {large} teams {g['growth']}x (floor {g['floor_growth']}x, "
-                  f"{g['over_floor_growth']}x the floor's growth; at {large} teams {g['ratio_to_floor_at_largest']}x the floor); "
-                  f"goal <= {GOAL_GROWTH}x and <= {GOAL_FLOOR_RATIO}x the floor: {'met' if g['met'] else 'not met'}")
+            print(
+                f"{where} {mode}: {small} -> {large} teams {g['growth']}x (floor {g['floor_growth']}x, "
+                f"{g['over_floor_growth']}x the floor's growth; at {large} teams {g['ratio_to_floor_at_largest']}x the floor); "
+                f"goal <= {GOAL_GROWTH}x and <= {GOAL_FLOOR_RATIO}x the floor: {'met' if g['met'] else 'not met'}"
+            )
     result["load_average_start"] = [round(x, 2) for x in load_start]
     result["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(result))

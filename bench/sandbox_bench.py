@@ -26,11 +26,11 @@ import json
 import os
 import re
 import ssl
-import urllib.request
 import statistics
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import yaml
@@ -56,22 +56,43 @@ ECHO_HOOK = "echo.bench.gpufleet.dev"
 def write_model(path: Path, namespaces: tuple[str, ...] = (VC_NS,)) -> None:
     """The bench fleet: one 64-node Volcano pool of 8-GPU nodes, team research owning ``namespaces`` (also
     ``bench/admission_bench.py``'s)."""
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "bench",
-        "pools": [{"name": "h100", "system": "volcano", "nodeCount": RANKS,
-                   "allocatable": {"nvidia.com/gpu": 8, "cpu": 192, "memory": "1920Gi"},
-                   "nodeLabels": {"gpufleet.dev/pool": "h100", "volcano.sh/nodegroup-name": "h100"}}],
-        "cohorts": [{"name": "ml"}],
-        "teams": [{"name": "research", "namespaces": list(namespaces), "volcanoNamespaces": list(namespaces), "cohort": "ml",
-                   "quota": {"h100": {"nominal": RANKS * 8}}}],
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "gpufleet.dev/v1alpha1",
+                "kind": "Fleet",
+                "name": "bench",
+                "pools": [
+                    {
+                        "name": "h100",
+                        "system": "volcano",
+                        "nodeCount": RANKS,
+                        "allocatable": {"nvidia.com/gpu": 8, "cpu": 192, "memory": "1920Gi"},
+                        "nodeLabels": {"gpufleet.dev/pool": "h100", "volcano.sh/nodegroup-name": "h100"},
+                    }
+                ],
+                "cohorts": [{"name": "ml"}],
+                "teams": [
+                    {
+                        "name": "research",
+                        "namespaces": list(namespaces),
+                        "volcanoNamespaces": list(namespaces),
+                        "cohort": "ml",
+                        "quota": {"h100": {"nominal": RANKS * 8}},
+                    }
+                ],
+            }
+        )
+    )
 
 
 def _bind_seconds(sb: Sandbox, manifest: dict, namespace: str, api_version: str) -> float:
     start = time.monotonic()
     sb.create(manifest)
     name = manifest["metadata"]["name"]
-    wait_for(f"{name}: {RANKS} pods bound", lambda: len(sb.bound(namespace, app=name)) == RANKS, timeout=300, interval=0.2)
+    wait_for(
+        f"{name}: {RANKS} pods bound", lambda: len(sb.bound(namespace, app=name)) == RANKS, timeout=300, interval=0.2
+    )
     took = time.monotonic() - start
     sb.kube.delete(api_version, "Job", name, namespace)
     wait_for(f"{name}'s pods gone", lambda: not sb.pods(namespace, app=name), timeout=300)
@@ -81,14 +102,33 @@ def _bind_seconds(sb: Sandbox, manifest: dict, namespace: str, api_version: str)
 def _echo_webhook(sb: Sandbox) -> None:
     port = sb.state.ports["controller"]
     ca = Path(sb.state.dir, "pki", "ca.crt").read_bytes()
-    sb.apply({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-              "metadata": {"name": "gpufleet-bench-echo"},
-              "webhooks": [{"name": ECHO_HOOK, "clientConfig": url_client(port, "/echo", ca),
-                            "rules": [{"apiGroups": ["batch.volcano.sh"], "apiVersions": ["v1alpha1"],
-                                       "operations": ["CREATE"], "resources": ["jobs"], "scope": "Namespaced"}],
-                            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ECHO_NS}},
-                            "failurePolicy": "Fail", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-                            "timeoutSeconds": 3}]})
+    sb.apply(
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "gpufleet-bench-echo"},
+            "webhooks": [
+                {
+                    "name": ECHO_HOOK,
+                    "clientConfig": url_client(port, "/echo", ca),
+                    "rules": [
+                        {
+                            "apiGroups": ["batch.volcano.sh"],
+                            "apiVersions": ["v1alpha1"],
+                            "operations": ["CREATE"],
+                            "resources": ["jobs"],
+                            "scope": "Namespaced",
+                        }
+                    ],
+                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ECHO_NS}},
+                    "failurePolicy": "Fail",
+                    "sideEffects": "None",
+                    "admissionReviewVersions": ["v1"],
+                    "timeoutSeconds": 3,
+                }
+            ],
+        }
+    )
 
 
 def _webhook_seconds(sb: Sandbox) -> dict[str, tuple[float, float]]:
@@ -148,24 +188,35 @@ def main() -> int:
             default = _bind_seconds(sb, job(f"d{r}", SCRATCH, RANKS), SCRATCH, "batch/v1")
             gang = _bind_seconds(sb, vcjob(f"v{r}", VC_NS, RANKS, queue="research"), VC_NS, "batch.volcano.sh/v1alpha1")
             binds.append((default, gang))
-            print(f"bind round {r + 1}: default scheduler {default:.2f} s, Volcano gang {gang:.2f} s, ratio {gang / default:.2f}")
+            print(
+                f"bind round {r + 1}: default scheduler {default:.2f} s, Volcano gang {gang:.2f} s, ratio {gang / default:.2f}"
+            )
         adm = [_admission_ms(sb, args.requests) for _ in range(args.rounds)]
         for r, a in enumerate(adm, 1):
             g, e = a["workloads.validate.gpufleet.dev"], a[ECHO_HOOK]
             print(f"admission round {r}: gpufleet /validate {g:.2f} ms, no-op /echo {e:.2f} ms, ratio {g / e:.2f}")
         ratios = [g / d for d, g in binds]
         adm_ratios = [a["workloads.validate.gpufleet.dev"] / a[ECHO_HOOK] for a in adm]
-        print(json.dumps({
-            "name": "sandbox", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "load_start": round(load0, 2), "load_end": round(os.getloadavg()[0], 2),
-            "startup_s": round(startup, 1), "rss_mb": round(sum(rss.values())),
-            "rss_mb_by_process": {k: round(v) for k, v in rss.items()},
-            "bind_default_s": [round(d, 2) for d, _ in binds], "bind_volcano_s": [round(g, 2) for _, g in binds],
-            "bind_ratio_median": round(statistics.median(ratios), 2), "bind_ratio_range": [round(min(ratios), 2), round(max(ratios), 2)],
-            "admission_ms": [{k: round(v, 2) for k, v in a.items()} for a in adm],
-            "admission_ratio_median": round(statistics.median(adm_ratios), 2),
-            "admission_ratio_range": [round(min(adm_ratios), 2), round(max(adm_ratios), 2)],
-        }))
+        print(
+            json.dumps(
+                {
+                    "name": "sandbox",
+                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                    "load_start": round(load0, 2),
+                    "load_end": round(os.getloadavg()[0], 2),
+                    "startup_s": round(startup, 1),
+                    "rss_mb": round(sum(rss.values())),
+                    "rss_mb_by_process": {k: round(v) for k, v in rss.items()},
+                    "bind_default_s": [round(d, 2) for d, _ in binds],
+                    "bind_volcano_s": [round(g, 2) for _, g in binds],
+                    "bind_ratio_median": round(statistics.median(ratios), 2),
+                    "bind_ratio_range": [round(min(ratios), 2), round(max(ratios), 2)],
+                    "admission_ms": [{k: round(v, 2) for k, v in a.items()} for a in adm],
+                    "admission_ratio_median": round(statistics.median(adm_ratios), 2),
+                    "admission_ratio_range": [round(min(adm_ratios), 2), round(max(adm_ratios), 2)],
+                }
+            )
+        )
     finally:
         down(state)
     return 0

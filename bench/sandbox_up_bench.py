@@ -49,8 +49,14 @@ print(json.dumps({"up": round(took, 1), "down": round(time.monotonic() - began, 
 def one(repo: Path, model: Path, controller: bool) -> dict:
     with tempfile.TemporaryDirectory(prefix="upbench") as tmp:
         env = {**os.environ, "PYTHONPATH": str(repo)}
-        done = subprocess.run([sys.executable, "-c", ROUND, str(model), str(Path(tmp) / "sandbox"), "1" if controller else "0"],
-                              cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
+        done = subprocess.run(
+            [sys.executable, "-c", ROUND, str(model), str(Path(tmp) / "sandbox"), "1" if controller else "0"],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if done.returncode != 0:
             raise SystemExit(f"round failed ({repo}):\n{done.stderr[-3000:]}")
         return json.loads(done.stdout.strip().splitlines()[-1])
@@ -73,7 +79,9 @@ def main() -> None:
             print(f"round {r + 1} {name}: up {res['up']} s, down {res['down']} s (load average {load:.1f})", flush=True)
             for line in res["steps"]:
                 print(f"    {line}")
-    summary = {name: {"up_median": statistics.median(x["up"] for x in runs), "rounds": runs} for name, runs in out.items()}
+    summary = {
+        name: {"up_median": statistics.median(x["up"] for x in runs), "rounds": runs} for name, runs in out.items()
+    }
     print(json.dumps(summary))
 
 

@@ -59,10 +59,20 @@ def main() -> None:
     best_floor, best_cost = min(floor), min(cost)
     print(f"bare counter increment     {best_floor:8.1f} ns/call")
     print(f"gpufleet.steps.report_step {best_cost:8.1f} ns/call")
-    print(json.dumps({"name": "steps", "calls": args.calls, "rounds": args.rounds,
-                      "floor_ns_per_call": round(best_floor, 1), "ns_per_call": round(best_cost, 1),
-                      "ratio": round(best_cost / best_floor, 2), "overhead_ns": round(best_cost - best_floor, 1),
-                      "loadavg": round(os.getloadavg()[0], 2)}))
+    print(
+        json.dumps(
+            {
+                "name": "steps",
+                "calls": args.calls,
+                "rounds": args.rounds,
+                "floor_ns_per_call": round(best_floor, 1),
+                "ns_per_call": round(best_cost, 1),
+                "ratio": round(best_cost / best_floor, 2),
+                "overhead_ns": round(best_cost - best_floor, 1),
+                "loadavg": round(os.getloadavg()[0], 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ def _pools(teams: int, pools_wanted: int) -> list[dict[str, Any]]:
     volcano_nodes = -(-teams // (3 * volcano)) + 8
     for i in range(kueue):
         pool: dict[str, Any] = {
-            "name": f"h100-{i}", "system": "kueue", "nodeCount": kueue_nodes,
+            "name": f"h100-{i}",
+            "system": "kueue",
+            "nodeCount": kueue_nodes,
             "allocatable": {"nvidia.com/gpu": 8, "cpu": 192, "memory": "1920Gi", "rdma/ib": 8},
             "nodeLabels": {"gpufleet.dev/pool": f"h100-{i}"},
             "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
@@ -47,15 +49,23 @@ def _pools(teams: int, pools_wanted: int) -> list[dict[str, Any]]:
             "coldStartBudget": "8m",
         }
         if i == 0:
-            pool["topologyLevels"] = ["topology.gpufleet.dev/block", "topology.gpufleet.dev/rack", "kubernetes.io/hostname"]
+            pool["topologyLevels"] = [
+                "topology.gpufleet.dev/block",
+                "topology.gpufleet.dev/rack",
+                "kubernetes.io/hostname",
+            ]
         pools.append(pool)
     for i in range(volcano):
-        pools.append({
-            "name": f"a100-{i}", "system": "volcano", "nodeCount": volcano_nodes,
-            "allocatable": {"nvidia.com/gpu": 8, "cpu": 128, "memory": "1000Gi"},
-            "nodeLabels": {"gpufleet.dev/pool": f"a100-{i}", "volcano.sh/nodegroup-name": f"a100-{i}"},
-            "coldStartBudget": "7m",
-        })
+        pools.append(
+            {
+                "name": f"a100-{i}",
+                "system": "volcano",
+                "nodeCount": volcano_nodes,
+                "allocatable": {"nvidia.com/gpu": 8, "cpu": 128, "memory": "1000Gi"},
+                "nodeLabels": {"gpufleet.dev/pool": f"a100-{i}", "volcano.sh/nodegroup-name": f"a100-{i}"},
+                "coldStartBudget": "7m",
+            }
+        )
     return pools
 
 
@@ -107,8 +117,10 @@ def synthetic_fleet(teams: int = 1000, pools: int = KUEUE_POOLS + VOLCANO_POOLS)
             {"name": "gang-standard", "value": 1000, "description": "Default gang priority."},
             {"name": "gang-preemptible", "value": 100, "description": "Borrowed quota; reclaimed first."},
         ],
-        "admission": {"waitForPodsReady": {"timeout": "10m", "requeuingStrategy": {"backoffLimitCount": 5}},
-                      "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}},
+        "admission": {
+            "waitForPodsReady": {"timeout": "10m", "requeuingStrategy": {"backoffLimitCount": 5}},
+            "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]},
+        },
     }
 
 

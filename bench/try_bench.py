@@ -26,23 +26,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gpufleet.kubetypes.vocab import QUEUE_LABEL as QUEUE  # noqa: E402
 from gpufleet.model import load_model  # noqa: E402
 from gpufleet.sandbox.state import down  # noqa: E402
 from gpufleet.sandbox.trial import TrialOptions, clean, try_manifests  # noqa: E402
 from gpufleet.sandbox.trial_watch import Ref, Watch  # noqa: E402
 from gpufleet.sandbox.up import Options, up  # noqa: E402
-from gpufleet.kubetypes.vocab import QUEUE_LABEL as QUEUE  # noqa: E402
 from tests.e2e.sandbox_env import Sandbox, job, launcher_job  # noqa: E402
 
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
 
 
 def cases(r: int) -> dict[str, list[dict]]:
-    return {"volcano launcher, minAvailable 2": [launcher_job(f"l2-{r}", 2)],
-            "volcano launcher, minAvailable 3": [launcher_job(f"l3-{r}", 3)],
-            "kueue job within quota": [job(f"fits-{r}", "alpha", pods=2, labels={QUEUE: "alpha"})],
-            "kueue job over quota": [job(f"huge-{r}", "alpha", pods=4, labels={QUEUE: "alpha"})],
-            "kueue job, missing LocalQueue": [job(f"lost-{r}", "alpha", pods=2, labels={QUEUE: "nope"})]}
+    return {
+        "volcano launcher, minAvailable 2": [launcher_job(f"l2-{r}", 2)],
+        "volcano launcher, minAvailable 3": [launcher_job(f"l3-{r}", 3)],
+        "kueue job within quota": [job(f"fits-{r}", "alpha", pods=2, labels={QUEUE: "alpha"})],
+        "kueue job over quota": [job(f"huge-{r}", "alpha", pods=4, labels={QUEUE: "alpha"})],
+        "kueue job, missing LocalQueue": [job(f"lost-{r}", "alpha", pods=2, labels={QUEUE: "nope"})],
+    }
 
 
 def _floor(sb: Sandbox, docs: list[dict]) -> float:
@@ -62,8 +64,9 @@ def main() -> int:
     args = p.parse_args()
     load0 = os.getloadavg()[0]
     fleet = load_model(DEV)
-    state = up(fleet, str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-try-bench-")) / "sandbox",
-               Options(controller=False))
+    state = up(
+        fleet, str(DEV), Path(tempfile.mkdtemp(prefix="gpufleet-try-bench-")) / "sandbox", Options(controller=False)
+    )
     options = TrialOptions(timeout=120, settle=args.settle)
     rounds = []
     try:
@@ -74,18 +77,38 @@ def main() -> int:
                 t0 = time.monotonic()
                 outcomes[name] = try_manifests(sb.kube, docs, options).outcome
                 tried += time.monotonic() - t0
-                floor += _floor(sb, [{**d, "metadata": {**d["metadata"], "name": d["metadata"]["name"] + "-f"}}
-                                     for d in docs])
+                floor += _floor(
+                    sb, [{**d, "metadata": {**d["metadata"], "name": d["metadata"]["name"] + "-f"}} for d in docs]
+                )
             n = len(outcomes)
-            rounds.append({"cases": n, "try_s": round(tried, 2), "floor_s": round(floor, 2),
-                           "cases_per_minute": round(60 * n / tried, 2), "ratio": round(tried / floor, 2),
-                           "outcomes": outcomes})
-            print(f"round {r + 1}: {n} cases in {tried:.1f} s ({60 * n / tried:.1f}/min), floor {floor:.1f} s, "
-                  f"ratio {tried / floor:.2f}")
-        print(json.dumps({"name": "try", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                          "settle_s": args.settle, "load_start": round(load0, 2), "load_end": round(os.getloadavg()[0], 2),
-                          "cases_per_minute_median": statistics.median(x["cases_per_minute"] for x in rounds),
-                          "ratio_median": statistics.median(x["ratio"] for x in rounds), "rounds": rounds}))
+            rounds.append(
+                {
+                    "cases": n,
+                    "try_s": round(tried, 2),
+                    "floor_s": round(floor, 2),
+                    "cases_per_minute": round(60 * n / tried, 2),
+                    "ratio": round(tried / floor, 2),
+                    "outcomes": outcomes,
+                }
+            )
+            print(
+                f"round {r + 1}: {n} cases in {tried:.1f} s ({60 * n / tried:.1f}/min), floor {floor:.1f} s, "
+                f"ratio {tried / floor:.2f}"
+            )
+        print(
+            json.dumps(
+                {
+                    "name": "try",
+                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                    "settle_s": args.settle,
+                    "load_start": round(load0, 2),
+                    "load_end": round(os.getloadavg()[0], 2),
+                    "cases_per_minute_median": statistics.median(x["cases_per_minute"] for x in rounds),
+                    "ratio_median": statistics.median(x["ratio"] for x in rounds),
+                    "rounds": rounds,
+                }
+            )
+        )
     finally:
         down(state)
     return 0

@@ -92,9 +92,14 @@ def hostile_review(i: int) -> bytes:
     kind = i % 50
     if kind == 0:
         config = "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n" + "".join(
-            f"k{i}x{j}: {{a: [1, 2, {j}], b: value-{j}}}\n" for j in range(360))
-        obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"kueue-manager-config-{i}",
-               "namespace": "kueue-system"}, "data": {"controller_manager_config.yaml": config}}
+            f"k{i}x{j}: {{a: [1, 2, {j}], b: value-{j}}}\n" for j in range(360)
+        )
+        obj = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"kueue-manager-config-{i}", "namespace": "kueue-system"},
+            "data": {"controller_manager_config.yaml": config},
+        }
         return envelope(obj, f"hostile-{i}")
     if kind % 4 == 1:
         container["resources"]["limits"]["nvidia.com/gpu"] = f"1e{999_999 + i}"
@@ -111,11 +116,15 @@ def hostile_review(i: int) -> bytes:
     return envelope(job, f"hostile-{i}")
 
 
-async def stalled(host: str, port: int, ctx: ssl.SSLContext, body: bool, stop: asyncio.Event, cuts: Counter,
-                  pause: Path) -> None:
+async def stalled(
+    host: str, port: int, ctx: ssl.SSLContext, body: bool, stop: asyncio.Event, cuts: Counter, pause: Path
+) -> None:
     """One connection dripping headers (or a body) a byte a second; reconnects when the server cuts it."""
-    head = (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
-            if body else b"POST /validate HTTP/1.1\r\nHost: x\r\n")
+    head = (
+        b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+        if body
+        else b"POST /validate HTTP/1.1\r\nHost: x\r\n"
+    )
     while not stop.is_set():
         if pause.exists():  # a quiet round: no hostile connection at all
             await asyncio.sleep(0.2)
@@ -131,7 +140,7 @@ async def stalled(host: str, port: int, ctx: ssl.SSLContext, body: bool, stop: a
                     data = await asyncio.wait_for(reader.read(4096), 1.0)
                     if not data:
                         break
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     writer.write(b"x" if body else b"X")
             cuts["cut"] += 1
             writer.close()
@@ -145,8 +154,10 @@ async def hostile_main(args: argparse.Namespace) -> None:
     stop = asyncio.Event()
     cuts: Counter = Counter()
     drips_body = {"both": lambda i: i % 2 == 1, "headers": lambda i: False, "bodies": lambda i: True}[args.stalled_mode]
-    holders = [asyncio.create_task(stalled("127.0.0.1", args.port, ctx, drips_body(i), stop, cuts,
-                                                    Path(args.pause))) for i in range(args.stalled)]
+    holders = [
+        asyncio.create_task(stalled("127.0.0.1", args.port, ctx, drips_body(i), stop, cuts, Path(args.pause)))
+        for i in range(args.stalled)
+    ]
     statuses: Counter = Counter()
     url = f"https://127.0.0.1:{args.port}/validate"
     order = hostile_indices(args.hostile_reviews, set(args.kinds.split(",")))
@@ -155,6 +166,7 @@ async def hostile_main(args: argparse.Namespace) -> None:
     connector = aiohttp.TCPConnector(limit=2, ssl=ctx)
     print("ready", flush=True)
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
+
         async def sender(part: list[int]) -> None:
             gap, due = 2.0 / args.hostile_rate, time.monotonic()
             for i in part:
@@ -166,6 +178,7 @@ async def hostile_main(args: argparse.Namespace) -> None:
                 while Path(args.pause).exists():
                     await asyncio.sleep(0.2)
                     due = time.monotonic()
+
         await asyncio.gather(sender(order[0::2]), sender(order[1::2]))
         if not order:  # --hostile-reviews 0 (an ablation): hold the stalled connections until the rounds end
             await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
@@ -177,8 +190,9 @@ async def hostile_main(args: argparse.Namespace) -> None:
 async def ordinary(base: str, ca: Path, requests: int, concurrency: int) -> list[float]:
     ctx = ssl.create_default_context(cafile=str(ca))
     body = wb.review(wb.mutated_job(), "ordinary")
-    latencies, _ = await wb.drive(base + "/validate", body, requests, concurrency, ctx,
-                                  lambda d: b'"allowed":true' in d and b"status" not in d)
+    latencies, _ = await wb.drive(
+        base + "/validate", body, requests, concurrency, ctx, lambda d: b'"allowed":true' in d and b"status" not in d
+    )
     return latencies
 
 
@@ -189,14 +203,25 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--stalled", type=int, default=200)
     parser.add_argument("--hostile-reviews", type=int, default=10_000)
-    parser.add_argument("--hostile-rate", type=float, default=100.0, help="hostile reviews per second (both connections)")
-    parser.add_argument("--kinds", default=",".join(KINDS),
-                        help="hostile review kinds to send (an ablation; default all: %(default)s)")
-    parser.add_argument("--stalled-mode", choices=["both", "headers", "bodies"], default="both",
-                        help="what the stalled connections drip (an ablation; default both: half each)")
-    parser.add_argument("--scan", type=int, default=1000,
-                        help="after the rounds: plain connect-and-close calls, then a tenth as many failed "
-                             "handshakes (bench/webhook_flood.py; 0 with --large 0 skips the floods)")
+    parser.add_argument(
+        "--hostile-rate", type=float, default=100.0, help="hostile reviews per second (both connections)"
+    )
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help="hostile review kinds to send (an ablation; default all: %(default)s)"
+    )
+    parser.add_argument(
+        "--stalled-mode",
+        choices=["both", "headers", "bodies"],
+        default="both",
+        help="what the stalled connections drip (an ablation; default both: half each)",
+    )
+    parser.add_argument(
+        "--scan",
+        type=int,
+        default=1000,
+        help="after the rounds: plain connect-and-close calls, then a tenth as many failed "
+        "handshakes (bench/webhook_flood.py; 0 with --large 0 skips the floods)",
+    )
     parser.add_argument("--large", type=int, default=60, help="after the scan: concurrent 2.8 MB reviews")
     parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=(os.cpu_count() or 1) >= 2)
     parser.add_argument("--hostile", action="store_true", help=argparse.SUPPRESS)
@@ -218,12 +243,32 @@ def main() -> None:
         try:
             asyncio.run(ordinary(base, ca, 1000, args.concurrency))  # warm-up
             rss_before, kids_before = rss_mb(server.pid), children_rss_mb(server.pid)
-            hostile = subprocess.Popen([sys.executable, __file__, "--hostile", "--port", str(port), "--ca", str(ca),
-                                        "--pause", str(pause), "--stalled", str(args.stalled),
-                                        "--hostile-reviews", str(args.hostile_reviews),
-                                        "--hostile-rate", str(args.hostile_rate), "--kinds", args.kinds,
-                                        "--stalled-mode", args.stalled_mode],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            hostile = subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--hostile",
+                    "--port",
+                    str(port),
+                    "--ca",
+                    str(ca),
+                    "--pause",
+                    str(pause),
+                    "--stalled",
+                    str(args.stalled),
+                    "--hostile-reviews",
+                    str(args.hostile_reviews),
+                    "--hostile-rate",
+                    str(args.hostile_rate),
+                    "--kinds",
+                    args.kinds,
+                    "--stalled-mode",
+                    args.stalled_mode,
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             assert hostile.stdout is not None and hostile.stdout.readline().strip() == "ready"
             quiet: list[float] = []
             abused: list[float] = []
@@ -236,7 +281,9 @@ def main() -> None:
                 pause.touch()
                 quiet += quiet_round
                 abused += abused_round
-                per_round.append([wb.figures(quiet_round, 1.0, 0.0)["p99_ms"], wb.figures(abused_round, 1.0, 0.0)["p99_ms"]])
+                per_round.append(
+                    [wb.figures(quiet_round, 1.0, 0.0)["p99_ms"], wb.figures(abused_round, 1.0, 0.0)["p99_ms"]]
+                )
                 time.sleep(1.5)  # the stalled connections close
             pause.unlink()
             rss_peak = rss_mb(server.pid)  # the hostile client still holds its stalled connections
@@ -245,22 +292,45 @@ def main() -> None:
             time.sleep(6.0)  # closed connections are released; the server trims its heap every reload interval (5 s)
             rss_after, kids_after = rss_mb(server.pid), children_rss_mb(server.pid)
             hostile_result = json.loads(out.strip().splitlines()[-1])
-            floods = {**scan(port, ca, args.scan, server.pid), **flood_phase(base, ca, server.pid, args.large, 2.8)} \
-                if args.scan or args.large else {}
+            floods = (
+                {**scan(port, ca, args.scan, server.pid), **flood_phase(base, ca, server.pid, args.large, 2.8)}
+                if args.scan or args.large
+                else {}
+            )
         finally:
             server.terminate()
             server.wait(30)
     q, a = wb.figures(quiet, 1.0, 0.0), wb.figures(abused, 1.0, 0.0)
-    result = {"name": "webhook_abuse", "concurrency": args.concurrency, "requests": len(quiet),
-              "hostile_rate": args.hostile_rate, "stalled_connections": args.stalled,
-              "quiet_p50_ms": q["p50_ms"], "quiet_p99_ms": q["p99_ms"], "abused_p50_ms": a["p50_ms"], "abused_p99_ms": a["p99_ms"],
-              "p99_ratio": round(a["p99_ms"] / q["p99_ms"], 2), "rss_before_mb": round(rss_before, 1),
-              "rss_abused_mb": round(rss_peak, 1), "rss_after_mb": round(rss_after, 1), "rss_growth_mb": round(rss_after - rss_before, 1),
-              "rss_children_before_mb": round(kids_before, 1), "rss_children_abused_mb": round(kids_peak, 1),
-              "rss_children_after_mb": round(kids_after, 1), "rss_growth_with_children_mb":
-              round(rss_after + kids_after - rss_before - kids_before, 1), "round_p99_ms": per_round, "hostile": hostile_result, "floods": floods, "load_average": os.getloadavg()[0]}
+    result = {
+        "name": "webhook_abuse",
+        "concurrency": args.concurrency,
+        "requests": len(quiet),
+        "hostile_rate": args.hostile_rate,
+        "stalled_connections": args.stalled,
+        "quiet_p50_ms": q["p50_ms"],
+        "quiet_p99_ms": q["p99_ms"],
+        "abused_p50_ms": a["p50_ms"],
+        "abused_p99_ms": a["p99_ms"],
+        "p99_ratio": round(a["p99_ms"] / q["p99_ms"], 2),
+        "rss_before_mb": round(rss_before, 1),
+        "rss_abused_mb": round(rss_peak, 1),
+        "rss_after_mb": round(rss_after, 1),
+        "rss_growth_mb": round(rss_after - rss_before, 1),
+        "rss_children_before_mb": round(kids_before, 1),
+        "rss_children_abused_mb": round(kids_peak, 1),
+        "rss_children_after_mb": round(kids_after, 1),
+        "rss_growth_with_children_mb": round(rss_after + kids_after - rss_before - kids_before, 1),
+        "round_p99_ms": per_round,
+        "hostile": hostile_result,
+        "floods": floods,
+        "load_average": os.getloadavg()[0],
+    }
     if args.kinds != ",".join(KINDS) or args.stalled_mode != "both":
-        result["ablation"] = {"kinds": args.kinds, "stalled_mode": args.stalled_mode, "hostile_reviews": args.hostile_reviews}
+        result["ablation"] = {
+            "kinds": args.kinds,
+            "stalled_mode": args.stalled_mode,
+            "hostile_reviews": args.hostile_reviews,
+        }
     print(json.dumps(result))
 
 

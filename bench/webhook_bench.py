@@ -71,27 +71,51 @@ GOAL_P99_RATIO = 1.5
 RETIRED_THROUGHPUT_RATIO = 0.7  # issue 22's goal, retired by issue 35 (see the docstring): printed, not judged
 VARIED = "/validate varied"  # serve() over distinct reviews: the pipeline without any memo's help
 NAMESPACE = "research"
-FLEET = {"version": 1, "fleet": "bench",
-         "teams": [{"name": "research", "namespaces": [NAMESPACE], "localQueue": "research", "volcanoQueue": "research",
-                    "pools": ["h100"]}],
-         "pools": [{"name": "h100", "system": "volcano", "nodeCount": 64, "gpuResource": "nvidia.com/gpu",
-                    "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
-                    "nodeLabels": {"gpufleet.dev/pool": "h100"}}]}
+FLEET = {
+    "version": 1,
+    "fleet": "bench",
+    "teams": [
+        {
+            "name": "research",
+            "namespaces": [NAMESPACE],
+            "localQueue": "research",
+            "volcanoQueue": "research",
+            "pools": ["h100"],
+        }
+    ],
+    "pools": [
+        {
+            "name": "h100",
+            "system": "volcano",
+            "nodeCount": 64,
+            "gpuResource": "nvidia.com/gpu",
+            "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
+            "nodeLabels": {"gpufleet.dev/pool": "h100"},
+        }
+    ],
+}
 
 
 def write_pki(root: Path) -> tuple[Path, Path, Path]:
     """A CA plus an ECDSA P-256 serving certificate for 127.0.0.1: (ca, cert, key) paths."""
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
 
     def build(subject: str, issuer: x509.Name, public_key, signer, ca: bool) -> x509.Certificate:
-        builder = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
-                   .issuer_name(issuer).public_key(public_key).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(hours=1)))
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(issuer)
+            .public_key(public_key)
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+        )
         if ca:
             builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         else:
-            builder = builder.add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False
+            )
         return builder.sign(signer, hashes.SHA256())
 
     ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
@@ -101,39 +125,61 @@ def write_pki(root: Path) -> tuple[Path, Path, Path]:
     paths = root / "ca.crt", root / "tls.crt", root / "tls.key"
     paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     paths[1].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    paths[2].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    paths[2].write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return paths
 
 
 def task(name: str, replicas: int, gpus: int) -> dict:
     container = {
-        "name": "trainer", "image": "registry.example.com/llm/trainer:2026.11", "command": ["torchrun"],
+        "name": "trainer",
+        "image": "registry.example.com/llm/trainer:2026.11",
+        "command": ["torchrun"],
         "args": ["--nnodes=64", "--nproc-per-node=8", "/app/train.py", "--config=/etc/train/config.yaml"],
         "env": [{"name": f"VAR_{i}", "value": f"value-{i}"} for i in range(12)],
-        "resources": {"requests": {"cpu": "96", "memory": "900Gi", "nvidia.com/gpu": str(gpus)},
-                      "limits": {"cpu": "96", "memory": "900Gi", "nvidia.com/gpu": str(gpus)}},
+        "resources": {
+            "requests": {"cpu": "96", "memory": "900Gi", "nvidia.com/gpu": str(gpus)},
+            "limits": {"cpu": "96", "memory": "900Gi", "nvidia.com/gpu": str(gpus)},
+        },
         "volumeMounts": [{"name": "data", "mountPath": "/data"}, {"name": "shm", "mountPath": "/dev/shm"}],
     }
-    return {"name": name, "replicas": replicas, "template": {
-        "metadata": {"labels": {"app": "llm", "role": name}},
-        "spec": {"containers": [container], "nodeSelector": {"gpufleet.dev/pool": "h100"},
-                 "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
-                             {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}}]}}}
+    return {
+        "name": name,
+        "replicas": replicas,
+        "template": {
+            "metadata": {"labels": {"app": "llm", "role": name}},
+            "spec": {
+                "containers": [container],
+                "nodeSelector": {"gpufleet.dev/pool": "h100"},
+                "volumes": [
+                    {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
+                    {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}},
+                ],
+            },
+        },
+    }
 
 
 def bare_job() -> dict:
     """A 64-replica Volcano Job (master 1 + worker 63) with none of the gang defaults."""
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-            "metadata": {"name": "llm-pretrain", "namespace": NAMESPACE, "labels": {"team": "research"}},
-            "spec": {"tasks": [task("master", 1, 8), task("worker", 63, 8)], "plugins": {"pytorch": [], "svc": []}}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "llm-pretrain", "namespace": NAMESPACE, "labels": {"team": "research"}},
+        "spec": {"tasks": [task("master", 1, 8), task("worker", 63, 8)], "plugins": {"pytorch": [], "svc": []}},
+    }
 
 
 def mutated_job() -> dict:
     job = copy.deepcopy(bare_job())
     spec = job["spec"]
-    spec.update(queue="research", schedulerName="volcano", minAvailable=64,
-                policies=[{"event": "PodEvicted", "action": "RestartJob"}, {"event": "PodFailed", "action": "RestartJob"}])
+    spec.update(
+        queue="research",
+        schedulerName="volcano",
+        minAvailable=64,
+        policies=[{"event": "PodEvicted", "action": "RestartJob"}, {"event": "PodFailed", "action": "RestartJob"}],
+    )
     for t in spec["tasks"]:
         t["template"]["spec"].update(schedulerName="volcano", restartPolicy="Never")
     return job
@@ -155,21 +201,36 @@ def varied_job(i: int) -> dict:
 
 
 def review(obj: dict, uid: str) -> bytes:
-    return orjson.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
-        "uid": uid, "kind": {"group": "batch.volcano.sh", "version": "v1alpha1", "kind": "Job"},
-        "resource": {"group": "batch.volcano.sh", "version": "v1alpha1", "resource": "jobs"},
-        "name": obj["metadata"]["name"], "namespace": NAMESPACE, "operation": "CREATE",
-        "userInfo": {"username": "alice"}, "object": obj, "oldObject": None, "dryRun": False}})
+    return orjson.dumps(
+        {
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": uid,
+                "kind": {"group": "batch.volcano.sh", "version": "v1alpha1", "kind": "Job"},
+                "resource": {"group": "batch.volcano.sh", "version": "v1alpha1", "resource": "jobs"},
+                "name": obj["metadata"]["name"],
+                "namespace": NAMESPACE,
+                "operation": "CREATE",
+                "userInfo": {"username": "alice"},
+                "object": obj,
+                "oldObject": None,
+                "dryRun": False,
+            },
+        }
+    )
 
 
-async def drive(url: str, body: bytes, total: int, concurrency: int, ssl_ctx: ssl.SSLContext,
-                check, status: int = 200) -> tuple[list[float], float]:
+async def drive(
+    url: str, body: bytes, total: int, concurrency: int, ssl_ctx: ssl.SSLContext, check, status: int = 200
+) -> tuple[list[float], float]:
     """POST ``total`` requests with ``concurrency`` workers, each answered ``status`` and passing ``check``;
     (latencies in s, wall time in s). Also ``bench/admission_bench.py``'s client (dry-run creates, 201)."""
     latencies: list[float] = []
     remaining = total
     connector = aiohttp.TCPConnector(limit=concurrency, ssl=ssl_ctx)
     async with aiohttp.ClientSession(connector=connector) as session:
+
         async def worker() -> None:
             nonlocal remaining
             while remaining > 0:
@@ -180,6 +241,7 @@ async def drive(url: str, body: bytes, total: int, concurrency: int, ssl_ctx: ss
                 latencies.append(time.perf_counter() - started)
                 if response.status != status or not check(data):
                     raise RuntimeError(f"{url}: unexpected answer {response.status} {data[:1000]!r}")
+
         began = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         return latencies, time.perf_counter() - began
@@ -195,8 +257,22 @@ def drive_hey(url: str, body: bytes, total: int, concurrency: int) -> tuple[list
     with tempfile.NamedTemporaryFile(suffix=".json") as file:
         file.write(body)
         file.flush()
-        cmd = ["hey", "-n", str(total), "-c", str(concurrency), "-m", "POST", "-T", "application/json",
-               "-D", file.name, "-o", "csv", url]
+        cmd = [
+            "hey",
+            "-n",
+            str(total),
+            "-c",
+            str(concurrency),
+            "-m",
+            "POST",
+            "-T",
+            "application/json",
+            "-D",
+            file.name,
+            "-o",
+            "csv",
+            url,
+        ]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     rows = [line.split(",") for line in out.splitlines()[1:] if line]
     if len(rows) != total or any(row[6] != "200" for row in rows):
@@ -207,9 +283,12 @@ def drive_hey(url: str, body: bytes, total: int, concurrency: int) -> tuple[list
 
 def figures(latencies: list[float], wall: float, cpu: float) -> dict:
     cuts = quantiles(latencies, n=100, method="inclusive")
-    return {"p50_ms": round(cuts[49] * 1000, 3), "p99_ms": round(cuts[98] * 1000, 3),
-            "requests_per_second": round(len(latencies) / wall, 1),
-            "server_cpu_us_per_request": round(cpu / len(latencies) * 1e6, 1)}
+    return {
+        "p50_ms": round(cuts[49] * 1000, 3),
+        "p99_ms": round(cuts[98] * 1000, 3),
+        "requests_per_second": round(len(latencies) / wall, 1),
+        "server_cpu_us_per_request": round(cpu / len(latencies) * 1e6, 1),
+    }
 
 
 def cpu_seconds(pid: int) -> float:
@@ -224,18 +303,41 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(ca: Path, cert: Path, key: Path, fleet: Path, port: int, pin: bool, reuse_port: bool = False,
-                 ignore: str = "") -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "gpufleet.webhook", "--cert", str(cert), "--key", str(key), "--fleet-context", str(fleet),
-           "--host", "127.0.0.1", "--port", str(port), "--bench-echo", "--shutdown-delay", "0", "--log-level", "warning",
-           *(["--reuse-port"] if reuse_port else []), *(["--bench-ignore", ignore] if ignore else [])]
+def start_server(
+    ca: Path, cert: Path, key: Path, fleet: Path, port: int, pin: bool, reuse_port: bool = False, ignore: str = ""
+) -> subprocess.Popen:
+    cmd = [
+        sys.executable,
+        "-m",
+        "gpufleet.webhook",
+        "--cert",
+        str(cert),
+        "--key",
+        str(key),
+        "--fleet-context",
+        str(fleet),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--bench-echo",
+        "--shutdown-delay",
+        "0",
+        "--log-level",
+        "warning",
+        *(["--reuse-port"] if reuse_port else []),
+        *(["--bench-ignore", ignore] if ignore else []),
+    ]
     preexec = (lambda: os.sched_setaffinity(0, {0})) if pin else None
     process = subprocess.Popen(cmd, cwd=REPO, preexec_fn=preexec)
     ctx = ssl.create_default_context(cafile=str(ca))
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock, ctx.wrap_socket(sock, server_hostname="127.0.0.1"):
+            with (
+                socket.create_connection(("127.0.0.1", port), timeout=1) as sock,
+                ctx.wrap_socket(sock, server_hostname="127.0.0.1"),
+            ):
                 return process
         except OSError:
             if process.poll() is not None:
@@ -281,16 +383,20 @@ def pipeline_cpu_us(repeat: int = 1000, ignore: str = "") -> dict[str, float]:
     """CPU microseconds of ``serve()`` per endpoint in this process, without HTTP or TLS (best of 5)."""
     sys.path.insert(0, str(REPO))
     from gpufleet.fleetctx.context import FleetContext
+    from gpufleet.rules.engine import freeze
     from gpufleet.webhook.handlers import build_registry
     from gpufleet.webhook.registry import serve
     from gpufleet.webhook.state import State
-    from gpufleet.rules.engine import freeze
+
     state = State(ignore_rules=freeze(ignore) or None)
     state.use_fleet(FleetContext.from_dict(FLEET))
     registry = build_registry(echo=True)
-    bodies = {"/echo": [review(mutated_job(), "e")], "/validate": [review(mutated_job(), "v")],
-              "/mutate": [review(bare_job(), "m")],
-              VARIED: [review(varied_job(i), f"v{i}") for i in range(repeat)]}
+    bodies = {
+        "/echo": [review(mutated_job(), "e")],
+        "/validate": [review(mutated_job(), "v")],
+        "/mutate": [review(bare_job(), "m")],
+        VARIED: [review(varied_job(i), f"v{i}") for i in range(repeat)],
+    }
     out = {}
     for name, reviews in bodies.items():
         path, best = name.split()[0], float("inf")
@@ -311,16 +417,32 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--warmup", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=10, help="endpoints alternate in this many rounds")
-    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=(os.cpu_count() or 1) >= 2,
-                        help="server on CPU 0, load generator on CPU 1")
-    parser.add_argument("--client", choices=["auto", "hey", "python"], default="auto",
-                        help="load generator: hey (if installed: apt-get install hey) or the aiohttp client; auto prefers hey")
-    parser.add_argument("--processes", type=int, default=1,
-                        help="server processes sharing the port (--reuse-port, SO_REUSEPORT; each serves /echo too); "
-                             "more than 1 turns --pin off")
-    parser.add_argument("--ignore", default="", metavar="CODES",
-                        help="an ablation: /validate skips these rules (GANG402,GANG403 or ALL; the server's --bench-ignore), "
-                             "to measure what they cost; the goals are not judged")
+    parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        default=(os.cpu_count() or 1) >= 2,
+        help="server on CPU 0, load generator on CPU 1",
+    )
+    parser.add_argument(
+        "--client",
+        choices=["auto", "hey", "python"],
+        default="auto",
+        help="load generator: hey (if installed: apt-get install hey) or the aiohttp client; auto prefers hey",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes sharing the port (--reuse-port, SO_REUSEPORT; each serves /echo too); "
+        "more than 1 turns --pin off",
+    )
+    parser.add_argument(
+        "--ignore",
+        default="",
+        metavar="CODES",
+        help="an ablation: /validate skips these rules (GANG402,GANG403 or ALL; the server's --bench-ignore), "
+        "to measure what they cost; the goals are not judged",
+    )
     args = parser.parse_args()
     if args.processes > 1:
         args.pin = False
@@ -334,8 +456,11 @@ def main() -> None:
         servers: list[subprocess.Popen] = []
         try:
             for _ in range(args.processes):
-                servers.append(start_server(ca, cert, key, fleet, port, args.pin, reuse_port=args.processes > 1,
-                                            ignore=args.ignore))
+                servers.append(
+                    start_server(
+                        ca, cert, key, fleet, port, args.pin, reuse_port=args.processes > 1, ignore=args.ignore
+                    )
+                )
             if args.pin:
                 os.sched_setaffinity(0, {1})
             results = asyncio.run(run(args, f"https://127.0.0.1:{port}", ca, [s.pid for s in servers]))
@@ -349,39 +474,58 @@ def main() -> None:
         results[path]["pipeline_cpu_us"] = pipeline[path]
     echo = results["/echo"]["requests_per_second"]
     for path, r in results.items():
-        print(f"{path:10} p50 {r['p50_ms']:7.3f} ms  p99 {r['p99_ms']:7.3f} ms  {r['requests_per_second']:9.1f} req/s"
-              f"  ratio {r['requests_per_second'] / echo:5.2f}  server CPU {r['server_cpu_us_per_request']:7.1f} us/req"
-              f"  (pipeline without HTTP/TLS {r['pipeline_cpu_us']:6.1f} us)"
-              f"  ({r['review_bytes']} B review)")
-    print(f"/validate over distinct reviews (names, task sizes, quantities: no memo helps) {pipeline[VARIED]:6.1f} us "
-          f"in serve() against {pipeline['/validate']:6.1f} us for the repeated review")
-    print(f"{args.requests} requests per endpoint in {args.rounds} rounds at concurrency {args.concurrency}, keep-alive, TLS "
-          f"{'verified' if args.client == 'python' else 'not verified by hey'}; "
-          f"pinned={args.pin}; client={args.client}; CPUs={os.cpu_count()} (shared with other work: figures are noisy)")
+        print(
+            f"{path:10} p50 {r['p50_ms']:7.3f} ms  p99 {r['p99_ms']:7.3f} ms  {r['requests_per_second']:9.1f} req/s"
+            f"  ratio {r['requests_per_second'] / echo:5.2f}  server CPU {r['server_cpu_us_per_request']:7.1f} us/req"
+            f"  (pipeline without HTTP/TLS {r['pipeline_cpu_us']:6.1f} us)"
+            f"  ({r['review_bytes']} B review)"
+        )
+    print(
+        f"/validate over distinct reviews (names, task sizes, quantities: no memo helps) {pipeline[VARIED]:6.1f} us "
+        f"in serve() against {pipeline['/validate']:6.1f} us for the repeated review"
+    )
+    print(
+        f"{args.requests} requests per endpoint in {args.rounds} rounds at concurrency {args.concurrency}, keep-alive, TLS "
+        f"{'verified' if args.client == 'python' else 'not verified by hey'}; "
+        f"pinned={args.pin}; client={args.client}; CPUs={os.cpu_count()} (shared with other work: figures are noisy)"
+    )
     worst = min(("/validate", "/mutate"), key=lambda p: results[p]["requests_per_second"])
     slow = max(("/validate", "/mutate"), key=lambda p: results[p]["p99_ms"])
     validate, floor = results["/validate"], results["/echo"]
     p99_ratio = validate["p99_ms"] / floor["p99_ms"]
     throughput_ratio = validate["requests_per_second"] / echo
-    print(f"/validate against /echo: p99 {p99_ratio:.2f}x (goal <= {GOAL_P99_RATIO}), throughput {throughput_ratio:.2f}x "
-          f"(issue 22's >= {RETIRED_THROUGHPUT_RATIO}, retired: bench/admission_bench.py); {args.processes} server process(es); "
-          f"load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
-          + (f"; ABLATION: /validate ran without {args.ignore} (goals not judged)" if args.ignore else ""))
+    print(
+        f"/validate against /echo: p99 {p99_ratio:.2f}x (goal <= {GOAL_P99_RATIO}), throughput {throughput_ratio:.2f}x "
+        f"(issue 22's >= {RETIRED_THROUGHPUT_RATIO}, retired: bench/admission_bench.py); {args.processes} server process(es); "
+        f"load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        + (f"; ABLATION: /validate ran without {args.ignore} (goals not judged)" if args.ignore else "")
+    )
     summary = {
-        "name": "webhook", "processes": args.processes, "endpoint": worst, "p50_ms": results[worst]["p50_ms"],
+        "name": "webhook",
+        "processes": args.processes,
+        "endpoint": worst,
+        "p50_ms": results[worst]["p50_ms"],
         "p99_ms": results[slow]["p99_ms"],
         "requests_per_second": results[worst]["requests_per_second"],
         "ratio": round(results[worst]["requests_per_second"] / echo, 3),
-        "validate_p99_ratio": round(p99_ratio, 3), "validate_throughput_ratio": round(throughput_ratio, 3),
+        "validate_p99_ratio": round(p99_ratio, 3),
+        "validate_throughput_ratio": round(throughput_ratio, 3),
         "echo_requests_per_second": echo,
-        "cpu_ratio": round(results["/echo"]["server_cpu_us_per_request"] / results[worst]["server_cpu_us_per_request"], 3),
-        "load_average": [round(x, 2) for x in os.getloadavg()], "requests": args.requests, "concurrency": args.concurrency,
-        "client": args.client, "pinned": args.pin,
-        "goals": {"validate_p99_ratio": GOAL_P99_RATIO}, "retired_goals": {"validate_throughput_ratio": RETIRED_THROUGHPUT_RATIO},
+        "cpu_ratio": round(
+            results["/echo"]["server_cpu_us_per_request"] / results[worst]["server_cpu_us_per_request"], 3
+        ),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "requests": args.requests,
+        "concurrency": args.concurrency,
+        "client": args.client,
+        "pinned": args.pin,
+        "goals": {"validate_p99_ratio": GOAL_P99_RATIO},
+        "retired_goals": {"validate_throughput_ratio": RETIRED_THROUGHPUT_RATIO},
         "meets_goals": None if args.ignore else p99_ratio <= GOAL_P99_RATIO,
         "ignored_rules": args.ignore or None,
-        "endpoints": results, "validate_varied_pipeline_cpu_us": pipeline[VARIED],
+        "endpoints": results,
+        "validate_varied_pipeline_cpu_us": pipeline[VARIED],
     }
     print(json.dumps(summary))
 

@@ -63,8 +63,10 @@ def readyz_seconds(port: int, ca: Path, timeout: float = 10.0) -> float | None:
     started = time.monotonic()
     while time.monotonic() - started < timeout:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=2) as raw, \
-                    ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            with (
+                socket.create_connection(("127.0.0.1", port), timeout=2) as raw,
+                ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+            ):
                 tls.sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 if tls.recv(64).startswith(b"HTTP/1.1 200"):
                     return round(time.monotonic() - started, 3)
@@ -91,8 +93,12 @@ def scan(port: int, ca: Path, count: int, pid: int) -> dict:
     silent.close()
     sampler.stop.set()
     sampler.join()
-    return {"scan_connections": count, "scan_locked_out": seconds is None, "scan_readyz_seconds": seconds,
-            "scan_peak_mb": round(sampler.both, 1)}
+    return {
+        "scan_connections": count,
+        "scan_locked_out": seconds is None,
+        "scan_readyz_seconds": seconds,
+        "scan_peak_mb": round(sampler.both, 1),
+    }
 
 
 class Sampler(threading.Thread):
@@ -116,17 +122,20 @@ async def flood(base: str, ca: Path, bodies: list[bytes]) -> tuple[Counter, floa
     slowest = 0.0
     connector = aiohttp.TCPConnector(limit=len(bodies), ssl=ctx)
     async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
+
         async def one(body: bytes) -> None:
             nonlocal slowest
             started = time.perf_counter()
             try:
-                async with session.post(base + "/validate", data=body,
-                                        headers={"Content-Type": "application/json"}) as response:
+                async with session.post(
+                    base + "/validate", data=body, headers={"Content-Type": "application/json"}
+                ) as response:
                     await response.read()
                     statuses[str(response.status)] += 1
             except aiohttp.ClientError as exc:
                 statuses[type(exc).__name__] += 1
             slowest = max(slowest, time.perf_counter() - started)
+
         await asyncio.gather(*(one(body) for body in bodies))
     return statuses, slowest
 
@@ -142,15 +151,26 @@ def flood_phase(base: str, ca: Path, pid: int, large: int, megabytes: float) -> 
     statuses, slowest = asyncio.run(flood(base, ca, bodies))
     sampler.stop.set()
     sampler.join()
-    return {"flood_reviews": large, "flood_review_mb": megabytes, "flood_statuses": dict(statuses),
-            "flood_slowest_s": round(slowest, 3), "alone_s": round(alone_seconds, 3), "alone_status": dict(alone),
-            "rss_before_mb": round(before, 1), "peak_server_mb": round(sampler.server, 1),
-            "peak_worker_mb": round(sampler.worker, 1), "peak_both_mb": round(sampler.both, 1)}
+    return {
+        "flood_reviews": large,
+        "flood_review_mb": megabytes,
+        "flood_statuses": dict(statuses),
+        "flood_slowest_s": round(slowest, 3),
+        "alone_s": round(alone_seconds, 3),
+        "alone_status": dict(alone),
+        "rss_before_mb": round(before, 1),
+        "peak_server_mb": round(sampler.server, 1),
+        "peak_worker_mb": round(sampler.worker, 1),
+        "peak_both_mb": round(sampler.both, 1),
+    }
 
 
 def meets_goals(result: dict) -> bool:
-    return (not result["scan_locked_out"] and max(result["peak_both_mb"], result["scan_peak_mb"]) <= LIMIT_MB
-            and result["flood_slowest_s"] <= TIMEOUT_S)
+    return (
+        not result["scan_locked_out"]
+        and max(result["peak_both_mb"], result["scan_peak_mb"]) <= LIMIT_MB
+        and result["flood_slowest_s"] <= TIMEOUT_S
+    )
 
 
 def main() -> None:
@@ -162,8 +182,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server, port, ca = wb.serve_in(Path(tmp), pin=False)
         try:
-            result = {"name": "webhook_flood", **scan(port, ca, args.scan, server.pid),
-                      **flood_phase(f"https://127.0.0.1:{port}", ca, server.pid, args.large, args.large_mb)}
+            result = {
+                "name": "webhook_flood",
+                **scan(port, ca, args.scan, server.pid),
+                **flood_phase(f"https://127.0.0.1:{port}", ca, server.pid, args.large, args.large_mb),
+            }
         finally:
             server.terminate()
             server.wait(30)

@@ -44,16 +44,33 @@ from gpufleet.whatif.trace import dump_trace, parse_trace  # noqa: E402
 
 def model(nodes: int, teams: int) -> dict:
     share = nodes * 8 // teams
-    return {"apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "bench",
-            "pools": [{"name": "h100", "system": "kueue", "nodeCount": nodes,
-                       "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "1024Gi"},
-                       "nodeLabels": {"gpufleet.dev/pool": "h100"}}],
-            "cohorts": [{"name": "all"}],
-            "teams": [{"name": f"team{i}", "namespaces": [f"team{i}"], "cohort": "all",
-                       "quota": {"h100": {"nominal": share, "borrowingLimit": share}}} for i in range(teams)],
-            "engines": {"volcano": {"enabled": False}},
-            # a 30-minute pods-ready timeout keeps k = 120 within the sandbox's floor (15 s wall, docs/whatif.md)
-            "admission": {"waitForPodsReady": {"timeout": "30m"}}}
+    return {
+        "apiVersion": "gpufleet.dev/v1alpha1",
+        "kind": "Fleet",
+        "name": "bench",
+        "pools": [
+            {
+                "name": "h100",
+                "system": "kueue",
+                "nodeCount": nodes,
+                "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "1024Gi"},
+                "nodeLabels": {"gpufleet.dev/pool": "h100"},
+            }
+        ],
+        "cohorts": [{"name": "all"}],
+        "teams": [
+            {
+                "name": f"team{i}",
+                "namespaces": [f"team{i}"],
+                "cohort": "all",
+                "quota": {"h100": {"nominal": share, "borrowingLimit": share}},
+            }
+            for i in range(teams)
+        ],
+        "engines": {"volcano": {"enabled": False}},
+        # a 30-minute pods-ready timeout keeps k = 120 within the sandbox's floor (15 s wall, docs/whatif.md)
+        "admission": {"waitForPodsReady": {"timeout": "30m"}},
+    }
 
 
 class Memory:
@@ -67,6 +84,7 @@ class Memory:
             while not self.stop.is_set():
                 self.peak = max(self.peak, sum(rss_mb(p.pid) for p in state.processes))
                 time.sleep(1)
+
         threading.Thread(target=loop, daemon=True).start()
 
 
@@ -87,8 +105,14 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
         marks["up"] = time.monotonic()
         memory.watch(state)
 
-    log = replay(fleet, str(path), trace, tmp / f"sb-{nodes}-{jobs}", ReplayOptions(time_scale=k, horizon=horizon),
-                 started=started)
+    log = replay(
+        fleet,
+        str(path),
+        trace,
+        tmp / f"sb-{nodes}-{jobs}",
+        ReplayOptions(time_scale=k, horizon=horizon),
+        started=started,
+    )
     done = time.monotonic()
     memory.stop.set()
     replay_wall = done - marks["up"]
@@ -98,19 +122,34 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
     lags = sorted((j.created - j.submitted) / k for j in log.jobs if j.created is not None)
     floor = log.horizon / k
     seen = metrics.fidelity(log)
-    return {"nodes": nodes, "teams": teams, "jobs": jobs, "traceHours": hours, "timeScale": k, "seed": seed,
-            "startSeconds": round(marks["up"] - began, 1), "replaySeconds": round(replay_wall, 1),
-            "floorSeconds": round(floor, 1), "ratioToFloor": round(replay_wall / floor, 3),
-            "traceSecondsPerWallSecond": round(log.horizon / replay_wall, 1),
-            "submitLagP95WallSeconds": round(lags[int(0.95 * (len(lags) - 1))], 3) if lags else None,
-            "submitLagMaxWallSeconds": round(lags[-1], 3) if lags else None,
-            "podsCreatedPerSecond": round(pods / replay_wall, 2), "podsBoundPerSecond": round(bound / replay_wall, 2),
-            "peakSandboxMiB": round(memory.peak), "finished": fleet_m.finished, "neverAdmitted": fleet_m.never_admitted,
-            "gpuHours": round(fleet_m.gpu_hours, 1), "waitP95Seconds": fleet_m.wait_p95_seconds,
-            "podsReadyEvictions": fleet_m.pods_ready_evictions, "preemptions": fleet_m.preemptions,
-            "requeues": fleet_m.requeues, "podStartP95WallSeconds": seen["podStartP95WallSeconds"],
-            "gangStartP95WallSeconds": seen["gangStartP95WallSeconds"],
-            "loadAverage": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+    return {
+        "nodes": nodes,
+        "teams": teams,
+        "jobs": jobs,
+        "traceHours": hours,
+        "timeScale": k,
+        "seed": seed,
+        "startSeconds": round(marks["up"] - began, 1),
+        "replaySeconds": round(replay_wall, 1),
+        "floorSeconds": round(floor, 1),
+        "ratioToFloor": round(replay_wall / floor, 3),
+        "traceSecondsPerWallSecond": round(log.horizon / replay_wall, 1),
+        "submitLagP95WallSeconds": round(lags[int(0.95 * (len(lags) - 1))], 3) if lags else None,
+        "submitLagMaxWallSeconds": round(lags[-1], 3) if lags else None,
+        "podsCreatedPerSecond": round(pods / replay_wall, 2),
+        "podsBoundPerSecond": round(bound / replay_wall, 2),
+        "peakSandboxMiB": round(memory.peak),
+        "finished": fleet_m.finished,
+        "neverAdmitted": fleet_m.never_admitted,
+        "gpuHours": round(fleet_m.gpu_hours, 1),
+        "waitP95Seconds": fleet_m.wait_p95_seconds,
+        "podsReadyEvictions": fleet_m.pods_ready_evictions,
+        "preemptions": fleet_m.preemptions,
+        "requeues": fleet_m.requeues,
+        "podStartP95WallSeconds": seen["podStartP95WallSeconds"],
+        "gangStartP95WallSeconds": seen["gangStartP95WallSeconds"],
+        "loadAverage": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+    }
 
 
 def main() -> None:

@@ -19,7 +19,9 @@ SHARED = Path(os.environ.get("GPUFLEET_SHARED", REPO.parent / "shared"))
 
 
 def _absent(path: Path) -> str:
-    return f"{path} is absent: ../shared (real CRDs and upstream examples) exists only on the developers' machines and CI"
+    return (
+        f"{path} is absent: ../shared (real CRDs and upstream examples) exists only on the developers' machines and CI"
+    )
 
 
 def shared_path(*parts: str) -> Path:

@@ -33,19 +33,22 @@ def mutate(doc, path, value):
     return doc
 
 
-@pytest.mark.parametrize("path, value, where", [
-    (("teams", 0, "namespaces"), "alpha", "teams[0].namespaces"),
-    (("teams", 0, "namespaces"), [], "teams[0].namespaces"),
-    (("teams", 0, "namespaces"), ["Not A Namespace"], "teams[0].namespaces[0]"),
-    (("pools", 0, "nodeCount"), "4", "pools[0].nodeCount"),
-    (("pools", 0, "system"), "slurm", "pools[0].system"),
-    (("pools", 0, "allocatable", "cpu"), "1e99999", "pools[0].allocatable.cpu"),
-    (("version",), 2, "version"),
-    (("teams",), [], "teams"),
-    (("kubernetesVersion",), "v1.37", "kubernetesVersion"),
-    (("workloadGates",), "GenericWorkload", "workloadGates"),
-    (("pools", 0, "placement"), "gang", "pools[0].placement"),
-])
+@pytest.mark.parametrize(
+    "path, value, where",
+    [
+        (("teams", 0, "namespaces"), "alpha", "teams[0].namespaces"),
+        (("teams", 0, "namespaces"), [], "teams[0].namespaces"),
+        (("teams", 0, "namespaces"), ["Not A Namespace"], "teams[0].namespaces[0]"),
+        (("pools", 0, "nodeCount"), "4", "pools[0].nodeCount"),
+        (("pools", 0, "system"), "slurm", "pools[0].system"),
+        (("pools", 0, "allocatable", "cpu"), "1e99999", "pools[0].allocatable.cpu"),
+        (("version",), 2, "version"),
+        (("teams",), [], "teams"),
+        (("kubernetesVersion",), "v1.37", "kubernetesVersion"),
+        (("workloadGates",), "GenericWorkload", "workloadGates"),
+        (("pools", 0, "placement"), "gang", "pools[0].placement"),
+    ],
+)
 def test_a_wrong_shape_is_refused_at_its_path(rendered, path, value, where):
     issues = contextschema.validate(mutate(rendered, path, value))
     assert any(i.path == where for i in issues), issues
@@ -56,13 +59,14 @@ def test_an_empty_object_is_refused():
 
 
 def test_a_native_pool_and_the_cluster_it_needs_validate(rendered):
-    native = mutate(mutate(rendered, ("pools", 0, "system"), "native"), ("workloadGates",), ["GenericWorkload", "WorkloadWithJob"])
+    native = mutate(
+        mutate(rendered, ("pools", 0, "system"), "native"), ("workloadGates",), ["GenericWorkload", "WorkloadWithJob"]
+    )
     assert contextschema.validate(mutate(native, ("pools", 1, "placement"), "native")) == []
 
 
 def test_unknown_keys_are_ignored_for_rolling_upgrades(rendered):
     assert contextschema.validate({**rendered, "addedLater": {"x": 1}}) == []
-
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod", "mixed"])

@@ -16,7 +16,8 @@ import pytest
 
 from gpufleet.model.coscheduling import CoschedulingEngine
 from gpufleet.model.fleet import KueueEngine, VolcanoEngine
-from tests.conftest import SHARED as SHARED_ROOT, shared_cases
+from tests.conftest import SHARED as SHARED_ROOT
+from tests.conftest import shared_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "crds.md"
@@ -44,14 +45,22 @@ def recorded(source: Path) -> tuple[str, list[str]]:
     """(tag, repository paths of the CRD files) that a ``SOURCE.md`` records (not its other files)."""
     text = source.read_text(encoding="utf-8")
     tag = re.search(r"tag `(v[^`]+)`|\*\*Kueue (v[0-9.]+)\*\*", text)
-    paths = re.findall(r"^\|\s*[\w.-]+\.yaml\s*\|\s*(?:source path at \S+ \|)?\s*([\w./-]+_[\w.-]+\.yaml)\s*\|", text, re.MULTILINE)
-    crds = [p for p in paths if re.fullmatch(r"[a-z0-9-]+(\.[a-z0-9-]+)+_[a-z]+\.yaml", p.rsplit("/", 1)[-1])]  # group_plural.yaml
+    paths = re.findall(
+        r"^\|\s*[\w.-]+\.yaml\s*\|\s*(?:source path at \S+ \|)?\s*([\w./-]+_[\w.-]+\.yaml)\s*\|", text, re.MULTILINE
+    )
+    crds = [
+        p for p in paths if re.fullmatch(r"[a-z0-9-]+(\.[a-z0-9-]+)+_[a-z]+\.yaml", p.rsplit("/", 1)[-1])
+    ]  # group_plural.yaml
     return (tag.group(1) or tag.group(2)) if tag else "", crds
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize("folder", shared_cases(
-    sorted(p.name for p in SHARED.iterdir() if (p / "SOURCE.md").is_file()) if SHARED.is_dir() else [], 1, "crds"))
+@pytest.mark.parametrize(
+    "folder",
+    shared_cases(
+        sorted(p.name for p in SHARED.iterdir() if (p / "SOURCE.md").is_file()) if SHARED.is_dir() else [], 1, "crds"
+    ),
+)
 def test_the_doc_fetches_every_crd_the_tests_read_at_the_same_tag(folder):
     tag, paths = recorded(SHARED / folder / "SOURCE.md")
     assert paths, f"no CRD paths found in {folder}/SOURCE.md"

@@ -40,13 +40,19 @@ EXIT = re.compile(r"\s+#\s*exit\s+(\d+)\s*$")
 
 # (document, the block's first command): why it is not run here
 NOT_RUN = {
-    ("docs/sandbox.md", "gpufleet try stacks/dev.fleet.yaml launcher-min2.yaml --no-controller --keep --dir /tmp/trytest/sb-dev"):
-        "needs the sandbox's engines (gpufleet try); recorded from a real run, see the text around it",
-    ("docs/sandbox.md", "gpufleet try stacks/dev.fleet.yaml launcher-min2.yaml --dir /tmp/trytest/sb-devc"):
-        "needs the sandbox's engines and the admission controller (gpufleet try)",
-    ("docs/whatif.md", "gpufleet whatif stacks/dev.fleet.yaml examples/whatif/dev-no-borrowing.fleet.yaml --trace "
-                       "examples/whatif/borrow.jsonl --horizon 15m --plot docs/img/whatif-borrowing.png"):
-        "replays on two sandboxes (the engines); recorded from the real run the text describes, rows cut",
+    (
+        "docs/sandbox.md",
+        "gpufleet try stacks/dev.fleet.yaml launcher-min2.yaml --no-controller --keep --dir /tmp/trytest/sb-dev",
+    ): "needs the sandbox's engines (gpufleet try); recorded from a real run, see the text around it",
+    (
+        "docs/sandbox.md",
+        "gpufleet try stacks/dev.fleet.yaml launcher-min2.yaml --dir /tmp/trytest/sb-devc",
+    ): "needs the sandbox's engines and the admission controller (gpufleet try)",
+    (
+        "docs/whatif.md",
+        "gpufleet whatif stacks/dev.fleet.yaml examples/whatif/dev-no-borrowing.fleet.yaml --trace "
+        "examples/whatif/borrow.jsonl --horizon 15m --plot docs/img/whatif-borrowing.png",
+    ): "replays on two sandboxes (the engines); recorded from the real run the text describes, rows cut",
 }
 
 
@@ -132,8 +138,10 @@ def normalised(text: str, *folders: Path) -> list[str]:
 
 
 def pattern(shown: list[str]) -> re.Pattern[str]:
-    parts = ["(?:.*\n)*?" if line.strip() == "…" else ".*?".join(map(re.escape, line.rstrip().split("…"))) + "\n"
-             for line in shown]
+    parts = [
+        "(?:.*\n)*?" if line.strip() == "…" else ".*?".join(map(re.escape, line.rstrip().split("…"))) + "\n"
+        for line in shown
+    ]
     return re.compile("".join(parts))
 
 
@@ -152,20 +160,34 @@ def test_a_console_block_prints_what_it_shows(block, tmp_path, gpufleet_bin):
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "GPUFLEET_STACK", "FORCE_COLOR")}
     env.update(PATH=f"{gpufleet_bin}{os.pathsep}{env.get('PATH', '')}", NO_COLOR="1", TERM="dumb", PYTHONUNBUFFERED="1")
     for step in block.steps:
-        done = subprocess.run(["bash", "-c", step.command], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=300, check=False)
+        done = subprocess.run(
+            ["bash", "-c", step.command],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         actual = normalised(done.stdout, tmp_path, ROOT)
         diff = "\n".join(difflib.unified_diff(step.shown, actual, "shown", "printed", lineterm=""))
         assert matches(step.shown, actual), f"{block.id}: $ {step.command}\n{diff}"
-        assert done.returncode == step.code, f"{block.id}: $ {step.command} exited {done.returncode}, the doc says {step.code}"
+        assert done.returncode == step.code, (
+            f"{block.id}: $ {step.command} exited {done.returncode}, the doc says {step.code}"
+        )
 
 
-@pytest.mark.parametrize("shown, printed, same", [
-    (["a", "…", "d"], ["a", "b", "c", "d"], True),
-    (["a", "…", "d"], ["a", "d"], True),
-    (["wrote … files"], ["wrote 35 files"], True),
-    (["a", "b"], ["a", "c"], False),
-    (["a"], ["a", "b"], False),
-], ids=["… stands for lines", "… for no line", "… inside a line", "a changed line", "an extra line"])
+@pytest.mark.parametrize(
+    "shown, printed, same",
+    [
+        (["a", "…", "d"], ["a", "b", "c", "d"], True),
+        (["a", "…", "d"], ["a", "d"], True),
+        (["wrote … files"], ["wrote 35 files"], True),
+        (["a", "b"], ["a", "c"], False),
+        (["a"], ["a", "b"], False),
+    ],
+    ids=["… stands for lines", "… for no line", "… inside a line", "a changed line", "an extra line"],
+)
 def test_the_ellipsis_stands_for_any_lines_or_text_and_nothing_else_is_loose(shown, printed, same):
     assert matches(shown, printed) is same

@@ -63,7 +63,9 @@ def test_objects_frozen_before_stay_frozen(collector_on):
 
 
 def test_a_process_that_ends_next_leaves_the_collector_off():
-    probe = ("import gc\nfrom gpufleet.util import gcpause, lifetime\nlifetime.keep_until_exit()\n"
-             "with gcpause.paused():\n    pass\nprint(gc.isenabled())")
+    probe = (
+        "import gc\nfrom gpufleet.util import gcpause, lifetime\nlifetime.keep_until_exit()\n"
+        "with gcpause.paused():\n    pass\nprint(gc.isenabled())"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

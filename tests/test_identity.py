@@ -18,9 +18,18 @@ from gpufleet.render.monitoring import render_monitoring
 from tests.program.capture import run_stack, stack_config, stack_names
 
 REPO = Path(__file__).resolve().parents[1]
-WRITTEN = sorted([REPO / "README.md", REPO / ".pre-commit-hooks.yaml", REPO / "controller" / "Dockerfile",
-                  *(REPO / "docs").rglob("*.md"), *(REPO / "stacks").glob("*.yaml"), *(REPO / "examples").rglob("*.yaml"),
-                  *(REPO / "gpufleet").rglob("*.py"), *(REPO / "gpufleet").rglob("*.md")])
+WRITTEN = sorted(
+    [
+        REPO / "README.md",
+        REPO / ".pre-commit-hooks.yaml",
+        REPO / "controller" / "Dockerfile",
+        *(REPO / "docs").rglob("*.md"),
+        *(REPO / "stacks").glob("*.yaml"),
+        *(REPO / "examples").rglob("*.yaml"),
+        *(REPO / "gpufleet").rglob("*.py"),
+        *(REPO / "gpufleet").rglob("*.md"),
+    ]
+)
 IMAGE = re.compile(r"[\w.<>/-]*gang-admission-controller:[\w.<>-]+")
 PROJECT = re.compile(r"https://github\.com/[^/\s\"'`)]+/gpufleet\b")
 
@@ -48,9 +57,12 @@ def test_the_project_url_is_written_in_the_package_once():
 
 def controller_images(stack: str) -> list[str]:
     """The images of the gang-admission controller's containers the stack's program creates (under mocks)."""
-    return [container["image"] for r in run_stack(stack).registered
-            if r.type == "kubernetes:apps/v1:Deployment" and r.inputs["metadata"]["name"] == NAME
-            for container in r.inputs["spec"]["template"]["spec"]["containers"]]
+    return [
+        container["image"]
+        for r in run_stack(stack).registered
+        if r.type == "kubernetes:apps/v1:Deployment" and r.inputs["metadata"]["name"] == NAME
+        for container in r.inputs["spec"]["template"]["spec"]["containers"]
+    ]
 
 
 def test_the_stacks_set_no_image_and_deploy_the_project_image():
@@ -62,7 +74,13 @@ def test_the_stacks_set_no_image_and_deploy_the_project_image():
 
 def test_every_rendered_runbook_url_is_under_the_project_docs():
     fleet = load_model(REPO / "stacks" / "dev.fleet.yaml")
-    urls = [rule["annotations"]["runbook_url"] for doc in render_monitoring(fleet) if doc["kind"] == "PrometheusRule"
-            for group in doc["spec"]["groups"] for rule in group["rules"] if "alert" in rule]
+    urls = [
+        rule["annotations"]["runbook_url"]
+        for doc in render_monitoring(fleet)
+        if doc["kind"] == "PrometheusRule"
+        for group in doc["spec"]["groups"]
+        for rule in group["rules"]
+        if "alert" in rule
+    ]
     assert urls and all(url.startswith(f"{DOCS_URL}/runbooks/") for url in urls)
     assert DOCS_URL.startswith(PROJECT_URL)

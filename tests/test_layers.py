@@ -57,32 +57,39 @@ def test_every_contract_is_kept_on_the_real_tree():
     assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in result.stdout
 
 
-@pytest.mark.parametrize("contract, module, imports", [
-    ("adapters-independent", "gpufleet/pulumi/bad.py", "gpufleet.cli.lint_run"),
-    ("adapters-independent", "gpufleet/policypack/bad.py", "gpufleet.pulumi.fleet"),
-    ("adapters-independent", "gpufleet/webhook/bad.py", "gpufleet.policypack.report"),
-    ("adapters-independent", "gpufleet/cli/bad.py", "gpufleet.webhook.review"),
-    ("adapters-public-rule-api", "gpufleet/policypack/bad.py", "gpufleet.rules.platform._kueue_config"),
-    ("adapters-public-rule-api", "gpufleet/cli/bad.py", "gpufleet.rules.probes.gang301_liveness_or_readiness_probe"),
-    ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.kinds"),
-    ("adapters-public-rule-api", "gpufleet/pulumi/bad.py", "gpufleet.workloads"),
-    ("core-no-adapter-stacks", "gpufleet/render/bad.py", "pulumi"),
-    ("core-no-adapter-stacks", "gpufleet/rules/bad.py", "aiohttp"),
-    ("steps-stdlib-only", "gpufleet/steps/bad.py", "yaml"),
-    ("layers", "gpufleet/model/bad.py", "gpufleet.render"),
-    ("components-own-stack", "gpufleet/pulumi/bad.py", "pulumi_policy"),
-    ("pack-own-stack", "gpufleet/policypack/bad.py", "pulumi_kubernetes"),
-    ("cli-webhook-no-pulumi", "gpufleet/cli/bad.py", "pulumi"),
-    ("cli-webhook-no-pulumi", "gpufleet/webhook/bad.py", "pulumi_kubernetes"),
-    ("core-no-adapter-stacks", "gpufleet/model/bad.py", "gpufleet.sandbox.up"),
-    ("core-no-adapter-stacks", "gpufleet/render/bad.py", "gpufleet.pulumi.fleet"),
-    ("core-no-adapter-stacks", "gpufleet/lint/bad.py", "gpufleet.policypack.report"),
-    ("steps-stdlib-only", "gpufleet/steps/bad.py", "gpufleet.pulumi"),
-    ("sandbox-cli-only", "gpufleet/webhook/bad.py", "gpufleet.sandbox.kube"),
-    ("sandbox-cli-only", "gpufleet/pulumi/bad.py", "gpufleet.sandbox"),
-    ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "gpufleet.webhook.server"),
-    ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "typer"),
-])
+@pytest.mark.parametrize(
+    "contract, module, imports",
+    [
+        ("adapters-independent", "gpufleet/pulumi/bad.py", "gpufleet.cli.lint_run"),
+        ("adapters-independent", "gpufleet/policypack/bad.py", "gpufleet.pulumi.fleet"),
+        ("adapters-independent", "gpufleet/webhook/bad.py", "gpufleet.policypack.report"),
+        ("adapters-independent", "gpufleet/cli/bad.py", "gpufleet.webhook.review"),
+        ("adapters-public-rule-api", "gpufleet/policypack/bad.py", "gpufleet.rules.platform._kueue_config"),
+        (
+            "adapters-public-rule-api",
+            "gpufleet/cli/bad.py",
+            "gpufleet.rules.probes.gang301_liveness_or_readiness_probe",
+        ),
+        ("adapters-public-rule-api", "gpufleet/webhook/bad.py", "gpufleet.workloads.kinds"),
+        ("adapters-public-rule-api", "gpufleet/pulumi/bad.py", "gpufleet.workloads"),
+        ("core-no-adapter-stacks", "gpufleet/render/bad.py", "pulumi"),
+        ("core-no-adapter-stacks", "gpufleet/rules/bad.py", "aiohttp"),
+        ("steps-stdlib-only", "gpufleet/steps/bad.py", "yaml"),
+        ("layers", "gpufleet/model/bad.py", "gpufleet.render"),
+        ("components-own-stack", "gpufleet/pulumi/bad.py", "pulumi_policy"),
+        ("pack-own-stack", "gpufleet/policypack/bad.py", "pulumi_kubernetes"),
+        ("cli-webhook-no-pulumi", "gpufleet/cli/bad.py", "pulumi"),
+        ("cli-webhook-no-pulumi", "gpufleet/webhook/bad.py", "pulumi_kubernetes"),
+        ("core-no-adapter-stacks", "gpufleet/model/bad.py", "gpufleet.sandbox.up"),
+        ("core-no-adapter-stacks", "gpufleet/render/bad.py", "gpufleet.pulumi.fleet"),
+        ("core-no-adapter-stacks", "gpufleet/lint/bad.py", "gpufleet.policypack.report"),
+        ("steps-stdlib-only", "gpufleet/steps/bad.py", "gpufleet.pulumi"),
+        ("sandbox-cli-only", "gpufleet/webhook/bad.py", "gpufleet.sandbox.kube"),
+        ("sandbox-cli-only", "gpufleet/pulumi/bad.py", "gpufleet.sandbox"),
+        ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "gpufleet.webhook.server"),
+        ("sandbox-own-stack", "gpufleet/sandbox/bad.py", "typer"),
+    ],
+)
 def test_a_module_that_imports_what_a_contract_forbids_breaks_that_contract(scratch, contract, module, imports):
     bad = scratch / module
     bad.write_text(f'"""Breaks {contract}."""\n\nimport {imports}\n')
@@ -101,8 +108,11 @@ def test_the_scratch_copy_itself_keeps_every_contract(scratch):
 
 def test_every_package_of_gpufleet_is_in_the_core_contract_or_is_an_adapter():
     core = set(CONTRACTS["core-no-adapter-stacks"]["source_modules"])
-    packages = {f"gpufleet.{p.stem}" for p in (REPO / "gpufleet").iterdir()
-                if (p.suffix == ".py" or (p / "__init__.py").is_file()) and p.name != "__init__.py"}
+    packages = {
+        f"gpufleet.{p.stem}"
+        for p in (REPO / "gpufleet").iterdir()
+        if (p.suffix == ".py" or (p / "__init__.py").is_file()) and p.name != "__init__.py"
+    }
     assert packages - core - set(ADAPTERS) - OUTSIDE_THE_CORE == set()
 
 
@@ -125,10 +135,12 @@ def private_imports(path: Path) -> set[str]:
 
 
 def test_no_module_imports_a_private_module_or_name_of_another_package():
-    found = {(str(path.relative_to(REPO)), name)
-             for top in ("gpufleet", "policies", "bench", "scripts", "steps")
-             for path in sorted((REPO / top).rglob("*.py"))
-             for name in private_imports(path)}
+    found = {
+        (str(path.relative_to(REPO)), name)
+        for top in ("gpufleet", "policies", "bench", "scripts", "steps")
+        for path in sorted((REPO / top).rglob("*.py"))
+        for name in private_imports(path)
+    }
     assert found == PRIVATE_IMPORTS_ALLOWED
 
 
@@ -139,8 +151,11 @@ def test_the_top_of_gpufleet_holds_packages_only():
 
 
 def _imports(path: Path) -> set[str]:
-    return {node.module for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0}
+    return {
+        node.module
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+    }
 
 
 def test_no_module_the_fleet_model_imports_imports_it_back():
@@ -166,8 +181,10 @@ def _family_private_imports(path: Path) -> set[str]:
 def test_no_rule_family_imports_another_familys_helpers():
     # Issue 36, item 4: helpers several families share live in gpufleet/rules/ itself (gangs, gpumath, demands, placement).
     rules = REPO / "gpufleet" / "rules"
-    found = {(str(path.relative_to(REPO)), name)
-             for path in sorted(rules.rglob("*.py"))
-             for name in _family_private_imports(path)
-             if path.parent == rules or name.split(".")[2] != path.relative_to(rules).parts[0]}
+    found = {
+        (str(path.relative_to(REPO)), name)
+        for path in sorted(rules.rglob("*.py"))
+        for name in _family_private_imports(path)
+        if path.parent == rules or name.split(".")[2] != path.relative_to(rules).parts[0]
+    }
     assert found == set()

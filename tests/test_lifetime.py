@@ -25,13 +25,19 @@ def test_keep_holds_nothing_in_a_process_that_goes_on():
 
 
 def run(probe: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from gpufleet.util import lifetime\n" + probe],
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", "from gpufleet.util import lifetime\n" + probe],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_a_process_that_ends_next_keeps_what_it_is_given():
-    done = run("import weakref\nclass V: pass\nlifetime.keep_until_exit()\nv = V()\nr = weakref.ref(v)\n"
-               "lifetime.keep(v)\ndel v\nprint(r() is not None)")
+    done = run(
+        "import weakref\nclass V: pass\nlifetime.keep_until_exit()\nv = V()\nr = weakref.ref(v)\n"
+        "lifetime.keep(v)\ndel v\nprint(r() is not None)"
+    )
     assert done.stdout.strip() == "True"
 
 

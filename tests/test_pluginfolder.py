@@ -6,15 +6,18 @@ import pytest
 import yaml
 
 from gpufleet.cli.pack_cmds import package_contents
-from gpufleet.util.pluginfolder import settings_text, write_files
 from gpufleet.policypack.folder import contents as pack_contents
+from gpufleet.util.pluginfolder import settings_text, write_files
 
 AWKWARD = ["/opt/envs/team: ml/venv", "/home/ci/build #42/.venv", "C:\\envs\\gpu fleet", "'quoted' \"twice\"", "yes"]
 
 
 @pytest.mark.parametrize("virtualenv", AWKWARD)
-@pytest.mark.parametrize("folder, settings", [(package_contents, "PulumiPlugin.yaml"), (pack_contents, "PulumiPolicy.yaml")],
-                         ids=["component-package", "policy-pack"])
+@pytest.mark.parametrize(
+    "folder, settings",
+    [(package_contents, "PulumiPlugin.yaml"), (pack_contents, "PulumiPolicy.yaml")],
+    ids=["component-package", "policy-pack"],
+)
 def test_a_virtualenv_path_with_yaml_syntax_in_it_reads_back_as_written(tmp_path, folder, settings, virtualenv):
     write_files(tmp_path, folder(virtualenv))
     runtime = yaml.safe_load((tmp_path / settings).read_text())["runtime"]

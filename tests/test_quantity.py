@@ -13,12 +13,26 @@ from gpufleet.kubetypes import quantity
 from gpufleet.kubetypes.quantity import MAX, QuantityError
 
 
-@pytest.mark.parametrize("text, value", [
-    ("8", Decimal(8)), ("500m", Decimal("0.5")), ("1800Gi", Decimal(1800 * 2**30)), ("1.5Ki", Decimal(1536)),
-    ("1e3", Decimal(1000)), ("2E", Decimal(2 * 10**18)), (".5", Decimal("0.5")), ("0.1m", Decimal("0.0001")),
-    ("1e999999", MAX), ("8Ei", MAX), ("-1e40", -MAX), ("1e-999999", Decimal("1e-9")), ("0.0000000001", Decimal("1e-9")),
-    ("9" * 900_000, MAX), ("0." + "0" * 100_000 + "1Ei", Decimal("1e-9")),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("8", Decimal(8)),
+        ("500m", Decimal("0.5")),
+        ("1800Gi", Decimal(1800 * 2**30)),
+        ("1.5Ki", Decimal(1536)),
+        ("1e3", Decimal(1000)),
+        ("2E", Decimal(2 * 10**18)),
+        (".5", Decimal("0.5")),
+        ("0.1m", Decimal("0.0001")),
+        ("1e999999", MAX),
+        ("8Ei", MAX),
+        ("-1e40", -MAX),
+        ("1e-999999", Decimal("1e-9")),
+        ("0.0000000001", Decimal("1e-9")),
+        ("9" * 900_000, MAX),
+        ("0." + "0" * 100_000 + "1Ei", Decimal("1e-9")),
+    ],
+)
 def test_quantities_parse_as_the_api_server_keeps_them(text, value):
     assert quantity.parse(text) == value
 

@@ -38,8 +38,14 @@ def fields_of(obj: object) -> dict:
 values = st.one_of(st.none(), st.integers(), st.text(max_size=5))
 
 
-@given(st.integers(), st.text(max_size=8), st.lists(st.integers(), max_size=3).map(tuple), values,
-       st.integers(min_value=2, max_value=4), st.booleans())
+@given(
+    st.integers(),
+    st.text(max_size=8),
+    st.lists(st.integers(), max_size=3).map(tuple),
+    values,
+    st.integers(min_value=2, max_value=4),
+    st.booleans(),
+)
 def test_every_way_of_calling_builds_what_the_generated_init_builds(a, b, c, d, given_args, by_name):
     names = ["a", "b", "c", "d"][:given_args]
     args = dict(zip(names, (a, b, c, d)))
@@ -67,6 +73,7 @@ def _not_frozen():
     @dataclass
     class Mutable:
         a: int
+
     return Mutable
 
 
@@ -74,6 +81,7 @@ def _slots():
     @dataclass(frozen=True, slots=True)
     class Slotted:
         a: int
+
     return Slotted
 
 
@@ -84,6 +92,7 @@ def _post_init():
 
         def __post_init__(self) -> None:
             pass
+
     return Checked
 
 
@@ -91,6 +100,7 @@ def _factory():
     @dataclass(frozen=True)
     class Defaulted:
         a: list = field(default_factory=list)
+
     return Defaulted
 
 
@@ -98,6 +108,7 @@ def _keyword_only():
     @dataclass(frozen=True, kw_only=True)
     class Named:
         a: int
+
     return Named
 
 
@@ -113,6 +124,7 @@ def _engine_records():
     from gpufleet.rules.run import TemplateDemand
     from gpufleet.workloads.types import PodTemplate, WorkloadView
     from gpufleet.workloads.volcano import Policy
+
     return [Minimum, Group, TemplateDemand, PodTemplate, WorkloadView, Policy]
 
 
@@ -122,7 +134,9 @@ def test_the_engines_records_take_their_fields_in_order_with_their_defaults(cls)
 
     params = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert [(p.name, p.default) for p in params] == [
-        (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default) for f in dataclasses.fields(cls)]
+        (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
+        for f in dataclasses.fields(cls)
+    ]
 
 
 def test_a_read_once_property_is_computed_on_first_read_then_kept():

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from gpufleet.fleetctx.settings import SettingsError, load_settings, rule_options
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.platform.gang502_wait_for_pods_ready_timeout_below_floor import Gang502Options
 from gpufleet.rules.restarts.gang203_unbounded_retries import Gang203Options
-from gpufleet.fleetctx.settings import SettingsError, load_settings, rule_options
 
 
 def test_options_become_each_rules_typed_options_object():
@@ -23,16 +23,19 @@ def test_a_rule_without_given_options_gets_its_defaults():
     assert CheckContext().options_for("GANG203", Gang203Options) == Gang203Options(max_retries=10)
 
 
-@pytest.mark.parametrize("options, path, message", [
-    ({"GANG999": {}}, "options.GANG999", "unknown rule code"),
-    ({"GANG301": {"x": 1}}, "options.GANG301", "takes no options"),
-    ({"GANG502": 900}, "options.GANG502", "must be a map"),
-    ({"GANG502": {"floorSecond": 900}}, "options.GANG502.floorSecond", "unknown option"),
-    ({"GANG502": {"floorSeconds": "15m"}}, "options.GANG502.floorSeconds", "valid integer"),
-    ({"GANG502": {"floorSeconds": True}}, "options.GANG502.floorSeconds", "valid integer"),
-    ({"GANG101": {"volcanoSchedulers": "volcano"}}, "options.GANG101.volcanoSchedulers", "valid array"),
-    ({"GANG101": {"volcanoSchedulers": ["volcano", 3]}}, "options.GANG101.volcanoSchedulers[1]", "valid string"),
-])
+@pytest.mark.parametrize(
+    "options, path, message",
+    [
+        ({"GANG999": {}}, "options.GANG999", "unknown rule code"),
+        ({"GANG301": {"x": 1}}, "options.GANG301", "takes no options"),
+        ({"GANG502": 900}, "options.GANG502", "must be a map"),
+        ({"GANG502": {"floorSecond": 900}}, "options.GANG502.floorSecond", "unknown option"),
+        ({"GANG502": {"floorSeconds": "15m"}}, "options.GANG502.floorSeconds", "valid integer"),
+        ({"GANG502": {"floorSeconds": True}}, "options.GANG502.floorSeconds", "valid integer"),
+        ({"GANG101": {"volcanoSchedulers": "volcano"}}, "options.GANG101.volcanoSchedulers", "valid array"),
+        ({"GANG101": {"volcanoSchedulers": ["volcano", 3]}}, "options.GANG101.volcanoSchedulers[1]", "valid string"),
+    ],
+)
 def test_a_bad_option_is_an_error_at_its_path_naming_the_file(options, path, message):
     with pytest.raises(SettingsError) as caught:
         load_settings(options=options, options_source="lint.yaml")
@@ -44,8 +47,12 @@ def test_every_problem_of_every_input_is_reported_together(tmp_path):
     context = tmp_path / "fleet.json"
     context.write_text("{not json")
     with pytest.raises(SettingsError) as caught:
-        load_settings(context=str(context), crds=str(tmp_path / "absent"),
-                      options={"GANG502": {"floor": 1}, "GANG203": {"maxRetries": "4"}}, options_source="lint.yaml")
+        load_settings(
+            context=str(context),
+            crds=str(tmp_path / "absent"),
+            options={"GANG502": {"floor": 1}, "GANG203": {"maxRetries": "4"}},
+            options_source="lint.yaml",
+        )
     lines = caught.value.lines()
     assert [line.split(":")[0] for line in lines] == [str(context), str(tmp_path / "absent"), "lint.yaml", "lint.yaml"]
 
@@ -80,4 +87,5 @@ def test_a_fleet_context_past_its_cap_is_refused_unread_with_the_cap_in_mib(tmp_
     with pytest.raises(ModelError) as refused:
         settings.load_fleet_context(str(path))
     assert [(i.message, i.fix) for i in refused.value.issues] == [
-        ("the fleet context is larger than 1 MiB", "render it again from the fleet model")]
+        ("the fleet context is larger than 1 MiB", "render it again from the fleet model")
+    ]

@@ -22,21 +22,35 @@ def test_the_pre_commit_hook_names_the_range_of_rules_there_are():
 def run_pytest(*args: str, env: dict | None = None) -> str:
     import os
 
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", *args], cwd=REPO, text=True,
-                          capture_output=True, check=False, env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", *args],
+        cwd=REPO,
+        text=True,
+        capture_output=True,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
     return done.stdout + done.stderr
 
 
 def test_every_declared_pytest_marker_is_used():
     markers = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
     for name in (m.split(":")[0] for m in markers):
-        out = run_pytest("--collect-only", "-m", name, "tests/crdschema/test_real_crds.py", "tests/test_crd_sources_doc.py")
-        assert re.search(r"^(\d+) tests? collected", out, re.MULTILINE) or re.search(r"(\d+)/\d+ tests collected", out), out[-500:]
+        out = run_pytest(
+            "--collect-only", "-m", name, "tests/crdschema/test_real_crds.py", "tests/test_crd_sources_doc.py"
+        )
+        assert re.search(r"^(\d+) tests? collected", out, re.MULTILINE) or re.search(
+            r"(\d+)/\d+ tests collected", out
+        ), out[-500:]
         assert not re.search(r"\b0/\d+ tests collected|no tests collected", out), out[-500:]
 
 
 def test_without_shared_the_tests_over_its_files_skip_with_its_reason(tmp_path):
-    out = run_pytest("-rs", "tests/crdschema/test_real_crds.py::test_every_upstream_example_of_a_known_kind_validates_cleanly",
-                     "tests/test_crd_sources_doc.py", env={"GPUFLEET_SHARED": str(tmp_path / "absent")})
+    out = run_pytest(
+        "-rs",
+        "tests/crdschema/test_real_crds.py::test_every_upstream_example_of_a_known_kind_validates_cleanly",
+        "tests/test_crd_sources_doc.py",
+        env={"GPUFLEET_SHARED": str(tmp_path / "absent")},
+    )
     assert "got empty parameter set" not in out
     assert out.count("../shared (real CRDs and upstream examples) exists only") >= 2, out[-800:]

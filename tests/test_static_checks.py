@@ -26,9 +26,22 @@ def _mypy(tmp_path: Path, package: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "gpufleet" / "__init__.py").write_text("")
     (folder / "__init__.py").write_text("")
     (folder / "scratch.py").write_text(UNTYPED)
-    return subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-                           "--cache-dir", str(tmp_path / "cache"), f"gpufleet/{package}/scratch.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            f"gpufleet/{package}/scratch.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("package", CORE)
@@ -53,7 +66,9 @@ def test_every_core_package_has_the_strict_flags():
 
 def test_the_repositorys_pre_commit_hooks_run_what_the_test_command_runs():
     script = (ROOT / "scripts" / "test.sh").read_text()
-    hooks = [h for repo in yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"] for h in repo["hooks"]]
+    hooks = [
+        h for repo in yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"] for h in repo["hooks"]
+    ]
     tools = {h["entry"].split()[0] + " " + (h["entry"].split() + [""])[1] for h in hooks}
     assert tools == {".venv/bin/ruff check", ".venv/bin/ruff format", ".venv/bin/mypy ", ".venv/bin/lint-imports "}
     for tool in tools:

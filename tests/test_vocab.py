@@ -25,9 +25,13 @@ def test_the_vocabulary_holds_the_keys_the_rules_and_renderers_read():
 
 
 def test_no_other_module_defines_a_key_of_the_vocabulary():
-    found = {(str(path.relative_to(REPO)), name, value)
-             for path in sorted((REPO / "gpufleet").rglob("*.py")) if path.name != "vocab.py"
-             for name, value in _string_constants(path) if value in KEYS}
+    found = {
+        (str(path.relative_to(REPO)), name, value)
+        for path in sorted((REPO / "gpufleet").rglob("*.py"))
+        if path.name != "vocab.py"
+        for name, value in _string_constants(path)
+        if value in KEYS
+    }
     assert found == set()
 
 

@@ -17,9 +17,11 @@ from gpufleet.advise.jobs import collect
 from gpufleet.kubetypes.quantity import json_number
 from gpufleet.model.fleet import Fleet
 
-SWITCH_NOTE = (" Teams hold quota on it, so the system cannot switch in one `pulumi up`: their quota objects on the old "
-               "system are protected (`gpufleet diff` shows the blocked deletes): drain the teams' work, "
-               "retire them and re-add them under new names (docs/retiring-a-team.md, docs/diff.md).")
+SWITCH_NOTE = (
+    " Teams hold quota on it, so the system cannot switch in one `pulumi up`: their quota objects on the old "
+    "system are protected (`gpufleet diff` shows the blocked deletes): drain the teams' work, "
+    "retire them and re-add them under new names (docs/retiring-a-team.md, docs/diff.md)."
+)
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,18 @@ class PoolAdvice:
 
     def to_json(self) -> dict[str, Any]:
         """``gpufleet advise --format json``'s pool: camelCase keys, GPU counts as numbers (docs/schemas/advise.schema.json)."""
-        return {"pool": self.pool, "current": self.current, "mechanism": self.mechanism, "change": self.change,
-                "reason": self.reason, "contention": self.contention, "largestJobGpus": json_number(self.largest_job_gpus),
-                "freeBlockGpus": json_number(self.free_block_gpus), "elasticJobs": list(self.elastic_jobs),
-                "controlPlane": self.control_plane}
+        return {
+            "pool": self.pool,
+            "current": self.current,
+            "mechanism": self.mechanism,
+            "change": self.change,
+            "reason": self.reason,
+            "contention": self.contention,
+            "largestJobGpus": json_number(self.largest_job_gpus),
+            "freeBlockGpus": json_number(self.free_block_gpus),
+            "elasticJobs": list(self.elastic_jobs),
+            "controlPlane": self.control_plane,
+        }
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,12 @@ class Advice:
     skipped: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"fleet": self.fleet, "jobs": self.jobs, "skipped": self.skipped, "pools": [p.to_json() for p in self.pools]}
+        return {
+            "fleet": self.fleet,
+            "jobs": self.jobs,
+            "skipped": self.skipped,
+            "pools": [p.to_json() for p in self.pools],
+        }
 
 
 def _current(pool) -> str:
@@ -66,8 +81,12 @@ def _current(pool) -> str:
     return pool.system
 
 
-def advise(fleet: Fleet, objects: Iterable[Mapping[str, Any]] = (), free_fraction: Decimal = FREE_FRACTION,
-           small_pool: Decimal = SMALL_POOL) -> Advice:
+def advise(
+    fleet: Fleet,
+    objects: Iterable[Mapping[str, Any]] = (),
+    free_fraction: Decimal = FREE_FRACTION,
+    small_pool: Decimal = SMALL_POOL,
+) -> Advice:
     jobs, skipped = collect(fleet, objects)
     out = []
     for i, pool in enumerate(fleet.pools):
@@ -77,10 +96,18 @@ def advise(fleet: Fleet, objects: Iterable[Mapping[str, Any]] = (), free_fractio
         edit = change(fleet, i, pool, mechanism)
         if f.teams and f"pools[{i}].system:" in edit:
             reason += SWITCH_NOTE
-        out.append(PoolAdvice(
-            pool=pool.name, current=_current(pool), mechanism=mechanism, change=edit, reason=reason,
-            contention="contention" if shared else "fragmentation" if f.teams else "unused",
-            largest_job_gpus=f.largest_job, free_block_gpus=f.free_block, elastic_jobs=list(f.elastic_jobs),
-            control_plane=control_plane(fleet, mechanism),
-        ))
+        out.append(
+            PoolAdvice(
+                pool=pool.name,
+                current=_current(pool),
+                mechanism=mechanism,
+                change=edit,
+                reason=reason,
+                contention="contention" if shared else "fragmentation" if f.teams else "unused",
+                largest_job_gpus=f.largest_job,
+                free_block_gpus=f.free_block,
+                elastic_jobs=list(f.elastic_jobs),
+                control_plane=control_plane(fleet, mechanism),
+            )
+        )
     return Advice(fleet.name, out, len(jobs), skipped)

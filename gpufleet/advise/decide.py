@@ -71,9 +71,9 @@ from decimal import Decimal
 
 from gpufleet.advise.jobs import Job
 from gpufleet.kubetypes import workload_api
+from gpufleet.kubetypes.vocab import QUEUE_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.kubetypes.vocab import QUEUE_LABEL
 
 FREE_FRACTION = Decimal("0.10")
 SMALL_POOL = Decimal(64)
@@ -122,11 +122,15 @@ def facts(fleet: Fleet, pool: Pool, jobs: list[Job], fraction: Decimal = FREE_FR
     mine = [j for j in jobs if j.pool == pool.name]
     owner = next((t for t in fleet.teams if teams and t.name == teams[0]), None)
     return Facts(
-        teams=teams, cohort_quota=any(pool.name in c.quota for c in fleet.cohorts),
-        capacity=pool.capacity, gpus_per_node=pool.gpus_per_node, free_block=free_block(pool, fraction),
+        teams=teams,
+        cohort_quota=any(pool.name in c.quota for c in fleet.cohorts),
+        capacity=pool.capacity,
+        gpus_per_node=pool.gpus_per_node,
+        free_block=free_block(pool, fraction),
         largest_job=max((j.gpus for j in mine), default=Decimal(0)),
         elastic_jobs=tuple(f"{j.namespace}/{j.name}" for j in mine if j.elastic),
-        volcano_jobs=sum(1 for j in mine if j.volcano), jobs=len(mine),
+        volcano_jobs=sum(1 for j in mine if j.volcano),
+        jobs=len(mine),
         owner_elsewhere=owner is not None and any(name != pool.name for name in owner.quota),
     )
 
@@ -134,60 +138,97 @@ def facts(fleet: Fleet, pool: Pool, jobs: list[Job], fraction: Decimal = FREE_FR
 def decide(fleet: Fleet, pool: Pool, f: Facts, small_pool: Decimal = SMALL_POOL) -> tuple[str, str]:
     """(mechanism, reason) for ``pool``: the first row of the module's table that matches."""
     shared = len(f.teams) > 1 or f.cohort_quota
-    who = f"{len(f.teams)} teams{' and a cohort' if f.cohort_quota else ''} share it" if shared else \
-        f"only team {f.teams[0]!r} uses it" if f.teams else "no team uses it"
+    who = (
+        f"{len(f.teams)} teams{' and a cohort' if f.cohort_quota else ''} share it"
+        if shared
+        else f"only team {f.teams[0]!r} uses it"
+        if f.teams
+        else "no team uses it"
+    )
     if pool.dedicated_to:
-        return "static", (f"The model dedicates it to team {pool.dedicated_to!r} (isolation as a compliance requirement); "
-                          f"its {f.capacity} GPUs are stranded for everyone else, so keep it only while that requirement holds.")
+        return "static", (
+            f"The model dedicates it to team {pool.dedicated_to!r} (isolation as a compliance requirement); "
+            f"its {f.capacity} GPUs are stranded for everyone else, so keep it only while that requirement holds."
+        )
     if not f.teams and not f.cohort_quota:
         return "none", "No team or cohort holds quota on it: give it to a team before choosing a mechanism."
     if not shared and f.capacity <= small_pool and not f.owner_elsewhere and fleet.kubernetes.native_jobs:
-        return "native", (f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one team, "
-                          f"and Kubernetes {fleet.kubernetes.version} with {workload_api.GENERIC_WORKLOAD} and "
-                          f"{workload_api.WORKLOAD_WITH_JOB} gang-schedules it itself, with no second scheduler to run. "
-                          + native_caveats(fleet))
+        return "native", (
+            f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one team, "
+            f"and Kubernetes {fleet.kubernetes.version} with {workload_api.GENERIC_WORKLOAD} and "
+            f"{workload_api.WORKLOAD_WITH_JOB} gang-schedules it itself, with no second scheduler to run. "
+            + native_caveats(fleet)
+        )
     if not shared and f.capacity <= small_pool and not f.owner_elsewhere:
-        return "coscheduling", (f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one "
-                                "team, which the coscheduling plugin's PodGroups solve with the least to operate.")
+        return "coscheduling", (
+            f"{who.capitalize()} on a small pool ({f.capacity} GPUs): the problem is fragmentation within one "
+            "team, which the coscheduling plugin's PodGroups solve with the least to operate."
+        )
     if f.largest_job > f.free_block:
         return _large_job(who, f)
     if shared and f.elastic_jobs:
-        return "volcano", (f"{who.capitalize()} (contention), and {len(f.elastic_jobs)} job(s) may run with a smaller world size: "
-                           "Volcano queues share the pool and minAvailable below the replica count serves the elastic jobs.")
+        return "volcano", (
+            f"{who.capitalize()} (contention), and {len(f.elastic_jobs)} job(s) may run with a smaller world size: "
+            "Volcano queues share the pool and minAvailable below the replica count serves the elastic jobs."
+        )
     if shared and (f.volcano_jobs or pool.system == "volcano"):
-        why = f"{f.volcano_jobs} of its jobs are Volcano Jobs" if f.volcano_jobs else "the pool already runs Volcano queues"
-        return "volcano", (f"{who.capitalize()} (contention), which Kueue and Volcano both solve; {why}, "
-                           "so Volcano's queues and minAvailable gangs stay the cheaper choice.")
+        why = (
+            f"{f.volcano_jobs} of its jobs are Volcano Jobs"
+            if f.volcano_jobs
+            else "the pool already runs Volcano queues"
+        )
+        return "volcano", (
+            f"{who.capitalize()} (contention), which Kueue and Volcano both solve; {why}, "
+            "so Volcano's queues and minAvailable gangs stay the cheaper choice."
+        )
     if shared and f.capacity >= LARGE_POOL:
-        return "kueue+tas", (f"{who.capitalize()} on a large pool ({f.capacity} GPUs): contention between teams needs Kueue's quota "
-                             "and gang admission, and placement of gangs larger than one rack needs a gang scheduler "
-                             "(topology-aware, atomic), the default for large shared research fleets.")
+        return "kueue+tas", (
+            f"{who.capitalize()} on a large pool ({f.capacity} GPUs): contention between teams needs Kueue's quota "
+            "and gang admission, and placement of gangs larger than one rack needs a gang scheduler "
+            "(topology-aware, atomic), the default for large shared research fleets."
+        )
     if shared:
-        sizes = "no job outgrows the routine free block" if f.jobs else "no jobs were given, so job sizes were not weighed"
-        reason = (f"{who.capitalize()}: the hard problem is contention between teams, which Kueue's quota, borrowing "
-                  f"and gang admission (waitForPodsReady) solve; {sizes}.")
+        sizes = (
+            "no job outgrows the routine free block" if f.jobs else "no jobs were given, so job sizes were not weighed"
+        )
+        reason = (
+            f"{who.capitalize()}: the hard problem is contention between teams, which Kueue's quota, borrowing "
+            f"and gang admission (waitForPodsReady) solve; {sizes}."
+        )
         if fleet.kubernetes.native_jobs and not (pool.system == "kueue" and pool.topology_levels):
-            return "kueue+native", (reason + f" Kubernetes {fleet.kubernetes.version} places each admitted gang whole itself "
-                                    "(kube-scheduler's GangScheduling), so no pod binds while its gang waits: Kueue for "
-                                    "admission and a gang scheduler for placement, with one controller. " + native_caveats(fleet))
+            return "kueue+native", (
+                reason + f" Kubernetes {fleet.kubernetes.version} places each admitted gang whole itself "
+                "(kube-scheduler's GangScheduling), so no pod binds while its gang waits: Kueue for "
+                "admission and a gang scheduler for placement, with one controller. " + native_caveats(fleet)
+            )
         return _keep_tas(pool, reason)
-    scope = "one of several pools this team uses" if f.owner_elsewhere else f"a {f.capacity}-GPU pool, more than a small cluster"
-    return "volcano", (f"{who.capitalize()}, so there is no contention between teams: the hard problem is fragmentation within "
-                       f"its own work on {scope}. That needs gang semantics and placement together (all-or-nothing PodGroups, "
-                       "binpacking), which Volcano gives in one scheduler; quota between teams (Kueue) would solve a problem "
-                       "this pool does not have.")
+    scope = (
+        "one of several pools this team uses"
+        if f.owner_elsewhere
+        else f"a {f.capacity}-GPU pool, more than a small cluster"
+    )
+    return "volcano", (
+        f"{who.capitalize()}, so there is no contention between teams: the hard problem is fragmentation within "
+        f"its own work on {scope}. That needs gang semantics and placement together (all-or-nothing PodGroups, "
+        "binpacking), which Volcano gives in one scheduler; quota between teams (Kueue) would solve a problem "
+        "this pool does not have."
+    )
 
 
 def _large_job(who: str, f: Facts) -> tuple[str, str]:
     """A job above the free block: Kueue with TAS, unless the pool's jobs are mostly Volcano Jobs, which Kueue never admits."""
     above = f"{who.capitalize()}, and a {f.largest_job}-GPU job exceeds the {f.free_block}-GPU contiguous block a busy pool routinely has free"
-    become = (f"To move to Kueue with topology-aware admission, its {f.volcano_jobs} Volcano Job(s) would have to become JobSets "
-              f"(or batch Jobs, PyTorchJobs) labelled {QUEUE_LABEL}: <LocalQueue>, since Kueue has no integration "
-              "for batch.volcano.sh Jobs and a Kueue pool has no Volcano queue to place them.")
+    become = (
+        f"To move to Kueue with topology-aware admission, its {f.volcano_jobs} Volcano Job(s) would have to become JobSets "
+        f"(or batch Jobs, PyTorchJobs) labelled {QUEUE_LABEL}: <LocalQueue>, since Kueue has no integration "
+        "for batch.volcano.sh Jobs and a Kueue pool has no Volcano queue to place them."
+    )
     if f.volcano_jobs and 2 * f.volcano_jobs >= f.jobs:
-        return "volcano", (f"{above}; {f.volcano_jobs} of its {f.jobs} jobs are Volcano Jobs, so keep Volcano: its gang holds the "
-                           "whole job back until it fits (minAvailable), and spec.networkTopology over HyperNodes places it in one "
-                           f"rack or block. {become}")
+        return "volcano", (
+            f"{above}; {f.volcano_jobs} of its {f.jobs} jobs are Volcano Jobs, so keep Volcano: its gang holds the "
+            "whole job back until it fits (minAvailable), and spec.networkTopology over HyperNodes places it in one "
+            f"rack or block. {become}"
+        )
     reason = f"{above}: only atomic, topology-aware admission starts it without deadlock or fragmentation."
     return "kueue+tas", reason + (f" {become}" if f.volcano_jobs else "")
 
@@ -195,12 +236,20 @@ def _large_job(who: str, f: Facts) -> tuple[str, str]:
 def native_caveats(fleet: Fleet) -> str:
     """What native gang placement costs on this cluster: the fixed Permit wait, topology, how Jobs ask, preemption."""
     k8s = fleet.kubernetes
-    topology = ("topology-aware placement is on (one label key per PodGroup)" if workload_api.TOPOLOGY_AWARE in k8s.gates_on
-                else f"no topology-aware placement ({workload_api.TOPOLOGY_AWARE} is alpha and off)")
-    ask = ("a Job is a gang only when Indexed with completions = parallelism" if workload_api.jobs_gang_by_shape(k8s.minor)
-           else "a Job is a gang only with spec.scheduling.schedulingPolicy.gang (the admission controller adds it)")
-    return (f"Costs: a gang waits at most {workload_api.PERMIT_TIMEOUT_SECONDS // 60} minutes at Permit (fixed, not "
-            f"configurable), {topology}, {ask}, and set disruptionMode all or its pods are preempted one by one (GANG207).")
+    topology = (
+        "topology-aware placement is on (one label key per PodGroup)"
+        if workload_api.TOPOLOGY_AWARE in k8s.gates_on
+        else f"no topology-aware placement ({workload_api.TOPOLOGY_AWARE} is alpha and off)"
+    )
+    ask = (
+        "a Job is a gang only when Indexed with completions = parallelism"
+        if workload_api.jobs_gang_by_shape(k8s.minor)
+        else "a Job is a gang only with spec.scheduling.schedulingPolicy.gang (the admission controller adds it)"
+    )
+    return (
+        f"Costs: a gang waits at most {workload_api.PERMIT_TIMEOUT_SECONDS // 60} minutes at Permit (fixed, not "
+        f"configurable), {topology}, {ask}, and set disruptionMode all or its pods are preempted one by one (GANG207)."
+    )
 
 
 def _keep_tas(pool: Pool, reason: str) -> tuple[str, str]:
@@ -216,8 +265,9 @@ def change(fleet: Fleet, index: int, pool: Pool, mechanism: str) -> str:
     if mechanism in ("static", "none"):
         return "none"
     if mechanism == "kueue+native":
-        edits = ([] if pool.system == "kueue" else [f"{at}.system: kueue"]) + ([] if pool.placement == "native" else
-                                                                                [f"{at}.placement: native"])
+        edits = ([] if pool.system == "kueue" else [f"{at}.system: kueue"]) + (
+            [] if pool.placement == "native" else [f"{at}.placement: native"]
+        )
         return "; ".join(edits) or "none"
     if mechanism == "kueue+tas":
         edits = [] if pool.system == "kueue" else [f"{at}.system: kueue"]

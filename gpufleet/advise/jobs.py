@@ -61,6 +61,12 @@ def collect(fleet: Fleet, objects: Iterable[Mapping[str, Any]]) -> tuple[list[Jo
             skipped += 1
             continue
         pool = _pool_for(fleet, view, pools)
-        gpus = sum((pod_requests(t.spec).get(pool.gpu_resource, Decimal(0)) * t.replicas for t in view.templates), Decimal(0))
-        jobs.append(Job(view.name or "", view.namespace or "", pool.name, gpus, _elastic(view), view.group == "batch.volcano.sh"))
+        gpus = sum(
+            (pod_requests(t.spec).get(pool.gpu_resource, Decimal(0)) * t.replicas for t in view.templates), Decimal(0)
+        )
+        jobs.append(
+            Job(
+                view.name or "", view.namespace or "", pool.name, gpus, _elastic(view), view.group == "batch.volcano.sh"
+            )
+        )
     return jobs, skipped

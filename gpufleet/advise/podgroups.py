@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from gpufleet import workloads
+from gpufleet.kubetypes import vocab
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.render.coscheduling import render_pod_group, timeout_seconds
-from gpufleet.kubetypes import vocab
 
 
 def _group_name(view: workloads.WorkloadView) -> str | None:
@@ -52,5 +52,8 @@ def render_pod_groups(fleet: Fleet, objects: Iterable[Mapping[str, Any]]) -> lis
             continue
         team, pool = found
         minimum = view.gang_min if view.elastic and view.gang_min else view.total_pods
-        out.setdefault((view.namespace, name), render_pod_group(fleet, name, view.namespace, minimum, timeout_seconds(fleet, pool), team))
+        out.setdefault(
+            (view.namespace, name),
+            render_pod_group(fleet, name, view.namespace, minimum, timeout_seconds(fleet, pool), team),
+        )
     return list(out.values())

@@ -23,14 +23,16 @@ from typing import Any, List, Mapping, Optional
 
 import typer
 
-from gpufleet.advise import Advice, advise as advise_fleet
-from gpufleet.advise.podgroups import render_pod_groups
+from gpufleet.advise import Advice
+from gpufleet.advise import advise as advise_fleet
 from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL
+from gpufleet.advise.podgroups import render_pod_groups
 from gpufleet.cli import loading
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.words import plural
 from gpufleet.model import Fleet
 from gpufleet.render.files import dump
+
 
 class Format(str, Enum):
     text = "text"
@@ -60,8 +62,10 @@ def _decimal(value: str, name: str) -> Decimal:
 
 
 def _print(advice: Advice) -> None:
-    typer.echo(f"fleet {advice.fleet}: {plural(len(advice.pools), 'pool')}, {plural(advice.jobs, 'job')} "
-               f"({plural(advice.skipped, 'object')} skipped)")
+    typer.echo(
+        f"fleet {advice.fleet}: {plural(len(advice.pools), 'pool')}, {plural(advice.jobs, 'job')} "
+        f"({plural(advice.skipped, 'object')} skipped)"
+    )
     for p in advice.pools:
         typer.echo(f"\npool {p.pool} (now {p.current}): recommended {p.mechanism}")
         typer.echo(f"  change:  {p.change}")
@@ -73,25 +77,40 @@ def _print(advice: Advice) -> None:
 
 
 def advise(
-    model: Optional[Path] = typer.Argument(None, help="Fleet model file (default: $GPUFLEET_MODEL, else the stack's "
-                                                      "gpufleet:model of the nearest Pulumi.yaml)."),
-    manifests: Optional[List[str]] = typer.Argument(None, help="Workload manifests (files or directories) whose job sizes to weigh."),
+    model: Optional[Path] = typer.Argument(
+        None,
+        help="Fleet model file (default: $GPUFLEET_MODEL, else the stack's gpufleet:model of the nearest Pulumi.yaml).",
+    ),
+    manifests: Optional[List[str]] = typer.Argument(
+        None, help="Workload manifests (files or directories) whose job sizes to weigh."
+    ),
     format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
-    free_fraction: str = typer.Option(str(FREE_FRACTION), metavar="SHARE", help="Share of a busy pool that is routinely free (the contiguous block)."),
-    small_pool: str = typer.Option(str(SMALL_POOL), metavar="GPUS", help="GPUs up to which one team's pool counts as a small cluster."),
+    free_fraction: str = typer.Option(
+        str(FREE_FRACTION), metavar="SHARE", help="Share of a busy pool that is routinely free (the contiguous block)."
+    ),
+    small_pool: str = typer.Option(
+        str(SMALL_POOL), metavar="GPUS", help="GPUs up to which one team's pool counts as a small cluster."
+    ),
 ) -> None:
     """Recommend a gang mechanism per pool (the premise's four questions); never changes a file."""
     fraction, small = _decimal(free_fraction, "--free-fraction"), _decimal(small_pool, "--small-pool")
     if not Decimal(0) < fraction <= Decimal(1):
-        raise _fail([f"--free-fraction {free_fraction} must be above 0 and at most 1 (fix: pass a share such as 0.5)"], USAGE)
+        raise _fail(
+            [f"--free-fraction {free_fraction} must be above 0 and at most 1 (fix: pass a share such as 0.5)"], USAGE
+        )
     if small < 0:
-        raise _fail([f"--small-pool {small_pool} must be 0 or more GPUs (fix: pass a GPU count such as {SMALL_POOL})"], USAGE)
+        raise _fail(
+            [f"--small-pool {small_pool} must be 0 or more GPUs (fix: pass a GPU count such as {SMALL_POOL})"], USAGE
+        )
     fleet = _model(model)
     result = advise_fleet(fleet, _objects(list(manifests or [])), fraction, small)
     if manifests and not result.jobs:
         namespaces = ", ".join(ns for t in fleet.teams for ns in t.namespaces)
-        typer.echo(f"gpufleet advise: none of the {plural(result.skipped, 'object')} given is a workload in a team's namespace, so no job "
-                   f"size was weighed (fix: set metadata.namespace to one of the model's namespaces: {namespaces})", err=True)
+        typer.echo(
+            f"gpufleet advise: none of the {plural(result.skipped, 'object')} given is a workload in a team's namespace, so no job "
+            f"size was weighed (fix: set metadata.namespace to one of the model's namespaces: {namespaces})",
+            err=True,
+        )
     if format is Format.json:
         typer.echo(json.dumps(result.to_json(), indent=2))
     else:

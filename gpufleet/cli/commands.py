@@ -30,10 +30,20 @@ app = typer.Typer(
 
 # command name -> module that registers it (every command of gpufleet.cli.*_cmds)
 COMMANDS = {
-    "lint": "lint_cmds", "rules": "lint_cmds", "explain": "lint_cmds",
-    "validate": "fleet_cmds", "render": "fleet_cmds", "plan": "fleet_cmds", "schema": "fleet_cmds",
-    "diff": "diff_cmds", "advise": "advise_cmds", "podgroups": "advise_cmds",
-    "sandbox": "sandbox_cmds", "try": "try_cmds", "policy-pack": "pack_cmds", "pulumi-package": "pack_cmds",
+    "lint": "lint_cmds",
+    "rules": "lint_cmds",
+    "explain": "lint_cmds",
+    "validate": "fleet_cmds",
+    "render": "fleet_cmds",
+    "plan": "fleet_cmds",
+    "schema": "fleet_cmds",
+    "diff": "diff_cmds",
+    "advise": "advise_cmds",
+    "podgroups": "advise_cmds",
+    "sandbox": "sandbox_cmds",
+    "try": "try_cmds",
+    "policy-pack": "pack_cmds",
+    "pulumi-package": "pack_cmds",
     "whatif": "whatif_cmds",
 }
 GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "try_cmds", "pack_cmds", "whatif_cmds")
@@ -46,8 +56,11 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """Gang-safe GPU fleet scheduling: validate, render and plan fleet models; lint gang workloads."""
 
 

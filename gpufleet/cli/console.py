@@ -48,8 +48,9 @@ def prose_console(**options) -> Console:
     return Console(highlight=False, **options)
 
 
-def table(title: str | None, header: Iterable[str], rows: Iterable[Iterable[str]] = (),
-          right: Iterable[str] = ()) -> Table:
+def table(
+    title: str | None, header: Iterable[str], rows: Iterable[Iterable[str]] = (), right: Iterable[str] = ()
+) -> Table:
     """A table whose cells fold onto further lines when narrow, never cut with "…"; ``right``: right-aligned columns."""
     aligned = set(right)
     result = Table(title=title, title_justify="left")

@@ -24,13 +24,21 @@ from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import CliError, guarded
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import Diff, diff_fleets
-from gpufleet.diff.markdown import (QUOTA_HEADER, STEP_HEADER, fix_groups, fix_lines, pool_change, quota_cells,
-                                    step_cells, to_markdown)
-from gpufleet.yamlin import yamlio
-from gpufleet.yamlin.errors import Issue, ModelError
+from gpufleet.diff.markdown import (
+    QUOTA_HEADER,
+    STEP_HEADER,
+    fix_groups,
+    fix_lines,
+    pool_change,
+    quota_cells,
+    step_cells,
+    to_markdown,
+)
 from gpufleet.model import Fleet, load_model
 from gpufleet.model.checks import capacity
 from gpufleet.model.loader import parse_model, placed
+from gpufleet.yamlin import yamlio
+from gpufleet.yamlin.errors import Issue, ModelError
 
 FORMATS = ("text", "json", "markdown")
 
@@ -44,21 +52,32 @@ def _git_base(model: Path, ref: str) -> Fleet:
     try:
         top = _git(["rev-parse", "--show-toplevel"], model.resolve().parent).strip()
     except (OSError, subprocess.CalledProcessError):
-        raise CliError([f"{model}: is not in a git repository, so there is no revision {ref!r} to compare it with "
-                        "(fix: run it on a model inside a git checkout, or compare two files: gpufleet diff OLD NEW)"]) from None
+        raise CliError(
+            [
+                f"{model}: is not in a git repository, so there is no revision {ref!r} to compare it with "
+                "(fix: run it on a model inside a git checkout, or compare two files: gpufleet diff OLD NEW)"
+            ]
+        ) from None
     rel = model.resolve().relative_to(Path(top).resolve()).as_posix()
     try:
         text = _git(["show", f"{ref}:{rel}"], top)
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = (getattr(exc, "stderr", "") or str(exc)).strip().splitlines()[0]
-        raise CliError([f"{model}: cannot read it at git revision {ref!r}: {detail} "
-                        "(fix: pass a revision that has the file, see `git log --oneline -- "
-                        f"{rel}`, or compare two files: gpufleet diff OLD NEW)"]) from None
+        raise CliError(
+            [
+                f"{model}: cannot read it at git revision {ref!r}: {detail} "
+                "(fix: pass a revision that has the file, see `git log --oneline -- "
+                f"{rel}`, or compare two files: gpufleet diff OLD NEW)"
+            ]
+        ) from None
     source = f"{ref}:{rel}"
     try:
         data = yamlio.load(text)
     except yaml.YAMLError as exc:
-        raise ModelError(source, [Issue("(document)", f"malformed YAML: {getattr(exc, 'problem', None) or exc}", "fix the YAML syntax")]) from None
+        raise ModelError(
+            source,
+            [Issue("(document)", f"malformed YAML: {getattr(exc, 'problem', None) or exc}", "fix the YAML syntax")],
+        ) from None
     try:
         return parse_model(data, source)
     except ModelError as exc:
@@ -74,8 +93,10 @@ def _load_after(path: Path, before: Fleet) -> Fleet:
             unchecked = load_model(path, validate=False)
         except ModelError:
             raise exc from None
-        raise placed(ModelError(exc.source, capacity.with_history(before, unchecked, exc.issues)),
-                     path.read_text(encoding="utf-8")) from None  # the blamed issues at their line and column too
+        raise placed(
+            ModelError(exc.source, capacity.with_history(before, unchecked, exc.issues)),
+            path.read_text(encoding="utf-8"),
+        ) from None  # the blamed issues at their line and column too
 
 
 def _crds(path: Optional[Path]) -> CrdSet | None:
@@ -100,23 +121,36 @@ def _print_text(diff: Diff, title: str) -> None:
     for line in fix_lines(diff.steps):
         console.print(line, markup=False)
     state = "every step accepted" if diff.accepted else f"{diff.rejected} rejected, {diff.blocked} blocked"
-    console.print(f"{len(diff.steps)} step(s): {state}" + ("" if diff.crds_checked else " (CRD schemas not checked: --crds DIR)"))
+    console.print(
+        f"{len(diff.steps)} step(s): {state}" + ("" if diff.crds_checked else " (CRD schemas not checked: --crds DIR)")
+    )
 
 
 def diff(
-    base: Optional[Path] = typer.Argument(None, help="The base model (or, with --git, the model to compare with its git "
-                                                     "revision; default: as for `gpufleet validate`)."),
+    base: Optional[Path] = typer.Argument(
+        None,
+        help="The base model (or, with --git, the model to compare with its git "
+        "revision; default: as for `gpufleet validate`).",
+    ),
     new: Optional[Path] = typer.Argument(None, help="The new model (omit with --git)."),
-    git: Optional[str] = typer.Option(None, "--git", metavar="REF", help="Compare MODEL with itself at this git revision (e.g. origin/main)."),
+    git: Optional[str] = typer.Option(
+        None, "--git", metavar="REF", help="Compare MODEL with itself at this git revision (e.g. origin/main)."
+    ),
     output: str = typer.Option("text", "--format", "-f", metavar="text|json|markdown", help="text, json or markdown."),
-    crds: Optional[Path] = typer.Option(None, "--crds", metavar="DIR", help="CRD directory for schema and CEL checks (default: $GPUFLEET_CRDS)."),
+    crds: Optional[Path] = typer.Option(
+        None, "--crds", metavar="DIR", help="CRD directory for schema and CEL checks (default: $GPUFLEET_CRDS)."
+    ),
 ) -> None:
     """Show every quota change and the steps `pulumi up` would take, each judged as the API server would judge it."""
     if output not in FORMATS:
         raise CliError([f"--format {output!r} is not known (fix: choose one of {', '.join(FORMATS)})"])
     if (git is None) == (new is None) or (git is None and base is None):
-        raise CliError(["gpufleet diff: needs two models or one with --git (fix: gpufleet diff BASE NEW, or "
-                        "gpufleet diff MODEL --git origin/main)"])
+        raise CliError(
+            [
+                "gpufleet diff: needs two models or one with --git (fix: gpufleet diff BASE NEW, or "
+                "gpufleet diff MODEL --git origin/main)"
+            ]
+        )
     base = inputs.model_file(base)
     new = inputs.model_file(new) if new is not None else None
     crd_set = _crds(crds)

@@ -21,18 +21,18 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from gpufleet.util import gcpause
 from gpufleet.cli import render_out, validate_out
 from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_settings
 from gpufleet.cli.words import plural
-from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
 from gpufleet.render.plan import Plan, PoolPlan, build_plan, plan_dict
 from gpufleet.stack.controller import controller_manifests
+from gpufleet.util import gcpause
+from gpufleet.yamlin.errors import ModelError
 
 MODEL_HELP = "Fleet model file (default: $GPUFLEET_MODEL, else the stack's gpufleet:model of the nearest Pulumi.yaml)."
 
@@ -52,23 +52,37 @@ def _load(given: Optional[Path]) -> tuple[Path, Fleet, Rendered]:
 VALIDATE_FORMATS = ("text", "json", "sarif")
 
 
-def validate(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-             format: str = typer.Option("text", "--format", "-f", metavar="text|json|sarif",
-                                        help="text, json (for scripts) or sarif (code scanning); every issue at its "
-                                             "line and column.")) -> None:
+def validate(
+    model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
+    format: str = typer.Option(
+        "text",
+        "--format",
+        "-f",
+        metavar="text|json|sarif",
+        help="text, json (for scripts) or sarif (code scanning); every issue at its line and column.",
+    ),
+) -> None:
     """Validate a fleet model: schema, references, sums against capacity, engine rules."""
     if format not in VALIDATE_FORMATS:
         raise CliError([f"--format {format!r} is not known (fix: use one of {', '.join(VALIDATE_FORMATS)})"])
     if format != "text":
         path = model_file(model)
         fleet, issues = validate_out.check(path)
-        typer.echo(validate_out.to_json(path, fleet, issues) if format == "json" else validate_out.to_sarif(path, issues),
-                   nl=False)
+        typer.echo(
+            validate_out.to_json(path, fleet, issues) if format == "json" else validate_out.to_sarif(path, issues),
+            nl=False,
+        )
         raise typer.Exit(1 if issues else 0)
     model, fleet, _ = _load(model)
-    counts = ", ".join(plural(n, word) for n, word in ((len(fleet.pools), "pool"), (len(fleet.teams), "team"),
-                                                     (len(fleet.cohorts), "cohort"),
-                                                     (len(fleet.priority_classes), "priority class")))
+    counts = ", ".join(
+        plural(n, word)
+        for n, word in (
+            (len(fleet.pools), "pool"),
+            (len(fleet.teams), "team"),
+            (len(fleet.cohorts), "cohort"),
+            (len(fleet.priority_classes), "priority class"),
+        )
+    )
     typer.echo(f"{model}: valid ({counts})")
 
 
@@ -78,8 +92,12 @@ def _check_out(out: Path) -> None:
     if out.is_dir():
         foreign = [p.name for p in out.iterdir() if not (OWN_FILE.match(p.name) or (p.name in OWN_DIRS and p.is_dir()))]
         if foreign:
-            raise CliError([f"{out}: holds files gpufleet did not write ({', '.join(sorted(foreign)[:5])}) "
-                            "(fix: choose a new or empty directory for --out)"])
+            raise CliError(
+                [
+                    f"{out}: holds files gpufleet did not write ({', '.join(sorted(foreign)[:5])}) "
+                    "(fix: choose a new or empty directory for --out)"
+                ]
+            )
 
 
 def _write_all(out: Path, files: dict[str, str]) -> None:
@@ -107,14 +125,23 @@ def _write_all(out: Path, files: dict[str, str]) -> None:
 
 def render(
     model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR|-",
-                                       help="Directory to write (created, or replaced if gpufleet wrote it), "
-                                            "or - for one YAML stream on standard output."),
+    out: Optional[Path] = typer.Option(
+        None,
+        "--out",
+        "-o",
+        metavar="DIR|-",
+        help="Directory to write (created, or replaced if gpufleet wrote it), "
+        "or - for one YAML stream on standard output.",
+    ),
 ) -> None:
     """Render a fleet model: one YAML file per object in DIR, or one YAML stream (--out -), in apply order."""
     if out is None:
-        raise CliError(["gpufleet render: no --out given (fix: --out DIR writes one file per object, "
-                        "--out - one YAML stream to standard output)"])
+        raise CliError(
+            [
+                "gpufleet render: no --out given (fix: --out DIR writes one file per object, "
+                "--out - one YAML stream to standard output)"
+            ]
+        )
     to_stdout = str(out) == render_out.STDOUT
     if not to_stdout:
         _check_out(out)
@@ -127,8 +154,13 @@ def render(
         try:
             _write_all(out, files)
         except OSError as exc:
-            raise CliError([f"{out}: cannot write the rendered files: {exc.strerror or exc} "
-                            "(fix: check the folder's permissions and free space; nothing was changed)"], USAGE) from None
+            raise CliError(
+                [
+                    f"{out}: cannot write the rendered files: {exc.strerror or exc} "
+                    "(fix: check the folder's permissions and free space; nothing was changed)"
+                ],
+                USAGE,
+            ) from None
     typer.echo(f"{model}: wrote {len(files)} files to {out}/")
     for line in render_out.apply_hint(fleet, rendered, files, out):
         typer.echo(line)
@@ -143,13 +175,26 @@ def _pool_table(pool_plan: PoolPlan):
     return table(
         f"pool {pool.name} ({pool.system}, {pool_plan.mode}): {pool.node_count} nodes, {pool_plan.capacity} {pool.gpu_resource}",
         ("team", "cohort", "lifecycle", "nominal", "nominal+borrowing", "lendable", "share"),
-        ((row.owner, row.cohort or "-", row.lifecycle, str(row.nominal), _amount(row.borrowable), str(row.lendable),
-          f"{row.share}%") for row in pool_plan.rows),
-        right=("nominal", "nominal+borrowing", "lendable", "share"))
+        (
+            (
+                row.owner,
+                row.cohort or "-",
+                row.lifecycle,
+                str(row.nominal),
+                _amount(row.borrowable),
+                str(row.lendable),
+                f"{row.share}%",
+            )
+            for row in pool_plan.rows
+        ),
+        right=("nominal", "nominal+borrowing", "lendable", "share"),
+    )
 
 
 def _stack_line(stack: dict) -> str:
-    switches = ", ".join(f"{key} {str(stack[key]).lower()}" for key in ("prometheusOperator", "certManager", "enginesInstalled"))
+    switches = ", ".join(
+        f"{key} {str(stack[key]).lower()}" for key in ("prometheusOperator", "certManager", "enginesInstalled")
+    )
     if stack["name"] is None:
         return f"stack: no Pulumi stack names this model; objects counted with the stack defaults ({switches})"
     return f"stack: {stack['name']} ({stack['file']}): {switches}"
@@ -164,12 +209,22 @@ def _print_plan(console: Console, model: Path, plan: Plan, stack: dict) -> None:
             console.print(f"  [yellow]warning:[/yellow] {warning}", highlight=False)
     for warning in plan.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-    console.print(table("objects to apply", ("kind", "count"),
-                                 ((kind, str(count)) for kind, count in plan.objects.items()), right=("count",)))
+    console.print(
+        table(
+            "objects to apply",
+            ("kind", "count"),
+            ((kind, str(count)) for kind, count in plan.objects.items()),
+            right=("count",),
+        )
+    )
 
 
-def plan(model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
-         format: str = typer.Option("table", "--format", metavar="table|json", help="table (for people) or json (for scripts).")) -> None:
+def plan(
+    model: Optional[Path] = typer.Argument(None, help=MODEL_HELP),
+    format: str = typer.Option(
+        "table", "--format", metavar="table|json", help="table (for people) or json (for scripts)."
+    ),
+) -> None:
     """Validate and render a fleet model, then print quota per pool, warnings and the objects to apply."""
     if format not in ("table", "json"):
         raise CliError([f"--format {format!r} is not known (fix: use table or json)"])

@@ -87,21 +87,33 @@ def write_file(path: Path, text: str) -> None:
 def _stack_model(project: Path) -> Path:
     """The ``gpufleet:model`` of the chosen stack of the Pulumi project in ``project``."""
     config_dir = project / _stack_config_dir(project / "Pulumi.yaml")
-    stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+    stacks = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
     chosen = os.environ.get(STACK_ENV)
     if chosen is None and len(stacks) != 1:
-        raise CliError([f"no fleet model given, and the Pulumi project {project} has the stacks {', '.join(stacks) or '(none)'} "
-                        f"(fix: pass the model file, or set {STACK_ENV} to one of the stacks, or {MODEL_ENV} to the model)"])
+        raise CliError(
+            [
+                f"no fleet model given, and the Pulumi project {project} has the stacks {', '.join(stacks) or '(none)'} "
+                f"(fix: pass the model file, or set {STACK_ENV} to one of the stacks, or {MODEL_ENV} to the model)"
+            ]
+        )
     if chosen is not None and chosen not in stacks:
-        raise CliError([f"{STACK_ENV}={chosen}: the Pulumi project {project} has no stack {chosen!r}, only "
-                        f"{', '.join(stacks) or '(none)'} (fix: set {STACK_ENV} to one of them, or pass the model file, "
-                        f"or set {MODEL_ENV} to the model)"])
+        raise CliError(
+            [
+                f"{STACK_ENV}={chosen}: the Pulumi project {project} has no stack {chosen!r}, only "
+                f"{', '.join(stacks) or '(none)'} (fix: set {STACK_ENV} to one of them, or pass the model file, "
+                f"or set {MODEL_ENV} to the model)"
+            ]
+        )
     stack = chosen or stacks[0]
     config = config_dir / f"Pulumi.{stack}.yaml"
     model = (_yaml(config).get("config") or {}).get("gpufleet:model")
     if not isinstance(model, str) or not model:
-        raise CliError([f"{config}: no gpufleet:model setting for stack {stack!r} "
-                        f"(fix: pulumi config set -s {stack} gpufleet:model stacks/{stack}.fleet.yaml, or pass the model file)"])
+        raise CliError(
+            [
+                f"{config}: no gpufleet:model setting for stack {stack!r} "
+                f"(fix: pulumi config set -s {stack} gpufleet:model stacks/{stack}.fleet.yaml, or pass the model file)"
+            ]
+        )
     return project / model
 
 
@@ -111,7 +123,9 @@ def _yaml(path: Path) -> dict:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise CliError([f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc} (fix: {MODEL_HINT})"]) from None
+        raise CliError(
+            [f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc} (fix: {MODEL_HINT})"]
+        ) from None
     return data if isinstance(data, dict) else {}
 
 
@@ -130,8 +144,12 @@ def model_path(given: Path | str | None) -> Path:
     for folder in (here, *here.parents):
         if (folder / "Pulumi.yaml").is_file():
             return _stack_model(folder)
-    raise CliError([f"no fleet model given (fix: {MODEL_HINT}, or set {MODEL_ENV}, or run inside a Pulumi project "
-                    f"whose stack sets gpufleet:model)"])
+    raise CliError(
+        [
+            f"no fleet model given (fix: {MODEL_HINT}, or set {MODEL_ENV}, or run inside a Pulumi project "
+            f"whose stack sets gpufleet:model)"
+        ]
+    )
 
 
 def model_file(given: Path | str | None) -> Path:
@@ -149,7 +167,7 @@ def stack_for(model: Path) -> tuple[str, Path, dict] | None:
                 config = _yaml(path).get("config") or {}
                 named = config.get("gpufleet:model")
                 if isinstance(named, str) and (folder / named).resolve() == target:
-                    return path.name[len("Pulumi."):-len(".yaml")], path, config
+                    return path.name[len("Pulumi.") : -len(".yaml")], path, config
             return None
     return None
 
@@ -165,8 +183,18 @@ def stack_settings(model: Path) -> tuple[dict, ControllerSettings]:
 
     found = stack_for(model)
     name, config = (found[0], found[2]) if found else (None, {})
-    settings = ControllerSettings(cert_manager=stack_switch(config, "gpufleet:certManager"),
-                                  prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"),
-                                  engines_installed=stack_switch(config, "gpufleet:enginesInstalled"))
-    return ({"name": name, "file": str(found[1]) if found else None, "prometheusOperator": settings.prometheus_operator,
-             "certManager": settings.cert_manager, "enginesInstalled": settings.engines_installed}, settings)
+    settings = ControllerSettings(
+        cert_manager=stack_switch(config, "gpufleet:certManager"),
+        prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"),
+        engines_installed=stack_switch(config, "gpufleet:enginesInstalled"),
+    )
+    return (
+        {
+            "name": name,
+            "file": str(found[1]) if found else None,
+            "prometheusOperator": settings.prometheus_operator,
+            "certManager": settings.cert_manager,
+            "enginesInstalled": settings.engines_installed,
+        },
+        settings,
+    )

@@ -56,7 +56,20 @@ def main(argv: Sequence[str]) -> int:
     from gpufleet.cli import lint_run
 
     args = parser().parse_intermixed_args(list(argv))
-    return lint_run.run(lint_run.Options(
-        paths=args.paths, fleet=args.fleet, fleet_context=args.fleet_context, crds=args.crds, fmt=args.fmt,
-        select=args.select, ignore=args.ignore, config=args.config, output=args.output, namespace=args.namespace,
-        jobs=args.jobs, fix=args.fix, diff=args.diff))
+    return lint_run.run(
+        lint_run.Options(
+            paths=args.paths,
+            fleet=args.fleet,
+            fleet_context=args.fleet_context,
+            crds=args.crds,
+            fmt=args.fmt,
+            select=args.select,
+            ignore=args.ignore,
+            config=args.config,
+            output=args.output,
+            namespace=args.namespace,
+            jobs=args.jobs,
+            fix=args.fix,
+            diff=args.diff,
+        )
+    )

@@ -35,15 +35,21 @@ from gpufleet.lint.runner import Report
 from gpufleet.lint.sources import STDIN, Source, entries, read
 from gpufleet.rules.api import CheckContext
 
-NO_FLEET = ("--fix and --diff apply the admission controller's defaults, which depend on the fleet (which team "
-            "owns a namespace, its queue, its pools): without a fleet context the controller changes nothing "
-            "(fix: pass --fleet MODEL, e.g. --fleet stacks/prod.fleet.yaml, or --fleet-context FILE)")
+NO_FLEET = (
+    "--fix and --diff apply the admission controller's defaults, which depend on the fleet (which team "
+    "owns a namespace, its queue, its pools): without a fleet context the controller changes nothing "
+    "(fix: pass --fleet MODEL, e.g. --fleet stacks/prod.fleet.yaml, or --fleet-context FILE)"
+)
 
 
 def check(paths: Sequence[str], fleet: FleetContext | None) -> None:
     if STDIN in paths:
-        raise CliError(["--fix and --diff rewrite files, and standard input is not one (fix: pass the manifest "
-                        "files or folders instead of -)"])
+        raise CliError(
+            [
+                "--fix and --diff rewrite files, and standard input is not one (fix: pass the manifest "
+                "files or folders instead of -)"
+            ]
+        )
     if fleet is None:
         raise CliError([NO_FLEET])
 
@@ -72,20 +78,29 @@ def _notes(done: list[fixing.FileFix]) -> None:
 
 def _summary(done: list[fixing.FileFix], verb: str) -> str:
     changed = [f for f in done if f.changed]
-    return (f"gpufleet lint: {verb} {_plural(sum(f.objects for f in changed), 'object')} "
-            f"in {_plural(len(changed), 'file')}")
+    return (
+        f"gpufleet lint: {verb} {_plural(sum(f.objects for f in changed), 'object')} in {_plural(len(changed), 'file')}"
+    )
 
 
-def run_diff(paths: Sequence[str], ctx: CheckContext, namespace: str, lint_again: Callable[[list[Source]], Report],
-             emit: Callable[[str], None]) -> int:
+def run_diff(
+    paths: Sequence[str],
+    ctx: CheckContext,
+    namespace: str,
+    lint_again: Callable[[list[Source]], Report],
+    emit: Callable[[str], None],
+) -> int:
     assert ctx.fleet is not None
     done = fixes(paths, ctx.fleet, namespace)
     _notes(done)
     emit("".join(fixing.unified_diff(f) for f in done))
     after = lint_again([Source(f.name, f.after) for f in done])
     remaining = after.summary()["errors"]
-    print(f"{_summary(done, 'would fix')}; {_plural(remaining, 'blocking finding')} would remain"
-          + (" (run without --diff to see them)" if remaining else ""), file=sys.stderr)
+    print(
+        f"{_summary(done, 'would fix')}; {_plural(remaining, 'blocking finding')} would remain"
+        + (" (run without --diff to see them)" if remaining else ""),
+        file=sys.stderr,
+    )
     return 1 if any(f.changed for f in done) or after.exit_code else 0
 
 
@@ -96,8 +111,12 @@ def run_fix(paths: Sequence[str], ctx: CheckContext, namespace: str) -> list[fix
     for item in done:  # every folder checked before any file is written
         folder = os.path.dirname(item.name) or "."
         if item.changed and not os.access(folder, os.W_OK):
-            raise CliError([f"{item.name}: cannot be rewritten: its folder is not writable; no file was changed "
-                            "(fix: check the folder's permissions, or use --diff)"])
+            raise CliError(
+                [
+                    f"{item.name}: cannot be rewritten: its folder is not writable; no file was changed "
+                    "(fix: check the folder's permissions, or use --diff)"
+                ]
+            )
     for item in done:
         if item.changed:
             fixing.write(item)
@@ -105,4 +124,3 @@ def run_fix(paths: Sequence[str], ctx: CheckContext, namespace: str) -> list[fix
     if any(f.changed for f in done):
         print(_summary(done, "fixed"), file=sys.stderr)
     return done
-

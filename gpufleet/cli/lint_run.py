@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Sequence
 
 from gpufleet.cli import inputs
-from gpufleet.cli.exits import USAGE, CliError, handle
-from gpufleet.yamlin.errors import ModelError
+from gpufleet.cli.exits import CliError, handle
+from gpufleet.fleetctx.settings import load_settings
+from gpufleet.kubetypes.vocab import is_dns_label
 from gpufleet.lint.context import LintConfig, load_config
 from gpufleet.lint.pool import MAX_JOBS
 from gpufleet.lint.runner import Report, lint, lint_sources, unknown_codes
 from gpufleet.rules.api import CheckContext
-from gpufleet.fleetctx.settings import load_settings
 from gpufleet.util import lifetime
-from gpufleet.kubetypes.vocab import is_dns_label
+from gpufleet.yamlin.errors import ModelError
 
 FORMATS = ("text", "json", "sarif")
 STYLES = {"error": "bold red", "warning": "yellow", "waived": "dim", "detail": "", "summary": "bold"}
@@ -71,8 +71,13 @@ def _context(config: LintConfig, opts: Options) -> CheckContext:
     if crds:
         inputs.dir_in(crds, "CRD directory", "pass the directory of the engines' CRD YAML files (docs/crds.md)")
     try:
-        settings = load_settings(model=fleet, context=fleet_context, crds=crds, options=config.options,
-                                 options_source=opts.config or "options")
+        settings = load_settings(
+            model=fleet,
+            context=fleet_context,
+            crds=crds,
+            options=config.options,
+            options_source=opts.config or "options",
+        )
     except ModelError as exc:
         raise UsageError(exc.lines()) from None
     return settings.context()
@@ -82,11 +87,19 @@ def _check_usage(opts: Options) -> None:
     if opts.fmt not in FORMATS:
         raise UsageError([f"--format {opts.fmt!r} is not one of {', '.join(FORMATS)}"])
     if not is_dns_label(opts.namespace):
-        raise UsageError([f"--namespace {opts.namespace!r} is not a namespace name: use lowercase letters, digits "
-                          "and '-' (at most 63)"])
+        raise UsageError(
+            [
+                f"--namespace {opts.namespace!r} is not a namespace name: use lowercase letters, digits "
+                "and '-' (at most 63)"
+            ]
+        )
     if not 0 <= opts.jobs <= MAX_JOBS:
-        raise UsageError([f"--jobs {opts.jobs} is not a number of processes: use 0 (one per CPU, the default), "
-                          f"1 (one process) or up to {MAX_JOBS}"])
+        raise UsageError(
+            [
+                f"--jobs {opts.jobs} is not a number of processes: use 0 (one per CPU, the default), "
+                f"1 (one process) or up to {MAX_JOBS}"
+            ]
+        )
     for path in opts.paths:
         if path != "-":
             inputs.any_in(path, "pass manifest files or directories, or - for standard input")
@@ -138,9 +151,13 @@ def _lint(opts: Options) -> int:
 
         lint_fix.check(opts.paths, ctx.fleet)
         if opts.diff:
-            return lint_fix.run_diff(opts.paths, ctx, opts.namespace,
-                                     lambda sources: lint_sources(sources, ctx, chosen, skipped, opts.namespace),
-                                     lambda text: _emit(text, opts.output))
+            return lint_fix.run_diff(
+                opts.paths,
+                ctx,
+                opts.namespace,
+                lambda sources: lint_sources(sources, ctx, chosen, skipped, opts.namespace),
+                lambda text: _emit(text, opts.output),
+            )
         lint_fix.run_fix(opts.paths, ctx, opts.namespace)
     stdin_text = sys.stdin.read() if "-" in opts.paths else None
     report = lint(opts.paths, ctx, chosen, skipped, stdin_text, namespace=opts.namespace, jobs=opts.jobs)

@@ -19,10 +19,10 @@ from typing import Optional
 
 import typer
 
-from gpufleet.cli.exits import CliError, guarded
 from gpufleet import __version__
-from gpufleet.util.pluginfolder import current_virtualenv, settings_text, write_files
+from gpufleet.cli.exits import CliError, guarded
 from gpufleet.policypack.folder import write
+from gpufleet.util.pluginfolder import current_virtualenv, settings_text, write_files
 
 PACKAGE_ENTRY = '''"""gpufleet's component package (docs/pulumi.md), written by ``gpufleet pulumi-package``.
 
@@ -50,16 +50,23 @@ def package_contents(virtualenv: str | None) -> dict[str, str]:
 
 
 def _virtualenv_option(what: str):
-    return typer.Option(None, "--virtualenv",
-                        help=f"Virtual environment Pulumi runs the {what} with (absolute, or relative to the folder); "
-                             "default: the one gpufleet runs in.")
+    return typer.Option(
+        None,
+        "--virtualenv",
+        help=f"Virtual environment Pulumi runs the {what} with (absolute, or relative to the folder); "
+        "default: the one gpufleet runs in.",
+    )
 
 
 def _target(command: str, folder: Path, what: str, virtualenv: str | None) -> str | None:
     """Check ``folder`` can take the files; the virtualenv to name (given, or the one gpufleet runs in)."""
     if folder.exists() and not folder.is_dir():
-        raise CliError([f"gpufleet {command}: {folder} is a file, not a folder "
-                        f"(fix: name a new folder, or an existing folder the {what}'s files may replace theirs in)"])
+        raise CliError(
+            [
+                f"gpufleet {command}: {folder} is a file, not a folder "
+                f"(fix: name a new folder, or an existing folder the {what}'s files may replace theirs in)"
+            ]
+        )
     return virtualenv or current_virtualenv()
 
 
@@ -70,8 +77,10 @@ def policy_pack(
     """Write the gang-safety policy pack folder: pulumi preview --policy-pack FOLDER."""
     venv = _target("policy-pack", folder, "pack", virtualenv)
     write(folder, venv)
-    typer.echo(f"wrote the gpufleet policy pack to {folder} (virtualenv: {venv or 'none: the python3 on PATH'}); "
-               f"use it with: pulumi preview --policy-pack {folder}")
+    typer.echo(
+        f"wrote the gpufleet policy pack to {folder} (virtualenv: {venv or 'none: the python3 on PATH'}); "
+        f"use it with: pulumi preview --policy-pack {folder}"
+    )
 
 
 def pulumi_package(
@@ -81,8 +90,10 @@ def pulumi_package(
     """Write GpuFleet's component package folder, for Pulumi programs in any language: pulumi package add FOLDER."""
     venv = _target("pulumi-package", folder, "package", virtualenv)
     write_files(folder, package_contents(venv))
-    typer.echo(f"wrote gpufleet's component package (gpufleet:index:GpuFleet) to {folder} "
-               f"(virtualenv: {venv or 'none: venv in the folder'}); add it to a Pulumi project with: pulumi package add {folder}")
+    typer.echo(
+        f"wrote gpufleet's component package (gpufleet:index:GpuFleet) to {folder} "
+        f"(virtualenv: {venv or 'none: venv in the folder'}); add it to a Pulumi project with: pulumi package add {folder}"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -48,16 +48,22 @@ def _charts(fleet: Fleet) -> list[str]:
 
 def apply_hint(fleet: Fleet, rendered: Rendered, files: dict[str, str], out: Path) -> list[str]:
     """The lines after ``wrote N files``: what ``kubectl apply -f out`` needs first, and which files are the charts'."""
-    lines = [f"before `kubectl apply -f {out}`: install the engines' Helm charts ({', '.join(_charts(fleet))}), "
-             "which bring the CRDs these files use (a plain apply of a Queue or ClusterQueue fails without them)"]
+    lines = [
+        f"before `kubectl apply -f {out}`: install the engines' Helm charts ({', '.join(_charts(fleet))}), "
+        "which bring the CRDs these files use (a plain apply of a Queue or ClusterQueue fails without them)"
+    ]
     context = context_config_map(fleet, rendered.context)
     if context is not None:
-        lines[0] += (f", and create the namespace {fleet.controller.namespace} ({', '.join(_named(files, [context]))} "
-                     "goes there; the admission controller itself is deployed by the Pulumi stack, not rendered)")
+        lines[0] += (
+            f", and create the namespace {fleet.controller.namespace} ({', '.join(_named(files, [context]))} "
+            "goes there; the admission controller itself is deployed by the Pulumi stack, not rendered)"
+        )
     owned = _named(files, engine_config_maps(fleet))
     if owned:
-        lines.append(f"the charts own {', '.join(owned)}: applying them replaces the ConfigMaps the charts installed "
-                     "with gpufleet's configuration (restart the Kueue controller to load it; a later helm upgrade may put the "
-                     "chart's back): leave them out if the charts are configured elsewhere")
+        lines.append(
+            f"the charts own {', '.join(owned)}: applying them replaces the ConfigMaps the charts installed "
+            "with gpufleet's configuration (restart the Kueue controller to load it; a later helm upgrade may put the "
+            "chart's back): leave them out if the charts are configured elsewhere"
+        )
     lines.append("`pulumi up` does all of this in order (README, \"Applying it with the Pulumi CLI\")")
     return lines

@@ -23,8 +23,12 @@ from gpufleet.cli import inputs
 from gpufleet.cli.exits import INVALID, USAGE, CliError, guarded
 from gpufleet.yamlin.errors import ModelError
 
-sandbox = typer.Typer(name="sandbox", no_args_is_help=True, add_completion=False,
-                      help="A local control plane with the real Kueue and Volcano (host processes on 127.0.0.1).")
+sandbox = typer.Typer(
+    name="sandbox",
+    no_args_is_help=True,
+    add_completion=False,
+    help="A local control plane with the real Kueue and Volcano (host processes on 127.0.0.1).",
+)
 
 DIR_HELP = "The sandbox's folder (default: $GPUFLEET_SANDBOX_DIR or ~/.local/state/gpufleet/sandbox)."
 
@@ -44,31 +48,50 @@ def _dir(directory: Optional[Path]) -> Path:
     return (directory or default_dir()).resolve()
 
 
-def build(engines: Optional[List[str]] = typer.Argument(None, help="Engines to build (default: all but the opt-in ones, e.g. pulumi-yaml, built when named).")) -> None:
+def build(
+    engines: Optional[List[str]] = typer.Argument(
+        None, help="Engines to build (default: all but the opt-in ones, e.g. pulumi-yaml, built when named)."
+    ),
+) -> None:
     """Build the engines from their Go modules into the cache (a second run builds nothing)."""
     from gpufleet.sandbox.engines import BUILD, cache_dir
     from gpufleet.sandbox.needs import GO, disk_line
 
     done = subprocess.run(["bash", str(BUILD), *(engines or [])], check=False)
     if done.returncode != 0:
-        raise _fail(f"{BUILD} exited {done.returncode} (fix: read its output above; {GO} and the Go module proxy are "
-                    f"needed; {disk_line(cache_dir())})", USAGE)
+        raise _fail(
+            f"{BUILD} exited {done.returncode} (fix: read its output above; {GO} and the Go module proxy are "
+            f"needed; {disk_line(cache_dir())})",
+            USAGE,
+        )
 
 
-def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. stacks/dev.fleet.yaml; the CLI's model rule when omitted)."),
-       directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
-       pods_ready_timeout: Optional[str] = typer.Option(
-           None, "--pods-ready-timeout", metavar="DURATION", help="Override Kueue's waitForPodsReady.timeout (e.g. 30s), to see evictions fast."),
-       no_controller: bool = typer.Option(False, "--no-controller", help="Do not start the gang-admission controller."),
-       engines_only: bool = typer.Option(
-           False, "--engines-only", help="Start the engines and the controller's backend only; `pulumi up` applies the rest "
-                                         "(prints the stack config to set).")) -> None:
+def up(
+    model: Optional[Path] = typer.Argument(
+        None, help="The fleet model (e.g. stacks/dev.fleet.yaml; the CLI's model rule when omitted)."
+    ),
+    directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
+    pods_ready_timeout: Optional[str] = typer.Option(
+        None,
+        "--pods-ready-timeout",
+        metavar="DURATION",
+        help="Override Kueue's waitForPodsReady.timeout (e.g. 30s), to see evictions fast.",
+    ),
+    no_controller: bool = typer.Option(False, "--no-controller", help="Do not start the gang-admission controller."),
+    engines_only: bool = typer.Option(
+        False,
+        "--engines-only",
+        help="Start the engines and the controller's backend only; `pulumi up` applies the rest "
+        "(prints the stack config to set).",
+    ),
+) -> None:
     """Start the sandbox for MODEL (or reuse the one running) and print its kubeconfig path."""
     from gpufleet.model import load_model
     from gpufleet.sandbox.kube import WaitTimeout
     from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
-    from gpufleet.sandbox.up import Options, SandboxRunning, up as start
+    from gpufleet.sandbox.up import Options, SandboxRunning
+    from gpufleet.sandbox.up import up as start
 
     try:
         path = inputs.model_file(model)
@@ -79,8 +102,9 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
     except ModelError as exc:
         raise _fail(exc.lines(), INVALID) from None
     try:
-        state = start(fleet, str(path), _dir(directory),
-                      Options(pods_ready_timeout, not no_controller, engines_only=engines_only))
+        state = start(
+            fleet, str(path), _dir(directory), Options(pods_ready_timeout, not no_controller, engines_only=engines_only)
+        )
     except SandboxUnavailable as exc:
         raise _fail(str(exc), USAGE) from None
     except SandboxRunning as exc:
@@ -92,13 +116,19 @@ def up(model: Optional[Path] = typer.Argument(None, help="The fleet model (e.g. 
         typer.echo(f"pulumi config set {key} {value}", err=True)
 
 
-def status(directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
-           format: Format = typer.Option(Format.text, "--format", help="text or json.")) -> None:
+def status(
+    directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
+    format: Format = typer.Option(Format.text, "--format", help="text or json."),
+) -> None:
     """What runs in the sandbox: its kubeconfig and each process with its PID and state."""
     from gpufleet.sandbox.state import load
 
     state = load(_dir(directory))
-    doc = state.status() if state else {"state": "absent", "dir": str(_dir(directory)), "kubeconfig": None, "processes": []}
+    doc = (
+        state.status()
+        if state
+        else {"state": "absent", "dir": str(_dir(directory)), "kubeconfig": None, "processes": []}
+    )
     if format is Format.json:
         typer.echo(json.dumps(doc, indent=2))
     else:
@@ -111,10 +141,13 @@ def status(directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR"
         raise typer.Exit(INVALID)
 
 
-def down(directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
-         keep: bool = typer.Option(False, "--keep", help="Keep the folder (logs, etcd data).")) -> None:
+def down(
+    directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR", help=DIR_HELP),
+    keep: bool = typer.Option(False, "--keep", help="Keep the folder (logs, etcd data)."),
+) -> None:
     """Stop every sandbox process by its PID and remove the folder."""
-    from gpufleet.sandbox.state import down as stop, load
+    from gpufleet.sandbox.state import down as stop
+    from gpufleet.sandbox.state import load
 
     state = load(_dir(directory))
     if state is None:

@@ -37,8 +37,12 @@ def check(path: Path) -> tuple[Fleet | None, list[Issue]]:
 
 
 def counts(fleet: Fleet) -> dict[str, int]:
-    return {"pools": len(fleet.pools), "teams": len(fleet.teams), "cohorts": len(fleet.cohorts),
-            "priorityClasses": len(fleet.priority_classes)}
+    return {
+        "pools": len(fleet.pools),
+        "teams": len(fleet.teams),
+        "cohorts": len(fleet.cohorts),
+        "priorityClasses": len(fleet.priority_classes),
+    }
 
 
 def _issue(issue: Issue) -> dict[str, Any]:
@@ -47,26 +51,63 @@ def _issue(issue: Issue) -> dict[str, Any]:
 
 
 def to_json(path: Path, fleet: Fleet | None, issues: list[Issue]) -> str:
-    return json.dumps({"model": str(path), "valid": not issues, "counts": counts(fleet) if fleet else None,
-                       "issues": [_issue(i) for i in issues]}, indent=2) + "\n"
+    return (
+        json.dumps(
+            {
+                "model": str(path),
+                "valid": not issues,
+                "counts": counts(fleet) if fleet else None,
+                "issues": [_issue(i) for i in issues],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def to_sarif(path: Path, issues: list[Issue]) -> str:
     from gpufleet.lint.sarif import SCHEMA, VERSION, artifact_uri
 
     uri = artifact_uri(str(path), Path.cwd())
-    results = [{
-        "ruleId": RULE, "ruleIndex": 0, "level": "error",
-        "message": {"text": f"{i.path}: {i.message} (fix: {i.fix})" if i.fix else f"{i.path}: {i.message}"},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri},
-                                            "region": {"startLine": (i.at or (1, 1))[0], "startColumn": (i.at or (1, 1))[1]}}}],
-        "properties": {"path": str(i.path)},
-    } for i in issues]
-    driver = {"name": "gpufleet", "version": __version__, "informationUri": DOCS,
-              "rules": [{"id": RULE, "name": "FleetModel", "shortDescription": {"text": "The fleet model does not validate."},
-                         "fullDescription": {"text": "A field, reference or sum of the fleet model that gpufleet validate "
-                                                     "rejects (docs/model.md), at its line and column."},
-                         "helpUri": DOCS, "defaultConfiguration": {"level": "error"}}]}
-    document = {"$schema": SCHEMA, "version": VERSION,
-                "runs": [{"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}]}
+    results = [
+        {
+            "ruleId": RULE,
+            "ruleIndex": 0,
+            "level": "error",
+            "message": {"text": f"{i.path}: {i.message} (fix: {i.fix})" if i.fix else f"{i.path}: {i.message}"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri},
+                        "region": {"startLine": (i.at or (1, 1))[0], "startColumn": (i.at or (1, 1))[1]},
+                    }
+                }
+            ],
+            "properties": {"path": str(i.path)},
+        }
+        for i in issues
+    ]
+    driver = {
+        "name": "gpufleet",
+        "version": __version__,
+        "informationUri": DOCS,
+        "rules": [
+            {
+                "id": RULE,
+                "name": "FleetModel",
+                "shortDescription": {"text": "The fleet model does not validate."},
+                "fullDescription": {
+                    "text": "A field, reference or sum of the fleet model that gpufleet validate "
+                    "rejects (docs/model.md), at its line and column."
+                },
+                "helpUri": DOCS,
+                "defaultConfiguration": {"level": "error"},
+            }
+        ],
+    }
+    document = {
+        "$schema": SCHEMA,
+        "version": VERSION,
+        "runs": [{"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}],
+    }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

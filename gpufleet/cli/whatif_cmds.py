@@ -41,9 +41,13 @@ class DefaultRun(ReadmeGroup):
         return super().parse_args(ctx, args)
 
 
-whatif = typer.Typer(name=COMMAND, cls=DefaultRun, no_args_is_help=True,
-                     help="Replay a job trace on the real engines under two quota models: gpufleet whatif BASE NEW --trace FILE "
-                          "(or MODEL --git REF --trace FILE); `gpufleet whatif trace` writes traces.")
+whatif = typer.Typer(
+    name=COMMAND,
+    cls=DefaultRun,
+    no_args_is_help=True,
+    help="Replay a job trace on the real engines under two quota models: gpufleet whatif BASE NEW --trace FILE "
+    "(or MODEL --git REF --trace FILE); `gpufleet whatif trace` writes traces.",
+)
 trace_app = typer.Typer(name="trace", no_args_is_help=True, help="Write traces: synth from a model, from-cluster.")
 whatif.add_typer(trace_app)
 
@@ -53,8 +57,14 @@ def _models(base: Path, new: Optional[Path], git: Optional[str]):
     from gpufleet.model import load_model
 
     if (git is None) == (new is None):
-        raise loading.fail(["needs two models or one with --git (fix: gpufleet whatif BASE NEW --trace FILE, or "
-                            "gpufleet whatif MODEL --git origin/main --trace FILE)"], USAGE, COMMAND)
+        raise loading.fail(
+            [
+                "needs two models or one with --git (fix: gpufleet whatif BASE NEW --trace FILE, or "
+                "gpufleet whatif MODEL --git origin/main --trace FILE)"
+            ],
+            USAGE,
+            COMMAND,
+        )
     try:
         base, new = inputs.model_file(base), (inputs.model_file(new) if new is not None else None)
     except CliError as exc:
@@ -73,12 +83,16 @@ def _print(doc: dict) -> None:
     from gpufleet.whatif import report
 
     console = table_console()
-    console.print(f"[bold]whatif: {doc['models']['base']} -> {doc['models']['new']}[/bold] "
-                  f"(time scale {doc['timeScale']:g}, {doc['repeat']} replay(s) a model; times in trace seconds)")
+    console.print(
+        f"[bold]whatif: {doc['models']['base']} -> {doc['models']['new']}[/bold] "
+        f"(time scale {doc['timeScale']:g}, {doc['repeat']} replay(s) a model; times in trace seconds)"
+    )
     console.print(table(None, report.HEADER, report.rows(doc), right=("base", "new", "change")))
     for side in ("base", "new"):
-        scaled = ", ".join(f"{s['name'].rsplit('.', 1)[-1]} {s['traceSeconds']:g} s -> {s['wallSeconds']:g} s"
-                           for s in doc["scaled"][side])
+        scaled = ", ".join(
+            f"{s['name'].rsplit('.', 1)[-1]} {s['traceSeconds']:g} s -> {s['wallSeconds']:g} s"
+            for s in doc["scaled"][side]
+        )
         console.print(f"{side}: scaled durations: {scaled or '-'}", markup=False)
     for kind, as_ in sorted(doc["replayedAs"].items()):
         console.print(f"{kind} replayed as {as_} (docs/whatif.md)", markup=False)
@@ -86,26 +100,33 @@ def _print(doc: dict) -> None:
         console.print(f"warning: {warning}", markup=False)
 
 
-def run(base: Path = typer.Argument(..., help="The base model (or, with --git, the model to compare with its revision)."),
-        new: Optional[Path] = typer.Argument(None, help="The new model (omit with --git)."),
-        trace: Path = typer.Option(..., "--trace", metavar="FILE", help="The job trace (JSON Lines, docs/whatif.md)."),
-        git: Optional[str] = typer.Option(None, "--git", metavar="REF", help="Compare MODEL with itself at this revision."),
-        time_scale: float = typer.Option(60.0, "--time-scale", metavar="K", help="Trace seconds per wall second."),
-        horizon: Optional[str] = typer.Option(None, "--horizon", metavar="DURATION",
-                                              help="Stop after this much trace time (default: twice the trace's span)."),
-        repeat: int = typer.Option(1, "--repeat", min=1, max=10, help="Replays per model; the JSON gives the spread."),
-        output: str = typer.Option("text", "--format", "-f", metavar="text|json|markdown", help="text, json or markdown."),
-        plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png", help="Also draw the report."),
-        directory: Optional[Path] = typer.Option(None, "--dir", metavar="DIR",
-                                                 help="Where the sandboxes run (default: a temporary folder)."),
-        controller: bool = typer.Option(False, "--controller", help="Run the gang-admission controller too."),
-        dry_run: bool = typer.Option(False, "--dry-run", help="Check the models, trace and time scale; replay nothing.")) -> None:
+def run(
+    base: Path = typer.Argument(..., help="The base model (or, with --git, the model to compare with its revision)."),
+    new: Optional[Path] = typer.Argument(None, help="The new model (omit with --git)."),
+    trace: Path = typer.Option(..., "--trace", metavar="FILE", help="The job trace (JSON Lines, docs/whatif.md)."),
+    git: Optional[str] = typer.Option(None, "--git", metavar="REF", help="Compare MODEL with itself at this revision."),
+    time_scale: float = typer.Option(60.0, "--time-scale", metavar="K", help="Trace seconds per wall second."),
+    horizon: Optional[str] = typer.Option(
+        None, "--horizon", metavar="DURATION", help="Stop after this much trace time (default: twice the trace's span)."
+    ),
+    repeat: int = typer.Option(1, "--repeat", min=1, max=10, help="Replays per model; the JSON gives the spread."),
+    output: str = typer.Option("text", "--format", "-f", metavar="text|json|markdown", help="text, json or markdown."),
+    plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png", help="Also draw the report."),
+    directory: Optional[Path] = typer.Option(
+        None, "--dir", metavar="DIR", help="Where the sandboxes run (default: a temporary folder)."
+    ),
+    controller: bool = typer.Option(False, "--controller", help="Run the gang-admission controller too."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the models, trace and time scale; replay nothing."),
+) -> None:
     """Replay a job trace on the real engines under BASE and NEW and compare what each team gets."""
-    from gpufleet.whatif import jobs as jobmod, report, timescale
+    from gpufleet.whatif import jobs as jobmod
+    from gpufleet.whatif import report, timescale
     from gpufleet.whatif.trace import TraceError, load_trace
 
     if output not in FORMATS:
-        raise loading.fail([f"--format {output!r} is not known (fix: choose one of {', '.join(FORMATS)})"], USAGE, COMMAND)
+        raise loading.fail(
+            [f"--format {output!r} is not known (fix: choose one of {', '.join(FORMATS)})"], USAGE, COMMAND
+        )
     (base_name, before), (new_name, after) = _models(base, new, git)
     try:
         inputs.file_in(trace, "trace file", "pass the JSON Lines trace: gpufleet whatif trace synth MODEL -o FILE")
@@ -124,19 +145,23 @@ def run(base: Path = typer.Argument(..., help="The base model (or, with --git, t
         raise loading.fail([f"--horizon {horizon!r}: {exc}"], USAGE, COMMAND) from None
     replayed_as = jobmod.substitutions(job.kind for job in loaded.jobs)
     if dry_run:
-        typer.echo(f"would replay {len(loaded.jobs)} job(s) at time scale {time_scale:g} until {until:g} trace s "
-                   f"({until / time_scale:.0f} wall s a replay), {repeat} time(s) on each of {base_name} and {new_name}")
+        typer.echo(
+            f"would replay {len(loaded.jobs)} job(s) at time scale {time_scale:g} until {until:g} trace s "
+            f"({until / time_scale:.0f} wall s a replay), {repeat} time(s) on each of {base_name} and {new_name}"
+        )
         return
     if plot is not None:
         try:
             import matplotlib  # noqa: F401 - checked before an hour of replay, not after
         except ImportError:
-            raise loading.fail(["--plot needs matplotlib (fix: pip install 'gpufleet[whatif]', or leave out --plot)"],
-                               USAGE, COMMAND) from None
+            raise loading.fail(
+                ["--plot needs matplotlib (fix: pip install 'gpufleet[whatif]', or leave out --plot)"], USAGE, COMMAND
+            ) from None
     logs = _replay([(base_name, before), (new_name, after)], loaded, time_scale, until, repeat, directory, controller)
     doc = report.to_json(logs[0], logs[1], replayed_as)
     if plot is not None:
         from gpufleet.whatif import plot as drawing
+
         drawing.draw(logs[0][0], logs[1][0], plot)
     if output == "json":
         typer.echo(json.dumps(doc, indent=2))
@@ -162,8 +187,10 @@ def _replay(models, loaded, k: float, until: float, repeat: int, directory: Opti
             logs = []
             for i in range(repeat):
                 task = bar.add_task(f"{side} {i + 1}/{repeat}: starting a sandbox", total=len(loaded.jobs))
+
                 def tick(now, done, total, task=task, side=side, i=i):
                     bar.update(task, completed=done, description=f"{side} {i + 1}/{repeat}: trace {now / 3600:.2f} h")
+
                 try:
                     logs.append(replay(fleet, name, loaded, root / f"{side}-{i}", options, tick))
                 except SandboxUnavailable as exc:
@@ -174,11 +201,13 @@ def _replay(models, loaded, k: float, until: float, repeat: int, directory: Opti
     return out
 
 
-def synth(model: Path = typer.Argument(..., help="The fleet model whose teams submit."),
-          jobs: int = typer.Option(100, "--jobs", min=1, max=100_000, help="How many jobs."),
-          hours: float = typer.Option(24.0, "--hours", min=0.01, help="Over how many trace hours."),
-          seed: int = typer.Option(1, "--seed", help="The generator's seed: the same seed, the same trace."),
-          out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (default: stdout).")) -> None:
+def synth(
+    model: Path = typer.Argument(..., help="The fleet model whose teams submit."),
+    jobs: int = typer.Option(100, "--jobs", min=1, max=100_000, help="How many jobs."),
+    hours: float = typer.Option(24.0, "--hours", min=0.01, help="Over how many trace hours."),
+    seed: int = typer.Option(1, "--seed", help="The generator's seed: the same seed, the same trace."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (default: stdout)."),
+) -> None:
     """Write a seeded synthetic trace whose team mix comes from MODEL (docs/whatif.md lists the distributions)."""
     from gpufleet.whatif.synth import synth as make
     from gpufleet.whatif.trace import dump_trace
@@ -186,16 +215,23 @@ def synth(model: Path = typer.Argument(..., help="The fleet model whose teams su
     _, fleet = loading.model(model, COMMAND)
     made = make(fleet, jobs, hours, seed)
     if not made:
-        raise loading.fail([f"{model}: no team has GPU quota on a Kueue or Volcano pool (fix: give a team quota)"],
-                           INVALID, COMMAND)
+        raise loading.fail(
+            [f"{model}: no team has GPU quota on a Kueue or Volcano pool (fix: give a team quota)"], INVALID, COMMAND
+        )
     _write(dump_trace(made), out)
 
 
-def from_cluster(files: List[Path] = typer.Argument(..., help="`kubectl get workloads.kueue.x-k8s.io -A -o json` "
-                                                               "and `kubectl get jobs.batch.volcano.sh -A -o json` output."),
-                 time_scale: float = typer.Option(1.0, "--time-scale", metavar="K",
-                                                  help="Multiply every time by K (an export of a replay at K)."),
-                 out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (default: stdout).")) -> None:
+def from_cluster(
+    files: List[Path] = typer.Argument(
+        ...,
+        help="`kubectl get workloads.kueue.x-k8s.io -A -o json` "
+        "and `kubectl get jobs.batch.volcano.sh -A -o json` output.",
+    ),
+    time_scale: float = typer.Option(
+        1.0, "--time-scale", metavar="K", help="Multiply every time by K (an export of a replay at K)."
+    ),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (default: stdout)."),
+) -> None:
     """Write a trace from a cluster's finished Kueue Workloads and Volcano Jobs."""
     from gpufleet.whatif.fromcluster import load_exports
     from gpufleet.whatif.trace import dump_trace
@@ -207,8 +243,14 @@ def from_cluster(files: List[Path] = typer.Argument(..., help="`kubectl get work
     for why, count in sorted(imported.skipped.items()):
         typer.echo(f"left out {count}: {why}", err=True)
     if not imported.jobs:
-        raise loading.fail([f"{', '.join(map(str, files))}: no finished Workload or Volcano Job (fix: export a cluster's "
-                            "history, see docs/whatif.md)"], INVALID, COMMAND)
+        raise loading.fail(
+            [
+                f"{', '.join(map(str, files))}: no finished Workload or Volcano Job (fix: export a cluster's "
+                "history, see docs/whatif.md)"
+            ],
+            INVALID,
+            COMMAND,
+        )
     _write(dump_trace(imported.jobs), out)
 
 

@@ -27,8 +27,8 @@ import orjson
 from celpy import celtypes
 
 from gpufleet.crdschema.celext import EVAL_ERRORS, NO_VALUE, compile_program, to_cel
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.yamlin.errors import Issue
 
 _OLD_SELF = re.compile(r"\boldSelf\b")
 _DATA_ERRORS = ("no such member", "no such key", "index out of", "list index out of range")
@@ -99,9 +99,9 @@ class RuleNode:
     """The rules declared at one schema node and the children that carry rules."""
 
     rules: list[CelRule] = field(default_factory=list)
-    props: dict[str, "RuleNode"] = field(default_factory=dict)
-    additional: "RuleNode | None" = None
-    items: "RuleNode | None" = None
+    props: dict[str, RuleNode] = field(default_factory=dict)
+    additional: RuleNode | None = None
+    items: RuleNode | None = None
 
     def walk(self) -> list[CelRule]:
         out = list(self.rules)
@@ -115,7 +115,11 @@ def build(schema: dict[str, Any], crd: str, path: FieldPath = ROOT) -> RuleNode 
     """The rule tree of ``schema`` (``None`` when no rule is declared anywhere below)."""
     if not isinstance(schema, dict):
         return None
-    node = RuleNode(rules=[_compile(spec, schema, crd, str(path) or "(root)") for spec in schema.get("x-kubernetes-validations") or []])
+    node = RuleNode(
+        rules=[
+            _compile(spec, schema, crd, str(path) or "(root)") for spec in schema.get("x-kubernetes-validations") or []
+        ]
+    )
     for name, sub in (schema.get("properties") or {}).items():
         child = build(sub, crd, path.child(name))
         if child is not None:
@@ -130,8 +134,16 @@ def build(schema: dict[str, Any], crd: str, path: FieldPath = ROOT) -> RuleNode 
 
 def _compile(spec: dict[str, Any], schema: dict[str, Any], crd: str, path: str) -> CelRule:
     text = str(spec.get("rule", ""))
-    rule = CelRule(crd, path, text, schema, message=str(spec.get("message") or ""), field_path=str(spec.get("fieldPath") or ""),
-                   transition=bool(_OLD_SELF.search(text)), optional_old_self=bool(spec.get("optionalOldSelf")))
+    rule = CelRule(
+        crd,
+        path,
+        text,
+        schema,
+        message=str(spec.get("message") or ""),
+        field_path=str(spec.get("fieldPath") or ""),
+        transition=bool(_OLD_SELF.search(text)),
+        optional_old_self=bool(spec.get("optionalOldSelf")),
+    )
     try:
         rule.program = compile_program(text)
         if spec.get("messageExpression"):
@@ -160,7 +172,9 @@ def _root_view(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": {k: meta[k] for k in ("name", "generateName") if k in meta}}
 
 
-def _visit(node: RuleNode, value: Any, path: tuple[str | int, ...], memo: dict[Any, Any], record: Recorder, issues: list[Issue]) -> None:
+def _visit(
+    node: RuleNode, value: Any, path: tuple[str | int, ...], memo: dict[Any, Any], record: Recorder, issues: list[Issue]
+) -> None:
     if node.rules:
         _run_rules(node.rules, value, path, memo, record, issues)
     if isinstance(value, dict):
@@ -173,8 +187,14 @@ def _visit(node: RuleNode, value: Any, path: tuple[str | int, ...], memo: dict[A
             _visit(node.items, item, (*path, index), memo, record, issues)
 
 
-def _run_rules(rules: list[CelRule], value: Any, path: tuple[str | int, ...], memo: dict[Any, Any], record: Recorder,
-               issues: list[Issue]) -> None:
+def _run_rules(
+    rules: list[CelRule],
+    value: Any,
+    path: tuple[str | int, ...],
+    memo: dict[Any, Any],
+    record: Recorder,
+    issues: list[Issue],
+) -> None:
     where = FieldPath.of(*path)
     cel_value: Any = None
     fingerprint: bytes | None = b""
@@ -202,7 +222,13 @@ def _run_rules(rules: list[CelRule], value: Any, path: tuple[str | int, ...], me
             record(Unsupported(rule.crd, rule.schema_path, rule.rule, detail))
         elif not passed:
             text = f"{message} ({detail})" if detail else message
-            issues.append(Issue(_with_field_path(where, rule.field_path), text, f"change the value so that the CRD rule holds: {rule.rule}"))
+            issues.append(
+                Issue(
+                    _with_field_path(where, rule.field_path),
+                    text,
+                    f"change the value so that the CRD rule holds: {rule.rule}",
+                )
+            )
 
 
 def _with_field_path(where: FieldPath, field_path: str) -> FieldPath | str:
@@ -225,7 +251,13 @@ def crd_field_path(text: str) -> FieldPath:
         if step is None:
             break
         name, index, single, double = step.groups()
-        path = path.child(name) if name else path.index(int(index)) if index else path.key(single if single is not None else double)
+        path = (
+            path.child(name)
+            if name
+            else path.index(int(index))
+            if index
+            else path.key(single if single is not None else double)
+        )
         at = step.end()
     return path
 

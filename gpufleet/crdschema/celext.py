@@ -68,8 +68,11 @@ def _trim(text: Any) -> Any:
 
 
 def _ascii_case(upper: bool) -> Any:
-    table = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ") if upper else \
-        str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    table = (
+        str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        if upper
+        else str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    )
     return lambda text: celtypes.StringType(str(text).translate(table))
 
 
@@ -85,10 +88,17 @@ def _index_of(items: Any, item: Any) -> Any:
     return celtypes.IntType(-1)
 
 
-SHIMS: dict[str, Any] = {"sum": _sum, "hasValue": _has_value, "orValue": _or_value, "trim": _trim,
-                         "upperAscii": _ascii_case(True), "lowerAscii": _ascii_case(False), "indexOf": _index_of,
-                         "replace": _replace,
-                         **QUANTITY_FUNCTIONS}
+SHIMS: dict[str, Any] = {
+    "sum": _sum,
+    "hasValue": _has_value,
+    "orValue": _or_value,
+    "trim": _trim,
+    "upperAscii": _ascii_case(True),
+    "lowerAscii": _ascii_case(False),
+    "indexOf": _index_of,
+    "replace": _replace,
+    **QUANTITY_FUNCTIONS,
+}
 """Kubernetes CEL extension functions registered on top of cel-python (the strings library's ``trim``,
 ``upperAscii``, ``lowerAscii``, ``replace``, the lists library's ``indexOf`` and the quantity library serve the admission
 policies' expressions, :mod:`gpufleet.rules.celform`)."""

@@ -160,8 +160,16 @@ def sub(q: Any, other: Any) -> Quantity:
 
 
 FUNCTIONS: dict[str, Any] = {
-    "quantity": quantity, "isQuantity": is_quantity, "isInteger": is_integer, "asInteger": as_integer,
-    "asApproximateFloat": as_approximate_float, "sign": sign, "compareTo": compare_to,
-    "isGreaterThan": is_greater_than, "isLessThan": is_less_than, "add": add, "sub": sub,
+    "quantity": quantity,
+    "isQuantity": is_quantity,
+    "isInteger": is_integer,
+    "asInteger": as_integer,
+    "asApproximateFloat": as_approximate_float,
+    "sign": sign,
+    "compareTo": compare_to,
+    "isGreaterThan": is_greater_than,
+    "isLessThan": is_less_than,
+    "add": add,
+    "sub": sub,
 }
 """The library's functions by CEL name (member functions take the receiver first, as cel-python calls them)."""

@@ -37,13 +37,15 @@ import celpy.evaluation
 import lark
 
 _RUNTIME_TYPING = ("Callable", "Dict", "Iterable", "Iterator", "List", "Optional", "Tuple", "Type", "Union")
-_PASS_THROUGH = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member"})
+_PASS_THROUGH = frozenset(
+    {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member"}
+)
 
 
 class _Erased:
     """Stands in for ``typing`` generics whose only run-time use is inside ``cast``."""
 
-    def __getitem__(self, _item: Any) -> "_Erased":
+    def __getitem__(self, _item: Any) -> _Erased:
         return self
 
 
@@ -69,11 +71,11 @@ EVAL_ERRORS: tuple[type[Exception], ...] = (celpy.evaluation.CELEvalError, evalu
 class _Evaluator(evaluation().Evaluator):  # type: ignore[misc]  # a base made at import time (the private copy)
     """cel-python's evaluator, binding macro variables in a child scope instead of a deep copy."""
 
-    def set_activation(self, values: Any) -> "_Evaluator":
+    def set_activation(self, values: Any) -> _Evaluator:
         self.activation = self.base_activation.nested_activation(vars=values)
         return self
 
-    def sub_evaluator(self, ast: Any) -> "_Evaluator":
+    def sub_evaluator(self, ast: Any) -> _Evaluator:
         return _Evaluator(ast, activation=self.activation)
 
     def conditionalor(self, tree: lark.Tree) -> Any:
@@ -93,16 +95,24 @@ class _Evaluator(evaluation().Evaluator):  # type: ignore[misc]  # a base made a
         try:
             return self.activation.resolve_function(name)(left, right)
         except TypeError as ex:
-            value = evaluation().CELEvalError(f"found no matching overload for {name} applied to "
-                                              f"'({type(left)}, {type(right)})'", ex.__class__, ex.args, tree=tree)
+            value = evaluation().CELEvalError(
+                f"found no matching overload for {name} applied to '({type(left)}, {type(right)})'",
+                ex.__class__,
+                ex.args,
+                tree=tree,
+            )
             value.__cause__ = ex
             return value
 
 
 def collapse(tree: Any) -> Any:
     """Drop the one-child grammar levels the evaluator only passes a value through."""
-    while isinstance(tree, lark.Tree) and tree.data in _PASS_THROUGH and len(tree.children) == 1 \
-            and isinstance(tree.children[0], lark.Tree):
+    while (
+        isinstance(tree, lark.Tree)
+        and tree.data in _PASS_THROUGH
+        and len(tree.children) == 1
+        and isinstance(tree.children[0], lark.Tree)
+    ):
         tree = tree.children[0]
     if isinstance(tree, lark.Tree):
         tree.children = [collapse(child) for child in tree.children]

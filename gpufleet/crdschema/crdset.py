@@ -46,7 +46,7 @@ class CrdSet:
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def load(cls, path: str | Path) -> "CrdSet":
+    def load(cls, path: str | Path) -> CrdSet:
         """Every served CRD version under ``path`` (a directory, read recursively, or one file)."""
         crds = cls()
         for file in loader.crd_files(Path(path)):
@@ -54,7 +54,7 @@ class CrdSet:
         return crds
 
     @classmethod
-    def from_documents(cls, documents: Iterable[Any], source: str = "<memory>") -> "CrdSet":
+    def from_documents(cls, documents: Iterable[Any], source: str = "<memory>") -> CrdSet:
         """CRDs given as parsed YAML documents (non-CRD documents are skipped)."""
         crds = cls()
         crds.add(loader.from_documents(documents, source))
@@ -94,8 +94,13 @@ class CrdSet:
         schema_issues, blocking = structural.structural_issues(compiled.validator, stored, crd.label)
         issues += schema_issues
         if blocking and compiled.rules is not None:
-            issues.append(Issue("(root)", "some CEL validation rules were not checked because the object was invalid",
-                                "correct the errors above to complete validation"))
+            issues.append(
+                Issue(
+                    "(root)",
+                    "some CEL validation rules were not checked because the object was invalid",
+                    "correct the errors above to complete validation",
+                )
+            )
         elif not blocking:
             issues += cel.check(compiled.rules, stored, self._memo, self._record)
         return _unique(issues)

@@ -15,9 +15,9 @@ from typing import Any, Iterable
 
 import yaml
 
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.yamlin import yamlio
 from gpufleet.yamlin.errors import Issue, ModelError
-from gpufleet.kubetypes.fieldpath import FieldPath
 
 Key = tuple[str, str, str]
 
@@ -58,11 +58,15 @@ def read_file(path: Path) -> list[CrdVersion]:
         text = path.read_text(encoding="utf-8")
         documents = [doc.value for doc in yamlio.load_documents(text)]
     except (OSError, UnicodeDecodeError) as exc:
-        raise ModelError(str(path), [Issue("", f"cannot read the file: {exc}", "check the path and its permissions")]) from exc
+        raise ModelError(
+            str(path), [Issue("", f"cannot read the file: {exc}", "check the path and its permissions")]
+        ) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
-        raise ModelError(str(path), [Issue(where, f"malformed YAML: {getattr(exc, 'problem', exc)}", "fix the YAML syntax")]) from exc
+        raise ModelError(
+            str(path), [Issue(where, f"malformed YAML: {getattr(exc, 'problem', exc)}", "fix the YAML syntax")]
+        ) from exc
     return from_documents(documents, str(path))
 
 
@@ -79,8 +83,13 @@ def from_documents(documents: Iterable[Any], source: str) -> list[CrdVersion]:
         try:
             out.extend(_versions(doc, source))
         except (KeyError, TypeError, AttributeError) as exc:
-            issues.append(Issue(FieldPath.of("documents", index), f"not a well-formed CustomResourceDefinition (missing or bad {exc})",
-                                "give spec.group, spec.names.kind, spec.scope and spec.versions[].schema.openAPIV3Schema"))
+            issues.append(
+                Issue(
+                    FieldPath.of("documents", index),
+                    f"not a well-formed CustomResourceDefinition (missing or bad {exc})",
+                    "give spec.group, spec.names.kind, spec.scope and spec.versions[].schema.openAPIV3Schema",
+                )
+            )
     if issues:
         raise ModelError(source, issues)
     return out
@@ -95,8 +104,11 @@ def _items(documents: Iterable[Any]) -> Iterable[Any]:
 
 
 def _is_crd(doc: Any) -> bool:
-    return (isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition"
-            and str(doc.get("apiVersion", "")).startswith("apiextensions.k8s.io/"))
+    return (
+        isinstance(doc, dict)
+        and doc.get("kind") == "CustomResourceDefinition"
+        and str(doc.get("apiVersion", "")).startswith("apiextensions.k8s.io/")
+    )
 
 
 def _versions(doc: dict[str, Any], source: str) -> Iterable[CrdVersion]:

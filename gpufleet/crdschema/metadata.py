@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes.vocab import is_dns_label, is_dns_subdomain, is_label_value, is_qualified_name
+from gpufleet.yamlin.errors import Issue
 
 _META = ROOT.child("metadata")
-_SUBDOMAIN_HINT = "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters"
+_SUBDOMAIN_HINT = (
+    "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters"
+)
 
 
 def check(obj: dict[str, Any], kind: str, namespaced: bool) -> list[Issue]:
@@ -27,10 +29,21 @@ def check(obj: dict[str, Any], kind: str, namespaced: bool) -> list[Issue]:
     issues = _name_issues(meta)
     namespace = meta.get("namespace")
     if namespace not in (None, "") and not namespaced:
-        issues.append(Issue(_META.child("namespace"), f"{kind} is cluster-scoped; a namespace is not allowed", "remove metadata.namespace"))
+        issues.append(
+            Issue(
+                _META.child("namespace"),
+                f"{kind} is cluster-scoped; a namespace is not allowed",
+                "remove metadata.namespace",
+            )
+        )
     elif isinstance(namespace, str) and namespace and not is_dns_label(namespace):
-        issues.append(Issue(_META.child("namespace"), f"{namespace!r} is not a valid namespace (a DNS label)",
-                            "use lowercase letters, digits and '-', at most 63 characters"))
+        issues.append(
+            Issue(
+                _META.child("namespace"),
+                f"{namespace!r} is not a valid namespace (a DNS label)",
+                "use lowercase letters, digits and '-', at most 63 characters",
+            )
+        )
     issues += _map_issues(meta.get("labels"), _META.child("labels"), check_values=True)
     issues += _map_issues(meta.get("annotations"), _META.child("annotations"), check_values=False)
     return issues
@@ -43,7 +56,9 @@ def _name_issues(meta: dict[str, Any]) -> list[Issue]:
     if name and not (isinstance(name, str) and is_dns_subdomain(name)):
         return [Issue(_META.child("name"), f"{name!r} is not a valid name (a DNS subdomain)", f"use {_SUBDOMAIN_HINT}")]
     if not name and not (isinstance(generate, str) and is_dns_subdomain(generate.rstrip("-") or "x")):
-        return [Issue(_META.child("generateName"), f"{generate!r} is not a valid name prefix", f"use {_SUBDOMAIN_HINT}")]
+        return [
+            Issue(_META.child("generateName"), f"{generate!r} is not a valid name prefix", f"use {_SUBDOMAIN_HINT}")
+        ]
     return []
 
 
@@ -54,9 +69,20 @@ def _map_issues(values: Any, path: FieldPath, check_values: bool) -> list[Issue]
     for key, value in values.items():
         where = path.key(str(key))
         if not is_qualified_name(str(key)):
-            issues.append(Issue(where, f"{key!r} is not a valid key", "use [prefix/]name: name at most 63 characters of "
-                                "letters, digits, '-', '_' and '.'; prefix a DNS subdomain"))
+            issues.append(
+                Issue(
+                    where,
+                    f"{key!r} is not a valid key",
+                    "use [prefix/]name: name at most 63 characters of "
+                    "letters, digits, '-', '_' and '.'; prefix a DNS subdomain",
+                )
+            )
         elif check_values and not is_label_value(value):
-            issues.append(Issue(where, f"{value!r} is not a valid label value",
-                                "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"))
+            issues.append(
+                Issue(
+                    where,
+                    f"{value!r} is not a valid label value",
+                    "use at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit",
+                )
+            )
     return issues

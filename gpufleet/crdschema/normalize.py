@@ -16,14 +16,28 @@ import copy
 import difflib
 from typing import Any
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
 
-OBJECT_META = frozenset({
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
-    "ownerReferences", "finalizers", "managedFields",
-})
+OBJECT_META = frozenset(
+    {
+        "name",
+        "generateName",
+        "namespace",
+        "selfLink",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "ownerReferences",
+        "finalizers",
+        "managedFields",
+    }
+)
 _RESOURCE_KEYS = ("apiVersion", "kind", "metadata")
 
 
@@ -33,10 +47,18 @@ def normalize(schema: dict[str, Any], obj: dict[str, Any], label: str) -> tuple[
     return _walk(schema, obj, (), label, pruned, resource=True), pruned
 
 
-def _walk(schema: dict[str, Any], value: Any, path: tuple[str | int, ...], label: str,
-          pruned: list[Issue], resource: bool = False) -> Any:
+def _walk(
+    schema: dict[str, Any],
+    value: Any,
+    path: tuple[str | int, ...],
+    label: str,
+    pruned: list[Issue],
+    resource: bool = False,
+) -> Any:
     if isinstance(value, dict):
-        return _walk_object(schema, value, path, label, pruned, resource or bool(schema.get("x-kubernetes-embedded-resource")))
+        return _walk_object(
+            schema, value, path, label, pruned, resource or bool(schema.get("x-kubernetes-embedded-resource"))
+        )
     if isinstance(value, list):
         items = schema.get("items")
         if not isinstance(items, dict):
@@ -47,8 +69,14 @@ def _walk(schema: dict[str, Any], value: Any, path: tuple[str | int, ...], label
     return value
 
 
-def _walk_object(schema: dict[str, Any], value: dict[str, Any], path: tuple[str | int, ...], label: str,
-                 pruned: list[Issue], resource: bool) -> dict[str, Any]:
+def _walk_object(
+    schema: dict[str, Any],
+    value: dict[str, Any],
+    path: tuple[str | int, ...],
+    label: str,
+    pruned: list[Issue],
+    resource: bool,
+) -> dict[str, Any]:
     props: dict[str, Any] = schema.get("properties") or {}
     extra = schema.get("additionalProperties")
     keep_unknown = bool(schema.get("x-kubernetes-preserve-unknown-fields")) or extra is True
@@ -61,8 +89,14 @@ def _walk_object(schema: dict[str, Any], value: dict[str, Any], path: tuple[str 
         elif sub is None and not keep_unknown:
             pruned.append(_pruned_issue(here, key, props, label))
         elif item is None and sub is not None and not sub.get("nullable"):
-            pruned.append(Issue(FieldPath.of(*here), f"null is not allowed here (the field is not nullable in the {label} schema); "
-                                "the API server would silently drop it", "remove the field or give it a value"))
+            pruned.append(
+                Issue(
+                    FieldPath.of(*here),
+                    f"null is not allowed here (the field is not nullable in the {label} schema); "
+                    "the API server would silently drop it",
+                    "remove the field or give it a value",
+                )
+            )
         else:
             out[key] = item if sub is None else _walk(sub, item, here, label, pruned)
     for key, sub in props.items():
@@ -82,7 +116,11 @@ def _walk_metadata(meta: Any, path: tuple[str | int, ...], label: str, pruned: l
 
 def _pruned_issue(path: tuple[str | int, ...], key: str, known: dict[str, Any], label: str) -> Issue:
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    fix = f"did you mean {close[0]}? otherwise remove it" if close else "remove it (check the spelling and the apiVersion)"
+    fix = (
+        f"did you mean {close[0]}? otherwise remove it"
+        if close
+        else "remove it (check the spelling and the apiVersion)"
+    )
     return Issue(FieldPath.of(*path), f"field is not in the {label} schema; the API server would silently drop it", fix)
 
 

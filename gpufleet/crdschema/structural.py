@@ -22,8 +22,8 @@ from typing import Any, Iterator
 import jsonschema.validators
 from jsonschema import Draft4Validator, FormatChecker, ValidationError
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
 
 
 def _is_integer(_checker: Any, instance: Any) -> bool:
@@ -61,8 +61,9 @@ def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, 
         else:
             ident, shown = _hashable(item), repr(item)
         if ident in seen:
-            yield ValidationError(f"duplicate entry ({shown}; first at [{seen[ident]}])", validator="x-kubernetes-list-type",
-                                  path=[index])
+            yield ValidationError(
+                f"duplicate entry ({shown}; first at [{seen[ident]}])", validator="x-kubernetes-list-type", path=[index]
+            )
         else:
             seen[ident] = index
 
@@ -78,7 +79,15 @@ def _hashable(value: Any) -> Any:
 
 
 def _type_name(value: Any) -> str:
-    names = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object", type(None): "null"}
+    names = {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -127,13 +136,19 @@ def _to_issue(error: ValidationError, label: str) -> Issue:
         parts.append(missing)
         message, fix = "required field is missing", f"set {missing}"
     elif kind == "enum":
-        message, fix = f"{_short(error.instance)} is not one of {error.validator_value}", f"use one of {error.validator_value}"
+        message, fix = (
+            f"{_short(error.instance)} is not one of {error.validator_value}",
+            f"use one of {error.validator_value}",
+        )
     elif kind in ("anyOf", "oneOf"):
         types = [s.get("type") for s in error.validator_value if isinstance(s, dict)]  # type: ignore[union-attr]  # a list here
         if all(types):
             message = f"must be of type {' or '.join(map(str, types))}, got {_type_name(error.instance)}"
     elif kind == "format":
-        message, fix = f"{_short(error.instance)} is not a valid {error.validator_value}", "use an RFC 3339 timestamp such as 2026-01-31T12:00:00Z"
+        message, fix = (
+            f"{_short(error.instance)} is not a valid {error.validator_value}",
+            "use an RFC 3339 timestamp such as 2026-01-31T12:00:00Z",
+        )
     elif kind == "type":
         fix = f"write it as {error.validator_value}" if isinstance(error.validator_value, str) else fix
     elif kind == "x-kubernetes-list-type":

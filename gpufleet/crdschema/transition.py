@@ -19,8 +19,8 @@ from typing import Any
 
 from gpufleet.crdschema.cel import RuleNode, Unsupported, _root_view, _with_field_path
 from gpufleet.crdschema.celext import EVAL_ERRORS, to_cel
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
 
 
 def check_update(tree: RuleNode | None, old: dict[str, Any], new: dict[str, Any], record) -> list[Issue]:
@@ -43,8 +43,14 @@ def _visit(node: RuleNode, old: Any, new: Any, path: tuple, record, issues: list
             if child is not None:
                 _visit(child, old[key], item, (*path, key), record, issues)
     elif isinstance(new, list) and node.items is not None and any(r.transition for r in node.items.walk()):
-        record(Unsupported(node.items.rules[0].crd if node.items.rules else "", str(FieldPath.of(*path)) or "(root)",
-                           "transition rules inside list items", "list items are not correlated"))
+        record(
+            Unsupported(
+                node.items.rules[0].crd if node.items.rules else "",
+                str(FieldPath.of(*path)) or "(root)",
+                "transition rules inside list items",
+                "list items are not correlated",
+            )
+        )
 
 
 def _run(rule, old: Any, new: Any, path: tuple, record, issues: list[Issue]) -> None:
@@ -59,5 +65,10 @@ def _run(rule, old: Any, new: Any, path: tuple, record, issues: list[Issue]) -> 
     if not bool(passed):
         where = FieldPath.of(*path)
         message = rule.message or f"failed rule: {rule.rule}"
-        issues.append(Issue(_with_field_path(where, rule.field_path), message,
-                            f"this field cannot change in place (CRD rule: {rule.rule}); replace the object"))
+        issues.append(
+            Issue(
+                _with_field_path(where, rule.field_path),
+                message,
+                f"this field cannot change in place (CRD rule: {rule.rule}); replace the object",
+            )
+        )

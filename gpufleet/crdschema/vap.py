@@ -53,7 +53,7 @@ class CompiledPolicy:
     validations: list[tuple[Any, Any, str]] = field(default_factory=list)
 
     @classmethod
-    def of(cls, policy: Mapping[str, Any]) -> "CompiledPolicy":
+    def of(cls, policy: Mapping[str, Any]) -> CompiledPolicy:
         """Compiled; raises :class:`PolicyError` for an expression reading an undeclared variable or giving ``has()``
         anything but a field selection, which the API server's compiler refuses even where evaluation would never
         reach it (cel-python accepts ``has(a[b])``), and for a variable named by a reserved word."""
@@ -69,30 +69,54 @@ class CompiledPolicy:
             bad = [arg for arg in _has_arguments(text) if not _SELECTION.search(arg)]
             if bad:
                 raise PolicyError(f"invalid argument to has() macro: {bad[0][:200]} (a field selection only)")
-        return cls(policy,
-                   [compile_program(c["expression"]) for c in spec.get("matchConditions") or []],
-                   [(v["name"], compile_program(v["expression"])) for v in spec.get("variables") or []],
-                   [(compile_program(v["expression"]),
-                     compile_program(v["messageExpression"]) if v.get("messageExpression") else None,
-                     str(v.get("message") or "")) for v in spec.get("validations") or []])
+        return cls(
+            policy,
+            [compile_program(c["expression"]) for c in spec.get("matchConditions") or []],
+            [(v["name"], compile_program(v["expression"])) for v in spec.get("variables") or []],
+            [
+                (
+                    compile_program(v["expression"]),
+                    compile_program(v["messageExpression"]) if v.get("messageExpression") else None,
+                    str(v.get("message") or ""),
+                )
+                for v in spec.get("validations") or []
+            ],
+        )
 
     def matches(self, request: Request) -> bool:
         """Whether the policy's resource rules hold the request's resource and operation."""
-        return any((request.group in r["apiGroups"]) and request.version in r["apiVersions"]
-                   and request.resource in r["resources"] and request.operation in r["operations"]
-                   for r in self.policy["spec"]["matchConstraints"]["resourceRules"])
+        return any(
+            (request.group in r["apiGroups"])
+            and request.version in r["apiVersions"]
+            and request.resource in r["resources"]
+            and request.operation in r["operations"]
+            for r in self.policy["spec"]["matchConstraints"]["resourceRules"]
+        )
 
-    def failures(self, obj: Mapping[str, Any], request: Request, *, old: Mapping[str, Any] | None = None,
-                 params: Mapping[str, Any] | None = None, namespace: Mapping[str, Any] | None = None) -> list[str]:
+    def failures(
+        self,
+        obj: Mapping[str, Any],
+        request: Request,
+        *,
+        old: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | None = None,
+        namespace: Mapping[str, Any] | None = None,
+    ) -> list[str]:
         """The messages of the failing validations (empty: admitted); raises :class:`PolicyError` on a CEL error."""
         if not self.matches(request):
             return []
         names = {
-            "object": to_cel(dict(obj)), "oldObject": to_cel(dict(old)) if old is not None else None,
+            "object": to_cel(dict(obj)),
+            "oldObject": to_cel(dict(old)) if old is not None else None,
             "params": to_cel(dict(params)) if params is not None else None,
             "namespaceObject": to_cel(dict(namespace)) if namespace is not None else None,
-            "request": to_cel({"operation": request.operation, "namespace": request.namespace,
-                               "resource": {"group": request.group, "version": request.version, "resource": request.resource}}),
+            "request": to_cel(
+                {
+                    "operation": request.operation,
+                    "namespace": request.namespace,
+                    "resource": {"group": request.group, "version": request.version, "resource": request.resource},
+                }
+            ),
         }
         if not all(_boolean(c, names, "matchCondition") for c in self.conditions):
             return []
@@ -120,9 +144,34 @@ def _has_arguments(text: str) -> list[str]:
                 out.append(text[start:i])
                 break
     return out
+
+
 _IDENTIFIER = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
-RESERVED = frozenset({"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
-                      "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"})
+RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
 """CEL's reserved words: the API server refuses a variable so named ("must be a valid CEL identifier", seen on the e2e
 run of tests/e2e/test_vap_e2e.py for a variable named ``namespace``)."""
 

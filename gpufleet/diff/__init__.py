@@ -16,18 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpufleet.util import gcpause
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff.judge import Cluster, Verdict
-from gpufleet.diff.steps import Step
 from gpufleet.diff.quota import moved_namespaces, quota_rows, resized_pools
-from gpufleet.diff.steps import plan_steps
+from gpufleet.diff.steps import Step, plan_steps
+from gpufleet.kubetypes.vocab import TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import RenderedObject, render_all
 from gpufleet.render.controller import COMPONENT, ControllerSettings
-from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT, render_monitoring
+from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT
+from gpufleet.render.monitoring import render_monitoring
 from gpufleet.stack.controller import controller_manifests
-from gpufleet.kubetypes.vocab import TEAM_LABEL
+from gpufleet.util import gcpause
 
 __all__ = ["Diff", "diff_fleets"]
 
@@ -53,13 +53,23 @@ class Diff:
         return not self.rejected and not self.blocked
 
     def to_json(self) -> dict[str, Any]:
-        return {"quota": self.quota, "namespaces": self.namespaces, "pools": self.pools, "steps": self.steps,
-                "summary": {"steps": len(self.steps), "rejected": self.rejected, "blocked": self.blocked,
-                            "crdsChecked": self.crds_checked}}
+        return {
+            "quota": self.quota,
+            "namespaces": self.namespaces,
+            "pools": self.pools,
+            "steps": self.steps,
+            "summary": {
+                "steps": len(self.steps),
+                "rejected": self.rejected,
+                "blocked": self.blocked,
+                "crdsChecked": self.crds_checked,
+            },
+        }
 
 
-def diff_fleets(base: Fleet, new: Fleet, crds: CrdSet | None = None,
-                settings: ControllerSettings | None = None) -> Diff:
+def diff_fleets(
+    base: Fleet, new: Fleet, crds: CrdSet | None = None, settings: ControllerSettings | None = None
+) -> Diff:
     """The quota table and every step from ``base`` to ``new``, each with its verdict.
 
     ``settings`` are the stack's (``gpufleet plan`` reads them the same way): with
@@ -80,9 +90,11 @@ def _for_live_team(verdict: Verdict, step: Step, live_teams: set[str]) -> Verdic
     team = labels.get(TEAM_LABEL)
     if step.op != "delete" or not step.protect or verdict.verdict != "blocked" or team not in live_teams:
         return verdict
-    fix = (f"team {team!r} stays in the model, so its protected objects cannot go: keep its quota on a pool of this "
-           "system (revert the pool's `system` change or the quota or namespace removal), or move its work off "
-           "first and retire the team, re-adding it under a new name (docs/retiring-a-team.md)")
+    fix = (
+        f"team {team!r} stays in the model, so its protected objects cannot go: keep its quota on a pool of this "
+        "system (revert the pool's `system` change or the quota or namespace removal), or move its work off "
+        "first and retire the team, re-adding it under a new name (docs/retiring-a-team.md)"
+    )
     return Verdict("blocked", f"{verdict.reason} (team {team!r} is still live in the new model)", fix)
 
 
@@ -102,10 +114,14 @@ def stack_objects(fleet: Fleet, settings: ControllerSettings | None = None) -> l
     rendered = render_all(fleet)
     controller = controller_manifests(fleet, ControllerSettings(), rendered.context, indent=None)
     alerts = render_monitoring(fleet) if settings is not None and settings.prometheus_operator else []
-    return [*rendered.objects,
-            *(RenderedObject(f"{COMPONENT}-{key}", manifest, "core", False) for key, manifest in controller.items()),
-            *(RenderedObject(f"{ALERTS_COMPONENT}-{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)
-              for m in alerts)]
+    return [
+        *rendered.objects,
+        *(RenderedObject(f"{COMPONENT}-{key}", manifest, "core", False) for key, manifest in controller.items()),
+        *(
+            RenderedObject(f"{ALERTS_COMPONENT}-{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)
+            for m in alerts
+        ),
+    ]
 
 
 def _diff(base: Fleet, new: Fleet, crds: CrdSet | None, settings: ControllerSettings) -> Diff:
@@ -119,10 +135,21 @@ def _diff(base: Fleet, new: Fleet, crds: CrdSet | None, settings: ControllerSett
         verdict = _for_live_team(cluster.judge(step, planned), step, live_teams)
         manifest = step.new or step.old or {}
         meta = manifest.get("metadata") or {}
-        steps.append({
-            "order": order, "op": step.op, "apiVersion": manifest.get("apiVersion"), "kind": manifest.get("kind"),
-            "namespace": meta.get("namespace"), "name": meta.get("name"), "resource": step.key,
-            "fields": list(step.fields), "replaced": step.replaced, "why": step.why,
-            "verdict": verdict.verdict, "reason": verdict.reason, "fix": verdict.fix,
-        })
+        steps.append(
+            {
+                "order": order,
+                "op": step.op,
+                "apiVersion": manifest.get("apiVersion"),
+                "kind": manifest.get("kind"),
+                "namespace": meta.get("namespace"),
+                "name": meta.get("name"),
+                "resource": step.key,
+                "fields": list(step.fields),
+                "replaced": step.replaced,
+                "why": step.why,
+                "verdict": verdict.verdict,
+                "reason": verdict.reason,
+                "fix": verdict.fix,
+            }
+        )
     return Diff(quota_rows(base, new), steps, moved_namespaces(base, new), resized_pools(base, new), crds is not None)

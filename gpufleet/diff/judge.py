@@ -28,15 +28,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from gpufleet.kubetypes import quantity
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import kueue_rules, volcano_queue
 from gpufleet.diff.provider import replacement_note
 from gpufleet.diff.steps import Step
+from gpufleet.kubetypes import quantity
 from gpufleet.render import RenderedObject
 
-RETIRE_FIX = ("retire the team first: set `lifecycle: draining`, wait until nothing is admitted, set "
-              "`lifecycle: retired` and `pulumi up`, then remove it (docs/retiring-a-team.md)")
+RETIRE_FIX = (
+    "retire the team first: set `lifecycle: draining`, wait until nothing is admitted, set "
+    "`lifecycle: retired` and `pulumi up`, then remove it (docs/retiring-a-team.md)"
+)
 
 Ref = tuple[str, str, str]  # (kind, namespace, name)
 UpdateRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]]
@@ -68,7 +70,9 @@ class Cluster:
         self.crds = crds
         self.concurrent: dict[str, Step] = {}
         self.blocked_deletes: dict[str, Verdict] = {}
-        self.volcano: dict[str, dict] = {name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and _is_volcano(m)}
+        self.volcano: dict[str, dict] = {
+            name: m for (kind, _, name), m in self.objects.items() if kind == "Queue" and _is_volcano(m)
+        }
         self._index: dict[str, list[str]] | None = None
 
     def queues(self) -> tuple[dict[str, dict], dict[str, list[str]]]:
@@ -118,16 +122,26 @@ class Cluster:
             return Verdict("ok", step.why)
         if step.op == "delete" and step.protect:
             what = "replace" if step.replaced else "delete"
-            return Verdict("blocked", f"Pulumi refuses to {what} a protected resource: it may hold admitted work", RETIRE_FIX)
+            return Verdict(
+                "blocked", f"Pulumi refuses to {what} a protected resource: it may hold admitted work", RETIRE_FIX
+            )
         if step.op == "delete":
             return self._delete(step.old or {}, step)
         manifest = step.new or {}
         live = self.objects.get(ref(manifest))
         if step.op == "replace" and live is not None and self.blocked_deletes.get(step.key):
             first = self.blocked_deletes[step.key]
-            return Verdict("blocked", f"waits for the delete of the old object, which does not complete ({first.reason})", first.fix)
+            return Verdict(
+                "blocked",
+                f"waits for the delete of the old object, which does not complete ({first.reason})",
+                first.fix,
+            )
         if step.op in ("create", "replace") and live is not None:
-            return Verdict("rejected", f"{manifest['kind']} {ref(manifest)[2]} already exists", "delete it before creating it again")
+            return Verdict(
+                "rejected",
+                f"{manifest['kind']} {ref(manifest)[2]} already exists",
+                "delete it before creating it again",
+            )
         errors = self._schema(live if step.op == "update" else None, manifest)
         errors += self._admission("UPDATE" if step.op == "update" else "CREATE", live, manifest)
         if errors:
@@ -145,7 +159,10 @@ class Cluster:
     def _admission(self, operation: str, live: dict | None, manifest: dict) -> list[str]:
         if _is_volcano(manifest):
             queues, index = self.queues()
-            return [f"Volcano queue webhook: {e}" for e in volcano_queue.admit(operation, ref(manifest)[2], manifest, live, queues, children=index)]
+            return [
+                f"Volcano queue webhook: {e}"
+                for e in volcano_queue.admit(operation, ref(manifest)[2], manifest, live, queues, children=index)
+            ]
         rule = UPDATE_RULES.get((manifest.get("apiVersion", ""), manifest.get("kind", "")))
         if rule is None or (operation == "CREATE" and manifest.get("kind") == "PriorityClass"):
             return []
@@ -157,14 +174,21 @@ class Cluster:
             queues, index = self.queues()
             errors = volcano_queue.admit("DELETE", ref(old)[2], None, old, queues, children=index)
             if errors:
-                return Verdict("rejected", "; ".join(f"Volcano queue webhook: {e}" for e in errors),
-                               "delete or move its child queues first")
+                return Verdict(
+                    "rejected",
+                    "; ".join(f"Volcano queue webhook: {e}" for e in errors),
+                    "delete or move its child queues first",
+                )
         holders, users = _users(old, self.objects)
         if users:
             shown = ", ".join(users[:3]) + (" ..." if len(users) > 3 else "")
-            return Verdict("blocked", f"the API server accepts the delete, but Kueue's finalizer kueue.x-k8s.io/resource-in-use keeps "
-                                      f"the {old['kind']} while {holders} name it ({shown}): the delete never completes and "
-                                      "Pulumi waits until it times out", NEW_POOL_FIX)
+            return Verdict(
+                "blocked",
+                f"the API server accepts the delete, but Kueue's finalizer kueue.x-k8s.io/resource-in-use keeps "
+                f"the {old['kind']} while {holders} name it ({shown}): the delete never completes and "
+                "Pulumi waits until it times out",
+                NEW_POOL_FIX,
+            )
         if step.replaced:
             return Verdict("ok", _noted(f"deleted, to be created again by the next step: {step.why}", old))
         return Verdict("ok", step.why or "deleted")
@@ -204,8 +228,12 @@ def _concurrent_siblings(step: Step, others) -> dict[str, Step]:
     out = {}
     for other in others:
         manifest = other.new or {}
-        if other.op in ("create", "update") and _is_volcano(manifest) and other.key != step.key \
-                and (manifest.get("spec") or {}).get("parent") == parent:
+        if (
+            other.op in ("create", "update")
+            and _is_volcano(manifest)
+            and other.key != step.key
+            and (manifest.get("spec") or {}).get("parent") == parent
+        ):
             out[ref(manifest)[2]] = other
     return out
 
@@ -222,8 +250,11 @@ def _worst_case(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> d
     old = before.get("spec") or {}
     for field in ("deserved", "capability"):
         spec[field] = _max_resources(old.get(field), spec.get(field))
-    spec["guarantee"] = {"resource": _max_resources((old.get("guarantee") or {}).get("resource"),
-                                                   (spec.get("guarantee") or {}).get("resource"))}
+    spec["guarantee"] = {
+        "resource": _max_resources(
+            (old.get("guarantee") or {}).get("resource"), (spec.get("guarantee") or {}).get("resource")
+        )
+    }
     return {**after, "spec": spec}
 
 
@@ -252,13 +283,26 @@ def _users(old: Mapping[str, Any], objects: Mapping[Ref, dict]) -> tuple[str, li
     """
     name = ref(old)[2]
     if old.get("kind") == "ResourceFlavor":
-        return "ClusterQueues", sorted(n for (kind, _, n), m in objects.items() if kind == "ClusterQueue" and any(
-            f.get("name") == name for g in (m.get("spec") or {}).get("resourceGroups") or () for f in g.get("flavors") or ()))
+        return "ClusterQueues", sorted(
+            n
+            for (kind, _, n), m in objects.items()
+            if kind == "ClusterQueue"
+            and any(
+                f.get("name") == name
+                for g in (m.get("spec") or {}).get("resourceGroups") or ()
+                for f in g.get("flavors") or ()
+            )
+        )
     if old.get("kind") == "Topology":
-        return "ResourceFlavors", sorted(n for (kind, _, n), m in objects.items()
-                                         if kind == "ResourceFlavor" and (m.get("spec") or {}).get("topologyName") == name)
+        return "ResourceFlavors", sorted(
+            n
+            for (kind, _, n), m in objects.items()
+            if kind == "ResourceFlavor" and (m.get("spec") or {}).get("topologyName") == name
+        )
     return "", []
 
 
-NEW_POOL_FIX = ("add the pool under a new name with the new settings, move the teams' quota to it, then remove the "
-                "old pool (its flavor and topology are then deleted once nothing names them)")
+NEW_POOL_FIX = (
+    "add the pool under a new name with the new settings, move the teams' quota to it, then remove the "
+    "old pool (its flavor and topology are then deleted once nothing names them)"
+)

@@ -27,7 +27,9 @@ NEGATIVE = "must be greater than or equal to 0"
 RESOURCE_GROUPS = FieldPath.of("spec", "resourceGroups")
 
 
-def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: FieldPath, lending_within_nominal: bool = True) -> list[str]:
+def _quota_errors(
+    groups: list, has_parent: bool, parent_word: str, path: FieldPath, lending_within_nominal: bool = True
+) -> list[str]:
     errors: list[str] = []
     total = 0
     for i, group in enumerate(groups or ()):
@@ -45,11 +47,17 @@ def _quota_errors(groups: list, has_parent: bool, parent_word: str, path: FieldP
                     if value < 0:
                         errors.append(f"{where.child(limit)}: Invalid value: {res[limit]}: {NEGATIVE}")
                     if not has_parent:
-                        errors.append(f"{where.child(limit)}: Invalid value: {res[limit]}: must be nil when {parent_word} is empty")
+                        errors.append(
+                            f"{where.child(limit)}: Invalid value: {res[limit]}: must be nil when {parent_word} is empty"
+                        )
                     if limit == "lendingLimit" and lending_within_nominal and value > nominal:
-                        errors.append(f"{where.child('lendingLimit')}: Invalid value: {res[limit]}: must be less than or equal to the nominalQuota")
+                        errors.append(
+                            f"{where.child('lendingLimit')}: Invalid value: {res[limit]}: must be less than or equal to the nominalQuota"
+                        )
     if total > 256:
-        errors.append(f"{path}: Invalid value: {total}: total number of flavors across all resourceGroups must be ≤ 256, got {total}")
+        errors.append(
+            f"{path}: Invalid value: {total}: total number of flavors across all resourceGroups must be ≤ 256, got {total}"
+        )
     return errors
 
 
@@ -69,8 +77,13 @@ def cluster_queue_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list
 def cohort_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """``validateCohort``'s errors ([] = allowed)."""
     spec = new.get("spec") or {}
-    return _quota_errors(spec.get("resourceGroups") or [], bool(spec.get("parentName")), "parent", RESOURCE_GROUPS,
-                         lending_within_nominal=False)
+    return _quota_errors(
+        spec.get("resourceGroups") or [],
+        bool(spec.get("parentName")),
+        "parent",
+        RESOURCE_GROUPS,
+        lending_within_nominal=False,
+    )
 
 
 def priority_class_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:

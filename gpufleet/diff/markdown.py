@@ -21,13 +21,19 @@ def _pair(before: dict | None, after: dict | None, key: str) -> str:
             return "-"
         value = side.get(key)
         return "none" if value is None else str(value)
+
     a, b = one(before), one(after)
     return a if a == b else f"{a} → {b}"
 
 
 def quota_cells(row: dict[str, Any]) -> list[str]:
     before, after = row["before"], row["after"]
-    return [row["team"], row["pool"], row["change"], *(_pair(before, after, k) for k in ("nominal", "borrowingLimit", "lendingLimit", "share"))]
+    return [
+        row["team"],
+        row["pool"],
+        row["change"],
+        *(_pair(before, after, k) for k in ("nominal", "borrowingLimit", "lendingLimit", "share")),
+    ]
 
 
 def _sentence(text: str) -> str:
@@ -46,8 +52,10 @@ def fix_groups(steps: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
 
 def fix_lines(steps: list[dict[str, Any]]) -> list[str]:
     """``fix 1 (steps 4, 6): ...``: one line per distinct fix, which the step rows refer to by number."""
-    return [f"fix {n} ({'step' if len(orders) == 1 else 'steps'} {', '.join(map(str, orders))}): {_sentence(fix)}"
-            for n, (fix, orders) in enumerate(fix_groups(steps), 1)]
+    return [
+        f"fix {n} ({'step' if len(orders) == 1 else 'steps'} {', '.join(map(str, orders))}): {_sentence(fix)}"
+        for n, (fix, orders) in enumerate(fix_groups(steps), 1)
+    ]
 
 
 def step_cells(step: dict[str, Any], width: int = 4, fixes: list[tuple[str, list[int]]] | None = None) -> list[str]:
@@ -58,7 +66,15 @@ def step_cells(step: dict[str, Any], width: int = 4, fixes: list[tuple[str, list
     numbers = {fix: n for n, (fix, _) in enumerate(fixes or fix_groups([step]), 1)}
     see = f" See fix {numbers[step['fix']]}." if step.get("fix") in numbers and step["verdict"] != "ok" else ""
     reason = _sentence(step["reason"]) + see
-    return [str(step["order"]), step["op"], str(step["kind"]), name, ", ".join(fields) + more, ICON[step["verdict"]], reason]
+    return [
+        str(step["order"]),
+        step["op"],
+        str(step["kind"]),
+        name,
+        ", ".join(fields) + more,
+        ICON[step["verdict"]],
+        reason,
+    ]
 
 
 def _row(cells: list[str]) -> str:
@@ -67,8 +83,16 @@ def _row(cells: list[str]) -> str:
 
 def to_markdown(diff: Diff, title: str) -> str:
     lines = [f"### gpufleet diff: {title}", ""]
-    verdict = "every step would be accepted" if diff.accepted else f"{diff.rejected} step(s) would be rejected, {diff.blocked} blocked"
-    lines += [f"**{len(diff.steps)} step(s); {verdict}.**" + ("" if diff.crds_checked else " (CRD schemas not checked: pass `--crds DIR`)"), ""]
+    verdict = (
+        "every step would be accepted"
+        if diff.accepted
+        else f"{diff.rejected} step(s) would be rejected, {diff.blocked} blocked"
+    )
+    lines += [
+        f"**{len(diff.steps)} step(s); {verdict}.**"
+        + ("" if diff.crds_checked else " (CRD schemas not checked: pass `--crds DIR`)"),
+        "",
+    ]
     if diff.quota:
         lines += ["#### Quota", "", _row(list(QUOTA_HEADER)), _row(["---"] * len(QUOTA_HEADER))]
         lines += [_row(quota_cells(r)) for r in diff.quota] + [""]
@@ -94,11 +118,15 @@ def pool_change(pool: dict[str, Any], arrow: str) -> str:
     before, after = pool["before"], pool["after"]
     parts = []
     if (before["nodes"], before["capacity"]) != (after["nodes"], after["capacity"]):
-        parts.append(f"resized {before['nodes']} {arrow} {after['nodes']} nodes ({before['capacity']} {arrow} {after['capacity']} GPUs)")
+        parts.append(
+            f"resized {before['nodes']} {arrow} {after['nodes']} nodes ({before['capacity']} {arrow} {after['capacity']} GPUs)"
+        )
     if before.get("system") != after.get("system"):
         parts.append(f"system {before.get('system')} {arrow} {after.get('system')}")
     if before.get("placement", "per-pod") != after.get("placement", "per-pod"):
         parts.append(f"gang placement {before.get('placement', 'per-pod')} {arrow} {after.get('placement', 'per-pod')}")
     if before.get("dedicatedTo") != after.get("dedicatedTo"):
-        parts.append(f"dedicated to {before.get('dedicatedTo') or '(shared)'} {arrow} {after.get('dedicatedTo') or '(shared)'}")
+        parts.append(
+            f"dedicated to {before.get('dedicatedTo') or '(shared)'} {arrow} {after.get('dedicatedTo') or '(shared)'}"
+        )
     return "; ".join(parts)

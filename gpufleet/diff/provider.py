@@ -35,15 +35,22 @@ from gpufleet.rules.admission_policies import PARAMS as RULE_PARAMS
 # (apiVersion, kind) -> (the force-new paths, what the provider replaces, in diff's words)
 _FORCE_NEW: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("v1", "ConfigMap"): (("binaryData", "data"), "a ConfigMap whose data changes (enableConfigMapMutable is off)"),
-    ("v1", "Secret"): (("type", "stringData", "data"), "a Secret whose type or data changes (enableSecretMutable is off)"),
+    ("v1", "Secret"): (
+        ("type", "stringData", "data"),
+        "a Secret whose type or data changes (enableSecretMutable is off)",
+    ),
     ("apps/v1", "Deployment"): (("spec.selector",), "a Deployment whose spec.selector changes"),
     ("v1", "Service"): (("spec.clusterIP",), "a Service whose spec.clusterIP changes"),
 }
-CONTEXT_SWAP = ("the gang-admission controller keeps admitting throughout, no webhook outage: its pods keep the mounted fleet "
-                "context while the ConfigMap is briefly gone and reload the new one without a restart")
-PARAMS_SWAP = ("while it is gone, the API server's admission policies that read it deny every object they match in the team "
-               "namespaces (their bindings say parameterNotFoundAction: Deny), until the new one exists a moment later: "
-               "creates in those namespaces during the apply may be refused once and need a retry")
+CONTEXT_SWAP = (
+    "the gang-admission controller keeps admitting throughout, no webhook outage: its pods keep the mounted fleet "
+    "context while the ConfigMap is briefly gone and reload the new one without a restart"
+)
+PARAMS_SWAP = (
+    "while it is gone, the API server's admission policies that read it deny every object they match in the team "
+    "namespaces (their bindings say parameterNotFoundAction: Deny), until the new one exists a moment later: "
+    "creates in those namespaces during the apply may be refused once and need a retry"
+)
 
 
 def _entry(manifest: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
@@ -65,4 +72,6 @@ def replacement_note(manifest: Mapping[str, Any] | None) -> str:
     meta = (manifest or {}).get("metadata") or {}
     if (manifest or {}).get("kind") != "ConfigMap":
         return ""
-    return {CONTEXT_CONFIGMAP: CONTEXT_SWAP, RULE_PARAMS: PARAMS_SWAP, MUTATION_PARAMS: PARAMS_SWAP}.get(str(meta.get("name")), "")
+    return {CONTEXT_CONFIGMAP: CONTEXT_SWAP, RULE_PARAMS: PARAMS_SWAP, MUTATION_PARAMS: PARAMS_SWAP}.get(
+        str(meta.get("name")), ""
+    )

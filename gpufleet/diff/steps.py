@@ -118,18 +118,26 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
         if not fields:
             if before.protect != after.protect:  # a lifecycle change: only Pulumi's protect flag moves
                 op = "unprotect" if before.protect else "protect"
-                steps.append(Step(op, key, before.manifest, after.manifest, before.protect, ("protect",), PROTECT_WHY[op]))
+                steps.append(
+                    Step(op, key, before.manifest, after.manifest, before.protect, ("protect",), PROTECT_WHY[op])
+                )
             continue
         forced = provider_replace_reasons(before.manifest, after.manifest)
         immutable = replace_reasons(before.manifest, after.manifest) + forced
         if immutable:
-            why = ", ".join(immutable) + " cannot change in place" + (f": {provider_replacement(after.manifest)}" if forced else "")
+            why = (
+                ", ".join(immutable)
+                + " cannot change in place"
+                + (f": {provider_replacement(after.manifest)}" if forced else "")
+            )
             steps.append(Step("delete", key, before.manifest, None, before.protect, fields, why, replaced=True))
             steps.append(Step("replace", key, before.manifest, after.manifest, before.protect, fields, why))
         else:
             steps.append(Step("update", key, before.manifest, after.manifest, before.protect, fields))
     # only the order among the removed objects matters, so only they are sorted
     gone = list(reversed(topological((o.key, o.manifest) for o in base_by.values() if o.key not in new_by)))
-    steps += [Step("delete", k, base_by[k].manifest, None, base_by[k].protect, why=RETAINED if base_by[k].retain else "")
-              for k in gone]
+    steps += [
+        Step("delete", k, base_by[k].manifest, None, base_by[k].protect, why=RETAINED if base_by[k].retain else "")
+        for k in gone
+    ]
     return steps

@@ -63,8 +63,11 @@ def _less_partly(parent: dict[str, Decimal], total: dict[str, Decimal]) -> bool:
 
 def _quantities(q: Mapping[str, Any]) -> list[str]:
     spec, errors = _spec(q), []
-    for field, values in (("capability", _res(spec.get("capability"))), ("deserved", _res(spec.get("deserved"))),
-                          ("guarantee.resource", _guarantee(q))):
+    for field, values in (
+        ("capability", _res(spec.get("capability"))),
+        ("deserved", _res(spec.get("deserved"))),
+        ("guarantee.resource", _guarantee(q)),
+    ):
         errors += [f"spec.{field}.{r} must be greater than or equal to 0" for r, v in values.items() if v < 0]
     deserved, capability = _res(spec.get("deserved")), _res(spec.get("capability"))
     for r, g in _guarantee(q).items():
@@ -73,8 +76,11 @@ def _quantities(q: Mapping[str, Any]) -> list[str]:
         elif deserved[r] < g:
             errors.append(f"deserved[{r}]={deserved[r]} must be >= guarantee[{r}]={g}")
     if deserved and capability:
-        errors += [f"deserved[{r}]={d} must be <= capability[{r}]={capability[r]}" for r, d in deserved.items()
-                   if r in capability and d > capability[r]]
+        errors += [
+            f"deserved[{r}]={d} must be <= capability[{r}]={capability[r]}"
+            for r, d in deserved.items()
+            if r in capability and d > capability[r]
+        ]
     return errors
 
 
@@ -90,7 +96,9 @@ def _hierarchy(q: Mapping[str, Any], name: str, queues: Queues) -> list[str]:
         if depth > MAX_DEPTH:
             return [f"queue {name} exceeds the maximum allowed depth of {MAX_DEPTH}"]
         if cur not in queues:
-            return [f"failed to get parent queue {cur} of queue {name}: queue.scheduling.volcano.sh \"{cur}\" not found"]
+            return [
+                f"failed to get parent queue {cur} of queue {name}: queue.scheduling.volcano.sh \"{cur}\" not found"
+            ]
         cur = _parent(queues[cur])
     if parent not in queues:
         return [f"failed to get parent queue of queue {name}: queue.scheduling.volcano.sh \"{parent}\" not found"]
@@ -147,11 +155,15 @@ def _sum_check(parent_name: str, parent: Mapping[str, Any], members: list[Mappin
         for r, v in _guarantee(member).items():
             tg[r] = tg.get(r, Decimal(0)) + v
         if _less_partly(pg, tg):
-            return [f"{label} {parent_name} validation failed: sum of children's guarantee ({_fmt(tg)}) exceeds parent's guarantee limit ({_fmt(pg)})"]
+            return [
+                f"{label} {parent_name} validation failed: sum of children's guarantee ({_fmt(tg)}) exceeds parent's guarantee limit ({_fmt(pg)})"
+            ]
         for r, v in _res(_spec(member).get("deserved")).items():
             td[r] = td.get(r, Decimal(0)) + v
         if _less_partly(pd, td):
-            return [f"{label} {parent_name} validation failed: sum of children's deserved ({_fmt(td)}) exceeds parent's deserved limit ({_fmt(pd)})"]
+            return [
+                f"{label} {parent_name} validation failed: sum of children's deserved ({_fmt(td)}) exceeds parent's deserved limit ({_fmt(pd)})"
+            ]
     return []
 
 
@@ -187,8 +199,15 @@ def _quota(q: Mapping[str, Any]) -> tuple:
     return (_parent(q), _res(s.get("capability")), _res(s.get("deserved")), _guarantee(q))
 
 
-def admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mapping[str, Any] | None, queues: Queues,
-          allocated_pods_check: bool = False, children: dict[str, list[str]] | None = None) -> list[str]:
+def admit(
+    operation: str,
+    name: str,
+    new: Mapping[str, Any] | None,
+    old: Mapping[str, Any] | None,
+    queues: Queues,
+    allocated_pods_check: bool = False,
+    children: dict[str, list[str]] | None = None,
+) -> list[str]:
     """The webhook's rejection messages for CREATE, UPDATE or DELETE of queue ``name`` ([] = allowed).
 
     ``queues`` is the cluster's state before the request (it may contain ``old``);
@@ -202,8 +221,14 @@ def admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mapping
         _INDEX.clear()
 
 
-def _admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mapping[str, Any] | None, queues: Queues,
-           allocated_pods_check: bool) -> list[str]:
+def _admit(
+    operation: str,
+    name: str,
+    new: Mapping[str, Any] | None,
+    old: Mapping[str, Any] | None,
+    queues: Queues,
+    allocated_pods_check: bool,
+) -> list[str]:
     if operation == "DELETE":
         if name in ("default", "root"):
             return [f"`{name}` queue can not be deleted"]
@@ -213,7 +238,11 @@ def _admit(operation: str, name: str, new: Mapping[str, Any] | None, old: Mappin
         if allocated_pods_check and pods:
             return [f"queue {name} cannot be deleted because it has allocated Pods: {pods}"]
         children = _children(name, queues)
-        return [f"queue {name} can not be deleted because it has {len(children)} child queues: {', '.join(children)}"] if children else []
+        return (
+            [f"queue {name} can not be deleted because it has {len(children)} child queues: {', '.join(children)}"]
+            if children
+            else []
+        )
     assert new is not None
     errors = _quantities(new)
     state = (new.get("status") or {}).get("state")

@@ -57,12 +57,19 @@ def from_file(path: Path, prefix: str) -> list[Case]:
 
 def fixtures(root: Path) -> list[Case]:
     """Every rule fixture's cases: ``root/<CODE>/{allowed,disallowed}.yaml`` (tests/rules/fixtures)."""
-    return [case for folder in sorted(p for p in root.iterdir() if p.is_dir())
-            for name in ("allowed.yaml", "disallowed.yaml") if (folder / name).exists()
-            for case in from_file(folder / name, f"fixture:{folder.name}/{name}")]
+    return [
+        case
+        for folder in sorted(p for p in root.iterdir() if p.is_dir())
+        for name in ("allowed.yaml", "disallowed.yaml")
+        if (folder / name).exists()
+        for case in from_file(folder / name, f"fixture:{folder.name}/{name}")
+    ]
 
 
 def examples(root: Path) -> list[Case]:
     """Every upstream example's cases (``root`` is ../shared/examples/upstream)."""
-    return [case for path in sorted(root.rglob("*.yaml"))
-            for case in from_file(path, f"example:{path.relative_to(root).as_posix()}")]
+    return [
+        case
+        for path in sorted(root.rglob("*.yaml"))
+        for case in from_file(path, f"example:{path.relative_to(root).as_posix()}")
+    ]

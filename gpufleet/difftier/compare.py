@@ -84,8 +84,9 @@ def _contradicted(predicted: frozenset[str], seen: Observation) -> str | None:
     return None
 
 
-def judge(fired: Iterable[str], applicable: Iterable[str], predicts: Mapping[str, frozenset[str]],
-          seen: Observation) -> Judgement:
+def judge(
+    fired: Iterable[str], applicable: Iterable[str], predicts: Mapping[str, frozenset[str]], seen: Observation
+) -> Judgement:
     """``fired``: codes of the rules with a finding on the case; ``applicable``: codes of the rules that read one of
     its objects; ``predicts``: each rule's predictions (rules predicting nothing are left out)."""
     fired_set = {c for c in fired if predicts.get(c)}

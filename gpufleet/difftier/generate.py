@@ -19,9 +19,9 @@ import random
 from typing import Any
 
 from gpufleet.difftier.cases import Case
+from gpufleet.kubetypes.vocab import NVIDIA_GPU, QUEUE_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.kubetypes.vocab import NVIDIA_GPU, QUEUE_LABEL
 
 UNOWNED = "scratch"
 """A namespace no team of the model owns (the trial creates it when missing)."""
@@ -40,8 +40,9 @@ def _pod_spec(r: random.Random, pool: Pool | None, gpus: int, resource: str, not
     if r.random() < 0.1:
         requests[resource] = str(max(gpus - 1, 1) if gpus > 1 else 2)
         notes.append("GPU request differs from its limit")
-    spec: dict[str, Any] = {"containers": [{"name": "trainer", "image": "trainer:1",
-                                             "resources": {"requests": requests, "limits": limits}}]}
+    spec: dict[str, Any] = {
+        "containers": [{"name": "trainer", "image": "trainer:1", "resources": {"requests": requests, "limits": limits}}]
+    }
     if pool is not None:
         spec["nodeSelector"] = dict(pool.node_labels)
         if pool.tolerations and r.random() < 0.85:
@@ -81,15 +82,25 @@ def _job(r: random.Random, fleet: Fleet, n: str, notes: list[str]) -> dict[str, 
     elif queue == "missing":
         labels[QUEUE_LABEL] = "no-such-queue"
     _priority(r, fleet, spec, notes)
-    body: dict[str, Any] = {"parallelism": ranks, "completions": ranks if r.random() < 0.8 else ranks + 1,
-                            "completionMode": "Indexed", "template": {"metadata": {"labels": {"app": f"gen-{n}"}}, "spec": spec}}
+    body: dict[str, Any] = {
+        "parallelism": ranks,
+        "completions": ranks if r.random() < 0.8 else ranks + 1,
+        "completionMode": "Indexed",
+        "template": {"metadata": {"labels": {"app": f"gen-{n}"}}, "spec": spec},
+    }
     backoff = r.choice([0, 0, 6, None])
     if backoff is not None:
         body["backoffLimit"] = backoff
-    notes.append(f"Job in {namespace}, {ranks} x {gpus} GPUs, pool {pool.name if pool else '-'}, queue {labels.get(QUEUE_LABEL, '-')}, "
-                 f"backoffLimit {backoff}, restartPolicy {spec['restartPolicy']}, scheduler {spec.get('schedulerName', '-')}")
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": f"gen-{n}", "namespace": namespace, "labels": labels},
-            "spec": body}
+    notes.append(
+        f"Job in {namespace}, {ranks} x {gpus} GPUs, pool {pool.name if pool else '-'}, queue {labels.get(QUEUE_LABEL, '-')}, "
+        f"backoffLimit {backoff}, restartPolicy {spec['restartPolicy']}, scheduler {spec.get('schedulerName', '-')}"
+    )
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": f"gen-{n}", "namespace": namespace, "labels": labels},
+        "spec": body,
+    }
 
 
 def _priority(r: random.Random, fleet: Fleet, spec: dict[str, Any], notes: list[str]) -> None:
@@ -111,13 +122,27 @@ def _vcjob(r: random.Random, fleet: Fleet, n: str, notes: list[str]) -> dict[str
     spec = _pod_spec(r, pool, gpus, resource, notes)
     spec["restartPolicy"] = r.choice(["Never", "Never", "OnFailure"])
     _priority(r, fleet, spec, notes)
-    tasks = [{"name": "worker", "replicas": ranks, "template": {"metadata": {"labels": {"app": f"gen-{n}"}}, "spec": spec}}]
+    tasks = [
+        {"name": "worker", "replicas": ranks, "template": {"metadata": {"labels": {"app": f"gen-{n}"}}, "spec": spec}}
+    ]
     launcher = r.random() < 0.3
     if launcher:
-        tasks.append({"name": "launcher", "replicas": 1, "dependsOn": {"name": ["worker"]},
-                      "template": {"spec": {"containers": [{"name": "launcher", "image": "launcher:1",
-                                                            "resources": {"requests": {"cpu": "1"}}}],
-                                            "restartPolicy": "Never", "tolerations": spec.get("tolerations", [])}}})
+        tasks.append(
+            {
+                "name": "launcher",
+                "replicas": 1,
+                "dependsOn": {"name": ["worker"]},
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {"name": "launcher", "image": "launcher:1", "resources": {"requests": {"cpu": "1"}}}
+                        ],
+                        "restartPolicy": "Never",
+                        "tolerations": spec.get("tolerations", []),
+                    }
+                },
+            }
+        )
     pods = ranks + launcher
     minimum = r.choice([pods, pods, ranks, pods - 1, pods + 1, None])
     policy = r.choice(list(POLICIES))
@@ -133,9 +158,11 @@ def _vcjob(r: random.Random, fleet: Fleet, n: str, notes: list[str]) -> dict[str
         body["queue"] = "default"
     elif queue == "missing":
         body["queue"] = "no-such-queue"
-    notes.append(f"Volcano Job in {namespace}, {ranks} x {gpus} GPUs{' + launcher dependsOn workers' if launcher else ''}, "
-                 f"minAvailable {body.get('minAvailable', '-')}, policies {policy}, queue {body.get('queue', '-')}, "
-                 f"pool {pool.name if pool else '-'}, restartPolicy {spec['restartPolicy']}")
+    notes.append(
+        f"Volcano Job in {namespace}, {ranks} x {gpus} GPUs{' + launcher dependsOn workers' if launcher else ''}, "
+        f"minAvailable {body.get('minAvailable', '-')}, policies {policy}, queue {body.get('queue', '-')}, "
+        f"pool {pool.name if pool else '-'}, restartPolicy {spec['restartPolicy']}"
+    )
     return {"apiVersion": VC_API, "kind": "Job", "metadata": {"name": f"gen-{n}", "namespace": namespace}, "spec": body}
 
 

@@ -37,8 +37,9 @@ def _evicted_unhandled(docs: Docs, fleet: FleetContext | None) -> bool:
     if not docs:
         return False
     spec = as_map(docs[-1].get("spec"))
-    events = {p.get("event") for p in as_list(spec.get("policies"))} | \
-             {p.get("event") for t in as_list(spec.get("tasks")) for p in as_list(as_map(t).get("policies"))}
+    events = {p.get("event") for p in as_list(spec.get("policies"))} | {
+        p.get("event") for t in as_list(spec.get("tasks")) for p in as_list(as_map(t).get("policies"))
+    }
     return "PodFailed" in events and "PodEvicted" not in events
 
 
@@ -60,7 +61,9 @@ def _restarts_in_place(docs: Docs, fleet: FleetContext | None) -> bool:
 def _unpinned(docs: Docs, fleet: FleetContext | None) -> bool:
     """No pod template selects nodes (no nodeSelector, no node affinity): its pods reach any node they tolerate."""
     specs = _specs(docs)
-    return bool(specs) and not any(s.get("nodeSelector") or as_map(s.get("affinity")).get("nodeAffinity") for s in specs)
+    return bool(specs) and not any(
+        s.get("nodeSelector") or as_map(s.get("affinity")).get("nodeAffinity") for s in specs
+    )
 
 
 def _selects_a_non_volcano_pool(docs: Docs, fleet: FleetContext | None) -> bool:
@@ -68,10 +71,15 @@ def _selects_a_non_volcano_pool(docs: Docs, fleet: FleetContext | None) -> bool:
     view = workloads.view(docs[-1]) if docs else None
     if view is None or fleet is None:
         return False
-    volcano = (view.group, view.kind) == ("batch.volcano.sh", "Job") or \
-        any(workloads.effective_scheduler(view, t) == "volcano" for t in view.templates)
-    picked = [p for s in _specs(docs) for p in fleet.pools
-              if as_map(s.get("nodeSelector")) and p.node_labels.items() >= as_map(s.get("nodeSelector")).items()]
+    volcano = (view.group, view.kind) == ("batch.volcano.sh", "Job") or any(
+        workloads.effective_scheduler(view, t) == "volcano" for t in view.templates
+    )
+    picked = [
+        p
+        for s in _specs(docs)
+        for p in fleet.pools
+        if as_map(s.get("nodeSelector")) and p.node_labels.items() >= as_map(s.get("nodeSelector")).items()
+    ]
     return volcano and any(p.system != "volcano" for p in picked)
 
 
@@ -80,8 +88,12 @@ def _kueue_selects_another_pool(docs: Docs, fleet: FleetContext | None) -> bool:
     view = workloads.view(docs[-1]) if docs else None
     if view is None or fleet is None or not view.queue_label:
         return False
-    return any(p.system != "kueue" for s in _specs(docs) for p in fleet.pools
-               if as_map(s.get("nodeSelector")) and p.node_labels.items() >= as_map(s.get("nodeSelector")).items())
+    return any(
+        p.system != "kueue"
+        for s in _specs(docs)
+        for p in fleet.pools
+        if as_map(s.get("nodeSelector")) and p.node_labels.items() >= as_map(s.get("nodeSelector")).items()
+    )
 
 
 def _volcano_queue(docs: Docs, fleet: FleetContext | None) -> bool:
@@ -91,8 +103,12 @@ def _volcano_queue(docs: Docs, fleet: FleetContext | None) -> bool:
 
 def _job_without_restart_policy(docs: Docs, fleet: FleetContext | None) -> bool:
     """A batch Job whose pod template sets no restartPolicy (the API server requires OnFailure or Never)."""
-    return bool(docs) and docs[-1].get("apiVersion") == "batch/v1" and docs[-1].get("kind") == "Job" and \
-        any("restartPolicy" not in spec for spec in _specs(docs))
+    return (
+        bool(docs)
+        and docs[-1].get("apiVersion") == "batch/v1"
+        and docs[-1].get("kind") == "Job"
+        and any("restartPolicy" not in spec for spec in _specs(docs))
+    )
 
 
 WHEN: dict[str, Callable[[Docs, FleetContext | None], bool]] = {
@@ -119,81 +135,171 @@ class Known:
     when: str = ""
 
     def covers(self, case_id: str, d: Disagreement, docs: Docs, fleet: FleetContext | None) -> bool:
-        return (fnmatchcase(case_id, self.case) and self.rule == d.rule and self.kind == d.kind
-                and self.outcome == d.outcome and WHEN[self.when](docs, fleet))
+        return (
+            fnmatchcase(case_id, self.case)
+            and self.rule == d.rule
+            and self.kind == d.kind
+            and self.outcome == d.outcome
+            and WHEN[self.when](docs, fleet)
+        )
 
 
-CONTENTION = ("the gang may start partially, and does so only where the cluster lacks room for all of it; the tier "
-              "tries each case alone on an idle sandbox, where a gang that fits is bound whole by any scheduler")
+CONTENTION = (
+    "the gang may start partially, and does so only where the cluster lacks room for all of it; the tier "
+    "tries each case alone on an idle sandbox, where a gang that fits is bound whole by any scheduler"
+)
 
-IGNORED = ("in a namespace Kueue does not manage its webhooks are never called: Kueue ignores the workload, which runs "
-           "at once outside every quota and all-or-nothing admission (the finding says so); that harm needs contention, "
-           "which a trial alone does not create")
+IGNORED = (
+    "in a namespace Kueue does not manage its webhooks are never called: Kueue ignores the workload, which runs "
+    "at once outside every quota and all-or-nothing admission (the finding says so); that harm needs contention, "
+    "which a trial alone does not create"
+)
 
 KNOWN: tuple[Known, ...] = (
-    *(Known("*", code, FALSE_ALARM, O.RAN_WHOLE, CONTENTION)
-      for code in ("GANG001", "GANG005", "GANG101", "GANG102", "GANG805")),
+    *(
+        Known("*", code, FALSE_ALARM, O.RAN_WHOLE, CONTENTION)
+        for code in ("GANG001", "GANG005", "GANG101", "GANG102", "GANG805")
+    ),
     Known("*", "GANG103", FALSE_ALARM, O.RAN_WHOLE, IGNORED, when="namespace outside Kueue"),
     Known("*", "GANG104", FALSE_ALARM, O.RAN_WHOLE, IGNORED, when="namespace outside Kueue"),
-    Known("*", "GANG104", FALSE_ALARM, O.RAN_WHOLE,
-          "Volcano runs a job on any open queue, `default` or another team's (volcano.md §8): the harm is capacity taken "
-          "from another team's quota, not a hang, and a trial alone takes nobody's", when="a Volcano queue"),
-    Known("fixture:GANG805/*", "GANG801", FALSE_ALARM, O.RAN_WHOLE,
-          "the pods go to a scheduler that ignores the pod-group label (GANG805's finding on the same pods), so the "
-          "missing PodGroup is never consulted; GANG801's denial holds for pods the coscheduler places"),
-    Known("fixture:GANG806/*", None, MISS, O.NEVER_ADMITTED,
-          "the fixture's pods name the scheduler-plugins scheduler, which the dev stack does not run (it has no "
-          "coscheduling pool): they wait forever. No rule checks that a schedulerName is one the fleet runs (a gap, "
-          "left open: GANG806 judges coscheduling pools' namespaces only)"),
-    *(Known("*", code, FALSE_ALARM, O.STOPPED_WHOLE,
+    Known(
+        "*",
+        "GANG104",
+        FALSE_ALARM,
+        O.RAN_WHOLE,
+        "Volcano runs a job on any open queue, `default` or another team's (volcano.md §8): the harm is capacity taken "
+        "from another team's quota, not a hang, and a trial alone takes nobody's",
+        when="a Volcano queue",
+    ),
+    Known(
+        "fixture:GANG805/*",
+        "GANG801",
+        FALSE_ALARM,
+        O.RAN_WHOLE,
+        "the pods go to a scheduler that ignores the pod-group label (GANG805's finding on the same pods), so the "
+        "missing PodGroup is never consulted; GANG801's denial holds for pods the coscheduler places",
+    ),
+    Known(
+        "fixture:GANG806/*",
+        None,
+        MISS,
+        O.NEVER_ADMITTED,
+        "the fixture's pods name the scheduler-plugins scheduler, which the dev stack does not run (it has no "
+        "coscheduling pool): they wait forever. No rule checks that a schedulerName is one the fleet runs (a gap, "
+        "left open: GANG806 judges coscheduling pools' namespaces only)",
+    ),
+    *(
+        Known(
+            "*",
+            code,
+            FALSE_ALARM,
+            O.STOPPED_WHOLE,
             "a one-pod job: the rules judge a Volcano Job as a gang whatever its size (gpufleet.rules.gangs), but with "
-            "one rank nothing is left running short-handed when it fails", when="one pod")
-      for code in ("GANG201", "GANG204")),
-    *(Known("*", "GANG204", FALSE_ALARM, outcome,
+            "one rank nothing is left running short-handed when it fails",
+            when="one pod",
+        )
+        for code in ("GANG201", "GANG204")
+    ),
+    *(
+        Known(
+            "*",
+            "GANG204",
+            FALSE_ALARM,
+            outcome,
             "with restartPolicy OnFailure a kubelet restarts a crashed container in place and the pod never fails, so "
             "the job-level reaction the trial saw (it writes the pod Failed, as a kubelet does only under Never) would "
-            "not happen on a cluster: the rank restarts alone, as GANG204 says", when="restartPolicy not Never")
-      for outcome in (O.RESTARTED_WHOLE, O.STOPPED_WHOLE)),
-    Known("*", "GANG201", FALSE_ALARM, O.RESTARTED_WHOLE,
-          "the trial fails a pod, it does not evict one: the job handles PodFailed (its only task restarted whole) but "
-          "not PodEvicted, and a preempted or drained rank would leave the others running short-handed",
-          when="PodEvicted unhandled"),
-    Known("*", "GANG402", FALSE_ALARM, O.RAN_WHOLE,
-          "pods that select no nodes reach every node whose taints they tolerate: GANG402 measures the nodes of the pools "
-          "of the system it expects to place them (Volcano's, for pods naming the volcano scheduler), and the engines put "
-          "the pod on a larger node of a Kueue pool (gpufleet.rules.placement; not changed here)",
-          when="no node selector"),
-    Known("*", "GANG403", FALSE_ALARM, O.RAN_WHOLE,
-          "pods that select no nodes reach every node whose taints they tolerate: GANG403 measures the pool the "
-          "namespace's team routes to, and the engines placed the gang on another pool's nodes (out of its pool, "
-          "which is its own hazard)", when="no node selector"),
-    Known("*", "GANG403", FALSE_ALARM, O.RAN_WHOLE,
-          "Volcano placed the pods on the nodes their selector names, a pool of another system (Kueue's); GANG403 "
-          "counts only Volcano's pools for a job Volcano places (gpufleet.rules.placement, which ignores such a "
-          "selector on purpose: tests/rules/gpus/test_placement.py). Not changed here: the same selector on a job Kueue "
-          "admits makes it never admitted (no flavor matches), so which pools count depends on the placing system",
-          when="Volcano pods selecting another system's pool"),
-    Known("gen:*", None, MISS, O.NEVER_ADMITTED,
-          "Kueue assigns only its ClusterQueue's flavors, and a node selector for another system's pool matches none "
-          "(\"flavor l4 doesn't match node affinity\"): never admitted. No rule checks that a Kueue job's node selector "
-          "matches a flavor of its queue (a gap, left open; GANG403 counts the Kueue pools)",
-          when="Kueue job selecting another system's pool"),
-    Known("fixture:GANG102/allowed.yaml#2", None, MISS, O.NEVER_ADMITTED,
-          "a Pod for Volcano in group `pair` (scheduling.k8s.io/group-name) with no such Volcano PodGroup: Volcano never "
-          "schedules it. GANG801 checks the coscheduling PodGroups a run lacks, no rule Volcano's (a gap, left open)"),
-    Known("fixture:*", None, MISS, O.REFUSED,
-          "the fixture's batch Job sets no restartPolicy, which the API server's built-in validation requires "
-          "(OnFailure or Never) and no rule repeats (the schema rules read CRDs only): the refusal comes at "
-          "submission, with its message; the fixture was written for the rule it tests",
-          when="a batch Job without restartPolicy"),
-    Known("fixture:GANG202/disallowed.yaml#1", None, MISS, O.REFUSED,
-          "Volcano's webhook refuses a `*` event policy beside other policies (\"if there's * here, no other policy "
-          "should be here\"), a check outside the CRD schema that no rule repeats; the fixture tests GANG202's "
-          "task-level action, and the refusal comes at submission with its message"),
-    Known("example:volcano/example/invalid_jobs/*", None, MISS, O.REFUSED,
-          "Volcano's webhook refuses what the upstream example is about (duplicated policy events), a check outside "
-          "the CRD schema that no rule repeats: the refusal, with its message, comes at submission; nothing hangs"),
+            "not happen on a cluster: the rank restarts alone, as GANG204 says",
+            when="restartPolicy not Never",
+        )
+        for outcome in (O.RESTARTED_WHOLE, O.STOPPED_WHOLE)
+    ),
+    Known(
+        "*",
+        "GANG201",
+        FALSE_ALARM,
+        O.RESTARTED_WHOLE,
+        "the trial fails a pod, it does not evict one: the job handles PodFailed (its only task restarted whole) but "
+        "not PodEvicted, and a preempted or drained rank would leave the others running short-handed",
+        when="PodEvicted unhandled",
+    ),
+    Known(
+        "*",
+        "GANG402",
+        FALSE_ALARM,
+        O.RAN_WHOLE,
+        "pods that select no nodes reach every node whose taints they tolerate: GANG402 measures the nodes of the pools "
+        "of the system it expects to place them (Volcano's, for pods naming the volcano scheduler), and the engines put "
+        "the pod on a larger node of a Kueue pool (gpufleet.rules.placement; not changed here)",
+        when="no node selector",
+    ),
+    Known(
+        "*",
+        "GANG403",
+        FALSE_ALARM,
+        O.RAN_WHOLE,
+        "pods that select no nodes reach every node whose taints they tolerate: GANG403 measures the pool the "
+        "namespace's team routes to, and the engines placed the gang on another pool's nodes (out of its pool, "
+        "which is its own hazard)",
+        when="no node selector",
+    ),
+    Known(
+        "*",
+        "GANG403",
+        FALSE_ALARM,
+        O.RAN_WHOLE,
+        "Volcano placed the pods on the nodes their selector names, a pool of another system (Kueue's); GANG403 "
+        "counts only Volcano's pools for a job Volcano places (gpufleet.rules.placement, which ignores such a "
+        "selector on purpose: tests/rules/gpus/test_placement.py). Not changed here: the same selector on a job Kueue "
+        "admits makes it never admitted (no flavor matches), so which pools count depends on the placing system",
+        when="Volcano pods selecting another system's pool",
+    ),
+    Known(
+        "gen:*",
+        None,
+        MISS,
+        O.NEVER_ADMITTED,
+        "Kueue assigns only its ClusterQueue's flavors, and a node selector for another system's pool matches none "
+        "(\"flavor l4 doesn't match node affinity\"): never admitted. No rule checks that a Kueue job's node selector "
+        "matches a flavor of its queue (a gap, left open; GANG403 counts the Kueue pools)",
+        when="Kueue job selecting another system's pool",
+    ),
+    Known(
+        "fixture:GANG102/allowed.yaml#2",
+        None,
+        MISS,
+        O.NEVER_ADMITTED,
+        "a Pod for Volcano in group `pair` (scheduling.k8s.io/group-name) with no such Volcano PodGroup: Volcano never "
+        "schedules it. GANG801 checks the coscheduling PodGroups a run lacks, no rule Volcano's (a gap, left open)",
+    ),
+    Known(
+        "fixture:*",
+        None,
+        MISS,
+        O.REFUSED,
+        "the fixture's batch Job sets no restartPolicy, which the API server's built-in validation requires "
+        "(OnFailure or Never) and no rule repeats (the schema rules read CRDs only): the refusal comes at "
+        "submission, with its message; the fixture was written for the rule it tests",
+        when="a batch Job without restartPolicy",
+    ),
+    Known(
+        "fixture:GANG202/disallowed.yaml#1",
+        None,
+        MISS,
+        O.REFUSED,
+        "Volcano's webhook refuses a `*` event policy beside other policies (\"if there's * here, no other policy "
+        "should be here\"), a check outside the CRD schema that no rule repeats; the fixture tests GANG202's "
+        "task-level action, and the refusal comes at submission with its message",
+    ),
+    Known(
+        "example:volcano/example/invalid_jobs/*",
+        None,
+        MISS,
+        O.REFUSED,
+        "Volcano's webhook refuses what the upstream example is about (duplicated policy events), a check outside "
+        "the CRD schema that no rule repeats: the refusal, with its message, comes at submission; nothing hangs",
+    ),
 )
+
 
 def explain(case_id: str, d: Disagreement, docs: Docs = (), fleet: FleetContext | None = None) -> Known | None:
     """The entry that lists this disagreement of this case, or None."""

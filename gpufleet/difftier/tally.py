@@ -90,15 +90,24 @@ def doc_lines(record: Mapping[str, Any] | None, predicts: Mapping[str, frozenset
     if record is None:
         return {}, ""
     rules = record.get("rules", {})
-    lines = {code: ("not judged by the engines (the rule predicts no engine outcome)" if not outcomes
-                    else line(rules[code]) if code in rules else "no case of the last run reached it")
-             for code, outcomes in predicts.items()}
-    note = (f"Each rule's **Engines agree** line is the differential tier's last long run (`{record['command']}`, "
-            f"{record['date']}, seeds {', '.join(map(str, record['seeds']))}, {record['cases']} cases tried on the dev "
-            f"stack's sandbox without the gang-admission controller, {record['casesPerMinute']} cases per minute): the share "
-            "of judged cases where the rule's finding, or its silence, matched what the real engines did (docs/sandbox.md, "
-            "\"The differential tier\"); a miss counts against each silent rule that predicts what the engines did, and "
-            "the disagreements the tier lists as known count too. The spread is the lowest and highest share over the "
-            "run's groups (fixtures, examples, each seed's generated shapes). Regenerate with `bench/difftier_bench.py --write "
-            f"{RECORD}` and `scripts/gen_rules_doc.py`.")
+    lines = {
+        code: (
+            "not judged by the engines (the rule predicts no engine outcome)"
+            if not outcomes
+            else line(rules[code])
+            if code in rules
+            else "no case of the last run reached it"
+        )
+        for code, outcomes in predicts.items()
+    }
+    note = (
+        f"Each rule's **Engines agree** line is the differential tier's last long run (`{record['command']}`, "
+        f"{record['date']}, seeds {', '.join(map(str, record['seeds']))}, {record['cases']} cases tried on the dev "
+        f"stack's sandbox without the gang-admission controller, {record['casesPerMinute']} cases per minute): the share "
+        "of judged cases where the rule's finding, or its silence, matched what the real engines did (docs/sandbox.md, "
+        "\"The differential tier\"); a miss counts against each silent rule that predicts what the engines did, and "
+        "the disagreements the tier lists as known count too. The spread is the lowest and highest share over the "
+        "run's groups (fixtures, examples, each seed's generated shapes). Regenerate with `bench/difftier_bench.py --write "
+        f"{RECORD}` and `scripts/gen_rules_doc.py`."
+    )
     return lines, note

@@ -67,7 +67,7 @@ class TeamContext:
     volcano_namespaces: tuple[str, ...] = ()
     """The team's namespaces owned by Volcano (docs/architecture.md, "Who owns a namespace")."""
 
-    def in_namespace(self, namespace: str) -> "TeamContext":
+    def in_namespace(self, namespace: str) -> TeamContext:
         """The team as seen from one of its namespaces: only the owning engine's queue is kept."""
         if not self.volcano_namespaces:
             return self
@@ -117,11 +117,11 @@ class FleetIndex:
     gpu_resources: frozenset[str]
     """Resources counted as GPUs: :data:`KNOWN_GPUS` and every pool's ``gpuResource``."""
     sorted_gpu_resources: tuple[str, ...]
-    pools_by_system: Mapping[str, tuple["PoolContext", ...]]
+    pools_by_system: Mapping[str, tuple[PoolContext, ...]]
     """The pools of each system (``kueue``, ``volcano``), in model order."""
 
     @classmethod
-    def build(cls, pools: tuple["PoolContext", ...]) -> "FleetIndex":
+    def build(cls, pools: tuple[PoolContext, ...]) -> FleetIndex:
         names = {*KNOWN_GPUS, *(p.gpu_resource for p in pools)}
         systems: dict[str, list[PoolContext]] = {}
         for pool in pools:
@@ -175,16 +175,22 @@ class FleetContext:
     @property
     def native_jobs(self) -> bool:
         """Whether this cluster's Job controller creates Workloads and PodGroups (GenericWorkload and WorkloadWithJob on, 1.36+)."""
-        return (self.kubernetes_minor is not None and self.kubernetes_minor >= workload_api.JOB_GANG_MIN_MINOR
-                and {workload_api.GENERIC_WORKLOAD, workload_api.WORKLOAD_WITH_JOB} <= self.workload_gates)
+        return (
+            self.kubernetes_minor is not None
+            and self.kubernetes_minor >= workload_api.JOB_GANG_MIN_MINOR
+            and {workload_api.GENERIC_WORKLOAD, workload_api.WORKLOAD_WITH_JOB} <= self.workload_gates
+        )
 
     @property
     def native_gang_api(self) -> bool:
         """Whether kube-scheduler gang-schedules PodGroups here (GenericWorkload on, 1.35+)."""
-        return (self.kubernetes_minor is not None and self.kubernetes_minor >= workload_api.MIN_MINOR
-                and workload_api.GENERIC_WORKLOAD in self.workload_gates)
+        return (
+            self.kubernetes_minor is not None
+            and self.kubernetes_minor >= workload_api.MIN_MINOR
+            and workload_api.GENERIC_WORKLOAD in self.workload_gates
+        )
 
-    def native_pools(self, namespace: str | None) -> list["PoolContext"]:
+    def native_pools(self, namespace: str | None) -> list[PoolContext]:
         """The pools of ``namespace``'s team whose gangs kube-scheduler places whole (empty for no team)."""
         team = self.team_for_namespace(namespace)
         return [p for p in self.team_pools(team) if p.native_gangs] if team is not None else []
@@ -237,8 +243,13 @@ class FleetContext:
     @cached_property
     def _queues(self) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str], dict[str, TeamContext]]:
         """The queue look-ups, built on first use and kept (the rules ask once per object)."""
-        local = frozenset((ns, t.local_queue) for t in self.teams if t.local_queue for ns in t.namespaces
-                          if ns not in t.volcano_namespaces)
+        local = frozenset(
+            (ns, t.local_queue)
+            for t in self.teams
+            if t.local_queue
+            for ns in t.namespaces
+            if ns not in t.volcano_namespaces
+        )
         by_queue: dict[str, TeamContext] = {}
         for team in self.teams:
             if team.volcano_queue:
@@ -246,24 +257,32 @@ class FleetContext:
         return local, frozenset(name for _, name in local), frozenset(by_queue), by_queue
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "FleetContext":
+    def from_dict(cls, data: Mapping[str, Any]) -> FleetContext:
         if data.get("version", CONTEXT_VERSION) != CONTEXT_VERSION:
-            raise ValueError(f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})")
+            raise ValueError(
+                f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})"
+            )
         teams = tuple(
             TeamContext(
-                name=t["name"], namespaces=tuple(t.get("namespaces", ())),
-                local_queue=t.get("localQueue"), volcano_queue=t.get("volcanoQueue"),
-                pools=tuple(t.get("pools", ())), volcano_namespaces=tuple(t.get("volcanoNamespaces", ())),
+                name=t["name"],
+                namespaces=tuple(t.get("namespaces", ())),
+                local_queue=t.get("localQueue"),
+                volcano_queue=t.get("volcanoQueue"),
+                pools=tuple(t.get("pools", ())),
+                volcano_namespaces=tuple(t.get("volcanoNamespaces", ())),
             )
             for t in data.get("teams", ())
         )
         pools = tuple(
             PoolContext(
-                name=p["name"], system=p["system"], node_count=int(p["nodeCount"]),
+                name=p["name"],
+                system=p["system"],
+                node_count=int(p["nodeCount"]),
                 gpu_resource=p.get("gpuResource", NVIDIA_GPU),
                 allocatable={k: quantity.parse(v) for k, v in p.get("allocatable", {}).items()},
                 node_labels=dict(p.get("nodeLabels", {})),
-                dedicated_to=p.get("dedicatedTo"), cold_start_budget_seconds=p.get("coldStartBudgetSeconds"),
+                dedicated_to=p.get("dedicatedTo"),
+                cold_start_budget_seconds=p.get("coldStartBudgetSeconds"),
                 placement=str(p.get("placement") or "per-pod"),
             )
             for p in data.get("pools", ())
@@ -273,7 +292,10 @@ class FleetContext:
             for c in data.get("priorityClasses", ())
         )
         return cls(
-            fleet=data.get("fleet", ""), teams=teams, pools=pools, priority_classes=classes,
+            fleet=data.get("fleet", ""),
+            teams=teams,
+            pools=pools,
+            priority_classes=classes,
             cold_start_floor_seconds=int(data.get("coldStartFloorSeconds", COLD_START_FLOOR_SECONDS)),
             kueue_namespace=data.get("kueueNamespace", "kueue-system"),
             volcano_namespace=data.get("volcanoNamespace", "volcano-system"),
@@ -281,13 +303,21 @@ class FleetContext:
             coscheduling_scheduler=data.get("coschedulingScheduler"),
             gang_label=data.get("gangLabel"),
             manage_jobs_without_queue_name=_optional_bool(data.get("manageJobsWithoutQueueName")),
-            kueue_managed_namespaces=(tuple(str(n) for n in data["kueueManagedNamespaces"])
-                                      if isinstance(data.get("kueueManagedNamespaces"), list) else None),
-            kueue_frameworks=(tuple(str(n) for n in data["kueueFrameworks"])
-                              if isinstance(data.get("kueueFrameworks"), list) else None),
-            partition_exempt_namespaces=(tuple(str(n) for n in data["partitionExemptNamespaces"])
-                                         if isinstance(data.get("partitionExemptNamespaces"), list)
-                                         else PARTITION_ALWAYS_EXEMPT),
+            kueue_managed_namespaces=(
+                tuple(str(n) for n in data["kueueManagedNamespaces"])
+                if isinstance(data.get("kueueManagedNamespaces"), list)
+                else None
+            ),
+            kueue_frameworks=(
+                tuple(str(n) for n in data["kueueFrameworks"])
+                if isinstance(data.get("kueueFrameworks"), list)
+                else None
+            ),
+            partition_exempt_namespaces=(
+                tuple(str(n) for n in data["partitionExemptNamespaces"])
+                if isinstance(data.get("partitionExemptNamespaces"), list)
+                else PARTITION_ALWAYS_EXEMPT
+            ),
             kubernetes_minor=workload_api.minor_of(str(data.get("kubernetesVersion") or "")),
             workload_gates=frozenset(str(g) for g in data.get("workloadGates") or () if isinstance(g, str)),
         )

@@ -23,10 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from gpufleet.fleetctx.context import CONTEXT_VERSION
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.model.base import Quantity
 from gpufleet.kubetypes.vocab import DNS_LABEL, NVIDIA_GPU, QUEUE_LABEL
+from gpufleet.model.base import Quantity
+from gpufleet.yamlin.errors import Issue
 
 Label = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
 
@@ -90,31 +90,58 @@ class FleetContextDoc(_Doc):
 def validate(data: Any) -> list[Issue]:
     """Every problem of a fleet context document, each at its path; empty when it is usable."""
     if not isinstance(data, dict):
-        return [Issue("(document)", f"the fleet context must be a JSON object, not {type(data).__name__}",
-                      "write it with gpufleet.render.context.render_context (the stack mounts it)")]
+        return [
+            Issue(
+                "(document)",
+                f"the fleet context must be a JSON object, not {type(data).__name__}",
+                "write it with gpufleet.render.context.render_context (the stack mounts it)",
+            )
+        ]
     if data.get("version", CONTEXT_VERSION) != CONTEXT_VERSION:
-        return [Issue(FieldPath.of("version"), f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})",
-                      "render the context with this gpufleet version")]
+        return [
+            Issue(
+                FieldPath.of("version"),
+                f"fleet context version {data.get('version')!r} is not supported (expected {CONTEXT_VERSION})",
+                "render the context with this gpufleet version",
+            )
+        ]
     try:
         doc = FleetContextDoc.model_validate(data)
     except ValidationError as exc:
-        return [Issue(FieldPath.of(*e["loc"]) or "(document)", e["msg"], "render the context again from the fleet model")
-                for e in exc.errors(include_url=False)[:50]]
+        return [
+            Issue(FieldPath.of(*e["loc"]) or "(document)", e["msg"], "render the context again from the fleet model")
+            for e in exc.errors(include_url=False)[:50]
+        ]
     issues = []
     for i, pool in enumerate(doc.pools):
         for resource, amount in pool.allocatable.items():
             try:
                 QuantityDoc(value=amount)
             except ValidationError as exc:
-                issues.append(Issue(FieldPath.of("pools", i, "allocatable", resource), exc.errors()[0]["msg"],
-                                    "use a Kubernetes quantity (8, 1800Gi)"))
+                issues.append(
+                    Issue(
+                        FieldPath.of("pools", i, "allocatable", resource),
+                        exc.errors()[0]["msg"],
+                        "use a Kubernetes quantity (8, 1800Gi)",
+                    )
+                )
     for t, team in enumerate(doc.teams):
         for n, ns in enumerate(team.namespaces):
             if not ns or len(ns) > 63 or not re.fullmatch(DNS_LABEL, ns):
-                issues.append(Issue(FieldPath.of("teams", t, "namespaces", n), f"{ns[:70]!r} is not a namespace name",
-                                    "use a DNS label"))
+                issues.append(
+                    Issue(
+                        FieldPath.of("teams", t, "namespaces", n),
+                        f"{ns[:70]!r} is not a namespace name",
+                        "use a DNS label",
+                    )
+                )
         for n, ns in enumerate(team.volcanoNamespaces):
             if ns not in team.namespaces:
-                issues.append(Issue(FieldPath.of("teams", t, "volcanoNamespaces", n), f"{ns[:70]!r} is not one of the team's namespaces",
-                                    "render the context again from the fleet model"))
+                issues.append(
+                    Issue(
+                        FieldPath.of("teams", t, "volcanoNamespaces", n),
+                        f"{ns[:70]!r} is not one of the team's namespaces",
+                        "render the context again from the fleet model",
+                    )
+                )
     return issues

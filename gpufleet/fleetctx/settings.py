@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.util.boundedread import TooLarge, read_bounded
-from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, CrdSchemas
+from gpufleet.util.boundedread import TooLarge, read_bounded
+from gpufleet.yamlin.errors import Issue, ModelError
 
 
 class SettingsError(ModelError):
@@ -59,9 +59,16 @@ class Settings:
         return CheckContext(fleet=self.fleet, options=self.options, crds=self.crds, objects=objects)
 
 
-def load_settings(*, model: str | None = None, context: str | None = None, crds: str | None = None,
-                  options: Mapping[str, Any] | None = None, options_source: str = "options",
-                  cold_start_floor_seconds: int | None = None, strict: bool = False) -> Settings:
+def load_settings(
+    *,
+    model: str | None = None,
+    context: str | None = None,
+    crds: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    options_source: str = "options",
+    cold_start_floor_seconds: int | None = None,
+    strict: bool = False,
+) -> Settings:
     """Validate and load every input; :class:`SettingsError` lists every problem found.
 
     ``model`` is a fleet model file, ``context`` a fleet-context JSON (give at most one);
@@ -92,8 +99,16 @@ def _part(errors: list[ModelError], load: Any) -> Any:
 def load_fleet(*, model: str | None = None, context: str | None = None, strict: bool = False) -> FleetContext | None:
     """The fleet context of a model file or a context JSON (None without either)."""
     if model and context:
-        raise ModelError(context, [Issue("", "give either a fleet model or a fleet context, not both",
-                                         "drop one of --fleet / --fleet-context")])
+        raise ModelError(
+            context,
+            [
+                Issue(
+                    "",
+                    "give either a fleet model or a fleet context, not both",
+                    "drop one of --fleet / --fleet-context",
+                )
+            ],
+        )
     if model:
         return fleet_context_from_model(model)
     return load_fleet_context(context, strict=strict) if context else None
@@ -110,10 +125,13 @@ def load_fleet_context(path: str, strict: bool = False) -> FleetContext:
         raw = read_bounded(path, MAX_CONTEXT_BYTES, "fleet context")
         data = json.loads(raw)
     except TooLarge as exc:
-        raise ModelError(path, [Issue("", f"the fleet context is larger than {exc.cap}",
-                                      "render it again from the fleet model")]) from None
+        raise ModelError(
+            path, [Issue("", f"the fleet context is larger than {exc.cap}", "render it again from the fleet model")]
+        ) from None
     except OSError as exc:
-        raise ModelError(path, [Issue("", f"cannot read the fleet context: {exc.strerror or exc}", "check the path")]) from None
+        raise ModelError(
+            path, [Issue("", f"cannot read the fleet context: {exc.strerror or exc}", "check the path")]
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelError(path, [_not_a_context(raw, exc)]) from None
     return fleet_context_from_dict(data, path, strict=strict)
@@ -126,9 +144,14 @@ def _not_a_context(raw: bytes, exc: Exception) -> Issue:
     """Why ``raw`` is no fleet context: a fleet model given in its place, or simply not JSON."""
     head = raw[:65536].decode("utf-8", "replace")
     if "kind: Fleet" in head or "gpufleet.dev/v1alpha1" in head:
-        return Issue("(file)", "this is a fleet model (kind: Fleet), but a fleet context (JSON) was expected",
-                     f"pass the model with --fleet instead of --fleet-context, or {MAKE_CONTEXT}")
-    return Issue("(file)", f"not a JSON fleet context ({exc})", f"pass the JSON written by `gpufleet render`; {MAKE_CONTEXT}")
+        return Issue(
+            "(file)",
+            "this is a fleet model (kind: Fleet), but a fleet context (JSON) was expected",
+            f"pass the model with --fleet instead of --fleet-context, or {MAKE_CONTEXT}",
+        )
+    return Issue(
+        "(file)", f"not a JSON fleet context ({exc})", f"pass the JSON written by `gpufleet render`; {MAKE_CONTEXT}"
+    )
 
 
 def fleet_context_from_dict(data: Any, source: str, strict: bool = False) -> FleetContext:
@@ -140,12 +163,17 @@ def fleet_context_from_dict(data: Any, source: str, strict: bool = False) -> Fle
         if issues:
             raise ModelError(source, issues)
     if not isinstance(data, Mapping):
-        raise ModelError(source, [Issue("", "the fleet context must be a JSON object", "see gpufleet.fleetctx.context for its shape")])
+        raise ModelError(
+            source,
+            [Issue("", "the fleet context must be a JSON object", "see gpufleet.fleetctx.context for its shape")],
+        )
     try:
         return FleetContext.from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:
         what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise ModelError(source, [Issue("", f"invalid fleet context: {what}", "regenerate it from the fleet model")]) from None
+        raise ModelError(
+            source, [Issue("", f"invalid fleet context: {what}", "regenerate it from the fleet model")]
+        ) from None
 
 
 def fleet_context_from_model(path: str) -> FleetContext:
@@ -154,19 +182,31 @@ def fleet_context_from_model(path: str) -> FleetContext:
         from gpufleet.model import load_model
         from gpufleet.render.context import render_context
     except ImportError as exc:
-        raise ModelError(path, [Issue("", f"a fleet model needs the fleet model layer, which is not available ({exc})",
-                                      "pass a fleet context JSON instead")]) from None
+        raise ModelError(
+            path,
+            [
+                Issue(
+                    "",
+                    f"a fleet model needs the fleet model layer, which is not available ({exc})",
+                    "pass a fleet context JSON instead",
+                )
+            ],
+        ) from None
     return fleet_context_from_dict(render_context(load_model(path)), path)
 
 
 def load_crds(path: str) -> CrdSchemas:
     """A ``gpufleet.crdschema.CrdSet`` of the CRDs under ``path``."""
     if not Path(path).is_dir():
-        raise ModelError(path, [Issue("", "the CRDs must be a directory of CRD YAML files", "pass a folder such as crds/")])
+        raise ModelError(
+            path, [Issue("", "the CRDs must be a directory of CRD YAML files", "pass a folder such as crds/")]
+        )
     try:
         from gpufleet.crdschema import CrdSet
     except ImportError as exc:
-        raise ModelError(path, [Issue("", f"CRD checks need gpufleet.crdschema, which is not available ({exc})", "upgrade gpufleet")]) from None
+        raise ModelError(
+            path, [Issue("", f"CRD checks need gpufleet.crdschema, which is not available ({exc})", "upgrade gpufleet")]
+        ) from None
     return CrdSet.load(path)
 
 
@@ -179,7 +219,9 @@ def rule_options(raw: Mapping[str, Any], source: str = "options") -> dict[str, o
     issues: list[Issue] = []
     out: dict[str, object] = {}
     if not isinstance(raw, Mapping):
-        raise ModelError(source, [Issue(OPTIONS, "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}")])
+        raise ModelError(
+            source, [Issue(OPTIONS, "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}")]
+        )
     for key, value in raw.items():
         code = str(key).upper()
         rule = registry.REGISTRY.get(code)
@@ -187,9 +229,21 @@ def rule_options(raw: Mapping[str, Any], source: str = "options") -> dict[str, o
         if rule is None:
             issues.append(Issue(where, f"unknown rule code {key!r}", "use a code from `gpufleet rules` (GANG502)"))
         elif rule.options is None:
-            issues.append(Issue(where, f"{code} takes no options", f"remove options.{key}; see docs/rules.md for the rules that take options"))
+            issues.append(
+                Issue(
+                    where,
+                    f"{code} takes no options",
+                    f"remove options.{key}; see docs/rules.md for the rules that take options",
+                )
+            )
         elif not isinstance(value, Mapping):
-            issues.append(Issue(where, "must be a map of option names to values", f"{where}: {{{option_names(rule.options)[0]}: ...}}"))
+            issues.append(
+                Issue(
+                    where,
+                    "must be a map of option names to values",
+                    f"{where}: {{{option_names(rule.options)[0]}: ...}}",
+                )
+            )
         else:
             validated, problems = _validate(rule.options, value, where)
             issues += problems

@@ -28,12 +28,21 @@ WORKLOAD_RESOURCES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 KIND_OF: dict[str, str] = {
-    "jobs": "Job", "podgroups": "PodGroup", "jobsets": "JobSet", "pytorchjobs": "PyTorchJob", "mpijobs": "MPIJob",
-    "trainjobs": "TrainJob", "leaderworkersets": "LeaderWorkerSet", "rayjobs": "RayJob", "rayclusters": "RayCluster",
-    "workloads": "Workload", "pods": "Pod",
+    "jobs": "Job",
+    "podgroups": "PodGroup",
+    "jobsets": "JobSet",
+    "pytorchjobs": "PyTorchJob",
+    "mpijobs": "MPIJob",
+    "trainjobs": "TrainJob",
+    "leaderworkersets": "LeaderWorkerSet",
+    "rayjobs": "RayJob",
+    "rayclusters": "RayCluster",
+    "workloads": "Workload",
+    "pods": "Pod",
 }
 """The kind each resource of the webhooks holds."""
 
 REVIEWED_KINDS: frozenset[tuple[str, str]] = frozenset(
-    {(group, KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES} | {("", "Pod")})
+    {(group, KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES} | {("", "Pod")}
+)
 """``(apiGroup, kind)`` of every object the validating webhook is sent (the workloads, and Kueue pod-group Pods)."""

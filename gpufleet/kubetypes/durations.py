@@ -28,7 +28,16 @@ from typing import Iterable, NamedTuple
 COLD_START_FLOOR_SECONDS = 600
 """Ten minutes: the default floor under which a GPU gang's cold start is not safe (docs/model.md)."""
 
-NANOSECONDS = {"ns": 1, "us": 10**3, "µs": 10**3, "μs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
+NANOSECONDS = {
+    "ns": 1,
+    "us": 10**3,
+    "µs": 10**3,
+    "μs": 10**3,
+    "ms": 10**6,
+    "s": 10**9,
+    "m": 60 * 10**9,
+    "h": 3600 * 10**9,
+}
 _MAX_NS = 2**63 - 1
 _PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
 EXAMPLES = "10m, 1h30m, 90s"
@@ -54,10 +63,14 @@ def parse_nanoseconds(text: str) -> int:
         match = _PART.match(body, pos)
         whole, frac, unit = match.group(1), match.group(2), match.group(3)  # type: ignore[union-attr]  # _PART matches at every position: all its groups are optional
         if not whole and not frac:
-            raise DurationError(f"{text!r} is not a Go duration: a number must come before each unit (examples: {EXAMPLES})")
+            raise DurationError(
+                f"{text!r} is not a Go duration: a number must come before each unit (examples: {EXAMPLES})"
+            )
         if unit not in NANOSECONDS:
             what = f"unknown unit {unit!r}" if unit else "missing unit"
-            raise DurationError(f"{text!r} is not a Go duration: {what} (use ns, us, ms, s, m or h; examples: {EXAMPLES})")
+            raise DurationError(
+                f"{text!r} is not a Go duration: {what} (use ns, us, ms, s, m or h; examples: {EXAMPLES})"
+            )
         total += Fraction(f"{whole or 0}.{frac or 0}") * NANOSECONDS[unit]
         pos = match.end()  # type: ignore[union-attr]  # as above: _PART always matches
     nanos = int(total)

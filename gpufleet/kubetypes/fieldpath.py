@@ -95,8 +95,11 @@ class FieldPath:
         if not mine or not theirs:
             return self if theirs == () else other
         bracketed = type(theirs[0]) is int or their_keys & 1
-        return _make(mine + theirs, my_keys | (their_keys << len(mine)),
-                     my_text + their_text if bracketed else f"{my_text}.{their_text}")
+        return _make(
+            mine + theirs,
+            my_keys | (their_keys << len(mine)),
+            my_text + their_text if bracketed else f"{my_text}.{their_text}",
+        )
 
     @property
     def parent(self) -> FieldPath:

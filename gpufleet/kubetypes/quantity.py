@@ -101,7 +101,9 @@ def _bounded(text: str) -> tuple[str, int, int] | Decimal:
     if order + math.ceil(binary * 0.30103) > 40:
         return Decimal(sign + str(MAX)) * 2  # beyond any cap: the caller saturates or refuses
     if order + binary * 0.30103 < -12:
-        return Decimal(sign + "1e-40")  # non-zero, far below 1n: stands for any such amount (rounded up to 1n in _limit)
+        return Decimal(
+            sign + "1e-40"
+        )  # non-zero, far below 1n: stands for any such amount (rounded up to 1n in _limit)
     if len(digits) > 60:  # beyond nano precision anyway: keep a non-zero tail so rounding up still happens
         digits = digits[:60] + "1"
     reduced = f"{sign}0.{digits}e{order}"
@@ -115,8 +117,11 @@ def _parse_text(text: str) -> Decimal:
     reduced, _, binary = shape
     with localcontext(_WIDE):
         try:
-            value = Decimal(_upstream().parse_quantity(reduced)) if binary == 0 or reduced == text \
-                else Decimal(reduced) * (2 ** binary)
+            value = (
+                Decimal(_upstream().parse_quantity(reduced))
+                if binary == 0 or reduced == text
+                else Decimal(reduced) * (2**binary)
+            )
         except (ValueError, ArithmeticError) as exc:
             raise QuantityError(f"{_show(text)} is not a Kubernetes quantity {_EXAMPLES}") from exc
         return +value
@@ -164,7 +169,11 @@ def parse(value: object, saturate: bool = True) -> Decimal:
         raise QuantityError(f"{value!r} is not a Kubernetes quantity")
     if isinstance(value, int):
         if value.bit_length() > 63:
-            return _limit(Decimal(1 if value > 0 else -1) * MAX * 2, saturate, f"an integer of {len(str(abs(value))) if value.bit_length() < 14000 else 'thousands of'} digits")
+            return _limit(
+                Decimal(1 if value > 0 else -1) * MAX * 2,
+                saturate,
+                f"an integer of {len(str(abs(value))) if value.bit_length() < 14000 else 'thousands of'} digits",
+            )
         return Decimal(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
@@ -174,8 +183,10 @@ def parse(value: object, saturate: bool = True) -> Decimal:
         return _limit(value, saturate, str(value))
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise QuantityError(f"{value} is not a Kubernetes quantity: it must be a finite number; "
-                                f"leave the field out (or write 0) instead of infinity {_EXAMPLES}")
+            raise QuantityError(
+                f"{value} is not a Kubernetes quantity: it must be a finite number; "
+                f"leave the field out (or write 0) instead of infinity {_EXAMPLES}"
+            )
         if abs(value) > 2**64:
             return _limit(MAX * 2 * (1 if value > 0 else -1), saturate, repr(value))
         return _limit(Decimal(repr(value)) if value != int(value) else Decimal(int(value)), saturate, repr(value))

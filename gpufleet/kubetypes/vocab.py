@@ -101,4 +101,6 @@ def is_qualified_name(key: str) -> bool:
 
 def is_label_value(value: object) -> bool:
     """A label value: empty, or at most 63 letters, digits, '-', '_' and '.', alphanumeric at both ends."""
-    return isinstance(value, str) and (value == "" or (len(value) <= DNS_LABEL_MAX and _NAME_PART.fullmatch(value) is not None))
+    return isinstance(value, str) and (
+        value == "" or (len(value) <= DNS_LABEL_MAX and _NAME_PART.fullmatch(value) is not None)
+    )

@@ -89,8 +89,10 @@ GATES: Mapping[str, tuple[tuple[int, bool, str], ...]] = {
 """The workload-scheduling gates: (first minor, default, stage) steps, kube_features.go at v1.37.2."""
 
 NEEDS: Mapping[str, tuple[str, ...]] = {
-    WORKLOAD_WITH_JOB: (GENERIC_WORKLOAD,), TOPOLOGY_AWARE: (GENERIC_WORKLOAD,),
-    POD_GROUP_PREEMPTION_POLICY: (GENERIC_WORKLOAD,), COMPOSITE_POD_GROUP: (GENERIC_WORKLOAD, TOPOLOGY_AWARE),
+    WORKLOAD_WITH_JOB: (GENERIC_WORKLOAD,),
+    TOPOLOGY_AWARE: (GENERIC_WORKLOAD,),
+    POD_GROUP_PREEMPTION_POLICY: (GENERIC_WORKLOAD,),
+    COMPOSITE_POD_GROUP: (GENERIC_WORKLOAD, TOPOLOGY_AWARE),
     DRA_WORKLOAD_CLAIMS: (GENERIC_WORKLOAD,),
 }
 """``defaultKubernetesFeatureGateDependencies`` (kube_features.go at v1.37.2) for the gates above."""

@@ -15,9 +15,9 @@ from typing import Any, Mapping
 
 import yaml
 
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.yamlin import yamllimits
 from gpufleet.yamlin.errors import Issue, ModelError
-from gpufleet.kubetypes.fieldpath import FieldPath
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,16 @@ def _codes(value: Any, source: str, key: str) -> tuple[str, ...]:
 
     unknown = unknown_codes([c.upper() for c in codes])
     if unknown:
-        raise ModelError(source, [Issue(FieldPath.of(key), f"unknown rule code(s) {', '.join(unknown)}",
-                                        "use codes or prefixes that `gpufleet rules` lists (GANG301, GANG4)")])
+        raise ModelError(
+            source,
+            [
+                Issue(
+                    FieldPath.of(key),
+                    f"unknown rule code(s) {', '.join(unknown)}",
+                    "use codes or prefixes that `gpufleet rules` lists (GANG301, GANG4)",
+                )
+            ],
+        )
     return codes
 
 
@@ -52,22 +60,55 @@ def load_config(path: str) -> LintConfig:
     try:
         data = yamllimits.load(yamllimits.decode(Path(path).read_bytes())) or {}
     except (OSError, ValueError) as exc:
-        raise ModelError(path, [Issue("(file)", f"cannot read the config file: {getattr(exc, 'strerror', None) or exc}",
-                                      "check the path")]) from None
+        raise ModelError(
+            path,
+            [
+                Issue(
+                    "(file)", f"cannot read the config file: {getattr(exc, 'strerror', None) or exc}", "check the path"
+                )
+            ],
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise ModelError(path, [Issue(f"line {mark.line + 1}" if mark else "", f"malformed YAML: {getattr(exc, 'problem', exc)}", "fix the YAML")]) from None
+        raise ModelError(
+            path,
+            [
+                Issue(
+                    f"line {mark.line + 1}" if mark else "",
+                    f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                    "fix the YAML",
+                )
+            ],
+        ) from None
     if not isinstance(data, Mapping):
-        raise ModelError(path, [Issue("", "the config must be a mapping", "write keys such as select:, ignore:, options:")])
+        raise ModelError(
+            path, [Issue("", "the config must be a mapping", "write keys such as select:, ignore:, options:")]
+        )
     if "kind" in data and "apiVersion" in data:  # a manifest or a fleet model given as the config
-        raise ModelError(path, [Issue("(file)", f"this is a {data['kind']} ({data['apiVersion']}), not a linter config",
-                                      "pass the linter config (keys such as select:, ignore:, options:, fleet:); "
-                                      "a fleet model goes to --fleet")])
+        raise ModelError(
+            path,
+            [
+                Issue(
+                    "(file)",
+                    f"this is a {data['kind']} ({data['apiVersion']}), not a linter config",
+                    "pass the linter config (keys such as select:, ignore:, options:, fleet:); "
+                    "a fleet model goes to --fleet",
+                )
+            ],
+        )
     known = {"select", "ignore", "options", "fleet", "fleetContext", "crds"}
-    issues = [Issue(FieldPath.of(str(k)), "unknown key", f"use one of {', '.join(sorted(known))}") for k in data if k not in known]
+    issues = [
+        Issue(FieldPath.of(str(k)), "unknown key", f"use one of {', '.join(sorted(known))}")
+        for k in data
+        if k not in known
+    ]
     options = data.get("options") or {}
     if not isinstance(options, Mapping) or not all(isinstance(v, Mapping) for v in options.values()):
-        issues.append(Issue(FieldPath.of("options"), "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}"))
+        issues.append(
+            Issue(
+                FieldPath.of("options"), "must map rule codes to option maps", "options: {GANG502: {floorSeconds: 900}}"
+            )
+        )
     if issues:
         raise ModelError(path, issues)
     base = Path(path).parent
@@ -79,5 +120,7 @@ def load_config(path: str) -> LintConfig:
         select=_codes(data["select"], path, "select") if data.get("select") is not None else None,
         ignore=_codes(data.get("ignore") or [], path, "ignore"),
         options={str(k).upper(): dict(v) for k, v in options.items()},
-        fleet=rel("fleet"), fleet_context=rel("fleetContext"), crds=rel("crds"),
+        fleet=rel("fleet"),
+        fleet_context=rel("fleetContext"),
+        crds=rel("crds"),
     )

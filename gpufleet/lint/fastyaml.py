@@ -52,11 +52,16 @@ _END = r"(?=[ \t]*(?:$|#|:(?:[ \t]|$)|[,\]}]))"
 # yes, no, on, off (any case), y, n, = ... after their first character:
 _WORD_REST = r"(?:(?<=[yY])(?:es|ES)?|(?<=[nN])[oO]?|(?<=[oO])(?:[nN]|ff|FF)|(?<==))" + _END
 # 0755, 0o17, 0b1, 1_000, 1:30, 1e3, +.5, .inf, .nan, 2024-01-01, ... after their first character:
-_NUMBER_REST = (r"(?:(?<=0)[0-9_oObBxX]|(?<=\+)(?:\.|0[0-9_oO]|[0-9][0-9_.]*[:_eE])|(?<=-)(?:0[0-9_oO]|\.|[0-9][0-9_.]*[:_eE])"
-                r"|(?<=\.)[0-9a-zA-Z]|(?<=[0-9])(?:[0-9_.]*[:_eE]|[0-9]{3}-))")
+_NUMBER_REST = (
+    r"(?:(?<=0)[0-9_oObBxX]|(?<=\+)(?:\.|0[0-9_oO]|[0-9][0-9_.]*[:_eE])|(?<=-)(?:0[0-9_oO]|\.|[0-9][0-9_.]*[:_eE])"
+    r"|(?<=\.)[0-9a-zA-Z]|(?<=[0-9])(?:[0-9_.]*[:_eE]|[0-9]{3}-))"
+)
 # Words, numbers, anchors/aliases/tags in one pass; one leading character class to skip ahead by.
-_RISKY_TOKEN = re.compile(rf"[yYnNoO=+\-.0-9&*!]{_AFTER}(?:(?<=[yYnNoO=]){_WORD_REST}|(?<=[-+.0-9]){_NUMBER_REST}"
-                          r"|(?<=[&*!])\S)", re.MULTILINE)
+_RISKY_TOKEN = re.compile(
+    rf"[yYnNoO=+\-.0-9&*!]{_AFTER}(?:(?<=[yYnNoO=]){_WORD_REST}|(?<=[-+.0-9]){_NUMBER_REST}"
+    r"|(?<=[&*!])\S)",
+    re.MULTILINE,
+)
 _ODD_CHARS = ("<<", "\t", "\r", "\x85", "\u2028", "\u2029", "\ufeff")  # merge key, tab, line breaks, BOM
 # Syntax where YAML 1.1 (PyYAML) and 1.2 (yaml-rs) part ways or the text walk cannot follow,
 # in one pass with one leading character class (``re`` is slow on patterns without one).
@@ -68,7 +73,8 @@ _SYNTAX = re.compile(
     r"|(?<=\n)(?:%|\.\.\.(?=\s|\Z)|---[ \t]+[^\s#])"  # a directive, a document end, content after ---
     r"|(?<=[\[{,])[ \t]*[|>@`%]"  # a block-scalar or reserved indicator inside [...] or {...}
     r"|(?<=[{,])[ \t]*[\[{]|(?<=[\]}])[ \t]*:(?=[\s,\[\]{}]|\Z)"  # a collection that may be a key
-    r")")
+    r")"
+)
 # What every match of _SYNTAX needs in an ASCII text with no tab, carriage return or control
 # character (so its only whitespace is " " and "\n"): one of these substrings, or a flow
 # indicator followed by one of the characters it pairs with. Substring tests run at memchr
@@ -87,7 +93,7 @@ _CONTENT = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 
 def in_comment(lined: str, at: int) -> bool:
     """Whether position ``at`` follows a ``#`` comment start on its line (with no quote before it)."""
-    line = lined[lined.rfind("\n", 0, at) + 1:at]
+    line = lined[lined.rfind("\n", 0, at) + 1 : at]
     hash_at = line.find("#")
     return hash_at >= 0 and (hash_at == 0 or line[hash_at - 1] in " \t") and not any(q in line[:hash_at] for q in "'\"")
 
@@ -136,7 +142,7 @@ def risky(text: str) -> str | None:
     stripped = text.rstrip()
     if _BLOCK_SCALAR.search(stripped, stripped.rfind("\n") + 1):
         return "an empty block scalar at the end of the text (yaml-rs reads a line break, PyYAML nothing)"
-    last = text[text.rfind("\n") + 1:]
+    last = text[text.rfind("\n") + 1 :]
     if last and not last.strip() and _BLOCK_SCALAR.search(text):
         return "a block scalar before a last line of blanks with no line break (yaml-rs reads one more line break)"
     return None
@@ -154,7 +160,7 @@ def split(text: str) -> list[tuple[int, str, bool]]:
     """
     parts, start, line, marked = [], 0, 0, False
     for marker in _MARKER.finditer(text):
-        parts.append((line, text[start:marker.start()], marked))
+        parts.append((line, text[start : marker.start()], marked))
         line += text.count("\n", start, marker.start())
         start, marked = marker.start() + 3, True
     parts.append((line, text[start:], marked))
@@ -196,11 +202,11 @@ def _unterminated(body: str) -> Any:
 def _outermost_block(body: str) -> str | None:
     """The chomping (``-``, ``+`` or ``""``) of the outermost block scalar the last line is in, or None."""
     end = body.rfind("\n")
-    last = body[end + 1:]
+    last = body[end + 1 :]
     shallower, found = len(last) - len(last.lstrip(" ")), None
     while shallower > 0 and end >= 0:
         begin = body.rfind("\n", 0, end)
-        row, end = body[begin + 1:end], begin
+        row, end = body[begin + 1 : end], begin
         stripped = row.lstrip(" ")
         if not stripped or stripped[0] == "#":
             continue
@@ -208,7 +214,13 @@ def _outermost_block(body: str) -> str | None:
         if indent < shallower:
             indicator = _BLOCK_SCALAR.search(row)
             if indicator:
-                found = "-" if "-" in indicator.group(0).split("#")[0] else "+" if "+" in indicator.group(0).split("#")[0] else ""
+                found = (
+                    "-"
+                    if "-" in indicator.group(0).split("#")[0]
+                    else "+"
+                    if "+" in indicator.group(0).split("#")[0]
+                    else ""
+                )
             shallower = indent
     return found
 

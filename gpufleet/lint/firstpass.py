@@ -16,9 +16,9 @@ from typing import Sequence
 
 from gpufleet.lint import helm
 from gpufleet.lint.filetext import FileText
-from gpufleet.lint.located import Located, problem_finding
-from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.loader import Loaded, load
+from gpufleet.lint.locate import TextDoc
+from gpufleet.lint.located import Located, problem_finding
 from gpufleet.lint.namespaces import with_namespace
 from gpufleet.lint.sources import Source, read
 
@@ -34,7 +34,7 @@ class Loads:
     objects: deque[Loaded] = field(default_factory=deque)
     problems: list[Located] = field(default_factory=list)  # GANG000 findings (when GANG000 is selected)
 
-    def extend(self, other: "Loads") -> None:
+    def extend(self, other: Loads) -> None:
         """Add ``other``'s findings after this one's (``other`` read later sources)."""
         self.files += other.files
         self.charts.extend(other.charts)
@@ -60,8 +60,10 @@ def add(loads: Loads, source: Source, problems: bool, namespace: str) -> None:
         for item in result.objects:
             if isinstance(item.node, TextDoc):
                 item.node.release(file)
-    loads.objects.extend(item if item.obj is (placed := with_namespace(item.obj, namespace)) else replace(item, obj=placed)
-                         for item in result.objects)
+    loads.objects.extend(
+        item if item.obj is (placed := with_namespace(item.obj, namespace)) else replace(item, obj=placed)
+        for item in result.objects
+    )
     if problems:
         loads.problems.extend(Located(problem_finding(p)) for p in result.problems)
 

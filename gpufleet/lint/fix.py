@@ -66,7 +66,10 @@ def patch_for(obj: Any, fleet: FleetContext, namespace: str) -> list[dict[str, A
     ops: list[dict[str, Any]] = []
     for i, item in enumerate(obj["items"]):
         if isinstance(item, Mapping):
-            ops += [{**op, "path": f"/items/{i}{op['path']}"} for op in mutate(item, fleet, request_namespace(item, namespace))]
+            ops += [
+                {**op, "path": f"/items/{i}{op['path']}"}
+                for op in mutate(item, fleet, request_namespace(item, namespace))
+            ]
     return ops
 
 
@@ -95,9 +98,15 @@ def _json(name: str, text: str, fleet: FleetContext, namespace: str) -> FileFix:
         needed = any(patch_for(obj, fleet, namespace) for obj in yaml.load_all(text, Loader=yamllimits.Loader))
     except yaml.YAMLError:
         return FileFix(name, text, text, error="cannot parse it as JSON")
-    return FileFix(name, text, text, error="the controller would change it, but a JSON manifest is not rewritten "
-                                           "(fix: add the defaults the findings name by hand, or write it as YAML)"
-                   if needed else None)
+    return FileFix(
+        name,
+        text,
+        text,
+        error="the controller would change it, but a JSON manifest is not rewritten "
+        "(fix: add the defaults the findings name by hand, or write it as YAML)"
+        if needed
+        else None,
+    )
 
 
 def _fix_pieces(text: str, fleet: FleetContext, namespace: str) -> tuple[str, int]:
@@ -107,7 +116,10 @@ def _fix_pieces(text: str, fleet: FleetContext, namespace: str) -> tuple[str, in
         obj = _read(piece.body, line) if piece.has_content else None
         plans.append((piece, line, obj, patch_for(obj, fleet, namespace) if obj is not None else []))
         line += piece.body.count("\n")
-    out = [piece.marker + (_patched(piece.body, obj, ops, start) if ops else piece.body) for piece, start, obj, ops in plans]
+    out = [
+        piece.marker + (_patched(piece.body, obj, ops, start) if ops else piece.body)
+        for piece, start, obj, ops in plans
+    ]
     return "".join(out), sum(1 for *_, ops in plans if ops)
 
 
@@ -133,9 +145,11 @@ def _patched(body: str, obj: Any, ops: list[dict[str, Any]], line: int) -> str:
     expected = rtpatch.to_tree(obj)
     rtpatch.apply(expected, ops)
     if text is None or _read(text, line) != rtyaml.plain(expected):
-        raise rtyaml.NotFixable(f"line {line}: ruamel.yaml cannot print this document back as it is written, and the "
-                                "defaults could not be placed in it alone (fix: write its multi-line flow collections "
-                                "({...}, [...]) in block style, or add the defaults the findings name by hand)")
+        raise rtyaml.NotFixable(
+            f"line {line}: ruamel.yaml cannot print this document back as it is written, and the "
+            "defaults could not be placed in it alone (fix: write its multi-line flow collections "
+            "({...}, [...]) in block style, or add the defaults the findings name by hand)"
+        )
     return text
 
 

@@ -42,10 +42,12 @@ def chunks(report: Report) -> Iterator[str]:
     results = report.results
     yield '{\n  "findings": ['
     for start in range(0, len(results), BATCH):
-        batch = _indented([_finding(r) for r in results[start:start + BATCH]])
+        batch = _indented([_finding(r) for r in results[start : start + BATCH]])
         # "[\n  {...},\n  {...}\n]" -> its items, two columns deeper (each is one level deeper in the document)
         yield ("\n" if start == 0 else ",\n") + "  " + batch[2:-2].replace("\n", "\n  ")
-    yield ("\n  ]" if results else "]") + ',\n  "summary": ' + _indented(report.summary()).replace("\n", "\n  ") + "\n}\n"
+    yield (
+        ("\n  ]" if results else "]") + ',\n  "summary": ' + _indented(report.summary()).replace("\n", "\n  ") + "\n}\n"
+    )
 
 
 def render(report: Report) -> str:

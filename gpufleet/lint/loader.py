@@ -22,13 +22,11 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from gpufleet.yamlin import yamlio
-
-from gpufleet.yamlin import yamllimits
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint import fastyaml
 from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.sources import Source
+from gpufleet.yamlin import yamlio, yamllimits
 
 _ITEMS = ROOT.child("items")
 
@@ -69,7 +67,9 @@ class Result:
 
 def looks_like_kubernetes(value: Any) -> bool:
     """A mapping with apiVersion, kind or metadata: meant as a Kubernetes object, even if broken."""
-    return (type(value) is dict or isinstance(value, Mapping)) and any(key in value for key in ("apiVersion", "kind", "metadata"))
+    return (type(value) is dict or isinstance(value, Mapping)) and any(
+        key in value for key in ("apiVersion", "kind", "metadata")
+    )
 
 
 def _helm_sources(text: str) -> list[tuple[int, str]]:
@@ -95,9 +95,12 @@ def _yaml_problem(source: Source, exc: yaml.YAMLError) -> Problem:
     problem, fix = yamlio.yaml_problem(exc, source.text or "")
     context = getattr(exc, "context", None)
     where = f" ({context})" if context else ""
-    return Problem(source.name, mark.line + 1 if mark else None,
-                   f"malformed YAML: {problem}{where}; the rest of the file was not checked",
-                   fix or "fix the YAML at this line (check indentation, quotes and colons)")
+    return Problem(
+        source.name,
+        mark.line + 1 if mark else None,
+        f"malformed YAML: {problem}{where}; the rest of the file was not checked",
+        fix or "fix the YAML at this line (check indentation, quotes and colons)",
+    )
 
 
 def _not_object(value: Any) -> str | None:
@@ -122,7 +125,9 @@ def _items_node(node: Any) -> list[Any]:
 def _add(result: Result, source: Source, value: Any, node: Any, line: int, template: str | None) -> None:
     why = _not_object(value)
     if why is not None:
-        result.problems.append(Problem(source.name, line, why, "give the document an apiVersion and kind, or remove it"))
+        result.problems.append(
+            Problem(source.name, line, why, "give the document an apiVersion and kind, or remove it")
+        )
         return
     if not is_list(value):
         result.objects.append(Loaded(value, source.name, line, ROOT, node, template))
@@ -133,8 +138,16 @@ def _add(result: Result, source: Source, value: Any, node: Any, line: int, templ
         item_line = item_node.start_mark.line + 1 if item_node is not None else line
         why = _not_object(item)
         if why is not None:
-            result.problems.append(Problem(source.name, item_line, f"items[{i}]: {why}", "give the item an apiVersion and kind",
-                                           _ITEMS.index(i), value))
+            result.problems.append(
+                Problem(
+                    source.name,
+                    item_line,
+                    f"items[{i}]: {why}",
+                    "give the item an apiVersion and kind",
+                    _ITEMS.index(i),
+                    value,
+                )
+            )
         else:
             result.objects.append(Loaded(item, source.name, item_line, _ITEMS.index(i), item_node, template))
 
@@ -143,7 +156,9 @@ def load(source: Source) -> Result:
     """Every object of ``source`` and every GANG000 problem, in document order."""
     result = Result()
     if source.text is None:
-        result.problems.append(Problem(source.name, None, f"the file {source.error}", "check the path and its permissions"))
+        result.problems.append(
+            Problem(source.name, None, f"the file {source.error}", "check the path and its permissions")
+        )
         return result
     helm = _helm_sources(source.text)
     try:
@@ -180,8 +195,11 @@ def _within_limits(source: Source, documents: Documents, result: Result) -> Docu
             yamllimits.check_value(value)
         except yamllimits.LimitError as exc:
             what, _, fix = (exc.problem or "").partition("; ")
-            result.problems.append(Problem(source.name, line, f"{what}; the rest of the file was not checked",
-                                           fix or "simplify the document"))
+            result.problems.append(
+                Problem(
+                    source.name, line, f"{what}; the rest of the file was not checked", fix or "simplify the document"
+                )
+            )
             return documents[:i]
     return documents
 
@@ -219,7 +237,9 @@ def _load_json(source: Source, result: Result) -> Result:
     try:
         value = json.loads(source.text or "")
     except json.JSONDecodeError as exc:
-        result.problems.append(Problem(source.name, exc.lineno, f"malformed JSON: {exc.msg}", "fix the JSON at this line"))
+        result.problems.append(
+            Problem(source.name, exc.lineno, f"malformed JSON: {exc.msg}", "fix the JSON at this line")
+        )
         return result
     if looks_like_kubernetes(value):
         _add(result, source, value, None, 1, None)

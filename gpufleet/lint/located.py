@@ -36,18 +36,42 @@ def problem_finding(problem: Problem) -> Finding:
     obj = problem.obj or {}
     found = obj.get("metadata")
     meta = found if isinstance(found, dict) else {}
-    return Finding(code=rule.code, name=rule.name, severity=rule.severity, path=problem.path, message=problem.message,
-                   fix=problem.fix, api_version=str(obj.get("apiVersion", "")), kind=str(obj.get("kind", "")),
-                   namespace=meta.get("namespace"), object_name=meta.get("name"), file=problem.file, line=problem.line)
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=rule.severity,
+        path=problem.path,
+        message=problem.message,
+        fix=problem.fix,
+        api_version=str(obj.get("apiVersion", "")),
+        kind=str(obj.get("kind", "")),
+        namespace=meta.get("namespace"),
+        object_name=meta.get("name"),
+        file=problem.file,
+        line=problem.line,
+    )
 
 
 def placed(finding: Finding, item: Loaded, line: int | None) -> Finding:
     """``finding`` at its file and ``line`` (the line of the field its path names; the object's when None), List prefix added."""
     path = item.prefix + finding.path if item.prefix else finding.path
     f = finding  # every field spelt out: dataclasses.replace costs several times more on this hot path
-    return Finding(code=f.code, name=f.name, severity=f.severity, path=path, message=f.message, fix=f.fix,
-                   api_version=f.api_version, kind=f.kind, namespace=f.namespace, object_name=f.object_name,
-                   waived=f.waived, waiver_reason=f.waiver_reason, file=item.file, line=line or item.line)
+    return Finding(
+        code=f.code,
+        name=f.name,
+        severity=f.severity,
+        path=path,
+        message=f.message,
+        fix=f.fix,
+        api_version=f.api_version,
+        kind=f.kind,
+        namespace=f.namespace,
+        object_name=f.object_name,
+        waived=f.waived,
+        waiver_reason=f.waiver_reason,
+        file=item.file,
+        line=line or item.line,
+    )
 
 
 def place(finding: Finding, item: Loaded) -> Finding:

@@ -17,17 +17,39 @@ from typing import Any, Mapping
 from gpufleet.util.maps import is_map
 
 DEFAULT_NAMESPACE = "default"
-CLUSTER_SCOPED_KINDS = frozenset({
-    "Namespace", "Node", "PersistentVolume", "PriorityClass", "StorageClass", "RuntimeClass",
-    "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-    "APIService", "IngressClass",
-    "ClusterQueue", "ResourceFlavor", "Cohort", "AdmissionCheck", "WorkloadPriorityClass", "Topology",
-    "MultiKueueCluster", "MultiKueueConfig", "ProvisioningRequestConfig",
-    "Queue", "HyperNode", "Numatopology",
-    "ClusterTrainingRuntime",
-    "Configuration",  # Kueue's manager configuration is a file, not an object in a namespace
-})
+CLUSTER_SCOPED_KINDS = frozenset(
+    {
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "PriorityClass",
+        "StorageClass",
+        "RuntimeClass",
+        "CustomResourceDefinition",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "APIService",
+        "IngressClass",
+        "ClusterQueue",
+        "ResourceFlavor",
+        "Cohort",
+        "AdmissionCheck",
+        "WorkloadPriorityClass",
+        "Topology",
+        "MultiKueueCluster",
+        "MultiKueueConfig",
+        "ProvisioningRequestConfig",
+        "Queue",
+        "HyperNode",
+        "Numatopology",
+        "ClusterTrainingRuntime",
+        "Configuration",  # Kueue's manager configuration is a file, not an object in a namespace
+    }
+)
 
 
 def is_namespaced(obj: Mapping[str, Any]) -> bool:

@@ -62,7 +62,9 @@ def executor(count: int) -> Iterator[ProcessPoolExecutor]:
     previous = threading.excepthook
 
     def quiet(args: Any) -> None:
-        if not (isinstance(args.exc_value, InvalidStateError) and type(args.thread).__name__ == "_ExecutorManagerThread"):
+        if not (
+            isinstance(args.exc_value, InvalidStateError) and type(args.thread).__name__ == "_ExecutorManagerThread"
+        ):
             previous(args)
 
     threading.excepthook = quiet

@@ -26,8 +26,9 @@ from ruamel.yaml.error import YAMLError
 
 _MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)")
 _CONTENT = re.compile(r"^[ \t]*[^#\s]", re.MULTILINE)
-LAYOUTS = tuple(dict.fromkeys((m, off + step, off) for m in (2, 4, 3) for step in (2, m) for off in (0, 2, 4, 1, 3)
-                               if off <= m + 2))
+LAYOUTS = tuple(
+    dict.fromkeys((m, off + step, off) for m in (2, 4, 3) for step in (2, m) for off in (0, 2, 4, 1, 3) if off <= m + 2)
+)
 """(mapping, sequence, offset) indentations tried, most common first."""
 
 
@@ -52,8 +53,10 @@ def split(text: str) -> list[Piece]:
     for line in text.splitlines(keepends=True):
         if _MARKER.match(line):
             if line[3:].split("#", 1)[0].strip():
-                raise NotFixable(f"line {text[:text.index(line)].count(chr(10)) + 1}: a document starts on its "
-                                 "marker line (`--- value`)")
+                raise NotFixable(
+                    f"line {text[: text.index(line)].count(chr(10)) + 1}: a document starts on its "
+                    "marker line (`--- value`)"
+                )
             pieces.append(Piece(line, ""))
         else:
             pieces[-1].body += line
@@ -132,7 +135,11 @@ def dump(tree: Any, layout: tuple[int, int, int]) -> str:
 def merge(body: str, base: str, printed: str) -> str | None:
     """``body`` with the lines ``printed`` adds or changes against ``base`` (a print of the same
     document before the change); None when a changed line has no counterpart in ``body``."""
-    written, before, after = body.splitlines(keepends=True), base.splitlines(keepends=True), printed.splitlines(keepends=True)
+    written, before, after = (
+        body.splitlines(keepends=True),
+        base.splitlines(keepends=True),
+        printed.splitlines(keepends=True),
+    )
     where: dict[int, int] = {}  # a line of base -> the same line of body
     for a, b, size in difflib.SequenceMatcher(None, before, written, autojunk=False).get_matching_blocks():
         where.update((a + k, b + k) for k in range(size))
@@ -153,7 +160,7 @@ def merge(body: str, base: str, printed: str) -> str | None:
         lines = [n for n in found if n is not None]
         if len(lines) < len(found) or lines != list(range(lines[0], lines[0] + len(lines))):
             return None
-        out[lines[0]:lines[-1] + 1] = after[j1:j2]
+        out[lines[0] : lines[-1] + 1] = after[j1:j2]
     return "".join(out)
 
 
@@ -168,7 +175,9 @@ def comments(text: str) -> list[str]:
 def plain(node: Any) -> Any:
     """The tree as plain JSON-like values (what kubectl sends), without ruamel's scalar types."""
     if isinstance(node, CommentedMap) or isinstance(node, dict):
-        return {str(key) if not isinstance(key, (int, float, bool)) else key: plain(value) for key, value in node.items()}
+        return {
+            str(key) if not isinstance(key, (int, float, bool)) else key: plain(value) for key, value in node.items()
+        }
     if isinstance(node, (CommentedSeq, list)):
         return [plain(item) for item in node]
     if isinstance(node, bool) or node is None:

@@ -17,8 +17,8 @@ import json
 from typing import Callable, Iterable, Mapping, cast
 
 from gpufleet.kubetypes.admission_kinds import REVIEWED_KINDS
-from gpufleet.rules.api import OPTIONS_CONFIG, Rule
 from gpufleet.kubetypes.vocab import WAIVER_PREFIX
+from gpufleet.rules.api import OPTIONS_CONFIG, Rule
 
 SECTIONS = ("What it checks", "Why it is unsafe", "Example", "Preferred form")
 
@@ -46,8 +46,16 @@ def rule_markdown(rule: Rule, level: int = 2, agreement: str | None = None) -> s
     facts = f"family **{rule.family}** · severity **{rule.severity.value}**"
     if rule.needs_fleet:
         facts += " · needs a fleet context (`--fleet`)"
-    parts = [f"{head} {rule.code} {rule.name}", "", facts, "", rule.summary, "", f"**Fix:** {rule.fix}",
-             *_api_server_section(rule)]
+    parts = [
+        f"{head} {rule.code} {rule.name}",
+        "",
+        facts,
+        "",
+        rule.summary,
+        "",
+        f"**Fix:** {rule.fix}",
+        *_api_server_section(rule),
+    ]
     if agreement is not None:
         parts += ["", f"**Engines agree:** {agreement}"]
     for title, body in sections(rule.doc).items():
@@ -66,13 +74,24 @@ def _attribute_docs(model: type) -> dict[str, str]:
         except (OSError, TypeError, IndexError, AttributeError):
             continue
         for node, after in zip(body, body[1:]):
-            if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
-                    and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
                 docs[node.target.id] = " ".join(after.value.value.split())
     return docs
 
 
-_TYPES = {"int": "integer", "int | None": "integer or null", "tuple[str, ...]": "list of strings", "bool": "boolean", "str": "string"}
+_TYPES = {
+    "int": "integer",
+    "int | None": "integer or null",
+    "tuple[str, ...]": "list of strings",
+    "bool": "boolean",
+    "str": "string",
+}
 
 
 def options_table(model: type, code: str) -> str:
@@ -82,10 +101,15 @@ def options_table(model: type, code: str) -> str:
     rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
     for f in dataclasses.fields(model):
         default = list(f.default) if isinstance(f.default, tuple) else f.default
-        rows.append(f"| `{rename(f.name)}` | {_TYPES.get(str(f.type), f'`{f.type}`')} | `{json.dumps(default)}` | {docs.get(f.name, '')} |")
+        rows.append(
+            f"| `{rename(f.name)}` | {_TYPES.get(str(f.type), f'`{f.type}`')} | `{json.dumps(default)}` | {docs.get(f.name, '')} |"
+        )
     example = rename(dataclasses.fields(model)[0].name)
-    return "\n".join(rows) + f"\n\nSet in the linter's `--config` (`options: {{{code}: {{{example}: ...}}}}`) or the {code} policies' config; " \
+    return (
+        "\n".join(rows)
+        + f"\n\nSet in the linter's `--config` (`options: {{{code}: {{{example}: ...}}}}`) or the {code} policies' config; "
         "an unknown option or a wrong type is an error."
+    )
 
 
 def enforced_by(rule: Rule) -> list[str]:
@@ -130,8 +154,11 @@ def rules_markdown(rules: Iterable[Rule], agreement: Mapping[str, str] | None = 
         "| code | name | family | severity | enforced by | summary |",
         "|---|---|---|---|---|---|",
     ]
-    lines += [f"| [{r.code}](#{anchor(r)}) | {r.name} | {r.family} | {r.severity.value} | {', '.join(enforced_by(r))} "
-              f"| {r.summary} |" for r in rules]
+    lines += [
+        f"| [{r.code}](#{anchor(r)}) | {r.name} | {r.family} | {r.severity.value} | {', '.join(enforced_by(r))} "
+        f"| {r.summary} |"
+        for r in rules
+    ]
     if agreement_note:
         lines += ["", "## Agreement with the real engines", "", agreement_note]
     lines += ["", "## What changed in issue 19", "", *CHANGES]

@@ -32,17 +32,17 @@ from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.util import gcpause, lifetime
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.lint import firstpass, pool
 from gpufleet.lint.firstpass import Loads
-from gpufleet.lint.located import Located, lines_of, place, placed, problem_finding
-from gpufleet.lint.locate import TextDoc
-from gpufleet.lint.namespaces import DEFAULT_NAMESPACE
 from gpufleet.lint.loader import Loaded
+from gpufleet.lint.locate import TextDoc
+from gpufleet.lint.located import Located, lines_of, place, placed, problem_finding
+from gpufleet.lint.namespaces import DEFAULT_NAMESPACE
 from gpufleet.lint.sources import Source, entries, read
 from gpufleet.rules import engine
-from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Finding, Severity
+from gpufleet.util import gcpause, lifetime
 
 GANG000 = "GANG000"
 __all__ = ["Located", "Report", "lint", "lint_sources", "place", "problem_finding", "unknown_codes"]
@@ -54,7 +54,9 @@ class Report:
     objects: int = 0
     skipped: list[str] = field(default_factory=list)  # readable files with no Kubernetes-like document
     charts: list[str] = field(default_factory=list)  # Helm chart sources (Chart.yaml, templates), not linted
-    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (file, why) for files that could not be read at all
+    unreadable: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (file, why) for files that could not be read at all
     results: list[Located] = field(default_factory=list)
 
     @property
@@ -64,7 +66,8 @@ class Report:
     def summary(self) -> dict[str, int]:
         found = self.findings
         return {
-            "files": self.files, "objects": self.objects,
+            "files": self.files,
+            "objects": self.objects,
             "errors": sum(1 for f in found if f.blocking),
             "warnings": sum(1 for f in found if f.severity is Severity.WARNING and not f.waived),
             "waived": sum(1 for f in found if f.waived),
@@ -84,21 +87,33 @@ def _wanted(code: str, select: frozenset[str] | None, ignore: frozenset[str] | N
     return (select is None or engine.matches(code, select)) and not (ignore and engine.matches(code, ignore))
 
 
-def _selection(select: Iterable[str] | None, ignore: Iterable[str] | None) -> tuple[engine.Patterns, engine.Patterns, bool]:
+def _selection(
+    select: Iterable[str] | None, ignore: Iterable[str] | None
+) -> tuple[engine.Patterns, engine.Patterns, bool]:
     """The frozen select and ignore patterns, and whether GANG000 (load problems) is reported."""
     sel, ign = engine.freeze(list(select) if select is not None else None), engine.freeze(list(ignore or ()))
     return sel, ign, _wanted(GANG000, sel, ign)
 
 
-def lint_sources(sources: Iterable[Source], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
-                 ignore: Iterable[str] | None = None, namespace: str = DEFAULT_NAMESPACE) -> Report:
+def lint_sources(
+    sources: Iterable[Source],
+    ctx: CheckContext | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    namespace: str = DEFAULT_NAMESPACE,
+) -> Report:
     """Lint sources (see :func:`lint`), consumed once and in order: a generator is read one file at a time."""
     with gcpause.paused():  # the loader's objects and texts are acyclic: the collector would only walk them
         return _lint_sources(sources, ctx, select, ignore, namespace)
 
 
-def _lint_sources(sources: Iterable[Source], ctx: CheckContext | None, select: Iterable[str] | None,
-                  ignore: Iterable[str] | None, namespace: str) -> Report:
+def _lint_sources(
+    sources: Iterable[Source],
+    ctx: CheckContext | None,
+    select: Iterable[str] | None,
+    ignore: Iterable[str] | None,
+    namespace: str,
+) -> Report:
     sel, ign, problems = _selection(select, ignore)
     loads = Loads()
     for source in sources:  # one at a time: a generator is read one file at a time
@@ -108,10 +123,21 @@ def _lint_sources(sources: Iterable[Source], ctx: CheckContext | None, select: I
     return report
 
 
-def _second_pass(loads: Loads, ctx: CheckContext | None, sel: engine.Patterns, ign: engine.Patterns,
-                 workers: pool.ProcessPoolExecutor | None) -> Report:
-    report = Report(files=loads.files, objects=len(loads.objects), skipped=loads.skipped, charts=loads.charts,
-                    unreadable=loads.unreadable, results=loads.problems)
+def _second_pass(
+    loads: Loads,
+    ctx: CheckContext | None,
+    sel: engine.Patterns,
+    ign: engine.Patterns,
+    workers: pool.ProcessPoolExecutor | None,
+) -> Report:
+    report = Report(
+        files=loads.files,
+        objects=len(loads.objects),
+        skipped=loads.skipped,
+        charts=loads.charts,
+        unreadable=loads.unreadable,
+        results=loads.problems,
+    )
     ctx = replace(ctx or CheckContext(), objects=tuple(item.obj for item in loads.objects))  # the run: one RunIndex
     if workers is None:
         _check_all(loads.objects, ctx, sel, ign, report)
@@ -126,8 +152,9 @@ def _second_pass(loads: Loads, ctx: CheckContext | None, sel: engine.Patterns, i
     return report
 
 
-def _check_all(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, ign: engine.Patterns,
-               report: Report) -> None:
+def _check_all(
+    loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, ign: engine.Patterns, report: Report
+) -> None:
     """The second pass: check each object against the whole run and place its findings, then drop its text.
 
     The run (``ctx.objects``) keeps every object; what only placing needs (each document's
@@ -155,8 +182,14 @@ class _Sent:
     future: pool.Future[list[list[int | None]]]
 
 
-def _check_shared(loaded: deque[Loaded], ctx: CheckContext, sel: engine.Patterns, ign: engine.Patterns,
-                  report: Report, workers: pool.ProcessPoolExecutor) -> None:
+def _check_shared(
+    loaded: deque[Loaded],
+    ctx: CheckContext,
+    sel: engine.Patterns,
+    ign: engine.Patterns,
+    report: Report,
+    workers: pool.ProcessPoolExecutor,
+) -> None:
     """The second pass with workers placing the findings of released documents; results kept in object order."""
     slots: deque[list[Located] | _Sent] = deque()  # placed here, or sent to a worker
     batch: Batch = []
@@ -202,8 +235,14 @@ def _settle(slot: list[Located] | _Sent, lines: list[list[int | None]] | None, r
 CHUNK = 128  # files per first-pass job
 
 
-def _lint_shared(found: Iterator[str | Source], ctx: CheckContext | None, select: Iterable[str] | None,
-                 ignore: Iterable[str] | None, namespace: str, workers: int) -> Report:
+def _lint_shared(
+    found: Iterator[str | Source],
+    ctx: CheckContext | None,
+    select: Iterable[str] | None,
+    ignore: Iterable[str] | None,
+    namespace: str,
+    workers: int,
+) -> Report:
     """The run shared with ``workers`` forked processes (both passes); the workers load while the walk goes on."""
     sel, ign, problems = _selection(select, ignore)
     with gcpause.paused(), pool.executor(workers) as shared:
@@ -221,9 +260,15 @@ def _lint_shared(found: Iterator[str | Source], ctx: CheckContext | None, select
         return report
 
 
-def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable[str] | None = None,
-         ignore: Iterable[str] | None = None, stdin_text: str | None = None,
-         namespace: str = DEFAULT_NAMESPACE, jobs: int = 1) -> Report:
+def lint(
+    paths: Sequence[str],
+    ctx: CheckContext | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    stdin_text: str | None = None,
+    namespace: str = DEFAULT_NAMESPACE,
+    jobs: int = 1,
+) -> Report:
     """Lint files, directories and ``-`` (``stdin_text``); see :class:`Report`.
 
     Namespaced objects without ``metadata.namespace`` are judged in ``namespace``
@@ -239,4 +284,6 @@ def lint(paths: Sequence[str], ctx: CheckContext | None = None, select: Iterable
             return _lint_shared(chain(head, found), ctx, select, ignore, namespace, workers)
         except BrokenProcessPool:  # a worker died (killed, out of memory): the run again, in this process alone
             found, head = entries(paths, stdin_text), []
-    return lint_sources((read(e) if isinstance(e, str) else e for e in chain(head, found)), ctx, select, ignore, namespace)
+    return lint_sources(
+        (read(e) if isinstance(e, str) else e for e in chain(head, found)), ctx, select, ignore, namespace
+    )

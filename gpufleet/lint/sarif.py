@@ -24,6 +24,8 @@ from gpufleet.rules.api import Rule
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
 RULES_DOC_URL = f"{DOCS_URL}/rules.md"
+
+
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
     full = sections(rule.doc).get("What it checks") or rule.summary
     return {
@@ -60,15 +62,22 @@ def _result(located: Located, index: dict[str, int], base: Path | None) -> dict[
         "ruleIndex": index[f.code],
         "level": f.severity.value,
         "message": {"text": f"{f.message} (fix: {f.fix})" if f.fix else f.message},
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": {"uri": artifact_uri(f.file, base)},
-                "region": {"startLine": max(f.line or 1, 1)},
-            },
-            **({"logicalLocations": [{"fullyQualifiedName": logical, "kind": "object"}]} if logical else {}),
-        }],
-        "properties": {"path": str(f.path), "kind": f.kind, "namespace": f.namespace, "name": f.object_name,
-                       **({"helmTemplate": located.template} if located.template else {})},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": artifact_uri(f.file, base)},
+                    "region": {"startLine": max(f.line or 1, 1)},
+                },
+                **({"logicalLocations": [{"fullyQualifiedName": logical, "kind": "object"}]} if logical else {}),
+            }
+        ],
+        "properties": {
+            "path": str(f.path),
+            "kind": f.kind,
+            "namespace": f.namespace,
+            "name": f.object_name,
+            **({"helmTemplate": located.template} if located.template else {}),
+        },
     }
     if f.waived:
         result["suppressions"] = [{"kind": "inSource", "justification": f.waiver_reason or ""}]
@@ -81,14 +90,20 @@ def document(report: Report, base: Path | None = None) -> dict[str, Any]:
     return {
         "$schema": SCHEMA,
         "version": VERSION,
-        "runs": [{
-            "tool": {"driver": {
-                "name": "gpufleet", "version": __version__, "informationUri": RULES_DOC_URL,
-                "rules": [rule_descriptor(rule) for rule in rules],
-            }},
-            "results": [_result(r, index, base) for r in report.results],
-            "columnKind": "utf16CodeUnits",
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gpufleet",
+                        "version": __version__,
+                        "informationUri": RULES_DOC_URL,
+                        "rules": [rule_descriptor(rule) for rule in rules],
+                    }
+                },
+                "results": [_result(r, index, base) for r in report.results],
+                "columnKind": "utf16CodeUnits",
+            }
+        ],
     }
 
 

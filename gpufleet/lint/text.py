@@ -43,8 +43,10 @@ def finding_lines(located: Located) -> list[str]:
 def summary_line(report: Report) -> str:
     s = report.summary()
     skipped = f" ({len(report.skipped)} without Kubernetes objects, skipped)" if report.skipped else ""
-    line = (f"{s['files']} file(s){skipped}, {s['objects']} object(s): {s['errors']} error(s), "
-            f"{s['warnings']} warning(s), {s['waived']} waived")
+    line = (
+        f"{s['files']} file(s){skipped}, {s['objects']} object(s): {s['errors']} error(s), "
+        f"{s['warnings']} warning(s), {s['waived']} waived"
+    )
     if report.charts:
         line += f"\n{len(report.charts)} Helm chart source(s) skipped ({report.charts[0]}, ...): {helm.HOW_TO}"
     return line

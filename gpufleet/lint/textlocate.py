@@ -20,8 +20,10 @@ from typing import Any
 
 from gpufleet.lint import fastyaml
 
-_KEY = re.compile(r"""(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"\[\]{},&*!|>%@`?-](?:(?![ \t]#)[^\n])*?|-[^\s](?:(?![ \t]#)[^\n])*?))[ \t]*:(?:[ \t]+|$)""",
-                  re.MULTILINE)
+_KEY = re.compile(
+    r"""(?:"([^"\\\n]*)"|'([^'\n]*)'|([^\s#'"\[\]{},&*!|>%@`?-](?:(?![ \t]#)[^\n])*?|-[^\s](?:(?![ \t]#)[^\n])*?))[ \t]*:(?:[ \t]+|$)""",
+    re.MULTILINE,
+)
 # The first quote or bracket of a line, and the rest of the line (one match per such line).
 _OPENED = re.compile(r"""["'\[{][^\n]*""")
 _BLOCK_INDICATOR = re.compile(r"[|>][-+0-9]*[ \t]*(?:#[^\n]*)?$")
@@ -34,15 +36,17 @@ Block = tuple[str, int, int]  # ("map" | "seq", column, offset of its first toke
 Node = Block | str | None  # a block, "scalar", or None when unsure
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _patterns(col: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """For column ``col``: a map's end, a sequence's end, a row that is not an item, an item row."""
     row = rf"\n {{{col}}}(?:[^ \n#-]|-[^ \t\n])"  # a row at the column that is not an item
     shallower = rf"\n {{0,{col - 1}}}[^ \n#]"
-    return (re.compile(shallower) if col else _NEVER,
-            re.compile(rf"\n(?: {{0,{col - 1}}}[^ \n#]| {{{col}}}(?:[^ \n#-]|-[^ \t\n]))") if col else re.compile(row),
-            re.compile(rf"\n {{{col}}}(?=[^ \n#-]|-[^ \t\n])"),
-            re.compile(rf"\n {{{col}}}-(?=[ \t\n]|$)"))
+    return (
+        re.compile(shallower) if col else _NEVER,
+        re.compile(rf"\n(?: {{0,{col - 1}}}[^ \n#]| {{{col}}}(?:[^ \n#-]|-[^ \t\n]))") if col else re.compile(row),
+        re.compile(rf"\n {{{col}}}(?=[^ \n#-]|-[^ \t\n])"),
+        re.compile(rf"\n {{{col}}}-(?=[ \t\n]|$)"),
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -123,7 +127,9 @@ def _child(text: str, block: Block, part: str | int) -> tuple[Node, int] | str |
     return (value[0] if value else "scalar"), pos
 
 
-def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int, ...], Any] | None = None) -> int | None:
+def line_of(
+    text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int, ...], Any] | None = None
+) -> int | None:
     """1-based line (in ``text``) of the deepest node ``parts`` reaches from the document's first node.
 
     ``text`` is the document with a "\n" before its first line; None when unsure. ``seen``
@@ -142,7 +148,7 @@ def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int,
             return None
         if isinstance(node, str):  # "scalar": nothing below it to walk
             break
-        key = parts[:i + 1]
+        key = parts[: i + 1]
         child = seen.get(key)
         if child is None:
             child = seen[key] = _child(text, node, part)
@@ -154,7 +160,7 @@ def line_of(text: str, parts: tuple[str | int, ...], seen: dict[tuple[str | int,
     return text.count("\n", 0, pos)
 
 
-def _spanning(lined: str, found: re.Match[str], rows: "_Rows") -> tuple[int, int] | bool:
+def _spanning(lined: str, found: re.Match[str], rows: _Rows) -> tuple[int, int] | bool:
     """Whether a quoted scalar or flow collection opened at a value position may go on to the next line.
 
     False when it does not (or is no scalar: inside a plain scalar, a comment or a block
@@ -171,7 +177,7 @@ def _spanning(lined: str, found: re.Match[str], rows: "_Rows") -> tuple[int, int
         if lined[at] in "[{":
             rest = lined[at:end]
             if " #" in rest:  # a comment may follow the closer (or the "#" is inside the collection: be careful)
-                rest = rest[:rest.rindex(" #")]
+                rest = rest[: rest.rindex(" #")]
             rest = rest.rstrip()
             if len(rest) > 1 and rest[-1] in "]}":
                 return False
@@ -193,7 +199,7 @@ def _continued(lined: str, at: int) -> tuple[int, int] | bool:
         return True
     end = lined.find("\n", close)
     end = len(lined) if end < 0 else end
-    tail = lined[close + 1:end].strip(" ")
+    tail = lined[close + 1 : end].strip(" ")
     return (at, end) if not tail or tail.startswith("#") else True
 
 
@@ -281,7 +287,7 @@ class _Rows:
         lined, spans = self.lined, []
         for found in _INDICATOR_AT_EOL.finditer(lined):
             start = lined.rfind("\n", 0, found.start())
-            row = lined[start + 1:found.start()]
+            row = lined[start + 1 : found.start()]
             content = row.lstrip(" ")
             if content.startswith("#"):
                 continue  # a comment row is nobody's parent

@@ -14,11 +14,23 @@ from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.model.base import Base, Duration
 
 KUEUE_FRAMEWORKS = (
-    "batch/job", "kubeflow.org/mpijob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
-    "kubeflow.org/paddlejob", "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob",
-    "trainer.kubeflow.org/trainjob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
-    "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper",
-    "sparkoperator.k8s.io/sparkapplication", "pod", "deployment", "statefulset",
+    "batch/job",
+    "kubeflow.org/mpijob",
+    "kubeflow.org/pytorchjob",
+    "kubeflow.org/tfjob",
+    "kubeflow.org/paddlejob",
+    "kubeflow.org/xgboostjob",
+    "kubeflow.org/jaxjob",
+    "trainer.kubeflow.org/trainjob",
+    "ray.io/rayjob",
+    "ray.io/raycluster",
+    "ray.io/rayservice",
+    "jobset.x-k8s.io/jobset",
+    "workload.codeflare.dev/appwrapper",
+    "sparkoperator.k8s.io/sparkapplication",
+    "pod",
+    "deployment",
+    "statefulset",
     "leaderworkerset.x-k8s.io/leaderworkerset",
 )
 
@@ -56,9 +68,7 @@ PreemptionStrategy = Literal["LessThanOrEqualToFinalShare", "LessThanInitialShar
 
 
 class FairSharing(Base):
-    preemption_strategies: list[PreemptionStrategy] = Field(
-        default_factory=lambda: list(get_args(PreemptionStrategy))
-    )
+    preemption_strategies: list[PreemptionStrategy] = Field(default_factory=lambda: list(get_args(PreemptionStrategy)))
     """Fair-sharing preemption strategies: [LessThanOrEqualToFinalShare], [LessThanInitialShare] or both in that order."""
 
 
@@ -71,8 +81,12 @@ class Admission(Base):
     """Suspend jobs without a queue label in team namespaces instead of letting them bypass quota."""
     frameworks: list[str] = Field(
         default_factory=lambda: [
-            "batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/pytorchjob",
-            "kubeflow.org/mpijob", "trainer.kubeflow.org/trainjob", "pod",
+            "batch/job",
+            "jobset.x-k8s.io/jobset",
+            "kubeflow.org/pytorchjob",
+            "kubeflow.org/mpijob",
+            "trainer.kubeflow.org/trainjob",
+            "pod",
         ]
     )
     """Kueue integrations (exact framework names)."""

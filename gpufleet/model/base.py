@@ -13,9 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
 from pydantic.alias_generators import to_camel
 
-from gpufleet.kubetypes import durations
-
-from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes import durations, quantity
 from gpufleet.kubetypes.vocab import DNS_LABEL
 
 
@@ -48,6 +46,7 @@ Quantity = Annotated[
     WithJsonSchema({"type": ["string", "integer", "number"], "examples": ["8", "500m", "1800Gi"]}),
 ]
 
+
 def parse_duration(value: Any) -> int:
     """Parse a Go duration (``10m``, ``1h30m``, ``90s``) into whole seconds.
 
@@ -58,8 +57,9 @@ def parse_duration(value: Any) -> int:
         raise ValueError(f"{value!r} is not a duration (examples: {durations.EXAMPLES}, 600s)")
     if isinstance(value, (int, float)) and value:
         shown = int(value) if float(value).is_integer() else value
-        raise ValueError(f"{shown} seconds? write {shown}m or {shown}s: a duration needs a unit (examples: "
-                         f"{durations.EXAMPLES})")
+        raise ValueError(
+            f"{shown} seconds? write {shown}m or {shown}s: a duration needs a unit (examples: {durations.EXAMPLES})"
+        )
     if isinstance(value, (int, float)):
         seconds = 0
     else:
@@ -70,8 +70,6 @@ def parse_duration(value: Any) -> int:
     if seconds < 0:
         raise ValueError(f"{value!r} is negative; durations must be zero or more")
     return seconds
-
-
 
 
 Duration = Annotated[

@@ -32,7 +32,11 @@ class Kubernetes(Base):
     @field_validator("version")
     @classmethod
     def _one_dot_minor(cls, value: str) -> str:
-        if workload_api.minor_of(value) is None or not all(p.isdigit() for p in value.split(".")) or value.count(".") > 2:
+        if (
+            workload_api.minor_of(value) is None
+            or not all(p.isdigit() for p in value.split("."))
+            or value.count(".") > 2
+        ):
             raise ValueError(f"{value!r} is not a Kubernetes version: write 1.<minor> (1.37), without a leading v")
         return value
 

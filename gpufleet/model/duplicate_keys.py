@@ -14,8 +14,8 @@ from typing import Iterator
 
 import yaml
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -28,10 +28,12 @@ def _walk(node: yaml.Node, path: tuple[str | int, ...]) -> Iterator[Issue]:
             if name is not None and name != "<<":
                 line = key.start_mark.line + 1
                 if name in seen:
-                    yield Issue(FieldPath.of(*path, name) or name,
-                                f"key {name!r} appears twice (lines {seen[name]} and {line}); YAML would keep only "
-                                "the last one and silently drop the first",
-                                "merge the two blocks into one key, or remove the stale one")
+                    yield Issue(
+                        FieldPath.of(*path, name) or name,
+                        f"key {name!r} appears twice (lines {seen[name]} and {line}); YAML would keep only "
+                        "the last one and silently drop the first",
+                        "merge the two blocks into one key, or remove the stale one",
+                    )
                 else:
                     seen[name] = line
             yield from _walk(value, (*path, name if name is not None else "?"))

@@ -26,7 +26,7 @@ MAX_SHOWN = 40
 
 def shown(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 3] + "..."
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
 def _unwrap(annotation: Any) -> list[Any]:
@@ -75,7 +75,9 @@ def nearest_key(root: type[BaseModel], loc: tuple[Any, ...], present: frozenset[
     return close[0] if close else None
 
 
-def rewrite(root: type[BaseModel], error: Mapping[str, Any], message: str, fix: str, data: Any = None) -> tuple[str, str]:
+def rewrite(
+    root: type[BaseModel], error: Mapping[str, Any], message: str, fix: str, data: Any = None
+) -> tuple[str, str]:
     """(message, fix) for one pydantic error, made specific where this module knows how (``data``: the raw document)."""
     kind, value = error["type"], error.get("input")
     if kind == "extra_forbidden":
@@ -87,11 +89,15 @@ def rewrite(root: type[BaseModel], error: Mapping[str, Any], message: str, fix: 
     if kind == "string_pattern_mismatch":
         return f"{shown(value)} does not have the form this field needs", fix
     if kind == "string_type" and isinstance(value, (list, tuple)) and error["loc"][-1:] == ("cohort",):
-        return (f"{shown(value)} is a list, but a team belongs to exactly one cohort",
-                "name one cohort (cohort: research); to share quota with more teams, put them in that cohort "
-                "or nest cohorts with cohorts[].parent")
+        return (
+            f"{shown(value)} is a list, but a team belongs to exactly one cohort",
+            "name one cohort (cohort: research); to share quota with more teams, put them in that cohort "
+            "or nest cohorts with cohorts[].parent",
+        )
     if kind == "string_type" and isinstance(value, (bool, int, float)):
         what = "a YAML boolean" if isinstance(value, bool) else "a YAML number"
-        return (f"{shown(value)} is {what}, not a string: YAML converted the unquoted value",
-                "quote the value (\"yes\", \"0755\") so YAML keeps it a string")
+        return (
+            f"{shown(value)} is {what}, not a string: YAML converted the unquoted value",
+            "quote the value (\"yes\", \"0755\") so YAML keeps it a string",
+        )
     return message, fix

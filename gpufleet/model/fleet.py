@@ -15,6 +15,7 @@ from typing import Literal, Sequence
 from pydantic import Field, field_validator
 
 from gpufleet.fleetctx.context import PARTITION_ALWAYS_EXEMPT
+from gpufleet.kubetypes.vocab import ADMISSION_OPT_OUT_LABEL, DNS_LABEL_RE
 from gpufleet.model.admission import Admission
 from gpufleet.model.base import Base, Name
 from gpufleet.model.cluster import Kubernetes
@@ -24,7 +25,6 @@ from gpufleet.model.pools import Pool
 from gpufleet.model.priority import PriorityClass
 from gpufleet.model.teams import Cohort, Team
 from gpufleet.model.volcano import VolcanoScheduler
-from gpufleet.kubetypes.vocab import ADMISSION_OPT_OUT_LABEL, DNS_LABEL_RE
 
 API_VERSION = "gpufleet.dev/v1alpha1"
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Mapping
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.kubetypes.vocab import KNOWN_GPUS, MIG_PREFIX, NVIDIA_GPU
+from gpufleet.yamlin.errors import Issue
 
 LIMITS = ("nominal", "borrowingLimit", "lendingLimit")
 _WHOLE = re.compile(r"\s*-?\d+\s*")  # a sign is the limits check's to judge ("negative")
@@ -43,8 +43,11 @@ def _is_gpu(name: Any, gpus: set[str]) -> bool:
 
 def _issue(path: FieldPath, value: Any) -> Issue:
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-    return Issue(path, f"GPUs are counted in whole units, not {shown}",
-                 "write a whole number of GPUs (8), without a suffix (Gi, m, k) or a fraction")
+    return Issue(
+        path,
+        f"GPUs are counted in whole units, not {shown}",
+        "write a whole number of GPUs (8), without a suffix (Gi, m, k) or a fraction",
+    )
 
 
 def _pools(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -74,7 +77,7 @@ def _quota_issues(owner: str, index: int, quota: Any, gpus: set[str]) -> Iterato
             if key in entry and entry[key] is not None and not is_whole(entry[key]):
                 yield _issue(FieldPath.of(*base, key), entry[key])
         resources = entry.get("resources")
-        for name, limits in (resources.items() if isinstance(resources, Mapping) else ()):
+        for name, limits in resources.items() if isinstance(resources, Mapping) else ():
             if not _is_gpu(name, gpus) or not isinstance(limits, Mapping):
                 continue
             for key in LIMITS:

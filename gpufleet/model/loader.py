@@ -17,12 +17,12 @@ from typing import Any, Mapping
 import yaml
 from pydantic import ValidationError
 
-from gpufleet.yamlin import marks, yamlio, yamllimits
-from gpufleet.yamlin.errors import Issue, ModelError
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import GPUFLEET_GROUP
 from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
-from gpufleet.kubetypes.vocab import GPUFLEET_GROUP
+from gpufleet.yamlin import marks, yamlio, yamllimits
+from gpufleet.yamlin.errors import Issue, ModelError
 
 
 def _fix_for(error: Mapping[str, Any]) -> str:
@@ -43,8 +43,9 @@ def issues_from_pydantic(exc: ValidationError, data: Any = None) -> list[Issue]:
     issues = []
     for error in exc.errors(include_url=False):
         path = FieldPath.of(*error["loc"]) or "(document)"
-        message, fix = field_errors.rewrite(Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error),
-                                            data)
+        message, fix = field_errors.rewrite(
+            Fleet, error, error["msg"].removeprefix("Value error, "), _fix_for(error), data
+        )
         issues.append(Issue(path, message, fix))
     return issues
 
@@ -57,14 +58,21 @@ def capped(issues: list[Issue]) -> list[Issue]:
     if len(issues) <= MAX_ISSUES:
         return issues
     more = len(issues) - MAX_ISSUES
-    return [*issues[:MAX_ISSUES], Issue("(more)", f"and {more} more issue(s) not listed", "fix the ones above and run again")]
+    return [
+        *issues[:MAX_ISSUES],
+        Issue("(more)", f"and {more} more issue(s) not listed", "fix the ones above and run again"),
+    ]
 
 
 def _number_issues(data: Any) -> list[Issue]:
-    return [Issue(FieldPath.of(*path) or "(document)",
-                  f"the number {text} is out of range: Kubernetes numbers are finite and at most 2^63-1 (19 digits)",
-                  "write a smaller number, a quantity with a suffix (e.g. 8Ei), or leave the field out for no limit")
-            for path, text in yamllimits.out_of_range(data)]
+    return [
+        Issue(
+            FieldPath.of(*path) or "(document)",
+            f"the number {text} is out of range: Kubernetes numbers are finite and at most 2^63-1 (19 digits)",
+            "write a smaller number, a quantity with a suffix (e.g. 8Ei), or leave the field out for no limit",
+        )
+        for path, text in yamllimits.out_of_range(data)
+    ]
 
 
 def _merge(first: list[Issue], second: list[Issue]) -> list[Issue]:
@@ -79,15 +87,27 @@ def _wrong_kind(data: dict[Any, Any]) -> Issue | None:
     """An issue when ``data`` is plainly another kind of document (a Kubernetes manifest, say)."""
     kind, api = data.get("kind"), data.get("apiVersion")
     if (isinstance(kind, str) and kind != "Fleet") or (isinstance(api, str) and not api.startswith(GPUFLEET_GROUP)):
-        return Issue("(document)", f"this is a {kind or 'document'} ({api or 'no apiVersion'}), not a fleet model",
-                     "pass the fleet model file (apiVersion: gpufleet.dev/v1alpha1, kind: Fleet), e.g. stacks/prod.fleet.yaml")
+        return Issue(
+            "(document)",
+            f"this is a {kind or 'document'} ({api or 'no apiVersion'}), not a fleet model",
+            "pass the fleet model file (apiVersion: gpufleet.dev/v1alpha1, kind: Fleet), e.g. stacks/prod.fleet.yaml",
+        )
     return None
 
 
 def parse_model(data: Any, source: str = "<model>", validate: bool = True) -> Fleet:
     """Build a Fleet from parsed YAML; raise ModelError with every issue."""
     if not isinstance(data, dict):
-        raise ModelError(source, [Issue("(document)", "the model must be a YAML mapping with apiVersion: gpufleet.dev/v1alpha1 and kind: Fleet", "start the file with `apiVersion: gpufleet.dev/v1alpha1` and `kind: Fleet`")])
+        raise ModelError(
+            source,
+            [
+                Issue(
+                    "(document)",
+                    "the model must be a YAML mapping with apiVersion: gpufleet.dev/v1alpha1 and kind: Fleet",
+                    "start the file with `apiVersion: gpufleet.dev/v1alpha1` and `kind: Fleet`",
+                )
+            ],
+        )
     wrong = _wrong_kind(data)
     if wrong:
         raise ModelError(source, [wrong])
@@ -115,8 +135,16 @@ def load_model(path: str | Path, validate: bool = True) -> Fleet:
     except ModelError as exc:
         raise placed(exc, text) from None
     except Exception as exc:  # noqa: BLE001 - a model file must never end in a traceback
-        raise ModelError(source, [Issue("(document)", f"gpufleet could not check this model ({type(exc).__name__}: {str(exc)[:200]})",
-                                        "this is a gpufleet bug: report it with the file; meanwhile simplify the values near the last change")]) from None
+        raise ModelError(
+            source,
+            [
+                Issue(
+                    "(document)",
+                    f"gpufleet could not check this model ({type(exc).__name__}: {str(exc)[:200]})",
+                    "this is a gpufleet bug: report it with the file; meanwhile simplify the values near the last change",
+                )
+            ],
+        ) from None
 
 
 def placed(exc: ModelError, text: str | None) -> ModelError:
@@ -124,17 +152,35 @@ def placed(exc: ModelError, text: str | None) -> ModelError:
     if text is None or not any(isinstance(i.path, FieldPath) and i.at is None for i in exc.issues):
         return exc
     root = marks.compose(text)
-    return ModelError(exc.source, [replace(i, at=marks.position(root, i.path.segments))
-                                   if isinstance(i.path, FieldPath) and i.at is None else i for i in exc.issues])
+    return ModelError(
+        exc.source,
+        [
+            replace(i, at=marks.position(root, i.path.segments))
+            if isinstance(i.path, FieldPath) and i.at is None
+            else i
+            for i in exc.issues
+        ],
+    )
 
 
 def _read(path: str | Path, source: str) -> tuple[str, Any]:
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ModelError(source, [Issue("(file)", f"cannot read the model file: {exc.strerror}", "check the path")]) from None
+        raise ModelError(
+            source, [Issue("(file)", f"cannot read the model file: {exc.strerror}", "check the path")]
+        ) from None
     if len(raw) > yamllimits.MAX_BYTES:
-        raise ModelError(source, [Issue("(file)", f"the model file is {len(raw)} bytes, more than the {yamllimits.MAX_BYTES} gpufleet reads", "check the path: a model is a few kilobytes")])
+        raise ModelError(
+            source,
+            [
+                Issue(
+                    "(file)",
+                    f"the model file is {len(raw)} bytes, more than the {yamllimits.MAX_BYTES} gpufleet reads",
+                    "check the path: a model is a few kilobytes",
+                )
+            ],
+        )
     try:
         text = yamllimits.decode(raw)
     except ValueError as exc:

@@ -13,9 +13,8 @@ from pydantic import Field, model_validator
 
 from gpufleet import DOCS_URL
 from gpufleet.kubetypes import durations
-from gpufleet.model.base import Base, Duration, Name
-from gpufleet.model.pools import Pool
 from gpufleet.kubetypes.vocab import APP_NAME_LABEL, DNS_LABEL
+from gpufleet.model.base import Base, Duration, Name
 
 
 class PodsReadyTimeoutStorm(Base):
@@ -40,10 +39,12 @@ class CertificateExpiry(Base):
     """Page when it expires in less than this (default 168h, 7 days; also once it has expired)."""
 
     @model_validator(mode="after")
-    def _critical_before_warning(self) -> "CertificateExpiry":
+    def _critical_before_warning(self) -> CertificateExpiry:
         if self.critical >= self.warning:
-            raise ValueError(f"critical ({durations.format_seconds(self.critical)}) must be shorter than warning "
-                             f"({durations.format_seconds(self.warning)}), e.g. warning: 504h, critical: 168h")
+            raise ValueError(
+                f"critical ({durations.format_seconds(self.critical)}) must be shorter than warning "
+                f"({durations.format_seconds(self.warning)}), e.g. warning: 504h, critical: 168h"
+            )
         return self
 
 

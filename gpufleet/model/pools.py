@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from gpufleet.model.base import Base, Duration, Name, Quantity
 from gpufleet.kubetypes.vocab import NVIDIA_GPU
+from gpufleet.model.base import Base, Duration, Name, Quantity
 
 
 class Taint(Base):

@@ -70,13 +70,25 @@ def scale(amount: Decimal | None, per_node: Decimal, gpus: Decimal) -> Decimal |
 
 def scaled_quota(pool: Pool, quota: PoolQuota) -> dict[str, Amounts]:
     """A pool quota as per-resource amounts, keyed in :func:`resource_order` (do not modify the result)."""
-    return _scaled(pool.gpu_resource, tuple(pool.allocatable.items()), quota.nominal, quota.borrowing_limit,
-                   quota.lending_limit, tuple(quota.resources.items()))
+    return _scaled(
+        pool.gpu_resource,
+        tuple(pool.allocatable.items()),
+        quota.nominal,
+        quota.borrowing_limit,
+        quota.lending_limit,
+        tuple(quota.resources.items()),
+    )
 
 
 @lru_cache(maxsize=4096)
-def _scaled(gpu_resource: str, allocatable: tuple[tuple[str, Decimal], ...], nominal: Decimal, borrowing: Decimal | None,
-            lending: Decimal | None, overrides: tuple[tuple[str, ResourceQuota], ...]) -> dict[str, Amounts]:
+def _scaled(
+    gpu_resource: str,
+    allocatable: tuple[tuple[str, Decimal], ...],
+    nominal: Decimal,
+    borrowing: Decimal | None,
+    lending: Decimal | None,
+    overrides: tuple[tuple[str, ResourceQuota], ...],
+) -> dict[str, Amounts]:
     """:func:`scaled_quota` of the pool's shape and the quota's numbers (a pure function of immutable values, cached)."""
     per_node = dict(allocatable)
     gpus = per_node.get(gpu_resource, Decimal(0))
@@ -90,5 +102,7 @@ def _scaled(gpu_resource: str, allocatable: tuple[tuple[str, Decimal], ...], nom
             out[res] = Amounts(nominal, borrowing, lending)
         else:
             shape = per_node.get(res, Decimal(0))
-            out[res] = Amounts(scale(nominal, shape, gpus) or Decimal(0), scale(borrowing, shape, gpus), scale(lending, shape, gpus))
+            out[res] = Amounts(
+                scale(nominal, shape, gpus) or Decimal(0), scale(borrowing, shape, gpus), scale(lending, shape, gpus)
+            )
     return out

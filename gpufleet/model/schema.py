@@ -24,7 +24,10 @@ def _drop_property_titles(node: Any) -> Any:
         out = {}
         for key, value in node.items():
             if key == "properties" and isinstance(value, dict):
-                out[key] = {name: {k: _drop_property_titles(v) for k, v in prop.items() if k != "title"} for name, prop in value.items()}
+                out[key] = {
+                    name: {k: _drop_property_titles(v) for k, v in prop.items() if k != "title"}
+                    for name, prop in value.items()
+                }
             else:
                 out[key] = _drop_property_titles(value)
         return out
@@ -41,8 +44,8 @@ def fleet_json_schema() -> dict[str, Any]:
         "$id": SCHEMA_ID,
         "title": f"gpufleet fleet model ({API_VERSION})",
         "description": "One environment's GPU fleet: pools, cohorts, teams and their quota, priority classes, "
-                       "gang admission and scheduler settings. Rendered to Kueue v1beta2 and Volcano v1beta1 objects. "
-                       "Cross-field rules (references, sums, engine webhooks) are checked by `gpufleet validate`; see docs/model.md.",
+        "gang admission and scheduler settings. Rendered to Kueue v1beta2 and Volcano v1beta1 objects. "
+        "Cross-field rules (references, sums, engine webhooks) are checked by `gpufleet validate`; see docs/model.md.",
     }
     body.pop("title", None)
     return head | body

@@ -87,7 +87,7 @@ def set_default(root: str, pointer: str, keys: Sequence[str], value: str, unset:
         node = select(node, key)
         if last:
             missing = f"({missing} || {node} {unset})" if unset else missing
-        branches.append((missing, f"[{op(_path(pointer, keys[:depth + 1]), _nest(keys[depth + 1:], value))}]"))
+        branches.append((missing, f"[{op(_path(pointer, keys[: depth + 1]), _nest(keys[depth + 1 :], value))}]"))
     out = "[]"
     for missing, ops in reversed(branches):
         out = f"({missing} ? {ops} : {out})"

@@ -23,8 +23,8 @@ v0.34.7 ``apis/scheduling/v1alpha1/types.go`` (``PodGroupLabel``).
 from __future__ import annotations
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
-from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.kubetypes import vocab
+from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads import WorkloadView, label_path
 
 
@@ -36,8 +36,11 @@ def mutate_coscheduling(view: WorkloadView, team: TeamContext, fleet: FleetConte
     group = name if isinstance(name, str) and name and view.kind != "Pod" and view.total_pods > 1 else None
     for template in view.templates:
         spec = template.spec_path
-        patch.set_default(spec.child("schedulerName"), fleet.coscheduling_scheduler,
-                          unset=lambda v: is_unset(v) or v == vocab.DEFAULT_SCHEDULER)
+        patch.set_default(
+            spec.child("schedulerName"),
+            fleet.coscheduling_scheduler,
+            unset=lambda v: is_unset(v) or v == vocab.DEFAULT_SCHEDULER,
+        )
         for key, value in pool.node_labels.items():
             patch.set_default(spec.child("nodeSelector").key(key), value)
         if group and not template.labels.get(vocab.COSCHEDULING_GROUP):

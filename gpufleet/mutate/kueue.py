@@ -15,8 +15,9 @@ from gpufleet.workloads import WorkloadView, label_path
 from gpufleet.workloads.kueue_label import controller_queue
 
 
-def mutate_kueue_label(view: WorkloadView, team: TeamContext, label: str, patch: PatchBuilder,
-                       fleet: FleetContext | None = None) -> None:
+def mutate_kueue_label(
+    view: WorkloadView, team: TeamContext, label: str, patch: PatchBuilder, fleet: FleetContext | None = None
+) -> None:
     queue = controller_queue(view, team, fleet)
     if queue:
         patch.set_default(label_path(label), queue)

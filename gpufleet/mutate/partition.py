@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from gpufleet.mutate.patch import PatchBuilder, is_map
 from gpufleet.workloads import WorkloadView
-from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
 
 def mutate_partition(view: WorkloadView, team: TeamContext, fleet: FleetContext, patch: PatchBuilder) -> None:
@@ -39,5 +39,7 @@ def mutate_partition(view: WorkloadView, team: TeamContext, fleet: FleetContext,
 def _tolerates(tolerations: Any) -> bool:
     if not isinstance(tolerations, list):
         return False
-    return any(is_map(t) and (t.get("key") == DEDICATED_KEY or (not t.get("key") and t.get("operator") == "Exists"))
-               for t in tolerations)
+    return any(
+        is_map(t) and (t.get("key") == DEDICATED_KEY or (not t.get("key") and t.get("operator") == "Exists"))
+        for t in tolerations
+    )

@@ -70,13 +70,13 @@ class PatchBuilder:
         for depth, key in enumerate(keys):
             created = self._created.get(keys[: depth + 1]) if self._created else None
             if created is not None:
-                return _fill(created, keys[depth + 1:], value)
+                return _fill(created, keys[depth + 1 :], value)
             child = _child(node, key)
             last = depth == len(keys) - 1
             if child is _INVALID or (child is None and type(key) is int):  # never fill a null list item
                 return False
             if child is _MISSING or child is None or (last and unset(child)):
-                self._emit(keys[: depth + 1], _nest(keys[depth + 1:], value), replace=child is not _MISSING)
+                self._emit(keys[: depth + 1], _nest(keys[depth + 1 :], value), replace=child is not _MISSING)
                 return True
             if last or not (type(child) is list or is_map(child)):
                 return False
@@ -91,12 +91,12 @@ class PatchBuilder:
             here = keys[: depth + 1]
             created = self._created.get(here) if self._created else None
             if created is not None:
-                return _fill(created, keys[depth + 1:], item, append=True)
+                return _fill(created, keys[depth + 1 :], item, append=True)
             child = _child(node, key)
             if child is _INVALID or (child is None and type(key) is int):
                 return False
             if child is _MISSING or child is None:
-                self._emit(here, _nest(keys[depth + 1:], [item]), replace=child is not _MISSING)
+                self._emit(here, _nest(keys[depth + 1 :], [item]), replace=child is not _MISSING)
                 return True
             if depth == len(keys) - 1:
                 if type(child) is not list:

@@ -38,14 +38,28 @@ API_VERSION = "admissionregistration.k8s.io/v1"
 PARAMS = "gpufleet-mutation-params"
 """The ConfigMap (controller namespace) holding each team namespace's queues."""
 VOLCANO = (("batch.volcano.sh", "jobs"),)
-QUEUE_LABEL = (("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-               ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"), ("", "pods"))
+QUEUE_LABEL = (
+    ("batch", "jobs"),
+    ("jobset.x-k8s.io", "jobsets"),
+    ("kubeflow.org", "pytorchjobs"),
+    ("kubeflow.org", "mpijobs"),
+    ("trainer.kubeflow.org", "trainjobs"),
+    ("", "pods"),
+)
 """The resources whose objects may get the queue label (:data:`gpufleet.workloads.kueue_label.KUEUE_KINDS`)."""
-GANG_LABEL = (("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
-              ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("", "pods"))
+GANG_LABEL = (
+    ("batch.volcano.sh", "jobs"),
+    ("batch", "jobs"),
+    ("jobset.x-k8s.io", "jobsets"),
+    ("kubeflow.org", "pytorchjobs"),
+    ("kubeflow.org", "mpijobs"),
+    ("", "pods"),
+)
 """The resources whose templates the policies stamp (a TrainJob has none; LeaderWorkerSets and Ray stay the webhook's)."""
-POD_GROUPS_ONLY = {"name": ONLY_POD_GROUPS["name"],
-                   "expression": f"request.resource.resource != 'pods' || ({ONLY_POD_GROUPS['expression']})"}
+POD_GROUPS_ONLY = {
+    "name": ONLY_POD_GROUPS["name"],
+    "expression": f"request.resource.resource != 'pods' || ({ONLY_POD_GROUPS['expression']})",
+}
 
 
 def policy_name(concern: str) -> str:
@@ -59,34 +73,61 @@ def _team_value(fact: str) -> str:
 
 def _resource_rules(wanted: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
     known = [*WORKLOAD_RESOURCES, ("", ("v1",), "pods")]
-    return [{"apiGroups": [group], "apiVersions": list(versions), "resources": [plural], "operations": ["CREATE"],
-             "scope": "Namespaced"} for group, versions, plural in known if (group, plural) in wanted]
+    return [
+        {
+            "apiGroups": [group],
+            "apiVersions": list(versions),
+            "resources": [plural],
+            "operations": ["CREATE"],
+            "scope": "Namespaced",
+        }
+        for group, versions, plural in known
+        if (group, plural) in wanted
+    ]
 
 
-def _policy(fleet: Fleet, name: str, resources: tuple[tuple[str, str], ...], variables: list[tuple[str, str]],
-            mutations: list[dict[str, Any]], params: bool) -> dict[str, Any]:
+def _policy(
+    fleet: Fleet,
+    name: str,
+    resources: tuple[tuple[str, str], ...],
+    variables: list[tuple[str, str]],
+    mutations: list[dict[str, Any]],
+    params: bool,
+) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "failurePolicy": "Fail",
         "reinvocationPolicy": "Never",
-        "matchConstraints": {"resourceRules": _resource_rules(resources), "namespaceSelector": namespace_selector(fleet),
-                             "matchPolicy": "Equivalent"},
-        "matchConditions": [dict(SKIP_JOBSET_CHILDREN), dict(POD_GROUPS_ONLY)] if ("", "pods") in resources
+        "matchConstraints": {
+            "resourceRules": _resource_rules(resources),
+            "namespaceSelector": namespace_selector(fleet),
+            "matchPolicy": "Equivalent",
+        },
+        "matchConditions": [dict(SKIP_JOBSET_CHILDREN), dict(POD_GROUPS_ONLY)]
+        if ("", "pods") in resources
         else [dict(SKIP_JOBSET_CHILDREN)],
         "variables": [{"name": n, "expression": e} for n, e in variables],
         "mutations": mutations,
     }
     if params:
         spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
-    return {"apiVersion": API_VERSION, "kind": "MutatingAdmissionPolicy", "metadata": meta(fleet, name, namespaced=False),
-            "spec": spec}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "MutatingAdmissionPolicy",
+        "metadata": meta(fleet, name, namespaced=False),
+        "spec": spec,
+    }
 
 
 def _binding(fleet: Fleet, name: str, params: bool) -> dict[str, Any]:
     spec: dict[str, Any] = {"policyName": name}
     if params:
         spec["paramRef"] = {"name": PARAMS, "namespace": fleet.controller.namespace, "parameterNotFoundAction": "Deny"}
-    return {"apiVersion": API_VERSION, "kind": "MutatingAdmissionPolicyBinding",
-            "metadata": meta(fleet, name, namespaced=False), "spec": spec}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "MutatingAdmissionPolicyBinding",
+        "metadata": meta(fleet, name, namespaced=False),
+        "spec": spec,
+    }
 
 
 def _json_patch(expression: str) -> dict[str, Any]:
@@ -111,18 +152,45 @@ def params_data(context: FleetContext) -> dict[str, str]:
 def render_mutating_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
     """The params ConfigMap, then each concern's policy and binding, keyed ``<kind lowercase>-<name>``."""
     context = FleetContext.from_dict(render_context(fleet))
-    out: dict[str, dict[str, Any]] = {"configmap-mutation-params": {
-        "apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(fleet, PARAMS), "data": params_data(context)}}
+    out: dict[str, dict[str, Any]] = {
+        "configmap-mutation-params": {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": meta(fleet, PARAMS),
+            "data": params_data(context),
+        }
+    }
     concerns = [
-        ("volcano", VOLCANO, [("volcanoQueue", _team_value("volcanoQueue")), *forms.VOLCANO_VARIABLES],
-         [_json_patch(e) for e in forms.volcano_mutations()], True),
-        ("queue-label", QUEUE_LABEL, [("localQueue", _team_value("localQueue"))],
-         [{"patchType": "ApplyConfiguration",
-           "applyConfiguration": {"expression": forms.queue_label_mutation(context.queue_label)}}], True),
+        (
+            "volcano",
+            VOLCANO,
+            [("volcanoQueue", _team_value("volcanoQueue")), *forms.VOLCANO_VARIABLES],
+            [_json_patch(e) for e in forms.volcano_mutations()],
+            True,
+        ),
+        (
+            "queue-label",
+            QUEUE_LABEL,
+            [("localQueue", _team_value("localQueue"))],
+            [
+                {
+                    "patchType": "ApplyConfiguration",
+                    "applyConfiguration": {"expression": forms.queue_label_mutation(context.queue_label)},
+                }
+            ],
+            True,
+        ),
     ]
     if context.gang_label:
-        concerns.append(("gang-label", GANG_LABEL, list(forms.GANG_VARIABLES),
-                         [_json_patch(forms.gang_label_mutation(context.gang_label))], False))
+        concerns.append(
+            (
+                "gang-label",
+                GANG_LABEL,
+                list(forms.GANG_VARIABLES),
+                [_json_patch(forms.gang_label_mutation(context.gang_label))],
+                False,
+            )
+        )
     for concern, resources, variables, mutations, params in concerns:
         name = policy_name(concern)
         out[f"mutatingadmissionpolicy-{name}"] = _policy(fleet, name, resources, list(variables), mutations, params)

@@ -20,11 +20,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import TeamContext
-from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.kubetypes import vocab
-from gpufleet.workloads.types import SPEC
+from gpufleet.mutate.patch import PatchBuilder, is_map, is_unset
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.stages import starting_replicas
+from gpufleet.workloads.types import SPEC
 
 RESTART_EVENTS = ("PodEvicted", "PodFailed")
 VOLCANO_DEFAULT_QUEUE = "default"  # the CRD's structural default for spec.queue
@@ -34,11 +34,15 @@ def mutate_volcano_job(obj: Mapping[str, Any], team: TeamContext, patch: PatchBu
     spec = obj.get("spec")
     if not is_map(spec):
         return
-    tasks = [(i, t) for i, t in enumerate(spec.get("tasks") or ()) if is_map(t)] \
-        if isinstance(spec.get("tasks"), list) else []
+    tasks = (
+        [(i, t) for i, t in enumerate(spec.get("tasks") or ()) if is_map(t)]
+        if isinstance(spec.get("tasks"), list)
+        else []
+    )
     if team.volcano_queue:
-        patch.set_default(SPEC.child("queue"), team.volcano_queue,
-                          unset=lambda v: is_unset(v) or v == VOLCANO_DEFAULT_QUEUE)
+        patch.set_default(
+            SPEC.child("queue"), team.volcano_queue, unset=lambda v: is_unset(v) or v == VOLCANO_DEFAULT_QUEUE
+        )
     patch.set_default(SPEC.child("schedulerName"), vocab.VOLCANO_SCHEDULER)
     for i, task in tasks:
         if is_map(task.get("template")):

@@ -20,27 +20,35 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Mapping
 
-from pydantic import TypeAdapter
 from pulumi_policy import (
-    Policy, PolicyConfigSchema, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
-    Severity as PolicySeverity, StackValidationArgs, StackValidationPolicy,
+    Policy,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
 )
-
-from gpufleet.rules import engine, registry
-from gpufleet.rules.api import Rule, Severity
+from pulumi_policy import (
+    Severity as PolicySeverity,
+)
+from pydantic import TypeAdapter
 
 from gpufleet.policypack import report, settings, stack
 from gpufleet.policypack.props import UNKNOWN_STRING_VALUE, UnknownValueError, manifest, plain, restore
+from gpufleet.rules import engine, registry
+from gpufleet.rules.api import Rule, Severity
 
 PACK_NAME = "gpufleet"
 CONFIG_PROPERTIES: dict[str, dict[str, Any]] = {
     "fleetModel": {
         "type": "string",
         "description": "Fleet model YAML (or rendered fleet-context JSON) for the fleet-aware rules; "
-                       "default: the stack config gpufleet:model. Relative to the working directory or the project root.",
+        "default: the stack config gpufleet:model. Relative to the working directory or the project root.",
     },
     "coldStartFloorSeconds": {
-        "type": "integer", "minimum": 0,
+        "type": "integer",
+        "minimum": 0,
         "description": "Gang cold-start floor in seconds (GANG502 floorSeconds); overrides the fleet model's.",
     },
     "crdsDir": {
@@ -55,7 +63,9 @@ def option_properties(rule: Rule) -> dict[str, dict[str, Any]]:
     if rule.options is None:
         return {}
     schema = TypeAdapter(rule.options).json_schema(by_alias=True)
-    return {name: {k: v for k, v in prop.items() if k != "title"} for name, prop in schema.get("properties", {}).items()}
+    return {
+        name: {k: v for k, v in prop.items() if k != "title"} for name, prop in schema.get("properties", {}).items()
+    }
 
 
 def policy_name(rule: Rule) -> str:
@@ -82,8 +92,10 @@ def validate_resource(rule: Rule, args: ResourceValidationArgs, report_violation
     findings = report.reportable(engine.check_object(found.obj, ctx, select=[rule.code]))
     if findings and found.has_unknowns:
         where = ", ".join(f"`{f.path}`" for f in findings)
-        raise found.unknown_error(f"{rule.code} would flag {where} but the inputs hold values unknown until apply "
-                                  f"({', '.join(found.unknown_paths())}); `pulumi up` checks them with the real values")
+        raise found.unknown_error(
+            f"{rule.code} would flag {where} but the inputs hold values unknown until apply "
+            f"({', '.join(found.unknown_paths())}); `pulumi up` checks them with the real values"
+        )
     for finding in findings:
         report_violation(report.message(finding), None)
 
@@ -117,8 +129,11 @@ def validate_stack(rule: Rule, args: StackValidationArgs, report_violation: Repo
     uncertain = [item for item in found if item.uncertain]
     if uncertain:
         error = UnknownValueError(UNKNOWN_STRING_VALUE, [])
-        error.message = (f"{rule.code} would flag " + ", ".join(f"`{i.path}` of {i.urn}" for i in uncertain)
-                         + " but those resources hold values unknown until apply; `pulumi up` checks them with the real values")
+        error.message = (
+            f"{rule.code} would flag "
+            + ", ".join(f"`{i.path}` of {i.urn}" for i in uncertain)
+            + " but those resources hold values unknown until apply; `pulumi up` checks them with the real values"
+        )
         raise error
 
 
@@ -160,7 +175,9 @@ def enforced(rule: Rule) -> bool:
 def description() -> str:
     """The pack's description, naming the registered codes that have no policy (so every code is listed)."""
     skipped = [f"{r.code} {r.name}" for r in registry.all_rules() if not enforced(r)]
-    text = "Gang-safety rules for GPU training on Kubernetes (Kueue, Volcano): one policy per rule of gpufleet's engine."
+    text = (
+        "Gang-safety rules for GPU training on Kubernetes (Kueue, Volcano): one policy per rule of gpufleet's engine."
+    )
     return text + (f" Linter only, no policy: {', '.join(skipped)}." if skipped else "")
 
 
@@ -172,4 +189,3 @@ def policies() -> list[Policy]:
         if stack.scopes(rule):
             out.append(stack_policy(rule))
     return out
-

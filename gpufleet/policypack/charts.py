@@ -17,7 +17,8 @@ from typing import Any, Mapping
 import yaml
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as KUEUE_KEY, VOLCANO_CONF_KEY as VOLCANO_KEY
+from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as KUEUE_KEY
+from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY as VOLCANO_KEY
 
 CHART_TYPE_PREFIX = "kubernetes:helm.sh/"
 
@@ -79,8 +80,12 @@ def rendered_configmaps(props: Mapping[str, Any]) -> list[Rendered]:
         if not isinstance(text, str):
             text = yaml.safe_dump(text, sort_keys=False)
         obj = {
-            "apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": config.configmap, "namespace": namespace if isinstance(namespace, str) and namespace else config.namespace},
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "name": config.configmap,
+                "namespace": namespace if isinstance(namespace, str) and namespace else config.namespace,
+            },
             "data": {config.key: text},
         }
         out.append(Rendered(obj, FieldPath.of("data").key(config.key), FieldPath.of("values", *config.values)))

@@ -15,20 +15,39 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from gpufleet.kubetypes.fieldpath import FieldPath
 from pulumi_policy.proxy import (
-    UNKNOWN_ARCHIVE_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_ASSET_VALUE, UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE,
-    UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError, _DictProxy, _ListProxy,
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+    UnknownValueError,
+    _DictProxy,
+    _ListProxy,
 )
 from pulumi_policy.secret import Secret, _DictSecretsProxy, _ListSecretsProxy
 
-UNKNOWN_SENTINELS = frozenset({
-    UNKNOWN_BOOLEAN_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, UNKNOWN_ARRAY_VALUE,
-    UNKNOWN_ASSET_VALUE, UNKNOWN_ARCHIVE_VALUE, UNKNOWN_OBJECT_VALUE,
-})
+from gpufleet.kubetypes.fieldpath import FieldPath
+
+UNKNOWN_SENTINELS = frozenset(
+    {
+        UNKNOWN_BOOLEAN_VALUE,
+        UNKNOWN_NUMBER_VALUE,
+        UNKNOWN_STRING_VALUE,
+        UNKNOWN_ARRAY_VALUE,
+        UNKNOWN_ASSET_VALUE,
+        UNKNOWN_ARCHIVE_VALUE,
+        UNKNOWN_OBJECT_VALUE,
+    }
+)
 MISSING = object()
 # Written by the API server, never by the user: unknown during preview, and no rule reads them.
-SERVER_SET = frozenset(("metadata", key) for key in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink"))
+SERVER_SET = frozenset(
+    ("metadata", key)
+    for key in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
+)
 _PROXIES = (_DictProxy, _ListProxy, _DictSecretsProxy, _ListSecretsProxy)
 # Pulumi types that are not Kubernetes objects although they start with "kubernetes:".
 NOT_OBJECTS = ("helm.sh/", "yaml/", "kustomize/")
@@ -78,7 +97,7 @@ def split_type(resource_type: str) -> tuple[str, str] | None:
     if api_version.startswith(NOT_OBJECTS):
         return None
     if api_version.startswith("core/"):
-        api_version = api_version[len("core/"):]
+        api_version = api_version[len("core/") :]
     return api_version, kind
 
 

@@ -37,7 +37,9 @@ def object_label(finding: Finding) -> str:
 def message(finding: Finding, path: str | None = None, label: str | None = None) -> str:
     """One violation message; ``path``/``label`` override the finding's (chart values, for example)."""
     shown = str(finding.path) if path is None else path
-    text = f"{finding.code} {finding.name}: {label or object_label(finding)} at `{shown}`: {finding.message.rstrip('.')}."
+    text = (
+        f"{finding.code} {finding.name}: {label or object_label(finding)} at `{shown}`: {finding.message.rstrip('.')}."
+    )
     return f"{text} Fix: {finding.fix}" if finding.fix else text
 
 

@@ -30,10 +30,10 @@ from typing import Any, Mapping
 
 import pulumi.runtime
 
-from gpufleet.yamlin.errors import ModelError
+from gpufleet.fleetctx.settings import Settings, load_settings, option_names
 from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext
-from gpufleet.fleetctx.settings import Settings, load_settings, option_names
+from gpufleet.yamlin.errors import ModelError
 
 STACK_MODEL_KEY = "gpufleet:model"
 RESERVED = frozenset({"enforcementLevel", "fleetModel", "coldStartFloorSeconds", "crdsDir"})
@@ -51,7 +51,9 @@ def resolve(setting: str, value: str) -> Path:
         if candidate.exists():
             return candidate.resolve()
     tried = ", ".join(str(c) for c in candidates)
-    raise SettingsError(f"{setting}: {value} does not exist (tried {tried}); fix the path in the policy config or the stack config")
+    raise SettingsError(
+        f"{setting}: {value} does not exist (tried {tried}); fix the path in the policy config or the stack config"
+    )
 
 
 def model_setting(config: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -91,18 +93,40 @@ def check_context(code: str, config: Mapping[str, Any] | None) -> CheckContext:
     stamps = tuple(Path(p).stat().st_mtime_ns if p else 0 for p in paths.values())
     floor = config.get("coldStartFloorSeconds")
     options = json.dumps(rule_options(code, config), sort_keys=True)
-    return _load(code, paths["model"], paths["context"], paths["crds"], stamps, options,
-                 int(floor) if floor is not None else None).context()
+    return _load(
+        code,
+        paths["model"],
+        paths["context"],
+        paths["crds"],
+        stamps,
+        options,
+        int(floor) if floor is not None else None,
+    ).context()
 
 
 @lru_cache(maxsize=16)
-def _load(code: str, model: str | None, context: str | None, crds: str | None, _stamps: tuple[int, ...],
-          options: str, floor: int | None) -> Settings:
+def _load(
+    code: str,
+    model: str | None,
+    context: str | None,
+    crds: str | None,
+    _stamps: tuple[int, ...],
+    options: str,
+    floor: int | None,
+) -> Settings:
     try:
-        return load_settings(model=model, context=context, crds=crds, options=json.loads(options),
-                             options_source=f"policy config of {code}", cold_start_floor_seconds=floor)
+        return load_settings(
+            model=model,
+            context=context,
+            crds=crds,
+            options=json.loads(options),
+            options_source=f"policy config of {code}",
+            cold_start_floor_seconds=floor,
+        )
     except ModelError as exc:
-        raise SettingsError("\n".join(_explain(error, model, context, crds) for error in getattr(exc, "errors", [exc]))) from None
+        raise SettingsError(
+            "\n".join(_explain(error, model, context, crds) for error in getattr(exc, "errors", [exc]))
+        ) from None
 
 
 def _explain(error: ModelError, model: str | None, context: str | None, crds: str | None) -> str:

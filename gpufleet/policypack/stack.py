@@ -19,12 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
-from gpufleet.rules import engine
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.rules.api import CheckContext, Finding, Rule
-
 from gpufleet.policypack import charts, report
 from gpufleet.policypack.props import Manifest, manifest, plain
+from gpufleet.rules import engine
+from gpufleet.rules.api import CheckContext, Finding, Rule
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap"}
 
@@ -53,7 +52,9 @@ def relates_objects(rule: Rule) -> bool:
 def scopes(rule: Rule) -> tuple[str, ...]:
     """The stack scopes of a rule (empty: the per-resource policy sees everything it can find)."""
     found = []
-    if rule.applies_to(CONFIGMAP) and not rule.any_kind:  # reads scheduler ConfigMaps (the schema rules read any object)
+    if (
+        rule.applies_to(CONFIGMAP) and not rule.any_kind
+    ):  # reads scheduler ConfigMaps (the schema rules read any object)
         found.append("charts")
     if relates_objects(rule):
         found.append("objects")
@@ -76,7 +77,9 @@ def collect(resources: Iterable[Any]) -> tuple[list[StackObject], list[StackObje
     return objects, chart_list
 
 
-def _finding(rule: Rule, item: StackObject, finding: Finding, path: FieldPath | None = None, label: str | None = None) -> StackFinding:
+def _finding(
+    rule: Rule, item: StackObject, finding: Finding, path: FieldPath | None = None, label: str | None = None
+) -> StackFinding:
     shown = str(finding.path if path is None else path)
     return StackFinding(item.urn, report.message(finding, shown, label), finding.code, shown, item.found.has_unknowns)
 
@@ -108,8 +111,11 @@ def run_findings(rule: Rule, objects: list[StackObject], ctx: CheckContext) -> l
     """The rule's stack-level hook over the stack's objects (``engine.check_run``)."""
     items = {id(o.found.obj): o for o in objects}
     run = replace(ctx, objects=tuple(o.found.obj for o in objects))
-    return [_finding(rule, items[id(obj)], finding)
-            for obj, finding in engine.check_run(run, select=[rule.code]) if not finding.waived]
+    return [
+        _finding(rule, items[id(obj)], finding)
+        for obj, finding in engine.check_run(run, select=[rule.code])
+        if not finding.waived
+    ]
 
 
 def findings(rule: Rule, resources: Iterable[Any], ctx: CheckContext) -> list[StackFinding]:

@@ -22,13 +22,17 @@ from pathlib import Path
 import pulumi
 import pulumi_tls as tls
 
-from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
+from gpufleet.pulumi.typed import create_manifest
 from gpufleet.render import controller as render
-from gpufleet.stack.controller import controller_manifests, waits_for
 from gpufleet.render.controller_tls import (
-    CA_VALIDITY_HOURS, EARLY_RENEWAL_HOURS, SERVING_VALIDITY_HOURS, dns_names,
+    CA_VALIDITY_HOURS,
+    EARLY_RENEWAL_HOURS,
+    SERVING_VALIDITY_HOURS,
+    dns_names,
 )
+from gpufleet.stack.controller import controller_manifests, waits_for
+
 
 @dataclass(frozen=True)
 class GangAdmissionControllerArgs:
@@ -40,7 +44,9 @@ class GangAdmissionControllerArgs:
 class GangAdmissionController(pulumi.ComponentResource):
     """The admission webhook that runs the gang-safety rules on everything that reaches the API server."""
 
-    def __init__(self, name: str, args: GangAdmissionControllerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self, name: str, args: GangAdmissionControllerArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
         super().__init__("gpufleet:controller:GangAdmissionController", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         ca_bundle: pulumi.Input[str] = ""
@@ -72,21 +78,35 @@ class GangAdmissionController(pulumi.ComponentResource):
     def _given_tls(folder: Path) -> dict[str, pulumi.Output[str]]:
         return {name: pulumi.Output.secret((folder / name).read_text()) for name in ("tls.crt", "tls.key", "ca.crt")}
 
-    def _tls(self, fleet: Fleet, opts: pulumi.ResourceOptions) -> tuple[tls.SelfSignedCert, dict[str, pulumi.Output[str]]]:
+    def _tls(
+        self, fleet: Fleet, opts: pulumi.ResourceOptions
+    ) -> tuple[tls.SelfSignedCert, dict[str, pulumi.Output[str]]]:
         ca_key = tls.PrivateKey("gang-admission-ca-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
         ca_cert = tls.SelfSignedCert(
-            "gang-admission-ca", private_key_pem=ca_key.private_key_pem, is_ca_certificate=True,
-            validity_period_hours=CA_VALIDITY_HOURS, allowed_uses=["cert_signing", "crl_signing", "digital_signature"],
-            subject=tls.SelfSignedCertSubjectArgs(common_name=f"{render.NAME}-ca", organization="gpufleet"), opts=opts,
+            "gang-admission-ca",
+            private_key_pem=ca_key.private_key_pem,
+            is_ca_certificate=True,
+            validity_period_hours=CA_VALIDITY_HOURS,
+            allowed_uses=["cert_signing", "crl_signing", "digital_signature"],
+            subject=tls.SelfSignedCertSubjectArgs(common_name=f"{render.NAME}-ca", organization="gpufleet"),
+            opts=opts,
         )
         key = tls.PrivateKey("gang-admission-serving-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
         csr = tls.CertRequest(
-            "gang-admission-serving-csr", private_key_pem=key.private_key_pem, dns_names=dns_names(fleet),
-            subject=tls.CertRequestSubjectArgs(common_name=dns_names(fleet)[2], organization="gpufleet"), opts=opts,
+            "gang-admission-serving-csr",
+            private_key_pem=key.private_key_pem,
+            dns_names=dns_names(fleet),
+            subject=tls.CertRequestSubjectArgs(common_name=dns_names(fleet)[2], organization="gpufleet"),
+            opts=opts,
         )
         cert = tls.LocallySignedCert(
-            "gang-admission-serving-cert", cert_request_pem=csr.cert_request_pem, ca_private_key_pem=ca_key.private_key_pem,
-            ca_cert_pem=ca_cert.cert_pem, validity_period_hours=SERVING_VALIDITY_HOURS, early_renewal_hours=EARLY_RENEWAL_HOURS,
-            allowed_uses=["digital_signature", "key_encipherment", "server_auth"], opts=opts,
+            "gang-admission-serving-cert",
+            cert_request_pem=csr.cert_request_pem,
+            ca_private_key_pem=ca_key.private_key_pem,
+            ca_cert_pem=ca_cert.cert_pem,
+            validity_period_hours=SERVING_VALIDITY_HOURS,
+            early_renewal_hours=EARLY_RENEWAL_HOURS,
+            allowed_uses=["digital_signature", "key_encipherment", "server_auth"],
+            opts=opts,
         )
         return ca_cert, {"tls.crt": cert.cert_pem, "tls.key": key.private_key_pem, "ca.crt": ca_cert.cert_pem}

@@ -20,8 +20,8 @@ from typing import Any, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.pulumi.engine import install_chart
 from gpufleet.model.coscheduling import CoschedulingEngine
+from gpufleet.pulumi.engine import install_chart
 
 COSCHEDULING_REPO = "https://scheduler-plugins.sigs.k8s.io"
 COSCHEDULING_CHART = "scheduler-plugins"
@@ -46,6 +46,13 @@ class Coscheduling(pulumi.ComponentResource):
     def __init__(self, name: str, args: CoschedulingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:coscheduling:Coscheduling", name, None, opts)
         engine = args.engine
-        self.namespace, self.chart = install_chart(self, name, engine, COSCHEDULING_CHART, args.values, COSCHEDULING_REPO, path=args.chart_path)
-        self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace,
-                               "schedulerName": engine.scheduler_name})
+        self.namespace, self.chart = install_chart(
+            self, name, engine, COSCHEDULING_CHART, args.values, COSCHEDULING_REPO, path=args.chart_path
+        )
+        self.register_outputs(
+            {
+                "chartVersion": engine.chart_version,
+                "namespace": engine.namespace,
+                "schedulerName": engine.scheduler_name,
+            }
+        )

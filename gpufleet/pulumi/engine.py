@@ -16,11 +16,16 @@ from gpufleet.model.coscheduling import CoschedulingEngine
 from gpufleet.model.fleet import KueueEngine, VolcanoEngine
 
 
-def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngine | VolcanoEngine | CoschedulingEngine, chart: str,
-                  values: Mapping[str, Any], repository: str | None = None,
-                  prepare: Callable[[k8s.core.v1.Namespace], Sequence[pulumi.Resource]] | None = None,
-                  path: str | None = None,
-                  ) -> tuple[k8s.core.v1.Namespace, k8s.helm.v4.Chart]:
+def install_chart(
+    owner: pulumi.ComponentResource,
+    name: str,
+    engine: KueueEngine | VolcanoEngine | CoschedulingEngine,
+    chart: str,
+    values: Mapping[str, Any],
+    repository: str | None = None,
+    prepare: Callable[[k8s.core.v1.Namespace], Sequence[pulumi.Resource]] | None = None,
+    path: str | None = None,
+) -> tuple[k8s.core.v1.Namespace, k8s.helm.v4.Chart]:
     """Create the engine's namespace and its chart (children of ``owner``); return both.
 
     ``path`` (stack config ``gpufleet:<engine>ChartPath``) installs from a local chart
@@ -30,7 +35,9 @@ def install_chart(owner: pulumi.ComponentResource, name: str, engine: KueueEngin
     makes in a Helm hook (Chart v4 runs none); the chart depends on what it returns.
     """
     namespace = k8s.core.v1.Namespace(
-        f"{name}-namespace", metadata={"name": engine.namespace}, opts=pulumi.ResourceOptions(parent=owner),
+        f"{name}-namespace",
+        metadata={"name": engine.namespace},
+        opts=pulumi.ResourceOptions(parent=owner),
     )
     before = list(prepare(namespace)) if prepare else []
     release = k8s.helm.v4.Chart(

@@ -20,17 +20,17 @@ from typing import Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.pulumi.coscheduling import Coscheduling, CoschedulingArgs
+from gpufleet.model import Fleet
 from gpufleet.pulumi.controller import GangAdmissionController, GangAdmissionControllerArgs
+from gpufleet.pulumi.coscheduling import Coscheduling, CoschedulingArgs
 from gpufleet.pulumi.kueue import Kueue, KueueArgs
 from gpufleet.pulumi.observability import GangAlerts, GangAlertsArgs
 from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
 from gpufleet.pulumi.volcano import Volcano, VolcanoArgs
-from gpufleet.model import Fleet
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.controller import COMPONENT
-from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT
 from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT
 
 
 @dataclass(frozen=True)
@@ -71,34 +71,51 @@ class GpuFleet(pulumi.ComponentResource):
 
         self.controller = None
         if fleet.controller.enabled:
-            self.controller = GangAdmissionController(COMPONENT, GangAdmissionControllerArgs(fleet, args.controller),
-                                                      pulumi.ResourceOptions(parent=self, depends_on=list(charts.values())))
+            self.controller = GangAdmissionController(
+                COMPONENT,
+                GangAdmissionControllerArgs(fleet, args.controller),
+                pulumi.ResourceOptions(parent=self, depends_on=list(charts.values())),
+            )
 
         self.gang_alerts = None
         if args.controller.prometheus_operator and fleet.observability.enabled:
             after = [self.controller] if self.controller is not None else []  # it creates the default namespace
-            self.gang_alerts = GangAlerts(ALERTS_COMPONENT, GangAlertsArgs(fleet), pulumi.ResourceOptions(parent=self, depends_on=after))
+            self.gang_alerts = GangAlerts(
+                ALERTS_COMPONENT, GangAlertsArgs(fleet), pulumi.ResourceOptions(parent=self, depends_on=after)
+            )
 
         self.cluster_queues = pulumi.Output.from_input(_names_of(rendered.objects, "kueue", "ClusterQueue"))
         self.volcano_queues = pulumi.Output.from_input(_names_of(rendered.objects, "volcano", "Queue"))
         self.chart_versions = pulumi.Output.from_input(versions)
-        self.register_outputs({
-            "clusterQueues": self.cluster_queues,
-            "volcanoQueues": self.volcano_queues,
-            "chartVersions": self.chart_versions,
-        })
+        self.register_outputs(
+            {
+                "clusterQueues": self.cluster_queues,
+                "volcanoQueues": self.volcano_queues,
+                "chartVersions": self.chart_versions,
+            }
+        )
 
-    def _engines(self, fleet: Fleet, rendered: Rendered, args: GpuFleetArgs, child: pulumi.ResourceOptions) -> dict[str, k8s.helm.v4.Chart]:
+    def _engines(
+        self, fleet: Fleet, rendered: Rendered, args: GpuFleetArgs, child: pulumi.ResourceOptions
+    ) -> dict[str, k8s.helm.v4.Chart]:
         """Install Kueue, and Volcano and scheduler-plugins when the model needs them; return their charts."""
         paths = args.chart_paths
         self.kueue = Kueue("kueue", KueueArgs(fleet.engines.kueue, rendered.kueue_values, paths.get("kueue")), child)
         charts = {"kueue": self.kueue.chart}
         if rendered.volcano_values is not None:
-            self.volcano = Volcano("volcano", VolcanoArgs(fleet, rendered.volcano_values, paths.get("volcano"),
-                                                          cert_manager=args.controller.cert_manager), child)
+            self.volcano = Volcano(
+                "volcano",
+                VolcanoArgs(
+                    fleet, rendered.volcano_values, paths.get("volcano"), cert_manager=args.controller.cert_manager
+                ),
+                child,
+            )
             charts["volcano"] = self.volcano.chart
         if rendered.coscheduling_values is not None:
-            self.coscheduling = Coscheduling("coscheduling", CoschedulingArgs(
-                fleet.engines.coscheduling, rendered.coscheduling_values, paths.get("coscheduling")), child)
+            self.coscheduling = Coscheduling(
+                "coscheduling",
+                CoschedulingArgs(fleet.engines.coscheduling, rendered.coscheduling_values, paths.get("coscheduling")),
+                child,
+            )
             charts["coscheduling"] = self.coscheduling.chart
         return charts

@@ -17,9 +17,8 @@ from typing import Any, Mapping
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.pulumi.engine import install_chart
-
 from gpufleet.model.fleet import KueueEngine
+from gpufleet.pulumi.engine import install_chart
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 

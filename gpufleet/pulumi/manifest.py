@@ -34,7 +34,9 @@ def provider_options() -> pulumi.ResourceOptions:
 class ManifestCustomResource(k8s.apiextensions.CustomResource):
     """A ``kubernetes:<apiVersion>:<kind>`` custom resource whose inputs are the manifest."""
 
-    def __init__(self, resource_name: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self, resource_name: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
+    ) -> None:
         opts = pulumi.ResourceOptions.merge(opts, provider_options())
         token = f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}"
         pulumi.CustomResource.__init__(self, token, resource_name, dict(manifest), opts)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gpufleet.pulumi.typed import create_manifest
 from gpufleet.model.fleet import Fleet
+from gpufleet.pulumi.typed import create_manifest
 from gpufleet.render.alerts import ALERTS
 from gpufleet.render.monitoring import render_monitoring
 
@@ -37,4 +37,6 @@ class GangAlerts(pulumi.ComponentResource):
             key = f"{manifest['kind'].lower()}-{manifest['metadata']['name']}"
             self.resources[key] = create_manifest(f"{name}-{key}", manifest, child)
         self.namespace = args.fleet.observability.namespace
-        self.register_outputs({"namespace": self.namespace, "alerts": list(ALERTS), "resources": sorted(self.resources)})
+        self.register_outputs(
+            {"namespace": self.namespace, "alerts": list(ALERTS), "resources": sorted(self.resources)}
+        )

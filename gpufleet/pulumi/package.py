@@ -17,10 +17,9 @@ outputs): no decision of its own.
 No ``from __future__ import annotations`` here: the SDK's analyzer reads the annotations as types.
 """
 
+import sys
 from pathlib import Path
 from typing import Any, NotRequired, Optional, TypedDict
-
-import sys
 
 import pulumi
 from pulumi.provider import main
@@ -28,7 +27,7 @@ from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.server import ComponentInitError
 
 from gpufleet import __version__
-from gpufleet.pulumi.program import OUTPUTS, build_gpufleet
+from gpufleet.pulumi.program import build_gpufleet
 from gpufleet.pulumi.stack_config import Source, settings
 from gpufleet.util.camel import camel
 

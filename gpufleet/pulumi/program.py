@@ -21,16 +21,19 @@ OUTPUTS = ("fleet", "clusterQueues", "volcanoQueues", "chartVersions")
 """The outputs, in order: the Python program's exports and the component's output properties."""
 
 
-def build_gpufleet(config: StackConfig, source: Source = STACK,
-                   opts: pulumi.ResourceOptions | None = None) -> dict[str, pulumi.Input]:
+def build_gpufleet(
+    config: StackConfig, source: Source = STACK, opts: pulumi.ResourceOptions | None = None
+) -> dict[str, pulumi.Input]:
     """Load the model ``config`` names and build its ``GpuFleet`` (``opts``: e.g. a parent); output name -> value."""
     try:
         model = load_model(config.model)
     except ModelError as exc:
         raise model_error(exc, source) from None
     if model.controller.enabled and not config.controller.digest:
-        pulumi.log.warn(f"the gang-admission controller image is not pinned by digest: set {source.named('controllerImageDigest')} "
-                        "to its sha256:... digest")
+        pulumi.log.warn(
+            f"the gang-admission controller image is not pinned by digest: set {source.named('controllerImageDigest')} "
+            "to its sha256:... digest"
+        )
     try:
         inner = fleet.GpuFleet(model.name, fleet.GpuFleetArgs(model, config.controller, config.chart_paths), opts)
     except ValueError as exc:  # a model the renderer cannot map to unique resources

@@ -30,9 +30,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.pulumi.manifest import ManifestCustomResource
-from gpufleet.render.ordering import checked_at_admission, depends_on_keys
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_paths
+from gpufleet.render.ordering import checked_at_admission, depends_on_keys
 
 
 @dataclass(frozen=True)
@@ -62,17 +62,25 @@ def _namespace(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptio
 
 def _admission_policy(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
     """The static-partitioning ValidatingAdmissionPolicy (``gpufleet.render.partition``)."""
-    return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(key, metadata=manifest["metadata"], spec=manifest["spec"], opts=opts)
+    return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+        key, metadata=manifest["metadata"], spec=manifest["spec"], opts=opts
+    )
 
 
-def _admission_policy_binding(key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
-    return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(key, metadata=manifest["metadata"], spec=manifest["spec"],
-                                                                         opts=opts)
+def _admission_policy_binding(
+    key: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions
+) -> pulumi.CustomResource:
+    return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+        key, metadata=manifest["metadata"], spec=manifest["spec"], opts=opts
+    )
 
 
-CORE_KINDS = {("scheduling.k8s.io/v1", "PriorityClass"): _priority_class, ("v1", "Namespace"): _namespace,
-              ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): _admission_policy,
-              ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"): _admission_policy_binding}
+CORE_KINDS = {
+    ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,
+    ("v1", "Namespace"): _namespace,
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): _admission_policy,
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"): _admission_policy_binding,
+}
 
 
 class FleetQuota(pulumi.ComponentResource):
@@ -88,9 +96,14 @@ class FleetQuota(pulumi.ComponentResource):
         for obj in args.objects:
             depends = [self._chart_for(obj, args.charts)] + [self._created(obj, key) for key in edges[obj.key]]
             immutable = replace_paths(obj.manifest)
-            options = pulumi.ResourceOptions(parent=self, depends_on=[d for d in depends if d is not None], protect=obj.protect,
-                                             replace_on_changes=immutable or None, delete_before_replace=bool(immutable) or None,
-                                             retain_on_delete=obj.retain or None)
+            options = pulumi.ResourceOptions(
+                parent=self,
+                depends_on=[d for d in depends if d is not None],
+                protect=obj.protect,
+                replace_on_changes=immutable or None,
+                delete_before_replace=bool(immutable) or None,
+                retain_on_delete=obj.retain or None,
+            )
             self.resources[obj.key] = self._create(obj, self._after_referents(obj, edges[obj.key]), options)
         self.register_outputs({"objectCount": len(self.resources)})
 
@@ -99,12 +112,16 @@ class FleetQuota(pulumi.ComponentResource):
         if obj.engine == "core" or charts is None:
             return None
         if obj.engine not in charts:
-            raise ValueError(f"{obj.key}: its engine {obj.engine!r} is not installed by this stack (enable engines.{obj.engine})")
+            raise ValueError(
+                f"{obj.key}: its engine {obj.engine!r} is not installed by this stack (enable engines.{obj.engine})"
+            )
         return charts[obj.engine]
 
     def _created(self, obj: RenderedObject, key: str) -> pulumi.CustomResource:
         if key not in self.resources:
-            raise ValueError(f"{obj.key} refers to {key}, which gpufleet.render placed after it; parents must come first")
+            raise ValueError(
+                f"{obj.key} refers to {key}, which gpufleet.render placed after it; parents must come first"
+            )
         return self.resources[key]
 
     def _after_referents(self, obj: RenderedObject, referents: list[str]) -> Mapping[str, Any]:
@@ -113,18 +130,28 @@ class FleetQuota(pulumi.ComponentResource):
         if field is None:
             return obj.manifest
         name = obj.manifest["spec"][field]
-        key = next((k for k in referents if self._manifests[k]["kind"] == obj.manifest["kind"]
-                    and self._manifests[k]["metadata"]["name"] == name), None)
+        key = next(
+            (
+                k
+                for k in referents
+                if self._manifests[k]["kind"] == obj.manifest["kind"] and self._manifests[k]["metadata"]["name"] == name
+            ),
+            None,
+        )
         if key is None:  # the referent is not the stack's (Volcano's root queue): nothing to wait for
             return obj.manifest
         referent = self.resources[key]
         return {**obj.manifest, "spec": {**obj.manifest["spec"], field: referent.id.apply(lambda _: name)}}
 
     @staticmethod
-    def _create(obj: RenderedObject, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    def _create(
+        obj: RenderedObject, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions
+    ) -> pulumi.CustomResource:
         if obj.engine == "core":
             build = CORE_KINDS.get((manifest["apiVersion"], manifest["kind"]))
             if build is None:
-                raise ValueError(f"{obj.key}: no typed resource for core kind {manifest['apiVersion']} {manifest['kind']}")
+                raise ValueError(
+                    f"{obj.key}: no typed resource for core kind {manifest['apiVersion']} {manifest['kind']}"
+                )
             return build(obj.key, manifest, opts)
         return ManifestCustomResource(obj.key, manifest, opts)

@@ -69,8 +69,9 @@ STACK = Source("stack config gpufleet:", "`pulumi config rm gpufleet:{key}`")
 def _path(source: Source, project_dir: Path, key: str, value: str, what: str) -> str:
     path = project_dir / value
     if not path.exists():
-        raise pulumi.RunError(f"{source.named(key)}: {path} does not exist "
-                              f"(fix: point it at {what}, or {source.removal(key)})")
+        raise pulumi.RunError(
+            f"{source.named(key)}: {path} does not exist (fix: point it at {what}, or {source.removal(key)})"
+        )
     return str(path)
 
 
@@ -80,15 +81,19 @@ def _tls_dir(source: Source, project_dir: Path, value: str) -> str:
     folder = _path(source, project_dir, "controllerTlsDir", value, "a folder holding " + ", ".join(TLS_FILES))
     missing = [name for name in TLS_FILES if not (Path(folder) / name).is_file()]
     if missing:
-        raise pulumi.RunError(f"{source.named('controllerTlsDir')}: {folder} has no {', '.join(missing)} "
-                              f"(fix: put the PEM files {', '.join(TLS_FILES)} there)")
+        raise pulumi.RunError(
+            f"{source.named('controllerTlsDir')}: {folder} has no {', '.join(missing)} "
+            f"(fix: put the PEM files {', '.join(TLS_FILES)} there)"
+        )
     return folder
 
 
 def _url(source: Source, value: str) -> str:
     if value and not value.startswith("https://"):
-        raise pulumi.RunError(f"{source.named('controllerUrl')}: {value!r} is not an https:// URL "
-                              "(fix: the API server calls webhooks over TLS only: https://host:port)")
+        raise pulumi.RunError(
+            f"{source.named('controllerUrl')}: {value!r} is not an https:// URL "
+            "(fix: the API server calls webhooks over TLS only: https://host:port)"
+        )
     return value
 
 
@@ -99,14 +104,20 @@ def settings(project_dir: Path, get: Callable[[str], Any], source: Source = STAC
     naming the key (as ``source`` names it) and the fix.
     """
     if get("controllerTlsDir") and get("certManager"):
-        raise pulumi.RunError(f"{source.named('controllerTlsDir')} and {source.named('certManager')} both name the controller's "
-                              f"certificate (fix: keep one: {source.removal('certManager')} or "
-                              f"{source.removal('controllerTlsDir')})")
+        raise pulumi.RunError(
+            f"{source.named('controllerTlsDir')} and {source.named('certManager')} both name the controller's "
+            f"certificate (fix: keep one: {source.removal('certManager')} or "
+            f"{source.removal('controllerTlsDir')})"
+        )
     if not get("model"):
-        raise pulumi.RunError(f"{source.named('model')} is missing (fix: set it to the fleet model file, "
-                              "e.g. stacks/dev.fleet.yaml)")
-    charts = {engine: _path(source, project_dir, key, get(key), "a chart folder or .tgz")
-              for engine, key in CHART_KEYS.items() if get(key)}
+        raise pulumi.RunError(
+            f"{source.named('model')} is missing (fix: set it to the fleet model file, e.g. stacks/dev.fleet.yaml)"
+        )
+    charts = {
+        engine: _path(source, project_dir, key, get(key), "a chart folder or .tgz")
+        for engine, key in CHART_KEYS.items()
+        if get(key)
+    }
     return StackConfig(
         model=project_dir / get("model"),
         controller=ControllerSettings(
@@ -120,7 +131,6 @@ def settings(project_dir: Path, get: Callable[[str], Any], source: Source = STAC
         ),
         chart_paths=charts,
     )
-
 
 
 def read_stack_config(project_dir: Path) -> StackConfig:

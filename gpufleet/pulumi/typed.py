@@ -26,13 +26,24 @@ TYPED: dict[tuple[str, str], Callable[..., pulumi.CustomResource]] = {
     ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
     ("policy/v1", "PodDisruptionBudget"): k8s.policy.v1.PodDisruptionBudget,
     ("networking.k8s.io/v1", "NetworkPolicy"): k8s.networking.v1.NetworkPolicy,
-    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"): k8s.admissionregistration.v1.ValidatingWebhookConfiguration,
-    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"): k8s.admissionregistration.v1.MutatingWebhookConfiguration,
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingWebhookConfiguration",
+    ): k8s.admissionregistration.v1.ValidatingWebhookConfiguration,
+    (
+        "admissionregistration.k8s.io/v1",
+        "MutatingWebhookConfiguration",
+    ): k8s.admissionregistration.v1.MutatingWebhookConfiguration,
 }
 
 ARGUMENTS = {
-    "metadata": "metadata", "spec": "spec", "data": "data", "stringData": "string_data",
-    "type": "type", "webhooks": "webhooks", "automountServiceAccountToken": "automount_service_account_token",
+    "metadata": "metadata",
+    "spec": "spec",
+    "data": "data",
+    "stringData": "string_data",
+    "type": "type",
+    "webhooks": "webhooks",
+    "automountServiceAccountToken": "automount_service_account_token",
 }
 
 
@@ -43,6 +54,8 @@ def create_manifest(name: str, manifest: Mapping[str, Any], opts: pulumi.Resourc
         return ManifestCustomResource(name, manifest, opts=opts)
     unknown = set(manifest) - set(ARGUMENTS) - {"apiVersion", "kind"}
     if unknown:
-        raise ValueError(f"{name}: top-level fields {sorted(unknown)} have no argument mapping in gpufleet.pulumi.typed")
+        raise ValueError(
+            f"{name}: top-level fields {sorted(unknown)} have no argument mapping in gpufleet.pulumi.typed"
+        )
     kwargs = {ARGUMENTS[key]: value for key, value in manifest.items() if key in ARGUMENTS}
     return cls(name, opts=opts, **kwargs)

@@ -20,9 +20,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
+from gpufleet.model.fleet import Fleet
 from gpufleet.pulumi.engine import install_chart
 from gpufleet.pulumi.typed import create_manifest
-from gpufleet.model.fleet import Fleet
 from gpufleet.render import volcano_admission as admission
 
 VOLCANO_REPO = "https://volcano-sh.github.io/helm-charts"
@@ -57,34 +57,53 @@ class Volcano(pulumi.ComponentResource):
             if args.cert_manager:
                 for key, manifest in admission.cert_manager_objects(args.fleet).items():
                     deps = [namespace, *self.admission.values()]
-                    self.admission[key] = create_manifest(f"{name}-admission-{key}", manifest,
-                                                          pulumi.ResourceOptions(parent=self, depends_on=deps))
+                    self.admission[key] = create_manifest(
+                        f"{name}-admission-{key}", manifest, pulumi.ResourceOptions(parent=self, depends_on=deps)
+                    )
             else:
                 data = self._tls(name, args.fleet, pulumi.ResourceOptions(parent=self))
                 secret = admission.admission_secret(args.fleet, data)
                 self.admission["secret"] = create_manifest(f"{name}-admission-secret", secret, after_ns)
             return list(self.admission.values())
 
-        self.namespace, self.chart = install_chart(self, name, engine, VOLCANO_CHART, args.values, VOLCANO_REPO, prepare, path=args.chart_path)
-        self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace,
-                               "admissionSecret": admission.SECRET_NAME})
+        self.namespace, self.chart = install_chart(
+            self, name, engine, VOLCANO_CHART, args.values, VOLCANO_REPO, prepare, path=args.chart_path
+        )
+        self.register_outputs(
+            {
+                "chartVersion": engine.chart_version,
+                "namespace": engine.namespace,
+                "admissionSecret": admission.SECRET_NAME,
+            }
+        )
 
     @staticmethod
     def _tls(name: str, fleet: Fleet, opts: pulumi.ResourceOptions) -> dict[str, pulumi.Output[str]]:
         ca_key = tls.PrivateKey(f"{name}-admission-ca-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
         ca_cert = tls.SelfSignedCert(
-            f"{name}-admission-ca", private_key_pem=ca_key.private_key_pem, is_ca_certificate=True,
-            validity_period_hours=admission.CA_VALIDITY_HOURS, allowed_uses=["cert_signing", "crl_signing", "digital_signature"],
-            subject=tls.SelfSignedCertSubjectArgs(common_name="volcano-admission-ca", organization="gpufleet"), opts=opts,
+            f"{name}-admission-ca",
+            private_key_pem=ca_key.private_key_pem,
+            is_ca_certificate=True,
+            validity_period_hours=admission.CA_VALIDITY_HOURS,
+            allowed_uses=["cert_signing", "crl_signing", "digital_signature"],
+            subject=tls.SelfSignedCertSubjectArgs(common_name="volcano-admission-ca", organization="gpufleet"),
+            opts=opts,
         )
         key = tls.PrivateKey(f"{name}-admission-serving-key", algorithm="ECDSA", ecdsa_curve="P256", opts=opts)
         csr = tls.CertRequest(
-            f"{name}-admission-serving-csr", private_key_pem=key.private_key_pem, dns_names=admission.dns_names(fleet),
-            subject=tls.CertRequestSubjectArgs(common_name=admission.dns_names(fleet)[2], organization="gpufleet"), opts=opts,
+            f"{name}-admission-serving-csr",
+            private_key_pem=key.private_key_pem,
+            dns_names=admission.dns_names(fleet),
+            subject=tls.CertRequestSubjectArgs(common_name=admission.dns_names(fleet)[2], organization="gpufleet"),
+            opts=opts,
         )
         cert = tls.LocallySignedCert(
-            f"{name}-admission-serving-cert", cert_request_pem=csr.cert_request_pem, ca_private_key_pem=ca_key.private_key_pem,
-            ca_cert_pem=ca_cert.cert_pem, validity_period_hours=admission.SERVING_VALIDITY_HOURS,
-            allowed_uses=["digital_signature", "key_encipherment", "server_auth"], opts=opts,
+            f"{name}-admission-serving-cert",
+            cert_request_pem=csr.cert_request_pem,
+            ca_private_key_pem=ca_key.private_key_pem,
+            ca_cert_pem=ca_cert.cert_pem,
+            validity_period_hours=admission.SERVING_VALIDITY_HOURS,
+            allowed_uses=["digital_signature", "key_encipherment", "server_auth"],
+            opts=opts,
         )
         return {"tls.key": key.private_key_pem, "tls.crt": cert.cert_pem, "ca.crt": ca_cert.cert_pem}

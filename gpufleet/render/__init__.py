@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gpufleet.kubetypes.vocab import TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import kueue, tree
 from gpufleet.render.context import render_context
@@ -22,7 +23,6 @@ from gpufleet.render.namespaces import render_namespaces
 from gpufleet.render.partition import render_partition_policies
 from gpufleet.render.priority import render_priority_classes
 from gpufleet.render.volcano import render_volcano_queues, render_volcano_values
-from gpufleet.kubetypes.vocab import TEAM_LABEL
 
 __all__ = ["RenderedObject", "Rendered", "render_all"]
 
@@ -62,27 +62,43 @@ def _objects(fleet: Fleet) -> list[RenderedObject]:
     def plain(prefix: str, engine: str, manifests: list[dict[str, Any]]) -> list[RenderedObject]:
         return [RenderedObject(f"{prefix}-{m['metadata']['name']}", m, engine, False) for m in manifests]
 
-    out = [RenderedObject(f"namespace-{m['metadata']['name']}", m, "core", m["metadata"]["labels"][TEAM_LABEL] in live_teams,
-                          retain=True) for m in render_namespaces(fleet)]
+    out = [
+        RenderedObject(
+            f"namespace-{m['metadata']['name']}",
+            m,
+            "core",
+            m["metadata"]["labels"][TEAM_LABEL] in live_teams,
+            retain=True,
+        )
+        for m in render_namespaces(fleet)
+    ]
     out += plain("priorityclass", "core", render_priority_classes(fleet))
     out += plain("workloadpriorityclass", "kueue", kueue.render_workload_priority_classes(fleet))
     out += plain("topology", "kueue", kueue.render_topologies(fleet))
     out += plain("resourceflavor", "kueue", kueue.render_resource_flavors(fleet))
-    out += [RenderedObject(f"cohort-{m['metadata']['name']}", m, "kueue", m["metadata"]["name"] in live_cohorts)
-            for m in kueue.render_cohorts(fleet)]
-    out += [RenderedObject(f"clusterqueue-{m['metadata']['name']}", m, "kueue", m["metadata"]["name"] in live_teams)
-            for m in kueue.render_cluster_queues(fleet)]
+    out += [
+        RenderedObject(f"cohort-{m['metadata']['name']}", m, "kueue", m["metadata"]["name"] in live_cohorts)
+        for m in kueue.render_cohorts(fleet)
+    ]
+    out += [
+        RenderedObject(f"clusterqueue-{m['metadata']['name']}", m, "kueue", m["metadata"]["name"] in live_teams)
+        for m in kueue.render_cluster_queues(fleet)
+    ]
     for m in kueue.render_local_queues(fleet):
         team = team_of[m["spec"]["clusterQueue"]]
-        out.append(RenderedObject(f"localqueue-{team.name}-{m['metadata']['namespace']}", m, "kueue", team.name in live_teams))
+        out.append(
+            RenderedObject(f"localqueue-{team.name}-{m['metadata']['namespace']}", m, "kueue", team.name in live_teams)
+        )
     if fleet.engines.volcano.enabled:
         for m in render_volcano_queues(fleet):
             name = m["metadata"]["name"]
             is_team = TEAM_LABEL in m["metadata"]["labels"]
             protect = name in live_teams if is_team else False  # a parent queue holds no jobs (leaf queues only)
             out.append(RenderedObject(f"volcanoqueue-{name}", m, "volcano", protect))
-    out += [RenderedObject(f"{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)
-            for m in [*render_partition_policies(fleet), *render_namespace_guard(fleet)]]
+    out += [
+        RenderedObject(f"{m['kind'].lower()}-{m['metadata']['name']}", m, "core", False)
+        for m in [*render_partition_policies(fleet), *render_namespace_guard(fleet)]
+    ]
     return out
 
 

@@ -33,13 +33,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.render.alert_meta import FLEET_SCOPE, runbook_annotations
-from gpufleet.render.controller_alerts import ALERTS as CONTROLLER_ALERTS, controller_rule_group
+from gpufleet.render.controller_alerts import ALERTS as CONTROLLER_ALERTS
+from gpufleet.render.controller_alerts import controller_rule_group
 from gpufleet.render.kube_state_metrics import ksm_label, pool_node_label
-from gpufleet.kubetypes.vocab import GANG_LABEL
 
 GANG_ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")
 ALERTS = (*GANG_ALERTS, *CONTROLLER_ALERTS)
@@ -71,25 +72,34 @@ PHASE_ORDER = (("Pending",), ("Unknown",), ("Running",), ("Succeeded", "Failed")
 
 def _one_phase_per_pod() -> str:
     """Each pod's phase once, even from replicas that disagree (the one that has seen more is right)."""
-    terms = [f'max by (namespace, pod, phase) (kube_pod_status_phase{{phase=~"{"|".join(names)}"}} == 1) * {rank}'
-             for rank, names in enumerate(PHASE_ORDER, start=1)]
+    terms = [
+        f'max by (namespace, pod, phase) (kube_pod_status_phase{{phase=~"{"|".join(names)}"}} == 1) * {rank}'
+        for rank, names in enumerate(PHASE_ORDER, start=1)
+    ]
     return "clamp_max(topk by (namespace, pod) (1,\n     " + "\n  or ".join(terms) + "\n), 1)"
 
 
 def _pod_rules() -> list[dict[str, Any]]:
     gang = ksm_label(GANG_LABEL)
-    labelled = f'max by (namespace, pod, gang) (label_replace(kube_pod_labels{{{gang}!=""}}, "gang", "$1", "{gang}", "(.+)"))'
+    labelled = (
+        f'max by (namespace, pod, gang) (label_replace(kube_pod_labels{{{gang}!=""}}, "gang", "$1", "{gang}", "(.+)"))'
+    )
     # a restarted container restarts the clock: its start, else the pod's (which includes the image pulls)
-    started = ("(max by (namespace, pod) (kube_pod_container_state_started)\n"
-               "  and on (namespace, pod) (max by (namespace, pod) (kube_pod_container_status_restarts_total) > 0)\n"
-               " or max by (namespace, pod) (kube_pod_start_time))")
+    started = (
+        "(max by (namespace, pod) (kube_pod_container_state_started)\n"
+        "  and on (namespace, pod) (max by (namespace, pod) (kube_pod_container_status_restarts_total) > 0)\n"
+        " or max by (namespace, pod) (kube_pod_start_time))"
+    )
     return [
         {"record": POD_INFO, "expr": f"topk by (namespace, pod) (1, {labelled})"},
-        {"record": POD_PHASE,
-         "expr": f"{_one_phase_per_pod()}\n* on (namespace, pod) group_left (gang) {POD_INFO}"},
-        {"record": POD_RUNNING_SECONDS,
-         "expr": (f"{POD_INFO} * on (namespace, pod) group_left ()\n(time() - {started})\n"
-                  f'and on (namespace, pod) {POD_PHASE}{{phase="Running"}}')},
+        {"record": POD_PHASE, "expr": f"{_one_phase_per_pod()}\n* on (namespace, pod) group_left (gang) {POD_INFO}"},
+        {
+            "record": POD_RUNNING_SECONDS,
+            "expr": (
+                f"{POD_INFO} * on (namespace, pod) group_left ()\n(time() - {started})\n"
+                f'and on (namespace, pod) {POD_PHASE}{{phase="Running"}}'
+            ),
+        },
     ]
 
 
@@ -102,16 +112,19 @@ def _last_step_rule() -> dict[str, Any]:
 
 def _record_rules(fleet: Fleet) -> list[dict[str, Any]]:
     rules = [*_pod_rules(), _last_step_rule()]
-    rules += [{"record": GANG_POOL, "expr": _gang_pool_expr(pool), "labels": {"pool": pool.name}} for pool in fleet.pools]
+    rules += [
+        {"record": GANG_POOL, "expr": _gang_pool_expr(pool), "labels": {"pool": pool.name}} for pool in fleet.pools
+    ]
     return rules
 
 
 def _gang_pool_expr(pool: Pool) -> str:
     """Gangs with a pod scheduled on one of the pool's nodes (found by the pool's one join label)."""
     found = pool_node_label(pool)
-    nodes = f"kube_node_labels{{{ksm_label(found[0])}={_quote(found[1])}}}" if found else "kube_node_labels"  # no label: every node
-    on_pool = (f"max by (namespace, pod) (kube_pod_info{{node!=\"\"}} * on (node) group_left () "
-               f"max by (node) ({nodes}))")
+    nodes = (
+        f"kube_node_labels{{{ksm_label(found[0])}={_quote(found[1])}}}" if found else "kube_node_labels"
+    )  # no label: every node
+    on_pool = f"max by (namespace, pod) (kube_pod_info{{node!=\"\"}} * on (node) group_left () max by (node) ({nodes}))"
     return f"max by (namespace, gang) ({POD_INFO} * on (namespace, pod) group_left () {on_pool})"
 
 
@@ -142,22 +155,48 @@ def _pool_alerts(fleet: Fleet, team: Team, pool: Pool) -> list[dict[str, Any]]:
         f"and on (namespace, gang) {POD_PHASE}{{{ns}, phase=\"Running\"}}\nand {on_pool}"
     )
     return [
-        {"alert": "GangNoFirstStep", "expr": no_first_step, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
-         "annotations": runbook_annotations(fleet, "GangNoFirstStep", f"Gang {gang} runs but has not reached step 1",
-                                    f"Every live pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
-                                    f"than the pool's startup budget of {_duration(budget)} (counted from the last container "
-                                    "restart) and no pod has ever reported a training step."
-                                    " Suspect a partial rendezvous, a wedged data loader or a NIC without RDMA.")},
-        {"alert": "GangPartiallyRunning", "expr": partial, "for": _duration(budget),
-         "labels": _labels(team.name, pool.name, "warning"),
-         "annotations": runbook_annotations(fleet, "GangPartiallyRunning", f"Gang {gang} is partially running",
-                                    f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
-                                    f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.")},
-        {"alert": "GangStepStalled", "expr": stalled, "for": hold, "labels": _labels(team.name, pool.name, "critical"),
-         "annotations": runbook_annotations(fleet, "GangStepStalled", f"Gang {gang} stopped stepping",
-                                    f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
-                                    f"reported a new step for more than {_duration(stall)} (or its step reporters "
-                                    "cannot be scraped).")},
+        {
+            "alert": "GangNoFirstStep",
+            "expr": no_first_step,
+            "for": hold,
+            "labels": _labels(team.name, pool.name, "critical"),
+            "annotations": runbook_annotations(
+                fleet,
+                "GangNoFirstStep",
+                f"Gang {gang} runs but has not reached step 1",
+                f"Every live pod of gang {gang} (team {team.name}, pool {pool.name}) has been Running for more "
+                f"than the pool's startup budget of {_duration(budget)} (counted from the last container "
+                "restart) and no pod has ever reported a training step."
+                " Suspect a partial rendezvous, a wedged data loader or a NIC without RDMA.",
+            ),
+        },
+        {
+            "alert": "GangPartiallyRunning",
+            "expr": partial,
+            "for": _duration(budget),
+            "labels": _labels(team.name, pool.name, "warning"),
+            "annotations": runbook_annotations(
+                fleet,
+                "GangPartiallyRunning",
+                f"Gang {gang} is partially running",
+                f"Gang {gang} (team {team.name}, pool {pool.name}) has had pods Running and pods Pending "
+                f"for more than {_duration(budget)}: the Running pods hold GPUs and cannot train.",
+            ),
+        },
+        {
+            "alert": "GangStepStalled",
+            "expr": stalled,
+            "for": hold,
+            "labels": _labels(team.name, pool.name, "critical"),
+            "annotations": runbook_annotations(
+                fleet,
+                "GangStepStalled",
+                f"Gang {gang} stopped stepping",
+                f"Gang {gang} (team {team.name}, pool {pool.name}) reached step 1 but no pod has "
+                f"reported a new step for more than {_duration(stall)} (or its step reporters "
+                "cannot be scraped).",
+            ),
+        },
     ]
 
 
@@ -169,8 +208,10 @@ def _storm_expr(window: str, rate: str) -> str:
     was scraped back then (else a fresh Prometheus would count Kueue's whole history).
     """
     increase = f"(sum(increase({STORM_SERIES}[{window}])) or vector(0))"
-    new = (f"(sum(min_over_time({STORM_SERIES}[{window}]) unless {STORM_SERIES} offset {window})\n"
-           f"   and on () count({KUEUE_SEEN} offset {window}) > 0 or vector(0))")
+    new = (
+        f"(sum(min_over_time({STORM_SERIES}[{window}]) unless {STORM_SERIES} offset {window})\n"
+        f"   and on () count({KUEUE_SEEN} offset {window}) > 0 or vector(0))"
+    )
     return f"(\n  {increase}\n  + {new}\n) * 60 / {_seconds(window)} > {rate}"
 
 
@@ -182,14 +223,27 @@ def _storm_alert(fleet: Fleet) -> dict[str, Any]:
     storm = fleet.observability.pods_ready_timeout_storm
     rate = f"{storm.evictions_per_minute:g}"
     expr = _storm_expr(_duration(storm.window), rate)
-    labels = {"severity": "critical", "team": FLEET_SCOPE, "pool": FLEET_SCOPE,
-              "namespace": fleet.engines.kueue.namespace, "gang": FLEET_SCOPE}
-    return {"alert": "KueuePodsReadyTimeoutStorm", "expr": expr, "for": "5m", "labels": labels,
-            "annotations": runbook_annotations(
-                fleet, "KueuePodsReadyTimeoutStorm", "Kueue is evicting gangs for PodsReadyTimeout across the fleet",
-                f"Kueue evicts more than {rate} workloads per minute with reason PodsReadyTimeout (averaged over "
-                f"{_duration(storm.window)}): gangs do not become ready within waitForPodsReady.timeout and are requeued. "
-                "Suspect a slow image registry or node provisioning turning into a requeue storm.")}
+    labels = {
+        "severity": "critical",
+        "team": FLEET_SCOPE,
+        "pool": FLEET_SCOPE,
+        "namespace": fleet.engines.kueue.namespace,
+        "gang": FLEET_SCOPE,
+    }
+    return {
+        "alert": "KueuePodsReadyTimeoutStorm",
+        "expr": expr,
+        "for": "5m",
+        "labels": labels,
+        "annotations": runbook_annotations(
+            fleet,
+            "KueuePodsReadyTimeoutStorm",
+            "Kueue is evicting gangs for PodsReadyTimeout across the fleet",
+            f"Kueue evicts more than {rate} workloads per minute with reason PodsReadyTimeout (averaged over "
+            f"{_duration(storm.window)}): gangs do not become ready within waitForPodsReady.timeout and are requeued. "
+            "Suspect a slow image registry or node provisioning turning into a requeue storm.",
+        ),
+    }
 
 
 def alert_teams(fleet: Fleet) -> list[Team]:

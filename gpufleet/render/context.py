@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.fleetctx.context import CONTEXT_VERSION
-from gpufleet.model.fleet import Fleet
-from gpufleet.model.pools import Pool
-from gpufleet.model.ownership import volcano_namespaces
-from gpufleet.model.teams import Team
+from gpufleet.kubetypes.vocab import GANG_LABEL, QUEUE_LABEL
 from gpufleet.model import scaling
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.ownership import volcano_namespaces
+from gpufleet.model.pools import Pool
+from gpufleet.model.teams import Team
 from gpufleet.render import resources, tree
 from gpufleet.render.kueue_config import managed_namespaces
-from gpufleet.kubetypes.vocab import GANG_LABEL, QUEUE_LABEL
 
 
 def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
@@ -39,14 +39,18 @@ def _pool(pool: Pool) -> dict[str, Any]:
         "system": pool.system,
         "nodeCount": pool.node_count,
         "gpuResource": pool.gpu_resource,
-        "allocatable": {res: resources.fmt(res, pool.allocatable[res]) for res in scaling.resource_order(pool.allocatable)},
+        "allocatable": {
+            res: resources.fmt(res, pool.allocatable[res]) for res in scaling.resource_order(pool.allocatable)
+        },
         "nodeLabels": dict(sorted(pool.node_labels.items())),
     }
     if pool.placement != "per-pod":
         out["placement"] = pool.placement
     if pool.dedicated_to:
         out["dedicatedTo"] = pool.dedicated_to
-    if pool.cold_start_budget is not None:  # GANG502's waitForPodsReady floor; a coscheduling pool's PodGroup timeout (GANG804)
+    if (
+        pool.cold_start_budget is not None
+    ):  # GANG502's waitForPodsReady floor; a coscheduling pool's PodGroup timeout (GANG804)
         out["coldStartBudgetSeconds"] = pool.cold_start_budget
     return out
 

@@ -12,15 +12,33 @@ import json
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.controller_common import (
-    CONTEXT_CONFIGMAP, CONTEXT_KEY, NAME, PORT, TLS_SECRET, ControllerSettings, meta as _meta, selector,
-)
 from gpufleet.render.context import render_context
+from gpufleet.render.controller_common import (
+    CONTEXT_CONFIGMAP,
+    CONTEXT_KEY,
+    NAME,
+    PORT,
+    TLS_SECRET,
+    ControllerSettings,
+    selector,
+)
+from gpufleet.render.controller_common import (
+    meta as _meta,
+)
 from gpufleet.render.controller_tls import cert_manager_objects
 from gpufleet.render.controller_webhooks import webhook_configurations
 from gpufleet.render.controller_workload import deployment, pod_disruption_budget
 
-__all__ = ["COMPONENT", "ControllerSettings", "render_controller", "NAME", "TLS_SECRET", "CONTEXT_CONFIGMAP", "CONTEXT_KEY", "PORT"]
+__all__ = [
+    "COMPONENT",
+    "ControllerSettings",
+    "render_controller",
+    "NAME",
+    "TLS_SECRET",
+    "CONTEXT_CONFIGMAP",
+    "CONTEXT_KEY",
+    "PORT",
+]
 
 COMPONENT = "gang-admission"
 """The controller component's Pulumi name (``gpufleet.pulumi.fleet``): each manifest is the resource ``<COMPONENT>-<key>``."""
@@ -34,20 +52,33 @@ def namespace(fleet: Fleet) -> dict[str, Any]:
 
 def service_account(fleet: Fleet) -> dict[str, Any]:
     """No RBAC binding and no mounted token: the webhook calls no API."""
-    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(fleet), "automountServiceAccountToken": False}
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _meta(fleet),
+        "automountServiceAccountToken": False,
+    }
 
 
 def context_config_map(fleet: Fleet, context: dict[str, Any] | None = None, indent: int | None = 2) -> dict[str, Any]:
     """The fleet context the webhook reads (and reloads when this ConfigMap changes); ``context`` when rendered already."""
     text = json.dumps(render_context(fleet) if context is None else context, indent=indent, sort_keys=True)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(fleet, CONTEXT_CONFIGMAP), "data": {CONTEXT_KEY: text}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta(fleet, CONTEXT_CONFIGMAP),
+        "data": {CONTEXT_KEY: text},
+    }
 
 
 def service(fleet: Fleet) -> dict[str, Any]:
     return {
-        "apiVersion": "v1", "kind": "Service", "metadata": _meta(fleet),
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": _meta(fleet),
         "spec": {
-            "selector": selector(), "type": "ClusterIP",
+            "selector": selector(),
+            "type": "ClusterIP",
             "ports": [{"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"}],
         },
     }
@@ -56,7 +87,9 @@ def service(fleet: Fleet) -> dict[str, Any]:
 def network_policy(fleet: Fleet) -> dict[str, Any]:
     """Only the webhook/metrics port is reachable (from the API server and Prometheus); no egress."""
     return {
-        "apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": _meta(fleet),
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": _meta(fleet),
         "spec": {
             "podSelector": {"matchLabels": selector()},
             "policyTypes": ["Ingress", "Egress"],
@@ -69,20 +102,28 @@ def network_policy(fleet: Fleet) -> dict[str, Any]:
 def service_monitor(fleet: Fleet) -> dict[str, Any]:
     server_name = f"{NAME}.{fleet.controller.namespace}.svc"
     return {
-        "apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor", "metadata": _meta(fleet),
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": _meta(fleet),
         "spec": {
             "selector": {"matchLabels": selector()},
             "namespaceSelector": {"matchNames": [fleet.controller.namespace]},
-            "endpoints": [{
-                "port": "https", "scheme": "https", "path": "/metrics", "interval": "30s",
-                "tlsConfig": {"serverName": server_name, "ca": {"secret": {"name": TLS_SECRET, "key": "ca.crt"}}},
-            }],
+            "endpoints": [
+                {
+                    "port": "https",
+                    "scheme": "https",
+                    "path": "/metrics",
+                    "interval": "30s",
+                    "tlsConfig": {"serverName": server_name, "ca": {"secret": {"name": TLS_SECRET, "key": "ca.crt"}}},
+                }
+            ],
         },
     }
 
 
-def render_controller(fleet: Fleet, settings: ControllerSettings, context: dict[str, Any] | None = None,
-                      indent: int | None = 2) -> dict[str, dict[str, Any]]:
+def render_controller(
+    fleet: Fleet, settings: ControllerSettings, context: dict[str, Any] | None = None, indent: int | None = 2
+) -> dict[str, dict[str, Any]]:
     """Every manifest of the controller, keyed by a stable resource name, in apply order.
 
     With pulumi-tls (the default) the TLS Secret is the component's, as its data
@@ -125,6 +166,9 @@ WAITS_FOR: dict[str, tuple[str, ...]] = {
 def tls_secret(fleet: Fleet, data: dict[str, Any]) -> dict[str, Any]:
     """The serving certificate Secret; ``data`` holds PEM strings (tls.crt, tls.key, ca.crt) as ``stringData``."""
     return {
-        "apiVersion": "v1", "kind": "Secret", "metadata": _meta(fleet, TLS_SECRET),
-        "type": "kubernetes.io/tls", "stringData": dict(data),
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": _meta(fleet, TLS_SECRET),
+        "type": "kubernetes.io/tls",
+        "stringData": dict(data),
     }

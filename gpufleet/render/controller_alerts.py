@@ -33,8 +33,12 @@ from gpufleet.render.alert_meta import FLEET_SCOPE, runbook_annotations
 from gpufleet.render.controller_common import NAME
 from gpufleet.render.controller_webhooks import webhook_names
 
-ALERTS = ("GangAdmissionCertificateExpiring", "GangAdmissionControllerDown", "GangAdmissionControllerDegraded",
-          "GangAdmissionWebhookFailing")
+ALERTS = (
+    "GangAdmissionCertificateExpiring",
+    "GangAdmissionControllerDown",
+    "GangAdmissionControllerDegraded",
+    "GangAdmissionWebhookFailing",
+)
 GROUP = "gpufleet-controller"
 NOT_AFTER = "gpufleet_tls_certificate_not_after_seconds"
 REQUESTS = "gpufleet_admission_requests_total"
@@ -53,7 +57,13 @@ def _days(seconds: int) -> str:
 
 
 def _labels(fleet: Fleet, severity: str) -> dict[str, str]:
-    return {"severity": severity, "team": FLEET_SCOPE, "pool": FLEET_SCOPE, "namespace": fleet.controller.namespace, "gang": FLEET_SCOPE}
+    return {
+        "severity": severity,
+        "team": FLEET_SCOPE,
+        "pool": FLEET_SCOPE,
+        "namespace": fleet.controller.namespace,
+        "gang": FLEET_SCOPE,
+    }
 
 
 def _target(fleet: Fleet) -> str:
@@ -72,13 +82,20 @@ def _certificate_alerts(fleet: Fleet) -> list[dict[str, Any]]:
     what = f"The gang-admission controller in {ns} serves a certificate that expires in"
 
     def rule(severity: str, expr: str, limit: int) -> dict[str, Any]:
-        return {"alert": "GangAdmissionCertificateExpiring", "expr": expr, "for": "10m",
-                "labels": _labels(fleet, severity),
-                "annotations": runbook_annotations(
-                    fleet, "GangAdmissionCertificateExpiring", f"The gang-admission controller's certificate expires soon ({severity})",
-                    f"{what} less than {_days(limit)} (or has expired). Its webhooks fail closed: once the API server refuses the "
-                    "certificate, every gang in the team namespaces is refused. cert-manager should have renewed "
-                    "it 30 days before expiry; with pulumi-tls run `pulumi up`.")}
+        return {
+            "alert": "GangAdmissionCertificateExpiring",
+            "expr": expr,
+            "for": "10m",
+            "labels": _labels(fleet, severity),
+            "annotations": runbook_annotations(
+                fleet,
+                "GangAdmissionCertificateExpiring",
+                f"The gang-admission controller's certificate expires soon ({severity})",
+                f"{what} less than {_days(limit)} (or has expired). Its webhooks fail closed: once the API server refuses the "
+                "certificate, every gang in the team namespaces is refused. cert-manager should have renewed "
+                "it 30 days before expiry; with pulumi-tls run `pulumi up`.",
+            ),
+        }
 
     return [
         rule("warning", f"{left} < {expiry.warning} >= {expiry.critical}", expiry.warning),
@@ -90,37 +107,61 @@ def _availability_alerts(fleet: Fleet) -> list[dict[str, Any]]:
     ns = fleet.controller.namespace
     available = f"max by (namespace) ({AVAILABLE}{{{_deployment(fleet)}}})"
     down = f"{available} < 1\nor\nmax by (namespace) (up{{{_target(fleet)}}}) < 1"
-    degraded = (f"{available}\n< max by (namespace) ({DESIRED}{{{_deployment(fleet)}}})\n"
-                f"and {available} >= 1")
+    degraded = f"{available}\n< max by (namespace) ({DESIRED}{{{_deployment(fleet)}}})\nand {available} >= 1"
     hold = f"{int(fleet.observability.alert_for)}s"
     return [
-        {"alert": "GangAdmissionControllerDown", "expr": down, "for": hold, "labels": _labels(fleet, "critical"),
-         "annotations": runbook_annotations(
-             fleet, "GangAdmissionControllerDown", "No replica of the gang-admission controller answers",
-             f"The Deployment {ns}/{NAME} has no available replica, or Prometheus can scrape none of its pods. "
-             "Its webhooks fail closed: every gang created or changed in the team namespaces is refused.")},
-        {"alert": "GangAdmissionControllerDegraded", "expr": degraded, "for": DEGRADED_FOR,
-         "labels": _labels(fleet, "warning"),
-         "annotations": runbook_annotations(
-             fleet, "GangAdmissionControllerDegraded", "The gang-admission controller runs with fewer replicas than desired",
-             f"The Deployment {ns}/{NAME} has had fewer available replicas than desired for "
-             f"{DEGRADED_FOR}: one more failure or node drain and the fail-closed webhooks refuse every gang.")},
+        {
+            "alert": "GangAdmissionControllerDown",
+            "expr": down,
+            "for": hold,
+            "labels": _labels(fleet, "critical"),
+            "annotations": runbook_annotations(
+                fleet,
+                "GangAdmissionControllerDown",
+                "No replica of the gang-admission controller answers",
+                f"The Deployment {ns}/{NAME} has no available replica, or Prometheus can scrape none of its pods. "
+                "Its webhooks fail closed: every gang created or changed in the team namespaces is refused.",
+            ),
+        },
+        {
+            "alert": "GangAdmissionControllerDegraded",
+            "expr": degraded,
+            "for": DEGRADED_FOR,
+            "labels": _labels(fleet, "warning"),
+            "annotations": runbook_annotations(
+                fleet,
+                "GangAdmissionControllerDegraded",
+                "The gang-admission controller runs with fewer replicas than desired",
+                f"The Deployment {ns}/{NAME} has had fewer available replicas than desired for "
+                f"{DEGRADED_FOR}: one more failure or node drain and the fail-closed webhooks refuse every gang.",
+            ),
+        },
     ]
 
 
 def _failing_alert(fleet: Fleet) -> dict[str, Any]:
     names = "|".join(n.replace(".", "\\\\.") for n in webhook_names())
     # a failed call (error_type other than no_error), or an answer 5xx; 4xx is a rule's ordinary denial
-    server = (f'sum(\n  rate({REJECTIONS}{{name=~"{names}", error_type!="no_error"}}[{FAILURE_WINDOW}])\n'
-              f'  or rate({REJECTIONS}{{name=~"{names}", rejection_code=~"5.."}}[{FAILURE_WINDOW}])\n)')
+    server = (
+        f'sum(\n  rate({REJECTIONS}{{name=~"{names}", error_type!="no_error"}}[{FAILURE_WINDOW}])\n'
+        f'  or rate({REJECTIONS}{{name=~"{names}", rejection_code=~"5.."}}[{FAILURE_WINDOW}])\n)'
+    )
     own = f'sum(rate({REQUESTS}{{{_target(fleet)}, result=~"{"|".join(FAILING)}"}}[{FAILURE_WINDOW}]))'
     expr = f"{server} > 0\nor\n{own} > 0"
-    return {"alert": "GangAdmissionWebhookFailing", "expr": expr, "for": FAILURE_WINDOW, "labels": _labels(fleet, "critical"),
-            "annotations": runbook_annotations(
-                fleet, "GangAdmissionWebhookFailing", "Admission calls to the gang-admission controller fail",
-                f"For {FAILURE_WINDOW} the API server has been refusing requests because it could not call the "
-                "controller's webhooks (unreachable, TLS refused, timed out) or the controller answered with an "
-                "error (5xx, a crashing rule, no fleet context) instead of a decision.")}
+    return {
+        "alert": "GangAdmissionWebhookFailing",
+        "expr": expr,
+        "for": FAILURE_WINDOW,
+        "labels": _labels(fleet, "critical"),
+        "annotations": runbook_annotations(
+            fleet,
+            "GangAdmissionWebhookFailing",
+            "Admission calls to the gang-admission controller fail",
+            f"For {FAILURE_WINDOW} the API server has been refusing requests because it could not call the "
+            "controller's webhooks (unreachable, TLS refused, timed out) or the controller answered with an "
+            "error (5xx, a crashing rule, no fleet context) instead of a decision.",
+        ),
+    }
 
 
 def controller_rule_group(fleet: Fleet) -> dict[str, Any] | None:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufleet import CONTROLLER_IMAGE
-from gpufleet.model.fleet import Fleet
 from gpufleet.kubetypes.vocab import APP_NAME_LABEL, APP_PART_OF_LABEL, FLEET_LABEL, MANAGED_BY_LABEL
+from gpufleet.model.fleet import Fleet
 
 NAME = "gang-admission-controller"
 PORT = 8443
@@ -69,5 +69,3 @@ def meta(fleet: Fleet, name: str = NAME, namespaced: bool = True, **extra: Any) 
         meta["namespace"] = fleet.controller.namespace
     meta.update(extra)
     return meta
-
-

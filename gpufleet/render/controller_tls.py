@@ -28,6 +28,13 @@ def dns_names(fleet: Fleet) -> list[str]:
 
 def cert_manager_objects(fleet: Fleet) -> dict[str, dict[str, Any]]:
     """Self-signed root -> CA Certificate -> CA Issuer -> serving Certificate (secret TLS_SECRET)."""
-    return cert_manager_chain(NAME, lambda name: meta(fleet, name), secret=TLS_SECRET, dns_names=dns_names(fleet),
-                              ca_hours=CA_VALIDITY_HOURS, serving_hours=SERVING_VALIDITY_HOURS,
-                              renew_before_hours=EARLY_RENEWAL_HOURS, rotate_key=True)
+    return cert_manager_chain(
+        NAME,
+        lambda name: meta(fleet, name),
+        secret=TLS_SECRET,
+        dns_names=dns_names(fleet),
+        ca_hours=CA_VALIDITY_HOURS,
+        serving_hours=SERVING_VALIDITY_HOURS,
+        renew_before_hours=EARLY_RENEWAL_HOURS,
+        rotate_key=True,
+    )

@@ -15,11 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import NAME, ControllerSettings, meta
 from gpufleet.render.namespaces import team_selector_expressions
-from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
-
 
 # Mutation fills in defaults at creation only: Volcano and Kueue reject most spec
 # changes on UPDATE, so a patch there would turn into their denial.
@@ -40,7 +39,7 @@ UPDATE_VALIDATED = frozenset({("batch.volcano.sh", "jobs")})
 SKIP_JOBSET_CHILDREN = {
     "name": "not-a-jobset-child",
     "expression": "!(request.resource.group == 'batch' && has(object.metadata.ownerReferences) && "
-                  "object.metadata.ownerReferences.exists(r, r.kind == 'JobSet'))",
+    "object.metadata.ownerReferences.exists(r, r.kind == 'JobSet'))",
 }
 ONLY_POD_GROUPS = {
     "name": "kueue-pod-group-member",
@@ -67,11 +66,13 @@ def namespace_selector(fleet: Fleet) -> dict[str, Any]:
     if fleet.pools_of("coscheduling"):  # the second scheduler's own pods
         own.add(fleet.engines.coscheduling.namespace)
     excluded = sorted(own)
-    return {"matchExpressions": [
-        *team_selector_expressions(fleet),
-        {"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": excluded},
-        {"key": fleet.controller.opt_out_label, "operator": "NotIn", "values": ["disabled"]},
-    ]}
+    return {
+        "matchExpressions": [
+            *team_selector_expressions(fleet),
+            {"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": excluded},
+            {"key": fleet.controller.opt_out_label, "operator": "NotIn", "values": ["disabled"]},
+        ]
+    }
 
 
 def operations(kind: str, group: str, resource: str) -> list[str]:
@@ -82,16 +83,31 @@ def operations(kind: str, group: str, resource: str) -> list[str]:
 
 def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], kind: str) -> list[dict[str, Any]]:
     return [
-        {"apiGroups": [group], "apiVersions": list(versions), "resources": [resource],
-         "operations": operations(kind, group, resource), "scope": "Namespaced"}
+        {
+            "apiGroups": [group],
+            "apiVersions": list(versions),
+            "resources": [resource],
+            "operations": operations(kind, group, resource),
+            "scope": "Namespaced",
+        }
         for group, versions, resource in resources
     ]
 
 
-def _webhook(fleet: Fleet, settings: ControllerSettings, kind: str, suffix: str, path: str,
-             resources: tuple[Any, ...], conditions: list[dict[str, Any]]) -> dict[str, Any]:
-    client: dict[str, Any] = ({"url": settings.url.rstrip("/") + path} if settings.url else
-                              {"service": {"name": NAME, "namespace": fleet.controller.namespace, "path": path, "port": 443}})
+def _webhook(
+    fleet: Fleet,
+    settings: ControllerSettings,
+    kind: str,
+    suffix: str,
+    path: str,
+    resources: tuple[Any, ...],
+    conditions: list[dict[str, Any]],
+) -> dict[str, Any]:
+    client: dict[str, Any] = (
+        {"url": settings.url.rstrip("/") + path}
+        if settings.url
+        else {"service": {"name": NAME, "namespace": fleet.controller.namespace, "path": path, "port": 443}}
+    )
     if not settings.cert_manager:
         client["caBundle"] = settings.ca_bundle
     hook: dict[str, Any] = {
@@ -118,7 +134,9 @@ def _configuration(fleet: Fleet, settings: ControllerSettings, kind: str, path: 
     if settings.cert_manager:
         metadata["annotations"] = {"cert-manager.io/inject-ca-from": f"{fleet.controller.namespace}/{NAME}"}
     return {
-        "apiVersion": "admissionregistration.k8s.io/v1", "kind": api_kind, "metadata": metadata,
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": api_kind,
+        "metadata": metadata,
         "webhooks": [
             _webhook(fleet, settings, kind, HOOKS[0], path, WORKLOAD_RESOURCES, [SKIP_JOBSET_CHILDREN]),
             _webhook(fleet, settings, kind, HOOKS[1], path, (("", ("v1",), "pods"),), [ONLY_POD_GROUPS]),

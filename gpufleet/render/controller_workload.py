@@ -12,11 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes.vocab import HOSTNAME_LABEL, ZONE_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller_common import (
-    CONTEXT_CONFIGMAP, CONTEXT_KEY, PORT, TLS_SECRET, ControllerSettings, labels, meta, selector,
+    CONTEXT_CONFIGMAP,
+    CONTEXT_KEY,
+    PORT,
+    TLS_SECRET,
+    ControllerSettings,
+    labels,
+    meta,
+    selector,
 )
-from gpufleet.kubetypes.vocab import HOSTNAME_LABEL, ZONE_LABEL
 
 TLS_DIR = "/etc/gpufleet/tls"
 CONTEXT_DIR = "/etc/gpufleet/fleet"
@@ -25,7 +32,9 @@ CONTEXT_DIR = "/etc/gpufleet/fleet"
 def _probe(path: str, period: int, failures: int) -> dict[str, Any]:
     return {
         "httpGet": {"path": path, "port": "https", "scheme": "HTTPS"},
-        "periodSeconds": period, "timeoutSeconds": 2, "failureThreshold": failures,
+        "periodSeconds": period,
+        "timeoutSeconds": 2,
+        "failureThreshold": failures,
     }
 
 
@@ -35,7 +44,9 @@ def _container(settings: ControllerSettings) -> dict[str, Any]:
         "image": settings.image_ref,
         "imagePullPolicy": "IfNotPresent",
         "args": [
-            f"--port={PORT}", f"--cert={TLS_DIR}/tls.crt", f"--key={TLS_DIR}/tls.key",
+            f"--port={PORT}",
+            f"--cert={TLS_DIR}/tls.crt",
+            f"--key={TLS_DIR}/tls.key",
             f"--fleet-context={CONTEXT_DIR}/{CONTEXT_KEY}",
         ],
         "ports": [{"name": "https", "containerPort": PORT, "protocol": "TCP"}],
@@ -46,9 +57,13 @@ def _container(settings: ControllerSettings) -> dict[str, Any]:
         "readinessProbe": _probe("/readyz", 5, 3),
         "livenessProbe": _probe("/healthz", 10, 3),
         "securityContext": {
-            "runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
-            "readOnlyRootFilesystem": True, "allowPrivilegeEscalation": False,
-            "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"},
+            "runAsNonRoot": True,
+            "runAsUser": 65532,
+            "runAsGroup": 65532,
+            "readOnlyRootFilesystem": True,
+            "allowPrivilegeEscalation": False,
+            "capabilities": {"drop": ["ALL"]},
+            "seccompProfile": {"type": "RuntimeDefault"},
         },
         "volumeMounts": [
             {"name": "tls", "mountPath": TLS_DIR, "readOnly": True},
@@ -59,12 +74,18 @@ def _container(settings: ControllerSettings) -> dict[str, Any]:
 
 def _anti_affinity() -> dict[str, Any]:
     """Prefer one replica per node and per zone; required would block small clusters."""
+
     def term(key: str, weight: int) -> dict[str, Any]:
         return {"weight": weight, "podAffinityTerm": {"topologyKey": key, "labelSelector": {"matchLabels": selector()}}}
 
-    return {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        term(HOSTNAME_LABEL, 100), term(ZONE_LABEL, 50),
-    ]}}
+    return {
+        "podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                term(HOSTNAME_LABEL, 100),
+                term(ZONE_LABEL, 50),
+            ]
+        }
+    }
 
 
 def deployment(fleet: Fleet, settings: ControllerSettings) -> dict[str, Any]:
@@ -74,7 +95,10 @@ def deployment(fleet: Fleet, settings: ControllerSettings) -> dict[str, Any]:
         "priorityClassName": "system-cluster-critical",
         "terminationGracePeriodSeconds": 30,
         "securityContext": {
-            "runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532, "fsGroup": 65532,
+            "runAsNonRoot": True,
+            "runAsUser": 65532,
+            "runAsGroup": 65532,
+            "fsGroup": 65532,
             "seccompProfile": {"type": "RuntimeDefault"},
         },
         "affinity": _anti_affinity(),
@@ -85,7 +109,9 @@ def deployment(fleet: Fleet, settings: ControllerSettings) -> dict[str, Any]:
         ],
     }
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(fleet),
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": meta(fleet),
         "spec": {
             "replicas": fleet.controller.replicas,
             "selector": {"matchLabels": selector()},
@@ -105,6 +131,8 @@ def pod_disruption_budget(fleet: Fleet) -> dict[str, Any] | None:
         return None
     min_available = fleet.controller.replicas - 1
     return {
-        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta(fleet),
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": meta(fleet),
         "spec": {"minAvailable": min_available, "selector": {"matchLabels": selector()}},
     }

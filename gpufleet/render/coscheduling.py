@@ -59,8 +59,15 @@ def render_coscheduling_values(fleet: Fleet) -> dict[str, Any] | None:
     return {
         "scheduler": {"name": name},
         "plugins": {"enabled": list(PLUGINS_ENABLED), "disabled": list(PLUGINS_DISABLED)},
-        "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": permit_waiting_seconds(fleet),
-                                                            "podGroupRejectPercentage": REJECT_PERCENTAGE}}],
+        "pluginConfig": [
+            {
+                "name": "Coscheduling",
+                "args": {
+                    "permitWaitingTimeSeconds": permit_waiting_seconds(fleet),
+                    "podGroupRejectPercentage": REJECT_PERCENTAGE,
+                },
+            }
+        ],
     }
 
 
@@ -68,19 +75,31 @@ def render_scheduler_config(fleet: Fleet) -> dict[str, Any]:
     """The KubeSchedulerConfiguration the chart's ``templates/configmap.yaml`` renders from those values."""
     engine, values = fleet.engines.coscheduling, render_coscheduling_values(fleet) or {}
     return {
-        "apiVersion": SCHEDULER_CONFIG_API, "kind": "KubeSchedulerConfiguration",
-        "leaderElection": {"leaderElect": False, "resourceNamespace": engine.namespace, "resourceName": engine.scheduler_name},
-        "profiles": [{
-            "schedulerName": engine.scheduler_name,
-            "plugins": {"multiPoint": {"enabled": [{"name": n} for n in PLUGINS_ENABLED],
-                                       "disabled": [{"name": n} for n in PLUGINS_DISABLED]}},
-            "pluginConfig": values.get("pluginConfig", []),
-        }],
+        "apiVersion": SCHEDULER_CONFIG_API,
+        "kind": "KubeSchedulerConfiguration",
+        "leaderElection": {
+            "leaderElect": False,
+            "resourceNamespace": engine.namespace,
+            "resourceName": engine.scheduler_name,
+        },
+        "profiles": [
+            {
+                "schedulerName": engine.scheduler_name,
+                "plugins": {
+                    "multiPoint": {
+                        "enabled": [{"name": n} for n in PLUGINS_ENABLED],
+                        "disabled": [{"name": n} for n in PLUGINS_DISABLED],
+                    }
+                },
+                "pluginConfig": values.get("pluginConfig", []),
+            }
+        ],
     }
 
 
-def render_pod_group(fleet: Fleet, name: str, namespace: str | None, min_member: int, timeout: int,
-                     team: str | None = None) -> dict[str, Any]:
+def render_pod_group(
+    fleet: Fleet, name: str, namespace: str | None, min_member: int, timeout: int, team: str | None = None
+) -> dict[str, Any]:
     meta = metadata(fleet, name, namespace=namespace, team=team)
     return manifest(PODGROUP_API, "PodGroup", meta, spec={"minMember": min_member, "scheduleTimeoutSeconds": timeout})
 

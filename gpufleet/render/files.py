@@ -20,17 +20,18 @@ from typing import Any
 
 import yaml
 
+from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
+from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import Rendered, RenderedObject, tree
 from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.controller_common import CONTEXT_CONFIGMAP, CONTEXT_KEY
 from gpufleet.render.coscheduling import SCHEDULER_CONFIGMAP, render_scheduler_config
+from gpufleet.render.kube_state_metrics import allowlist_flag_text, helm_values
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.meta import manifest, metadata
-from gpufleet.render.kube_state_metrics import allowlist_flag_text, helm_values
 from gpufleet.render.monitoring import RULE_FILE, render_ksm_service_monitor, render_monitoring
 from gpufleet.render.volcano import render_scheduler_conf_yaml
-from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY, VOLCANO_CONF_KEY
 
 CONTEXT_CONFIG_MAP = CONTEXT_CONFIGMAP  # the name the controller's Deployment mounts
 CONTEXT_DIR = "context"
@@ -109,9 +110,19 @@ def dump(obj: dict[str, Any]) -> str:
     return yaml.dump(obj, Dumper=_FileDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
 
 
-_STAGES = {"Namespace": 0, "PriorityClass": 1, "WorkloadPriorityClass": 2, "Topology": 3, "ResourceFlavor": 4,
-           "Cohort": 5, "ClusterQueue": 6, "LocalQueue": 7, "Queue": 8,
-           "ValidatingAdmissionPolicy": 9, "ValidatingAdmissionPolicyBinding": 9}
+_STAGES = {
+    "Namespace": 0,
+    "PriorityClass": 1,
+    "WorkloadPriorityClass": 2,
+    "Topology": 3,
+    "ResourceFlavor": 4,
+    "Cohort": 5,
+    "ClusterQueue": 6,
+    "LocalQueue": 7,
+    "Queue": 8,
+    "ValidatingAdmissionPolicy": 9,
+    "ValidatingAdmissionPolicyBinding": 9,
+}
 
 
 def context_json(context: dict[str, Any]) -> str:
@@ -125,15 +136,36 @@ def _config_map(fleet: Fleet, name: str, namespace: str, key: str, text: str) ->
 def engine_config_maps(fleet: Fleet) -> list[dict[str, Any]]:
     """The ConfigMaps the Kueue (and Volcano, scheduler-plugins) charts would create from gpufleet's values."""
     kueue = fleet.engines.kueue
-    out = [_config_map(fleet, f"{kueue.release_name}-manager-config", kueue.namespace, CONFIG_KEY,
-                       render_manager_config_yaml(fleet))]
+    out = [
+        _config_map(
+            fleet,
+            f"{kueue.release_name}-manager-config",
+            kueue.namespace,
+            CONFIG_KEY,
+            render_manager_config_yaml(fleet),
+        )
+    ]
     volcano = fleet.engines.volcano
     if volcano.enabled:
-        out.append(_config_map(fleet, f"{volcano.release_name}-scheduler-configmap", volcano.namespace,
-                               VOLCANO_CONF_KEY, render_scheduler_conf_yaml(fleet)))
+        out.append(
+            _config_map(
+                fleet,
+                f"{volcano.release_name}-scheduler-configmap",
+                volcano.namespace,
+                VOLCANO_CONF_KEY,
+                render_scheduler_conf_yaml(fleet),
+            )
+        )
     if fleet.pools_of("coscheduling"):
-        out.append(_config_map(fleet, SCHEDULER_CONFIGMAP, fleet.engines.coscheduling.namespace, "scheduler-config.yaml",
-                               dump(render_scheduler_config(fleet))))
+        out.append(
+            _config_map(
+                fleet,
+                SCHEDULER_CONFIGMAP,
+                fleet.engines.coscheduling.namespace,
+                "scheduler-config.yaml",
+                dump(render_scheduler_config(fleet)),
+            )
+        )
     return out
 
 
@@ -157,8 +189,11 @@ def _prefix(obj: RenderedObject, cohort_depth: dict[str, int], queue_depth: dict
 
 
 def _queue_depths(rendered: Rendered) -> dict[str, int]:
-    parent = {o.manifest["metadata"]["name"]: o.manifest["spec"].get("parent") for o in rendered.objects
-              if o.manifest["kind"] == "Queue"}
+    parent = {
+        o.manifest["metadata"]["name"]: o.manifest["spec"].get("parent")
+        for o in rendered.objects
+        if o.manifest["kind"] == "Queue"
+    }
     out = {}
     for name in parent:
         depth, cur, seen = 0, parent[name], {name}
@@ -185,8 +220,10 @@ def render_files(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
 
 def rule_file_text(fleet: Fleet) -> str:
     """The gang and controller alerts as a plain Prometheus rule file (``rule_files:`` of a Prometheus without the operator)."""
-    header = (f"# gpufleet gang and admission-controller alerts of fleet {fleet.name}, rendered from the fleet model.\n"
-              "# Load with rule_files: in prometheus.yml; check with `promtool check rules`. See docs/observability.md.\n")
+    header = (
+        f"# gpufleet gang and admission-controller alerts of fleet {fleet.name}, rendered from the fleet model.\n"
+        "# Load with rule_files: in prometheus.yml; check with `promtool check rules`. See docs/observability.md.\n"
+    )
     return header + dump(render_rule_file(fleet))
 
 
@@ -205,6 +242,7 @@ def monitoring_files(fleet: Fleet) -> dict[str, str]:
     files[f"{KSM_DIR}/metric-labels-allowlist.txt"] = allowlist_flag_text(fleet)
     files[f"{KSM_DIR}/helm-values.yaml"] = (
         "# Values for the kube-state-metrics Helm chart (under kube-state-metrics: in kube-prometheus-stack);\n"
-        "# the gang alerts need these labels and honorLabels. See docs/observability.md.\n" + dump(helm_values(fleet)))
+        "# the gang alerts need these labels and honorLabels. See docs/observability.md.\n" + dump(helm_values(fleet))
+    )
     files[f"{KSM_DIR}/servicemonitor.yaml"] = dump(render_ksm_service_monitor(fleet))
     return files

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpufleet.kubetypes.vocab import GANG_LABEL, POOL_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.kubetypes.vocab import GANG_LABEL, POOL_LABEL
 
 _INVALID_LABEL_CHAR = re.compile(r"[^a-zA-Z0-9_]")
 _ALL_CAP = re.compile(r"([a-z0-9])([A-Z])")
@@ -85,5 +85,7 @@ def helm_values(fleet: Fleet) -> dict[str, Any]:
     ``prometheus.monitor.honorLabels`` is true (``templates/servicemonitor.yaml``).
     kube-prometheus-stack takes the same values under ``kube-state-metrics:``.
     """
-    return {"metricLabelsAllowlist": allowlist_entries(fleet),
-            "prometheus": {"monitor": {"enabled": True, "honorLabels": True}}}
+    return {
+        "metricLabelsAllowlist": allowlist_entries(fleet),
+        "prometheus": {"monitor": {"enabled": True, "honorLabels": True}},
+    }

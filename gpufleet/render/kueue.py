@@ -13,15 +13,15 @@ from decimal import Decimal
 from typing import Any
 
 from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
+from gpufleet.model import scaling
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
 from gpufleet.model.teams import Team
-from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.meta import KUEUE_API, manifest, metadata
-from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 
 DRAINING = ("draining", "retired")
 
@@ -35,7 +35,9 @@ def covered_resources(fleet: Fleet) -> list[str]:
     return scaling.covered_resources(fleet, "kueue")
 
 
-def resource_groups(fleet: Fleet, quotas: dict[str, PoolQuota], covered: list[str], limits: bool) -> list[dict[str, Any]]:
+def resource_groups(
+    fleet: Fleet, quotas: dict[str, PoolQuota], covered: list[str], limits: bool
+) -> list[dict[str, Any]]:
     """The single resource group: flavors in fleet pool order, every covered resource in each."""
     flavors = []
     for pool in kueue_pools(fleet):
@@ -80,9 +82,14 @@ def render_resource_flavors(fleet: Fleet) -> list[dict[str, Any]]:
 
 def render_topologies(fleet: Fleet) -> list[dict[str, Any]]:
     return [
-        manifest(KUEUE_API, "Topology", metadata(fleet, pool.name),
-                 spec={"levels": [{"nodeLabel": level} for level in pool.topology_levels]})
-        for pool in kueue_pools(fleet) if pool.topology_levels
+        manifest(
+            KUEUE_API,
+            "Topology",
+            metadata(fleet, pool.name),
+            spec={"levels": [{"nodeLabel": level} for level in pool.topology_levels]},
+        )
+        for pool in kueue_pools(fleet)
+        if pool.topology_levels
     ]
 
 
@@ -93,7 +100,9 @@ def render_cohorts(fleet: Fleet) -> list[dict[str, Any]]:
         spec: dict[str, Any] = {}
         if cohort.parent:
             spec["parentName"] = cohort.parent
-        groups = resource_groups(fleet, tree.system_quota(fleet, cohort, "kueue"), covered, limits=cohort.parent is not None)
+        groups = resource_groups(
+            fleet, tree.system_quota(fleet, cohort, "kueue"), covered, limits=cohort.parent is not None
+        )
         if groups:
             spec["resourceGroups"] = groups
         spec["fairSharing"] = _weight(cohort.fair_share_weight)
@@ -117,8 +126,11 @@ def _preemption(team: Team) -> dict[str, Any]:
     borrow: dict[str, Any] = {"policy": p.borrow_within_cohort.policy}
     if p.borrow_within_cohort.max_priority_threshold is not None:
         borrow["maxPriorityThreshold"] = p.borrow_within_cohort.max_priority_threshold
-    return {"reclaimWithinCohort": p.reclaim_within_cohort, "withinClusterQueue": p.within_cluster_queue,
-            "borrowWithinCohort": borrow}
+    return {
+        "reclaimWithinCohort": p.reclaim_within_cohort,
+        "withinClusterQueue": p.within_cluster_queue,
+        "borrowWithinCohort": borrow,
+    }
 
 
 def kueue_teams(fleet: Fleet) -> list[Team]:
@@ -131,7 +143,9 @@ def render_cluster_queue(fleet: Fleet, team: Team, covered: list[str]) -> dict[s
         spec["cohortName"] = team.cohort
     spec["namespaceSelector"] = namespace_selector(kueue_namespaces(fleet, team))
     spec["queueingStrategy"] = team.queueing_strategy
-    spec["resourceGroups"] = resource_groups(fleet, tree.system_quota(fleet, team, "kueue"), covered, limits=team.cohort is not None)
+    spec["resourceGroups"] = resource_groups(
+        fleet, tree.system_quota(fleet, team, "kueue"), covered, limits=team.cohort is not None
+    )
     spec["preemption"] = _preemption(team)
     spec["flavorFungibility"] = {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}
     spec["fairSharing"] = _weight(team.fair_share_weight)
@@ -146,9 +160,14 @@ def render_cluster_queues(fleet: Fleet) -> list[dict[str, Any]]:
 
 def render_local_queues(fleet: Fleet) -> list[dict[str, Any]]:
     return [
-        manifest(KUEUE_API, "LocalQueue", metadata(fleet, team.local_queue_name, namespace=ns, team=team.name),
-                 spec={"clusterQueue": team.name, "stopPolicy": stop_policy(team)})
-        for team in kueue_teams(fleet) for ns in kueue_namespaces(fleet, team)
+        manifest(
+            KUEUE_API,
+            "LocalQueue",
+            metadata(fleet, team.local_queue_name, namespace=ns, team=team.name),
+            spec={"clusterQueue": team.name, "stopPolicy": stop_policy(team)},
+        )
+        for team in kueue_teams(fleet)
+        for ns in kueue_namespaces(fleet, team)
     ]
 
 

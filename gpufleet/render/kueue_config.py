@@ -18,13 +18,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from gpufleet.yamlin import yamlio
 from gpufleet.kubetypes.durations import format_seconds
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render.kueue import kueue_teams, namespace_selector
 from gpufleet.render.meta import KUEUE_CONFIG_API
 from gpufleet.render.namespaces import kueue_selector
+from gpufleet.yamlin import yamlio
 
 # Server settings of the upstream sample configuration (Kueue v0.19.2).
 _SERVER: dict[str, Any] = {
@@ -32,10 +32,17 @@ _SERVER: dict[str, Any] = {
     "metrics": {"bindAddress": ":8443"},
     "webhook": {"port": 9443},
     "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
-    "controller": {"groupKindConcurrency": {
-        "Job.batch": 5, "Pod": 5, "Workload.kueue.x-k8s.io": 10, "LocalQueue.kueue.x-k8s.io": 5,
-        "Cohort.kueue.x-k8s.io": 1, "ClusterQueue.kueue.x-k8s.io": 5, "ResourceFlavor.kueue.x-k8s.io": 1,
-    }},
+    "controller": {
+        "groupKindConcurrency": {
+            "Job.batch": 5,
+            "Pod": 5,
+            "Workload.kueue.x-k8s.io": 10,
+            "LocalQueue.kueue.x-k8s.io": 5,
+            "Cohort.kueue.x-k8s.io": 1,
+            "ClusterQueue.kueue.x-k8s.io": 5,
+            "ResourceFlavor.kueue.x-k8s.io": 1,
+        }
+    },
     "clientConnection": {"qps": 300, "burst": 500},
 }
 
@@ -69,8 +76,11 @@ def managed_jobs_namespace_selector(fleet: Fleet) -> dict[str, Any]:
 
 def render_manager_config(fleet: Fleet) -> dict[str, Any]:
     admission = fleet.admission
-    config: dict[str, Any] = {"apiVersion": KUEUE_CONFIG_API, "kind": "Configuration",
-                              "namespace": fleet.engines.kueue.namespace}
+    config: dict[str, Any] = {
+        "apiVersion": KUEUE_CONFIG_API,
+        "kind": "Configuration",
+        "namespace": fleet.engines.kueue.namespace,
+    }
     config.update(copy.deepcopy(_SERVER))
     config["waitForPodsReady"] = _wait_for_pods_ready(fleet)
     config["manageJobsWithoutQueueName"] = admission.manage_jobs_without_queue_name

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.model.fleet import Fleet
 from gpufleet.kubetypes.vocab import FLEET_LABEL, MANAGED_BY_LABEL, TEAM_LABEL
+from gpufleet.model.fleet import Fleet
 
 MANAGED_BY = "gpufleet"
 

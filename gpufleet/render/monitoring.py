@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Team
 from gpufleet.render.alerts import alert_teams, fleet_rule_group, team_rule_groups
 from gpufleet.render.controller_alerts import controller_rule_group
 from gpufleet.render.meta import manifest, metadata
-from gpufleet.kubetypes.vocab import GANG_LABEL
 
 MONITORING_API = "monitoring.coreos.com/v1"
 RULE_FILE = "prometheus/gpufleet-gangs.rules.yaml"
@@ -32,6 +32,7 @@ RULE_FILE = "prometheus/gpufleet-gangs.rules.yaml"
 
 COMPONENT = "gang-alerts"
 """The gang alerts' Pulumi component name (``gpufleet.pulumi.fleet``): each manifest is ``<it>-<kind>-<name>``."""
+
 
 def _meta(fleet: Fleet, name: str, team: str | None = None) -> dict[str, Any]:
     meta = metadata(fleet, name, namespace=fleet.observability.namespace, team=team)

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.meta import manifest, metadata
 from gpufleet.render.partition import API, cel_string
-from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 
 SCOPE_LABELS = (FLEET_LABEL, TEAM_LABEL, QUOTA_SYSTEM_LABEL)
 """Labels the stack sets on every team namespace; only named identities may change or remove them."""
@@ -89,31 +89,49 @@ def named_identity(fleet: Fleet) -> str:
 
 def match_conditions(fleet: Fleet) -> list[dict[str, str]]:
     """The requests the policy judges: on a team namespace of this fleet, by anyone not named."""
-    in_scope = (f"request.operation == 'UPDATE' ? {team_namespace(fleet, 'oldObject')} : "
-                f"{team_namespace(fleet, 'object')}")
-    return [{"name": "team-namespace", "expression": in_scope},
-            {"name": "not-a-named-identity", "expression": f"!({named_identity(fleet)})"}]
+    in_scope = (
+        f"request.operation == 'UPDATE' ? {team_namespace(fleet, 'oldObject')} : {team_namespace(fleet, 'object')}"
+    )
+    return [
+        {"name": "team-namespace", "expression": in_scope},
+        {"name": "not-a-named-identity", "expression": f"!({named_identity(fleet)})"},
+    ]
 
 
 def _identities(fleet: Fleet) -> str:
     guard = fleet.controller.namespace_guard
-    named = [*(f"user {u}" for u in guard.users), *(f"group {g}" for g in guard.groups),
-             *(f"service account {a}" for a in guard.service_accounts)]
+    named = [
+        *(f"user {u}" for u in guard.users),
+        *(f"group {g}" for g in guard.groups),
+        *(f"service account {a}" for a in guard.service_accounts),
+    ]
     return ", ".join(named) or "no one"
 
 
 def validations(fleet: Fleet) -> list[dict[str, str]]:
     opt_out = fleet.controller.opt_out_label
     who = f"only the identities controller.namespaceGuard names ({_identities(fleet)}) may"
-    kept_opt_out = (f"!{_has('object', opt_out)} || (request.operation == 'UPDATE' && {_has('oldObject', opt_out)} && "
-                    f"{_value('object', opt_out)} == {_value('oldObject', opt_out)})")
-    out = [{"expression": kept_opt_out, "reason": "Forbidden",
+    kept_opt_out = (
+        f"!{_has('object', opt_out)} || (request.operation == 'UPDATE' && {_has('oldObject', opt_out)} && "
+        f"{_value('object', opt_out)} == {_value('oldObject', opt_out)})"
+    )
+    out = [
+        {
+            "expression": kept_opt_out,
+            "reason": "Forbidden",
             "message": f"{who} set {opt_out} on a team namespace of fleet {fleet.name}: it takes the namespace out of "
-                       "the gang-admission webhooks"}]
-    out += [{"expression": f"request.operation == 'CREATE' || {_unchanged(key)}", "reason": "Forbidden",
-             "message": f"{who} change or remove {key} on a team namespace of fleet {fleet.name}: the gang-admission "
-                        "webhooks and Kueue select team namespaces by it"}
-            for key in SCOPE_LABELS]
+            "the gang-admission webhooks",
+        }
+    ]
+    out += [
+        {
+            "expression": f"request.operation == 'CREATE' || {_unchanged(key)}",
+            "reason": "Forbidden",
+            "message": f"{who} change or remove {key} on a team namespace of fleet {fleet.name}: the gang-admission "
+            "webhooks and Kueue select team namespaces by it",
+        }
+        for key in SCOPE_LABELS
+    ]
     return out
 
 
@@ -122,13 +140,30 @@ def render_namespace_guard(fleet: Fleet) -> list[dict[str, Any]]:
     if not fleet.controller.namespace_guard.enabled:
         return []
     name = policy_name(fleet)
-    policy = manifest(API, "ValidatingAdmissionPolicy", metadata(fleet, name), spec={
-        "failurePolicy": "Fail",
-        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"],
-                                                "operations": ["CREATE", "UPDATE"]}]},
-        "matchConditions": match_conditions(fleet),
-        "validations": validations(fleet),
-    })
-    binding = manifest(API, "ValidatingAdmissionPolicyBinding", metadata(fleet, name),
-                       spec={"policyName": name, "validationActions": ["Deny"]})
+    policy = manifest(
+        API,
+        "ValidatingAdmissionPolicy",
+        metadata(fleet, name),
+        spec={
+            "failurePolicy": "Fail",
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": [""],
+                        "apiVersions": ["v1"],
+                        "resources": ["namespaces"],
+                        "operations": ["CREATE", "UPDATE"],
+                    }
+                ]
+            },
+            "matchConditions": match_conditions(fleet),
+            "validations": validations(fleet),
+        },
+    )
+    binding = manifest(
+        API,
+        "ValidatingAdmissionPolicyBinding",
+        metadata(fleet, name),
+        spec={"policyName": name, "validationActions": ["Deny"]},
+    )
     return [policy, binding]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import namespace_engine
 from gpufleet.render.meta import manifest, metadata
-from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 
 
 def kueue_selector(fleet: Fleet) -> dict[str, Any]:

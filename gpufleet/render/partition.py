@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes.vocab import DEDICATED_KEY, FLEET_LABEL, TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.meta import manifest, metadata
-from gpufleet.kubetypes.vocab import DEDICATED_KEY, FLEET_LABEL, TEAM_LABEL
 
 API = "admissionregistration.k8s.io/v1"
 
@@ -48,18 +48,22 @@ def cel_string(text: str) -> str:
 
 
 def _label_is(key: str, value: str) -> str:
-    return (f"(has(namespaceObject.metadata.labels) && {cel_string(key)} in namespaceObject.metadata.labels && "
-            f"namespaceObject.metadata.labels[{cel_string(key)}] == {cel_string(value)})")
+    return (
+        f"(has(namespaceObject.metadata.labels) && {cel_string(key)} in namespaceObject.metadata.labels && "
+        f"namespaceObject.metadata.labels[{cel_string(key)}] == {cel_string(value)})"
+    )
 
 
 def tolerates(team: str) -> str:
     """CEL: the pod tolerates team ``team``'s NoExecute dedicated-pool taint."""
     key = cel_string(DEDICATED_KEY)
-    return ("has(object.spec.tolerations) && object.spec.tolerations.exists(t, "
-            "(!has(t.effect) || t.effect == '' || t.effect == 'NoExecute') && ("
-            "((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists') || "
-            f"(has(t.key) && t.key == {key} && ((has(t.operator) && t.operator == 'Exists') || "
-            f"(has(t.value) && t.value == {cel_string(team)})))))")
+    return (
+        "has(object.spec.tolerations) && object.spec.tolerations.exists(t, "
+        "(!has(t.effect) || t.effect == '' || t.effect == 'NoExecute') && ("
+        "((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists') || "
+        f"(has(t.key) && t.key == {key} && ((has(t.operator) && t.operator == 'Exists') || "
+        f"(has(t.value) && t.value == {cel_string(team)})))))"
+    )
 
 
 def allowed(fleet: Fleet, team: str) -> str:
@@ -75,18 +79,38 @@ def render_partition_policies(fleet: Fleet) -> list[dict[str, Any]]:
     if not teams:
         return []
     name = policy_name(fleet)
-    validations = [{
-        "expression": allowed(fleet, team),
-        "message": f"pods outside team {team}'s namespaces may not tolerate the NoExecute taint {DEDICATED_KEY}={team} "
-                   f"of its dedicated pool (static partitioning; exempt a node agent's namespace in the model's partitionExemptNamespaces)",
-        "reason": "Forbidden",
-    } for team in teams]
-    policy = manifest(API, "ValidatingAdmissionPolicy", metadata(fleet, name), spec={
-        "failurePolicy": "Fail",
-        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"],
-                                                "operations": ["CREATE", "UPDATE"]}]},
-        "validations": validations,
-    })
-    binding = manifest(API, "ValidatingAdmissionPolicyBinding", metadata(fleet, name),
-                       spec={"policyName": name, "validationActions": ["Deny"]})
+    validations = [
+        {
+            "expression": allowed(fleet, team),
+            "message": f"pods outside team {team}'s namespaces may not tolerate the NoExecute taint {DEDICATED_KEY}={team} "
+            f"of its dedicated pool (static partitioning; exempt a node agent's namespace in the model's partitionExemptNamespaces)",
+            "reason": "Forbidden",
+        }
+        for team in teams
+    ]
+    policy = manifest(
+        API,
+        "ValidatingAdmissionPolicy",
+        metadata(fleet, name),
+        spec={
+            "failurePolicy": "Fail",
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": [""],
+                        "apiVersions": ["v1"],
+                        "resources": ["pods"],
+                        "operations": ["CREATE", "UPDATE"],
+                    }
+                ]
+            },
+            "validations": validations,
+        },
+    )
+    binding = manifest(
+        API,
+        "ValidatingAdmissionPolicyBinding",
+        metadata(fleet, name),
+        spec={"policyName": name, "validationActions": ["Deny"]},
+    )
     return [policy, binding]

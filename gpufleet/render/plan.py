@@ -22,9 +22,9 @@ engine adds its namespace and one "Helm chart" (the objects inside a chart are t
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any, Mapping
 
 from gpufleet.kubetypes import workload_api
 from gpufleet.model.fleet import Fleet
@@ -78,7 +78,9 @@ def _percent(part: Decimal, whole: Decimal) -> Decimal:
     return (part * 100 / whole).quantize(Decimal("0.1")) if whole else Decimal(0)
 
 
-def _row(owner: str, pq: PoolQuota, in_cohort: bool, capacity: Decimal, cohort: str | None = None, lifecycle: str = "active") -> Row:
+def _row(
+    owner: str, pq: PoolQuota, in_cohort: bool, capacity: Decimal, cohort: str | None = None, lifecycle: str = "active"
+) -> Row:
     if not in_cohort:
         borrowable: Decimal | None = pq.nominal
     else:
@@ -95,34 +97,53 @@ def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -
         out.append(f"nominal quota {nominal} exceeds the pool's {capacity} {unit}")
     elif nominal < capacity:
         spare = capacity - nominal
-        out.append(f"{spare} {unit} ({_percent(spare, capacity)}%) are in no team's or cohort's nominal quota (unused unless borrowed)")
+        out.append(
+            f"{spare} {unit} ({_percent(spare, capacity)}%) are in no team's or cohort's nominal quota (unused unless borrowed)"
+        )
     team_rows = rows[:teams]
     for r in team_rows:
         if r.borrowable is not None and r.borrowable > capacity:
-            out.append(f"{r.owner}'s nominal + borrowing limit is {r.borrowable} {unit}, more than the pool's {capacity}: "
-                       "Kueue never admits beyond the cohort's unused quota, so the limit above that has no effect")
+            out.append(
+                f"{r.owner}'s nominal + borrowing limit is {r.borrowable} {unit}, more than the pool's {capacity}: "
+                "Kueue never admits beyond the cohort's unused quota, so the limit above that has no effect"
+            )
     capped = [r.borrowable for r in team_rows if r.borrowable is not None]
     unlimited = [r.owner for r in team_rows if r.borrowable is None]
     reach = sum(capped, Decimal(0))
     if reach > capacity and len(team_rows) > 1:
-        out.append(f"nominal + borrowing limits add up to {reach} of the pool's {capacity} {unit}: the limits are first come, "
-                   "first served within the cohort's unused quota (Kueue never admits beyond the cohort's total)")
+        out.append(
+            f"nominal + borrowing limits add up to {reach} of the pool's {capacity} {unit}: the limits are first come, "
+            "first served within the cohort's unused quota (Kueue never admits beyond the cohort's total)"
+        )
     if unlimited:
-        out.append(f"{len(unlimited)} team(s) may borrow without limit: {', '.join(unlimited[:5])}{' ...' if len(unlimited) > 5 else ''}")
+        out.append(
+            f"{len(unlimited)} team(s) may borrow without limit: {', '.join(unlimited[:5])}{' ...' if len(unlimited) > 5 else ''}"
+        )
     return out
 
 
 def _pool_plan(fleet: Fleet, pool: Pool) -> PoolPlan:
     capacity = pool.capacity
-    rows = [_row(t.name, t.quota[pool.name], t.cohort is not None and not _single_team(pool), capacity, t.cohort, t.lifecycle)
-            for t in fleet.teams if pool.name in t.quota]
+    rows = [
+        _row(
+            t.name, t.quota[pool.name], t.cohort is not None and not _single_team(pool), capacity, t.cohort, t.lifecycle
+        )
+        for t in fleet.teams
+        if pool.name in t.quota
+    ]
     teams = len(rows)
-    rows += [_row(f"cohort {c.name}", c.quota[pool.name], c.parent is not None, capacity, c.parent)
-             for c in fleet.cohorts if pool.name in c.quota]
+    rows += [
+        _row(f"cohort {c.name}", c.quota[pool.name], c.parent is not None, capacity, c.parent)
+        for c in fleet.cohorts
+        if pool.name in c.quota
+    ]
     warnings = _pool_warnings(pool, capacity, rows, teams)
     if pool.dedicated_to:
-        warnings.insert(0, f"dedicated to team {pool.dedicated_to}: {capacity} {pool.gpu_resource} stranded (no other team can use them, "
-                           "even while they are idle)")
+        warnings.insert(
+            0,
+            f"dedicated to team {pool.dedicated_to}: {capacity} {pool.gpu_resource} stranded (no other team can use them, "
+            "even while they are idle)",
+        )
         return PoolPlan(pool, capacity, tuple(rows), tuple(warnings), f"dedicated to {pool.dedicated_to}", capacity)
     mode = "one team" if pool.system in ("coscheduling", "native") else "shared"
     if pool.system == "native" or pool.placement == "native":
@@ -142,10 +163,12 @@ def cluster_needs(fleet: Fleet) -> list[str]:
         return []
     k8s = fleet.kubernetes
     gates = ",".join(f"{g}=true" for g in sorted(k8s.gates_on))
-    return [f"native gang pools {', '.join(native)}: no object is rendered for them (no second scheduler, no PodGroup "
-            f"to write: the Job controller creates the Workload and PodGroup); Kubernetes {k8s.version} needs "
-            f"--feature-gates={gates} on kube-apiserver, kube-controller-manager and kube-scheduler, and "
-            f"--runtime-config={workload_api.runtime_config(k8s.minor)} on kube-apiserver"]
+    return [
+        f"native gang pools {', '.join(native)}: no object is rendered for them (no second scheduler, no PodGroup "
+        f"to write: the Job controller creates the Workload and PodGroup); Kubernetes {k8s.version} needs "
+        f"--feature-gates={gates} on kube-apiserver, kube-controller-manager and kube-scheduler, and "
+        f"--runtime-config={workload_api.runtime_config(k8s.minor)} on kube-apiserver"
+    ]
 
 
 def _isolated(fleet: Fleet, team_quota: dict[str, Any]) -> bool:
@@ -157,10 +180,14 @@ def _fleet_warnings(fleet: Fleet) -> list[str]:
     out = cluster_needs(fleet)
     no_cohort = [t.name for t in fleet.teams if t.cohort is None and t.quota and not _isolated(fleet, t.quota)]
     if no_cohort:
-        out.append(f"{len(no_cohort)} team(s) have no cohort and can neither borrow idle quota nor lend theirs: {', '.join(no_cohort[:10])}{' ...' if len(no_cohort) > 10 else ''}")
+        out.append(
+            f"{len(no_cohort)} team(s) have no cohort and can neither borrow idle quota nor lend theirs: {', '.join(no_cohort[:10])}{' ...' if len(no_cohort) > 10 else ''}"
+        )
     no_quota = [t.name for t in fleet.teams if not t.quota]
     if no_quota:
-        out.append(f"{len(no_quota)} team(s) have no quota on any pool: {', '.join(no_quota[:10])}{' ...' if len(no_quota) > 10 else ''}")
+        out.append(
+            f"{len(no_quota)} team(s) have no quota on any pool: {', '.join(no_quota[:10])}{' ...' if len(no_quota) > 10 else ''}"
+        )
     used = {name for owner in fleet.quota_owners for name in owner.quota}
     for pool in fleet.pools:
         if pool.name not in used:
@@ -172,8 +199,9 @@ SECRET = {"kind": "Secret"}  # a serving certificate's Secret, whose data pulumi
 CHART = {"kind": "Helm chart"}  # an engine's chart release (its own objects are the chart's)
 
 
-def stack_objects(fleet: Fleet, rendered: Rendered, controller: Mapping[str, Mapping[str, Any]],
-                  settings: ControllerSettings) -> list[Mapping[str, Any]]:
+def stack_objects(
+    fleet: Fleet, rendered: Rendered, controller: Mapping[str, Mapping[str, Any]], settings: ControllerSettings
+) -> list[Mapping[str, Any]]:
     """The manifests the stack creates besides the quota objects: engines (unless installed already), the
     ``controller`` manifests (and its serving certificate's Secret), gang alerts."""
     out: list[Mapping[str, Any]] = []
@@ -190,8 +218,12 @@ def stack_objects(fleet: Fleet, rendered: Rendered, controller: Mapping[str, Map
     return [*out, *manifests, *alerts]
 
 
-def build_plan(fleet: Fleet, rendered: Rendered, controller: Mapping[str, Mapping[str, Any]],
-               settings: ControllerSettings | None = None) -> Plan:
+def build_plan(
+    fleet: Fleet,
+    rendered: Rendered,
+    controller: Mapping[str, Mapping[str, Any]],
+    settings: ControllerSettings | None = None,
+) -> Plan:
     """The plan of ``fleet`` as a stack with these controller ``settings`` applies it (default: the stack defaults).
 
     ``controller``: the controller component's manifests rendered with the same settings
@@ -212,14 +244,31 @@ def _num(value: Decimal | None) -> int | float | None:
 def plan_dict(plan: Plan) -> dict[str, Any]:
     """The plan as JSON-ready data (``gpufleet plan --format json``); None = unlimited."""
     return {
-        "pools": [{
-            "name": pp.pool.name, "system": pp.pool.system, "mode": pp.mode, "nodeCount": pp.pool.node_count,
-            "resource": pp.pool.gpu_resource, "capacity": _num(pp.capacity), "stranded": _num(pp.stranded),
-            "rows": [{"owner": r.owner, "cohort": r.cohort, "lifecycle": r.lifecycle, "nominal": _num(r.nominal),
-                      "nominalPlusBorrowing": _num(r.borrowable), "lendable": _num(r.lendable), "sharePercent": _num(r.share)}
-                     for r in pp.rows],
-            "warnings": list(pp.warnings),
-        } for pp in plan.pools],
+        "pools": [
+            {
+                "name": pp.pool.name,
+                "system": pp.pool.system,
+                "mode": pp.mode,
+                "nodeCount": pp.pool.node_count,
+                "resource": pp.pool.gpu_resource,
+                "capacity": _num(pp.capacity),
+                "stranded": _num(pp.stranded),
+                "rows": [
+                    {
+                        "owner": r.owner,
+                        "cohort": r.cohort,
+                        "lifecycle": r.lifecycle,
+                        "nominal": _num(r.nominal),
+                        "nominalPlusBorrowing": _num(r.borrowable),
+                        "lendable": _num(r.lendable),
+                        "sharePercent": _num(r.share),
+                    }
+                    for r in pp.rows
+                ],
+                "warnings": list(pp.warnings),
+            }
+            for pp in plan.pools
+        ],
         "warnings": list(plan.warnings),
         "objects": dict(plan.objects),
     }

@@ -16,8 +16,11 @@ from gpufleet.render.meta import PRIORITY_API, manifest, metadata
 def render_priority_classes(fleet: Fleet) -> list[dict[str, Any]]:
     out = []
     for pc in fleet.priority_classes:
-        body: dict[str, Any] = {"value": pc.value, "preemptionPolicy": pc.preemption_policy,
-                                "globalDefault": pc.global_default}
+        body: dict[str, Any] = {
+            "value": pc.value,
+            "preemptionPolicy": pc.preemption_policy,
+            "globalDefault": pc.global_default,
+        }
         if pc.description:
             body["description"] = pc.description
         out.append(manifest(PRIORITY_API, "PriorityClass", metadata(fleet, pc.name), **body))

@@ -7,8 +7,8 @@ Kueue, Volcano and fleet-context renderers.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from decimal import ROUND_FLOOR, Decimal
+from functools import lru_cache
 
 from gpufleet.kubetypes import quantity
 

@@ -34,13 +34,13 @@ import json
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from gpufleet.yamlin import yamlio
+from gpufleet.kubetypes.vocab import COHORT_LABEL, VOLCANO_NODEGROUP_LABEL
+from gpufleet.model import scaling
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Cohort, Team
-from gpufleet.model import scaling
 from gpufleet.render import resources, tree
 from gpufleet.render.meta import VOLCANO_API, manifest, metadata
-from gpufleet.kubetypes.vocab import COHORT_LABEL, VOLCANO_NODEGROUP_LABEL
+from gpufleet.yamlin import yamlio
 
 ROOT = "root"
 Totals = dict[str, Decimal]
@@ -96,10 +96,23 @@ def _resource_list(totals: Totals) -> dict[str, str]:
     return {res: resources.fmt(res, totals[res]) for res in scaling.resource_order(totals)}
 
 
-def _queue(fleet: Fleet, name: str, parent: str, w: Decimal, reclaimable: bool,
-           deserved: Totals, capability: Totals | None, guarantee: Totals, team: str | None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"weight": weight(w), "reclaimable": reclaimable, "parent": parent,
-                            "dequeueStrategy": "traverse"}
+def _queue(
+    fleet: Fleet,
+    name: str,
+    parent: str,
+    w: Decimal,
+    reclaimable: bool,
+    deserved: Totals,
+    capability: Totals | None,
+    guarantee: Totals,
+    team: str | None,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "weight": weight(w),
+        "reclaimable": reclaimable,
+        "parent": parent,
+        "dequeueStrategy": "traverse",
+    }
     if deserved:
         spec["deserved"] = _resource_list(deserved)
     if capability:
@@ -124,7 +137,13 @@ def parent_queue_name(cohort: str, signature: Any) -> str:
 
 def node_groups(fleet: Fleet) -> list[str]:
     """The ``volcano.sh/nodegroup-name`` values of the Volcano pools: every queue is pinned to them."""
-    return sorted({p.node_labels[VOLCANO_NODEGROUP_LABEL] for p in fleet.pools_of("volcano") if VOLCANO_NODEGROUP_LABEL in p.node_labels})
+    return sorted(
+        {
+            p.node_labels[VOLCANO_NODEGROUP_LABEL]
+            for p in fleet.pools_of("volcano")
+            if VOLCANO_NODEGROUP_LABEL in p.node_labels
+        }
+    )
 
 
 def volcano_teams(fleet: Fleet) -> list[Team]:
@@ -150,8 +169,19 @@ def render_volcano_queues(fleet: Fleet) -> list[dict[str, Any]]:
         deserved, capability, guarantee = _own(fleet, team, may_borrow=team.cohort is not None)
         parent = team.cohort if team.cohort in sums else ROOT
         roll_up(parent, deserved, guarantee)
-        leaves.append(_queue(fleet, team.name, parent, team.fair_share_weight, team.volcano_reclaimable,
-                             deserved, capability, guarantee, team.name))
+        leaves.append(
+            _queue(
+                fleet,
+                team.name,
+                parent,
+                team.fair_share_weight,
+                team.volcano_reclaimable,
+                deserved,
+                capability,
+                guarantee,
+                team.name,
+            )
+        )
     for cohort in cohorts:
         deserved, _, guarantee = _own(fleet, cohort, may_borrow=True)
         roll_up(cohort.name, deserved, guarantee)
@@ -159,8 +189,19 @@ def render_volcano_queues(fleet: Fleet) -> list[dict[str, Any]]:
     for c in cohorts:
         borrowing = _own_borrowing(fleet, c)
         capability = {res: sums[c.name][0].get(res, Decimal(0)) + amount for res, amount in borrowing.items()}
-        parents.append(_queue(fleet, c.name, parent_of[c.name], c.fair_share_weight, True,
-                              deserved=sums[c.name][0], capability=capability or None, guarantee=sums[c.name][1], team=None))
+        parents.append(
+            _queue(
+                fleet,
+                c.name,
+                parent_of[c.name],
+                c.fair_share_weight,
+                True,
+                deserved=sums[c.name][0],
+                capability=capability or None,
+                guarantee=sums[c.name][1],
+                team=None,
+            )
+        )
     _name_parents(parents, leaves)
     return parents + leaves
 
@@ -198,10 +239,17 @@ def render_scheduler_conf(fleet: Fleet) -> dict[str, Any]:
         "actions": ", ".join(settings.actions),
         "tiers": [
             {"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
-            {"plugins": [
-                {"name": "overcommit", "arguments": {"overcommit-factor": float(settings.overcommit_factor)}},
-                {"name": "drf"}, {"name": "predicates"}, share, {"name": "nodegroup"}, {"name": "nodeorder"}, {"name": "binpack"},
-            ]},
+            {
+                "plugins": [
+                    {"name": "overcommit", "arguments": {"overcommit-factor": float(settings.overcommit_factor)}},
+                    {"name": "drf"},
+                    {"name": "predicates"},
+                    share,
+                    {"name": "nodegroup"},
+                    {"name": "nodeorder"},
+                    {"name": "binpack"},
+                ]
+            },
         ],
     }
 

@@ -50,12 +50,23 @@ def admission_secret(fleet: Fleet, data: Mapping[str, Any]) -> dict[str, Any]:
     missing = [key for key in SECRET_KEYS if key not in data]
     if missing:
         raise ValueError(f"Volcano admission Secret: missing keys {missing}")
-    return {"apiVersion": "v1", "kind": "Secret", "metadata": _meta(fleet, SECRET_NAME), "type": "Opaque",
-            "stringData": {key: data[key] for key in SECRET_KEYS}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": _meta(fleet, SECRET_NAME),
+        "type": "Opaque",
+        "stringData": {key: data[key] for key in SECRET_KEYS},
+    }
 
 
 def cert_manager_objects(fleet: Fleet) -> dict[str, dict[str, Any]]:
     """Self-signed root -> CA Certificate -> CA Issuer -> serving Certificate into SECRET_NAME."""
-    return cert_manager_chain("volcano-admission", lambda name: _meta(fleet, name), secret=SECRET_NAME,
-                              dns_names=dns_names(fleet), common_name=dns_names(fleet)[2],
-                              ca_hours=CA_VALIDITY_HOURS, serving_hours=SERVING_VALIDITY_HOURS)
+    return cert_manager_chain(
+        "volcano-admission",
+        lambda name: _meta(fleet, name),
+        secret=SECRET_NAME,
+        dns_names=dns_names(fleet),
+        common_name=dns_names(fleet)[2],
+        ca_hours=CA_VALIDITY_HOURS,
+        serving_hours=SERVING_VALIDITY_HOURS,
+    )

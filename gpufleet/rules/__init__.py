@@ -16,8 +16,12 @@ from typing import Any
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
 
 _LAZY = {
-    "check_object": "engine", "check_objects": "engine", "remediate": "engine",
-    "REGISTRY": "registry", "all_rules": "registry", "get": "registry",
+    "check_object": "engine",
+    "check_objects": "engine",
+    "remediate": "engine",
+    "REGISTRY": "registry",
+    "all_rules": "registry",
+    "get": "registry",
 }
 
 __all__ = ["CheckContext", "Finding", "Rule", "Severity", "Violation", *_LAZY]

@@ -63,8 +63,14 @@ def _on_old(expression: str) -> str:
 
 def _validation(rule: Rule, check: CelCheck, guard: str, updates: bool) -> dict[str, Any]:
     fix = check.fix or _cel_string(rule.fix)
-    old_failed = (f" || (request.operation == 'UPDATE' ? !{waived(rule.code, 'oldObject')} "
-                  f"&& !({_on_old(check.expression)}) : false)") if updates else ""
+    old_failed = (
+        (
+            f" || (request.operation == 'UPDATE' ? !{waived(rule.code, 'oldObject')} "
+            f"&& !({_on_old(check.expression)}) : false)"
+        )
+        if updates
+        else ""
+    )
     return {
         "expression": f"{guard}{old_failed} || ({check.expression})",
         "messageExpression": f"'{rule.code} {rule.name} at ' + {check.path} + ': ' + {check.message} + ' Fix: ' + {fix}",
@@ -73,17 +79,28 @@ def _validation(rule: Rule, check: CelCheck, guard: str, updates: bool) -> dict[
 
 
 def _resource_rules(form: CelForm) -> list[dict[str, Any]]:
-    return [{"apiGroups": [group], "apiVersions": list(versions), "resources": [plural],
-             "operations": operations("validate", group, plural), "scope": "Namespaced"}
-            for group, versions, plural, _ in form.resources]
+    return [
+        {
+            "apiGroups": [group],
+            "apiVersions": list(versions),
+            "resources": [plural],
+            "operations": operations("validate", group, plural),
+            "scope": "Namespaced",
+        }
+        for group, versions, plural, _ in form.resources
+    ]
 
 
 def _conditions(matched: Iterable[Resource]) -> list[dict[str, Any]]:
     """The webhook's conditions: JobSet children skipped; Pods only as Kueue pod-group members (its pod hook's)."""
     out = [dict(SKIP_JOBSET_CHILDREN)]
     if any(plural == "pods" for _, _, plural, _ in matched):
-        out.append({"name": ONLY_POD_GROUPS["name"],
-                    "expression": f"request.resource.resource != 'pods' || ({ONLY_POD_GROUPS['expression']})"})
+        out.append(
+            {
+                "name": ONLY_POD_GROUPS["name"],
+                "expression": f"request.resource.resource != 'pods' || ({ONLY_POD_GROUPS['expression']})",
+            }
+        )
     return out
 
 
@@ -92,28 +109,38 @@ def _policy(fleet: Fleet, rule: Rule, form: CelForm, name: str, guard: str) -> d
     updates = any(op == "UPDATE" for r in _resource_rules(form) for op in r["operations"])
     if updates:
         # variables are evaluated only when read: the old ones, only on UPDATE (the validations' guard)
-        variables += [{"name": f"old_{n}", "expression": _on_old(e)}
-                      for n, e in form.variables]
+        variables += [{"name": f"old_{n}", "expression": _on_old(e)} for n, e in form.variables]
     spec: dict[str, Any] = {
         "failurePolicy": "Fail",
-        "matchConstraints": {"resourceRules": _resource_rules(form), "namespaceSelector": namespace_selector(fleet),
-                             "matchPolicy": "Equivalent"},
+        "matchConstraints": {
+            "resourceRules": _resource_rules(form),
+            "namespaceSelector": namespace_selector(fleet),
+            "matchPolicy": "Equivalent",
+        },
         "matchConditions": _conditions(form.resources),
         "variables": variables,
         "validations": [_validation(rule, check, guard, updates) for check in form.checks],
     }
     if rule.cel is not None and (rule.cel.params or rule.cel.facts):
         spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
-    return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicy", "metadata": meta(fleet, name, namespaced=False),
-            "spec": spec}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": meta(fleet, name, namespaced=False),
+        "spec": spec,
+    }
 
 
 def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str]) -> dict[str, Any]:
     spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
     if rule.cel is not None and (rule.cel.params or rule.cel.facts):
         spec["paramRef"] = {"name": PARAMS, "namespace": fleet.controller.namespace, "parameterNotFoundAction": "Deny"}
-    return {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicyBinding",
-            "metadata": meta(fleet, name, namespaced=False), "spec": spec}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": meta(fleet, name, namespaced=False),
+        "spec": spec,
+    }
 
 
 def policy_forms(form: CelForm) -> list[tuple[str, CelForm]]:
@@ -174,23 +201,33 @@ def _pool_totals(context: FleetContext) -> Iterator[tuple[str, str]]:
                 yield f"{system}.{scope}.{key_part(resource)}", quantity.fmt(total)
 
 
-FACTS.update({
-    "gpuResource": lambda context: (key_part(name) for name in context.index.sorted_gpu_resources),
-    "namespaceTeam": lambda context: {ns: context.team_for_namespace(ns).name  # type: ignore[union-attr]  # a namespace of the context's list belongs to a team
-                                      for team in context.teams for ns in team.namespaces}.items(),
-    "volcanoQueueTeam": lambda context: ((queue, context.team_for_volcano_queue(queue).name)  # type: ignore[union-attr]  # a Volcano queue of the context's list belongs to a team
-                                         for queue in sorted(context.volcano_queues())),
-    "poolSet": lambda context: ((f"{system}.{scope}", ", ".join(p.name for p in pools)) for system, scope, pools in _scopes(context)),
-    "poolTotal": _pool_totals,
-    "dedicatedTeam": lambda context: sorted({p.dedicated_to for p in context.pools if p.dedicated_to}),
-    "partitionExempt": lambda context: context.partition_exempt_namespaces,
-})
+FACTS.update(
+    {
+        "gpuResource": lambda context: (key_part(name) for name in context.index.sorted_gpu_resources),
+        "namespaceTeam": lambda context: {
+            ns: context.team_for_namespace(ns).name  # type: ignore[union-attr]  # a namespace of the context's list belongs to a team
+            for team in context.teams
+            for ns in team.namespaces
+        }.items(),
+        "volcanoQueueTeam": lambda context: (
+            (queue, context.team_for_volcano_queue(queue).name)  # type: ignore[union-attr]  # a Volcano queue of the context's list belongs to a team
+            for queue in sorted(context.volcano_queues())
+        ),
+        "poolSet": lambda context: (
+            (f"{system}.{scope}", ", ".join(p.name for p in pools)) for system, scope, pools in _scopes(context)
+        ),
+        "poolTotal": _pool_totals,
+        "dedicatedTeam": lambda context: sorted({p.dedicated_to for p in context.pools if p.dedicated_to}),
+        "partitionExempt": lambda context: context.partition_exempt_namespaces,
+    }
+)
 # --- end of the GPU and partition facts ---------------------------------------------------------------------------
 
 
 # Routing and coscheduling facts (GANG104-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
 # Kueue treats it. Each is computed by the function the rule itself calls, over the fleet's team namespaces; a
 # value ``<namespace>.<name>`` pairs a namespace (no dot in it) with a queue; UNKNOWN: the context does not say.
+
 
 def _team_namespaces(context: FleetContext) -> list[str]:
     return [ns for team in context.teams for ns in team.namespaces]
@@ -222,28 +259,38 @@ def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
     return (ns for ns in _team_namespaces(context) if in_coscheduling_namespace(ctx, ns))
 
 
-FACTS.update({
-    "teamNamespace": _team_namespaces,
-    "localQueue": lambda context: (f"{ns}.{queue}" for ns, queue in context.local_queues()),
-    "volcanoQueue": lambda context: context.volcano_queues(),
-    "namespaceVolcanoQueue": _namespace_volcano_queues,
-    "teamVolcanoQueue": _team_volcano_queues,
-    "kueueManaged": lambda context: (UNKNOWN,) if context.kueue_managed_namespaces is None
-    else context.kueue_managed_namespaces,
-    "kueueHoldsUnlabelled": lambda context: (ns for ns in context.kueue_managed_namespaces or ()
-                                             if context.kueue_holds_unlabelled(ns) is True),
-    "kueueLeavesUnlabelled": lambda context: (ns for ns in _team_namespaces(context)
-                                              if context.kueue_holds_unlabelled(ns) is False),
-    "kueueNamespace": lambda context: (ns for ns in _team_namespaces(context)
-                                       if (team := context.team_for_namespace(ns)) is not None and team.local_queue),
-    "kueueTeamNamespace": lambda context: (ns for ns in _team_namespaces(context)
-                                           if (team := context.team_for_namespace(ns)) is not None
-                                           and team.local_queue and not team.volcano_queue),
-    "volcanoOnlyNamespace": _volcano_only_namespaces,
-    "kueueIntegrates": lambda context: (UNKNOWN,) if context.kueue_frameworks is None else context.kueue_frameworks,
-    "coschedulingNamespace": _coscheduling_namespaces,
-    "coschedulingScheduler": lambda context: (context.coscheduling_scheduler or UNKNOWN,),
-})
+FACTS.update(
+    {
+        "teamNamespace": _team_namespaces,
+        "localQueue": lambda context: (f"{ns}.{queue}" for ns, queue in context.local_queues()),
+        "volcanoQueue": lambda context: context.volcano_queues(),
+        "namespaceVolcanoQueue": _namespace_volcano_queues,
+        "teamVolcanoQueue": _team_volcano_queues,
+        "kueueManaged": lambda context: (
+            (UNKNOWN,) if context.kueue_managed_namespaces is None else context.kueue_managed_namespaces
+        ),
+        "kueueHoldsUnlabelled": lambda context: (
+            ns for ns in context.kueue_managed_namespaces or () if context.kueue_holds_unlabelled(ns) is True
+        ),
+        "kueueLeavesUnlabelled": lambda context: (
+            ns for ns in _team_namespaces(context) if context.kueue_holds_unlabelled(ns) is False
+        ),
+        "kueueNamespace": lambda context: (
+            ns
+            for ns in _team_namespaces(context)
+            if (team := context.team_for_namespace(ns)) is not None and team.local_queue
+        ),
+        "kueueTeamNamespace": lambda context: (
+            ns
+            for ns in _team_namespaces(context)
+            if (team := context.team_for_namespace(ns)) is not None and team.local_queue and not team.volcano_queue
+        ),
+        "volcanoOnlyNamespace": _volcano_only_namespaces,
+        "kueueIntegrates": lambda context: (UNKNOWN,) if context.kueue_frameworks is None else context.kueue_frameworks,
+        "coschedulingNamespace": _coscheduling_namespaces,
+        "coschedulingScheduler": lambda context: (context.coscheduling_scheduler or UNKNOWN,),
+    }
+)
 
 
 def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> dict[str, str]:
@@ -293,6 +340,8 @@ def stack_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
     and ``gpufleet diff``, so the three list the same objects."""
     if not fleet.controller.enabled or fleet.controller.enforcement == "webhook":
         return {}
-    from gpufleet.rules.registry import all_rules  # the registry imports every rule module: only when policies are wanted
+    from gpufleet.rules.registry import (
+        all_rules,  # the registry imports every rule module: only when policies are wanted
+    )
 
     return render_policies(fleet, all_rules())

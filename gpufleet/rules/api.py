@@ -14,15 +14,21 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, cast
 
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.celform import CelForm
 from gpufleet.util.camel import camel
 from gpufleet.yamlin.errors import Issue
-from gpufleet.kubetypes.fieldpath import FieldPath
 
 OptionsT = TypeVar("OptionsT")
 
 
-OPTIONS_CONFIG = {"extra": "forbid", "strict": True, "alias_generator": camel, "frozen": True, "use_attribute_docstrings": True}
+OPTIONS_CONFIG = {
+    "extra": "forbid",
+    "strict": True,
+    "alias_generator": camel,
+    "frozen": True,
+    "use_attribute_docstrings": True,
+}
 """The pydantic config of every rule's options (``__pydantic_config__``): camelCase keys, unknown keys
 and wrong types refused. A plain dict, so the core never imports pydantic; ``gpufleet.fleetctx.settings``
 validates with it."""
@@ -49,6 +55,8 @@ class CrdSchemas(Protocol):
     def validate(self, obj: Any) -> list[Issue]: ...
 
     def pruned_fields(self, obj: Any) -> list[Issue]: ...
+
+
 from gpufleet.rules.run import RunIndex  # noqa: E402 - after the Protocol: gpufleet.rules.run imports this module's names
 
 
@@ -102,7 +110,9 @@ class CheckContext:
                 default = _DEFAULT_OPTIONS[model] = model()
             return cast(OptionsT, default)  # one defaults object per class: model() made it
         if not isinstance(found, model):
-            raise TypeError(f"options of {code} must be a {model.__name__} (build them with gpufleet.fleetctx.settings.rule_options)")
+            raise TypeError(
+                f"options of {code} must be a {model.__name__} (build them with gpufleet.fleetctx.settings.rule_options)"
+            )
         return found
 
 
@@ -212,9 +222,18 @@ class Finding:
     def to_json(self) -> dict[str, Any]:
         """The JSON shape of ``gpufleet lint --format json`` (one finding)."""
         return {
-            "code": self.code, "rule": self.name, "severity": self.severity.value,
-            "file": self.file, "line": self.line, "apiVersion": self.api_version,
-            "kind": self.kind, "namespace": self.namespace, "name": self.object_name,
-            "path": str(self.path), "message": self.message, "fix": self.fix,
-            "waived": self.waived, "waiverReason": self.waiver_reason,
+            "code": self.code,
+            "rule": self.name,
+            "severity": self.severity.value,
+            "file": self.file,
+            "line": self.line,
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "name": self.object_name,
+            "path": str(self.path),
+            "message": self.message,
+            "fix": self.fix,
+            "waived": self.waived,
+            "waiverReason": self.waiver_reason,
         }

@@ -35,8 +35,11 @@ Resource = tuple[str, tuple[str, ...], str, str]
 
 def resources(*wanted: tuple[str, str]) -> tuple[Resource, ...]:
     """The webhook's resources (:data:`WORKLOAD_RESOURCES`) for ``(group, plural)`` pairs, each with its kind."""
-    return tuple((group, versions, plural, KIND_OF[plural]) for group, versions, plural in WORKLOAD_RESOURCES
-                 if (group, plural) in wanted)
+    return tuple(
+        (group, versions, plural, KIND_OF[plural])
+        for group, versions, plural in WORKLOAD_RESOURCES
+        if (group, plural) in wanted
+    )
 
 
 POD_GROUP_PODS: Resource = ("", ("v1",), "pods", "Pod")
@@ -68,7 +71,7 @@ class CelForm:
     """The fleet facts (:data:`gpufleet.rules.admission_policies.FACTS`) the checks read with :func:`fact`."""
     note: str = ""
     """What the form leaves to the webhook (kinds it does not match), for docs/rules.md."""
-    parts: tuple["CelForm", ...] = ()
+    parts: tuple[CelForm, ...] = ()
     """When set, the form's policies: one per part (``-<plural>`` of its first resource), each with its own
     resources, variables and checks; ``resources`` is then their union and ``checks`` empty. The API server
     type-checks every expression of a policy against each kind it matches, compiling all its variables each time:
@@ -79,16 +82,18 @@ def waived(code: str, root: str = "object") -> str:
     """True when ``root`` waives ``code`` with a non-blank reason (:func:`gpufleet.rules.waivers.waiver_reasons`)."""
     full = f"{WAIVER_PREFIX}{code}".upper()
     notes = annotation_map(root)
-    return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
-            f"&& {notes}[k].trim() != '')")
+    return (
+        f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' && {notes}[k].trim() != '')"
+    )
 
 
 def blank_waiver(code: str, root: str = "object") -> str:
     """True when ``root`` carries a waiver of ``code`` with a blank reason (:func:`gpufleet.rules.waivers.blank_waivers`)."""
     full = f"{WAIVER_PREFIX}{code}".upper()
     notes = annotation_map(root)
-    return (f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' "
-            f"&& {notes}[k].trim() == '')")
+    return (
+        f"{notes}.exists(k, k.startsWith('{WAIVER_PREFIX}') && k.upperAscii() == '{full}' && {notes}[k].trim() == '')"
+    )
 
 
 CelPath = tuple[str, ...]
@@ -102,7 +107,7 @@ def dotted(path: CelPath) -> str:
 
 def present(path: CelPath) -> str:
     """CEL: every field of ``path`` after its root is present (``has`` of each, outermost first)."""
-    return " && ".join(f"has({dotted(path[:i + 1])})" for i in range(1, len(path)))
+    return " && ".join(f"has({dotted(path[: i + 1])})" for i in range(1, len(path)))
 
 
 def first_of(cases: Iterable[tuple[str, str]], default: str = "''") -> str:

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.rules.celform import Resource, key_safe
-from gpufleet.workloads.kueue_gate import INTEGRATIONS
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import annotation_path, label_path
+from gpufleet.workloads.kueue_gate import INTEGRATIONS
 
 JOBSET = "object.apiVersion.startsWith('jobset.x-k8s.io/')"
 VOLCANO = "object.apiVersion.startsWith('batch.volcano.sh/')"
@@ -35,15 +35,20 @@ _ROLE_PODS = "(has(s[r].replicas) ? (s[r].replicas > 0 ? s[r].replicas : 0) : 1)
 
 
 def _role_sum(field: str) -> str:
-    return (f"(has(object.spec.{field}) ? object.spec.{field}.map(r, "
-            f"{_ROLE_PODS.replace('s[r]', f'object.spec.{field}[r]')}).sum() : 0)")
+    return (
+        f"(has(object.spec.{field}) ? object.spec.{field}.map(r, "
+        f"{_ROLE_PODS.replace('s[r]', f'object.spec.{field}[r]')}).sum() : 0)"
+    )
 
 
 KUBEFLOW_VARIABLES = (
     ("kubeflowPods", f"{KUBEFLOW} ? {_role_sum('pytorchReplicaSpecs')} + {_role_sum('mpiReplicaSpecs')} : 0"),
-    ("kubeflowMinimum", f"{KUBEFLOW} && has(object.spec.runPolicy) && has(object.spec.runPolicy.schedulingPolicy) "
-                        "&& has(object.spec.runPolicy.schedulingPolicy.minAvailable) "
-                        "? object.spec.runPolicy.schedulingPolicy.minAvailable : -1"),
+    (
+        "kubeflowMinimum",
+        f"{KUBEFLOW} && has(object.spec.runPolicy) && has(object.spec.runPolicy.schedulingPolicy) "
+        "&& has(object.spec.runPolicy.schedulingPolicy.minAvailable) "
+        "? object.spec.runPolicy.schedulingPolicy.minAvailable : -1",
+    ),
 )
 """The pods of a PyTorchJob or MPIJob and its gang minimum (-1: none written)."""
 KUBEFLOW_FIELDS = ("pytorchReplicaSpecs", "mpiReplicaSpecs")
@@ -66,13 +71,17 @@ def failing_templates(bad: Bad, missing: bool, suffix: str, kinds: Iterable[str]
     jobset = f"has(object.spec.replicatedJobs) && object.spec.replicatedJobs.exists(r, {rjob})"
     # each kind's part behind a conditional on the kind: evaluated only for its kind (an && evaluates both sides)
     parts = [f"({BATCH_JOB} ? ({job} ? ['{ROOT.child('spec', 'template')}.{suffix}'] : []) : [])"] * ("Job" in kinds)
-    parts += [f"({JOBSET} ? ({jobset} ? ['spec.replicatedJobs[' + string(object.spec.replicatedJobs.map(r, {rjob}).indexOf(true)) "
-              f"+ '].template.spec.template.{suffix}'] : []) : [])"] * ("JobSet" in kinds)
+    parts += [
+        f"({JOBSET} ? ({jobset} ? ['spec.replicatedJobs[' + string(object.spec.replicatedJobs.map(r, {rjob}).indexOf(true)) "
+        f"+ '].template.spec.template.{suffix}'] : []) : [])"
+    ] * ("JobSet" in kinds)
     for field in (f for f, kind in zip(KUBEFLOW_FIELDS, KUBEFLOW_KINDS) if kind in kinds):
         specs = f"object.spec.{field}"
         role = f"(has({specs}[r].template) ? {bad(f'{specs}[r].template')} : {absent})"
-        parts.append(f"({KUBEFLOW} ? (has({specs}) && {specs}.exists(r, {role}) "
-                     f"? ['spec.{field}.' + {specs}.filter(r, {role})[0] + '.template.{suffix}'] : []) : [])")
+        parts.append(
+            f"({KUBEFLOW} ? (has({specs}) && {specs}.exists(r, {role}) "
+            f"? ['spec.{field}.' + {specs}.filter(r, {role})[0] + '.template.{suffix}'] : []) : [])"
+        )
     return " + ".join(parts) or "[]"
 
 
@@ -96,7 +105,9 @@ def present(selection: str) -> str:
     part ending in an index (``specs[r]``) is not tested, since ``has()`` takes a field selection only. A CEL
     expression these forms write, never a field path read back from a finding."""
     parts = selection.split(".")
-    return " && ".join(f"has({'.'.join(parts[:i])})" for i in range(2, len(parts) + 1) if not parts[i - 1].endswith("]"))
+    return " && ".join(
+        f"has({'.'.join(parts[:i])})" for i in range(2, len(parts) + 1) if not parts[i - 1].endswith("]")
+    )
 
 
 def map_value(mapping: str, key: str) -> str:
@@ -107,15 +118,23 @@ def map_value(mapping: str, key: str) -> str:
 def framework(matched: Iterable[Resource]) -> str:
     """CEL: the Kueue integration of the admitted resource (:func:`gpufleet.workloads.kueue_gate.integration`, key-safe),
     '' for one Kueue has none for (a Volcano Job)."""
-    return " : ".join(f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
-                      f"? '{key_safe(INTEGRATIONS[(group, kind)])}'" for group, _, plural, kind in matched
-                      if (group, kind) in INTEGRATIONS) + " : ''"
+    return (
+        " : ".join(
+            f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
+            f"? '{key_safe(INTEGRATIONS[(group, kind)])}'"
+            for group, _, plural, kind in matched
+            if (group, kind) in INTEGRATIONS
+        )
+        + " : ''"
+    )
 
 
 def scheduler(t: str) -> str:
     """CEL: the scheduler of template ``t``'s pods, not a Volcano Job's (:func:`gpufleet.workloads.effective_scheduler`)."""
-    return (f"(has({t}.spec) && has({t}.spec.schedulerName) && {t}.spec.schedulerName != '' ? {t}.spec.schedulerName "
-            f": '{vocab.DEFAULT_SCHEDULER}')")
+    return (
+        f"(has({t}.spec) && has({t}.spec.schedulerName) && {t}.spec.schedulerName != '' ? {t}.spec.schedulerName "
+        f": '{vocab.DEFAULT_SCHEDULER}')"
+    )
 
 
 _SPEC_QUEUES = (  # (kind test, the queue field, its path): where a view reads its Volcano queue first (workloads.kinds)
@@ -129,8 +148,11 @@ _SPEC_PATH = " : ".join(f"{kind} ? '{path}'" for kind, _, path in _SPEC_QUEUES) 
 VOLCANO_QUEUE_VARIABLES = (
     ("specQueue", _SPEC_QUEUE),
     ("volcanoQueue", f"variables.specQueue != '' ? variables.specQueue : {_VQ_NOTE} != '' ? {_VQ_NOTE} : {_VQ_LABEL}"),
-    ("volcanoQueuePath", f"variables.specQueue != '' ? ({_SPEC_PATH}) : {_VQ_NOTE} != '' "
-                         f"? '{annotation_path(vocab.VOLCANO_QUEUE)}' : '{label_path(vocab.VOLCANO_QUEUE)}'"),
+    (
+        "volcanoQueuePath",
+        f"variables.specQueue != '' ? ({_SPEC_PATH}) : {_VQ_NOTE} != '' "
+        f"? '{annotation_path(vocab.VOLCANO_QUEUE)}' : '{label_path(vocab.VOLCANO_QUEUE)}'",
+    ),
 )
 """The Volcano queue a view reads (:attr:`WorkloadView.volcano_queue`: the kind's queue field, else the
 annotation, else the label; '' for none) and the path it is read at."""

@@ -47,9 +47,12 @@ def _indexed(items: str, prefix: str, suffix: str) -> str:
 
 def _roles(field: str) -> _Source:
     specs = f"object.spec.{field}"
-    return _Source("object.apiVersion.startsWith('kubeflow.org/')",
-                   f"(has({specs}) ? {specs}.filter({H}, has({specs}[{H}].template) && has({specs}[{H}].template.spec)) : [])",
-                   f"{specs}[{H}].template.spec", f"'spec.{field}.' + {H} + '.template.spec'")
+    return _Source(
+        "object.apiVersion.startsWith('kubeflow.org/')",
+        f"(has({specs}) ? {specs}.filter({H}, has({specs}[{H}].template) && has({specs}[{H}].template.spec)) : [])",
+        f"{specs}[{H}].template.spec",
+        f"'spec.{field}.' + {H} + '.template.spec'",
+    )
 
 
 def _one(kind: str, parent: str, fields: tuple[str, ...], path: str) -> _Source:
@@ -63,41 +66,72 @@ def _one(kind: str, parent: str, fields: tuple[str, ...], path: str) -> _Source:
 
 def _ray(kind: str, root: str, at: str) -> tuple[_Source, _Source]:
     workers = f"{root}.workerGroupSpecs"
-    return (_one(kind, root, ("headGroupSpec", "template"), f"{at}headGroupSpec.template.spec"),
-            _Source(kind, f"(has({workers}) ? {workers}.filter({H}, has({H}.template) && has({H}.template.spec)) : [])",
-                    f"{H}.template.spec", _indexed(workers, f"{at}workerGroupSpecs", ".template.spec")))
+    return (
+        _one(kind, root, ("headGroupSpec", "template"), f"{at}headGroupSpec.template.spec"),
+        _Source(
+            kind,
+            f"(has({workers}) ? {workers}.filter({H}, has({H}.template) && has({H}.template.spec)) : [])",
+            f"{H}.template.spec",
+            _indexed(workers, f"{at}workerGroupSpecs", ".template.spec"),
+        ),
+    )
 
 
 _TASKS, _RJOBS = "object.spec.tasks", "object.spec.replicatedJobs"
 _RAY = "object.apiVersion.startsWith('ray.io/')"
 SOURCES: tuple[_Source, ...] = (
-    _Source("object.apiVersion.startsWith('batch.volcano.sh/')",
-            f"(has({_TASKS}) ? {_TASKS}.filter({H}, has({H}.template) && has({H}.template.spec)) : [])",
-            f"{H}.template.spec", _indexed(_TASKS, "spec.tasks", ".template.spec")),
+    _Source(
+        "object.apiVersion.startsWith('batch.volcano.sh/')",
+        f"(has({_TASKS}) ? {_TASKS}.filter({H}, has({H}.template) && has({H}.template.spec)) : [])",
+        f"{H}.template.spec",
+        _indexed(_TASKS, "spec.tasks", ".template.spec"),
+    ),
     _one("object.apiVersion == 'batch/v1'", "object", ("spec", "template"), "spec.template.spec"),
-    _Source("object.apiVersion.startsWith('jobset.x-k8s.io/')",
-            f"(has({_RJOBS}) ? {_RJOBS}.filter({H}, has({H}.template) && has({H}.template.spec) "
-            f"&& has({H}.template.spec.template) && has({H}.template.spec.template.spec)) : [])",
-            f"{H}.template.spec.template.spec", _indexed(_RJOBS, "spec.replicatedJobs", ".template.spec.template.spec")),
+    _Source(
+        "object.apiVersion.startsWith('jobset.x-k8s.io/')",
+        f"(has({_RJOBS}) ? {_RJOBS}.filter({H}, has({H}.template) && has({H}.template.spec) "
+        f"&& has({H}.template.spec.template) && has({H}.template.spec.template.spec)) : [])",
+        f"{H}.template.spec.template.spec",
+        _indexed(_RJOBS, "spec.replicatedJobs", ".template.spec.template.spec"),
+    ),
     _roles("pytorchReplicaSpecs"),
     _roles("mpiReplicaSpecs"),
-    _one("object.apiVersion.startsWith('leaderworkerset.x-k8s.io/')", "object", ("spec", "leaderWorkerTemplate", "leaderTemplate"),
-         "spec.leaderWorkerTemplate.leaderTemplate.spec"),
-    _one("object.apiVersion.startsWith('leaderworkerset.x-k8s.io/')", "object",
-         ("spec", "leaderWorkerTemplate", "workerTemplate"), "spec.leaderWorkerTemplate.workerTemplate.spec"),
+    _one(
+        "object.apiVersion.startsWith('leaderworkerset.x-k8s.io/')",
+        "object",
+        ("spec", "leaderWorkerTemplate", "leaderTemplate"),
+        "spec.leaderWorkerTemplate.leaderTemplate.spec",
+    ),
+    _one(
+        "object.apiVersion.startsWith('leaderworkerset.x-k8s.io/')",
+        "object",
+        ("spec", "leaderWorkerTemplate", "workerTemplate"),
+        "spec.leaderWorkerTemplate.workerTemplate.spec",
+    ),
     *_ray(f"{_RAY} && object.kind == 'RayCluster'", "object.spec", "spec."),
     *_ray(f"{_RAY} && object.kind == 'RayJob'", "object.spec.rayClusterSpec", "spec.rayClusterSpec."),
 )
 
 TEMPLATE_RESOURCES = resources(
-    ("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-    ("kubeflow.org", "mpijobs"), ("leaderworkerset.x-k8s.io", "leaderworkersets"), ("ray.io", "rayjobs"),
-    ("ray.io", "rayclusters"))
+    ("batch.volcano.sh", "jobs"),
+    ("batch", "jobs"),
+    ("jobset.x-k8s.io", "jobsets"),
+    ("kubeflow.org", "pytorchjobs"),
+    ("kubeflow.org", "mpijobs"),
+    ("leaderworkerset.x-k8s.io", "leaderworkersets"),
+    ("ray.io", "rayjobs"),
+    ("ray.io", "rayclusters"),
+)
 """The webhook's resources whose objects hold pod templates (every source above)."""
 
 
-TEMPLATES = ("templates", " + ".join(
-    f"({source.kind} ? {source.holders}.map({H}, {{'path': dyn({source.path}), 'spec': {source.spec}}}) : [])" for source in SOURCES))
+TEMPLATES = (
+    "templates",
+    " + ".join(
+        f"({source.kind} ? {source.holders}.map({H}, {{'path': dyn({source.path}), 'spec': {source.spec}}}) : [])"
+        for source in SOURCES
+    ),
+)
 """The variable every template form declares: ``[{'path': <pod spec path>, 'spec': <pod spec>}]`` of the admitted object
 (one list, so that a predicate is written once in the expression and once in the message). The path is ``dyn``: the API
 server's compiler refuses a map literal whose values are a string and a dyn ("expected type 'string' but found 'dyn'",

@@ -73,13 +73,16 @@ def selected_pools(spec: Mapping[str, Any], pools: Iterable[PoolContext]) -> lis
     affinity = spec.get("affinity")
     if affinity is None:
         return [p for p in pools if _term_selects(selector, EMPTY, p.node_labels)]
-    required = as_map(as_map(as_map(affinity).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    required = as_map(
+        as_map(as_map(affinity).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    )
     terms = [as_map(t) for t in as_list(required.get("nodeSelectorTerms"))] or [EMPTY]
     return [p for p in pools if any(_term_selects(selector, term, p.node_labels) for term in terms)]
 
 
-def candidate_pools(spec: Mapping[str, Any], namespace: str | None, fleet: FleetContext,
-                    system: str | None = None) -> tuple[list[PoolContext], str]:
+def candidate_pools(
+    spec: Mapping[str, Any], namespace: str | None, fleet: FleetContext, system: str | None = None
+) -> tuple[list[PoolContext], str]:
     """The pools a pod template may land on, and how they were chosen (for messages).
 
     With ``system`` (see :mod:`gpufleet.rules.placement`) only that system's pools count.
@@ -104,7 +107,9 @@ def _demands(found: WorkloadView, fleet: FleetContext | None) -> dict[int, Templ
     for template in found.templates:
         requests = template_pod_requests(template.spec)
         pools, how = candidate_pools(template.spec, found.namespace, fleet, system) if fleet is not None else ([], "")
-        out[id(template)] = TemplateDemand(template, requests, same.setdefault(tuple(map(id, pools)), tuple(pools)), how)
+        out[id(template)] = TemplateDemand(
+            template, requests, same.setdefault(tuple(map(id, pools)), tuple(pools)), how
+        )
     return out
 
 
@@ -133,7 +138,9 @@ def template_request(ctx: CheckContext, found: WorkloadView, template: PodTempla
     return template_requests(ctx, found, template).get(resource, ZERO)
 
 
-def template_pools(ctx: CheckContext, found: WorkloadView, template: PodTemplate) -> tuple[tuple[PoolContext, ...], str]:
+def template_pools(
+    ctx: CheckContext, found: WorkloadView, template: PodTemplate
+) -> tuple[tuple[PoolContext, ...], str]:
     """:func:`candidate_pools` of one template of ``found`` (as a tuple) against ``ctx.fleet`` (which must be set)."""
     demand = demands(ctx, found)[id(template)]
     return demand.pools, demand.how

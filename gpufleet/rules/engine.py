@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import copy
 import traceback
-from decimal import Context, localcontext
 from dataclasses import dataclass, replace
+from decimal import Context, localcontext
 from functools import lru_cache
 from typing import Any, Collection, Iterable, Mapping
 
+from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
-from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.workloads.embedded import embedded_manifests
 from gpufleet.workloads.types import as_map, group_of, is_map
 
@@ -68,16 +68,30 @@ Identity = tuple[str, str, Any, Any]  # apiVersion, kind, namespace, name
 
 def _identity(obj: Mapping[str, Any]) -> Identity:
     meta = as_map(obj.get("metadata"))
-    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), meta.get("namespace"),
-            meta.get("name") or meta.get("generateName"))
+    return (
+        str(obj.get("apiVersion", "")),
+        str(obj.get("kind", "")),
+        meta.get("namespace"),
+        meta.get("name") or meta.get("generateName"),
+    )
 
 
 def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
     internal = isinstance(violation, InternalError)
-    return Finding(code=rule.code, name=rule.name, severity=Severity.ERROR if internal else rule.severity, path=violation.path,
-                   message=violation.message, fix=violation.fix or rule.fix, api_version=who[0], kind=who[1], namespace=who[2],
-                   object_name=who[3], internal=violation.trace if internal else None,  # type: ignore[attr-defined]  # internal: the violation is an InternalError, which has trace
-                   waivable=rule.waivable or internal)
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=Severity.ERROR if internal else rule.severity,
+        path=violation.path,
+        message=violation.message,
+        fix=violation.fix or rule.fix,
+        api_version=who[0],
+        kind=who[1],
+        namespace=who[2],
+        object_name=who[3],
+        internal=violation.trace if internal else None,  # type: ignore[attr-defined]  # internal: the violation is an InternalError, which has trace
+        waivable=rule.waivable or internal,
+    )
 
 
 def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Finding:
@@ -86,15 +100,20 @@ def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Fi
 
 
 def _crash(rule: Rule, exc: Exception) -> InternalError:
-    return InternalError(ROOT, f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {str(exc)[:300]}",
-                         "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile",
-                         "".join(traceback.format_exception(exc))[-20000:])
+    return InternalError(
+        ROOT,
+        f"internal error in rule {rule.code} ({rule.name}): {type(exc).__name__}: {str(exc)[:300]}",
+        "this is a gpufleet bug: report it with the object; waive the code to proceed meanwhile",
+        "".join(traceback.format_exception(exc))[-20000:],
+    )
 
 
 def _violations(rules: Iterable[Rule], obj: Mapping[str, Any], ctx: CheckContext) -> list[tuple[Rule, Violation]]:
     """Every rule's violations in order; a crash becomes one more (error) violation instead of an exception."""
     found: list[tuple[Rule, Violation]] = []
-    with localcontext(_EXACT):  # quantities are bounded (gpufleet.kubetypes.quantity): 60 digits keep sums and quotients exact
+    with localcontext(
+        _EXACT
+    ):  # quantities are bounded (gpufleet.kubetypes.quantity): 60 digits keep sums and quotients exact
         for rule in rules:
             try:
                 for violation in rule.check(obj, ctx):
@@ -157,21 +176,25 @@ class Engine:
     def _select(self, key: tuple[str, str], select: Patterns, ignore: Patterns, has_fleet: bool) -> tuple[Rule, ...]:
         candidates = sorted({*self._index.get(key, ()), *self._everywhere}, key=lambda r: r.code)
         return tuple(
-            rule for rule in candidates
-            if (select is None or matches(rule.code, select)) and not (ignore and matches(rule.code, ignore))
+            rule
+            for rule in candidates
+            if (select is None or matches(rule.code, select))
+            and not (ignore and matches(rule.code, ignore))
             and (has_fleet or not rule.needs_fleet)
         )
 
-    def rules_for(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns = None,
-                  ignore: Patterns = None) -> tuple[Rule, ...]:
+    def rules_for(
+        self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns = None, ignore: Patterns = None
+    ) -> tuple[Rule, ...]:
         """The rules that run on ``obj`` in code order."""
         key = (group_of(obj), str(obj.get("kind", "")))
         if len(key[0]) + len(key[1]) > 320:  # no real group/kind is this long: never let such a key into the cache
             return self._select(key, select, ignore, ctx.fleet is not None)
         return self._for(key, select, ignore, ctx.fleet is not None)
 
-    def _check(self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns,
-               depth: int = 0) -> list[Finding]:
+    def _check(
+        self, obj: Mapping[str, Any], ctx: CheckContext, select: Patterns, ignore: Patterns, depth: int = 0
+    ) -> list[Finding]:
         if not is_map(obj):
             return []
         findings = self._own(obj, ctx, select, ignore)
@@ -193,20 +216,25 @@ class Engine:
             findings.sort(key=_order)
         return findings
 
-    def check_object(self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
-                     ignore: Selector = None) -> list[Finding]:
+    def check_object(
+        self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None, ignore: Selector = None
+    ) -> list[Finding]:
         """Every finding of the selected rules on one object, sorted by (code, path, message).
 
         Stack-level hooks do not run here (see :meth:`check_run`).
         """
         return self._check(obj, ctx, freeze(select), freeze(ignore))
 
-    def check_run(self, ctx: CheckContext, select: Selector = None,
-                  ignore: Selector = None) -> list[tuple[Mapping[str, Any], Finding]]:
+    def check_run(
+        self, ctx: CheckContext, select: Selector = None, ignore: Selector = None
+    ) -> list[tuple[Mapping[str, Any], Finding]]:
         """The selected rules' stack-level findings over the run ``ctx.run`` (waivers applied), in rule order."""
         sel, ign = freeze(select), freeze(ignore)
-        rules = [rule for rule in self._run_rules
-                 if (sel is None or matches(rule.code, sel)) and not (ign and matches(rule.code, ign))]
+        rules = [
+            rule
+            for rule in self._run_rules
+            if (sel is None or matches(rule.code, sel)) and not (ign and matches(rule.code, ign))
+        ]
         if not rules:
             return []
         found = _run_violations(rules, ctx)
@@ -215,8 +243,13 @@ class Engine:
             by_object.setdefault(id(obj), (obj, []))[1].append(make_finding(rule, obj, violation))
         return [(obj, finding) for obj, findings in by_object.values() for finding in waivers.apply(obj, findings)]
 
-    def check_objects(self, objs: Iterable[Mapping[str, Any]], ctx: CheckContext = _DEFAULT_CTX,
-                      select: Selector = None, ignore: Selector = None) -> list[Finding]:
+    def check_objects(
+        self,
+        objs: Iterable[Mapping[str, Any]],
+        ctx: CheckContext = _DEFAULT_CTX,
+        select: Selector = None,
+        ignore: Selector = None,
+    ) -> list[Finding]:
         """Findings of every object (its stack-level ones included), in input order; ``ctx.objects`` defaults to ``objs``."""
         objs = tuple(objs)
         if not ctx.objects:
@@ -234,8 +267,9 @@ class Engine:
             out.extend(findings)
         return out
 
-    def remediate(self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
-                  ignore: Selector = None) -> dict[str, Any]:
+    def remediate(
+        self, obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None, ignore: Selector = None
+    ) -> dict[str, Any]:
         """A fixed deep copy of ``obj`` (the input is never modified).
 
         In code order, each selected rule with a ``remediate`` and an unwaived finding on
@@ -261,25 +295,33 @@ class Engine:
 DEFAULT = Engine(registry.all_rules())
 
 
-def check_object(obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
-                 ignore: Selector = None) -> list[Finding]:
+def check_object(
+    obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None, ignore: Selector = None
+) -> list[Finding]:
     """Every finding of the registered rules on one object, sorted by (code, path, message)."""
     return DEFAULT.check_object(obj, ctx, select, ignore)
 
 
-def check_objects(objs: Iterable[Mapping[str, Any]], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
-                  ignore: Selector = None) -> list[Finding]:
+def check_objects(
+    objs: Iterable[Mapping[str, Any]],
+    ctx: CheckContext = _DEFAULT_CTX,
+    select: Selector = None,
+    ignore: Selector = None,
+) -> list[Finding]:
     """Findings of every object (stack-level ones included), in input order; ``ctx.objects`` defaults to ``objs``."""
     return DEFAULT.check_objects(objs, ctx, select, ignore)
 
 
-def check_run(ctx: CheckContext, select: Selector = None, ignore: Selector = None) -> list[tuple[Mapping[str, Any], Finding]]:
+def check_run(
+    ctx: CheckContext, select: Selector = None, ignore: Selector = None
+) -> list[tuple[Mapping[str, Any], Finding]]:
     """The registered rules' stack-level findings over ``ctx.run``: ``(object of the run, finding)`` pairs."""
     return DEFAULT.check_run(ctx, select, ignore)
 
 
-def remediate(obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None,
-              ignore: Selector = None) -> dict[str, Any]:
+def remediate(
+    obj: Mapping[str, Any], ctx: CheckContext = _DEFAULT_CTX, select: Selector = None, ignore: Selector = None
+) -> dict[str, Any]:
     """Apply every applicable registered rule's remediation in code order; returns a new dict."""
     return DEFAULT.remediate(obj, ctx, select, ignore)
 

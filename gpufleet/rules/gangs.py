@@ -32,24 +32,35 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Mapping
 
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.demands import template_requests
 from gpufleet.rules.gpumath import amount, gpu_resources, is_gpu
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import WorkloadView, as_map, stages
-from gpufleet.workloads.types import is_map
 from gpufleet.workloads.native import GangPolicy, job_gang, scheduling_group
+from gpufleet.workloads.types import is_map
 
 SHAPE_IS_NOT_ENOUGH = frozenset({("batch", "Job")})
 """Kinds whose parallel pods are a gang only when they ask for GPUs or a gang scheduler."""
 GROUP_KEYS = (vocab.KUEUE_POD_GROUP, vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.COSCHEDULING_GROUP)
 GANG_KINDS = (
-    ("batch.volcano.sh", "Job"), ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
-    ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
-    ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
+    ("batch.volcano.sh", "Job"),
+    ("batch", "Job"),
+    ("jobset.x-k8s.io", "JobSet"),
+    ("kubeflow.org", "PyTorchJob"),
+    ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"),
+    ("kubeflow.org", "PaddleJob"),
+    ("kubeflow.org", "JAXJob"),
+    ("trainer.kubeflow.org", "TrainJob"),
+    ("", "Pod"),
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+    ("ray.io", "RayCluster"),
+    ("ray.io", "RayJob"),
 )
 """The workload kinds whose pods may form a gang, judged by the routing rules (GANG101-GANG110) and GANG701."""
 
@@ -60,12 +71,20 @@ def names_gang_placement(view: WorkloadView) -> bool:
         scheduler = template.spec.get("schedulerName")
         if scheduler and scheduler != vocab.DEFAULT_SCHEDULER:
             return True
-        if any(k in source for source in (template.labels, template.annotations) for k in (*GROUP_KEYS, vocab.VOLCANO_QUEUE)):
+        if any(
+            k in source
+            for source in (template.labels, template.annotations)
+            for k in (*GROUP_KEYS, vocab.VOLCANO_QUEUE)
+        ):
             return True
         if scheduling_group(template.spec):
             return True
-    if (view.group, view.kind) == ("batch", "Job") and is_map(as_map(as_map(as_map(view.obj.get("spec")).get("scheduling")).get("schedulingPolicy")).get("gang")):
-        return True  # spec.scheduling asks the Job controller for a PodGroup (the API server forbids it with the gate off)
+    if (view.group, view.kind) == ("batch", "Job") and is_map(
+        as_map(as_map(as_map(view.obj.get("spec")).get("scheduling")).get("schedulingPolicy")).get("gang")
+    ):
+        return (
+            True  # spec.scheduling asks the Job controller for a PodGroup (the API server forbids it with the gate off)
+        )
     return bool(view.pod_group or view.volcano_queue)
 
 
@@ -79,8 +98,11 @@ def native_gang(view: WorkloadView | None, ctx: CheckContext) -> GangPolicy | No
 
 def _trainjob_gpus(obj: Mapping[str, Any], gpus: frozenset[str]) -> bool:
     per_node = as_map(as_map(as_map(obj.get("spec")).get("trainer")).get("resourcesPerNode"))
-    return any(is_gpu(str(name), gpus) and (amount(value) or Decimal(0)) > 0
-               for part in ("requests", "limits") for name, value in as_map(per_node.get(part)).items())
+    return any(
+        is_gpu(str(name), gpus) and (amount(value) or Decimal(0)) > 0
+        for part in ("requests", "limits")
+        for name, value in as_map(per_node.get(part)).items()
+    )
 
 
 def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
@@ -88,7 +110,11 @@ def asks_for_gpus(view: WorkloadView, ctx: CheckContext) -> bool:
     gpus = gpu_resources(ctx.fleet)
     if view.kind == "TrainJob" and _trainjob_gpus(view.obj, gpus):
         return True
-    return any(is_gpu(name, gpus) and need > 0 for t in view.templates for name, need in template_requests(ctx, view, t).items())
+    return any(
+        is_gpu(name, gpus) and need > 0
+        for t in view.templates
+        for name, need in template_requests(ctx, view, t).items()
+    )
 
 
 def is_gang(view: WorkloadView | None, ctx: CheckContext) -> bool:

@@ -13,7 +13,7 @@ Called by :mod:`gpufleet.rules.gangs` (does a batch Job ask for GPUs), :mod:`gpu
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import NO_FLEET_INDEX, FleetContext
 from gpufleet.kubetypes import quantity
@@ -103,7 +103,9 @@ def template_pod_requests(spec: Mapping[str, Any]) -> dict[str, Decimal]:
     written: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
     names: set[str] = set()
     for container in as_list(spec.get("containers")):
-        resources = as_map(container.get("resources") if type(container) is dict else as_map(container).get("resources"))
+        resources = as_map(
+            container.get("resources") if type(container) is dict else as_map(container).get("resources")
+        )
         requests, limits = resources.get("requests"), resources.get("limits")
         if type(requests) is not dict:  # as_map, inlined for plain dicts (four calls per container)
             requests = as_map(requests)

@@ -20,8 +20,8 @@ None means nothing says (a gang without a route, GANG106's): every pool is a can
 from __future__ import annotations
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
-from gpufleet.rules.api import CheckContext
 from gpufleet.kubetypes import vocab
+from gpufleet.rules.api import CheckContext
 from gpufleet.workloads import WorkloadView, effective_scheduler
 
 VOLCANO_KINDS = {("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup")}
@@ -34,8 +34,11 @@ def _own_system(view: WorkloadView, fleet: FleetContext) -> str | None:
     schedulers = {effective_scheduler(view, t) for t in view.templates}
     if vocab.VOLCANO_SCHEDULER in schedulers:
         return "volcano"
-    if view.group == "scheduling.x-k8s.io" or any(vocab.COSCHEDULING_GROUP in t.labels for t in view.templates) or (
-            fleet.coscheduling_scheduler and fleet.coscheduling_scheduler in schedulers):
+    if (
+        view.group == "scheduling.x-k8s.io"
+        or any(vocab.COSCHEDULING_GROUP in t.labels for t in view.templates)
+        or (fleet.coscheduling_scheduler and fleet.coscheduling_scheduler in schedulers)
+    ):
         return "coscheduling"
     return None
 

@@ -34,9 +34,9 @@ from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from gpufleet.fleetctx.context import FleetContext, PoolContext
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads import PodTemplate, WorkloadView, build_view
 from gpufleet.workloads.names import NameIndex
-from gpufleet.util.quickinit import quick_init
 
 T = TypeVar("T")
 Objects = tuple[Mapping[str, Any], ...]
@@ -107,7 +107,7 @@ class RunIndex:
         """Whether ``obj`` (this very object) is one of the run's objects."""
         return self._ids().get(id(obj)) is obj
 
-    def scoped(self) -> "RunIndex":
+    def scoped(self) -> RunIndex:
         """The same run for checking objects that are not among its objects.
 
         Shares everything built over the run's objects; subjects of other objects live in
@@ -115,7 +115,13 @@ class RunIndex:
         a long time (the webhook's) never accumulates them.
         """
         other = RunIndex.__new__(RunIndex)
-        other.objects, other.fleet, other._shared, other._subjects, other._last = self.objects, self.fleet, self._shared, {}, None
+        other.objects, other.fleet, other._shared, other._subjects, other._last = (
+            self.objects,
+            self.fleet,
+            self._shared,
+            {},
+            None,
+        )
         return other
 
     def subject(self, obj: Mapping[str, Any]) -> Subject:
@@ -162,7 +168,7 @@ class RunIndex:
             names = self._shared.names = NameIndex(self.objects)
         return names
 
-    def derived(self, build: Callable[["RunIndex"], T]) -> T:
+    def derived(self, build: Callable[[RunIndex], T]) -> T:
         """``build(self)``, computed once per run (keyed by the function: one function defines each value)."""
         derived = self._shared.derived
         if build in derived:

@@ -84,10 +84,14 @@ class Watcher(threading.Thread):
         cqs = self.kube.list("kueue.x-k8s.io/v1beta2", "ClusterQueue")
         pods = self.kube.list("v1", "Pod")
         expected = {key(j): ranks(j) for j in list(self.jobs)}
-        minimums = {key(j): int(j["spec"].get("minAvailable") or ranks(j)) for j in list(self.jobs)
-                    if j["apiVersion"] == VC_API}
-        found = inv.quota(cqs) + inv.duplicates(pods, expected) + \
-            self.gangs.check(time.monotonic() - self.began, minimums, pods)
+        minimums = {
+            key(j): int(j["spec"].get("minAvailable") or ranks(j)) for j in list(self.jobs) if j["apiVersion"] == VC_API
+        }
+        found = (
+            inv.quota(cqs)
+            + inv.duplicates(pods, expected)
+            + self.gangs.check(time.monotonic() - self.began, minimums, pods)
+        )
         for v in found:
             self.violations.setdefault((v.invariant, v.subject), v)
 
@@ -102,8 +106,9 @@ class Watcher(threading.Thread):
 def _dry_run(kube: Kube, job: Obj) -> bool:
     """Whether the API server would create ``job`` now (a server-side dry run: webhooks called, nothing stored)."""
     try:
-        kube.resource(job["apiVersion"], job["kind"]).create(body=job, namespace=job["metadata"]["namespace"],
-                                                             dry_run="All")
+        kube.resource(job["apiVersion"], job["kind"]).create(
+            body=job, namespace=job["metadata"]["namespace"], dry_run="All"
+        )
         return True
     except Exception:  # noqa: BLE001 - refused (the webhook could not be called) or the API is not ready
         return False
@@ -111,7 +116,10 @@ def _dry_run(kube: Kube, job: Obj) -> bool:
 
 def _controller_checks(kube: Kube, team_job: Obj, free_job: Obj, back: bool) -> dict[str, bool]:
     prefix = "afterRestart" if back else "whileDown"
-    return {f"{prefix}TeamNamespaceOpen": _dry_run(kube, team_job), f"{prefix}OtherNamespaceOpen": _dry_run(kube, free_job)}
+    return {
+        f"{prefix}TeamNamespaceOpen": _dry_run(kube, team_job),
+        f"{prefix}OtherNamespaceOpen": _dry_run(kube, free_job),
+    }
 
 
 def _snapshot(kube: Kube, jobs: list[Obj]) -> list[Obj]:
@@ -143,9 +151,19 @@ def _settle(kube: Kube, jobs: list[Obj], seconds: float) -> tuple[list[Obj], int
         time.sleep(2)
 
 
-def run(state: State, kube: Kube, jobs: list[Obj], components: list[str], seed: int, budget: float,
-        probes: tuple[Obj, Obj] | None = None, gap: tuple[float, float] = (1.0, 4.0),
-        down: tuple[float, float] = (1.0, 3.0), settle: float = 240.0, inject: bool = True) -> Report:
+def run(
+    state: State,
+    kube: Kube,
+    jobs: list[Obj],
+    components: list[str],
+    seed: int,
+    budget: float,
+    probes: tuple[Obj, Obj] | None = None,
+    gap: tuple[float, float] = (1.0, 4.0),
+    down: tuple[float, float] = (1.0, 3.0),
+    settle: float = 240.0,
+    inject: bool = True,
+) -> Report:
     """Submit ``jobs`` (one before each fault, the rest first) and kill every component once; see the module docstring.
 
     ``probes``: a job for a team namespace and one for another namespace, dry-run while the
@@ -156,7 +174,7 @@ def run(state: State, kube: Kube, jobs: list[Obj], components: list[str], seed: 
     order = list(components)
     rng.shuffle(order)
     began = time.monotonic()
-    head, tail = jobs[:max(0, len(jobs) - len(order))], jobs[max(0, len(jobs) - len(order)):]
+    head, tail = jobs[: max(0, len(jobs) - len(order))], jobs[max(0, len(jobs) - len(order)) :]
     submitted: list[Obj] = []
     watcher = Watcher(kube, submitted, budget)
     for job in head:
@@ -186,5 +204,14 @@ def run(state: State, kube: Kube, jobs: list[Obj], components: list[str], seed: 
     finished = sum(inv.finished(j) for j in final)
     said = sum(not inv.finished(j) and bool(inv.reason(j)) for j in final)
     violations = list(watcher.violations.values()) + inv.unfinished(final)
-    return Report(seed, done, violations, len(submitted), finished, said, watcher.unobserved,
-                  round(time.monotonic() - began, 1), retried)
+    return Report(
+        seed,
+        done,
+        violations,
+        len(submitted),
+        finished,
+        said,
+        watcher.unobserved,
+        round(time.monotonic() - began, 1),
+        retried,
+    )

@@ -46,6 +46,15 @@ def policies(fleet: Fleet) -> list[dict[str, Any]]:
 
 
 def argv(pki: Any, context: Path, port: int, bench_echo: bool = False) -> list[str]:
-    return [sys.executable, "-m", "gpufleet.webhook", f"--cert={pki.serving_crt}", f"--key={pki.serving_key}",
-            f"--ca={pki.ca_crt}", f"--fleet-context={context}", "--host=127.0.0.1", f"--port={port}",
-            *(["--bench-echo"] if bench_echo else [])]
+    return [
+        sys.executable,
+        "-m",
+        "gpufleet.webhook",
+        f"--cert={pki.serving_crt}",
+        f"--key={pki.serving_key}",
+        f"--ca={pki.ca_crt}",
+        f"--fleet-context={context}",
+        "--host=127.0.0.1",
+        f"--port={port}",
+        *(["--bench-echo"] if bench_echo else []),
+    ]

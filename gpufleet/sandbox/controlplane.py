@@ -42,10 +42,18 @@ class Ports:
 
 def kubeconfig(pki: Pki, port: int) -> str:
     doc = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "gpufleet-sandbox",
-        "clusters": [{"name": "sandbox", "cluster": {"server": f"https://127.0.0.1:{port}",
-                                                      "certificate-authority": str(pki.ca_crt)}}],
-        "users": [{"name": "admin", "user": {"client-certificate": str(pki.admin_crt), "client-key": str(pki.admin_key)}}],
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "gpufleet-sandbox",
+        "clusters": [
+            {
+                "name": "sandbox",
+                "cluster": {"server": f"https://127.0.0.1:{port}", "certificate-authority": str(pki.ca_crt)},
+            }
+        ],
+        "users": [
+            {"name": "admin", "user": {"client-certificate": str(pki.admin_crt), "client-key": str(pki.admin_key)}}
+        ],
         "contexts": [{"name": "gpufleet-sandbox", "context": {"cluster": "sandbox", "user": "admin"}}],
     }
     return yaml.safe_dump(doc, sort_keys=False)
@@ -58,48 +66,97 @@ def etcd_url(ports: Ports) -> str:
 def etcd_argv(binary: Path, pki: Pki, data: Path, ports: Ports) -> list[str]:
     """etcd on 127.0.0.1 over TLS on both ports, refusing any client (or peer) without a certificate of etcd's CA."""
     client, peer = etcd_url(ports), f"https://127.0.0.1:{ports.etcd_peer}"
-    return [str(binary), "--name=sandbox", f"--data-dir={data}", f"--listen-client-urls={client}",
-            f"--advertise-client-urls={client}", f"--listen-peer-urls={peer}", f"--initial-advertise-peer-urls={peer}",
-            f"--initial-cluster=sandbox={peer}",
-            "--client-cert-auth", f"--trusted-ca-file={pki.etcd_ca_crt}", f"--cert-file={pki.etcd_crt}",
-            f"--key-file={pki.etcd_key}",
-            "--peer-client-cert-auth", f"--peer-trusted-ca-file={pki.etcd_ca_crt}", f"--peer-cert-file={pki.etcd_crt}",
-            f"--peer-key-file={pki.etcd_key}",
-            "--unsafe-no-fsync", "--log-level=warn", "--quota-backend-bytes=2147483648"]
+    return [
+        str(binary),
+        "--name=sandbox",
+        f"--data-dir={data}",
+        f"--listen-client-urls={client}",
+        f"--advertise-client-urls={client}",
+        f"--listen-peer-urls={peer}",
+        f"--initial-advertise-peer-urls={peer}",
+        f"--initial-cluster=sandbox={peer}",
+        "--client-cert-auth",
+        f"--trusted-ca-file={pki.etcd_ca_crt}",
+        f"--cert-file={pki.etcd_crt}",
+        f"--key-file={pki.etcd_key}",
+        "--peer-client-cert-auth",
+        f"--peer-trusted-ca-file={pki.etcd_ca_crt}",
+        f"--peer-cert-file={pki.etcd_crt}",
+        f"--peer-key-file={pki.etcd_key}",
+        "--unsafe-no-fsync",
+        "--log-level=warn",
+        "--quota-backend-bytes=2147483648",
+    ]
 
 
 def apiserver_argv(binary: Path, pki: Pki, ports: Ports, state: Path, gates: Gates = Gates()) -> list[str]:
-    return [str(binary), f"--etcd-servers={etcd_url(ports)}", f"--etcd-cafile={pki.etcd_ca_crt}",
-            f"--etcd-certfile={pki.apiserver_etcd_client_crt}", f"--etcd-keyfile={pki.apiserver_etcd_client_key}",
-            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={ports.apiserver}",
-            f"--tls-cert-file={pki.serving_crt}", f"--tls-private-key-file={pki.serving_key}",
-            f"--client-ca-file={pki.ca_crt}", "--authorization-mode=RBAC",
-            "--service-account-issuer=https://kubernetes.default.svc",
-            f"--service-account-key-file={pki.sa_pub}", f"--service-account-signing-key-file={pki.sa_key}",
-            "--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none",
-            "--disable-admission-plugins=ServiceAccount", "--allow-privileged=true",
-            f"--cert-dir={state / 'apiserver-certs'}", "--enable-priority-and-fairness=false",
-            "--profiling=false", "--v=1", *gates.apiserver_flags()]
+    return [
+        str(binary),
+        f"--etcd-servers={etcd_url(ports)}",
+        f"--etcd-cafile={pki.etcd_ca_crt}",
+        f"--etcd-certfile={pki.apiserver_etcd_client_crt}",
+        f"--etcd-keyfile={pki.apiserver_etcd_client_key}",
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        f"--secure-port={ports.apiserver}",
+        f"--tls-cert-file={pki.serving_crt}",
+        f"--tls-private-key-file={pki.serving_key}",
+        f"--client-ca-file={pki.ca_crt}",
+        "--authorization-mode=RBAC",
+        "--service-account-issuer=https://kubernetes.default.svc",
+        f"--service-account-key-file={pki.sa_pub}",
+        f"--service-account-signing-key-file={pki.sa_key}",
+        "--service-cluster-ip-range=10.0.0.0/24",
+        "--endpoint-reconciler-type=none",
+        "--disable-admission-plugins=ServiceAccount",
+        "--allow-privileged=true",
+        f"--cert-dir={state / 'apiserver-certs'}",
+        "--enable-priority-and-fairness=false",
+        "--profiling=false",
+        "--v=1",
+        *gates.apiserver_flags(),
+    ]
 
 
-def controller_manager_argv(binary: Path, pki: Pki, ports: Ports, kubeconfig_path: Path,
-                            gates: Gates = Gates()) -> list[str]:
+def controller_manager_argv(
+    binary: Path, pki: Pki, ports: Ports, kubeconfig_path: Path, gates: Gates = Gates()
+) -> list[str]:
     # The Job, garbage-collector and node-lifecycle controllers are the ones that matter here.
-    return [str(binary), f"--kubeconfig={kubeconfig_path}", "--leader-elect=false", "--controllers=*",
-            f"--service-account-private-key-file={pki.sa_key}", f"--root-ca-file={pki.ca_crt}",
-            "--bind-address=127.0.0.1", f"--secure-port={ports.controller_manager}",
-            "--use-service-account-credentials=false", "--concurrent-job-syncs=10",
-            f"--kube-api-qps={CLIENT_QPS}", f"--kube-api-burst={CLIENT_BURST}", "--v=1", *gates.component_flags()]
+    return [
+        str(binary),
+        f"--kubeconfig={kubeconfig_path}",
+        "--leader-elect=false",
+        "--controllers=*",
+        f"--service-account-private-key-file={pki.sa_key}",
+        f"--root-ca-file={pki.ca_crt}",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={ports.controller_manager}",
+        "--use-service-account-credentials=false",
+        "--concurrent-job-syncs=10",
+        f"--kube-api-qps={CLIENT_QPS}",
+        f"--kube-api-burst={CLIENT_BURST}",
+        "--v=1",
+        *gates.component_flags(),
+    ]
 
 
 def scheduler_config(kubeconfig_path: Path) -> str:
-    doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-           "clientConnection": {"kubeconfig": str(kubeconfig_path), "qps": CLIENT_QPS, "burst": CLIENT_BURST},
-           "leaderElection": {"leaderElect": False}}
+    doc = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(kubeconfig_path), "qps": CLIENT_QPS, "burst": CLIENT_BURST},
+        "leaderElection": {"leaderElect": False},
+    }
     return yaml.safe_dump(doc, sort_keys=False)
 
 
 def scheduler_argv(binary: Path, config: Path, ports: Ports, gates: Gates = Gates()) -> list[str]:
     # The default profile holds GangScheduling whenever GenericWorkload is on (``gpufleet.sandbox.gates``).
-    return [str(binary), f"--config={config}", "--bind-address=127.0.0.1", f"--secure-port={ports.scheduler}", "--v=1",
-            *gates.component_flags()]
+    return [
+        str(binary),
+        f"--config={config}",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={ports.scheduler}",
+        "--v=1",
+        *gates.component_flags(),
+    ]

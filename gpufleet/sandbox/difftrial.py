@@ -32,9 +32,17 @@ from gpufleet.sandbox.kube import Kube
 from gpufleet.sandbox.trial import TrialOptions, TrialResult, try_manifests
 from gpufleet.workloads import outcomes as O
 
-RUNNABLE = frozenset({("batch/v1", "Job"), ("v1", "Pod"), ("batch.volcano.sh/v1alpha1", "Job"),
-                      ("scheduling.volcano.sh/v1beta1", "PodGroup"), ("v1", "ConfigMap"), ("v1", "Service"),
-                      ("v1", "Secret")})
+RUNNABLE = frozenset(
+    {
+        ("batch/v1", "Job"),
+        ("v1", "Pod"),
+        ("batch.volcano.sh/v1alpha1", "Job"),
+        ("scheduling.volcano.sh/v1beta1", "PodGroup"),
+        ("v1", "ConfigMap"),
+        ("v1", "Service"),
+        ("v1", "Secret"),
+    }
+)
 """What the sandbox runs a controller for (or needs none): the rest would sit unreconciled and look like a hang."""
 OPTIONS = TrialOptions(timeout=60, settle=6, failure_settle=13, fail_rank=0, namespace=UNOWNED)
 """Six quiet seconds end a start that hangs (the schedulers retry every second or so); thirteen after the failed
@@ -149,5 +157,8 @@ class Runner:
 
     def disagreements(self, out: Outcome) -> list[tuple[Disagreement, Known | None]]:
         """Each disagreement of the case with the known-disagreements entry that lists it (None: not listed)."""
-        return [(d, explain(out.case.id, d, out.docs, self.ctx.fleet)) for d in out.judgement.disagreements] \
-            if out.judgement else []
+        return (
+            [(d, explain(out.case.id, d, out.docs, self.ctx.fleet)) for d in out.judgement.disagreements]
+            if out.judgement
+            else []
+        )

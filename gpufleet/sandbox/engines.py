@@ -19,13 +19,19 @@ from gpufleet.sandbox.needs import BUILD_MINUTES, ENGINES_DIR, GO, EnginesMissin
 BUILD = ENGINES_DIR / "build.sh"
 BUILD_COMMAND = "bash sandbox/engines/build.sh"
 BINARIES = {
-    "etcd": ("etcd", "etcd"), "kube-apiserver": ("kube", "kube-apiserver"),
-    "kube-controller-manager": ("kube", "kube-controller-manager"), "kube-scheduler": ("kube", "kube-scheduler"),
-    "kwok": ("kwok", "kwok"), "kueue": ("kueue", "kueue"),
-    "vc-scheduler": ("volcano", "scheduler"), "vc-controller-manager": ("volcano", "controller-manager"),
-    "vc-webhook-manager": ("volcano", "webhook-manager"), "coscheduling": ("coscheduling", "scheduler"),
+    "etcd": ("etcd", "etcd"),
+    "kube-apiserver": ("kube", "kube-apiserver"),
+    "kube-controller-manager": ("kube", "kube-controller-manager"),
+    "kube-scheduler": ("kube", "kube-scheduler"),
+    "kwok": ("kwok", "kwok"),
+    "kueue": ("kueue", "kueue"),
+    "vc-scheduler": ("volcano", "scheduler"),
+    "vc-controller-manager": ("volcano", "controller-manager"),
+    "vc-webhook-manager": ("volcano", "webhook-manager"),
+    "coscheduling": ("coscheduling", "scheduler"),
     "kube-state-metrics": ("ksm", "kube-state-metrics"),
-    "pulumi": ("pulumi", "pulumi"), "pulumi-language-python": ("pulumi", "pulumi-language-python"),
+    "pulumi": ("pulumi", "pulumi"),
+    "pulumi-language-python": ("pulumi", "pulumi-language-python"),
     "pulumi-resource-kubernetes": ("pulumi-kubernetes", "pulumi-resource-kubernetes"),
     "pulumi-language-yaml": ("pulumi-yaml", "pulumi-language-yaml"),
 }
@@ -52,10 +58,14 @@ class Engines:
 def locate(engines: list[str]) -> Engines:
     """The binary folders of ``engines``; raise :class:`EnginesMissing` naming what is not built."""
     if not BUILD.is_file():
-        raise EnginesMissing(f"{BUILD} is missing: the sandbox runs from a gpufleet clone (sandbox/engines holds the Go modules)")
+        raise EnginesMissing(
+            f"{BUILD} is missing: the sandbox runs from a gpufleet clone (sandbox/engines holds the Go modules)"
+        )
     if shutil.which("go") is None:
-        raise EnginesMissing(f"Go is not on PATH: the engines are built from their Go modules; install {GO}, then run "
-                             f"{BUILD_COMMAND} ({disk_line(cache_dir())})")
+        raise EnginesMissing(
+            f"Go is not on PATH: the engines are built from their Go modules; install {GO}, then run "
+            f"{BUILD_COMMAND} ({disk_line(cache_dir())})"
+        )
     done = subprocess.run(["bash", str(BUILD), "--check", *engines], capture_output=True, text=True, timeout=120)
     dirs, missing = {}, []
     for line in done.stdout.splitlines():
@@ -66,6 +76,8 @@ def locate(engines: list[str]) -> Engines:
             dirs[name] = Path(where)
     if missing or done.returncode not in (0, 4):
         what = ", ".join(missing) or done.stderr.strip()[:300]
-        raise EnginesMissing(f"engines not built: {what}. Build them (once per machine; cold, about {BUILD_MINUTES} min on 2 cores; "
-                             f"{disk_line(cache_dir())}) with: {BUILD_COMMAND} {' '.join(missing)}".rstrip())
+        raise EnginesMissing(
+            f"engines not built: {what}. Build them (once per machine; cold, about {BUILD_MINUTES} min on 2 cores; "
+            f"{disk_line(cache_dir())}) with: {BUILD_COMMAND} {' '.join(missing)}".rstrip()
+        )
     return Engines(dirs)

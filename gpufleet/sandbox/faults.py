@@ -25,8 +25,10 @@ def _record(state: State, name: str) -> Proc:
     for proc in state.processes:
         if proc.name == name:
             return proc
-    raise KeyError(f"the sandbox in {state.dir} runs no process named {name!r} "
-                   f"(it runs {', '.join(p.name for p in state.processes)})")
+    raise KeyError(
+        f"the sandbox in {state.dir} runs no process named {name!r} "
+        f"(it runs {', '.join(p.name for p in state.processes)})"
+    )
 
 
 def kill(state: State, name: str) -> Proc:

@@ -48,8 +48,11 @@ class Gates:
         return self.component_flags() + (runtime if self.runtime_config else [])
 
 
-def gates(native_gang: bool = False, feature_gates: Mapping[str, bool] | None = None,
-          runtime_config: Mapping[str, bool] | None = None) -> Gates:
+def gates(
+    native_gang: bool = False,
+    feature_gates: Mapping[str, bool] | None = None,
+    runtime_config: Mapping[str, bool] | None = None,
+) -> Gates:
     """The control plane's gates: Kubernetes' gang scheduling on (``native_gang``) or the defaults, then the explicit
     ``feature_gates`` and ``runtime_config`` on top. A malformed name is a ``ValueError`` naming it and the form."""
     for name in feature_gates or {}:
@@ -57,8 +60,9 @@ def gates(native_gang: bool = False, feature_gates: Mapping[str, bool] | None = 
             raise ValueError(f"feature gate {name!r}: not a gate name (CamelCase, such as GenericWorkload)")
     for name in runtime_config or {}:
         if not _API.match(name):
-            raise ValueError(f"runtime config {name!r}: not an API version (group/version, such as "
-                             f"scheduling.k8s.io/v1beta1)")
+            raise ValueError(
+                f"runtime config {name!r}: not an API version (group/version, such as scheduling.k8s.io/v1beta1)"
+            )
     base_gates = dict(NATIVE_GANG_GATES) if native_gang else {}
     base_apis = dict(NATIVE_GANG_APIS) if native_gang else {}
     return Gates({**base_gates, **(feature_gates or {})}, {**base_apis, **(runtime_config or {})})

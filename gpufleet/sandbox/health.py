@@ -12,8 +12,15 @@ from typing import Callable
 from gpufleet.sandbox.pki import Pki
 from gpufleet.sandbox.probes import http_ok, tcp_open
 
-TIMEOUTS = {"kube-apiserver": 180.0, "kueue": 120.0, "vc-webhook-manager": 120.0, "vc-scheduler": 120.0,
-            "vc-controller-manager": 120.0, "coscheduling": 120.0, "gang-admission-controller": 60.0}
+TIMEOUTS = {
+    "kube-apiserver": 180.0,
+    "kueue": 120.0,
+    "vc-webhook-manager": 120.0,
+    "vc-scheduler": 120.0,
+    "vc-controller-manager": 120.0,
+    "coscheduling": 120.0,
+    "gang-admission-controller": 60.0,
+}
 DEFAULT_TIMEOUT = 90.0
 
 
@@ -25,10 +32,16 @@ def ready(name: str, ports: dict[str, int], pki: Pki) -> Callable[[], bool]:
     """The readiness probe of the process ``name`` (a ``KeyError`` for a name the sandbox never starts)."""
     local = "https://127.0.0.1:{}{}".format
     probes: dict[str, Callable[[], Callable[[], bool]]] = {
-        "etcd": lambda: http_ok(local(ports["etcd"], "/health"), pki.etcd_ca_crt, pki.apiserver_etcd_client_crt,
-                                pki.apiserver_etcd_client_key, "true"),
-        "kube-apiserver": lambda: http_ok(local(ports["apiserver"], "/readyz"), pki.ca_crt, pki.admin_crt,
-                                          pki.admin_key, "ok"),
+        "etcd": lambda: http_ok(
+            local(ports["etcd"], "/health"),
+            pki.etcd_ca_crt,
+            pki.apiserver_etcd_client_crt,
+            pki.apiserver_etcd_client_key,
+            "true",
+        ),
+        "kube-apiserver": lambda: http_ok(
+            local(ports["apiserver"], "/readyz"), pki.ca_crt, pki.admin_crt, pki.admin_key, "ok"
+        ),
         "kube-controller-manager": lambda: http_ok(local(ports["controller_manager"], "/healthz")),
         "kube-scheduler": lambda: http_ok(local(ports["scheduler"], "/healthz")),
         "kwok": lambda: tcp_open(ports["kwok"]),

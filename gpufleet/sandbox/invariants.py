@@ -46,7 +46,9 @@ def _limits(cq: Obj) -> dict[tuple[str, str], Decimal]:
         for flavor in group.get("flavors", []):
             for res in flavor.get("resources", []):
                 if "borrowingLimit" in res:
-                    out[(flavor["name"], res["name"])] = _amount(res.get("nominalQuota")) + _amount(res["borrowingLimit"])
+                    out[(flavor["name"], res["name"])] = _amount(res.get("nominalQuota")) + _amount(
+                        res["borrowingLimit"]
+                    )
     return out
 
 
@@ -60,15 +62,21 @@ def quota(cluster_queues: Iterable[Obj]) -> list[Violation]:
                 for res in flavor.get("resources", []):
                     limit = limits.get((flavor["name"], res["name"]))
                     if limit is not None and _amount(res.get("total")) > limit:
-                        found.append(Violation("quota", cq["metadata"]["name"],
-                                               f"{field} of {res['name']} in {flavor['name']} is {res.get('total')}, "
-                                               f"above nominal + borrowingLimit {limit}"))
+                        found.append(
+                            Violation(
+                                "quota",
+                                cq["metadata"]["name"],
+                                f"{field} of {res['name']} in {flavor['name']} is {res.get('total')}, "
+                                f"above nominal + borrowingLimit {limit}",
+                            )
+                        )
     return found
 
 
 def live(pod: Obj) -> bool:
-    return pod.get("status", {}).get("phase") not in ("Succeeded", "Failed") and \
-        not pod["metadata"].get("deletionTimestamp")
+    return pod.get("status", {}).get("phase") not in ("Succeeded", "Failed") and not pod["metadata"].get(
+        "deletionTimestamp"
+    )
 
 
 def job_of(pod: Obj) -> tuple[str, str] | None:
@@ -84,8 +92,11 @@ def duplicates(pods: Iterable[Obj], ranks: dict[tuple[str, str], int]) -> list[V
         key = job_of(pod)
         if key in ranks and live(pod):
             counts[key] = counts.get(key, 0) + 1
-    return [Violation("duplicates", f"{ns}/{name}", f"{n} live pods for {ranks[(ns, name)]} ranks")
-            for (ns, name), n in sorted(counts.items()) if n > ranks[(ns, name)]]
+    return [
+        Violation("duplicates", f"{ns}/{name}", f"{n} live pods for {ranks[(ns, name)]} ranks")
+        for (ns, name), n in sorted(counts.items())
+        if n > ranks[(ns, name)]
+    ]
 
 
 class PartialGangs:
@@ -106,8 +117,13 @@ class PartialGangs:
             if 0 < bound.get(key, 0) < minimum:
                 first = self.since.setdefault(key, now)
                 if now - first > self.budget:
-                    found.append(Violation("partialGang", "/".join(key), f"{bound[key]} of {minimum} pods bound for "
-                                                                          f"{now - first:.0f}s (budget {self.budget:.0f}s)"))
+                    found.append(
+                        Violation(
+                            "partialGang",
+                            "/".join(key),
+                            f"{bound[key]} of {minimum} pods bound for {now - first:.0f}s (budget {self.budget:.0f}s)",
+                        )
+                    )
             else:
                 self.since.pop(key, None)
         return found
@@ -117,8 +133,9 @@ def finished(job: Obj) -> bool:
     """A batch Job with a Complete condition, or a Volcano Job in phase Completed."""
     if job.get("apiVersion", "").startswith("batch.volcano.sh"):
         return job.get("status", {}).get("state", {}).get("phase") == "Completed"
-    return any(c.get("type") == "Complete" and c.get("status") == "True"
-               for c in job.get("status", {}).get("conditions", []))
+    return any(
+        c.get("type") == "Complete" and c.get("status") == "True" for c in job.get("status", {}).get("conditions", [])
+    )
 
 
 def reason(job: Obj) -> str:
@@ -135,5 +152,8 @@ def reason(job: Obj) -> str:
 
 def unfinished(jobs: Iterable[Obj]) -> list[Violation]:
     """Jobs neither finished nor carrying a reason: lost."""
-    return [Violation("unfinished", f"{j['metadata']['namespace']}/{j['metadata']['name']}", "no reason given")
-            for j in jobs if not finished(j) and not reason(j)]
+    return [
+        Violation("unfinished", f"{j['metadata']['namespace']}/{j['metadata']['name']}", "no reason given")
+        for j in jobs
+        if not finished(j) and not reason(j)
+    ]

@@ -37,8 +37,13 @@ class Kube:
         """Server-side apply (forcing conflicts: the sandbox owns what it applies)."""
         res = self.resource(manifest["apiVersion"], manifest["kind"])
         meta = manifest["metadata"]
-        out = res.server_side_apply(body=manifest, name=meta["name"], namespace=meta.get("namespace"),
-                                    field_manager=FIELD_MANAGER, force_conflicts=True)
+        out = res.server_side_apply(
+            body=manifest,
+            name=meta["name"],
+            namespace=meta.get("namespace"),
+            field_manager=FIELD_MANAGER,
+            force_conflicts=True,
+        )
         return out.to_dict()
 
     def apply_all(self, manifests: Iterable[dict[str, Any]]) -> None:
@@ -67,8 +72,9 @@ class Kube:
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
         try:
-            self.resource(api_version, kind).delete(name=name, namespace=namespace,
-                                                    body={"propagationPolicy": "Background"})
+            self.resource(api_version, kind).delete(
+                name=name, namespace=namespace, body={"propagationPolicy": "Background"}
+            )
         except NotFoundError:
             pass
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import yaml
 
+from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 from gpufleet.sandbox.modfiles import documents
 from gpufleet.sandbox.pki import url_client
-from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 
 MODULE = "sigs.k8s.io/kueue@v0.19.2"
 CONVERTED = ("clusterqueues", "cohorts", "localqueues", "workloads", "multikueueclusters")
@@ -38,18 +38,25 @@ FEATURE_GATES = "VisibilityOnDemand=false"
 """The on-demand visibility API server (on by default) reads certificates from the fixed path
 ``/visibility`` and listens on every interface (``pkg/visibility/server.go``); the sandbox
 registers no APIService for it, so it is off."""
-OPTIONAL_FRAMEWORKS = {"mdeployment.kb.io": "deployment", "vdeployment.kb.io": "deployment",
-                       "mpod.kb.io": "pod", "vpod.kb.io": "pod",
-                       "mstatefulset.kb.io": "statefulset", "vstatefulset.kb.io": "statefulset",
-                       "mleaderworkerset.kb.io": "leaderworkerset.x-k8s.io/leaderworkerset",
-                       "vleaderworkerset.kb.io": "leaderworkerset.x-k8s.io/leaderworkerset"}
+OPTIONAL_FRAMEWORKS = {
+    "mdeployment.kb.io": "deployment",
+    "vdeployment.kb.io": "deployment",
+    "mpod.kb.io": "pod",
+    "vpod.kb.io": "pod",
+    "mstatefulset.kb.io": "statefulset",
+    "vstatefulset.kb.io": "statefulset",
+    "mleaderworkerset.kb.io": "leaderworkerset.x-k8s.io/leaderworkerset",
+    "vleaderworkerset.kb.io": "leaderworkerset.x-k8s.io/leaderworkerset",
+}
 
 
 def module_dir(gomodcache: Path) -> Path:
     return gomodcache / MODULE
 
 
-def host_config(rendered: str, ports: dict[str, int], cert_dir: Path, pods_ready_timeout: str | None = None) -> dict[str, Any]:
+def host_config(
+    rendered: str, ports: dict[str, int], cert_dir: Path, pods_ready_timeout: str | None = None
+) -> dict[str, Any]:
     """The rendered manager Configuration, made to run as a host process on 127.0.0.1."""
     cfg = yaml.safe_load(rendered)
     cfg["leaderElection"] = {"leaderElect": False}
@@ -68,8 +75,10 @@ def crds(gomodcache: Path, port: int, ca: bytes) -> list[dict[str, Any]]:
     for path in sorted((module_dir(gomodcache) / "config/components/crd/bases").glob("*.yaml")):
         crd = documents(path)[0]
         if crd["spec"]["names"]["plural"] in CONVERTED:
-            crd["spec"]["conversion"] = {"strategy": "Webhook", "webhook": {
-                "clientConfig": url_client(port, "/convert", ca), "conversionReviewVersions": ["v1"]}}
+            crd["spec"]["conversion"] = {
+                "strategy": "Webhook",
+                "webhook": {"clientConfig": url_client(port, "/convert", ca), "conversionReviewVersions": ["v1"]},
+            }
         out.append(crd)
     return out
 
@@ -81,8 +90,11 @@ def _integration_hook(hook: dict[str, Any]) -> bool:
 def webhook_configurations(gomodcache: Path, manager: dict[str, Any], port: int, ca: bytes) -> list[dict[str, Any]]:
     """Kueue's two webhook configurations as the chart renders them, called by URL."""
     frameworks = set(manager.get("integrations", {}).get("frameworks", []))
-    selector = manager.get("managedJobsNamespaceSelector") or {"matchExpressions": [
-        {"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": ["kube-system", manager["namespace"]]}]}
+    selector = manager.get("managedJobsNamespaceSelector") or {
+        "matchExpressions": [
+            {"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": ["kube-system", manager["namespace"]]}
+        ]
+    }
     out = []
     for doc in documents(module_dir(gomodcache) / "config/components/webhook/manifests.yaml"):
         for hook in doc["webhooks"]:
@@ -101,7 +113,8 @@ UNSHARE = ["unshare", "--mount", "--propagation", "private"]
 
 def argv(binary: Path, config: Path, metrics_certs: Path) -> list[str]:
     """Kueue in a private mount namespace, with ``metrics_certs`` bound at the fixed path it reads."""
-    script = (f'mkdir -p {METRICS_CERT_DIR} && mount --bind "$1" {METRICS_CERT_DIR} && '
-              f'exec "$2" --config="$3" --feature-gates={FEATURE_GATES}')
-    return [*UNSHARE, "sh", "-c", script, "kueue",
-            str(metrics_certs), str(binary), str(config)]
+    script = (
+        f'mkdir -p {METRICS_CERT_DIR} && mount --bind "$1" {METRICS_CERT_DIR} && '
+        f'exec "$2" --config="$3" --feature-gates={FEATURE_GATES}'
+    )
+    return [*UNSHARE, "sh", "-c", script, "kueue", str(metrics_certs), str(binary), str(config)]

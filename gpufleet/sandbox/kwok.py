@@ -20,8 +20,12 @@ import yaml
 
 from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, KWOK_NODE_ANNOTATION
 
-STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
-          "pod/fast/pod-ready.yaml", "pod/fast/pod-delete.yaml")
+STAGES = (
+    "node/fast/node-initialize.yaml",
+    "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
+    "pod/fast/pod-ready.yaml",
+    "pod/fast/pod-delete.yaml",
+)
 KWOK_MODULE = "sigs.k8s.io/kwok@v0.8.0"
 COMPLETE_STAGE = "pod/general/pod-complete.yaml"
 
@@ -31,7 +35,8 @@ def completion_stage(text: str) -> str:
     stage = yaml.safe_load(text)
     spec = stage["spec"]
     spec["selector"]["matchExpressions"].append(
-        {"key": f'.metadata.annotations["{KWOK_COMPLETE_AFTER}"]', "operator": "Exists"})
+        {"key": f'.metadata.annotations["{KWOK_COMPLETE_AFTER}"]', "operator": "Exists"}
+    )
     for key in ("jitterDurationMilliseconds", "jitterDurationFrom"):
         spec.get("delay", {}).pop(key, None)
     return yaml.safe_dump(stage, sort_keys=False)
@@ -45,7 +50,14 @@ def stages_text(gomodcache: Path) -> str:
 
 
 def argv(binary: Path, kubeconfig: Path, config: Path, port: int) -> list[str]:
-    return [str(binary), f"--kubeconfig={kubeconfig}", "--manage-all-nodes=false",
-            f"--manage-nodes-with-annotation-selector={KWOK_NODE_ANNOTATION}=fake",
-            f"--config={config}", f"--server-address=127.0.0.1:{port}", "--node-ip=127.0.0.1",
-            "--cidr=10.0.0.1/16", "--node-lease-duration-seconds=40"]
+    return [
+        str(binary),
+        f"--kubeconfig={kubeconfig}",
+        "--manage-all-nodes=false",
+        f"--manage-nodes-with-annotation-selector={KWOK_NODE_ANNOTATION}=fake",
+        f"--config={config}",
+        f"--server-address=127.0.0.1:{port}",
+        "--node-ip=127.0.0.1",
+        "--cidr=10.0.0.1/16",
+        "--node-lease-duration-seconds=40",
+    ]

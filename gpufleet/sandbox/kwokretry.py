@@ -32,7 +32,11 @@ GRACE = 15.0
 def ready_since(pod: dict[str, Any]) -> float | None:
     """When ``pod`` became Ready (seconds since the epoch), None while it is not."""
     for condition in (pod.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == "Ready" and condition.get("status") == "True" and condition.get("lastTransitionTime"):
+        if (
+            condition.get("type") == "Ready"
+            and condition.get("status") == "True"
+            and condition.get("lastTransitionTime")
+        ):
             return datetime.fromisoformat(str(condition["lastTransitionTime"]).replace("Z", "+00:00")).timestamp()
     return None
 
@@ -47,7 +51,12 @@ def overdue(pods: Iterable[dict[str, Any]], now: float, grace: float = GRACE) ->
         touched = (meta.get("annotations") or {}).get(RETRIED)
         if since is not None and touched is not None:
             since = max(since, float(touched))
-        if after is None or since is None or meta.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") != "Running":
+        if (
+            after is None
+            or since is None
+            or meta.get("deletionTimestamp")
+            or (pod.get("status") or {}).get("phase") != "Running"
+        ):
             continue
         try:
             due = since + parse_seconds(str(after))

@@ -31,8 +31,11 @@ def _version(text: str) -> tuple[int, ...]:
 
 def go_minimum(engines_dir: Path = ENGINES_DIR) -> str:
     """The newest ``go`` directive of the engines' go.mod files: the oldest Go that builds them all."""
-    found = [m.group(1) for gomod in engines_dir.glob("*/go.mod")
-             if (m := re.search(r"^go (\S+)\s*$", gomod.read_text(), re.M))]
+    found = [
+        m.group(1)
+        for gomod in engines_dir.glob("*/go.mod")
+        if (m := re.search(r"^go (\S+)\s*$", gomod.read_text(), re.M))
+    ]
     return max(found, key=_version, default="")
 
 
@@ -81,15 +84,21 @@ def disk_line(cache: Path) -> str:
 def mount_namespace(run=subprocess.run) -> None:
     """Raise :class:`NeedMissing` when this user cannot make the private mount namespace Kueue runs in."""
     if shutil.which("unshare") is None:
-        raise NeedMissing("unshare is not on PATH: Kueue runs in a private mount namespace (util-linux's unshare); "
-                          f"install util-linux ({FIX})")
+        raise NeedMissing(
+            "unshare is not on PATH: Kueue runs in a private mount namespace (util-linux's unshare); "
+            f"install util-linux ({FIX})"
+        )
     try:
         done = run(PROBE, capture_output=True, text=True, timeout=30)
     except (subprocess.TimeoutExpired, OSError) as exc:
         why = f"`{' '.join(PROBE)}` did not finish in 30 s" if isinstance(exc, subprocess.TimeoutExpired) else str(exc)
-        raise NeedMissing(f"cannot make a private mount namespace ({why}): Kueue runs in one (`unshare --mount`); "
-                          f"check that `{' '.join(PROBE)}` works as this user ({FIX})") from None
+        raise NeedMissing(
+            f"cannot make a private mount namespace ({why}): Kueue runs in one (`unshare --mount`); "
+            f"check that `{' '.join(PROBE)}` works as this user ({FIX})"
+        ) from None
     if done.returncode != 0:
         last = (done.stderr or "").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        raise NeedMissing(f"cannot make a private mount namespace ({last[0]}): Kueue runs in one (`unshare --mount`), "
-                          f"which needs root or CAP_SYS_ADMIN; run the sandbox as root ({FIX})")
+        raise NeedMissing(
+            f"cannot make a private mount namespace ({last[0]}): Kueue runs in one (`unshare --mount`), "
+            f"which needs root or CAP_SYS_ADMIN; run the sandbox as root ({FIX})"
+        )

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.model.fleet import Fleet
-from gpufleet.model.pools import Pool
 from gpufleet.kubetypes.quantity import fmt
 from gpufleet.kubetypes.vocab import HOSTNAME_LABEL, KWOK_NODE_ANNOTATION, SANDBOX_POOL_LABEL
+from gpufleet.model.fleet import Fleet
+from gpufleet.model.pools import Pool
 
 PODS_PER_NODE = "110"
 NODES_PER_BLOCK = 8
@@ -26,7 +26,7 @@ def _topology(pool: Pool, index: int) -> dict[str, str]:
     levels = [lvl for lvl in pool.topology_levels if lvl != HOSTNAME_LABEL]
     out = {}
     for depth, level in enumerate(reversed(levels)):  # lowest level first: the smallest blocks
-        block = index // (NODES_PER_BLOCK * (4 ** depth))
+        block = index // (NODES_PER_BLOCK * (4**depth))
         out[level] = f"{pool.name}-{level.rsplit('/', 1)[-1]}-{block}"
     return out
 
@@ -39,17 +39,30 @@ def _resources(pool: Pool) -> dict[str, str]:
 
 def node(pool: Pool, index: int) -> dict[str, Any]:
     name = f"{pool.name}-{index}"
-    labels = {**pool.node_labels, **_topology(pool, index), HOSTNAME_LABEL: name,
-              "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok", SANDBOX_POOL_LABEL: pool.name}
-    taints = [{k: v for k, v in {"key": t.key, "value": t.value, "effect": t.effect}.items() if v is not None}
-              for t in pool.taints]
+    labels = {
+        **pool.node_labels,
+        **_topology(pool, index),
+        HOSTNAME_LABEL: name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "type": "kwok",
+        SANDBOX_POOL_LABEL: pool.name,
+    }
+    taints = [
+        {k: v for k, v in {"key": t.key, "value": t.value, "effect": t.effect}.items() if v is not None}
+        for t in pool.taints
+    ]
     resources = _resources(pool)
     return {
-        "apiVersion": "v1", "kind": "Node",
+        "apiVersion": "v1",
+        "kind": "Node",
         "metadata": {"name": name, "labels": labels, "annotations": {KWOK_NODE_ANNOTATION: "fake"}},
         "spec": {"taints": taints} if taints else {},
-        "status": {"capacity": resources, "allocatable": dict(resources),
-                   "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"}},
+        "status": {
+            "capacity": resources,
+            "allocatable": dict(resources),
+            "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"},
+        },
     }
 
 

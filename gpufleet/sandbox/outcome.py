@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
+from gpufleet.kubetypes.vocab import NVIDIA_GPU
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.resources import pod_requests
-from gpufleet.kubetypes.vocab import NVIDIA_GPU
 
 Obj = Mapping[str, Any]
 FINISHED = ("Succeeded", "Failed")
@@ -87,8 +87,9 @@ def gated(pod: Obj) -> bool:
 def gpus_held(pods: Iterable[Obj], resources: Iterable[str]) -> Decimal:
     """The GPUs that bound, unfinished pods request (of any of ``resources``)."""
     names = tuple(resources)
-    return sum((pod_requests(p.get("spec") or {}).get(r, Decimal(0)) for p in pods if bound(p) for r in names),
-               Decimal(0))
+    return sum(
+        (pod_requests(p.get("spec") or {}).get(r, Decimal(0)) for p in pods if bound(p) for r in names), Decimal(0)
+    )
 
 
 def _suspended(obj: Obj) -> bool:
@@ -108,16 +109,22 @@ def reasons(seen: Observed) -> tuple[str, ...]:
     out: list[str] = []
     for wl in seen.workloads:
         for c in (wl.get("status") or {}).get("conditions") or []:
-            explains = (c.get("type") in ("QuotaReserved", "Admitted") and c.get("status") == "False") or \
-                       (c.get("type") in ("Evicted", "Preempted", "Deactivated") and c.get("status") == "True")
+            explains = (c.get("type") in ("QuotaReserved", "Admitted") and c.get("status") == "False") or (
+                c.get("type") in ("Evicted", "Preempted", "Deactivated") and c.get("status") == "True"
+            )
             if explains:
-                out.append(f"Kueue Workload {_meta(wl, 'name')}: {c['type']}={c.get('status')} "
-                           f"{c.get('reason', '')}: {c.get('message', '')}".rstrip(": "))
+                out.append(
+                    f"Kueue Workload {_meta(wl, 'name')}: {c['type']}={c.get('status')} "
+                    f"{c.get('reason', '')}: {c.get('message', '')}".rstrip(": ")
+                )
     for group in seen.pod_groups:  # Volcano appends a condition per scheduling verdict: the last one is now
         status = group.get("status") or {}
         last = [c for c in status.get("conditions") or [] if c.get("type") == "Unschedulable"][-1:]
-        out += [f"PodGroup {_meta(group, 'name')} ({status.get('phase', '?')}): {c.get('reason', '')}: {c.get('message', '')}"
-                for c in last if c.get("status", "True") == "True"]
+        out += [
+            f"PodGroup {_meta(group, 'name')} ({status.get('phase', '?')}): {c.get('reason', '')}: {c.get('message', '')}"
+            for c in last
+            if c.get("status", "True") == "True"
+        ]
     for pod in seen.pods:
         if gated(pod):
             out.append("pod gated by " + ", ".join(g.get("name", "?") for g in pod["spec"]["schedulingGates"]))
@@ -125,16 +132,24 @@ def reasons(seen: Observed) -> tuple[str, ...]:
             if c.get("type") == "PodScheduled" and c.get("status") == "False" and alive(pod):
                 out.append(f"pod unscheduled: {c.get('reason', '')}: {c.get('message', '')}")
     out += [f"{o.get('kind')} {_meta(o, 'name')} is suspended" for o in seen.owners if _suspended(o)]
-    out += [f"{(e.get('involvedObject') or {}).get('kind', '?')} {(e.get('involvedObject') or {}).get('name', '?')}: "
-            f"{e.get('reason', '')}: {e.get('message', '')}" for e in seen.events]
+    out += [
+        f"{(e.get('involvedObject') or {}).get('kind', '?')} {(e.get('involvedObject') or {}).get('name', '?')}: "
+        f"{e.get('reason', '')}: {e.get('message', '')}"
+        for e in seen.events
+    ]
     return _dedupe(out)
 
 
 def _verdict(outcome: str, seen: Observed, resources: Iterable[str], why: bool = True) -> Verdict:
     pods = seen.pods
-    return Verdict(outcome, sum(map(running, pods)), sum(map(bound, pods)),
-                   sum(alive(p) and not bound(p) for p in pods), str(gpus_held(pods, resources)),
-                   reasons(seen) if why else ())
+    return Verdict(
+        outcome,
+        sum(map(running, pods)),
+        sum(map(bound, pods)),
+        sum(alive(p) and not bound(p) for p in pods),
+        str(gpus_held(pods, resources)),
+        reasons(seen) if why else (),
+    )
 
 
 def is_whole(seen: Observed, expected: int) -> bool:
@@ -153,8 +168,14 @@ def classify(seen: Observed, expected: int, resources: Iterable[str] = (NVIDIA_G
     return _verdict(O.NEVER_ADMITTED, seen, resources)
 
 
-def after_failure(before: frozenset[str], failed: str, seen: Observed, expected: int, final: bool,
-                  resources: Iterable[str] = (NVIDIA_GPU,)) -> Verdict | None:
+def after_failure(
+    before: frozenset[str],
+    failed: str,
+    seen: Observed,
+    expected: int,
+    final: bool,
+    resources: Iterable[str] = (NVIDIA_GPU,),
+) -> Verdict | None:
     """The outcome once the rank whose pod had ``failed`` as its UID was failed (``before``: the UIDs of every
     rank's pod when all ran). None while it may still change: ``restartedWhole`` is decided when reached,
     the others only when ``final`` (the deadline, or nothing changed for the settle time)."""
@@ -177,27 +198,56 @@ def after_failure(before: frozenset[str], failed: str, seen: Observed, expected:
 def fingerprint(seen: Observed) -> tuple:
     """What would change if an engine acted: pods' phase, node, gates; Workloads' and PodGroups' conditions;
     the jobs' suspension. Equal fingerprints for the settle time mean the engines have stopped acting."""
+
     def conds(obj: Obj) -> tuple:
         status = obj.get("status") or {}
-        return (status.get("phase"), tuple(sorted((c.get("type", ""), c.get("status", ""), c.get("message", ""))
-                                                  for c in status.get("conditions") or [])))
-    pods = sorted((uid(p), (p.get("status") or {}).get("phase"), (p.get("spec") or {}).get("nodeName"), gated(p),
-                   bool(_meta(p, "deletionTimestamp"))) for p in seen.pods)
-    return (tuple(pods), tuple(sorted((uid(o), conds(o)) for o in (*seen.workloads, *seen.pod_groups))),
-            tuple(sorted((uid(o), _suspended(o)) for o in seen.owners)))
+        return (
+            status.get("phase"),
+            tuple(
+                sorted(
+                    (c.get("type", ""), c.get("status", ""), c.get("message", ""))
+                    for c in status.get("conditions") or []
+                )
+            ),
+        )
+
+    pods = sorted(
+        (
+            uid(p),
+            (p.get("status") or {}).get("phase"),
+            (p.get("spec") or {}).get("nodeName"),
+            gated(p),
+            bool(_meta(p, "deletionTimestamp")),
+        )
+        for p in seen.pods
+    )
+    return (
+        tuple(pods),
+        tuple(sorted((uid(o), conds(o)) for o in (*seen.workloads, *seen.pod_groups))),
+        tuple(sorted((uid(o), _suspended(o)) for o in seen.owners)),
+    )
 
 
 def rank_order(pods: Iterable[Obj]) -> list[Obj]:
     """Pods in rank order: by name with numbers compared as numbers (``w-2`` before ``w-10``; an Indexed Job's
     ``<job>-<index>-<suffix>`` by index; a Volcano Job's ``<job>-<task>-<index>`` by task, then index)."""
+
     def key(pod: Obj) -> list:
-        return [(0, int(part), "") if part.isdigit() else (1, 0, part)
-                for part in re.split(r"(\d+)", _meta(pod, "name") or "") if part]
+        return [
+            (0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", _meta(pod, "name") or "")
+            if part
+        ]
+
     return sorted(pods, key=key)
 
 
-_WHO = (r'admission webhook "([^"]+)"', r'failed calling webhook "([^"]+)"', r"ValidatingAdmissionPolicy '([^']+)'",
-        r'ValidatingAdmissionPolicy "([^"]+)"')
+_WHO = (
+    r'admission webhook "([^"]+)"',
+    r'failed calling webhook "([^"]+)"',
+    r"ValidatingAdmissionPolicy '([^']+)'",
+    r'ValidatingAdmissionPolicy "([^"]+)"',
+)
 
 
 def refused_by(message: str) -> str:

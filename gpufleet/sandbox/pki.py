@@ -20,8 +20,8 @@ import datetime as dt
 import ipaddress
 import os
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -77,8 +77,10 @@ def write_private(path: Path, data: bytes) -> None:
 
 
 def _write_key(path: Path, key) -> None:
-    write_private(path, key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
+    write_private(
+        path,
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+    )
 
 
 def _write_cert(path: Path, cert: x509.Certificate) -> None:
@@ -86,9 +88,16 @@ def _write_cert(path: Path, cert: x509.Certificate) -> None:
 
 
 def _builder(subject: x509.Name, issuer: x509.Name, public_key) -> x509.CertificateBuilder:
-    now = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)
-    return (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
-            .serial_number(x509.random_serial_number()).not_valid_before(now).not_valid_after(now + VALIDITY))
+    now = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(public_key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
+        .not_valid_after(now + VALIDITY)
+    )
 
 
 SERVER, CLIENT = ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH
@@ -104,9 +113,11 @@ LEAVES = (  # file stem, the CA that signs it, common name, organization, extend
 
 def _leaf(ca_key: Any, ca_cert: x509.Certificate, cn: str, org: str | None, usages: tuple[Any, ...]) -> tuple[Any, Any]:
     key = _key()
-    b = (_builder(_name(cn, org), ca_cert.subject, key.public_key())
-         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-         .add_extension(x509.ExtendedKeyUsage(list(usages)), critical=False))
+    b = (
+        _builder(_name(cn, org), ca_cert.subject, key.public_key())
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage(list(usages)), critical=False)
+    )
     if SERVER in usages:
         sans = [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))] + [x509.DNSName(n) for n in SERVING_NAMES]
         b = b.add_extension(x509.SubjectAlternativeName(sans), critical=False)
@@ -115,12 +126,25 @@ def _leaf(ca_key: Any, ca_cert: x509.Certificate, cn: str, org: str | None, usag
 
 def _ca(cn: str) -> tuple[Any, x509.Certificate]:
     key, name = _key(), _name(cn)
-    cert = (_builder(name, name, key.public_key())
-            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-            .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                         content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                         key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        _builder(name, name, key.public_key())
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .sign(key, hashes.SHA256())
+    )
     return key, cert
 
 
@@ -137,6 +161,7 @@ def make_pki(directory: Path) -> Pki:
         _write_cert(directory / f"{stem}.crt", cert)
     sa = rsa.generate_private_key(public_exponent=65537, key_size=2048)  # service-account tokens: RS256
     _write_key(directory / "sa.key", sa)
-    (directory / "sa.pub").write_bytes(sa.public_key().public_bytes(serialization.Encoding.PEM,
-                                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    (directory / "sa.pub").write_bytes(
+        sa.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
     return Pki(directory)

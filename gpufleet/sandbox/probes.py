@@ -24,14 +24,17 @@ def _context(ca: Path | None, cert: Path | None = None, key: Path | None = None)
     return ctx
 
 
-def http_ok(url: str, ca: Path | None = None, cert: Path | None = None, key: Path | None = None,
-            expect: str | None = None) -> Callable[[], bool]:
+def http_ok(
+    url: str, ca: Path | None = None, cert: Path | None = None, key: Path | None = None, expect: str | None = None
+) -> Callable[[], bool]:
     """A probe: GET ``url`` answers 200 (and its body contains ``expect``)."""
+
     def probe() -> bool:
         ctx = _context(ca, cert, key) if url.startswith("https") else None
         with urllib.request.urlopen(url, timeout=3, context=ctx) as resp:  # noqa: S310 - loopback only
             body = resp.read(4096).decode(errors="replace")
             return resp.status == 200 and (expect is None or expect in body)
+
     return probe
 
 
@@ -39,4 +42,5 @@ def tcp_open(port: int) -> Callable[[], bool]:
     def probe() -> bool:
         with socket.create_connection(("127.0.0.1", port), timeout=2):
             return True
+
     return probe

@@ -41,7 +41,7 @@ class Proc:
         return {**asdict(self), "argv": list(self.argv)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Proc":
+    def from_dict(cls, d: dict) -> Proc:
         return cls(d["name"], int(d["pid"]), tuple(d["argv"]), d["log"], int(d["started"]))
 
 
@@ -105,7 +105,7 @@ def _start_ticks(pid: int) -> int | None:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
     return None if fields[0] == "Z" else int(fields[19])
 
 
@@ -119,8 +119,15 @@ def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = No
     reap()
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                 env=env, cwd=cwd, start_new_session=True)
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
     ticks = _start_ticks(child.pid)
     proc = Proc(name, child.pid, tuple(argv), str(log), ticks if ticks is not None else -1)
     _children[child.pid] = (child, proc.started)

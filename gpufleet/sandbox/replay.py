@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, SANDBOX_POOL_LABEL, WHATIF_JOB_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.sandbox import nodes
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
@@ -28,7 +29,6 @@ from gpufleet.sandbox.up import Options, up
 from gpufleet.whatif import jobs, metrics, timescale
 from gpufleet.whatif.observed import Eviction, JobLog, ReplayLog
 from gpufleet.whatif.trace import Trace, TraceJob, named
-from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, SANDBOX_POOL_LABEL, WHATIF_JOB_LABEL
 
 Progress = Callable[[float, int, int], None]
 """Called about once a second: trace seconds so far, jobs finished, jobs in the trace."""
@@ -104,23 +104,45 @@ def _refused(at: float, message: str) -> Eviction:
 
 def _new_log(fleet: Fleet, model: str, trace: Trace, options: ReplayOptions) -> ReplayLog:
     k = options.time_scale
-    log = ReplayLog(model=model, time_scale=k, horizon=options.horizon, capacity=_capacity(fleet),
-                    nominal=_nominal(fleet),
-                    scaled=[(s.name, s.trace_seconds, s.wall_seconds) for s in timescale.scaled_durations(fleet, k)])
+    log = ReplayLog(
+        model=model,
+        time_scale=k,
+        horizon=options.horizon,
+        capacity=_capacity(fleet),
+        nominal=_nominal(fleet),
+        scaled=[(s.name, s.trace_seconds, s.wall_seconds) for s in timescale.scaled_durations(fleet, k)],
+    )
     for job in trace.jobs:
         team = jobs.team_of(fleet, job.namespace)
-        log.jobs.append(JobLog(named(job), job.namespace, team.name, job.pods, job.gpus_per_pod, job.submit_seconds,
-                               min_pods=job.min_pods))
+        log.jobs.append(
+            JobLog(
+                named(job),
+                job.namespace,
+                team.name,
+                job.pods,
+                job.gpus_per_pod,
+                job.submit_seconds,
+                min_pods=job.min_pods,
+            )
+        )
     return log
 
 
-def replay(fleet: Fleet, model: str, trace: Trace, directory: Path, options: ReplayOptions,
-           progress: Progress | None = None, started: Callable[[State], None] | None = None) -> ReplayLog:
+def replay(
+    fleet: Fleet,
+    model: str,
+    trace: Trace,
+    directory: Path,
+    options: ReplayOptions,
+    progress: Progress | None = None,
+    started: Callable[[State], None] | None = None,
+) -> ReplayLog:
     """Replay ``trace`` on a fresh sandbox of ``fleet`` in ``directory``; the sandbox is stopped afterwards.
     ``started`` is called with the sandbox's state once it runs (the benchmark samples its processes' memory)."""
     log = _new_log(fleet, model, trace, options)
-    state = up(timescale.scaled_fleet(fleet, options.time_scale), model, directory,
-               Options(controller=options.controller))
+    state = up(
+        timescale.scaled_fleet(fleet, options.time_scale), model, directory, Options(controller=options.controller)
+    )
     stop = threading.Event()
     try:
         if started is not None:
@@ -147,8 +169,9 @@ def _queues_ready(kube: Kube, fleet: Fleet) -> bool:
         if conds.get("Active") != "True":
             return False
     if fleet.engines.volcano.enabled:
-        return all((q.get("status") or {}).get("state") == "Open"
-                   for q in kube.list("scheduling.volcano.sh/v1beta1", "Queue"))
+        return all(
+            (q.get("status") or {}).get("state") == "Open" for q in kube.list("scheduling.volcano.sh/v1beta1", "Queue")
+        )
     return True
 
 

@@ -18,9 +18,9 @@ from typing import Any, Callable
 
 from kubernetes import watch as k8s_watch
 
+from gpufleet.kubetypes.vocab import WHATIF_JOB_LABEL
 from gpufleet.sandbox.kube import Kube
 from gpufleet.whatif.observed import Eviction, JobLog, PodSpan
-from gpufleet.kubetypes.vocab import WHATIF_JOB_LABEL
 
 WORKLOAD = ("kueue.x-k8s.io/v1beta2", "Workload")
 VC_PODGROUP = ("scheduling.volcano.sh/v1beta1", "PodGroup")
@@ -71,8 +71,13 @@ class Recorder:
             if done and span.ended is None:
                 span.ended = now
             target = _conditions(pod).get("DisruptionTarget")
-            if target and target.get("status") == "True" and "Preempt" in (target.get("reason") or "") \
-                    and self.once("pod-preempted", meta["uid"]) and not self._kueue_owned(job):
+            if (
+                target
+                and target.get("status") == "True"
+                and "Preempt" in (target.get("reason") or "")
+                and self.once("pod-preempted", meta["uid"])
+                and not self._kueue_owned(job)
+            ):
                 if not job.evictions or now - job.evictions[-1].at > 1.0:
                     job.evictions.append(Eviction(now, "Preempted"))
 
@@ -124,16 +129,23 @@ class Recorder:
                 job.finished = self.clock()
 
 
-def _stream(kubeconfig: Path, api_version: str, kind: str, handle: Callable[[str, dict], None],
-            stop: threading.Event, selector: str | None = None) -> None:
+def _stream(
+    kubeconfig: Path,
+    api_version: str,
+    kind: str,
+    handle: Callable[[str, dict], None],
+    stop: threading.Event,
+    selector: str | None = None,
+) -> None:
     """Watch ``kind`` in every namespace until ``stop``, re-listing after each server timeout."""
     kube = Kube(kubeconfig, cache_dir=kubeconfig.parent)
     resource = kube.resource(api_version, kind)
     version = None
     while not stop.is_set():
         try:
-            for event in kube.dyn.watch(resource, label_selector=selector, timeout=5, resource_version=version,
-                                        watcher=k8s_watch.Watch()):
+            for event in kube.dyn.watch(
+                resource, label_selector=selector, timeout=5, resource_version=version, watcher=k8s_watch.Watch()
+            ):
                 obj = event["raw_object"]
                 if event["type"] == "ERROR":  # 410 Gone: the version is too old; list afresh
                     version = None
@@ -153,8 +165,12 @@ def start_watches(kubeconfig: Path, recorder: Recorder, volcano: bool, stop: thr
         specs += [(*VC_PODGROUP, recorder.podgroup, None), (*VC_JOB, recorder.volcano_job, WHATIF_JOB_LABEL)]
     threads = []
     for api_version, kind, handle, selector in specs:
-        t = threading.Thread(target=_stream, args=(kubeconfig, api_version, kind, handle, stop, selector),
-                             name=f"whatif-watch-{kind}", daemon=True)
+        t = threading.Thread(
+            target=_stream,
+            args=(kubeconfig, api_version, kind, handle, stop, selector),
+            name=f"whatif-watch-{kind}",
+            daemon=True,
+        )
         t.start()
         threads.append(t)
     return threads

@@ -47,8 +47,14 @@ class State:
 
     def save(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        doc = {"model": self.model, "kubeconfig": self.kubeconfig, "ports": self.ports, "ready": self.ready,
-               "processes": [p.as_dict() for p in self.processes], "stack": self.stack}
+        doc = {
+            "model": self.model,
+            "kubeconfig": self.kubeconfig,
+            "ports": self.ports,
+            "ready": self.ready,
+            "processes": [p.as_dict() for p in self.processes],
+            "stack": self.stack,
+        }
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(doc, indent=2) + "\n")
         tmp.replace(self.path)
@@ -59,13 +65,21 @@ class State:
         return proc
 
     def status(self) -> dict[str, Any]:
-        procs = [{"name": p.name, "pid": p.pid, "state": "running" if alive(p) else "exited", "log": p.log}
-                 for p in self.processes]
+        procs = [
+            {"name": p.name, "pid": p.pid, "state": "running" if alive(p) else "exited", "log": p.log}
+            for p in self.processes
+        ]
         running = sum(p["state"] == "running" for p in procs)
-        overall = ("running" if self.ready and running == len(procs) else
-                   "stopped" if running == 0 else "degraded")
-        return {"state": overall, "dir": str(self.dir), "model": self.model, "kubeconfig": self.kubeconfig,
-                "ports": self.ports, "processes": procs, "stack": self.stack}
+        overall = "running" if self.ready and running == len(procs) else "stopped" if running == 0 else "degraded"
+        return {
+            "state": overall,
+            "dir": str(self.dir),
+            "model": self.model,
+            "kubeconfig": self.kubeconfig,
+            "ports": self.ports,
+            "processes": procs,
+            "stack": self.stack,
+        }
 
 
 def load(directory: Path) -> State | None:
@@ -73,8 +87,15 @@ def load(directory: Path) -> State | None:
     if not path.is_file():
         return None
     doc = json.loads(path.read_text())
-    return State(directory, doc.get("model", ""), doc.get("kubeconfig", ""), doc.get("ports", {}),
-                 [Proc.from_dict(p) for p in doc.get("processes", [])], bool(doc.get("ready")), doc.get("stack", {}))
+    return State(
+        directory,
+        doc.get("model", ""),
+        doc.get("kubeconfig", ""),
+        doc.get("ports", {}),
+        [Proc.from_dict(p) for p in doc.get("processes", [])],
+        bool(doc.get("ready")),
+        doc.get("stack", {}),
+    )
 
 
 def down(state: State, keep: bool = False) -> list[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Mapping
 
@@ -27,8 +27,8 @@ from gpufleet import workloads
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.quantity import json_number
 from gpufleet.sandbox import outcome
-from gpufleet.sandbox.outcome import Verdict
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
+from gpufleet.sandbox.outcome import Verdict
 from gpufleet.sandbox.trial_watch import Ref, Watch
 from gpufleet.workloads import outcomes as O
 
@@ -71,12 +71,22 @@ class TrialResult:
 
     def as_dict(self) -> dict[str, Any]:
         v = self.verdict
-        return {"outcome": self.outcome, "expectedRanks": self.expected_ranks, "objects": self.objects,
-                "refusedBy": self.refused_by, "message": self.message,
-                "secondsToAllRunning": None if self.seconds_to_whole is None else round(self.seconds_to_whole, 2),
-                "running": v.running if v else 0, "bound": v.bound if v else 0, "pending": v.pending if v else 0,
-                "gpusHeld": json_number(Decimal(v.gpus_held)) if v else 0, "reasons": list(v.reasons) if v else [],
-                "failedPod": self.failed_pod, "elapsedSeconds": round(self.elapsed, 2), "notes": self.notes}
+        return {
+            "outcome": self.outcome,
+            "expectedRanks": self.expected_ranks,
+            "objects": self.objects,
+            "refusedBy": self.refused_by,
+            "message": self.message,
+            "secondsToAllRunning": None if self.seconds_to_whole is None else round(self.seconds_to_whole, 2),
+            "running": v.running if v else 0,
+            "bound": v.bound if v else 0,
+            "pending": v.pending if v else 0,
+            "gpusHeld": json_number(Decimal(v.gpus_held)) if v else 0,
+            "reasons": list(v.reasons) if v else [],
+            "failedPod": self.failed_pod,
+            "elapsedSeconds": round(self.elapsed, 2),
+            "notes": self.notes,
+        }
 
 
 def expected_ranks(docs: list[Mapping[str, Any]]) -> int:
@@ -126,27 +136,53 @@ def _watch(watch: Watch, options: TrialOptions, decide) -> outcome.Verdict:
 def finish_pod(kube: Kube, pod: Mapping[str, Any], exit_code: int = 1) -> None:
     """Mark ``pod`` Failed (or Succeeded, for ``exit_code`` 0), its containers terminated with ``exit_code``, as a
     kubelet reports it (:func:`clean` ends a deleted pod Kueue keeps this way, exit 0)."""
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     reason = "Error" if exit_code else "Completed"
     status = pod.get("status") or {}
-    containers = [{**c, "ready": False, "started": False,
-                   "state": {"terminated": {"exitCode": exit_code, "reason": reason, "finishedAt": now,
-                                            "startedAt": ((c.get("state") or {}).get("running") or {}).get("startedAt", now)}}}
-                  for c in status.get("containerStatuses") or []]
-    conditions = [{**c, "status": "False", "lastTransitionTime": now} if c.get("type") in ("Ready", "ContainersReady")
-                  else c for c in status.get("conditions") or []]
+    containers = [
+        {
+            **c,
+            "ready": False,
+            "started": False,
+            "state": {
+                "terminated": {
+                    "exitCode": exit_code,
+                    "reason": reason,
+                    "finishedAt": now,
+                    "startedAt": ((c.get("state") or {}).get("running") or {}).get("startedAt", now),
+                }
+            },
+        }
+        for c in status.get("containerStatuses") or []
+    ]
+    conditions = [
+        {**c, "status": "False", "lastTransitionTime": now} if c.get("type") in ("Ready", "ContainersReady") else c
+        for c in status.get("conditions") or []
+    ]
     meta = pod["metadata"]
-    kube.core().patch_namespaced_pod_status(meta["name"], meta["namespace"], {"status": {
-        "phase": "Failed" if exit_code else "Succeeded", "reason": reason, "containerStatuses": containers,
-        "conditions": conditions}},
-        _content_type="application/merge-patch+json")  # whole lists: the client's default is a JSON Patch
+    kube.core().patch_namespaced_pod_status(
+        meta["name"],
+        meta["namespace"],
+        {
+            "status": {
+                "phase": "Failed" if exit_code else "Succeeded",
+                "reason": reason,
+                "containerStatuses": containers,
+                "conditions": conditions,
+            }
+        },
+        _content_type="application/merge-patch+json",
+    )  # whole lists: the client's default is a JSON Patch
 
 
 def kept_by_kueue(pod: Mapping[str, Any]) -> bool:
     """A deleted pod still Running that Kueue's pod finalizer keeps: it goes only once its containers end."""
     meta = pod.get("metadata") or {}
-    return bool(meta.get("deletionTimestamp")) and vocab.KUEUE_POD_FINALIZER in (meta.get("finalizers") or []) \
+    return (
+        bool(meta.get("deletionTimestamp"))
+        and vocab.KUEUE_POD_FINALIZER in (meta.get("finalizers") or [])
         and (pod.get("status") or {}).get("phase") == "Running"
+    )
 
 
 def clean(watch: Watch) -> None:
@@ -201,12 +237,17 @@ def _run(watch: Watch, options: TrialOptions, result: TrialResult, start: float)
         return verdict
     ranks = outcome.rank_order(p for p in watch.observe().pods if outcome.running(p))
     if options.fail_rank >= len(ranks):
-        result.notes.append(f"rank {options.fail_rank} was not failed: the gang has {len(ranks)} ranks (0-{len(ranks) - 1})")
+        result.notes.append(
+            f"rank {options.fail_rank} was not failed: the gang has {len(ranks)} ranks (0-{len(ranks) - 1})"
+        )
         return verdict
     before = frozenset(outcome.uid(p) for p in ranks)
     victim = ranks[options.fail_rank]
     finish_pod(watch.kube, victim)
     result.failed_pod = f"{victim['metadata']['namespace']}/{victim['metadata']['name']}"
     failed = outcome.uid(victim)
-    return _watch(watch, replace(options, settle=options.failure_settle or options.settle),
-                  lambda seen, final: outcome.after_failure(before, failed, seen, expected, final, resources))
+    return _watch(
+        watch,
+        replace(options, settle=options.failure_settle or options.settle),
+        lambda seen, final: outcome.after_failure(before, failed, seen, expected, final, resources),
+    )

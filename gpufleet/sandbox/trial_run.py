@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from gpufleet.advise.jobs import collect
+from gpufleet.kubetypes.vocab import NVIDIA_GPU
 from gpufleet.model.fleet import Fleet
 from gpufleet.sandbox.kube import Kube
 from gpufleet.sandbox.state import State, down, load
 from gpufleet.sandbox.trial import TrialOptions, TrialResult, try_manifests
 from gpufleet.sandbox.up import Options, up
-from gpufleet.kubetypes.vocab import NVIDIA_GPU
 
 TIMEOUT_BOUNDS = (30, 300)
 CONTROLLER = "gang-admission-controller"
@@ -60,14 +60,18 @@ def gpu_resources(fleet: Fleet) -> tuple[str, ...]:
 def _check_reuse(state: State, model: Path, controller: bool) -> None:
     ran = Path(state.model).resolve() if state.model else None
     if ran != model.resolve():
-        raise Mismatch(f"the sandbox in {state.dir} runs the model {state.model or '(unknown)'}, not {model} "
-                       f"(fix: pass another --dir, or `gpufleet sandbox down --dir {state.dir}` first)")
+        raise Mismatch(
+            f"the sandbox in {state.dir} runs the model {state.model or '(unknown)'}, not {model} "
+            f"(fix: pass another --dir, or `gpufleet sandbox down --dir {state.dir}` first)"
+        )
     has = any(p.name == CONTROLLER for p in state.processes)
     if has != controller:
         with_ = "with" if has else "without"
-        raise Mismatch(f"the sandbox in {state.dir} runs {with_} the gang-admission controller "
-                       f"(fix: {'add' if has else 'drop'} --no-controller, pass another --dir, or "
-                       f"`gpufleet sandbox down --dir {state.dir}` first)")
+        raise Mismatch(
+            f"the sandbox in {state.dir} runs {with_} the gang-admission controller "
+            f"(fix: {'add' if has else 'drop'} --no-controller, pass another --dir, or "
+            f"`gpufleet sandbox down --dir {state.dir}` first)"
+        )
 
 
 def open_sandbox(fleet: Fleet, model: Path, directory: Path, options: Options) -> Sandbox:
@@ -84,8 +88,7 @@ def run(sandbox: Sandbox, docs: list[Mapping[str, Any]], options: TrialOptions, 
     """One trial on ``sandbox``; the sandbox stopped afterwards if this command started it and ``keep`` is off."""
     stop = sandbox.started and not keep
     try:
-        return try_manifests(Kube(Path(sandbox.state.kubeconfig)), docs,
-                             replace(options, clean=not stop))
+        return try_manifests(Kube(Path(sandbox.state.kubeconfig)), docs, replace(options, clean=not stop))
     finally:
         if stop:
             down(sandbox.state)

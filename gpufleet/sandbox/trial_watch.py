@@ -44,8 +44,12 @@ def served(kube: Kube, api_version: str, kind: str) -> bool:
 
 
 def _owned(objs: Iterable[Obj], owners: set[str]) -> list[Obj]:
-    return [o for o in objs if uid(o) in owners or
-            any(r.get("uid") in owners for r in (o.get("metadata") or {}).get("ownerReferences") or [])]
+    return [
+        o
+        for o in objs
+        if uid(o) in owners
+        or any(r.get("uid") in owners for r in (o.get("metadata") or {}).get("ownerReferences") or [])
+    ]
 
 
 class Watch:
@@ -62,15 +66,20 @@ class Watch:
 
     def observe(self) -> Observed:
         kube, roots = self.kube, {r.uid for r in self.refs}
-        owners = [o for r in self.refs if (o := kube.get(r.api_version, r.kind, r.name, r.namespace)) and uid(o) == r.uid]
+        owners = [
+            o for r in self.refs if (o := kube.get(r.api_version, r.kind, r.name, r.namespace)) and uid(o) == r.uid
+        ]
         jobs = _owned(self._list("batch/v1", "Job"), roots)
         family = roots | {uid(j) for j in jobs}
         pods = _owned(self._list("v1", "Pod"), family)
         workloads = _owned(self._list(*WORKLOAD), family | {uid(p) for p in pods}) if self.workloads else []
         groups = _owned([g for k in self.pod_groups for g in self._list(*k)], family)
         about = family | {uid(o) for o in (*pods, *workloads, *groups)}
-        events = [e for e in self._list("v1", "Event")
-                  if e.get("type") == "Warning" and (e.get("involvedObject") or {}).get("uid") in about]
+        events = [
+            e
+            for e in self._list("v1", "Event")
+            if e.get("type") == "Warning" and (e.get("involvedObject") or {}).get("uid") in about
+        ]
         by_uid = {uid(o): o for o in (*owners, *jobs)}
         return Observed(tuple(pods), tuple(workloads), tuple(groups), tuple(by_uid.values()), tuple(events))
 

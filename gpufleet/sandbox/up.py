@@ -30,18 +30,33 @@ from gpufleet.render.files import context_json
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.volcano import render_scheduler_conf_yaml
 from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, needs, nodes, volcano
-from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
+from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.kube import Kube, established
 from gpufleet.sandbox.pki import Pki, make_pki, private_dir, write_private
 from gpufleet.sandbox.procs import alive, free_ports, start
 from gpufleet.sandbox.state import State, down, load
 from gpufleet.sandbox.uplog import Steps
 
-PORTS = ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler", "kwok", "kueue_webhook", "kueue_metrics",
-         "kueue_health", "volcano_webhook", "volcano_webhook_healthz", "volcano_scheduler_healthz",
-         "volcano_scheduler_metrics", "volcano_controller_healthz", "volcano_controller_metrics",
-         "coscheduling", "controller")
+PORTS = (
+    "etcd",
+    "etcd_peer",
+    "apiserver",
+    "controller_manager",
+    "scheduler",
+    "kwok",
+    "kueue_webhook",
+    "kueue_metrics",
+    "kueue_health",
+    "volcano_webhook",
+    "volcano_webhook_healthz",
+    "volcano_scheduler_healthz",
+    "volcano_scheduler_metrics",
+    "volcano_controller_healthz",
+    "volcano_controller_metrics",
+    "coscheduling",
+    "controller",
+)
 
 
 class SandboxRunning(RuntimeError):
@@ -83,8 +98,9 @@ def model_gates(fleet: Fleet, options: Options) -> Gates:
     served: dict[str, bool] = {}
     if workload_api.GENERIC_WORKLOAD in k8s.gates_on and (config := workload_api.runtime_config(k8s.minor)):
         served[config.split("=", 1)[0]] = True
-    return gates(options.native_gang, {**k8s.feature_gates, **options.feature_gates},
-                 {**served, **options.runtime_config})
+    return gates(
+        options.native_gang, {**k8s.feature_gates, **options.feature_gates}, {**served, **options.runtime_config}
+    )
 
 
 def engines_needed(fleet: Fleet) -> list[str]:
@@ -105,8 +121,10 @@ def _reuse(directory: Path) -> State | None:
         return state
     if status["state"] == "degraded":
         gone = [p["name"] for p in status["processes"] if p["state"] != "running"]
-        raise SandboxRunning(f"the sandbox in {directory} runs only in part ({', '.join(gone) or 'not ready'} stopped): "
-                             f"run `gpufleet sandbox down --dir {directory}` first")
+        raise SandboxRunning(
+            f"the sandbox in {directory} runs only in part ({', '.join(gone) or 'not ready'} stopped): "
+            f"run `gpufleet sandbox down --dir {directory}` first"
+        )
     down(state)  # every process is gone: start afresh
     return None
 
@@ -120,8 +138,9 @@ class _Run:
         self.state = State(directory, model=model)
         self.state.ports = dict(zip(PORTS, free_ports(len(PORTS))))
         self.pki: Pki = make_pki(directory / "pki")
-        self.ports = controlplane.Ports(*(self.state.ports[n] for n in
-                                          ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler")))
+        self.ports = controlplane.Ports(
+            *(self.state.ports[n] for n in ("etcd", "etcd_peer", "apiserver", "controller_manager", "scheduler"))
+        )
         self.kubeconfig = directory / "kubeconfig"
         self.kubeconfig.write_text(controlplane.kubeconfig(self.pki, self.ports.apiserver))
         self.state.kubeconfig = str(self.kubeconfig)
@@ -129,13 +148,13 @@ class _Run:
         self.state.save()
         self.kube: Kube | None = None
 
-
     @property
     def client(self) -> Kube:
         """The API server's client, from the control plane's start on."""
         if self.kube is None:
             raise RuntimeError("the sandbox's API server is not started yet")
         return self.kube
+
     def run(self, name: str, argv: list[str]):
         """Start ``name`` and wait for its probe (``gpufleet.sandbox.health``)."""
         return self.ready(self.begin(name, argv))
@@ -162,8 +181,10 @@ def _control_plane(r: _Run, g: Gates = Gates()) -> None:
     r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.pki, r.dir / "etcd", p))
     r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir, g))
     r.kube = Kube(r.kubeconfig)
-    r.run("kube-controller-manager",
-          controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig, g))
+    r.run(
+        "kube-controller-manager",
+        controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig, g),
+    )
     config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig))
     r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p, g))
 
@@ -212,10 +233,14 @@ def _serving_dir(r: _Run, name: str) -> Path:
 
 
 def _kueue(r: _Run, fleet: Fleet, options: Options) -> None:
-    ports = {"webhook": r.state.ports["kueue_webhook"], "metrics": r.state.ports["kueue_metrics"],
-             "health": r.state.ports["kueue_health"]}
-    cfg = kueue.host_config(render_manager_config_yaml(fleet), ports, _serving_dir(r, "kueue-webhook"),
-                            options.pods_ready_timeout)
+    ports = {
+        "webhook": r.state.ports["kueue_webhook"],
+        "metrics": r.state.ports["kueue_metrics"],
+        "health": r.state.ports["kueue_health"],
+    }
+    cfg = kueue.host_config(
+        render_manager_config_yaml(fleet), ports, _serving_dir(r, "kueue-webhook"), options.pods_ready_timeout
+    )
     config = r.write("kueue-config.yaml", yaml.safe_dump(cfg, sort_keys=False))
     r.run("kueue", kueue.argv(r.engines.binary("kueue"), config, _serving_dir(r, "kueue-metrics")))
     r.client.apply_all(kueue.webhook_configurations(gomodcache(), cfg, ports["webhook"], r.pki.ca_crt.read_bytes()))
@@ -223,13 +248,29 @@ def _kueue(r: _Run, fleet: Fleet, options: Options) -> None:
 
 def _volcano(r: _Run, fleet: Fleet, without: tuple[str, ...]) -> None:
     ns, e, s = fleet.engines.volcano.namespace, r.engines, r.state.ports
-    ports = {"webhook": s["volcano_webhook"], "webhook_healthz": s["volcano_webhook_healthz"],
-             "scheduler_healthz": s["volcano_scheduler_healthz"], "scheduler_metrics": s["volcano_scheduler_metrics"],
-             "controller_healthz": s["volcano_controller_healthz"], "controller_metrics": s["volcano_controller_metrics"]}
+    ports = {
+        "webhook": s["volcano_webhook"],
+        "webhook_healthz": s["volcano_webhook_healthz"],
+        "scheduler_healthz": s["volcano_scheduler_healthz"],
+        "scheduler_metrics": s["volcano_scheduler_metrics"],
+        "controller_healthz": s["volcano_controller_healthz"],
+        "controller_metrics": s["volcano_controller_metrics"],
+    }
     r.client.apply_all(volcano.config_maps(gomodcache(), ns))
-    r.client.apply_all(volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes(), without))
-    r.run("vc-webhook-manager", volcano.webhook_argv(e.binary("vc-webhook-manager"), r.kubeconfig, r.pki,
-                                                     volcano.enabled_admission(gomodcache(), without), ns, ports))
+    r.client.apply_all(
+        volcano.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes(), without)
+    )
+    r.run(
+        "vc-webhook-manager",
+        volcano.webhook_argv(
+            e.binary("vc-webhook-manager"),
+            r.kubeconfig,
+            r.pki,
+            volcano.enabled_admission(gomodcache(), without),
+            ns,
+            ports,
+        ),
+    )
     conf = r.write("volcano-scheduler.conf", render_scheduler_conf_yaml(fleet))
     r.run("vc-scheduler", volcano.scheduler_argv(e.binary("vc-scheduler"), r.kubeconfig, conf, ports))
     r.run("vc-controller-manager", volcano.controller_argv(e.binary("vc-controller-manager"), r.kubeconfig, ns, ports))
@@ -247,8 +288,9 @@ def _begin_controller(r: _Run, rendered, options: Options):
     context = r.write("fleet-context.json", context_json(rendered.context))
     if not options.controller:
         return None
-    return r.begin("gang-admission-controller",
-                   controller.argv(r.pki, context, r.state.ports["controller"], options.bench_echo))
+    return r.begin(
+        "gang-admission-controller", controller.argv(r.pki, context, r.state.ports["controller"], options.bench_echo)
+    )
 
 
 def _controller(r: _Run, fleet: Fleet, proc, options: Options) -> None:
@@ -299,7 +341,9 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     if fleet.pools_of("coscheduling"):
         _coscheduling(r, fleet)
     if not options.engines_only:
-        r.steps.wait("the rendered objects to apply", lambda: _apply_rendered(r.client, rendered), timeout=120, interval=2)
+        r.steps.wait(
+            "the rendered objects to apply", lambda: _apply_rendered(r.client, rendered), timeout=120, interval=2
+        )
     if proc is not None:
         _controller(r, fleet, proc, options)
     if options.engines_only:

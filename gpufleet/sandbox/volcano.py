@@ -54,12 +54,16 @@ def config_maps(gomodcache: Path, namespace: str) -> list[dict[str, Any]]:
     return out
 
 
-def webhook_configurations(gomodcache: Path, port: int, ca: bytes, without: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def webhook_configurations(
+    gomodcache: Path, port: int, ca: bytes, without: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     skipped = {PREFIX + path.replace("/", "-") for path in without}
     out = []
     for d in _docs(gomodcache):
-        if d["kind"] not in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration") or \
-                d["metadata"]["name"] in skipped:
+        if (
+            d["kind"] not in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+            or d["metadata"]["name"] in skipped
+        ):
             continue
         d["metadata"] = {"name": d["metadata"]["name"]}
         for hook in d["webhooks"]:
@@ -70,23 +74,52 @@ def webhook_configurations(gomodcache: Path, port: int, ca: bytes, without: tupl
 
 
 def scheduler_argv(binary: Path, kubeconfig: Path, conf: Path, ports: dict[str, int]) -> list[str]:
-    return [str(binary), f"--kubeconfig={kubeconfig}", f"--scheduler-conf={conf}", "--leader-elect=false",
-            "--enable-healthz=true", f"--healthz-address=127.0.0.1:{ports['scheduler_healthz']}",
-            "--enable-metrics=true", f"--listen-address=127.0.0.1:{ports['scheduler_metrics']}",
-            "--schedule-period=1s", "--logtostderr", "-v=3"]
+    return [
+        str(binary),
+        f"--kubeconfig={kubeconfig}",
+        f"--scheduler-conf={conf}",
+        "--leader-elect=false",
+        "--enable-healthz=true",
+        f"--healthz-address=127.0.0.1:{ports['scheduler_healthz']}",
+        "--enable-metrics=true",
+        f"--listen-address=127.0.0.1:{ports['scheduler_metrics']}",
+        "--schedule-period=1s",
+        "--logtostderr",
+        "-v=3",
+    ]
 
 
 def controller_argv(binary: Path, kubeconfig: Path, namespace: str, ports: dict[str, int]) -> list[str]:
-    return [str(binary), f"--kubeconfig={kubeconfig}", "--leader-elect=false",
-            "--enable-healthz=true", f"--healthz-address=127.0.0.1:{ports['controller_healthz']}",
-            "--enable-metrics=true", f"--listen-address=127.0.0.1:{ports['controller_metrics']}",
-            "--logtostderr", "-v=3"]
+    return [
+        str(binary),
+        f"--kubeconfig={kubeconfig}",
+        "--leader-elect=false",
+        "--enable-healthz=true",
+        f"--healthz-address=127.0.0.1:{ports['controller_healthz']}",
+        "--enable-metrics=true",
+        f"--listen-address=127.0.0.1:{ports['controller_metrics']}",
+        "--logtostderr",
+        "-v=3",
+    ]
 
 
-def webhook_argv(binary: Path, kubeconfig: Path, pki: Any, admission: str, namespace: str, ports: dict[str, int]) -> list[str]:
-    return [str(binary), f"--kubeconfig={kubeconfig}", f"--enabled-admission={admission}",
-            f"--tls-cert-file={pki.serving_crt}", f"--tls-private-key-file={pki.serving_key}",
-            f"--ca-cert-file={pki.ca_crt}", "--listen-address=127.0.0.1", f"--port={ports['webhook']}",
-            f"--webhook-url=https://127.0.0.1:{ports['webhook']}", f"--webhook-namespace={namespace}",
-            f"--webhook-service-name={PREFIX}", "--enable-healthz=true",
-            f"--healthz-address=127.0.0.1:{ports['webhook_healthz']}", "--logtostderr", "-v=3"]
+def webhook_argv(
+    binary: Path, kubeconfig: Path, pki: Any, admission: str, namespace: str, ports: dict[str, int]
+) -> list[str]:
+    return [
+        str(binary),
+        f"--kubeconfig={kubeconfig}",
+        f"--enabled-admission={admission}",
+        f"--tls-cert-file={pki.serving_crt}",
+        f"--tls-private-key-file={pki.serving_key}",
+        f"--ca-cert-file={pki.ca_crt}",
+        "--listen-address=127.0.0.1",
+        f"--port={ports['webhook']}",
+        f"--webhook-url=https://127.0.0.1:{ports['webhook']}",
+        f"--webhook-namespace={namespace}",
+        f"--webhook-service-name={PREFIX}",
+        "--enable-healthz=true",
+        f"--healthz-address=127.0.0.1:{ports['webhook_healthz']}",
+        "--logtostderr",
+        "-v=3",
+    ]

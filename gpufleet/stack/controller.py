@@ -21,12 +21,14 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.controller import WAITS_FOR, ControllerSettings, render_controller
 from gpufleet.mutate.policies import stack_mutating_policies
+from gpufleet.render.controller import WAITS_FOR, ControllerSettings, render_controller
 from gpufleet.rules.admission_policies import stack_policies
 
-POLICY_OF = {"ValidatingAdmissionPolicyBinding": "ValidatingAdmissionPolicy",
-             "MutatingAdmissionPolicyBinding": "MutatingAdmissionPolicy"}
+POLICY_OF = {
+    "ValidatingAdmissionPolicyBinding": "ValidatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding": "MutatingAdmissionPolicy",
+}
 """A binding's kind -> the kind of the policy it binds."""
 
 
@@ -37,8 +39,9 @@ def admission_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
     return {**stack_policies(fleet), **stack_mutating_policies(fleet)}
 
 
-def controller_manifests(fleet: Fleet, settings: ControllerSettings, context: dict[str, Any] | None = None,
-                         indent: int | None = 2) -> dict[str, dict[str, Any]]:
+def controller_manifests(
+    fleet: Fleet, settings: ControllerSettings, context: dict[str, Any] | None = None, indent: int | None = 2
+) -> dict[str, dict[str, Any]]:
     """Every manifest the controller component registers, keyed as it names them (``<component>-<key>``), in order."""
     return {**render_controller(fleet, settings, context, indent), **admission_policies(fleet)}
 

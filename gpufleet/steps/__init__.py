@@ -89,7 +89,7 @@ class Reporter:
         if self.serve and self._server is None:
             self.start()
 
-    def start(self) -> "Reporter":
+    def start(self) -> Reporter:
         """Start serving now (idempotent); a taken port is logged, not raised."""
         with self._lock:
             if self._server is not None or not self.serve:
@@ -98,7 +98,9 @@ class Reporter:
                 self._server = ThreadingHTTPServer((self.host, self.port), _handler(self))
             except OSError as exc:
                 self.serve = False
-                _log.warning("gpufleet.steps: not serving on port %s (%s); another process of this pod may serve", self.port, exc)
+                _log.warning(
+                    "gpufleet.steps: not serving on port %s (%s); another process of this pod may serve", self.port, exc
+                )
                 return self
             self.port = self._server.server_address[1]
             self._server.daemon_threads = True

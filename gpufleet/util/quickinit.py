@@ -76,12 +76,12 @@ class read_once(Generic[R]):  # noqa: N801 - used as a decorator, like property
         self.name = name
 
     @overload
-    def __get__(self, instance: None, owner: type | None = None) -> "read_once[R]": ...
+    def __get__(self, instance: None, owner: type | None = None) -> read_once[R]: ...
 
     @overload
     def __get__(self, instance: object, owner: type | None = None) -> R: ...
 
-    def __get__(self, instance: object | None, owner: type | None = None) -> "R | read_once[R]":
+    def __get__(self, instance: object | None, owner: type | None = None) -> R | read_once[R]:
         if instance is None:
             return self
         value = instance.__dict__[self.name] = self.fn(instance)

@@ -65,8 +65,9 @@ async def _read(request: web.Request, state: State) -> bytes | web.Response:
         if request.content.is_eof():  # the whole body is buffered already: the usual case
             return await request.read()
         reading = asyncio.ensure_future(request.read())
-        done, _ = await asyncio.wait((reading, state.closing), timeout=jittered(state.body_timeout),
-                                     return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            (reading, state.closing), timeout=jittered(state.body_timeout), return_when=asyncio.FIRST_COMPLETED
+        )
         if reading in done:
             return reading.result()
         reading.cancel()
@@ -84,8 +85,9 @@ async def _read(request: web.Request, state: State) -> bytes | web.Response:
             # aiohttp would drain the rest after the answer and re-raise this error there, logged as an
             # unhandled exception with its traceback: end the payload here; the answer closes the connection
             request.content.feed_eof()
-            return _refuse(400, "the request body could not be read: it was cut off, or its Content-Encoding "
-                                "does not decode")
+            return _refuse(
+                400, "the request body could not be read: it was cut off, or its Content-Encoding does not decode"
+            )
         raise
 
 
@@ -112,8 +114,12 @@ def build_app(registry: Registry, state: State) -> web.Application:
         size = state.max_body if length is None or length > state.max_body else length
         if not state.budget.reserve(size):
             state.metrics.observe(endpoint(request), "overloaded", time.perf_counter() - started)
-            return _refuse(429, f"the admission controller has {state.budget.used} bytes of reviews in flight "
-                           "(--max-inflight-bytes); retry", {"Retry-After": "1"})
+            return _refuse(
+                429,
+                f"the admission controller has {state.budget.used} bytes of reviews in flight "
+                "(--max-inflight-bytes); retry",
+                {"Retry-After": "1"},
+            )
         try:
             return await _admit(request, started)
         finally:
@@ -123,8 +129,9 @@ def build_app(registry: Registry, state: State) -> web.Application:
         deadline = time.monotonic() + state.review_deadline
         body = await _read(request, state)
         if isinstance(body, web.Response):
-            state.metrics.observe(endpoint(request), "invalid" if body.status != 503 else "unavailable",
-                                  time.perf_counter() - started)
+            state.metrics.observe(
+                endpoint(request), "invalid" if body.status != 503 else "unavailable", time.perf_counter() - started
+            )
             return body
         if state.worker is not None and state.worker.ready and offloaded(body, state):
             checked = time.perf_counter()

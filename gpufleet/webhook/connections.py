@@ -65,7 +65,7 @@ class _Handler(RequestHandler):
 
     __slots__ = ("_guard", "_header_timer", "_counted")
 
-    def __init__(self, guard: "Guard", **kwargs: Any) -> None:
+    def __init__(self, guard: Guard, **kwargs: Any) -> None:
         super().__init__(guard.server, loop=asyncio.get_event_loop(), **kwargs)
         self._guard: Guard = guard
         self._header_timer: asyncio.TimerHandle | None = None
@@ -82,14 +82,18 @@ class _Handler(RequestHandler):
     def _expire(self, count: int) -> None:
         self._header_timer = None
         if self._request_count == count and self.transport is not None:
-            log.debug("closing a connection whose request headers did not arrive within %.1fs", self._guard.header_timeout)
+            log.debug(
+                "closing a connection whose request headers did not arrive within %.1fs", self._guard.header_timeout
+            )
             self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         count = self._request_count
         if data and self._header_timer is None and self._current_request is None and not self._messages:
             # the first bytes of a new request (not body bytes of the one being handled)
-            self._header_timer = asyncio.get_event_loop().call_later(jittered(self._guard.header_timeout), self._expire, count)
+            self._header_timer = asyncio.get_event_loop().call_later(
+                jittered(self._guard.header_timeout), self._expire, count
+            )
         super().data_received(data)
         if self._header_timer is not None and self._request_count != count:
             self._header_timer.cancel()  # the request line and headers are complete
@@ -112,8 +116,14 @@ class Guard:
     ``open`` counts connections whose handshake is done and that have not closed yet.
     """
 
-    def __init__(self, server: web.Server, max_connections: int, header_timeout: float, on_refused: Any,
-                 handshake_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        server: web.Server,
+        max_connections: int,
+        header_timeout: float,
+        on_refused: Any,
+        handshake_timeout: float = 10.0,
+    ) -> None:
         self.server, self.max_connections, self.header_timeout = server, max_connections, header_timeout
         self.on_refused, self.handshake_timeout = on_refused, handshake_timeout
         self.open = 0
@@ -146,7 +156,13 @@ class GuardedSite(web.TCPSite):
         if self._ssl_context is not None:  # the class attribute asyncio reads for each new TLS connection
             asyncio.sslproto.SSLProtocol.max_size = TLS_READ_BUFFER
         self._server = await asyncio.get_running_loop().create_server(
-            self.guard, self._host, self._port, ssl=self._ssl_context, backlog=self._backlog,
+            self.guard,
+            self._host,
+            self._port,
+            ssl=self._ssl_context,
+            backlog=self._backlog,
             ssl_handshake_timeout=self.guard.handshake_timeout if self._ssl_context else None,
-            reuse_address=self._reuse_address, reuse_port=self._reuse_port)
+            reuse_address=self._reuse_address,
+            reuse_port=self._reuse_port,
+        )
         self._bound_port = self._server.sockets[0].getsockname()[1] if self._server.sockets else self._port

@@ -23,14 +23,14 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 from gpufleet.mutate import mutate
 from gpufleet.rules import engine
 from gpufleet.rules.api import Finding
+from gpufleet.util.maps import is_map
 from gpufleet.webhook.registry import Handler, Registry
 from gpufleet.webhook.review import AdmissionRequest, Verdict, short_warning
-from gpufleet.util.maps import is_map
 from gpufleet.webhook.state import State
-from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 
 log = logging.getLogger("gpufleet.webhook")
 MAX_MESSAGE = 8000  # characters of the denial message; the rest is summarised
@@ -60,21 +60,31 @@ def guarded(handler: Handler, fallback: Callable[[Exception], Verdict]) -> Handl
             return handler(request, state)
         except RuleCrash as exc:
             for f in exc.findings:
-                log.error("internal error in rule %s answering %s uid=%s:\n%s", f.code, handler.__name__, request.uid,
-                          (f.internal or "").rstrip())
+                log.error(
+                    "internal error in rule %s answering %s uid=%s:\n%s",
+                    f.code,
+                    handler.__name__,
+                    request.uid,
+                    (f.internal or "").rstrip(),
+                )
             return fallback(exc)
         except Exception as exc:  # noqa: BLE001 - one bad object must not take the server down
             log.exception("internal error answering %s uid=%s", handler.__name__, request.uid)
             return fallback(exc)
+
     run.__name__ = handler.__name__
     return run
 
 
 def _internal_deny(exc: Exception) -> Verdict:
     what = ", ".join(dict.fromkeys(f.code for f in exc.findings)) if isinstance(exc, RuleCrash) else type(exc).__name__
-    return Verdict(allowed=False, code=500, reason="InternalError",
-                   message=f"gpufleet could not check this object (internal error in {what}); "
-                           "the admission controller logged the traceback; report it as a gpufleet bug")
+    return Verdict(
+        allowed=False,
+        code=500,
+        reason="InternalError",
+        message=f"gpufleet could not check this object (internal error in {what}); "
+        "the admission controller logged the traceback; report it as a gpufleet bug",
+    )
 
 
 def _internal_allow(exc: Exception) -> Verdict:
@@ -108,8 +118,9 @@ def validate(request: AdmissionRequest, state: State) -> Verdict:
     if crashed:  # a rule raised: a gpufleet bug, answered as one (500, counted as error), never as a denial
         raise RuleCrash(crashed)
     blocking = [f for f in findings if f.blocking]
-    verdict = Verdict(warnings=[short_warning(f"{f.code} {f.path}: {f.message}")
-                                for f in findings if not f.blocking and not f.waived])
+    verdict = Verdict(
+        warnings=[short_warning(f"{f.code} {f.path}: {f.message}") for f in findings if not f.blocking and not f.waived]
+    )
     if blocking and request.operation == "UPDATE" and request.old is not None:
         blocking = _new_on_update(blocking, with_namespace(request.old, request.namespace), state, verdict)
     waived = [f for f in findings if f.waived]
@@ -132,7 +143,9 @@ def _new_on_update(blocking: list[Finding], old: Mapping[str, Any], state: State
     before = {(f.code, f.path) for f in engine.check_object(old, state.check) if f.blocking}
     for f in blocking:
         if (f.code, f.path) in before:
-            verdict.warnings.append(short_warning(f"{f.code} {f.path}: already there, not blocking this update: {f.message}"))
+            verdict.warnings.append(
+                short_warning(f"{f.code} {f.path}: already there, not blocking this update: {f.message}")
+            )
     return [f for f in blocking if (f.code, f.path) not in before]
 
 

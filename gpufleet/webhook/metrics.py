@@ -32,25 +32,52 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter("gpufleet_admission_requests", "Admission calls by endpoint and result.",
-                                ["endpoint", "result"], registry=self.registry)
-        self.denials = Counter("gpufleet_admission_denials", "Blocking findings in denied admission calls, by rule code.",
-                               ["code"], registry=self.registry)
-        self.duration = Histogram("gpufleet_admission_duration_seconds", "Time to answer one admission call.",
-                                  ["endpoint"], buckets=BUCKETS, registry=self.registry)
-        self.reloads = Counter("gpufleet_reloads", "Reloads of the fleet context and TLS files, by result.",
-                               ["source", "result"], registry=self.registry)
-        self.fleet_loaded = Gauge("gpufleet_fleet_context_loaded_timestamp_seconds",
-                                  "When the fleet context in use was loaded.", registry=self.registry)
-        self.cert_not_after = Gauge("gpufleet_tls_certificate_not_after_seconds",
-                                    "Expiry of the serving certificate in use (Unix time).", registry=self.registry)
-        self.connections_refused = Counter("gpufleet_connections_refused",
-                                           "Connections closed at once because --max-connections were open.",
-                                           registry=self.registry)
-        self.inflight_bytes = Gauge("gpufleet_inflight_bytes", "Request-body bytes reserved by calls in flight.",
-                                    registry=self.registry)
-        self.worker_pending = Gauge("gpufleet_worker_pending", "Reviews waiting for or in the review worker process.",
-                                    registry=self.registry)
+        self.requests = Counter(
+            "gpufleet_admission_requests",
+            "Admission calls by endpoint and result.",
+            ["endpoint", "result"],
+            registry=self.registry,
+        )
+        self.denials = Counter(
+            "gpufleet_admission_denials",
+            "Blocking findings in denied admission calls, by rule code.",
+            ["code"],
+            registry=self.registry,
+        )
+        self.duration = Histogram(
+            "gpufleet_admission_duration_seconds",
+            "Time to answer one admission call.",
+            ["endpoint"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.reloads = Counter(
+            "gpufleet_reloads",
+            "Reloads of the fleet context and TLS files, by result.",
+            ["source", "result"],
+            registry=self.registry,
+        )
+        self.fleet_loaded = Gauge(
+            "gpufleet_fleet_context_loaded_timestamp_seconds",
+            "When the fleet context in use was loaded.",
+            registry=self.registry,
+        )
+        self.cert_not_after = Gauge(
+            "gpufleet_tls_certificate_not_after_seconds",
+            "Expiry of the serving certificate in use (Unix time).",
+            registry=self.registry,
+        )
+        self.connections_refused = Counter(
+            "gpufleet_connections_refused",
+            "Connections closed at once because --max-connections were open.",
+            registry=self.registry,
+        )
+        self.inflight_bytes = Gauge(
+            "gpufleet_inflight_bytes", "Request-body bytes reserved by calls in flight.", registry=self.registry
+        )
+        self.worker_pending = Gauge(
+            "gpufleet_worker_pending", "Reviews waiting for or in the review worker process.", registry=self.registry
+        )
         self._children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
 
     def track(self, inflight_bytes: Callable[[], float], worker: Any) -> None:

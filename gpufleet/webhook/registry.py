@@ -43,13 +43,14 @@ class Registry:
                 raise ValueError(f"two admission handlers for {path}")
             self.handlers[path] = fn
             return fn
+
         return register
 
     def paths(self) -> list[str]:
         return sorted(self.handlers)
 
 
-def serve(registry: Registry, state: "State", path: str, body: bytes) -> Reply:
+def serve(registry: Registry, state: State, path: str, body: bytes) -> Reply:
     """Answer one admission call: 400 for a bad review, 503 before the fleet context loads, else 200."""
     started = time.perf_counter()
     reply = answer(registry, state, path, body)
@@ -57,14 +58,14 @@ def serve(registry: Registry, state: "State", path: str, body: bytes) -> Reply:
     return reply
 
 
-def record(registry: Registry, state: "State", path: str, reply: Reply, seconds: float) -> None:
+def record(registry: Registry, state: State, path: str, reply: Reply, seconds: float) -> None:
     """Count one answered call in ``state.metrics`` (the worker process answers, the server counts)."""
     endpoint = path if path in registry.handlers else "other"
     state.metrics.observe(endpoint, reply.result, seconds)
     state.metrics.count_denials(reply.denied_codes)
 
 
-def answer(registry: Registry, state: "State", path: str, body: bytes) -> Reply:
+def answer(registry: Registry, state: State, path: str, body: bytes) -> Reply:
     """:func:`serve` without the metrics."""
     handler = registry.handlers.get(path)
     if handler is None:

@@ -22,16 +22,16 @@ import logging
 import os
 import ssl
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 
-from gpufleet.yamlin.errors import ModelError
 from gpufleet.fleetctx.settings import load_settings
 from gpufleet.webhook.state import State
+from gpufleet.yamlin.errors import ModelError
 
 log = logging.getLogger("gpufleet.webhook")
 Signature = tuple[int, int, int, int] | None
@@ -69,7 +69,9 @@ class FleetSource:
             fleet = load_settings(context=self.path, strict=True).fleet
         except Exception as exc:  # noqa: BLE001 - any bad file keeps the old context
             keeping = "keeping the previous one" if self.state.fleet is not None else "not ready until it is fixed"
-            log.warning("fleet context %s is invalid (%s: %s); %s", self.path, type(exc).__name__, _summary(exc), keeping)
+            log.warning(
+                "fleet context %s is invalid (%s: %s); %s", self.path, type(exc).__name__, _summary(exc), keeping
+            )
             self.state.metrics.reloaded("fleet-context", ok=False)
             return False
         if fleet is None:  # never: a context path was given
@@ -77,8 +79,13 @@ class FleetSource:
         self.state.use_fleet(fleet)
         self.state.metrics.reloaded("fleet-context", ok=True)
         self.state.metrics.fleet_loaded.set(time.time())
-        log.info("fleet context %s loaded: fleet %r, %d teams, %d pools", self.path, fleet.fleet,
-                 len(fleet.teams), len(fleet.pools))
+        log.info(
+            "fleet context %s loaded: fleet %r, %d teams, %d pools",
+            self.path,
+            fleet.fleet,
+            len(fleet.teams),
+            len(fleet.pools),
+        )
         return True
 
 
@@ -114,7 +121,7 @@ def check_pair(cert_pem: bytes, key_pem: bytes, ca_pem: bytes | None, now: datet
     leaf = chain[0]
     if leaf.public_key().public_bytes(*_SPKI) != key.public_key().public_bytes(*_SPKI):
         raise ValueError("the key does not belong to the certificate (a half-updated Secret?)")
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if now < leaf.not_valid_before_utc:
         raise ValueError(f"the certificate is not valid before {leaf.not_valid_before_utc.isoformat()}")
     if now > leaf.not_valid_after_utc:
@@ -138,7 +145,9 @@ def _check_chain(chain: list[x509.Certificate], anchors: list[x509.Certificate])
             return
         if i + 1 >= len(chain) or not _issued_by(cert, chain[i + 1]):
             break
-    raise ValueError("the certificate does not chain to the configured CA (--ca): it would be refused by the API server")
+    raise ValueError(
+        "the certificate does not chain to the configured CA (--ca): it would be refused by the API server"
+    )
 
 
 class TlsSource:
@@ -207,8 +216,12 @@ class TlsSource:
         except ValueError as exc:
             if signature(*self._paths()) == current:  # stable files: report once; changing files: retry next poll
                 self.seen = current
-                log.warning("TLS files %s / %s changed but cannot be used (%s); still serving the previous certificate",
-                            self.cert, self.key, exc)
+                log.warning(
+                    "TLS files %s / %s changed but cannot be used (%s); still serving the previous certificate",
+                    self.cert,
+                    self.key,
+                    exc,
+                )
                 self.state.metrics.reloaded("tls", ok=False)
             return False
         self.seen = current
@@ -219,6 +232,8 @@ class TlsSource:
 
     def _loaded(self, cert: x509.Certificate) -> None:
         self.state.tls_loaded = True
-        not_after = cert.not_valid_after_utc.astimezone(timezone.utc)
+        not_after = cert.not_valid_after_utc.astimezone(UTC)
         self.state.metrics.cert_not_after.set(not_after.timestamp())
-        log.info("serving certificate %s loaded: serial %x, expires %s", self.cert, cert.serial_number, not_after.isoformat())
+        log.info(
+            "serving certificate %s loaded: serial %x, expires %s", self.cert, cert.serial_number, not_after.isoformat()
+        )

@@ -99,8 +99,10 @@ def parse_review(body: bytes) -> AdmissionRequest:
     if not isinstance(review, dict):
         raise BadReview(f"body must be a JSON object (an AdmissionReview), got {type(review).__name__}")
     if review.get("apiVersion") != API_VERSION or review.get("kind") != KIND:
-        raise BadReview(f"expected apiVersion {API_VERSION!r} and kind {KIND!r}, got "
-                        f"{review.get('apiVersion')!r} and {review.get('kind')!r} (configure admissionReviewVersions: [v1])")
+        raise BadReview(
+            f"expected apiVersion {API_VERSION!r} and kind {KIND!r}, got "
+            f"{review.get('apiVersion')!r} and {review.get('kind')!r} (configure admissionReviewVersions: [v1])"
+        )
     request = review.get("request")
     if not isinstance(request, dict):
         raise BadReview("field 'request' is missing or not an object")
@@ -113,19 +115,27 @@ def parse_review(body: bytes) -> AdmissionRequest:
         raise BadReview(f"field 'request.object' must be an object for operation {operation!r}")
     namespace = request.get("namespace")
     sub = request.get("subResource")
-    return AdmissionRequest(uid=uid, operation=str(operation or ""),
-                            namespace=namespace if isinstance(namespace, str) and namespace else None,
-                            obj=obj if isinstance(obj, dict) else None,
-                            old=old if isinstance(old := request.get("oldObject"), dict) else None,
-                            dry_run=request.get("dryRun") is True,
-                            sub_resource=sub if isinstance(sub, str) and sub else None, raw=request)
+    return AdmissionRequest(
+        uid=uid,
+        operation=str(operation or ""),
+        namespace=namespace if isinstance(namespace, str) and namespace else None,
+        obj=obj if isinstance(obj, dict) else None,
+        old=old if isinstance(old := request.get("oldObject"), dict) else None,
+        dry_run=request.get("dryRun") is True,
+        sub_resource=sub if isinstance(sub, str) and sub else None,
+        raw=request,
+    )
 
 
 def render_review(request: AdmissionRequest, verdict: Verdict) -> bytes:
     response: dict[str, Any] = {"uid": request.uid, "allowed": verdict.allowed}
     if not verdict.allowed:
-        response["status"] = {"status": "Failure", "code": verdict.code, "reason": verdict.reason,
-                              "message": verdict.message}
+        response["status"] = {
+            "status": "Failure",
+            "code": verdict.code,
+            "reason": verdict.reason,
+            "message": verdict.message,
+        }
     if verdict.warnings:
         response["warnings"] = verdict.warnings
     if verdict.patch:

@@ -33,10 +33,10 @@ from aiohttp import web
 from gpufleet.rules import engine
 from gpufleet.rules.engine import freeze, matches
 from gpufleet.webhook.app import build_app
+from gpufleet.webhook.budget import Budget
 from gpufleet.webhook.connections import GuardedSite
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.reload import FleetSource, TlsSource
-from gpufleet.webhook.budget import Budget
 from gpufleet.webhook.state import MAX_BODY, MAX_INFLIGHT, REVIEW_DEADLINE, State
 from gpufleet.webhook.worker import MAX_PENDING, Worker
 
@@ -75,10 +75,19 @@ class Config:
 
 # flag -> (lowest, highest) accepted; anything else exits 2 with one line naming the flag.
 RANGES: dict[str, tuple[float, float]] = {
-    "port": (0, 65535), "reload_interval": (0.1, 3600), "shutdown_delay": (0, 300), "shutdown_timeout": (0.1, 300),
-    "max_body_bytes": (4096, 64 * 1024 * 1024), "header_timeout": (0.1, 600), "body_timeout": (0.1, 600),
-    "idle_timeout": (0.1, 3600), "max_connections": (1, 100_000), "handshake_timeout": (0.1, 600),
-    "max_inflight_bytes": (4096, 1024 * 1024 * 1024), "worker_queue": (1, 10_000), "review_deadline": (0.1, 30),
+    "port": (0, 65535),
+    "reload_interval": (0.1, 3600),
+    "shutdown_delay": (0, 300),
+    "shutdown_timeout": (0.1, 300),
+    "max_body_bytes": (4096, 64 * 1024 * 1024),
+    "header_timeout": (0.1, 600),
+    "body_timeout": (0.1, 600),
+    "idle_timeout": (0.1, 3600),
+    "max_connections": (1, 100_000),
+    "handshake_timeout": (0.1, 600),
+    "max_inflight_bytes": (4096, 1024 * 1024 * 1024),
+    "worker_queue": (1, 10_000),
+    "review_deadline": (0.1, 30),
 }
 
 
@@ -87,22 +96,25 @@ class _Parser(argparse.ArgumentParser):
         raise ValueError(message)
 
 
-def _check_ranges(cfg: "Config") -> None:
+def _check_ranges(cfg: Config) -> None:
     for name, (low, high) in RANGES.items():
         value = getattr(cfg, name)
         if not low <= value <= high:  # also false for NaN
             flag, var = "--" + name.replace("_", "-"), "GPUFLEET_" + name.upper()
             raise ValueError(f"{flag} (or {var}) is {value:g}, outside {low:g}..{high:g}")
     if cfg.max_inflight_bytes < cfg.max_body_bytes:
-        raise ValueError(f"--max-inflight-bytes (or GPUFLEET_MAX_INFLIGHT_BYTES) is {cfg.max_inflight_bytes}, below "
-                         f"--max-body-bytes ({cfg.max_body_bytes}): the largest review could never be read; raise it")
+        raise ValueError(
+            f"--max-inflight-bytes (or GPUFLEET_MAX_INFLIGHT_BYTES) is {cfg.max_inflight_bytes}, below "
+            f"--max-body-bytes ({cfg.max_body_bytes}): the largest review could never be read; raise it"
+        )
 
 
 def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -> Config:
     env = dict(os.environ if env is None else env)
     d = Config()
-    p = _Parser(prog="python -m gpufleet.webhook",
-                                description="gpufleet gang-admission controller (HTTPS admission webhook).")
+    p = _Parser(
+        prog="python -m gpufleet.webhook", description="gpufleet gang-admission controller (HTTPS admission webhook)."
+    )
 
     def opt(flag: str, kind: Callable[[str], Any], default: Any, text: str, **extra: Any) -> None:
         var = "GPUFLEET_" + flag.upper().replace("-", "_")
@@ -121,28 +133,75 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     opt("shutdown-delay", float, d.shutdown_delay, "seconds to keep serving with Connection: close after SIGTERM")
     opt("shutdown-timeout", float, d.shutdown_timeout, "seconds in-flight requests get once the listener closes")
     opt("max-body-bytes", int, d.max_body_bytes, "largest AdmissionReview accepted; larger gets HTTP 400")
-    opt("header-timeout", float, d.header_timeout, "seconds (at most: 80-100%% per connection) a request line and headers may take once they start; then the connection closes")
-    opt("body-timeout", float, d.body_timeout, "seconds (at most: 80-100%% per connection) a request body may take after its headers; then HTTP 408")
+    opt(
+        "header-timeout",
+        float,
+        d.header_timeout,
+        "seconds (at most: 80-100%% per connection) a request line and headers may take once they start; then the connection closes",
+    )
+    opt(
+        "body-timeout",
+        float,
+        d.body_timeout,
+        "seconds (at most: 80-100%% per connection) a request body may take after its headers; then HTTP 408",
+    )
     opt("idle-timeout", float, d.idle_timeout, "seconds a keep-alive connection may stay idle (or send nothing at all)")
-    opt("max-connections", int, d.max_connections, "open connections per replica (counted once their TLS handshake is "
-        "done); more are closed at once")
-    opt("handshake-timeout", float, d.handshake_timeout, "seconds a new connection may take to finish its TLS handshake")
-    opt("max-inflight-bytes", int, d.max_inflight_bytes, "request-body bytes in flight at once across all connections; "
-        "a call beyond it gets HTTP 429 at once, its body unread")
-    opt("worker-queue", int, d.worker_queue, "large reviews waiting for or in the review worker process; one more "
-        "gets HTTP 503 at once")
-    opt("review-deadline", float, d.review_deadline, "seconds from a call's headers to its answer for a review the "
-        "worker checks; then HTTP 503 (keep it below the webhook's timeoutSeconds, 3)")
-    opt("ca", str, d.ca, "PEM CA bundle the serving certificate must chain to (checked on every load; empty: not checked)")
+    opt(
+        "max-connections",
+        int,
+        d.max_connections,
+        "open connections per replica (counted once their TLS handshake is done); more are closed at once",
+    )
+    opt(
+        "handshake-timeout", float, d.handshake_timeout, "seconds a new connection may take to finish its TLS handshake"
+    )
+    opt(
+        "max-inflight-bytes",
+        int,
+        d.max_inflight_bytes,
+        "request-body bytes in flight at once across all connections; "
+        "a call beyond it gets HTTP 429 at once, its body unread",
+    )
+    opt(
+        "worker-queue",
+        int,
+        d.worker_queue,
+        "large reviews waiting for or in the review worker process; one more gets HTTP 503 at once",
+    )
+    opt(
+        "review-deadline",
+        float,
+        d.review_deadline,
+        "seconds from a call's headers to its answer for a review the "
+        "worker checks; then HTTP 503 (keep it below the webhook's timeoutSeconds, 3)",
+    )
+    opt(
+        "ca",
+        str,
+        d.ca,
+        "PEM CA bundle the serving certificate must chain to (checked on every load; empty: not checked)",
+    )
     opt("log-level", str.lower, d.log_level, "log level", choices=["debug", "info", "warning", "error"])
-    p.add_argument("--bench-echo", action="store_true", default=env.get("GPUFLEET_BENCH_ECHO", "") in ("1", "true"),
-                   help="also serve POST /echo (allow-all, the benchmark's floor); never in production")
-    p.add_argument("--bench-ignore", default=env.get("GPUFLEET_BENCH_IGNORE", ""), metavar="CODES",
-                   help="with --bench-echo only: /validate skips these rules (codes or prefixes, comma separated, or "
-                        "ALL), so the benchmark can measure what the rules cost (env GPUFLEET_BENCH_IGNORE)")
-    p.add_argument("--reuse-port", action="store_true", default=env.get("GPUFLEET_REUSE_PORT", "") in ("1", "true"),
-                   help="bind with SO_REUSEPORT, so several server processes (one per core) share the port and "
-                        "the kernel spreads connections over them (env GPUFLEET_REUSE_PORT)")
+    p.add_argument(
+        "--bench-echo",
+        action="store_true",
+        default=env.get("GPUFLEET_BENCH_ECHO", "") in ("1", "true"),
+        help="also serve POST /echo (allow-all, the benchmark's floor); never in production",
+    )
+    p.add_argument(
+        "--bench-ignore",
+        default=env.get("GPUFLEET_BENCH_IGNORE", ""),
+        metavar="CODES",
+        help="with --bench-echo only: /validate skips these rules (codes or prefixes, comma separated, or "
+        "ALL), so the benchmark can measure what the rules cost (env GPUFLEET_BENCH_IGNORE)",
+    )
+    p.add_argument(
+        "--reuse-port",
+        action="store_true",
+        default=env.get("GPUFLEET_REUSE_PORT", "") in ("1", "true"),
+        help="bind with SO_REUSEPORT, so several server processes (one per core) share the port and "
+        "the kernel spreads connections over them (env GPUFLEET_REUSE_PORT)",
+    )
     ns = p.parse_args(argv)
     if ns.log_level not in ("debug", "info", "warning", "error"):
         p.error(f"GPUFLEET_LOG_LEVEL={ns.log_level!r} is not one of debug, info, warning, error")
@@ -152,24 +211,35 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     return cfg
 
 
-def _check_ignore(cfg: "Config") -> None:
+def _check_ignore(cfg: Config) -> None:
     """``--bench-ignore`` only with ``--bench-echo``, and only patterns that name some rule."""
     patterns = freeze(cfg.bench_ignore) or frozenset()
     if patterns and not cfg.bench_echo:
-        raise ValueError("--bench-ignore (or GPUFLEET_BENCH_IGNORE) needs --bench-echo: it is a benchmark's "
-                         "ablation, never a production setting (waive a rule per object instead)")
-    unknown = sorted(p for p in patterns if not any(matches(rule.code, frozenset({p})) for rule in engine.DEFAULT.rules))
+        raise ValueError(
+            "--bench-ignore (or GPUFLEET_BENCH_IGNORE) needs --bench-echo: it is a benchmark's "
+            "ablation, never a production setting (waive a rule per object instead)"
+        )
+    unknown = sorted(
+        p for p in patterns if not any(matches(rule.code, frozenset({p})) for rule in engine.DEFAULT.rules)
+    )
     if unknown:
-        raise ValueError(f"--bench-ignore names no rule with {', '.join(unknown)} (codes look like GANG402 or a prefix "
-                         "like GANG4, or ALL)")
+        raise ValueError(
+            f"--bench-ignore names no rule with {', '.join(unknown)} (codes look like GANG402 or a prefix "
+            "like GANG4, or ALL)"
+        )
 
 
 async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable[[int], None] | None = None) -> int:
     """Run until ``stop`` is set; returns the exit code."""
     ignore = freeze(cfg.bench_ignore) or None
-    state = State(max_body=cfg.max_body_bytes, body_timeout=cfg.body_timeout, ignore_rules=ignore,
-                  budget=Budget(cfg.max_inflight_bytes), review_deadline=cfg.review_deadline,
-                  worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, ignore, cfg.worker_queue))
+    state = State(
+        max_body=cfg.max_body_bytes,
+        body_timeout=cfg.body_timeout,
+        ignore_rules=ignore,
+        budget=Budget(cfg.max_inflight_bytes),
+        review_deadline=cfg.review_deadline,
+        worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, ignore, cfg.worker_queue),
+    )
     state.metrics.track(lambda: state.budget.used, state.worker)
     fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state, ca=cfg.ca)
     try:
@@ -180,13 +250,23 @@ async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable
     fleet.poll()
     await _start_worker(state)
     registry = build_registry(cfg.bench_echo)
-    runner = web.AppRunner(build_app(registry, state), access_log=None, handle_signals=False,
-                           shutdown_timeout=cfg.shutdown_timeout, keepalive_timeout=cfg.idle_timeout)
+    runner = web.AppRunner(
+        build_app(registry, state),
+        access_log=None,
+        handle_signals=False,
+        shutdown_timeout=cfg.shutdown_timeout,
+        keepalive_timeout=cfg.idle_timeout,
+    )
     await runner.setup()
-    guard = {"max_connections": cfg.max_connections, "header_timeout": cfg.header_timeout,
-             "on_refused": state.metrics.connections_refused.inc, "handshake_timeout": cfg.handshake_timeout}
-    site = GuardedSite(runner, cfg.host, cfg.port, guard, ssl_context=ssl_context, backlog=BACKLOG,
-                       reuse_port=cfg.reuse_port or None)
+    guard = {
+        "max_connections": cfg.max_connections,
+        "header_timeout": cfg.header_timeout,
+        "on_refused": state.metrics.connections_refused.inc,
+        "handshake_timeout": cfg.handshake_timeout,
+    }
+    site = GuardedSite(
+        runner, cfg.host, cfg.port, guard, ssl_context=ssl_context, backlog=BACKLOG, reuse_port=cfg.reuse_port or None
+    )
     try:
         await site.start()
     except OSError as exc:
@@ -223,8 +303,10 @@ async def _start_worker(state: State) -> None:
     try:
         await asyncio.wait_for(asyncio.wrap_future(state.worker.start()), WORKER_START_SECONDS)
     except Exception as exc:  # noqa: BLE001 - a server without its worker is slower, not broken
-        log.warning("the review worker process did not start (%s); large reviews are checked on the event loop",
-                    type(exc).__name__)
+        log.warning(
+            "the review worker process did not start (%s); large reviews are checked on the event loop",
+            type(exc).__name__,
+        )
 
 
 def _release_memory() -> None:
@@ -269,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # result threads, malloc_trim); a 1 ms switch interval (default 5 ms) gives the loop the
     # GIL back sooner while one runs, so small reviews and probes stay fast.
     sys.setswitchinterval(0.001)
-    logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.basicConfig(
+        level=cfg.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
     return asyncio.run(_main(cfg))

@@ -42,10 +42,10 @@ class State:
     fleet_generation: int = 0  # counts fleet contexts used, so the worker process knows when to take a new one
     worker: Any = None  # gpufleet.webhook.worker.Worker once the server starts; without one, every review is inline
     ignore_rules: frozenset[str] | None = None  # rules /validate skips: --bench-ignore, a benchmark's ablation only
-    _closing: "asyncio.Future[None] | None" = None
+    _closing: asyncio.Future[None] | None = None
 
     @property
-    def closing(self) -> "asyncio.Future[None]":
+    def closing(self) -> asyncio.Future[None]:
         if self._closing is None:
             self._closing = asyncio.get_running_loop().create_future()
         return self._closing

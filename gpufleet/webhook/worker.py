@@ -66,19 +66,27 @@ MAX_PENDING = 16  # calls waiting for or in the worker; one more is answered 503
 def overloaded(message: str) -> Reply:
     """The 503 a call gets when the worker cannot answer it in time; the API server applies failurePolicy."""
     return Reply(503, error_body(message), "overloaded")
+
+
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
 
 class Worker:
     """One worker process, started on :meth:`start` (or the first :meth:`check`)."""
 
-    def __init__(self, echo: bool = False, max_body: int = 0, log_level: str = "info",
-                 ignore_rules: frozenset[str] | None = None, max_pending: int = MAX_PENDING) -> None:
+    def __init__(
+        self,
+        echo: bool = False,
+        max_body: int = 0,
+        log_level: str = "info",
+        ignore_rules: frozenset[str] | None = None,
+        max_pending: int = MAX_PENDING,
+    ) -> None:
         self.args = (echo, max_body, log_level, ignore_rules)
         self.max_pending = max_pending
         self.pending = 0  # calls waiting for or in the worker
         self._pool: ProcessPoolExecutor | None = None
-        self._started: "Future[int] | None" = None
+        self._started: Future[int] | None = None
 
     @property
     def ready(self) -> bool:
@@ -88,24 +96,28 @@ class Worker:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_init, initargs=self.args)
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_init, initargs=self.args
+            )
         return self._pool
 
-    def start(self) -> "Future[int]":
+    def start(self) -> Future[int]:
         """Spawn the worker now (it imports the rule engine: about a second); resolves to its pid."""
         self._started = self._executor().submit(os.getpid)
         return self._started
 
-    async def check(self, generation: int, fleet: FleetContext | None, path: str, body: bytes,
-                    deadline: float = float("inf")) -> Reply:
+    async def check(
+        self, generation: int, fleet: FleetContext | None, path: str, body: bytes, deadline: float = float("inf")
+    ) -> Reply:
         """``registry.answer`` of the review in the worker process, or 503 when it cannot be by ``deadline``.
 
         ``deadline`` is a ``time.monotonic()`` reading.
         """
         if self.pending >= self.max_pending:
-            return overloaded(f"the admission controller has {self.pending} large reviews queued; retry "
-                              "(another replica, or this one in a moment, answers)")
+            return overloaded(
+                f"the admission controller has {self.pending} large reviews queued; retry "
+                "(another replica, or this one in a moment, answers)"
+            )
         pool = self._executor()
         self.pending += 1
         try:
@@ -113,11 +125,14 @@ class Worker:
             # wait_for cancels the call on timeout: one the worker has not begun leaves the queue (and its body)
             timeout = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
             return await asyncio.wait_for(call, timeout=timeout)
-        except (asyncio.TimeoutError, _Expired):
+        except (TimeoutError, _Expired):
             return overloaded("the admission controller could not check this review within its deadline; retry")
         except BrokenProcessPool:
-            log.error("the review worker process died while checking a %d-byte review on %s; starting a new one",
-                      len(body), path)
+            log.error(
+                "the review worker process died while checking a %d-byte review on %s; starting a new one",
+                len(body),
+                path,
+            )
             if self._pool is pool:
                 self._pool = None
                 self.start()
@@ -158,6 +173,7 @@ def _init(echo: bool, max_body: int, log_level: str, ignore_rules: frozenset[str
     logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
     from gpufleet.webhook.handlers import build_registry  # the rule engine, imported once per worker
     from gpufleet.webhook.state import State
+
     state = State(max_body=max_body) if max_body else State()
     state.ignore_rules = ignore_rules
     _child.update(registry=build_registry(echo), state=state, generation=-1)
@@ -167,8 +183,9 @@ class _Expired(Exception):
     """Raised in the worker for a call whose deadline passed while it waited: nobody reads its answer."""
 
 
-def _check(generation: int, fleet: FleetContext | None, path: str, body: bytes,
-           deadline: float = float("inf")) -> Reply:
+def _check(
+    generation: int, fleet: FleetContext | None, path: str, body: bytes, deadline: float = float("inf")
+) -> Reply:
     if time.monotonic() > deadline:
         raise _Expired()
     state = _child["state"]

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gpufleet.kubetypes import durations, quantity
-from gpufleet.util.boundedread import TooLarge, read_bounded_text
 from gpufleet.kubetypes.vocab import KUEUE_PRIORITY_CLASS
+from gpufleet.util.boundedread import TooLarge, read_bounded_text
 from gpufleet.whatif.trace import TraceJob
 
 MAX_EXPORT_BYTES = 1024 * 2**20
@@ -67,20 +67,30 @@ def _conditions(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def _workload(obj: dict[str, Any]) -> dict[str, Any] | None:
     conds = _conditions(obj)
-    admitted, finished = _time((conds.get("Admitted") or {}).get("lastTransitionTime")), \
-        _time((conds.get("Finished") or {}).get("lastTransitionTime"))
+    admitted, finished = (
+        _time((conds.get("Admitted") or {}).get("lastTransitionTime")),
+        _time((conds.get("Finished") or {}).get("lastTransitionTime")),
+    )
     if admitted is None or finished is None:
         return None
     sets = (obj.get("spec") or {}).get("podSets") or []
     pods = sum(int(s.get("count", 1)) for s in sets)
     gpus, cpu, memory = max((_requests(s.get("template") or {}) for s in sets), default=(0, None, None))
     meta = obj["metadata"]
-    owner = ((meta.get("ownerReferences") or [{}])[0])
-    return {"submit": _time(meta.get("creationTimestamp")), "namespace": meta["namespace"],
-            "kind": OWNER_KINDS.get(owner.get("kind"), "Job"), "pods": pods, "gpus": gpus, "cpu": cpu, "memory": memory,
-            "run": finished - admitted, "name": owner.get("name") or meta["name"],
-            "priority": (obj.get("spec") or {}).get("priorityClassName")
-            or (meta.get("labels") or {}).get(KUEUE_PRIORITY_CLASS)}
+    owner = (meta.get("ownerReferences") or [{}])[0]
+    return {
+        "submit": _time(meta.get("creationTimestamp")),
+        "namespace": meta["namespace"],
+        "kind": OWNER_KINDS.get(owner.get("kind"), "Job"),
+        "pods": pods,
+        "gpus": gpus,
+        "cpu": cpu,
+        "memory": memory,
+        "run": finished - admitted,
+        "name": owner.get("name") or meta["name"],
+        "priority": (obj.get("spec") or {}).get("priorityClassName")
+        or (meta.get("labels") or {}).get(KUEUE_PRIORITY_CLASS),
+    }
 
 
 def _volcano_job(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -94,11 +104,19 @@ def _volcano_job(obj: dict[str, Any]) -> dict[str, Any] | None:
     meta = obj["metadata"]
     pods = sum(int(t.get("replicas", 1)) for t in tasks)
     least = (obj.get("spec") or {}).get("minAvailable")
-    return {"submit": _time(meta.get("creationTimestamp")), "namespace": meta["namespace"], "kind": "VolcanoJob",
-            "pods": pods, "gpus": gpus, "cpu": cpu, "memory": memory,
-            "run": float(durations.parse_seconds(duration)), "name": meta["name"],
-            "priority": (obj.get("spec") or {}).get("priorityClassName"),
-            "min": least if isinstance(least, int) and 1 <= least < pods else None}
+    return {
+        "submit": _time(meta.get("creationTimestamp")),
+        "namespace": meta["namespace"],
+        "kind": "VolcanoJob",
+        "pods": pods,
+        "gpus": gpus,
+        "cpu": cpu,
+        "memory": memory,
+        "run": float(durations.parse_seconds(duration)),
+        "name": meta["name"],
+        "priority": (obj.get("spec") or {}).get("priorityClassName"),
+        "min": least if isinstance(least, int) and 1 <= least < pods else None,
+    }
 
 
 def _items(doc: Any) -> Iterable[dict[str, Any]]:
@@ -126,11 +144,21 @@ def import_objects(docs: Iterable[Any], time_scale: float = 1.0) -> Imported:
                 rows.append(row)
     start = min((r["submit"] for r in rows), default=0.0)
     for r in sorted(rows, key=lambda r: (r["submit"], r["namespace"], r["name"])):
-        out.jobs.append(TraceJob(submit_seconds=round((r["submit"] - start) * time_scale, 1), namespace=r["namespace"],
-                                 kind=r["kind"], pods=r["pods"], gpus_per_pod=r["gpus"],
-                                 run_seconds=max(1.0, round(r["run"] * time_scale, 1)), cpu_per_pod=r["cpu"],
-                                 memory_per_pod=r["memory"], priority_class=r["priority"], name=r["name"],
-                                 min_pods=r.get("min")))
+        out.jobs.append(
+            TraceJob(
+                submit_seconds=round((r["submit"] - start) * time_scale, 1),
+                namespace=r["namespace"],
+                kind=r["kind"],
+                pods=r["pods"],
+                gpus_per_pod=r["gpus"],
+                run_seconds=max(1.0, round(r["run"] * time_scale, 1)),
+                cpu_per_pod=r["cpu"],
+                memory_per_pod=r["memory"],
+                priority_class=r["priority"],
+                name=r["name"],
+                min_pods=r.get("min"),
+            )
+        )
     return out
 
 

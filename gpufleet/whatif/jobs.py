@@ -17,10 +17,16 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.model.fleet import Fleet
 from gpufleet.kubetypes.vocab import (
-    ELASTIC, KUEUE_PRIORITY_CLASS, NVIDIA_GPU, QUEUE_LABEL, VOLCANO_QUEUE, VOLCANO_SCHEDULER, WHATIF_JOB_LABEL,
+    ELASTIC,
+    KUEUE_PRIORITY_CLASS,
+    NVIDIA_GPU,
+    QUEUE_LABEL,
+    VOLCANO_QUEUE,
+    VOLCANO_SCHEDULER,
+    WHATIF_JOB_LABEL,
 )
+from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.whatif.trace import TraceJob
@@ -59,8 +65,12 @@ def _gpu_resource(fleet: Fleet, namespace: str) -> str:
 def pod_template(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
     """The pod every rank runs: one container asking for the line's requests, on the line's pool when it names one."""
     requests = _resources(job, fleet)
-    spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [{
-        "name": "trainer", "image": "trainer:replay", "resources": {"requests": requests, "limits": requests}}]}
+    spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "containers": [
+            {"name": "trainer", "image": "trainer:replay", "resources": {"requests": requests, "limits": requests}}
+        ],
+    }
     if job.pool:
         pool = _pool(job, fleet)
         spec["nodeSelector"] = dict(pool.node_labels)
@@ -77,27 +87,46 @@ def _batch_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> d
     template = pod_template(job, fleet, annotations)
     if job.priority_class:
         template["spec"]["priorityClassName"] = job.priority_class
-    return {"apiVersion": "batch/v1", "kind": "Job",
-            "metadata": {"name": job.name, "namespace": job.namespace, "labels": labels},
-            "spec": {"parallelism": job.pods, "completions": job.pods, "completionMode": "Indexed",
-                     "backoffLimit": 0, "suspend": True, "template": template}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": job.name, "namespace": job.namespace, "labels": labels},
+        "spec": {
+            "parallelism": job.pods,
+            "completions": job.pods,
+            "completionMode": "Indexed",
+            "backoffLimit": 0,
+            "suspend": True,
+            "template": template,
+        },
+    }
 
 
 def _volcano_job(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str]) -> dict[str, Any]:
     team = team_of(fleet, job.namespace)
     template = pod_template(job, fleet, annotations)
-    spec: dict[str, Any] = {"schedulerName": VOLCANO_SCHEDULER, "queue": team.name,
-                            "minAvailable": job.needed,
-                            "maxRetry": 3, "policies": [{"event": "PodFailed", "action": "RestartJob"},
-                                                        {"event": "PodEvicted", "action": "RestartJob"}],
-                            "tasks": [{"name": "worker", "replicas": job.pods, "template": template}]}
+    spec: dict[str, Any] = {
+        "schedulerName": VOLCANO_SCHEDULER,
+        "queue": team.name,
+        "minAvailable": job.needed,
+        "maxRetry": 3,
+        "policies": [{"event": "PodFailed", "action": "RestartJob"}, {"event": "PodEvicted", "action": "RestartJob"}],
+        "tasks": [{"name": "worker", "replicas": job.pods, "template": template}],
+    }
     if job.priority_class:
         spec["priorityClassName"] = job.priority_class
     own = {VOLCANO_QUEUE: team.name, **({ELASTIC: "true"} if job.needed < job.pods else {})}
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-            "metadata": {"name": job.name, "namespace": job.namespace,
-                         "labels": {WHATIF_JOB_LABEL: job.name}, "annotations": own},
-            "spec": spec}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {
+            "name": job.name,
+            "namespace": job.namespace,
+            "labels": {WHATIF_JOB_LABEL: job.name},
+            "annotations": own,
+        },
+        "spec": spec,
+    }
 
 
 def manifest(job: TraceJob, fleet: Fleet, annotations: Mapping[str, str] = {}) -> dict[str, Any]:

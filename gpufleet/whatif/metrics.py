@@ -77,8 +77,11 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 
 def gpu_seconds(job: JobLog, horizon: float) -> float:
-    return sum(s.gpus * (_end(s.ended, horizon) - s.running) for s in job.spans.values()
-               if s.running is not None and s.running < horizon)
+    return sum(
+        s.gpus * (_end(s.ended, horizon) - s.running)
+        for s in job.spans.values()
+        if s.running is not None and s.running < horizon
+    )
 
 
 def partial_gpu_seconds(job: JobLog, horizon: float) -> float:
@@ -174,7 +177,8 @@ def metrics_of(log: ReplayLog, jobs: list[JobLog], borrowed_seconds: float) -> M
         preempted_gpu_hours=sum(thrown_away_gpu_seconds(j, h) for j in jobs) / HOUR,
         pods_ready_evictions=sum(e.reason == "PodsReadyTimeout" for j in jobs for e in j.evictions),
         requeues=sum(len(j.requeues) for j in jobs),
-        partial_gang_gpu_hours=sum(partial_gpu_seconds(j, h) for j in jobs) / HOUR)
+        partial_gang_gpu_hours=sum(partial_gpu_seconds(j, h) for j in jobs) / HOUR,
+    )
 
 
 def teams(log: ReplayLog) -> list[str]:
@@ -200,13 +204,17 @@ def utilization(log: ReplayLog, samples: int = 200) -> list[tuple[float, float, 
         per_team: dict[str, float] = defaultdict(float)
         allocated = useful = 0
         for job in log.jobs:
-            held = sum(s.gpus for s in job.spans.values()
-                       if s.bound is not None and s.bound <= t < _end(s.ended, h + 1))
+            held = sum(
+                s.gpus for s in job.spans.values() if s.bound is not None and s.bound <= t < _end(s.ended, h + 1)
+            )
             allocated += held
             per_team[job.team] += held / capacity
             if any(a <= t < b for a, b in wholes[id(job)]):
-                useful += sum(s.gpus for s in job.spans.values()
-                              if s.running is not None and s.running <= t < _end(s.ended, h + 1))
+                useful += sum(
+                    s.gpus
+                    for s in job.spans.values()
+                    if s.running is not None and s.running <= t < _end(s.ended, h + 1)
+                )
         out.append((t, allocated / capacity, useful / capacity, dict(per_team)))
     return out
 
@@ -233,11 +241,18 @@ def fidelity(log: ReplayLog) -> dict[str, float | None]:
     only). Near the scaled pods-ready timeout, evictions are the machine's, not the model's."""
     k = log.time_scale
     lags = [(j.created - j.submitted) / k for j in log.jobs if j.created is not None]
-    starts = [(s.running - s.bound) / k for j in log.jobs for s in j.spans.values()
-              if s.bound is not None and s.running is not None]
+    starts = [
+        (s.running - s.bound) / k
+        for j in log.jobs
+        for s in j.spans.values()
+        if s.bound is not None and s.running is not None
+    ]
     gangs = [t / k for j in log.jobs for t in gang_starts(j, log.horizon)]
-    return {"submitLagP95WallSeconds": _p95(lags), "podStartP95WallSeconds": _p95(starts),
-            "gangStartP95WallSeconds": _p95(gangs)}
+    return {
+        "submitLagP95WallSeconds": _p95(lags),
+        "podStartP95WallSeconds": _p95(starts),
+        "gangStartP95WallSeconds": _p95(gangs),
+    }
 
 
 def _p95(values: list[float]) -> float | None:
@@ -252,11 +267,15 @@ def behind(log: ReplayLog) -> str | None:
     timeout = next((wall for name, _, wall in log.scaled if name.endswith("waitForPodsReady.timeout")), None)
     if timeout is None:
         return None
-    for key, what in (("gangStartP95WallSeconds", "gangs took {:g} wall s from admission to all pods Running"),
-                      ("podStartP95WallSeconds", "pods took {:g} wall s from bound to Running")):
+    for key, what in (
+        ("gangStartP95WallSeconds", "gangs took {:g} wall s from admission to all pods Running"),
+        ("podStartP95WallSeconds", "pods took {:g} wall s from bound to Running"),
+    ):
         value = seen[key]
         if value is not None and value > timeout / 2:
-            return (f"{log.model}: {what.format(value)} (p95), more than half the scaled pods-ready timeout "
-                    f"({timeout:g} s): its evictions may be the machine's, not the model's; replay with a lower "
-                    "--time-scale")
+            return (
+                f"{log.model}: {what.format(value)} (p95), more than half the scaled pods-ready timeout "
+                f"({timeout:g} s): its evictions may be the machine's, not the model's; replay with a lower "
+                "--time-scale"
+            )
     return None

@@ -27,6 +27,7 @@ def _waits(log: ReplayLog, team: str) -> list[float]:
 def draw(base: ReplayLog, new: ReplayLog, path: Path) -> None:
     """Write the PNG (``OSError`` on a path that cannot be written passes to the CLI)."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -47,9 +48,14 @@ def draw(base: ReplayLog, new: ReplayLog, path: Path) -> None:
         axes[0][1].boxplot([w for _, w in shown], tick_labels=[n for n, _ in shown], orientation="horizontal")
     axes[0][1].set(title="queue wait per team", xlabel="trace minutes")
     axes[1][1].axis("off")
-    axes[1][1].text(0, 1, f"base: {base.model}\nnew: {new.model}\ntime scale: {base.time_scale:g}\n"
-                          f"horizon: {base.horizon / 3600:.2f} trace hours\nsolid: base, dashed: new",
-                    va="top", family="monospace")
+    axes[1][1].text(
+        0,
+        1,
+        f"base: {base.model}\nnew: {new.model}\ntime scale: {base.time_scale:g}\n"
+        f"horizon: {base.horizon / 3600:.2f} trace hours\nsolid: base, dashed: new",
+        va="top",
+        family="monospace",
+    )
     for ax in (axes[0][0], axes[1][0]):
         ax.legend(fontsize="small")
     fig.savefig(path, dpi=110)

@@ -11,16 +11,27 @@ repeats) and, with more than one repeat, ``spread``: every number's min and max.
 from __future__ import annotations
 
 from functools import partial
-
 from statistics import median
 from typing import Any, Callable, Sequence
 
 from gpufleet.whatif import metrics
 from gpufleet.whatif.observed import ReplayLog
 
-HEADLINE = ("submitted", "finished", "neverAdmitted", "waitP50Seconds", "waitP95Seconds", "waitMaxSeconds",
-            "gpuHours", "borrowedGpuHours", "preemptions", "preemptedGpuHours", "podsReadyEvictions", "requeues",
-            "partialGangGpuHours")
+HEADLINE = (
+    "submitted",
+    "finished",
+    "neverAdmitted",
+    "waitP50Seconds",
+    "waitP95Seconds",
+    "waitMaxSeconds",
+    "gpuHours",
+    "borrowedGpuHours",
+    "preemptions",
+    "preemptedGpuHours",
+    "podsReadyEvictions",
+    "requeues",
+    "partialGangGpuHours",
+)
 """The numbers of each side, in table order (JSON keys)."""
 
 
@@ -32,8 +43,15 @@ def _combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
         out[key] = None if not values else (median(values) if len(values) > 1 else values[0])
         if len(runs) > 1:
             spread[key] = {"min": round(min(values), 3), "max": round(max(values), 3)} if values else None
-    for key in ("waitP50Seconds", "waitP95Seconds", "waitMaxSeconds", "gpuHours", "borrowedGpuHours",
-                "preemptedGpuHours", "partialGangGpuHours"):
+    for key in (
+        "waitP50Seconds",
+        "waitP95Seconds",
+        "waitMaxSeconds",
+        "gpuHours",
+        "borrowedGpuHours",
+        "preemptedGpuHours",
+        "partialGangGpuHours",
+    ):
         if out[key] is not None:
             out[key] = round(float(out[key]), 3)
     if spread:
@@ -58,11 +76,19 @@ def to_json(base: Sequence[ReplayLog], new: Sequence[ReplayLog], replayed_as: di
         "models": {"base": first.model, "new": new[0].model},
         "repeat": len(base),
         "horizonSeconds": round(first.horizon, 1),
-        "scaled": {"base": [{"name": n, "traceSeconds": t, "wallSeconds": w} for n, t, w in first.scaled],
-                   "new": [{"name": n, "traceSeconds": t, "wallSeconds": w} for n, t, w in new[0].scaled]},
+        "scaled": {
+            "base": [{"name": n, "traceSeconds": t, "wallSeconds": w} for n, t, w in first.scaled],
+            "new": [{"name": n, "traceSeconds": t, "wallSeconds": w} for n, t, w in new[0].scaled],
+        },
         "replayedAs": replayed_as,
-        "teams": [{"team": name, "base": _side(base, partial(metrics.team_metrics, team=name)),
-                   "new": _side(new, partial(metrics.team_metrics, team=name))} for name in names],
+        "teams": [
+            {
+                "team": name,
+                "base": _side(base, partial(metrics.team_metrics, team=name)),
+                "new": _side(new, partial(metrics.team_metrics, team=name)),
+            }
+            for name in names
+        ],
         "fleet": {"base": _side(base, metrics.fleet_metrics), "new": _side(new, metrics.fleet_metrics)},
         "utilization": {"base": _utilization(first), "new": _utilization(new[0])},
         "fidelity": {"base": [metrics.fidelity(log) for log in base], "new": [metrics.fidelity(log) for log in new]},
@@ -101,10 +127,15 @@ HEADER = ["team", "number", "base", "new", "change"]
 
 def to_markdown(report: dict[str, Any]) -> str:
     """A pull-request comment: the models, the scale, then one table (as ``gpufleet diff --format markdown``)."""
-    lines = [f"### gpufleet whatif: {report['models']['base']} -> {report['models']['new']}", "",
-             f"Time scale {report['timeScale']:g} trace seconds per wall second, {report['repeat']} replay(s) a model, "
-             f"horizon {report['horizonSeconds'] / 3600:.2f} trace hours. Times are in trace seconds.", "",
-             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines = [
+        f"### gpufleet whatif: {report['models']['base']} -> {report['models']['new']}",
+        "",
+        f"Time scale {report['timeScale']:g} trace seconds per wall second, {report['repeat']} replay(s) a model, "
+        f"horizon {report['horizonSeconds'] / 3600:.2f} trace hours. Times are in trace seconds.",
+        "",
+        "| " + " | ".join(HEADER) + " |",
+        "|" + "---|" * len(HEADER),
+    ]
     lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows(report)]
     for warning in report["warnings"]:
         lines += ["", f"**Warning:** {warning}"]

@@ -31,8 +31,32 @@ from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.whatif.trace import TraceJob
 
-HOURLY_RATE = (0.4, 0.3, 0.3, 0.3, 0.3, 0.4, 0.6, 0.9, 1.2, 1.5, 1.6, 1.5,
-               1.3, 1.5, 1.6, 1.6, 1.5, 1.3, 1.1, 1.0, 0.9, 0.8, 0.6, 0.5)
+HOURLY_RATE = (
+    0.4,
+    0.3,
+    0.3,
+    0.3,
+    0.3,
+    0.4,
+    0.6,
+    0.9,
+    1.2,
+    1.5,
+    1.6,
+    1.5,
+    1.3,
+    1.5,
+    1.6,
+    1.6,
+    1.5,
+    1.3,
+    1.1,
+    1.0,
+    0.9,
+    0.8,
+    0.6,
+    0.5,
+)
 """Relative submission rate per hour of the trace's day (mean 1.0 over the day)."""
 SIZE_EXPONENT = 1.0
 """P(GPUs = g) is proportional to g ** -SIZE_EXPONENT over g = 1, 2, 4, ... up to the cap."""
@@ -64,15 +88,17 @@ def _choices(fleet: Fleet) -> list[tuple[Team, Pool, str, float]]:
             pool = fleet.pool(name)
             if pool is None or float(quota.nominal) <= 0 or pool.system == "coscheduling":
                 continue
-            spaces = (ownership.volcano_namespaces if pool.system == "volcano" else ownership.kueue_namespaces)(fleet, team)
+            spaces = (ownership.volcano_namespaces if pool.system == "volcano" else ownership.kueue_namespaces)(
+                fleet, team
+            )
             if spaces:
                 out.append((team, pool, spaces[0], float(quota.nominal)))
     return out
 
 
 def _size(rng: random.Random, cap: int) -> int:
-    sizes = [2 ** i for i in range(int(math.log2(cap)) + 1)]
-    return rng.choices(sizes, weights=[s ** -SIZE_EXPONENT for s in sizes])[0]
+    sizes = [2**i for i in range(int(math.log2(cap)) + 1)]
+    return rng.choices(sizes, weights=[s**-SIZE_EXPONENT for s in sizes])[0]
 
 
 def _arrivals(rng: random.Random, jobs: int, hours: float) -> list[float]:
@@ -101,7 +127,17 @@ def synth(fleet: Fleet, jobs: int, hours: float, seed: int) -> list[TraceJob]:
         pods, per_pod = (1, gpus) if gpus <= per_node else (math.ceil(gpus / per_node), per_node)
         run = min(RUN_MAX_SECONDS, max(RUN_MIN_SECONDS, rng.lognormvariate(math.log(RUN_MEDIAN_SECONDS), RUN_SIGMA)))
         fail = round(run * rng.uniform(0.1, 0.9), 1) if rng.random() < FAILURE_SHARE else None
-        out.append(TraceJob(submit_seconds=submit, namespace=namespace,
-                            kind="VolcanoJob" if pool.system == "volcano" else "Job", pods=pods, gpus_per_pod=per_pod,
-                            run_seconds=round(run, 1), name=f"s{index}", pool=pool.name, fail_at_seconds=fail))
+        out.append(
+            TraceJob(
+                submit_seconds=submit,
+                namespace=namespace,
+                kind="VolcanoJob" if pool.system == "volcano" else "Job",
+                pods=pods,
+                gpus_per_pod=per_pod,
+                run_seconds=round(run, 1),
+                name=f"s{index}",
+                pool=pool.name,
+                fail_at_seconds=fail,
+            )
+        )
     return out

@@ -29,8 +29,10 @@ of about 10 on 2 cores, a 5-second timeout (k = 120 on a 10-minute one) evicted 
 (bench run of 2 Dec 2026, docs/whatif.md); 10 seconds evicted none in the worked example."""
 
 
-TIMERS_ONLY = ("admission.waitForPodsReady.requeuingStrategy.backoffBaseSeconds",
-               "admission.waitForPodsReady.requeuingStrategy.backoffMaxSeconds")
+TIMERS_ONLY = (
+    "admission.waitForPodsReady.requeuingStrategy.backoffBaseSeconds",
+    "admission.waitForPodsReady.requeuingStrategy.backoffMaxSeconds",
+)
 """Scaled durations that are plain timers in Kueue (no pod has to start within them): exempt from the floor."""
 
 
@@ -51,25 +53,34 @@ def scaled_durations(fleet: Fleet, k: float) -> list[Scaled]:
     """Every model duration the replay divides by ``k``, as listed in the report."""
     wait = fleet.admission.wait_for_pods_ready
     requeue = wait.requeuing_strategy
-    pairs = [("admission.waitForPodsReady.timeout", wait.timeout),
-             ("admission.waitForPodsReady.recoveryTimeout", wait.recovery_timeout),
-             ("admission.waitForPodsReady.requeuingStrategy.backoffBaseSeconds", requeue.backoff_base_seconds),
-             ("admission.waitForPodsReady.requeuingStrategy.backoffMaxSeconds", requeue.backoff_max_seconds)]
+    pairs = [
+        ("admission.waitForPodsReady.timeout", wait.timeout),
+        ("admission.waitForPodsReady.recoveryTimeout", wait.recovery_timeout),
+        ("admission.waitForPodsReady.requeuingStrategy.backoffBaseSeconds", requeue.backoff_base_seconds),
+        ("admission.waitForPodsReady.requeuingStrategy.backoffMaxSeconds", requeue.backoff_max_seconds),
+    ]
     return [Scaled(name, float(v), float(_wall(v, k))) for name, v in pairs if v]
 
 
 def scaled_fleet(fleet: Fleet, k: float) -> Fleet:
     """The model as the sandbox runs it: the same quota, its job-facing durations divided by ``k``."""
     wait = fleet.admission.wait_for_pods_ready
-    requeue = wait.requeuing_strategy.model_copy(update={
-        "backoff_base_seconds": _wall(wait.requeuing_strategy.backoff_base_seconds, k),
-        "backoff_max_seconds": _wall(wait.requeuing_strategy.backoff_max_seconds, k)})
-    new_wait = wait.model_copy(update={
-        "timeout": _wall(wait.timeout, k),
-        "recovery_timeout": None if wait.recovery_timeout is None else _wall(wait.recovery_timeout, k),
-        "requeuing_strategy": requeue})
-    admission = fleet.admission.model_copy(update={"wait_for_pods_ready": new_wait,
-                                                    "cold_start_floor": _wall(fleet.admission.cold_start_floor, k)})
+    requeue = wait.requeuing_strategy.model_copy(
+        update={
+            "backoff_base_seconds": _wall(wait.requeuing_strategy.backoff_base_seconds, k),
+            "backoff_max_seconds": _wall(wait.requeuing_strategy.backoff_max_seconds, k),
+        }
+    )
+    new_wait = wait.model_copy(
+        update={
+            "timeout": _wall(wait.timeout, k),
+            "recovery_timeout": None if wait.recovery_timeout is None else _wall(wait.recovery_timeout, k),
+            "requeuing_strategy": requeue,
+        }
+    )
+    admission = fleet.admission.model_copy(
+        update={"wait_for_pods_ready": new_wait, "cold_start_floor": _wall(fleet.admission.cold_start_floor, k)}
+    )
     return fleet.model_copy(update={"admission": admission})
 
 
@@ -95,7 +106,9 @@ def check(trace: Trace, fleets: list[Fleet], k: float) -> str | None:
     for fleet in fleets:
         for what, seconds, floor in limits(trace, fleet):
             if seconds / k < floor:
-                return (f"at --time-scale {k:g}, {what} ({seconds:g} s) lasts {seconds / k:.2f} wall seconds, shorter "
-                        f"than the sandbox can honour ({floor:g} s); use --time-scale {largest_safe(trace, fleets):g} "
-                        "or less")
+                return (
+                    f"at --time-scale {k:g}, {what} ({seconds:g} s) lasts {seconds / k:.2f} wall seconds, shorter "
+                    f"than the sandbox can honour ({floor:g} s); use --time-scale {largest_safe(trace, fleets):g} "
+                    "or less"
+                )
     return None

@@ -21,9 +21,9 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpufleet.model import ownership
+from gpufleet.model.fleet import Fleet
 from gpufleet.util.boundedread import TooLarge, read_bounded_text
 from gpufleet.util.camel import camel
-from gpufleet.model.fleet import Fleet
 from gpufleet.yamlin.errors import Issue, ModelError
 
 VERSION = "v1"
@@ -137,14 +137,24 @@ def _parse(text: str) -> tuple[list[tuple[int, TraceJob]], list[Issue]]:
             data = json.loads(raw)
         except ValueError as exc:
             if not jobs and not issues:  # the first line already: not a trace at all (a YAML file, a binary)
-                return [], [Issue("(file)", f"is not a JSON Lines trace (line {number}: {exc})",
-                                  "pass a trace: one JSON object per line, see docs/whatif.md")]
+                return [], [
+                    Issue(
+                        "(file)",
+                        f"is not a JSON Lines trace (line {number}: {exc})",
+                        "pass a trace: one JSON object per line, see docs/whatif.md",
+                    )
+                ]
             issues.append(Issue(f"line {number}", f"not JSON: {exc}", "write one JSON object per line"))
             continue
         if isinstance(data, dict) and HEADER_KEY in data:
             if data.get(HEADER_KEY) != VERSION or len(data) != 1:
-                issues.append(Issue(f"line {number}: {HEADER_KEY}", f"unknown trace version {data.get(HEADER_KEY)!r}",
-                                    f'write {{"{HEADER_KEY}": "{VERSION}"}}'))
+                issues.append(
+                    Issue(
+                        f"line {number}: {HEADER_KEY}",
+                        f"unknown trace version {data.get(HEADER_KEY)!r}",
+                        f'write {{"{HEADER_KEY}": "{VERSION}"}}',
+                    )
+                )
             continue
         if not isinstance(data, dict):
             issues.append(Issue(f"line {number}", "not a JSON object", "write one JSON object per line"))
@@ -164,12 +174,23 @@ def _elastic_issues(job: TraceJob, number: int) -> list[Issue]:
     if job.min_pods is None:
         return []
     if job.kind != "VolcanoJob":
-        return [Issue(f"line {number}: minPods", f"a {job.kind} is not replayed elastic: Kueue's elastic jobs "
-                      "(ElasticJobsViaWorkloadSlices) grow only when the job's parallelism changes, which a trace "
-                      "does not record", "remove minPods, or use kind VolcanoJob in a Volcano namespace")]
+        return [
+            Issue(
+                f"line {number}: minPods",
+                f"a {job.kind} is not replayed elastic: Kueue's elastic jobs "
+                "(ElasticJobsViaWorkloadSlices) grow only when the job's parallelism changes, which a trace "
+                "does not record",
+                "remove minPods, or use kind VolcanoJob in a Volcano namespace",
+            )
+        ]
     if job.min_pods > job.pods:
-        return [Issue(f"line {number}: minPods", f"{job.min_pods} is more than the job's {job.pods} pods",
-                      f"use at most {job.pods}")]
+        return [
+            Issue(
+                f"line {number}: minPods",
+                f"{job.min_pods} is more than the job's {job.pods} pods",
+                f"use at most {job.pods}",
+            )
+        ]
     return []
 
 
@@ -181,30 +202,65 @@ def _against_model(jobs: list[tuple[int, TraceJob]], fleet: Fleet) -> list[Issue
     for number, job in jobs:
         team = teams.get(job.namespace)
         if team is None:
-            issues.append(Issue(f"line {number}: namespace", f"{job.namespace!r} is no team namespace of model "
-                                f"{fleet.name!r}", f"use one of: {', '.join(sorted(teams)) or '(no teams)'}"))
+            issues.append(
+                Issue(
+                    f"line {number}: namespace",
+                    f"{job.namespace!r} is no team namespace of model {fleet.name!r}",
+                    f"use one of: {', '.join(sorted(teams)) or '(no teams)'}",
+                )
+            )
             continue
         engine = ownership.namespace_engine(fleet, team, job.namespace)
         if engine == ownership.VOLCANO and job.kind != "VolcanoJob":
-            issues.append(Issue(f"line {number}: kind", f"{job.namespace!r} is a Volcano namespace; a {job.kind} "
-                                "there bypasses the team's quota", "use kind VolcanoJob or a Kueue namespace"))
+            issues.append(
+                Issue(
+                    f"line {number}: kind",
+                    f"{job.namespace!r} is a Volcano namespace; a {job.kind} there bypasses the team's quota",
+                    "use kind VolcanoJob or a Kueue namespace",
+                )
+            )
         if engine == ownership.KUEUE and job.kind == "VolcanoJob":
-            issues.append(Issue(f"line {number}: kind", f"{job.namespace!r} is a Kueue namespace; Volcano runs only "
-                                "in the team's volcanoNamespaces", f"use one of {', '.join(KUEUE_KINDS)}"))
+            issues.append(
+                Issue(
+                    f"line {number}: kind",
+                    f"{job.namespace!r} is a Kueue namespace; Volcano runs only in the team's volcanoNamespaces",
+                    f"use one of {', '.join(KUEUE_KINDS)}",
+                )
+            )
         if engine == ownership.COSCHEDULING:
-            issues.append(Issue(f"line {number}: namespace", "coscheduling namespaces are not replayed yet",
-                                "use a Kueue or Volcano namespace"))
+            issues.append(
+                Issue(
+                    f"line {number}: namespace",
+                    "coscheduling namespaces are not replayed yet",
+                    "use a Kueue or Volcano namespace",
+                )
+            )
         if job.priority_class is not None and job.priority_class not in priorities:
-            issues.append(Issue(f"line {number}: priorityClass", f"{job.priority_class!r} is not in the model",
-                                f"use one of: {', '.join(sorted(priorities)) or '(none declared)'}"))
+            issues.append(
+                Issue(
+                    f"line {number}: priorityClass",
+                    f"{job.priority_class!r} is not in the model",
+                    f"use one of: {', '.join(sorted(priorities)) or '(none declared)'}",
+                )
+            )
         if job.pool is not None and job.pool not in team.quota:
-            issues.append(Issue(f"line {number}: pool", f"team {team.name!r} has no quota on pool {job.pool!r}",
-                                f"use one of: {', '.join(team.quota) or '(none)'}"))
+            issues.append(
+                Issue(
+                    f"line {number}: pool",
+                    f"team {team.name!r} has no quota on pool {job.pool!r}",
+                    f"use one of: {', '.join(team.quota) or '(none)'}",
+                )
+            )
         name = job_name(job, number)
         key = (job.namespace, name)
         if key in names:
-            issues.append(Issue(f"line {number}: name", f"{name!r} is also line {names[key]}'s job in {job.namespace!r}",
-                                "give every job of a namespace its own name"))
+            issues.append(
+                Issue(
+                    f"line {number}: name",
+                    f"{name!r} is also line {names[key]}'s job in {job.namespace!r}",
+                    "give every job of a namespace its own name",
+                )
+            )
         names[key] = number
     return issues
 
@@ -224,8 +280,11 @@ def _trace(numbered: list[tuple[int, TraceJob]], issues: list[Issue], source: st
     if issues:
         raise TraceError(source, issues)
     ordered = sorted(enumerate(numbered), key=lambda item: (item[1][1].submit_seconds, item[0]))
-    return Trace(jobs=tuple(job if job.name else job.model_copy(update={"name": job_name(job, number)})
-                            for _, (number, job) in ordered))
+    return Trace(
+        jobs=tuple(
+            job if job.name else job.model_copy(update={"name": job_name(job, number)}) for _, (number, job) in ordered
+        )
+    )
 
 
 def load_trace(path: Path, fleets: list[Fleet]) -> Trace:
@@ -235,7 +294,9 @@ def load_trace(path: Path, fleets: list[Fleet]) -> Trace:
     except TooLarge as exc:
         raise TraceError(str(path), [Issue("(file)", str(exc), "split it")]) from None
     except (OSError, ValueError) as exc:
-        raise TraceError(str(path), [Issue("(file)", f"cannot be read: {exc}", "give a readable UTF-8 JSON Lines file")]) from None
+        raise TraceError(
+            str(path), [Issue("(file)", f"cannot be read: {exc}", "give a readable UTF-8 JSON Lines file")]
+        ) from None
     numbered, issues = _parse(text)
     for fleet in fleets:
         issues += [i for i in _against_model(numbered, fleet) if i not in issues]

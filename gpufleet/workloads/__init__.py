@@ -10,16 +10,40 @@ LeaderWorkerSet (one group) and RayCluster/RayJob (``groups``).
 """
 
 from gpufleet.workloads.kinds import WORKLOAD_KINDS, build_view, created_job
-from gpufleet.workloads.runtimes import RUNTIME_KINDS, runtime_for, with_nodes_alone, with_runtime
 from gpufleet.workloads.pods import effective_scheduler, pod_containers, pod_group_name, template_scheduler
+from gpufleet.workloads.runtimes import RUNTIME_KINDS, runtime_for, with_nodes_alone, with_runtime
 from gpufleet.workloads.types import (
-    PodTemplate, WorkloadView, annotation_path, as_int, as_list, as_map, group_of, label_path,
+    PodTemplate,
+    WorkloadView,
+    annotation_path,
+    as_int,
+    as_list,
+    as_map,
+    group_of,
+    label_path,
 )
 
 __all__ = [
-    "PodTemplate", "RUNTIME_KINDS", "WorkloadView", "WORKLOAD_KINDS", "annotation_path", "as_int", "as_list", "as_map",
-    "build_view", "created_job", "effective_scheduler", "group_of", "label_path", "pod_containers",
-    "pod_group_name", "runtime_for", "template_scheduler", "view", "with_nodes_alone", "with_runtime",
+    "PodTemplate",
+    "RUNTIME_KINDS",
+    "WorkloadView",
+    "WORKLOAD_KINDS",
+    "annotation_path",
+    "as_int",
+    "as_list",
+    "as_map",
+    "build_view",
+    "created_job",
+    "effective_scheduler",
+    "group_of",
+    "label_path",
+    "pod_containers",
+    "pod_group_name",
+    "runtime_for",
+    "template_scheduler",
+    "view",
+    "with_nodes_alone",
+    "with_runtime",
 ]
 
 view = build_view

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.workloads.types import SPEC, as_list, as_map, group_of, is_map
+from gpufleet.workloads.types import SPEC, as_list, as_map, group_of
 from gpufleet.yamlin.yamllimits import load_embedded
 
 ARGO_GROUP = "argoproj.io"

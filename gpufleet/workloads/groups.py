@@ -36,23 +36,47 @@ def lws_view(base: Base, template: Template, obj: Mapping[str, Any], group: str,
     lwt = as_map(as_map(obj.get("spec")).get("leaderWorkerTemplate"))
     size = max(_count(lwt.get("size"), 1), 1)
     leader = lwt.get("leaderTemplate")
-    templates = [template(_LWT.child("workerTemplate"), lwt.get("workerTemplate"), size - 1 if is_map(leader) else size,
-                          "worker", _LWT.child("size"))]
+    templates = [
+        template(
+            _LWT.child("workerTemplate"),
+            lwt.get("workerTemplate"),
+            size - 1 if is_map(leader) else size,
+            "worker",
+            _LWT.child("size"),
+        )
+    ]
     if is_map(leader):
         templates.insert(0, template(_LWT.child("leaderTemplate"), leader, 1, "leader", None))
     return base(obj, group, kind, tuple(templates), is_gang=size > 1)
 
 
-def _ray_cluster(base: Base, template: Template, obj: Mapping[str, Any], group: str, kind: str,
-                 spec: Mapping[str, Any], path: FieldPath) -> WorkloadView:
-    templates = [template(path.child("headGroupSpec", "template"), as_map(spec.get("headGroupSpec")).get("template"),
-                          1, "head", None)]
+def _ray_cluster(
+    base: Base,
+    template: Template,
+    obj: Mapping[str, Any],
+    group: str,
+    kind: str,
+    spec: Mapping[str, Any],
+    path: FieldPath,
+) -> WorkloadView:
+    templates = [
+        template(
+            path.child("headGroupSpec", "template"), as_map(spec.get("headGroupSpec")).get("template"), 1, "head", None
+        )
+    ]
     for i, worker in enumerate(as_list(spec.get("workerGroupSpecs"))):
         if is_map(worker):
             at = path.child("workerGroupSpecs").index(i)
             pods = _count(worker.get("replicas"), 0) * max(_count(worker.get("numOfHosts"), 1), 1)
-            templates.append(template(at.child("template"), worker.get("template"), pods,
-                                      str(worker.get("groupName") or ""), at.child("replicas")))
+            templates.append(
+                template(
+                    at.child("template"),
+                    worker.get("template"),
+                    pods,
+                    str(worker.get("groupName") or ""),
+                    at.child("replicas"),
+                )
+            )
     fixed = spec.get("enableInTreeAutoscaling") is not True
     return base(obj, group, kind, tuple(templates), is_gang=fixed and sum(t.replicas for t in templates) > 1)
 
@@ -60,5 +84,7 @@ def _ray_cluster(base: Base, template: Template, obj: Mapping[str, Any], group: 
 def ray_view(base: Base, template: Template, obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     if kind == "RayJob":
-        return _ray_cluster(base, template, obj, group, kind, as_map(spec.get("rayClusterSpec")), SPEC.child("rayClusterSpec"))
+        return _ray_cluster(
+            base, template, obj, group, kind, as_map(spec.get("rayClusterSpec")), SPEC.child("rayClusterSpec")
+        )
     return _ray_cluster(base, template, obj, group, kind, spec, SPEC)

@@ -31,9 +31,9 @@ import hashlib
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.workloads.stages import initializer_roles
 from gpufleet.workloads.types import WorkloadView, as_map, is_map
-from gpufleet.kubetypes.vocab import GANG_LABEL
 
 
 def label_value(name: str) -> str:

@@ -11,15 +11,25 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes import vocab
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.workloads.elastic import is_elastic
 from gpufleet.workloads.groups import lws_view, ray_view
 from gpufleet.workloads.native import gang_policies, scheduling_group
 from gpufleet.workloads.pods import pod_group_name
 from gpufleet.workloads.runtimes import runtime_view
 from gpufleet.workloads.types import (
-    SPEC, PodTemplate, WorkloadView, annotation_path, is_map, as_int, as_name, as_list, as_map, group_of, label_path,
+    SPEC,
+    PodTemplate,
+    WorkloadView,
+    annotation_path,
+    as_int,
+    as_list,
+    as_map,
+    as_name,
+    group_of,
+    is_map,
+    label_path,
 )
 
 Builder = Callable[[Mapping[str, Any], str, str], WorkloadView]
@@ -38,10 +48,21 @@ def _template(path: FieldPath, template: Any, replicas: int, role: str, replicas
     return PodTemplate(path, template, replicas, role, replicas_path, as_map(template.get("spec")), path.child("spec"))
 
 
-def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTemplate, ...], *,
-          total_pods: int | None = None, gang_min: int | None = None, gang_min_path: FieldPath | None = None,
-          scheduler_name: str | None = None, is_gang: bool = True, pod_group: str | None = None,
-          volcano_queue: Any = None, volcano_queue_path: FieldPath | None = None) -> WorkloadView:
+def _base(
+    obj: Mapping[str, Any],
+    group: str,
+    kind: str,
+    templates: tuple[PodTemplate, ...],
+    *,
+    total_pods: int | None = None,
+    gang_min: int | None = None,
+    gang_min_path: FieldPath | None = None,
+    scheduler_name: str | None = None,
+    is_gang: bool = True,
+    pod_group: str | None = None,
+    volcano_queue: Any = None,
+    volcano_queue_path: FieldPath | None = None,
+) -> WorkloadView:
     meta = as_map(obj.get("metadata"))
     labels, annotations = as_map(meta.get("labels")), as_map(meta.get("annotations"))
     queue = labels.get(vocab.QUEUE_LABEL)
@@ -53,8 +74,19 @@ def _base(obj: Mapping[str, Any], group: str, kind: str, templates: tuple[PodTem
     if total_pods is None:
         total_pods = sum(t.replicas for t in templates) if len(templates) != 1 else templates[0].replicas
     return WorkloadView(
-        obj, group, kind, templates, total_pods, gang_min, gang_min_path, scheduler_name,
-        str(queue) if queue else None, str(vq) if vq else None, is_elastic(annotations), is_gang, pod_group,
+        obj,
+        group,
+        kind,
+        templates,
+        total_pods,
+        gang_min,
+        gang_min_path,
+        scheduler_name,
+        str(queue) if queue else None,
+        str(vq) if vq else None,
+        is_elastic(annotations),
+        is_gang,
+        pod_group,
         vq_path if vq else None,
     )
 
@@ -82,23 +114,46 @@ def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
         path, replicas_path, spec_path = _task_paths(i)
         template = as_map(task.get("template"))
         replicas = as_int(task.get("replicas"), 0) or 0
-        found.append(PodTemplate(path, template, replicas if replicas > 0 else 0, str(task.get("name") or ""),
-                                 replicas_path, as_map(template.get("spec")), spec_path))
+        found.append(
+            PodTemplate(
+                path,
+                template,
+                replicas if replicas > 0 else 0,
+                str(task.get("name") or ""),
+                replicas_path,
+                as_map(template.get("spec")),
+                spec_path,
+            )
+        )
     templates = tuple(found)
     has_min = "minAvailable" in spec
-    return _base(obj, group, kind, templates,
-                 gang_min=as_int(spec.get("minAvailable")), gang_min_path=_MIN_AVAILABLE if has_min else None,
-                 scheduler_name=as_name(spec.get("schedulerName")), volcano_queue=as_name(spec.get("queue")),
-                 volcano_queue_path=_QUEUE)
+    return _base(
+        obj,
+        group,
+        kind,
+        templates,
+        gang_min=as_int(spec.get("minAvailable")),
+        gang_min_path=_MIN_AVAILABLE if has_min else None,
+        scheduler_name=as_name(spec.get("schedulerName")),
+        volcano_queue=as_name(spec.get("queue")),
+        volcano_queue_path=_QUEUE,
+    )
 
 
 def _pod_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     minimum = as_int(spec.get("minMember"))
-    return _base(obj, group, kind, (), total_pods=minimum or 0, gang_min=minimum,
-                 gang_min_path=_MIN_MEMBER if "minMember" in spec else None,
-                 volcano_queue=spec.get("queue") if group == "scheduling.volcano.sh" else None,
-                 volcano_queue_path=_QUEUE)
+    return _base(
+        obj,
+        group,
+        kind,
+        (),
+        total_pods=minimum or 0,
+        gang_min=minimum,
+        gang_min_path=_MIN_MEMBER if "minMember" in spec else None,
+        volcano_queue=spec.get("queue") if group == "scheduling.volcano.sh" else None,
+        volcano_queue_path=_QUEUE,
+    )
 
 
 def _native_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
@@ -106,8 +161,16 @@ def _native_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView
     policies = gang_policies(obj)
     first = policies[0] if policies else None
     minimum = first.min_count if first is not None else None
-    return _base(obj, group, kind, (), total_pods=minimum or 0, gang_min=minimum,
-                 gang_min_path=first.path if first is not None else None, is_gang=bool(policies))
+    return _base(
+        obj,
+        group,
+        kind,
+        (),
+        total_pods=minimum or 0,
+        gang_min=minimum,
+        gang_min_path=first.path if first is not None else None,
+        is_gang=bool(policies),
+    )
 
 
 def _batch_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
@@ -125,8 +188,15 @@ def _jobset(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
         job_spec = as_map(as_map(rjob.get("template")).get("spec"))
         count = max(as_int(rjob.get("replicas"), 1) or 0, 0) * max(as_int(job_spec.get("parallelism"), 1) or 0, 0)
         job = _REPLICATED_JOBS.index(i)
-        templates.append(_template(job.child("template", "spec", "template"), job_spec.get("template"),
-                                   count, str(rjob.get("name") or ""), job.child("replicas")))
+        templates.append(
+            _template(
+                job.child("template", "spec", "template"),
+                job_spec.get("template"),
+                count,
+                str(rjob.get("name") or ""),
+                job.child("replicas"),
+            )
+        )
     return _base(obj, group, kind, tuple(templates))
 
 
@@ -138,13 +208,26 @@ def _kubeflow(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
             continue
         for role, rspec in specs.items():
             rspec, base = as_map(rspec), SPEC.child(field, str(role))
-            templates.append(_template(base.child("template"), rspec.get("template"),
-                                       max(as_int(rspec.get("replicas"), 1) or 0, 0), str(role), base.child("replicas")))
+            templates.append(
+                _template(
+                    base.child("template"),
+                    rspec.get("template"),
+                    max(as_int(rspec.get("replicas"), 1) or 0, 0),
+                    str(role),
+                    base.child("replicas"),
+                )
+            )
     policy = as_map(as_map(spec.get("runPolicy")).get("schedulingPolicy"))
-    return _base(obj, group, kind, tuple(templates),
-                 gang_min=as_int(policy.get("minAvailable")),
-                 gang_min_path=_SCHEDULING_POLICY.child("minAvailable") if "minAvailable" in policy else None,
-                 volcano_queue=policy.get("queue"), volcano_queue_path=_SCHEDULING_POLICY.child("queue"))
+    return _base(
+        obj,
+        group,
+        kind,
+        tuple(templates),
+        gang_min=as_int(policy.get("minAvailable")),
+        gang_min_path=_SCHEDULING_POLICY.child("minAvailable") if "minAvailable" in policy else None,
+        volcano_queue=policy.get("queue"),
+        volcano_queue_path=_SCHEDULING_POLICY.child("queue"),
+    )
 
 
 def _trainjob(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
@@ -162,14 +245,23 @@ def _pod(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     member = pod_group_name(as_map(meta.get("labels")), annotations) or scheduling_group(obj.get("spec"))
     template = PodTemplate(ROOT, obj, 1, "", None, as_map(obj.get("spec")), SPEC)
     has_total = vocab.KUEUE_POD_GROUP_TOTAL in annotations
-    return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member,
-                 gang_min=as_int(annotations.get(vocab.KUEUE_POD_GROUP_TOTAL)),
-                 gang_min_path=_POD_GROUP_TOTAL if has_total else None)
+    return _base(
+        obj,
+        group,
+        kind,
+        (template,),
+        is_gang=member is not None,
+        pod_group=member,
+        gang_min=as_int(annotations.get(vocab.KUEUE_POD_GROUP_TOTAL)),
+        gang_min_path=_POD_GROUP_TOTAL if has_total else None,
+    )
 
 
 def _apps(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
-    template = _template(_TEMPLATE, spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", SPEC.child("replicas"))
+    template = _template(
+        _TEMPLATE, spec.get("template"), max(as_int(spec.get("replicas"), 1) or 0, 0), "", SPEC.child("replicas")
+    )
     member = pod_group_name(template.labels, template.annotations) or scheduling_group(template.spec)
     return _base(obj, group, kind, (template,), is_gang=member is not None, pod_group=member)
 
@@ -183,8 +275,13 @@ def _daemon_set(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
 def _cron_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     """The Jobs a CronJob creates, judged by their template (``spec.jobTemplate.spec.template``); not a gang here."""
     job = as_map(as_map(as_map(obj.get("spec")).get("jobTemplate")).get("spec"))
-    template = _template(SPEC.child("jobTemplate", "spec", "template"), job.get("template"),
-                         max(as_int(job.get("parallelism"), 1) or 0, 0), "", SPEC.child("jobTemplate", "spec", "parallelism"))
+    template = _template(
+        SPEC.child("jobTemplate", "spec", "template"),
+        job.get("template"),
+        max(as_int(job.get("parallelism"), 1) or 0, 0),
+        "",
+        SPEC.child("jobTemplate", "spec", "parallelism"),
+    )
     return _base(obj, group, kind, (template,), is_gang=False)
 
 

@@ -34,8 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from gpufleet.workloads.selectors import matches
 from gpufleet.kubetypes.vocab import KUEUE_SUSPENDED_BY_PARENT, QUEUE_LABEL
+from gpufleet.workloads.selectors import matches
 
 DEFAULT_QUEUE = "default"
 
@@ -73,12 +73,16 @@ class KueueConfig:
     """Legacy ``integrations.podOptions.podSelector``."""
 
     @classmethod
-    def from_manager_config(cls, config: Mapping[str, Any]) -> "KueueConfig":
+    def from_manager_config(cls, config: Mapping[str, Any]) -> KueueConfig:
         integrations = config.get("integrations") or {}
         pod_options = integrations.get("podOptions") or {}
-        return cls(frozenset(integrations.get("frameworks") or ()), bool(config.get("manageJobsWithoutQueueName")),
-                   config.get("managedJobsNamespaceSelector"), pod_options.get("namespaceSelector"),
-                   pod_options.get("podSelector"))
+        return cls(
+            frozenset(integrations.get("frameworks") or ()),
+            bool(config.get("manageJobsWithoutQueueName")),
+            config.get("managedJobsNamespaceSelector"),
+            pod_options.get("namespaceSelector"),
+            pod_options.get("podSelector"),
+        )
 
 
 @dataclass(frozen=True)
@@ -118,8 +122,13 @@ def managed_ancestor(ancestors: Sequence[Mapping[str, Any]], config: KueueConfig
     return False
 
 
-def decide(obj: Mapping[str, Any], ns_labels: Mapping[str, str], config: KueueConfig,
-           ancestors: Sequence[Mapping[str, Any]] = (), default_queue_exists: bool = False) -> Decision:
+def decide(
+    obj: Mapping[str, Any],
+    ns_labels: Mapping[str, str],
+    config: KueueConfig,
+    ancestors: Sequence[Mapping[str, Any]] = (),
+    default_queue_exists: bool = False,
+) -> Decision:
     """Whether Kueue's webhooks suspend/gate ``obj`` in a namespace labelled ``ns_labels``."""
     queue = _queue(obj)
     name = integration(obj)
@@ -138,8 +147,14 @@ def decide(obj: Mapping[str, Any], ns_labels: Mapping[str, str], config: KueueCo
     return Decision(config.manage_jobs_without_queue_name, queue, "manageJobsWithoutQueueName")
 
 
-def _pod(obj: Mapping[str, Any], ns_labels: Mapping[str, str], config: KueueConfig,
-         ancestors: Sequence[Mapping[str, Any]], default_queue_exists: bool, queue: str | None) -> Decision:
+def _pod(
+    obj: Mapping[str, Any],
+    ns_labels: Mapping[str, str],
+    config: KueueConfig,
+    ancestors: Sequence[Mapping[str, Any]],
+    default_queue_exists: bool,
+    queue: str | None,
+) -> Decision:
     if KUEUE_SUSPENDED_BY_PARENT in _meta(obj, "annotations"):
         return Decision(True, queue, "suspended by parent")
     if config.pod_selector is not None and not matches(config.pod_selector, _meta(obj, "labels")):
@@ -150,4 +165,6 @@ def _pod(obj: Mapping[str, Any], ns_labels: Mapping[str, str], config: KueueConf
         return Decision(False, queue, "a Kueue-managed ancestor")
     if queue is None and default_queue_exists:
         queue = DEFAULT_QUEUE
-    return Decision(bool(queue) or config.manage_jobs_without_queue_name, queue, "queue name or manageJobsWithoutQueueName")
+    return Decision(
+        bool(queue) or config.manage_jobs_without_queue_name, queue, "queue name or manageJobsWithoutQueueName"
+    )

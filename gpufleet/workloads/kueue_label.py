@@ -25,17 +25,28 @@ from gpufleet.kubetypes import vocab
 from gpufleet.workloads.kueue_gate import integration
 from gpufleet.workloads.types import WorkloadView, as_map, is_map
 
-KUEUE_KINDS: frozenset[tuple[str, str]] = frozenset({
-    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"),
-    ("kubeflow.org", "MPIJob"), ("trainer.kubeflow.org", "TrainJob"), ("", "Pod"),
-})
-OPT_IN_KINDS: frozenset[tuple[str, str]] = frozenset({
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
-})
+KUEUE_KINDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("batch", "Job"),
+        ("jobset.x-k8s.io", "JobSet"),
+        ("kubeflow.org", "PyTorchJob"),
+        ("kubeflow.org", "MPIJob"),
+        ("trainer.kubeflow.org", "TrainJob"),
+        ("", "Pod"),
+    }
+)
+OPT_IN_KINDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+        ("ray.io", "RayCluster"),
+        ("ray.io", "RayJob"),
+    }
+)
 """Kinds labelled only where the fleet enables their Kueue integration (``admission.frameworks``): elsewhere
 Kueue's webhook for them is a no-op and the label would promise an admission that never happens."""
-PARENT_GROUPS = frozenset({"batch", "jobset.x-k8s.io", "kubeflow.org", "trainer.kubeflow.org", "ray.io",
-                            "leaderworkerset.x-k8s.io"})
+PARENT_GROUPS = frozenset(
+    {"batch", "jobset.x-k8s.io", "kubeflow.org", "trainer.kubeflow.org", "ray.io", "leaderworkerset.x-k8s.io"}
+)
 
 
 def controller_queue(view: WorkloadView, team: TeamContext, fleet: FleetContext | None = None) -> str | None:

@@ -49,6 +49,15 @@ class NameIndex:
         try:
             return self._first.get((group, kind, namespace, name))
         except TypeError:  # an unhashable name asked for: compare by scanning, as before the index
-            return next((obj for obj in self.objects if is_map(obj) and group_of(obj) == group and obj.get("kind") == kind
-                         and as_map(obj.get("metadata")).get("name") == name
-                         and (namespace is ANY or as_map(obj.get("metadata")).get("namespace") == namespace)), None)
+            return next(
+                (
+                    obj
+                    for obj in self.objects
+                    if is_map(obj)
+                    and group_of(obj) == group
+                    and obj.get("kind") == kind
+                    and as_map(obj.get("metadata")).get("name") == name
+                    and (namespace is ANY or as_map(obj.get("metadata")).get("namespace") == namespace)
+                ),
+                None,
+            )

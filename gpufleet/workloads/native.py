@@ -61,8 +61,12 @@ def gang_policies(obj: Mapping[str, Any]) -> tuple[GangPolicy, ...]:
         for i, template in enumerate(as_list(spec.get(field))):
             gang = as_map(as_map(template).get(policy)).get("gang")
             if is_map(gang):
-                out.append(GangPolicy(as_int(as_map(gang).get("minCount")),
-                                      SPEC.child(field).index(i).child(policy, "gang", "minCount")))
+                out.append(
+                    GangPolicy(
+                        as_int(as_map(gang).get("minCount")),
+                        SPEC.child(field).index(i).child(policy, "gang", "minCount"),
+                    )
+                )
     return tuple(out)
 
 
@@ -83,8 +87,12 @@ def job_gang(job: Mapping[str, Any], minor: int) -> GangPolicy | None:
         return None
     parallelism = as_int(spec.get("parallelism"), 1)
     if wa.jobs_gang_by_shape(minor):
-        if (parallelism is None or parallelism <= 1 or spec.get("completionMode") != INDEXED
-                or as_int(spec.get("completions")) != parallelism):
+        if (
+            parallelism is None
+            or parallelism <= 1
+            or spec.get("completionMode") != INDEXED
+            or as_int(spec.get("completions")) != parallelism
+        ):
             return None
         return GangPolicy(parallelism, SPEC.child("parallelism"))
     gang = as_map(as_map(spec.get("scheduling")).get("schedulingPolicy")).get("gang")
@@ -107,9 +115,14 @@ def near_miss(job: Mapping[str, Any], minor: int) -> tuple[FieldPath, Any] | Non
     """
     spec = as_map(job.get("spec"))
     parallelism = as_int(spec.get("parallelism"), 1)
-    if (minor < wa.JOB_GANG_MIN_MINOR or parallelism is None or parallelism <= 1
-            or as_int(spec.get("completions")) != parallelism or job_gang(job, minor) is not None
-            or scheduling_group(as_map(as_map(spec.get("template")).get("spec"))) is not None):
+    if (
+        minor < wa.JOB_GANG_MIN_MINOR
+        or parallelism is None
+        or parallelism <= 1
+        or as_int(spec.get("completions")) != parallelism
+        or job_gang(job, minor) is not None
+        or scheduling_group(as_map(as_map(spec.get("template")).get("spec"))) is not None
+    ):
         return None
     if wa.jobs_gang_by_shape(minor):
         return (SPEC.child("completionMode"), INDEXED) if "completionMode" not in spec else None

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.kubetypes import vocab
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.workloads.types import PodTemplate, WorkloadView, as_list, as_map, is_map
 
 
@@ -48,8 +48,10 @@ def effective_scheduler(view: WorkloadView, template: PodTemplate) -> str:
 def pod_group_name(labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> str | None:
     """The gang a pod declares itself part of: Kueue, Volcano or scheduler-plugins keys, in that order."""
     for source, key in (
-        (labels, vocab.KUEUE_POD_GROUP), (annotations, vocab.KUEUE_POD_GROUP),
-        (annotations, vocab.VOLCANO_GROUP), (annotations, vocab.VOLCANO_GROUP_ALT),
+        (labels, vocab.KUEUE_POD_GROUP),
+        (annotations, vocab.KUEUE_POD_GROUP),
+        (annotations, vocab.VOLCANO_GROUP),
+        (annotations, vocab.VOLCANO_GROUP_ALT),
         (labels, vocab.COSCHEDULING_GROUP),
     ):
         value = source.get(key)

@@ -54,7 +54,9 @@ def runtime_templates(runtime: Mapping[str, Any], nodes: int) -> tuple[PodTempla
         pod = as_map(job_spec.get("template"))
         job = base.index(i)
         path = job.child("template", "spec", "template")
-        templates.append(PodTemplate(path, pod, count, name, job.child("replicas"), as_map(pod.get("spec")), path.child("spec")))
+        templates.append(
+            PodTemplate(path, pod, count, name, job.child("replicas"), as_map(pod.get("spec")), path.child("spec"))
+        )
     return tuple(templates)
 
 
@@ -82,7 +84,9 @@ def runtime_view(base: Callable[..., WorkloadView], obj: Mapping[str, Any], grou
     return base(obj, group, kind, runtime_templates(obj, runtime_nodes(obj)))
 
 
-def runtime_for(trainjob: Mapping[str, Any], objects: NameIndex | Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def runtime_for(
+    trainjob: Mapping[str, Any], objects: NameIndex | Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
     """The runtime ``trainjob`` references, when it is among ``objects`` (a TrainingRuntime in its namespace).
 
     ``objects``: the run's :class:`NameIndex` (one look-up; ``RunIndex.names``), or a sequence

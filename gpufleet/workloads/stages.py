@@ -93,8 +93,13 @@ def _jobset_spec(view: WorkloadView) -> Mapping[str, Any]:
 
 def initializer_roles(view: WorkloadView) -> frozenset[str]:
     """Names of the replicatedJobs others wait on to Complete (JobSet, Trainer runtime): initializers, not ranks."""
-    return frozenset(str(dep.get("name")) for rjob in as_list(_jobset_spec(view).get("replicatedJobs")) if is_map(rjob)
-                     for dep in as_list(rjob.get("dependsOn")) if is_map(dep) and dep.get("status") == "Complete")
+    return frozenset(
+        str(dep.get("name"))
+        for rjob in as_list(_jobset_spec(view).get("replicatedJobs"))
+        if is_map(rjob)
+        for dep in as_list(rjob.get("dependsOn"))
+        if is_map(dep) and dep.get("status") == "Complete"
+    )
 
 
 def is_sweep_job(job_spec: Any) -> bool:
@@ -106,8 +111,11 @@ def is_sweep_job(job_spec: Any) -> bool:
 
 def sweep_roles(view: WorkloadView) -> frozenset[str]:
     """Names of the replicatedJobs (JobSet, Trainer runtime) whose child Jobs are sweeps."""
-    return frozenset(str(rjob.get("name") or "") for rjob in as_list(_jobset_spec(view).get("replicatedJobs"))
-                     if is_map(rjob) and is_sweep_job(as_map(rjob.get("template")).get("spec")))
+    return frozenset(
+        str(rjob.get("name") or "")
+        for rjob in as_list(_jobset_spec(view).get("replicatedJobs"))
+        if is_map(rjob) and is_sweep_job(as_map(rjob.get("template")).get("spec"))
+    )
 
 
 def is_sweep(view: WorkloadView) -> bool:

@@ -125,7 +125,9 @@ class WorkloadView:
     volcano_queue: str | None
     elastic: bool
     is_gang: bool
-    pod_group: str | None = None  # gang-membership name (Kueue pod-group-name, Volcano group-name, scheduler-plugins pod-group)
+    pod_group: str | None = (
+        None  # gang-membership name (Kueue pod-group-name, Volcano group-name, scheduler-plugins pod-group)
+    )
     volcano_queue_path: FieldPath | None = None  # where volcano_queue is written (spec.queue, an annotation path, ...)
 
     # Read from the object once, when first asked (every rule asks for the namespace): a view is a

@@ -53,15 +53,17 @@ def _action(raw: Mapping[str, Any]) -> str:
 
 def job_policies(obj: Mapping[str, Any]) -> list[Policy]:
     spec = as_map(obj.get("spec"))
-    return [_policy(_POLICIES.index(i), p, None) for i, p in enumerate(as_list(spec.get("policies")))
-            if is_map(p)]
+    return [_policy(_POLICIES.index(i), p, None) for i, p in enumerate(as_list(spec.get("policies"))) if is_map(p)]
 
 
 def task_policies(obj: Mapping[str, Any], index: int) -> list[Policy]:
     tasks = as_list(as_map(obj.get("spec")).get("tasks"))
     task = as_map(tasks[index]) if index < len(tasks) else {}
-    return [_policy(_TASKS.index(index).child("policies").index(i), p, index) for i, p in enumerate(as_list(task.get("policies")))
-            if is_map(p)]
+    return [
+        _policy(_TASKS.index(index).child("policies").index(i), p, index)
+        for i, p in enumerate(as_list(task.get("policies")))
+        if is_map(p)
+    ]
 
 
 def all_policies(obj: Mapping[str, Any], actions: Collection[str] | None = None) -> Iterator[Policy]:
@@ -106,5 +108,8 @@ def uncovered_events(obj: Mapping[str, Any], events: Iterable[str] = FAILURE_EVE
     if ANY_EVENT in job or all(event in job for event in events):
         return []  # the job's own policies cover every event (the usual job): no task needs reading
     tasks = [_covered(as_map(task).get("policies")) for task in as_list(spec.get("tasks"))]
-    return [event for event in events
-            if event not in job and ANY_EVENT not in job and any(event not in t and ANY_EVENT not in t for t in tasks)]
+    return [
+        event
+        for event in events
+        if event not in job and ANY_EVENT not in job and any(event not in t and ANY_EVENT not in t for t in tasks)
+    ]

@@ -59,11 +59,15 @@ def load_documents(text: str) -> Iterator[Document]:
 
 
 def dump(value: Any) -> str:
-    return yaml.dump(value, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
+    return yaml.dump(
+        value, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True
+    )
 
 
 def dump_all(values: list[Any]) -> str:
-    return yaml.dump_all(values, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
+    return yaml.dump_all(
+        values, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True
+    )
 
 
 TAB_FIX = "indent with spaces: YAML does not allow tabs in indentation (replace the tab with spaces)"
@@ -84,4 +88,4 @@ def yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[str, str | None]:
 
 def _char_at(text: str, line: int, column: int) -> str:
     lines = text.split("\n", line + 1)
-    return lines[line][column:column + 1] if line < len(lines) else ""
+    return lines[line][column : column + 1] if line < len(lines) else ""

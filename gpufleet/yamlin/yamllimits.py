@@ -99,12 +99,16 @@ def decode(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _two_byte_text(data):
         raise ValueError("the file is UTF-16 (or another two-byte encoding), not UTF-8: save it as UTF-8")
     if b"\x00" in data[:8192]:
-        raise ValueError("the file is binary (it contains NUL bytes), not YAML text: check the path (YAML is UTF-8 text)")
+        raise ValueError(
+            "the file is binary (it contains NUL bytes), not YAML text: check the path (YAML is UTF-8 text)"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ValueError(f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}): save it as UTF-8") from None
+        raise ValueError(
+            f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}): save it as UTF-8"
+        ) from None
     return text.removeprefix("\ufeff")
 
 
@@ -142,11 +146,17 @@ def check_text(text: str) -> bool:
         raise LimitError(f"the input is {len(text)} characters, more than the {MAX_BYTES} gpufleet reads; split it")
     flow, flow_line = _flow_depth(text)
     if flow > MAX_DEPTH:
-        raise LimitError(f"[ and {{ nest {flow} deep, more than the {MAX_DEPTH} levels gpufleet reads; flatten the document", flow_line - 1)
+        raise LimitError(
+            f"[ and {{ nest {flow} deep, more than the {MAX_DEPTH} levels gpufleet reads; flatten the document",
+            flow_line - 1,
+        )
     column, line = _widest_line(text, MAX_DEPTH - flow + 1)
     if column > MAX_COLUMN:
-        raise LimitError(f"the line is indented {column} columns, more than the {MAX_COLUMN} gpufleet reads "
-                         "(nesting that deep is refused); flatten the document", line - 1)
+        raise LimitError(
+            f"the line is indented {column} columns, more than the {MAX_COLUMN} gpufleet reads "
+            "(nesting that deep is refused); flatten the document",
+            line - 1,
+        )
     return flow + column <= MAX_DEPTH and not has_aliases(text)
 
 
@@ -169,8 +179,10 @@ def check_value(value: Any) -> None:
         if id(item) in seen:
             added += len(children) + 1
             if added > MAX_ALIAS_VALUES:
-                raise LimitError(f"aliases (*name) repeat more than {MAX_ALIAS_VALUES} values; "
-                                 "write the values out or use fewer aliases")
+                raise LimitError(
+                    f"aliases (*name) repeat more than {MAX_ALIAS_VALUES} values; "
+                    "write the values out or use fewer aliases"
+                )
         else:
             seen.add(id(item))
         stack.extend((child, depth + 1) for child in children)
@@ -188,13 +200,17 @@ def load(text: str) -> Any:
 def load_embedded(text: str) -> Any:
     """A configuration document from a ConfigMap: :func:`load` at most :data:`MAX_EMBEDDED` characters long."""
     if len(text) > MAX_EMBEDDED:
-        raise LimitError(f"the embedded document is {len(text)} characters, more than the {MAX_EMBEDDED} gpufleet checks; "
-                         "a real configuration is a few kilobytes")
+        raise LimitError(
+            f"the embedded document is {len(text)} characters, more than the {MAX_EMBEDDED} gpufleet checks; "
+            "a real configuration is a few kilobytes"
+        )
     return load(text)
 
 
 T = TypeVar("T")
-_EMBEDDED: ByteBoundedCache[tuple[Any, str], Any] = ByteBoundedCache(8 * 1024 * 1024, lambda key: 16 * len(key[1]) + 200)
+_EMBEDDED: ByteBoundedCache[tuple[Any, str], Any] = ByteBoundedCache(
+    8 * 1024 * 1024, lambda key: 16 * len(key[1]) + 200
+)
 
 
 def cached(text: str, read: Callable[[str], T]) -> T:

@@ -19,14 +19,26 @@ def job(ns: str, pods: int, gpus_per_pod: int = 8, elastic: bool = False, name: 
     if elastic:
         meta["annotations"] = {"gpufleet.dev/elastic": "true"}
     container = {"name": "w", "image": "t:1", "resources": {"limits": {"nvidia.com/gpu": gpus_per_pod}}}
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
-            "spec": {"parallelism": pods, "completions": pods, "template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": meta,
+        "spec": {
+            "parallelism": pods,
+            "completions": pods,
+            "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+        },
+    }
 
 
 def vcjob(ns: str, pods: int) -> dict[str, Any]:
     container = {"name": "w", "image": "t:1", "resources": {"limits": {"nvidia.com/gpu": 8}}}
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "vc", "namespace": ns},
-            "spec": {"tasks": [{"name": "w", "replicas": pods, "template": {"spec": {"containers": [container]}}}]}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "vc", "namespace": ns},
+        "spec": {"tasks": [{"name": "w", "replicas": pods, "template": {"spec": {"containers": [container]}}}]},
+    }
 
 
 def one_pool(system: str = "kueue", nodes: int = 2, teams: int = 1, **pool: Any) -> FleetBuilder:
@@ -51,52 +63,164 @@ class Row:
 
 
 ROWS = [
-    Row("one team on a small pool: coscheduling", one_pool(nodes=2), [job("t0", 2)], "coscheduling", "pools[0].system: coscheduling",
-        "fragmentation"),
-    Row("one team on a small coscheduling pool already: keep it", one_pool("coscheduling", nodes=2), [job("t0", 2)], "coscheduling",
-        "none", "fragmentation"),
-    Row("one team on a small pool that also holds another pool: Volcano (gang and placement, one engine for all its pools)",
-        one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8}), [], "volcano",
-        "pools[0].system: volcano", "fragmentation"),
-    Row("one team on a large pool with node-sized jobs: Volcano", one_pool(nodes=64), [job("t0", 1)], "volcano",
-        "pools[0].system: volcano", "fragmentation"),
-    Row("one team alone on a 256-GPU pool: Volcano, not plain Kueue", one_pool(nodes=32), [], "volcano", "pools[0].system: volcano",
-        "fragmentation"),
-    Row("many teams on a 10,000-GPU pool with a 512-GPU job: the free block is one rack or block, not 10% of the pool",
-        one_pool(nodes=1250, teams=4), [job("t1", 64)], "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
-    Row("many teams on a large pool, no jobs given: Kueue for admission plus gang placement",
-        one_pool(nodes=1250, teams=4), [], "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
-    Row("many teams sharing a pool with 512-GPU jobs: Kueue with atomic placement", one_pool(nodes=128, teams=4),
-        [job("t1", 64), job("t2", 2)], "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
-    Row("many teams on a Volcano pool with a job above the free block: move to Kueue with TAS", one_pool("volcano", nodes=16, teams=2),
-        [job("t0", 4)], "kueue+tas",
+    Row(
+        "one team on a small pool: coscheduling",
+        one_pool(nodes=2),
+        [job("t0", 2)],
+        "coscheduling",
+        "pools[0].system: coscheduling",
+        "fragmentation",
+    ),
+    Row(
+        "one team on a small coscheduling pool already: keep it",
+        one_pool("coscheduling", nodes=2),
+        [job("t0", 2)],
+        "coscheduling",
+        "none",
+        "fragmentation",
+    ),
+    Row(
+        "one team on a small pool that also holds another pool: Volcano (gang and placement, one engine for all its pools)",
+        one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8}),
+        [],
+        "volcano",
+        "pools[0].system: volcano",
+        "fragmentation",
+    ),
+    Row(
+        "one team on a large pool with node-sized jobs: Volcano",
+        one_pool(nodes=64),
+        [job("t0", 1)],
+        "volcano",
+        "pools[0].system: volcano",
+        "fragmentation",
+    ),
+    Row(
+        "one team alone on a 256-GPU pool: Volcano, not plain Kueue",
+        one_pool(nodes=32),
+        [],
+        "volcano",
+        "pools[0].system: volcano",
+        "fragmentation",
+    ),
+    Row(
+        "many teams on a 10,000-GPU pool with a 512-GPU job: the free block is one rack or block, not 10% of the pool",
+        one_pool(nodes=1250, teams=4),
+        [job("t1", 64)],
+        "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        "contention",
+    ),
+    Row(
+        "many teams on a large pool, no jobs given: Kueue for admission plus gang placement",
+        one_pool(nodes=1250, teams=4),
+        [],
+        "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        "contention",
+    ),
+    Row(
+        "many teams sharing a pool with 512-GPU jobs: Kueue with atomic placement",
+        one_pool(nodes=128, teams=4),
+        [job("t1", 64), job("t2", 2)],
+        "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        "contention",
+    ),
+    Row(
+        "many teams on a Volcano pool with a job above the free block: move to Kueue with TAS",
+        one_pool("volcano", nodes=16, teams=2),
+        [job("t0", 4)],
+        "kueue+tas",
         "pools[0].system: kueue; pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
-        "contention"),
-    Row("many teams on a Volcano pool whose large jobs are Volcano Jobs: keep Volcano (Kueue never admits them)",
-        one_pool("volcano", nodes=16, teams=2), [vcjob("t0", 4), vcjob("t1", 2)], "volcano", "none", "contention"),
-    Row("many teams on a Kueue pool whose large jobs are Volcano Jobs: Volcano, not Kueue with TAS",
-        one_pool(nodes=16, teams=2), [vcjob("t0", 4)], "volcano", "pools[0].system: volcano", "contention"),
-    Row("many teams with mostly batch Jobs and one Volcano Job above the free block: Kueue with TAS",
-        one_pool("volcano", nodes=16, teams=2), [vcjob("t0", 4), job("t0", 2), job("t1", 2)], "kueue+tas",
+        "contention",
+    ),
+    Row(
+        "many teams on a Volcano pool whose large jobs are Volcano Jobs: keep Volcano (Kueue never admits them)",
+        one_pool("volcano", nodes=16, teams=2),
+        [vcjob("t0", 4), vcjob("t1", 2)],
+        "volcano",
+        "none",
+        "contention",
+    ),
+    Row(
+        "many teams on a Kueue pool whose large jobs are Volcano Jobs: Volcano, not Kueue with TAS",
+        one_pool(nodes=16, teams=2),
+        [vcjob("t0", 4)],
+        "volcano",
+        "pools[0].system: volcano",
+        "contention",
+    ),
+    Row(
+        "many teams with mostly batch Jobs and one Volcano Job above the free block: Kueue with TAS",
+        one_pool("volcano", nodes=16, teams=2),
+        [vcjob("t0", 4), job("t0", 2), job("t1", 2)],
+        "kueue+tas",
         "pools[0].system: kueue; pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
-        "contention"),
-    Row("many teams with small jobs: Kueue", one_pool(nodes=64, teams=3), [job("t0", 2), job("t1", 4)], "kueue", "none", "contention"),
-    Row("many teams with elastic jobs: Volcano", one_pool(nodes=64, teams=3), [job("t0", 4, elastic=True)], "volcano",
-        "pools[0].system: volcano", "contention"),
-    Row("many teams submitting Volcano Jobs: Volcano", one_pool(nodes=64, teams=2), [vcjob("t0", 2)], "volcano",
-        "pools[0].system: volcano", "contention"),
-    Row("many teams already on Volcano, no jobs given: keep Volcano", one_pool("volcano", nodes=8, teams=2), [], "volcano", "none",
-        "contention"),
-    Row("a Kueue pool with topology levels keeps them", one_pool(nodes=64, teams=2, topologyLevels=["kubernetes.io/hostname"]), [],
-        "kueue+tas", "none", "contention"),
-    Row("a dedicated pool stays static (compliance is the model's call)",
-        one_pool(nodes=2, dedicatedTo="t0", nodeLabels={KEY: "t0"}, taints=[{"key": KEY, "value": "t0"}],
-                 tolerations=[{"key": KEY, "operator": "Exists"}]), [job("t0", 2)], "static", "none", "fragmentation"),
-    Row("a pool nobody holds quota on: nothing to choose", FleetBuilder.empty().with_pool("gpu").with_team("t0", quota={}), [], "none",
-        "none", "unused"),
+        "contention",
+    ),
+    Row(
+        "many teams with small jobs: Kueue",
+        one_pool(nodes=64, teams=3),
+        [job("t0", 2), job("t1", 4)],
+        "kueue",
+        "none",
+        "contention",
+    ),
+    Row(
+        "many teams with elastic jobs: Volcano",
+        one_pool(nodes=64, teams=3),
+        [job("t0", 4, elastic=True)],
+        "volcano",
+        "pools[0].system: volcano",
+        "contention",
+    ),
+    Row(
+        "many teams submitting Volcano Jobs: Volcano",
+        one_pool(nodes=64, teams=2),
+        [vcjob("t0", 2)],
+        "volcano",
+        "pools[0].system: volcano",
+        "contention",
+    ),
+    Row(
+        "many teams already on Volcano, no jobs given: keep Volcano",
+        one_pool("volcano", nodes=8, teams=2),
+        [],
+        "volcano",
+        "none",
+        "contention",
+    ),
+    Row(
+        "a Kueue pool with topology levels keeps them",
+        one_pool(nodes=64, teams=2, topologyLevels=["kubernetes.io/hostname"]),
+        [],
+        "kueue+tas",
+        "none",
+        "contention",
+    ),
+    Row(
+        "a dedicated pool stays static (compliance is the model's call)",
+        one_pool(
+            nodes=2,
+            dedicatedTo="t0",
+            nodeLabels={KEY: "t0"},
+            taints=[{"key": KEY, "value": "t0"}],
+            tolerations=[{"key": KEY, "operator": "Exists"}],
+        ),
+        [job("t0", 2)],
+        "static",
+        "none",
+        "fragmentation",
+    ),
+    Row(
+        "a pool nobody holds quota on: nothing to choose",
+        FleetBuilder.empty().with_pool("gpu").with_team("t0", quota={}),
+        [],
+        "none",
+        "none",
+        "unused",
+    ),
 ]
 
 
@@ -124,7 +248,9 @@ def test_a_larger_free_fraction_lets_the_same_job_fit() -> None:
 
 
 def test_objects_outside_every_team_are_skipped_not_guessed() -> None:
-    result = advise(one_pool().model(), [job("elsewhere", 4), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}])
+    result = advise(
+        one_pool().model(), [job("elsewhere", 4), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]
+    )
     assert (result.jobs, result.skipped) == (0, 2)
 
 
@@ -146,7 +272,10 @@ def test_a_pool_that_keeps_its_system_gets_no_switch_note():
 
 
 def test_the_reasons_come_from_the_four_questions_not_from_a_limit_of_gpufleets_modes() -> None:
-    for builder in (one_pool(nodes=32), one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8})):
+    for builder in (
+        one_pool(nodes=32),
+        one_pool(nodes=2).with_pool("more", nodes=2).set("teams[0].quota.more", {"nominal": 8}),
+    ):
         [pool] = [p for p in advise(builder.model()).pools if p.pool == "gpu"]
         assert "fragmentation" in pool.reason and "larger than a small cluster" not in pool.reason
         assert "would take over" not in pool.reason
@@ -173,21 +302,54 @@ def test_advice_to_keep_volcano_for_volcano_jobs_names_its_topology_placement() 
 
 GATES = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
 NATIVE_ROWS = [
-    Row("one team on a small pool of a cluster that gangs Jobs itself: native, no second scheduler",
-        one_pool(nodes=2).set("kubernetes", GATES), [job("t0", 2)], "native", "pools[0].system: native", "fragmentation"),
-    Row("many teams with small jobs on such a cluster: Kueue admits, kube-scheduler places the gang whole",
-        one_pool(nodes=64, teams=3).set("kubernetes", GATES), [job("t0", 2)], "kueue+native", "pools[0].placement: native",
-        "contention"),
-    Row("many teams on a large pool of such a cluster: Kueue's topology-aware admission still",
-        one_pool(nodes=1250, teams=4).set("kubernetes", GATES), [], "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]", "contention"),
-    Row("a native Kueue pool keeps its placement", one_pool(nodes=64, teams=3, placement="native").set("kubernetes", GATES), [],
-        "kueue+native", "none", "contention"),
-    Row("the same small pool with the gates off (the 1.37 default): coscheduling", one_pool(nodes=2).set("kubernetes", {"version": "1.37"}),
-        [job("t0", 2)], "coscheduling", "pools[0].system: coscheduling", "fragmentation"),
-    Row("gates on at 1.35 do not gang Jobs: coscheduling",
-        one_pool(nodes=2).set("kubernetes", {"version": "1.35", "featureGates": {"GenericWorkload": True}}), [job("t0", 2)],
-        "coscheduling", "pools[0].system: coscheduling", "fragmentation"),
+    Row(
+        "one team on a small pool of a cluster that gangs Jobs itself: native, no second scheduler",
+        one_pool(nodes=2).set("kubernetes", GATES),
+        [job("t0", 2)],
+        "native",
+        "pools[0].system: native",
+        "fragmentation",
+    ),
+    Row(
+        "many teams with small jobs on such a cluster: Kueue admits, kube-scheduler places the gang whole",
+        one_pool(nodes=64, teams=3).set("kubernetes", GATES),
+        [job("t0", 2)],
+        "kueue+native",
+        "pools[0].placement: native",
+        "contention",
+    ),
+    Row(
+        "many teams on a large pool of such a cluster: Kueue's topology-aware admission still",
+        one_pool(nodes=1250, teams=4).set("kubernetes", GATES),
+        [],
+        "kueue+tas",
+        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        "contention",
+    ),
+    Row(
+        "a native Kueue pool keeps its placement",
+        one_pool(nodes=64, teams=3, placement="native").set("kubernetes", GATES),
+        [],
+        "kueue+native",
+        "none",
+        "contention",
+    ),
+    Row(
+        "the same small pool with the gates off (the 1.37 default): coscheduling",
+        one_pool(nodes=2).set("kubernetes", {"version": "1.37"}),
+        [job("t0", 2)],
+        "coscheduling",
+        "pools[0].system: coscheduling",
+        "fragmentation",
+    ),
+    Row(
+        "gates on at 1.35 do not gang Jobs: coscheduling",
+        one_pool(nodes=2).set("kubernetes", {"version": "1.35", "featureGates": {"GenericWorkload": True}}),
+        [job("t0", 2)],
+        "coscheduling",
+        "pools[0].system: coscheduling",
+        "fragmentation",
+    ),
 ]
 
 
@@ -201,8 +363,10 @@ def test_native_advice_weighs_the_fixed_timeout_the_missing_topology_and_no_seco
     assert "no second scheduler" in pool.reason and "5 minutes at Permit (fixed" in pool.reason
     assert "TopologyAwareWorkloadScheduling is alpha and off" in pool.reason and "spec.scheduling" in pool.reason
     assert "no second scheduler" in pool.control_plane and "already running" in pool.control_plane
-    with_topology = one_pool(nodes=2).set("kubernetes", {"version": "1.37", "featureGates": {
-        **GATES["featureGates"], "TopologyAwareWorkloadScheduling": True}})
+    with_topology = one_pool(nodes=2).set(
+        "kubernetes",
+        {"version": "1.37", "featureGates": {**GATES["featureGates"], "TopologyAwareWorkloadScheduling": True}},
+    )
     assert "topology-aware placement is on" in advise(with_topology.model(), []).pools[0].reason
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 _SPEC = importlib.util.spec_from_file_location(
-    "admission_metrics", Path(__file__).resolve().parents[2] / "bench" / "admission_metrics.py")
+    "admission_metrics", Path(__file__).resolve().parents[2] / "bench" / "admission_metrics.py"
+)
 M = sys.modules.setdefault("admission_metrics", importlib.util.module_from_spec(_SPEC))
 _SPEC.loader.exec_module(M)
 
@@ -49,19 +50,27 @@ def test_series_matching_the_labels_are_added_and_other_families_are_not_read():
     assert M.histogram(samples, M.STEP).count == 0 and M.histogram(samples, M.STEP).mean_ms is None
 
 
-@pytest.mark.parametrize("buckets, q, expected_ms", [
-    ([0, 10, 10, 10], 0.5, 15.0),       # half way through the 5-25 ms bucket
-    ([10, 10, 10, 10], 0.99, 4.95),     # inside the first bucket, from 0
-    ([0, 0, 0, 10], 0.99, 100.0),       # in +Inf: the highest finite bound, as histogram_quantile says
-    ([0, 5, 10, 10], 0.75, 62.5),       # the 25-100 ms bucket
-])
+@pytest.mark.parametrize(
+    "buckets, q, expected_ms",
+    [
+        ([0, 10, 10, 10], 0.5, 15.0),  # half way through the 5-25 ms bucket
+        ([10, 10, 10, 10], 0.99, 4.95),  # inside the first bucket, from 0
+        ([0, 0, 0, 10], 0.99, 100.0),  # in +Inf: the highest finite bound, as histogram_quantile says
+        ([0, 5, 10, 10], 0.75, 62.5),  # the 25-100 ms bucket
+    ],
+)
 def test_quantiles_interpolate_inside_their_bucket_as_prometheus_does(buckets, q, expected_ms):
     h = M.histogram(M.scrape(page({"x": (buckets, 0.1)})), M.WEBHOOK)
     assert h.quantile_ms(q) == pytest.approx(expected_ms)
 
 
 def test_ratios_are_taken_round_by_round_and_skip_rounds_missing_a_side():
-    rounds = [{"webhook": 3.0, "noop": 2.0}, {"webhook": 2.0, "noop": 2.0}, {"webhook": 5.0}, {"webhook": 1.0, "noop": None}]
+    rounds = [
+        {"webhook": 3.0, "noop": 2.0},
+        {"webhook": 2.0, "noop": 2.0},
+        {"webhook": 5.0},
+        {"webhook": 1.0, "noop": None},
+    ]
     assert M.ratios(rounds, "webhook", "noop") == [1.5, 1.0]
     assert M.spread([1.5, 1.0, 1.2]) == (1.2, 1.0, 1.5)
 

@@ -93,10 +93,18 @@ def test_podgroups_prints_a_valid_pod_group_for_each_coscheduling_gang(tmp_path,
     assert CrdSet.load(crds_dir).validate(group) == []
 
 
-@pytest.mark.parametrize("option, value", [
-    ("--free-fraction", "nan"), ("--free-fraction", "NaN"), ("--free-fraction", "Infinity"), ("--free-fraction", "abc"),
-    ("--small-pool", "nan"), ("--small-pool", "-5"), ("--small-pool", "Infinity"),
-])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--free-fraction", "nan"),
+        ("--free-fraction", "NaN"),
+        ("--free-fraction", "Infinity"),
+        ("--free-fraction", "abc"),
+        ("--small-pool", "nan"),
+        ("--small-pool", "-5"),
+        ("--small-pool", "Infinity"),
+    ],
+)
 def test_a_non_finite_or_negative_threshold_is_a_usage_error_without_a_traceback(option, value):
     result = run("advise", str(MIXED), option, value)
     assert "Traceback" not in result.output and not isinstance(result.exception, ArithmeticError)

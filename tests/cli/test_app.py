@@ -41,8 +41,15 @@ def run_main(monkeypatch, capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-@pytest.mark.parametrize("extra", [[], ["--format", "json"], ["-f", "JSON", "--select", "GANG301,GANG2"],
-                                   ["--ignore", "GANG3", "--namespace", "vision"]])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],
+        ["--format", "json"],
+        ["-f", "JSON", "--select", "GANG301,GANG2"],
+        ["--ignore", "GANG3", "--namespace", "vision"],
+    ],
+)
 def test_the_fast_path_and_the_typer_command_give_the_same_report_and_exit_code(monkeypatch, capsys, tmp_path, extra):
     path = str(m.write(tmp_path, "job.yaml", m.probed_job()))
     code, out, _ = run_main(monkeypatch, capsys, "lint", path, *extra)
@@ -54,10 +61,16 @@ def test_the_fast_path_and_the_typer_command_give_the_same_report_and_exit_code(
     assert code == 1
 
 
-@pytest.mark.parametrize("argv", [
-    ["lint", "/nonexistent.yaml"], ["lint", "-", "--select", "GANG999"], ["lint", "x.yaml", "--format", "yaml"],
-    ["lint", "x.yaml", "--bogus"], ["lint"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["lint", "/nonexistent.yaml"],
+        ["lint", "-", "--select", "GANG999"],
+        ["lint", "x.yaml", "--format", "yaml"],
+        ["lint", "x.yaml", "--bogus"],
+        ["lint"],
+    ],
+)
 def test_usage_errors_on_the_fast_path_exit_two_without_a_traceback(monkeypatch, capsys, argv):
     code, out, err = run_main(monkeypatch, capsys, *argv)
     assert code == 2 and "Traceback" not in out + err
@@ -68,24 +81,32 @@ def test_version_prints_the_package_version(monkeypatch, capsys):
     assert runner.invoke(commands.app, ["--version"]).output == f"gpufleet {__version__}\n"
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["lint", "x"], ("lint_cmds",)), (["validate", "m.yaml"], ("fleet_cmds",)), (["podgroups"], ("advise_cmds",)),
-    (["--help"], commands.GROUPS), (["nope"], commands.GROUPS),
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["lint", "x"], ("lint_cmds",)),
+        (["validate", "m.yaml"], ("fleet_cmds",)),
+        (["podgroups"], ("advise_cmds",)),
+        (["--help"], commands.GROUPS),
+        (["nope"], commands.GROUPS),
+    ],
+)
 def test_only_the_named_commands_module_is_imported(argv, expected):
     assert commands.modules(argv) == expected
 
 
 def test_a_lint_run_imports_neither_typer_nor_pydantic_nor_the_model(tmp_path):
     path = m.write(tmp_path, "job.yaml", m.probed_job())
-    probe = ("import sys; sys.argv = ['gpufleet', 'lint', %r, '--format', 'json']\n"
-             "from gpufleet.cli.app import main\n"
-             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "heavy = sorted(n for n in ('typer', 'pydantic', 'rich', 'gpufleet.model', 'gpufleet.render', 'celpy',"
-             " 'jsonschema') if n in sys.modules)\n"
-             "print('HEAVY', heavy)") % str(path)
+    probe = (
+        "import sys; sys.argv = ['gpufleet', 'lint', %r, '--format', 'json']\n"
+        "from gpufleet.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted(n for n in ('typer', 'pydantic', 'rich', 'gpufleet.model', 'gpufleet.render', 'celpy',"
+        " 'jsonschema') if n in sys.modules)\n"
+        "print('HEAVY', heavy)"
+    ) % str(path)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
-    assert json.loads(done.stdout[done.stdout.index("{"):done.stdout.rindex("}") + 1])["findings"]
+    assert json.loads(done.stdout[done.stdout.index("{") : done.stdout.rindex("}") + 1])["findings"]
     assert done.stdout.strip().endswith("HEAVY []"), done.stdout[-300:] + done.stderr[-300:]
 
 
@@ -99,11 +120,15 @@ def test_running_main_many_times_in_one_process_registers_each_command_once(monk
 
 
 def entry_point(*argv: str, cwd=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gpufleet", *argv], capture_output=True, text=True, check=False, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "gpufleet", *argv], capture_output=True, text=True, check=False, cwd=cwd
+    )
 
 
 @pytest.mark.parametrize("files", [1, 300])  # 300: a run shared with worker processes (gpufleet.lint.pool.MIN_FILES)
-def test_the_entry_point_ends_a_lint_process_with_the_whole_report_and_its_exit_code(monkeypatch, capsys, tmp_path, files):
+def test_the_entry_point_ends_a_lint_process_with_the_whole_report_and_its_exit_code(
+    monkeypatch, capsys, tmp_path, files
+):
     for i in range(files):
         m.write(tmp_path, f"job-{i:03}.yaml", m.probed_job(f"train-{i}"))
     done = entry_point("lint", str(tmp_path), "--format", "json", "--jobs", "2")
@@ -121,8 +146,13 @@ def test_the_entry_point_reports_usage_errors_and_other_commands_as_main_does():
 def test_the_entry_point_reports_a_full_disk_on_standard_output_in_one_line(tmp_path):
     path = m.write(tmp_path, "job.yaml", m.probed_job())
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "gpufleet", "lint", str(path), "--format", "json"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "gpufleet", "lint", str(path), "--format", "json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "No space left" in done.stderr
 
 

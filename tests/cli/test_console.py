@@ -17,15 +17,18 @@ from gpufleet.cli.app import run
 ROOT = Path(__file__).resolve().parents[2]
 PROD = ROOT / "stacks" / "prod.fleet.yaml"
 LONG = "foundation-models-long-context-pretraining"  # a team and namespace name wider than any default column
-WARNING = ("the limits are first come, first served within the cohort's unused quota "
-           "(Kueue never admits beyond the cohort's total)")
+WARNING = (
+    "the limits are first come, first served within the cohort's unused quota "
+    "(Kueue never admits beyond the cohort's total)"
+)
 
 
 def with_a_long_team(tmp_path: Path) -> Path:
     data = yaml.safe_load(PROD.read_text())
     data["cohorts"][0]["quota"]["h100"]["nominal"] -= 256  # room for the new team in the pool
-    data["teams"].append({"name": LONG, "namespaces": [LONG], "cohort": "ml",
-                          "quota": {"h100": {"nominal": 256, "borrowingLimit": 256}}})
+    data["teams"].append(
+        {"name": LONG, "namespaces": [LONG], "cohort": "ml", "quota": {"h100": {"nominal": 256, "borrowingLimit": 256}}}
+    )
     path = tmp_path / "long.fleet.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path

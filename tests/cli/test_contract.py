@@ -23,7 +23,8 @@ import typer
 
 from gpufleet.cli import commands, exits
 from gpufleet.cli.app import run
-from tests.cli.test_advise_cli import JOB as COSCHEDULED_JOB, MIXED
+from tests.cli.test_advise_cli import JOB as COSCHEDULED_JOB
+from tests.cli.test_advise_cli import MIXED
 from tests.lint import manifests as m
 from tests.lint.test_fix import VOLCANO_JOB
 
@@ -36,13 +37,19 @@ ROLES = {"checked": 1, "option": 2, "output": 3}  # column of each role in the R
 def readme_tables() -> tuple[dict[str, int], dict[str, dict[str, int | None]]]:
     """({name: code}, {bad input: {role: code or None}}) from the README's "Exit codes" section."""
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("### Exit codes"):]
-    section = section[:section.index("\n### ", 1)]
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()
-            if line.startswith("|") and not line.startswith("|---")]
+    section = text[text.index("### Exit codes") :]
+    section = section[: section.index("\n### ", 1)]
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("|") and not line.startswith("|---")
+    ]
     codes = {r[1]: int(r[0]) for r in rows if r[0].isdigit()}
-    kinds = {r[0]: {role: int(r[i]) if r[i][:1].isdigit() else None for role, i in ROLES.items()}
-             for r in rows if not r[0].isdigit() and r[0] not in ("code", "bad input")}
+    kinds = {
+        r[0]: {role: int(r[i]) if r[i][:1].isdigit() else None for role, i in ROLES.items()}
+        for r in rows
+        if not r[0].isdigit() and r[0] not in ("code", "bad input")
+    }
     return codes, kinds
 
 
@@ -86,7 +93,11 @@ CASES = [
     Case(("lint", "BAD", "--fix", "--fleet", "MODEL"), "checked", MANIFEST, "binary"),
     Case(("lint", "JOBS", "--fix", "--fleet", "BAD"), "option", ALL_FILE, "job"),
     Case(("lint", "BAD", "--diff", "--fleet", "MODEL"), "checked", ("missing", "unreadable")),
-    Case(("lint", "FIXABLE", "--diff", "--fleet", "MODEL", "--output", "BAD"), "output", ("missing", "directory", "full disk")),
+    Case(
+        ("lint", "FIXABLE", "--diff", "--fleet", "MODEL", "--output", "BAD"),
+        "output",
+        ("missing", "directory", "full disk"),
+    ),
     Case(("advise", "BAD"), "checked", ALL_FILE, "job"),
     Case(("advise", "MODEL", "BAD"), "checked", MANIFEST, "binary"),
     Case(("podgroups", "BAD", "JOBS"), "checked", ALL_FILE, "job"),
@@ -102,10 +113,18 @@ CASES = [
 ]
 # A good command line per command, whose standard output is then /dev/full (every command prints).
 PRINTING = {
-    "validate": ("validate", "MODEL"), "render": ("render", "MODEL", "--out", "OUT"), "plan": ("plan", "MODEL"),
-    "schema": ("schema",), "diff": ("diff", "MODEL", "MODEL"), "lint": ("lint", "JOBS"), "rules": ("rules",),
-    "explain": ("explain", "GANG301"), "advise": ("advise", "MODEL"), "podgroups": ("podgroups", "MIXED", "COSCHEDULED"),
-    "sandbox": ("sandbox", "status", "--dir", "OUT"), "policy-pack": ("policy-pack", "OUT"),
+    "validate": ("validate", "MODEL"),
+    "render": ("render", "MODEL", "--out", "OUT"),
+    "plan": ("plan", "MODEL"),
+    "schema": ("schema",),
+    "diff": ("diff", "MODEL", "MODEL"),
+    "lint": ("lint", "JOBS"),
+    "rules": ("rules",),
+    "explain": ("explain", "GANG301"),
+    "advise": ("advise", "MODEL"),
+    "podgroups": ("podgroups", "MIXED", "COSCHEDULED"),
+    "sandbox": ("sandbox", "status", "--dir", "OUT"),
+    "policy-pack": ("policy-pack", "OUT"),
     "pulumi-package": ("pulumi-package", "OUT"),
     "try": ("try", "MODEL", "JOBS", "--dry-run", "--dir", "OUT"),
     "whatif": ("whatif", "trace", "synth", "MODEL", "--jobs", "3"),
@@ -127,12 +146,21 @@ def test_every_command_of_the_cli_has_its_bad_inputs_listed():
 def files(tmp_path):
     """The good inputs and one of each kind of bad one (an unreadable file: mode 000, or a socket for root)."""
     (tmp_path / "jobs").mkdir()
-    paths = {"MODEL": DEV, "MIXED": MIXED, "OUT": tmp_path / "out", "JOBS": m.write(tmp_path / "jobs", "job.yaml", m.probed_job()),
-             "COSCHEDULED": tmp_path / "coscheduled.yaml", "TRACE": tmp_path / "trace.jsonl"}
-    paths["TRACE"].write_text('{"submitSeconds": 0, "namespace": "alpha", "kind": "Job", "pods": 1, "gpusPerPod": 8, '
-                              '"runSeconds": 600}\n')
+    paths = {
+        "MODEL": DEV,
+        "MIXED": MIXED,
+        "OUT": tmp_path / "out",
+        "JOBS": m.write(tmp_path / "jobs", "job.yaml", m.probed_job()),
+        "COSCHEDULED": tmp_path / "coscheduled.yaml",
+        "TRACE": tmp_path / "trace.jsonl",
+    }
+    paths["TRACE"].write_text(
+        '{"submitSeconds": 0, "namespace": "alpha", "kind": "Job", "pods": 1, "gpusPerPod": 8, "runSeconds": 600}\n'
+    )
     paths["COSCHEDULED"].write_text(COSCHEDULED_JOB)
-    paths["FIXABLE"] = m.write(tmp_path, "fixable.yaml", VOLCANO_JOB)  # a job of the dev stack's team alpha: --diff prints
+    paths["FIXABLE"] = m.write(
+        tmp_path, "fixable.yaml", VOLCANO_JOB
+    )  # a job of the dev stack's team alpha: --diff prints
     job = tmp_path / "job.yaml"
     job.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec: {}\n")
     binary = tmp_path / "binary.yaml"
@@ -146,8 +174,16 @@ def files(tmp_path):
     else:
         unreadable.write_text("x: 1\n")
         unreadable.chmod(0)
-    bad = {"missing": tmp_path / "missing.yaml", "directory": tmp_path / "adir", "unreadable": unreadable,
-           "job": job, "model": DEV, "binary": binary, "file": job, "full disk": Path("/dev/full")}
+    bad = {
+        "missing": tmp_path / "missing.yaml",
+        "directory": tmp_path / "adir",
+        "unreadable": unreadable,
+        "job": job,
+        "model": DEV,
+        "binary": binary,
+        "file": job,
+        "full disk": Path("/dev/full"),
+    }
     yield paths, bad, tmp_path
     if os.geteuid() == 0:
         server.close()
@@ -179,8 +215,9 @@ def words(argv: tuple[str, ...], paths: dict, bad: Path | None = None) -> list[s
     return [str(bad) if w == "BAD" else str(paths[w]) if w in paths else w for w in argv]
 
 
-@pytest.mark.parametrize("case, kind", [(c, k) for c in CASES for k in c.kinds],
-                         ids=lambda v: " ".join(v.argv) if isinstance(v, Case) else v)
+@pytest.mark.parametrize(
+    "case, kind", [(c, k) for c in CASES for k in c.kinds], ids=lambda v: " ".join(v.argv) if isinstance(v, Case) else v
+)
 def test_a_bad_input_is_one_line_naming_it_with_the_documented_exit_code(case, kind, files, capsys, monkeypatch):
     paths, bad, tmp_path = files
     monkeypatch.chdir(tmp_path)
@@ -209,13 +246,22 @@ def test_standard_output_on_a_full_disk_is_one_line_and_the_documented_exit_code
     assert len(lines) == 1 and "No space left on device" in lines[0] and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["plan", str(DEV)], ["lint", "JOBS"], ["lint", "FIXABLE", "--diff", "--fleet", str(DEV)]],
-                         ids=["typer", "lint fast path", "lint --diff"])
+@pytest.mark.parametrize(
+    "argv",
+    [["plan", str(DEV)], ["lint", "JOBS"], ["lint", "FIXABLE", "--diff", "--fleet", str(DEV)]],
+    ids=["typer", "lint fast path", "lint --diff"],
+)
 def test_a_real_process_writing_to_a_full_disk_exits_2_with_one_line(argv, files):
     paths, _, _ = files
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "gpufleet", *words(tuple(argv), paths)], stdout=full,
-                              stderr=subprocess.PIPE, text=True, cwd=ROOT, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "gpufleet", *words(tuple(argv), paths)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
     assert done.returncode == KINDS["full disk"]["output"]
     assert done.stderr.count("\n") == 1 and "standard output (/dev/full)" in done.stderr, done.stderr
 
@@ -227,8 +273,19 @@ def test_an_unknown_option_is_a_usage_error_in_one_line(command, capsys):
     assert len(err.splitlines()) == 1 and err.startswith(f"gpufleet {command}") and "fix" in err, err
 
 
-@pytest.mark.parametrize("argv", [("render", "MODEL"), ("explain",), ("podgroups",), ("lint",), ("diff",),
-                                  ("plan", "--format"), ("sandbox", "up", "--bogus")], ids=" ".join)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("render", "MODEL"),
+        ("explain",),
+        ("podgroups",),
+        ("lint",),
+        ("diff",),
+        ("plan", "--format"),
+        ("sandbox", "up", "--bogus"),
+    ],
+    ids=" ".join,
+)
 def test_a_missing_argument_or_option_is_a_usage_error_in_one_line(argv, files, capsys):
     paths, _, _ = files
     code, out, err = cli(words(argv, paths), capsys)

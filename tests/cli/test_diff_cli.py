@@ -56,7 +56,11 @@ def test_an_accepted_change_exits_0_with_the_documented_json_contract(tmp_path):
     result = run(str(PROD), str(edited(tmp_path, shrink)), "--format", "json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    assert set(out) >= {"quota", "steps", "summary"} and out["summary"] == {**out["summary"], "rejected": 0, "blocked": 0}
+    assert set(out) >= {"quota", "steps", "summary"} and out["summary"] == {
+        **out["summary"],
+        "rejected": 0,
+        "blocked": 0,
+    }
     assert {"team", "pool", "before", "after"} <= set(out["quota"][0])
     step = out["steps"][0]
     assert {"order", "op", "apiVersion", "kind", "namespace", "name", "fields", "verdict", "reason"} <= set(step)
@@ -92,11 +96,19 @@ def test_git_compares_the_model_with_its_revision(tmp_path):
     assert [r["team"] for r in json.loads(result.output)["quota"]] == ["research"]
 
 
-@pytest.mark.parametrize("args", [
-    (str(PROD),), (str(PROD), str(PROD), "--git", "HEAD"), (str(PROD), str(PROD), "--format", "yaml"),
-    (str(PROD), "--git", "no-such-revision-xyz"), (str(PROD), str(PROD), "--crds", "/no/such/dir"),
-    ("/no/such/base.fleet.yaml", str(PROD)), (str(PROD), "/no/such/new.fleet.yaml"), ("/no/such/model.fleet.yaml", "--git", "HEAD"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        (str(PROD),),
+        (str(PROD), str(PROD), "--git", "HEAD"),
+        (str(PROD), str(PROD), "--format", "yaml"),
+        (str(PROD), "--git", "no-such-revision-xyz"),
+        (str(PROD), str(PROD), "--crds", "/no/such/dir"),
+        ("/no/such/base.fleet.yaml", str(PROD)),
+        (str(PROD), "/no/such/new.fleet.yaml"),
+        ("/no/such/model.fleet.yaml", "--git", "HEAD"),
+    ],
+)
 def test_usage_errors_exit_2_with_a_fix(args):
     result = run(*args)
     assert result.exit_code == 2
@@ -130,7 +142,12 @@ def test_git_base_that_cannot_be_read_is_a_usage_error_naming_the_file_and_revis
         subprocess.run(git + ["add", "other.txt"], check=True)
         subprocess.run(git + ["commit", "-qm", "x"], check=True)
     result = run(str(model), "--git", "HEAD")
-    assert result.exit_code == 2 and "prod.fleet.yaml" in result.stderr and "'HEAD'" in result.stderr and "fix:" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "prod.fleet.yaml" in result.stderr
+        and "'HEAD'" in result.stderr
+        and "fix:" in result.stderr
+    )
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
@@ -143,7 +160,9 @@ def test_an_edit_that_overfills_a_pool_is_named_at_the_edit_not_at_the_largest_q
     bad = edited(tmp_path, shrink_pool, "bad.fleet.yaml")
     result = run(str(PROD), str(bad))
     assert result.exit_code == 1
-    assert re.search(r"bad\.fleet\.yaml:\d+:\d+: pools\[0\]\.nodeCount: this edit \(nodeCount", result.output), result.output
+    assert re.search(r"bad\.fleet\.yaml:\d+:\d+: pools\[0\]\.nodeCount: this edit \(nodeCount", result.output), (
+        result.output
+    )
 
 
 def test_an_invalid_model_at_the_git_revision_names_its_line_and_column(tmp_path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from gpufleet.cli import fleet_cmds
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
 PROD = ROOT / "stacks" / "prod.fleet.yaml"
-
 
 
 def _app() -> typer.Typer:
@@ -86,7 +84,9 @@ def test_render_writes_one_appliable_file_per_object(tmp_path):
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in out.iterdir() if p.is_file())
     assert "010-priorityclass-gang-standard.yaml" in names
-    assert "000-configmap-kueue-manager-config.yaml" in names and "000-configmap-volcano-scheduler-configmap.yaml" in names
+    assert (
+        "000-configmap-kueue-manager-config.yaml" in names and "000-configmap-volcano-scheduler-configmap.yaml" in names
+    )
     assert (out / "context" / "fleet-context.json").is_file()
     for name in names:
         [doc] = list(yaml.safe_load_all((out / name).read_text()))
@@ -115,11 +115,28 @@ def test_render_of_an_invalid_model_writes_nothing(tmp_path):
     assert not out.exists()
 
 
-@pytest.mark.parametrize(("model", "texts"), [
-    (PROD, ("pool h100", "pool a100", "research", "cohort ml", "first served within the cohort's unused quota", "warning:",
-            "ClusterQueue", "Volcano Queue", "nominal+borrowing", "lifecycle", "active")),
-    (DEV, ("pool l4", "pool t4", "alpha", "unlimited", "may borrow without limit", "LocalQueue")),
-])
+@pytest.mark.parametrize(
+    ("model", "texts"),
+    [
+        (
+            PROD,
+            (
+                "pool h100",
+                "pool a100",
+                "research",
+                "cohort ml",
+                "first served within the cohort's unused quota",
+                "warning:",
+                "ClusterQueue",
+                "Volcano Queue",
+                "nominal+borrowing",
+                "lifecycle",
+                "active",
+            ),
+        ),
+        (DEV, ("pool l4", "pool t4", "alpha", "unlimited", "may borrow without limit", "LocalQueue")),
+    ],
+)
 def test_plan_prints_quota_per_pool_warnings_and_objects(model, texts):
     result = _run("plan", str(model))
     assert result.exit_code == 0, result.output
@@ -136,7 +153,15 @@ def test_plan_as_json_has_the_documented_shape(model):
     assert set(data["stack"]) == {"name", "file", "prometheusOperator", "certManager", "enginesInstalled"}
     pool = data["pools"][0]
     assert set(pool) == {"name", "system", "mode", "nodeCount", "resource", "capacity", "stranded", "rows", "warnings"}
-    assert set(pool["rows"][0]) == {"owner", "cohort", "lifecycle", "nominal", "nominalPlusBorrowing", "lendable", "sharePercent"}
+    assert set(pool["rows"][0]) == {
+        "owner",
+        "cohort",
+        "lifecycle",
+        "nominal",
+        "nominalPlusBorrowing",
+        "lendable",
+        "sharePercent",
+    }
     assert all(isinstance(n, int) for n in data["objects"].values())
 
 
@@ -168,10 +193,20 @@ def test_render_writes_the_gang_alerts_as_a_plain_rule_file_and_as_operator_obje
     assert _run("render", str(DEV), "--out", str(out)).exit_code == 0
     rules = yaml.safe_load((out / "prometheus" / "gpufleet-gangs.rules.yaml").read_text())
     alerts = {r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
-    assert alerts == {"GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm",
-                      "GangAdmissionCertificateExpiring", "GangAdmissionControllerDown", "GangAdmissionControllerDegraded",
-                      "GangAdmissionWebhookFailing"}
-    assert sorted(p.name.split("-")[0] for p in (out / "monitoring").iterdir()) == ["podmonitor"] * 2 + ["prometheusrule"] * 4
+    assert alerts == {
+        "GangNoFirstStep",
+        "GangPartiallyRunning",
+        "GangStepStalled",
+        "KueuePodsReadyTimeoutStorm",
+        "GangAdmissionCertificateExpiring",
+        "GangAdmissionControllerDown",
+        "GangAdmissionControllerDegraded",
+        "GangAdmissionWebhookFailing",
+    }
+    assert (
+        sorted(p.name.split("-")[0] for p in (out / "monitoring").iterdir())
+        == ["podmonitor"] * 2 + ["prometheusrule"] * 4
+    )
     assert _run("render", str(DEV), "--out", str(out)).exit_code == 0  # its own sub-folders do not block a re-render
 
 
@@ -192,8 +227,11 @@ def test_plan_as_json_lists_the_rules_admission_policies_an_enforcement_both_sta
     both, webhook = _planned_objects(tmp_path, "both"), _planned_objects(tmp_path, "webhook")
     from gpufleet.rules.admission_policies import policy_forms
 
-    forms = sum((1 + (rule.severity is Severity.WARNING)) * len(policy_forms(rule.cel))  # + a blank-waiver policy; per part
-                for rule in all_rules() if rule.cel is not None)
+    forms = sum(
+        (1 + (rule.severity is Severity.WARNING)) * len(policy_forms(rule.cel))  # + a blank-waiver policy; per part
+        for rule in all_rules()
+        if rule.cel is not None
+    )
     assert forms >= 6
     for kind in ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"):
         assert both[kind] - webhook.get(kind, 0) == forms, kind

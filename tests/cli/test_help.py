@@ -44,13 +44,16 @@ def test_help_names_no_python_type(words, capsys):
     assert "{" not in usage and "}..." not in usage, usage
 
 
-@pytest.mark.parametrize("words, shown", [
-    (("lint",), ("PATHS...", "--fleet  ", "FILE", "--crds", "DIR", "CODES", "text|json|sarif")),
-    (("render",), ("[MODEL]", "DIR")),
-    (("diff",), ("[BASE] [NEW]", "REF", "text|json|markdown")),
-    (("podgroups",), ("MODEL MANIFESTS...",)),
-    (("explain",), ("CODE",)),
-])
+@pytest.mark.parametrize(
+    "words, shown",
+    [
+        (("lint",), ("PATHS...", "--fleet  ", "FILE", "--crds", "DIR", "CODES", "text|json|sarif")),
+        (("render",), ("[MODEL]", "DIR")),
+        (("diff",), ("[BASE] [NEW]", "REF", "text|json|markdown")),
+        (("podgroups",), ("MODEL MANIFESTS...",)),
+        (("explain",), ("CODE",)),
+    ],
+)
 def test_help_uses_the_readme_words(words, shown, capsys):
     out = help_text(words, capsys)
     assert all(word in out for word in shown), out

@@ -44,7 +44,10 @@ def json_commands() -> set[str]:
                 walk(sub, f"{prefix} {name}".strip())
             return
         for param in command.params:
-            if "--format" in getattr(param, "opts", ()) and "json" in f"{getattr(param, 'help', '')} {getattr(param, 'type', '')}":
+            if (
+                "--format" in getattr(param, "opts", ())
+                and "json" in f"{getattr(param, 'help', '')} {getattr(param, 'type', '')}"
+            ):
                 found.add(prefix)
 
     walk(typer.main.get_command(commands.app), "")
@@ -56,10 +59,21 @@ def sandbox_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "sandbox"
     folder.mkdir()
     process = {"argv": ["kube-apiserver"], "log": str(folder / "logs" / "x.log"), "started": 0}
-    (folder / "state.json").write_text(json.dumps({
-        "model": str(STACKS[0]), "kubeconfig": str(folder / "kubeconfig"), "ports": {"apiserver": 6443}, "ready": True,
-        "processes": [{**process, "name": "kube-apiserver", "pid": os.getpid()}, {**process, "name": "etcd", "pid": 2 ** 22 + 1}],
-        "stack": {"gpufleet:kubeconfig": str(folder / "kubeconfig")}}))
+    (folder / "state.json").write_text(
+        json.dumps(
+            {
+                "model": str(STACKS[0]),
+                "kubeconfig": str(folder / "kubeconfig"),
+                "ports": {"apiserver": 6443},
+                "ready": True,
+                "processes": [
+                    {**process, "name": "kube-apiserver", "pid": os.getpid()},
+                    {**process, "name": "etcd", "pid": 2**22 + 1},
+                ],
+                "stack": {"gpufleet:kubeconfig": str(folder / "kubeconfig")},
+            }
+        )
+    )
     return folder
 
 
@@ -70,19 +84,26 @@ def cases(tmp_path: Path) -> dict[str, list[list[str]]]:
     return {
         "validate": [["validate", str(s), "--format", "json"] for s in [*STACKS, broken]],
         "plan": [["plan", str(s), "--format", "json"] for s in STACKS],
-        "lint": [["lint", *manifests, "--format", "json"], ["lint", str(FIXTURES / "GANG301" / "allowed.yaml"), "--format", "json"]],
+        "lint": [
+            ["lint", *manifests, "--format", "json"],
+            ["lint", str(FIXTURES / "GANG301" / "allowed.yaml"), "--format", "json"],
+        ],
         "diff": [["diff", str(a), str(b), "--format", "json"] for a in STACKS for b in STACKS],
         "advise": [["advise", str(s), str(FIXTURES), "--format", "json"] for s in STACKS],
         "try": [["try", str(STACKS[0]), str(FIXTURES / "GANG301" / "allowed.yaml"), "--dry-run", "--format", "json"]],
         "whatif run": [],  # a replay needs the engines: tests/whatif/test_report.py and the e2e tier validate it
-        "sandbox status": [["sandbox", "status", "--dir", str(tmp_path / "none"), "--format", "json"],
-                           ["sandbox", "status", "--dir", str(sandbox_dir(tmp_path)), "--format", "json"]],
+        "sandbox status": [
+            ["sandbox", "status", "--dir", str(tmp_path / "none"), "--format", "json"],
+            ["sandbox", "status", "--dir", str(sandbox_dir(tmp_path)), "--format", "json"],
+        ],
     }
 
 
 def test_every_command_with_json_output_has_a_schema(tmp_path):
     assert json_commands() == set(cases(tmp_path))
-    assert {p.name for p in SCHEMAS.glob("*.schema.json")} == {f"{c.replace(' ', '-')}.schema.json" for c in json_commands()}
+    assert {p.name for p in SCHEMAS.glob("*.schema.json")} == {
+        f"{c.replace(' ', '-')}.schema.json" for c in json_commands()
+    }
 
 
 @pytest.mark.parametrize("command", ["validate", "plan", "lint", "diff", "advise", "sandbox status", "try"])

@@ -40,10 +40,17 @@ def test_a_clean_manifest_exits_zero(app, tmp_path):
     assert result.exit_code == 0 and "0 error(s)" in result.output
 
 
-@pytest.mark.parametrize("args", [
-    ["--select", "GANG999"], ["--ignore", "NOPE"], ["--format", "yaml"], ["--config", "/nonexistent.yaml"],
-    ["--fleet-context", "/nonexistent.json"], ["--crds", "/nonexistent"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--select", "GANG999"],
+        ["--ignore", "NOPE"],
+        ["--format", "yaml"],
+        ["--config", "/nonexistent.yaml"],
+        ["--fleet-context", "/nonexistent.json"],
+        ["--crds", "/nonexistent"],
+    ],
+)
 def test_usage_errors_exit_two_without_a_traceback(app, job, args):
     result = runner.invoke(app, ["lint", job, *args])
     assert result.exit_code == 2 and "Traceback" not in result.output

@@ -102,11 +102,15 @@ def test_an_unparsable_file_is_left_untouched_with_a_line_naming_it_and_the_othe
     assert "kueue.x-k8s.io/queue-name" in (files / "runs.yaml").read_text()
 
 
-@pytest.mark.parametrize("argv, says", [
-    (("jobs", "--fix"), "without a fleet context the controller changes nothing"),
-    (("jobs", "--diff"), "pass --fleet MODEL"),
-    (("-", "--fix", "--fleet", DEV), "standard input"),
-], ids=["fix without a fleet", "diff without a fleet", "fix of standard input"])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (("jobs", "--fix"), "without a fleet context the controller changes nothing"),
+        (("jobs", "--diff"), "pass --fleet MODEL"),
+        (("-", "--fix", "--fleet", DEV), "standard input"),
+    ],
+    ids=["fix without a fleet", "diff without a fleet", "fix of standard input"],
+)
 def test_what_cannot_be_fixed_is_a_usage_error_in_one_line(cli, files, argv, says):
     before = texts(files)
     code, out, err = cli(*argv)

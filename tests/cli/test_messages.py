@@ -58,11 +58,17 @@ def test_diff_reasons_are_sentences_and_each_fix_is_printed_once_per_group(tmp_p
     [line] = [line for line in out.splitlines() if line.startswith("fix 1 ")]
     assert line.startswith("fix 1 (steps ") and retire in line
     markdown = cli(capsys, "diff", PROD, new, "--format", "markdown")[1]
-    assert markdown.count(retire) == 1 and "| BLOCKED | Pulumi refuses to delete a protected resource: it may hold admitted work. See fix 1. |" in markdown
+    assert (
+        markdown.count(retire) == 1
+        and "| BLOCKED | Pulumi refuses to delete a protected resource: it may hold admitted work. See fix 1. |"
+        in markdown
+    )
 
 
 def test_the_diff_table_fits_100_columns_when_piped_with_columns_100(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "100")  # without COLUMNS a piped table is as wide as its values (tests/cli/test_console.py)
+    monkeypatch.setenv(
+        "COLUMNS", "100"
+    )  # without COLUMNS a piped table is as wide as its values (tests/cli/test_console.py)
     _, out, _ = cli(capsys, "diff", PROD, edited_model(tmp_path, removed_team))
     assert max(len(line) for line in out.splitlines()) <= 100
 
@@ -81,13 +87,16 @@ def test_an_unknown_rule_code_in_a_lint_config_names_the_file_and_the_key(tmp_pa
     config = tmp_path / "lint.yaml"
     config.write_text(f"{key}: [GANG301, GANG999]\n")
     code, _, err = cli(capsys, "lint", m.write(tmp_path, "job.yaml", m.probed_job()), "--config", config)
-    assert code == 2 and err.strip() == (f"gpufleet lint: {config}: {key}: unknown rule code(s) GANG999 "
-                                         "(fix: use codes or prefixes that `gpufleet rules` lists (GANG301, GANG4))")
+    assert code == 2 and err.strip() == (
+        f"gpufleet lint: {config}: {key}: unknown rule code(s) GANG999 "
+        "(fix: use codes or prefixes that `gpufleet rules` lists (GANG301, GANG4))"
+    )
 
 
 def test_a_team_with_a_list_of_cohorts_is_told_a_team_has_one_cohort(tmp_path, capsys):
     def two_cohorts(data: dict) -> None:
         data["teams"][0]["cohort"] = ["ml", "research"]
+
     code, _, err = cli(capsys, "validate", edited_model(tmp_path, two_cohorts))
     assert code == 1
     assert "teams[0].cohort: ['ml', 'research'] is a list, but a team belongs to exactly one cohort" in err
@@ -109,8 +118,9 @@ def test_a_tab_in_a_model_is_named_as_a_tab(tmp_path, capsys):
 
 
 def test_an_empty_waiver_reason_is_an_error_that_asks_for_the_reason(tmp_path, capsys):
-    text = m.probed_job().replace("  namespace: research\n",
-                                  "  namespace: research\n  annotations:\n    waive.gpufleet.dev/GANG301: \"\"\n")
+    text = m.probed_job().replace(
+        "  namespace: research\n", "  namespace: research\n  annotations:\n    waive.gpufleet.dev/GANG301: \"\"\n"
+    )
     code, out, _ = cli(capsys, "lint", m.write(tmp_path, "job.yaml", text), "--format", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["code"] == "GANG301"]
     assert code == 1 and finding["severity"] == "error" and not finding["waived"]
@@ -118,8 +128,8 @@ def test_an_empty_waiver_reason_is_an_error_that_asks_for_the_reason(tmp_path, c
 
 
 def test_an_empty_waiver_reason_makes_a_warning_rule_blocking_too():
-    from gpufleet.rules.api import Finding, Severity
     from gpufleet.kubetypes.fieldpath import ROOT as PATH
+    from gpufleet.rules.api import Finding, Severity
     from gpufleet.rules.waivers import apply
 
     warning = Finding("GANG999", "x", Severity.WARNING, PATH, "m", "f")

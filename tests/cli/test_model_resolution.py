@@ -25,7 +25,9 @@ def project(tmp_path: Path, stacks: tuple[str, ...]) -> Path:
     (tmp_path / "stacks").mkdir()
     for stack in stacks:
         shutil.copy(DEV, tmp_path / "stacks" / f"{stack}.fleet.yaml")
-        (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(f"config:\n  gpufleet:model: stacks/{stack}.fleet.yaml\n")
+        (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(
+            f"config:\n  gpufleet:model: stacks/{stack}.fleet.yaml\n"
+        )
     return tmp_path
 
 
@@ -51,7 +53,9 @@ def test_the_model_comes_from_the_environment_first(words, tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("words", MODEL_COMMANDS, ids=lambda w: w[0])
-def test_then_from_the_only_stack_of_the_nearest_pulumi_project_even_from_a_subfolder(words, tmp_path, monkeypatch, capsys):
+def test_then_from_the_only_stack_of_the_nearest_pulumi_project_even_from_a_subfolder(
+    words, tmp_path, monkeypatch, capsys
+):
     root = project(tmp_path / "repo", ("dev",))
     (root / "deep" / "er").mkdir(parents=True)
     monkeypatch.chdir(root / "deep" / "er")
@@ -75,8 +79,10 @@ def test_without_any_of_them_every_command_gives_the_same_usage_error(words, tmp
     monkeypatch.chdir(tmp_path)
     code, out, err = cli(capsys, words, tmp_path)
     assert code == 2 and out == ""
-    assert err.strip().endswith("no fleet model given (fix: pass the fleet model file, e.g. stacks/prod.fleet.yaml, "
-                                "or set GPUFLEET_MODEL, or run inside a Pulumi project whose stack sets gpufleet:model)")
+    assert err.strip().endswith(
+        "no fleet model given (fix: pass the fleet model file, e.g. stacks/prod.fleet.yaml, "
+        "or set GPUFLEET_MODEL, or run inside a Pulumi project whose stack sets gpufleet:model)"
+    )
 
 
 def test_a_stack_without_a_model_setting_says_how_to_set_it(tmp_path, monkeypatch, capsys):

@@ -18,7 +18,11 @@ def test_plan_names_the_mode_of_every_pool_and_the_stranded_gpus():
     result = CliRunner().invoke(app, ["plan", str(MIXED)])
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
-    for title in ("pool h100 (kueue, shared)", "pool a100 (volcano, shared)", "pool l40s (coscheduling, one team)",
-                  "pool vault (kueue, dedicated to secure)"):
+    for title in (
+        "pool h100 (kueue, shared)",
+        "pool a100 (volcano, shared)",
+        "pool l40s (coscheduling, one team)",
+        "pool vault (kueue, dedicated to secure)",
+    ):
         assert title in text
     assert "dedicated to team secure: 64 nvidia.com/gpu stranded" in text

@@ -45,7 +45,9 @@ def test_the_hint_after_out_dir_says_what_a_plain_apply_needs_first(tmp_path, ca
     assert first.endswith("wrote 50 files to " + str(tmp_path / "out") + "/") and "apply with" not in first
     assert "Kueue in kueue-system" in text and "Volcano in volcano-system" in text and "CRDs" in text
     assert "create the namespace gpufleet-system (090-configmap-gang-admission-controller-fleet-context.yaml" in text
-    assert "the charts own 000-configmap-kueue-manager-config.yaml, 000-configmap-volcano-scheduler-configmap.yaml" in text
+    assert (
+        "the charts own 000-configmap-kueue-manager-config.yaml, 000-configmap-volcano-scheduler-configmap.yaml" in text
+    )
 
 
 def test_the_hint_names_the_coscheduling_chart_only_where_a_pool_uses_it(tmp_path, capsys):

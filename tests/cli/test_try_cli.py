@@ -44,7 +44,9 @@ def job(tmp_path) -> Path:
 
 
 def test_a_dry_run_says_how_many_ranks_it_would_watch_and_for_how_long(job, tmp_path, capsys):
-    code, out, err = cli(["try", str(DEV), str(job), "--dry-run", "--format", "json", "--dir", str(tmp_path / "sb")], capsys)
+    code, out, err = cli(
+        ["try", str(DEV), str(job), "--dry-run", "--format", "json", "--dir", str(tmp_path / "sb")], capsys
+    )
     assert code == 0, err
     doc = json.loads(out)
     assert doc["expectedRanks"] == 3  # two workers and the launcher that depends on them
@@ -62,7 +64,9 @@ def test_manifests_without_a_workload_are_invalid_input_in_one_line(tmp_path, ca
 
 @pytest.mark.parametrize("rank, code", [(2, 0), (3, 2)])
 def test_a_rank_to_fail_must_be_one_of_the_gangs(rank, code, job, tmp_path, capsys):
-    done, _, err = cli(["try", str(DEV), str(job), "--fail-rank", str(rank), "--dry-run", "--dir", str(tmp_path)], capsys)
+    done, _, err = cli(
+        ["try", str(DEV), str(job), "--fail-rank", str(rank), "--dry-run", "--dir", str(tmp_path)], capsys
+    )
     assert done == code, err
     assert (code == 0) or "pass 0 to 2" in err
 
@@ -70,19 +74,27 @@ def test_a_rank_to_fail_must_be_one_of_the_gangs(rank, code, job, tmp_path, caps
 @pytest.fixture
 def running_sandbox(tmp_path):
     """A state file of a 'running' sandbox of the dev model with the controller (a sleep stands in for each process)."""
-    procs = [start(name, ["sleep", "60"], tmp_path / "logs" / f"{name}.log") for name in ("etcd", "gang-admission-controller")]
+    procs = [
+        start(name, ["sleep", "60"], tmp_path / "logs" / f"{name}.log")
+        for name in ("etcd", "gang-admission-controller")
+    ]
     State(tmp_path / "sb", model=str(DEV), kubeconfig=str(tmp_path / "kubeconfig"), processes=procs, ready=True).save()
     yield tmp_path / "sb"
     for proc in procs:
         stop(proc, grace=1)
 
 
-@pytest.mark.parametrize("model, extra, words", [
-    (PROD, [], "runs the model"),
-    (DEV, ["--no-controller"], "runs with the gang-admission controller"),
-], ids=["another model", "another controller choice"])
-def test_a_sandbox_running_something_else_in_the_folder_is_not_reused(model, extra, words, running_sandbox, tmp_path,
-                                                                       capsys):
+@pytest.mark.parametrize(
+    "model, extra, words",
+    [
+        (PROD, [], "runs the model"),
+        (DEV, ["--no-controller"], "runs with the gang-admission controller"),
+    ],
+    ids=["another model", "another controller choice"],
+)
+def test_a_sandbox_running_something_else_in_the_folder_is_not_reused(
+    model, extra, words, running_sandbox, tmp_path, capsys
+):
     job = tmp_path / "job.yaml"
     job.write_text(LAUNCHER)
     code, out, err = cli(["try", str(model), str(job), "--dir", str(running_sandbox), *extra], capsys)

@@ -39,8 +39,12 @@ def test_json_lists_each_issue_at_its_line_and_column_and_exits_1(broken, capsys
 
 def test_json_of_a_valid_model_counts_it_and_exits_0(capsys):
     code, out, _ = cli(["validate", str(DEV), "--format", "json"], capsys)
-    assert code == 0 and json.loads(out) == {"model": str(DEV), "valid": True, "issues": [],
-                                             "counts": {"pools": 2, "teams": 2, "cohorts": 1, "priorityClasses": 2}}
+    assert code == 0 and json.loads(out) == {
+        "model": str(DEV),
+        "valid": True,
+        "issues": [],
+        "counts": {"pools": 2, "teams": 2, "cohorts": 1, "priorityClasses": 2},
+    }
 
 
 def test_sarif_places_each_issue_for_code_scanning(broken, capsys, monkeypatch):
@@ -52,7 +56,9 @@ def test_sarif_places_each_issue_for_code_scanning(broken, capsys, monkeypatch):
     [result] = doc["runs"][0]["results"]
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "dev.fleet.yaml"
-    assert location["region"] == {"startLine": line, "startColumn": 5} and "teams[0].colour" in result["message"]["text"]
+    assert (
+        location["region"] == {"startLine": line, "startColumn": 5} and "teams[0].colour" in result["message"]["text"]
+    )
 
 
 def test_an_unknown_format_is_a_usage_error(capsys):

@@ -14,8 +14,13 @@ from gpufleet.model import Fleet, parse_model
 
 
 def team(name: str, **fields: Any) -> dict[str, Any]:
-    base = {"name": name, "namespaces": [name, f"{name}-vc"], "volcanoNamespaces": [f"{name}-vc"], "cohort": "dev",
-            "quota": {"l4": {"nominal": 8, "borrowingLimit": 8}, "t4": {"nominal": 4}}}
+    base = {
+        "name": name,
+        "namespaces": [name, f"{name}-vc"],
+        "volcanoNamespaces": [f"{name}-vc"],
+        "cohort": "dev",
+        "quota": {"l4": {"nominal": 8, "borrowingLimit": 8}, "t4": {"nominal": 4}},
+    }
     if "t4" not in fields.get("quota", base["quota"]) and "volcanoNamespaces" not in fields:
         base.update(namespaces=[name], volcanoNamespaces=[])  # no Volcano quota: no Volcano namespace
     return {**base, **fields}
@@ -23,15 +28,26 @@ def team(name: str, **fields: Any) -> dict[str, Any]:
 
 def fleet_data(**sections: Any) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "unit",
+        "apiVersion": "gpufleet.dev/v1alpha1",
+        "kind": "Fleet",
+        "name": "unit",
         "engines": {"kueue": {"chartVersion": "0.19.2"}, "volcano": {"chartVersion": "1.15.1"}},
         "pools": [
-            {"name": "l4", "system": "kueue", "nodeCount": 4,
-             "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "384Gi"},
-             "nodeLabels": {"gpufleet.dev/pool": "l4"}, "coldStartBudget": "6m"},
-            {"name": "t4", "system": "volcano", "nodeCount": 2,
-             "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
-             "nodeLabels": {"gpufleet.dev/pool": "t4", "volcano.sh/nodegroup-name": "t4"}},
+            {
+                "name": "l4",
+                "system": "kueue",
+                "nodeCount": 4,
+                "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "384Gi"},
+                "nodeLabels": {"gpufleet.dev/pool": "l4"},
+                "coldStartBudget": "6m",
+            },
+            {
+                "name": "t4",
+                "system": "volcano",
+                "nodeCount": 2,
+                "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
+                "nodeLabels": {"gpufleet.dev/pool": "t4", "volcano.sh/nodegroup-name": "t4"},
+            },
         ],
         "cohorts": [{"name": "dev"}],
         "teams": [team("alpha"), team("beta", namespaces=["beta", "beta-sandbox", "beta-vc"])],

@@ -72,17 +72,27 @@ class RecordingMonitor(MockMonitor):
     def RegisterResource(self, request):  # noqa: N802 - gRPC method name
         response = super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
-            self.registered.append(Registered(
-                type=request.type, name=request.name, urn=response.urn, parent=request.parent,
-                dependencies=list(request.dependencies), protect=bool(request.protect),
-                custom=bool(request.custom), remote=bool(request.remote),
-                inputs=rpc.deserialize_properties(request.object),
-                replace_on_changes=list(request.replaceOnChanges), delete_before_replace=bool(request.deleteBeforeReplace),
-            ))
+            self.registered.append(
+                Registered(
+                    type=request.type,
+                    name=request.name,
+                    urn=response.urn,
+                    parent=request.parent,
+                    dependencies=list(request.dependencies),
+                    protect=bool(request.protect),
+                    custom=bool(request.custom),
+                    remote=bool(request.remote),
+                    inputs=rpc.deserialize_properties(request.object),
+                    replace_on_changes=list(request.replaceOnChanges),
+                    delete_before_replace=bool(request.deleteBeforeReplace),
+                )
+            )
         return response
 
 
-def install_mocks(stack: str = "test", config: dict[str, Any] | None = None, mocks: Mocks | None = None) -> RecordingMonitor:
+def install_mocks(
+    stack: str = "test", config: dict[str, Any] | None = None, mocks: Mocks | None = None
+) -> RecordingMonitor:
     """A fresh mock runtime (preview off, so every input is known) with optional config.
 
     A fresh event loop and a fresh root Stack each time: ``set_mocks`` keeps an

@@ -16,7 +16,10 @@ TOKEN = "gpufleet:controller:GangAdmissionController"
 
 def deploy(monitor, model=None, **settings):
     model = model or fleet()
-    return run_program(monitor, lambda: GangAdmissionController("gac", GangAdmissionControllerArgs(model, ControllerSettings(**settings))))
+    return run_program(
+        monitor,
+        lambda: GangAdmissionController("gac", GangAdmissionControllerArgs(model, ControllerSettings(**settings))),
+    )
 
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
@@ -65,7 +68,9 @@ def test_the_deployment_is_replicated_hardened_and_probed(monitor):
     assert container["resources"]["requests"] and container["resources"]["limits"]
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
-    assert all(probe["httpGet"]["scheme"] == "HTTPS" for probe in (container["livenessProbe"], container["readinessProbe"]))
+    assert all(
+        probe["httpGet"]["scheme"] == "HTTPS" for probe in (container["livenessProbe"], container["readinessProbe"])
+    )
 
 
 def test_the_pod_disruption_budget_keeps_all_but_one_replica(monitor):
@@ -88,10 +93,16 @@ def test_the_fleet_context_configmap_is_mounted_where_the_webhook_reads_it(monit
     assert "--fleet-context=/etc/gpufleet/fleet/fleet-context.json" in container["args"]
 
 
-@pytest.mark.parametrize("setting", [
-    ("failurePolicy", "Fail"), ("timeoutSeconds", 3), ("sideEffects", "None"),
-    ("admissionReviewVersions", ["v1"]), ("matchPolicy", "Equivalent"),
-])
+@pytest.mark.parametrize(
+    "setting",
+    [
+        ("failurePolicy", "Fail"),
+        ("timeoutSeconds", 3),
+        ("sideEffects", "None"),
+        ("admissionReviewVersions", ["v1"]),
+        ("matchPolicy", "Equivalent"),
+    ],
+)
 def test_every_webhook_has_the_fail_closed_settings(monitor, setting):
     key, value = setting
     hooks = webhooks(deploy(monitor))
@@ -109,15 +120,34 @@ def test_the_namespace_selector_excludes_system_engine_and_opted_out_namespaces(
     for _, hook in webhooks(deploy(monitor, model)):
         exprs = {e["key"]: e for e in hook["namespaceSelector"]["matchExpressions"]}
         excluded = set(exprs["kubernetes.io/metadata.name"]["values"])
-        assert {"kube-system", model.controller.namespace, model.engines.kueue.namespace, model.engines.volcano.namespace} <= excluded
-        assert exprs[model.controller.opt_out_label] == {"key": model.controller.opt_out_label, "operator": "NotIn", "values": ["disabled"]}
+        assert {
+            "kube-system",
+            model.controller.namespace,
+            model.engines.kueue.namespace,
+            model.engines.volcano.namespace,
+        } <= excluded
+        assert exprs[model.controller.opt_out_label] == {
+            "key": model.controller.opt_out_label,
+            "operator": "NotIn",
+            "values": ["disabled"],
+        }
 
 
 def test_the_webhooks_cover_every_gang_workload_kind(monitor):
-    resources = {(rule["apiGroups"][0], rule["resources"][0]) for _, hook in webhooks(deploy(monitor)) for rule in hook["rules"]}
-    assert {("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-            ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"), ("scheduling.volcano.sh", "podgroups"),
-            ("scheduling.x-k8s.io", "podgroups"), ("", "pods")} <= resources
+    resources = {
+        (rule["apiGroups"][0], rule["resources"][0]) for _, hook in webhooks(deploy(monitor)) for rule in hook["rules"]
+    }
+    assert {
+        ("batch.volcano.sh", "jobs"),
+        ("batch", "jobs"),
+        ("jobset.x-k8s.io", "jobsets"),
+        ("kubeflow.org", "pytorchjobs"),
+        ("kubeflow.org", "mpijobs"),
+        ("trainer.kubeflow.org", "trainjobs"),
+        ("scheduling.volcano.sh", "podgroups"),
+        ("scheduling.x-k8s.io", "podgroups"),
+        ("", "pods"),
+    } <= resources
 
 
 def test_the_ca_bundle_is_the_deploy_time_ca_that_signs_the_serving_certificate(monitor):
@@ -140,9 +170,15 @@ def test_cert_manager_replaces_pulumi_tls_and_injects_the_ca(monitor):
     registered = deploy(monitor, cert_manager=True)
     assert not of_type(registered, "SelfSignedCert")
     certificates = of_type(registered, "cert-manager.io/v1:Certificate")
-    assert {c.inputs["metadata"]["name"] for c in certificates} == {"gang-admission-controller", "gang-admission-controller-ca"}
+    assert {c.inputs["metadata"]["name"] for c in certificates} == {
+        "gang-admission-controller",
+        "gang-admission-controller-ca",
+    }
     for config in of_type(registered, "WebhookConfiguration"):
-        assert config.inputs["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == "gpufleet-system/gang-admission-controller"
+        assert (
+            config.inputs["metadata"]["annotations"]["cert-manager.io/inject-ca-from"]
+            == "gpufleet-system/gang-admission-controller"
+        )
         assert all("caBundle" not in hook["clientConfig"] for hook in config.inputs["webhooks"])
 
 
@@ -152,10 +188,16 @@ def _hours(text):
 
 def test_with_cert_manager_the_mounted_secret_is_renewed_before_the_expiry_alert_warns(monitor):
     registered = deploy(monitor, cert_manager=True)
-    serving = next(c for c in of_type(registered, "cert-manager.io/v1:Certificate")
-                   if c.inputs["metadata"]["name"] == "gang-admission-controller")
+    serving = next(
+        c
+        for c in of_type(registered, "cert-manager.io/v1:Certificate")
+        if c.inputs["metadata"]["name"] == "gang-admission-controller"
+    )
     mounted = one(registered, "kubernetes:apps/v1:Deployment").inputs["spec"]["template"]["spec"]["volumes"]
-    assert {"name": "tls", "secret": {"secretName": serving.inputs["spec"]["secretName"], "defaultMode": 0o440}} in mounted
+    assert {
+        "name": "tls",
+        "secret": {"secretName": serving.inputs["spec"]["secretName"], "defaultMode": 0o440},
+    } in mounted
     assert not of_type(registered, "kubernetes:core/v1:Secret")  # cert-manager writes it, not the stack
     renew_before, duration = _hours(serving.inputs["spec"]["renewBefore"]), _hours(serving.inputs["spec"]["duration"])
     warning = fleet().observability.certificate_expiry.warning // 3600
@@ -183,7 +225,9 @@ def test_the_deployment_waits_for_its_secret_and_configmap(monitor):
 
 def _operations(monitor, kind: str) -> dict[tuple[str, str], list[str]]:
     hooks = [hook for k, hook in webhooks(deploy(monitor)) if kind in k]
-    return {(rule["apiGroups"][0], rule["resources"][0]): rule["operations"] for hook in hooks for rule in hook["rules"]}
+    return {
+        (rule["apiGroups"][0], rule["resources"][0]): rule["operations"] for hook in hooks for rule in hook["rules"]
+    }
 
 
 def test_mutation_happens_at_creation_only(monitor):
@@ -204,14 +248,17 @@ def test_the_webhook_configurations_wait_for_their_backend(monitor):
         assert backend <= set(one(registered, f"kubernetes:admissionregistration.k8s.io/v1:{suffix}").dependencies)
 
 
-CHOICES = {"enforcement": ("Validating", "gpufleet-gang001", "gpufleet-rule-params"),
-           "mutations": ("Mutating", "gpufleet-mutate-volcano", "gpufleet-mutation-params")}
+CHOICES = {
+    "enforcement": ("Validating", "gpufleet-gang001", "gpufleet-rule-params"),
+    "mutations": ("Mutating", "gpufleet-mutate-volcano", "gpufleet-mutation-params"),
+}
 """Per admission choice of ``controller``: the kinds' prefix, one policy it applies, its params ConfigMap."""
 
 
 @pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("webhook", "both", "apiServer")])
 def test_the_stacks_admission_choices_apply_the_api_servers_policies_and_keep_the_webhook_unless_api_server(
-        monitor, setting, where):
+    monitor, setting, where
+):
     prefix, policy, params_name = CHOICES[setting]
     policies, webhook = where != "webhook", where != "apiServer"
     registered = deploy(monitor, fleet(controller={setting: where}))
@@ -224,7 +271,9 @@ def test_the_stacks_admission_choices_apply_the_api_servers_policies_and_keep_th
 
 
 @pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("both", "apiServer")])
-def test_each_policy_binding_waits_for_its_policy_and_the_params_it_reads_so_nothing_is_denied_in_between(monitor, setting, where):
+def test_each_policy_binding_waits_for_its_policy_and_the_params_it_reads_so_nothing_is_denied_in_between(
+    monitor, setting, where
+):
     prefix, _, params_name = CHOICES[setting]
     registered = deploy(monitor, fleet(controller={setting: where}))
     policies = {r.inputs["metadata"]["name"]: r.urn for r in of_type(registered, f":{prefix}AdmissionPolicy")}

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.model import load_model
 from gpufleet.pulumi.coscheduling import COSCHEDULING_REPO, Coscheduling, CoschedulingArgs
 from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
-from gpufleet.model import load_model
 from gpufleet.render.coscheduling import render_coscheduling_values
 from tests.components.builders import fleet, one
 from tests.components.mocking import run_program
@@ -17,8 +17,12 @@ MIXED = load_model(Path(__file__).resolve().parents[2] / "stacks" / "mixed.fleet
 
 
 def install(monitor, model):
-    return run_program(monitor, lambda: Coscheduling("coscheduling", CoschedulingArgs(
-        model.engines.coscheduling, render_coscheduling_values(model))))
+    return run_program(
+        monitor,
+        lambda: Coscheduling(
+            "coscheduling", CoschedulingArgs(model.engines.coscheduling, render_coscheduling_values(model))
+        ),
+    )
 
 
 def test_the_component_has_its_token_and_parents_the_namespace_and_chart(monitor):
@@ -33,17 +37,28 @@ def test_the_chart_is_the_pinned_scheduler_plugins_chart_with_the_rendered_value
     chart = one(install(monitor, MIXED), "kubernetes:helm.sh/v4:Chart")
     engine = MIXED.engines.coscheduling
     assert chart.inputs["chart"] == "scheduler-plugins"
-    assert chart.inputs["repositoryOpts"] == {"repo": COSCHEDULING_REPO} == {"repo": "https://scheduler-plugins.sigs.k8s.io"}
-    assert (chart.inputs["version"], chart.inputs["namespace"], chart.inputs["name"]) == ("0.34.7", engine.namespace, engine.release_name)
+    assert (
+        chart.inputs["repositoryOpts"]
+        == {"repo": COSCHEDULING_REPO}
+        == {"repo": "https://scheduler-plugins.sigs.k8s.io"}
+    )
+    assert (chart.inputs["version"], chart.inputs["namespace"], chart.inputs["name"]) == (
+        "0.34.7",
+        engine.namespace,
+        engine.release_name,
+    )
     assert chart.inputs["values"]["plugins"]["enabled"] == ["Coscheduling"]
     assert chart.inputs["values"]["scheduler"]["name"] == "scheduler-plugins-scheduler"
     assert "skipCrds" not in chart.inputs and "skipAwait" not in chart.inputs
 
 
-@pytest.mark.parametrize(("model", "installed"), [
-    pytest.param(MIXED, True, id="a coscheduling pool installs the second scheduler"),
-    pytest.param(fleet(), False, id="Kueue and Volcano pools only: no second scheduler"),
-])
+@pytest.mark.parametrize(
+    ("model", "installed"),
+    [
+        pytest.param(MIXED, True, id="a coscheduling pool installs the second scheduler"),
+        pytest.param(fleet(), False, id="Kueue and Volcano pools only: no second scheduler"),
+    ],
+)
 def test_the_fleet_installs_scheduler_plugins_only_for_coscheduling_pools(monitor, model, installed):
     registered = run_program(monitor, lambda: GpuFleet("fleet", GpuFleetArgs(model)))
     tokens = [r.type for r in registered]
@@ -54,14 +69,17 @@ def test_the_fleet_installs_scheduler_plugins_only_for_coscheduling_pools(monito
 
 def test_the_coscheduling_pool_adds_no_quota_object(monitor):
     registered = run_program(monitor, lambda: GpuFleet("fleet", GpuFleetArgs(MIXED)))
-    queues = [r.inputs["metadata"]["name"] for r in registered
-              if r.type.startswith("kubernetes:kueue.x-k8s.io") or r.type.startswith("kubernetes:scheduling.volcano.sh")]
+    queues = [
+        r.inputs["metadata"]["name"]
+        for r in registered
+        if r.type.startswith("kubernetes:kueue.x-k8s.io") or r.type.startswith("kubernetes:scheduling.volcano.sh")
+    ]
     assert "robotics" not in queues and "secure" in queues
 
 
 def test_the_dedicated_pool_renders_its_flavor_with_the_team_taint(monitor):
     registered = run_program(monitor, lambda: GpuFleet("fleet", GpuFleetArgs(MIXED)))
     flavors = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in registered if r.type.endswith("ResourceFlavor")}
-    assert flavors["vault"]["nodeTaints"] == [{"key": "gpufleet.dev/dedicated", "value": "secure", "effect": "NoExecute"}]
-
-
+    assert flavors["vault"]["nodeTaints"] == [
+        {"key": "gpufleet.dev/dedicated", "value": "secure", "effect": "NoExecute"}
+    ]

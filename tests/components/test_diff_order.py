@@ -12,22 +12,37 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
 from gpufleet.diff.steps import plan_steps
+from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
 from gpufleet.render import render_all
 from tests.components.builders import fleet, team
-from tests.components.test_quota import chart
 from tests.components.mocking import run_program
+from tests.components.test_quota import chart
 
 
 def graph(monitor, objects):
     """{key: keys it depends on} as registered by the program (chart edges left out)."""
+
     def build():
         FleetQuota("quota", FleetQuotaArgs(tuple(objects), {"kueue": chart("kueue"), "volcano": chart("volcano")}))
-    registered = [r for r in run_program(monitor, build) if r.custom and r.type.startswith(("kubernetes:kueue", "kubernetes:scheduling", "kubernetes:core/v1:Namespace",
-                                                                                                  "kubernetes:admissionregistration"))]
+
+    registered = [
+        r
+        for r in run_program(monitor, build)
+        if r.custom
+        and r.type.startswith(
+            (
+                "kubernetes:kueue",
+                "kubernetes:scheduling",
+                "kubernetes:core/v1:Namespace",
+                "kubernetes:admissionregistration",
+            )
+        )
+    ]
     by_urn = {r.urn: r.name for r in registered}
-    return {r.name: [by_urn[d] for d in r.dependencies if d in by_urn] for r in registered}, {r.name: r for r in registered}
+    return {r.name: [by_urn[d] for d in r.dependencies if d in by_urn] for r in registered}, {
+        r.name: r for r in registered
+    }
 
 
 def respects(order: list[str], edges: dict[str, list[str]], reverse: bool = False) -> list[str]:
@@ -60,11 +75,12 @@ def test_creates_and_updates_follow_the_programs_dependencies_and_deletes_go_las
     # the program's order breaks ties: the component creates the objects in rendered order (a Volcano
     # child queue's RegisterResource waits for its parent's ID, so the mock's arrival order is not it)
     assert forward == [o.key for o in new if o.key in forward]
-    assert [s.op for s in steps[len(steps) - len(deletes):]] == ["delete"] * len(deletes)
+    assert [s.op for s in steps[len(steps) - len(deletes) :]] == ["delete"] * len(deletes)
 
 
 def test_deletes_run_dependents_first_by_the_old_programs_graph():
     from tests.components.mocking import install_mocks
+
     base, new = render_all(fleet(**BASE)).objects, render_all(fleet(teams=[team("alpha")])).objects
     old_edges, _ = graph(install_mocks(), base)
     deletes = [s.key for s in plan_steps(base, new) if s.op == "delete"]
@@ -84,17 +100,36 @@ def test_the_diff_replaces_exactly_what_the_program_registers_with_replace_on_ch
 
 def test_every_object_is_registered_with_the_immutable_paths_the_diff_replaces_on(monitor):
     from gpufleet.render.immutable import replace_paths
-    objects = render_all(fleet(pools=[{"name": "l4", "system": "kueue", "nodeCount": 4, "topologyLevels": ["kubernetes.io/hostname"],
-                                        "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "384Gi"},
-                                        "nodeLabels": {"gpufleet.dev/pool": "l4"}, "coldStartBudget": "6m"},
-                                       {"name": "t4", "system": "volcano", "nodeCount": 2,
-                                        "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
-                                        "nodeLabels": {"gpufleet.dev/pool": "t4", "volcano.sh/nodegroup-name": "t4"}}])).objects
+
+    objects = render_all(
+        fleet(
+            pools=[
+                {
+                    "name": "l4",
+                    "system": "kueue",
+                    "nodeCount": 4,
+                    "topologyLevels": ["kubernetes.io/hostname"],
+                    "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "384Gi"},
+                    "nodeLabels": {"gpufleet.dev/pool": "l4"},
+                    "coldStartBudget": "6m",
+                },
+                {
+                    "name": "t4",
+                    "system": "volcano",
+                    "nodeCount": 2,
+                    "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
+                    "nodeLabels": {"gpufleet.dev/pool": "t4", "volcano.sh/nodegroup-name": "t4"},
+                },
+            ]
+        )
+    ).objects
     _, registered = graph(monitor, objects)
     kinds = set()
     for obj in objects:
         expected = replace_paths(obj.manifest)
         resource = registered[obj.key]
-        assert (set(resource.replace_on_changes), resource.delete_before_replace) == (set(expected), bool(expected)), obj.key
+        assert (set(resource.replace_on_changes), resource.delete_before_replace) == (set(expected), bool(expected)), (
+            obj.key
+        )
         kinds.update([obj.manifest["kind"]] if expected else [])
     assert {"Topology", "ResourceFlavor", "LocalQueue", "PriorityClass"} <= kinds

@@ -10,8 +10,13 @@ from gpufleet.render import render_all
 from tests.components.builders import by_type, fleet, kueue_only, one
 from tests.components.mocking import run_program
 
-COMPONENT_TOKENS = {"gpufleet:fleet:GpuFleet", "gpufleet:kueue:Kueue", "gpufleet:volcano:Volcano", "gpufleet:quota:FleetQuota",
-                    "gpufleet:controller:GangAdmissionController"}
+COMPONENT_TOKENS = {
+    "gpufleet:fleet:GpuFleet",
+    "gpufleet:kueue:Kueue",
+    "gpufleet:volcano:Volcano",
+    "gpufleet:quota:FleetQuota",
+    "gpufleet:controller:GangAdmissionController",
+}
 
 
 def install(monitor, model):
@@ -20,8 +25,11 @@ def install(monitor, model):
 
     def build():
         gpu_fleet = built["fleet"] = GpuFleet(model.name, GpuFleetArgs(model))
-        outputs = {"clusterQueues": gpu_fleet.cluster_queues, "volcanoQueues": gpu_fleet.volcano_queues,
-                   "chartVersions": gpu_fleet.chart_versions}
+        outputs = {
+            "clusterQueues": gpu_fleet.cluster_queues,
+            "volcanoQueues": gpu_fleet.volcano_queues,
+            "chartVersions": gpu_fleet.chart_versions,
+        }
         return pulumi.Output.all(**outputs).apply(summary.update)
 
     registered = run_program(monitor, build)
@@ -38,7 +46,11 @@ def test_every_resource_is_a_child_of_a_gpufleet_component(monitor, model):
         if r is not top:
             assert components.get(r.parent), f"{r.type} {r.name} has parent {r.parent}"
     engines = {components[r.parent] for r in registered if r.type == "kubernetes:helm.sh/v4:Chart"}
-    assert engines == ({"gpufleet:kueue:Kueue", "gpufleet:volcano:Volcano"} if model.engines.volcano.enabled else {"gpufleet:kueue:Kueue"})
+    assert engines == (
+        {"gpufleet:kueue:Kueue", "gpufleet:volcano:Volcano"}
+        if model.engines.volcano.enabled
+        else {"gpufleet:kueue:Kueue"}
+    )
 
 
 def test_volcano_is_installed_only_when_the_model_enables_it(monitor):
@@ -52,15 +64,20 @@ def test_the_quota_component_registers_every_rendered_object(monitor):
     model = fleet()
     registered, _, _ = install(monitor, model)
     quota = one(registered, "gpufleet:quota:FleetQuota")
-    assert sorted(r.name for r in registered if r.parent == quota.urn) == sorted(o.key for o in render_all(model).objects)
+    assert sorted(r.name for r in registered if r.parent == quota.urn) == sorted(
+        o.key for o in render_all(model).objects
+    )
 
 
 def test_the_summary_names_the_queues_and_chart_versions(monitor):
     model = fleet(engines={"kueue": {"chartVersion": "0.19.1"}, "volcano": {"chartVersion": "1.15.0"}})
     _, _, summary = install(monitor, model)
     summary["volcanoQueues"][0] = summary["volcanoQueues"][0].rsplit("-", 1)[0]  # the parent's digest suffix
-    assert summary == {"clusterQueues": ["alpha", "beta"], "volcanoQueues": ["dev", "alpha", "beta"],
-                       "chartVersions": {"kueue": "0.19.1", "volcano": "1.15.0"}}
+    assert summary == {
+        "clusterQueues": ["alpha", "beta"],
+        "volcanoQueues": ["dev", "alpha", "beta"],
+        "chartVersions": {"kueue": "0.19.1", "volcano": "1.15.0"},
+    }
 
 
 def test_kueue_objects_depend_on_the_kueue_chart_and_volcano_queues_on_the_volcano_chart(monitor):
@@ -71,8 +88,11 @@ def test_kueue_objects_depend_on_the_kueue_chart_and_volcano_queues_on_the_volca
     by_name = {r.name: r for r in registered}
     for obj in render_all(model).objects:
         deps = set(by_name[obj.key].dependencies)
-        expected = {"kueue": {chart_of["gpufleet:kueue:Kueue"]}, "volcano": {chart_of["gpufleet:volcano:Volcano"]},
-                    "core": set()}[obj.engine]
+        expected = {
+            "kueue": {chart_of["gpufleet:kueue:Kueue"]},
+            "volcano": {chart_of["gpufleet:volcano:Volcano"]},
+            "core": set(),
+        }[obj.engine]
         assert deps & set(chart_of.values()) == expected, obj.key
 
 

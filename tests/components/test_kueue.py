@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gpufleet.pulumi.kueue import KUEUE_CHART, Kueue, KueueArgs
 from gpufleet.kubetypes.durations import format_seconds
 from gpufleet.model.ownership import kueue_namespaces
+from gpufleet.pulumi.kueue import KUEUE_CHART, Kueue, KueueArgs
 from gpufleet.render.kueue_config import render_kueue_values
 from tests.components.builders import fleet, one
 from tests.components.mocking import run_program
@@ -29,10 +29,13 @@ def test_the_component_has_its_token_and_parents_the_namespace_and_chart(monitor
     assert all(r.parent == component.urn for r in children)
 
 
-@pytest.mark.parametrize("engines", [
-    {"kueue": {"chartVersion": "0.19.2"}},
-    {"kueue": {"chartVersion": "0.19.1", "namespace": "kueue-platform", "releaseName": "kueue-prod"}},
-])
+@pytest.mark.parametrize(
+    "engines",
+    [
+        {"kueue": {"chartVersion": "0.19.2"}},
+        {"kueue": {"chartVersion": "0.19.1", "namespace": "kueue-platform", "releaseName": "kueue-prod"}},
+    ],
+)
 def test_the_chart_is_the_pinned_oci_chart_installed_into_the_model_namespace(monitor, engines):
     model = fleet(engines=engines)
     registered = install(monitor, model)
@@ -41,17 +44,35 @@ def test_the_chart_is_the_pinned_oci_chart_installed_into_the_model_namespace(mo
     engine = model.engines.kueue
     assert chart.inputs["chart"] == KUEUE_CHART == "oci://registry.k8s.io/kueue/charts/kueue"
     assert (chart.inputs["version"], chart.inputs["namespace"], chart.inputs["name"]) == (
-        engine.chart_version, engine.namespace, engine.release_name)
+        engine.chart_version,
+        engine.namespace,
+        engine.release_name,
+    )
     assert namespace.inputs["metadata"]["name"] == engine.namespace
     assert namespace.urn in chart.dependencies
     assert chart.remote and "skipAwait" not in chart.inputs
 
 
-@pytest.mark.parametrize("admission", [
-    {"waitForPodsReady": {"timeout": "10m", "requeuingStrategy": {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800}}},
-    {"waitForPodsReady": {"timeout": "25m", "recoveryTimeout": "5m", "requeuingStrategy": {"backoffLimitCount": 7}},
-     "frameworks": ["batch/job", "jobset.x-k8s.io/jobset"], "coldStartFloor": "10m"},
-])
+@pytest.mark.parametrize(
+    "admission",
+    [
+        {
+            "waitForPodsReady": {
+                "timeout": "10m",
+                "requeuingStrategy": {"backoffLimitCount": 3, "backoffBaseSeconds": 60, "backoffMaxSeconds": 1800},
+            }
+        },
+        {
+            "waitForPodsReady": {
+                "timeout": "25m",
+                "recoveryTimeout": "5m",
+                "requeuingStrategy": {"backoffLimitCount": 7},
+            },
+            "frameworks": ["batch/job", "jobset.x-k8s.io/jobset"],
+            "coldStartFloor": "10m",
+        },
+    ],
+)
 def test_the_manager_config_in_the_chart_values_matches_the_model(monitor, admission):
     model = fleet(admission=admission)
     config = manager_config(one(install(monitor, model), "kubernetes:helm.sh/v4:Chart"))
@@ -60,8 +81,10 @@ def test_the_manager_config_in_the_chart_values_matches_the_model(monitor, admis
     assert config["waitForPodsReady"]["timeout"] == format_seconds(wait.timeout)
     strategy = config["waitForPodsReady"]["requeuingStrategy"]
     assert (strategy["backoffLimitCount"], strategy["backoffBaseSeconds"], strategy["backoffMaxSeconds"]) == (
-        wait.requeuing_strategy.backoff_limit_count, wait.requeuing_strategy.backoff_base_seconds,
-        wait.requeuing_strategy.backoff_max_seconds)
+        wait.requeuing_strategy.backoff_limit_count,
+        wait.requeuing_strategy.backoff_base_seconds,
+        wait.requeuing_strategy.backoff_max_seconds,
+    )
     assert config["integrations"]["frameworks"] == model.admission.frameworks
     assert config["namespace"] == model.engines.kueue.namespace
 

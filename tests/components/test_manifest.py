@@ -9,8 +9,11 @@ from gpufleet.pulumi.manifest import ManifestCustomResource
 from tests.components.mocking import RecordingMonitor, install_mocks, run_program
 
 PRIORITY_CLASS = {
-    "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass",
-    "metadata": {"name": "gangs"}, "value": 1000, "description": "gangs",
+    "apiVersion": "kueue.x-k8s.io/v1beta2",
+    "kind": "WorkloadPriorityClass",
+    "metadata": {"name": "gangs"},
+    "value": 1000,
+    "description": "gangs",
 }
 
 
@@ -31,11 +34,18 @@ def register_both() -> VersionMonitor:
     install_mocks()
     monitor = VersionMonitor()
     pulumi.runtime.set_mocks(monitor.mocks, project="gpufleet", stack="test", preview=False, monitor=monitor)
-    run_program(monitor, lambda: (
-        ManifestCustomResource("manifest", PRIORITY_CLASS),
-        k8s.apiextensions.CustomResource("stock", api_version=PRIORITY_CLASS["apiVersion"], kind=PRIORITY_CLASS["kind"],
-                                         metadata=PRIORITY_CLASS["metadata"]),
-    ))
+    run_program(
+        monitor,
+        lambda: (
+            ManifestCustomResource("manifest", PRIORITY_CLASS),
+            k8s.apiextensions.CustomResource(
+                "stock",
+                api_version=PRIORITY_CLASS["apiVersion"],
+                kind=PRIORITY_CLASS["kind"],
+                metadata=PRIORITY_CLASS["metadata"],
+            ),
+        ),
+    )
     return monitor
 
 
@@ -46,4 +56,7 @@ def test_a_manifest_resource_pins_the_provider_version_pulumi_kubernetes_own_cus
 
 def test_a_manifest_resource_keeps_the_top_level_fields_the_stock_resource_drops():
     registered = {r.name: r for r in register_both().registered}
-    assert (registered["manifest"].inputs["description"], "description" in registered["stock"].inputs) == ("gangs", False)
+    assert (registered["manifest"].inputs["description"], "description" in registered["stock"].inputs) == (
+        "gangs",
+        False,
+    )

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import pulumi
-
 from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
-from gpufleet.render.controller_common import ControllerSettings
 from gpufleet.pulumi.observability import GangAlerts, GangAlertsArgs
+from gpufleet.render.controller_common import ControllerSettings
 from gpufleet.render.monitoring import render_monitoring
 from tests.components.builders import by_type, fleet, one, plain
 from tests.components.mocking import run_program
@@ -21,7 +19,9 @@ def test_the_component_creates_every_rendered_monitor_and_rule_as_its_children(m
     children = [r for r in registered if r is not component]
     assert children and all(r.parent == component.urn for r in children)
     created = sorted((r.type, r.inputs["metadata"]["name"]) for r in children)
-    expected = sorted((f"kubernetes:monitoring.coreos.com/v1:{m['kind']}", m["metadata"]["name"]) for m in render_monitoring(model))
+    expected = sorted(
+        (f"kubernetes:monitoring.coreos.com/v1:{m['kind']}", m["metadata"]["name"]) for m in render_monitoring(model)
+    )
     assert created == expected
 
 

@@ -38,8 +38,9 @@ def test_the_package_serves_one_component_gpufleet_index_gpufleet_at_gpufleets_v
 
 def test_its_inputs_are_the_python_programs_stack_config_keys_with_their_types(schema):
     inputs = schema["resources"][TOKEN]["inputProperties"]
-    assert {name: spec["type"] for name, spec in inputs.items()} == \
-        {key: SCHEMA_TYPES[spec["type"]] for key, spec in PROJECT_CONFIG.items()}
+    assert {name: spec["type"] for name, spec in inputs.items()} == {
+        key: SCHEMA_TYPES[spec["type"]] for key, spec in PROJECT_CONFIG.items()
+    }
 
 
 def test_only_the_model_is_required_and_every_input_is_plain_because_the_render_needs_its_value(schema):
@@ -50,8 +51,9 @@ def test_only_the_model_is_required_and_every_input_is_plain_because_the_render_
 
 def test_each_input_is_described_as_pulumi_yaml_describes_its_stack_config_key(schema):
     inputs = schema["resources"][TOKEN]["inputProperties"]
-    assert {name: spec["description"] for name, spec in inputs.items()} == \
-        {key: spec["description"] for key, spec in PROJECT_CONFIG.items()}
+    assert {name: spec["description"] for name, spec in inputs.items()} == {
+        key: spec["description"] for key, spec in PROJECT_CONFIG.items()
+    }
 
 
 def test_every_input_and_output_is_described(schema):
@@ -67,18 +69,24 @@ def test_its_outputs_are_the_python_programs_exports(schema):
 
 def test_relative_paths_in_the_inputs_are_resolved_against_the_working_directory(tmp_path):
     (tmp_path / "charts" / "kueue").mkdir(parents=True)
-    config = stack_config({"model": "fleet.yaml", "kueue_chart_path": "charts/kueue", "engines_installed": True}, tmp_path)
+    config = stack_config(
+        {"model": "fleet.yaml", "kueue_chart_path": "charts/kueue", "engines_installed": True}, tmp_path
+    )
     assert config.model == tmp_path / "fleet.yaml"
     assert config.chart_paths == {"kueue": str(tmp_path / "charts" / "kueue")}
     assert config.engines_installed is True
 
 
-@pytest.mark.parametrize("inputs, named", [
-    ({"model": "fleet.yaml", "volcano_chart_path": "absent"}, "GpuFleet input volcanoChartPath"),
-    ({"model": "fleet.yaml", "controller_url": "http://127.0.0.1:9443"}, "GpuFleet input controllerUrl"),
-    ({"model": "fleet.yaml", "controller_tls_dir": ".", "cert_manager": True}, "GpuFleet input controllerTlsDir"),
-    ({}, "GpuFleet input model"),
-], ids=["missing-chart", "http-url", "tls-and-cert-manager", "no-model"])
+@pytest.mark.parametrize(
+    "inputs, named",
+    [
+        ({"model": "fleet.yaml", "volcano_chart_path": "absent"}, "GpuFleet input volcanoChartPath"),
+        ({"model": "fleet.yaml", "controller_url": "http://127.0.0.1:9443"}, "GpuFleet input controllerUrl"),
+        ({"model": "fleet.yaml", "controller_tls_dir": ".", "cert_manager": True}, "GpuFleet input controllerTlsDir"),
+        ({}, "GpuFleet input model"),
+    ],
+    ids=["missing-chart", "http-url", "tls-and-cert-manager", "no-model"],
+)
 def test_a_bad_input_is_one_clear_error_naming_the_input_not_a_stack_config_key(tmp_path, inputs, named):
     with pytest.raises(pulumi.RunError) as caught:
         stack_config(inputs, tmp_path)
@@ -90,11 +98,15 @@ def registered_by_component(monitor, inputs: dict, workdir: Path, monkeypatch):
     return run_program(monitor, lambda: GpuFleet("dev", inputs))
 
 
-def test_the_component_registers_what_the_python_program_registers_under_one_more_parent(monitor, tmp_path, monkeypatch):
+def test_the_component_registers_what_the_python_program_registers_under_one_more_parent(
+    monitor, tmp_path, monkeypatch
+):
     (tmp_path / "fleet.yaml").write_text((REPO / "stacks" / "dev.fleet.yaml").read_text())
     inputs = {"model": "fleet.yaml", "engines_installed": True}
     registered = registered_by_component(monitor, inputs, tmp_path, monkeypatch)
-    program = run_stack("dev", {"gpufleet:model": "stacks/dev.fleet.yaml", "gpufleet:enginesInstalled": "true"}).registered
+    program = run_stack(
+        "dev", {"gpufleet:model": "stacks/dev.fleet.yaml", "gpufleet:enginesInstalled": "true"}
+    ).registered
     top = [r for r in registered if r.type == TOKEN]
     assert len(top) == 1
     assert [r.type for r in registered if r.parent == top[0].urn] == ["gpufleet:fleet:GpuFleet"]
@@ -122,10 +134,15 @@ def _warnings(caplog) -> str:
 
 @pytest.mark.parametrize("digest, warned", [("", True), ("sha256:" + "ab" * 32, False)], ids=["by-tag", "by-digest"])
 def test_the_component_warns_as_the_program_does_when_the_controller_image_is_not_pinned_by_digest(
-        monitor, tmp_path, monkeypatch, caplog, digest, warned):
+    monitor, tmp_path, monkeypatch, caplog, digest, warned
+):
     (tmp_path / "fleet.yaml").write_text((REPO / "stacks" / "dev.fleet.yaml").read_text())
-    registered_by_component(monitor, {"model": "fleet.yaml", "engines_installed": True, "controller_image_digest": digest},
-                            tmp_path, monkeypatch)
+    registered_by_component(
+        monitor,
+        {"model": "fleet.yaml", "engines_installed": True, "controller_image_digest": digest},
+        tmp_path,
+        monkeypatch,
+    )
     assert ("not pinned by digest: set GpuFleet input controllerImageDigest" in _warnings(caplog)) is warned
     caplog.clear()
     run_stack("dev", {"gpufleet:model": "stacks/dev.fleet.yaml", "gpufleet:controllerImageDigest": digest})

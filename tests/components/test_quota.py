@@ -22,6 +22,7 @@ def install(monitor, objects):
     def build():
         charts = {"kueue": chart("kueue"), "volcano": chart("volcano")}
         FleetQuota("quota", FleetQuotaArgs(tuple(objects), charts))
+
     registered = run_program(monitor, build)
     return registered, {r.name: r for r in registered}
 
@@ -63,13 +64,16 @@ def test_every_object_depends_on_its_engines_chart_and_on_no_other_chart(monitor
         assert deps & set(charts.values()) == ({charts[chart_name]} if chart_name else set()), obj.key
 
 
-@pytest.mark.parametrize(("child", "parent"), [
-    ("localqueue-alpha-alpha", "clusterqueue-alpha"),
-    ("localqueue-beta-beta-sandbox", "clusterqueue-beta"),
-    ("clusterqueue-alpha", "cohort-dev"),
-    ("clusterqueue-alpha", "resourceflavor-l4"),
-    ("volcanoqueue-alpha", "volcanoqueue-dev-"),
-])
+@pytest.mark.parametrize(
+    ("child", "parent"),
+    [
+        ("localqueue-alpha-alpha", "clusterqueue-alpha"),
+        ("localqueue-beta-beta-sandbox", "clusterqueue-beta"),
+        ("clusterqueue-alpha", "cohort-dev"),
+        ("clusterqueue-alpha", "resourceflavor-l4"),
+        ("volcanoqueue-alpha", "volcanoqueue-dev-"),
+    ],
+)
 def test_a_child_object_depends_on_its_parent_so_parents_are_created_first(monitor, child, parent):
     _, by_name = install(monitor, render_all(fleet()).objects)
     parent = next(key for key in by_name if key == parent or (parent.endswith("-") and key.startswith(parent)))
@@ -77,8 +81,15 @@ def test_a_child_object_depends_on_its_parent_so_parents_are_created_first(monit
 
 
 def test_live_quota_objects_are_protected_and_a_retired_teams_are_not(monitor):
-    model = fleet(teams=[team("alpha"), team("beta", lifecycle="draining"), team("gamma", lifecycle="retired", quota={"l4": {"nominal": 8}},
-                                                                                     namespaces=["gamma"], volcanoNamespaces=[])])
+    model = fleet(
+        teams=[
+            team("alpha"),
+            team("beta", lifecycle="draining"),
+            team(
+                "gamma", lifecycle="retired", quota={"l4": {"nominal": 8}}, namespaces=["gamma"], volcanoNamespaces=[]
+            ),
+        ]
+    )
     rendered = render_all(model)
     _, by_name = install(monitor, rendered.objects)
     assert by_name["clusterqueue-alpha"].protect and by_name["clusterqueue-beta"].protect
@@ -86,7 +97,11 @@ def test_live_quota_objects_are_protected_and_a_retired_teams_are_not(monitor):
     assert by_name["cohort-dev"].protect
     assert not by_name["clusterqueue-gamma"].protect and not by_name["localqueue-gamma-gamma"].protect
     assert not by_name["priorityclass-gang-standard"].protect
-    assert by_name["namespace-alpha"].protect and by_name["namespace-beta-vc"].protect and not by_name["namespace-gamma"].protect
+    assert (
+        by_name["namespace-alpha"].protect
+        and by_name["namespace-beta-vc"].protect
+        and not by_name["namespace-gamma"].protect
+    )
 
 
 def test_protection_follows_the_renderer_for_every_object(monitor):
@@ -97,15 +112,25 @@ def test_protection_follows_the_renderer_for_every_object(monitor):
 
 
 def obj(key: str, api: str, kind: str, engine: str, **spec) -> RenderedObject:
-    return RenderedObject(key, {"apiVersion": api, "kind": kind, "metadata": {"name": key}, "spec": spec}, engine, False)
+    return RenderedObject(
+        key, {"apiVersion": api, "kind": kind, "metadata": {"name": key}, "spec": spec}, engine, False
+    )
 
 
-@pytest.mark.parametrize(("objects", "message"), [
-    ([obj("lq", "kueue.x-k8s.io/v1beta2", "LocalQueue", "kueue", clusterQueue="cq"),
-      obj("cq", "kueue.x-k8s.io/v1beta2", "ClusterQueue", "kueue")], "parents must come first"),
-    ([obj("cm", "v1", "ConfigMap", "core")], "no typed resource for core kind"),
-    ([obj("q", "scheduling.volcano.sh/v1beta1", "Queue", "yunikorn")], "not installed by this stack"),
-])
+@pytest.mark.parametrize(
+    ("objects", "message"),
+    [
+        (
+            [
+                obj("lq", "kueue.x-k8s.io/v1beta2", "LocalQueue", "kueue", clusterQueue="cq"),
+                obj("cq", "kueue.x-k8s.io/v1beta2", "ClusterQueue", "kueue"),
+            ],
+            "parents must come first",
+        ),
+        ([obj("cm", "v1", "ConfigMap", "core")], "no typed resource for core kind"),
+        ([obj("q", "scheduling.volcano.sh/v1beta1", "Queue", "yunikorn")], "not installed by this stack"),
+    ],
+)
 def test_a_broken_render_contract_is_a_clear_error(monitor, objects, message):
     with pytest.raises(ValueError, match=message):
         install(monitor, objects)

@@ -7,9 +7,9 @@ import yaml
 
 from gpufleet.pulumi.volcano import VOLCANO_REPO, Volcano, VolcanoArgs
 from gpufleet.render.volcano import render_volcano_values
-from tests.components.test_controller import SECRET_SIG, unsecret
 from tests.components.builders import fleet, fleet_data, one, team
 from tests.components.mocking import run_program
+from tests.components.test_controller import SECRET_SIG, unsecret
 
 
 def install(monitor, model):
@@ -28,9 +28,15 @@ def test_the_component_has_its_token_and_parents_the_namespace_and_chart(monitor
     registered = install(monitor, fleet())
     component = one(registered, "gpufleet:volcano:Volcano")
     children = [r for r in registered if r is not component]
-    assert {r.type for r in children} == {"kubernetes:core/v1:Namespace", "kubernetes:helm.sh/v4:Chart", "kubernetes:core/v1:Secret",
-                                          "tls:index/privateKey:PrivateKey", "tls:index/selfSignedCert:SelfSignedCert",
-                                          "tls:index/certRequest:CertRequest", "tls:index/locallySignedCert:LocallySignedCert"}
+    assert {r.type for r in children} == {
+        "kubernetes:core/v1:Namespace",
+        "kubernetes:helm.sh/v4:Chart",
+        "kubernetes:core/v1:Secret",
+        "tls:index/privateKey:PrivateKey",
+        "tls:index/selfSignedCert:SelfSignedCert",
+        "tls:index/certRequest:CertRequest",
+        "tls:index/locallySignedCert:LocallySignedCert",
+    }
     assert all(r.parent == component.urn for r in children)
 
 
@@ -50,7 +56,9 @@ def test_the_admission_secret_the_chart_mounts_exists_before_the_chart(monitor):
 
 def test_with_cert_manager_the_serving_certificate_writes_the_secret_before_the_chart(monitor):
     model = fleet()
-    registered = run_program(monitor, lambda: Volcano("volcano", VolcanoArgs(model, render_volcano_values(model), cert_manager=True)))
+    registered = run_program(
+        monitor, lambda: Volcano("volcano", VolcanoArgs(model, render_volcano_values(model), cert_manager=True))
+    )
     certificates = [r for r in registered if r.type == "kubernetes:cert-manager.io/v1:Certificate"]
     serving = next(c for c in certificates if c.inputs["spec"].get("secretName") == "volcano-admission-secret")
     assert "volcano-admission-service.volcano-system.svc" in serving.inputs["spec"]["dnsNames"]
@@ -58,10 +66,13 @@ def test_with_cert_manager_the_serving_certificate_writes_the_secret_before_the_
     assert not [r for r in registered if r.type.startswith("tls:")]
 
 
-@pytest.mark.parametrize("volcano", [
-    {"chartVersion": "1.15.1"},
-    {"chartVersion": "1.15.0", "namespace": "vc-system", "releaseName": "vc"},
-])
+@pytest.mark.parametrize(
+    "volcano",
+    [
+        {"chartVersion": "1.15.1"},
+        {"chartVersion": "1.15.0", "namespace": "vc-system", "releaseName": "vc"},
+    ],
+)
 def test_the_chart_is_the_pinned_volcano_chart_from_its_repository(monitor, volcano):
     model = fleet(engines={"kueue": {}, "volcano": volcano})
     registered = install(monitor, model)
@@ -69,18 +80,34 @@ def test_the_chart_is_the_pinned_volcano_chart_from_its_repository(monitor, volc
     namespace = one(registered, "kubernetes:core/v1:Namespace")
     engine = model.engines.volcano
     assert chart.inputs["chart"] == "volcano"
-    assert chart.inputs["repositoryOpts"] == {"repo": VOLCANO_REPO} == {"repo": "https://volcano-sh.github.io/helm-charts"}
+    assert (
+        chart.inputs["repositoryOpts"] == {"repo": VOLCANO_REPO} == {"repo": "https://volcano-sh.github.io/helm-charts"}
+    )
     assert (chart.inputs["version"], chart.inputs["namespace"], chart.inputs["name"]) == (
-        engine.chart_version, engine.namespace, engine.release_name)
+        engine.chart_version,
+        engine.namespace,
+        engine.release_name,
+    )
     assert namespace.inputs["metadata"]["name"] == engine.namespace
     assert namespace.urn in chart.dependencies
     assert "skipAwait" not in chart.inputs
 
 
-@pytest.mark.parametrize(("scheduler", "loaded", "absent"), [
-    ({"plugin": "capacity", "hierarchy": True, "actions": ["enqueue", "allocate", "gangreclaim", "backfill"]}, "capacity", "proportion"),
-    ({"plugin": "proportion", "hierarchy": False, "actions": ["enqueue", "allocate", "gangpreempt", "backfill"]}, "proportion", "capacity"),
-])
+@pytest.mark.parametrize(
+    ("scheduler", "loaded", "absent"),
+    [
+        (
+            {"plugin": "capacity", "hierarchy": True, "actions": ["enqueue", "allocate", "gangreclaim", "backfill"]},
+            "capacity",
+            "proportion",
+        ),
+        (
+            {"plugin": "proportion", "hierarchy": False, "actions": ["enqueue", "allocate", "gangpreempt", "backfill"]},
+            "proportion",
+            "capacity",
+        ),
+    ],
+)
 def test_the_scheduler_conf_override_matches_the_model(monitor, scheduler, loaded, absent):
     flat = [team(name, cohort=None, quota={"l4": {"nominal": 8}, "t4": {"nominal": 4}}) for name in ("alpha", "beta")]
     model = fleet(volcano=scheduler, teams=flat if loaded == "proportion" else fleet_data()["teams"])

@@ -8,8 +8,9 @@ from typing import Any
 GROUP = "example.gpufleet.dev"
 
 
-def crd(schema: dict[str, Any], kind: str = "Widget", scope: str = "Namespaced", served: bool = True,
-        version: str = "v1") -> dict[str, Any]:
+def crd(
+    schema: dict[str, Any], kind: str = "Widget", scope: str = "Namespaced", served: bool = True, version: str = "v1"
+) -> dict[str, Any]:
     """A CustomResourceDefinition for ``kind`` with ``schema`` as its openAPIV3Schema."""
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -36,7 +37,11 @@ def widget_schema() -> dict[str, Any]:
                 "type": "object",
                 "required": ["size"],
                 "x-kubernetes-validations": [
-                    {"rule": "self.size >= self.minSize", "message": "size must be at least minSize", "fieldPath": ".size"},
+                    {
+                        "rule": "self.size >= self.minSize",
+                        "message": "size must be at least minSize",
+                        "fieldPath": ".size",
+                    },
                 ],
                 "properties": {
                     "size": {"type": "integer", "format": "int32", "minimum": 0},
@@ -94,21 +99,37 @@ def cluster_queue(**spec: Any) -> dict[str, Any]:
     base = {
         "cohortName": "org",
         "namespaceSelector": {},
-        "resourceGroups": [{
-            "coveredResources": ["cpu", "nvidia.com/gpu"],
-            "flavors": [{"name": "h100", "resources": [
-                {"name": "cpu", "nominalQuota": "96"},
-                {"name": "nvidia.com/gpu", "nominalQuota": 16.0, "borrowingLimit": 8},
-            ]}],
-        }],
+        "resourceGroups": [
+            {
+                "coveredResources": ["cpu", "nvidia.com/gpu"],
+                "flavors": [
+                    {
+                        "name": "h100",
+                        "resources": [
+                            {"name": "cpu", "nominalQuota": "96"},
+                            {"name": "nvidia.com/gpu", "nominalQuota": 16.0, "borrowingLimit": 8},
+                        ],
+                    }
+                ],
+            }
+        ],
     }
     base.update(spec)
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "team-a"}, "spec": base}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": "team-a"},
+        "spec": base,
+    }
 
 
 def topology(*levels: str) -> dict[str, Any]:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "default"},
-            "spec": {"levels": [{"nodeLabel": level} for level in levels]}}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Topology",
+        "metadata": {"name": "default"},
+        "spec": {"levels": [{"nodeLabel": level} for level in levels]},
+    }
 
 
 def sample(schema: dict[str, Any], full: bool, depth: int = 0) -> Any:

@@ -7,12 +7,15 @@ import pytest
 from gpufleet.crdschema.celext import compile_program
 
 
-@pytest.mark.parametrize("expression, expected", [
-    ("'nvidia.com/gpu'.replace('/', '..')", "nvidia.com..gpu"),  # how a resource name is written in a params key
-    ("'a/b/c'.replace('/', '')", "abc"),
-    ("'a/b/c'.replace('/', '-', 1)", "a-b/c"),
-    ("'a/b/c'.replace('/', '-', -1)", "a-b-c"),
-    ("'abc'.replace('x', 'y')", "abc"),
-])
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ("'nvidia.com/gpu'.replace('/', '..')", "nvidia.com..gpu"),  # how a resource name is written in a params key
+        ("'a/b/c'.replace('/', '')", "abc"),
+        ("'a/b/c'.replace('/', '-', 1)", "a-b/c"),
+        ("'a/b/c'.replace('/', '-', -1)", "a-b-c"),
+        ("'abc'.replace('x', 'y')", "abc"),
+    ],
+)
 def test_replace_replaces_every_occurrence_or_the_first_n(expression, expected):
     assert str(compile_program(expression).evaluate({})) == expected

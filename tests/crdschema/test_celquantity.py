@@ -6,7 +6,6 @@ One test per function, each with the upstream doc comment's examples where it ha
 from __future__ import annotations
 
 import pytest
-
 from celpy import celtypes
 
 from gpufleet.crdschema.celext import compile_program
@@ -25,14 +24,39 @@ def fails(expression: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("text, ok", [("1.5G", True), ("200k", True), ("200K", False), ("Three", False), ("Mi", False),
-                                      ("", False), (" 8", False), ("8 ", False), ("8Ei", True), ("-1", True), (".5", True)])
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("1.5G", True),
+        ("200k", True),
+        ("200K", False),
+        ("Three", False),
+        ("Mi", False),
+        ("", False),
+        (" 8", False),
+        ("8 ", False),
+        ("8Ei", True),
+        ("-1", True),
+        (".5", True),
+    ],
+)
 def test_quantity_parses_what_parse_quantity_parses_and_fails_on_the_rest(text, ok):
     assert fails(f"quantity('{text}')") is not ok
 
 
-@pytest.mark.parametrize("text, ok", [("1.3G", True), ("1.3Gi", True), ("1,3G", False), ("10000k", True), ("200K", False),
-                                      ("Three", False), ("Mi", False), ("", False)])
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("1.3G", True),
+        ("1.3Gi", True),
+        ("1,3G", False),
+        ("10000k", True),
+        ("200K", False),
+        ("Three", False),
+        ("Mi", False),
+        ("", False),
+    ],
+)
 def test_is_quantity_is_true_exactly_when_quantity_does_not_fail(text, ok):
     assert run(f"isQuantity('{text}')") is ok
     assert fails(f"quantity('{text}')") is not ok
@@ -42,8 +66,18 @@ def test_quantity_and_is_quantity_take_strings_only_as_their_single_overload():
     assert fails("quantity(8)") and fails("isQuantity(8)")
 
 
-@pytest.mark.parametrize("text, integer", [("50000000G", True), ("50k", True), ("9999999999999999999999999999999999999G", False),
-                                           ("1500m", False), ("8", True), ("-3", True), ("1n", False)])
+@pytest.mark.parametrize(
+    "text, integer",
+    [
+        ("50000000G", True),
+        ("50k", True),
+        ("9999999999999999999999999999999999999G", False),
+        ("1500m", False),
+        ("8", True),
+        ("-3", True),
+        ("1n", False),
+    ],
+)
 def test_is_integer_says_whether_as_integer_is_safe(text, integer):
     assert run(f"quantity('{text}').isInteger()") is integer
     assert fails(f"quantity('{text}').asInteger()") is not integer
@@ -63,30 +97,39 @@ def test_sign_is_one_minus_one_or_zero(text, expected):
     assert run(f"sign(quantity('{text}'))") == expected
 
 
-@pytest.mark.parametrize("expression", [
-    "quantity('50k').add(quantity('20k')) == quantity('70k')",
-    "quantity('50k').add(20) == quantity('50020')",
-    "quantity('50k').add(20).sub(quantity('100k')).sub(-50000) == quantity('20')",
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "quantity('50k').add(quantity('20k')) == quantity('70k')",
+        "quantity('50k').add(20) == quantity('50020')",
+        "quantity('50k').add(20).sub(quantity('100k')).sub(-50000) == quantity('20')",
+    ],
+)
 def test_add_takes_a_quantity_or_an_int(expression):
     assert run(expression) is True
 
 
-@pytest.mark.parametrize("expression", [
-    "quantity('50k').sub(quantity('20k')) == quantity('30k')",
-    "quantity('50k').sub(20000) == quantity('30k')",
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "quantity('50k').sub(quantity('20k')) == quantity('30k')",
+        "quantity('50k').sub(20000) == quantity('30k')",
+    ],
+)
 def test_sub_takes_a_quantity_or_an_int(expression):
     assert run(expression) is True
 
 
-@pytest.mark.parametrize("a, b, expected", [("200M", "100M", 1), ("1Gi", "1G", 1), ("1000m", "1", 0), ("500m", "1", -1)])
+@pytest.mark.parametrize(
+    "a, b, expected", [("200M", "100M", 1), ("1Gi", "1G", 1), ("1000m", "1", 0), ("500m", "1", -1)]
+)
 def test_compare_to_is_cmp(a, b, expected):
     assert run(f"quantity('{a}').compareTo(quantity('{b}'))") == expected
 
 
-@pytest.mark.parametrize("a, b, greater, less", [("200M", "100M", True, False), ("50M", "100M", False, True),
-                                                 ("100M", "100M", False, False)])
+@pytest.mark.parametrize(
+    "a, b, greater, less", [("200M", "100M", True, False), ("50M", "100M", False, True), ("100M", "100M", False, False)]
+)
 def test_is_greater_than_and_is_less_than_are_strict(a, b, greater, less):
     assert run(f"quantity('{a}').isGreaterThan(quantity('{b}'))") is greater
     assert run(f"quantity('{a}').isLessThan(quantity('{b}'))") is less

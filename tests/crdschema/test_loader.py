@@ -19,8 +19,14 @@ def write(path: Path, *docs) -> Path:
 
 
 def test_a_directory_is_read_recursively_with_both_suffixes_and_multiple_documents(tmp_path):
-    write(tmp_path / "a.yaml", crd(widget_schema()), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
-    write(tmp_path / "nested" / "deeper" / "b.yml", crd(widget_schema(), kind="Gadget"), crd(widget_schema(), kind="Sprocket"))
+    write(
+        tmp_path / "a.yaml", crd(widget_schema()), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+    )
+    write(
+        tmp_path / "nested" / "deeper" / "b.yml",
+        crd(widget_schema(), kind="Gadget"),
+        crd(widget_schema(), kind="Sprocket"),
+    )
     (tmp_path / "notes.txt").write_text("not yaml: [")
     crds = CrdSet.load(tmp_path)
     assert sorted(kind for _, _, kind in crds.versions) == ["Gadget", "Sprocket", "Widget"]
@@ -36,10 +42,16 @@ def test_a_version_that_is_not_served_is_not_known(tmp_path):
     assert not crds.knows(widget())
 
 
-@pytest.mark.parametrize("content, words", [
-    ("kind: [unclosed\n", "malformed YAML"),
-    (yaml.safe_dump({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": {}}), "not a well-formed"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("kind: [unclosed\n", "malformed YAML"),
+        (
+            yaml.safe_dump({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": {}}),
+            "not a well-formed",
+        ),
+    ],
+)
 def test_bad_input_raises_a_model_error_naming_the_file(tmp_path, content, words):
     bad = tmp_path / "sub" / "bad.yaml"
     bad.parent.mkdir()

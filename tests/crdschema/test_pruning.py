@@ -17,12 +17,15 @@ def pruned(crds, obj) -> list[str]:
     return [issue.path for issue in crds.pruned_fields(obj)]
 
 
-@pytest.mark.parametrize("spec, expected", [
-    ({"sise": 4}, ["spec.sise"]),
-    ({"ports": [{"name": "a", "protocl": "UDP"}]}, ["spec.ports[0].protocl"]),
-    ({"template": {"spec": {"image": "x", "imagePullPolicy": "Always"}}}, ["spec.template.spec.imagePullPolicy"]),
-    ({"mode": None}, ["spec.mode"]),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ({"sise": 4}, ["spec.sise"]),
+        ({"ports": [{"name": "a", "protocl": "UDP"}]}, ["spec.ports[0].protocl"]),
+        ({"template": {"spec": {"image": "x", "imagePullPolicy": "Always"}}}, ["spec.template.spec.imagePullPolicy"]),
+        ({"mode": None}, ["spec.mode"]),
+    ],
+)
 def test_an_unknown_or_null_field_is_reported_at_its_path(crds, spec, expected):
     assert pruned(crds, widget(**spec)) == expected
 
@@ -33,12 +36,15 @@ def test_the_message_names_the_schema_and_the_fix_suggests_the_close_name(crds):
     assert issue.fix.startswith("did you mean size?")
 
 
-@pytest.mark.parametrize("spec", [
-    {"settings": {"any": {"nested": ["thing"]}}},
-    {"labels": {"free": "form"}},
-    {"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}}}},
-    {"note": None},
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"settings": {"any": {"nested": ["thing"]}}},
+        {"labels": {"free": "form"}},
+        {"template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}}}},
+        {"note": None},
+    ],
+)
 def test_preserved_embedded_additional_and_nullable_fields_are_kept(crds, spec):
     assert pruned(crds, widget(**spec)) == []
 

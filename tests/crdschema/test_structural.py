@@ -18,26 +18,37 @@ def paths(issues) -> list[str]:
 
 
 def test_a_valid_widget_has_no_issues(crds):
-    obj = widget(quota="10Gi", mode="Safe", tags=["a", "b"], ports=[{"name": "http", "port": 80}], note=None,
-                 startedAt="2026-01-31T12:00:00Z", settings={"anything": {"goes": 1}}, labels={"a": "b"},
-                 template={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"image": "x"}})
+    obj = widget(
+        quota="10Gi",
+        mode="Safe",
+        tags=["a", "b"],
+        ports=[{"name": "http", "port": 80}],
+        note=None,
+        startedAt="2026-01-31T12:00:00Z",
+        settings={"anything": {"goes": 1}},
+        labels={"a": "b"},
+        template={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"image": "x"}},
+    )
     assert crds.validate(obj) == []
 
 
-@pytest.mark.parametrize("spec, path, words", [
-    ({"size": "3"}, "spec.size", "must be of type integer, got string"),
-    ({"size": 2.5}, "spec.size", "must be of type integer, got number"),
-    ({"size": True}, "spec.size", "must be of type integer, got boolean"),
-    ({"size": -1}, "spec.size", "less than the minimum"),
-    ({"quota": 1.5}, "spec.quota", "integer or a string"),
-    ({"quota": ["1"]}, "spec.quota", "integer or a string"),
-    ({"mode": "Slow"}, "spec.mode", "is not one of ['Fast', 'Safe']"),
-    ({"startedAt": "yesterday"}, "spec.startedAt", "not a valid date-time"),
-    ({"tags": ["a", "a"]}, "spec.tags[1]", "duplicate entry"),
-    ({"ports": [{"name": "http"}, {"name": "http", "protocol": "TCP"}]}, "spec.ports[1]", "duplicate entry"),
-    ({"ports": [{"port": 80}]}, "spec.ports[0].name", "required field is missing"),
-    ({"labels": {"a": 1}}, "spec.labels.a", "must be of type string"),
-])
+@pytest.mark.parametrize(
+    "spec, path, words",
+    [
+        ({"size": "3"}, "spec.size", "must be of type integer, got string"),
+        ({"size": 2.5}, "spec.size", "must be of type integer, got number"),
+        ({"size": True}, "spec.size", "must be of type integer, got boolean"),
+        ({"size": -1}, "spec.size", "less than the minimum"),
+        ({"quota": 1.5}, "spec.quota", "integer or a string"),
+        ({"quota": ["1"]}, "spec.quota", "integer or a string"),
+        ({"mode": "Slow"}, "spec.mode", "is not one of ['Fast', 'Safe']"),
+        ({"startedAt": "yesterday"}, "spec.startedAt", "not a valid date-time"),
+        ({"tags": ["a", "a"]}, "spec.tags[1]", "duplicate entry"),
+        ({"ports": [{"name": "http"}, {"name": "http", "protocol": "TCP"}]}, "spec.ports[1]", "duplicate entry"),
+        ({"ports": [{"port": 80}]}, "spec.ports[0].name", "required field is missing"),
+        ({"labels": {"a": 1}}, "spec.labels.a", "must be of type string"),
+    ],
+)
 def test_a_schema_violation_is_reported_at_its_exact_path(crds, spec, path, words):
     issues = crds.validate(widget(**spec))
     assert [i.path for i in issues if words in i.message] == [path], issues
@@ -47,10 +58,13 @@ def test_an_integral_float_is_an_integer_as_pulumi_sends_it(crds):
     assert crds.validate(widget(size=16.0, quota=8.0)) == []
 
 
-@pytest.mark.parametrize("ports", [
-    [{"name": "http"}, {"name": "http", "protocol": "UDP"}],
-    [{"name": "http"}, {"name": "grpc"}],
-])
+@pytest.mark.parametrize(
+    "ports",
+    [
+        [{"name": "http"}, {"name": "http", "protocol": "UDP"}],
+        [{"name": "http"}, {"name": "grpc"}],
+    ],
+)
 def test_map_list_entries_with_different_keys_are_allowed(crds, ports):
     assert crds.validate(widget(ports=ports)) == []
 
@@ -71,20 +85,25 @@ def test_every_problem_is_reported_not_only_the_first(crds):
     assert sorted(paths(issues)) == ["(root)", "spec.mode", "spec.size", "spec.tags[1]"]
 
 
-@pytest.mark.parametrize("metadata, path", [
-    ({"namespace": "team-a"}, "metadata.name"),
-    ({"name": "Team_A", "namespace": "team-a"}, "metadata.name"),
-    ({"name": "a" * 254, "namespace": "team-a"}, "metadata.name"),
-    ({"generateName": "Bad_", "namespace": "team-a"}, "metadata.generateName"),
-    ({"name": "w", "namespace": "Team-A"}, "metadata.namespace"),
-    ({"name": "w", "labels": {"bad key!": "x"}}, "metadata.labels[bad key!]"),
-    ({"name": "w", "labels": {"team": "-x-"}}, "metadata.labels[team]"),
-])
+@pytest.mark.parametrize(
+    "metadata, path",
+    [
+        ({"namespace": "team-a"}, "metadata.name"),
+        ({"name": "Team_A", "namespace": "team-a"}, "metadata.name"),
+        ({"name": "a" * 254, "namespace": "team-a"}, "metadata.name"),
+        ({"generateName": "Bad_", "namespace": "team-a"}, "metadata.generateName"),
+        ({"name": "w", "namespace": "Team-A"}, "metadata.namespace"),
+        ({"name": "w", "labels": {"bad key!": "x"}}, "metadata.labels[bad key!]"),
+        ({"name": "w", "labels": {"team": "-x-"}}, "metadata.labels[team]"),
+    ],
+)
 def test_bad_metadata_is_reported(crds, metadata, path):
     assert paths(crds.validate(with_metadata(widget(), **metadata))) == [path]
 
 
-@pytest.mark.parametrize("metadata", [{"name": "a.b-c"}, {"generateName": "job-"}, {"name": "w", "labels": {"x.io/team": "a_b"}}])
+@pytest.mark.parametrize(
+    "metadata", [{"name": "a.b-c"}, {"generateName": "job-"}, {"name": "w", "labels": {"x.io/team": "a_b"}}]
+)
 def test_good_metadata_passes(crds, metadata):
     assert crds.validate(with_metadata(widget(), **metadata)) == []
 

@@ -16,12 +16,21 @@ def kueue() -> CrdSet:
 
 
 def topology(*labels: str) -> dict:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "h100"},
-            "spec": {"levels": [{"nodeLabel": label} for label in labels]}}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Topology",
+        "metadata": {"name": "h100"},
+        "spec": {"levels": [{"nodeLabel": label} for label in labels]},
+    }
 
 
 def flavor(**spec) -> dict:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "h100"}, "spec": spec}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ResourceFlavor",
+        "metadata": {"name": "h100"},
+        "spec": spec,
+    }
 
 
 def test_changing_topology_levels_breaks_the_immutability_rule(kueue):
@@ -33,22 +42,36 @@ def test_an_unchanged_object_passes_every_transition_rule(kueue):
     assert kueue.validate_update(topology("rack"), topology("rack")) == []
 
 
-@pytest.mark.parametrize(("old", "new", "message"), [
-    (flavor(nodeLabels={"a": "1"}, topologyName="h100"), flavor(nodeLabels={"a": "2"}, topologyName="h100"), "nodeLabels are immutable"),
-    (flavor(topologyName="h100"), flavor(topologyName="other"), "topologyName is immutable"),
-    (flavor(topologyName="h100"), flavor(), "topologyName is immutable"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            flavor(nodeLabels={"a": "1"}, topologyName="h100"),
+            flavor(nodeLabels={"a": "2"}, topologyName="h100"),
+            "nodeLabels are immutable",
+        ),
+        (flavor(topologyName="h100"), flavor(topologyName="other"), "topologyName is immutable"),
+        (flavor(topologyName="h100"), flavor(), "topologyName is immutable"),
+    ],
+)
 def test_a_topology_aware_flavor_keeps_its_labels_and_topology(kueue, old, new, message):
     assert any(message in i.message for i in kueue.validate_update(old, new))
 
 
 def test_a_flavor_without_topology_may_change_its_labels_and_gain_a_topology(kueue):
-    assert kueue.validate_update(flavor(nodeLabels={"a": "1"}), flavor(nodeLabels={"a": "2"}, topologyName="h100")) == []
+    assert (
+        kueue.validate_update(flavor(nodeLabels={"a": "1"}), flavor(nodeLabels={"a": "2"}, topologyName="h100")) == []
+    )
 
 
 def test_a_local_queue_keeps_its_cluster_queue(kueue):
     def lq(cq):
-        return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "ns"},
-                "spec": {"clusterQueue": cq}}
+        return {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "LocalQueue",
+            "metadata": {"name": "q", "namespace": "ns"},
+            "spec": {"clusterQueue": cq},
+        }
+
     assert [i.path for i in kueue.validate_update(lq("a"), lq("b"))] == ["spec.clusterQueue"]
     assert kueue.validate_update(lq("a"), copy.deepcopy(lq("a"))) == []

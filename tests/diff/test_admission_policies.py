@@ -9,7 +9,9 @@ from tests.render.builders import fleet, pool, quota, team
 
 
 def model(enforcement: str):
-    return fleet(pools=[pool("h100")], teams=[team("a", quota={"h100": quota(8)})], controller={"enforcement": enforcement})
+    return fleet(
+        pools=[pool("h100")], teams=[team("a", quota={"h100": quota(8)})], controller={"enforcement": enforcement}
+    )
 
 
 @pytest.mark.parametrize("enforcement, listed", [("webhook", False), ("both", True), ("apiServer", True)])

@@ -32,14 +32,19 @@ def in_place_parents(base: list[RenderedObject], new: list[RenderedObject]) -> l
 def verdicts(base, new):
     cluster = Cluster(base, None)
     steps = plan_steps(base, new)
-    return [(s.op, s.new["metadata"]["name"] if s.new else s.old["metadata"]["name"], cluster.judge(s, steps).verdict)
-            for i, s in enumerate(steps)]
+    return [
+        (s.op, s.new["metadata"]["name"] if s.new else s.old["metadata"]["name"], cluster.judge(s, steps).verdict)
+        for i, s in enumerate(steps)
+    ]
 
 
-@pytest.mark.parametrize(("edits", "rejected"), [
-    ((a100("research", 256),), "ml"),                        # the parent shrinks first, below its children's old sum
-    ((a100("research", 256), a100("eval", 384)), "eval"),   # unchanged total: eval may grow before research shrinks
-])
+@pytest.mark.parametrize(
+    ("edits", "rejected"),
+    [
+        ((a100("research", 256),), "ml"),  # the parent shrinks first, below its children's old sum
+        ((a100("research", 256), a100("eval", 384)), "eval"),  # unchanged total: eval may grow before research shrinks
+    ],
+)
 def test_an_in_place_parent_with_the_exact_sum_would_be_rejected(edits, rejected):
     base = list(render_all(model()).objects)
     new = in_place_parents(base, list(render_all(model(*edits)).objects))
@@ -69,6 +74,7 @@ def test_creating_an_object_that_exists_is_rejected():
 
 def test_an_in_place_update_of_an_immutable_field_is_rejected_by_the_crds_transition_rule():
     from gpufleet.crdschema import CrdSet
+
     crds = CrdSet.load(shared_path("crds", "kueue"))
     base = list(render_all(model()).objects)
     topology = next(o for o in base if o.key == "topology-h100")
@@ -90,15 +96,22 @@ def test_replacing_a_flavor_that_no_cluster_queue_names_completes():
     base = list(render_all(model()).objects)
     flavor = next(o for o in base if o.key == "resourceflavor-h100")
     cluster = Cluster([o for o in base if o.manifest["kind"] != "ClusterQueue"], None)
-    step = Step("delete", flavor.key, flavor.manifest, None, False, why="spec.nodeLabels cannot change in place", replaced=True)
+    step = Step(
+        "delete", flavor.key, flavor.manifest, None, False, why="spec.nodeLabels cannot change in place", replaced=True
+    )
     assert cluster.judge(step).verdict == "ok"
     assert cluster.judge(Step("replace", flavor.key, flavor.manifest, flavor.manifest, False)).verdict == "ok"
 
 
 def test_another_config_maps_replacement_says_what_the_provider_does_and_nothing_about_the_controller():
     def config_map(data: str) -> RenderedObject:
-        return RenderedObject("cm", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"},
-                                     "data": {"k": data}}, "core", False)
+        return RenderedObject(
+            "cm",
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"}, "data": {"k": data}},
+            "core",
+            False,
+        )
+
     steps = plan_steps([config_map("a")], [config_map("b")])
     cluster = Cluster([config_map("a")], None)
     reasons = [cluster.judge(s, steps).reason for s in steps]

@@ -28,7 +28,12 @@ def crds() -> CrdSet:
 
 
 def flavor(**spec) -> dict:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "resource-flavor"}, "spec": spec}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ResourceFlavor",
+        "metadata": {"name": "resource-flavor"},
+        "spec": spec,
+    }
 
 
 def taints(n: int) -> list[dict]:
@@ -47,28 +52,54 @@ def update(crds: CrdSet, old: dict, new: dict) -> str:
     return Cluster([RenderedObject("x", old, "kueue", False)], crds).judge(Step("update", "x", old, new, False)).verdict
 
 
-@pytest.mark.parametrize(("case", "manifest", "verdict"), [
-    ("L112 invalid number of taints", flavor(nodeTaints=taints(9)), "rejected"),
-    ("L113 invalid number of nodeSelector labels", flavor(nodeLabels=labels(9)), "rejected"),
-    ("L114 valid number of nodeSelector labels and taints", flavor(nodeTaints=taints(8), nodeLabels=labels(8)), "ok"),
-    ("L154 invalid taints", flavor(nodeTaints=[{"key": "skdajf"}, {"key": "@foo", "value": "bar", "effect": "NoSchedule"}]), "rejected"),
-    ("L168 invalid tolerations", flavor(tolerations=[
-        {"key": "abc", "operator": "Exists", "value": "v", "effect": "NoSchedule"},
-        {"key": "abc", "operator": "Equal", "value": "v", "effect": "not-valid"}]), "rejected"),
-])
+@pytest.mark.parametrize(
+    ("case", "manifest", "verdict"),
+    [
+        ("L112 invalid number of taints", flavor(nodeTaints=taints(9)), "rejected"),
+        ("L113 invalid number of nodeSelector labels", flavor(nodeLabels=labels(9)), "rejected"),
+        (
+            "L114 valid number of nodeSelector labels and taints",
+            flavor(nodeTaints=taints(8), nodeLabels=labels(8)),
+            "ok",
+        ),
+        (
+            "L154 invalid taints",
+            flavor(nodeTaints=[{"key": "skdajf"}, {"key": "@foo", "value": "bar", "effect": "NoSchedule"}]),
+            "rejected",
+        ),
+        (
+            "L168 invalid tolerations",
+            flavor(
+                tolerations=[
+                    {"key": "abc", "operator": "Exists", "value": "v", "effect": "NoSchedule"},
+                    {"key": "abc", "operator": "Equal", "value": "v", "effect": "not-valid"},
+                ]
+            ),
+            "rejected",
+        ),
+    ],
+)
 def test_flavor_creation_is_judged_like_the_api_server(crds, case, manifest, verdict):
     assert create(crds, manifest) == verdict, f"{RF_TEST}#{case.split()[0]}"
 
 
 def test_updating_a_flavor_with_an_invalid_taint_is_rejected(crds):
     """``RF_TEST#L117``."""
-    assert update(crds, flavor(), flavor(nodeTaints=[{"key": "foo", "value": "bar", "effect": "Invalid"}])) == "rejected"
+    assert (
+        update(crds, flavor(), flavor(nodeTaints=[{"key": "foo", "value": "bar", "effect": "Invalid"}])) == "rejected"
+    )
 
 
 def test_changing_a_local_queues_cluster_queue_is_rejected(crds):
     """``LQ_TEST#L50``."""
+
     def lq(cq: str) -> dict:
-        return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "ns"},
-                "spec": {"clusterQueue": cq}}
+        return {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "LocalQueue",
+            "metadata": {"name": "q", "namespace": "ns"},
+            "spec": {"clusterQueue": cq},
+        }
+
     assert update(crds, lq("foo"), lq("bar")) == "rejected"
     assert update(crds, lq("foo"), lq("foo")) == "ok"

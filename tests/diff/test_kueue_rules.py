@@ -33,7 +33,12 @@ def cq(*resource, cohort=None, preemption=None, concurrent=None):
         spec["preemption"] = preemption
     if concurrent:
         spec["concurrentAdmissionPolicy"] = concurrent
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cluster-queue"}, "spec": spec}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": "cluster-queue"},
+        "spec": spec,
+    }
 
 
 CREATE_CASES = [
@@ -41,14 +46,37 @@ CREATE_CASES = [
     ("L104 flavor quota with negative value", cq("cpu", "-1"), "nominalQuota: Invalid value: -1"),
     ("L114 flavor quota with zero value", cq("cpu", "0"), None),
     ("L121 flavor quota with borrowingLimit 0", cq("cpu", "1", "0", cohort="cohort"), None),
-    ("L129 flavor quota with negative borrowingLimit", cq("cpu", "1", "-1", cohort="cohort"), "borrowingLimit: Invalid value: -1"),
+    (
+        "L129 flavor quota with negative borrowingLimit",
+        cq("cpu", "1", "-1", cohort="cohort"),
+        "borrowingLimit: Invalid value: -1",
+    ),
     ("L140 flavor quota with lendingLimit 0", cq("cpu", "1", "", "0", cohort="cohort"), None),
-    ("L148 flavor quota with negative lendingLimit", cq("cpu", "1", "", "-1", cohort="cohort"), "lendingLimit: Invalid value: -1"),
-    ("L159 flavor quota with lendingLimit and empty cohort", cq("cpu", "1", "", "1"), "must be nil when cohort is empty"),
-    ("L169 flavor quota with lendingLimit greater than nominalQuota", cq("cpu", "1", "", "2", cohort="cohort"),
-     "must be less than or equal to the nominalQuota"),
-    ("L296 valid preemption with borrowWithinCohort",
-     cq(preemption={"reclaimWithinCohort": "LowerPriority", "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 10}}), None),
+    (
+        "L148 flavor quota with negative lendingLimit",
+        cq("cpu", "1", "", "-1", cohort="cohort"),
+        "lendingLimit: Invalid value: -1",
+    ),
+    (
+        "L159 flavor quota with lendingLimit and empty cohort",
+        cq("cpu", "1", "", "1"),
+        "must be nil when cohort is empty",
+    ),
+    (
+        "L169 flavor quota with lendingLimit greater than nominalQuota",
+        cq("cpu", "1", "", "2", cohort="cohort"),
+        "must be less than or equal to the nominalQuota",
+    ),
+    (
+        "L296 valid preemption with borrowWithinCohort",
+        cq(
+            preemption={
+                "reclaimWithinCohort": "LowerPriority",
+                "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 10},
+            }
+        ),
+        None,
+    ),
     ("L313 nil borrowWithinCohort from an older Kueue", cq(preemption={"reclaimWithinCohort": "Never"}), None),
 ]
 
@@ -64,12 +92,30 @@ def test_cluster_queue_rules_decide_the_upstream_case_like_upstream(case, queue,
 
 
 UPDATE_CASES = [
-    ("L524 queueingStrategy can be updated", {"queueingStrategy": "StrictFIFO"}, {"queueingStrategy": "BestEffortFIFO"}, None),
-    ("L530 same queueingStrategy", {"queueingStrategy": "BestEffortFIFO"}, {"queueingStrategy": "BestEffortFIFO"}, None),
-    ("L638 ConcurrentAdmissionPolicy cannot be added", {}, {"concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors"}}},
-     "spec.concurrentAdmissionPolicy: Invalid value: field is immutable"),
-    ("L656 ConcurrentAdmissionPolicy cannot be removed", {"concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors"}}}, {},
-     "spec.concurrentAdmissionPolicy: Invalid value: field is immutable"),
+    (
+        "L524 queueingStrategy can be updated",
+        {"queueingStrategy": "StrictFIFO"},
+        {"queueingStrategy": "BestEffortFIFO"},
+        None,
+    ),
+    (
+        "L530 same queueingStrategy",
+        {"queueingStrategy": "BestEffortFIFO"},
+        {"queueingStrategy": "BestEffortFIFO"},
+        None,
+    ),
+    (
+        "L638 ConcurrentAdmissionPolicy cannot be added",
+        {},
+        {"concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors"}}},
+        "spec.concurrentAdmissionPolicy: Invalid value: field is immutable",
+    ),
+    (
+        "L656 ConcurrentAdmissionPolicy cannot be removed",
+        {"concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors"}}},
+        {},
+        "spec.concurrentAdmissionPolicy: Invalid value: field is immutable",
+    ),
 ]
 
 
@@ -83,8 +129,12 @@ def test_cluster_queue_update_rules_decide_the_upstream_case_like_upstream(case,
 
 def test_cohort_rules_decide_the_upstream_case_like_upstream():
     """``COHORT_TEST#L40`` flavor quota with lendingLimit and empty parent."""
-    cohort = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort", "metadata": {"name": "c"},
-              "spec": {"resourceGroups": cq("cpu", "1", "", "1")["spec"]["resourceGroups"]}}
+    cohort = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Cohort",
+        "metadata": {"name": "c"},
+        "spec": {"resourceGroups": cq("cpu", "1", "", "1")["spec"]["resourceGroups"]},
+    }
     errors = cohort_update(cohort, cohort)
     assert len(errors) == 1 and "must be nil when parent is empty" in errors[0], f"{COHORT_TEST}#L40"
 
@@ -94,10 +144,17 @@ def test_a_cohort_may_lend_more_than_its_nominal_quota():
     assert cohort_update(cohort, cohort) == []
 
 
-@pytest.mark.parametrize(("old", "new", "rejected"), [
-    ({"value": 1000}, {"value": 2000}, True),
-    ({"value": 1000, "preemptionPolicy": "Never"}, {"value": 1000, "preemptionPolicy": "PreemptLowerPriority"}, True),
-    ({"value": 1000, "description": "a"}, {"value": 1000, "description": "b"}, False),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "rejected"),
+    [
+        ({"value": 1000}, {"value": 2000}, True),
+        (
+            {"value": 1000, "preemptionPolicy": "Never"},
+            {"value": 1000, "preemptionPolicy": "PreemptLowerPriority"},
+            True,
+        ),
+        ({"value": 1000, "description": "a"}, {"value": 1000, "description": "b"}, False),
+    ],
+)
 def test_a_priority_class_keeps_its_value_and_preemption_policy(old, new, rejected):
     assert bool(priority_class_update(old, new)) is rejected

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -17,8 +16,8 @@ import yaml
 
 from gpufleet.crdschema import CrdSet
 from gpufleet.diff import diff_fleets
-from gpufleet.diff.markdown import pool_change
 from gpufleet.diff.judge import NEW_POOL_FIX, RETIRE_FIX
+from gpufleet.diff.markdown import pool_change
 from gpufleet.model.loader import parse_model
 from tests.conftest import REPO, SHARED
 
@@ -65,7 +64,14 @@ def more_a100_nodes(d: dict) -> None:
 
 def add_vision(d: dict) -> None:
     d["cohorts"][0]["quota"]["h100"]["nominal"] = 272
-    d["teams"].append({"name": "vision", "namespaces": ["vision"], "cohort": "ml", "quota": {"h100": {"nominal": 512, "borrowingLimit": 256}}})
+    d["teams"].append(
+        {
+            "name": "vision",
+            "namespaces": ["vision"],
+            "cohort": "ml",
+            "quota": {"h100": {"nominal": 512, "borrowingLimit": 256}},
+        }
+    )
 
 
 def plain(name: str | None) -> str:
@@ -73,38 +79,96 @@ def plain(name: str | None) -> str:
 
 
 def shape(diff) -> list[tuple[str, str, str]]:
-    return [(s["op"], s["kind"], plain(s["name"]) if s["kind"] == "Queue" else f"{s['namespace'] + '/' if s['namespace'] else ''}{s['name']}")
-            for s in diff.steps]
+    return [
+        (
+            s["op"],
+            s["kind"],
+            plain(s["name"])
+            if s["kind"] == "Queue"
+            else f"{s['namespace'] + '/' if s['namespace'] else ''}{s['name']}",
+        )
+        for s in diff.steps
+    ]
 
 
 # The gang-admission controller's fleet context follows the model: the Kubernetes provider replaces a ConfigMap whose data changes
-CONTEXT = [("delete", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context"),
-           ("replace", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context")]
+CONTEXT = [
+    ("delete", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context"),
+    ("replace", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context"),
+]
 # The rules' params follow the fleet's facts (teams' namespaces, pool totals) the same way. While the provider
 # replaces it (delete first: its name is fixed), a binding reading it denies what it matches (docs/webhook.md).
-PARAMS = [("delete", "ConfigMap", "gpufleet-system/gpufleet-rule-params"),
-          ("replace", "ConfigMap", "gpufleet-system/gpufleet-rule-params")]
-MOVE_PARENT = [("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "eval"),
-               ("update", "Queue", "platform-ci"), ("delete", "Queue", "ml-<digest>")]
+PARAMS = [
+    ("delete", "ConfigMap", "gpufleet-system/gpufleet-rule-params"),
+    ("replace", "ConfigMap", "gpufleet-system/gpufleet-rule-params"),
+]
+MOVE_PARENT = [
+    ("create", "Queue", "ml-<digest>"),
+    ("update", "Queue", "research"),
+    ("update", "Queue", "eval"),
+    ("update", "Queue", "platform-ci"),
+    ("delete", "Queue", "ml-<digest>"),
+]
 
 SCENARIOS = {
     "grow a team (after growing its pool)": ((more_a100_nodes,), (more_a100_nodes, a100("research", 640)), MOVE_PARENT),
     "shrink a team": ((), (a100("research", 256),), MOVE_PARENT),
     "move quota between siblings": ((), (a100("research", 256), a100("eval", 384)), MOVE_PARENT),
-    "add a team": ((), (add_vision,), [("create", "Namespace", "vision"), ("update", "Cohort", "ml"), ("create", "ClusterQueue", "vision"),
-                                        ("create", "LocalQueue", "vision/vision"), *CONTEXT, *PARAMS]),
-    "drain a team": ((), (lifecycle("eval", "draining"),), [("update", "ClusterQueue", "eval"), ("update", "LocalQueue", "eval/eval")]),
-    "retire a drained team": ((lifecycle("eval", "draining"),), (lifecycle("eval", "retired"),), [
-        ("unprotect", "Namespace", "eval"), ("unprotect", "Namespace", "eval-vc"), ("unprotect", "ClusterQueue", "eval"),
-        ("unprotect", "LocalQueue", "eval/eval"), ("unprotect", "Queue", "eval")]),
-    "remove a retired team": ((lifecycle("eval", "retired"),), (remove("eval"),), [
-        ("create", "Queue", "ml-<digest>"), ("update", "Queue", "research"), ("update", "Queue", "platform-ci"), *CONTEXT,
-        *PARAMS, ("delete", "Queue", "eval"), ("delete", "Queue", "ml-<digest>"),
-        ("delete", "LocalQueue", "eval/eval"), ("delete", "ClusterQueue", "eval"),
-        ("delete", "Namespace", "eval-vc"), ("delete", "Namespace", "eval")]),
-    "change a priority value": ((), (lambda d: d["priorityClasses"][1].__setitem__("value", 2000),),
-                                [("delete", "PriorityClass", "gang-standard"), ("replace", "PriorityClass", "gang-standard"),
-                                 ("update", "WorkloadPriorityClass", "gang-standard"), *CONTEXT]),
+    "add a team": (
+        (),
+        (add_vision,),
+        [
+            ("create", "Namespace", "vision"),
+            ("update", "Cohort", "ml"),
+            ("create", "ClusterQueue", "vision"),
+            ("create", "LocalQueue", "vision/vision"),
+            *CONTEXT,
+            *PARAMS,
+        ],
+    ),
+    "drain a team": (
+        (),
+        (lifecycle("eval", "draining"),),
+        [("update", "ClusterQueue", "eval"), ("update", "LocalQueue", "eval/eval")],
+    ),
+    "retire a drained team": (
+        (lifecycle("eval", "draining"),),
+        (lifecycle("eval", "retired"),),
+        [
+            ("unprotect", "Namespace", "eval"),
+            ("unprotect", "Namespace", "eval-vc"),
+            ("unprotect", "ClusterQueue", "eval"),
+            ("unprotect", "LocalQueue", "eval/eval"),
+            ("unprotect", "Queue", "eval"),
+        ],
+    ),
+    "remove a retired team": (
+        (lifecycle("eval", "retired"),),
+        (remove("eval"),),
+        [
+            ("create", "Queue", "ml-<digest>"),
+            ("update", "Queue", "research"),
+            ("update", "Queue", "platform-ci"),
+            *CONTEXT,
+            *PARAMS,
+            ("delete", "Queue", "eval"),
+            ("delete", "Queue", "ml-<digest>"),
+            ("delete", "LocalQueue", "eval/eval"),
+            ("delete", "ClusterQueue", "eval"),
+            ("delete", "Namespace", "eval-vc"),
+            ("delete", "Namespace", "eval"),
+        ],
+    ),
+    "change a priority value": (
+        (),
+        (lambda d: d["priorityClasses"][1].__setitem__("value", 2000),),
+        [
+            ("delete", "PriorityClass", "gang-standard"),
+            ("replace", "PriorityClass", "gang-standard"),
+            ("update", "WorkloadPriorityClass", "gang-standard"),
+            *CONTEXT,
+        ],
+    ),
     "resize a pool": ((), (more_a100_nodes,), [*CONTEXT, *PARAMS]),
 }
 
@@ -118,11 +182,20 @@ def test_each_realistic_edit_applies_in_pulumi_order_with_no_rejected_step(name)
 
 
 IN_USE = {
-    "change topology levels": ((lambda d: pool(d, "h100").__setitem__("topologyLevels", ["topology.gpufleet.dev/rack", "kubernetes.io/hostname"]),),
-                               [("delete", "Topology", "h100"), ("replace", "Topology", "h100")], "ResourceFlavors name it (h100)"),
-    "change a pool's node labels": ((lambda d: pool(d, "h100")["nodeLabels"].__setitem__("gpufleet.dev/generation", "2"),),
-                                    [("delete", "ResourceFlavor", "h100"), ("replace", "ResourceFlavor", "h100"), *CONTEXT],
-                                    "ClusterQueues name it (eval, llm-pretrain, platform-ci ...)"),
+    "change topology levels": (
+        (
+            lambda d: pool(d, "h100").__setitem__(
+                "topologyLevels", ["topology.gpufleet.dev/rack", "kubernetes.io/hostname"]
+            ),
+        ),
+        [("delete", "Topology", "h100"), ("replace", "Topology", "h100")],
+        "ResourceFlavors name it (h100)",
+    ),
+    "change a pool's node labels": (
+        (lambda d: pool(d, "h100")["nodeLabels"].__setitem__("gpufleet.dev/generation", "2"),),
+        [("delete", "ResourceFlavor", "h100"), ("replace", "ResourceFlavor", "h100"), *CONTEXT],
+        "ClusterQueues name it (eval, llm-pretrain, platform-ci ...)",
+    ),
 }
 
 
@@ -131,7 +204,9 @@ def test_an_immutable_change_of_a_pool_in_use_is_a_replacement_blocked_by_kueues
     edits, expected, holders = IN_USE[name]
     diff = diff_fleets(model(), model(*edits), crds())
     assert shape(diff) == expected
-    assert [s["verdict"] for s in diff.steps] == ["blocked", "blocked"] + ["ok"] * (len(expected) - 2)  # the context follows the labels
+    assert [s["verdict"] for s in diff.steps] == ["blocked", "blocked"] + ["ok"] * (
+        len(expected) - 2
+    )  # the context follows the labels
     assert holders in diff.steps[0]["reason"] and diff.steps[0]["fix"] == NEW_POOL_FIX
     assert "cannot change in place" in diff.steps[1]["why"]
 
@@ -152,21 +227,34 @@ def test_removing_a_retired_team_releases_its_namespaces_without_deleting_them()
 def test_removing_a_live_team_is_blocked_with_the_retire_procedure_as_the_fix():
     diff = diff_fleets(model(), model(remove("eval")), crds())
     blocked = {(s["kind"], s["name"]) for s in diff.steps if s["verdict"] == "blocked"}
-    assert blocked == {("LocalQueue", "eval"), ("ClusterQueue", "eval"), ("Queue", "eval"),
-                       ("Namespace", "eval"), ("Namespace", "eval-vc")}
+    assert blocked == {
+        ("LocalQueue", "eval"),
+        ("ClusterQueue", "eval"),
+        ("Queue", "eval"),
+        ("Namespace", "eval"),
+        ("Namespace", "eval-vc"),
+    }
     assert {s["fix"] for s in diff.steps if s["verdict"] == "blocked"} == {RETIRE_FIX}
     assert not diff.accepted
 
 
 def test_the_quota_table_shows_before_and_after_per_team_and_pool():
     diff = diff_fleets(model(), model(a100("research", 256), a100("eval", 384)), crds())
-    rows = {(r["team"], r["pool"]): (r["change"], r["before"]["nominal"], r["after"]["nominal"], r["after"]["share"]) for r in diff.quota}
+    rows = {
+        (r["team"], r["pool"]): (r["change"], r["before"]["nominal"], r["after"]["nominal"], r["after"]["share"])
+        for r in diff.quota
+    }
     assert rows == {("research", "a100"): ("changed", 384, 256, 25), ("eval", "a100"): ("changed", 256, 384, 37.5)}
 
 
-@pytest.mark.parametrize(("edits", "change"), [
-    ((lifecycle("eval", "draining"),), "draining"), ((remove("eval"),), "removed"), ((add_vision,), "added"),
-])
+@pytest.mark.parametrize(
+    ("edits", "change"),
+    [
+        ((lifecycle("eval", "draining"),), "draining"),
+        ((remove("eval"),), "removed"),
+        ((add_vision,), "added"),
+    ],
+)
 def test_the_quota_table_names_teams_added_draining_and_removed(edits, change):
     diff = diff_fleets(model(), model(*edits), crds())
     assert {r["change"] for r in diff.quota if r["team"] in ("eval", "vision")} == {change}
@@ -176,9 +264,21 @@ def test_a_resized_pool_and_a_moved_namespace_are_listed():
     def move_ns(d):
         team(d, "research")["namespaces"].remove("research-exp")
         team(d, "eval")["namespaces"].append("research-exp")
+
     diff = diff_fleets(model(), model(more_a100_nodes, move_ns), crds())
-    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "placement": "per-pod", "dedicatedTo": None},
-                           "after": {"nodes": 160, "capacity": 1280, "system": "volcano", "placement": "per-pod", "dedicatedTo": None}}]
+    assert diff.pools == [
+        {
+            "pool": "a100",
+            "before": {
+                "nodes": 128,
+                "capacity": 1024,
+                "system": "volcano",
+                "placement": "per-pod",
+                "dedicatedTo": None,
+            },
+            "after": {"nodes": 160, "capacity": 1280, "system": "volcano", "placement": "per-pod", "dedicatedTo": None},
+        }
+    ]
     assert diff.namespaces == [{"namespace": "research-exp", "from": "research", "to": "eval"}]
 
 
@@ -191,27 +291,48 @@ def a100_on_kueue(d: dict) -> None:
 
 def test_switching_a_pools_system_is_listed_with_the_pool_and_its_size():
     diff = diff_fleets(model(), model(a100_on_kueue), crds())
-    assert diff.pools == [{"pool": "a100", "before": {"nodes": 128, "capacity": 1024, "system": "volcano", "placement": "per-pod", "dedicatedTo": None},
-                           "after": {"nodes": 128, "capacity": 1024, "system": "kueue", "placement": "per-pod", "dedicatedTo": None}}]
+    assert diff.pools == [
+        {
+            "pool": "a100",
+            "before": {
+                "nodes": 128,
+                "capacity": 1024,
+                "system": "volcano",
+                "placement": "per-pod",
+                "dedicatedTo": None,
+            },
+            "after": {"nodes": 128, "capacity": 1024, "system": "kueue", "placement": "per-pod", "dedicatedTo": None},
+        }
+    ]
 
 
 def test_switching_a_kueue_pool_to_native_gang_placement_is_listed_and_changes_only_the_fleet_context():
     def native(d: dict) -> None:
         d["kubernetes"] = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
+
     def native_h100(d: dict) -> None:
         native(d)
         pool(d, "h100")["placement"] = "native"
+
     diff = diff_fleets(model(native), model(native_h100), crds())
-    assert [(p["pool"], p["before"]["placement"], p["after"]["placement"]) for p in diff.pools] == [("h100", "per-pod", "native")]
+    assert [(p["pool"], p["before"]["placement"], p["after"]["placement"]) for p in diff.pools] == [
+        ("h100", "per-pod", "native")
+    ]
     assert pool_change(diff.pools[0], "->") == "gang placement per-pod -> native"
     changed = [s for s in diff.steps if s["verdict"] != "unchanged"]
-    assert changed and {(s["kind"], tuple(s["fields"])) for s in changed} == {("ConfigMap", ("data.fleet-context.json",))}
+    assert changed and {(s["kind"], tuple(s["fields"])) for s in changed} == {
+        ("ConfigMap", ("data.fleet-context.json",))
+    }
 
 
 def test_switching_a_pools_system_under_live_teams_is_blocked_naming_the_team_not_the_retire_procedure():
     diff = diff_fleets(model(), model(a100_on_kueue), crds())
     blocked = [s for s in diff.steps if s["verdict"] == "blocked"]
-    assert {(s["kind"], s["name"]) for s in blocked} == {("Queue", "research"), ("Queue", "eval"), ("Queue", "platform-ci")}
+    assert {(s["kind"], s["name"]) for s in blocked} == {
+        ("Queue", "research"),
+        ("Queue", "eval"),
+        ("Queue", "platform-ci"),
+    }
     for step in blocked:
         assert f"team {step['name']!r} is still live" in step["reason"] and step["fix"] != RETIRE_FIX
         assert "system" in step["fix"] and f"team {step['name']!r} stays in the model" in step["fix"]
@@ -220,8 +341,11 @@ def test_switching_a_pools_system_under_live_teams_is_blocked_naming_the_team_no
 def test_the_gang_admission_controllers_fleet_context_is_a_step_named_as_the_component_registers_it():
     diff = diff_fleets(model(), model(more_a100_nodes), crds())
     assert [(s["op"], s["resource"], s["verdict"]) for s in diff.steps] == [
-        ("delete", "gang-admission-configmap-fleet-context", "ok"), ("replace", "gang-admission-configmap-fleet-context", "ok"),
-        ("delete", "gang-admission-configmap-rule-params", "ok"), ("replace", "gang-admission-configmap-rule-params", "ok")]
+        ("delete", "gang-admission-configmap-fleet-context", "ok"),
+        ("replace", "gang-admission-configmap-fleet-context", "ok"),
+        ("delete", "gang-admission-configmap-rule-params", "ok"),
+        ("replace", "gang-admission-configmap-rule-params", "ok"),
+    ]
 
 
 def test_the_controllers_fleet_context_replacement_says_admission_goes_on_and_is_no_webhook_outage():
@@ -239,4 +363,3 @@ def test_the_rule_params_replacement_says_the_api_servers_policies_deny_until_it
     steps = [s for s in diff.steps if s["resource"] == "gang-admission-configmap-rule-params"]
     assert [s["op"] for s in steps] == ["delete", "replace"]
     assert all("parameterNotFoundAction: Deny" in s["reason"] and "need a retry" in s["reason"] for s in steps)
-

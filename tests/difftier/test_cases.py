@@ -7,14 +7,23 @@ from pathlib import Path
 import pytest
 
 from gpufleet.difftier import cases
-from gpufleet.model import load_model
 from gpufleet.difftier.generate import shape, shapes
+from gpufleet.model import load_model
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "rules" / "fixtures"
-JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
-       "spec": {"parallelism": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}}
-GROUP = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "g"}, "spec": {"minMember": 2}}
+JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "j"},
+    "spec": {"parallelism": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}},
+}
+GROUP = {
+    "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+    "kind": "PodGroup",
+    "metadata": {"name": "g"},
+    "spec": {"minMember": 2},
+}
 QUEUE = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"}, "spec": {}}
 
 
@@ -57,8 +66,10 @@ def test_generated_shapes_vary_the_fields_the_rules_read():
     assert {"scratch", "alpha", "alpha-vc", "beta", "beta-vc"} <= spaces
     volcano = [d["spec"] for d in docs if d["kind"] == "Job" and d["apiVersion"].startswith("batch.volcano")]
     pods = [sum(t["replicas"] for t in s["tasks"]) for s in volcano]
-    assert {"below", "equal", "above"} <= {("below" if s.get("minAvailable", p) < p else "above" if s.get("minAvailable", p) > p
-                                            else "equal") for s, p in zip(volcano, pods)}
+    assert {"below", "equal", "above"} <= {
+        ("below" if s.get("minAvailable", p) < p else "above" if s.get("minAvailable", p) > p else "equal")
+        for s, p in zip(volcano, pods)
+    }
     assert any(len(s["tasks"]) == 2 for s in volcano) and any("policies" not in s for s in volcano)
     batch = [d["spec"] for d in docs if d["apiVersion"] == "batch/v1"]
     assert any(s["completions"] != s["parallelism"] for s in batch)

@@ -7,23 +7,38 @@ import pytest
 from gpufleet.difftier.compare import AGREE, FALSE_ALARM, MISS, UNTESTED, Disagreement, Observation, judge
 from gpufleet.workloads import outcomes as O
 
-PREDICTS = {"START": O.NEVER_WHOLE, "RESTART": O.BROKEN_GANG_RUNS_ON, "REFUSE": frozenset({O.REFUSED}),
-            "NAMING": O.NOT_JUDGED}
+PREDICTS = {
+    "START": O.NEVER_WHOLE,
+    "RESTART": O.BROKEN_GANG_RUNS_ON,
+    "REFUSE": frozenset({O.REFUSED}),
+    "NAMING": O.NOT_JUDGED,
+}
 ALL = tuple(PREDICTS)
 
 
-@pytest.mark.parametrize("fired, seen, verdict", [
-    ("START", Observation(O.PARTLY_BOUND), AGREE),
-    ("START", Observation(O.RAN_WHOLE, O.RESTARTED_WHOLE), FALSE_ALARM),
-    ("START", Observation(O.REFUSED), UNTESTED),
-    ("RESTART", Observation(O.RAN_WHOLE, O.RANK_REPLACED_ALONE), AGREE),
-    ("RESTART", Observation(O.RAN_WHOLE, O.RESTARTED_WHOLE), FALSE_ALARM),
-    ("RESTART", Observation(O.RAN_WHOLE, O.STOPPED_WHOLE), FALSE_ALARM),
-    ("RESTART", Observation(O.NEVER_ADMITTED), UNTESTED),
-    ("REFUSE", Observation(O.REFUSED), AGREE),
-], ids=["start hazard foretold", "ran and restarted whole", "refused before it could hang",
-        "rank replaced alone foretold", "restarted whole after all", "stopped whole is gang-safe",
-        "never ran, so never failed", "refusal foretold"])
+@pytest.mark.parametrize(
+    "fired, seen, verdict",
+    [
+        ("START", Observation(O.PARTLY_BOUND), AGREE),
+        ("START", Observation(O.RAN_WHOLE, O.RESTARTED_WHOLE), FALSE_ALARM),
+        ("START", Observation(O.REFUSED), UNTESTED),
+        ("RESTART", Observation(O.RAN_WHOLE, O.RANK_REPLACED_ALONE), AGREE),
+        ("RESTART", Observation(O.RAN_WHOLE, O.RESTARTED_WHOLE), FALSE_ALARM),
+        ("RESTART", Observation(O.RAN_WHOLE, O.STOPPED_WHOLE), FALSE_ALARM),
+        ("RESTART", Observation(O.NEVER_ADMITTED), UNTESTED),
+        ("REFUSE", Observation(O.REFUSED), AGREE),
+    ],
+    ids=[
+        "start hazard foretold",
+        "ran and restarted whole",
+        "refused before it could hang",
+        "rank replaced alone foretold",
+        "restarted whole after all",
+        "stopped whole is gang-safe",
+        "never ran, so never failed",
+        "refusal foretold",
+    ],
+)
 def test_a_rule_that_fired_is_judged_by_the_phase_it_speaks_of(fired, seen, verdict):
     assert judge([fired], ALL, PREDICTS, seen).verdicts[fired] == verdict
 
@@ -41,8 +56,12 @@ def test_a_hazard_no_fired_rule_foretold_is_one_miss_naming_the_silent_rules_tha
 
 
 def test_a_silent_rule_is_not_blamed_for_a_hazard_another_rule_foretold():
-    judgement = judge(["REFUSE", "START"], ALL, {**PREDICTS, "REFUSE": frozenset({O.REFUSED, O.NEVER_ADMITTED})},
-                      Observation(O.NEVER_ADMITTED))
+    judgement = judge(
+        ["REFUSE", "START"],
+        ALL,
+        {**PREDICTS, "REFUSE": frozenset({O.REFUSED, O.NEVER_ADMITTED})},
+        Observation(O.NEVER_ADMITTED),
+    )
     assert judgement.agrees and judgement.verdicts["START"] == AGREE
 
 

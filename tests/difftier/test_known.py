@@ -17,8 +17,12 @@ def job(namespace):
 
 
 def vcjob(*events):
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "v"},
-            "spec": {"policies": [{"event": e, "action": "RestartJob"} for e in events]}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "v"},
+        "spec": {"policies": [{"event": e, "action": "RestartJob"} for e in events]},
+    }
 
 
 def test_every_entry_gives_a_reason_and_a_condition_the_table_knows():

@@ -22,8 +22,14 @@ def test_the_record_has_each_rules_counts_rate_and_spread_over_groups():
 
 
 def test_the_docs_say_which_rules_the_engines_do_not_judge_and_which_the_run_never_reached():
-    record = {"command": "bench", "date": "2026-12-02", "seeds": [1], "cases": 1, "casesPerMinute": 3.0,
-              "rules": {"GANG001": {AGREE: 1, MISS: 0, FALSE_ALARM: 0, UNTESTED: 0, "rate": 1.0, "spread": [1.0, 1.0]}}}
+    record = {
+        "command": "bench",
+        "date": "2026-12-02",
+        "seeds": [1],
+        "cases": 1,
+        "casesPerMinute": 3.0,
+        "rules": {"GANG001": {AGREE: 1, MISS: 0, FALSE_ALARM: 0, UNTESTED: 0, "rate": 1.0, "spread": [1.0, 1.0]}},
+    }
     lines, note = doc_lines(record, {"GANG001": O.NEVER_WHOLE, "GANG002": O.NEVER_WHOLE, "GANG701": O.NOT_JUDGED})
     assert lines["GANG001"] == "100% (1 judged case; spread 100-100%)"
     assert "no case" in lines["GANG002"] and "not judged" in lines["GANG701"]

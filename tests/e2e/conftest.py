@@ -74,8 +74,9 @@ def engines_built(request) -> None:
     code = path.read_text().strip()
     write(f"e2e tier: waited {time.monotonic() - began:.0f} s for the engine build (exit {code})")
     if code != "0":
-        pytest.exit(f"the engine build failed (exit {code}): its last lines are above; the e2e tier did not run",
-                    returncode=1)
+        pytest.exit(
+            f"the engine build failed (exit {code}): its last lines are above; the e2e tier did not run", returncode=1
+        )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -120,8 +121,10 @@ def pytest_terminal_summary(terminalreporter) -> None:
     for name, seconds in sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1]):
         write(f"{seconds:8.1f}  {name}")
     starts = sandbox_env.STARTS
-    write(f"sandboxes started: {len(starts)}, {sum(s for _, s in starts):.0f} s in all"
-          + (f" (slowest {max(s for _, s in starts):.0f} s)" if starts else ""))
+    write(
+        f"sandboxes started: {len(starts)}, {sum(s for _, s in starts):.0f} s in all"
+        + (f" (slowest {max(s for _, s in starts):.0f} s)" if starts else "")
+    )
     for name, waited, alone in _WAITS:
         why = "to end (it runs alone)" if alone else "that ran alone"
         write(f"{name} waited {waited:.0f} s for the other lane's module {why}, counted above")

@@ -40,7 +40,7 @@ class KubeStateMetrics(ThreadingHTTPServer):
 
         super().__init__(("127.0.0.1", port), Handler)
 
-    def start(self) -> "KubeStateMetrics":
+    def start(self) -> KubeStateMetrics:
         threading.Thread(target=self.serve_forever, name="ksm-standin", daemon=True).start()
         return self
 

@@ -38,14 +38,33 @@ HEAD = 330.0
 14:50-15:29 UTC)."""
 DEFAULT_SECONDS = 40.0
 SECONDS = {  # seconds per module (setup, tests, teardown): that run's summary, sandbox starts included
-    "test_difftier_e2e.py": 298, "test_whatif_e2e.py": 184, "test_diff_pulumi_e2e.py": 183, "test_faults_e2e.py": 179,
-    "test_try_e2e.py": 134, "test_pulumi_e2e.py": 122, "test_policy_pack_e2e.py": 109, "test_kueue_e2e.py": 91,
-    "test_essay_e2e.py": 73, "test_native_gang_e2e.py": 70, "test_partition_policy_e2e.py": 50,
-    "test_kueue_labels_e2e.py": 48, "test_depends_on_e2e.py": 47, "test_pulumi_interrupt_e2e.py": 41,
-    "test_required_topology_e2e.py": 40, "test_partition_e2e.py": 39, "test_yaml_program_e2e.py": 38,
-    "test_alerts_sandbox_e2e.py": 35, "test_vap_e2e.py": 33, "test_installed_wheel_e2e.py": 32, "test_diff_e2e.py": 18,
-    "test_controller_e2e.py": 17, "test_gang_alerts_e2e.py": 17, "test_ownership_e2e.py": 14,
-    "test_controlplane_e2e.py": 14, "test_partition_exemption_e2e.py": 7, "test_namespace_guard_e2e.py": 7,
+    "test_difftier_e2e.py": 298,
+    "test_whatif_e2e.py": 184,
+    "test_diff_pulumi_e2e.py": 183,
+    "test_faults_e2e.py": 179,
+    "test_try_e2e.py": 134,
+    "test_pulumi_e2e.py": 122,
+    "test_policy_pack_e2e.py": 109,
+    "test_kueue_e2e.py": 91,
+    "test_essay_e2e.py": 73,
+    "test_native_gang_e2e.py": 70,
+    "test_partition_policy_e2e.py": 50,
+    "test_kueue_labels_e2e.py": 48,
+    "test_depends_on_e2e.py": 47,
+    "test_pulumi_interrupt_e2e.py": 41,
+    "test_required_topology_e2e.py": 40,
+    "test_partition_e2e.py": 39,
+    "test_yaml_program_e2e.py": 38,
+    "test_alerts_sandbox_e2e.py": 35,
+    "test_vap_e2e.py": 33,
+    "test_installed_wheel_e2e.py": 32,
+    "test_diff_e2e.py": 18,
+    "test_controller_e2e.py": 17,
+    "test_gang_alerts_e2e.py": 17,
+    "test_ownership_e2e.py": 14,
+    "test_controlplane_e2e.py": 14,
+    "test_partition_exemption_e2e.py": 7,
+    "test_namespace_guard_e2e.py": 7,
     "test_map_e2e.py": 149,  # not in that run: docs/webhook.md's figure for it (2 Dec 2026, shared cores)
     "test_kwok_retry_e2e.py": 35,  # not in that run: one 20 s rank touched at 10 s (3 Dec 2026)
 }
@@ -66,8 +85,13 @@ def seconds(module: str, table: Mapping[str, float] = SECONDS) -> float:
     return float(table.get(module.rsplit("/", 1)[-1], DEFAULT_SECONDS))
 
 
-def assign(modules: list[tuple[str, str | None]], count: int, head: float = HEAD,
-           table: Mapping[str, float] = SECONDS, alone: frozenset[str] = frozenset()) -> list[list[str]]:
+def assign(
+    modules: list[tuple[str, str | None]],
+    count: int,
+    head: float = HEAD,
+    table: Mapping[str, float] = SECONDS,
+    alone: frozenset[str] = frozenset(),
+) -> list[list[str]]:
     """Modules (name, pool key) split into ``count`` lanes, each lane in the order given; one pool key, one lane.
     Modules that run ``alone`` (and their pool peers) go to lane 1, where they run after the other tiers; their
     seconds count in every lane (the others wait meanwhile)."""
@@ -76,8 +100,9 @@ def assign(modules: list[tuple[str, str | None]], count: int, head: float = HEAD
         groups.setdefault(name if key is None else f"\0{key}", []).append(name)
     load = [head] + [0.0] * (count - 1)
     lane_of: dict[str, int] = {}
-    heaviest = sorted(groups.values(),
-                      key=lambda g: (not alone & set(g), -sum(seconds(m, table) for m in g), sorted(g)))
+    heaviest = sorted(
+        groups.values(), key=lambda g: (not alone & set(g), -sum(seconds(m, table) for m in g), sorted(g))
+    )
     for group in heaviest:
         weight = sum(seconds(m, table) for m in group)
         if alone & set(group):  # lane 1 runs it; every other lane waits meanwhile

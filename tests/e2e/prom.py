@@ -16,7 +16,6 @@ stopped by its PID (terminate, then kill after 20 s) and every wait is bounded.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import time
 import urllib.parse
@@ -30,16 +29,23 @@ from gpufleet.sandbox.procs import free_port
 from tests.render.promtool import installed
 
 T = TypeVar("T")
-SKIP_REASON = ("the prometheus server is not installed: `bash scripts/test.sh` installs Debian's prometheus package "
-               "(apt-get install -y prometheus) when run as root with apt-get")
+SKIP_REASON = (
+    "the prometheus server is not installed: `bash scripts/test.sh` installs Debian's prometheus package "
+    "(apt-get install -y prometheus) when run as root with apt-get"
+)
 
 
 def prometheus_binary() -> str:
     return installed("prometheus", SKIP_REASON)
 
 
-def scrape_job(name: str, targets: Sequence[str], labels: Mapping[str, str] | None = None,
-               honor_labels: bool = False, per_target: Sequence[Mapping[str, str]] | None = None) -> dict[str, Any]:
+def scrape_job(
+    name: str,
+    targets: Sequence[str],
+    labels: Mapping[str, str] | None = None,
+    honor_labels: bool = False,
+    per_target: Sequence[Mapping[str, str]] | None = None,
+) -> dict[str, Any]:
     """A static scrape job; ``per_target`` gives each target its own labels (as service discovery would)."""
     if per_target is None:
         configs = [{"targets": list(targets), "labels": dict(labels or {})}]
@@ -56,8 +62,14 @@ def _get(url: str) -> Any:
 class Prometheus:
     """One Prometheus process: ``start()``/``stop()`` or a ``with`` block; 1 s scrape and evaluation by default."""
 
-    def __init__(self, workdir: Path, rule_files: Mapping[str, str], scrape_configs: Sequence[Mapping[str, Any]],
-                 interval: str = "1s", binary: str | None = None) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        rule_files: Mapping[str, str],
+        scrape_configs: Sequence[Mapping[str, Any]],
+        interval: str = "1s",
+        binary: str | None = None,
+    ) -> None:
         self.workdir = Path(workdir)
         self.rule_files = dict(rule_files)
         self.scrape_configs = list(scrape_configs)
@@ -68,17 +80,26 @@ class Prometheus:
         self.log = self.workdir / "prometheus.log"
         self._proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, ready_timeout: float = 30.0) -> "Prometheus":
+    def start(self, ready_timeout: float = 30.0) -> Prometheus:
         for name, text in self.rule_files.items():
             (self.workdir / name).write_text(text, encoding="utf-8")
-        config = {"global": {"scrape_interval": self.interval, "evaluation_interval": self.interval},
-                  "rule_files": list(self.rule_files), "scrape_configs": self.scrape_configs}
+        config = {
+            "global": {"scrape_interval": self.interval, "evaluation_interval": self.interval},
+            "rule_files": list(self.rule_files),
+            "scrape_configs": self.scrape_configs,
+        }
         (self.workdir / "prometheus.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         with self.log.open("w") as log:
             self._proc = subprocess.Popen(
-                [self.binary, f"--config.file={self.workdir / 'prometheus.yml'}",
-                 f"--storage.tsdb.path={self.workdir / 'data'}", f"--web.listen-address=127.0.0.1:{self.port}"],
-                stdout=subprocess.DEVNULL, stderr=log)
+                [
+                    self.binary,
+                    f"--config.file={self.workdir / 'prometheus.yml'}",
+                    f"--storage.tsdb.path={self.workdir / 'data'}",
+                    f"--web.listen-address=127.0.0.1:{self.port}",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         self.wait_for(self._ready, ready_timeout, what="Prometheus to be ready")
         return self
 
@@ -102,7 +123,7 @@ class Prometheus:
             self._proc.wait(timeout=10)
         self._proc = None
 
-    def __enter__(self) -> "Prometheus":
+    def __enter__(self) -> Prometheus:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -124,7 +145,9 @@ class Prometheus:
     def rule_errors(self) -> list[str]:
         """``name: lastError`` of every rule whose last evaluation failed (``/api/v1/rules``)."""
         groups = _get(f"{self.base}/api/v1/rules")["data"]["groups"]
-        return [f"{r['name']}: {r.get('lastError', '')}" for g in groups for r in g["rules"] if r.get("health") == "err"]
+        return [
+            f"{r['name']}: {r.get('lastError', '')}" for g in groups for r in g["rules"] if r.get("health") == "err"
+        ]
 
     def wait_for(self, check: Callable[[], T], timeout: float, interval: float = 0.5, what: str = "the condition") -> T:
         """Call ``check`` until it returns something truthy (returned) or ``timeout`` seconds pass (AssertionError)."""
@@ -137,7 +160,9 @@ class Prometheus:
             if value:
                 return value
             if time.monotonic() >= deadline:
-                raise AssertionError(f"timed out after {timeout:g}s waiting for {what}; prometheus log tail:\n{self.log_tail()}")
+                raise AssertionError(
+                    f"timed out after {timeout:g}s waiting for {what}; prometheus log tail:\n{self.log_tail()}"
+                )
             time.sleep(interval)
 
     def log_tail(self, chars: int = 2000) -> str:

@@ -56,9 +56,12 @@ class Workspace:
         self.env = {
             **os.environ,
             "PATH": f"{engines.binary('pulumi').parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            "PULUMI_HOME": str(self.home), "PULUMI_BACKEND_URL": f"file://{root / 'state'}",
-            "PULUMI_CONFIG_PASSPHRASE": "e2e", "PULUMI_SKIP_UPDATE_CHECK": "true",
-            "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true", "KUBECONFIG": state.kubeconfig,
+            "PULUMI_HOME": str(self.home),
+            "PULUMI_BACKEND_URL": f"file://{root / 'state'}",
+            "PULUMI_CONFIG_PASSPHRASE": "e2e",
+            "PULUMI_SKIP_UPDATE_CHECK": "true",
+            "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
+            "KUBECONFIG": state.kubeconfig,
             "PULUMI_SKIP_CONFIRMATIONS": "true",
         }
         self._copy_project()
@@ -78,11 +81,19 @@ class Workspace:
         (self.project / "policies" / "venv").symlink_to(REPO / ".venv")
 
     def cli(self, *args: str, check: bool = False, timeout: float = 600, cwd: Path | None = None) -> Result:
-        done = subprocess.run(["pulumi", *args, "--non-interactive"], cwd=cwd or self.project, env=self.env,
-                              capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            ["pulumi", *args, "--non-interactive"],
+            cwd=cwd or self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         result = Result(done.returncode, done.stdout, done.stderr)
         if check and result.code != 0:
-            raise AssertionError(f"pulumi {' '.join(args)} exited {result.code}:\n{result.out[-4000:]}\n{result.err[-4000:]}")
+            raise AssertionError(
+                f"pulumi {' '.join(args)} exited {result.code}:\n{result.out[-4000:]}\n{result.err[-4000:]}"
+            )
         return result
 
     def stack(self, name: str, sandbox_config: bool = True, cwd: Path | None = None, **config: str) -> str:
@@ -90,8 +101,15 @@ class Workspace:
         self.cli("stack", "init", name, check=True, cwd=cwd)
         pairs = {**(self.state.stack if sandbox_config else {}), **config}
         if pairs:
-            self.cli("config", "set-all", "-s", name, *(a for k, v in pairs.items() for a in ("--plaintext", f"{k}={v}")),
-                     check=True, cwd=cwd)
+            self.cli(
+                "config",
+                "set-all",
+                "-s",
+                name,
+                *(a for k, v in pairs.items() for a in ("--plaintext", f"{k}={v}")),
+                check=True,
+                cwd=cwd,
+            )
         return name
 
     def up(self, stack: str, *extra: str) -> Result:
@@ -104,8 +122,14 @@ class Workspace:
 
     def start_up(self, stack: str, *extra: str) -> subprocess.Popen:
         """``pulumi up --json`` started in the background (an update that waits on a finalizer); stop it by its PID."""
-        return subprocess.Popen(["pulumi", "up", "-s", stack, "--yes", "--skip-preview", "--json", "--non-interactive", *extra],
-                                cwd=self.project, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(
+            ["pulumi", "up", "-s", stack, "--yes", "--skip-preview", "--json", "--non-interactive", *extra],
+            cwd=self.project,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def preview(self, stack: str, *extra: str) -> Result:
         return self.cli("preview", "-s", stack, *extra)
@@ -117,7 +141,6 @@ class Workspace:
         """The stack's state: every resource Pulumi recorded (``pulumi stack export``; another project's with ``cwd``)."""
         exported = self.cli("stack", "export", "-s", stack, check=True, cwd=cwd).json()
         return exported["deployment"].get("resources", [])
-
 
 
 def events(text: str) -> list[dict[str, Any]]:
@@ -137,5 +160,8 @@ def steps(stream: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def kubernetes_objects(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The Kubernetes objects among a stack's resources (no provider, no component, no Chart)."""
-    return [r for r in resources if r["type"].startswith("kubernetes:") and r.get("custom")
-            and not r["type"].startswith("pulumi:providers:")]
+    return [
+        r
+        for r in resources
+        if r["type"].startswith("kubernetes:") and r.get("custom") and not r["type"].startswith("pulumi:providers:")
+    ]

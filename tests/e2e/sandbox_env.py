@@ -20,13 +20,13 @@ import pytest
 import yaml
 
 from gpufleet.fleetctx.settings import fleet_context_from_model
+from gpufleet.kubetypes.vocab import KWOK_NODE_ANNOTATION
 from gpufleet.lint.runner import lint
 from gpufleet.model import Fleet, load_model
 from gpufleet.rules.api import CheckContext, Finding
 from gpufleet.sandbox.kube import Kube, wait_for
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.up import Options, up
-from gpufleet.kubetypes.vocab import KWOK_NODE_ANNOTATION
 from tests.render.builders import pool, quota, team
 
 VC_API = "batch.volcano.sh/v1alpha1"
@@ -63,8 +63,14 @@ class Sandbox:
 
     def workload(self, namespace: str, owner: str) -> dict[str, Any] | None:
         """Kueue's Workload of the job (or pod group) named ``owner``, if Kueue made one."""
-        return next((w for w in self.workloads(namespace)
-                     if any(o["name"] == owner for o in w["metadata"].get("ownerReferences", []))), None)
+        return next(
+            (
+                w
+                for w in self.workloads(namespace)
+                if any(o["name"] == owner for o in w["metadata"].get("ownerReferences", []))
+            ),
+            None,
+        )
 
     def lint(self, docs: list[dict[str, Any]]) -> list[Finding]:
         """What ``gpufleet lint --fleet <this sandbox's model> -`` finds in ``docs`` (the linter's run, one YAML stream)."""
@@ -86,8 +92,15 @@ def condition(obj: dict[str, Any] | None, kind: str) -> dict[str, Any]:
 
 def model(pools: list[dict], teams: list[dict], cohorts: list[dict] | None = None, **extra: Any) -> dict[str, Any]:
     """A fleet model as plain data (the render tests' builders make the pools, teams and quotas)."""
-    return {"apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "e2e", "pools": pools,
-            "cohorts": cohorts if cohorts is not None else [{"name": "ml"}], "teams": teams, **extra}
+    return {
+        "apiVersion": "gpufleet.dev/v1alpha1",
+        "kind": "Fleet",
+        "name": "e2e",
+        "pools": pools,
+        "cohorts": cohorts if cohorts is not None else [{"name": "ml"}],
+        "teams": teams,
+        **extra,
+    }
 
 
 @contextmanager
@@ -121,48 +134,108 @@ POOL: Any = None
 def volcano_team(tmp: Path, nodes: int, gpus: int, namespace: str, team_name: str = "research") -> Iterator[Sandbox]:
     """A sandbox of one Volcano pool ``p`` of ``nodes`` x 8 GPUs and one team owning ``namespace`` with ``gpus`` of quota,
     no admission controller, once the team's Volcano queue is Open (Volcano's webhook refuses jobs before)."""
-    data = model(pools=[pool("p", system="volcano", nodes=nodes)],
-                 teams=[team(team_name, {"p": quota(gpus)}, namespaces=[namespace], volcanoNamespaces=[namespace])],
-                 engines={"volcano": {"enabled": True}})
+    data = model(
+        pools=[pool("p", system="volcano", nodes=nodes)],
+        teams=[team(team_name, {"p": quota(gpus)}, namespaces=[namespace], volcanoNamespaces=[namespace])],
+        engines={"volcano": {"enabled": True}},
+    )
     with running(data, tmp, Options(controller=False)) as sb:
-        sb.wait(f"Volcano queue {team_name} Open", lambda: (sb.get("scheduling.volcano.sh/v1beta1", "Queue", team_name) or {})
-                .get("status", {}).get("state") == "Open", timeout=120)
+        sb.wait(
+            f"Volcano queue {team_name} Open",
+            lambda: (
+                (sb.get("scheduling.volcano.sh/v1beta1", "Queue", team_name) or {}).get("status", {}).get("state")
+                == "Open"
+            ),
+            timeout=120,
+        )
         yield sb
 
 
-def job(name: str, namespace: str, pods: int, gpus: int = 8, scheduler: str | None = None,
-        labels: dict[str, str] | None = None, node_selector: dict[str, str] | None = None,
-        tolerations: list[dict] | None = None, suspend: bool | None = None) -> dict[str, Any]:
+def job(
+    name: str,
+    namespace: str,
+    pods: int,
+    gpus: int = 8,
+    scheduler: str | None = None,
+    labels: dict[str, str] | None = None,
+    node_selector: dict[str, str] | None = None,
+    tolerations: list[dict] | None = None,
+    suspend: bool | None = None,
+) -> dict[str, Any]:
     """A batch/v1 Indexed Job of ``pods`` ranks that each ask for ``gpus`` GPUs (the essay's trainer)."""
-    spec: dict[str, Any] = {"containers": [{"name": "trainer", "image": "trainer:1",
-                                             "resources": {"requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
-                                                           "limits": {"nvidia.com/gpu": str(gpus)}}}],
-                            "restartPolicy": "Never"}
+    spec: dict[str, Any] = {
+        "containers": [
+            {
+                "name": "trainer",
+                "image": "trainer:1",
+                "resources": {
+                    "requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
+                    "limits": {"nvidia.com/gpu": str(gpus)},
+                },
+            }
+        ],
+        "restartPolicy": "Never",
+    }
     if scheduler:
         spec["schedulerName"] = scheduler
     if node_selector:
         spec["nodeSelector"] = node_selector
     spec["tolerations"] = tolerations or [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    body: dict[str, Any] = {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "backoffLimit": 0,
-                            "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}
+    body: dict[str, Any] = {
+        "parallelism": pods,
+        "completions": pods,
+        "completionMode": "Indexed",
+        "backoffLimit": 0,
+        "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+    }
     if suspend is not None:
         body["suspend"] = suspend
-    return {"apiVersion": "batch/v1", "kind": "Job",
-            "metadata": {"name": name, "namespace": namespace, "labels": labels or {}}, "spec": body}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
+        "spec": body,
+    }
 
 
-def vcjob(name: str, namespace: str, pods: int, gpus: int = 8, queue: str | None = None,
-          min_available: int | None = None, node_selector: dict[str, str] | None = None) -> dict[str, Any]:
+def vcjob(
+    name: str,
+    namespace: str,
+    pods: int,
+    gpus: int = 8,
+    queue: str | None = None,
+    min_available: int | None = None,
+    node_selector: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """A Volcano Job of one task of ``pods`` ranks, gang-scheduled (minAvailable = all ranks by default)."""
     spec: dict[str, Any] = {
-        "schedulerName": "volcano", "minAvailable": pods if min_available is None else min_available,
+        "schedulerName": "volcano",
+        "minAvailable": pods if min_available is None else min_available,
         "policies": [{"event": "PodEvicted", "action": "RestartJob"}],
-        "tasks": [{"name": "worker", "replicas": pods, "template": {"metadata": {"labels": {"app": name}}, "spec": {
-            "containers": [{"name": "trainer", "image": "trainer:1",
-                            "resources": {"requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
-                                          "limits": {"nvidia.com/gpu": str(gpus)}}}],
-            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-            "restartPolicy": "Never", **({"nodeSelector": node_selector} if node_selector else {})}}}],
+        "tasks": [
+            {
+                "name": "worker",
+                "replicas": pods,
+                "template": {
+                    "metadata": {"labels": {"app": name}},
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "trainer",
+                                "image": "trainer:1",
+                                "resources": {
+                                    "requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
+                                    "limits": {"nvidia.com/gpu": str(gpus)},
+                                },
+                            }
+                        ],
+                        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                        "restartPolicy": "Never",
+                        **({"nodeSelector": node_selector} if node_selector else {}),
+                    },
+                },
+            }
+        ],
     }
     if queue:
         spec["queue"] = queue
@@ -172,9 +245,15 @@ def vcjob(name: str, namespace: str, pods: int, gpus: int = 8, queue: str | None
 def launcher_job(name: str, min_available: int, namespace: str = "alpha-vc", queue: str = "alpha") -> dict[str, Any]:
     """Issue 31's Volcano Job: two 2-GPU workers and a launcher task that ``dependsOn`` them (3 pods)."""
     body = vcjob(name, namespace, pods=2, gpus=2, queue=queue, min_available=min_available)
-    launcher = {"name": "launcher", "replicas": 1, "dependsOn": {"name": ["worker"]},
-                "template": {"metadata": {"labels": {"app": name}}, "spec": {
-                    "containers": [{"name": "launcher", "image": "launcher:1"}], "restartPolicy": "Never"}}}
+    launcher = {
+        "name": "launcher",
+        "replicas": 1,
+        "dependsOn": {"name": ["worker"]},
+        "template": {
+            "metadata": {"labels": {"app": name}},
+            "spec": {"containers": [{"name": "launcher", "image": "launcher:1"}], "restartPolicy": "Never"},
+        },
+    }
     body["spec"]["tasks"].append(launcher)
     return body
 
@@ -183,8 +262,17 @@ def system_node() -> dict:
     """An untainted fake node, as a real cluster has system nodes: the controller's Deployment lands there (every
     prod pool is GPU-tainted, so a `pulumi up` of prod waits forever for it without one)."""
     resources = {"cpu": "16", "memory": "64Gi", "pods": "110"}
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": "system-0", "annotations": {KWOK_NODE_ANNOTATION: "fake"},
-                         "labels": {"kubernetes.io/hostname": "system-0", "kubernetes.io/os": "linux", "type": "kwok"}},
-            "status": {"capacity": resources, "allocatable": dict(resources),
-                       "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "system-0",
+            "annotations": {KWOK_NODE_ANNOTATION: "fake"},
+            "labels": {"kubernetes.io/hostname": "system-0", "kubernetes.io/os": "linux", "type": "kwok"},
+        },
+        "status": {
+            "capacity": resources,
+            "allocatable": dict(resources),
+            "nodeInfo": {"kubeletVersion": "fake", "architecture": "amd64", "operatingSystem": "linux"},
+        },
+    }

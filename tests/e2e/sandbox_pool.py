@@ -35,8 +35,14 @@ from typing import Any, Callable, Iterator
 
 from gpufleet.sandbox.up import Options
 
-WORKLOAD_KINDS = (("v1", "Pod"), ("batch/v1", "Job"), ("batch/v1", "CronJob"), ("batch.volcano.sh/v1alpha1", "Job"),
-                  ("scheduling.volcano.sh/v1beta1", "PodGroup"), ("kueue.x-k8s.io/v1beta2", "Workload"))
+WORKLOAD_KINDS = (
+    ("v1", "Pod"),
+    ("batch/v1", "Job"),
+    ("batch/v1", "CronJob"),
+    ("batch.volcano.sh/v1alpha1", "Job"),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup"),
+    ("kueue.x-k8s.io/v1beta2", "Workload"),
+)
 """What a module must have deleted before its sandbox is lent again (in any namespace but the engines' own)."""
 SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
 CLEAN_TIMEOUT = 90.0

@@ -33,8 +33,11 @@ from tests.render.builders import pool, quota, team
 
 HERE = Path(__file__).resolve().parent
 NS = "alpha"
-DATA = model(pools=[pool("l4", nodes=2, startupBudget="5s")], teams=[team(NS, {"l4": quota(16)})],
-             observability={"alertFor": "2s"})
+DATA = model(
+    pools=[pool("l4", nodes=2, startupBudget="5s")],
+    teams=[team(NS, {"l4": quota(16)})],
+    observability={"alertFor": "2s"},
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,21 +48,43 @@ def observed(tmp_path_factory):
         fleet = load_model(Path(sb.state.model))
         for name in ("stuck", "training"):
             sb.create(job(name, NS, pods=2, gpus=4, labels={"kueue.x-k8s.io/queue-name": NS}))
-        sb.wait("both gangs Running", lambda: len([p for p in sb.pods(NS) if p["status"].get("phase") == "Running"]) == 4,
-                timeout=120)
+        sb.wait(
+            "both gangs Running",
+            lambda: len([p for p in sb.pods(NS) if p["status"].get("phase") == "Running"]) == 4,
+            timeout=120,
+        )
         gangs = {p["metadata"]["labels"].get("gpufleet.dev/gang") for p in sb.pods(NS)}
         ksm_port, telemetry, trainer_port = free_ports(3)
-        ksm = start("kube-state-metrics", [str(locate(["ksm"]).binary("kube-state-metrics")),
-                                           f"--kubeconfig={sb.state.kubeconfig}", "--host=127.0.0.1", f"--port={ksm_port}",
-                                           "--telemetry-host=127.0.0.1", f"--telemetry-port={telemetry}",
-                                           "--resources=pods,nodes", f"--metric-labels-allowlist={metric_labels_allowlist(fleet)}"], tmp / "ksm.log")
+        ksm = start(
+            "kube-state-metrics",
+            [
+                str(locate(["ksm"]).binary("kube-state-metrics")),
+                f"--kubeconfig={sb.state.kubeconfig}",
+                "--host=127.0.0.1",
+                f"--port={ksm_port}",
+                "--telemetry-host=127.0.0.1",
+                f"--telemetry-port={telemetry}",
+                "--resources=pods,nodes",
+                f"--metric-labels-allowlist={metric_labels_allowlist(fleet)}",
+            ],
+            tmp / "ksm.log",
+        )
         env = {**os.environ, "GPUFLEET_STEPS_PORT": str(trainer_port), "GPUFLEET_STEPS_HOST": "127.0.0.1"}
         trainer = subprocess.Popen([sys.executable, str(HERE / "trainer.py"), "training", "120"], env=env)
         endpoint = render_ksm_service_monitor(fleet)["spec"]["endpoints"][0]
-        scrapes = [scrape_job("kube-state-metrics", [f"127.0.0.1:{ksm_port}"], honor_labels=endpoint["honorLabels"],
-                              per_target=[{"namespace": "kube-system", "pod": "kube-state-metrics-0"}]),
-                   scrape_job("trainer-training", [f"127.0.0.1:{trainer_port}"],
-                              {"namespace": NS, "gang": "training", "pod": _pod_of(sb, "training")})]
+        scrapes = [
+            scrape_job(
+                "kube-state-metrics",
+                [f"127.0.0.1:{ksm_port}"],
+                honor_labels=endpoint["honorLabels"],
+                per_target=[{"namespace": "kube-system", "pod": "kube-state-metrics-0"}],
+            ),
+            scrape_job(
+                "trainer-training",
+                [f"127.0.0.1:{trainer_port}"],
+                {"namespace": NS, "gang": "training", "pod": _pod_of(sb, "training")},
+            ),
+        ]
         try:
             wait_until(ksm, http_ok(f"http://127.0.0.1:{ksm_port}/metrics"), 60, "serving metrics")
             (tmp / "prom").mkdir()
@@ -67,8 +92,11 @@ def observed(tmp_path_factory):
                 seen: set[tuple[str, str]] = set()
                 # Until Prometheus has scraped the trainer once it cannot know the gang stepped (the pods were
                 # Running past the 5 s budget before Prometheus started): judge from that scrape on.
-                prom.wait_for(lambda: prom.query('gpufleet_training_step{gang="training"} >= 1'), timeout=60,
-                              what="the trainer's first scraped step")
+                prom.wait_for(
+                    lambda: prom.query('gpufleet_training_step{gang="training"} >= 1'),
+                    timeout=60,
+                    what="the trainer's first scraped step",
+                )
                 time.sleep(2)  # two rule evaluations (1 s each) past that scrape
                 deadline = time.monotonic() + 90
                 while time.monotonic() < deadline:

@@ -42,7 +42,10 @@ def test_a_volcano_job_with_its_routing_stripped_is_defaulted_and_runs_as_one_ga
     assert spec["queue"] == "alpha"
     assert spec["schedulerName"] == "volcano"
     assert spec["minAvailable"] == 2
-    assert {(p["event"], p["action"]) for p in spec["policies"]} >= {("PodEvicted", "RestartJob"), ("PodFailed", "RestartJob")}
+    assert {(p["event"], p["action"]) for p in spec["policies"]} >= {
+        ("PodEvicted", "RestartJob"),
+        ("PodFailed", "RestartJob"),
+    }
     sandbox.wait("both ranks bound together", lambda: len(sandbox.bound("alpha-vc", app="stripped")) == 2, timeout=120)
     sandbox.kube.delete(VC_API, "Job", "stripped", "alpha-vc")
 

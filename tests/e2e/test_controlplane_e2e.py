@@ -93,7 +93,9 @@ def _listening(port: int) -> set[str]:
             local, state = line.split()[1], line.split()[3]
             address, hex_port = local.rsplit(":", 1)
             if state == "0A" and int(hex_port, 16) == port:
-                found.add(socket.inet_ntop(socket.AF_INET, bytes.fromhex(address)[::-1]) if len(address) == 8 else address)
+                found.add(
+                    socket.inet_ntop(socket.AF_INET, bytes.fromhex(address)[::-1]) if len(address) == 8 else address
+                )
     return found
 
 
@@ -108,8 +110,14 @@ def test_the_job_controller_creates_a_burst_of_pods_without_client_side_throttli
     kube = Kube(Path(plane.kubeconfig))
     kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "burst"}})
     pod = {"containers": [{"name": "c", "image": "c:1"}], "restartPolicy": "Never"}
-    kube.apply({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "burst", "namespace": "burst"},
-                "spec": {"parallelism": BURST, "completions": BURST, "template": {"spec": pod}}})
+    kube.apply(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "burst", "namespace": "burst"},
+            "spec": {"parallelism": BURST, "completions": BURST, "template": {"spec": pod}},
+        }
+    )
     wait_for(f"{BURST} pods created", lambda: len(kube.list("v1", "Pod", "burst")) >= BURST, timeout=120)
     log = (plane.dir / "logs" / "kube-controller-manager.log").read_text(errors="replace")
     assert [line for line in log.splitlines() if "client-side throttling" in line] == []

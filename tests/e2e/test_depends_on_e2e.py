@@ -48,8 +48,9 @@ def test_minimum_of_the_workers_runs_whole_and_lints_clean(sandbox):
     job = launcher_job("workers-min", 2)
     assert size_findings(job) == []
     sandbox.apply(job)
-    sandbox.wait("the 2 workers and the launcher bound", lambda: len(sandbox.bound(VC_NS, app="workers-min")) == 3,
-                 timeout=180)
+    sandbox.wait(
+        "the 2 workers and the launcher bound", lambda: len(sandbox.bound(VC_NS, app="workers-min")) == 3, timeout=180
+    )
 
 
 def test_minimum_counting_the_launcher_never_starts_and_lint_says_gang002_with_the_fix(sandbox):
@@ -58,8 +59,11 @@ def test_minimum_counting_the_launcher_never_starts_and_lint_says_gang002_with_t
     fixed = engine.remediate(copy.deepcopy(job), select=["GANG002"])
     assert fixed["spec"]["minAvailable"] == 2
     sandbox.apply(job)
-    sandbox.wait("the Volcano Job to be seen by its controller",
-                 lambda: (sandbox.get(VC_API, "Job", "all-min", VC_NS) or {}).get("status", {}).get("state"), timeout=60)
+    sandbox.wait(
+        "the Volcano Job to be seen by its controller",
+        lambda: (sandbox.get(VC_API, "Job", "all-min", VC_NS) or {}).get("status", {}).get("state"),
+        timeout=60,
+    )
     sandbox.settle(30)
     assert sandbox.bound(VC_NS, app="all-min") == []
     vc = sandbox.get(VC_API, "Job", "all-min", VC_NS)

@@ -23,8 +23,17 @@ from gpufleet.sandbox.up import Options
 from tests.diff.test_scenarios import IN_USE, PROD, SCENARIOS, crds, model
 from tests.e2e.sandbox_env import running
 
-KINDS = ("Namespace", "PriorityClass", "WorkloadPriorityClass", "Topology", "ResourceFlavor", "Cohort", "ClusterQueue",
-         "LocalQueue", "Queue")
+KINDS = (
+    "Namespace",
+    "PriorityClass",
+    "WorkloadPriorityClass",
+    "Topology",
+    "ResourceFlavor",
+    "Cohort",
+    "ClusterQueue",
+    "LocalQueue",
+    "Queue",
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +46,11 @@ def sandbox(tmp_path_factory):
     # the prod hierarchy; v1.15.1, the pinned one, looks up the nearest ancestor that sets one
     # (pkg/webhooks/admission/queues/validate/validate_queue.go, findNearestAncestorCapability):
     # this module runs without /queues/validate (docs/sandbox.md, "Versions").
-    with running(path, tmp_path_factory.mktemp("diff"),
-                 Options(node_cap=4, controller=False, volcano_without=("/queues/validate",))) as sb:
+    with running(
+        path,
+        tmp_path_factory.mktemp("diff"),
+        Options(node_cap=4, controller=False, volcano_without=("/queues/validate",)),
+    ) as sb:
         yield sb
 
 
@@ -75,8 +87,11 @@ def _apply_all(sb, manifests) -> bool:
                 raise
             meta = m["metadata"]
             sb.kube.delete(m["apiVersion"], m["kind"], meta["name"], meta.get("namespace"))
-            sb.wait(f"{m['kind']} {meta['name']} gone", lambda: sb.get(m["apiVersion"], m["kind"], meta["name"],
-                                                                         meta.get("namespace")) is None, timeout=30)
+            sb.wait(
+                f"{m['kind']} {meta['name']} gone",
+                lambda: sb.get(m["apiVersion"], m["kind"], meta["name"], meta.get("namespace")) is None,
+                timeout=30,
+            )
             sb.create(m)
     return True
 
@@ -131,8 +146,11 @@ def test_an_immutable_change_of_a_pool_in_use_is_held_by_kueues_finalizer(sandbo
     delete, replace = diff.steps[:2]  # then the controller's fleet context, when the change shows in it
     assert delete["verdict"] == replace["verdict"] == "blocked"
     assert _do(sandbox, delete, None) == "accepted"
-    held = sandbox.wait("the deleted object held by its finalizer", lambda: sandbox.get(
-        delete["apiVersion"], delete["kind"], delete["name"]), timeout=30)
+    held = sandbox.wait(
+        "the deleted object held by its finalizer",
+        lambda: sandbox.get(delete["apiVersion"], delete["kind"], delete["name"]),
+        timeout=30,
+    )
     assert held["metadata"].get("deletionTimestamp")
     assert any(f.startswith("kueue.x-k8s.io/") for f in held["metadata"].get("finalizers", []))
     outcome = _do(sandbox, replace, _manifest(new, replace))

@@ -67,12 +67,26 @@ STACK = "prod"
 MODEL = "stacks/edited.fleet.yaml"  # the stack's gpufleet:model, in the project copy
 CASES = {name: (base, new) for name, (base, new, _) in SCENARIOS.items()}
 CASES["remove a live team"] = ((), (remove("eval"),))
-ORDER = ["resize a pool", "grow a team (after growing its pool)", "shrink a team", "move quota between siblings",
-         "change a priority value", "add a team", "remove a live team", "drain a team", "retire a drained team",
-         "remove a retired team"]
+ORDER = [
+    "resize a pool",
+    "grow a team (after growing its pool)",
+    "shrink a team",
+    "move quota between siblings",
+    "change a priority value",
+    "add a team",
+    "remove a live team",
+    "drain a team",
+    "retire a drained team",
+    "remove a retired team",
+]
 assert sorted(ORDER) == sorted(CASES), "every scenario of tests/diff/test_scenarios.py runs here: add it to ORDER"
-PULUMI_OPS = {"create": "create", "update": "update", "delete": "delete", "delete-replaced": "delete",
-              "create-replacement": "replace"}
+PULUMI_OPS = {
+    "create": "create",
+    "update": "update",
+    "delete": "delete",
+    "delete-replaced": "delete",
+    "create-replacement": "replace",
+}
 HOLD = 10.0  # seconds a delete held by a finalizer must stay held with `pulumi up` still waiting
 
 
@@ -105,12 +119,16 @@ def stack(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("diff-pulumi")
     base = tmp / "prod.fleet.yaml"
     base.write_text(yaml.safe_dump(PROD))
-    with running(base, tmp / "sandbox", Options(node_cap=4, engines_only=True, volcano_without=("/queues/validate",))) as sb:
+    with running(
+        base, tmp / "sandbox", Options(node_cap=4, engines_only=True, volcano_without=("/queues/validate",))
+    ) as sb:
         sb.create(system_node())
         ws = Workspace(sb.state, tmp)
         out = Stack(sb, ws, None)
         out.write(PROD)
-        ws.stack(STACK, **{"gpufleet:model": MODEL, "gpufleet:certManager": "false", "gpufleet:prometheusOperator": "false"})
+        ws.stack(
+            STACK, **{"gpufleet:model": MODEL, "gpufleet:certManager": "false", "gpufleet:prometheusOperator": "false"}
+        )
         first = ws.up(STACK)
         assert first.code == 0, _tail(first)
         out.at = PROD
@@ -132,8 +150,20 @@ def predict(stack: Stack, base: dict, new: dict) -> tuple[int, list[dict]]:
     base_file = stack.ws.root / "base.fleet.yaml"
     base_file.write_text(yaml.safe_dump(base, sort_keys=False))
     crds = ["--crds", str(SHARED / "crds")] if (SHARED / "crds").exists() else []
-    done = subprocess.run([str(REPO / ".venv" / "bin" / "gpufleet"), "diff", str(base_file), str(stack.write(new)),
-                           "--format", "json", *crds], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            str(REPO / ".venv" / "bin" / "gpufleet"),
+            "diff",
+            str(base_file),
+            str(stack.write(new)),
+            "--format",
+            "json",
+            *crds,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode in (0, 1), done.stderr
     return done.returncode, json.loads(done.stdout)["steps"]
 
@@ -141,6 +171,7 @@ def predict(stack: Stack, base: dict, new: dict) -> tuple[int, list[dict]]:
 @dataclass
 class Real:
     """One step the engine started: ``op`` in diff's terms, its resource, and how it ended."""
+
     op: str
     resource: str
     urn: str
@@ -170,20 +201,35 @@ def real_steps(stream: list[dict[str, Any]], states: list[list[dict]]) -> list[R
                 continue
             key = (meta["op"], meta["urn"])
             if name == "resourcePreEvent":
-                found[key] = Real(PULUMI_OPS[meta["op"]], meta["urn"].split("::")[-1], meta["urn"],
-                                  meta["op"] == "delete-replaced", event["sequence"])
+                found[key] = Real(
+                    PULUMI_OPS[meta["op"]],
+                    meta["urn"].split("::")[-1],
+                    meta["urn"],
+                    meta["op"] == "delete-replaced",
+                    event["sequence"],
+                )
             else:
-                found[key].end, found[key].outcome = event["sequence"], "done" if name == "resOutputsEvent" else "failed"
+                found[key].end, found[key].outcome = (
+                    event["sequence"],
+                    "done" if name == "resOutputsEvent" else "failed",
+                )
     names = {r["urn"]: r["outputs"] for state in states for r in state if (r.get("outputs") or {}).get("metadata")}
     for step in found.values():
         out = names.get(step.urn, {"kind": step.urn.split("::")[0].split(":")[-1], "metadata": {"name": step.resource}})
-        step.label, step.message = label(out["kind"], out["metadata"].get("namespace"), out["metadata"]["name"]), errors.get(step.urn, "")
+        step.label, step.message = (
+            label(out["kind"], out["metadata"].get("namespace"), out["metadata"]["name"]),
+            errors.get(step.urn, ""),
+        )
     return sorted(found.values(), key=lambda s: s.start)
 
 
 def step_disagreements(predicted: list[dict], real: list[Real]) -> list[str]:
     by = {(s.op, s.label): s for s in real}
-    wanted = {(p["op"], label(p["kind"], p["namespace"], p["name"])): p for p in predicted if p["op"] not in ("protect", "unprotect")}
+    wanted = {
+        (p["op"], label(p["kind"], p["namespace"], p["name"])): p
+        for p in predicted
+        if p["op"] not in ("protect", "unprotect")
+    }
     out = [f"pulumi {op} {what} ({by[(op, what)].outcome}): not predicted" for op, what in by.keys() - wanted.keys()]
     for key, p in wanted.items():
         s = by.get(key)
@@ -206,18 +252,28 @@ def order_disagreements(predicted: list[dict], real: list[Real], before: list[di
     forward = {s.resource: s for s in real if s.op != "delete"}
     removed = {s.resource: s for s in real if s.op == "delete" and not s.replaced}
     out = []
-    for edges, steps, first_is_dependent in ((dependencies(after), forward, False), (dependencies(before), removed, True)):
+    for edges, steps, first_is_dependent in (
+        (dependencies(after), forward, False),
+        (dependencies(before), removed, True),
+    ):
         for name, step in steps.items():
             for dep in edges.get(name, set()) & steps.keys():
                 first, then = (step, steps[dep]) if first_is_dependent else (steps[dep], step)
                 if not where[(first.op, first.resource)] < where[(then.op, then.resource)]:
-                    out.append(f"diff puts {then.op} {then.label} before {first.op} {first.label}, which the engine orders first")
+                    out.append(
+                        f"diff puts {then.op} {then.label} before {first.op} {first.label}, which the engine orders first"
+                    )
                 if first.end is None or first.end > then.start:
                     out.append(f"pulumi started {then.op} {then.label} before {first.op} {first.label} ended")
     last = max((s.end or s.start for s in real if s.resource not in removed), default=-1)
     out += [f"pulumi deleted {s.label} before the other steps ended" for s in removed.values() if s.start < last]
-    out += [f"diff deletes {p['name']} before a later {q['op']}" for i, p in enumerate(predicted)
-            if p["op"] == "delete" and not p["replaced"] for q in predicted[i + 1:] if q["op"] != "delete"]
+    out += [
+        f"diff deletes {p['name']} before a later {q['op']}"
+        for i, p in enumerate(predicted)
+        if p["op"] == "delete" and not p["replaced"]
+        for q in predicted[i + 1 :]
+        if q["op"] != "delete"
+    ]
     for s in real:
         if s.replaced:
             half = next((r for r in real if r.op == "replace" and r.resource == s.resource), None)
@@ -231,8 +287,11 @@ def order_disagreements(predicted: list[dict], real: list[Real], before: list[di
 def state_disagreements(stack: Stack, predicted: list[dict], after: list[dict]) -> list[str]:
     """Protect flags written by protect/unprotect steps, and namespaces released (not deleted) with retainOnDelete."""
     flags = {r["urn"].split("::")[-1]: bool(r.get("protect")) for r in after}
-    out = [f"{p['resource']}: diff {p['op']}, state protect={flags.get(p['resource'])}" for p in predicted
-           if p["op"] in ("protect", "unprotect") and flags.get(p["resource"]) != (p["op"] == "protect")]
+    out = [
+        f"{p['resource']}: diff {p['op']}, state protect={flags.get(p['resource'])}"
+        for p in predicted
+        if p["op"] in ("protect", "unprotect") and flags.get(p["resource"]) != (p["op"] == "protect")
+    ]
     for p in predicted:
         if p["op"] == "delete" and "retainOnDelete" in p["reason"] and p["verdict"] == "ok":
             live = stack.sandbox.get("v1", "Namespace", p["name"])
@@ -278,7 +337,9 @@ def _release(stack: Stack, step: dict) -> None:
     """Let the held object go (drop Kueue's finalizer) and make the state forget it (``pulumi refresh``)."""
     res = stack.sandbox.kube.resource(step["apiVersion"], step["kind"])
     res.patch(name=step["name"], body={"metadata": {"finalizers": None}}, content_type="application/merge-patch+json")
-    stack.sandbox.wait("the held object gone", lambda: stack.sandbox.get(step["apiVersion"], step["kind"], step["name"]) is None)
+    stack.sandbox.wait(
+        "the held object gone", lambda: stack.sandbox.get(step["apiVersion"], step["kind"], step["name"]) is None
+    )
     stack.ws.cli("refresh", "-s", STACK, "--yes", "--skip-preview", check=True)
 
 
@@ -303,7 +364,9 @@ def test_an_immutable_change_of_a_pool_in_use_holds_pulumi_up_on_kueues_finalize
         assert waiting, f"pulumi up exited {proc.returncode} within {HOLD}s of the delete: {out[-3000:]}"
         assert any(f.startswith("kueue.x-k8s.io/") for f in held["metadata"].get("finalizers", []))
         assert proc.returncode != 0
-        assert [(s.op, s.resource, s.outcome) for s in real if s.resource == delete["resource"]] == [("delete", delete["resource"], "failed")]
+        assert [(s.op, s.resource, s.outcome) for s in real if s.resource == delete["resource"]] == [
+            ("delete", delete["resource"], "failed")
+        ]
         assert step_disagreements(predicted, real) == []
     finally:
         _release(stack, delete)

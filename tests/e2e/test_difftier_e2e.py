@@ -67,8 +67,10 @@ def report(request, runner) -> None:
     """Agreement per rule and cases per minute in the run's log (a report, not an assertion: bench/ measures)."""
     write = request.config.pluginmanager.get_plugin("terminalreporter").write_line
     record = runner.tally.record()
-    write(f"differential tier, seed {SEED_USED}: {record['cases']} cases tried in {runner.seconds / 60:.1f} min "
-          f"({record['cases'] / (runner.seconds / 60) if runner.seconds else 0:.1f} cases per minute, sandbox start excluded)")
+    write(
+        f"differential tier, seed {SEED_USED}: {record['cases']} cases tried in {runner.seconds / 60:.1f} min "
+        f"({record['cases'] / (runner.seconds / 60) if runner.seconds else 0:.1f} cases per minute, sandbox start excluded)"
+    )
     for code, entry in record["rules"].items():
         write(f"  {code}: {line(entry)}")
 
@@ -79,5 +81,7 @@ def test_the_linter_and_the_engines_agree_or_the_disagreement_is_documented(runn
     seen = out.observation
     unexplained = [d for d, known in runner.disagreements(out) if known is None]
     why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message,)
-    assert not unexplained, (f"{case.id} (seed {SEED_USED}): engines {seen}, rules fired {out.fired}; "
-                             f"{unexplained}; {'; '.join(case.notes)}; engines' reasons: {why}")
+    assert not unexplained, (
+        f"{case.id} (seed {SEED_USED}): engines {seen}, rules fired {out.fired}; "
+        f"{unexplained}; {'; '.join(case.notes)}; engines' reasons: {why}"
+    )

@@ -29,10 +29,13 @@ VC_NS = "research-vc"
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    data = model(pools=[pool("p50", system="volcano", nodes=50), pool("p100", system="volcano", nodes=100)],
-                 teams=[team("research", {"p50": quota(400), "p100": quota(800)}, namespaces=[VC_NS],
-                             volcanoNamespaces=[VC_NS])],
-                 engines={"volcano": {"enabled": True}})
+    data = model(
+        pools=[pool("p50", system="volcano", nodes=50), pool("p100", system="volcano", nodes=100)],
+        teams=[
+            team("research", {"p50": quota(400), "p100": quota(800)}, namespaces=[VC_NS], volcanoNamespaces=[VC_NS])
+        ],
+        engines={"volcano": {"enabled": True}},
+    )
     with running(data, tmp_path_factory.mktemp("essay"), Options(controller=False)) as sb:
         sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SCRATCH}})
         yield sb
@@ -50,8 +53,12 @@ def clean(sandbox):
 
 def _rank(gang: str, index: int) -> dict:
     template = job(gang, SCRATCH, pods=1, node_selector={"gpufleet.dev/pool": "p100"})["spec"]["template"]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"{gang}-{index}", "namespace": SCRATCH,
-                                                           "labels": {"app": gang}}, "spec": template["spec"]}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"{gang}-{index}", "namespace": SCRATCH, "labels": {"app": gang}},
+        "spec": template["spec"],
+    }
 
 
 def test_the_default_scheduler_binds_50_of_64_ranks_and_leaves_14_pending(sandbox):
@@ -68,8 +75,9 @@ def test_the_default_scheduler_binds_50_of_64_ranks_and_leaves_14_pending(sandbo
 
 def test_the_same_job_as_a_volcano_gang_binds_none_and_its_podgroup_says_why(sandbox):
     sandbox.apply(vcjob("big", VC_NS, pods=64, queue="research", node_selector={"gpufleet.dev/pool": "p50"}))
-    group = sandbox.wait("the PodGroup of big to record that it cannot run", lambda: _unschedulable(sandbox, "big"),
-                         timeout=120)
+    group = sandbox.wait(
+        "the PodGroup of big to record that it cannot run", lambda: _unschedulable(sandbox, "big"), timeout=120
+    )
     sandbox.settle(5)
     assert sandbox.bound(VC_NS, app="big") == []
     assert group["status"]["phase"] in ("Pending", "Inqueue")
@@ -101,8 +109,9 @@ def test_two_512_gpu_jobs_on_800_gpus_both_half_bind_under_the_default_scheduler
 def test_under_volcano_one_512_gpu_job_runs_whole_and_the_other_holds_nothing(sandbox):
     for name in ("a", "b"):
         sandbox.apply(vcjob(name, VC_NS, pods=64, queue="research", node_selector={"gpufleet.dev/pool": "p100"}))
-    sandbox.wait("one gang bound whole", lambda: 64 in {len(sandbox.bound(VC_NS, app=n)) for n in ("a", "b")},
-                 timeout=240)
+    sandbox.wait(
+        "one gang bound whole", lambda: 64 in {len(sandbox.bound(VC_NS, app=n)) for n in ("a", "b")}, timeout=240
+    )
     sandbox.settle(8)
     bound = sorted(len(sandbox.bound(VC_NS, app=n)) for n in ("a", "b"))
     assert bound == [0, 64]

@@ -20,24 +20,36 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.sandbox import chaos
 from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
+from gpufleet.sandbox import chaos
 from tests.e2e.sandbox_env import job, running, vcjob
 from tests.sandbox.kernel import zombie_children
 
 ROOT = Path(__file__).resolve().parents[2]
 QUEUE = "kueue.x-k8s.io/queue-name"
 SEED = int(os.environ.get("GPUFLEET_FAULT_SEED", "30"))
-COMPONENTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue", "vc-webhook-manager",
-              "vc-scheduler", "vc-controller-manager", "gang-admission-controller"]
+COMPONENTS = [
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kueue",
+    "vc-webhook-manager",
+    "vc-scheduler",
+    "vc-controller-manager",
+    "gang-admission-controller",
+]
 FREE = "elsewhere"  # not a team namespace: the controller's webhooks never see it
 BUDGET = 300.0  # the t4 pool's coldStartBudget (5m): how long a Volcano gang may stay bound in part
 
 
 def runs_for(manifest: dict, seconds: int) -> dict:
     """``manifest`` whose every rank finishes ``seconds`` after it is Running (KWOK's pod-complete delay)."""
-    templates = ([t["template"] for t in manifest["spec"]["tasks"]] if "tasks" in manifest["spec"]
-                 else [manifest["spec"]["template"]])
+    templates = (
+        [t["template"] for t in manifest["spec"]["tasks"]]
+        if "tasks" in manifest["spec"]
+        else [manifest["spec"]["template"]]
+    )
     for template in templates:
         template.setdefault("metadata", {}).setdefault("annotations", {})[KWOK_COMPLETE_AFTER] = f"{seconds}s"
     return manifest
@@ -102,5 +114,9 @@ def test_every_submitted_job_finished_or_carries_its_reason(report):
 
 def test_while_the_controller_was_down_only_team_namespaces_were_blocked_and_they_reopened(report):
     checks = next(f.checks for f in report.faults if f.component == "gang-admission-controller")
-    assert checks == {"whileDownTeamNamespaceOpen": False, "whileDownOtherNamespaceOpen": True,
-                      "afterRestartTeamNamespaceOpen": True, "afterRestartOtherNamespaceOpen": True}, said(report)
+    assert checks == {
+        "whileDownTeamNamespaceOpen": False,
+        "whileDownOtherNamespaceOpen": True,
+        "afterRestartTeamNamespaceOpen": True,
+        "afterRestartOtherNamespaceOpen": True,
+    }, said(report)

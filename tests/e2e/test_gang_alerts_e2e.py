@@ -50,25 +50,51 @@ BUDGET = 4
 HOLD = 2
 DEADLINE = 60.0
 GANGS = ("stuck", "training", "restarting")
-MODEL = fleet(pools=[pool("l4", startupBudget=f"{BUDGET}s")], teams=[team(NS, quota={"l4": quota(8)})],
-              observability={"alertFor": f"{HOLD}s"})
+MODEL = fleet(
+    pools=[pool("l4", startupBudget=f"{BUDGET}s")],
+    teams=[team(NS, quota={"l4": quota(8)})],
+    observability={"alertFor": f"{HOLD}s"},
+)
 
 
 def _objects(started: list[float], replica: int):
     """The cluster as replica ``replica`` sees it; pods start at the first scrape."""
+
     def objects(now: float) -> list:
         if not started:
             started.append(now)
         t0 = started[0]
         out: list = [ksm.Node("n1", {"gpufleet.dev/pool": "l4", "kubernetes.io/hostname": "n1"})]
         for gang in GANGS:
-            out += [ksm.Pod(NS, f"{gang}-{i}", "Running", {GANG_LABEL: gang}, "n1", t0, (ksm.Container("trainer", t0),),
-                            ("Job", gang)) for i in range(2)]
-        out.append(ksm.Pod(NS, "stuck-0-retried", "Failed", {GANG_LABEL: "stuck"}, "n1", t0, (ksm.Container("trainer", t0),),
-                           ("Job", "stuck")))
+            out += [
+                ksm.Pod(
+                    NS,
+                    f"{gang}-{i}",
+                    "Running",
+                    {GANG_LABEL: gang},
+                    "n1",
+                    t0,
+                    (ksm.Container("trainer", t0),),
+                    ("Job", gang),
+                )
+                for i in range(2)
+            ]
+        out.append(
+            ksm.Pod(
+                NS,
+                "stuck-0-retried",
+                "Failed",
+                {GANG_LABEL: "stuck"},
+                "n1",
+                t0,
+                (ksm.Container("trainer", t0),),
+                ("Job", "stuck"),
+            )
+        )
         late = ("Running", "n1", now - 1) if replica == 0 else ("Pending", "", None)  # replica 1 lags behind
         out.append(ksm.Pod(NS, "late-0", late[0], {GANG_LABEL: "late"}, late[1], late[2], owner=("Job", "late")))
         return out
+
     return objects
 
 
@@ -103,12 +129,28 @@ def _listening(port: int, timeout: float = 15.0) -> None:
 
 def _scrape_configs(ksm_ports: list[int], trainer_ports: dict[str, int]) -> list[dict]:
     endpoint = render_ksm_service_monitor(MODEL)["spec"]["endpoints"][0]
-    operator_labels = [{"namespace": "kube-system", "pod": f"kube-state-metrics-{i}", "container": "kube-state-metrics",
-                        "service": "kube-state-metrics", "endpoint": endpoint["port"]} for i in range(len(ksm_ports))]
-    jobs = [scrape_job("kube-state-metrics", [f"127.0.0.1:{p}" for p in ksm_ports], honor_labels=endpoint["honorLabels"],
-                       per_target=operator_labels)]
-    jobs += [scrape_job(f"trainer-{gang}", [f"127.0.0.1:{port}"], {"namespace": NS, "gang": gang, "pod": f"{gang}-0"})
-             for gang, port in trainer_ports.items()]
+    operator_labels = [
+        {
+            "namespace": "kube-system",
+            "pod": f"kube-state-metrics-{i}",
+            "container": "kube-state-metrics",
+            "service": "kube-state-metrics",
+            "endpoint": endpoint["port"],
+        }
+        for i in range(len(ksm_ports))
+    ]
+    jobs = [
+        scrape_job(
+            "kube-state-metrics",
+            [f"127.0.0.1:{p}" for p in ksm_ports],
+            honor_labels=endpoint["honorLabels"],
+            per_target=operator_labels,
+        )
+    ]
+    jobs += [
+        scrape_job(f"trainer-{gang}", [f"127.0.0.1:{port}"], {"namespace": NS, "gang": gang, "pod": f"{gang}-0"})
+        for gang, port in trainer_ports.items()
+    ]
     return jobs
 
 
@@ -126,14 +168,22 @@ def _observe(prom: Prometheus, run: Run, agent: subprocess.Popen[bytes]) -> None
             if not crashed and prom.query('gpufleet_training_step{gang="restarting"} >= 1'):
                 agent.send_signal(signal.SIGUSR1)
                 crashed = True
-            if crashed and not restarted_at and prom.query('gpufleet_training_step{gang="restarting"} == 0') and \
-                    prom.query('gpufleet:gang:last_step_timestamp_seconds{gang="restarting"}'):
+            if (
+                crashed
+                and not restarted_at
+                and prom.query('gpufleet_training_step{gang="restarting"} == 0')
+                and prom.query('gpufleet:gang:last_step_timestamp_seconds{gang="restarting"}')
+            ):
                 restarted_at.append(time.monotonic())
         except OSError:
             continue
         run.seen |= {(gang, state) for (_, gang), state in states.items()}
         run.final = {gang: state for (_, gang), state in states.items()}
-        if run.final.get("stuck") == "firing" and restarted_at and time.monotonic() - restarted_at[0] > BUDGET + HOLD + 3:
+        if (
+            run.final.get("stuck") == "firing"
+            and restarted_at
+            and time.monotonic() - restarted_at[0] > BUDGET + HOLD + 3
+        ):
             run.restarted_for = time.monotonic() - restarted_at[0]
             return
 
@@ -148,8 +198,12 @@ def run(tmp_path_factory) -> Run:
     replicas = [KubeStateMetrics(picked[r], _objects(started, r), allow).start() for r in (0, 1)]
     ports = dict(zip(GANGS, picked[2:]))
     trainers = [_trainer(gang, port) for gang, port in ports.items()]
-    prom = Prometheus(workdir, {"rules.yaml": rule_file_text(MODEL)},
-                      _scrape_configs([r.server_address[1] for r in replicas], ports), binary=binary)
+    prom = Prometheus(
+        workdir,
+        {"rules.yaml": rule_file_text(MODEL)},
+        _scrape_configs([r.server_address[1] for r in replicas], ports),
+        binary=binary,
+    )
     result = Run()
     try:
         for port in ports.values():

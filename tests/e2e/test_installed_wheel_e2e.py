@@ -51,12 +51,19 @@ def user(tmp_path_factory, sandbox_pool):
     venv = install_outside(build_wheel(tmp / "wheel"), tmp / "user" / "venv")
     project = tmp / "user" / "platform"
     project.mkdir()
-    (project / "Pulumi.yaml").write_text(yaml.safe_dump(
-        {"name": "platform", "runtime": {"name": "python", "options": {"virtualenv": str(venv)}}}))
+    (project / "Pulumi.yaml").write_text(
+        yaml.safe_dump({"name": "platform", "runtime": {"name": "python", "options": {"virtualenv": str(venv)}}})
+    )
     (project / "__main__.py").write_text(PROGRAM)
     (project / "fleet.yaml").write_text((REPO / "stacks" / "dev.fleet.yaml").read_text())
-    written = subprocess.run([str(venv / "bin" / "gpufleet"), "policy-pack", "policy"], cwd=project, env=clean_env(),
-                             capture_output=True, text=True, timeout=120)
+    written = subprocess.run(
+        [str(venv / "bin" / "gpufleet"), "policy-pack", "policy"],
+        cwd=project,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert written.returncode == 0, written.stdout + written.stderr
     with sandbox_pool.lease(REPO / "stacks" / "dev.fleet.yaml", Options(engines_only=True)) as sandbox:
         yield Workspace(sandbox.state, tmp), project
@@ -67,8 +74,15 @@ def gang(name: str, min_available: int | None) -> dict:
     fleet = load_model(REPO / "stacks" / "dev.fleet.yaml")
     team = fleet.teams[0]
     [pool] = [p for p in fleet.pools if p.system == "volcano"]
-    job = vcjob(name, team.volcano_namespaces[0], pods=2, gpus=2, queue=team.name, min_available=min_available,
-                node_selector=dict(pool.node_labels))
+    job = vcjob(
+        name,
+        team.volcano_namespaces[0],
+        pods=2,
+        gpus=2,
+        queue=team.name,
+        min_available=min_available,
+        node_selector=dict(pool.node_labels),
+    )
     job["spec"]["policies"].append({"event": "PodFailed", "action": "RestartJob"})
     job["spec"]["tasks"][0]["template"]["metadata"]["labels"]["gpufleet.dev/gang"] = name
     return job
@@ -78,8 +92,16 @@ def preview(ws: Workspace, project, name: str, min_available: int | None):
     job = gang(f"{name}-job", min_available)
     (project / f"{name}.yaml").write_text(yaml.safe_dump(job, sort_keys=False))
     ws.stack(name, cwd=project, **{"gpufleet:model": "fleet.yaml", "platform:jobFile": str(project / f"{name}.yaml")})
-    return ws.cli("preview", "-s", name, "--policy-pack", "policy", "--policy-pack-config", str(REPO / "policies" / "ci.json"),
-                  cwd=project)
+    return ws.cli(
+        "preview",
+        "-s",
+        name,
+        "--policy-pack",
+        "policy",
+        "--policy-pack-config",
+        str(REPO / "policies" / "ci.json"),
+        cwd=project,
+    )
 
 
 def test_the_installed_pack_passes_the_fleet_and_a_full_gang(user):
@@ -94,5 +116,6 @@ def test_the_installed_pack_fails_a_gang_below_its_size(user):
     done = preview(ws, project, "partial", min_available=1)
     assert done.code != 0
     assert "❌ gpufleet@v0.1.0" in done.out
-    assert mandatory(done.out) == [("gang001-min-below-replicas", "kubernetes:batch.volcano.sh/v1alpha1:Job: job-partial-job")], \
-        done.out[-3000:]
+    assert mandatory(done.out) == [
+        ("gang001-min-below-replicas", "kubernetes:batch.volcano.sh/v1alpha1:Job: job-partial-job")
+    ], done.out[-3000:]

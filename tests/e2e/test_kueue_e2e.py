@@ -23,10 +23,16 @@ QUEUE = "kueue.x-k8s.io/queue-name"
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    data = model(pools=[pool("l4", nodes=4)],
-                 teams=[team("alpha", {"l4": quota(16, 8)}), team("beta", {"l4": quota(16, 16)})],
-                 admission={"waitForPodsReady": {"timeout": "10m", "requeuingStrategy": {
-                     "backoffLimitCount": 1, "backoffBaseSeconds": 1, "backoffMaxSeconds": 2}}})
+    data = model(
+        pools=[pool("l4", nodes=4)],
+        teams=[team("alpha", {"l4": quota(16, 8)}), team("beta", {"l4": quota(16, 16)})],
+        admission={
+            "waitForPodsReady": {
+                "timeout": "10m",
+                "requeuingStrategy": {"backoffLimitCount": 1, "backoffBaseSeconds": 1, "backoffMaxSeconds": 2},
+            }
+        },
+    )
     with running(data, tmp_path_factory.mktemp("kueue"), Options(pods_ready_timeout="20s")) as sb:
         yield sb
 
@@ -61,8 +67,11 @@ def _clean(sb, *namespaces: str) -> None:
     for ns in namespaces:
         for j in sb.kube.list("batch/v1", "Job", ns):
             sb.kube.delete("batch/v1", "Job", j["metadata"]["name"], ns)
-    sb.wait("the jobs' pods and workloads to go", lambda: not any(sb.pods(ns) or sb.workloads(ns) for ns in namespaces),
-            timeout=120)
+    sb.wait(
+        "the jobs' pods and workloads to go",
+        lambda: not any(sb.pods(ns) or sb.workloads(ns) for ns in namespaces),
+        timeout=120,
+    )
 
 
 def test_a_job_beyond_its_teams_quota_and_borrowing_limit_stays_suspended(sandbox):
@@ -99,7 +108,8 @@ def test_kueue_charges_a_pod_with_a_sidecar_what_gpufleet_computes_for_it(sandbo
     spec = body["spec"]["template"]["spec"]
     spec["initContainers"] = [
         {"name": "proxy", "image": "proxy:1", "restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}}},
-        {"name": "warmup", "image": "warmup:1", "resources": {"requests": {"cpu": "1500m"}}}]
+        {"name": "warmup", "image": "warmup:1", "resources": {"requests": {"cpu": "1500m"}}},
+    ]
     sandbox.apply(body)
     sandbox.wait("sidecar admitted", lambda: _admitted(sandbox, "alpha", "sidecar"))
     assignment = _workload(sandbox, "alpha", "sidecar")["status"]["admission"]["podSetAssignments"][0]
@@ -114,13 +124,23 @@ def test_wait_for_pods_ready_evicts_a_gang_that_cannot_start_and_stops_after_the
     # Admitted by quota, but no node has this label: the pods never become ready.
     sandbox.apply(_job("stuck", "alpha", pods=2, node_selector={"gpufleet.dev/sandbox-pool": "nowhere"}))
     sandbox.wait("stuck admitted", lambda: _admitted(sandbox, "alpha", "stuck"))
-    evicted = sandbox.wait("stuck evicted for PodsReadyTimeout", lambda: (
-        _condition(_workload(sandbox, "alpha", "stuck"), "Evicted") or {}).get("reason") == "PodsReadyTimeout"
-        and _workload(sandbox, "alpha", "stuck"), timeout=90)
+    evicted = sandbox.wait(
+        "stuck evicted for PodsReadyTimeout",
+        lambda: (
+            (_condition(_workload(sandbox, "alpha", "stuck"), "Evicted") or {}).get("reason") == "PodsReadyTimeout"
+            and _workload(sandbox, "alpha", "stuck")
+        ),
+        timeout=90,
+    )
     assert _condition(evicted, "Evicted")["status"] in ("True", "False")
-    final = sandbox.wait("stuck deactivated after backoffLimitCount requeues",
-                         lambda: (_workload(sandbox, "alpha", "stuck") or {}).get("spec", {}).get("active") is False
-                         and _workload(sandbox, "alpha", "stuck"), timeout=150)
+    final = sandbox.wait(
+        "stuck deactivated after backoffLimitCount requeues",
+        lambda: (
+            (_workload(sandbox, "alpha", "stuck") or {}).get("spec", {}).get("active") is False
+            and _workload(sandbox, "alpha", "stuck")
+        ),
+        timeout=150,
+    )
     evictions = {(e["reason"], e.get("underlyingCause")) for e in final["status"]["schedulingStats"]["evictions"]}
     assert ("Deactivated", "RequeuingLimitExceeded") in evictions
     assert any(reason == "PodsReadyTimeout" for reason, _ in evictions)

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import pytest
 
+from gpufleet.kubetypes import vocab
 from gpufleet.sandbox.trial import TrialOptions, clean, try_manifests
 from gpufleet.sandbox.trial_watch import Ref, Watch
 from gpufleet.sandbox.up import Options
-from gpufleet.kubetypes import vocab
 from tests.e2e.sandbox_env import condition, job, model, running
 from tests.render.builders import pool, quota, team
 
@@ -41,10 +41,17 @@ CRONS = {"cron-template": "jobTemplate", "cron-own": "CronJob"}  # where each Cr
 def member(name: str, namespace: str, group: str, queue: str | None = NS, total: str | None = None) -> dict:
     """A plain pod of 8 GPUs in Kueue pod group ``group``."""
     labels = {"app": group, vocab.KUEUE_POD_GROUP: group, **({vocab.QUEUE_LABEL: queue} if queue else {})}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {
-        "name": name, "namespace": namespace, "labels": labels,
-        "annotations": {vocab.KUEUE_POD_GROUP_TOTAL: total} if total else {}},
-        "spec": job(name, namespace, pods=1)["spec"]["template"]["spec"]}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": labels,
+            "annotations": {vocab.KUEUE_POD_GROUP_TOTAL: total} if total else {},
+        },
+        "spec": job(name, namespace, pods=1)["spec"]["template"]["spec"],
+    }
 
 
 def group(name: str, namespace: str = NS, **kw) -> list[dict]:
@@ -55,16 +62,25 @@ def cron_job(name: str) -> dict:
     """A CronJob every minute of a 2-rank Job, its queue label where ``CRONS`` says."""
     label = {vocab.QUEUE_LABEL: NS}
     on_cron = CRONS[name] == "CronJob"
-    return {"apiVersion": "batch/v1", "kind": "CronJob",
-            "metadata": {"name": name, "namespace": NS, "labels": label if on_cron else {}},
-            "spec": {"schedule": "* * * * *", "concurrencyPolicy": "Forbid",
-                     "jobTemplate": {"metadata": {"labels": {} if on_cron else label}, "spec": job(name, NS, pods=2)["spec"]}}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": name, "namespace": NS, "labels": label if on_cron else {}},
+        "spec": {
+            "schedule": "* * * * *",
+            "concurrencyPolicy": "Forbid",
+            "jobTemplate": {"metadata": {"labels": {} if on_cron else label}, "spec": job(name, NS, pods=2)["spec"]},
+        },
+    }
 
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    data = model(pools=[pool("l4", nodes=8)], teams=[team(NS, {"l4": quota(64)})],
-                 priorityClasses=[{"name": "gang-standard", "value": 1000}])
+    data = model(
+        pools=[pool("l4", nodes=8)],
+        teams=[team(NS, {"l4": quota(64)})],
+        priorityClasses=[{"name": "gang-standard", "value": 1000}],
+    )
     with running(data, tmp_path_factory.mktemp("kueue-labels"), Options(controller=False)) as sb:
         sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SCRATCH}})
         for name in CRONS:  # first, so that their Jobs (at the next minute) come while the other cases run
@@ -78,9 +94,16 @@ def codes(findings) -> set[str]:
 
 def submitted(sb, docs: list[dict]) -> Watch:
     """A trial's watch over ``docs`` as created (for :func:`clean`, the clean-up ``gpufleet try`` runs)."""
-    refs = [Ref(d["apiVersion"], d["kind"], d["metadata"]["name"], d["metadata"]["namespace"],
-                sb.get(d["apiVersion"], d["kind"], d["metadata"]["name"], d["metadata"]["namespace"])["metadata"]["uid"])
-            for d in docs]
+    refs = [
+        Ref(
+            d["apiVersion"],
+            d["kind"],
+            d["metadata"]["name"],
+            d["metadata"]["namespace"],
+            sb.get(d["apiVersion"], d["kind"], d["metadata"]["name"], d["metadata"]["namespace"])["metadata"]["uid"],
+        )
+        for d in docs
+    ]
     return Watch(sb.kube, refs)
 
 
@@ -118,18 +141,25 @@ def test_a_job_naming_a_rendered_workload_priority_class_is_admitted_at_its_valu
     body = job("ranked", NS, pods=2, labels={vocab.QUEUE_LABEL: NS, vocab.KUEUE_PRIORITY_CLASS: "gang-standard"})
     assert sandbox.lint([body]) == []
     sandbox.create(body)
-    sandbox.wait("the workload admitted", lambda: condition(sandbox.workload(NS, "ranked"), "Admitted").get("status") == "True",
-                 timeout=120)
+    sandbox.wait(
+        "the workload admitted",
+        lambda: condition(sandbox.workload(NS, "ranked"), "Admitted").get("status") == "True",
+        timeout=120,
+    )
     assert sandbox.workload(NS, "ranked")["spec"]["priority"] == 1000
     sandbox.kube.delete("batch/v1", "Job", "ranked", NS)
 
 
-def test_a_job_naming_a_missing_workload_priority_class_stays_suspended_without_a_workload_and_lint_says_gang110(sandbox):
+def test_a_job_naming_a_missing_workload_priority_class_stays_suspended_without_a_workload_and_lint_says_gang110(
+    sandbox,
+):
     body = job("misranked", NS, pods=2, labels={vocab.QUEUE_LABEL: NS, vocab.KUEUE_PRIORITY_CLASS: "gang-hihg"})
     [finding] = [f for f in sandbox.lint([body]) if f.code == "GANG110"]
     assert str(finding.path) == f"metadata.labels[{vocab.KUEUE_PRIORITY_CLASS}]" and "gang-standard" in finding.fix
     sandbox.create(body)
-    sandbox.wait("Kueue to suspend the job", lambda: sandbox.get("batch/v1", "Job", "misranked", NS)["spec"].get("suspend"))
+    sandbox.wait(
+        "Kueue to suspend the job", lambda: sandbox.get("batch/v1", "Job", "misranked", NS)["spec"].get("suspend")
+    )
     sandbox.settle(20)
     assert sandbox.get("batch/v1", "Job", "misranked", NS)["spec"]["suspend"] is True
     assert sandbox.workload(NS, "misranked") is None and sandbox.pods(NS, app="misranked") == []
@@ -137,8 +167,14 @@ def test_a_job_naming_a_missing_workload_priority_class_stays_suspended_without_
 
 
 def created_job(sb, cron: str) -> dict | None:
-    return next((j for j in sb.kube.list("batch/v1", "Job", NS)
-                 if any(o["name"] == cron for o in j["metadata"].get("ownerReferences", []))), None)
+    return next(
+        (
+            j
+            for j in sb.kube.list("batch/v1", "Job", NS)
+            if any(o["name"] == cron for o in j["metadata"].get("ownerReferences", []))
+        ),
+        None,
+    )
 
 
 def test_a_cronjob_labelled_in_its_job_template_makes_jobs_kueue_admits_and_lints_clean(sandbox):
@@ -146,8 +182,11 @@ def test_a_cronjob_labelled_in_its_job_template_makes_jobs_kueue_admits_and_lint
     made = sandbox.wait("the CronJob's first Job", lambda: created_job(sandbox, "cron-template"), timeout=90)
     assert made["metadata"]["labels"][vocab.QUEUE_LABEL] == NS
     name = made["metadata"]["name"]
-    sandbox.wait("its workload admitted", lambda: condition(sandbox.workload(NS, name), "Admitted").get("status") == "True",
-                 timeout=120)
+    sandbox.wait(
+        "its workload admitted",
+        lambda: condition(sandbox.workload(NS, name), "Admitted").get("status") == "True",
+        timeout=120,
+    )
     assert sandbox.workload(NS, name)["spec"]["queueName"] == NS
 
 
@@ -163,4 +202,6 @@ def test_a_cronjob_labelled_on_itself_makes_jobs_kueue_never_admits_and_lint_say
     wl = sandbox.workload(NS, name)
     assert not wl["spec"].get("queueName") and condition(wl, "Admitted").get("status") != "True"
     assert "LocalQueue" in condition(wl, "QuotaReserved").get("message", ""), wl.get("status")
-    assert sandbox.get("batch/v1", "Job", name, NS)["spec"]["suspend"] is True and sandbox.bound(NS, app="cron-own") == []
+    assert (
+        sandbox.get("batch/v1", "Job", name, NS)["spec"]["suspend"] is True and sandbox.bound(NS, app="cron-own") == []
+    )

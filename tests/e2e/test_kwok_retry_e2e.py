@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.sandbox import kwokretry
 from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER as COMPLETE_AFTER
+from gpufleet.sandbox import kwokretry
 from gpufleet.sandbox.up import Options
 from tests.e2e.sandbox_env import job
 from tests.e2e.sandbox_pool import pool_key
@@ -43,12 +43,17 @@ def test_a_rank_touched_mid_run_finishes_its_run_time_after_the_touch(sandbox):
     body = job("ranked", NAMESPACE, 1, gpus=0)
     body["spec"]["template"]["metadata"]["annotations"] = {COMPLETE_AFTER: f"{RUNS}s"}
     sandbox.apply(body)
-    pod = sandbox.wait("the rank Ready", lambda: next((p for p in sandbox.pods(NAMESPACE, app="ranked")
-                                                       if kwokretry.ready_since(p) is not None), None), timeout=60)
+    pod = sandbox.wait(
+        "the rank Ready",
+        lambda: next((p for p in sandbox.pods(NAMESPACE, app="ranked") if kwokretry.ready_since(p) is not None), None),
+        timeout=60,
+    )
     time.sleep(RUNS / 2)
     touched = time.time()
     sandbox.kube.core().patch_namespaced_pod(pod["metadata"]["name"], NAMESPACE, kwokretry.touch(touched))
     sandbox.wait("the rank Succeeded", lambda: _phase(sandbox) == "Succeeded", timeout=RUNS * 3)
     finished = time.time()
-    assert finished - touched >= RUNS - 1, f"finished {finished - touched:.1f} s after the touch: the touch did not restart the stage"
+    assert finished - touched >= RUNS - 1, (
+        f"finished {finished - touched:.1f} s after the touch: the touch did not restart the stage"
+    )
     sandbox.kube.delete("batch/v1", "Job", "ranked", NAMESPACE)

@@ -23,16 +23,16 @@ from pathlib import Path
 import jsonpatch
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.kubetypes import vocab
 from gpufleet.mutate import mutate
 from gpufleet.mutate.policies import API_VERSION, render_mutating_policies
 from gpufleet.render.context import render_context
 from gpufleet.sandbox.kube import established
 from gpufleet.sandbox.up import Options
-from gpufleet.kubetypes import vocab
-
 from tests.conftest import shared_path
 from tests.e2e.sandbox_pool import pool_key
 from tests.e2e.test_vap_e2e import dry_run, served
@@ -50,10 +50,12 @@ VOLATILE = ("uid", "creationTimestamp", "managedFields", "resourceVersion", "gen
 
 
 def crd_documents() -> list[dict]:
-    paths = [shared_path("crds", "training-operator", "kubeflow.org_pytorchjobs.yaml"),
-             shared_path("crds", "mpi-operator", "kubeflow.org_mpijobs.yaml"),
-             *sorted(shared_path("crds", "jobset").glob("*.yaml")),
-             shared_path("crds", "trainer", "trainer.kubeflow.org_trainjobs.yaml")]
+    paths = [
+        shared_path("crds", "training-operator", "kubeflow.org_pytorchjobs.yaml"),
+        shared_path("crds", "mpi-operator", "kubeflow.org_mpijobs.yaml"),
+        *sorted(shared_path("crds", "jobset").glob("*.yaml")),
+        shared_path("crds", "trainer", "trainer.kubeflow.org_trainjobs.yaml"),
+    ]
     return [doc for path in paths for doc in yaml.safe_load_all(Path(path).read_text()) if doc]
 
 
@@ -85,20 +87,31 @@ def sandbox(sandbox_pool):
             yield sb
         finally:
             for manifest in reversed(list(rendered.values())):
-                sb.kube.delete(manifest["apiVersion"], manifest["kind"], manifest["metadata"]["name"],
-                               manifest["metadata"].get("namespace"))
+                sb.kube.delete(
+                    manifest["apiVersion"],
+                    manifest["kind"],
+                    manifest["metadata"]["name"],
+                    manifest["metadata"].get("namespace"),
+                )
             for doc in added:
                 sb.kube.delete(CRD_API, "CustomResourceDefinition", doc["metadata"]["name"])
-            sb.wait("the module's CRDs deleted", lambda: not any(
-                sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) for d in added), timeout=120)
+            sb.wait(
+                "the module's CRDs deleted",
+                lambda: not any(sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) for d in added),
+                timeout=120,
+            )
 
 
 def terminating(sb, docs: list[dict]) -> list[str]:
     """The CRDs of ``docs`` still being deleted (by a module that leased the sandbox before): applying one then
     keeps it, and its kind stops being served mid-module (a 503 \"Resource kind ... not found\", seen in CI)."""
-    return [d["metadata"]["name"] for d in docs
-            if (sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) or {})
-            .get("metadata", {}).get("deletionTimestamp")]
+    return [
+        d["metadata"]["name"]
+        for d in docs
+        if (sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) or {})
+        .get("metadata", {})
+        .get("deletionTimestamp")
+    ]
 
 
 def crds_served(sb, docs: list[dict]) -> bool:
@@ -114,15 +127,23 @@ def crds_served(sb, docs: list[dict]) -> bool:
 
 
 def _probe() -> dict:
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "probe", "namespace": "beta-vc"},
-            "spec": {"tasks": [{"name": "w", "replicas": 2, "template": {"spec": {
-                "containers": [{"name": "c", "image": "i"}]}}}]}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "probe", "namespace": "beta-vc"},
+        "spec": {
+            "tasks": [{"name": "w", "replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}]
+        },
+    }
 
 
 def _wait_bound(sb) -> None:
     """Bindings take effect asynchronously: wait until a Volcano Job gets the team's queue from a policy."""
-    sb.wait("the mutating policies in effect", lambda: dry_run(sb, _probe())[3].get("spec", {}).get("queue") == "beta",
-            timeout=60)
+    sb.wait(
+        "the mutating policies in effect",
+        lambda: dry_run(sb, _probe())[3].get("spec", {}).get("queue") == "beta",
+        timeout=60,
+    )
 
 
 def side(obj: dict) -> str:
@@ -133,9 +154,15 @@ def cases() -> list[tuple[str, dict]]:
     out = []
     for where, obj in eq.FIXTURE_OBJECTS:
         group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-        if (group, obj.get("kind")) not in {("batch.volcano.sh", "Job"), ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"),
-                                            ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
-                                            ("trainer.kubeflow.org", "TrainJob"), ("", "Pod")}:
+        if (group, obj.get("kind")) not in {
+            ("batch.volcano.sh", "Job"),
+            ("batch", "Job"),
+            ("jobset.x-k8s.io", "JobSet"),
+            ("kubeflow.org", "PyTorchJob"),
+            ("kubeflow.org", "MPIJob"),
+            ("trainer.kubeflow.org", "TrainJob"),
+            ("", "Pod"),
+        }:
             continue
         obj = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": SIDES[side(obj)][0]}}
         if eq.reaches_admission(obj):
@@ -149,8 +176,12 @@ def as_decoded(obj: dict) -> dict:
     seen here: ``/mutate`` applied before it made a Job the API server labels otherwise)."""
     out = copy.deepcopy(obj)
     template_labels = ((out.get("spec") or {}).get("template") or {}).get("metadata", {}).get("labels")
-    if out.get("apiVersion") == "batch/v1" and out.get("kind") == "Job" and template_labels \
-            and not out["metadata"].get("labels"):
+    if (
+        out.get("apiVersion") == "batch/v1"
+        and out.get("kind") == "Job"
+        and template_labels
+        and not out["metadata"].get("labels")
+    ):
         out["metadata"]["labels"] = dict(template_labels)
     return out
 
@@ -209,7 +240,10 @@ def compare(sandbox, where: str, obj: dict) -> tuple[str | None, bool | None]:
     want_status, want_message, _, want = dry_run(sandbox, expected_in)
     if status >= 400 or want_status >= 400:
         if (status >= 400) != (want_status >= 400):
-            return f"{where}: refused {status} {message[:200]!r} vs /mutate's {want_status} {want_message[:200]!r}", None
+            return (
+                f"{where}: refused {status} {message[:200]!r} vs /mutate's {want_status} {want_message[:200]!r}",
+                None,
+            )
         return None, None
     if unaliased(obj, stored(body)) != unaliased(obj, stored(want)):
         diff = jsonpatch.make_patch(stored(want), stored(body)).patch
@@ -236,8 +270,9 @@ def test_the_policies_mutate_every_fixture_object_as_the_controllers_mutate(sand
     assert compared > 100 and mutated > 50  # most shapes were compared, and many of them mutated
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(obj=st.one_of(eq.volcano_jobs(), eq.kubeflow_jobs(), eq.batch_jobs(), eq.jobsets()))
 def test_the_policies_mutate_generated_workload_shapes_as_the_controllers_mutate(sandbox, obj):
     if not eq.reaches_admission(obj) or not served(sandbox, obj):

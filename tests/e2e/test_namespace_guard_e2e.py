@@ -21,8 +21,8 @@ from kubernetes import config as kube_config
 from kubernetes.client import CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
-from gpufleet.model import load_model
 from gpufleet.kubetypes.vocab import TEAM_LABEL
+from gpufleet.model import load_model
 from gpufleet.render.namespace_guard import render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
 from gpufleet.sandbox.kube import Kube, wait_for
@@ -56,11 +56,23 @@ def api(tmp_path_factory):
     try:
         run.kube.apply_all(render_namespaces(FLEET))
         run.kube.apply_all(render_namespace_guard(FLEET))
-        run.kube.apply({"apiVersion": RBAC, "kind": "ClusterRole", "metadata": {"name": EDITORS},
-                        "rules": [{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "patch", "update"]}]})
-        run.kube.apply({"apiVersion": RBAC, "kind": "ClusterRoleBinding", "metadata": {"name": EDITORS},
-                        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": EDITORS},
-                        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": EDITORS}]})
+        run.kube.apply(
+            {
+                "apiVersion": RBAC,
+                "kind": "ClusterRole",
+                "metadata": {"name": EDITORS},
+                "rules": [{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "patch", "update"]}],
+            }
+        )
+        run.kube.apply(
+            {
+                "apiVersion": RBAC,
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": EDITORS},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": EDITORS},
+                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": EDITORS}],
+            }
+        )
         _wait_until_enforced(run)
         yield run
     finally:
@@ -85,17 +97,22 @@ def _labels(run, namespace: str) -> dict[str, str]:
 
 def _wait_until_enforced(run) -> None:
     """The API server loads a new policy within a second or two: wait until it refuses a dry-run relabel."""
+
     def refused() -> bool:
         try:
             _as(run, "mallory").patch_namespace(TEAM_NS, {"metadata": {"labels": {OPT_OUT: "disabled"}}}, dry_run="All")
         except ApiException as exc:
             return exc.status in (403, 422) and "ValidatingAdmissionPolicy" in exc.body
         return False
+
     wait_for("the namespace-label policy to be enforced", refused, timeout=60, interval=0.5)
 
 
-@pytest.mark.parametrize("labels", [{OPT_OUT: "disabled"}, {TEAM_LABEL: None}, {TEAM_LABEL: "llm"}],
-                         ids=["opt-out", "drop-team", "other-team"])
+@pytest.mark.parametrize(
+    "labels",
+    [{OPT_OUT: "disabled"}, {TEAM_LABEL: None}, {TEAM_LABEL: "llm"}],
+    ids=["opt-out", "drop-team", "other-team"],
+)
 def test_a_user_not_named_is_refused_and_the_named_user_is_not(api, labels):
     before = _labels(api, TEAM_NS)
     with pytest.raises(ApiException) as refused:

@@ -37,8 +37,7 @@ P50, P100 = {"gpufleet.dev/pool": "p50"}, {"gpufleet.dev/pool": "p100"}
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    data = model(pools=[pool("p50", nodes=50), pool("p100", nodes=100)],
-                 teams=[team(TEAM, {"p100": quota(512)})])
+    data = model(pools=[pool("p50", nodes=50), pool("p100", nodes=100)], teams=[team(TEAM, {"p100": quota(512)})])
     with running(data, tmp_path_factory.mktemp("native"), Options(controller=False, native_gang=True)) as sb:
         sb.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SCRATCH}})
         yield sb
@@ -81,15 +80,19 @@ def test_a_plain_indexed_job_gets_a_basic_podgroup_and_binds_50_of_64(sandbox):
     assert len(sandbox.bound(SCRATCH, app="big")) == 50
     group = _group_of(sandbox, SCRATCH, "big")
     assert group is not None and "basic" in group["spec"]["schedulingPolicy"]
-    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in sandbox.pods(SCRATCH, app="big")} \
-        == {group["metadata"]["name"]}
+    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in sandbox.pods(SCRATCH, app="big")} == {
+        group["metadata"]["name"]
+    }
 
 
 def test_the_same_job_as_a_gang_binds_none_and_its_podgroup_says_why(sandbox):
     sandbox.apply(gang(job("big", SCRATCH, pods=64, node_selector=P50)))
     sandbox.wait("64 pods of job big", lambda: len(sandbox.pods(SCRATCH, app="big")) == 64, timeout=180)
-    cond = sandbox.wait("the PodGroup of big to record that it cannot be scheduled",
-                        lambda: _condition(_group_of(sandbox, SCRATCH, "big"), "PodGroupInitiallyScheduled"), timeout=120)
+    cond = sandbox.wait(
+        "the PodGroup of big to record that it cannot be scheduled",
+        lambda: _condition(_group_of(sandbox, SCRATCH, "big"), "PodGroupInitiallyScheduled"),
+        timeout=120,
+    )
     sandbox.settle(5)
     assert sandbox.bound(SCRATCH, app="big") == []
     group = _group_of(sandbox, SCRATCH, "big")
@@ -99,15 +102,22 @@ def test_the_same_job_as_a_gang_binds_none_and_its_podgroup_says_why(sandbox):
 
 
 def _podgroup(name: str, min_count: int) -> dict:
-    return {"apiVersion": SCHED, "kind": "PodGroup", "metadata": {"name": name, "namespace": SCRATCH},
-            "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}}}
+    return {
+        "apiVersion": SCHED,
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": SCRATCH},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
+    }
 
 
 def _rank(group: str, index: int) -> dict:
     spec = job(group, SCRATCH, pods=1, node_selector=P100)["spec"]["template"]["spec"]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"{group}-{index}", "namespace": SCRATCH,
-                                                           "labels": {"app": group}},
-            "spec": {**spec, "schedulingGroup": {"podGroupName": group}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"{group}-{index}", "namespace": SCRATCH, "labels": {"app": group}},
+        "spec": {**spec, "schedulingGroup": {"podGroupName": group}},
+    }
 
 
 def test_two_interleaved_64_rank_gangs_on_100_nodes_one_runs_whole_the_other_holds_nothing(sandbox):
@@ -116,8 +126,11 @@ def test_two_interleaved_64_rank_gangs_on_100_nodes_one_runs_whole_the_other_hol
     for i in range(64):
         for name in ("a", "b"):
             sandbox.create(_rank(name, i))
-    sandbox.wait("one gang bound whole", lambda: 64 in (len(sandbox.bound(SCRATCH, app="a")),
-                                                         len(sandbox.bound(SCRATCH, app="b"))), timeout=180)
+    sandbox.wait(
+        "one gang bound whole",
+        lambda: 64 in (len(sandbox.bound(SCRATCH, app="a")), len(sandbox.bound(SCRATCH, app="b"))),
+        timeout=180,
+    )
     sandbox.settle(10)
     bound = sorted(len(sandbox.bound(SCRATCH, app=name)) for name in ("a", "b"))
     assert bound == [0, 64]
@@ -128,8 +141,11 @@ def test_two_interleaved_64_rank_gangs_on_100_nodes_one_runs_whole_the_other_hol
 
 def test_kueue_admits_a_gang_job_and_the_native_gang_places_it_whole(sandbox):
     sandbox.apply(gang(job("train", TEAM, pods=64, labels={QUEUE: TEAM}, suspend=True, node_selector=P100)))
-    sandbox.wait("Kueue to unsuspend train", lambda: not sandbox.get("batch/v1", "Job", "train", TEAM)["spec"]
-                 .get("suspend"), timeout=120)
+    sandbox.wait(
+        "Kueue to unsuspend train",
+        lambda: not sandbox.get("batch/v1", "Job", "train", TEAM)["spec"].get("suspend"),
+        timeout=120,
+    )
     sandbox.wait("64 ranks of train bound", lambda: len(sandbox.bound(TEAM, app="train")) == 64, timeout=180)
     group = _group_of(sandbox, TEAM, "train")
     assert group["spec"]["schedulingPolicy"]["gang"]["minCount"] == 64

@@ -16,7 +16,6 @@ import copy
 from pathlib import Path
 
 import pytest
-import yaml
 
 from gpufleet.model import load_model
 from gpufleet.render import render_all
@@ -56,8 +55,11 @@ def test_a_volcano_job_in_the_volcano_namespace_runs_and_kueue_leaves_it_alone(s
 
 def test_the_same_volcano_job_in_the_kueue_namespace_is_gated_by_kueue_and_never_runs(sandbox):
     sandbox.create(vcjob("lost", "alpha", pods=2, gpus=2, queue="alpha"))
-    pods = sandbox.wait("Volcano's pods of lost", lambda: len(sandbox.pods("alpha", app="lost")) == 2
-                        and sandbox.pods("alpha", app="lost"), timeout=120)
+    pods = sandbox.wait(
+        "Volcano's pods of lost",
+        lambda: len(sandbox.pods("alpha", app="lost")) == 2 and sandbox.pods("alpha", app="lost"),
+        timeout=120,
+    )
     sandbox.settle(10)
     pods = sandbox.pods("alpha", app="lost")
     assert pods and all(_gated(p) for p in pods)
@@ -66,20 +68,35 @@ def test_the_same_volcano_job_in_the_kueue_namespace_is_gated_by_kueue_and_never
 
 
 def _pod(name: str, labels: dict, annotations: dict | None = None) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels, "annotations": annotations or {}},
-            "spec": {"containers": [{"name": "c", "image": "trainer:1"}], "restartPolicy": "Never"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": labels, "annotations": annotations or {}},
+        "spec": {"containers": [{"name": "c", "image": "trainer:1"}], "restartPolicy": "Never"},
+    }
 
 
 SHAPES = {
-    "job": job("j", "x", pods=2), "job-with-queue": job("j", "x", pods=2, labels={QUEUE: "alpha"}),
+    "job": job("j", "x", pods=2),
+    "job-with-queue": job("j", "x", pods=2, labels={QUEUE: "alpha"}),
     "job-routed-to-volcano": job("j", "x", pods=2, scheduler="volcano"),
-    "pod": _pod("p", {}), "pod-with-queue": _pod("p", {QUEUE: "alpha"}),
+    "pod": _pod("p", {}),
+    "pod-with-queue": _pod("p", {QUEUE: "alpha"}),
     # Kueue's pod webhook refuses a group member without its total count (pkg/controller/jobs/pod/pod_webhook.go)
-    "pod-of-a-pod-group": _pod("p", {"kueue.x-k8s.io/pod-group-name": "g"}, {"kueue.x-k8s.io/pod-group-total-count": "2"}),
+    "pod-of-a-pod-group": _pod(
+        "p", {"kueue.x-k8s.io/pod-group-name": "g"}, {"kueue.x-k8s.io/pod-group-total-count": "2"}
+    ),
     "volcano-job": vcjob("v", "x", pods=2, queue="alpha"),
-    "deployment": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {
-        "replicas": 1, "selector": {"matchLabels": {"app": "d"}},
-        "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}},
+    "deployment": {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "d"}},
+            "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}},
+        },
+    },
 }
 
 

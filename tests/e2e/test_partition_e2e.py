@@ -44,8 +44,14 @@ def test_the_dedicated_teams_job_lands_on_its_pool(sandbox):
 
 
 def test_another_teams_job_aimed_at_the_dedicated_pool_is_refused(sandbox):
-    intruder = job("intruder", "llm", pods=1, labels={"kueue.x-k8s.io/queue-name": "llm"}, node_selector=VAULT,
-                   tolerations=EVERYTHING)
+    intruder = job(
+        "intruder",
+        "llm",
+        pods=1,
+        labels={"kueue.x-k8s.io/queue-name": "llm"},
+        node_selector=VAULT,
+        tolerations=EVERYTHING,
+    )
     with pytest.raises(ApiException) as refused:
         sandbox.create(intruder)
     assert "GANG807" in refused.value.body
@@ -53,9 +59,16 @@ def test_another_teams_job_aimed_at_the_dedicated_pool_is_refused(sandbox):
 
 
 def _tolerating_pod(namespace: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "squatter", "namespace": namespace},
-            "spec": {"containers": [{"name": "c", "image": "x"}], "nodeSelector": VAULT,
-                     "tolerations": [{"key": "gpufleet.dev/dedicated", "operator": "Exists", "effect": "NoExecute"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "squatter", "namespace": namespace},
+        "spec": {
+            "containers": [{"name": "c", "image": "x"}],
+            "nodeSelector": VAULT,
+            "tolerations": [{"key": "gpufleet.dev/dedicated", "operator": "Exists", "effect": "NoExecute"}],
+        },
+    }
 
 
 def test_a_pod_tolerating_the_dedicated_taint_outside_its_team_is_refused_by_the_api_servers_own_policy(sandbox):

@@ -39,7 +39,13 @@ MODEL = ROOT / "stacks" / "mixed.fleet.yaml"
 FLEET = load_model(MODEL)
 CTX = CheckContext(fleet=FleetContext.from_dict(render_all(FLEET).context))
 OTHERS = {"gpu-operator": {}, "ci-runners": {}, "labelled-only": {"gpufleet.dev/partition-exempt": "true"}}
-VERDICTS = [("kube-system", True), ("gpu-operator", True), ("llm", False), ("ci-runners", False), ("labelled-only", False)]
+VERDICTS = [
+    ("kube-system", True),
+    ("gpu-operator", True),
+    ("llm", False),
+    ("ci-runners", False),
+    ("labelled-only", False),
+]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +61,9 @@ def api(tmp_path_factory):
         client = CoreV1Api(kube_config.new_client_from_config(config_file=str(run.kubeconfig)))
         for ns, _ in VERDICTS:  # the ServiceAccount admission plugin needs each namespace's default account
             wait_for(f"the default ServiceAccount of {ns}", lambda ns=ns: _has_default_account(client, ns), timeout=60)
-        wait_for("the partition policy to be enforced", lambda: admitted(client, "llm") is False, timeout=60, interval=0.5)
+        wait_for(
+            "the partition policy to be enforced", lambda: admitted(client, "llm") is False, timeout=60, interval=0.5
+        )
         yield client
     finally:
         down(run.state, keep=True)

@@ -47,8 +47,11 @@ def test_every_partition_in_the_gang_binds_nothing_until_the_whole_job_fits_and_
     job = partitioned("whole", 2)
     assert gang005(job) == []
     sandbox.apply(job)
-    sandbox.wait("the Volcano Job to be seen by its controller",
-                 lambda: (sandbox.get(VC_API, "Job", "whole", VC_NS) or {}).get("status", {}).get("state"), timeout=60)
+    sandbox.wait(
+        "the Volcano Job to be seen by its controller",
+        lambda: (sandbox.get(VC_API, "Job", "whole", VC_NS) or {}).get("status", {}).get("state"),
+        timeout=60,
+    )
     sandbox.settle(20)
     assert sandbox.bound(VC_NS, app="whole") == []
 

@@ -64,8 +64,13 @@ def write_model(ws: Workspace, name: str, edit) -> str:
     edit(model)
     path = f"stacks/{name}.fleet.yaml"
     (ws.project / path).write_text(yaml.safe_dump(model, sort_keys=False))
-    valid = subprocess.run([str(REPO / ".venv" / "bin" / "gpufleet"), "validate", path],
-                           cwd=ws.project, capture_output=True, text=True, timeout=120)
+    valid = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "gpufleet"), "validate", path],
+        cwd=ws.project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert valid.returncode == 0, valid.stdout + valid.stderr
     return path
 
@@ -85,7 +90,9 @@ def ws(tmp_path_factory, sandbox_pool):
 def chart_stack(ws: Workspace, name: str, model: str, **extra: str) -> str:
     """A stack of the project's program that installs both charts from ../shared/charts (skips without it)."""
     paths = {f"gpufleet:{engine}ChartPath": str(shared_path("charts", folder)) for engine, folder in CHART_DIRS.items()}
-    return ws.stack(name, sandbox_config=False, **{"gpufleet:model": model, "gpufleet:certManager": "true", **paths, **extra})
+    return ws.stack(
+        name, sandbox_config=False, **{"gpufleet:model": model, "gpufleet:certManager": "true", **paths, **extra}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -155,13 +162,23 @@ def test_every_secret_and_configmap_a_chart_deployment_mounts_is_created_by_the_
     for engine in CHART_DIRS:
         created = children(charts_preview, engine)
         made |= {key for key in created if key[0] in ("Secret", "ConfigMap")}
-    deployments = {key: obj for engine in CHART_DIRS for key, obj in children(charts_preview, engine).items()
-                   if key[0] == "Deployment"}
+    deployments = {
+        key: obj
+        for engine in CHART_DIRS
+        for key, obj in children(charts_preview, engine).items()
+        if key[0] == "Deployment"
+    }
     assert {name for _, name in deployments} >= {"kueue-controller-manager", "volcano-admission", "volcano-scheduler"}
-    missing = [f"{name} mounts {kind} {ref}" for (_, name), obj in deployments.items()
-               for kind, ref, optional in mounts(obj) if not optional and (kind, ref) not in made]
+    missing = [
+        f"{name} mounts {kind} {ref}"
+        for (_, name), obj in deployments.items()
+        for kind, ref, optional in mounts(obj)
+        if not optional and (kind, ref) not in made
+    ]
     assert missing == []
-    assert ("Secret", "volcano-admission-secret") in made_by_stack(charts_preview)  # the Certificate's, before the chart
+    assert ("Secret", "volcano-admission-secret") in made_by_stack(
+        charts_preview
+    )  # the Certificate's, before the chart
 
 
 def test_the_kueue_configmap_holds_the_rendered_manager_config(charts_preview):
@@ -170,8 +187,11 @@ def test_the_kueue_configmap_holds_the_rendered_manager_config(charts_preview):
     expected = yaml.safe_load(rendered["managerConfig"]["controllerManagerConfigYaml"])
     # the chart's manager-config.yaml adds its default internal certificate settings when the value has none:
     # the Secret and Service the manager fills and serves (the Deployment mounts that Secret)
-    expected["internalCertManagement"] = {"enable": True, "webhookServiceName": "kueue-webhook-service",
-                                          "webhookSecretName": "kueue-webhook-server-cert"}
+    expected["internalCertManagement"] = {
+        "enable": True,
+        "webhookServiceName": "kueue-webhook-service",
+        "webhookSecretName": "kueue-webhook-server-cert",
+    }
     assert yaml.safe_load(config["data"]["controller_manager_config.yaml"]) == expected
 
 
@@ -230,9 +250,13 @@ def test_preview_fails_a_model_gpufleet_validate_accepts_but_the_pack_refuses(ws
     assert "❌ gpufleet@v0.1.0" in done.out
     # the resource policy on the ConfigMap Chart v4 renders; the -stack policy stays silent: AnalyzeStack gets each
     # resource's outputs, and a v4 Chart's outputs hold no `values` (docs/policy-pack.md)
-    assert mandatory(done.out) == [("gang503-no-requeue-backoff-limit", "kubernetes:core/v1:ConfigMap: kueue:kueue-system/kueue-manager-config")]
-    assert ("GANG503 no-requeue-backoff-limit: ConfigMap kueue-system/kueue-manager-config at "
-            "`data[controller_manager_config.yaml].waitForPodsReady.requeuingStrategy`") in done.out
+    assert mandatory(done.out) == [
+        ("gang503-no-requeue-backoff-limit", "kubernetes:core/v1:ConfigMap: kueue:kueue-system/kueue-manager-config")
+    ]
+    assert (
+        "GANG503 no-requeue-backoff-limit: ConfigMap kueue-system/kueue-manager-config at "
+        "`data[controller_manager_config.yaml].waitForPodsReady.requeuingStrategy`"
+    ) in done.out
     assert ws.resources(stack) == []
     assert ws.sandbox.get("v1", "Namespace", "alpha") is None
 
@@ -256,7 +280,9 @@ def test_with_the_engines_installed_a_valid_model_gets_only_advisories(ws):
     assert mandatory(done.out) == []
     queues = sorted(o.manifest["metadata"]["name"] for o in rendered.objects if o.manifest["kind"] == "ClusterQueue")
     assert violations(done.out, "advisory") == [
-        ("gang507-cluster-queue-covers-only-gpus", f"kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue: clusterqueue-{q}") for q in queues]
+        ("gang507-cluster-queue-covers-only-gpus", f"kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue: clusterqueue-{q}")
+        for q in queues
+    ]
 
 
 PROGRAM = '''"""Declares the Volcano Job of `customFile` as a whole-manifest custom resource and `configFile` through ConfigFile v2."""
@@ -281,21 +307,31 @@ def workload_project(ws: Workspace, name: str, min_available: int | None) -> tup
     """A project in tmp declaring a 2-pod Volcano Job both ways; its stack, named ``name``."""
     project = ws.root / f"workloads-{name}"
     project.mkdir()
-    (project / "Pulumi.yaml").write_text(yaml.safe_dump({
-        "name": f"workloads-{name}", "runtime": {"name": "python", "options": {"virtualenv": str(REPO / ".venv")}}}))
+    (project / "Pulumi.yaml").write_text(
+        yaml.safe_dump(
+            {"name": f"workloads-{name}", "runtime": {"name": "python", "options": {"virtualenv": str(REPO / ".venv")}}}
+        )
+    )
     (project / "__main__.py").write_text(PROGRAM.format(repo=str(REPO)))
     for way in ("custom", "configfile"):
         job = vcjob(f"{name}-{way}", "default", pods=2, gpus=2, queue="default", min_available=min_available)
         job["spec"]["policies"].append({"event": "PodFailed", "action": "RestartJob"})
         (project / f"{way}.yaml").write_text(yaml.safe_dump(job, sort_keys=False))
-    ws.stack(name, sandbox_config=False, cwd=project,
-             customFile=str(project / "custom.yaml"), configFile=str(project / "configfile.yaml"))
+    ws.stack(
+        name,
+        sandbox_config=False,
+        cwd=project,
+        customFile=str(project / "custom.yaml"),
+        configFile=str(project / "configfile.yaml"),
+    )
     return project, name
 
 
 def workload_preview(ws: Workspace, project: Path, stack: str) -> Result:
     pack = ws.project / "policies"
-    return ws.cli("preview", "-s", stack, "--policy-pack", str(pack), "--policy-pack-config", str(pack / "ci.json"), cwd=project)
+    return ws.cli(
+        "preview", "-s", stack, "--policy-pack", str(pack), "--policy-pack-config", str(pack / "ci.json"), cwd=project
+    )
 
 
 def test_the_pack_fails_a_gang_below_its_size_declared_as_a_manifest_and_through_configfile(ws):
@@ -304,11 +340,16 @@ def test_the_pack_fails_a_gang_below_its_size_declared_as_a_manifest_and_through
     assert done.code != 0, done.out[-3000:]
     assert "❌ gpufleet@v0.1.0" in done.out
     assert mandatory(done.out) == [  # the ConfigFile's child, seen by the pack like any resource
-        ("gang001-min-below-replicas", "kubernetes:batch.volcano.sh/v1alpha1:Job: configfile:default/partial-configfile"),
+        (
+            "gang001-min-below-replicas",
+            "kubernetes:batch.volcano.sh/v1alpha1:Job: configfile:default/partial-configfile",
+        ),
         ("gang001-min-below-replicas", "kubernetes:batch.volcano.sh/v1alpha1:Job: custom-partial-custom"),
     ], done.out[-3000:]
     for way in ("custom", "configfile"):
-        assert f"GANG001 min-below-replicas: Job default/partial-{way} at `spec.minAvailable`" in done.out, done.out[-3000:]
+        assert f"GANG001 min-below-replicas: Job default/partial-{way} at `spec.minAvailable`" in done.out, done.out[
+            -3000:
+        ]
     assert ws.sandbox.get("batch.volcano.sh/v1alpha1", "Job", "partial-custom", "default") is None
 
 

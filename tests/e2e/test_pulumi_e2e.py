@@ -36,8 +36,13 @@ def deployed(request, tmp_path_factory):
     with running(REPO / "stacks" / f"{stack}.fleet.yaml", tmp / "sandbox", Options(engines_only=True)) as sandbox:
         ws = Workspace(sandbox.state, tmp)
         ws.stack(stack)
-        sandbox.apply({"apiVersion": "v1", "kind": "Namespace",
-                       "metadata": {"name": EXISTING[stack], "labels": {"owner": "platform-team"}}})
+        sandbox.apply(
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": EXISTING[stack], "labels": {"owner": "platform-team"}},
+            }
+        )
         first, stream = ws.up_events(stack)
         yield stack, sandbox, ws, first, stream
 
@@ -49,8 +54,13 @@ def label(resource: dict) -> str:
 
 
 def plan_objects(ws: Workspace, stack: str) -> Counter:
-    done = subprocess.run([str(REPO / ".venv" / "bin" / "gpufleet"), "plan", f"stacks/{stack}.fleet.yaml", "--format", "json"],
-                          cwd=ws.project, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "gpufleet"), "plan", f"stacks/{stack}.fleet.yaml", "--format", "json"],
+        cwd=ws.project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
     assert plan["stack"]["enginesInstalled"] is True, plan["stack"]
@@ -132,7 +142,9 @@ def test_destroy_stops_at_protected_objects_then_removes_all_but_the_retained_na
     assert stopped.code != 0 and "because it is protected" in (stopped.out + stopped.err)
     for r in protected:
         meta = r["outputs"]["metadata"]
-        assert sandbox.get(r["outputs"]["apiVersion"], r["outputs"]["kind"], meta["name"], meta.get("namespace")), r["urn"]
+        assert sandbox.get(r["outputs"]["apiVersion"], r["outputs"]["kind"], meta["name"], meta.get("namespace")), r[
+            "urn"
+        ]
     objects = kubernetes_objects(ws.resources(stack))
     ws.cli("state", "unprotect", "-s", stack, "--all", "--yes", check=True)
     done = ws.destroy(stack)

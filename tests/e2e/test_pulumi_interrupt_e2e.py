@@ -48,9 +48,15 @@ class Retries:
 
 def interrupted_up(ws: Workspace, stack: str, after: int) -> tuple[int, list[str]]:
     """``pulumi up`` sent SIGINT once ``after`` objects exist and SIGKILL a second later; (objects done, its output)."""
-    process = subprocess.Popen(["pulumi", "up", "-s", stack, "--yes", "--skip-preview", "--json", "--non-interactive"],
-                               cwd=ws.project, env=ws.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        ["pulumi", "up", "-s", stack, "--yes", "--skip-preview", "--json", "--non-interactive"],
+        cwd=ws.project,
+        env=ws.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     lines: list[str] = []
     done = threading.Event()
 
@@ -80,8 +86,13 @@ def converged(tmp_path_factory):
         sb.create(system_node())
         ws = Workspace(sb.state, tmp)
         ws.stack("prod", **{"gpufleet:certManager": "false", "gpufleet:prometheusOperator": "false"})
-        plan = subprocess.run([str(REPO / ".venv" / "bin" / "gpufleet"), "plan", "stacks/prod.fleet.yaml", "--format",
-                               "json"], cwd=ws.project, capture_output=True, text=True, timeout=120)
+        plan = subprocess.run(
+            [str(REPO / ".venv" / "bin" / "gpufleet"), "plan", "stacks/prod.fleet.yaml", "--format", "json"],
+            cwd=ws.project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         total = sum(json.loads(plan.stdout)["objects"].values())
         outputs, _ = interrupted_up(ws, "prod", after=total // 3)
         first_retry = ws.up("prod")
@@ -116,8 +127,9 @@ def test_a_preview_after_it_expects_no_changes(converged):
 def test_every_object_the_provider_created_is_in_the_state_exactly_once(converged):
     sb, ws, _, _, _ = converged
     state = kubernetes_objects(ws.resources("prod"))
-    recorded = Counter((r["type"], r["outputs"].get("metadata", {}).get("namespace"), r["outputs"]["metadata"]["name"])
-                       for r in state)
+    recorded = Counter(
+        (r["type"], r["outputs"].get("metadata", {}).get("namespace"), r["outputs"]["metadata"]["name"]) for r in state
+    )
     assert max(recorded.values()) == 1, [k for k, n in recorded.items() if n > 1]
     in_state = {(k[0].split(":")[-1], k[1], k[2]) for k in recorded}
     for api_version, kind in {(r["outputs"]["apiVersion"], r["outputs"]["kind"]) for r in state}:

@@ -58,8 +58,11 @@ def test_a_pod_set_required_on_one_host_is_never_admitted_and_lint_says_gang405(
     obj = required("one-host", "kubernetes.io/hostname")
     assert [f.code for f in engine.check_objects([obj], ctx, select=["GANG405"])] == ["GANG405"]
     sandbox.apply(obj)
-    sandbox.wait("Kueue to say why the workload is pending",
-                 lambda: "topology" in condition(sandbox.workload("research", "one-host"), "QuotaReserved").get("message", ""), timeout=120)
+    sandbox.wait(
+        "Kueue to say why the workload is pending",
+        lambda: "topology" in condition(sandbox.workload("research", "one-host"), "QuotaReserved").get("message", ""),
+        timeout=120,
+    )
     sandbox.settle(10)
     wl = sandbox.workload("research", "one-host")
     assert condition(wl, "Admitted").get("status") != "True"
@@ -73,6 +76,9 @@ def test_the_same_pod_set_required_in_one_rack_is_admitted_and_lints_clean(sandb
     obj = required("one-rack", "topology.gpufleet.dev/rack")
     assert engine.check_objects([obj], ctx, select=["GANG405"]) == []
     sandbox.apply(obj)
-    sandbox.wait("the workload admitted", lambda: condition(sandbox.workload("research", "one-rack"), "Admitted").get("status") == "True",
-                 timeout=120)
+    sandbox.wait(
+        "the workload admitted",
+        lambda: condition(sandbox.workload("research", "one-rack"), "Admitted").get("status") == "True",
+        timeout=120,
+    )
     sandbox.wait("the 4 pods bound", lambda: len(sandbox.bound("research", app="one-rack")) == 4, timeout=120)

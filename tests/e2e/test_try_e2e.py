@@ -33,9 +33,9 @@ import jsonschema
 import pytest
 import yaml
 
+from gpufleet.kubetypes.vocab import QUEUE_LABEL as QUEUE
 from gpufleet.sandbox.trial import TrialOptions, try_manifests
 from gpufleet.sandbox.up import Options
-from gpufleet.kubetypes.vocab import QUEUE_LABEL as QUEUE
 from tests.e2e.sandbox_env import VC_API, job, launcher_job, vcjob
 from tests.e2e.sandbox_pool import pool_key
 
@@ -71,7 +71,9 @@ def test_the_issues_launcher_job_with_min_available_3_never_binds_a_pod(sandbox)
 
 
 def test_volcanos_webhook_refuses_min_available_above_the_jobs_pods(sandbox):
-    result = try_manifests(sandbox.kube, [vcjob("over", "alpha-vc", pods=2, gpus=2, queue="alpha", min_available=3)], FAST)
+    result = try_manifests(
+        sandbox.kube, [vcjob("over", "alpha-vc", pods=2, gpus=2, queue="alpha", min_available=3)], FAST
+    )
     assert result.outcome == "refused", result.as_dict()
     assert "volcano" in result.refused_by and "minAvailable" in result.message
 
@@ -119,18 +121,31 @@ def test_a_failed_rank_of_a_plain_indexed_job_is_replaced_alone(sandbox):
 
 def test_a_job_larger_than_its_pool_under_the_default_scheduler_is_partly_bound_holding_gpus(sandbox):
     # 5 x 8 GPUs on the l4 pool's 4 nodes of 8: the essay's partial binding
-    result = try_manifests(sandbox.kube, [job("essay", SCRATCH, pods=5, node_selector={"gpufleet.dev/pool": "l4"})], FAST)
+    result = try_manifests(
+        sandbox.kube, [job("essay", SCRATCH, pods=5, node_selector={"gpufleet.dev/pool": "l4"})], FAST
+    )
     doc = result.as_dict()
     assert result.outcome == "partlyBound", doc
     assert (doc["running"], doc["pending"], doc["gpusHeld"]) == (4, 1, 32)
     assert any("Insufficient nvidia.com/gpu" in r for r in doc["reasons"]), doc["reasons"]
 
 
-@pytest.mark.parametrize("body", [
-    job("parked", SCRATCH, pods=2, suspend=True),
-    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "waiting", "namespace": SCRATCH},
-     "spec": {**job("w", SCRATCH, pods=1)["spec"]["template"]["spec"], "schedulingGates": [{"name": "example.com/hold"}]}},
-], ids=["a suspended job nothing unsuspends", "a pod with a scheduling gate nobody lifts"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        job("parked", SCRATCH, pods=2, suspend=True),
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "waiting", "namespace": SCRATCH},
+            "spec": {
+                **job("w", SCRATCH, pods=1)["spec"]["template"]["spec"],
+                "schedulingGates": [{"name": "example.com/hold"}],
+            },
+        },
+    ],
+    ids=["a suspended job nothing unsuspends", "a pod with a scheduling gate nobody lifts"],
+)
 def test_a_gang_held_by_a_suspension_or_a_gate_is_gated(sandbox, body):
     result = try_manifests(sandbox.kube, [body], FAST)
     assert result.outcome == "gated", result.as_dict()
@@ -145,9 +160,28 @@ def test_a_job_naming_a_missing_priority_class_is_never_admitted_with_the_api_se
 
 
 def gpufleet_try(sandbox, path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gpufleet", "try", str(DEV), str(path), "--dir", str(sandbox.state.dir),
-                           "--no-controller", "--timeout", "120", "--format", "json", *extra],
-                          cwd=ROOT, capture_output=True, text=True, timeout=400)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gpufleet",
+            "try",
+            str(DEV),
+            str(path),
+            "--dir",
+            str(sandbox.state.dir),
+            "--no-controller",
+            "--timeout",
+            "120",
+            "--format",
+            "json",
+            *extra,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
 
 
 @pytest.mark.parametrize("min_available, code, outcome", [(2, 0, "ranWhole"), (3, 1, "neverAdmitted")])

@@ -24,8 +24,8 @@ from kubernetes.dynamic.exceptions import ResourceNotFoundError
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model import load_model
 from gpufleet.render.context import render_context
-from gpufleet.rules.api import CheckContext
 from gpufleet.rules.admission_policies import render_policies
+from gpufleet.rules.api import CheckContext
 from gpufleet.sandbox.kube import WaitTimeout
 from gpufleet.sandbox.up import Options
 from tests.conftest import shared_path
@@ -44,11 +44,13 @@ SCRATCH = "scratch"
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
-    kubeflow = [shared_path("crds", "training-operator", "kubeflow.org_pytorchjobs.yaml"),
-                shared_path("crds", "mpi-operator", "kubeflow.org_mpijobs.yaml"),
-                *sorted(shared_path("crds", "jobset").glob("*.yaml")),
-                shared_path("crds", "scheduler-plugins", "scheduling.x-k8s.io_podgroups.yaml"),
-                shared_path("crds", "trainer", "trainer.kubeflow.org_trainjobs.yaml")]
+    kubeflow = [
+        shared_path("crds", "training-operator", "kubeflow.org_pytorchjobs.yaml"),
+        shared_path("crds", "mpi-operator", "kubeflow.org_mpijobs.yaml"),
+        *sorted(shared_path("crds", "jobset").glob("*.yaml")),
+        shared_path("crds", "scheduler-plugins", "scheduling.x-k8s.io_podgroups.yaml"),
+        shared_path("crds", "trainer", "trainer.kubeflow.org_trainjobs.yaml"),
+    ]
     data = vap_model()
     with running(data, tmp_path_factory.mktemp("vap"), Options(controller=False, native_gang=True)) as sb:
         for path in kubeflow:
@@ -75,8 +77,13 @@ def sandbox(tmp_path_factory):
 
 def unchecked(sb, names: list[str]) -> list[str]:
     """The policies the API server has not type-checked yet (no ``status.observedGeneration``)."""
-    return [n for n in names if not (sb.get("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", n) or {})
-            .get("status", {}).get("observedGeneration")]
+    return [
+        n
+        for n in names
+        if not (sb.get("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", n) or {})
+        .get("status", {})
+        .get("observedGeneration")
+    ]
 
 
 DEDICATED = "gpufleet.dev/dedicated"
@@ -85,14 +92,28 @@ DEDICATED = "gpufleet.dev/dedicated"
 def vap_model() -> dict:
     """Team research (the rules' namespaces) on pool p, and pool vault dedicated to team secure: GANG807's policy has
     another team's pool to refuse, GANG404's and GANG401's read the pools' totals and GPU resources from the params."""
-    vault = pool("vault", system="volcano", nodes=1, dedicatedTo="secure",
-                 nodeLabels={"gpufleet.dev/pool": "vault", "volcano.sh/nodegroup-name": "vault", DEDICATED: "secure"},
-                 taints=[{"key": DEDICATED, "value": "secure", "effect": "NoExecute"}])
-    return model(pools=[pool("p", system="volcano", nodes=1), vault],
-                 teams=[team("research", {"p": quota(8)}, namespaces=[NAMESPACE, *RULE_NAMESPACES.values()],
-                             volcanoNamespaces=[NAMESPACE, *RULE_NAMESPACES.values()]),
-                        team("secure", {"vault": quota(8)}, cohort=None, namespaces=["secure"], volcanoNamespaces=["secure"])],
-                 engines={"volcano": {"enabled": True}}, priorityClasses=[{"name": "gang-high", "value": 1000}])
+    vault = pool(
+        "vault",
+        system="volcano",
+        nodes=1,
+        dedicatedTo="secure",
+        nodeLabels={"gpufleet.dev/pool": "vault", "volcano.sh/nodegroup-name": "vault", DEDICATED: "secure"},
+        taints=[{"key": DEDICATED, "value": "secure", "effect": "NoExecute"}],
+    )
+    return model(
+        pools=[pool("p", system="volcano", nodes=1), vault],
+        teams=[
+            team(
+                "research",
+                {"p": quota(8)},
+                namespaces=[NAMESPACE, *RULE_NAMESPACES.values()],
+                volcanoNamespaces=[NAMESPACE, *RULE_NAMESPACES.values()],
+            ),
+            team("secure", {"vault": quota(8)}, cohort=None, namespaces=["secure"], volcanoNamespaces=["secure"]),
+        ],
+        engines={"volcano": {"enabled": True}},
+        priorityClasses=[{"name": "gang-high", "value": 1000}],
+    )
 
 
 def one_rule_per_namespace(manifest: dict) -> dict:
@@ -106,10 +127,17 @@ def one_rule_per_namespace(manifest: dict) -> dict:
 
 def _wait_enforced(sb) -> None:
     """Bindings take effect asynchronously: wait until a known-bad job is refused by a policy."""
-    probe = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-             "metadata": {"name": "probe", "namespace": RULE_NAMESPACES["GANG001"]},
-             "spec": {"minAvailable": 1, "tasks": [{"name": "w", "replicas": 2, "template": {"spec": {
-                 "containers": [{"name": "c", "image": "i"}]}}}]}}
+    probe = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "probe", "namespace": RULE_NAMESPACES["GANG001"]},
+        "spec": {
+            "minAvailable": 1,
+            "tasks": [
+                {"name": "w", "replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}
+            ],
+        },
+    }
     sb.wait("the policies enforced", lambda: "gpufleet-gang001" in dry_run(sb, probe)[1], timeout=60)
 
 
@@ -119,12 +147,20 @@ def dry_run(sb, obj: dict) -> tuple[int, str, str, dict]:
     api = sb.kube.api
     path = sb.kube.resource(obj["apiVersion"], obj["kind"]).path(namespace=obj["metadata"]["namespace"])
     method, url, headers, body, _ = api.param_serialize(
-        "POST", path, query_params=[("dryRun", "All")], body=obj, auth_settings=["BearerToken"],
-        header_params={"Content-Type": "application/json", "Accept": "application/json"})
+        "POST",
+        path,
+        query_params=[("dryRun", "All")],
+        body=obj,
+        auth_settings=["BearerToken"],
+        header_params={"Content-Type": "application/json", "Accept": "application/json"},
+    )
     response = api.call_api(method, url, header_params=headers, body=body)
     response.read()
-    warnings = ", ".join(response.getheaders().get_all("Warning") or []) if hasattr(response.getheaders(), "get_all") \
+    warnings = (
+        ", ".join(response.getheaders().get_all("Warning") or [])
+        if hasattr(response.getheaders(), "get_all")
         else str(response.getheader("Warning") or "")
+    )
     if response.status >= 400:
         return response.status, json.loads(response.data or b"{}").get("message", ""), warnings, {}
     return response.status, "", warnings, json.loads(response.data or b"{}")
@@ -176,8 +212,9 @@ def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_c
         for rule in CEL_RULES:
             if eq.request_for(rule, obj) is None:
                 continue
-            _, message, warnings, _ = dry_run(sandbox, {**obj, "metadata": {**obj["metadata"],
-                                                                            "namespace": RULE_NAMESPACES[rule.code]}})
+            _, message, warnings, _ = dry_run(
+                sandbox, {**obj, "metadata": {**obj["metadata"], "namespace": RULE_NAMESPACES[rule.code]}}
+            )
             denied, warned = eq.engine_verdict(rule, seen, sandbox.context)
             verdicts.add(denied)
             refused |= {rule.code} if denied else set()
@@ -189,4 +226,8 @@ def test_the_api_server_refuses_exactly_what_the_engine_refuses_with_the_rules_c
                 found.append(f"{where} {rule.code}: engine warns={warned}, API server warnings: {warnings}")
     assert found == []
     assert verdicts == {True, False} and warned_any  # refusals, admissions and warnings were compared
-    assert {"GANG401", "GANG404", "GANG807"} <= refused  # the GPU and partition forms and their fleet facts were exercised
+    assert {
+        "GANG401",
+        "GANG404",
+        "GANG807",
+    } <= refused  # the GPU and partition forms and their fleet facts were exercised

@@ -45,7 +45,9 @@ ALONE = True  # the bounds above are engine latency times k: with two lanes, no 
 
 def _replay(model: Path, tmp: Path, k: float, keep: bool = False, trace: str = TRACE):
     fleet = load_model(model)
-    return replay(fleet, str(model), parse_trace(trace, fleet), tmp, ReplayOptions(time_scale=k, horizon=HORIZON, keep=keep))
+    return replay(
+        fleet, str(model), parse_trace(trace, fleet), tmp, ReplayOptions(time_scale=k, horizon=HORIZON, keep=keep)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -58,12 +60,19 @@ def replays(tmp_path_factory):
     state = load(tmp / "base")
     try:
         kube = Kube(Path(state.kubeconfig))
-        export = [{"kind": "List", "items": kube.list("kueue.x-k8s.io/v1beta2", "Workload")},
-                  {"kind": "List", "items": kube.list("batch.volcano.sh/v1alpha1", "Job")}]
+        export = [
+            {"kind": "List", "items": kube.list("kueue.x-k8s.io/v1beta2", "Workload")},
+            {"kind": "List", "items": kube.list("batch.volcano.sh/v1alpha1", "Job")},
+        ]
     finally:
         down(state)
-    return {"base": base, "export": export, "new": _replay(NO_BORROWING, tmp / "new", 60),
-            "slow": _replay(DEV, tmp / "slow", 15), "reclaim": _replay(DEV, tmp / "reclaim", RECLAIM_K, trace=RECLAIM)}
+    return {
+        "base": base,
+        "export": export,
+        "new": _replay(NO_BORROWING, tmp / "new", 60),
+        "slow": _replay(DEV, tmp / "slow", 15),
+        "reclaim": _replay(DEV, tmp / "reclaim", RECLAIM_K, trace=RECLAIM),
+    }
 
 
 def _job(log, name):
@@ -118,8 +127,12 @@ def test_a_trace_exported_after_a_replay_round_trips(replays):
     assert set(again) == {"big", "small"}  # the Volcano gang never ran: unfinished, left out
     for name, job in again.items():
         want = original[name]
-        assert (job.namespace, job.kind, job.pods, job.gpus_per_pod) == (want.namespace, want.kind, want.pods,
-                                                                          want.gpus_per_pod)
+        assert (job.namespace, job.kind, job.pods, job.gpus_per_pod) == (
+            want.namespace,
+            want.kind,
+            want.pods,
+            want.gpus_per_pod,
+        )
         assert abs(job.submit_seconds - want.submit_seconds) <= PERIODS
         assert abs(job.run_seconds - want.run_seconds) <= 3 * 60  # admission-to-finish adds pod start and finish
 

@@ -43,16 +43,29 @@ def inputs(stack_config: dict[str, str]) -> dict:
 def yaml_project(folder: Path, sandbox_stack: dict[str, str]) -> Path:
     """The platform team's YAML project: the package folder, the model, and Pulumi.yaml using GpuFleet."""
     folder.mkdir(parents=True)
-    written = subprocess.run([str(REPO / ".venv" / "bin" / "gpufleet"), "pulumi-package", "gpufleet-package"], cwd=folder,
-                             capture_output=True, text=True, timeout=120)
+    written = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "gpufleet"), "pulumi-package", "gpufleet-package"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert written.returncode == 0, written.stdout + written.stderr
     (folder / "fleet.yaml").write_text(MODEL.read_text())
-    (folder / "Pulumi.yaml").write_text(yaml.safe_dump({
-        "name": "platform", "runtime": "yaml",
-        "packages": {"gpufleet": "./gpufleet-package"},
-        "resources": {"fleet": {"type": COMPONENT, "properties": {"model": "fleet.yaml", **inputs(sandbox_stack)}}},
-        "outputs": {"clusterQueues": "${fleet.clusterQueues}", "volcanoQueues": "${fleet.volcanoQueues}"},
-    }, sort_keys=False))
+    (folder / "Pulumi.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "platform",
+                "runtime": "yaml",
+                "packages": {"gpufleet": "./gpufleet-package"},
+                "resources": {
+                    "fleet": {"type": COMPONENT, "properties": {"model": "fleet.yaml", **inputs(sandbox_stack)}}
+                },
+                "outputs": {"clusterQueues": "${fleet.clusterQueues}", "volcanoQueues": "${fleet.volcanoQueues}"},
+            },
+            sort_keys=False,
+        )
+    )
     return folder
 
 
@@ -104,9 +117,17 @@ def test_every_kubernetes_object_it_records_is_in_the_api_server_and_is_what_gpu
     assert up.code == 0
     objects = kubernetes_objects(ws.resources("dev", cwd=program))
     assert Counter(label(r) for r in objects) == plan_objects(ws, "dev")
-    missing = [r["urn"] for r in objects
-               if sandbox.get(r["outputs"]["apiVersion"], r["outputs"]["kind"], r["outputs"]["metadata"]["name"],
-                              r["outputs"]["metadata"].get("namespace")) is None]
+    missing = [
+        r["urn"]
+        for r in objects
+        if sandbox.get(
+            r["outputs"]["apiVersion"],
+            r["outputs"]["kind"],
+            r["outputs"]["metadata"]["name"],
+            r["outputs"]["metadata"].get("namespace"),
+        )
+        is None
+    ]
     assert missing == []
 
 
@@ -114,6 +135,9 @@ def test_the_yaml_program_reads_the_fleets_queues_from_the_components_outputs(de
     _, ws, program, up, _ = deployed
     assert up.code == 0
     outputs = ws.cli("stack", "output", "-s", "dev", "--json", check=True, cwd=program).json()
-    rendered = [o.manifest["metadata"]["name"] for o in render_all(load_model(MODEL)).objects
-                if o.engine == "kueue" and o.manifest["kind"] == "ClusterQueue"]
+    rendered = [
+        o.manifest["metadata"]["name"]
+        for o in render_all(load_model(MODEL)).objects
+        if o.engine == "kueue" and o.manifest["kind"] == "ClusterQueue"
+    ]
     assert outputs["clusterQueues"] == rendered

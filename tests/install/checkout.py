@@ -28,9 +28,25 @@ def copy_sources(dest: Path) -> Path:
 
 def build_wheel(tmp: Path) -> Path:
     """The wheel of the checkout's sources, built offline (no index, this environment's setuptools)."""
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
-                           "--no-index", "--no-build-isolation", "-w", str(tmp / "dist"), str(copy_sources(tmp / "src"))],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "-w",
+            str(tmp / "dist"),
+            str(copy_sources(tmp / "src")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     [built] = (tmp / "dist").glob("gpufleet-*.whl")
     return built
@@ -41,9 +57,24 @@ def install_outside(wheel: Path, where: Path) -> Path:
     site-packages (a ``.pth`` line), this environment's packages as its dependencies; offline."""
     assert ROOT not in where.parents
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(where / "bin" / "python"), "install", "--quiet",
-                           "--disable-pip-version-check", "--no-deps", "--no-index", str(wheel)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(where / "bin" / "python"),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     [site] = (where / "lib").glob("python3*/site-packages")
     ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])

@@ -14,7 +14,10 @@ import pytest
 from packaging.requirements import Requirement
 
 REPO = Path(__file__).resolve().parents[2]
-LOCKS = {"requirements.lock": ("requirements.txt",), "requirements-dev.lock": ("requirements.txt", "requirements-dev.txt")}
+LOCKS = {
+    "requirements.lock": ("requirements.txt",),
+    "requirements-dev.lock": ("requirements.txt", "requirements-dev.txt"),
+}
 
 
 def entries(lock: Path) -> dict[str, tuple[str, list[str]]]:
@@ -58,7 +61,9 @@ def test_every_pin_of_the_requirements_is_locked_at_that_version(lock, sources):
     for source in sources:
         for name, specifier in pins(REPO / source).items():
             assert name in locked, f"{lock} lacks {name} of {source}: run bash scripts/lock.sh"
-            assert specifier == f"=={locked[name]}", f"{lock} has {name}=={locked[name]}, {source} {specifier}: run bash scripts/lock.sh"
+            assert specifier == f"=={locked[name]}", (
+                f"{lock} has {name}=={locked[name]}, {source} {specifier}: run bash scripts/lock.sh"
+            )
 
 
 def test_the_runtime_lock_is_the_dev_lock_without_the_dev_tools():

@@ -12,8 +12,19 @@ import pytest
 
 from tests.install.checkout import BAD, GOOD, copy_sources
 
-LINT_ONLY = {"pydantic", "pyyaml", "yaml-rs", "kubernetes", "jsonschema", "cel-python", "orjson", "typer", "rich",
-             "ruamel-yaml", "jsonpointer"}
+LINT_ONLY = {
+    "pydantic",
+    "pyyaml",
+    "yaml-rs",
+    "kubernetes",
+    "jsonschema",
+    "cel-python",
+    "orjson",
+    "typer",
+    "rich",
+    "ruamel-yaml",
+    "jsonpointer",
+}
 PULUMI = {"pulumi", "pulumi-kubernetes", "pulumi-tls", "pulumi-policy", "grpcio", "protobuf"}
 WEBHOOK = {"aiohttp", "prometheus-client", "cryptography"}
 
@@ -23,9 +34,24 @@ def installed(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("install")
     target = tmp / "site"
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
-         "--no-build-isolation", "--target", str(target), str(copy_sources(tmp / "src"))],
-        capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(copy_sources(tmp / "src")),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return target
 
@@ -36,7 +62,17 @@ def _requirements(target: Path) -> list[str]:
 
 
 def _name(requirement: str) -> str:
-    return requirement.split(";")[0].split("[")[0].split(">")[0].split("<")[0].split("=")[0].strip().lower().replace("_", "-").replace(".", "-")
+    return (
+        requirement.split(";")[0]
+        .split("[")[0]
+        .split(">")[0]
+        .split("<")[0]
+        .split("=")[0]
+        .strip()
+        .lower()
+        .replace("_", "-")
+        .replace(".", "-")
+    )
 
 
 def test_the_plain_install_needs_only_what_lint_and_validate_use(installed):
@@ -51,15 +87,21 @@ def test_the_pulumi_and_webhook_stacks_are_extras(installed, extra, expected):
 
 def _gpufleet(target: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(target)}  # the installed copy first; its dependencies from this venv
-    return subprocess.run([sys.executable, "-m", "gpufleet", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gpufleet", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
+    )
 
 
 def test_the_installed_gpufleet_lint_passes_a_good_file_and_fails_a_bad_one(installed, tmp_path):
     (tmp_path / "good.yaml").write_text(GOOD)
     (tmp_path / "bad.yaml").write_text(BAD)
-    where = subprocess.run([sys.executable, "-c", "import gpufleet; print(gpufleet.__file__)"], capture_output=True,
-                           text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(installed)})
+    where = subprocess.run(
+        [sys.executable, "-c", "import gpufleet; print(gpufleet.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(installed)},
+    )
     assert where.stdout.strip() == str(installed / "gpufleet" / "__init__.py")
     assert _gpufleet(installed, "lint", "good.yaml", cwd=tmp_path).returncode == 0
     bad = _gpufleet(installed, "lint", "bad.yaml", cwd=tmp_path)

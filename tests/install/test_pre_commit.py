@@ -24,8 +24,9 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 def _hook_repo(tmp: Path) -> Path:
@@ -50,9 +51,14 @@ def _scratch(tmp: Path) -> Path:
 
 def _env(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))}
-    env.update(PRE_COMMIT_HOME=str(tmp / "pre-commit-home"), PIP_NO_INDEX="1", PIP_NO_DEPS="1",
-               PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1",
-               PYTHONPATH=sysconfig.get_paths()["purelib"])
+    env.update(
+        PRE_COMMIT_HOME=str(tmp / "pre-commit-home"),
+        PIP_NO_INDEX="1",
+        PIP_NO_DEPS="1",
+        PIP_NO_BUILD_ISOLATION="0",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PYTHONPATH=sysconfig.get_paths()["purelib"],
+    )
     return env
 
 
@@ -64,8 +70,14 @@ def repos(tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
 
 def _try_repo(repos, *files: str) -> subprocess.CompletedProcess[str]:
     hook_repo, work, env = repos
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "gpufleet-lint", "--files",
-                           *files], cwd=work, env=env, capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "gpufleet-lint", "--files", *files],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_the_hook_passes_a_good_manifest(repos):

@@ -96,8 +96,14 @@ def test_a_program_outside_the_repository_deploys_gpufleet_from_the_installed_wh
     project.mkdir()
     (project / "__main__.py").write_text(PROGRAM)
     model = shutil.copy(ROOT / "stacks" / "dev.fleet.yaml", project / "fleet.yaml")
-    done = subprocess.run([str(venv / "bin" / "python"), "__main__.py", str(model)], capture_output=True, text=True,
-                          cwd=project, env=clean_env(), timeout=300)
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "__main__.py", str(model)],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=clean_env(),
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     made = json.loads(done.stdout.strip().splitlines()[-1])
     assert Path(made["gpufleet"]).is_relative_to(venv)
@@ -110,8 +116,14 @@ def test_a_program_outside_the_repository_deploys_gpufleet_from_the_installed_wh
 
 def test_the_installed_gpufleet_writes_a_pack_folder_that_pulumi_can_run(venv, tmp_path):
     folder = tmp_path / "policy"
-    done = subprocess.run([str(venv / "bin" / "gpufleet"), "policy-pack", str(folder)], capture_output=True, text=True,
-                          cwd=tmp_path, env=clean_env(), timeout=120)
+    done = subprocess.run(
+        [str(venv / "bin" / "gpufleet"), "policy-pack", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(),
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
     settings = yaml.safe_load((folder / "PulumiPolicy.yaml").read_text())
@@ -123,23 +135,39 @@ def test_the_installed_gpufleet_writes_a_pack_folder_that_pulumi_can_run(venv, t
         pack.close()
 
 
-def test_the_installed_gpufleet_writes_a_component_package_whose_provider_serves_gpufleet_index_gpufleet(venv, tmp_path):
+def test_the_installed_gpufleet_writes_a_component_package_whose_provider_serves_gpufleet_index_gpufleet(
+    venv, tmp_path
+):
     """Started as gpufleet's language host starts it (``python FOLDER ENGINE``): it prints its port and answers GetSchema."""
     import grpc
     from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
     folder = tmp_path / "gpufleet-package"
-    done = subprocess.run([str(venv / "bin" / "gpufleet"), "pulumi-package", str(folder)], capture_output=True, text=True,
-                          cwd=tmp_path, env=clean_env(), timeout=120)
+    done = subprocess.run(
+        [str(venv / "bin" / "gpufleet"), "pulumi-package", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(),
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert yaml.safe_load((folder / "PulumiPlugin.yaml").read_text())["runtime"]["options"]["virtualenv"] == str(venv)
-    provider = subprocess.Popen([str(venv / "bin" / "python"), str(folder), "127.0.0.1:1"], cwd=tmp_path, env=clean_env(),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    provider = subprocess.Popen(
+        [str(venv / "bin" / "python"), str(folder), "127.0.0.1:1"],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         port = first_line(provider.stdout, timeout=60).strip()
         assert port.isdigit(), provider.stderr.read() if provider.poll() is not None else port
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            reply = provider_pb2_grpc.ResourceProviderStub(channel).GetSchema(provider_pb2.GetSchemaRequest(), timeout=60)
+            reply = provider_pb2_grpc.ResourceProviderStub(channel).GetSchema(
+                provider_pb2.GetSchemaRequest(), timeout=60
+            )
     finally:
         provider.terminate()
         provider.wait(timeout=30)

@@ -68,33 +68,113 @@ def assert_reads_like_pyyaml(text: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("token", [
-    "yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "y", "n", "true", "False",
-    "0755", "0o17", "0x1F", "0b101", "1_000", "1:30", "190:20:30", "1e3", "1.0e+3", "1.5e3", "+.5", "-.5", ".5",
-    ".inf", "-.Inf", ".nan", ".NaN", "+1", "-0", "007", "08", "2024-01-01", "2024-01-01T10:00:00Z", "2024-1-1",
-    "~", "null", "Null", "=", "<<", "1.", "12345678901234567890", "3.14", "500m", "10Gi", "v1",
-])
-@pytest.mark.parametrize("layout", ["k: {}\n", "{}: v\n", "- {}\n", "k: [{}, x]\n", "k: {{a: {}}}\n", "# c\nk:\n  - {}\n"])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "yes",
+        "Yes",
+        "YES",
+        "no",
+        "No",
+        "NO",
+        "on",
+        "On",
+        "ON",
+        "off",
+        "Off",
+        "OFF",
+        "y",
+        "n",
+        "true",
+        "False",
+        "0755",
+        "0o17",
+        "0x1F",
+        "0b101",
+        "1_000",
+        "1:30",
+        "190:20:30",
+        "1e3",
+        "1.0e+3",
+        "1.5e3",
+        "+.5",
+        "-.5",
+        ".5",
+        ".inf",
+        "-.Inf",
+        ".nan",
+        ".NaN",
+        "+1",
+        "-0",
+        "007",
+        "08",
+        "2024-01-01",
+        "2024-01-01T10:00:00Z",
+        "2024-1-1",
+        "~",
+        "null",
+        "Null",
+        "=",
+        "<<",
+        "1.",
+        "12345678901234567890",
+        "3.14",
+        "500m",
+        "10Gi",
+        "v1",
+    ],
+)
+@pytest.mark.parametrize(
+    "layout", ["k: {}\n", "{}: v\n", "- {}\n", "k: [{}, x]\n", "k: {{a: {}}}\n", "# c\nk:\n  - {}\n"]
+)
 def test_scalars_that_yaml_1_1_and_1_2_read_differently_never_take_the_fast_path_wrongly(token, layout):
     assert_reads_like_pyyaml(layout.format(token))
 
 
-@pytest.mark.parametrize("text", [
-    "a: yes\n", "mode: 0755\n", "on: push\n", "t: 1:30\n", "x: 1e3\n",
-    "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",
-    "a: 1\na: 2\n",
-    "a: !!str 5\n", "? [a, b]\n: c\n", "%YAML 1.1\n---\na: 1\n", "a: 1\n...\nb: 2\n", "--- a: 1\n",
-    "a:\tb\n", "{{}}\n", "[a, b]: c\n", "{a: 1, {b: 2}: 3}\n", "k: [|]\n", "|\n  text\n", ": v\n", "a: 1\r\nb: 2\r\n", "\ufeffa: 1\n", "a: \x07\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: yes\n",
+        "mode: 0755\n",
+        "on: push\n",
+        "t: 1:30\n",
+        "x: 1e3\n",
+        "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",
+        "a: 1\na: 2\n",
+        "a: !!str 5\n",
+        "? [a, b]\n: c\n",
+        "%YAML 1.1\n---\na: 1\n",
+        "a: 1\n...\nb: 2\n",
+        "--- a: 1\n",
+        "a:\tb\n",
+        "{{}}\n",
+        "[a, b]: c\n",
+        "{a: 1, {b: 2}: 3}\n",
+        "k: [|]\n",
+        "|\n  text\n",
+        ": v\n",
+        "a: 1\r\nb: 2\r\n",
+        "\ufeffa: 1\n",
+        "a: \x07\n",
+    ],
+)
 def test_texts_where_the_parsers_may_disagree_go_to_pyyaml(text):
     assert fastyaml.documents(text) is None or fastyaml.risky(text) is not None
     assert_reads_like_pyyaml(text)
 
 
-@pytest.mark.parametrize("text", [
-    'k: "a\\/b"\n', 'k: "\\x41\\u00e9\\U0001F600"\n', 'k: "\\N\\_\\L\\P\\e\\0\\a"\n', 'k: "multi\n  line"\n',
-    "k: 'it''s'\n", 'k: "\\q"\n', "k: 'multi\n\n  line'\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'k: "a\\/b"\n',
+        'k: "\\x41\\u00e9\\U0001F600"\n',
+        'k: "\\N\\_\\L\\P\\e\\0\\a"\n',
+        'k: "multi\n  line"\n',
+        "k: 'it''s'\n",
+        'k: "\\q"\n',
+        "k: 'multi\n\n  line'\n",
+    ],
+)
 def test_quoted_scalars_and_their_escapes_read_like_pyyaml(text):
     assert_reads_like_pyyaml(text)
 
@@ -104,11 +184,22 @@ def test_dates_read_like_pyyaml_quoted_or_not(text):
     assert_reads_like_pyyaml(text)
 
 
-@pytest.mark.parametrize("text", [
-    "a: 1\ncmd: |\n  sleep 10", "cmd: >\n  a\n  b", "cmd: |+\n  a", "cmd: |-\n  a", "l:\n- |\n  a\n- |\n  b",
-    "cmd: |\n  a\n  # not a comment", "cmd: |\n  a\n# a comment", "k:\n  cmd: |\n    x |\n      y", "k: |-\n  x |\n    y",
-    "k: 'a'", "k: |\n  a\nj: b",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\ncmd: |\n  sleep 10",
+        "cmd: >\n  a\n  b",
+        "cmd: |+\n  a",
+        "cmd: |-\n  a",
+        "l:\n- |\n  a\n- |\n  b",
+        "cmd: |\n  a\n  # not a comment",
+        "cmd: |\n  a\n# a comment",
+        "k:\n  cmd: |\n    x |\n      y",
+        "k: |-\n  x |\n    y",
+        "k: 'a'",
+        "k: |\n  a\nj: b",
+    ],
+)
 def test_a_block_scalar_at_the_end_of_a_text_without_a_final_line_break_reads_like_pyyaml(text):
     assert assert_reads_like_pyyaml(text)
 
@@ -118,23 +209,76 @@ def test_malformed_yaml_is_left_to_pyyaml(text):
     assert fastyaml.documents(text) is None
 
 
-@pytest.mark.parametrize("text, lines", [
-    ("a: 1\n", [1]),
-    ("# lead\n\n---\n# c\na: 1\n---\nb: 2\n", [5, 7]),
-    ("a: 1\n---\n", [1]),
-    ("---\n---\na: 1\n", [3]),
-    ("kind: A\n---   # comment\n\n  kind: B\n", [1, 4]),
-])
+@pytest.mark.parametrize(
+    "text, lines",
+    [
+        ("a: 1\n", [1]),
+        ("# lead\n\n---\n# c\na: 1\n---\nb: 2\n", [5, 7]),
+        ("a: 1\n---\n", [1]),
+        ("---\n---\na: 1\n", [3]),
+        ("kind: A\n---   # comment\n\n  kind: B\n", [1, 4]),
+    ],
+)
 def test_document_lines_are_the_first_node_lines(text, lines):
     assert [line for _, line, _, _, _ in fastyaml.documents(text) or []] == lines
     assert [line for _, line in pyyaml_documents(text) or []] == lines
 
 
-TOKENS = st.sampled_from([
-    "a", "b", "key", "yes", "no", "on", "0755", "1:30", "1e3", "1_0", "+.5", "-", "- ", ":", ": ", "#", " #",
-    "'", '"', "[", "]", "{", "}", ",", "&x", "*x", "!t", "?", "|", ">", "---", "...", "~", "=", "0", "1.",
-    "\n", "\n  ", "\n    ", "\n- ", "\n  - ", " ", "2024-01-01", ".inf", "0x1", "0o7", "<<", "|-", "|+", ">-", "x |",
-])
+TOKENS = st.sampled_from(
+    [
+        "a",
+        "b",
+        "key",
+        "yes",
+        "no",
+        "on",
+        "0755",
+        "1:30",
+        "1e3",
+        "1_0",
+        "+.5",
+        "-",
+        "- ",
+        ":",
+        ": ",
+        "#",
+        " #",
+        "'",
+        '"',
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "&x",
+        "*x",
+        "!t",
+        "?",
+        "|",
+        ">",
+        "---",
+        "...",
+        "~",
+        "=",
+        "0",
+        "1.",
+        "\n",
+        "\n  ",
+        "\n    ",
+        "\n- ",
+        "\n  - ",
+        " ",
+        "2024-01-01",
+        ".inf",
+        "0x1",
+        "0o7",
+        "<<",
+        "|-",
+        "|+",
+        ">-",
+        "x |",
+    ]
+)
 
 
 @settings(max_examples=800, deadline=None)
@@ -160,8 +304,11 @@ def test_the_loader_gives_the_same_objects_lines_and_problems_on_both_paths(upst
 
     def digest(source: Source) -> tuple:
         got = loader_module.load(source)
-        return ([(canon(dict(o.obj)), o.file, o.line, o.prefix, o.template) for o in got.objects],
-                got.problems, got.skipped)
+        return (
+            [(canon(dict(o.obj)), o.file, o.line, o.prefix, o.template) for o in got.objects],
+            got.problems,
+            got.skipped,
+        )
 
     fast = [digest(s) for s in sources]
     monkeypatch.setattr(loader_module.fastyaml, "documents", lambda text: None)
@@ -177,15 +324,52 @@ def test_the_linter_reports_the_same_findings_at_the_same_lines_on_both_paths(up
 
 
 def test_helm_output_keeps_its_template_names_on_the_fast_path():
-    text = "---\n# Source: chart/templates/a.yaml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n" \
-           "---\n# Source: chart/templates/b.yaml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n"
+    text = (
+        "---\n# Source: chart/templates/a.yaml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n"
+        "---\n# Source: chart/templates/b.yaml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n"
+    )
     assert fastyaml.documents(text) is not None
     got = loader_module.load(Source("helm.yaml", text))
     assert [(o.line, o.template) for o in got.objects] == [(3, "chart/templates/a.yaml"), (9, "chart/templates/b.yaml")]
 
 
-SYNTAX_TOKENS = st.sampled_from(["a", "b1", " ", "  ", "\n", "\n  ", "\n- ", ":", ": ", " :", "?", "? ", "-", "---", "...",
-                                 "%", "&", "*", "!", "[", "]", "{", "}", ",", ", ", "|", ">", "@", "`", "#", " #", "'", '"'])
+SYNTAX_TOKENS = st.sampled_from(
+    [
+        "a",
+        "b1",
+        " ",
+        "  ",
+        "\n",
+        "\n  ",
+        "\n- ",
+        ":",
+        ": ",
+        " :",
+        "?",
+        "? ",
+        "-",
+        "---",
+        "...",
+        "%",
+        "&",
+        "*",
+        "!",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ", ",
+        "|",
+        ">",
+        "@",
+        "`",
+        "#",
+        " #",
+        "'",
+        '"',
+    ]
+)
 
 
 @settings(max_examples=1500, deadline=None)

@@ -19,7 +19,8 @@ from gpufleet.rules.api import CheckContext
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.registry import serve
 from gpufleet.webhook.state import State
-from tests.mutate.builders import TEAM_NS, fleet as mutate_fleet
+from tests.mutate.builders import TEAM_NS
+from tests.mutate.builders import fleet as mutate_fleet
 from tests.mutate.test_placement import context as placement_context
 from tests.webhook.reviews import apply, response_of, review
 
@@ -132,7 +133,9 @@ def test_every_fixed_object_is_the_webhooks_mutation_of_the_original(fleet, text
 def test_the_fixed_file_lints_clean(fleet, text, namespace):
     ctx = CheckContext(fleet=fleet)
     before = lint_sources([Source("jobs.yaml", text)], ctx, namespace=namespace)
-    after = lint_sources([Source("jobs.yaml", fix_text("jobs.yaml", text, fleet, namespace).after)], ctx, namespace=namespace)
+    after = lint_sources(
+        [Source("jobs.yaml", fix_text("jobs.yaml", text, fleet, namespace).after)], ctx, namespace=namespace
+    )
     assert before.findings, "the fixture needs something to fix"
     assert after.findings == []
 
@@ -150,8 +153,12 @@ def comment_lines(text: str) -> list[str]:
 def test_comments_quotes_flow_style_and_key_order_are_kept():
     fixed = fix_text("jobs.yaml", MULTI, DEV, "default").after
     assert comment_lines(fixed) == comment_lines(MULTI)
-    for line in ('          image: "ghcr.io/example/trainer:1"', "          args: [--epochs, '3']",
-                 "            limits: {nvidia.com/gpu: 1}", "# the spec follows\nspec:\n"):
+    for line in (
+        '          image: "ghcr.io/example/trainer:1"',
+        "          args: [--epochs, '3']",
+        "            limits: {nvidia.com/gpu: 1}",
+        "# the spec follows\nspec:\n",
+    ):
         assert line in fixed
     assert list(objects(fixed)[0]) == list(objects(MULTI)[0])
     assert fixed.index("  namespace: alpha\n  labels:\n") < fixed.index("# the spec follows")
@@ -173,10 +180,20 @@ def relaid(text: str, mapping: int, sequence: int, offset: int) -> str:
 VOLCANO_WIDE = relaid(VOLCANO_JOB.split("# end")[0], mapping=4, sequence=8, offset=4)  # "        -   name: worker"
 
 
-@pytest.mark.parametrize("text, added", [
-    (VOLCANO_JOB, "\n  queue: alpha\n  schedulerName: volcano\n  minAvailable: 4\n  policies:\n  - event: PodEvicted\n"),
-    (VOLCANO_WIDE, "\n    queue: alpha\n    schedulerName: volcano\n    minAvailable: 4\n    policies:\n        -   event: PodEvicted\n"),
-], ids=["two spaces, list items not indented", "four spaces, list items indented"])
+@pytest.mark.parametrize(
+    "text, added",
+    [
+        (
+            VOLCANO_JOB,
+            "\n  queue: alpha\n  schedulerName: volcano\n  minAvailable: 4\n  policies:\n  - event: PodEvicted\n",
+        ),
+        (
+            VOLCANO_WIDE,
+            "\n    queue: alpha\n    schedulerName: volcano\n    minAvailable: 4\n    policies:\n        -   event: PodEvicted\n",
+        ),
+    ],
+    ids=["two spaces, list items not indented", "four spaces, list items indented"],
+)
 def test_the_files_indentation_is_kept(text, added):
     fixed = fix_text("vc.yaml", text, DEV, "default").after
     assert added in fixed
@@ -189,19 +206,27 @@ def test_windows_line_ends_stay_windows_line_ends():
     assert "queue: alpha\r\n" in fixed and "\n" not in fixed.replace("\r\n", "")
 
 
-@pytest.mark.parametrize("text, why", [
-    (KUEUE_JOB.format(ns="alpha") + "---\nspec: [\n", "line 24: cannot parse it as YAML"),
-    (KUEUE_JOB.format(ns="alpha").replace("  completions: 2\n", "  completions: 2\n  parallelism: 4\n"),
-     "line 11: cannot parse it as YAML (found duplicate key \"parallelism\""),
-    ("--- {a: 1}\n", "a document starts on its marker line"),
-    ("a: " + "[" * 20000 + "]" * 20000 + "\n", "cannot parse it as YAML ([ and { nest 20000 deep"),
-], ids=["a broken second document", "a duplicate key", "a document on the marker line", "nesting beyond the limits"])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        (KUEUE_JOB.format(ns="alpha") + "---\nspec: [\n", "line 24: cannot parse it as YAML"),
+        (
+            KUEUE_JOB.format(ns="alpha").replace("  completions: 2\n", "  completions: 2\n  parallelism: 4\n"),
+            "line 11: cannot parse it as YAML (found duplicate key \"parallelism\"",
+        ),
+        ("--- {a: 1}\n", "a document starts on its marker line"),
+        ("a: " + "[" * 20000 + "]" * 20000 + "\n", "cannot parse it as YAML ([ and { nest 20000 deep"),
+    ],
+    ids=["a broken second document", "a duplicate key", "a document on the marker line", "nesting beyond the limits"],
+)
 def test_a_file_that_cannot_be_parsed_is_left_untouched_with_the_reason(text, why):
     fixed = fix_text("jobs.yaml", text, DEV, "default")
     assert not fixed.changed and why in (fixed.error or "")
 
 
-FLOW_WITH_COMMENTS = VOLCANO_JOB[:VOLCANO_JOB.index("  tasks:")] + """\
+FLOW_WITH_COMMENTS = (
+    VOLCANO_JOB[: VOLCANO_JOB.index("  tasks:")]
+    + """\
   plugins:
     pytorch: [
       "--master=master",   # the master task
@@ -215,6 +240,7 @@ FLOW_WITH_COMMENTS = VOLCANO_JOB[:VOLCANO_JOB.index("  tasks:")] + """\
           containers:
             - image: trainer:1
               name: worker"""
+)
 
 
 def test_a_document_ruamel_cannot_print_back_gets_only_the_added_lines():
@@ -226,14 +252,19 @@ def test_a_document_ruamel_cannot_print_back_gets_only_the_added_lines():
 
 
 def test_a_default_that_falls_inside_a_multi_line_flow_map_with_comments_is_refused():
-    text = KUEUE_JOB.format(ns="alpha").replace("metadata:\n  name: train   # the main run\n  namespace: alpha\n",
-                                                "metadata: {\n  name: train,   # the main run\n  namespace: alpha\n}\n")
+    text = KUEUE_JOB.format(ns="alpha").replace(
+        "metadata:\n  name: train   # the main run\n  namespace: alpha\n",
+        "metadata: {\n  name: train,   # the main run\n  namespace: alpha\n}\n",
+    )
     fixed = fix_text("jobs.yaml", text, DEV, "default")
     assert not fixed.changed and "line 1: ruamel.yaml cannot print this document back" in (fixed.error or "")
 
 
-@pytest.mark.parametrize("ns, note", [("alpha", "a JSON manifest is not rewritten"), ("elsewhere", None)],
-                         ids=["one the controller would change", "one it would not"])
+@pytest.mark.parametrize(
+    "ns, note",
+    [("alpha", "a JSON manifest is not rewritten"), ("elsewhere", None)],
+    ids=["one the controller would change", "one it would not"],
+)
 def test_a_json_manifest_is_not_rewritten_and_said_so_only_when_it_needs_a_fix(ns, note):
     text = orjson.dumps(yaml.safe_load(KUEUE_JOB.format(ns=ns))).decode()
     fixed = fix_text("job.json", text, DEV, "default")
@@ -268,8 +299,10 @@ def test_every_upstream_example_file_is_fixed_as_the_mutator_patches_its_objects
             continue
         changed += fixed.changed
         originals = [doc for doc in yaml.safe_load_all(text)]
-        expected = [jsonpatch.apply_patch(doc, patch_for(doc, fleet, TEAM_NS)) if isinstance(doc, dict) else doc
-                    for doc in originals]
+        expected = [
+            jsonpatch.apply_patch(doc, patch_for(doc, fleet, TEAM_NS)) if isinstance(doc, dict) else doc
+            for doc in originals
+        ]
         if [doc for doc in yaml.safe_load_all(fixed.after)] != expected:
             problems.append(f"{path.relative_to(upstream_dir)}: the fixed file is not the patched objects")
         elif fixed.changed and comment_lines(fixed.after) != comment_lines(text):

@@ -15,8 +15,10 @@ from tests.lint import manifests as m
 
 @pytest.fixture
 def report(tmp_path):
-    waived = m.probed_job("waived").replace("  namespace: research\n", "  namespace: research\n  annotations:\n"
-                                            "    waive.gpufleet.dev/GANG301: watchdog probe only\n")
+    waived = m.probed_job("waived").replace(
+        "  namespace: research\n",
+        "  namespace: research\n  annotations:\n    waive.gpufleet.dev/GANG301: watchdog probe only\n",
+    )
     m.write(tmp_path, "jobs.yaml", m.probed_job() + "---\n" + waived)
     m.write(tmp_path, "kueue.yaml", "# Source: kueue/templates/config.yaml\n" + m.UNBOUNDED_CONFIG)
     m.write(tmp_path, "broken.yaml", "a: [\n")
@@ -38,8 +40,23 @@ def test_json_output_is_findings_and_a_summary(report):
     assert set(doc) == {"findings", "summary"}
     assert doc["summary"] == {"files": 3, "objects": 3, "errors": 2, "warnings": 1, "waived": 1}
     first = doc["findings"][0]
-    assert set(first) >= {"code", "rule", "severity", "file", "line", "apiVersion", "kind", "namespace", "name",
-                          "path", "message", "fix", "waived", "waiverReason", "template"}
+    assert set(first) >= {
+        "code",
+        "rule",
+        "severity",
+        "file",
+        "line",
+        "apiVersion",
+        "kind",
+        "namespace",
+        "name",
+        "path",
+        "message",
+        "fix",
+        "waived",
+        "waiverReason",
+        "template",
+    }
     assert sorted(f["code"] for f in doc["findings"]) == ["GANG000", "GANG301", "GANG301", "GANG503"]
 
 
@@ -54,14 +71,21 @@ def check_sarif(doc: dict) -> list[str]:
             problems.append("tool.driver")
         ids = [r.get("id") for r in driver.get("rules", [])]
         for rule in driver.get("rules", []):
-            if not (rule.get("shortDescription", {}).get("text") and rule.get("fullDescription", {}).get("text")
-                    and rule.get("helpUri", "").startswith("https://")):
+            if not (
+                rule.get("shortDescription", {}).get("text")
+                and rule.get("fullDescription", {}).get("text")
+                and rule.get("helpUri", "").startswith("https://")
+            ):
                 problems.append(f"rule {rule.get('id')}")
         for result in (run or {}).get("results", []):
             location = result["locations"][0]["physicalLocation"]
-            if (result.get("level") not in ("error", "warning", "note") or not result.get("message", {}).get("text")
-                    or ids[result["ruleIndex"]] != result["ruleId"] or not location["artifactLocation"]["uri"]
-                    or location["region"]["startLine"] < 1):
+            if (
+                result.get("level") not in ("error", "warning", "note")
+                or not result.get("message", {}).get("text")
+                or ids[result["ruleIndex"]] != result["ruleId"]
+                or not location["artifactLocation"]["uri"]
+                or location["region"]["startLine"] < 1
+            ):
                 problems.append(f"result {result.get('ruleId')}")
     return problems
 
@@ -85,12 +109,15 @@ def test_sarif_levels_follow_rule_severity(report):
     assert levels == {"GANG000": "error", "GANG301": "error", "GANG503": "warning"}
 
 
-@pytest.mark.parametrize("file, base, uri", [
-    ("/repo/manifests/job.yaml", "/repo", "manifests/job.yaml"),
-    ("/elsewhere/job.yaml", "/repo", "/elsewhere/job.yaml"),
-    ("manifests/job.yaml", "/repo", "manifests/job.yaml"),
-    (None, None, "stdin"),
-])
+@pytest.mark.parametrize(
+    "file, base, uri",
+    [
+        ("/repo/manifests/job.yaml", "/repo", "manifests/job.yaml"),
+        ("/elsewhere/job.yaml", "/repo", "/elsewhere/job.yaml"),
+        ("manifests/job.yaml", "/repo", "manifests/job.yaml"),
+        (None, None, "stdin"),
+    ],
+)
 def test_sarif_uris_are_relative_to_the_repository_root_when_possible(file, base, uri):
     assert sarif.artifact_uri(file, Path(base) if base else None) == uri
 

@@ -11,8 +11,8 @@ import json
 import os
 from pathlib import Path
 
-from gpufleet.lint import lint
 from gpufleet.fleetctx.settings import load_crds
+from gpufleet.lint import lint
 from gpufleet.rules.api import CheckContext
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "upstream.json"
@@ -20,10 +20,19 @@ GOLDEN = Path(__file__).resolve().parent / "golden" / "upstream.json"
 
 def snapshot(upstream_dir: Path, crds_dir: Path) -> dict:
     report = lint([str(upstream_dir)], CheckContext(crds=load_crds(str(crds_dir))))
-    rows = [{
-        "file": str(Path(f.file or "").relative_to(upstream_dir)), "line": f.line, "code": f.code,
-        "severity": f.severity.value, "kind": f.kind, "name": f.object_name, "path": str(f.path), "waived": f.waived,
-    } for f in report.findings]
+    rows = [
+        {
+            "file": str(Path(f.file or "").relative_to(upstream_dir)),
+            "line": f.line,
+            "code": f.code,
+            "severity": f.severity.value,
+            "kind": f.kind,
+            "name": f.object_name,
+            "path": str(f.path),
+            "waived": f.waived,
+        }
+        for f in report.findings
+    ]
     return {"summary": report.summary(), "findings": rows}
 
 
@@ -31,7 +40,9 @@ def test_the_upstream_examples_give_the_reviewed_findings(upstream_dir, crds_dir
     got = snapshot(upstream_dir, crds_dir)
     if os.environ.get("GPUFLEET_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(json.dumps(got, indent=1) + "\n", encoding="utf-8")
-    assert GOLDEN.exists(), "no golden file: run with GPUFLEET_UPDATE_GOLDEN=1 and review tests/lint/golden/upstream.json"
+    assert GOLDEN.exists(), (
+        "no golden file: run with GPUFLEET_UPDATE_GOLDEN=1 and review tests/lint/golden/upstream.json"
+    )
     expected = json.loads(GOLDEN.read_text(encoding="utf-8"))
     assert got["summary"] == expected["summary"]
     assert got["findings"] == expected["findings"]

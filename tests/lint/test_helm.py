@@ -26,13 +26,16 @@ def test_a_chart_directory_gives_no_gang000_and_a_note_naming_helm_template(tmp_
     assert "helm template" in text.render_plain(report)
 
 
-@pytest.mark.parametrize("name, body, expected", [
-    ("x/Chart.yaml", "apiVersion: v2\n", True),
-    ("x/templates/job.yaml", TEMPLATE, True),
-    ("x/templates/plain.yaml", "apiVersion: v1\nkind: ConfigMap\n", False),
-    ("manifests/job.yaml", TEMPLATE, False),   # not in a chart: its YAML error is reported
-    ("<stdin>", TEMPLATE, False),
-])
+@pytest.mark.parametrize(
+    "name, body, expected",
+    [
+        ("x/Chart.yaml", "apiVersion: v2\n", True),
+        ("x/templates/job.yaml", TEMPLATE, True),
+        ("x/templates/plain.yaml", "apiVersion: v1\nkind: ConfigMap\n", False),
+        ("manifests/job.yaml", TEMPLATE, False),  # not in a chart: its YAML error is reported
+        ("<stdin>", TEMPLATE, False),
+    ],
+)
 def test_what_counts_as_a_chart_source(name, body, expected):
     assert is_chart_source(name, body) is expected
 

@@ -30,18 +30,30 @@ def test_list_items_become_objects_with_their_item_path_and_line():
 
 
 def test_helm_template_output_remembers_each_documents_source_template():
-    text = ("---\n# Source: kueue/templates/manager/manager-config.yaml\n" + m.CLEAN_CONFIG
-            + "---\n# Source: kueue/templates/rbac/role.yaml\n" + m.UNBOUNDED_CONFIG + "---\n" + m.CLEAN_CONFIG)
+    text = (
+        "---\n# Source: kueue/templates/manager/manager-config.yaml\n"
+        + m.CLEAN_CONFIG
+        + "---\n# Source: kueue/templates/rbac/role.yaml\n"
+        + m.UNBOUNDED_CONFIG
+        + "---\n"
+        + m.CLEAN_CONFIG
+    )
     result = loaded(text)
     assert [o.template for o in result.objects] == [
-        "kueue/templates/manager/manager-config.yaml", "kueue/templates/rbac/role.yaml", None]
+        "kueue/templates/manager/manager-config.yaml",
+        "kueue/templates/rbac/role.yaml",
+        None,
+    ]
 
 
-@pytest.mark.parametrize("text, line", [
-    ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: indent\n", 5),
-    ("apiVersion: v1\nkind: Pod\nmetadata: {name: [x\n", 4),
-    ("a: 'unterminated\n", 2),
-])
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: indent\n", 5),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {name: [x\n", 4),
+        ("a: 'unterminated\n", 2),
+    ],
+)
 def test_malformed_yaml_is_a_problem_at_the_parsers_line(text, line):
     result = loaded(text)
     [problem] = result.problems
@@ -54,31 +66,40 @@ def test_documents_before_a_yaml_error_are_kept():
     assert len(result.problems) == 1
 
 
-@pytest.mark.parametrize("text, why", [
-    ("just a string\n", "not a Kubernetes object"),
-    ("- 1\n- 2\n", "not a Kubernetes object"),
-    ("actions: allocate\ntiers: []\n", "no apiVersion and no kind"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("just a string\n", "not a Kubernetes object"),
+        ("- 1\n- 2\n", "not a Kubernetes object"),
+        ("actions: allocate\ntiers: []\n", "no apiVersion and no kind"),
+    ],
+)
 def test_documents_that_are_not_objects_next_to_manifests_are_problems(text, why):
     result = loaded(m.CLEAN_CONFIG + "---\n" + text)
     [problem] = result.problems
     assert why in problem.message and problem.line == 8 and len(result.objects) == 1
 
 
-@pytest.mark.parametrize("text, why", [
-    ("kind: Pod\nmetadata: {name: x}\n", "no apiVersion"),
-    ("metadata: {name: x}\nspec: {}\n", "no apiVersion and no kind"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("kind: Pod\nmetadata: {name: x}\n", "no apiVersion"),
+        ("metadata: {name: x}\nspec: {}\n", "no apiVersion and no kind"),
+    ],
+)
 def test_a_manifest_missing_apiversion_or_kind_is_a_problem_on_its_own(text, why):
     [problem] = loaded(text).problems
     assert why in problem.message
 
 
-@pytest.mark.parametrize("text, name", [
-    ("image:\n  tag: v1\nreplicas: 2\n", "values.yaml"),
-    ("on: [push]\njobs: {}\n", "workflow.yml"),
-    ('{"version": 1, "fleet": "prod"}', "fleet-context.json"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("image:\n  tag: v1\nreplicas: 2\n", "values.yaml"),
+        ("on: [push]\njobs: {}\n", "workflow.yml"),
+        ('{"version": 1, "fleet": "prod"}', "fleet-context.json"),
+    ],
+)
 def test_a_file_without_anything_kubernetes_like_is_skipped_not_reported(text, name):
     result = loaded(text, name)
     assert (result.objects, result.problems, result.skipped) == ([], [], True)

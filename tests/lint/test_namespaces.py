@@ -20,13 +20,16 @@ spec:
 """
 
 
-@pytest.mark.parametrize("obj, expected", [
-    ({"kind": "Job", "metadata": {"name": "a"}}, "team-a"),
-    ({"kind": "Job", "metadata": {"name": "a", "namespace": "other"}}, "other"),
-    ({"kind": "Job"}, "team-a"),
-    ({"kind": "ClusterQueue", "metadata": {"name": "cq"}}, None),
-    ({"kind": "ClusterTrainingRuntime", "metadata": {"name": "rt"}}, None),
-])
+@pytest.mark.parametrize(
+    "obj, expected",
+    [
+        ({"kind": "Job", "metadata": {"name": "a"}}, "team-a"),
+        ({"kind": "Job", "metadata": {"name": "a", "namespace": "other"}}, "other"),
+        ({"kind": "Job"}, "team-a"),
+        ({"kind": "ClusterQueue", "metadata": {"name": "cq"}}, None),
+        ({"kind": "ClusterTrainingRuntime", "metadata": {"name": "rt"}}, None),
+    ],
+)
 def test_only_namespaced_objects_without_a_namespace_are_placed(obj, expected):
     assert (with_namespace(obj, "team-a").get("metadata") or {}).get("namespace") == expected
 

@@ -16,19 +16,26 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.lint import firstpass, pool
+from gpufleet.lint import firstpass, pool, runner
 from gpufleet.lint.firstpass import load_chunk
-from gpufleet.lint import runner
 from gpufleet.lint.runner import Report, lint, lint_sources
 from tests.lint.test_two_pass import FIXTURES, renamed_copies
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the linter shares runs only on Linux (fork)")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the linter shares runs only on Linux (fork)"
+)
 
 
 def everything(report: Report) -> tuple:
     """The whole report, results in their order, every field of every finding."""
-    return (report.files, report.objects, report.skipped, report.charts, report.unreadable,
-            [(r.finding, r.template) for r in report.results])
+    return (
+        report.files,
+        report.objects,
+        report.skipped,
+        report.charts,
+        report.unreadable,
+        [(r.finding, r.template) for r in report.results],
+    )
 
 
 @pytest.fixture
@@ -57,7 +64,9 @@ def test_a_shared_run_reports_what_one_process_reports_on_a_generated_corpus(ups
     assert len(assert_shared_equals_alone([str(tmp_path)]).results) > 300
 
 
-@pytest.mark.parametrize("options", [{"select": ["GANG2"]}, {"ignore": ["GANG000", "GANG204"]}, {"namespace": "team-a"}])
+@pytest.mark.parametrize(
+    "options", [{"select": ["GANG2"]}, {"ignore": ["GANG000", "GANG204"]}, {"namespace": "team-a"}]
+)
 def test_selection_and_namespace_are_applied_alike_in_a_shared_run(upstream_dir, small_runs_shared, options):
     assert_shared_equals_alone([str(upstream_dir)], **options)
 
@@ -84,8 +93,9 @@ def test_the_schema_rules_report_alike_in_a_shared_run(upstream_dir, crds_dir, s
 
 def test_standard_input_and_a_missing_path_keep_their_place_in_a_shared_run(small_runs_shared):
     text = (FIXTURES / "GANG301" / "disallowed.yaml").read_text()
-    report = assert_shared_equals_alone([str(FIXTURES / "GANG001"), "-", "no-such-dir", str(FIXTURES / "GANG301")],
-                                        stdin_text=text)
+    report = assert_shared_equals_alone(
+        [str(FIXTURES / "GANG001"), "-", "no-such-dir", str(FIXTURES / "GANG301")], stdin_text=text
+    )
     assert {"<stdin>", "no-such-dir"} <= {r.finding.file for r in report.results}
 
 
@@ -114,10 +124,20 @@ def test_a_file_unreadable_to_the_reader_is_listed_as_unreadable(tmp_path, small
     assert report.unreadable == [(str(tmp_path / "b.yaml"), "cannot be read: Permission denied")]
 
 
-@pytest.mark.parametrize("jobs, files, cpus, expected", [
-    (0, 10_000, 2, 1), (0, 10_000, 8, 7), (1, 10_000, 8, 0), (4, 10_000, 2, 3), (0, 10, 8, 0), (0, 10_000, 1, 0),
-])
-def test_workers_are_one_less_than_the_processes_asked_for_and_none_for_small_runs(monkeypatch, jobs, files, cpus, expected):
+@pytest.mark.parametrize(
+    "jobs, files, cpus, expected",
+    [
+        (0, 10_000, 2, 1),
+        (0, 10_000, 8, 7),
+        (1, 10_000, 8, 0),
+        (4, 10_000, 2, 3),
+        (0, 10, 8, 0),
+        (0, 10_000, 1, 0),
+    ],
+)
+def test_workers_are_one_less_than_the_processes_asked_for_and_none_for_small_runs(
+    monkeypatch, jobs, files, cpus, expected
+):
     monkeypatch.setattr(pool, "cpus", lambda: cpus)
     assert pool.workers(jobs, files) == expected
 

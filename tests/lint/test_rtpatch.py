@@ -32,34 +32,64 @@ spec:
 """
 
 
-@pytest.mark.parametrize("op, expected", [
-    ({"op": "add", "path": "/metadata/labels", "value": {"q": "alpha"}},
-     "metadata:\n  name: train   # the run\n  labels:\n    q: alpha\n# the spec\nspec:\n"),
-    ({"op": "add", "path": "/spec/tolerations/-", "value": {"key": "b"}},
-     "  tolerations:\n    - key: a\n    - key: b\n  # after the list\n  labels:\n"),
-    ({"op": "add", "path": "/spec/tolerations/0", "value": {"key": "z"}}, "  tolerations:\n    - key: z\n    - key: a\n"),
-    ({"op": "replace", "path": "/spec/labels", "value": {"x": "y"}}, "  labels:\n    x: y\n"),
-    ({"op": "remove", "path": "/spec/tolerations"}, "# the spec\nspec:\n  labels:\n"),
-    ({"op": "add", "path": "/metadata/name", "value": "other"}, "  name: other   # the run\n"),
-], ids=["a key added to a map goes last, before the comment that introduces the next block",
+@pytest.mark.parametrize(
+    "op, expected",
+    [
+        (
+            {"op": "add", "path": "/metadata/labels", "value": {"q": "alpha"}},
+            "metadata:\n  name: train   # the run\n  labels:\n    q: alpha\n# the spec\nspec:\n",
+        ),
+        (
+            {"op": "add", "path": "/spec/tolerations/-", "value": {"key": "b"}},
+            "  tolerations:\n    - key: a\n    - key: b\n  # after the list\n  labels:\n",
+        ),
+        (
+            {"op": "add", "path": "/spec/tolerations/0", "value": {"key": "z"}},
+            "  tolerations:\n    - key: z\n    - key: a\n",
+        ),
+        ({"op": "replace", "path": "/spec/labels", "value": {"x": "y"}}, "  labels:\n    x: y\n"),
+        ({"op": "remove", "path": "/spec/tolerations"}, "# the spec\nspec:\n  labels:\n"),
+        ({"op": "add", "path": "/metadata/name", "value": "other"}, "  name: other   # the run\n"),
+    ],
+    ids=[
+        "a key added to a map goes last, before the comment that introduces the next block",
         "an item appended to a list goes before the comment that followed the list",
-        "an item added at an index goes there", "a null value is replaced", "a key is removed",
-        "adding an existing key replaces its value and keeps its comment"])
+        "an item added at an index goes there",
+        "a null value is replaced",
+        "a key is removed",
+        "adding an existing key replaces its value and keeps its comment",
+    ],
+)
 def test_an_operation_changes_only_what_it_names(op, expected):
     assert expected in patched(DOC, [op])
 
 
 def test_a_map_added_into_a_flow_map_stays_flow():
-    assert patched("metadata: {name: train}\n", [{"op": "add", "path": "/metadata/labels", "value": {"q": "a"}}]) \
+    assert (
+        patched("metadata: {name: train}\n", [{"op": "add", "path": "/metadata/labels", "value": {"q": "a"}}])
         == "metadata: {name: train, labels: {q: a}}\n"
+    )
 
 
-@pytest.mark.parametrize("op", [
-    {"op": "move", "from": "/a", "path": "/b"}, {"op": "add", "path": "/missing/x", "value": 1},
-    {"op": "replace", "path": "/spec/nothing", "value": 1}, {"op": "add", "path": "/spec/tolerations/9", "value": 1},
-    {"op": "add", "path": "", "value": {}}, {"op": "add", "path": "no-slash", "value": 1},
-], ids=["an operation the mutator never sends", "a missing parent", "replacing a missing key",
-        "an index past the end", "the whole document", "a path that is no JSON pointer"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        {"op": "move", "from": "/a", "path": "/b"},
+        {"op": "add", "path": "/missing/x", "value": 1},
+        {"op": "replace", "path": "/spec/nothing", "value": 1},
+        {"op": "add", "path": "/spec/tolerations/9", "value": 1},
+        {"op": "add", "path": "", "value": {}},
+        {"op": "add", "path": "no-slash", "value": 1},
+    ],
+    ids=[
+        "an operation the mutator never sends",
+        "a missing parent",
+        "replacing a missing key",
+        "an index past the end",
+        "the whole document",
+        "a path that is no JSON pointer",
+    ],
+)
 def test_an_operation_that_does_not_fit_the_tree_raises(op):
     with pytest.raises(PatchError):
         patched(DOC, [op])

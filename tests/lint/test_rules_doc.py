@@ -31,13 +31,17 @@ def test_every_rule_says_how_often_the_engines_agreed_with_it_or_that_they_do_no
 
 
 def test_the_generator_check_mode_agrees():
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_rules_doc.py"), "--check"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_rules_doc.py"), "--check"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
 
 
 def test_every_rule_doc_splits_into_its_four_sections():
     for rule in registry.all_rules():
-        assert list(sections(rule.doc)) == ["What it checks", "Why it is unsafe", "Example", "Preferred form"], rule.code
+        assert list(sections(rule.doc)) == ["What it checks", "Why it is unsafe", "Example", "Preferred form"], (
+            rule.code
+        )
 
 
 def test_the_enforcement_column_names_the_api_server_exactly_for_the_rules_with_a_cel_form():

@@ -9,7 +9,11 @@ from tests.lint import manifests as m
 def test_a_finding_points_at_the_line_of_the_field_its_path_names(tmp_path):
     path = m.write(tmp_path, "job.yaml", m.probed_job())
     [finding] = lint([str(path)], select=["GANG301"]).findings
-    assert (finding.file, finding.line, finding.path) == (str(path), 17, "spec.tasks[0].template.spec.containers[0].livenessProbe")
+    assert (finding.file, finding.line, finding.path) == (
+        str(path),
+        17,
+        "spec.tasks[0].template.spec.containers[0].livenessProbe",
+    )
 
 
 def test_findings_of_list_items_carry_the_item_path(tmp_path):
@@ -35,8 +39,10 @@ def test_select_and_ignore_apply_to_gang000_too(tmp_path):
 
 
 def test_the_summary_counts_files_objects_errors_warnings_and_waivers(tmp_path):
-    waived = m.probed_job("waived").replace("  namespace: research\n", "  namespace: research\n  annotations:\n"
-                                            "    waive.gpufleet.dev/GANG301: watchdog probe only\n")
+    waived = m.probed_job("waived").replace(
+        "  namespace: research\n",
+        "  namespace: research\n  annotations:\n    waive.gpufleet.dev/GANG301: watchdog probe only\n",
+    )
     m.write(tmp_path, "a.yaml", m.probed_job() + "---\n" + waived)
     m.write(tmp_path, "b.yaml", m.UNBOUNDED_CONFIG)
     report = lint([str(tmp_path)], select=["GANG301", "GANG503"])
@@ -56,8 +62,16 @@ def test_standard_input_is_linted_under_its_own_name():
 
 
 def test_objects_of_every_file_are_related_in_one_run(tmp_path):
-    m.write(tmp_path, "pc.yaml", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: gang-high}\nvalue: 10\n")
-    m.write(tmp_path, "job.yaml", m.probed_job().replace("  minAvailable: 2\n", "  minAvailable: 2\n  priorityClassName: gang-high\n"))
+    m.write(
+        tmp_path,
+        "pc.yaml",
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: gang-high}\nvalue: 10\n",
+    )
+    m.write(
+        tmp_path,
+        "job.yaml",
+        m.probed_job().replace("  minAvailable: 2\n", "  minAvailable: 2\n  priorityClassName: gang-high\n"),
+    )
     assert [f.code for f in lint([str(tmp_path)], select=["GANG504"]).findings] == ["GANG504"]
 
 

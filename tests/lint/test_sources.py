@@ -29,13 +29,28 @@ def test_missing_and_binary_files_are_sources_with_an_error(tmp_path):
 
 def _rglob_order(root: Path) -> list[str]:
     """What the directory walk must give: pathlib's sorted ``rglob`` filtered as before."""
-    return [str(p) for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in SUFFIXES
-            and not any(part.startswith(".") for part in p.relative_to(root).parts)]
+    return [
+        str(p)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.suffix in SUFFIXES and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    ]
 
 
 def test_the_directory_walk_gives_pathlibs_order_and_choice_of_files(tmp_path, monkeypatch):
-    names = ("a/x.yaml", "a-b/x.yaml", "a.b/y.yml", "a0.json", "A/z.yaml", "dir.yaml/in.yaml", "deep/er/st/q.yaml",
-             ".hid/w.yaml", "v/.h.yaml", "n.yaml.bak", "m.JSON", "k.yaml")
+    names = (
+        "a/x.yaml",
+        "a-b/x.yaml",
+        "a.b/y.yml",
+        "a0.json",
+        "A/z.yaml",
+        "dir.yaml/in.yaml",
+        "deep/er/st/q.yaml",
+        ".hid/w.yaml",
+        "v/.h.yaml",
+        "n.yaml.bak",
+        "m.JSON",
+        "k.yaml",
+    )
     for name in names:
         m.write(tmp_path, name, "{}")
     (tmp_path / "link").symlink_to(tmp_path / "a", target_is_directory=True)  # not followed, as rglob

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import yaml
 
+from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint import fastyaml, textlocate
 from gpufleet.lint.loader import load
-from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint.locate import TextDoc, line_of
 from gpufleet.lint.sources import collect
 from gpufleet.rules.engine import check_object
@@ -91,26 +91,29 @@ def test_the_text_walk_places_most_upstream_findings_without_composing_nodes(ups
     assert composed <= 0.2 * touched, (composed, touched)
 
 
-@pytest.mark.parametrize("text", [
-    "a:\n  b: 1\n  c:\n  - x\n  - y: 2\n    z: 3\n",
-    "a:\n- \n- b: 1\nc: 2\n",
-    "a:\n  # comment\n  b:\n    c: |\n      x: 1\n       y\n    d: 2\n",
-    "a:\n  -\n    b: 1\n  - - c\n    - d\n",
-    "'q.k': 1\n\"r\": {x: 1}\ns: [1, 2]\nt:\n",
-    "a:\n  b: \"multi\n  line\"\n  c: 1\n",
-    "a: &x\n  b: 1\nc: *x\n",
-    "a:\n  b: 1 # c: 2\n  d:\n\n\n  e: 5\n",
-    "a:\n  \"k.x\": \"v\"\n  'q''s': 'it''s\n  b: c'\n  d: 1\n",
-    "a:\n  \"k\": \"say \\\"hi\n  b: c\"\n  d: [1,\n  2]\n  e: 2\n",
-    "a:\n  s: |\n    echo \"x\n    y: 1\n  t: 2\n",
-    "a:\n- 'sleep 10\n\n  '\n- b\nc: 1\n",
-    "a:\n  b: \"x\\\n    y\" # c: 2\n  d: 1\n",
-    "a:\n  k: 'it''s\n   x: y'\n  z: 1\n",
-    "a: 'x\n y' # c\nb: 'p\n\n q'\nc:\n  - 'r\n    s'\n  - t\n",
-    "\"k\": 'a\n  b'\nc: 1\n",
-    "a: 'x\n  y'\nb: [1,\n 2]\nc: 3\n",
-    "a:\n  - \"p \\\" q\n    - r\"\n  - s: \"t\n\n      u\"\n    v: 1\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a:\n  b: 1\n  c:\n  - x\n  - y: 2\n    z: 3\n",
+        "a:\n- \n- b: 1\nc: 2\n",
+        "a:\n  # comment\n  b:\n    c: |\n      x: 1\n       y\n    d: 2\n",
+        "a:\n  -\n    b: 1\n  - - c\n    - d\n",
+        "'q.k': 1\n\"r\": {x: 1}\ns: [1, 2]\nt:\n",
+        "a:\n  b: \"multi\n  line\"\n  c: 1\n",
+        "a: &x\n  b: 1\nc: *x\n",
+        "a:\n  b: 1 # c: 2\n  d:\n\n\n  e: 5\n",
+        "a:\n  \"k.x\": \"v\"\n  'q''s': 'it''s\n  b: c'\n  d: 1\n",
+        "a:\n  \"k\": \"say \\\"hi\n  b: c\"\n  d: [1,\n  2]\n  e: 2\n",
+        "a:\n  s: |\n    echo \"x\n    y: 1\n  t: 2\n",
+        "a:\n- 'sleep 10\n\n  '\n- b\nc: 1\n",
+        "a:\n  b: \"x\\\n    y\" # c: 2\n  d: 1\n",
+        "a:\n  k: 'it''s\n   x: y'\n  z: 1\n",
+        "a: 'x\n y' # c\nb: 'p\n\n q'\nc:\n  - 'r\n    s'\n  - t\n",
+        "\"k\": 'a\n  b'\nc: 1\n",
+        "a: 'x\n  y'\nb: [1,\n 2]\nc: 3\n",
+        "a:\n  - \"p \\\" q\n    - r\"\n  - s: \"t\n\n      u\"\n    v: 1\n",
+    ],
+)
 def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
     value = yaml.load(text, Loader=yaml.CSafeLoader)
     node = yaml.compose(text, Loader=yaml.CSafeLoader)
@@ -122,11 +125,11 @@ def test_the_text_walk_matches_the_node_walk_on_tricky_layouts(text):
 def _in_block_scalar_by_walking_up(lined: str, at: int) -> bool:
     """The reference: walk up from ``at``'s row through ever shallower rows to one ending with ``|``/``>``."""
     end = lined.rfind("\n", 0, at)
-    line = lined[end + 1:at]
+    line = lined[end + 1 : at]
     shallower = len(line) - len(line.lstrip(" "))
     while shallower > 0 and end > 0:
         begin = lined.rfind("\n", 0, end)
-        row, end = lined[begin + 1:end], begin
+        row, end = lined[begin + 1 : end], begin
         stripped = row.lstrip(" ")
         if not stripped or stripped[0] == "#":
             continue
@@ -139,7 +142,10 @@ def _in_block_scalar_by_walking_up(lined: str, at: int) -> bool:
 
 
 def test_the_one_pass_block_scalar_rows_match_the_walk_up_on_every_row(upstream_dir):
-    tricky = ["a: |\n  x\n    y\n  # c\n z\nb: >-\n  q\n\n  r\nc:\n  - |+2\n      s\n  - t\n", "k: | # note\n  \"u\n v: w\n"]
+    tricky = [
+        "a: |\n  x\n    y\n  # c\n z\nb: >-\n  q\n\n  r\nc:\n  - |+2\n      s\n  - t\n",
+        "k: | # note\n  \"u\n v: w\n",
+    ]
     checked = inside = 0
     for _, text in texts(upstream_dir) + [("tricky", t) for t in tricky]:
         lined = "\n" + text
@@ -147,12 +153,14 @@ def test_the_one_pass_block_scalar_rows_match_the_walk_up_on_every_row(upstream_
         for found in re.finditer(r"\n( *)([^ \n#])", lined):
             at = found.start(2)
             expected = _in_block_scalar_by_walking_up(lined, at)
-            assert rows.in_block_scalar(at) is expected, (text[:80], lined[found.start() + 1:lined.find("\n", at)])
+            assert rows.in_block_scalar(at) is expected, (text[:80], lined[found.start() + 1 : lined.find("\n", at)])
             checked, inside = checked + 1, inside + expected
     assert checked > 5000 and inside > 100, (checked, inside)
 
 
-ROWS = st.sampled_from(["a: |", "a: >-", "b: |+2 # c", "- |", "|", "x: y", "- z", "# c", "# |", "", "q: 'r |'", "s: t |"])
+ROWS = st.sampled_from(
+    ["a: |", "a: >-", "b: |+2 # c", "- |", "|", "x: y", "- z", "# c", "# |", "", "q: 'r |'", "s: t |"]
+)
 
 
 @settings(max_examples=600, deadline=None)

@@ -39,8 +39,10 @@ def one_pass(paths: list[str]) -> list[tuple]:
 
 
 def rows(results: list[Located]) -> list[tuple]:
-    return [(r.finding.file, r.finding.line, r.finding.code, str(r.finding.path), r.finding.message, r.template)
-            for r in results]
+    return [
+        (r.finding.file, r.finding.line, r.finding.code, str(r.finding.path), r.finding.message, r.template)
+        for r in results
+    ]
 
 
 def two_pass(paths: list[str]) -> list[tuple]:

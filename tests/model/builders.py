@@ -15,9 +15,9 @@ import copy
 import re
 from typing import Any
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.model import Fleet, gpu_units, parse_model
 from gpufleet.model.checks import validate
+from gpufleet.yamlin.errors import Issue
 
 _TOKEN = re.compile(r'\["([^"]+)"\]|\[(\d+)\]|([^.\[\]]+)')
 
@@ -29,29 +29,48 @@ def parse_path(path: str) -> list[str | int]:
 
 def _pool(name: str, system: str, nodes: int, gpus: int, cpu: int, memory: str) -> dict[str, Any]:
     return {
-        "name": name, "system": system, "nodeCount": nodes,
+        "name": name,
+        "system": system,
+        "nodeCount": nodes,
         "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
-        "nodeLabels": {"gpufleet.dev/pool": name, **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {})},
+        "nodeLabels": {
+            "gpufleet.dev/pool": name,
+            **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {}),
+        },
     }
 
 
 def _default() -> dict[str, Any]:
     h100 = _pool("h100", "kueue", 4, 8, 96, "768Gi")
-    h100.update({
-        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
-        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-        "coldStartBudget": "5m",
-    })
+    h100.update(
+        {
+            "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "coldStartBudget": "5m",
+        }
+    )
     return {
-        "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "test",
+        "apiVersion": "gpufleet.dev/v1alpha1",
+        "kind": "Fleet",
+        "name": "test",
         "engines": {"kueue": {"chartVersion": "0.19.2"}, "volcano": {"chartVersion": "1.15.1"}},
         "pools": [h100, _pool("a100", "volcano", 2, 8, 64, "512Gi")],
         "cohorts": [{"name": "ml"}],
         "teams": [
-            {"name": "alpha", "namespaces": ["alpha", "alpha-vc"], "volcanoNamespaces": ["alpha-vc"], "cohort": "ml",
-             "quota": {"h100": {"nominal": 16, "borrowingLimit": 8}, "a100": {"nominal": 8}}},
-            {"name": "beta", "namespaces": ["beta", "beta-vc"], "volcanoNamespaces": ["beta-vc"], "cohort": "ml",
-             "quota": {"h100": {"nominal": 8, "lendingLimit": 4}, "a100": {"nominal": 4, "borrowingLimit": 4}}},
+            {
+                "name": "alpha",
+                "namespaces": ["alpha", "alpha-vc"],
+                "volcanoNamespaces": ["alpha-vc"],
+                "cohort": "ml",
+                "quota": {"h100": {"nominal": 16, "borrowingLimit": 8}, "a100": {"nominal": 8}},
+            },
+            {
+                "name": "beta",
+                "namespaces": ["beta", "beta-vc"],
+                "volcanoNamespaces": ["beta-vc"],
+                "cohort": "ml",
+                "quota": {"h100": {"nominal": 8, "lendingLimit": 4}, "a100": {"nominal": 4, "borrowingLimit": 4}},
+            },
         ],
         "priorityClasses": [{"name": "gang-standard", "value": 1000}],
         "admission": {"waitForPodsReady": {"timeout": "10m"}},
@@ -79,7 +98,9 @@ def _heal_default_volcano_namespaces(data: dict[str, Any]) -> dict[str, Any]:
         used = {systems.get(name) for name in team.get("quota") or {}}
         if used != {"kueue", "volcano"}:
             team["volcanoNamespaces"] = [ns for ns in team["volcanoNamespaces"] if ns not in defaults]
-            team["namespaces"] = [ns for ns in team.get("namespaces") or () if ns not in defaults] or team.get("namespaces")
+            team["namespaces"] = [ns for ns in team.get("namespaces") or () if ns not in defaults] or team.get(
+                "namespaces"
+            )
             if not team["volcanoNamespaces"]:
                 del team["volcanoNamespaces"]
         elif isinstance(team.get("namespaces"), list):
@@ -94,33 +115,50 @@ class FleetBuilder:
         self.data = copy.deepcopy(data) if data is not None else _default()
 
     @classmethod
-    def empty(cls) -> "FleetBuilder":
+    def empty(cls) -> FleetBuilder:
         """Only the header: no pools, cohorts, teams or priority classes."""
         return cls({"apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "test", "pools": []})
 
-    def with_pool(self, name: str, system: str = "kueue", nodes: int = 2, gpus: int = 8, cpu: int = 96,
-                  memory: str = "768Gi", **fields: Any) -> "FleetBuilder":
+    def with_pool(
+        self,
+        name: str,
+        system: str = "kueue",
+        nodes: int = 2,
+        gpus: int = 8,
+        cpu: int = 96,
+        memory: str = "768Gi",
+        **fields: Any,
+    ) -> FleetBuilder:
         pool = _pool(name, system, nodes, gpus, cpu, memory)
         pool.update(fields)
         self.data.setdefault("pools", []).append(pool)
         return self
 
-    def with_cohort(self, name: str, parent: str | None = None, **fields: Any) -> "FleetBuilder":
+    def with_cohort(self, name: str, parent: str | None = None, **fields: Any) -> FleetBuilder:
         cohort: dict[str, Any] = {"name": name, **({"parent": parent} if parent else {}), **fields}
         self.data.setdefault("cohorts", []).append(cohort)
         return self
 
-    def with_team(self, name: str, cohort: str | None = None, quota: dict[str, Any] | None = None,
-                  namespaces: list[str] | None = None, **fields: Any) -> "FleetBuilder":
-        team: dict[str, Any] = {"name": name, "namespaces": namespaces or [name],
-                                "quota": quota if quota is not None else {"h100": {"nominal": 0}}}
+    def with_team(
+        self,
+        name: str,
+        cohort: str | None = None,
+        quota: dict[str, Any] | None = None,
+        namespaces: list[str] | None = None,
+        **fields: Any,
+    ) -> FleetBuilder:
+        team: dict[str, Any] = {
+            "name": name,
+            "namespaces": namespaces or [name],
+            "quota": quota if quota is not None else {"h100": {"nominal": 0}},
+        }
         if cohort:
             team["cohort"] = cohort
         team.update(fields)
         self.data.setdefault("teams", []).append(team)
         return self
 
-    def with_priority_class(self, name: str, value: int = 100, **fields: Any) -> "FleetBuilder":
+    def with_priority_class(self, name: str, value: int = 100, **fields: Any) -> FleetBuilder:
         self.data.setdefault("priorityClasses", []).append({"name": name, "value": value, **fields})
         return self
 
@@ -133,18 +171,18 @@ class FleetBuilder:
             node = node[part]
         return node, parts[-1]
 
-    def set(self, path: str, value: Any) -> "FleetBuilder":
+    def set(self, path: str, value: Any) -> FleetBuilder:
         """Set one field by its model path, creating missing mappings on the way."""
         node, last = self._parent(path)
         node[last] = copy.deepcopy(value)
         return self
 
-    def drop(self, path: str) -> "FleetBuilder":
+    def drop(self, path: str) -> FleetBuilder:
         node, last = self._parent(path, create=False)
         del node[last]
         return self
 
-    def append(self, path: str, value: Any) -> "FleetBuilder":
+    def append(self, path: str, value: Any) -> FleetBuilder:
         node, last = self._parent(path)
         node.setdefault(last, []).append(copy.deepcopy(value))
         return self

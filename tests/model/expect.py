@@ -58,9 +58,13 @@ def reported(case: Case) -> list[Issue]:
     issues = edit(case.bad(fleet())).issues()
     at_path = [i for i in issues if i.path == case.path]
     assert at_path, f"nothing reported at {case.path}:\n{_show(issues)}"
-    assert any(case.says in i.message for i in at_path), f"no message with {case.says!r} at {case.path}:\n{_show(issues)}"
+    assert any(case.says in i.message for i in at_path), (
+        f"no message with {case.says!r} at {case.path}:\n{_show(issues)}"
+    )
     assert all(i.fix for i in at_path), "every issue names a fix"
-    assert companion_path in {i.path for i in issues}, f"validation stopped early; {companion_path} missing:\n{_show(issues)}"
+    assert companion_path in {i.path for i in issues}, (
+        f"validation stopped early; {companion_path} missing:\n{_show(issues)}"
+    )
     return issues
 
 

@@ -11,19 +11,48 @@ WFPR = "admission.waitForPodsReady"
 DEFAULT_FRAMEWORKS = ["batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/pytorchjob", "pod"]
 
 CASES = [
-    Case("timeout-below-the-floor", lambda f: f.set(f"{WFPR}.timeout", "5m"),
-         lambda f: f.set(f"{WFPR}.timeout", "5m").set("admission.coldStartFloor", "5m"), f"{WFPR}.timeout", "below admission.coldStartFloor 10m0s"),
-    Case("timeout-below-a-pool-cold-start", lambda f: f.set("pools[1].coldStartBudget", "12m"),
-         lambda f: f.set("pools[1].coldStartBudget", "12m").set(f"{WFPR}.timeout", "12m"), f"{WFPR}.timeout", "pools[1] ('a100') coldStartBudget 12m0s"),
-    Case("recovery-longer-than-timeout", lambda f: f.set(f"{WFPR}.recoveryTimeout", "11m"),
-         lambda f: f.set(f"{WFPR}.recoveryTimeout", "10m"), f"{WFPR}.recoveryTimeout", "longer than timeout 10m0s"),
-    Case("backoff-base-above-max", lambda f: f.set(f"{WFPR}.requeuingStrategy", {"backoffBaseSeconds": 600, "backoffMaxSeconds": 300}),
-         lambda f: f.set(f"{WFPR}.requeuingStrategy", {"backoffBaseSeconds": 300, "backoffMaxSeconds": 300}),
-         f"{WFPR}.requeuingStrategy.backoffBaseSeconds", "above backoffMaxSeconds 300"),
-    Case("unknown-framework", lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "kubeflow.org/pytorchjobs"]),
-         lambda f: f.set("admission.frameworks", DEFAULT_FRAMEWORKS), "admission.frameworks[4]", "unknown Kueue framework"),
-    Case("duplicate-framework", lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "pod"]),
-         lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "ray.io/rayjob"]), "admission.frameworks[4]", "already listed at frameworks[3]"),
+    Case(
+        "timeout-below-the-floor",
+        lambda f: f.set(f"{WFPR}.timeout", "5m"),
+        lambda f: f.set(f"{WFPR}.timeout", "5m").set("admission.coldStartFloor", "5m"),
+        f"{WFPR}.timeout",
+        "below admission.coldStartFloor 10m0s",
+    ),
+    Case(
+        "timeout-below-a-pool-cold-start",
+        lambda f: f.set("pools[1].coldStartBudget", "12m"),
+        lambda f: f.set("pools[1].coldStartBudget", "12m").set(f"{WFPR}.timeout", "12m"),
+        f"{WFPR}.timeout",
+        "pools[1] ('a100') coldStartBudget 12m0s",
+    ),
+    Case(
+        "recovery-longer-than-timeout",
+        lambda f: f.set(f"{WFPR}.recoveryTimeout", "11m"),
+        lambda f: f.set(f"{WFPR}.recoveryTimeout", "10m"),
+        f"{WFPR}.recoveryTimeout",
+        "longer than timeout 10m0s",
+    ),
+    Case(
+        "backoff-base-above-max",
+        lambda f: f.set(f"{WFPR}.requeuingStrategy", {"backoffBaseSeconds": 600, "backoffMaxSeconds": 300}),
+        lambda f: f.set(f"{WFPR}.requeuingStrategy", {"backoffBaseSeconds": 300, "backoffMaxSeconds": 300}),
+        f"{WFPR}.requeuingStrategy.backoffBaseSeconds",
+        "above backoffMaxSeconds 300",
+    ),
+    Case(
+        "unknown-framework",
+        lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "kubeflow.org/pytorchjobs"]),
+        lambda f: f.set("admission.frameworks", DEFAULT_FRAMEWORKS),
+        "admission.frameworks[4]",
+        "unknown Kueue framework",
+    ),
+    Case(
+        "duplicate-framework",
+        lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "pod"]),
+        lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "ray.io/rayjob"]),
+        "admission.frameworks[4]",
+        "already listed at frameworks[3]",
+    ),
 ]
 
 
@@ -40,7 +69,8 @@ def test_the_corrected_admission_settings_pass(case: Case) -> None:
 def test_a_timeout_short_of_two_pools_names_each_pool() -> None:
     issues = fleet().set("pools[0].coldStartBudget", "11m").set("pools[1].coldStartBudget", "12m").issues()
     assert sorted(i.message.split(" coldStartBudget")[0] for i in issues) == [
-        "timeout 10m0s is below pools[0] ('h100')", "timeout 10m0s is below pools[1] ('a100')",
+        "timeout 10m0s is below pools[0] ('h100')",
+        "timeout 10m0s is below pools[1] ('a100')",
     ]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import parse_model
+from gpufleet.yamlin.errors import ModelError
 from tests.model.builders import fleet
 
 
@@ -15,6 +15,7 @@ def issues(builder):
     except ModelError as err:
         return err.issues
     return []
+
 
 FIELDS = ["pools[0].coldStartBudget", "admission.waitForPodsReady.timeout", "admission.coldStartFloor"]
 
@@ -28,4 +29,6 @@ def test_a_bare_number_in_a_duration_field_is_an_error_that_asks_for_a_unit(fiel
 
 @pytest.mark.parametrize("value", ["6m", "360s", 0, "0"])
 def test_a_duration_with_a_unit_or_a_bare_zero_is_accepted(value):
-    assert not [i for i in issues(fleet().set("pools[0].coldStartBudget", value)) if i.path == "pools[0].coldStartBudget"]
+    assert not [
+        i for i in issues(fleet().set("pools[0].coldStartBudget", value)) if i.path == "pools[0].coldStartBudget"
+    ]

@@ -4,30 +4,65 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.model.checks import capacity
 from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
-
+from gpufleet.model.checks import capacity
 from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
 NODEGROUP = VOLCANO_NODEGROUP_LABEL
 
 CASES = [
-    Case("team-gpus-above-capacity", lambda f: f.set("teams[0].quota.h100.nominal", 25),
-         lambda f: f.set("teams[0].quota.h100.nominal", 24), "pools[0]", "nominal nvidia.com/gpu quota on pool 'h100' is 33"),
-    Case("cohort-quota-counts", lambda f: f.set("cohorts[0].quota.a100", {"nominal": 5}),
-         lambda f: f.set("cohorts[0].quota.a100", {"nominal": 4}), "pools[1]", "ml 5 (cohorts[0].quota.a100.nominal)"),
-    Case("overridden-cpu-above-capacity", lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 289}),
-         lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 288}), "pools[0]", "nominal cpu quota"),
-    Case("same-nodes-both-systems", lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100"}),
-         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100-volcano", NODEGROUP: "a100"}), "pools[1].nodeLabels", "claimed by both quota systems"),
-    Case("same-nodes-same-system", lambda f: f.with_pool("h100-b", nodeLabels={"gpufleet.dev/pool": "h100"}),
-         lambda f: f.with_pool("h100-b"), "pools[2].nodeLabels", "counted twice"),
-    Case("pool-without-labels-selects-all", lambda f: f.set("pools[1].nodeLabels", {}),
-         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", NODEGROUP: "a100"}), "pools[1].nodeLabels", "select every node of pools[0]"),
-    Case("pool-selecting-a-superset", lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100", "example.com/zone": "a"}),
-         lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", "example.com/zone": "a", NODEGROUP: "a100"}),
-         "pools[0].nodeLabels", "select every node of pools[1]"),
+    Case(
+        "team-gpus-above-capacity",
+        lambda f: f.set("teams[0].quota.h100.nominal", 25),
+        lambda f: f.set("teams[0].quota.h100.nominal", 24),
+        "pools[0]",
+        "nominal nvidia.com/gpu quota on pool 'h100' is 33",
+    ),
+    Case(
+        "cohort-quota-counts",
+        lambda f: f.set("cohorts[0].quota.a100", {"nominal": 5}),
+        lambda f: f.set("cohorts[0].quota.a100", {"nominal": 4}),
+        "pools[1]",
+        "ml 5 (cohorts[0].quota.a100.nominal)",
+    ),
+    Case(
+        "overridden-cpu-above-capacity",
+        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 289}),
+        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 288}),
+        "pools[0]",
+        "nominal cpu quota",
+    ),
+    Case(
+        "same-nodes-both-systems",
+        lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100"}),
+        lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100-volcano", NODEGROUP: "a100"}),
+        "pools[1].nodeLabels",
+        "claimed by both quota systems",
+    ),
+    Case(
+        "same-nodes-same-system",
+        lambda f: f.with_pool("h100-b", nodeLabels={"gpufleet.dev/pool": "h100"}),
+        lambda f: f.with_pool("h100-b"),
+        "pools[2].nodeLabels",
+        "counted twice",
+    ),
+    Case(
+        "pool-without-labels-selects-all",
+        lambda f: f.set("pools[1].nodeLabels", {}),
+        lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", NODEGROUP: "a100"}),
+        "pools[1].nodeLabels",
+        "select every node of pools[0]",
+    ),
+    Case(
+        "pool-selecting-a-superset",
+        lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100", "example.com/zone": "a"}),
+        lambda f: f.set(
+            "pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", "example.com/zone": "a", NODEGROUP: "a100"}
+        ),
+        "pools[0].nodeLabels",
+        "select every node of pools[1]",
+    ),
 ]
 
 
@@ -64,7 +99,11 @@ def test_with_history_a_new_teams_quota_is_named_as_the_edit_that_overfilled_the
     base = fleet().model()
     new = fleet().with_team("gamma", quota={"h100": {"nominal": 16}}).model()
     [issue] = capacity.blame(base, new)
-    assert (str(issue.path), "team 'gamma'" in issue.message, "new" in issue.message) == ("teams[2].quota.h100.nominal", True, True)
+    assert (str(issue.path), "team 'gamma'" in issue.message, "new" in issue.message) == (
+        "teams[2].quota.h100.nominal",
+        True,
+        True,
+    )
 
 
 def test_with_history_a_shrunk_pool_is_named_at_its_node_count() -> None:
@@ -84,8 +123,12 @@ def test_no_capacity_issue_points_at_the_node_count() -> None:
     assert not [i for i in issues if str(i.path).endswith("nodeCount")]
 
 
-@pytest.mark.parametrize(("gpus", "cpu", "nodes", "shares"), [(3, 455, 1, [3]), (19, 299, 2, [29, 9]), (7, 96, 2, [10, 4])])
-def test_a_pool_split_exactly_among_teams_is_within_capacity_for_every_node_shape(gpus: int, cpu: int, nodes: int, shares: list[int]) -> None:
+@pytest.mark.parametrize(
+    ("gpus", "cpu", "nodes", "shares"), [(3, 455, 1, [3]), (19, 299, 2, [29, 9]), (7, 96, 2, [10, 4])]
+)
+def test_a_pool_split_exactly_among_teams_is_within_capacity_for_every_node_shape(
+    gpus: int, cpu: int, nodes: int, shares: list[int]
+) -> None:
     """Issue 36: the derived cpu quota is what the renderer writes (multiply first, then divide), so a pool
     whose GPUs are exactly shared out is never reported over capacity by a rounding of cpu / gpus."""
     builder = fleet().empty().with_pool("odd", gpus=gpus, cpu=cpu, nodes=nodes)

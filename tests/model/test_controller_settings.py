@@ -15,13 +15,36 @@ def test_the_defaults_name_the_cluster_admin_group_and_warn_three_weeks_ahead():
     assert (expiry.warning, expiry.critical) == (21 * 86400, 7 * 86400)
 
 
-@pytest.mark.parametrize("path, value, where, says", [
-    ("controller.namespaceGuard.serviceAccounts", ["pulumi-operator"], "controller.namespaceGuard.serviceAccounts", "<namespace>/<name>"),
-    ("controller.namespaceGuard.serviceAccounts", ["a/b/c"], "controller.namespaceGuard.serviceAccounts", "<namespace>/<name>"),
-    ("observability.certificateExpiry", {"warning": "24h", "critical": "48h"}, "observability.certificateExpiry", "shorter than warning"),
-    ("observability.certificateExpiry", {"warning": "168h", "critical": "168h"}, "observability.certificateExpiry", "shorter than warning"),
-    ("observability.certificateExpiry.warning", "30d", "observability.certificateExpiry.warning", "unit"),
-])
+@pytest.mark.parametrize(
+    "path, value, where, says",
+    [
+        (
+            "controller.namespaceGuard.serviceAccounts",
+            ["pulumi-operator"],
+            "controller.namespaceGuard.serviceAccounts",
+            "<namespace>/<name>",
+        ),
+        (
+            "controller.namespaceGuard.serviceAccounts",
+            ["a/b/c"],
+            "controller.namespaceGuard.serviceAccounts",
+            "<namespace>/<name>",
+        ),
+        (
+            "observability.certificateExpiry",
+            {"warning": "24h", "critical": "48h"},
+            "observability.certificateExpiry",
+            "shorter than warning",
+        ),
+        (
+            "observability.certificateExpiry",
+            {"warning": "168h", "critical": "168h"},
+            "observability.certificateExpiry",
+            "shorter than warning",
+        ),
+        ("observability.certificateExpiry.warning", "30d", "observability.certificateExpiry.warning", "unit"),
+    ],
+)
 def test_a_bad_value_is_one_issue_at_its_path(path, value, where, says):
     with pytest.raises(ModelError) as error:
         FleetBuilder().set(path, value).model()

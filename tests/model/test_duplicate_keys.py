@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.yamlin.errors import ModelError
-from gpufleet.yamlin import yamlio
 from gpufleet.model import duplicate_keys, load_model
+from gpufleet.yamlin import yamlio
+from gpufleet.yamlin.errors import ModelError
 from tests.model.builders import fleet
 
 
@@ -16,13 +16,16 @@ def test_a_second_teams_block_is_reported_at_its_path_with_both_lines():
     assert issue.path == "teams" and "lines 2 and 4" in issue.message and issue.fix
 
 
-@pytest.mark.parametrize("text, paths", [
-    ("pools:\n- name: a\n  nodeCount: 1\n  nodeCount: 2\n", ["pools[0].nodeCount"]),
-    ("x:\n  y: 1\n  y: 2\n  z: 1\n  z: 1\n", ["x.y", "x.z"]),
-    ("base: &b {a: 1}\nother:\n  <<: *b\n  <<: *b\n", []),
-    ("a: 1\nb: 1\n", []),
-    ("a: [1\n", []),  # a syntax error is the loader's to report
-])
+@pytest.mark.parametrize(
+    "text, paths",
+    [
+        ("pools:\n- name: a\n  nodeCount: 1\n  nodeCount: 2\n", ["pools[0].nodeCount"]),
+        ("x:\n  y: 1\n  y: 2\n  z: 1\n  z: 1\n", ["x.y", "x.z"]),
+        ("base: &b {a: 1}\nother:\n  <<: *b\n  <<: *b\n", []),
+        ("a: 1\nb: 1\n", []),
+        ("a: [1\n", []),  # a syntax error is the loader's to report
+    ],
+)
 def test_every_duplicate_is_found_at_its_model_path(text, paths):
     assert [i.path for i in duplicate_keys.check(text)] == paths
 

@@ -8,24 +8,43 @@ from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
 CASES = [
-    Case("reclaim-with-only-never-priority-classes",
-         lambda f: f.set("volcano.actions", ["enqueue", "allocate", "reclaim", "backfill"]),
-         lambda f: f.set("volcano.actions", ["enqueue", "allocate", "gangreclaim", "backfill"]),
-         "volcano.actions[2]", "skips preemptors with preemptionPolicy: Never"),
-    Case("preempt-with-only-never-priority-classes",
-         lambda f: f.set("volcano.actions", ["enqueue", "allocate", "preempt", "backfill"]),
-         lambda f: f.set("volcano.actions", ["enqueue", "allocate", "gangpreempt", "backfill"]),
-         "volcano.actions[2]", "Volcano's preempt action skips"),
-    Case("weight-on-a-volcano-only-team-under-capacity",
-         lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}, fairShareWeight=2).set("admission.fairSharing", {}),
-         lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}).set("admission.fairSharing", {}),
-         "teams[2].fairShareWeight", "capacity never reads a queue weight"),
-    Case("weight-on-a-kueue-team-without-fair-sharing", lambda f: f.set("teams[0].fairShareWeight", 2),
-         lambda f: f.set("teams[0].fairShareWeight", 2).set("admission.fairSharing", {}),
-         "teams[0].fairShareWeight", "Kueue only under admission.fairSharing"),
-    Case("weight-on-a-cohort-without-fair-sharing", lambda f: f.set("cohorts[0].fairShareWeight", 3),
-         lambda f: f.set("cohorts[0].fairShareWeight", 3).set("admission.fairSharing", {}),
-         "cohorts[0].fairShareWeight", "no engine reads this weight"),
+    Case(
+        "reclaim-with-only-never-priority-classes",
+        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "reclaim", "backfill"]),
+        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "gangreclaim", "backfill"]),
+        "volcano.actions[2]",
+        "skips preemptors with preemptionPolicy: Never",
+    ),
+    Case(
+        "preempt-with-only-never-priority-classes",
+        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "preempt", "backfill"]),
+        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "gangpreempt", "backfill"]),
+        "volcano.actions[2]",
+        "Volcano's preempt action skips",
+    ),
+    Case(
+        "weight-on-a-volcano-only-team-under-capacity",
+        lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}, fairShareWeight=2).set(
+            "admission.fairSharing", {}
+        ),
+        lambda f: f.with_team("gamma", quota={"a100": {"nominal": 0}}).set("admission.fairSharing", {}),
+        "teams[2].fairShareWeight",
+        "capacity never reads a queue weight",
+    ),
+    Case(
+        "weight-on-a-kueue-team-without-fair-sharing",
+        lambda f: f.set("teams[0].fairShareWeight", 2),
+        lambda f: f.set("teams[0].fairShareWeight", 2).set("admission.fairSharing", {}),
+        "teams[0].fairShareWeight",
+        "Kueue only under admission.fairSharing",
+    ),
+    Case(
+        "weight-on-a-cohort-without-fair-sharing",
+        lambda f: f.set("cohorts[0].fairShareWeight", 3),
+        lambda f: f.set("cohorts[0].fairShareWeight", 3).set("admission.fairSharing", {}),
+        "cohorts[0].fairShareWeight",
+        "no engine reads this weight",
+    ),
 ]
 
 
@@ -40,5 +59,9 @@ def test_the_effective_setting_passes(case: Case) -> None:
 
 
 def test_a_volcano_team_weight_is_kept_under_the_proportion_plugin() -> None:
-    gamma = fleet().with_team("gamma", quota={"a100": {"nominal": 0}}, fairShareWeight=2).set("volcano.plugin", "proportion")
+    gamma = (
+        fleet()
+        .with_team("gamma", quota={"a100": {"nominal": 0}}, fairShareWeight=2)
+        .set("volcano.plugin", "proportion")
+    )
     assert not [i for i in gamma.issues() if i.path == "teams[2].fairShareWeight"]

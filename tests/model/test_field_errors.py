@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import parse_model
 from gpufleet.model.field_errors import shown
+from gpufleet.yamlin.errors import ModelError
 from tests.model.builders import fleet
 
 
@@ -16,12 +16,15 @@ def messages(builder) -> dict[str, tuple[str, str]]:
     return {i.path: (i.message, i.fix) for i in err.value.issues}
 
 
-@pytest.mark.parametrize("path, typo, near", [
-    ("poolz", "poolz", "pools"),
-    ("teams[1].namez", "namez", "name"),
-    ("teams[1].quota.h100.borowingLimit", "borowingLimit", "borrowingLimit"),
-    ("admission.waitForPodsReady.timout", "timout", "timeout"),
-])
+@pytest.mark.parametrize(
+    "path, typo, near",
+    [
+        ("poolz", "poolz", "pools"),
+        ("teams[1].namez", "namez", "name"),
+        ("teams[1].quota.h100.borowingLimit", "borowingLimit", "borrowingLimit"),
+        ("admission.waitForPodsReady.timout", "timout", "timeout"),
+    ],
+)
 def test_an_unknown_key_names_the_nearest_known_one_at_that_place(path, typo, near):
     builder = fleet()
     node, _ = builder._parent(path)

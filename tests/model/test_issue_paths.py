@@ -9,28 +9,38 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.yamlin.errors import ModelError
 from gpufleet.kubetypes.fieldpath import FieldPath, get_value
-from gpufleet.model import parse_model
-from gpufleet.model import duplicate_keys
+from gpufleet.model import duplicate_keys, parse_model
+from gpufleet.yamlin.errors import ModelError
 from tests.model.builders import fleet
 
-BROKEN = (fleet().with_cohort("alpha").set("teams[1].quota.h100.lendingLimit", 9)
-          .set("pools[0].taints[0].key", "bad key").set("admission.frameworks", ["nope"])
-          .set("admission.waitForPodsReady.timeout", "1m").set("volcano.overcommitFactor", 2)
-          .set("engines.volcano.chartVersion", "1.14.0"))
+BROKEN = (
+    fleet()
+    .with_cohort("alpha")
+    .set("teams[1].quota.h100.lendingLimit", 9)
+    .set("pools[0].taints[0].key", "bad key")
+    .set("admission.frameworks", ["nope"])
+    .set("admission.waitForPodsReady.timeout", "1m")
+    .set("volcano.overcommitFactor", 2)
+    .set("engines.volcano.chartVersion", "1.14.0")
+)
 
 
-@pytest.mark.parametrize("text, segments", [
-    ("teams[1].quota.h100.lendingLimit", ("teams", 1, "quota", "h100", "lendingLimit")),
-    ("pools[0].taints[0].key", ("pools", 0, "taints", 0, "key")),
-    ("admission.frameworks[0]", ("admission", "frameworks", 0)),
-    ("admission.waitForPodsReady.timeout", ("admission", "waitForPodsReady", "timeout")),
-    ("engines.volcano.chartVersion", ("engines", "volcano", "chartVersion")),
-])
+@pytest.mark.parametrize(
+    "text, segments",
+    [
+        ("teams[1].quota.h100.lendingLimit", ("teams", 1, "quota", "h100", "lendingLimit")),
+        ("pools[0].taints[0].key", ("pools", 0, "taints", 0, "key")),
+        ("admission.frameworks[0]", ("admission", "frameworks", 0)),
+        ("admission.waitForPodsReady.timeout", ("admission", "waitForPodsReady", "timeout")),
+        ("engines.volcano.chartVersion", ("engines", "volcano", "chartVersion")),
+    ],
+)
 def test_a_check_reports_its_issue_at_a_typed_path_with_the_segments_of_the_field(text, segments):
     issues = BROKEN.issues()
-    assert all(isinstance(i.path, FieldPath) for i in issues), [i.path for i in issues if not isinstance(i.path, FieldPath)]
+    assert all(isinstance(i.path, FieldPath) for i in issues), [
+        i.path for i in issues if not isinstance(i.path, FieldPath)
+    ]
     path = next(i.path for i in issues if str(i.path) == text)
     assert path.segments == segments
 
@@ -51,4 +61,8 @@ def test_a_pydantic_error_becomes_a_typed_path_from_its_location():
 
 def test_a_duplicate_key_is_reported_at_a_typed_path():
     [issue] = duplicate_keys.check("pools:\n- name: a\n  name: b\n")
-    assert isinstance(issue.path, FieldPath) and issue.path.segments == ("pools", 0, "name") and str(issue.path) == "pools[0].name"
+    assert (
+        isinstance(issue.path, FieldPath)
+        and issue.path.segments == ("pools", 0, "name")
+        and str(issue.path) == "pools[0].name"
+    )

@@ -36,11 +36,26 @@ def edited(tmp_path: Path, old: str, new: str) -> tuple[Path, int, int]:
     return path, line, column
 
 
-@pytest.mark.parametrize("old, new, wanted", [
-    ("coldStartBudget: 6m", "coldStartBudgt: 6m", "pools[0].coldStartBudgt: unknown field"),  # a misspelt key: at the key
-    ("borrowingLimit: 8}", "borrowingLimt: 8}", "teams[0].quota.l4.borrowingLimt: unknown field"),  # in a flow mapping
-    ("nominal: 16, borrowingLimit: 8}", "nominal: 1.5, borrowingLimit: 8}", "teams[0].quota.l4.nominal:"),  # a bad value
-])
+@pytest.mark.parametrize(
+    "old, new, wanted",
+    [
+        (
+            "coldStartBudget: 6m",
+            "coldStartBudgt: 6m",
+            "pools[0].coldStartBudgt: unknown field",
+        ),  # a misspelt key: at the key
+        (
+            "borrowingLimit: 8}",
+            "borrowingLimt: 8}",
+            "teams[0].quota.l4.borrowingLimt: unknown field",
+        ),  # in a flow mapping
+        (
+            "nominal: 16, borrowingLimit: 8}",
+            "nominal: 1.5, borrowingLimit: 8}",
+            "teams[0].quota.l4.nominal:",
+        ),  # a bad value
+    ],
+)
 def test_an_unknown_field_is_named_at_its_line_and_column(old, new, wanted, tmp_path):
     path, line, column = edited(tmp_path, old, new)
     lines = issues_of(path)
@@ -50,5 +65,7 @@ def test_an_unknown_field_is_named_at_its_line_and_column(old, new, wanted, tmp_
 def test_every_issue_at_a_field_has_a_line_and_column(tmp_path):
     path, _, _ = edited(tmp_path, "- name: dev\n", "- name: nowhere\n")  # the teams' cohort: dev is now unknown
     lines = issues_of(path)
-    assert lines and all(issue.startswith(f"{path}:") and issue.split(":")[1].isdigit() and issue.split(":")[2].isdigit()
-                         for issue in lines), lines
+    assert lines and all(
+        issue.startswith(f"{path}:") and issue.split(":")[1].isdigit() and issue.split(":")[2].isdigit()
+        for issue in lines
+    ), lines

@@ -13,41 +13,105 @@ def _under_org(f):
 
 
 CASES = [
-    Case("team-borrowing-without-cohort", lambda f: f.drop("teams[0].cohort"),
-         lambda f: f.drop("teams[0].cohort").drop("teams[0].quota.h100.borrowingLimit"),
-         "teams[0].quota.h100.borrowingLimit", "without a cohort"),
-    Case("team-lending-without-cohort", lambda f: f.drop("teams[1].cohort").drop("teams[1].quota.a100.borrowingLimit"),
-         lambda f: f.drop("teams[1].cohort").drop("teams[1].quota.a100.borrowingLimit").drop("teams[1].quota.h100.lendingLimit"),
-         "teams[1].quota.h100.lendingLimit", "without a cohort"),
-    Case("root-cohort-borrowing", lambda f: f.set("cohorts[0].quota.h100", {"nominal": 0, "borrowingLimit": 4}),
-         lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 0, "borrowingLimit": 4}),
-         "cohorts[0].quota.h100.borrowingLimit", "root cohort has no parent"),
-    Case("root-cohort-lending", lambda f: f.set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 4}),
-         lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 4}),
-         "cohorts[0].quota.h100.lendingLimit", "without a parent"),
-    Case("team-lending-above-nominal", lambda f: f.set("teams[1].quota.h100.lendingLimit", 9),
-         lambda f: f.set("teams[1].quota.h100.lendingLimit", 8), "teams[1].quota.h100.lendingLimit", "exceeds nominal (8)"),
-    Case("cohort-lending-above-its-subtree", lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 29}),
-         lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 28}),
-         "cohorts[0].quota.h100.lendingLimit", "the cohort and its members (28)"),
-    Case("negative-nominal", lambda f: f.set("teams[0].quota.h100.nominal", -1),
-         lambda f: f.set("teams[0].quota.h100.nominal", 0), "teams[0].quota.h100.nominal", "negative"),
-    Case("negative-borrowing", lambda f: f.set("teams[0].quota.h100.borrowingLimit", "-500m"),
-         lambda f: f.set("teams[0].quota.h100.borrowingLimit", "1"), "teams[0].quota.h100.borrowingLimit", "negative"),
-    Case("negative-override", lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": -1}),
-         lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 1}), "teams[0].quota.h100.resources.cpu.nominal", "negative"),
-    Case("override-lending-above-nominal", lambda f: f.set("teams[1].quota.h100.resources.memory", {"nominal": "64Gi", "lendingLimit": "65Gi"}),
-         lambda f: f.set("teams[1].quota.h100.resources.memory", {"nominal": "64Gi", "lendingLimit": "64Gi"}),
-         "teams[1].quota.h100.resources.memory.lendingLimit", "for memory"),
-    Case("override-borrowing-without-cohort",
-         lambda f: f.with_team("gamma", quota={"h100": {"nominal": 0, "resources": {"cpu": {"nominal": 0, "borrowingLimit": 8}}}}),
-         lambda f: f.with_team("gamma", quota={"h100": {"nominal": 0, "resources": {"cpu": {"nominal": 8}}}}),
-         "teams[2].quota.h100.resources.cpu.borrowingLimit", "need a cohort"),
-    Case("override-of-a-resource-the-pool-lacks", lambda f: f.set('teams[0].quota.h100.resources["rdma/ib"]', {"nominal": 2}),
-         lambda f: f.set('pools[0].allocatable["rdma/ib"]', 8).set('teams[0].quota.h100.resources["rdma/ib"]', {"nominal": 2}),
-         "teams[0].quota.h100.resources.rdma/ib", "has no 'rdma/ib'"),
-    Case("override-of-the-gpu-resource", lambda f: f.set('teams[0].quota.a100.resources["nvidia.com/gpu"]', {"nominal": 2}),
-         lambda f: f.set("teams[0].quota.a100.nominal", 2), "teams[0].quota.a100.resources.nvidia.com/gpu", "quota resource"),
+    Case(
+        "team-borrowing-without-cohort",
+        lambda f: f.drop("teams[0].cohort"),
+        lambda f: f.drop("teams[0].cohort").drop("teams[0].quota.h100.borrowingLimit"),
+        "teams[0].quota.h100.borrowingLimit",
+        "without a cohort",
+    ),
+    Case(
+        "team-lending-without-cohort",
+        lambda f: f.drop("teams[1].cohort").drop("teams[1].quota.a100.borrowingLimit"),
+        lambda f: (
+            f.drop("teams[1].cohort")
+            .drop("teams[1].quota.a100.borrowingLimit")
+            .drop("teams[1].quota.h100.lendingLimit")
+        ),
+        "teams[1].quota.h100.lendingLimit",
+        "without a cohort",
+    ),
+    Case(
+        "root-cohort-borrowing",
+        lambda f: f.set("cohorts[0].quota.h100", {"nominal": 0, "borrowingLimit": 4}),
+        lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 0, "borrowingLimit": 4}),
+        "cohorts[0].quota.h100.borrowingLimit",
+        "root cohort has no parent",
+    ),
+    Case(
+        "root-cohort-lending",
+        lambda f: f.set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 4}),
+        lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 4}),
+        "cohorts[0].quota.h100.lendingLimit",
+        "without a parent",
+    ),
+    Case(
+        "team-lending-above-nominal",
+        lambda f: f.set("teams[1].quota.h100.lendingLimit", 9),
+        lambda f: f.set("teams[1].quota.h100.lendingLimit", 8),
+        "teams[1].quota.h100.lendingLimit",
+        "exceeds nominal (8)",
+    ),
+    Case(
+        "cohort-lending-above-its-subtree",
+        lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 29}),
+        lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 28}),
+        "cohorts[0].quota.h100.lendingLimit",
+        "the cohort and its members (28)",
+    ),
+    Case(
+        "negative-nominal",
+        lambda f: f.set("teams[0].quota.h100.nominal", -1),
+        lambda f: f.set("teams[0].quota.h100.nominal", 0),
+        "teams[0].quota.h100.nominal",
+        "negative",
+    ),
+    Case(
+        "negative-borrowing",
+        lambda f: f.set("teams[0].quota.h100.borrowingLimit", "-500m"),
+        lambda f: f.set("teams[0].quota.h100.borrowingLimit", "1"),
+        "teams[0].quota.h100.borrowingLimit",
+        "negative",
+    ),
+    Case(
+        "negative-override",
+        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": -1}),
+        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 1}),
+        "teams[0].quota.h100.resources.cpu.nominal",
+        "negative",
+    ),
+    Case(
+        "override-lending-above-nominal",
+        lambda f: f.set("teams[1].quota.h100.resources.memory", {"nominal": "64Gi", "lendingLimit": "65Gi"}),
+        lambda f: f.set("teams[1].quota.h100.resources.memory", {"nominal": "64Gi", "lendingLimit": "64Gi"}),
+        "teams[1].quota.h100.resources.memory.lendingLimit",
+        "for memory",
+    ),
+    Case(
+        "override-borrowing-without-cohort",
+        lambda f: f.with_team(
+            "gamma", quota={"h100": {"nominal": 0, "resources": {"cpu": {"nominal": 0, "borrowingLimit": 8}}}}
+        ),
+        lambda f: f.with_team("gamma", quota={"h100": {"nominal": 0, "resources": {"cpu": {"nominal": 8}}}}),
+        "teams[2].quota.h100.resources.cpu.borrowingLimit",
+        "need a cohort",
+    ),
+    Case(
+        "override-of-a-resource-the-pool-lacks",
+        lambda f: f.set('teams[0].quota.h100.resources["rdma/ib"]', {"nominal": 2}),
+        lambda f: f.set('pools[0].allocatable["rdma/ib"]', 8).set(
+            'teams[0].quota.h100.resources["rdma/ib"]', {"nominal": 2}
+        ),
+        "teams[0].quota.h100.resources.rdma/ib",
+        "has no 'rdma/ib'",
+    ),
+    Case(
+        "override-of-the-gpu-resource",
+        lambda f: f.set('teams[0].quota.a100.resources["nvidia.com/gpu"]', {"nominal": 2}),
+        lambda f: f.set("teams[0].quota.a100.nominal", 2),
+        "teams[0].quota.a100.resources.nvidia.com/gpu",
+        "quota resource",
+    ),
 ]
 
 

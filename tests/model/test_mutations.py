@@ -14,20 +14,49 @@ def mutations(where: str, version: str = "1.37"):
 
 
 CASES = [
-    Case("both-before-1.36", mutations("both", "1.35"), mutations("both", "1.36"),
-         "controller.mutations", "does not serve in admissionregistration.k8s.io/v1"),
-    Case("api-server-before-1.36", mutations("apiServer", "1.34"), mutations("webhook", "1.34"),
-         "controller.mutations", "Kubernetes 1.34 does not serve"),
-    Case("api-server-with-a-dedicated-pool", lambda f: mutations("apiServer")(dedicated(f)),
-         lambda f: mutations("both")(dedicated(f)), "controller.mutations", "pool 'vault' is dedicated to team"),
-    Case("api-server-with-a-coscheduling-pool",
-         lambda f: mutations("apiServer")(f.with_pool("cs", "coscheduling").with_team("solo", quota={"cs": {"nominal": 8}})
-                                          .set("pools[2].nodeLabels", {"gpufleet.dev/pool": "cs"})),
-         lambda f: mutations("both")(f.with_pool("cs", "coscheduling").with_team("solo", quota={"cs": {"nominal": 8}})
-                                     .set("pools[2].nodeLabels", {"gpufleet.dev/pool": "cs"})),
-         "controller.mutations", "held by coscheduling"),
-    Case("api-server-with-kueue-ray", lambda f: mutations("apiServer")(f.append("admission.frameworks", "ray.io/rayjob")),
-         lambda f: mutations("apiServer")(f), "controller.mutations", "ray.io/rayjob integration is on"),
+    Case(
+        "both-before-1.36",
+        mutations("both", "1.35"),
+        mutations("both", "1.36"),
+        "controller.mutations",
+        "does not serve in admissionregistration.k8s.io/v1",
+    ),
+    Case(
+        "api-server-before-1.36",
+        mutations("apiServer", "1.34"),
+        mutations("webhook", "1.34"),
+        "controller.mutations",
+        "Kubernetes 1.34 does not serve",
+    ),
+    Case(
+        "api-server-with-a-dedicated-pool",
+        lambda f: mutations("apiServer")(dedicated(f)),
+        lambda f: mutations("both")(dedicated(f)),
+        "controller.mutations",
+        "pool 'vault' is dedicated to team",
+    ),
+    Case(
+        "api-server-with-a-coscheduling-pool",
+        lambda f: mutations("apiServer")(
+            f.with_pool("cs", "coscheduling")
+            .with_team("solo", quota={"cs": {"nominal": 8}})
+            .set("pools[2].nodeLabels", {"gpufleet.dev/pool": "cs"})
+        ),
+        lambda f: mutations("both")(
+            f.with_pool("cs", "coscheduling")
+            .with_team("solo", quota={"cs": {"nominal": 8}})
+            .set("pools[2].nodeLabels", {"gpufleet.dev/pool": "cs"})
+        ),
+        "controller.mutations",
+        "held by coscheduling",
+    ),
+    Case(
+        "api-server-with-kueue-ray",
+        lambda f: mutations("apiServer")(f.append("admission.frameworks", "ray.io/rayjob")),
+        lambda f: mutations("apiServer")(f),
+        "controller.mutations",
+        "ray.io/rayjob integration is on",
+    ),
 ]
 
 

@@ -9,24 +9,72 @@ from tests.model.expect import Case, clean, params, reported
 
 
 def _system(ns: str) -> Case:
-    return Case(f"system-namespace-{ns}", lambda f: f.set("teams[1].namespaces", ["beta", ns]),
-                lambda f: f.set("teams[1].namespaces", ["beta", f"{ns}-team"]), "teams[1].namespaces[1]", "system namespace")
+    return Case(
+        f"system-namespace-{ns}",
+        lambda f: f.set("teams[1].namespaces", ["beta", ns]),
+        lambda f: f.set("teams[1].namespaces", ["beta", f"{ns}-team"]),
+        "teams[1].namespaces[1]",
+        "system namespace",
+    )
 
 
 CASES = [
-    *(_system(ns) for ns in ("kube-system", "kube-public", "kube-node-lease", "default", "kueue-system", "volcano-system", "gpufleet-system")),
-    Case("renamed-kueue-namespace", lambda f: f.set("engines.kueue.namespace", "queues").set("teams[1].namespaces", ["queues"]),
-         lambda f: f.set("engines.kueue.namespace", "queues"), "teams[1].namespaces[0]", "(Kueue)"),
-    Case("two-teams-one-namespace", lambda f: f.set("teams[1].namespaces", ["beta", "alpha"]),
-         lambda f: f.set("teams[1].namespaces", ["beta", "alpha-beta"]), "teams[1].namespaces[1]", "already listed by team 'alpha'"),
-    Case("namespace-listed-twice", lambda f: f.set("teams[1].namespaces", ["beta", "beta"]),
-         lambda f: f.set("teams[1].namespaces", ["beta"]), "teams[1].namespaces[1]", "the same team"),
-    Case("team-namespace-exempt-from-partitioning", lambda f: f.set("partitionExemptNamespaces", ["gpu-operator", "beta"]),
-         lambda f: f.set("partitionExemptNamespaces", ["gpu-operator"]), "partitionExemptNamespaces[1]", "lets that team's pods"),
-    *(Case(f"opt-out-label-{bad!r}", lambda f, b=bad: f.set("controller.optOutLabel", b),
-           lambda f: f.set("controller.optOutLabel", "example.com/gang-admission"), "controller.optOutLabel", says)
-      for bad, says in (("", "is empty"), ("a/b/c", "more than one '/'"), ("gpufleet.dev/has space", "the opt-out label key"),
-                        ("Bad_Prefix!/admission", "the opt-out label key"), ("x" * 64, "the opt-out label key"))),
+    *(
+        _system(ns)
+        for ns in (
+            "kube-system",
+            "kube-public",
+            "kube-node-lease",
+            "default",
+            "kueue-system",
+            "volcano-system",
+            "gpufleet-system",
+        )
+    ),
+    Case(
+        "renamed-kueue-namespace",
+        lambda f: f.set("engines.kueue.namespace", "queues").set("teams[1].namespaces", ["queues"]),
+        lambda f: f.set("engines.kueue.namespace", "queues"),
+        "teams[1].namespaces[0]",
+        "(Kueue)",
+    ),
+    Case(
+        "two-teams-one-namespace",
+        lambda f: f.set("teams[1].namespaces", ["beta", "alpha"]),
+        lambda f: f.set("teams[1].namespaces", ["beta", "alpha-beta"]),
+        "teams[1].namespaces[1]",
+        "already listed by team 'alpha'",
+    ),
+    Case(
+        "namespace-listed-twice",
+        lambda f: f.set("teams[1].namespaces", ["beta", "beta"]),
+        lambda f: f.set("teams[1].namespaces", ["beta"]),
+        "teams[1].namespaces[1]",
+        "the same team",
+    ),
+    Case(
+        "team-namespace-exempt-from-partitioning",
+        lambda f: f.set("partitionExemptNamespaces", ["gpu-operator", "beta"]),
+        lambda f: f.set("partitionExemptNamespaces", ["gpu-operator"]),
+        "partitionExemptNamespaces[1]",
+        "lets that team's pods",
+    ),
+    *(
+        Case(
+            f"opt-out-label-{bad!r}",
+            lambda f, b=bad: f.set("controller.optOutLabel", b),
+            lambda f: f.set("controller.optOutLabel", "example.com/gang-admission"),
+            "controller.optOutLabel",
+            says,
+        )
+        for bad, says in (
+            ("", "is empty"),
+            ("a/b/c", "more than one '/'"),
+            ("gpufleet.dev/has space", "the opt-out label key"),
+            ("Bad_Prefix!/admission", "the opt-out label key"),
+            ("x" * 64, "the opt-out label key"),
+        )
+    ),
 ]
 
 

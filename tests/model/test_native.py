@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.yamlin.errors import ModelError
-
 from tests.model.builders import FleetBuilder
 from tests.model.expect import Case, clean, params, reported
 
@@ -27,32 +26,94 @@ def under_kueue(b: FleetBuilder) -> FleetBuilder:
 
 
 CASES = [
-    Case("native-pool-gates-off", lambda f: alone(f).set("kubernetes.featureGates", {}), alone,
-         "pools[2].system", "GenericWorkload and WorkloadWithJob are off"),
-    Case("native-pool-job-gate-off", lambda f: alone(f).set("kubernetes.featureGates", {"GenericWorkload": True}), alone,
-         "pools[2].system", "WorkloadWithJob is off"),
-    Case("native-pool-on-1.35", lambda f: alone(f).set("kubernetes", {"version": "1.35", "featureGates": {"GenericWorkload": True}}),
-         alone, "pools[2].system", "does not have for Jobs"),
-    Case("native-placement-gates-off", lambda f: under_kueue(f).set("kubernetes.featureGates", {}), under_kueue,
-         "pools[0].placement", "bind pod by pod"),
-    Case("placement-on-volcano", lambda f: f.set("pools[1].placement", "native"), lambda f: f,
-         "pools[1].placement", "how Kueue's admitted gangs are placed"),
-    Case("gate-too-new", lambda f: cluster(f, "1.35", GenericWorkload=True, WorkloadWithJob=True),
-         lambda f: cluster(f, "1.36", GenericWorkload=True, WorkloadWithJob=True),
-         "kubernetes.featureGates.WorkloadWithJob", "has no WorkloadWithJob gate"),
-    Case("gate-dependency-off", lambda f: cluster(f, WorkloadWithJob=True), cluster,
-         "kubernetes.featureGates.WorkloadWithJob", "depends on GenericWorkload"),
-    Case("unknown-gate", lambda f: cluster(f, GenericWorkload=True, WorkloadWithJob=True, GangScheduling=True), cluster,
-         "kubernetes.featureGates.GangScheduling", "not a workload-scheduling gate"),
-    Case("second-team", lambda f: alone(f).with_team("duo", quota={"b200": {"nominal": 0}}), alone,
-         "teams[3].quota.b200", "already belongs to team 'solo'"),
-    Case("owner-with-other-quota", lambda f: alone(f).set("teams[2].quota.h100", {"nominal": 0}), alone,
-         "teams[2].quota.h100", "would never be used"),
-    Case("no-node-labels", lambda f: alone(f).drop("pools[2].nodeLabels"), alone, "pools[2].nodeLabels", "could land on any node"),
-    Case("topology-without-gate", lambda f: alone(f).set("pools[2].topologyLevels", ["topology.kubernetes.io/rack"]),
-         lambda f: alone(f).set("kubernetes.featureGates.TopologyAwareWorkloadScheduling", True)
-         .set("pools[2].topologyLevels", ["topology.kubernetes.io/rack"]),
-         "pools[2].topologyLevels", "need TopologyAwareWorkloadScheduling"),
+    Case(
+        "native-pool-gates-off",
+        lambda f: alone(f).set("kubernetes.featureGates", {}),
+        alone,
+        "pools[2].system",
+        "GenericWorkload and WorkloadWithJob are off",
+    ),
+    Case(
+        "native-pool-job-gate-off",
+        lambda f: alone(f).set("kubernetes.featureGates", {"GenericWorkload": True}),
+        alone,
+        "pools[2].system",
+        "WorkloadWithJob is off",
+    ),
+    Case(
+        "native-pool-on-1.35",
+        lambda f: alone(f).set("kubernetes", {"version": "1.35", "featureGates": {"GenericWorkload": True}}),
+        alone,
+        "pools[2].system",
+        "does not have for Jobs",
+    ),
+    Case(
+        "native-placement-gates-off",
+        lambda f: under_kueue(f).set("kubernetes.featureGates", {}),
+        under_kueue,
+        "pools[0].placement",
+        "bind pod by pod",
+    ),
+    Case(
+        "placement-on-volcano",
+        lambda f: f.set("pools[1].placement", "native"),
+        lambda f: f,
+        "pools[1].placement",
+        "how Kueue's admitted gangs are placed",
+    ),
+    Case(
+        "gate-too-new",
+        lambda f: cluster(f, "1.35", GenericWorkload=True, WorkloadWithJob=True),
+        lambda f: cluster(f, "1.36", GenericWorkload=True, WorkloadWithJob=True),
+        "kubernetes.featureGates.WorkloadWithJob",
+        "has no WorkloadWithJob gate",
+    ),
+    Case(
+        "gate-dependency-off",
+        lambda f: cluster(f, WorkloadWithJob=True),
+        cluster,
+        "kubernetes.featureGates.WorkloadWithJob",
+        "depends on GenericWorkload",
+    ),
+    Case(
+        "unknown-gate",
+        lambda f: cluster(f, GenericWorkload=True, WorkloadWithJob=True, GangScheduling=True),
+        cluster,
+        "kubernetes.featureGates.GangScheduling",
+        "not a workload-scheduling gate",
+    ),
+    Case(
+        "second-team",
+        lambda f: alone(f).with_team("duo", quota={"b200": {"nominal": 0}}),
+        alone,
+        "teams[3].quota.b200",
+        "already belongs to team 'solo'",
+    ),
+    Case(
+        "owner-with-other-quota",
+        lambda f: alone(f).set("teams[2].quota.h100", {"nominal": 0}),
+        alone,
+        "teams[2].quota.h100",
+        "would never be used",
+    ),
+    Case(
+        "no-node-labels",
+        lambda f: alone(f).drop("pools[2].nodeLabels"),
+        alone,
+        "pools[2].nodeLabels",
+        "could land on any node",
+    ),
+    Case(
+        "topology-without-gate",
+        lambda f: alone(f).set("pools[2].topologyLevels", ["topology.kubernetes.io/rack"]),
+        lambda f: (
+            alone(f)
+            .set("kubernetes.featureGates.TopologyAwareWorkloadScheduling", True)
+            .set("pools[2].topologyLevels", ["topology.kubernetes.io/rack"])
+        ),
+        "pools[2].topologyLevels",
+        "need TopologyAwareWorkloadScheduling",
+    ),
 ]
 
 

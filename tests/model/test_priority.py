@@ -8,11 +8,20 @@ from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
 CASES = [
-    Case("two-global-defaults", lambda f: f.set("priorityClasses[0].globalDefault", True).with_priority_class("gang-low", globalDefault=True),
-         lambda f: f.set("priorityClasses[0].globalDefault", True).with_priority_class("gang-low"),
-         "priorityClasses[1].globalDefault", "priorityClasses[0] is already the global default"),
-    Case("per-pod-preemption", lambda f: f.set("priorityClasses[0].preemptionPolicy", "PreemptLowerPriority"),
-         lambda f: f.set("priorityClasses[0].preemptionPolicy", "Never"), "priorityClasses[0].preemptionPolicy", "evict single pods"),
+    Case(
+        "two-global-defaults",
+        lambda f: f.set("priorityClasses[0].globalDefault", True).with_priority_class("gang-low", globalDefault=True),
+        lambda f: f.set("priorityClasses[0].globalDefault", True).with_priority_class("gang-low"),
+        "priorityClasses[1].globalDefault",
+        "priorityClasses[0] is already the global default",
+    ),
+    Case(
+        "per-pod-preemption",
+        lambda f: f.set("priorityClasses[0].preemptionPolicy", "PreemptLowerPriority"),
+        lambda f: f.set("priorityClasses[0].preemptionPolicy", "Never"),
+        "priorityClasses[0].preemptionPolicy",
+        "evict single pods",
+    ),
 ]
 
 

@@ -8,18 +8,49 @@ from tests.model.builders import fleet
 from tests.model.expect import Case, clean, params, reported
 
 CASES = [
-    Case("team-quota-on-unknown-pool", lambda f: f.set("teams[0].quota.h200", {"nominal": 0}),
-         lambda f: f.set("teams[0].quota.a100", {"nominal": 0}), "teams[0].quota.h200", "not in pools (known: a100, h100)"),
-    Case("cohort-quota-on-unknown-pool", lambda f: f.set("cohorts[0].quota.l4", {"nominal": 0}),
-         lambda f: f.set("cohorts[0].quota.h100", {"nominal": 0}), "cohorts[0].quota.l4", "'l4'"),
-    Case("unknown-team-cohort", lambda f: f.set("teams[1].cohort", "mll"), lambda f: f, "teams[1].cohort", "'mll' is not in cohorts"),
-    Case("dangling-parent", lambda f: f.set("cohorts[0].parent", "org"), lambda f: f.set("cohorts[0].parent", "org").with_cohort("org"),
-         "cohorts[0].parent", "parent cohort 'org'"),
+    Case(
+        "team-quota-on-unknown-pool",
+        lambda f: f.set("teams[0].quota.h200", {"nominal": 0}),
+        lambda f: f.set("teams[0].quota.a100", {"nominal": 0}),
+        "teams[0].quota.h200",
+        "not in pools (known: a100, h100)",
+    ),
+    Case(
+        "cohort-quota-on-unknown-pool",
+        lambda f: f.set("cohorts[0].quota.l4", {"nominal": 0}),
+        lambda f: f.set("cohorts[0].quota.h100", {"nominal": 0}),
+        "cohorts[0].quota.l4",
+        "'l4'",
+    ),
+    Case(
+        "unknown-team-cohort",
+        lambda f: f.set("teams[1].cohort", "mll"),
+        lambda f: f,
+        "teams[1].cohort",
+        "'mll' is not in cohorts",
+    ),
+    Case(
+        "dangling-parent",
+        lambda f: f.set("cohorts[0].parent", "org"),
+        lambda f: f.set("cohorts[0].parent", "org").with_cohort("org"),
+        "cohorts[0].parent",
+        "parent cohort 'org'",
+    ),
     Case("self-parent", lambda f: f.set("cohorts[0].parent", "ml"), lambda f: f, "cohorts[0].parent", "cycle ml -> ml"),
-    Case("two-cohort-cycle", lambda f: f.set("cohorts[0].parent", "org").with_cohort("org", parent="ml"),
-         lambda f: f.set("cohorts[0].parent", "org").with_cohort("org"), "cohorts[0].parent", "cycle ml -> org -> ml"),
-    Case("active-team-without-quota", lambda f: f.with_team("gamma", quota={}),
-         lambda f: f.with_team("gamma", quota={}, lifecycle="retired"), "teams[2].quota", "admit nothing"),
+    Case(
+        "two-cohort-cycle",
+        lambda f: f.set("cohorts[0].parent", "org").with_cohort("org", parent="ml"),
+        lambda f: f.set("cohorts[0].parent", "org").with_cohort("org"),
+        "cohorts[0].parent",
+        "cycle ml -> org -> ml",
+    ),
+    Case(
+        "active-team-without-quota",
+        lambda f: f.with_team("gamma", quota={}),
+        lambda f: f.with_team("gamma", quota={}, lifecycle="retired"),
+        "teams[2].quota",
+        "admit nothing",
+    ),
 ]
 
 
@@ -34,8 +65,16 @@ def test_the_corrected_references_pass(case: Case) -> None:
 
 
 def test_each_cohort_cycle_is_reported_once_naming_its_members() -> None:
-    issues = (fleet().with_cohort("a", parent="b").with_cohort("b", parent="c").with_cohort("c", parent="a")
-              .with_cohort("x", parent="y").with_cohort("y", parent="x").with_cohort("leaf", parent="a").issues())
+    issues = (
+        fleet()
+        .with_cohort("a", parent="b")
+        .with_cohort("b", parent="c")
+        .with_cohort("c", parent="a")
+        .with_cohort("x", parent="y")
+        .with_cohort("y", parent="x")
+        .with_cohort("leaf", parent="a")
+        .issues()
+    )
     cycles = [i for i in issues if "cycle" in i.message]
     assert [(i.path, i.message.split(":")[0]) for i in cycles] == [
         ("cohorts[1].parent", "cohort cycle a -> b -> c -> a"),

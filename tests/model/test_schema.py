@@ -8,8 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gpufleet.yamlin import yamlio
 from gpufleet.model.schema import SCHEMA_ID, dumps, fleet_json_schema
+from gpufleet.yamlin import yamlio
 from tests.model.builders import fleet
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,7 +24,9 @@ def _validator() -> jsonschema.Draft202012Validator:
 
 def test_docs_fleet_schema_json_is_up_to_date() -> None:
     written = (REPO / "docs" / "fleet.schema.json").read_text(encoding="utf-8")
-    assert written == dumps(), "docs/fleet.schema.json is stale: run `python -m gpufleet.model.schema > docs/fleet.schema.json`"
+    assert written == dumps(), (
+        "docs/fleet.schema.json is stale: run `python -m gpufleet.model.schema > docs/fleet.schema.json`"
+    )
 
 
 def test_the_schema_names_itself_and_uses_yaml_field_names() -> None:
@@ -37,7 +39,12 @@ def test_the_schema_names_itself_and_uses_yaml_field_names() -> None:
 def test_every_field_has_a_description() -> None:
     schema = fleet_json_schema()
     objects = [("Fleet", schema), *schema["$defs"].items()]
-    missing = [f"{name}.{prop}" for name, obj in objects for prop, body in obj["properties"].items() if not body.get("description")]
+    missing = [
+        f"{name}.{prop}"
+        for name, obj in objects
+        for prop, body in obj["properties"].items()
+        if not body.get("description")
+    ]
     assert missing == []
 
 
@@ -51,11 +58,14 @@ def test_the_builders_default_fleet_matches_the_schema() -> None:
     assert list(_validator().iter_errors(json.loads(json.dumps(fleet().build())))) == []
 
 
-@pytest.mark.parametrize("path,value", [
-    ("teams[0].quotas", {}),  # misspelled field
-    ("pools[0].system", "slurm"),
-    ("teams[0].name", "Alpha"),
-    ("admission.waitForPodsReady.timeout", True),
-])
+@pytest.mark.parametrize(
+    "path,value",
+    [
+        ("teams[0].quotas", {}),  # misspelled field
+        ("pools[0].system", "slurm"),
+        ("teams[0].name", "Alpha"),
+        ("admission.waitForPodsReady.timeout", True),
+    ],
+)
 def test_the_schema_rejects_what_the_loader_rejects(path: str, value: object) -> None:
     assert list(_validator().iter_errors(fleet().set(path, value).build())) != []

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.yamlin import yamlio
 from gpufleet.model import load_model, parse_model
 from gpufleet.model.checks import validate
+from gpufleet.yamlin import yamlio
 
 STACKS = sorted((Path(__file__).resolve().parents[2] / "stacks").glob("*.fleet.yaml"))
 

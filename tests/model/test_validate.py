@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpufleet.yamlin.errors import ModelError
 from gpufleet.model import checks, parse_model
+from gpufleet.yamlin.errors import ModelError
 from tests.model.builders import fleet
 
 
@@ -23,17 +23,35 @@ def test_every_check_module_is_registered() -> None:
 
 
 def test_problems_of_every_kind_come_back_together_sorted() -> None:
-    issues = (fleet().with_cohort("alpha").set("teams[1].quota.h100.lendingLimit", 9)
-              .set("pools[0].taints[0].key", "bad key").set("admission.frameworks", ["nope"])
-              .set("volcano.overcommitFactor", 2).set("engines.volcano.chartVersion", "1.14.0").issues())
+    issues = (
+        fleet()
+        .with_cohort("alpha")
+        .set("teams[1].quota.h100.lendingLimit", 9)
+        .set("pools[0].taints[0].key", "bad key")
+        .set("admission.frameworks", ["nope"])
+        .set("volcano.overcommitFactor", 2)
+        .set("engines.volcano.chartVersion", "1.14.0")
+        .issues()
+    )
     paths = [i.path for i in issues]
-    assert {"teams[0].name", "teams[1].quota.h100.lendingLimit", "pools[0].taints[0].key",
-            "admission.frameworks[0]", "volcano.overcommitFactor", "engines.volcano.chartVersion"} <= set(paths)
+    assert {
+        "teams[0].name",
+        "teams[1].quota.h100.lendingLimit",
+        "pools[0].taints[0].key",
+        "admission.frameworks[0]",
+        "volcano.overcommitFactor",
+        "engines.volcano.chartVersion",
+    } <= set(paths)
     assert paths == sorted(paths) and len(set(issues)) == len(issues)
 
 
 def test_the_loader_raises_one_model_error_with_every_issue() -> None:
-    data = fleet().set("teams[1].cohort", "nowhere").set("priorityClasses[0].preemptionPolicy", "PreemptLowerPriority").build()
+    data = (
+        fleet()
+        .set("teams[1].cohort", "nowhere")
+        .set("priorityClasses[0].preemptionPolicy", "PreemptLowerPriority")
+        .build()
+    )
     with pytest.raises(ModelError) as err:
         parse_model(data, "stacks/x.fleet.yaml")
     assert {i.path for i in err.value.issues} >= {"teams[1].cohort", "priorityClasses[0].preemptionPolicy"}
@@ -45,17 +63,28 @@ cohort_names = st.sampled_from(["ml", "org", "lab", None])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(nominal=st.integers(-4, 64), borrowing=quantities, lending=quantities, gpus=st.integers(0, 8),
-       cpu_override=quantities, parents=st.lists(cohort_names, min_size=3, max_size=3), team_cohort=cohort_names)
+@given(
+    nominal=st.integers(-4, 64),
+    borrowing=quantities,
+    lending=quantities,
+    gpus=st.integers(0, 8),
+    cpu_override=quantities,
+    parents=st.lists(cohort_names, min_size=3, max_size=3),
+    team_cohort=cohort_names,
+)
 def test_any_combination_of_numbers_and_links_gives_issues_never_a_traceback(
-        nominal, borrowing, lending, gpus, cpu_override, parents, team_cohort) -> None:
+    nominal, borrowing, lending, gpus, cpu_override, parents, team_cohort
+) -> None:
     b = fleet().with_cohort("org").with_cohort("lab")
     for i, parent in enumerate(parents):
         if parent:
             b.set(f"cohorts[{i}].parent", parent)
     b.set('pools[1].allocatable["nvidia.com/gpu"]', gpus)
-    entry = {"nominal": nominal, **({"borrowingLimit": borrowing} if borrowing is not None else {}),
-             **({"lendingLimit": lending} if lending is not None else {})}
+    entry = {
+        "nominal": nominal,
+        **({"borrowingLimit": borrowing} if borrowing is not None else {}),
+        **({"lendingLimit": lending} if lending is not None else {}),
+    }
     if cpu_override is not None:
         entry["resources"] = {"cpu": {"nominal": cpu_override}}
     b.set("teams[1].quota.a100", entry).set("teams[1].quota.h100", entry)

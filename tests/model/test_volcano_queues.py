@@ -13,32 +13,63 @@ from tests.model.expect import Case, clean, params, reported
 
 def _nested(levels: int):
     """Put cohort ml under a chain of ``levels - 1`` more cohorts: c0 above ml, c1 above c0, ..."""
+
     def edit(f):
         if levels > 1:
             f.set("cohorts[0].parent", "c0")
         for i in range(levels - 1):
             f.with_cohort(f"c{i}", parent=f"c{i + 1}" if i < levels - 2 else None)
         return f
+
     return edit
 
 
 def _capped_cohort(team_borrowing: int):
     """ml under org, with a borrowingLimit of 2 (capability 14 = 12 deserved + 2); beta borrows up to team_borrowing."""
-    return lambda f: (f.set("cohorts[0].parent", "org").with_cohort("org")
-                      .set("cohorts[0].quota.a100", {"nominal": 0, "borrowingLimit": 2})
-                      .set("teams[1].quota.a100.borrowingLimit", team_borrowing))
+    return lambda f: (
+        f.set("cohorts[0].parent", "org")
+        .with_cohort("org")
+        .set("cohorts[0].quota.a100", {"nominal": 0, "borrowingLimit": 2})
+        .set("teams[1].quota.a100.borrowingLimit", team_borrowing)
+    )
 
 
 CASES = [
-    Case("guarantee-above-deserved", lambda f: f.set("teams[0].quota.a100.lendingLimit", -2),
-         lambda f: f.set("teams[0].quota.a100.lendingLimit", 2), "teams[0].quota.a100.lendingLimit", "guarantee 10 > deserved 8"),
-    Case("deserved-above-capability", lambda f: f.set("teams[1].quota.a100.borrowingLimit", -1),
-         lambda f: f.set("teams[1].quota.a100.borrowingLimit", 0), "teams[1].quota.a100.borrowingLimit", "deserved 4 > capability 3"),
-    Case("children-above-parent", lambda f: f.set("cohorts[0].quota.a100", {"nominal": -2}),
-         lambda f: f.set("cohorts[0].quota.a100", {"nominal": 2}), "cohorts[0].quota.a100.nominal", "children's deserved sums to 12"),
-    Case("child-capability-above-capped-ancestor", _capped_cohort(11), _capped_cohort(10),
-         "teams[1].quota.a100.borrowingLimit", "capability 15 for nvidia.com/gpu exceeds the capability 14 of its ancestor 'ml'"),
-    Case("six-levels-deep", _nested(5), _nested(4), "teams[0].cohort", "depth 6 (root -> c3 -> c2 -> c1 -> c0 -> ml -> alpha)"),
+    Case(
+        "guarantee-above-deserved",
+        lambda f: f.set("teams[0].quota.a100.lendingLimit", -2),
+        lambda f: f.set("teams[0].quota.a100.lendingLimit", 2),
+        "teams[0].quota.a100.lendingLimit",
+        "guarantee 10 > deserved 8",
+    ),
+    Case(
+        "deserved-above-capability",
+        lambda f: f.set("teams[1].quota.a100.borrowingLimit", -1),
+        lambda f: f.set("teams[1].quota.a100.borrowingLimit", 0),
+        "teams[1].quota.a100.borrowingLimit",
+        "deserved 4 > capability 3",
+    ),
+    Case(
+        "children-above-parent",
+        lambda f: f.set("cohorts[0].quota.a100", {"nominal": -2}),
+        lambda f: f.set("cohorts[0].quota.a100", {"nominal": 2}),
+        "cohorts[0].quota.a100.nominal",
+        "children's deserved sums to 12",
+    ),
+    Case(
+        "child-capability-above-capped-ancestor",
+        _capped_cohort(11),
+        _capped_cohort(10),
+        "teams[1].quota.a100.borrowingLimit",
+        "capability 15 for nvidia.com/gpu exceeds the capability 14 of its ancestor 'ml'",
+    ),
+    Case(
+        "six-levels-deep",
+        _nested(5),
+        _nested(4),
+        "teams[0].cohort",
+        "depth 6 (root -> c3 -> c2 -> c1 -> c0 -> ml -> alpha)",
+    ),
 ]
 
 

@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any, Iterator
 
-from gpufleet.yamlin import yamlio
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.yamlin import yamlio
 
 TEAM_NS = "research"
 OTHER_NS = "unmanaged"
@@ -15,12 +15,27 @@ OTHER_NS = "unmanaged"
 
 def fleet_dict(local_queue: str | None = "research-lq", volcano_queue: str | None = "research-vq") -> dict[str, Any]:
     return {
-        "version": 1, "fleet": "test",
-        "teams": [{"name": "research", "namespaces": [TEAM_NS, "research-dev"],
-                   "localQueue": local_queue, "volcanoQueue": volcano_queue, "pools": ["h100"]}],
-        "pools": [{"name": "h100", "system": "kueue", "nodeCount": 4, "gpuResource": "nvidia.com/gpu",
-                   "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
-                   "nodeLabels": {"gpufleet.dev/pool": "h100"}}],
+        "version": 1,
+        "fleet": "test",
+        "teams": [
+            {
+                "name": "research",
+                "namespaces": [TEAM_NS, "research-dev"],
+                "localQueue": local_queue,
+                "volcanoQueue": volcano_queue,
+                "pools": ["h100"],
+            }
+        ],
+        "pools": [
+            {
+                "name": "h100",
+                "system": "kueue",
+                "nodeCount": 4,
+                "gpuResource": "nvidia.com/gpu",
+                "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
+                "nodeLabels": {"gpufleet.dev/pool": "h100"},
+            }
+        ],
     }
 
 
@@ -48,24 +63,37 @@ def volcano_job(*replicas: int, name: str = "train", namespace: str | None = TEA
 
 def safe_volcano_job(*replicas: int, queue: str = "research-vq", **kw: Any) -> dict[str, Any]:
     """A Volcano Job that already has every default the mutator would add."""
-    job = volcano_job(*replicas, queue=queue, schedulerName="volcano",
-                      policies=[{"event": "PodEvicted", "action": "RestartJob"},
-                                {"event": "PodFailed", "action": "RestartJob"}], **kw)
+    job = volcano_job(
+        *replicas,
+        queue=queue,
+        schedulerName="volcano",
+        policies=[{"event": "PodEvicted", "action": "RestartJob"}, {"event": "PodFailed", "action": "RestartJob"}],
+        **kw,
+    )
     job["spec"]["minAvailable"] = sum(t["replicas"] for t in job["spec"]["tasks"])
     for task in job["spec"]["tasks"]:
         task["template"]["spec"].update(schedulerName="volcano", restartPolicy="Never")
     return job
 
 
-def batch_job(namespace: str | None = TEAM_NS, labels: dict[str, Any] | None = None, parallelism: int = 4) -> dict[str, Any]:
+def batch_job(
+    namespace: str | None = TEAM_NS, labels: dict[str, Any] | None = None, parallelism: int = 4
+) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": "job"}
     if namespace:
         metadata["namespace"] = namespace
     if labels is not None:
         metadata["labels"] = labels
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata,
-            "spec": {"parallelism": parallelism, "completions": parallelism,
-                     "template": pod_template(restartPolicy="Never")}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": metadata,
+        "spec": {
+            "parallelism": parallelism,
+            "completions": parallelism,
+            "template": pod_template(restartPolicy="Never"),
+        },
+    }
 
 
 def with_meta(obj: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -36,8 +36,10 @@ def mutated(obj: dict, ctx_fleet) -> dict:
 
 
 @settings(max_examples=150, deadline=None)
-@given(replicas=st.lists(st.integers(min_value=0, max_value=16), min_size=1, max_size=4),
-       elastic=st.sampled_from(ELASTIC_VALUES))
+@given(
+    replicas=st.lists(st.integers(min_value=0, max_value=16), min_size=1, max_size=4),
+    elastic=st.sampled_from(ELASTIC_VALUES),
+)
 def test_a_mutated_volcano_job_has_no_finding_of_the_rules_the_mutator_defaults(replicas, elastic):
     team_fleet = fleet()
     fixed = mutated(with_elastic(volcano_job(*replicas), elastic), team_fleet)
@@ -63,9 +65,19 @@ def test_the_mutator_and_the_rules_agree_on_the_elastic_opt_in(value):
     assert ("minAvailable" in fixed["spec"]) is (not view.elastic)
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("true", True), ("TRUE", True), (" True\n", True), (True, True), ("false", False), ("yes", False), ("1", False),
-    (None, False), ("", False),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("true", True),
+        ("TRUE", True),
+        (" True\n", True),
+        (True, True),
+        ("false", False),
+        ("yes", False),
+        ("1", False),
+        (None, False),
+        ("", False),
+    ],
+)
 def test_the_opt_in_is_true_in_any_case_and_nothing_else(value, expected):
     assert opted_in(value) is expected

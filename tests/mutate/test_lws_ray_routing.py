@@ -7,8 +7,8 @@ from dataclasses import replace
 import jsonpatch
 import pytest
 
-from gpufleet.mutate import mutate
 from gpufleet.kubetypes.vocab import QUEUE_LABEL
+from gpufleet.mutate import mutate
 from tests.mutate.builders import TEAM_NS, fleet
 from tests.rules.routing.test_gang106_lws_and_ray import LWS_FRAMEWORK, RAY_FRAMEWORKS, lws, ray_cluster, ray_job
 

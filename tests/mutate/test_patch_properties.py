@@ -14,9 +14,15 @@ from gpufleet.mutate import escape, mutate
 from tests.mutate.builders import TEAM_NS, fleet, upstream_documents, volcano_job
 
 
-@pytest.mark.parametrize("key, token", [
-    ("plain", "plain"), ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io~1queue-name"), ("a~b/c", "a~0b~1c"), (3, "3"),
-])
+@pytest.mark.parametrize(
+    "key, token",
+    [
+        ("plain", "plain"),
+        ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io~1queue-name"),
+        ("a~b/c", "a~0b~1c"),
+        (3, "3"),
+    ],
+)
 def test_pointer_tokens_are_escaped_per_rfc_6901(key, token):
     assert escape(key) == token
 
@@ -59,23 +65,58 @@ def test_every_patched_upstream_manifest_still_passes_its_crd(upstream_dir, crds
         fixed = jsonpatch.apply_patch(obj, ops)
         for check in (crds.validate, crds.pruned_fields):
             before = {(i.path, i.message) for i in check(obj)}
-            problems += [f"{where}: {check.__name__}: {i.path}: {i.message}" for i in check(fixed)
-                         if (i.path, i.message) not in before]
+            problems += [
+                f"{where}: {check.__name__}: {i.path}: {i.message}"
+                for i in check(fixed)
+                if (i.path, i.message) not in before
+            ]
     assert checked >= 10, "the CRDs should cover the patched upstream manifests"
     assert not problems, "\n".join(problems)
 
 
-json_scalars = st.none() | st.booleans() | st.integers(-3, 70) | st.sampled_from(["", "volcano", "default", "*", "x/y~z"])
+json_scalars = (
+    st.none() | st.booleans() | st.integers(-3, 70) | st.sampled_from(["", "volcano", "default", "*", "x/y~z"])
+)
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["spec", "tasks", "template", "replicas", "policies", "event", "events", "metadata",
-                         "labels", "annotations", "schedulerName", "queue", "minAvailable", "restartPolicy", "x"]),
-        inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "spec",
+                    "tasks",
+                    "template",
+                    "replicas",
+                    "policies",
+                    "event",
+                    "events",
+                    "metadata",
+                    "labels",
+                    "annotations",
+                    "schedulerName",
+                    "queue",
+                    "minAvailable",
+                    "restartPolicy",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=25,
 )
-kinds = st.sampled_from([("batch.volcano.sh/v1alpha1", "Job"), ("batch/v1", "Job"), ("v1", "Pod"),
-                         ("jobset.x-k8s.io/v1alpha2", "JobSet"), ("kubeflow.org/v1", "PyTorchJob"), ("v1", "ConfigMap")])
+kinds = st.sampled_from(
+    [
+        ("batch.volcano.sh/v1alpha1", "Job"),
+        ("batch/v1", "Job"),
+        ("v1", "Pod"),
+        ("jobset.x-k8s.io/v1alpha2", "JobSet"),
+        ("kubeflow.org/v1", "PyTorchJob"),
+        ("v1", "ConfigMap"),
+    ]
+)
 
 
 @st.composite
@@ -84,7 +125,9 @@ def random_workloads(draw):
     obj = {"apiVersion": api_version, "kind": kind, "metadata": draw(json_values), "spec": draw(json_values)}
     if draw(st.booleans()):
         obj["spec"] = volcano_job(*draw(st.lists(st.integers(0, 9), min_size=1, max_size=3)))["spec"]
-        obj["spec"]["tasks"][0].update(draw(st.dictionaries(st.sampled_from(["template", "policies", "replicas"]), json_values)))
+        obj["spec"]["tasks"][0].update(
+            draw(st.dictionaries(st.sampled_from(["template", "policies", "replicas"]), json_values))
+        )
     if draw(st.booleans()):
         obj["metadata"] = {"namespace": TEAM_NS, "labels": draw(json_values), "annotations": draw(json_values)}
     return obj
@@ -109,6 +152,7 @@ def test_a_bare_volcano_job_once_patched_is_valid_against_the_real_volcano_crd(c
 
 def test_the_builder_creates_missing_maps_but_never_list_items_or_through_scalars():
     from gpufleet.mutate import PatchBuilder
+
     obj = {"a": [None, {"b": 1}], "s": "text"}
     patch = PatchBuilder(obj)
     assert not patch.set_default(("a", 0, "x"), 1)
@@ -116,6 +160,8 @@ def test_the_builder_creates_missing_maps_but_never_list_items_or_through_scalar
     assert not patch.set_default(("s", "x"), 1)
     assert patch.set_default(("a", 1, "c", "d"), 2) and patch.set_default(("a", 1, "c", "e"), 3)
     assert patch.append(("m", "list"), "x") and patch.append(("m", "list"), "y")
-    assert patch.ops == [{"op": "add", "path": "/a/1/c", "value": {"d": 2, "e": 3}},
-                         {"op": "add", "path": "/m", "value": {"list": ["x", "y"]}}]
+    assert patch.ops == [
+        {"op": "add", "path": "/a/1/c", "value": {"d": 2, "e": 3}},
+        {"op": "add", "path": "/m", "value": {"list": ["x", "y"]}},
+    ]
     assert jsonpatch.apply_patch(obj, patch.ops)["m"]["list"] == ["x", "y"]

@@ -6,8 +6,8 @@ import jsonpatch
 import pytest
 
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.mutate import mutate
 from gpufleet.kubetypes.vocab import COSCHEDULING_GROUP, DEDICATED_KEY
+from gpufleet.mutate import mutate
 from tests.mutate.builders import pod_template
 
 KEY = DEDICATED_KEY
@@ -17,19 +17,34 @@ TOLERATION = {"key": KEY, "operator": "Equal", "value": "secure", "effect": "NoE
 
 
 def pool(name: str, system: str, **extra) -> dict:
-    return {"name": name, "system": system, "nodeCount": 2, "allocatable": {"nvidia.com/gpu": "8"},
-            "nodeLabels": {"gpufleet.dev/pool": name}, **extra}
+    return {
+        "name": name,
+        "system": system,
+        "nodeCount": 2,
+        "allocatable": {"nvidia.com/gpu": "8"},
+        "nodeLabels": {"gpufleet.dev/pool": name},
+        **extra,
+    }
 
 
 def context(secure_pools=("vault",)) -> FleetContext:
-    return FleetContext.from_dict({
-        "version": 1, "fleet": "t", "coschedulingScheduler": SCHED,
-        "teams": [{"name": "secure", "namespaces": ["secure"], "localQueue": "secure", "pools": list(secure_pools)},
-                  {"name": "robotics", "namespaces": ["robotics"], "pools": ["l40s"]},
-                  {"name": "llm", "namespaces": ["llm"], "localQueue": "llm", "pools": ["h100"]}],
-        "pools": [pool("h100", "kueue"), pool("vault", "kueue", dedicatedTo="secure"),
-                  pool("l40s", "coscheduling", coldStartBudgetSeconds=300)],
-    })
+    return FleetContext.from_dict(
+        {
+            "version": 1,
+            "fleet": "t",
+            "coschedulingScheduler": SCHED,
+            "teams": [
+                {"name": "secure", "namespaces": ["secure"], "localQueue": "secure", "pools": list(secure_pools)},
+                {"name": "robotics", "namespaces": ["robotics"], "pools": ["l40s"]},
+                {"name": "llm", "namespaces": ["llm"], "localQueue": "llm", "pools": ["h100"]},
+            ],
+            "pools": [
+                pool("h100", "kueue"),
+                pool("vault", "kueue", dedicatedTo="secure"),
+                pool("l40s", "coscheduling", coldStartBudgetSeconds=300),
+            ],
+        }
+    )
 
 
 def meta(ns: str, name: str = "train") -> dict:
@@ -37,24 +52,53 @@ def meta(ns: str, name: str = "train") -> dict:
 
 
 def job(ns: str, pods: int = 4, **spec) -> dict:
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(ns),
-            "spec": {"parallelism": pods, "completions": pods, "backoffLimit": 0,
-                     "template": pod_template(restartPolicy="Never", **spec)}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": meta(ns),
+        "spec": {
+            "parallelism": pods,
+            "completions": pods,
+            "backoffLimit": 0,
+            "template": pod_template(restartPolicy="Never", **spec),
+        },
+    }
 
 
 def jobset(ns: str) -> dict:
-    rj = [{"name": n, "replicas": 2, "template": {"spec": {"parallelism": 2, "template": pod_template()}}} for n in ("a", "b")]
-    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta(ns), "spec": {"replicatedJobs": rj}}
+    rj = [
+        {"name": n, "replicas": 2, "template": {"spec": {"parallelism": 2, "template": pod_template()}}}
+        for n in ("a", "b")
+    ]
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": meta(ns),
+        "spec": {"replicatedJobs": rj},
+    }
 
 
 def pytorch(ns: str) -> dict:
-    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": meta(ns), "spec": {"pytorchReplicaSpecs": {
-        "Master": {"replicas": 1, "template": pod_template()}, "Worker": {"replicas": 3, "template": pod_template()}}}}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": meta(ns),
+        "spec": {
+            "pytorchReplicaSpecs": {
+                "Master": {"replicas": 1, "template": pod_template()},
+                "Worker": {"replicas": 3, "template": pod_template()},
+            }
+        },
+    }
 
 
 def vcjob(ns: str) -> dict:
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": meta(ns),
-            "spec": {"tasks": [{"name": "w", "replicas": 2, "template": pod_template()}]}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": meta(ns),
+        "spec": {"tasks": [{"name": "w", "replicas": 2, "template": pod_template()}]},
+    }
 
 
 def bare_pod(ns: str) -> dict:
@@ -70,8 +114,12 @@ SPECS = {  # kind -> the pod specs of its templates in the mutated object
 }
 LABELS = {
     "Job": lambda o: [o["spec"]["template"].get("metadata", {}).get("labels", {})],
-    "JobSet": lambda o: [r["template"]["spec"]["template"].get("metadata", {}).get("labels", {}) for r in o["spec"]["replicatedJobs"]],
-    "PyTorchJob": lambda o: [r["template"].get("metadata", {}).get("labels", {}) for r in o["spec"]["pytorchReplicaSpecs"].values()],
+    "JobSet": lambda o: [
+        r["template"]["spec"]["template"].get("metadata", {}).get("labels", {}) for r in o["spec"]["replicatedJobs"]
+    ],
+    "PyTorchJob": lambda o: [
+        r["template"].get("metadata", {}).get("labels", {}) for r in o["spec"]["pytorchReplicaSpecs"].values()
+    ],
 }
 KINDS = [("Job", job), ("JobSet", jobset), ("PyTorchJob", pytorch), ("vcjob", vcjob), ("Pod", bare_pod)]
 
@@ -138,7 +186,11 @@ def test_default_scheduler_counts_as_unset_as_the_api_server_writes_it_before_an
     assert out["spec"]["template"]["spec"]["schedulerName"] == SCHED
 
 
-@pytest.mark.parametrize("obj", [job("llm"), jobset("llm"), job("robotics", pods=1)], ids=["shared Kueue team", "shared JobSet", "single pod job"])
+@pytest.mark.parametrize(
+    "obj",
+    [job("llm"), jobset("llm"), job("robotics", pods=1)],
+    ids=["shared Kueue team", "shared JobSet", "single pod job"],
+)
 def test_no_group_label_outside_a_coscheduling_gang(obj):
     out = mutated(obj)
     assert all(GROUP not in labels for labels in LABELS[obj["kind"]](out))

@@ -25,9 +25,17 @@ from gpufleet.workloads.stages import initializer_roles, starting_replicas
 from tests.render.builders import fleet, pool, quota, team
 from tests.rules import fixtures as fx
 
-MODEL = fleet(pools=[pool("h100"), pool("a100", system="volcano")],
-              teams=[team("research", {"h100": quota(8), "a100": quota(8)}, namespaces=["research", "research-vc"],
-                          volcanoNamespaces=["research-vc"])])
+MODEL = fleet(
+    pools=[pool("h100"), pool("a100", system="volcano")],
+    teams=[
+        team(
+            "research",
+            {"h100": quota(8), "a100": quota(8)},
+            namespaces=["research", "research-vc"],
+            volcanoNamespaces=["research-vc"],
+        )
+    ],
+)
 RENDERED = render_mutating_policies(MODEL)
 POLICIES = [m for m in RENDERED.values() if m["kind"] == "MutatingAdmissionPolicy"]
 CONTEXT = FleetContext.from_dict(render_context(MODEL))
@@ -41,7 +49,10 @@ def test_the_stack_applies_the_policies_only_where_the_model_moves_the_defaultin
     assert stack_mutating_policies(fleet()) == {}
     assert stack_mutating_policies(with_mutations("both", enabled=False)) == {}
     assert {m["kind"] for m in stack_mutating_policies(with_mutations("apiServer")).values()} == {
-        "ConfigMap", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}
+        "ConfigMap",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+    }
 
 
 @pytest.mark.parametrize("where, hooks", [("webhook", 2), ("both", 2), ("apiServer", 1)])
@@ -72,8 +83,10 @@ def test_every_policy_is_scoped_like_the_mutating_webhook(policy):
 def test_each_namespace_reads_its_own_teams_queue_from_the_params():
     params = RENDERED["configmap-mutation-params"]
     assert (params["metadata"]["name"], params["metadata"]["namespace"]) == (PARAMS, MODEL.controller.namespace)
-    assert params["data"] == {"localQueue.research": CONTEXT.team_for_namespace("research").local_queue,
-                              "volcanoQueue.research-vc": CONTEXT.team_for_namespace("research-vc").volcano_queue}
+    assert params["data"] == {
+        "localQueue.research": CONTEXT.team_for_namespace("research").local_queue,
+        "volcanoQueue.research-vc": CONTEXT.team_for_namespace("research-vc").volcano_queue,
+    }
 
 
 def test_the_gang_label_is_stamped_only_where_observability_names_it():
@@ -93,19 +106,22 @@ def test_every_expression_is_cel(policy):
 
 # --- the variables, evaluated with cel-python against the mutator's own helpers ----------------------------
 
+
 def _flatten(items: Any) -> Any:
     return celtypes.ListType([x for inner in items for x in inner])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def program(text: str) -> Program:
     return Program(CELParser().parse(text), {**SHIMS, "flatten": _flatten})
 
 
 def variables(pairs, obj: dict, resource: tuple[str, str]) -> dict[str, Any]:
     """Each variable's value, in order, as the API server binds them (``request.resource`` from ``resource``)."""
-    names: dict[str, Any] = {"object": to_cel(obj), "request": to_cel(
-        {"namespace": "research-vc", "resource": {"group": resource[0], "resource": resource[1]}})}
+    names: dict[str, Any] = {
+        "object": to_cel(obj),
+        "request": to_cel({"namespace": "research-vc", "resource": {"group": resource[0], "resource": resource[1]}}),
+    }
     done: dict[str, Any] = {}
     for name, text in pairs:
         names["variables"] = celtypes.MapType({celtypes.StringType(k): v for k, v in done.items()})
@@ -118,15 +134,27 @@ def objects(group: str, kind: str) -> list[dict]:
     for folder in sorted(fx.FIXTURES.iterdir()):
         for name in ("allowed.yaml", "disallowed.yaml"):
             if (folder / name).exists():
-                found += [d for d in fx.documents(folder.name, name) if d.get("kind") == kind
-                          and str(d.get("apiVersion", "")).rpartition("/")[0] == group]
+                found += [
+                    d
+                    for d in fx.documents(folder.name, name)
+                    if d.get("kind") == kind and str(d.get("apiVersion", "")).rpartition("/")[0] == group
+                ]
     return found
 
 
-VOLCANO_JOBS = [j for j in objects("batch.volcano.sh", "Job") if starting_replicas((j.get("spec") or {}).get("tasks")) is not None]
-GANGS = [(o, res) for group, kind, res in (("batch.volcano.sh", "Job", "jobs"), ("batch", "Job", "jobs"),
-                                           ("jobset.x-k8s.io", "JobSet", "jobsets"), ("kubeflow.org", "PyTorchJob", "pytorchjobs"))
-         for o in objects(group, kind)]
+VOLCANO_JOBS = [
+    j for j in objects("batch.volcano.sh", "Job") if starting_replicas((j.get("spec") or {}).get("tasks")) is not None
+]
+GANGS = [
+    (o, res)
+    for group, kind, res in (
+        ("batch.volcano.sh", "Job", "jobs"),
+        ("batch", "Job", "jobs"),
+        ("jobset.x-k8s.io", "JobSet", "jobsets"),
+        ("kubeflow.org", "PyTorchJob", "pytorchjobs"),
+    )
+    for o in objects(group, kind)
+]
 
 
 @pytest.mark.parametrize("job", VOLCANO_JOBS, ids=lambda j: j["metadata"].get("name"))

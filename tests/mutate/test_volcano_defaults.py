@@ -22,7 +22,10 @@ def test_a_bare_volcano_job_in_a_team_namespace_gets_every_gang_default():
     assert spec["queue"] == "research-vq"
     assert spec["schedulerName"] == "volcano"
     assert spec["minAvailable"] == 4
-    assert {p["event"]: p["action"] for p in spec["policies"]} == {"PodEvicted": "RestartJob", "PodFailed": "RestartJob"}
+    assert {p["event"]: p["action"] for p in spec["policies"]} == {
+        "PodEvicted": "RestartJob",
+        "PodFailed": "RestartJob",
+    }
     for task in spec["tasks"]:
         assert task["template"]["spec"]["schedulerName"] == "volcano"
         assert task["template"]["spec"]["restartPolicy"] == "Never"
@@ -95,12 +98,15 @@ def test_a_task_without_replicas_counts_as_zero_like_volcano():
     assert out["spec"]["minAvailable"] == 3
 
 
-@pytest.mark.parametrize("policies", [
-    [{"event": "*", "action": "AbortJob"}],
-    [{"events": ["PodEvicted", "PodFailed"], "action": "RestartJob"}],
-    [{"events": ["*"], "action": "RestartJob"}],
-    [{"event": "PodEvicted", "action": "AbortJob"}, {"event": "PodFailed", "action": "TerminateJob"}],
-])
+@pytest.mark.parametrize(
+    "policies",
+    [
+        [{"event": "*", "action": "AbortJob"}],
+        [{"events": ["PodEvicted", "PodFailed"], "action": "RestartJob"}],
+        [{"events": ["*"], "action": "RestartJob"}],
+        [{"event": "PodEvicted", "action": "AbortJob"}, {"event": "PodFailed", "action": "TerminateJob"}],
+    ],
+)
 def test_job_level_policies_covering_both_events_are_kept_as_they_are(policies):
     out, _ = patched(volcano_job(2, policies=copy.deepcopy(policies)))
     assert out["spec"]["policies"] == policies
@@ -138,9 +144,14 @@ def test_a_template_without_a_spec_gets_one_map_holding_both_template_defaults()
     assert sum(op["path"].startswith("/spec/tasks/0/template/spec") for op in ops) == 1
 
 
-@pytest.mark.parametrize("broken", [
-    {"tasks": "not-a-list"}, {"tasks": [None, "x", {"replicas": 1, "template": "x"}]}, {"policies": "x"},
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"tasks": "not-a-list"},
+        {"tasks": [None, "x", {"replicas": 1, "template": "x"}]},
+        {"policies": "x"},
+    ],
+)
 def test_malformed_specs_are_patched_where_possible_and_never_crash(broken):
     job = volcano_job(2, **broken)
     out, _ = patched(job)
@@ -171,7 +182,9 @@ def test_templates_in_a_task_list_with_holes_are_addressed_by_their_own_index():
     job["spec"]["tasks"][2]["template"] = pod_template(schedulerName="volcano", restartPolicy="Never")
     _, ops = patched(job)
     assert {op["path"] for op in ops if "/tasks/" in op["path"]} == {
-        "/spec/tasks/1/template/spec/schedulerName", "/spec/tasks/1/template/spec/restartPolicy"}
+        "/spec/tasks/1/template/spec/schedulerName",
+        "/spec/tasks/1/template/spec/restartPolicy",
+    }
 
 
 def test_the_default_minimum_leaves_out_a_task_that_depends_on_the_others():

@@ -13,14 +13,13 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from gpufleet.yamlin import yamlio
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import rule_options
-from gpufleet.rules import engine, registry
 from gpufleet.policypack.build import policy_name, stack_policy_name
 from gpufleet.policypack.stack import scopes
-
+from gpufleet.rules import engine, registry
+from gpufleet.rules.api import CheckContext
+from gpufleet.yamlin import yamlio
 from tests.policies.harness import Resource
 from tests.rules import fixtures as fx
 
@@ -46,11 +45,13 @@ def _fleet_file(code: str):
 @lru_cache(maxsize=1)
 def _crds() -> Any:
     from gpufleet.crdschema import CrdSet
+
     return CrdSet.load(_crds_dir())
 
 
 def _crds_dir() -> str:
     from tests.conftest import shared_path
+
     return str(shared_path("crds"))  # skips when ../shared is absent
 
 
@@ -58,7 +59,9 @@ def context(code: str) -> CheckContext:
     """``tests.rules.fixtures.context`` (same settings), with the CRDs loaded once per session."""
     settings = _settings(code)
     fleet = FleetContext.from_dict(json.loads(_fleet_file(code).read_text())) if settings.get("fleet", True) else None
-    return CheckContext(fleet=fleet, options=rule_options(settings.get("options") or {}), crds=_crds() if settings.get("crds") else None)
+    return CheckContext(
+        fleet=fleet, options=rule_options(settings.get("options") or {}), crds=_crds() if settings.get("crds") else None
+    )
 
 
 def pack_config(code: str, level: str | None = None) -> dict[str, Any]:
@@ -75,7 +78,10 @@ def pack_config(code: str, level: str | None = None) -> dict[str, Any]:
 
 
 def resources(code: str, name: str) -> list[Resource]:
-    return [Resource.of(doc, f"{i}-{(doc.get('metadata') or {}).get('name', 'doc')}") for i, doc in enumerate(fx.documents(code, name))]
+    return [
+        Resource.of(doc, f"{i}-{(doc.get('metadata') or {}).get('name', 'doc')}")
+        for i, doc in enumerate(fx.documents(code, name))
+    ]
 
 
 def engine_findings(code: str, name: str, alone: bool = False) -> list[tuple[str, str]]:

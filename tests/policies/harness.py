@@ -69,9 +69,11 @@ class Resource:
     known_urn: str = ""
 
     @classmethod
-    def of(cls, obj: Mapping[str, Any], name: str | None = None) -> "Resource":
+    def of(cls, obj: Mapping[str, Any], name: str | None = None) -> Resource:
         meta = obj.get("metadata") or {}
-        return cls(type_token(obj), name or f"{meta.get('namespace', '')}-{meta.get('name', 'unnamed')}".strip("-"), obj)
+        return cls(
+            type_token(obj), name or f"{meta.get('namespace', '')}-{meta.get('name', 'unnamed')}".strip("-"), obj
+        )
 
     @property
     def urn(self) -> str:
@@ -85,13 +87,29 @@ def _diagnostics(response: Any) -> list[Diagnostic]:
 class Pack:
     """A running policy pack process and its Analyzer stub."""
 
-    def __init__(self, config: Mapping[str, str] | None = None, dry_run: bool = True, python: str = sys.executable,
-                 pack_dir: Path = PACK_DIR) -> None:
-        env = dict(os.environ, PULUMI_PROJECT="gpufleet", PULUMI_STACK="dev", PULUMI_DRY_RUN="true" if dry_run else "false",
-                   PULUMI_ORGANIZATION="organization", PULUMI_CONFIG=json.dumps(dict(config or {})))
+    def __init__(
+        self,
+        config: Mapping[str, str] | None = None,
+        dry_run: bool = True,
+        python: str = sys.executable,
+        pack_dir: Path = PACK_DIR,
+    ) -> None:
+        env = dict(
+            os.environ,
+            PULUMI_PROJECT="gpufleet",
+            PULUMI_STACK="dev",
+            PULUMI_DRY_RUN="true" if dry_run else "false",
+            PULUMI_ORGANIZATION="organization",
+            PULUMI_CONFIG=json.dumps(dict(config or {})),
+        )
         env.pop("PYTHONPATH", None)
-        self.process = subprocess.Popen([python, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."], cwd=pack_dir,
-                                        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            [python, "-u", "-m", "pulumi.policy", "127.0.0.1:1", "."],
+            cwd=pack_dir,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             first = self.process.stdout.readline()  # type: ignore[union-attr]
             port = int(first)
@@ -101,7 +119,9 @@ class Pack:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         grpc.channel_ready_future(self.channel).result(timeout=20)
         self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
-        self.stub.ConfigureStack(apb.AnalyzerStackConfigureRequest(stack="dev", project="gpufleet", organization="organization"))
+        self.stub.ConfigureStack(
+            apb.AnalyzerStackConfigureRequest(stack="dev", project="gpufleet", organization="organization")
+        )
         self.info = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
 
     def stderr(self) -> str:
@@ -131,7 +151,9 @@ class Pack:
             entry = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry)
             level = entry.pop("enforcementLevel", None) or everyone or default
             entry = {**(everywhere or {}), **entry}
-            request.policyConfig[name].CopyFrom(apb.PolicyConfig(enforcementLevel=LEVELS[level], properties=struct(entry)))
+            request.policyConfig[name].CopyFrom(
+                apb.PolicyConfig(enforcementLevel=LEVELS[level], properties=struct(entry))
+            )
         self.stub.Configure(request)
 
     def reset(self) -> None:
@@ -139,8 +161,13 @@ class Pack:
 
     # --- analysis -------------------------------------------------------------------------------------------------
     def _request(self, resource: Resource) -> Any:
-        return apb.AnalyzeRequest(type=resource.type, name=resource.name, urn=resource.urn, properties=struct(resource.props),
-                                  options=apb.AnalyzerResourceOptions(parent=resource.parent))
+        return apb.AnalyzeRequest(
+            type=resource.type,
+            name=resource.name,
+            urn=resource.urn,
+            properties=struct(resource.props),
+            options=apb.AnalyzerResourceOptions(parent=resource.parent),
+        )
 
     def analyze(self, resource: Resource) -> list[Diagnostic]:
         return _diagnostics(self.stub.Analyze(self._request(resource)))
@@ -148,13 +175,23 @@ class Pack:
     def remediate(self, resource: Resource) -> list[tuple[str, dict[str, Any] | None, str]]:
         """(policy, new props or None, diagnostic) per remediation, in order."""
         response = self.stub.Remediate(self._request(resource))
-        return [(r.policyName, json_format.MessageToDict(r.properties) if r.HasField("properties") else None, r.diagnostic)
-                for r in response.remediations]
+        return [
+            (r.policyName, json_format.MessageToDict(r.properties) if r.HasField("properties") else None, r.diagnostic)
+            for r in response.remediations
+        ]
 
     def analyze_stack(self, resources: Iterable[Resource]) -> list[Diagnostic]:
-        request = apb.AnalyzeStackRequest(resources=[
-            apb.AnalyzerResource(type=r.type, name=r.name, urn=r.urn, properties=struct(r.props),
-                                 options=apb.AnalyzerResourceOptions(parent=r.parent), parent=r.parent)
-            for r in resources
-        ])
+        request = apb.AnalyzeStackRequest(
+            resources=[
+                apb.AnalyzerResource(
+                    type=r.type,
+                    name=r.name,
+                    urn=r.urn,
+                    properties=struct(r.props),
+                    options=apb.AnalyzerResourceOptions(parent=r.parent),
+                    parent=r.parent,
+                )
+                for r in resources
+            ]
+        )
         return _diagnostics(self.stub.AnalyzeStack(request))

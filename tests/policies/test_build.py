@@ -7,9 +7,8 @@ from pulumi_policy import ResourceValidationArgs, StackValidationArgs, StackVali
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError, unknown_checking_proxy
 
-from gpufleet.rules import engine, registry
 from gpufleet.policypack import build, report, stack
-
+from gpufleet.rules import engine, registry
 from tests.policies.builders import FakeResource, kueue_chart_props, kueue_config_yaml, priority_class, volcano_job
 from tests.policies.harness import type_token, urn
 
@@ -20,8 +19,9 @@ POLICIES = {p.name: p for p in build.policies()}
 def resource_args(obj, config=None, remediation=False):
     props = deserialize_properties(obj, remediation)
     token = type_token(obj)
-    return ResourceValidationArgs(token, props if remediation else unknown_checking_proxy(props), urn(token, "r"), "r",
-                                  None, None, config or {})
+    return ResourceValidationArgs(
+        token, props if remediation else unknown_checking_proxy(props), urn(token, "r"), "r", None, None, config or {}
+    )
 
 
 def violations(rule_code, obj, config=None):
@@ -61,7 +61,9 @@ def test_a_resource_policy_reports_one_violation_per_engine_finding():
 
 def test_a_resource_policy_ignores_resources_that_are_not_kubernetes_objects():
     out = []
-    args = ResourceValidationArgs("kubernetes:helm.sh/v4:Chart", unknown_checking_proxy({"values": {}}), "u", "n", None, None, {})
+    args = ResourceValidationArgs(
+        "kubernetes:helm.sh/v4:Chart", unknown_checking_proxy({"values": {}}), "u", "n", None, None, {}
+    )
     build.validate_resource(registry.get("GANG001"), args, lambda m, u=None: out.append(m))
     assert out == []
 
@@ -115,7 +117,9 @@ def test_the_stack_policy_checks_the_kueue_charts_values_and_reports_against_the
     chart = FakeResource(kueue_chart_props(kueue_config_yaml("2m")), "kubernetes:helm.sh/v4:Chart", "kueue")
     ((where, text),) = stack_violations("GANG502", [chart])
     assert where == chart.urn
-    assert report.parse(text) == [("GANG502", "values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout")]
+    assert report.parse(text) == [
+        ("GANG502", "values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout")
+    ]
 
 
 def test_the_stack_policy_reports_only_what_needs_the_other_objects():
@@ -123,4 +127,6 @@ def test_the_stack_policy_reports_only_what_needs_the_other_objects():
     used = priority_class("gang-used")
     job = volcano_job(priorityClassName="gang-used")
     found = stack_violations("GANG504", [FakeResource(o) for o in (labelled, used, job)])
-    assert [(u.rsplit("::", 1)[1], report.parse(m)) for u, m in found] == [("gang-used", [("GANG504", "preemptionPolicy")])]
+    assert [(u.rsplit("::", 1)[1], report.parse(m)) for u, m in found] == [
+        ("gang-used", [("GANG504", "preemptionPolicy")])
+    ]

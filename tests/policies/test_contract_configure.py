@@ -8,13 +8,14 @@ import jsonschema
 from google.protobuf import json_format
 
 from gpufleet.policypack.report import parse
-
 from tests.policies.builders import kueue_chart_props, kueue_config_yaml, volcano_job
 from tests.policies.harness import PACK_DIR, Resource
 
 CI_CONFIG = PACK_DIR / "ci.json"
 BAD_JOB = Resource.of(volcano_job(replicas=4, min_available=2))
-KUEUE_CHART = Resource("kubernetes:helm.sh/v4:Chart", "kueue", kueue_chart_props(kueue_config_yaml("15m", backoff_limit=None)))
+KUEUE_CHART = Resource(
+    "kubernetes:helm.sh/v4:Chart", "kueue", kueue_chart_props(kueue_config_yaml("15m", backoff_limit=None))
+)
 
 
 def by_policy(diagnostics):
@@ -32,14 +33,21 @@ def test_a_warning_rule_can_be_made_mandatory(configured, pack):
     assert by_policy(pack.analyze_stack([KUEUE_CHART]))["gang503-no-requeue-backoff-limit-stack"][0] == "advisory"
     with configured({"gang503-no-requeue-backoff-limit-stack": "mandatory"}) as pack:
         level, found = by_policy(pack.analyze_stack([KUEUE_CHART]))["gang503-no-requeue-backoff-limit-stack"]
-    assert (level, found) == ("mandatory", [("GANG503", "values.managerConfig.controllerManagerConfigYaml.waitForPodsReady")])
+    assert (level, found) == (
+        "mandatory",
+        [("GANG503", "values.managerConfig.controllerManagerConfigYaml.waitForPodsReady")],
+    )
 
 
 def test_the_cold_start_floor_setting_reaches_the_rule(pack, configured):
     assert "gang502-wait-for-pods-ready-timeout-below-floor-stack" not in by_policy(pack.analyze_stack([KUEUE_CHART]))
     with configured({"gang502-wait-for-pods-ready-timeout-below-floor-stack": {"coldStartFloorSeconds": 3600}}) as pack:
-        level, found = by_policy(pack.analyze_stack([KUEUE_CHART]))["gang502-wait-for-pods-ready-timeout-below-floor-stack"]
-    assert level == "mandatory" and found == [("GANG502", "values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout")]
+        level, found = by_policy(pack.analyze_stack([KUEUE_CHART]))[
+            "gang502-wait-for-pods-ready-timeout-below-floor-stack"
+        ]
+    assert level == "mandatory" and found == [
+        ("GANG502", "values.managerConfig.controllerManagerConfigYaml.waitForPodsReady.timeout")
+    ]
 
 
 def test_a_fleet_model_setting_turns_the_fleet_rules_on(pack, configured):

@@ -36,7 +36,11 @@ def test_an_allowed_fixture_gets_no_violation_of_its_rule(configured, code):
 def test_each_resource_alone_gets_the_engines_findings_of_that_object_alone(configured, code):
     with configured(cases.pack_config(code)) as pack:
         own = cases.policy_names(code)
-        found = sorted(pair for r in cases.resources(code, "disallowed.yaml") for d in pack.analyze(r) if d.policy in own
-                       for pair in d.violations)
+        found = sorted(
+            pair
+            for r in cases.resources(code, "disallowed.yaml")
+            for d in pack.analyze(r)
+            if d.policy in own
+            for pair in d.violations
+        )
     assert found == cases.engine_findings(code, "disallowed.yaml", alone=True)
-

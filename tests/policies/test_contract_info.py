@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from pulumi.runtime.proto import analyzer_pb2 as apb
 
-from gpufleet.rules import registry
 from gpufleet.fleetctx.settings import option_names
 from gpufleet.policypack.build import CONFIG_PROPERTIES
 from gpufleet.policypack.report import default_level
-from pulumi.runtime.proto import analyzer_pb2 as apb
-
+from gpufleet.rules import registry
 from tests.policies.harness import LEVEL_NAMES
 
 
@@ -31,6 +30,10 @@ def test_each_rules_policies_carry_its_default_level_and_the_config_schema(pack,
     for policy in policies:
         assert LEVEL_NAMES[policy.enforcementLevel] == default_level(rule).value
         own = set(option_names(rule.options)) if rule.options is not None else set()
-        assert set(policy.configSchema.properties) == set(CONFIG_PROPERTIES) | own  # the pack's settings + the rule's options
-        kind = apb.PolicyType.POLICY_TYPE_STACK if policy.name.endswith("-stack") else apb.PolicyType.POLICY_TYPE_RESOURCE
+        assert (
+            set(policy.configSchema.properties) == set(CONFIG_PROPERTIES) | own
+        )  # the pack's settings + the rule's options
+        kind = (
+            apb.PolicyType.POLICY_TYPE_STACK if policy.name.endswith("-stack") else apb.PolicyType.POLICY_TYPE_RESOURCE
+        )
         assert policy.policy_type == kind

@@ -6,10 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from gpufleet.rules import engine, registry
 from gpufleet.policypack.build import policy_name
 from gpufleet.policypack.props import plain
-
+from gpufleet.rules import engine, registry
 from tests.policies import cases
 from tests.policies.builders import volcano_job
 from tests.policies.harness import Resource
@@ -41,7 +40,9 @@ def test_remediating_a_disallowed_fixture_returns_the_engines_fix_which_then_pas
 def test_remediation_runs_only_at_level_remediate(pack):
     bad = Resource.of(volcano_job(replicas=4, min_available=2))
     assert pack.remediate(bad) == []  # default levels: mandatory, so Analyze reports instead
-    assert [d.violations for d in pack.analyze(bad) if d.policy == "gang001-min-below-replicas"] == [[("GANG001", "spec.minAvailable")]]
+    assert [d.violations for d in pack.analyze(bad) if d.policy == "gang001-min-below-replicas"] == [
+        [("GANG001", "spec.minAvailable")]
+    ]
 
 
 def test_a_remediated_resource_keeps_the_fields_it_had_and_changes_only_the_fix(configured):

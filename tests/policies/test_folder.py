@@ -14,8 +14,9 @@ from tests.policies.harness import PACK_DIR
 
 @pytest.mark.parametrize("name", FILES)
 def test_the_repository_pack_folder_is_what_the_command_writes_with_virtualenv_venv(name):
-    assert (PACK_DIR / name).read_text() == contents("venv")[name], \
+    assert (PACK_DIR / name).read_text() == contents("venv")[name], (
         f"policies/{name} is stale: run gpufleet policy-pack policies --virtualenv venv"
+    )
 
 
 def test_by_default_the_folder_names_the_virtualenv_gpufleet_runs_in(tmp_path, capsys):

@@ -9,21 +9,25 @@ values instead.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
 from gpufleet.policypack import charts
-
 from tests.policies.harness import Resource
 
-capture = pytest.importorskip("tests.program.capture", reason="tests/program/capture.py (the mocked program) is not there yet")
+capture = pytest.importorskip(
+    "tests.program.capture", reason="tests/program/capture.py (the mocked program) is not there yet"
+)
 STACKS = capture.stack_names()
 
 
-@lru_cache(maxsize=None)
+@cache
 def resources(stack):
-    return tuple(Resource(r["type"], r["name"], r["inputs"], r.get("parent") or "", r["urn"]) for r in capture.capture_program(stack))
+    return tuple(
+        Resource(r["type"], r["name"], r["inputs"], r.get("parent") or "", r["urn"])
+        for r in capture.capture_program(stack)
+    )
 
 
 @pytest.fixture(params=STACKS)

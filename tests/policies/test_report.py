@@ -5,23 +5,45 @@ from __future__ import annotations
 import pytest
 from pulumi_policy import EnforcementLevel
 
+from gpufleet.policypack import report
 from gpufleet.rules import registry
 from gpufleet.rules.api import Finding, Severity
-from gpufleet.policypack import report
 
 
-def finding(code="GANG001", path="spec.minAvailable", namespace="research", name="train", fix="set minAvailable to 4", waived=False):
-    return Finding(code=code, name="min-below-replicas", severity=Severity.ERROR, path=path, message="minAvailable 2 is below 4 replicas",
-                   fix=fix, api_version="batch.volcano.sh/v1alpha1", kind="Job", namespace=namespace, object_name=name, waived=waived)
+def finding(
+    code="GANG001",
+    path="spec.minAvailable",
+    namespace="research",
+    name="train",
+    fix="set minAvailable to 4",
+    waived=False,
+):
+    return Finding(
+        code=code,
+        name="min-below-replicas",
+        severity=Severity.ERROR,
+        path=path,
+        message="minAvailable 2 is below 4 replicas",
+        fix=fix,
+        api_version="batch.volcano.sh/v1alpha1",
+        kind="Job",
+        namespace=namespace,
+        object_name=name,
+        waived=waived,
+    )
 
 
 def test_a_violation_message_names_code_rule_object_path_message_and_fix():
     text = report.message(finding())
-    assert text == ("GANG001 min-below-replicas: Job research/train at `spec.minAvailable`: "
-                    "minAvailable 2 is below 4 replicas. Fix: set minAvailable to 4")
+    assert text == (
+        "GANG001 min-below-replicas: Job research/train at `spec.minAvailable`: "
+        "minAvailable 2 is below 4 replicas. Fix: set minAvailable to 4"
+    )
 
 
-@pytest.mark.parametrize("namespace, name, label", [(None, "gang-high", "Job gang-high"), ("ns", None, "Job ns/<unnamed>")])
+@pytest.mark.parametrize(
+    "namespace, name, label", [(None, "gang-high", "Job gang-high"), ("ns", None, "Job ns/<unnamed>")]
+)
 def test_the_object_label_works_without_a_namespace_or_name(namespace, name, label):
     assert report.object_label(finding(namespace=namespace, name=name)) == label
 

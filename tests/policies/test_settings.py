@@ -7,9 +7,8 @@ import json
 import pulumi.runtime.config as pulumi_config
 import pytest
 
-from gpufleet.rules.platform.gang502_wait_for_pods_ready_timeout_below_floor import Gang502Options
 from gpufleet.policypack import settings
-
+from gpufleet.rules.platform.gang502_wait_for_pods_ready_timeout_below_floor import Gang502Options
 from tests.policies.harness import REPO
 
 DEV_MODEL = "stacks/dev.fleet.yaml"
@@ -24,6 +23,7 @@ def stack_config(monkeypatch):
 
     def apply(values):
         monkeypatch.setenv("PULUMI_CONFIG", json.dumps(values))
+
     apply({})
     return apply
 
@@ -59,16 +59,22 @@ def test_unreserved_keys_are_passed_to_the_rule_as_options(stack_config):
     assert ctx.options_for("GANG502", Gang502Options).floor_seconds == 1200
 
 
-@pytest.mark.parametrize("config, message", [
-    ({"floorSecs": 1200}, r"options\.GANG502\.floorSecs: unknown option \(fix: use one of floorSeconds\)"),
-    ({"floorSeconds": "20m"}, r"options\.GANG502\.floorSeconds: Input should be a valid integer"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ({"floorSecs": 1200}, r"options\.GANG502\.floorSecs: unknown option \(fix: use one of floorSeconds\)"),
+        ({"floorSeconds": "20m"}, r"options\.GANG502\.floorSeconds: Input should be a valid integer"),
+    ],
+)
 def test_a_mistyped_or_unknown_rule_option_is_an_error_naming_the_key(stack_config, config, message):
     with pytest.raises(settings.SettingsError, match=message):
         settings.check_context("GANG502", config)
 
+
 def test_a_missing_model_file_is_a_clear_error_naming_the_setting_and_the_paths_tried(stack_config):
-    with pytest.raises(settings.SettingsError, match=r"fleetModel: stacks/nope.yaml does not exist \(tried .*nope.yaml"):
+    with pytest.raises(
+        settings.SettingsError, match=r"fleetModel: stacks/nope.yaml does not exist \(tried .*nope.yaml"
+    ):
         settings.check_context("GANG402", {"fleetModel": "stacks/nope.yaml"})
 
 

@@ -6,16 +6,23 @@ from dataclasses import dataclass
 
 import pytest
 
-from gpufleet.rules import registry
 from gpufleet.policypack import stack
+from gpufleet.rules import registry
 
 
-@pytest.mark.parametrize("code, scopes", [
-    ("GANG501", ("charts",)), ("GANG505", ("charts",)),
-    ("GANG504", ("objects",)), ("GANG001", ("objects",)),
-    ("GANG104", ("run",)),
-    ("GANG301", ()), ("GANG402", ()), ("GANG601", ()),
-])
+@pytest.mark.parametrize(
+    "code, scopes",
+    [
+        ("GANG501", ("charts",)),
+        ("GANG505", ("charts",)),
+        ("GANG504", ("objects",)),
+        ("GANG001", ("objects",)),
+        ("GANG104", ("run",)),
+        ("GANG301", ()),
+        ("GANG402", ()),
+        ("GANG601", ()),
+    ],
+)
 def test_stack_scopes_follow_what_the_rule_reads(code, scopes):
     assert stack.scopes(registry.get(code)) == scopes
 

@@ -28,7 +28,7 @@ PROGRAM = REPO / "__main__.py"
 
 def stack_names() -> list[str]:
     """The stacks with a settings file in stacks/ (``Pulumi.<stack>.yaml``)."""
-    return sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (REPO / "stacks").glob("Pulumi.*.yaml"))
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (REPO / "stacks").glob("Pulumi.*.yaml"))
 
 
 def stack_config(stack: str) -> dict[str, Any]:

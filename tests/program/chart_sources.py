@@ -119,13 +119,18 @@ def _mounts(text: str) -> list[tuple[str, str, bool]]:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         stripped = line.strip()
-        kind = "Secret" if stripped in ("secret:", "secretRef:", "secretKeyRef:") else \
-            "ConfigMap" if stripped in ("configMap:", "configMapRef:", "configMapKeyRef:") else None
+        kind = (
+            "Secret"
+            if stripped in ("secret:", "secretRef:", "secretKeyRef:")
+            else "ConfigMap"
+            if stripped in ("configMap:", "configMapRef:", "configMapKeyRef:")
+            else None
+        )
         if kind is None:
             continue
         indent = len(line) - len(line.lstrip())
         block = []
-        for nxt in lines[i + 1:]:
+        for nxt in lines[i + 1 :]:
             if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
                 break
             block.append(nxt.strip())
@@ -137,10 +142,14 @@ def _mounts(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
-def read_chart(directory: Path, release: str, namespace: str, overrides: dict[str, Any] | None = None) -> list[Document]:
+def read_chart(
+    directory: Path, release: str, namespace: str, overrides: dict[str, Any] | None = None
+) -> list[Document]:
     values = yaml.safe_load((directory / "values.yaml").read_text(encoding="utf-8")) or {}
     _merge(values, overrides or {})
-    chart = Chart(yaml.safe_load((directory / "Chart.yaml").read_text(encoding="utf-8"))["name"], release, namespace, values)
+    chart = Chart(
+        yaml.safe_load((directory / "Chart.yaml").read_text(encoding="utf-8"))["name"], release, namespace, values
+    )
     docs = []
     for path in sorted((directory / "templates").rglob("*.yaml")):
         kept = "\n".join(_keep_lines(chart, path.read_text(encoding="utf-8")))
@@ -150,8 +159,13 @@ def read_chart(directory: Path, release: str, namespace: str, overrides: dict[st
             name = re.search(r"^metadata:\s*\n(?:[ \t]+.*\n)*?[ \t]+name:\s*(\S+)", text + "\n", re.M)
             if not kind:
                 continue
-            doc = Document(str(path.relative_to(directory)), kind.group(1), name.group(1).strip("'\"") if name else None,
-                           "helm.sh/hook" in text, text)
+            doc = Document(
+                str(path.relative_to(directory)),
+                kind.group(1),
+                name.group(1).strip("'\"") if name else None,
+                "helm.sh/hook" in text,
+                text,
+            )
             if doc.kind in WORKLOAD_KINDS:
                 doc.mounts = _mounts(text)
             docs.append(doc)

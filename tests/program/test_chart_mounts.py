@@ -10,8 +10,6 @@ nothing: every Secret or ConfigMap a chart workload mounts without
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from gpufleet.model import load_model
@@ -22,8 +20,12 @@ from tests.program.chart_sources import Document, read_chart
 
 CHARTS = {"kueue": "kueue-0.19.2", "volcano": "volcano-1.15.1"}
 DROPPED_HOOKS = {
-    "volcano": {("ServiceAccount", "volcano-admission-init"), ("Role", "volcano-admission-init"),
-                ("RoleBinding", "volcano-admission-init-role"), ("Job", "volcano-admission-init")},
+    "volcano": {
+        ("ServiceAccount", "volcano-admission-init"),
+        ("Role", "volcano-admission-init"),
+        ("RoleBinding", "volcano-admission-init-role"),
+        ("Job", "volcano-admission-init"),
+    },
     "kueue": set(),
 }
 """What Chart v4 drops: Volcano's admission-init hook (it only makes ``volcano-admission-secret``, which the stack creates)."""
@@ -51,8 +53,13 @@ def _made_by_stack(stack: str) -> set[tuple[str, str]]:
 
 def _missing(docs: list[Document], extra: set[tuple[str, str]]) -> list[str]:
     made = {(d.kind, d.name) for d in docs if not d.hook} | extra
-    return [f"{d.file}: {d.kind} {d.name} mounts {kind} {name}"
-            for d in docs if not d.hook for kind, name, optional in d.mounts if not optional and (kind, name) not in made]
+    return [
+        f"{d.file}: {d.kind} {d.name} mounts {kind} {name}"
+        for d in docs
+        if not d.hook
+        for kind, name, optional in d.mounts
+        if not optional and (kind, name) not in made
+    ]
 
 
 @pytest.mark.parametrize("stack", stack_names())
@@ -65,7 +72,8 @@ def test_every_mount_of_a_chart_workload_is_made_by_a_non_hook_template_or_the_s
 
 def test_without_the_stacks_secret_the_volcano_admission_pods_would_never_start():
     assert _missing(_chart("dev", "volcano"), set()) == [
-        "templates/admission.yaml: Deployment volcano-admission mounts Secret volcano-admission-secret"]
+        "templates/admission.yaml: Deployment volcano-admission mounts Secret volcano-admission-secret"
+    ]
 
 
 @pytest.mark.parametrize("engine", sorted(CHARTS))
@@ -85,15 +93,23 @@ def test_the_volcano_webhooks_get_their_ca_bundle_from_the_admission_binary_not_
     assert "--ca-cert-file=/admission.local.config/certificates/ca.crt" in admission.text
 
 
-@pytest.mark.parametrize("expr, expected", [
-    (".Values.on", True), ("not .Values.on", False), (".Values.off", False),
-    ("and .Values.on (not .Values.off)", True), ("and .Values.off (.Capabilities.APIVersions.Has \"x/v1\")", False),
-    ("and .Values.on (.Capabilities.APIVersions.Has \"x/v1\")", None),
-    ('.Values.admissions | regexMatch "/jobs/validate"', True), ('.Values.admissions | regexMatch "/pods/mutate"', False),
-    ("eq .Values.on true", None),
-])
+@pytest.mark.parametrize(
+    "expr, expected",
+    [
+        (".Values.on", True),
+        ("not .Values.on", False),
+        (".Values.off", False),
+        ("and .Values.on (not .Values.off)", True),
+        ("and .Values.off (.Capabilities.APIVersions.Has \"x/v1\")", False),
+        ("and .Values.on (.Capabilities.APIVersions.Has \"x/v1\")", None),
+        ('.Values.admissions | regexMatch "/jobs/validate"', True),
+        ('.Values.admissions | regexMatch "/pods/mutate"', False),
+        ("eq .Values.on true", None),
+    ],
+)
 def test_the_reading_decides_value_conditions_and_keeps_the_rest(expr, expected):
     from tests.program.chart_sources import Chart, _condition
+
     chart = Chart("c", "r", "ns", {"on": True, "off": False, "admissions": "/jobs/mutate,/jobs/validate"})
     assert _condition(chart, expr) is expected
 

@@ -19,8 +19,10 @@ import pytest
 from tests.program.capture import run_stack, stack_config, stack_names
 from tests.program.install_order import ancestors_closure, creation_order
 
-WEBHOOK_TYPES = ("kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
-                 "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration")
+WEBHOOK_TYPES = (
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration",
+    "kubernetes:admissionregistration.k8s.io/v1:MutatingWebhookConfiguration",
+)
 ENGINE_GROUPS = {"kueue.x-k8s.io": "kueue", "scheduling.volcano.sh": "volcano", "scheduling.x-k8s.io": "coscheduling"}
 VARIANTS = [(stack, {}) for stack in stack_names()] + [("dev", {"gpufleet:certManager": True})]
 
@@ -46,6 +48,7 @@ def _of_type(resources, suffix: str) -> list[dict[str, Any]]:
 def _charts(resources) -> dict[str, dict[str, Any]]:
     def engine(chart: str) -> str:
         return "volcano" if "volcano" in chart else "coscheduling" if "scheduler-plugins" in chart else "kueue"
+
     return {engine(r["inputs"]["chart"]): r for r in _of_type(resources, ":helm.sh/v4:Chart")}
 
 
@@ -67,7 +70,9 @@ def test_every_namespaced_object_comes_after_its_namespace_which_the_stack_creat
 def test_every_engine_custom_resource_comes_after_its_chart(graph):
     resources, before, _ = graph
     charts = _charts(resources)
-    custom = [(r, ENGINE_GROUPS[g]) for r in resources for g in ENGINE_GROUPS if r["type"].startswith(f"kubernetes:{g}/")]
+    custom = [
+        (r, ENGINE_GROUPS[g]) for r in resources for g in ENGINE_GROUPS if r["type"].startswith(f"kubernetes:{g}/")
+    ]
     assert {engine for _, engine in custom} == set(charts) - {"coscheduling"}  # users create the plugin's PodGroups
     for r, engine in custom:
         assert charts[engine]["urn"] in before[r["urn"]], f"{r['name']} may be created before the {engine} chart"
@@ -79,19 +84,31 @@ def test_the_webhook_configurations_come_after_their_backend_and_both_charts(gra
     for hook_config in [r for r in resources if r["type"] in WEBHOOK_TYPES]:
         for hook in hook_config["inputs"]["webhooks"]:
             service = hook["clientConfig"]["service"]
-            backend = [r for r in resources if r["type"].endswith((":apps/v1:Deployment", ":core/v1:Service"))
-                       and _meta(r).get("namespace") == service["namespace"]]
+            backend = [
+                r
+                for r in resources
+                if r["type"].endswith((":apps/v1:Deployment", ":core/v1:Service"))
+                and _meta(r).get("namespace") == service["namespace"]
+            ]
             assert {r["type"].rsplit(":", 1)[1] for r in backend} == {"Deployment", "Service"}
             for r in backend:
-                assert r["urn"] in hook_config["dependencies"], f"{hook_config['name']} is not deleted before {r['name']}"
+                assert r["urn"] in hook_config["dependencies"], (
+                    f"{hook_config['name']} is not deleted before {r['name']}"
+                )
         assert {c["urn"] for c in charts.values()} <= before[hook_config["urn"]]
 
 
 def test_the_volcano_admission_secret_exists_before_the_volcano_chart(graph):
     resources, before, _ = graph
     chart = _charts(resources)["volcano"]
-    writers = [r for r in resources if _meta(r).get("name") == "volcano-admission-secret" and r["type"].endswith(":Secret")]
-    writers += [r for r in _of_type(resources, ":Certificate") if r["inputs"]["spec"].get("secretName") == "volcano-admission-secret"]
+    writers = [
+        r for r in resources if _meta(r).get("name") == "volcano-admission-secret" and r["type"].endswith(":Secret")
+    ]
+    writers += [
+        r
+        for r in _of_type(resources, ":Certificate")
+        if r["inputs"]["spec"].get("secretName") == "volcano-admission-secret"
+    ]
     assert len(writers) == 1
     assert writers[0]["urn"] in before[chart["urn"]]
 

@@ -26,7 +26,9 @@ def registered_kinds(stack: str, config: dict | None = None) -> Counter:
         provider, group, kind = resource["type"].split(":", 2)
         if provider != "kubernetes":
             continue
-        label = "Helm chart" if kind == "Chart" else "Volcano Queue" if group.startswith("scheduling.volcano.sh/") else kind
+        label = (
+            "Helm chart" if kind == "Chart" else "Volcano Queue" if group.startswith("scheduling.volcano.sh/") else kind
+        )
         kinds[label] += 1
     return kinds
 
@@ -49,10 +51,17 @@ def test_the_plan_lists_every_kubernetes_object_the_stack_creates(stack, capsys)
 
 def test_prod_counts_the_gang_alerts_and_the_controller_with_the_stacks_settings(capsys):
     plan = plan_json("prod", capsys)
-    assert plan["stack"] == {"name": "prod", "file": str(REPO / "stacks" / "Pulumi.prod.yaml"),
-                             "prometheusOperator": True, "certManager": True, "enginesInstalled": False}
+    assert plan["stack"] == {
+        "name": "prod",
+        "file": str(REPO / "stacks" / "Pulumi.prod.yaml"),
+        "prometheusOperator": True,
+        "certManager": True,
+        "enginesInstalled": False,
+    }
     assert plan["objects"]["PodMonitor"] >= 1 and plan["objects"]["PrometheusRule"] >= 1
-    assert {"Deployment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ServiceMonitor"} <= set(plan["objects"])
+    assert {"Deployment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ServiceMonitor"} <= set(
+        plan["objects"]
+    )
 
 
 def test_a_model_no_stack_names_is_counted_with_the_stack_defaults(tmp_path, capsys):
@@ -72,7 +81,9 @@ def test_with_the_engines_installed_the_plan_lists_no_chart_and_what_the_stack_c
     model = tmp_path / "model.fleet.yaml"
     model.write_text((REPO / config["gpufleet:model"]).read_text())
     (tmp_path / f"Pulumi.{stack}.yaml").write_text(
-        "config:\n" + "".join(f"  {k}: {'model.fleet.yaml' if k == 'gpufleet:model' else v!r}\n" for k, v in config.items()))
+        "config:\n"
+        + "".join(f"  {k}: {'model.fleet.yaml' if k == 'gpufleet:model' else v!r}\n" for k, v in config.items())
+    )
     assert run(["plan", str(model), "--format", "json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["stack"]["enginesInstalled"] is True

@@ -30,10 +30,19 @@ def expected_types(stack: str) -> Counter:
     model = load_model(REPO / stack_config(stack)["gpufleet:model"])
     rendered = render_all(model)
     engines = 1 + (rendered.volcano_values is not None) + (rendered.coscheduling_values is not None)
-    counts = Counter(f"kubernetes:{CORE_GROUPS.get(o.manifest['apiVersion'], o.manifest['apiVersion'])}:{o.manifest['kind']}"
-                     for o in rendered.objects)
-    counts.update({"gpufleet:fleet:GpuFleet": 1, "gpufleet:kueue:Kueue": 1, "gpufleet:quota:FleetQuota": 1,
-                   "kubernetes:core/v1:Namespace": engines, "kubernetes:helm.sh/v4:Chart": engines})
+    counts = Counter(
+        f"kubernetes:{CORE_GROUPS.get(o.manifest['apiVersion'], o.manifest['apiVersion'])}:{o.manifest['kind']}"
+        for o in rendered.objects
+    )
+    counts.update(
+        {
+            "gpufleet:fleet:GpuFleet": 1,
+            "gpufleet:kueue:Kueue": 1,
+            "gpufleet:quota:FleetQuota": 1,
+            "kubernetes:core/v1:Namespace": engines,
+            "kubernetes:helm.sh/v4:Chart": engines,
+        }
+    )
     if rendered.volcano_values is not None:
         counts["gpufleet:volcano:Volcano"] = 1
         counts.update(volcano_admission_types(stack))
@@ -54,9 +63,14 @@ def gang_alert_types(stack: str, model) -> Counter:
     return counts
 
 
-
-PULUMI_TLS = ("tls:index/privateKey:PrivateKey", "tls:index/privateKey:PrivateKey", "tls:index/selfSignedCert:SelfSignedCert",
-              "tls:index/certRequest:CertRequest", "tls:index/locallySignedCert:LocallySignedCert", "kubernetes:core/v1:Secret")
+PULUMI_TLS = (
+    "tls:index/privateKey:PrivateKey",
+    "tls:index/privateKey:PrivateKey",
+    "tls:index/selfSignedCert:SelfSignedCert",
+    "tls:index/certRequest:CertRequest",
+    "tls:index/locallySignedCert:LocallySignedCert",
+    "kubernetes:core/v1:Secret",
+)
 
 
 def _cert_manager(stack: str) -> bool:
@@ -77,8 +91,11 @@ def controller_types(stack: str, model) -> Counter:
         return Counter()
     config = stack_config(stack)
     cert_manager = str(config.get("gpufleet:certManager", "false")).lower() == "true"
-    settings = ControllerSettings(image="x", cert_manager=cert_manager,
-                                  prometheus_operator=str(config.get("gpufleet:prometheusOperator", "false")).lower() == "true")
+    settings = ControllerSettings(
+        image="x",
+        cert_manager=cert_manager,
+        prometheus_operator=str(config.get("gpufleet:prometheusOperator", "false")).lower() == "true",
+    )
     manifests = render_controller(model, settings).values()
     counts = Counter(f"kubernetes:{CORE_GROUPS.get(m['apiVersion'], m['apiVersion'])}:{m['kind']}" for m in manifests)
     counts.update(admission_policy_types(model))
@@ -93,16 +110,34 @@ def admission_policy_types(model) -> Counter:
     second pair denies its blank waiver), and the ConfigMap of the params they read (counted from the rule registry)."""
     if model.controller.enforcement == "webhook":
         return Counter()
-    pairs = sum((1 + (rule.severity is Severity.WARNING)) * len(policy_forms(rule.cel))  # a form in parts: per part
-                for rule in all_rules() if rule.cel is not None)
+    pairs = sum(
+        (1 + (rule.severity is Severity.WARNING)) * len(policy_forms(rule.cel))  # a form in parts: per part
+        for rule in all_rules()
+        if rule.cel is not None
+    )
     group = "kubernetes:admissionregistration.k8s.io/v1"
-    return Counter({f"{group}:ValidatingAdmissionPolicy": pairs, f"{group}:ValidatingAdmissionPolicyBinding": pairs,
-                    "kubernetes:core/v1:ConfigMap": 1})
+    return Counter(
+        {
+            f"{group}:ValidatingAdmissionPolicy": pairs,
+            f"{group}:ValidatingAdmissionPolicyBinding": pairs,
+            "kubernetes:core/v1:ConfigMap": 1,
+        }
+    )
 
 
-POLICIES = {"gpufleet-gang001", "gpufleet-gang002", "gpufleet-gang004", "gpufleet-gang110", "gpufleet-gang201",
-            "gpufleet-gang203", "gpufleet-gang203-blank-waiver", "gpufleet-gang205", "gpufleet-gang206",
-            "gpufleet-gang206-blank-waiver", "gpufleet-gang804"}
+POLICIES = {
+    "gpufleet-gang001",
+    "gpufleet-gang002",
+    "gpufleet-gang004",
+    "gpufleet-gang110",
+    "gpufleet-gang201",
+    "gpufleet-gang203",
+    "gpufleet-gang203-blank-waiver",
+    "gpufleet-gang205",
+    "gpufleet-gang206",
+    "gpufleet-gang206-blank-waiver",
+    "gpufleet-gang804",
+}
 """The admission policies of the rules with a CEL form today (more may come: the test wants these at least)."""
 
 
@@ -133,8 +168,11 @@ def test_the_stack_has_one_cluster_queue_per_kueue_team_and_one_local_queue_per_
     teams = [t for t in model.teams if kueue_pools & set(t.quota)]
     registered = capture_program(stack)
     queues = {r["inputs"]["metadata"]["name"] for r in registered if r["type"].endswith(":ClusterQueue")}
-    local = {(r["inputs"]["metadata"]["namespace"], r["inputs"]["spec"]["clusterQueue"])
-             for r in registered if r["type"].endswith(":LocalQueue")}
+    local = {
+        (r["inputs"]["metadata"]["namespace"], r["inputs"]["spec"]["clusterQueue"])
+        for r in registered
+        if r["type"].endswith(":LocalQueue")
+    }
     assert queues == {t.name for t in teams}
     assert local == {(ns, t.name) for t in teams for ns in kueue_namespaces(model, t)}
 
@@ -145,7 +183,8 @@ def test_the_stack_exports_its_queue_names_and_chart_versions(stack):
     outputs = run_stack(stack).exports
     assert outputs["fleet"] == model.name
     assert sorted(outputs["clusterQueues"]) == sorted(
-        o.manifest["metadata"]["name"] for o in render_all(model).objects if o.manifest["kind"] == "ClusterQueue")
+        o.manifest["metadata"]["name"] for o in render_all(model).objects if o.manifest["kind"] == "ClusterQueue"
+    )
     assert outputs["chartVersions"]["kueue"] == model.engines.kueue.chart_version
 
 
@@ -186,7 +225,13 @@ def test_a_missing_model_file_names_the_file_and_the_setting(tmp_path):
 
 def test_the_controller_image_and_digest_come_from_stack_config():
     digest = "sha256:" + "0f" * 32
-    config = {**stack_config("dev"), "gpufleet:controllerImage": "registry.example/gac:9.9", "gpufleet:controllerImageDigest": digest}
+    config = {
+        **stack_config("dev"),
+        "gpufleet:controllerImage": "registry.example/gac:9.9",
+        "gpufleet:controllerImageDigest": digest,
+    }
     registered = run_stack("dev", config).registered
     deployment = next(r for r in registered if r.type == "kubernetes:apps/v1:Deployment")
-    assert deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"] == f"registry.example/gac:9.9@{digest}"
+    assert (
+        deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"] == f"registry.example/gac:9.9@{digest}"
+    )

@@ -51,13 +51,16 @@ def test_the_controller_registered_at_a_url_serves_with_the_given_certificate(tm
     assert set(data["value"]) == {"tls.crt", "tls.key", "ca.crt"}
 
 
-@pytest.mark.parametrize("config, words", [
-    ({"controllerTlsDir": "absent-folder"}, ["gpufleet:controllerTlsDir", "does not exist"]),
-    ({"controllerUrl": "http://127.0.0.1:9443"}, ["gpufleet:controllerUrl", "https://"]),
-    ({"kueueChartPath": "no/such/chart"}, ["gpufleet:kueueChartPath", "does not exist"]),
-    ({"controllerTlsDir": "{tmp}", "certManager": "true"}, ["controllerTlsDir", "certManager", "keep one"]),
-    ({"controllerTlsDir": "{tmp}"}, ["tls.crt", "tls.key", "ca.crt", "fix"]),
-])
+@pytest.mark.parametrize(
+    "config, words",
+    [
+        ({"controllerTlsDir": "absent-folder"}, ["gpufleet:controllerTlsDir", "does not exist"]),
+        ({"controllerUrl": "http://127.0.0.1:9443"}, ["gpufleet:controllerUrl", "https://"]),
+        ({"kueueChartPath": "no/such/chart"}, ["gpufleet:kueueChartPath", "does not exist"]),
+        ({"controllerTlsDir": "{tmp}", "certManager": "true"}, ["controllerTlsDir", "certManager", "keep one"]),
+        ({"controllerTlsDir": "{tmp}"}, ["tls.crt", "tls.key", "ca.crt", "fix"]),
+    ],
+)
 def test_a_bad_stack_setting_names_the_key_and_the_fix_and_registers_nothing(tmp_path, config, words):
     config = {k: v.replace("{tmp}", str(tmp_path)) for k, v in config.items()}
     with pytest.raises(pulumi.RunError) as caught:

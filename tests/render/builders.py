@@ -12,17 +12,32 @@ from typing import Any
 from gpufleet.model import Fleet, parse_model
 
 
-def pool(name: str = "h100", system: str = "kueue", nodes: int = 10, gpus: int = 8, cpu: int = 192,
-         memory: str = "1920Gi", **extra: Any) -> dict[str, Any]:
-    out = {"name": name, "system": system, "nodeCount": nodes,
-           "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
-           "nodeLabels": {"gpufleet.dev/pool": name, **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {})}}
+def pool(
+    name: str = "h100",
+    system: str = "kueue",
+    nodes: int = 10,
+    gpus: int = 8,
+    cpu: int = 192,
+    memory: str = "1920Gi",
+    **extra: Any,
+) -> dict[str, Any]:
+    out = {
+        "name": name,
+        "system": system,
+        "nodeCount": nodes,
+        "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
+        "nodeLabels": {
+            "gpufleet.dev/pool": name,
+            **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {}),
+        },
+    }
     out.update(extra)
     return out
 
 
-def quota(nominal: int | str, borrowing: int | str | None = None, lending: int | str | None = None,
-          **resources: dict) -> dict[str, Any]:
+def quota(
+    nominal: int | str, borrowing: int | str | None = None, lending: int | str | None = None, **resources: dict
+) -> dict[str, Any]:
     out: dict[str, Any] = {"nominal": nominal}
     if borrowing is not None:
         out["borrowingLimit"] = borrowing
@@ -33,8 +48,9 @@ def quota(nominal: int | str, borrowing: int | str | None = None, lending: int |
     return out
 
 
-def team(name: str, quota: dict | None = None, cohort: str | None = "ml", namespaces: list[str] | None = None,
-         **extra: Any) -> dict[str, Any]:
+def team(
+    name: str, quota: dict | None = None, cohort: str | None = "ml", namespaces: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
     out: dict[str, Any] = {"name": name, "namespaces": namespaces or [name], "quota": quota or {}}
     if cohort:
         out["cohort"] = cohort
@@ -52,10 +68,17 @@ def cohort(name: str = "ml", parent: str | None = None, quota: dict | None = Non
     return out
 
 
-def fleet(pools: list[dict] | None = None, teams: list[dict] | None = None, cohorts: list[dict] | None = None,
-          validate: bool = True, **extra: Any) -> Fleet:
+def fleet(
+    pools: list[dict] | None = None,
+    teams: list[dict] | None = None,
+    cohorts: list[dict] | None = None,
+    validate: bool = True,
+    **extra: Any,
+) -> Fleet:
     data: dict[str, Any] = {
-        "apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "test",
+        "apiVersion": "gpufleet.dev/v1alpha1",
+        "kind": "Fleet",
+        "name": "test",
         "pools": pools if pools is not None else [pool()],
         "cohorts": cohorts if cohorts is not None else [cohort()],
         "teams": teams if teams is not None else [team("research", {"h100": quota(16, 8)})],
@@ -92,4 +115,8 @@ def plan_of(model: Fleet, settings: Any = None) -> Any:
 
 def by_name(manifests: list[dict], name: str) -> dict:
     """The manifest named ``name``; a Volcano parent queue also answers to its cohort's name."""
-    return next(m for m in manifests if name in (m["metadata"]["name"], m["metadata"].get("labels", {}).get("gpufleet.dev/cohort")))
+    return next(
+        m
+        for m in manifests
+        if name in (m["metadata"]["name"], m["metadata"].get("labels", {}).get("gpufleet.dev/cohort"))
+    )

@@ -86,8 +86,15 @@ def _allowed(labels: Mapping[str, str], keys: Sequence[str]) -> dict[str, str]:
 
 def pod_samples(pod: Pod, allow: Mapping[str, Sequence[str]]) -> Iterator[Sample]:
     ids = {"namespace": pod.namespace, "pod": pod.name, "uid": pod.uid}
-    scheduled = {"host_ip": "10.0.0.1" if pod.node else "", "pod_ip": "10.1.0.1" if pod.start else "", "node": pod.node,
-                 "created_by_kind": pod.owner[0], "created_by_name": pod.owner[1], "priority_class": "", "host_network": "false"}
+    scheduled = {
+        "host_ip": "10.0.0.1" if pod.node else "",
+        "pod_ip": "10.1.0.1" if pod.start else "",
+        "node": pod.node,
+        "created_by_kind": pod.owner[0],
+        "created_by_name": pod.owner[1],
+        "priority_class": "",
+        "host_network": "false",
+    }
     yield "kube_pod_info", {**ids, **scheduled}, 1
     if allow.get("pods"):
         yield "kube_pod_labels", {**ids, **_allowed(pod.labels, allow["pods"])}, 1

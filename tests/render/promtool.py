@@ -24,8 +24,10 @@ import yaml
 from gpufleet.kubetypes.vocab import GANG_LABEL
 from tests.render import ksm
 
-SKIP_REASON = ("promtool is not installed: `bash scripts/test.sh` installs it (apt-get install -y prometheus) when run "
-               "as root with apt-get; elsewhere install Prometheus' promtool to run the alert tests")
+SKIP_REASON = (
+    "promtool is not installed: `bash scripts/test.sh` installs it (apt-get install -y prometheus) when run "
+    "as root with apt-get; elsewhere install Prometheus' promtool to run the alert tests"
+)
 
 
 def installed(binary: str, reason: str) -> str:
@@ -50,9 +52,15 @@ DEFAULT_ALLOW = {"pods": [GANG_LABEL], "nodes": ["gpufleet.dev/pool"]}
 
 def target_labels(replica: int) -> dict[str, str]:
     """Labels Prometheus gives a kube-state-metrics target found by a ServiceMonitor (replica = its pod)."""
-    return {"job": "kube-state-metrics", "instance": f"10.0.9.{replica + 1}:8080", "namespace": "kube-system",
-            "pod": f"kube-state-metrics-{replica}", "container": "kube-state-metrics", "service": "kube-state-metrics",
-            "endpoint": "http"}
+    return {
+        "job": "kube-state-metrics",
+        "instance": f"10.0.9.{replica + 1}:8080",
+        "namespace": "kube-system",
+        "pod": f"kube-state-metrics-{replica}",
+        "container": "kube-state-metrics",
+        "service": "kube-state-metrics",
+        "endpoint": "http",
+    }
 
 
 def _honor(labels: Mapping[str, str], replica: int) -> dict[str, str]:
@@ -67,18 +75,18 @@ class Series:
     items: list[dict[str, str]] = field(default_factory=list)
     allow: Mapping[str, Sequence[str]] = field(default_factory=lambda: DEFAULT_ALLOW)
 
-    def add(self, metric: str, labels: dict[str, str], values: str) -> "Series":
+    def add(self, metric: str, labels: dict[str, str], values: str) -> Series:
         body = ",".join(f'{k}="{v}"' for k, v in labels.items())
         self.items.append({"series": f"{metric}{{{body}}}", "values": values})
         return self
 
-    def ksm(self, objects: Sequence[ksm.Pod | ksm.Node], samples: int, replica: int = 0) -> "Series":
+    def ksm(self, objects: Sequence[ksm.Pod | ksm.Node], samples: int, replica: int = 0) -> Series:
         """kube-state-metrics' series for objects that do not change during the test."""
         for name, labels, value in ksm.samples(objects, self.allow):
             self.add(name, _honor(labels, replica), f"{ksm.go_float(value)}x{samples}")
         return self
 
-    def frames(self, frames: Sequence[Sequence[ksm.Pod | ksm.Node]], replica: int = 0) -> "Series":
+    def frames(self, frames: Sequence[Sequence[ksm.Pod | ksm.Node]], replica: int = 0) -> Series:
         """kube-state-metrics' series scraped once a minute, ``frames[i]`` the objects at minute i.
 
         A series that disappears gets a staleness marker, as a real scrape writes.
@@ -86,34 +94,61 @@ class Series:
         values: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
         for minute, objects in enumerate(frames):
             for name, labels, value in ksm.samples(objects, self.allow):
-                values.setdefault((name, tuple(_honor(labels, replica).items())), ["_"] * len(frames))[minute] = ksm.go_float(value)
+                values.setdefault((name, tuple(_honor(labels, replica).items())), ["_"] * len(frames))[minute] = (
+                    ksm.go_float(value)
+                )
         for (name, labels), row in values.items():
             row = [("stale" if v == "_" and i and row[i - 1] not in ("_", "stale") else v) for i, v in enumerate(row)]
             self.add(name, dict(labels), " ".join(row))
         return self
 
-    def node(self, node: str, pool: str, samples: int, **labels: str) -> "Series":
+    def node(self, node: str, pool: str, samples: int, **labels: str) -> Series:
         return self.ksm([ksm.Node(node, {"gpufleet.dev/pool": pool, **labels})], samples)
 
-    def pod(self, namespace: str, gang: str, pod: str, phase: str, samples: int, node: str = "",
-            start: int = 0, replica: int = 0) -> "Series":
+    def pod(
+        self,
+        namespace: str,
+        gang: str,
+        pod: str,
+        phase: str,
+        samples: int,
+        node: str = "",
+        start: int = 0,
+        replica: int = 0,
+    ) -> Series:
         """A gang pod in one phase for the whole test; scheduled (with a start time, a started container) when it has a node."""
         return self.ksm([gang_pod(namespace, gang, pod, phase, node, start)], samples, replica)
 
-    def steps(self, namespace: str, gang: str, pod: str, step: str, timestamp: str) -> "Series":
+    def steps(self, namespace: str, gang: str, pod: str, step: str, timestamp: str) -> Series:
         labels = {"namespace": namespace, "gang": gang, "pod": pod}
         self.add("gpufleet_training_step", labels, step)
         return self.add("gpufleet_training_step_timestamp_seconds", labels, timestamp)
 
 
-def gang_pod(namespace: str, gang: str, pod: str, phase: str, node: str = "", start: float = 0,
-             restarts: int = 0, container_start: float | None = None) -> ksm.Pod:
+def gang_pod(
+    namespace: str,
+    gang: str,
+    pod: str,
+    phase: str,
+    node: str = "",
+    start: float = 0,
+    restarts: int = 0,
+    container_start: float | None = None,
+) -> ksm.Pod:
     """A pod of ``gang`` as kube-state-metrics sees it: unscheduled without a node, else started at ``start``."""
     if not node:
         return ksm.Pod(namespace, pod, phase, {GANG_LABEL: gang}, owner=("Job", gang))
     started = start if container_start is None else container_start
-    return ksm.Pod(namespace, pod, phase, {GANG_LABEL: gang}, node, start,
-                   (ksm.Container("trainer", started, restarts),), ("Job", gang))
+    return ksm.Pod(
+        namespace,
+        pod,
+        phase,
+        {GANG_LABEL: gang},
+        node,
+        start,
+        (ksm.Container("trainer", started, restarts),),
+        ("Job", gang),
+    )
 
 
 def expand(template: str, labels: dict[str, str]) -> str:
@@ -134,19 +169,30 @@ def find_rule(rule_file: dict[str, Any], name: str, team: str, pool: str) -> dic
     """The alert ``name`` of ``team`` on ``pool`` (the fleet-wide storm alert matches any team and pool)."""
     for group in rule_file["groups"]:
         for rule in group["rules"]:
-            if rule.get("alert") == name and rule["labels"]["team"] in (team, "all") and rule["labels"]["pool"] in (pool, "all"):
+            if (
+                rule.get("alert") == name
+                and rule["labels"]["team"] in (team, "all")
+                and rule["labels"]["pool"] in (pool, "all")
+            ):
                 return rule
     raise AssertionError(f"no {name} rule for team {team} pool {pool}")
 
 
-def alert_case(rule: dict[str, Any], series: Series, minute: int, firing: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+def alert_case(
+    rule: dict[str, Any], series: Series, minute: int, firing: Sequence[tuple[str, str]] = ()
+) -> dict[str, Any]:
     """A promtool case: at ``minute``, ``rule`` fires for exactly the ``(namespace, gang)`` pairs in ``firing``."""
     expected = [alert(rule, namespace=ns, gang=gang) for ns, gang in firing]
-    return {"interval": "1m", "input_series": series.items,
-            "alert_rule_test": [{"eval_time": f"{minute}m", "alertname": rule["alert"], "exp_alerts": expected}]}
+    return {
+        "interval": "1m",
+        "input_series": series.items,
+        "alert_rule_test": [{"eval_time": f"{minute}m", "alertname": rule["alert"], "exp_alerts": expected}],
+    }
 
 
-def test_rules(tmp_path: Path, rule_file: dict[str, Any], tests: list[dict[str, Any]]) -> subprocess.CompletedProcess[str]:
+def test_rules(
+    tmp_path: Path, rule_file: dict[str, Any], tests: list[dict[str, Any]]
+) -> subprocess.CompletedProcess[str]:
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump(rule_file, sort_keys=False), encoding="utf-8")
     spec = {"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": tests}
     (tmp_path / "test.yaml").write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")

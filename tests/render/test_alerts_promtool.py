@@ -88,8 +88,11 @@ def test_a_pending_only_gang_under_contention_stays_quiet(tmp_path, name):
 
 def test_a_partially_running_gang_past_its_budget_fires_gang_partially_running(tmp_path):
     series = _running_gang(3).pod(NS, "g", "g-3", "Pending", SAMPLES)
-    _check(tmp_path, _case(series, "GangPartiallyRunning", BUDGET_MIN + 3, fires=True),
-           _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 3, fires=False))
+    _check(
+        tmp_path,
+        _case(series, "GangPartiallyRunning", BUDGET_MIN + 3, fires=True),
+        _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 3, fires=False),
+    )
 
 
 def test_a_partially_running_gang_inside_its_budget_stays_quiet(tmp_path):
@@ -105,20 +108,32 @@ def test_a_gang_whose_steps_stop_past_the_stall_window_fires_gang_step_stalled(t
 def test_a_gang_that_never_stepped_is_not_stalled_but_has_no_first_step(tmp_path):
     series = _running_gang().steps(NS, "g", "g-0", f"0x{SAMPLES}", f"0x{SAMPLES}")
     minute = max(FIRST_STEP_MIN, STALL_MIN) + 2
-    _check(tmp_path, _case(series, "GangStepStalled", minute, fires=False), _case(series, "GangNoFirstStep", minute, fires=True))
+    _check(
+        tmp_path,
+        _case(series, "GangStepStalled", minute, fires=False),
+        _case(series, "GangNoFirstStep", minute, fires=True),
+    )
 
 
 def test_a_gang_that_keeps_stepping_stays_quiet(tmp_path):
     series = _running_gang().steps(NS, "g", "g-0", f"1+1x{SAMPLES}", f"60+60x{SAMPLES}")
-    _check(tmp_path, _case(series, "GangStepStalled", 11 + STALL_MIN + 2, fires=False),
-           _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=False))
+    _check(
+        tmp_path,
+        _case(series, "GangStepStalled", 11 + STALL_MIN + 2, fires=False),
+        _case(series, "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=False),
+    )
 
 
 def test_a_gang_on_another_teams_namespace_does_not_fire_for_this_team(tmp_path):
     series = Series().node("n1", POOL, SAMPLES).pod("beta", "g", "g-0", "Running", SAMPLES, node="n1")
     expected = alert(_rule("GangNoFirstStep", team="beta"), namespace="beta", gang="g")
-    case = {"interval": "1m", "input_series": series.items,
-            "alert_rule_test": [{"eval_time": f"{FIRST_STEP_MIN + 2}m", "alertname": "GangNoFirstStep", "exp_alerts": [expected]}]}
+    case = {
+        "interval": "1m",
+        "input_series": series.items,
+        "alert_rule_test": [
+            {"eval_time": f"{FIRST_STEP_MIN + 2}m", "alertname": "GangNoFirstStep", "exp_alerts": [expected]}
+        ],
+    }
     _check(tmp_path, case)
     assert expected["exp_labels"]["team"] == "beta"
 
@@ -132,8 +147,13 @@ def _storm_case(series: Series, fires: bool) -> dict:
     rule = _rule("KueuePodsReadyTimeoutStorm")
     expected = [{"exp_labels": rule["labels"], "exp_annotations": rule["annotations"]}] if fires else []
     minute = FLEET.observability.pods_ready_timeout_storm.window // 60 + 10
-    return {"interval": "1m", "input_series": series.items,
-            "alert_rule_test": [{"eval_time": f"{minute}m", "alertname": "KueuePodsReadyTimeoutStorm", "exp_alerts": expected}]}
+    return {
+        "interval": "1m",
+        "input_series": series.items,
+        "alert_rule_test": [
+            {"eval_time": f"{minute}m", "alertname": "KueuePodsReadyTimeoutStorm", "exp_alerts": expected}
+        ],
+    }
 
 
 def test_pods_ready_timeout_evictions_above_the_model_rate_fire_the_storm_alert(tmp_path):
@@ -149,7 +169,9 @@ def test_slow_or_other_evictions_do_not_fire_the_storm_alert(tmp_path, reason, f
 
 def test_a_failing_expectation_makes_promtool_fail(tmp_path):
     """Guards the harness: promtool must reject a wrong expectation, or every quiet case above proves nothing."""
-    result = promtool.test_rules(tmp_path, RULES, [_case(_running_gang(), "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=False)])
+    result = promtool.test_rules(
+        tmp_path, RULES, [_case(_running_gang(), "GangNoFirstStep", FIRST_STEP_MIN + 2, fires=False)]
+    )
     assert result.returncode != 0
     assert "GangNoFirstStep" in result.stdout + result.stderr
 

@@ -50,6 +50,7 @@ def _stuck(series: Series, gang: str = "g", pods: int = 2, replica: int = 0) -> 
 
 # 1. The allowlist the model renders is enough: the pool join reads one label.
 
+
 def _team_on(fleet, pool: str) -> str:
     return next(t.name for t in fleet.teams if pool in t.quota and t.lifecycle != "retired")
 
@@ -60,7 +61,9 @@ def test_a_stuck_gang_fires_when_kube_state_metrics_exports_exactly_the_rendered
     rules = render_rule_file(fleet)
     team = next(t for t in fleet.teams if t.name == _team_on(fleet, pool))
     ns = team.namespaces[0]
-    node = ksm.Node("n1", {**fleet.pool(pool).node_labels, "kubernetes.io/hostname": "n1"})  # the node has all its labels
+    node = ksm.Node(
+        "n1", {**fleet.pool(pool).node_labels, "kubernetes.io/hostname": "n1"}
+    )  # the node has all its labels
     series = Series(allow=ksm.parse_allowlist(allowlist_entries(fleet))).ksm([node], SAMPLES)
     series.ksm([gang_pod(ns, "g", f"g-{i}", "Running", "n1") for i in range(2)], SAMPLES)
     minute = -(-fleet.startup_budget(fleet.pool(pool)) // 60) + FOR_MIN + 2
@@ -70,10 +73,14 @@ def test_a_stuck_gang_fires_when_kube_state_metrics_exports_exactly_the_rendered
 
 # 2. Terminal pods neither silence nor count.
 
-@pytest.mark.parametrize("left_over", [
-    gang_pod(NS, "g", "g-0-retried", "Failed", "n1"),       # a Job retry's failed pod
-    gang_pod(NS, "g", "g-initializer-0", "Succeeded", "n1"),  # a finished initializer that carries the label
-])
+
+@pytest.mark.parametrize(
+    "left_over",
+    [
+        gang_pod(NS, "g", "g-0-retried", "Failed", "n1"),  # a Job retry's failed pod
+        gang_pod(NS, "g", "g-initializer-0", "Succeeded", "n1"),  # a finished initializer that carries the label
+    ],
+)
 def test_a_terminal_pod_left_in_the_gang_does_not_silence_gang_no_first_step(tmp_path, left_over):
     series = _stuck(Series().node("n1", POOL, SAMPLES)).ksm([left_over], SAMPLES)
     _check(tmp_path, alert_case(_rule("GangNoFirstStep"), series, FIRST_STEP_MIN + 2, [(NS, "g")]))
@@ -93,23 +100,29 @@ def test_a_gang_that_stepped_and_finished_is_not_stalled(tmp_path):
 
 # 3. A gang that stepped stays "stepped"; the budget restarts with a container.
 
+
 def test_an_in_place_restart_that_serves_step_zero_does_not_page_gang_no_first_step(tmp_path):
     rest = SAMPLES - 11
     series = _stuck(Series().node("n1", POOL, SAMPLES)).steps(
-        NS, "g", "g-0", f"1+1x9 stale 0x{rest}", f"60+60x9 stale 0x{rest}")  # torchrun restarts the worker: 0, no step yet
+        NS, "g", "g-0", f"1+1x9 stale 0x{rest}", f"60+60x9 stale 0x{rest}"
+    )  # torchrun restarts the worker: 0, no step yet
     _check(tmp_path, alert_case(_rule("GangNoFirstStep"), series, 11 + FIRST_STEP_MIN + 2))
 
 
 def test_a_step_reporter_outage_pages_gang_step_stalled_not_gang_no_first_step(tmp_path):
     series = _stuck(Series().node("n1", POOL, SAMPLES)).steps(NS, "g", "g-0", "1+1x4 stale", "60+60x4 stale")
-    _check(tmp_path, alert_case(_rule("GangNoFirstStep"), series, FIRST_STEP_MIN + 5),
-           alert_case(_rule("GangStepStalled"), series, 5 + STALL_MIN + 2, [(NS, "g")]))
+    _check(
+        tmp_path,
+        alert_case(_rule("GangNoFirstStep"), series, FIRST_STEP_MIN + 5),
+        alert_case(_rule("GangStepStalled"), series, 5 + STALL_MIN + 2, [(NS, "g")]),
+    )
 
 
 def _restarted_container_gang(restart_minute: int) -> Series:
     def pod(i: int, minute: int):
         restarted = i == 0 and minute >= restart_minute  # rank 0's container crashed and was restarted in its pod
         return gang_pod(NS, "g", f"g-{i}", "Running", "n1", 0, int(restarted), restart_minute * 60 if restarted else 0)
+
     frames = [[ksm.Node("n1", {"gpufleet.dev/pool": POOL}), pod(0, m), pod(1, m)] for m in range(SAMPLES)]
     return Series().frames(frames)
 
@@ -117,11 +130,15 @@ def _restarted_container_gang(restart_minute: int) -> Series:
 def test_a_container_restart_restarts_the_startup_budget(tmp_path):
     restart = BUDGET_MIN - 2
     series = _restarted_container_gang(restart)
-    _check(tmp_path, alert_case(_rule("GangNoFirstStep"), series, FIRST_STEP_MIN + 2),
-           alert_case(_rule("GangNoFirstStep"), series, restart + FIRST_STEP_MIN + 2, [(NS, "g")]))
+    _check(
+        tmp_path,
+        alert_case(_rule("GangNoFirstStep"), series, FIRST_STEP_MIN + 2),
+        alert_case(_rule("GangNoFirstStep"), series, restart + FIRST_STEP_MIN + 2, [(NS, "g")]),
+    )
 
 
 # 5. Two unsharded kube-state-metrics replicas, disagreeing on another gang's pod.
+
 
 def _two_replicas_disagreeing() -> Series:
     """Both replicas serve node n1; on pod beta/h-0 (another team's, just started) replica 0 still says Pending."""
@@ -148,16 +165,29 @@ def test_two_replicas_disagreeing_do_not_silence_gang_partially_running(tmp_path
 
 # 6. Kueue creates each eviction series at its first increment.
 
+
 def _kueue_series(first_minutes: list[int | None], value: int, seen_from: int = 0) -> Series:
     """One eviction series per ClusterQueue, appearing at its minute (None: from the start) with ``value``."""
     series = Series()
     for i, first in enumerate(first_minutes):
-        labels = {"cluster_queue": f"cq-{i}", "reason": "PodsReadyTimeout", "underlying_cause": "", "priority_class": "",
-                  "replica_role": "standalone", "job": "kueue", "instance": "10.0.8.1:8443"}
+        labels = {
+            "cluster_queue": f"cq-{i}",
+            "reason": "PodsReadyTimeout",
+            "underlying_cause": "",
+            "priority_class": "",
+            "replica_role": "standalone",
+            "job": "kueue",
+            "instance": "10.0.8.1:8443",
+        }
         start = first or 0
         series.add("kueue_evicted_workloads_total", labels, " ".join(["_"] * start + [str(value)] * (SAMPLES - start)))
-        status = {"cluster_queue": f"cq-{i}", "status": "active", "replica_role": "standalone", "job": "kueue",
-                  "instance": "10.0.8.1:8443"}
+        status = {
+            "cluster_queue": f"cq-{i}",
+            "status": "active",
+            "replica_role": "standalone",
+            "job": "kueue",
+            "instance": "10.0.8.1:8443",
+        }
         series.add("kueue_cluster_queue_status", status, " ".join(["_"] * seen_from + ["1"] * (SAMPLES - seen_from)))
     return series
 
@@ -165,7 +195,9 @@ def _kueue_series(first_minutes: list[int | None], value: int, seen_from: int = 
 def _storm(series: Series, minute: int, fires: bool) -> dict:
     rule = _rule("KueuePodsReadyTimeoutStorm")
     case = alert_case(rule, series, minute)
-    case["alert_rule_test"][0]["exp_alerts"] = [{"exp_labels": rule["labels"], "exp_annotations": rule["annotations"]}] if fires else []
+    case["alert_rule_test"][0]["exp_alerts"] = (
+        [{"exp_labels": rule["labels"], "exp_annotations": rule["annotations"]}] if fires else []
+    )
     return case
 
 

@@ -32,14 +32,24 @@ TARGET = {"job": NAME, "namespace": NS, "service": NAME, "endpoint": "https"}
 
 def _rule(name: str, severity: str = "") -> dict:
     group = next(g for g in RULES["groups"] if g["name"] == GROUP)
-    return next(r for r in group["rules"] if r["alert"] == name and (not severity or r["labels"]["severity"] == severity))
+    return next(
+        r for r in group["rules"] if r["alert"] == name and (not severity or r["labels"]["severity"] == severity)
+    )
 
 
 def _case(series: Series, alert: str, minute: int, firing: list[dict]) -> dict:
-    expected = [{"exp_labels": rule["labels"], "exp_annotations": {k: expand(v, rule["labels"]) for k, v in rule["annotations"].items()}}
-                for rule in firing]
-    return {"interval": "1m", "input_series": series.items,
-            "alert_rule_test": [{"eval_time": f"{minute}m", "alertname": alert, "exp_alerts": expected}]}
+    expected = [
+        {
+            "exp_labels": rule["labels"],
+            "exp_annotations": {k: expand(v, rule["labels"]) for k, v in rule["annotations"].items()},
+        }
+        for rule in firing
+    ]
+    return {
+        "interval": "1m",
+        "input_series": series.items,
+        "alert_rule_test": [{"eval_time": f"{minute}m", "alertname": alert, "exp_alerts": expected}],
+    }
 
 
 def _check(tmp_path: Path, case: dict) -> None:
@@ -68,12 +78,15 @@ def test_every_controller_alert_is_in_the_rule_file_and_has_a_runbook():
         assert (ROOT / "docs" / "runbooks" / f"{rule['alert']}.md").is_file()
 
 
-@pytest.mark.parametrize("left, severities", [
-    (EXPIRY.warning + DAY, []),
-    (EXPIRY.warning - DAY, ["warning"]),
-    (EXPIRY.critical - DAY, ["critical"]),
-    (60, ["critical"]),  # expired at minute 1, long before the evaluation
-])
+@pytest.mark.parametrize(
+    "left, severities",
+    [
+        (EXPIRY.warning + DAY, []),
+        (EXPIRY.warning - DAY, ["warning"]),
+        (EXPIRY.critical - DAY, ["critical"]),
+        (60, ["critical"]),  # expired at minute 1, long before the evaluation
+    ],
+)
 def test_the_certificate_alert_warns_then_pages_as_expiry_nears(tmp_path, left, severities):
     firing = [_rule("GangAdmissionCertificateExpiring", s) for s in severities]
     _check(tmp_path, _case(_certificate(left), "GangAdmissionCertificateExpiring", 15, firing))
@@ -104,48 +117,70 @@ def _join(*parts: Series) -> Series:
     return Series([item for part in parts for item in part.items])
 
 
-@pytest.mark.parametrize("series, fires", [
-    (_join(_ksm(f"3x5 0x{MINUTES}"), _up(f"1x{MINUTES}")), True),  # no replica available
-    (_join(_ksm(f"3x{MINUTES}"), _up(*[f"1x5 0x{MINUTES}"] * 3)), True),  # running but none can be scraped (TLS, network)
-    (_join(_ksm(f"3x{MINUTES}"), _up(f"1x{MINUTES}", f"0x{MINUTES}", f"1x{MINUTES}")), False),  # one of three down
-    (_join(_ksm(f"3x{MINUTES}"), _up(*[f"1x{MINUTES}"] * 3)), False),
-])
+@pytest.mark.parametrize(
+    "series, fires",
+    [
+        (_join(_ksm(f"3x5 0x{MINUTES}"), _up(f"1x{MINUTES}")), True),  # no replica available
+        (
+            _join(_ksm(f"3x{MINUTES}"), _up(*[f"1x5 0x{MINUTES}"] * 3)),
+            True,
+        ),  # running but none can be scraped (TLS, network)
+        (_join(_ksm(f"3x{MINUTES}"), _up(f"1x{MINUTES}", f"0x{MINUTES}", f"1x{MINUTES}")), False),  # one of three down
+        (_join(_ksm(f"3x{MINUTES}"), _up(*[f"1x{MINUTES}"] * 3)), False),
+    ],
+)
 def test_the_controller_down_alert_fires_only_when_no_replica_answers(tmp_path, series, fires):
     rule = _rule("GangAdmissionControllerDown")
     _check(tmp_path, _case(series, rule["alert"], 15, [rule] if fires else []))
 
 
-@pytest.mark.parametrize("available, minute, fires", [
-    (f"3x5 2x{MINUTES}", 25, True),   # one replica short for 20 minutes
-    (f"3x5 2x{MINUTES}", 15, False),  # a rolling update's dip: shorter than the hold
-    (f"3x{MINUTES}", 25, False),
-    (f"3x5 0x{MINUTES}", 25, False),  # none at all is GangAdmissionControllerDown's
-])
+@pytest.mark.parametrize(
+    "available, minute, fires",
+    [
+        (f"3x5 2x{MINUTES}", 25, True),  # one replica short for 20 minutes
+        (f"3x5 2x{MINUTES}", 15, False),  # a rolling update's dip: shorter than the hold
+        (f"3x{MINUTES}", 25, False),
+        (f"3x5 0x{MINUTES}", 25, False),  # none at all is GangAdmissionControllerDown's
+    ],
+)
 def test_the_degraded_alert_waits_out_a_rolling_update(tmp_path, available, minute, fires):
     rule = _rule("GangAdmissionControllerDegraded")
     _check(tmp_path, _case(_ksm(available), rule["alert"], minute, [rule] if fires else []))
 
 
 def _rejections(error_type: str, code: str, per_minute: int) -> Series:
-    labels = {"job": "apiserver", "instance": "10.0.0.1:6443", "name": webhook_names()[0], "type": "validating",
-              "operation": "CREATE", "error_type": error_type, "rejection_code": code}
+    labels = {
+        "job": "apiserver",
+        "instance": "10.0.0.1:6443",
+        "name": webhook_names()[0],
+        "type": "validating",
+        "operation": "CREATE",
+        "error_type": error_type,
+        "rejection_code": code,
+    }
     return Series().add("apiserver_admission_webhook_rejection_count", labels, f"0+{per_minute}x{MINUTES}")
 
 
 def _own(result: str, per_minute: int) -> Series:
-    return Series().add("gpufleet_admission_requests_total", {**_pod(0), "endpoint": "validate", "result": result},
-                        f"0+{per_minute}x{MINUTES}")
+    return Series().add(
+        "gpufleet_admission_requests_total",
+        {**_pod(0), "endpoint": "validate", "result": result},
+        f"0+{per_minute}x{MINUTES}",
+    )
 
 
-@pytest.mark.parametrize("series, fires", [
-    (_rejections("calling_webhook_error", "0", 5), True),  # unreachable, TLS refused, timed out
-    (_rejections("apiserver_internal_error", "0", 5), True),
-    (_rejections("no_error", "500", 5), True),  # the controller answered with an error
-    (_own("error", 5), True),
-    (_own("unavailable", 5), True),
-    (_rejections("no_error", "400", 50), False),  # gang rules denying bad gangs: the controller working
-    (_own("denied", 50), False),
-])
+@pytest.mark.parametrize(
+    "series, fires",
+    [
+        (_rejections("calling_webhook_error", "0", 5), True),  # unreachable, TLS refused, timed out
+        (_rejections("apiserver_internal_error", "0", 5), True),
+        (_rejections("no_error", "500", 5), True),  # the controller answered with an error
+        (_own("error", 5), True),
+        (_own("unavailable", 5), True),
+        (_rejections("no_error", "400", 50), False),  # gang rules denying bad gangs: the controller working
+        (_own("denied", 50), False),
+    ],
+)
 def test_the_failing_alert_fires_on_errors_and_never_on_ordinary_denials(tmp_path, series, fires):
     rule = _rule("GangAdmissionWebhookFailing")
     _check(tmp_path, _case(series, rule["alert"], 20, [rule] if fires else []))

@@ -44,7 +44,9 @@ def test_crd_kinds_pass_the_real_crds(stack_fleet, crds_dir, settings):
 
 
 def test_a_disabled_controller_renders_nothing(stack_fleet):
-    disabled = stack_fleet.model_copy(update={"controller": stack_fleet.controller.model_copy(update={"enabled": False})})
+    disabled = stack_fleet.model_copy(
+        update={"controller": stack_fleet.controller.model_copy(update={"enabled": False})}
+    )
     assert manifests(disabled) == {}
 
 

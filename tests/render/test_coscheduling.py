@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.advise.podgroups import render_pod_groups
 from gpufleet.crdschema import CrdSet
 from gpufleet.model import load_model
 from gpufleet.render import render_all
-from gpufleet.advise.podgroups import render_pod_groups
 from gpufleet.render.coscheduling import render_scheduler_config
 from tests.model.builders import FleetBuilder
 
@@ -17,18 +17,42 @@ MIXED = load_model(Path(__file__).resolve().parents[2] / "stacks" / "mixed.fleet
 
 
 def job(name: str, namespace: str, pods: int, **annotations: str) -> dict:
-    return {"apiVersion": "batch/v1", "kind": "Job",
-            "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
-            "spec": {"parallelism": pods, "completions": pods,
-                     "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "t:1"}]}}}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
+        "spec": {
+            "parallelism": pods,
+            "completions": pods,
+            "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "t:1"}]}},
+        },
+    }
 
 
 def jobset(name: str, namespace: str, *replicas: int) -> dict:
-    jobs = [{"name": f"r{i}", "replicas": n, "template": {"spec": {"parallelism": 2, "completions": 2, "template": {
-        "metadata": {"labels": {"scheduling.x-k8s.io/pod-group": "shared-group"}},
-        "spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "t:1"}]}}}}} for i, n in enumerate(replicas)]
-    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"replicatedJobs": jobs}}
+    jobs = [
+        {
+            "name": f"r{i}",
+            "replicas": n,
+            "template": {
+                "spec": {
+                    "parallelism": 2,
+                    "completions": 2,
+                    "template": {
+                        "metadata": {"labels": {"scheduling.x-k8s.io/pod-group": "shared-group"}},
+                        "spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "t:1"}]},
+                    },
+                }
+            },
+        }
+        for i, n in enumerate(replicas)
+    ]
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"replicatedJobs": jobs},
+    }
 
 
 def test_the_chart_values_keep_the_permit_wait_short_and_reject_a_gang_missing_any_pod_at_once() -> None:
@@ -36,7 +60,9 @@ def test_the_chart_values_keep_the_permit_wait_short_and_reject_a_gang_missing_a
     assert values == {
         "scheduler": {"name": "scheduler-plugins-scheduler"},
         "plugins": {"enabled": ["Coscheduling"], "disabled": ["PrioritySort"]},
-        "pluginConfig": [{"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 60, "podGroupRejectPercentage": 0}}],
+        "pluginConfig": [
+            {"name": "Coscheduling", "args": {"permitWaitingTimeSeconds": 60, "podGroupRejectPercentage": 0}}
+        ],
     }
 
 
@@ -58,26 +84,44 @@ def test_the_scheduler_profile_is_named_after_the_engine_setting() -> None:
 
 
 def load_model_with(**engine: str):
-    b = FleetBuilder().with_pool("l40s", "coscheduling", coldStartBudget="4m").with_team("solo", quota={"l40s": {"nominal": 8}})
+    b = (
+        FleetBuilder()
+        .with_pool("l40s", "coscheduling", coldStartBudget="4m")
+        .with_team("solo", quota={"l40s": {"nominal": 8}})
+    )
     return b.set("engines.coscheduling", engine).model()
 
 
-@pytest.mark.parametrize("workload, expected", [
-    pytest.param(job("train", "robotics", 4), ("train", 4, 60), id="job: every pod, the permit wait"),
-    pytest.param(jobset("js", "robotics", 2, 1), ("shared-group", 6, 60), id="jobset: the labelled group, all its pods"),
-    pytest.param(job("el", "robotics", 4, **{"gpufleet.dev/elastic": "true"}), ("el", 4, 60), id="elastic without a minimum: every pod"),
-])
+@pytest.mark.parametrize(
+    "workload, expected",
+    [
+        pytest.param(job("train", "robotics", 4), ("train", 4, 60), id="job: every pod, the permit wait"),
+        pytest.param(
+            jobset("js", "robotics", 2, 1), ("shared-group", 6, 60), id="jobset: the labelled group, all its pods"
+        ),
+        pytest.param(
+            job("el", "robotics", 4, **{"gpufleet.dev/elastic": "true"}),
+            ("el", 4, 60),
+            id="elastic without a minimum: every pod",
+        ),
+    ],
+)
 def test_a_gang_in_a_coscheduling_namespace_gets_a_pod_group_of_all_its_pods(workload, expected) -> None:
     [group] = render_pod_groups(MIXED, [workload])
     assert (group["metadata"]["name"], group["spec"]["minMember"], group["spec"]["scheduleTimeoutSeconds"]) == expected
-    assert group["metadata"]["namespace"] == "robotics" and group["metadata"]["labels"]["gpufleet.dev/team"] == "robotics"
+    assert (
+        group["metadata"]["namespace"] == "robotics" and group["metadata"]["labels"]["gpufleet.dev/team"] == "robotics"
+    )
 
 
-@pytest.mark.parametrize("workload", [
-    pytest.param(job("train", "llm", 8), id="a Kueue team's namespace"),
-    pytest.param(job("single", "robotics", 1), id="a single pod is no gang"),
-    pytest.param(job("ghost", "nowhere", 4), id="no team's namespace"),
-])
+@pytest.mark.parametrize(
+    "workload",
+    [
+        pytest.param(job("train", "llm", 8), id="a Kueue team's namespace"),
+        pytest.param(job("single", "robotics", 1), id="a single pod is no gang"),
+        pytest.param(job("ghost", "nowhere", 4), id="no team's namespace"),
+    ],
+)
 def test_workloads_outside_a_coscheduling_gang_get_no_pod_group(workload) -> None:
     assert render_pod_groups(MIXED, [workload]) == []
 
@@ -100,6 +144,9 @@ def test_the_admission_webhooks_leave_the_second_schedulers_namespace_alone() ->
 
     manifests = render_controller(MIXED, ControllerSettings(image="x"))
     for hook in manifests["validatingwebhookconfiguration"]["webhooks"]:
-        [excluded] = [e["values"] for e in hook["namespaceSelector"]["matchExpressions"]
-                      if e["key"] == "kubernetes.io/metadata.name" and e["operator"] == "NotIn"]
+        [excluded] = [
+            e["values"]
+            for e in hook["namespaceSelector"]["matchExpressions"]
+            if e["key"] == "kubernetes.io/metadata.name" and e["operator"] == "NotIn"
+        ]
         assert "scheduler-plugins" in excluded

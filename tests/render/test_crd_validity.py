@@ -26,16 +26,35 @@ def _fleets():
     yield "dev", load_model(STACKS / "dev.fleet.yaml")
     yield "prod", load_model(STACKS / "prod.fleet.yaml")
     yield "every-pool-mode", load_model(STACKS / "mixed.fleet.yaml")
-    yield "mixed", fleet(
-        pools=[pool("h100", topologyLevels=["topology.gpufleet.dev/rack", "kubernetes.io/hostname"],
-                    tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
-               pool("l4", allocatable={"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi", "rdma/ib": 2}),
-               pool("a100", system="volcano")],
-        cohorts=[cohort("org", quota={"h100": quota(8), "a100": quota(8)}), cohort("ml", parent="org", quota={"l4": quota(4, 4, 2)})],
-        teams=[team("a", {"h100": quota(16, 8, 4), "l4": quota(4), "a100": quota(8, 8, 4)}, namespaces=["a", "a-exp"], volcanoNamespaces=["a-exp"]),
-               team("b", {"h100": quota(8)}, cohort=None, stopPolicy="Hold"),
-               team("c", {"a100": quota(8)}, lifecycle="draining")],
-        priorityClasses=[{"name": "gang", "value": 1000, "description": "gangs"}])
+    yield (
+        "mixed",
+        fleet(
+            pools=[
+                pool(
+                    "h100",
+                    topologyLevels=["topology.gpufleet.dev/rack", "kubernetes.io/hostname"],
+                    tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                ),
+                pool("l4", allocatable={"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi", "rdma/ib": 2}),
+                pool("a100", system="volcano"),
+            ],
+            cohorts=[
+                cohort("org", quota={"h100": quota(8), "a100": quota(8)}),
+                cohort("ml", parent="org", quota={"l4": quota(4, 4, 2)}),
+            ],
+            teams=[
+                team(
+                    "a",
+                    {"h100": quota(16, 8, 4), "l4": quota(4), "a100": quota(8, 8, 4)},
+                    namespaces=["a", "a-exp"],
+                    volcanoNamespaces=["a-exp"],
+                ),
+                team("b", {"h100": quota(8)}, cohort=None, stopPolicy="Hold"),
+                team("c", {"a100": quota(8)}, lifecycle="draining"),
+            ],
+            priorityClasses=[{"name": "gang", "value": 1000, "description": "gangs"}],
+        ),
+    )
 
 
 CASES = list(_fleets())
@@ -49,7 +68,9 @@ def test_every_rendered_custom_resource_is_valid_and_loses_no_field(crds_dir, na
         if obj.manifest["kind"] in CORE_KINDS:
             continue
         assert crds.knows(obj.manifest), f"{obj.key}: no CRD serves {obj.manifest['apiVersion']} {obj.manifest['kind']}"
-        problems += [f"{obj.key}: {issue.render()}" for issue in crds.validate(obj.manifest) + crds.pruned_fields(obj.manifest)]
+        problems += [
+            f"{obj.key}: {issue.render()}" for issue in crds.validate(obj.manifest) + crds.pruned_fields(obj.manifest)
+        ]
     assert not problems, "\n".join(problems)
 
 

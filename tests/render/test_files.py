@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 
 import pytest
 import yaml
 
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.render import files
-from gpufleet.render import render_all
+from gpufleet.render import files, render_all
 from gpufleet.render.files import OWN_FILE, render_files
 from gpufleet.render.kueue_config import render_manager_config
 from gpufleet.render.volcano import render_scheduler_conf
@@ -19,10 +17,13 @@ from tests.render.builders import cohort, fleet, pool, quota, team
 
 
 def _fleet(**extra):
-    return fleet(pools=[pool("h100"), pool("a100", system="volcano")],
-                 cohorts=[cohort("leaf", parent="mid"), cohort("mid", parent="top"), cohort("top")],
-                 teams=[team("a", {"h100": quota(8), "a100": quota(8)}, cohort="leaf")],
-                 priorityClasses=[{"name": "gang", "value": 1}], **extra)
+    return fleet(
+        pools=[pool("h100"), pool("a100", system="volcano")],
+        cohorts=[cohort("leaf", parent="mid"), cohort("mid", parent="top"), cohort("top")],
+        teams=[team("a", {"h100": quota(8), "a100": quota(8)}, cohort="leaf")],
+        priorityClasses=[{"name": "gang", "value": 1}],
+        **extra,
+    )
 
 
 def _files(f):
@@ -33,11 +34,24 @@ def test_files_sort_in_apply_order_with_parents_before_children():
     names = [n for n in _files(_fleet()) if "/" not in n]
     assert names == sorted(names)
     kinds = [yaml.safe_load(_files(_fleet())[n])["kind"] for n in sorted(names)]
-    assert kinds.index("PriorityClass") < kinds.index("ResourceFlavor") < kinds.index("Cohort") < kinds.index("ClusterQueue")
-    ordered = [re.sub(r"-[0-9a-f]{8}\.yaml$", ".yaml", n) for n in sorted(names) if "-cohort-" in n or "-volcanoqueue-" in n]
-    assert ordered == ["050-cohort-top.yaml", "051-cohort-mid.yaml", "052-cohort-leaf.yaml",
-                       "080-volcanoqueue-top.yaml", "081-volcanoqueue-mid.yaml", "082-volcanoqueue-leaf.yaml",
-                       "083-volcanoqueue-a.yaml"]  # parent queues carry a digest suffix (gpufleet.render.volcano)
+    assert (
+        kinds.index("PriorityClass")
+        < kinds.index("ResourceFlavor")
+        < kinds.index("Cohort")
+        < kinds.index("ClusterQueue")
+    )
+    ordered = [
+        re.sub(r"-[0-9a-f]{8}\.yaml$", ".yaml", n) for n in sorted(names) if "-cohort-" in n or "-volcanoqueue-" in n
+    ]
+    assert ordered == [
+        "050-cohort-top.yaml",
+        "051-cohort-mid.yaml",
+        "052-cohort-leaf.yaml",
+        "080-volcanoqueue-top.yaml",
+        "081-volcanoqueue-mid.yaml",
+        "082-volcanoqueue-leaf.yaml",
+        "083-volcanoqueue-a.yaml",
+    ]  # parent queues carry a digest suffix (gpufleet.render.volcano)
 
 
 def test_every_object_file_matches_the_pattern_the_cli_recognises_as_its_own():
@@ -77,16 +91,21 @@ class _StockDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: igno
         return True
 
 
-_StockDumper.add_representer(str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None))
+_StockDumper.add_representer(
+    str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None)
+)
 
 
-@pytest.mark.parametrize("value", [
-    {"a": "yes", "b": "1.0", "c": "null", "d": "", "e": "~", "f": "0755", "g": "2024-01-01", "h": ":", "i": "- x"},
-    {"multi": "line one\nline two\n", "trailing": "x\n\n", "indented": "  lead\nx", "unicode": "é 中 \u2028"},
-    {"ints": [0, -1, 2**70], "bools": [True, False], "none": None, "floats": [1.5, float("inf"), -0.0, 1e20]},
-    {"empty": {}, "list": [], "nested": [{"a": [{"b": {}}]}, [[1], []]], "long": "w " * 100},
-    {"k" * 130: "v", "shared": ["same"] * 3, 7: "int key", "tuple": ("t", 1)},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": "yes", "b": "1.0", "c": "null", "d": "", "e": "~", "f": "0755", "g": "2024-01-01", "h": ":", "i": "- x"},
+        {"multi": "line one\nline two\n", "trailing": "x\n\n", "indented": "  lead\nx", "unicode": "é 中 \u2028"},
+        {"ints": [0, -1, 2**70], "bools": [True, False], "none": None, "floats": [1.5, float("inf"), -0.0, 1e20]},
+        {"empty": {}, "list": [], "nested": [{"a": [{"b": {}}]}, [[1], []]], "long": "w " * 100},
+        {"k" * 130: "v", "shared": ["same"] * 3, 7: "int key", "tuple": ("t", 1)},
+    ],
+)
 def test_the_file_dumper_writes_what_pyyamls_representer_writes(value):
     options = {"sort_keys": False, "default_flow_style": False, "width": 120, "allow_unicode": True}
     assert files.dump(value) == yaml.dump(value, Dumper=_StockDumper, **options)

@@ -24,8 +24,11 @@ STACKS = sorted(p.name.removesuffix(".fleet.yaml") for p in (ROOT / "stacks").gl
 
 
 def _read(directory: Path) -> dict[str, str]:
-    return {p.relative_to(directory).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(directory.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(directory).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _write(directory: Path, files: dict[str, str]) -> None:
@@ -40,8 +43,13 @@ def _differences(expected: dict[str, str], actual: dict[str, str]) -> list[str]:
     out += [f"new in the rendering: {name}" for name in sorted(set(actual) - set(expected))]
     for name in sorted(set(expected) & set(actual)):
         if expected[name] != actual[name]:
-            out += difflib.unified_diff(expected[name].splitlines(), actual[name].splitlines(),
-                                        f"golden/{name}", f"rendered/{name}", lineterm="")
+            out += difflib.unified_diff(
+                expected[name].splitlines(),
+                actual[name].splitlines(),
+                f"golden/{name}",
+                f"rendered/{name}",
+                lineterm="",
+            )
     return out
 
 
@@ -59,4 +67,7 @@ def test_the_rendered_stack_matches_its_golden_files(stack):
     if not directory.is_dir():
         pytest.fail(f"{directory} is missing: run GPUFLEET_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/render")
     differences = _differences(_read(directory), actual)
-    assert not differences, "rendering differs from the golden files (regenerate with GPUFLEET_UPDATE_GOLDEN=1 if intended):\n" + "\n".join(differences)
+    assert not differences, (
+        "rendering differs from the golden files (regenerate with GPUFLEET_UPDATE_GOLDEN=1 if intended):\n"
+        + "\n".join(differences)
+    )

@@ -17,8 +17,13 @@ from gpufleet.crdschema import CrdSet
 from gpufleet.model import load_model
 from gpufleet.render.alerts import render_rule_file
 from gpufleet.render.files import monitoring_files, rule_file_text
-from gpufleet.render.kube_state_metrics import (allowlist_entries, helm_values, ksm_label, metric_labels_allowlist,
-                                                node_label_keys)
+from gpufleet.render.kube_state_metrics import (
+    allowlist_entries,
+    helm_values,
+    ksm_label,
+    metric_labels_allowlist,
+    node_label_keys,
+)
 from gpufleet.render.monitoring import render_ksm_service_monitor
 from tests.render import promtool
 from tests.render.builders import fleet, pool, quota, team
@@ -32,18 +37,32 @@ def test_the_prod_allowlist_is_the_gang_label_and_the_pool_label():
 
 
 def test_a_pool_without_the_pool_label_is_joined_on_its_first_node_label_and_one_without_labels_on_none():
-    model = fleet(pools=[pool("h100"), pool("a100", nodeLabels={"cloud.google.com/gke-nodepool": "a100", "zone": "b"}),
-                         pool("bare", nodeLabels={})],
-                  teams=[team("a", {"h100": quota(8), "a100": quota(8), "bare": quota(8)})], validate=False)
+    model = fleet(
+        pools=[
+            pool("h100"),
+            pool("a100", nodeLabels={"cloud.google.com/gke-nodepool": "a100", "zone": "b"}),
+            pool("bare", nodeLabels={}),
+        ],
+        teams=[team("a", {"h100": quota(8), "a100": quota(8), "bare": quota(8)})],
+        validate=False,
+    )
     assert node_label_keys(model) == ["cloud.google.com/gke-nodepool", "gpufleet.dev/pool"]
-    assert allowlist_entries(model) == ["pods=[gpufleet.dev/gang]", "nodes=[cloud.google.com/gke-nodepool,gpufleet.dev/pool]"]
+    assert allowlist_entries(model) == [
+        "pods=[gpufleet.dev/gang]",
+        "nodes=[cloud.google.com/gke-nodepool,gpufleet.dev/pool]",
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(STACKS))
 def test_every_node_label_a_rule_reads_is_in_the_allowlist(name):
     allowed = {ksm_label(k) for k in node_label_keys(STACKS[name])}
     exprs = [r["expr"] for g in render_rule_file(STACKS[name])["groups"] for r in g["rules"]]
-    read = {label for e in exprs for sel in re.findall(r"kube_node_labels\{([^}]*)\}", e) for label in re.findall(r"(\w+)=", sel)}
+    read = {
+        label
+        for e in exprs
+        for sel in re.findall(r"kube_node_labels\{([^}]*)\}", e)
+        for label in re.findall(r"(\w+)=", sel)
+    }
     assert read and read <= allowed
 
 
@@ -57,16 +76,24 @@ def test_the_helm_values_join_to_the_flag_value(name):
 def test_render_writes_the_flag_the_helm_values_and_the_service_monitor():
     files = monitoring_files(STACKS["prod"])
     assert files["kube-state-metrics/metric-labels-allowlist.txt"] == (
-        "--metric-labels-allowlist=pods=[gpufleet.dev/gang],nodes=[gpufleet.dev/pool]\n")
+        "--metric-labels-allowlist=pods=[gpufleet.dev/gang],nodes=[gpufleet.dev/pool]\n"
+    )
     assert {"kube-state-metrics/helm-values.yaml", "kube-state-metrics/servicemonitor.yaml"} <= set(files)
 
 
 def test_the_service_monitor_honors_kube_state_metrics_labels_and_follows_the_model():
-    model = fleet(observability={"kubeStateMetrics": {"namespace": "monitoring", "port": "metrics",
-                                                      "serviceLabels": {"app": "ksm"}}, "ruleLabels": {"release": "kps"}})
+    model = fleet(
+        observability={
+            "kubeStateMetrics": {"namespace": "monitoring", "port": "metrics", "serviceLabels": {"app": "ksm"}},
+            "ruleLabels": {"release": "kps"},
+        }
+    )
     monitor = render_ksm_service_monitor(model)
-    assert monitor["spec"] == {"selector": {"matchLabels": {"app": "ksm"}}, "namespaceSelector": {"matchNames": ["monitoring"]},
-                               "endpoints": [{"port": "metrics", "honorLabels": True}]}
+    assert monitor["spec"] == {
+        "selector": {"matchLabels": {"app": "ksm"}},
+        "namespaceSelector": {"matchNames": ["monitoring"]},
+        "endpoints": [{"port": "metrics", "honorLabels": True}],
+    }
     assert monitor["metadata"]["labels"]["release"] == "kps"
 
 

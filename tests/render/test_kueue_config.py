@@ -17,13 +17,26 @@ STACKS = Path(__file__).resolve().parents[2] / "stacks"
 
 
 def test_wait_for_pods_ready_is_written_out_with_go_durations():
-    f = fleet(admission={"waitForPodsReady": {"timeout": "15m", "recoveryTimeout": "5m", "blockAdmission": True,
-                                              "requeuingStrategy": {"backoffLimitCount": 3, "backoffBaseSeconds": 30,
-                                                                    "backoffMaxSeconds": 900}}})
+    f = fleet(
+        admission={
+            "waitForPodsReady": {
+                "timeout": "15m",
+                "recoveryTimeout": "5m",
+                "blockAdmission": True,
+                "requeuingStrategy": {"backoffLimitCount": 3, "backoffBaseSeconds": 30, "backoffMaxSeconds": 900},
+            }
+        }
+    )
     assert kueue_config.render_manager_config(f)["waitForPodsReady"] == {
-        "timeout": "15m0s", "recoveryTimeout": "5m0s", "blockAdmission": True,
-        "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 3, "backoffBaseSeconds": 30,
-                              "backoffMaxSeconds": 900},
+        "timeout": "15m0s",
+        "recoveryTimeout": "5m0s",
+        "blockAdmission": True,
+        "requeuingStrategy": {
+            "timestamp": "Eviction",
+            "backoffLimitCount": 3,
+            "backoffBaseSeconds": 30,
+            "backoffMaxSeconds": 900,
+        },
     }
 
 
@@ -39,13 +52,19 @@ def test_an_unset_backoff_limit_is_left_out_rather_than_written_as_null():
 
 
 def test_managed_namespaces_are_exactly_the_kueue_teams_namespaces():
-    f = fleet(pools=[pool("h100"), pool("a100", system="volcano")],
-              teams=[team("b", {"h100": quota(8)}, namespaces=["b", "b-dev"]), team("a", {"h100": quota(8)}),
-                     team("v", {"a100": quota(8)})])
+    f = fleet(
+        pools=[pool("h100"), pool("a100", system="volcano")],
+        teams=[
+            team("b", {"h100": quota(8)}, namespaces=["b", "b-dev"]),
+            team("a", {"h100": quota(8)}),
+            team("v", {"a100": quota(8)}),
+        ],
+    )
     selector = kueue_config.render_manager_config(f)["managedJobsNamespaceSelector"]
-    assert selector == {"matchLabels": {"gpufleet.dev/fleet": "test", "gpufleet.dev/quota-system": "kueue"},
-                        "matchExpressions": [
-        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["a", "b", "b-dev"]}]}
+    assert selector == {
+        "matchLabels": {"gpufleet.dev/fleet": "test", "gpufleet.dev/quota-system": "kueue"},
+        "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["a", "b", "b-dev"]}],
+    }
     assert "kube-system" not in selector["matchExpressions"][0]["values"]
 
 
@@ -53,23 +72,33 @@ def test_without_kueue_teams_the_managed_selector_matches_no_namespace():
     f = fleet(pools=[pool("a100", system="volcano")], teams=[team("v", {"a100": quota(8)})])
     assert kueue_config.render_manager_config(f)["managedJobsNamespaceSelector"] == {
         "matchLabels": {"gpufleet.dev/fleet": "test", "gpufleet.dev/quota-system": "kueue"},
-        "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "DoesNotExist"}]}
+        "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "DoesNotExist"}],
+    }
 
 
-@pytest.mark.parametrize("fair_sharing, expected", [
-    (None, None),
-    ({"preemptionStrategies": ["LessThanInitialShare"]}, {"preemptionStrategies": ["LessThanInitialShare"]}),
-])
+@pytest.mark.parametrize(
+    "fair_sharing, expected",
+    [
+        (None, None),
+        ({"preemptionStrategies": ["LessThanInitialShare"]}, {"preemptionStrategies": ["LessThanInitialShare"]}),
+    ],
+)
 def test_fair_sharing_is_present_only_when_the_model_turns_it_on(fair_sharing, expected):
     f = fleet(admission={"fairSharing": fair_sharing} if fair_sharing else {})
     assert kueue_config.render_manager_config(f).get("fairSharing") == expected
 
 
 def test_the_config_carries_the_namespace_frameworks_and_queue_name_policy():
-    f = fleet(engines={"kueue": {"namespace": "queueing"}},
-              admission={"frameworks": ["batch/job", "pod"], "manageJobsWithoutQueueName": False})
+    f = fleet(
+        engines={"kueue": {"namespace": "queueing"}},
+        admission={"frameworks": ["batch/job", "pod"], "manageJobsWithoutQueueName": False},
+    )
     config = kueue_config.render_manager_config(f)
-    assert (config["apiVersion"], config["kind"], config["namespace"]) == ("config.kueue.x-k8s.io/v1beta2", "Configuration", "queueing")
+    assert (config["apiVersion"], config["kind"], config["namespace"]) == (
+        "config.kueue.x-k8s.io/v1beta2",
+        "Configuration",
+        "queueing",
+    )
     assert config["integrations"] == {"frameworks": ["batch/job", "pod"]}
     assert config["manageJobsWithoutQueueName"] is False
 
@@ -85,7 +114,9 @@ def test_the_chart_values_hold_the_whole_config_as_a_yaml_string():
     f = fleet()
     values = kueue_config.render_kueue_values(f)
     assert list(values) == ["managerConfig"]
-    assert yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"]) == kueue_config.render_manager_config(f)
+    assert yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"]) == kueue_config.render_manager_config(
+        f
+    )
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
@@ -98,5 +129,8 @@ def test_the_managed_selector_exempts_what_kueues_config_validation_prohibits_an
         assert not matches(selector, {"kubernetes.io/metadata.name": ns})
     for obj in render_all(model).objects:
         if obj.manifest["kind"] == "Namespace":
-            labels = {**obj.manifest["metadata"]["labels"], "kubernetes.io/metadata.name": obj.manifest["metadata"]["name"]}
+            labels = {
+                **obj.manifest["metadata"]["labels"],
+                "kubernetes.io/metadata.name": obj.manifest["metadata"]["name"],
+            }
             assert matches(selector, labels) == (labels["gpufleet.dev/quota-system"] == "kueue"), obj.key

@@ -9,9 +9,9 @@ import pytest
 
 from gpufleet.crdschema import CrdSet
 from gpufleet.model import load_model
+from gpufleet.render import render_all
 from gpufleet.render.alerts import ALERTS, render_rule_file
 from gpufleet.render.files import monitoring_files, render_files
-from gpufleet.render import render_all
 from gpufleet.render.monitoring import render_monitoring
 from tests.render.builders import fleet, pool, quota, team
 
@@ -48,8 +48,10 @@ def test_the_pod_monitor_endpoint_fields_are_valid_in_the_shared_endpoint_schema
 
 
 def test_each_team_gets_a_pod_monitor_for_its_namespaces_and_a_rule_per_pool_it_has_quota_on():
-    model = fleet(pools=[pool("h100"), pool("l4")],
-                  teams=[team("a", {"h100": quota(8), "l4": quota(4)}, namespaces=["a", "a-exp"]), team("b", {"l4": quota(4)})])
+    model = fleet(
+        pools=[pool("h100"), pool("l4")],
+        teams=[team("a", {"h100": quota(8), "l4": quota(4)}, namespaces=["a", "a-exp"]), team("b", {"l4": quota(4)})],
+    )
     out = {(m["kind"], m["metadata"]["name"]): m for m in render_monitoring(model)}
     assert out[("PodMonitor", "gpufleet-steps-a")]["spec"]["namespaceSelector"] == {"matchNames": ["a", "a-exp"]}
     groups = [g["name"] for g in out[("PrometheusRule", "gpufleet-gangs-a")]["spec"]["groups"]]
@@ -74,9 +76,11 @@ def test_no_alert_reads_pending_pods_without_running_ones():
 
 
 def test_budgets_come_from_the_model():
-    model = fleet(pools=[pool("h100", coldStartBudget="7m"), pool("l4", startupBudget="20m")],
-                  teams=[team("a", {"h100": quota(8), "l4": quota(4)})],
-                  observability={"rendezvousAllowance": "3m", "stallWindow": "30m"})
+    model = fleet(
+        pools=[pool("h100", coldStartBudget="7m"), pool("l4", startupBudget="20m")],
+        teams=[team("a", {"h100": quota(8), "l4": quota(4)})],
+        observability={"rendezvousAllowance": "3m", "stallWindow": "30m"},
+    )
     assert [model.startup_budget(p) for p in model.pools] == [600, 1200]
     by_pool = {(r["labels"]["pool"], r["alert"]): r for r in _alerts(render_rule_file(model))}
     assert "> 600\n" in by_pool[("h100", "GangNoFirstStep")]["expr"]
@@ -85,13 +89,22 @@ def test_budgets_come_from_the_model():
 
 
 def test_a_pool_without_a_cold_start_budget_starts_from_the_cold_start_floor():
-    model = fleet(pools=[pool("h100")], teams=[team("a", {"h100": quota(8)})], admission={"coldStartFloor": "12m", "waitForPodsReady": {"timeout": "15m"}})
+    model = fleet(
+        pools=[pool("h100")],
+        teams=[team("a", {"h100": quota(8)})],
+        admission={"coldStartFloor": "12m", "waitForPodsReady": {"timeout": "15m"}},
+    )
     assert model.startup_budget(model.pools[0]) == 12 * 60 + 300
 
 
 def test_retired_teams_and_teams_without_quota_get_no_alerts():
-    model = fleet(teams=[team("a", {"h100": quota(8)}), team("gone", {"h100": quota(0)}, lifecycle="retired"),
-                         team("idle", {}, lifecycle="draining")])
+    model = fleet(
+        teams=[
+            team("a", {"h100": quota(8)}),
+            team("gone", {"h100": quota(0)}, lifecycle="retired"),
+            team("idle", {}, lifecycle="draining"),
+        ]
+    )
     names = {m["metadata"]["name"] for m in render_monitoring(model)}
     assert names == {"gpufleet-gangs", "gpufleet-steps-a", "gpufleet-gangs-a", "gpufleet-controller"}
 
@@ -107,7 +120,10 @@ def test_the_controllers_alerts_are_rendered_only_with_the_controller(enabled):
 def test_disabled_observability_renders_nothing():
     model = fleet(observability={"enabled": False})
     assert render_monitoring(model) == [] and monitoring_files(model) == {}
-    assert not any(k.startswith(("prometheus/", "monitoring/", "kube-state-metrics/")) for k in render_files(model, render_all(model)))
+    assert not any(
+        k.startswith(("prometheus/", "monitoring/", "kube-state-metrics/"))
+        for k in render_files(model, render_all(model))
+    )
 
 
 def test_rule_labels_reach_every_object_for_prometheus_selectors():

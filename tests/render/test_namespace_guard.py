@@ -13,23 +13,34 @@ import pytest
 from celpy import celtypes
 
 from gpufleet.crdschema.celext import compile_program, to_cel
+from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.model.loader import load_model
 from gpufleet.render import render_all
-from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.render.namespace_guard import policy_name, render_namespace_guard
 from gpufleet.render.namespaces import render_namespaces
 
 DEV = load_model("stacks/dev.fleet.yaml")
 GUARD = DEV.controller.namespace_guard
-NAMED = DEV.model_copy(update={"controller": DEV.controller.model_copy(update={"namespace_guard": GUARD.model_copy(update={
-    "users": ["ci-deployer"], "service_accounts": ["pulumi-system/pulumi-operator"]})})})
+NAMED = DEV.model_copy(
+    update={
+        "controller": DEV.controller.model_copy(
+            update={
+                "namespace_guard": GUARD.model_copy(
+                    update={"users": ["ci-deployer"], "service_accounts": ["pulumi-system/pulumi-operator"]}
+                )
+            }
+        )
+    }
+)
 OPT_OUT = DEV.controller.opt_out_label
 TEAM_NS = next(n for n in render_namespaces(DEV) if n["metadata"]["name"] == "alpha")  # as the stack creates it
 ALICE = {"username": "alice", "groups": ["ops", "system:authenticated"]}
 ADMIN = {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]}
 CI = {"username": "ci-deployer", "groups": ["system:authenticated"]}
-OPERATOR = {"username": "system:serviceaccount:pulumi-system:pulumi-operator",
-            "groups": ["system:serviceaccounts", "system:serviceaccounts:pulumi-system", "system:authenticated"]}
+OPERATOR = {
+    "username": "system:serviceaccount:pulumi-system:pulumi-operator",
+    "groups": ["system:serviceaccounts", "system:serviceaccounts:pulumi-system", "system:authenticated"],
+}
 
 
 def relabelled(namespace: dict, **changes: str | None) -> dict:
@@ -51,7 +62,9 @@ def admitted(fleet, operation: str, user: dict, new: dict, old: dict | None = No
 
     def verdict(expression: str) -> bool:
         result = compile_program(expression).evaluate(values)
-        assert isinstance(result, celtypes.BoolType), f"{expression} evaluated to {result!r}"  # an error fails the request
+        assert isinstance(result, celtypes.BoolType), (
+            f"{expression} evaluated to {result!r}"
+        )  # an error fails the request
         return bool(result)
 
     if not all(verdict(c["expression"]) for c in policy["spec"]["matchConditions"]):
@@ -64,8 +77,14 @@ def update(fleet, user: dict, **changes: str | None) -> bool:
 
 
 OPT_OUT_CHANGES = [{OPT_OUT: "disabled"}, {OPT_OUT: "enabled"}]
-SCOPE_CHANGES = [{TEAM_LABEL: None}, {TEAM_LABEL: "beta"}, {FLEET_LABEL: None}, {FLEET_LABEL: "prod"},
-                 {QUOTA_SYSTEM_LABEL: None}, {QUOTA_SYSTEM_LABEL: "volcano"}]
+SCOPE_CHANGES = [
+    {TEAM_LABEL: None},
+    {TEAM_LABEL: "beta"},
+    {FLEET_LABEL: None},
+    {FLEET_LABEL: "prod"},
+    {QUOTA_SYSTEM_LABEL: None},
+    {QUOTA_SYSTEM_LABEL: "volcano"},
+]
 
 
 @pytest.mark.parametrize("changes", OPT_OUT_CHANGES + SCOPE_CHANGES, ids=str)
@@ -74,7 +93,9 @@ def test_an_ordinary_user_may_not_take_a_team_namespace_out_of_scope(changes):
 
 
 @pytest.mark.parametrize("changes", OPT_OUT_CHANGES + SCOPE_CHANGES, ids=str)
-@pytest.mark.parametrize("fleet, user", [(DEV, ADMIN), (NAMED, CI), (NAMED, OPERATOR)], ids=["masters", "named-user", "named-sa"])
+@pytest.mark.parametrize(
+    "fleet, user", [(DEV, ADMIN), (NAMED, CI), (NAMED, OPERATOR)], ids=["masters", "named-user", "named-sa"]
+)
 def test_the_identities_the_model_names_may(changes, fleet, user):
     assert update(fleet, user, **changes) is True
 
@@ -95,12 +116,23 @@ def test_removing_the_opt_out_label_brings_a_namespace_back_and_is_anyones():
     assert admitted(DEV, "UPDATE", ALICE, opted_out, opted_out) is True  # unchanged (e.g. a status update)
 
 
-@pytest.mark.parametrize("new, expected", [
-    (TEAM_NS, True),                                          # as the stack creates it: by anyone
-    (relabelled(TEAM_NS, **{OPT_OUT: "disabled"}), False),    # born out of scope
-    ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "scratch"}}, True),
-    ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpufleet-system", "labels": {OPT_OUT: "disabled"}}}, True),
-], ids=["team", "team-opted-out", "plain", "controller-namespace"])
+@pytest.mark.parametrize(
+    "new, expected",
+    [
+        (TEAM_NS, True),  # as the stack creates it: by anyone
+        (relabelled(TEAM_NS, **{OPT_OUT: "disabled"}), False),  # born out of scope
+        ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "scratch"}}, True),
+        (
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": "gpufleet-system", "labels": {OPT_OUT: "disabled"}},
+            },
+            True,
+        ),
+    ],
+    ids=["team", "team-opted-out", "plain", "controller-namespace"],
+)
 def test_creating_namespaces(new, expected):
     assert admitted(DEV, "CREATE", ALICE, new) is expected
 
@@ -120,15 +152,21 @@ def test_a_request_without_groups_is_judged_by_its_user_name():
 def test_the_policy_is_bound_to_deny_namespace_creates_and_updates_and_fails_closed():
     policy, binding = render_namespace_guard(DEV)
     assert policy["spec"]["matchConstraints"]["resourceRules"] == [
-        {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"], "operations": ["CREATE", "UPDATE"]}]
+        {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"], "operations": ["CREATE", "UPDATE"]}
+    ]
     assert policy["spec"]["failurePolicy"] == "Fail"
     assert binding["spec"] == {"policyName": policy_name(DEV), "validationActions": ["Deny"]}
 
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_stack_applies_the_guard_unless_the_model_disables_it(enabled):
-    fleet = DEV.model_copy(update={"controller": DEV.controller.model_copy(update={
-        "namespace_guard": GUARD.model_copy(update={"enabled": enabled})})})
+    fleet = DEV.model_copy(
+        update={
+            "controller": DEV.controller.model_copy(
+                update={"namespace_guard": GUARD.model_copy(update={"enabled": enabled})}
+            )
+        }
+    )
     keys = {o.key for o in render_all(fleet).objects}
     assert (f"validatingadmissionpolicy-{policy_name(DEV)}" in keys) is enabled
     assert (f"validatingadmissionpolicybinding-{policy_name(DEV)}" in keys) is enabled

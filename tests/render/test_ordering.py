@@ -20,16 +20,22 @@ def cluster_queue(name: str, cohort: str | None = None, flavors: tuple[str, ...]
     return obj(KUEUE, "ClusterQueue", name, **spec)
 
 
-@pytest.mark.parametrize(("manifest", "expected"), [
-    (cluster_queue("a", "ml", ("h100", "l4")), [("Cohort", "ml"), ("ResourceFlavor", "h100"), ("ResourceFlavor", "l4")]),
-    (cluster_queue("a"), []),
-    (obj(KUEUE, "LocalQueue", "a", clusterQueue="a"), [("ClusterQueue", "a")]),
-    (obj(KUEUE, "Cohort", "child", parentName="root-cohort"), [("Cohort", "root-cohort")]),
-    (obj(KUEUE, "Cohort", "root-cohort"), []),
-    (obj(KUEUE, "ResourceFlavor", "h100", topologyName="h100"), [("Topology", "h100")]),
-    (obj(VOLCANO, "Queue", "research", parent="ml"), [("Queue", "ml")]),
-    (obj("scheduling.k8s.io/v1", "PriorityClass", "gang"), []),
-])
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        (
+            cluster_queue("a", "ml", ("h100", "l4")),
+            [("Cohort", "ml"), ("ResourceFlavor", "h100"), ("ResourceFlavor", "l4")],
+        ),
+        (cluster_queue("a"), []),
+        (obj(KUEUE, "LocalQueue", "a", clusterQueue="a"), [("ClusterQueue", "a")]),
+        (obj(KUEUE, "Cohort", "child", parentName="root-cohort"), [("Cohort", "root-cohort")]),
+        (obj(KUEUE, "Cohort", "root-cohort"), []),
+        (obj(KUEUE, "ResourceFlavor", "h100", topologyName="h100"), [("Topology", "h100")]),
+        (obj(VOLCANO, "Queue", "research", parent="ml"), [("Queue", "ml")]),
+        (obj("scheduling.k8s.io/v1", "PriorityClass", "gang"), []),
+    ],
+)
 def test_each_kind_refers_to_the_objects_named_in_its_spec(manifest, expected):
     assert references(manifest) == expected
 
@@ -39,8 +45,13 @@ def test_a_local_queue_depends_on_its_cluster_queue_which_depends_on_its_cohort_
         ("flavor-h100", obj(KUEUE, "ResourceFlavor", "h100")),
         ("cohort-ml", obj(KUEUE, "Cohort", "ml")),
         ("clusterqueue-research", cluster_queue("research", "ml", ("h100",))),
-        ("localqueue-research-research", {**obj(KUEUE, "LocalQueue", "research", clusterQueue="research"),
-                                          "metadata": {"name": "research", "namespace": "research"}}),
+        (
+            "localqueue-research-research",
+            {
+                **obj(KUEUE, "LocalQueue", "research", clusterQueue="research"),
+                "metadata": {"name": "research", "namespace": "research"},
+            },
+        ),
     ]
     edges = depends_on_keys(objects)
     assert edges == {

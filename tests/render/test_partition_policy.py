@@ -14,8 +14,8 @@ import json
 
 import pytest
 
-from gpufleet.fleetctx.context import FleetContext
 from gpufleet.crdschema.celext import compile_program, to_cel
+from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model.loader import load_model
 from gpufleet.render import render_all
 from gpufleet.render.partition import render_partition_policies
@@ -26,14 +26,21 @@ MIXED = load_model("stacks/mixed.fleet.yaml")
 DEV = load_model("stacks/dev.fleet.yaml")
 POLICY, BINDING = render_partition_policies(MIXED)
 CTX = CheckContext(fleet=FleetContext.from_dict(json.loads(json.dumps(render_all(MIXED).context))))
-ALL, MINE = {"operator": "Exists"}, {"key": "gpufleet.dev/dedicated", "operator": "Equal", "value": "secure", "effect": "NoExecute"}
+ALL, MINE = (
+    {"operator": "Exists"},
+    {"key": "gpufleet.dev/dedicated", "operator": "Equal", "value": "secure", "effect": "NoExecute"},
+)
 KEYED = {"key": "gpufleet.dev/dedicated", "operator": "Exists"}
 WEAK = {"key": "gpufleet.dev/dedicated", "operator": "Exists", "effect": "NoSchedule"}
 GPU = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
 
 def namespace(name, labels=None):
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, **({"labels": labels} if labels else {})}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, **({"labels": labels} if labels else {})},
+    }
 
 
 def team_ns(name, team):
@@ -44,7 +51,12 @@ def pod(ns, *tolerations, node_name=None):
     spec = {"containers": [{"name": "c", "image": "x"}], **({"tolerations": list(tolerations)} if tolerations else {})}
     if node_name:
         spec["nodeName"] = node_name
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns["metadata"]["name"]}, "spec": spec}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": ns["metadata"]["name"]},
+        "spec": spec,
+    }
 
 
 def admitted(obj, ns):
@@ -72,13 +84,17 @@ CASES = [
 
 def test_the_policy_matches_every_pod_create_and_update_and_is_bound_to_deny():
     rules = POLICY["spec"]["matchConstraints"]["resourceRules"]
-    assert rules == [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "operations": ["CREATE", "UPDATE"]}]
+    assert rules == [
+        {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "operations": ["CREATE", "UPDATE"]}
+    ]
     assert POLICY["spec"]["failurePolicy"] == "Fail" and "namespaceSelector" not in POLICY["spec"]["matchConstraints"]
     assert BINDING["spec"] == {"policyName": POLICY["metadata"]["name"], "validationActions": ["Deny"]}
 
 
 @pytest.mark.parametrize("ns, tolerations, expected", CASES)
-def test_the_cel_refuses_pods_that_tolerate_the_dedicated_taint_outside_the_owners_namespaces(ns, tolerations, expected):
+def test_the_cel_refuses_pods_that_tolerate_the_dedicated_taint_outside_the_owners_namespaces(
+    ns, tolerations, expected
+):
     assert admitted(pod(ns, *tolerations), ns) is expected
 
 

@@ -44,15 +44,20 @@ def test_kueue_does_not_manage_the_coscheduling_teams_namespaces():
 def _native_plan():
     from tests.render.builders import fleet, pool, quota, team
 
-    model = fleet(pools=[pool("h100", placement="native"), pool("b200", system="native")],
-                  teams=[team("research", {"h100": quota(16, 8)}), team("solo", {"b200": quota(80)}, cohort=None)],
-                  kubernetes={"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}})
+    model = fleet(
+        pools=[pool("h100", placement="native"), pool("b200", system="native")],
+        teams=[team("research", {"h100": quota(16, 8)}), team("solo", {"b200": quota(80)}, cohort=None)],
+        kubernetes={"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}},
+    )
     return plan_of(model)
 
 
 def test_native_gang_pools_are_listed_with_their_mode_and_what_the_control_plane_needs():
     plan = _native_plan()
-    assert {p.pool.name: p.mode for p in plan.pools} == {"h100": "shared, native gangs", "b200": "one team, native gangs"}
+    assert {p.pool.name: p.mode for p in plan.pools} == {
+        "h100": "shared, native gangs",
+        "b200": "one team, native gangs",
+    }
     needs = [w for w in plan.warnings if w.startswith("native gang pools")]
     assert len(needs) == 1
     assert "--feature-gates=GenericWorkload=true,WorkloadWithJob=true" in needs[0]
@@ -64,5 +69,7 @@ def test_a_native_pool_renders_no_object_of_its_own():
 
     gates = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
     per_pod = fleet(pools=[pool("h100")], teams=[team("research", {"h100": quota(16, 8)})], kubernetes=gates)
-    native = fleet(pools=[pool("h100", placement="native")], teams=[team("research", {"h100": quota(16, 8)})], kubernetes=gates)
-    assert ([o.manifest for o in render_all(per_pod).objects] == [o.manifest for o in render_all(native).objects])
+    native = fleet(
+        pools=[pool("h100", placement="native")], teams=[team("research", {"h100": quota(16, 8)})], kubernetes=gates
+    )
+    assert [o.manifest for o in render_all(per_pod).objects] == [o.manifest for o in render_all(native).objects]

@@ -10,11 +10,26 @@ PRIORITY_CLASS_FIELDS = {"apiVersion", "kind", "metadata", "value", "globalDefau
 
 
 def test_a_priority_class_carries_value_policy_default_flag_and_description():
-    f = fleet(priorityClasses=[{"name": "gang", "value": 1000, "description": "gangs", "preemptionPolicy": "PreemptLowerPriority",
-                                "globalDefault": True}], validate=False)  # validation rejects it; rendering stays faithful
+    f = fleet(
+        priorityClasses=[
+            {
+                "name": "gang",
+                "value": 1000,
+                "description": "gangs",
+                "preemptionPolicy": "PreemptLowerPriority",
+                "globalDefault": True,
+            }
+        ],
+        validate=False,
+    )  # validation rejects it; rendering stays faithful
     [pc] = render_priority_classes(f)
     assert (pc["apiVersion"], pc["kind"]) == ("scheduling.k8s.io/v1", "PriorityClass")
-    assert (pc["value"], pc["preemptionPolicy"], pc["globalDefault"], pc["description"]) == (1000, "PreemptLowerPriority", True, "gangs")
+    assert (pc["value"], pc["preemptionPolicy"], pc["globalDefault"], pc["description"]) == (
+        1000,
+        "PreemptLowerPriority",
+        True,
+        "gangs",
+    )
 
 
 def test_gang_priority_classes_default_to_never_preempting_single_pods():

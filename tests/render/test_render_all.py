@@ -6,23 +6,38 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.yamlin import yamlio
 from gpufleet.model import load_model
 from gpufleet.render import render_all
+from gpufleet.yamlin import yamlio
 from tests.render.builders import cohort, fleet, pool, quota, team
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
-APPLY_ORDER = ["Namespace", "PriorityClass", "WorkloadPriorityClass", "Topology", "ResourceFlavor", "Cohort", "ClusterQueue",
-               "LocalQueue", "Queue", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+APPLY_ORDER = [
+    "Namespace",
+    "PriorityClass",
+    "WorkloadPriorityClass",
+    "Topology",
+    "ResourceFlavor",
+    "Cohort",
+    "ClusterQueue",
+    "LocalQueue",
+    "Queue",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+]
 
 
 def _mixed():
-    return fleet(pools=[pool("h100", topologyLevels=["kubernetes.io/hostname"]), pool("a100", system="volcano")],
-                 cohorts=[cohort("child", parent="org"), cohort("org"), cohort("lonely")],
-                 teams=[team("live", {"h100": quota(8), "a100": quota(8)}, cohort="child"),
-                        team("old", {"h100": quota(8), "a100": quota(8)}, cohort="child", lifecycle="retired"),
-                        team("gone", {"h100": quota(8)}, cohort="lonely", lifecycle="retired")],
-                 priorityClasses=[{"name": "gang", "value": 1}])
+    return fleet(
+        pools=[pool("h100", topologyLevels=["kubernetes.io/hostname"]), pool("a100", system="volcano")],
+        cohorts=[cohort("child", parent="org"), cohort("org"), cohort("lonely")],
+        teams=[
+            team("live", {"h100": quota(8), "a100": quota(8)}, cohort="child"),
+            team("old", {"h100": quota(8), "a100": quota(8)}, cohort="child", lifecycle="retired"),
+            team("gone", {"h100": quota(8)}, cohort="lonely", lifecycle="retired"),
+        ],
+        priorityClasses=[{"name": "gang", "value": 1}],
+    )
 
 
 @pytest.fixture(params=["dev", "prod", "mixed"])
@@ -63,9 +78,19 @@ def test_team_objects_carry_the_team_label():
 
 def test_engines_name_the_chart_each_object_needs():
     engines = {o.manifest["kind"]: o.engine for o in render_all(_mixed()).objects}
-    assert engines == {"Namespace": "core", "PriorityClass": "core", "WorkloadPriorityClass": "kueue", "Topology": "kueue",
-                       "ResourceFlavor": "kueue", "Cohort": "kueue", "ClusterQueue": "kueue", "LocalQueue": "kueue",
-                       "Queue": "volcano", "ValidatingAdmissionPolicy": "core", "ValidatingAdmissionPolicyBinding": "core"}
+    assert engines == {
+        "Namespace": "core",
+        "PriorityClass": "core",
+        "WorkloadPriorityClass": "kueue",
+        "Topology": "kueue",
+        "ResourceFlavor": "kueue",
+        "Cohort": "kueue",
+        "ClusterQueue": "kueue",
+        "LocalQueue": "kueue",
+        "Queue": "volcano",
+        "ValidatingAdmissionPolicy": "core",
+        "ValidatingAdmissionPolicyBinding": "core",
+    }
 
 
 def test_quota_objects_of_live_teams_and_their_cohorts_are_protected_and_retired_ones_and_volcano_parents_are_not():
@@ -88,7 +113,9 @@ def test_volcano_disabled_renders_no_volcano_queues_or_values():
 
 def test_rendering_twice_gives_identical_output(a_fleet):
     first, second = render_all(a_fleet), render_all(a_fleet)
-    dump = lambda r: yamlio.dump_all([o.manifest for o in r.objects]) + yamlio.dump([r.kueue_values, r.volcano_values, r.context])
+    dump = lambda r: (
+        yamlio.dump_all([o.manifest for o in r.objects]) + yamlio.dump([r.kueue_values, r.volcano_values, r.context])
+    )
     assert dump(first) == dump(second)
     assert [o.key for o in first.objects] == [o.key for o in second.objects]
 

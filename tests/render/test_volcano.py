@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from decimal import Decimal
 
 import pytest
@@ -60,12 +59,16 @@ def test_parents_deserve_the_sum_of_their_children_plus_their_own_quota():
 
 @pytest.mark.parametrize("plugin, hierarchy", [("proportion", True), ("capacity", False)])
 def test_without_capacity_hierarchy_every_leaf_sits_under_root_and_no_parent_queue_is_made(plugin, hierarchy):
-    cohort_name = "ml" if plugin == "capacity" else None  # proportion ignores parents: validation keeps teams out of cohorts
+    cohort_name = (
+        "ml" if plugin == "capacity" else None
+    )  # proportion ignores parents: validation keeps teams out of cohorts
     f = _fleet([team("a", {"a100": quota(8)}, cohort=cohort_name)], volcano={"plugin": plugin, "hierarchy": hierarchy})
     assert [(q["metadata"]["name"], q["spec"]["parent"]) for q in volcano.render_volcano_queues(f)] == [("a", "root")]
 
 
-@pytest.mark.parametrize("weight, expected", [(Decimal("2"), 2), (Decimal("0.4"), 1), (Decimal("2.5"), 3), (Decimal(10**6), 65535)])
+@pytest.mark.parametrize(
+    "weight, expected", [(Decimal("2"), 2), (Decimal("0.4"), 1), (Decimal("2.5"), 3), (Decimal(10**6), 65535)]
+)
 def test_a_fair_share_weight_becomes_an_integer_queue_weight_from_1_to_65535(weight, expected):
     assert volcano.weight(weight) == expected
 
@@ -73,7 +76,12 @@ def test_a_fair_share_weight_becomes_an_integer_queue_weight_from_1_to_65535(wei
 def test_queues_set_what_the_webhook_and_controller_would_otherwise_default():
     f = _fleet([team("a", {"a100": quota(8)}, volcanoReclaimable=False)])
     spec = by_name(volcano.render_volcano_queues(f), "a")["spec"]
-    assert (spec["weight"], spec["reclaimable"], plain(spec["parent"]), spec["dequeueStrategy"]) == (1, False, "ml", "traverse")
+    assert (spec["weight"], spec["reclaimable"], plain(spec["parent"]), spec["dequeueStrategy"]) == (
+        1,
+        False,
+        "ml",
+        "traverse",
+    )
 
 
 def _plugins(conf: dict) -> list[list[str]]:
@@ -82,15 +90,19 @@ def _plugins(conf: dict) -> list[list[str]]:
 
 @pytest.mark.parametrize("plugin", ["capacity", "proportion"])
 def test_the_scheduler_conf_loads_exactly_one_queue_share_plugin(plugin):
-    conf = volcano.render_scheduler_conf(_fleet([team("a", {"a100": quota(8)}, cohort=None)], volcano={"plugin": plugin}))
+    conf = volcano.render_scheduler_conf(
+        _fleet([team("a", {"a100": quota(8)}, cohort=None)], volcano={"plugin": plugin})
+    )
     names = [n for tier in _plugins(conf) for n in tier]
     assert plugin in names and ({"capacity", "proportion"} - {plugin}).isdisjoint(names)
 
 
 def test_the_scheduler_conf_keeps_gang_protection_and_a_strict_overcommit_factor():
     conf = volcano.render_scheduler_conf(_fleet([team("a", {"a100": quota(8)})]))
-    assert _plugins(conf) == [["priority", "gang", "conformance"],
-                              ["overcommit", "drf", "predicates", "capacity", "nodegroup", "nodeorder", "binpack"]]
+    assert _plugins(conf) == [
+        ["priority", "gang", "conformance"],
+        ["overcommit", "drf", "predicates", "capacity", "nodegroup", "nodeorder", "binpack"],
+    ]
     gang = conf["tiers"][0]["plugins"][1]
     assert "enablePreemptable" not in gang
     assert conf["tiers"][1]["plugins"][0]["arguments"] == {"overcommit-factor": 1.0}
@@ -127,6 +139,7 @@ def test_a_parent_queue_is_named_after_its_cohort_and_a_digest_of_its_quota():
 
 def _q(value: str) -> Decimal:
     from gpufleet.kubetypes import quantity
+
     return quantity.parse(value)
 
 
@@ -145,7 +158,11 @@ def _webhook_problems(queues: list[dict]) -> list[str]:
                 problems.append(f"{name}: deserved {res} above capability")
         children = [s for s in by_name.values() if s["parent"] == name]
         for field in ("deserved", "guarantee"):
-            get = (lambda s: s.get("guarantee", {}).get("resource", {})) if field == "guarantee" else (lambda s: s.get("deserved", {}))
+            get = (
+                (lambda s: s.get("guarantee", {}).get("resource", {}))
+                if field == "guarantee"
+                else (lambda s: s.get("deserved", {}))
+            )
             for res in {r for c in children for r in get(c)}:
                 total = sum(_q(get(c).get(res, "0")) for c in children)
                 if total > _q(get(spec).get(res, "0")):
@@ -154,9 +171,17 @@ def _webhook_problems(queues: list[dict]) -> list[str]:
 
 
 def test_rendered_queue_trees_pass_the_volcano_webhook_arithmetic():
-    cohorts = [cohort("org", quota={"a100": quota(8)}), cohort("ml", parent="org"), cohort("cv", parent="org", quota={"a100": quota(8, lending=2)})]
-    teams = [team("a", {"a100": quota(16, 8, 4)}), team("b", {"a100": quota(8, lending=8)}, cohort="cv"),
-             team("c", {"a100": quota(8)}, cohort="cv"), team("d", {"a100": quota(4)}, cohort=None)]
+    cohorts = [
+        cohort("org", quota={"a100": quota(8)}),
+        cohort("ml", parent="org"),
+        cohort("cv", parent="org", quota={"a100": quota(8, lending=2)}),
+    ]
+    teams = [
+        team("a", {"a100": quota(16, 8, 4)}),
+        team("b", {"a100": quota(8, lending=8)}, cohort="cv"),
+        team("c", {"a100": quota(8)}, cohort="cv"),
+        team("d", {"a100": quota(4)}, cohort=None),
+    ]
     queues = volcano.render_volcano_queues(fleet(pools=[A100], cohorts=cohorts, teams=teams))
     assert _webhook_problems(queues) == []
     assert len(queues) == 7
@@ -165,13 +190,18 @@ def test_rendered_queue_trees_pass_the_volcano_webhook_arithmetic():
 def test_the_arithmetic_check_catches_a_parent_below_its_children():
     queues = volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})]))
     by_name(queues, "ml")["spec"]["deserved"]["nvidia.com/gpu"] = "1"
-    assert [plain(p) for p in _webhook_problems(queues)] == ["ml: children's deserved nvidia.com/gpu above the parent's"]
+    assert [plain(p) for p in _webhook_problems(queues)] == [
+        "ml: children's deserved nvidia.com/gpu above the parent's"
+    ]
 
 
-@pytest.mark.parametrize(("ml_quota", "capability"), [
-    ({"a100": quota(0, borrowing=8)}, {"cpu": "384", "memory": "3000Gi", "nvidia.com/gpu": "24"}),
-    ({"a100": quota(8, borrowing=8)}, {"cpu": "512", "memory": "4000Gi", "nvidia.com/gpu": "32"}),
-])
+@pytest.mark.parametrize(
+    ("ml_quota", "capability"),
+    [
+        ({"a100": quota(0, borrowing=8)}, {"cpu": "384", "memory": "3000Gi", "nvidia.com/gpu": "24"}),
+        ({"a100": quota(8, borrowing=8)}, {"cpu": "512", "memory": "4000Gi", "nvidia.com/gpu": "32"}),
+    ],
+)
 def test_a_nested_cohort_with_a_borrowing_limit_caps_its_subtree(ml_quota, capability):
     cohorts = [cohort("org"), cohort("ml", parent="org", quota=ml_quota)]
     spec = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})], cohorts)), "ml")["spec"]

@@ -13,8 +13,9 @@ from gpufleet.kubetypes import vocab
 NAMESPACE = "research"
 
 
-def meta(name: str, namespace: str | None = NAMESPACE, labels: dict | None = None,
-         annotations: dict | None = None) -> dict[str, Any]:
+def meta(
+    name: str, namespace: str | None = NAMESPACE, labels: dict | None = None, annotations: dict | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {"name": name}
     if namespace:
         out["namespace"] = namespace
@@ -25,8 +26,9 @@ def meta(name: str, namespace: str | None = NAMESPACE, labels: dict | None = Non
     return out
 
 
-def container(name: str = "main", gpus: int | str | None = None, cpu: str | None = None,
-              memory: str | None = None) -> dict[str, Any]:
+def container(
+    name: str = "main", gpus: int | str | None = None, cpu: str | None = None, memory: str | None = None
+) -> dict[str, Any]:
     requests = {k: str(v) for k, v in ((vocab.NVIDIA_GPU, gpus), ("cpu", cpu), ("memory", memory)) if v is not None}
     out: dict[str, Any] = {"name": name, "image": "trainer:1"}
     if requests:
@@ -34,8 +36,13 @@ def container(name: str = "main", gpus: int | str | None = None, cpu: str | None
     return out
 
 
-def pod_spec(restart_policy: str | None = "Never", scheduler_name: str | None = None, gpus: int | str | None = None,
-             cpu: str | None = None, memory: str | None = None) -> dict[str, Any]:
+def pod_spec(
+    restart_policy: str | None = "Never",
+    scheduler_name: str | None = None,
+    gpus: int | str | None = None,
+    cpu: str | None = None,
+    memory: str | None = None,
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"containers": [container(gpus=gpus, cpu=cpu, memory=memory)]}
     if restart_policy:
         spec["restartPolicy"] = restart_policy
@@ -59,40 +66,78 @@ def policy(event: str, action: str) -> dict[str, str]:
 GANG_POLICIES = [policy("PodEvicted", "RestartJob"), policy("PodFailed", "RestartJob")]
 
 
-def task(name: str = "worker", replicas: int | None = 1, min_available: int | None = None,
-         policies: list | None = None, max_retry: int | None = None, **template: Any) -> dict[str, Any]:
+def task(
+    name: str = "worker",
+    replicas: int | None = 1,
+    min_available: int | None = None,
+    policies: list | None = None,
+    max_retry: int | None = None,
+    **template: Any,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"name": name, "template": pod_template(**template)}
-    for key, value in (("replicas", replicas), ("minAvailable", min_available), ("policies", policies),
-                       ("maxRetry", max_retry)):
+    for key, value in (
+        ("replicas", replicas),
+        ("minAvailable", min_available),
+        ("policies", policies),
+        ("maxRetry", max_retry),
+    ):
         if value is not None:
             out[key] = value
     return out
 
 
-def volcano_job(name: str = "train", tasks: list | None = None, min_available: int | None = None,
-                scheduler_name: str | None = "volcano", queue: str | None = None,
-                policies: list | None = GANG_POLICIES, min_success: int | None = None, max_retry: int | None = None,
-                namespace: str | None = NAMESPACE, labels: dict | None = None,
-                annotations: dict | None = None) -> dict[str, Any]:
+def volcano_job(
+    name: str = "train",
+    tasks: list | None = None,
+    min_available: int | None = None,
+    scheduler_name: str | None = "volcano",
+    queue: str | None = None,
+    policies: list | None = GANG_POLICIES,
+    min_success: int | None = None,
+    max_retry: int | None = None,
+    namespace: str | None = NAMESPACE,
+    labels: dict | None = None,
+    annotations: dict | None = None,
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"tasks": tasks if tasks is not None else [task("worker", replicas=4)]}
-    for key, value in (("minAvailable", min_available), ("schedulerName", scheduler_name), ("queue", queue),
-                       ("policies", policies), ("minSuccess", min_success), ("maxRetry", max_retry)):
+    for key, value in (
+        ("minAvailable", min_available),
+        ("schedulerName", scheduler_name),
+        ("queue", queue),
+        ("policies", policies),
+        ("minSuccess", min_success),
+        ("maxRetry", max_retry),
+    ):
         if value is not None:
             spec[key] = list(value) if isinstance(value, list) else value
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-            "metadata": meta(name, namespace, labels, annotations), "spec": spec}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": meta(name, namespace, labels, annotations),
+        "spec": spec,
+    }
 
 
-def pod_group(name: str = "pg", min_member: int | None = 4, flavor: str = "volcano", queue: str | None = None,
-              min_resources: dict | None = None, namespace: str | None = NAMESPACE,
-              annotations: dict | None = None) -> dict[str, Any]:
+def pod_group(
+    name: str = "pg",
+    min_member: int | None = 4,
+    flavor: str = "volcano",
+    queue: str | None = None,
+    min_resources: dict | None = None,
+    namespace: str | None = NAMESPACE,
+    annotations: dict | None = None,
+) -> dict[str, Any]:
     api = "scheduling.volcano.sh/v1beta1" if flavor == "volcano" else "scheduling.x-k8s.io/v1alpha1"
     spec: dict[str, Any] = {}
     for key, value in (("minMember", min_member), ("queue", queue), ("minResources", min_resources)):
         if value is not None:
             spec[key] = value
-    return {"apiVersion": api, "kind": "PodGroup", "metadata": meta(name, namespace, annotations=annotations),
-            "spec": spec}
+    return {
+        "apiVersion": api,
+        "kind": "PodGroup",
+        "metadata": meta(name, namespace, annotations=annotations),
+        "spec": spec,
+    }
 
 
 def replica_spec(replicas: int | None = 1, restart_policy: str | None = "Never", **template: Any) -> dict[str, Any]:
@@ -104,19 +149,35 @@ def replica_spec(replicas: int | None = 1, restart_policy: str | None = "Never",
     return out
 
 
-def pytorch_job(name: str = "pt", workers: int = 3, master: int | None = 1, restart_policy: str | None = "Never",
-                min_available: int | None = None, queue: str | None = None, min_resources: dict | None = None,
-                namespace: str | None = NAMESPACE, labels: dict | None = None, annotations: dict | None = None,
-                kind: str = "PyTorchJob", **template: Any) -> dict[str, Any]:
-    key, roles = (("pytorchReplicaSpecs", ("Master", "Worker")) if kind == "PyTorchJob"
-                  else ("mpiReplicaSpecs", ("Launcher", "Worker")))
+def pytorch_job(
+    name: str = "pt",
+    workers: int = 3,
+    master: int | None = 1,
+    restart_policy: str | None = "Never",
+    min_available: int | None = None,
+    queue: str | None = None,
+    min_resources: dict | None = None,
+    namespace: str | None = NAMESPACE,
+    labels: dict | None = None,
+    annotations: dict | None = None,
+    kind: str = "PyTorchJob",
+    **template: Any,
+) -> dict[str, Any]:
+    key, roles = (
+        ("pytorchReplicaSpecs", ("Master", "Worker"))
+        if kind == "PyTorchJob"
+        else ("mpiReplicaSpecs", ("Launcher", "Worker"))
+    )
     specs = {}
     if master is not None:
         specs[roles[0]] = replica_spec(master, restart_policy, **template)
     specs[roles[1]] = replica_spec(workers, restart_policy, **template)
     spec: dict[str, Any] = {key: specs}
-    scheduling = {k: v for k, v in (("minAvailable", min_available), ("queue", queue),
-                                    ("minResources", min_resources)) if v is not None}
+    scheduling = {
+        k: v
+        for k, v in (("minAvailable", min_available), ("queue", queue), ("minResources", min_resources))
+        if v is not None
+    }
     if scheduling:
         spec["runPolicy"] = {"schedulingPolicy": scheduling}
     api = "kubeflow.org/v1" if kind == "PyTorchJob" else "kubeflow.org/v2beta1"
@@ -127,8 +188,13 @@ def mpi_job(name: str = "mpi", workers: int = 2, launcher: int | None = 1, **kwa
     return pytorch_job(name, workers=workers, master=launcher, kind="MPIJob", **kwargs)
 
 
-def replicated_job(name: str = "workers", replicas: int | None = 1, parallelism: int | None = 2,
-                   backoff_limit: int | None = 0, **template: Any) -> dict[str, Any]:
+def replicated_job(
+    name: str = "workers",
+    replicas: int | None = 1,
+    parallelism: int | None = 2,
+    backoff_limit: int | None = 0,
+    **template: Any,
+) -> dict[str, Any]:
     job_spec: dict[str, Any] = {"template": pod_template(**template)}
     for key, value in (("parallelism", parallelism), ("completions", parallelism), ("backoffLimit", backoff_limit)):
         if value is not None:
@@ -139,31 +205,62 @@ def replicated_job(name: str = "workers", replicas: int | None = 1, parallelism:
     return out
 
 
-def jobset(name: str = "js", replicated_jobs: list | None = None, failure_policy: dict | None = None,
-           namespace: str | None = NAMESPACE, labels: dict | None = None,
-           annotations: dict | None = None) -> dict[str, Any]:
+def jobset(
+    name: str = "js",
+    replicated_jobs: list | None = None,
+    failure_policy: dict | None = None,
+    namespace: str | None = NAMESPACE,
+    labels: dict | None = None,
+    annotations: dict | None = None,
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"replicatedJobs": replicated_jobs if replicated_jobs is not None else [replicated_job()]}
     if failure_policy is not None:
         spec["failurePolicy"] = failure_policy
-    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-            "metadata": meta(name, namespace, labels, annotations), "spec": spec}
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": meta(name, namespace, labels, annotations),
+        "spec": spec,
+    }
 
 
-def batch_job(name: str = "job", parallelism: int | None = 4, backoff_limit: int | None = None,
-              namespace: str | None = NAMESPACE, labels: dict | None = None, annotations: dict | None = None,
-              completion_mode: str | None = None, **template: Any) -> dict[str, Any]:
+def batch_job(
+    name: str = "job",
+    parallelism: int | None = 4,
+    backoff_limit: int | None = None,
+    namespace: str | None = NAMESPACE,
+    labels: dict | None = None,
+    annotations: dict | None = None,
+    completion_mode: str | None = None,
+    **template: Any,
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"template": pod_template(**template)}
-    for key, value in (("parallelism", parallelism), ("completions", parallelism), ("backoffLimit", backoff_limit),
-                       ("completionMode", completion_mode)):
+    for key, value in (
+        ("parallelism", parallelism),
+        ("completions", parallelism),
+        ("backoffLimit", backoff_limit),
+        ("completionMode", completion_mode),
+    ):
         if value is not None:
             spec[key] = value
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(name, namespace, labels, annotations),
-            "spec": spec}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": meta(name, namespace, labels, annotations),
+        "spec": spec,
+    }
 
 
-def pod(name: str = "p0", group: str | None = None, total: int | str | None = None, queue: str | None = None,
-        namespace: str | None = NAMESPACE, labels: dict | None = None, annotations: dict | None = None,
-        **spec: Any) -> dict[str, Any]:
+def pod(
+    name: str = "p0",
+    group: str | None = None,
+    total: int | str | None = None,
+    queue: str | None = None,
+    namespace: str | None = NAMESPACE,
+    labels: dict | None = None,
+    annotations: dict | None = None,
+    **spec: Any,
+) -> dict[str, Any]:
     labels = dict(labels or {})
     annotations = dict(annotations or {})
     if group:
@@ -172,20 +269,33 @@ def pod(name: str = "p0", group: str | None = None, total: int | str | None = No
         annotations[vocab.KUEUE_POD_GROUP_TOTAL] = str(total)
     if queue:
         labels[vocab.QUEUE_LABEL] = queue
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta(name, namespace, labels, annotations),
-            "spec": pod_spec(**spec)}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta(name, namespace, labels, annotations),
+        "spec": pod_spec(**spec),
+    }
 
 
-def train_job(name: str = "tj", num_nodes: int | None = 4, namespace: str | None = NAMESPACE,
-              labels: dict | None = None) -> dict[str, Any]:
+def train_job(
+    name: str = "tj", num_nodes: int | None = 4, namespace: str | None = NAMESPACE, labels: dict | None = None
+) -> dict[str, Any]:
     trainer = {"numNodes": num_nodes} if num_nodes is not None else {}
-    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
-            "metadata": meta(name, namespace, labels),
-            "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": trainer}}
+    return {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": meta(name, namespace, labels),
+        "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": trainer},
+    }
 
 
-def deployment(name: str = "dep", replicas: int | None = 2, group: str | None = None,
-               namespace: str | None = NAMESPACE, kind: str = "Deployment") -> dict[str, Any]:
+def deployment(
+    name: str = "dep",
+    replicas: int | None = 2,
+    group: str | None = None,
+    namespace: str | None = NAMESPACE,
+    kind: str = "Deployment",
+) -> dict[str, Any]:
     labels = {vocab.COSCHEDULING_GROUP: group} if group else None
     spec: dict[str, Any] = {"template": pod_template(labels=labels, restart_policy=None)}
     if replicas is not None:
@@ -193,13 +303,21 @@ def deployment(name: str = "dep", replicas: int | None = 2, group: str | None = 
     return {"apiVersion": "apps/v1", "kind": kind, "metadata": meta(name, namespace), "spec": spec}
 
 
-def training_runtime(name: str = "torch-distributed", num_nodes: int | None = 4, replicated_jobs: list | None = None,
-                     kind: str = "ClusterTrainingRuntime", namespace: str | None = None) -> dict[str, Any]:
+def training_runtime(
+    name: str = "torch-distributed",
+    num_nodes: int | None = 4,
+    replicated_jobs: list | None = None,
+    kind: str = "ClusterTrainingRuntime",
+    namespace: str | None = None,
+) -> dict[str, Any]:
     """A Kubeflow Trainer runtime whose JobSet template holds ``replicated_jobs`` (default: one ``node`` job)."""
     ml_policy: dict[str, Any] = {"torch": {}}
     if num_nodes is not None:
         ml_policy["numNodes"] = num_nodes
     jobs = replicated_jobs if replicated_jobs is not None else [replicated_job("node", replicas=None, parallelism=None)]
-    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": kind,
-            "metadata": meta(name, namespace if kind == "TrainingRuntime" else None),
-            "spec": {"mlPolicy": ml_policy, "template": {"spec": {"replicatedJobs": jobs}}}}
+    return {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": kind,
+        "metadata": meta(name, namespace if kind == "TrainingRuntime" else None),
+        "spec": {"mlPolicy": ml_policy, "template": {"spec": {"replicatedJobs": jobs}}},
+    }

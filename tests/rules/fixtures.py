@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gpufleet.yamlin import yamlio
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.rules.api import CheckContext, Finding
 from gpufleet.fleetctx.settings import rule_options
+from gpufleet.rules.api import CheckContext, Finding
+from gpufleet.yamlin import yamlio
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FILES = ("allowed.yaml", "disallowed.yaml", "expected.yaml")

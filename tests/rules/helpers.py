@@ -17,8 +17,11 @@ WITH_FLEET = CheckContext(fleet=FLEET)
 def paths(code: str, obj: Mapping[str, Any], ctx: CheckContext = CheckContext(), objects: tuple = ()) -> list[str]:
     """The paths of ``code``'s findings on ``obj`` (checked together with ``objects``)."""
     run = (obj, *objects)
-    return [f.path for f in engine.check_objects(run, ctx, select=[code]) if f.object_name == obj["metadata"]["name"]
-            and f.kind == obj["kind"]]
+    return [
+        f.path
+        for f in engine.check_objects(run, ctx, select=[code])
+        if f.object_name == obj["metadata"]["name"] and f.kind == obj["kind"]
+    ]
 
 
 def fixed(code: str, obj: Mapping[str, Any], ctx: CheckContext = CheckContext()) -> dict[str, Any]:

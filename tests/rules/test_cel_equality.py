@@ -21,25 +21,29 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from gpufleet.crdschema.crdset import CrdSet
 from gpufleet.crdschema.vap import CompiledPolicy, Request
+from gpufleet.fleetctx.context import FleetContext
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
+from gpufleet.render.context import render_context
 from gpufleet.rules import engine, registry
 from gpufleet.rules.admission_policies import params_data, render_policies
 from gpufleet.rules.api import CheckContext, Rule
 from gpufleet.yamlin import yamlio
-from gpufleet.crdschema.crdset import CrdSet
-from gpufleet.fleetctx.context import FleetContext
-from gpufleet.render.context import render_context
-from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from tests.conftest import shared_path
 from tests.render.builders import fleet, pool, quota, team
 from tests.rules import fixtures as fx
 
 CEL_RULES = [rule for rule in registry.all_rules() if rule.cel is not None]
 FACT_RULES = [rule for rule in CEL_RULES if rule.cel.facts]  # type: ignore[union-attr]
-MODEL = fleet(pools=[pool("h100", system="volcano")], teams=[team("research", quota={"h100": quota(8)})],
-              priorityClasses=[{"name": "gang-high", "value": 1000}])
+MODEL = fleet(
+    pools=[pool("h100", system="volcano")],
+    teams=[team("research", quota={"h100": quota(8)})],
+    priorityClasses=[{"name": "gang-high", "value": 1000}],
+)
 RENDERED = render_policies(MODEL, CEL_RULES)
 CTX = CheckContext(fleet=FleetContext.from_dict(render_context(MODEL)))
 """The engine as the webhook runs it: the fleet context rendered from the same model as the policies' params."""
@@ -50,7 +54,8 @@ def _policies(rule: Rule) -> list[tuple[CompiledPolicy, list[str]]]:
     out = []
     for key, binding in RENDERED.items():
         if key.startswith("validatingadmissionpolicybinding-") and binding["spec"]["policyName"].startswith(
-                f"gpufleet-{rule.code.lower()}"):
+            f"gpufleet-{rule.code.lower()}"
+        ):
             policy = RENDERED[f"validatingadmissionpolicy-{binding['spec']['policyName']}"]
             out.append((CompiledPolicy.of(policy), binding["spec"]["validationActions"]))
     return out
@@ -64,8 +69,10 @@ def _fleet_context(path: Path) -> FleetContext:
     return FleetContext.from_dict(json.loads(path.read_text()))
 
 
-OTHER_FLEETS = {path.parent.name if path.parent != fx.FIXTURES else "fixtures": _fleet_context(path)
-                for path in (fx.FIXTURES / "fleet-context.json", fx.FIXTURES / "GANG108" / "fleet-context.json")}
+OTHER_FLEETS = {
+    path.parent.name if path.parent != fx.FIXTURES else "fixtures": _fleet_context(path)
+    for path in (fx.FIXTURES / "fleet-context.json", fx.FIXTURES / "GANG108" / "fleet-context.json")
+}
 """Fleet contexts of other shapes (the rule fixtures'): Kueue, Volcano, mixed and coscheduling teams, Kueue holding
 unlabelled work. A rule reading fleet facts is compared under each too, its params rendered from the same context."""
 
@@ -97,8 +104,9 @@ def engine_verdict(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext = CTX) 
     return any(f.blocking for f in findings), any(not f.blocking and not f.waived for f in findings)
 
 
-def cel_verdict(rule: Rule, obj: Mapping[str, Any], request: Request,
-                params: Mapping[str, Any] | None = None) -> tuple[bool, bool, list[str]]:
+def cel_verdict(
+    rule: Rule, obj: Mapping[str, Any], request: Request, params: Mapping[str, Any] | None = None
+) -> tuple[bool, bool, list[str]]:
     """(denied, warned, messages) by the rule's rendered policies (``params``: the ConfigMap, the model's by default)."""
     denied = warned = False
     messages: list[str] = []
@@ -132,14 +140,18 @@ def fixture_fleet(folder: str) -> tuple[CheckContext, dict[str, Any]] | None:
     a fleet, which the webhook never does): the params rendered from that fleet as :func:`params_data` renders the model's."""
     if folder not in _FLEETS:
         fleet = fx.context(folder).fleet
-        _FLEETS[folder] = None if fleet is None else (CheckContext(fleet=fleet), {"data": params_data(CEL_RULES, fleet)})
+        _FLEETS[folder] = (
+            None if fleet is None else (CheckContext(fleet=fleet), {"data": params_data(CEL_RULES, fleet)})
+        )
     return _FLEETS[folder]
 
 
 _OTHER_PARAMS: dict[str, dict[str, Any]] = {}
 
 
-def _fleets(rule: Rule, fleet: tuple[CheckContext, Mapping[str, Any]] | None) -> list[tuple[str, CheckContext, Mapping[str, Any]]]:
+def _fleets(
+    rule: Rule, fleet: tuple[CheckContext, Mapping[str, Any]] | None
+) -> list[tuple[str, CheckContext, Mapping[str, Any]]]:
     """``fleet`` alone when given; else the model's, and for a rule reading fleet facts every fleet of :data:`OTHER_FLEETS`."""
     if fleet is not None:
         return [("given", fleet[0], fleet[1])]
@@ -151,7 +163,9 @@ def _fleets(rule: Rule, fleet: tuple[CheckContext, Mapping[str, Any]] | None) ->
     return out
 
 
-def disagreement(rule: Rule, obj: Mapping[str, Any], fleet: tuple[CheckContext, Mapping[str, Any]] | None = None) -> str | None:
+def disagreement(
+    rule: Rule, obj: Mapping[str, Any], fleet: tuple[CheckContext, Mapping[str, Any]] | None = None
+) -> str | None:
     """How the engine and the CEL form disagree on ``obj`` (None: they agree): under ``fleet``, else the model's fleet
     and, for a rule reading fleet facts, every fleet of :data:`OTHER_FLEETS` too."""
     obj = with_namespace(obj)
@@ -166,8 +180,10 @@ def disagreement(rule: Rule, obj: Mapping[str, Any], fleet: tuple[CheckContext, 
         cel_denied, cel_warned, messages = cel_verdict(rule, obj, request, params)
         if (denied, warned) != (cel_denied, cel_warned):
             name = (obj.get("metadata") or {}).get("name")
-            return (f"{rule.code} on {obj.get('kind')} {name} in {request.namespace} ({fleet_name} fleet): engine "
-                    f"(deny, warn)={denied, warned}, CEL={cel_denied, cel_warned} {messages}")
+            return (
+                f"{rule.code} on {obj.get('kind')} {name} in {request.namespace} ({fleet_name} fleet): engine "
+                f"(deny, warn)={denied, warned}, CEL={cel_denied, cel_warned} {messages}"
+            )
         if cel_denied or cel_warned:
             assert all(m.startswith(f"{rule.code} {rule.name} at ") for m in messages), messages
     return None
@@ -186,14 +202,19 @@ FIXTURE_OBJECTS = fixture_objects()
 
 
 def test_some_rules_have_a_cel_form_and_each_renders_a_policy_and_a_binding():
-    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203", "GANG804", "GANG110"} <= {rule.code for rule in CEL_RULES}
+    assert {"GANG001", "GANG002", "GANG004", "GANG201", "GANG203", "GANG804", "GANG110"} <= {
+        rule.code for rule in CEL_RULES
+    }
     assert all(POLICIES[rule.code] for rule in CEL_RULES)
 
 
 @pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
 def test_the_cel_form_decides_every_rule_fixture_as_the_engine(rule):
-    compared = [(where, obj) for where, obj in FIXTURE_OBJECTS
-                if request_for(rule, with_namespace(obj)) and reaches_admission(with_namespace(obj))]
+    compared = [
+        (where, obj)
+        for where, obj in FIXTURE_OBJECTS
+        if request_for(rule, with_namespace(obj)) and reaches_admission(with_namespace(obj))
+    ]
     assert compared, "no fixture object is of a resource the form matches"
     assert [f"{where}: {d}" for where, obj in compared if (d := disagreement(rule, obj))] == []
 
@@ -201,8 +222,11 @@ def test_the_cel_form_decides_every_rule_fixture_as_the_engine(rule):
 @pytest.mark.parametrize("rule", CEL_RULES, ids=lambda r: r.code)
 def test_the_cel_form_decides_every_rule_fixture_as_the_engine_under_the_fixtures_own_fleet(rule):
     """The GPU and partition rules read the fleet's pools and teams: each fixture also under its folder's fleet context."""
-    found = [f"{where}: {d}" for where, obj in FIXTURE_OBJECTS
-             if (fleet := fixture_fleet(where.split("/")[0])) is not None and (d := disagreement(rule, obj, fleet))]
+    found = [
+        f"{where}: {d}"
+        for where, obj in FIXTURE_OBJECTS
+        if (fleet := fixture_fleet(where.split("/")[0])) is not None and (d := disagreement(rule, obj, fleet))
+    ]
     assert found == []
 
 
@@ -212,8 +236,11 @@ def test_the_cel_form_refuses_or_warns_on_its_own_disallowed_fixture_where_it_ma
     rules' case was asserted by their severity alone, so it could not fail)."""
     fleet = fixture_fleet(rule.code)
     params = fleet[1] if fleet is not None else None
-    verdicts = [cel_verdict(rule, with_namespace(obj), req, params)[:2] for obj in fx.documents(rule.code, "disallowed.yaml")
-                if (req := request_for(rule, with_namespace(obj)))]
+    verdicts = [
+        cel_verdict(rule, with_namespace(obj), req, params)[:2]
+        for obj in fx.documents(rule.code, "disallowed.yaml")
+        if (req := request_for(rule, with_namespace(obj)))
+    ]
     flagged = [warned if rule.severity.value == "warning" else denied for denied, warned in verdicts]
     assert any(flagged), verdicts
 
@@ -232,26 +259,55 @@ def test_the_cel_form_decides_every_upstream_example_as_the_engine(rule, upstrea
 
 _counts = st.integers(min_value=0, max_value=6)
 _annotations = st.dictionaries(
-    st.sampled_from(["gpufleet.dev/elastic", "waive.gpufleet.dev/GANG001", "waive.gpufleet.dev/GANG201", "waive.gpufleet.dev/GANG804", "waive.gpufleet.dev/GANG110", "waive.gpufleet.dev/gang002",
-                     "waive.gpufleet.dev/GANG004", "waive.gpufleet.dev/GANG203", "waive.gpufleet.dev/GANG202",
-                     "waive.gpufleet.dev/GANG204", "waive.gpufleet.dev/GANG207", "waive.gpufleet.dev/gang701",
-                     "waive.gpufleet.dev/GANG401", "waive.gpufleet.dev/GANG404", "waive.gpufleet.dev/GANG807", "team"]),
-    st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]), max_size=2)
+    st.sampled_from(
+        [
+            "gpufleet.dev/elastic",
+            "waive.gpufleet.dev/GANG001",
+            "waive.gpufleet.dev/GANG201",
+            "waive.gpufleet.dev/GANG804",
+            "waive.gpufleet.dev/GANG110",
+            "waive.gpufleet.dev/gang002",
+            "waive.gpufleet.dev/GANG004",
+            "waive.gpufleet.dev/GANG203",
+            "waive.gpufleet.dev/GANG202",
+            "waive.gpufleet.dev/GANG204",
+            "waive.gpufleet.dev/GANG207",
+            "waive.gpufleet.dev/gang701",
+            "waive.gpufleet.dev/GANG401",
+            "waive.gpufleet.dev/GANG404",
+            "waive.gpufleet.dev/GANG807",
+            "team",
+        ]
+    ),
+    st.sampled_from(["true", " True ", "TRUE", "yes", "", " ", "because"]),
+    max_size=2,
+)
 
 
 _priority = st.sampled_from([None, "gang-high", "gang-hihg", ""])
 
 
-def _meta(annotations: dict[str, str], priority: str | None = None, named: bool = True,
-          owner: dict[str, Any] | None = None) -> dict[str, Any]:
+def _meta(
+    annotations: dict[str, str], priority: str | None = None, named: bool = True, owner: dict[str, Any] | None = None
+) -> dict[str, Any]:
     labels = {"kueue.x-k8s.io/priority-class": priority} if priority is not None else {}
-    return {**({"name": "generated"} if named else {"generateName": "generated-"}), "namespace": NAMESPACE,
-            **({"annotations": annotations} if annotations else {}), **({"labels": labels} if labels else {}),
-            **({"ownerReferences": [owner]} if owner else {})}
+    return {
+        **({"name": "generated"} if named else {"generateName": "generated-"}),
+        "namespace": NAMESPACE,
+        **({"annotations": annotations} if annotations else {}),
+        **({"labels": labels} if labels else {}),
+        **({"ownerReferences": [owner]} if owner else {}),
+    }
 
 
-_OWNER = st.sampled_from([None, None, {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": True},
-                          {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": False}])
+_OWNER = st.sampled_from(
+    [
+        None,
+        None,
+        {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": True},
+        {"apiVersion": "example.dev/v1", "kind": "Pipeline", "name": "p", "uid": "u1", "controller": False},
+    ]
+)
 """Owners a gang may have (never a JobSet: the policies' matchCondition skips its Jobs, as the webhook's does)."""
 
 
@@ -270,8 +326,9 @@ def pod_templates(draw, restart: bool = True) -> dict[str, Any]:
     maybe the gang identity label."""
     spec = draw(pod_specs())
     for container in spec["containers"]:
-        for probe in draw(st.lists(st.sampled_from(["livenessProbe", "readinessProbe", "startupProbe"]), unique=True,
-                                   max_size=2)):
+        for probe in draw(
+            st.lists(st.sampled_from(["livenessProbe", "readinessProbe", "startupProbe"]), unique=True, max_size=2)
+        ):
             container[probe] = _PROBE
     if restart:
         policy = draw(st.sampled_from([None, "Never", "Never", "OnFailure", "Always"]))
@@ -286,23 +343,44 @@ def pod_templates(draw, restart: bool = True) -> dict[str, Any]:
 
 _event = st.sampled_from(["PodFailed", "PodEvicted", "*", "TaskCompleted", "Unknown"])
 _action = st.sampled_from(["RestartJob", "AbortJob", "RestartPod", "RestartTask", "RestartPartition"])
-_policies = st.lists(st.one_of(st.builds(lambda e, a: {"event": e, "action": a}, _event, _action),
-                               st.builds(lambda es, a: {"events": es, "action": a}, st.lists(_event, max_size=2), _action),
-                               st.builds(lambda code, a: {"exitCode": code, "action": a}, st.integers(1, 3), _action)),
-                     max_size=2)
+_policies = st.lists(
+    st.one_of(
+        st.builds(lambda e, a: {"event": e, "action": a}, _event, _action),
+        st.builds(lambda es, a: {"events": es, "action": a}, st.lists(_event, max_size=2), _action),
+        st.builds(lambda code, a: {"exitCode": code, "action": a}, st.integers(1, 3), _action),
+    ),
+    max_size=2,
+)
 
 
 # Pod specs: GPU requests and limits (GANG401), tolerations, selectors and nodeName (GANG807).
 _QUANTITIES = ["8", "4", "1", "0", "16", "64", "1.5", "500m", "8000m", "1e1", "1Ki", "2000Gi", 8, 2, 0]
-_amounts = st.dictionaries(st.sampled_from(["nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.10gb", "cpu", "memory",
-                                            "example.com/fpga"]), st.sampled_from(_QUANTITIES), max_size=2)
+_amounts = st.dictionaries(
+    st.sampled_from(["nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.10gb", "cpu", "memory", "example.com/fpga"]),
+    st.sampled_from(_QUANTITIES),
+    max_size=2,
+)
 _DEDICATED = DEDICATED_KEY
 _TEAMS = st.sampled_from(["secure", "research", "vision", "nobody"])
-_tolerations = st.lists(st.one_of(
-    st.sampled_from([{"operator": "Exists"}, {"operator": "Exists", "effect": "NoSchedule"}, {"key": "", "operator": "Exists", "effect": ""},
-                     {"key": _DEDICATED, "operator": "Exists"}, {"key": "nvidia.com/gpu", "operator": "Exists"}]),
-    st.builds(lambda team, effect: {"key": _DEDICATED, "value": team, **({"effect": effect} if effect else {})},
-              _TEAMS, st.sampled_from([None, "NoExecute", "NoSchedule"]))), max_size=2)
+_tolerations = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                {"operator": "Exists"},
+                {"operator": "Exists", "effect": "NoSchedule"},
+                {"key": "", "operator": "Exists", "effect": ""},
+                {"key": _DEDICATED, "operator": "Exists"},
+                {"key": "nvidia.com/gpu", "operator": "Exists"},
+            ]
+        ),
+        st.builds(
+            lambda team, effect: {"key": _DEDICATED, "value": team, **({"effect": effect} if effect else {})},
+            _TEAMS,
+            st.sampled_from([None, "NoExecute", "NoSchedule"]),
+        ),
+    ),
+    max_size=2,
+)
 
 
 @st.composite
@@ -327,10 +405,19 @@ def pod_specs(draw) -> dict[str, Any]:
     if draw(st.integers(0, 3)) == 0:
         spec["nodeSelector"] = {draw(st.sampled_from([_DEDICATED, "pool"])): draw(_TEAMS)}
     if draw(st.integers(0, 4)) == 0:
-        expression = draw(st.sampled_from([{"key": _DEDICATED, "operator": "Exists"}, {"key": "pool", "operator": "Exists"}]
-                                          + [{"key": _DEDICATED, "operator": "In", "values": [t]} for t in ("secure", "research")]))
-        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [{"matchExpressions": [expression]}]}}}
+        expression = draw(
+            st.sampled_from(
+                [{"key": _DEDICATED, "operator": "Exists"}, {"key": "pool", "operator": "Exists"}]
+                + [{"key": _DEDICATED, "operator": "In", "values": [t]} for t in ("secure", "research")]
+            )
+        )
+        spec["affinity"] = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [expression]}]
+                }
+            }
+        }
     if draw(st.integers(0, 5)) == 0:
         spec["nodeName"] = "node-1"
     return spec
@@ -349,7 +436,10 @@ def volcano_jobs(draw) -> dict[str, Any]:
         if draw(st.integers(0, 3)) == 0:
             task["dependsOn"] = {"name": [draw(st.sampled_from([n for n in names if n != name] or [""]))]}
         if draw(st.integers(0, 3)) == 0:
-            task["partitionPolicy"] = {"totalPartitions": draw(st.integers(1, 4)), "partitionSize": draw(st.integers(1, 2))}
+            task["partitionPolicy"] = {
+                "totalPartitions": draw(st.integers(1, 4)),
+                "partitionSize": draw(st.integers(1, 2)),
+            }
             if draw(st.booleans()):
                 task["partitionPolicy"]["minPartitions"] = draw(st.integers(0, 4))
         if draw(st.integers(0, 3)) == 0:
@@ -368,8 +458,9 @@ def volcano_jobs(draw) -> dict[str, Any]:
 
 @st.composite
 def kubeflow_jobs(draw) -> dict[str, Any]:
-    kind, field, version = draw(st.sampled_from([("PyTorchJob", "pytorchReplicaSpecs", "v1"),
-                                                 ("MPIJob", "mpiReplicaSpecs", "v2beta1")]))
+    kind, field, version = draw(
+        st.sampled_from([("PyTorchJob", "pytorchReplicaSpecs", "v1"), ("MPIJob", "mpiReplicaSpecs", "v2beta1")])
+    )
     roles = {}
     for role in draw(st.lists(st.sampled_from(["Master", "Worker", "Launcher"]), unique=True, max_size=2)):
         spec: dict[str, Any] = {"template": draw(pod_templates(restart=False))}
@@ -428,8 +519,20 @@ def jobsets(draw) -> dict[str, Any]:
     if draw(st.booleans()):
         policy["restartStrategy"] = draw(st.sampled_from(["Recreate", "InPlaceRestart"]))
     if draw(st.booleans()):
-        rule: dict[str, Any] = {"name": "r", "action": draw(st.sampled_from(
-            ["FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts", "RestartJob", "RestartJobAndIgnoreMaxRestarts"]))}
+        rule: dict[str, Any] = {
+            "name": "r",
+            "action": draw(
+                st.sampled_from(
+                    [
+                        "FailJobSet",
+                        "RestartJobSet",
+                        "RestartJobSetAndIgnoreMaxRestarts",
+                        "RestartJob",
+                        "RestartJobAndIgnoreMaxRestarts",
+                    ]
+                )
+            ),
+        }
         if names and draw(st.booleans()):
             rule["targetReplicatedJobs"] = names[: draw(st.integers(1, len(names)))]
         policy["rules"] = [rule]
@@ -445,6 +548,7 @@ _disruption = st.sampled_from([None, {"all": {}}, {"single": {}}])
 @st.composite
 def native_groups(draw) -> dict[str, Any]:
     """Kubernetes' own gang scheduling (1.37, ``scheduling.k8s.io/v1beta1``): a gang or basic PodGroup or Workload."""
+
     def policy() -> dict[str, Any]:
         return draw(st.sampled_from([{"gang": {"minCount": 2}}, {"basic": {}}]))
 
@@ -459,8 +563,12 @@ def native_groups(draw) -> dict[str, Any]:
         if (mode := draw(_disruption)) is not None:
             template["disruptionMode"] = mode
         templates.append(template)
-    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": draw(metas()),
-            "spec": {"podGroupTemplates": templates}}
+    return {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "Workload",
+        "metadata": draw(metas()),
+        "spec": {"podGroupTemplates": templates},
+    }
 
 
 @st.composite
@@ -472,11 +580,19 @@ def group_workloads(draw) -> dict[str, Any]:
             lwt["size"] = draw(st.integers(1, 3))
         if draw(st.booleans()):
             lwt["leaderTemplate"] = draw(pod_templates(restart=False))
-        return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": draw(metas()),
-                "spec": {"leaderWorkerTemplate": lwt}}
-    cluster: dict[str, Any] = {"headGroupSpec": {"template": draw(pod_templates(restart=False))}, "workerGroupSpecs": [
-        {"groupName": "w", "replicas": draw(st.integers(0, 2)), "template": draw(pod_templates(restart=False))}
-        for _ in range(draw(st.integers(0, 1)))]}
+        return {
+            "apiVersion": "leaderworkerset.x-k8s.io/v1",
+            "kind": "LeaderWorkerSet",
+            "metadata": draw(metas()),
+            "spec": {"leaderWorkerTemplate": lwt},
+        }
+    cluster: dict[str, Any] = {
+        "headGroupSpec": {"template": draw(pod_templates(restart=False))},
+        "workerGroupSpecs": [
+            {"groupName": "w", "replicas": draw(st.integers(0, 2)), "template": draw(pod_templates(restart=False))}
+            for _ in range(draw(st.integers(0, 1)))
+        ],
+    }
     if draw(st.integers(0, 3)) == 0:
         cluster["enableInTreeAutoscaling"] = True
     if draw(st.booleans()):
@@ -501,7 +617,12 @@ def volcano_pod_groups(draw) -> dict[str, Any]:
         spec["queue"] = draw(st.sampled_from(["research", "sim", "vision", "nowhere"]))
     if draw(st.integers(0, 3)):
         spec["minResources"] = draw(_amounts)
-    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": _meta(draw(_annotations)), "spec": spec}
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": _meta(draw(_annotations)),
+        "spec": spec,
+    }
 
 
 _namespaces = st.sampled_from([NAMESPACE, "vision", "sim", "secure", "robotics", "kube-system", "nobody"])
@@ -510,8 +631,19 @@ GENERATED_FLEETS = ("GANG807",)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(obj=st.one_of(volcano_jobs(), kubeflow_jobs(), batch_jobs(), jobsets(), pod_groups(), native_groups(),
-                    group_workloads(), volcano_pod_groups()), namespace=_namespaces)
+@given(
+    obj=st.one_of(
+        volcano_jobs(),
+        kubeflow_jobs(),
+        batch_jobs(),
+        jobsets(),
+        pod_groups(),
+        native_groups(),
+        group_workloads(),
+        volcano_pod_groups(),
+    ),
+    namespace=_namespaces,
+)
 def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj, namespace):
     obj = {**obj, "metadata": {**obj["metadata"], "namespace": namespace}}
     fleets = [None, *(fixture_fleet(code) for code in GENERATED_FLEETS)]
@@ -521,8 +653,9 @@ def test_the_cel_forms_decide_generated_workload_shapes_as_the_engine(obj, names
 # Generated routing shapes: namespaces of every fleet above (and of none), queues declared or not, pod templates
 # with and without a coscheduling group and a scheduler, Kueue pod-group Pods with good and bad total counts.
 
-_routing_namespaces = st.sampled_from(["research", "vision", "vision-dev", "sim", "infer", "robotics", "alpha", "alpha-vc", "beta",
-                               "nowhere"])
+_routing_namespaces = st.sampled_from(
+    ["research", "vision", "vision-dev", "sim", "infer", "robotics", "alpha", "alpha-vc", "beta", "nowhere"]
+)
 _queues = st.sampled_from(["research", "vision", "sim", "alpha", "beta", "reserch", "default", ""])
 _schedulers = st.sampled_from([None, "", "volcano", "scheduler-plugins-scheduler", "default-scheduler", "my-scheduler"])
 
@@ -539,13 +672,19 @@ def _routing_meta(draw, labelled: bool = False) -> dict[str, Any]:
     if labelled or draw(st.integers(0, 3)) == 0:
         labels["kueue.x-k8s.io/pod-group-name"] = draw(st.sampled_from(["g", ""]))
     if draw(st.integers(0, 2)) == 0:
-        annotations["kueue.x-k8s.io/pod-group-total-count"] = draw(st.sampled_from(["3", " 2 ", "0", "-1", "x", "", "007"]))
+        annotations["kueue.x-k8s.io/pod-group-total-count"] = draw(
+            st.sampled_from(["3", " 2 ", "0", "-1", "x", "", "007"])
+        )
     if draw(st.integers(0, 4)) == 0:
         annotations[draw(st.sampled_from(["waive.gpufleet.dev/GANG104", "waive.gpufleet.dev/GANG805"]))] = "ok"
     if draw(st.integers(0, 3)) == 0:  # a Kueue key other than the queue label
         draw(st.sampled_from([labels, annotations]))["kueue.x-k8s.io/priority-class"] = "gang-high"
-    return {"name": "generated", "namespace": draw(_routing_namespaces), **({"labels": labels} if labels else {}),
-            **({"annotations": annotations} if annotations else {})}
+    return {
+        "name": "generated",
+        "namespace": draw(_routing_namespaces),
+        **({"labels": labels} if labels else {}),
+        **({"annotations": annotations} if annotations else {}),
+    }
 
 
 @st.composite
@@ -575,14 +714,25 @@ def routed_workloads(draw) -> dict[str, Any]:
             spec["parallelism"] = draw(_counts)
         return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec}
     if kind == "JobSet":
-        rjobs = [{"name": name, "replicas": draw(st.integers(0, 2)),
-                  "template": {"spec": {"parallelism": draw(st.integers(0, 2)), "template": draw(_template())}}}
-                 for name in ["a", "b"][: draw(st.integers(0, 2))]]
-        return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
-                "spec": {"replicatedJobs": rjobs}}
+        rjobs = [
+            {
+                "name": name,
+                "replicas": draw(st.integers(0, 2)),
+                "template": {"spec": {"parallelism": draw(st.integers(0, 2)), "template": draw(_template())}},
+            }
+            for name in ["a", "b"][: draw(st.integers(0, 2))]
+        ]
+        return {
+            "apiVersion": "jobset.x-k8s.io/v1alpha2",
+            "kind": "JobSet",
+            "metadata": meta,
+            "spec": {"replicatedJobs": rjobs},
+        }
     if kind == "PyTorchJob":
-        roles = {role: {"replicas": draw(st.integers(0, 3)), "template": draw(_template())}
-                 for role in draw(st.lists(st.sampled_from(["Master", "Worker"]), unique=True, min_size=1))}
+        roles = {
+            role: {"replicas": draw(st.integers(0, 3)), "template": draw(_template())}
+            for role in draw(st.lists(st.sampled_from(["Master", "Worker"]), unique=True, min_size=1))
+        }
         spec = {"pytorchReplicaSpecs": roles}
         if draw(st.booleans()):
             spec["runPolicy"] = {"schedulingPolicy": {"queue": draw(_queues)}}
@@ -592,8 +742,10 @@ def routed_workloads(draw) -> dict[str, Any]:
         group = draw(st.sampled_from(["scheduling.volcano.sh/v1beta1", "scheduling.x-k8s.io/v1alpha1"]))
         spec = {**(spec if group.startswith("scheduling.volcano") else {}), "minMember": draw(st.integers(1, 4))}
         return {"apiVersion": group, "kind": "PodGroup", "metadata": meta, "spec": spec}
-    spec["tasks"] = [{"name": name, "replicas": draw(st.integers(0, 3)), "template": draw(_template())}
-                     for name in ["a", "b"][: draw(st.integers(1, 2))]]
+    spec["tasks"] = [
+        {"name": name, "replicas": draw(st.integers(0, 3)), "template": draw(_template())}
+        for name in ["a", "b"][: draw(st.integers(1, 2))]
+    ]
     scheduler = draw(_schedulers)
     if scheduler is not None:
         spec["schedulerName"] = scheduler

@@ -15,9 +15,18 @@ from tests.rules.helpers import WITH_FLEET
 
 
 def indexed_job(gpus=None, scheduler_name=None, backoff=20):
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta("shards", namespace="vision"),
-            "spec": {"completionMode": "Indexed", "parallelism": 50, "completions": 50, "backoffLimit": backoff,
-                     "template": pod_template(restart_policy="OnFailure", cpu="2", gpus=gpus, scheduler_name=scheduler_name)}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": meta("shards", namespace="vision"),
+        "spec": {
+            "completionMode": "Indexed",
+            "parallelism": 50,
+            "completions": 50,
+            "backoffLimit": backoff,
+            "template": pod_template(restart_policy="OnFailure", cpu="2", gpus=gpus, scheduler_name=scheduler_name),
+        },
+    }
 
 
 @pytest.mark.parametrize("ctx", [CheckContext(), WITH_FLEET], ids=["no-fleet", "fleet"])
@@ -25,7 +34,9 @@ def test_a_cpu_only_indexed_job_of_independent_shards_gets_no_gang_finding(ctx):
     assert [(f.code, str(f.path)) for f in engine.check_objects([indexed_job()], ctx)] == []
 
 
-@pytest.mark.parametrize("job", [indexed_job(gpus=1), indexed_job(scheduler_name="volcano")], ids=["gpus", "gang-scheduler"])
+@pytest.mark.parametrize(
+    "job", [indexed_job(gpus=1), indexed_job(scheduler_name="volcano")], ids=["gpus", "gang-scheduler"]
+)
 def test_the_same_job_asking_for_gpus_or_a_gang_scheduler_is_a_gang_again(job):
     codes = {f.code for f in engine.check_objects([job], WITH_FLEET)}
     assert {"GANG203", "GANG204"} <= codes

@@ -12,7 +12,19 @@ from tests.rules import fixtures as fx
 
 RULES = registry.all_rules()
 SECTIONS = ("What it checks", "Why it is unsafe", "Example", "Preferred form")
-FAMILIES = {"input", "gang-size", "routing", "restarts", "probes", "gpus", "platform", "schema", "coscheduling", "partition", "observability"}
+FAMILIES = {
+    "input",
+    "gang-size",
+    "routing",
+    "restarts",
+    "probes",
+    "gpus",
+    "platform",
+    "schema",
+    "coscheduling",
+    "partition",
+    "observability",
+}
 LINTER_ONLY = {"GANG000"}  # no object to check: fixtures are the linter's business
 
 
@@ -74,6 +86,7 @@ RULE = Rule(code="{code}", name="x", family="gang-size", severity=Severity.ERROR
 def fake_package(tmp_path, monkeypatch, modules):
     import importlib
     import sys
+
     package = tmp_path / "fakerules"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -87,15 +100,21 @@ def fake_package(tmp_path, monkeypatch, modules):
 
 
 def test_two_modules_sharing_a_code_fail_discovery(tmp_path, monkeypatch):
-    package = fake_package(tmp_path, monkeypatch, {"gang001_a": RULE_MODULE.format(code="GANG001"),
-                                                   "gang001_b": RULE_MODULE.format(code="GANG001")})
+    package = fake_package(
+        tmp_path,
+        monkeypatch,
+        {"gang001_a": RULE_MODULE.format(code="GANG001"), "gang001_b": RULE_MODULE.format(code="GANG001")},
+    )
     with pytest.raises(registry.RegistryError, match="GANG001 is defined twice"):
         registry.discover(package)
 
 
 def test_rules_in_family_subpackages_are_found_and_their_helpers_are_not(tmp_path, monkeypatch):
-    package = fake_package(tmp_path, monkeypatch, {"gang_size/gang001_a": RULE_MODULE.format(code="GANG001"),
-                                                   "gang_size/_helpers": "Y = 2\n"})
+    package = fake_package(
+        tmp_path,
+        monkeypatch,
+        {"gang_size/gang001_a": RULE_MODULE.format(code="GANG001"), "gang_size/_helpers": "Y = 2\n"},
+    )
     assert registry.rule_module_names(package) == ["fakerules.gang_size.gang001_a"]
     assert list(registry.discover(package)) == ["GANG001"]
 
@@ -150,13 +169,19 @@ def _reads_other_objects(rule) -> bool:
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_a_rule_that_reads_other_objects_declares_needs_objects(rule):
     reads = _reads_other_objects(rule)
-    assert rule.needs_objects == reads, f"{rule.code}: set needs_objects={reads} so the policy pack's stack policy runs it"
+    assert rule.needs_objects == reads, (
+        f"{rule.code}: set needs_objects={reads} so the policy pack's stack policy runs it"
+    )
 
 
 @pytest.mark.parametrize("rule", RULES, ids=ids)
 def test_every_rule_declares_the_engine_outcomes_it_predicts_in_the_shared_vocabulary(rule):
     from gpufleet.workloads import outcomes
 
-    assert rule.predicts is not None, f"{rule.code}: declare predicts= (outcomes.NOT_JUDGED when no engine outcome shows it)"
+    assert rule.predicts is not None, (
+        f"{rule.code}: declare predicts= (outcomes.NOT_JUDGED when no engine outcome shows it)"
+    )
     assert isinstance(rule.predicts, frozenset) and rule.predicts <= outcomes.OUTCOMES, rule.predicts
-    assert not rule.predicts & {outcomes.RAN_WHOLE, outcomes.RESTARTED_WHOLE}, f"{rule.code} predicts a gang-safe outcome"
+    assert not rule.predicts & {outcomes.RAN_WHOLE, outcomes.RESTARTED_WHOLE}, (
+        f"{rule.code} predicts a gang-safe outcome"
+    )

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpufleet.rules import engine
+from gpufleet.rules import demands, engine
 from gpufleet.rules.api import CheckContext
-from gpufleet.rules import demands
 from gpufleet.rules.run import RunIndex
 from tests.rules import builders as b
 from tests.rules.fleets import fleet
 
 
 def test_group_members_are_indexed_once_per_run_by_namespace_and_name():
-    run = RunIndex((b.deployment("a", replicas=3, group="pg"), b.pod("p", group="pg"), b.pod("q", group="pg", namespace="x"),
-                    b.pod_group("pg")))
+    run = RunIndex(
+        (
+            b.deployment("a", replicas=3, group="pg"),
+            b.pod("p", group="pg"),
+            b.pod("q", group="pg", namespace="x"),
+            b.pod_group("pg"),
+        )
+    )
     assert run.member_pods("research", "pg") == 4
     assert run.member_pods("x", "pg") == 1
     assert run.member_pods("research", "other") == 0

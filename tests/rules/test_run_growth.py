@@ -18,11 +18,11 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
+from gpufleet.kubetypes import vocab
 from gpufleet.lint import lint_sources
 from gpufleet.lint.sources import Source
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
-from gpufleet.kubetypes import vocab
 from tests.rules import builders as b
 
 SMALL, LARGE = 40, 160  # units of 13 objects: 520 and 2,080 objects
@@ -35,7 +35,7 @@ class CountingObjects(tuple):
 
     visits: int
 
-    def __new__(cls, objects: Any) -> "CountingObjects":
+    def __new__(cls, objects: Any) -> CountingObjects:
         made = super().__new__(cls, objects)
         made.visits = 0
         return made
@@ -49,25 +49,59 @@ class CountingObjects(tuple):
 def unit(i: int) -> list[dict[str, Any]]:
     """Thirteen uniquely named objects in namespace ``ns-<i // 4>`` that reach every cross-object look-up."""
     ns = f"ns-{i // 4}"
-    volcano_job = b.batch_job(f"vjob-{i}", parallelism=4, namespace=ns, labels={vocab.QUEUE_LABEL: f"lq-{i}"},
-                              scheduler_name="volcano", gpus=8)
+    volcano_job = b.batch_job(
+        f"vjob-{i}",
+        parallelism=4,
+        namespace=ns,
+        labels={vocab.QUEUE_LABEL: f"lq-{i}"},
+        scheduler_name="volcano",
+        gpus=8,
+    )
     volcano_job["spec"]["template"]["metadata"] = {"annotations": {vocab.VOLCANO_GROUP: f"vpg-{i}"}}
     return [
-        {**b.train_job(f"tj-missing-{i}", namespace=ns), "spec": {"runtimeRef": {"name": f"absent-{i}"},
-                  "trainer": {"numNodes": 4, "resourcesPerNode": {"limits": {"nvidia.com/gpu": 8}}}}},
-        {**b.train_job(f"tj-ns-missing-{i}", namespace=ns),
-         "spec": {"runtimeRef": {"name": f"absent-ns-{i}", "kind": "TrainingRuntime"}, "trainer": {"numNodes": 2}}},
-        {**b.train_job(f"tj-{i}", namespace=ns), "spec": {"runtimeRef": {"name": f"rt-{i}", "kind": "TrainingRuntime"}}},
+        {
+            **b.train_job(f"tj-missing-{i}", namespace=ns),
+            "spec": {
+                "runtimeRef": {"name": f"absent-{i}"},
+                "trainer": {"numNodes": 4, "resourcesPerNode": {"limits": {"nvidia.com/gpu": 8}}},
+            },
+        },
+        {
+            **b.train_job(f"tj-ns-missing-{i}", namespace=ns),
+            "spec": {"runtimeRef": {"name": f"absent-ns-{i}", "kind": "TrainingRuntime"}, "trainer": {"numNodes": 2}},
+        },
+        {
+            **b.train_job(f"tj-{i}", namespace=ns),
+            "spec": {"runtimeRef": {"name": f"rt-{i}", "kind": "TrainingRuntime"}},
+        },
         b.training_runtime(f"rt-{i}", kind="TrainingRuntime", namespace=ns),
         volcano_job,
         b.pod_group(f"vpg-{i}", min_member=2, namespace=ns),
         b.pytorch_job(f"pt-{i}", workers=3, namespace=ns, labels={vocab.QUEUE_LABEL: f"undeclared-{i}"}),
-        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": b.meta(f"lq-{i}", ns),
-         "spec": {"clusterQueue": f"cq-{i}"}},
-        {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": b.meta(f"vq-{i}", None), "spec": {}},
-        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": b.meta(f"cq-{i}", None),
-         "spec": {"resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": []}]}},
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": b.meta(f"pc-{i}", None), "value": i},
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "LocalQueue",
+            "metadata": b.meta(f"lq-{i}", ns),
+            "spec": {"clusterQueue": f"cq-{i}"},
+        },
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": b.meta(f"vq-{i}", None),
+            "spec": {},
+        },
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "ClusterQueue",
+            "metadata": b.meta(f"cq-{i}", None),
+            "spec": {"resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": []}]},
+        },
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": b.meta(f"pc-{i}", None),
+            "value": i,
+        },
         b.deployment(f"dep-{i}", replicas=3, group=f"cpg-{i}", namespace=ns),
         b.pod_group(f"cpg-{i}", min_member=3, flavor="coscheduling", namespace=ns),
     ]

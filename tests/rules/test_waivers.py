@@ -9,8 +9,11 @@ from tests.rules import builders as b
 
 
 def test_a_waived_rule_is_reported_but_does_not_block():
-    job = b.volcano_job(tasks=[b.task(replicas=4)], min_available=2,
-                        annotations={"waive.gpufleet.dev/GANG001": "ranks rejoin via torchelastic"})
+    job = b.volcano_job(
+        tasks=[b.task(replicas=4)],
+        min_available=2,
+        annotations={"waive.gpufleet.dev/GANG001": "ranks rejoin via torchelastic"},
+    )
     (finding,) = engine.check_object(job, select=["GANG001"])
     assert finding.waived and finding.waiver_reason == "ranks rejoin via torchelastic" and not finding.blocking
 
@@ -21,13 +24,16 @@ def test_a_waiver_only_waives_its_own_code():
     assert by_code == {"GANG001": True, "GANG201": False}
 
 
-@pytest.mark.parametrize("annotations, expected", [
-    ({"waive.gpufleet.dev/GANG001": "why"}, {"GANG001": "why"}),
-    ({"waive.gpufleet.dev/gang201": " because "}, {"GANG201": "because"}),
-    ({"waive.gpufleet.dev/GANG001": ""}, {}),
-    ({"waive.gpufleet.dev/GANG001": 7}, {}),
-    ({"other.dev/GANG001": "why"}, {}),
-])
+@pytest.mark.parametrize(
+    "annotations, expected",
+    [
+        ({"waive.gpufleet.dev/GANG001": "why"}, {"GANG001": "why"}),
+        ({"waive.gpufleet.dev/gang201": " because "}, {"GANG201": "because"}),
+        ({"waive.gpufleet.dev/GANG001": ""}, {}),
+        ({"waive.gpufleet.dev/GANG001": 7}, {}),
+        ({"other.dev/GANG001": "why"}, {}),
+    ],
+)
 def test_waiver_reasons_are_read_from_annotations(annotations, expected):
     assert waivers.waiver_reasons({"metadata": {"annotations": annotations}}) == expected
 

@@ -22,7 +22,7 @@ def zombie_children(parent: int) -> list[str]:
             text = stat.read_text()
         except OSError:
             continue  # exited and reaped while we read
-        fields = text[text.rindex(")") + 2:].split()
+        fields = text[text.rindex(")") + 2 :].split()
         if fields[0] == "Z" and int(fields[1]) == parent:
-            found.append(text[:text.rindex(")") + 1])
+            found.append(text[: text.rindex(")") + 1])
     return found

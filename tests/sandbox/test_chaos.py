@@ -21,12 +21,20 @@ class Stub:
     def get(self, api_version, kind, name, namespace):
         status = self.statuses[min(self.gets, len(self.statuses) - 1)]
         self.gets += 1
-        return {"apiVersion": api_version, "kind": kind, "metadata": {"name": name, "namespace": namespace},
-                "status": status}
+        return {
+            "apiVersion": api_version,
+            "kind": kind,
+            "metadata": {"name": name, "namespace": namespace},
+            "status": status,
+        }
 
 
-JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "namespace": "alpha"},
-       "spec": {"parallelism": 2}}
+JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "a", "namespace": "alpha"},
+    "spec": {"parallelism": 2},
+}
 
 
 def test_settling_waits_for_the_job_to_finish_even_while_it_carries_a_reason(monkeypatch):
@@ -44,6 +52,7 @@ def test_a_job_deleted_under_the_run_is_neither_finished_nor_explained():
     class Gone(Stub):
         def get(self, *args):
             return None
+
     assert chaos._snapshot(Gone(), [JOB]) == [JOB]
 
 
@@ -62,7 +71,9 @@ def test_settling_touches_a_rank_whose_finish_kwok_dropped_once_per_pass(monkeyp
             return [pod(ready_ago=100, runs="30s")]
 
         def core(self):
-            return type("Core", (), {"patch_namespaced_pod": lambda _, name, ns, body: touched.append((ns, name, body))})()
+            return type(
+                "Core", (), {"patch_namespaced_pod": lambda _, name, ns, body: touched.append((ns, name, body))}
+            )()
 
     monkeypatch.setattr(chaos.time, "sleep", lambda s: None)
     final, retried = chaos._settle(Dropped(RUNNING, RUNNING, COMPLETE), [JOB], seconds=60)

@@ -8,10 +8,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpufleet.sandbox.controlplane import (Ports, apiserver_argv, controller_manager_argv, etcd_argv, scheduler_argv,
-                                           scheduler_config)
-from gpufleet.sandbox.gates import gates
 from gpufleet.model.loader import parse_model
+from gpufleet.sandbox.controlplane import (
+    Ports,
+    apiserver_argv,
+    controller_manager_argv,
+    etcd_argv,
+    scheduler_argv,
+    scheduler_config,
+)
+from gpufleet.sandbox.gates import gates
 from gpufleet.sandbox.pki import Pki
 from gpufleet.sandbox.up import Options, model_gates
 
@@ -23,14 +29,23 @@ def _flags(argv: list[str]) -> dict[str, str]:
     return dict(a[2:].partition("=")[::2] for a in argv[1:] if a.startswith("--"))
 
 
-@pytest.mark.parametrize("flag, value", [
-    ("listen-client-urls", "https://127.0.0.1:12379"), ("advertise-client-urls", "https://127.0.0.1:12379"),
-    ("listen-peer-urls", "https://127.0.0.1:12380"), ("initial-advertise-peer-urls", "https://127.0.0.1:12380"),
-    ("client-cert-auth", ""), ("trusted-ca-file", "/sb/pki/etcd-ca.crt"),
-    ("cert-file", "/sb/pki/etcd.crt"), ("key-file", "/sb/pki/etcd.key"),
-    ("peer-client-cert-auth", ""), ("peer-trusted-ca-file", "/sb/pki/etcd-ca.crt"),
-    ("peer-cert-file", "/sb/pki/etcd.crt"), ("peer-key-file", "/sb/pki/etcd.key"),
-])
+@pytest.mark.parametrize(
+    "flag, value",
+    [
+        ("listen-client-urls", "https://127.0.0.1:12379"),
+        ("advertise-client-urls", "https://127.0.0.1:12379"),
+        ("listen-peer-urls", "https://127.0.0.1:12380"),
+        ("initial-advertise-peer-urls", "https://127.0.0.1:12380"),
+        ("client-cert-auth", ""),
+        ("trusted-ca-file", "/sb/pki/etcd-ca.crt"),
+        ("cert-file", "/sb/pki/etcd.crt"),
+        ("key-file", "/sb/pki/etcd.key"),
+        ("peer-client-cert-auth", ""),
+        ("peer-trusted-ca-file", "/sb/pki/etcd-ca.crt"),
+        ("peer-cert-file", "/sb/pki/etcd.crt"),
+        ("peer-key-file", "/sb/pki/etcd.key"),
+    ],
+)
 def test_etcd_listens_on_loopback_over_tls_and_requires_client_certificates(flag, value):
     assert _flags(etcd_argv(Path("/bin/etcd"), PKI, Path("/sb/etcd"), PORTS))[flag] == value
 
@@ -39,10 +54,15 @@ def test_etcd_has_no_plain_http_url():
     assert not [a for a in etcd_argv(Path("/bin/etcd"), PKI, Path("/sb/etcd"), PORTS) if "http://" in a]
 
 
-@pytest.mark.parametrize("flag, value", [
-    ("etcd-servers", "https://127.0.0.1:12379"), ("etcd-cafile", "/sb/pki/etcd-ca.crt"),
-    ("etcd-certfile", "/sb/pki/apiserver-etcd-client.crt"), ("etcd-keyfile", "/sb/pki/apiserver-etcd-client.key"),
-])
+@pytest.mark.parametrize(
+    "flag, value",
+    [
+        ("etcd-servers", "https://127.0.0.1:12379"),
+        ("etcd-cafile", "/sb/pki/etcd-ca.crt"),
+        ("etcd-certfile", "/sb/pki/apiserver-etcd-client.crt"),
+        ("etcd-keyfile", "/sb/pki/apiserver-etcd-client.key"),
+    ],
+)
 def test_the_api_server_reaches_etcd_over_tls_with_its_client_certificate(flag, value):
     assert _flags(apiserver_argv(Path("/bin/kube-apiserver"), PKI, PORTS, Path("/sb")))[flag] == value
 
@@ -62,9 +82,11 @@ NATIVE = gates(native_gang=True)
 
 
 def _argvs(g) -> dict[str, list[str]]:
-    return {"kube-apiserver": apiserver_argv(Path("/bin/kube-apiserver"), PKI, PORTS, Path("/sb"), g),
-            "kube-controller-manager": controller_manager_argv(Path("/bin/kcm"), PKI, PORTS, Path("/sb/kc"), g),
-            "kube-scheduler": scheduler_argv(Path("/bin/kube-scheduler"), Path("/sb/s.yaml"), PORTS, g)}
+    return {
+        "kube-apiserver": apiserver_argv(Path("/bin/kube-apiserver"), PKI, PORTS, Path("/sb"), g),
+        "kube-controller-manager": controller_manager_argv(Path("/bin/kcm"), PKI, PORTS, Path("/sb/kc"), g),
+        "kube-scheduler": scheduler_argv(Path("/bin/kube-scheduler"), Path("/sb/s.yaml"), PORTS, g),
+    }
 
 
 @pytest.mark.parametrize("component", ["kube-apiserver", "kube-controller-manager", "kube-scheduler"])
@@ -84,19 +106,25 @@ def test_without_native_gang_the_components_keep_their_default_gates(component):
 
 
 def test_explicit_gates_and_api_versions_go_over_native_gangs():
-    g = gates(native_gang=True, feature_gates={"WorkloadWithJob": False, "TopologyAwareWorkloadScheduling": True},
-              runtime_config={"scheduling.k8s.io/v1alpha3": True})
+    g = gates(
+        native_gang=True,
+        feature_gates={"WorkloadWithJob": False, "TopologyAwareWorkloadScheduling": True},
+        runtime_config={"scheduling.k8s.io/v1alpha3": True},
+    )
     flags = _flags(_argvs(g)["kube-apiserver"])
     assert flags["feature-gates"] == "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,WorkloadWithJob=false"
     assert flags["runtime-config"] == "scheduling.k8s.io/v1alpha3=true,scheduling.k8s.io/v1beta1=true"
 
 
-@pytest.mark.parametrize("kwargs, named", [
-    ({"feature_gates": {"generic-workload": True}}, "feature gate 'generic-workload'"),
-    ({"feature_gates": {"GenericWorkload=true": True}}, "feature gate 'GenericWorkload=true'"),
-    ({"runtime_config": {"scheduling.k8s.io": True}}, "runtime config 'scheduling.k8s.io'"),
-    ({"runtime_config": {"scheduling.k8s.io/v1beta1,x": True}}, "runtime config 'scheduling.k8s.io/v1beta1,x'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, named",
+    [
+        ({"feature_gates": {"generic-workload": True}}, "feature gate 'generic-workload'"),
+        ({"feature_gates": {"GenericWorkload=true": True}}, "feature gate 'GenericWorkload=true'"),
+        ({"runtime_config": {"scheduling.k8s.io": True}}, "runtime config 'scheduling.k8s.io'"),
+        ({"runtime_config": {"scheduling.k8s.io/v1beta1,x": True}}, "runtime config 'scheduling.k8s.io/v1beta1,x'"),
+    ],
+)
 def test_a_malformed_gate_or_api_version_is_refused_by_name(kwargs, named):
     with pytest.raises(ValueError, match=named):
         gates(**kwargs)
@@ -107,5 +135,7 @@ def test_the_sandbox_runs_the_gates_its_model_declares_with_the_workload_api_ser
     assert model_gates(parse_model(data, "dev"), Options()).apiserver_flags() == []
     data["kubernetes"] = {"version": "1.37", "featureGates": {"GenericWorkload": True, "WorkloadWithJob": True}}
     flags = model_gates(parse_model(data, "dev"), Options()).apiserver_flags()
-    assert flags == ["--feature-gates=GenericWorkload=true,WorkloadWithJob=true",
-                     "--runtime-config=scheduling.k8s.io/v1beta1=true"]
+    assert flags == [
+        "--feature-gates=GenericWorkload=true,WorkloadWithJob=true",
+        "--runtime-config=scheduling.k8s.io/v1beta1=true",
+    ]

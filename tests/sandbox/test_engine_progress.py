@@ -45,9 +45,15 @@ def engines(tmp_path: Path) -> Path:
 
 def build(engines: Path, **env: str) -> subprocess.CompletedProcess[str]:
     cache = engines.parent / "cache"
-    environ = {**os.environ, "PATH": f"{engines.parent / 'bin'}:/usr/bin:/bin", "GPUFLEET_ENGINES_CACHE": str(cache), **env}
-    return subprocess.run(["bash", str(engines / "build.sh"), "demo"], capture_output=True, text=True, env=environ,
-                          timeout=60)
+    environ = {
+        **os.environ,
+        "PATH": f"{engines.parent / 'bin'}:/usr/bin:/bin",
+        "GPUFLEET_ENGINES_CACHE": str(cache),
+        **env,
+    }
+    return subprocess.run(
+        ["bash", str(engines / "build.sh"), "demo"], capture_output=True, text=True, env=environ, timeout=60
+    )
 
 
 def test_a_cold_build_says_when_each_engine_starts_and_how_long_it_took_without_go_noise(engines):
@@ -75,7 +81,8 @@ def test_a_second_run_says_the_engine_is_cached(engines):
 def test_a_failed_build_names_the_step_and_the_log_and_shows_its_end(engines):
     failed = build(engines, FAKE_GO_FAIL="undefined: x")
     assert failed.returncode == 1
-    assert re.search(r"== demo: FAILED \(go build example\.com/demo/cmd/demo\); full output: .*demo-[0-9a-f]{16}\.log",
-                     failed.stderr)
+    assert re.search(
+        r"== demo: FAILED \(go build example\.com/demo/cmd/demo\); full output: .*demo-[0-9a-f]{16}\.log", failed.stderr
+    )
     assert "compile error: undefined: x" in failed.stderr
     assert "built in" not in failed.stderr

@@ -21,9 +21,15 @@ def required(engine: str, module: str) -> str:
     return found.group(1)
 
 
-@pytest.mark.parametrize("engine, pinned", [
-    ("kueue", kueue.MODULE), ("volcano", volcano.MODULE), ("kwok", kwok.KWOK_MODULE), ("coscheduling", coscheduling.MODULE),
-])
+@pytest.mark.parametrize(
+    "engine, pinned",
+    [
+        ("kueue", kueue.MODULE),
+        ("volcano", volcano.MODULE),
+        ("kwok", kwok.KWOK_MODULE),
+        ("coscheduling", coscheduling.MODULE),
+    ],
+)
 def test_the_files_the_sandbox_reads_come_from_the_module_version_it_builds(engine, pinned):
     module, version = pinned.split("@")
     assert required(engine, module) == version
@@ -84,7 +90,9 @@ def test_a_hook_that_asks_the_module_cache_for_a_directory_downloads_the_module_
     text = hook.read_text()
     asks = [m.start() for m in re.finditer(r"go list -m -f '\{\{\.Dir\}\}'", text)]
     for at in asks:
-        assert re.search(r"^go mod download ", text[:at], re.M), f"{hook}: go list -m at offset {at} with no go mod download before it"
+        assert re.search(r"^go mod download ", text[:at], re.M), (
+            f"{hook}: go list -m at offset {at} with no go mod download before it"
+        )
         assert "[ -n " in text[at:], f"{hook}: the directory go list -m names is used without checking it is not empty"
 
 
@@ -106,13 +114,20 @@ def fake_engines(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return here, env
 
 
-@pytest.mark.parametrize("args, listed", [
-    ([], ["alpha", "beta"]), (["gamma"], ["gamma"]), (["--with", "gamma"], ["alpha", "beta", "gamma"]),
-], ids=["default", "named", "with"])
+@pytest.mark.parametrize(
+    "args, listed",
+    [
+        ([], ["alpha", "beta"]),
+        (["gamma"], ["gamma"]),
+        (["--with", "gamma"], ["alpha", "beta", "gamma"]),
+    ],
+    ids=["default", "named", "with"],
+)
 def test_an_opt_in_engine_is_built_only_when_named(tmp_path, args, listed):
     here, env = fake_engines(tmp_path)
-    done = subprocess.run(["bash", str(here / "build.sh"), "--check", *args], capture_output=True, text=True,
-                          timeout=60, env=env)
+    done = subprocess.run(
+        ["bash", str(here / "build.sh"), "--check", *args], capture_output=True, text=True, timeout=60, env=env
+    )
     assert done.returncode == 4, done.stderr
     assert done.stdout.split() == [word for name in listed for word in (name, "-")]
 

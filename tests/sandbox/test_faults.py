@@ -18,16 +18,19 @@ from gpufleet.sandbox.procs import alive, free_ports, start, stop, wait_until
 from gpufleet.sandbox.state import State, load
 from tests.sandbox.kernel import kernel_state
 
-LISTENER = ("import socket, sys, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
-            "s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); print('listening', flush=True); time.sleep(600)")
+LISTENER = (
+    "import socket, sys, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+    "s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); print('listening', flush=True); time.sleep(600)"
+)
 
 
 @pytest.fixture
 def sandbox(tmp_path):
     port = free_ports(1)[0]
     state = State(tmp_path, ports={"kwok": port})
-    proc = state.add(start("kwok", [sys.executable, "-c", LISTENER, str(port)], tmp_path / "logs" / "kwok.log",
-                           cwd=tmp_path))
+    proc = state.add(
+        start("kwok", [sys.executable, "-c", LISTENER, str(port)], tmp_path / "logs" / "kwok.log", cwd=tmp_path)
+    )
     wait_until(proc, tcp_open(port), 30, "listening")  # as up waits for each process
     yield state
     for proc in state.processes:

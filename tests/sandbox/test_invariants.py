@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.sandbox import invariants as inv
 from gpufleet.kubetypes.vocab import JOB_NAME_LABEL, VOLCANO_JOB_LABEL
+from gpufleet.sandbox import invariants as inv
 
 
 def cluster_queue(used: str, reserved: str = "0", nominal: str = "16", borrowing: str | None = "8") -> dict:
     resource = {"name": "nvidia.com/gpu", "nominalQuota": nominal}
     if borrowing is not None:
         resource["borrowingLimit"] = borrowing
-    return {"metadata": {"name": "alpha"},
-            "spec": {"resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
-                                         "flavors": [{"name": "l4", "resources": [resource]}]}]},
-            "status": {"flavorsUsage": [{"name": "l4", "resources": [{"name": "nvidia.com/gpu", "total": used}]}],
-                       "flavorsReservation": [{"name": "l4", "resources": [{"name": "nvidia.com/gpu",
-                                                                            "total": reserved}]}]}}
+    return {
+        "metadata": {"name": "alpha"},
+        "spec": {
+            "resourceGroups": [
+                {"coveredResources": ["nvidia.com/gpu"], "flavors": [{"name": "l4", "resources": [resource]}]}
+            ]
+        },
+        "status": {
+            "flavorsUsage": [{"name": "l4", "resources": [{"name": "nvidia.com/gpu", "total": used}]}],
+            "flavorsReservation": [{"name": "l4", "resources": [{"name": "nvidia.com/gpu", "total": reserved}]}],
+        },
+    }
 
 
-def pod(job: str, node: str | None = "n1", phase: str = "Running", volcano: bool = False, deleting: bool = False) -> dict:
+def pod(
+    job: str, node: str | None = "n1", phase: str = "Running", volcano: bool = False, deleting: bool = False
+) -> dict:
     label = VOLCANO_JOB_LABEL if volcano else JOB_NAME_LABEL
     meta = {"name": f"{job}-x", "namespace": "ns", "labels": {label: job}}
     if deleting:
@@ -28,9 +36,11 @@ def pod(job: str, node: str | None = "n1", phase: str = "Running", volcano: bool
     return {"metadata": meta, "spec": {"nodeName": node} if node else {}, "status": {"phase": phase}}
 
 
-@pytest.mark.parametrize("used, reserved, borrowing, broken", [
-    ("24", "24", "8", False), ("25", "0", "8", True), ("0", "25", "8", True), ("100", "100", None, False)],
-    ids=["at-the-limit", "usage-above", "reservation-above", "no-borrowing-limit-is-the-cohorts-to-bound"])
+@pytest.mark.parametrize(
+    "used, reserved, borrowing, broken",
+    [("24", "24", "8", False), ("25", "0", "8", True), ("0", "25", "8", True), ("100", "100", None, False)],
+    ids=["at-the-limit", "usage-above", "reservation-above", "no-borrowing-limit-is-the-cohorts-to-bound"],
+)
 def test_a_cluster_queue_over_nominal_plus_borrowing_limit_is_a_quota_violation(used, reserved, borrowing, broken):
     found = inv.quota([cluster_queue(used, reserved, borrowing=borrowing)])
     assert bool(found) is broken
@@ -61,15 +71,31 @@ def test_a_gang_with_nothing_bound_is_waiting_not_partial():
     assert gangs.check(100, {("ns", "g"): 2}, [pod("g", node=None, phase="Pending", volcano=True)]) == []
 
 
-@pytest.mark.parametrize("job, done, said", [
-    ({"apiVersion": "batch/v1", "status": {"conditions": [{"type": "Complete", "status": "True"}]}}, True, ""),
-    ({"apiVersion": "batch/v1", "status": {"conditions": [{"type": "Failed", "status": "True",
-                                                            "reason": "BackoffLimitExceeded"}]}}, False, "Failed"),
-    ({"apiVersion": "batch/v1", "status": {}}, False, ""),
-    ({"apiVersion": "batch.volcano.sh/v1alpha1", "status": {"state": {"phase": "Completed"}}}, True, ""),
-    ({"apiVersion": "batch.volcano.sh/v1alpha1", "status": {"state": {"phase": "Aborted", "reason": "PodFailed"}}},
-     False, "Aborted"),
-], ids=["complete", "failed-with-reason", "silent", "volcano-completed", "volcano-aborted"])
+@pytest.mark.parametrize(
+    "job, done, said",
+    [
+        ({"apiVersion": "batch/v1", "status": {"conditions": [{"type": "Complete", "status": "True"}]}}, True, ""),
+        (
+            {
+                "apiVersion": "batch/v1",
+                "status": {"conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}]},
+            },
+            False,
+            "Failed",
+        ),
+        ({"apiVersion": "batch/v1", "status": {}}, False, ""),
+        ({"apiVersion": "batch.volcano.sh/v1alpha1", "status": {"state": {"phase": "Completed"}}}, True, ""),
+        (
+            {
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "status": {"state": {"phase": "Aborted", "reason": "PodFailed"}},
+            },
+            False,
+            "Aborted",
+        ),
+    ],
+    ids=["complete", "failed-with-reason", "silent", "volcano-completed", "volcano-aborted"],
+)
 def test_a_job_is_finished_or_says_why_or_is_lost(job, done, said):
     job["metadata"] = {"name": "j", "namespace": "ns"}
     assert inv.finished(job) is done

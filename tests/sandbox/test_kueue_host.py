@@ -34,8 +34,9 @@ def _module(tmp_path):
 
 
 def _manager():
-    return yaml.safe_load(render_manager_config_yaml(fleet(pools=[pool("l4", nodes=2)],
-                                                           teams=[team("alpha", {"l4": quota(8)})])))
+    return yaml.safe_load(
+        render_manager_config_yaml(fleet(pools=[pool("l4", nodes=2)], teams=[team("alpha", {"l4": quota(8)})]))
+    )
 
 
 def test_the_host_configuration_keeps_the_stacks_admission_settings_and_binds_loopback(tmp_path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from gpufleet.sandbox.kwok import completion_stage
 from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
+from gpufleet.sandbox.kwok import completion_stage
 
 # The shape of the module's kustomize/stage/pod/general/pod-complete.yaml (sigs.k8s.io/kwok v0.8.0), abridged.
 UPSTREAM_SHAPE = """
@@ -36,8 +36,10 @@ def test_the_completion_stage_selects_only_pods_that_carry_a_run_time():
 
 def test_the_completion_stage_keeps_the_annotations_delay_and_drops_the_jitter():
     delay = yaml.safe_load(completion_stage(UPSTREAM_SHAPE))["spec"]["delay"]
-    assert delay == {"durationMilliseconds": 1000,
-                     "durationFrom": {"expressionFrom": f'.metadata.annotations["{KWOK_COMPLETE_AFTER}"]'}}
+    assert delay == {
+        "durationMilliseconds": 1000,
+        "durationFrom": {"expressionFrom": f'.metadata.annotations["{KWOK_COMPLETE_AFTER}"]'},
+    }
 
 
 def test_the_annotation_is_the_stages_own_delay_annotation():

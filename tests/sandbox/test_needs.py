@@ -53,8 +53,9 @@ def unrunnable(argv, **_):
     raise PermissionError(13, "Permission denied", argv[0])
 
 
-@pytest.mark.parametrize("run, words", [(hung, "did not finish in 30 s"), (unrunnable, "Permission denied")],
-                         ids=["hangs", "cannot-run"])
+@pytest.mark.parametrize(
+    "run, words", [(hung, "did not finish in 30 s"), (unrunnable, "Permission denied")], ids=["hangs", "cannot-run"]
+)
 def test_a_probe_that_hangs_or_cannot_run_is_a_missing_need_in_one_line(run, words):
     with pytest.raises(NeedMissing) as missing:
         needs.mount_namespace(run=run)
@@ -70,7 +71,7 @@ def test_a_missing_need_is_no_missing_engine_but_both_are_why_the_sandbox_is_una
 def test_the_probe_makes_the_namespace_kueue_runs_in():
     assert needs.PROBE == [*kueue.UNSHARE, "true"]
     argv = kueue.argv(Path("/bin/kueue"), Path("/c.yaml"), Path("/certs"))
-    assert argv[:len(kueue.UNSHARE)] == kueue.UNSHARE
+    assert argv[: len(kueue.UNSHARE)] == kueue.UNSHARE
 
 
 def test_the_go_needed_is_the_newest_go_directive_of_the_engines_modules(tmp_path):
@@ -103,7 +104,12 @@ def test_the_build_script_without_go_names_the_same_go_and_disk(tmp_path):
     bin_dir.mkdir()
     for tool in ("dirname", "awk", "sort", "tail", "cat"):
         os.symlink(shutil.which(tool), bin_dir / tool)
-    done = subprocess.run([shutil.which("bash"), str(BUILD), "--check"], capture_output=True, text=True, timeout=60,
-                          env={"PATH": str(bin_dir), "HOME": str(tmp_path)})
+    done = subprocess.run(
+        [shutil.which("bash"), str(BUILD), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path)},
+    )
     assert done.returncode == 3
     assert f"install {needs.GO} (about {needs.BUILD_GB} GB of disk" in done.stderr

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.sandbox.nodes import nodes
 from gpufleet.kubetypes.vocab import KWOK_NODE_ANNOTATION
+from gpufleet.sandbox.nodes import nodes
 from tests.render.builders import fleet, pool, quota, team
 
 
 @pytest.fixture
 def two_pools():
-    return fleet(pools=[pool("h100", nodes=3, taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]),
-                        pool("a100", system="volcano", nodes=2, gpus=4)],
-                 teams=[team("research", {"h100": quota(24), "a100": quota(8)})])
+    return fleet(
+        pools=[
+            pool("h100", nodes=3, taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]),
+            pool("a100", system="volcano", nodes=2, gpus=4),
+        ],
+        teams=[team("research", {"h100": quota(24), "a100": quota(8)})],
+    )
 
 
 def test_each_pool_gives_one_node_per_node_count_named_after_the_pool(two_pools):
@@ -36,8 +40,12 @@ def test_a_node_carries_the_pools_labels_and_taints(two_pools):
 
 
 def test_a_pool_with_topology_levels_gets_blocks_of_eight_nodes_at_the_lowest_level():
-    f = fleet(pools=[pool("h100", nodes=40, topologyLevels=["example.com/block", "example.com/rack", "kubernetes.io/hostname"])],
-              teams=[team("research", {"h100": quota(320)})])
+    f = fleet(
+        pools=[
+            pool("h100", nodes=40, topologyLevels=["example.com/block", "example.com/rack", "kubernetes.io/hostname"])
+        ],
+        teams=[team("research", {"h100": quota(320)})],
+    )
     labels = [n["metadata"]["labels"] for n in nodes(f)]
     assert {lb["example.com/rack"] for lb in labels[:8]} == {"h100-rack-0"}
     assert labels[8]["example.com/rack"] == "h100-rack-1"

@@ -41,8 +41,15 @@ def pki(tmp_path_factory):
 
 def test_the_pki_folder_is_0700_and_every_private_key_in_it_0600(pki):
     keys = sorted(pki.dir.glob("*.key"))
-    assert {k.name for k in keys} >= {"ca.key", "serving.key", "admin.key", "sa.key", "etcd-ca.key",
-                                      "etcd.key", "apiserver-etcd-client.key"}
+    assert {k.name for k in keys} >= {
+        "ca.key",
+        "serving.key",
+        "admin.key",
+        "sa.key",
+        "etcd-ca.key",
+        "etcd.key",
+        "apiserver-etcd-client.key",
+    }
     assert _mode(pki.dir) == 0o700
     assert {k.name: _mode(k) for k in keys} == {k.name: 0o600 for k in keys}
 
@@ -101,16 +108,19 @@ def _mutual_tls_server(pki):
         listener.close()
 
 
-@pytest.mark.parametrize("client, accepted", [("apiserver_etcd_client", True), ("admin", False), ("serving", False),
-                                              (None, False)])
+@pytest.mark.parametrize(
+    "client, accepted", [("apiserver_etcd_client", True), ("admin", False), ("serving", False), (None, False)]
+)
 def test_etcd_accepts_the_api_servers_client_certificate_and_no_other_engines(pki, client, accepted):
     ctx = ssl.create_default_context(cafile=str(pki.etcd_ca_crt))
     if client:
         ctx.load_cert_chain(str(getattr(pki, f"{client}_crt")), str(getattr(pki, f"{client}_key")))
     with _mutual_tls_server(pki) as (port, outcomes):
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, \
-                    ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            with (
+                socket.create_connection(("127.0.0.1", port), timeout=10) as raw,
+                ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+            ):
                 tls.recv(2)
         except (ssl.SSLError, OSError):
             pass

@@ -18,7 +18,10 @@ from tests.sandbox.kernel import kernel_state
 
 SLEEP = [sys.executable, "-c", "import time; print('started', flush=True); time.sleep(60)"]
 SYS_EXIT = {"x86_64": 60, "aarch64": 93}.get(platform.machine())
-ENGINE_LIKE = [sys.executable, "-c", f"""
+ENGINE_LIKE = [
+    sys.executable,
+    "-c",
+    f"""
 import ctypes, os, signal, threading, time
 def on_term(*_):  # the main thread leaves first and another thread exits the process later, as a Go engine may
     threading.Thread(target=lambda: (time.sleep(1.5), os._exit(0))).start()
@@ -27,7 +30,8 @@ signal.signal(signal.SIGTERM, on_term)
 print('started', flush=True)
 while True:
     time.sleep(0.05)
-"""]
+""",
+]
 
 
 def _started(proc, log: Path) -> None:
@@ -118,7 +122,10 @@ def test_one_free_port_also_comes_from_below_the_ephemeral_range():
             s.bind(("127.0.0.1", port))
 
 
-SLOW_TO_STOP = [sys.executable, "-c", """
+SLOW_TO_STOP = [
+    sys.executable,
+    "-c",
+    """
 import signal, sys, time
 def on_term(*_):  # note when SIGTERM came, take a second to shut down, note when done
     print('term', time.time(), flush=True); time.sleep(1.0); print('exit', time.time(), flush=True); sys.exit(0)
@@ -126,7 +133,8 @@ signal.signal(signal.SIGTERM, on_term)
 print('started', flush=True)
 while True:
     time.sleep(0.05)
-"""]
+""",
+]
 
 
 def _stamp(log: Path, what: str) -> float:
@@ -163,8 +171,9 @@ def _exited_pid() -> int:
     return gone.pid
 
 
-@pytest.mark.parametrize("stopping", [lambda p: stop(p, grace=0.2), lambda p: stop_all([p], grace=0.2)],
-                         ids=["stop", "stop_all"])
+@pytest.mark.parametrize(
+    "stopping", [lambda p: stop(p, grace=0.2), lambda p: stop_all([p], grace=0.2)], ids=["stop", "stop_all"]
+)
 def test_a_process_that_exits_between_the_check_and_the_signal_is_stopped_without_an_error(stopping, monkeypatch):
     record = Proc("gone", _exited_pid(), ("true",), "/dev/null", 1)
     answers = iter([True])  # alive when checked, gone by the time it is signalled

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
 from gpufleet.sandbox import replay
 from gpufleet.whatif.trace import parse_trace
-from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
 from tests.whatif.builders import dev, line
 
 

@@ -18,8 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 def gpufleet(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
     import os
 
-    return subprocess.run([sys.executable, "-m", "gpufleet", "sandbox", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "gpufleet", "sandbox", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_status_of_no_sandbox_says_absent_in_json(tmp_path):
@@ -39,8 +45,13 @@ def test_up_with_a_missing_model_is_a_usage_error_naming_the_file(tmp_path):
 def test_up_without_built_engines_names_the_build_command_and_starts_nothing(tmp_path):
     if shutil.which("go") is None:
         pytest.skip("Go is not on PATH")
-    done = gpufleet("up", "stacks/dev.fleet.yaml", "--dir", str(tmp_path / "sb"),
-                    env={"GPUFLEET_ENGINES_CACHE": str(tmp_path / "cache")})
+    done = gpufleet(
+        "up",
+        "stacks/dev.fleet.yaml",
+        "--dir",
+        str(tmp_path / "sb"),
+        env={"GPUFLEET_ENGINES_CACHE": str(tmp_path / "cache")},
+    )
     assert done.returncode == 2
     assert "bash sandbox/engines/build.sh" in done.stderr
     assert not (tmp_path / "sb" / "state.json").exists()
@@ -55,18 +66,24 @@ def _unavailable(*_, **__):
     raise NeedMissing("cannot make a private mount namespace (Operation not permitted): run the sandbox as root")
 
 
-@pytest.mark.parametrize("target, argv", [
-    ("gpufleet.sandbox.up.up", ["sandbox", "up", "stacks/dev.fleet.yaml"]),
-    ("gpufleet.sandbox.trial_run.open_sandbox", ["try", "stacks/dev.fleet.yaml", "{job}"]),
-], ids=["sandbox-up", "try"])
+@pytest.mark.parametrize(
+    "target, argv",
+    [
+        ("gpufleet.sandbox.up.up", ["sandbox", "up", "stacks/dev.fleet.yaml"]),
+        ("gpufleet.sandbox.trial_run.open_sandbox", ["try", "stacks/dev.fleet.yaml", "{job}"]),
+    ],
+    ids=["sandbox-up", "try"],
+)
 def test_a_missing_need_is_a_usage_error_in_one_line(target, argv, tmp_path, monkeypatch, capsys):
     from gpufleet.cli.app import run
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(target, _unavailable)
     job = tmp_path / "job.yaml"
-    job.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: alpha}\n"
-                   "spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: w, image: t:1}]}}}\n")
+    job.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: alpha}\n"
+        "spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: w, image: t:1}]}}}\n"
+    )
     code = run([*(a.format(job=job) for a in argv), "--dir", str(tmp_path / "sb")])
     err = capsys.readouterr().err
     assert code == 2 and "run the sandbox as root" in err and "Traceback" not in err

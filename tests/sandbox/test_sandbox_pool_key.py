@@ -16,10 +16,17 @@ def test_the_same_model_in_another_key_order_and_the_same_options_share_a_sandbo
     assert pool_key(MODEL, Options(controller=False)) == pool_key(reordered, Options(controller=False))
 
 
-@pytest.mark.parametrize("options", [
-    Options(), Options(controller=False, node_cap=2), Options(controller=False, native_gang=True),
-    Options(controller=False, feature_gates={"GenericWorkload": True}), Options(controller=False, volcano_without=("/queues/validate",)),
-], ids=["controller", "node cap", "native gang", "feature gate", "volcano without"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        Options(),
+        Options(controller=False, node_cap=2),
+        Options(controller=False, native_gang=True),
+        Options(controller=False, feature_gates={"GenericWorkload": True}),
+        Options(controller=False, volcano_without=("/queues/validate",)),
+    ],
+    ids=["controller", "node cap", "native gang", "feature gate", "volcano without"],
+)
 def test_any_other_option_gets_its_own_sandbox(options):
     assert pool_key(MODEL, options) != pool_key(MODEL, Options(controller=False))
 
@@ -48,9 +55,13 @@ def test_modules_without_a_key_keep_their_order():
 
 
 def test_every_workload_outside_the_system_and_engine_namespaces_is_a_leftover():
-    objects = {("v1", "Pod"): [{"metadata": {"name": "p", "namespace": "alpha"}},
-                               {"metadata": {"name": "kueue-x", "namespace": "kueue-system"}},
-                               {"metadata": {"name": "dns", "namespace": "kube-system"}}],
-               ("batch.volcano.sh/v1alpha1", "Job"): [{"metadata": {"name": "gang", "namespace": "alpha-vc"}}]}
+    objects = {
+        ("v1", "Pod"): [
+            {"metadata": {"name": "p", "namespace": "alpha"}},
+            {"metadata": {"name": "kueue-x", "namespace": "kueue-system"}},
+            {"metadata": {"name": "dns", "namespace": "kube-system"}},
+        ],
+        ("batch.volcano.sh/v1alpha1", "Job"): [{"metadata": {"name": "gang", "namespace": "alpha-vc"}}],
+    }
     left = leftovers(lambda v, k: objects.get((v, k), []), {"kueue-system"})
     assert left == ["Pod alpha/p", "Job alpha-vc/gang"]

@@ -13,29 +13,51 @@ from tests.e2e.sandbox_env import job, vcjob
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = load_model(ROOT / "stacks" / "dev.fleet.yaml")
-POD_GROUP = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "g"},
-             "spec": {"minMember": 2}}
+POD_GROUP = {
+    "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+    "kind": "PodGroup",
+    "metadata": {"name": "g"},
+    "spec": {"minMember": 2},
+}
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}
-JOBSET = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"}, "spec": {
-    "replicatedJobs": [{"name": "w", "replicas": 2, "template": {"spec": {"parallelism": 3, "completions": 3,
-                                                                         "template": {"spec": POD["spec"]}}}}]}}
+JOBSET = {
+    "apiVersion": "jobset.x-k8s.io/v1alpha2",
+    "kind": "JobSet",
+    "metadata": {"name": "js"},
+    "spec": {
+        "replicatedJobs": [
+            {
+                "name": "w",
+                "replicas": 2,
+                "template": {"spec": {"parallelism": 3, "completions": 3, "template": {"spec": POD["spec"]}}},
+            }
+        ]
+    },
+}
 
 
-@pytest.mark.parametrize("docs, ranks", [
-    ([job("t", "alpha", pods=4)], 4),
-    ([vcjob("v", "alpha-vc", pods=2)], 2),
-    ([JOBSET], 6),
-    ([POD_GROUP, POD, POD], 2),
-    ([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}], 0),
-], ids=["indexed job", "volcano job", "jobset", "podgroup and its pods", "no workload"])
+@pytest.mark.parametrize(
+    "docs, ranks",
+    [
+        ([job("t", "alpha", pods=4)], 4),
+        ([vcjob("v", "alpha-vc", pods=2)], 2),
+        ([JOBSET], 6),
+        ([POD_GROUP, POD, POD], 2),
+        ([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}], 0),
+    ],
+    ids=["indexed job", "volcano job", "jobset", "podgroup and its pods", "no workload"],
+)
 def test_the_gangs_ranks_are_the_pods_its_workloads_stamp_out(docs, ranks):
     assert expected_ranks(docs) == ranks
 
 
-@pytest.mark.parametrize("docs, namespace, seconds", [
-    ([vcjob("v", "alpha-vc", pods=2)], "default", TIMEOUT_BOUNDS[1]),  # t4: 5m + 5m rendezvous, capped
-    ([job("t", "scratch", pods=2)], "default", TIMEOUT_BOUNDS[1]),  # in no team: the largest budget
-])
+@pytest.mark.parametrize(
+    "docs, namespace, seconds",
+    [
+        ([vcjob("v", "alpha-vc", pods=2)], "default", TIMEOUT_BOUNDS[1]),  # t4: 5m + 5m rendezvous, capped
+        ([job("t", "scratch", pods=2)], "default", TIMEOUT_BOUNDS[1]),  # in no team: the largest budget
+    ],
+)
 def test_the_default_timeout_is_the_pools_startup_budget_within_bounds(docs, namespace, seconds):
     assert default_timeout(DEV, docs, namespace) == seconds
 

@@ -7,8 +7,11 @@ from types import SimpleNamespace
 from gpufleet.sandbox import trial
 from gpufleet.sandbox.outcome import Observed, Verdict
 
-RUNNING = {"metadata": {"name": "w-0", "namespace": "n", "uid": "u0"}, "spec": {"nodeName": "a"},
-           "status": {"phase": "Running"}}
+RUNNING = {
+    "metadata": {"name": "w-0", "namespace": "n", "uid": "u0"},
+    "spec": {"nodeName": "a"},
+    "status": {"phase": "Running"},
+}
 
 
 def settles(monkeypatch, options: trial.TrialOptions) -> list[float]:

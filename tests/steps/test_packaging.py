@@ -9,8 +9,19 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("pydantic", "pulumi", "pulumi_kubernetes", "aiohttp", "prometheus_client", "yaml", "typer", "rich", "grpc",
-         "kubernetes", "jsonschema")
+HEAVY = (
+    "pydantic",
+    "pulumi",
+    "pulumi_kubernetes",
+    "aiohttp",
+    "prometheus_client",
+    "yaml",
+    "typer",
+    "rich",
+    "grpc",
+    "kubernetes",
+    "jsonschema",
+)
 
 PROBE = (
     "import json, sys; from gpufleet import steps; r = steps.Reporter(port=0, host='127.0.0.1', serve=True); "
@@ -39,8 +50,23 @@ def test_the_steps_distribution_installs_alone_offline_and_works_without_gpuflee
     shutil.copytree(ROOT / "steps", source, symlinks=False)  # resolves steps/gpufleet/steps -> gpufleet/steps
     target = tmp_path / "site"
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
-         "--target", str(target), str(source)], capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert install.returncode == 0, install.stdout + install.stderr
     installed = sorted(p.relative_to(target).as_posix() for p in target.rglob("*.py"))
     assert installed == ["gpufleet/steps/__init__.py"]

@@ -31,7 +31,10 @@ def test_it_serves_the_last_step_and_when_it_completed(reporter, monkeypatch):
     monkeypatch.setattr(steps.time, "time", lambda: 1_700_000_123.5)
     reporter.report_step(1)
     reporter.report_step(42)
-    assert _scrape(reporter) == {"gpufleet_training_step": 42.0, "gpufleet_training_step_timestamp_seconds": 1_700_000_123.5}
+    assert _scrape(reporter) == {
+        "gpufleet_training_step": 42.0,
+        "gpufleet_training_step_timestamp_seconds": 1_700_000_123.5,
+    }
 
 
 def test_before_the_first_step_it_serves_zero_for_both(reporter):
@@ -46,10 +49,17 @@ def test_other_paths_are_not_found(reporter):
     assert err.value.code == 404
 
 
-@pytest.mark.parametrize("environ, rank", [
-    ({}, 0), ({"LOCAL_RANK": "3"}, 3), ({"OMPI_COMM_WORLD_LOCAL_RANK": "1"}, 1), ({"SLURM_LOCALID": "2"}, 2),
-    ({"LOCAL_RANK": "0", "SLURM_LOCALID": "5"}, 0), ({"LOCAL_RANK": "x"}, 0),
-])
+@pytest.mark.parametrize(
+    "environ, rank",
+    [
+        ({}, 0),
+        ({"LOCAL_RANK": "3"}, 3),
+        ({"OMPI_COMM_WORLD_LOCAL_RANK": "1"}, 1),
+        ({"SLURM_LOCALID": "2"}, 2),
+        ({"LOCAL_RANK": "0", "SLURM_LOCALID": "5"}, 0),
+        ({"LOCAL_RANK": "x"}, 0),
+    ],
+)
 def test_the_local_rank_comes_from_the_launchers_variable(environ, rank):
     assert local_rank(environ) == rank
 

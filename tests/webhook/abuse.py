@@ -37,7 +37,7 @@ def closed_by_server(sock: ssl.SSLSocket, within: float) -> bool:
                 continue
     except (ConnectionError, ssl.SSLError):
         return True
-    except (socket.timeout, TimeoutError):
+    except TimeoutError:
         return False
 
 

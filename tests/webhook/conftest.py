@@ -34,8 +34,15 @@ def start(root: Path, reload_interval: float = 0.1, fleet: dict | None = None, *
     pki.install()
     mount = MountedDir(root / "fleet")
     mount.publish({"fleet-context.json": orjson.dumps(fleet if fleet is not None else fleet_dict())})
-    config = Config(cert=str(pki.cert_path), key=str(pki.key_path), fleet_context=str(mount.path("fleet-context.json")),
-                    reload_interval=reload_interval, shutdown_delay=0.0, shutdown_timeout=2.0, **cfg)
+    config = Config(
+        cert=str(pki.cert_path),
+        key=str(pki.key_path),
+        fleet_context=str(mount.path("fleet-context.json")),
+        reload_interval=reload_interval,
+        shutdown_delay=0.0,
+        shutdown_timeout=2.0,
+        **cfg,
+    )
     server = ServerThread(config).start()
     return Running(server, Client(server.port, pki.ca_path), pki, mount)
 

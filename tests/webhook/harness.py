@@ -33,7 +33,7 @@ class ServerThread:
         self._stop: asyncio.Event | None = None
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def start(self) -> "ServerThread":
+    def start(self) -> ServerThread:
         self._thread.start()
         if not self._ready.wait(10) or not self.port:
             raise RuntimeError(f"server did not start (exit code {self.exit_code})")
@@ -43,6 +43,7 @@ class ServerThread:
         async def main() -> int:
             self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
             return await serve_forever(self.cfg, self._stop, self._listening)
+
         self.exit_code = asyncio.run(main())
         self._ready.set()
 
@@ -69,8 +70,9 @@ class Client:
             self.conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=10)
         return self.conn
 
-    def request(self, method: str, path: str, body: bytes | None = None,
-                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    def request(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
         conn = self._connection()
         try:
             conn.request(method, path, body=body, headers={"Content-Type": "application/json", **(headers or {})})
@@ -101,6 +103,7 @@ class Client:
 def serving_serial(port: int, ca: Path) -> int:
     """The serial number of the certificate a fresh handshake gets."""
     from cryptography import x509
+
     context = ssl.create_default_context(cafile=str(ca))
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         with context.wrap_socket(sock, server_hostname="127.0.0.1") as tls:
@@ -110,8 +113,13 @@ def serving_serial(port: int, ca: Path) -> int:
 
 def start_subprocess(args: list[str]) -> subprocess.Popen[str]:
     """``python -m gpufleet.webhook ARGS`` with the repo on the path; stderr piped for the log."""
-    return subprocess.Popen([sys.executable, "-m", "gpufleet.webhook", *args], cwd=REPO, text=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "gpufleet.webhook", *args],
+        cwd=REPO,
+        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05) -> bool:
@@ -126,6 +134,7 @@ def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05) -> bool
 def metric(text: str, name: str, **labels: str) -> float:
     """The value of one sample in Prometheus text output (0 when absent)."""
     from prometheus_client.parser import text_string_to_metric_families
+
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):

@@ -53,7 +53,9 @@ def _name(cn: str) -> x509.Name:
 
 
 def _pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 @dataclass
@@ -64,11 +66,15 @@ class Pki:
 
     def __post_init__(self) -> None:
         self.ca_key = ec.generate_private_key(ec.SECP256R1())
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         self.ca_cert = (
-            x509.CertificateBuilder().subject_name(_name("gpufleet-test-ca")).issuer_name(_name("gpufleet-test-ca"))
-            .public_key(self.ca_key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            x509.CertificateBuilder()
+            .subject_name(_name("gpufleet-test-ca"))
+            .issuer_name(_name("gpufleet-test-ca"))
+            .public_key(self.ca_key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .sign(self.ca_key, hashes.SHA256())
         )
@@ -81,14 +87,24 @@ class Pki:
         """A new (cert PEM, key PEM, serial) for 127.0.0.1 and localhost, valid until ``hours`` from now."""
         key = ec.generate_private_key(ec.SECP256R1())
         serial = serial or x509.random_serial_number()
-        now = datetime.datetime.now(datetime.timezone.utc)
-        start = min(now - datetime.timedelta(minutes=5), now + datetime.timedelta(hours=hours) - datetime.timedelta(hours=1))
+        now = datetime.datetime.now(datetime.UTC)
+        start = min(
+            now - datetime.timedelta(minutes=5), now + datetime.timedelta(hours=hours) - datetime.timedelta(hours=1)
+        )
         cert = (
-            x509.CertificateBuilder().subject_name(_name("gpufleet-webhook")).issuer_name(self.ca_cert.subject)
-            .public_key(key.public_key()).serial_number(serial)
-            .not_valid_before(start).not_valid_after(now + datetime.timedelta(hours=hours))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            x509.CertificateBuilder()
+            .subject_name(_name("gpufleet-webhook"))
+            .issuer_name(self.ca_cert.subject)
+            .public_key(key.public_key())
+            .serial_number(serial)
+            .not_valid_before(start)
+            .not_valid_after(now + datetime.timedelta(hours=hours))
+            .add_extension(
+                x509.SubjectAlternativeName(
+                    [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+                ),
+                critical=False,
+            )
             .sign(self.ca_key, hashes.SHA256())
         )
         return cert.public_bytes(serialization.Encoding.PEM), _pem_key(key), serial

@@ -12,8 +12,14 @@ import orjson
 _uids = itertools.count(1)
 
 
-def review(obj: dict[str, Any] | None, operation: str = "CREATE", namespace: str | None = None,
-           dry_run: bool = False, old: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def review(
+    obj: dict[str, Any] | None,
+    operation: str = "CREATE",
+    namespace: str | None = None,
+    dry_run: bool = False,
+    old: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     """An ``admission.k8s.io/v1`` AdmissionReview as the API server sends it."""
     meta = (obj or old or {}).get("metadata")
     meta = meta if isinstance(meta, dict) else {}
@@ -21,10 +27,18 @@ def review(obj: dict[str, Any] | None, operation: str = "CREATE", namespace: str
     group, _, version = api_version.rpartition("/")
     kind = {"group": group, "version": version, "kind": (obj or old or {}).get("kind", "")}
     request = {
-        "uid": f"uid-{next(_uids)}-{'x' * 4}", "kind": kind, "resource": {**kind, "resource": "things"},
-        "requestKind": kind, "name": meta.get("name", ""), "namespace": namespace or meta.get("namespace"),
-        "operation": operation, "userInfo": {"username": "alice", "groups": ["system:authenticated"]},
-        "object": obj, "oldObject": old, "dryRun": dry_run, "options": None,
+        "uid": f"uid-{next(_uids)}-{'x' * 4}",
+        "kind": kind,
+        "resource": {**kind, "resource": "things"},
+        "requestKind": kind,
+        "name": meta.get("name", ""),
+        "namespace": namespace or meta.get("namespace"),
+        "operation": operation,
+        "userInfo": {"username": "alice", "groups": ["system:authenticated"]},
+        "object": obj,
+        "oldObject": old,
+        "dryRun": dry_run,
+        "options": None,
     }
     request.update(extra)
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}

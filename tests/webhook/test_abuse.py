@@ -31,9 +31,16 @@ def volcano_fleet() -> dict:
     """The webhook tests' fleet plus a Volcano pool, so GANG402 judges the Volcano Jobs below on it
     (capacity rules count only the pools of the system that places the workload)."""
     fleet = fleet_dict()
-    fleet["pools"].append({"name": "a100", "system": "volcano", "nodeCount": 4, "gpuResource": "nvidia.com/gpu",
-                           "allocatable": {"nvidia.com/gpu": "8", "cpu": "96", "memory": "1000Gi"},
-                           "nodeLabels": {"gpufleet.dev/pool": "a100", "volcano.sh/nodegroup-name": "a100"}})
+    fleet["pools"].append(
+        {
+            "name": "a100",
+            "system": "volcano",
+            "nodeCount": 4,
+            "gpuResource": "nvidia.com/gpu",
+            "allocatable": {"nvidia.com/gpu": "8", "cpu": "96", "memory": "1000Gi"},
+            "nodeLabels": {"gpufleet.dev/pool": "a100", "volcano.sh/nodegroup-name": "a100"},
+        }
+    )
     fleet["teams"][0]["pools"].append("a100")
     return fleet
 
@@ -74,8 +81,11 @@ def answers(client, path="/healthz") -> bool:
         return False
 
 
-@pytest.mark.parametrize("gpus", ["1e999999", "1e999999999", "9" * 200_000, "0." + "0" * 100_000 + "1Ei", 10**4000],
-                         ids=["1e999999", "1e999999999", "200k-digits", "tiny-100k-digits", "int-4000-digits"])
+@pytest.mark.parametrize(
+    "gpus",
+    ["1e999999", "1e999999999", "9" * 200_000, "0." + "0" * 100_000 + "1Ei", 10**4000],
+    ids=["1e999999", "1e999999999", "200k-digits", "tiny-100k-digits", "int-4000-digits"],
+)
 def test_an_absurd_gpu_quantity_is_a_quick_gang402_denial_not_a_stall_or_a_crash(client, gpus):
     status, answer, seconds = timed_post(client, "/validate", review(gpu_job(gpus)))
     response = response_of(answer)
@@ -90,7 +100,9 @@ def test_an_absurd_gpu_quantity_is_a_quick_gang402_denial_not_a_stall_or_a_crash
 def test_a_saturated_limit_with_a_tiny_float_request_is_no_internal_error(client):
     """Found by the hostile fuzzing: 8 // 2.3e-136 overflowed GANG403's decimal arithmetic."""
     job = gpu_job("1e999999")
-    job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]["requests"] = {"nvidia.com/gpu": 2.310979053320025e-136}
+    job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]["requests"] = {
+        "nvidia.com/gpu": 2.310979053320025e-136
+    }
     response = response_of(post_exact(client, "/validate", review(job))[1])
     assert response.get("status", {}).get("code") != 500, response
 
@@ -134,6 +146,7 @@ def test_integers_beyond_64_bits_stay_exact_integers_in_the_patch(client):
 def test_a_rule_that_crashes_is_a_500_counted_as_error_and_logged_with_its_traceback(client, monkeypatch, caplog):
     def boom(*args, **kwargs):
         raise ZeroDivisionError("simulated bug")
+
     monkeypatch.setattr(gang402_pod_exceeds_node, "template_requests", boom)
     before = client.get("/metrics")[1]
     with caplog.at_level(logging.ERROR, logger="gpufleet.webhook"):
@@ -141,15 +154,21 @@ def test_a_rule_that_crashes_is_a_500_counted_as_error_and_logged_with_its_trace
     after = client.get("/metrics")[1]
     assert response["allowed"] is False and response["status"]["code"] == 500
     assert "GANG402" in response["status"]["message"] and "gpufleet bug" in response["status"]["message"]
-    assert metric(after, "gpufleet_admission_requests_total", endpoint="/validate", result="error") == \
-        metric(before, "gpufleet_admission_requests_total", endpoint="/validate", result="error") + 1
-    assert metric(after, "gpufleet_admission_denials_total", code="GANG402") == \
-        metric(before, "gpufleet_admission_denials_total", code="GANG402")
-    assert any("ZeroDivisionError: simulated bug" in r.getMessage() and "Traceback" in r.getMessage() for r in caplog.records)
+    assert (
+        metric(after, "gpufleet_admission_requests_total", endpoint="/validate", result="error")
+        == metric(before, "gpufleet_admission_requests_total", endpoint="/validate", result="error") + 1
+    )
+    assert metric(after, "gpufleet_admission_denials_total", code="GANG402") == metric(
+        before, "gpufleet_admission_denials_total", code="GANG402"
+    )
+    assert any(
+        "ZeroDivisionError: simulated bug" in r.getMessage() and "Traceback" in r.getMessage() for r in caplog.records
+    )
 
 
 def test_a_crashing_mutator_answers_allowed_without_a_patch(client, monkeypatch):
     from gpufleet.webhook import handlers
+
     monkeypatch.setattr(handlers, "mutate", lambda *a: 1 / 0)
     response = response_of(client.post("/mutate", review(volcano_job(2)))[1])
     assert response["allowed"] is True and "patch" not in response and response["warnings"]
@@ -170,7 +189,9 @@ def test_an_idle_connection_is_closed_at_the_idle_timeout(hygiene_server):
 
 def test_a_slow_body_gets_408_at_the_body_timeout(hygiene_server):
     sock = tls_socket(hygiene_server.server.port, hygiene_server.pki.ca_path)
-    sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"a\":")
+    sock.sendall(
+        b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"a\":"
+    )
     answer = read_response(sock, timeout=3.0)
     sock.close()
     assert answer.startswith(b"HTTP/1.1 408") and b"Connection: close" in answer
@@ -216,17 +237,33 @@ def test_an_upload_in_progress_when_shutdown_starts_is_answered_503(tmp_path):
     assert time.monotonic() - started < 3.0  # not the whole shutdown timeout
 
 
-@pytest.mark.parametrize("bad", [{}, {**fleet_dict(), "teams": [{**fleet_dict()["teams"][0], "namespaces": "alpha"}]},
-                                 {**fleet_dict(), "pools": [{**fleet_dict()["pools"][0], "nodeCount": "4"}]}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {},
+        {**fleet_dict(), "teams": [{**fleet_dict()["teams"][0], "namespaces": "alpha"}]},
+        {**fleet_dict(), "pools": [{**fleet_dict()["pools"][0], "nodeCount": "4"}]},
+    ],
+)
 def test_a_fleet_context_of_the_wrong_shape_is_refused_and_the_previous_one_kept(own_server, caplog, bad):
     with caplog.at_level(logging.WARNING, logger="gpufleet.webhook"):
         own_server.fleet_mount.publish({"fleet-context.json": orjson.dumps(bad)})
-        assert wait_until(lambda: metric(own_server.client.get("/metrics")[1], "gpufleet_reloads_total",
-                                         source="fleet-context", result="failed") == 1)
+        assert wait_until(
+            lambda: (
+                metric(
+                    own_server.client.get("/metrics")[1],
+                    "gpufleet_reloads_total",
+                    source="fleet-context",
+                    result="failed",
+                )
+                == 1
+            )
+        )
     assert any(r.levelno == logging.WARNING and "keeping the previous one" in r.getMessage() for r in caplog.records)
     patch = patch_of(response_of(own_server.client.post("/mutate", review(volcano_job(2)))[1]))
-    assert {"op": "add", "path": "/spec/queue", "value": "research-vq"} in patch or \
-        any(op["path"] == "/spec/queue" and op["value"] == "research-vq" for op in patch)
+    assert {"op": "add", "path": "/spec/queue", "value": "research-vq"} in patch or any(
+        op["path"] == "/spec/queue" and op["value"] == "research-vq" for op in patch
+    )
 
 
 def failed_tls(running) -> float:
@@ -271,11 +308,16 @@ def test_a_half_swapped_pair_never_serves_a_certificate_without_its_key(own_serv
     assert wait_until(lambda: serving_serial(port, ca) == serial)
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["--reload-interval", "0"], "--reload-interval"), (["--port", "70000"], "--port"),
-    (["--max-connections", "0"], "--max-connections"), (["--body-timeout", "nan"], "--body-timeout"),
-    (["--port", "eighty"], "--port"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["--reload-interval", "0"], "--reload-interval"),
+        (["--port", "70000"], "--port"),
+        (["--max-connections", "0"], "--max-connections"),
+        (["--body-timeout", "nan"], "--body-timeout"),
+        (["--port", "eighty"], "--port"),
+    ],
+)
 def test_a_flag_out_of_range_exits_2_with_one_line(capsys, argv, named):
     assert webhook_server.main(argv) == 2
     err = capsys.readouterr().err

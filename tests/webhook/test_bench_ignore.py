@@ -15,11 +15,14 @@ def test_the_ablation_is_off_unless_asked_for():
     assert parse_args([], env={"GPUFLEET_BENCH_ECHO": "1", "GPUFLEET_BENCH_IGNORE": "ALL"}).bench_ignore == "ALL"
 
 
-@pytest.mark.parametrize("argv, env, says", [
-    (["--bench-ignore", "GANG301"], {}, "needs --bench-echo"),
-    ([], {"GPUFLEET_BENCH_IGNORE": "ALL"}, "needs --bench-echo"),
-    (["--bench-echo", "--bench-ignore", "GANG301,NOPE9"], {}, "names no rule with NOPE9"),
-])
+@pytest.mark.parametrize(
+    "argv, env, says",
+    [
+        (["--bench-ignore", "GANG301"], {}, "needs --bench-echo"),
+        ([], {"GPUFLEET_BENCH_IGNORE": "ALL"}, "needs --bench-echo"),
+        (["--bench-echo", "--bench-ignore", "GANG301,NOPE9"], {}, "names no rule with NOPE9"),
+    ],
+)
 def test_the_server_refuses_it_outside_benchmark_mode_or_for_an_unknown_rule(argv, env, says, monkeypatch, capsys):
     for name, value in env.items():
         monkeypatch.setenv(name, value)

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from tests.mutate.test_patch_properties import json_values, random_workloads
 from tests.webhook.reviews import review
 
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 paths = st.sampled_from(["/validate", "/mutate"])
 operations = st.sampled_from(["CREATE", "UPDATE", "DELETE", "CONNECT", "", None, 7])
 
@@ -23,7 +24,9 @@ def random_reviews(draw):
     if not isinstance(obj, dict):
         body["request"]["object"] = obj
     request = body["request"]
-    for key in draw(st.lists(st.sampled_from(["uid", "namespace", "dryRun", "subResource", "object", "oldObject"]), max_size=3)):
+    for key in draw(
+        st.lists(st.sampled_from(["uid", "namespace", "dryRun", "subResource", "object", "oldObject"]), max_size=3)
+    ):
         request[key] = draw(json_values)
     if draw(st.booleans()):
         body[draw(st.sampled_from(["apiVersion", "kind", "request"]))] = draw(json_values)
@@ -49,8 +52,10 @@ def test_random_reviews_are_answered_200_or_400_never_5xx(client, path, body):
 
 
 @FUZZ
-@given(path=paths, raw=st.one_of(st.binary(max_size=300), json_values.map(orjson.dumps),
-                                 st.text(max_size=200).map(str.encode)))
+@given(
+    path=paths,
+    raw=st.one_of(st.binary(max_size=300), json_values.map(orjson.dumps), st.text(max_size=200).map(str.encode)),
+)
 def test_random_bytes_are_answered_400_never_5xx(client, path, raw):
     status, _, data = client.request("POST", path, raw)
     if status == 200:
@@ -66,13 +71,31 @@ def test_the_server_still_answers_after_the_fuzzing(client):
 # Hostile values (issue 11): quantities at and beyond every bound, integers beyond 64 bits,
 # deep and wide objects, placed where the rules and the mutator read numbers.
 hostile_quantities = st.one_of(
-    st.sampled_from(["1e999999", "1e999999999", "1e99999999999999999999", "8Ei", "16Ei", "-1e40", "1e-999999",
-                     "0." + "0" * 5000 + "1", "9" * 20_000, "1.5", "Infinity", "NaN", "", "1_000"]),
+    st.sampled_from(
+        [
+            "1e999999",
+            "1e999999999",
+            "1e99999999999999999999",
+            "8Ei",
+            "16Ei",
+            "-1e40",
+            "1e-999999",
+            "0." + "0" * 5000 + "1",
+            "9" * 20_000,
+            "1.5",
+            "Infinity",
+            "NaN",
+            "",
+            "1_000",
+        ]
+    ),
     st.from_regex(r"\A[+-]?[0-9]{1,60}(\.[0-9]{0,60})?([eE][+-]?[0-9]{1,22}|Ki|Ei|[numkMGTPE])?\Z"),
     st.integers(min_value=-(10**400), max_value=10**400),
     st.floats(allow_nan=False, allow_infinity=False),
 )
-huge_ints = st.one_of(st.integers(min_value=2**63 - 2, max_value=2**70), st.integers(min_value=-(10**300), max_value=10**300))
+huge_ints = st.one_of(
+    st.integers(min_value=2**63 - 2, max_value=2**70), st.integers(min_value=-(10**300), max_value=10**300)
+)
 
 
 def deep(depth: int, leaf: object) -> object:
@@ -84,9 +107,12 @@ def deep(depth: int, leaf: object) -> object:
 @st.composite
 def hostile_reviews(draw):
     from tests.webhook.abuse import gpu_job
+
     job = gpu_job(draw(hostile_quantities), replicas=draw(st.one_of(st.integers(0, 8), huge_ints)))
     container = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]
-    container["resources"]["requests"] = {draw(st.sampled_from(["nvidia.com/gpu", "cpu", "memory"])): draw(hostile_quantities)}
+    container["resources"]["requests"] = {
+        draw(st.sampled_from(["nvidia.com/gpu", "cpu", "memory"])): draw(hostile_quantities)
+    }
     if draw(st.booleans()):
         job["spec"]["minAvailable"] = draw(huge_ints)
     shape = draw(st.sampled_from(["none", "deep", "wide"]))
@@ -98,12 +124,14 @@ def hostile_reviews(draw):
     return review(job, operation=draw(st.sampled_from(["CREATE", "UPDATE"])), old=job if draw(st.booleans()) else None)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(path=paths, body=hostile_reviews())
 def test_hostile_numbers_and_shapes_are_answered_quickly_and_never_5xx(client, path, body):
     import json
     import time
+
     started = time.perf_counter()
     status, _, data = client.request("POST", path, json.dumps(body).encode())
     assert time.perf_counter() - started < 1.0

@@ -34,8 +34,9 @@ from tests.webhook.reviews import review
 @pytest.fixture
 def capped(tmp_path):
     """A server with a small connection cap, a short handshake deadline and a small bytes-in-flight budget."""
-    running = start(tmp_path, max_connections=5, handshake_timeout=0.5, max_body_bytes=100_000,
-                    max_inflight_bytes=250_000)
+    running = start(
+        tmp_path, max_connections=5, handshake_timeout=0.5, max_body_bytes=100_000, max_inflight_bytes=250_000
+    )
     running.client.close()  # the cap counts every connection: keep the shared one out of the way
     yield running
     running.client.close()
@@ -103,8 +104,9 @@ def test_handshaken_connections_are_still_capped_and_their_slots_come_back(cappe
 def start_upload(port: int, ca, length: int) -> ssl.SSLSocket:
     """A /validate call whose headers promise ``length`` bytes and whose body has barely begun."""
     sock = tls_socket(port, ca)
-    sock.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: %d\r\n\r\n{" % length)
+    sock.sendall(
+        b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{" % length
+    )
     return sock
 
 
@@ -148,6 +150,7 @@ def test_a_review_whose_deadline_passed_is_answered_503_and_not_checked():
             return reply, worker.pending
         finally:
             worker.shutdown()
+
     reply, pending = asyncio.run(late())
     assert reply.status == 503 and b"deadline" in reply.body and pending == 0
 
@@ -170,20 +173,26 @@ def test_only_tls_1_3_is_spoken(capped):
 
 def test_a_body_with_a_bad_gzip_encoding_is_a_400_and_no_traceback_in_the_log(capped, caplog):
     with caplog.at_level(logging.DEBUG):
-        status, _, data = capped.client.request("POST", "/validate", b"not gzip at all",
-                                                headers={"Content-Encoding": "gzip"})
+        status, _, data = capped.client.request(
+            "POST", "/validate", b"not gzip at all", headers={"Content-Encoding": "gzip"}
+        )
         capped.client.close()
         time.sleep(0.2)
     assert status == 400 and b"Content-Encoding" in data
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], \
-        [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], [
+        r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info
+    ]
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["--handshake-timeout", "0"], "--handshake-timeout"), (["--worker-queue", "0"], "--worker-queue"),
-    (["--review-deadline", "60"], "--review-deadline"),
-    (["--max-inflight-bytes", "5000", "--max-body-bytes", "8000"], "--max-inflight-bytes"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["--handshake-timeout", "0"], "--handshake-timeout"),
+        (["--worker-queue", "0"], "--worker-queue"),
+        (["--review-deadline", "60"], "--review-deadline"),
+        (["--max-inflight-bytes", "5000", "--max-body-bytes", "8000"], "--max-inflight-bytes"),
+    ],
+)
 def test_a_hardening_flag_out_of_range_exits_2_with_one_line(capsys, argv, named):
     assert webhook_server.main(argv) == 2
     err = capsys.readouterr().err

@@ -42,11 +42,19 @@ def test_a_mutated_review_carries_a_json_patch_that_makes_the_job_safe(client):
     assert response_of(client.post("/validate", review(fixed))[1])["allowed"] is True
 
 
-@pytest.mark.parametrize("body", [
-    b"{", b"[]", b"42", orjson.dumps({"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview", "request": {}}),
-    orjson.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}),
-    orjson.dumps(review(volcano_job(2), uid=None)), orjson.dumps(review(None)),
-], ids=["truncated", "array", "number", "wrong-version", "no-request", "no-uid", "no-object"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"{",
+        b"[]",
+        b"42",
+        orjson.dumps({"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview", "request": {}}),
+        orjson.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}),
+        orjson.dumps(review(volcano_job(2), uid=None)),
+        orjson.dumps(review(None)),
+    ],
+    ids=["truncated", "array", "number", "wrong-version", "no-request", "no-uid", "no-object"],
+)
 def test_each_kind_of_bad_input_gets_400_with_a_json_error(client, body):
     status, headers, data = client.request("POST", "/validate", body)
     assert status == 400 and headers["content-type"].startswith("application/json") and orjson.loads(data)["error"]
@@ -80,11 +88,13 @@ def test_the_echo_floor_answers_only_when_enabled(client, own_server):
 
 def test_plain_http_and_an_untrusted_ca_are_refused(shared_server, tmp_path):
     import http.client
+
     plain = http.client.HTTPConnection("127.0.0.1", shared_server.server.port, timeout=5)
     with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):
         plain.request("GET", "/healthz")
         plain.getresponse()
     from tests.webhook.pki import Pki
+
     stranger = Client(shared_server.server.port, Pki(tmp_path).ca_path)
     with pytest.raises(ssl.SSLCertVerificationError):
         stranger.get("/healthz")

@@ -46,8 +46,9 @@ def test_the_base_image_is_a_pinned_current_python_patch_on_the_current_debian()
 
 def test_controller_pins_are_the_project_pins():
     project, controller = pins(REPO / "requirements.txt"), pins(CONTROLLER / "requirements.txt")
-    assert controller and all(project.get(name) == version for name, version in controller.items()), \
-        {n: (v, project.get(n)) for n, v in controller.items() if project.get(n) != v}
+    assert controller and all(project.get(name) == version for name, version in controller.items()), {
+        n: (v, project.get(n)) for n, v in controller.items() if project.get(n) != v
+    }
 
 
 def test_every_third_party_module_the_server_loads_is_in_the_image():
@@ -74,4 +75,6 @@ print(json.dumps(sorted({d for m in tops for d in dists.get(m, [])})))
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True).stdout
     loaded = {re.sub(r"[-_.]+", "-", d).lower() for d in json.loads(out.splitlines()[-1])}
     allowed = set(pins(CONTROLLER / "requirements.txt")) | set(pins(CONTROLLER / "constraints.txt"))
-    assert loaded and loaded <= allowed, f"missing from controller/requirements.txt or constraints.txt: {loaded - allowed}"
+    assert loaded and loaded <= allowed, (
+        f"missing from controller/requirements.txt or constraints.txt: {loaded - allowed}"
+    )

@@ -12,10 +12,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from gpufleet.yamlin import yamlio
 from gpufleet.rules import engine
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.registry import serve
+from gpufleet.yamlin import yamlio
 from tests.mutate.builders import TEAM_NS, upstream_documents
 from tests.webhook.reviews import apply, response_of, review
 from tests.webhook.test_serve import ready_state
@@ -40,8 +40,11 @@ def disagreement(where: str, obj: dict, validated: dict, state) -> list[str]:
     if validated["allowed"] == bool(blocking):
         problems.append(f"{where}: allowed={validated['allowed']} but engine blocking={[f.code for f in blocking]}")
     message = validated.get("status", {}).get("message", "")
-    problems += [f"{where}: {f.code} {f.path} (with its fix) missing from the denial" for f in blocking
-                 if f"{f.code} {f.name} at {f.path}: {f.message} Fix: {f.fix}" not in message]
+    problems += [
+        f"{where}: {f.code} {f.path} (with its fix) missing from the denial"
+        for f in blocking
+        if f"{f.code} {f.name} at {f.path}: {f.message} Fix: {f.fix}" not in message
+    ]
     warned = [f for f in findings if not f.blocking and not f.waived]
     if len(validated.get("warnings", [])) != len(warned):
         problems.append(f"{where}: {len(validated.get('warnings', []))} warnings for {len(warned)} advisory findings")
@@ -92,7 +95,9 @@ def test_every_disallowed_fixture_of_a_blocking_rule_is_denied_with_its_code():
             codes = {f.code for f in engine.check_object(doc.value, state.check) if f.blocking}
             if code not in codes:
                 continue  # a warning rule, or a fleet-aware rule whose fixture needs another fleet
-            validated = response_of(orjson.loads(serve(REGISTRY, state, "/validate", orjson.dumps(review(doc.value))).body))
+            validated = response_of(
+                orjson.loads(serve(REGISTRY, state, "/validate", orjson.dumps(review(doc.value))).body)
+            )
             if validated["allowed"] or code not in validated["status"]["message"]:
                 problems.append(f"{path}:{doc.line}: not denied with {code}")
     assert not problems, "\n".join(problems)

@@ -28,11 +28,17 @@ from tests.webhook.reviews import response_of, review
 
 def kueue_config_map(lines: int) -> dict:
     """A Kueue manager ConfigMap whose configuration has ``lines`` extra integration entries."""
-    config = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady:\n  timeout: 15m\n"
-              "  requeuingStrategy:\n    backoffLimitCount: 5\n"
-              "integrations:\n  frameworks:\n" + "".join(f"  - example.com/framework-{i}\n" for i in range(lines)))
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
-            "data": {"controller_manager_config.yaml": config}}
+    config = (
+        "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady:\n  timeout: 15m\n"
+        "  requeuingStrategy:\n    backoffLimitCount: 5\n"
+        "integrations:\n  frameworks:\n" + "".join(f"  - example.com/framework-{i}\n" for i in range(lines))
+    )
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
+        "data": {"controller_manager_config.yaml": config},
+    }
 
 
 def big_job() -> dict:
@@ -41,12 +47,16 @@ def big_job() -> dict:
     return job
 
 
-@pytest.mark.parametrize(("obj", "off_loop"), [
-    (gpu_job("8"), False),
-    (kueue_config_map(0), False),
-    (kueue_config_map(500), True),
-    (big_job(), True),
-], ids=["ordinary-job", "tiny-config-map", "15k-config-map", "21k-job"])
+@pytest.mark.parametrize(
+    ("obj", "off_loop"),
+    [
+        (gpu_job("8"), False),
+        (kueue_config_map(0), False),
+        (kueue_config_map(500), True),
+        (big_job(), True),
+    ],
+    ids=["ordinary-job", "tiny-config-map", "15k-config-map", "21k-job"],
+)
 def test_large_bodies_and_config_maps_that_carry_yaml_are_checked_off_the_event_loop(obj, off_loop):
     assert app.offloaded(orjson.dumps(review(obj)), State()) is off_loop
 

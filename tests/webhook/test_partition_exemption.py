@@ -44,17 +44,27 @@ NAMESPACES = {
 
 
 def daemonset(namespace: str) -> dict:
-    pod = {"metadata": {"labels": {"app": "device-plugin"}},
-           "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "plugin", "image": "plugin:1"}]}}
-    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "device-plugin", "namespace": namespace},
-            "spec": {"selector": {"matchLabels": {"app": "device-plugin"}}, "template": pod}}
+    pod = {
+        "metadata": {"labels": {"app": "device-plugin"}},
+        "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "plugin", "image": "plugin:1"}]},
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "device-plugin", "namespace": namespace},
+        "spec": {"selector": {"matchLabels": {"app": "device-plugin"}}, "template": pod},
+    }
 
 
 def agent_pod(namespace: str) -> dict:
     """A pod the DaemonSet creates in ``namespace`` (what the API server's policy judges)."""
     template = daemonset(namespace)["spec"]["template"]
-    return {"apiVersion": "v1", "kind": "Pod", "spec": template["spec"],
-            "metadata": {**template["metadata"], "name": "device-plugin-x", "namespace": namespace}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "spec": template["spec"],
+        "metadata": {**template["metadata"], "name": "device-plugin-x", "namespace": namespace},
+    }
 
 
 def lint_allows(obj: dict) -> bool:
@@ -78,13 +88,16 @@ def policy_allows(obj: dict) -> bool:
     return all(bool(compile_program(v["expression"]).evaluate(values)) for v in POLICY["spec"]["validations"])
 
 
-@pytest.mark.parametrize("namespace, allowed", [
-    ("kube-system", True),
-    ("gpu-operator", True),
-    ("llm", False),
-    ("ci-runners", False),
-    ("labelled-only", False),
-])
+@pytest.mark.parametrize(
+    "namespace, allowed",
+    [
+        ("kube-system", True),
+        ("gpu-operator", True),
+        ("llm", False),
+        ("ci-runners", False),
+        ("labelled-only", False),
+    ],
+)
 def test_lint_the_webhook_and_the_policy_agree_on_a_daemonset_that_tolerates_every_taint(namespace, allowed):
     obj = daemonset(namespace)
     assert (lint_allows(obj), webhook_allows(obj), policy_allows(obj)) == (allowed, allowed, allowed)
@@ -97,4 +110,6 @@ def test_the_exempt_namespaces_are_rendered_once_into_the_policy_and_the_context
 
 
 def test_a_context_without_the_list_exempts_kube_system_alone():
-    assert FleetContext.from_dict({"version": 1, "fleet": "f", "teams": [], "pools": []}).partition_exempt_namespaces == ("kube-system",)
+    assert FleetContext.from_dict(
+        {"version": 1, "fleet": "f", "teams": [], "pools": []}
+    ).partition_exempt_namespaces == ("kube-system",)

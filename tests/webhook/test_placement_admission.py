@@ -34,8 +34,12 @@ def test_a_bare_job_of_a_coscheduling_team_is_patched_into_one_the_validator_all
 
 
 def test_a_pod_group_with_a_short_timeout_is_denied_at_admission():
-    group = {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": "robotics"},
-             "spec": {"minMember": 4, "scheduleTimeoutSeconds": 10}}
+    group = {
+        "apiVersion": "scheduling.x-k8s.io/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": "g", "namespace": "robotics"},
+        "spec": {"minMember": 4, "scheduleTimeoutSeconds": 10},
+    }
     answer, result = call("/validate", review(group))
     assert result == "denied" and "GANG804" in answer["response"]["status"]["message"]
 
@@ -45,7 +49,9 @@ def test_a_dedicated_team_job_gets_the_partition_toleration_on_create():
     answer, _ = call("/mutate", review(bare))
     spec = apply(bare, response_of(answer))["spec"]["template"]["spec"]
     assert spec["nodeSelector"] == {"gpufleet.dev/dedicated": "secure"}
-    assert {"key": "gpufleet.dev/dedicated", "operator": "Equal", "value": "secure", "effect": "NoExecute"} in spec["tolerations"]
+    assert {"key": "gpufleet.dev/dedicated", "operator": "Equal", "value": "secure", "effect": "NoExecute"} in spec[
+        "tolerations"
+    ]
 
 
 def test_another_teams_job_that_tolerates_every_taint_is_denied():
@@ -69,4 +75,7 @@ def test_another_teams_job_pinned_to_a_node_by_name_is_denied():
     intruder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "llm"}
     intruder["spec"]["template"]["spec"]["nodeName"] = "vault-7"
     answer, result = call("/validate", review(intruder))
-    assert result == "denied" and "GANG807 partition-breach at spec.template.spec.nodeName" in answer["response"]["status"]["message"]
+    assert (
+        result == "denied"
+        and "GANG807 partition-breach at spec.template.spec.nodeName" in answer["response"]["status"]["message"]
+    )

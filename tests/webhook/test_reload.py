@@ -47,13 +47,16 @@ def test_an_invalid_fleet_context_is_logged_and_the_previous_one_stays_in_use(ow
     assert wait_until(lambda: failed_reloads(own_server, "fleet-context") == 1)
     assert queue_patched(own_server) == "research-vq"
     assert own_server.client.get("/readyz")[0] == 200
-    assert any("fleet context" in r.getMessage() and "keeping the previous one" in r.getMessage() for r in caplog.records)
+    assert any(
+        "fleet context" in r.getMessage() and "keeping the previous one" in r.getMessage() for r in caplog.records
+    )
     own_server.fleet_mount.publish({"fleet-context.json": orjson.dumps(fleet_dict(volcano_queue="fixed-vq"))})
     assert wait_until(lambda: queue_patched(own_server) == "fixed-vq")
 
 
 def test_a_server_started_without_a_fleet_context_is_unready_until_one_appears(tmp_path):
     from tests.webhook.conftest import start
+
     running = start(tmp_path, fleet=[])  # a JSON list is not a fleet context
     try:
         status, text = running.client.get("/readyz")

@@ -43,10 +43,15 @@ def probed_job(**kw) -> dict:
 def kueue_config_map(backoff: bool) -> dict:
     """A Kueue manager ConfigMap; without a requeue backoff limit it draws GANG503 (a warning)."""
     strategy = "\n  requeuingStrategy:\n    backoffLimitCount: 5" if backoff else ""
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
-            "data": {"controller_manager_config.yaml":
-                     "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady:\n"
-                     f"  timeout: 15m{strategy}\n"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
+        "data": {
+            "controller_manager_config.yaml": "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwaitForPodsReady:\n"
+            f"  timeout: 15m{strategy}\n"
+        },
+    }
 
 
 def being_deleted(obj: dict) -> dict:
@@ -78,7 +83,10 @@ def test_a_waiver_with_a_reason_allows_and_is_recorded_as_an_audit_annotation_no
     _, answer, result = call("/validate", review(job))
     response = response_of(answer)
     assert result == "allowed" and response["allowed"] is True and "warnings" not in response
-    assert "GANG301" in response["auditAnnotations"]["waived"] and "sshd probe, reviewed" in response["auditAnnotations"]["waived"]
+    assert (
+        "GANG301" in response["auditAnnotations"]["waived"]
+        and "sshd probe, reviewed" in response["auditAnnotations"]["waived"]
+    )
 
 
 def test_a_warning_finding_becomes_a_short_admission_warning_and_the_object_is_allowed():
@@ -123,20 +131,27 @@ def test_the_request_namespace_is_used_when_the_object_has_none():
     assert with_namespace(job, TEAM_NS)["metadata"]["namespace"] == TEAM_NS and "namespace" not in job["metadata"]
 
 
-@pytest.mark.parametrize("request_", [
-    review(None, operation="DELETE", old=volcano_job(2)),
-    review(probed_job(), subResource="status"),
-    review(being_deleted(probed_job()), operation="UPDATE"),
-    review({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"livenessProbe": 1}}),
-], ids=["delete", "status-subresource", "being-deleted", "unknown-kind"])
+@pytest.mark.parametrize(
+    "request_",
+    [
+        review(None, operation="DELETE", old=volcano_job(2)),
+        review(probed_job(), subResource="status"),
+        review(being_deleted(probed_job()), operation="UPDATE"),
+        review(
+            {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"livenessProbe": 1}}
+        ),
+    ],
+    ids=["delete", "status-subresource", "being-deleted", "unknown-kind"],
+)
 def test_requests_the_rules_do_not_judge_are_allowed_unchanged(request_):
     for path in ("/validate", "/mutate"):
         _, answer, result = call(path, request_)
         assert result == "allowed" and response_of(answer)["allowed"] is True and "patch" not in response_of(answer)
 
 
-@pytest.mark.parametrize("raw", [b"{", b"[]", b"null", orjson.dumps({"apiVersion": "v1", "kind": "Pod"}),
-                                 orjson.dumps(review(None))])
+@pytest.mark.parametrize(
+    "raw", [b"{", b"[]", b"null", orjson.dumps({"apiVersion": "v1", "kind": "Pod"}), orjson.dumps(review(None))]
+)
 def test_bad_input_is_a_400_with_a_json_error_on_every_endpoint(raw):
     for path in ("/validate", "/mutate", "/echo"):
         status, answer, result = call(path, raw)
@@ -156,12 +171,15 @@ def test_before_the_fleet_context_loads_admission_calls_get_503_so_failure_polic
 def test_an_internal_error_denies_on_validate_and_allows_with_a_warning_on_mutate(monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("bug")
+
     monkeypatch.setattr("gpufleet.webhook.handlers.engine.check_object", boom)
     monkeypatch.setattr("gpufleet.webhook.handlers.mutate", boom)
     registry = build_registry()
     state = ready_state()
     denied = orjson.loads(serve(registry, state, "/validate", orjson.dumps(review(volcano_job(2)))).body)["response"]
-    assert denied["allowed"] is False and denied["status"]["code"] == 500 and "RuntimeError" in denied["status"]["message"]
+    assert (
+        denied["allowed"] is False and denied["status"]["code"] == 500 and "RuntimeError" in denied["status"]["message"]
+    )
     allowed = orjson.loads(serve(registry, state, "/mutate", orjson.dumps(review(volcano_job(2)))).body)["response"]
     assert allowed["allowed"] is True and "patch" not in allowed and "RuntimeError" in allowed["warnings"][0]
 

@@ -18,13 +18,13 @@ from tests.webhook.pki import MountedDir, Pki
 from tests.webhook.reviews import review
 
 
-def log_lines(process) -> "queue.Queue[str]":
-    lines: "queue.Queue[str]" = queue.Queue()
+def log_lines(process) -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
     return lines
 
 
-def wait_for_line(lines: "queue.Queue[str]", pattern: str, timeout: float = 15.0) -> re.Match[str]:
+def wait_for_line(lines: queue.Queue[str], pattern: str, timeout: float = 15.0) -> re.Match[str]:
     seen = []
     while True:
         try:
@@ -47,8 +47,22 @@ def files(tmp_path):
 
 def test_sigterm_drains_with_connection_close_then_exits_zero(files):
     pki, fleet_path = files
-    process = start_subprocess(["--cert", str(pki.cert_path), "--key", str(pki.key_path), "--fleet-context",
-                                str(fleet_path), "--host", "127.0.0.1", "--port", "0", "--shutdown-delay", "1.5"])
+    process = start_subprocess(
+        [
+            "--cert",
+            str(pki.cert_path),
+            "--key",
+            str(pki.key_path),
+            "--fleet-context",
+            str(fleet_path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--shutdown-delay",
+            "1.5",
+        ]
+    )
     try:
         lines = log_lines(process)
         port = int(wait_for_line(lines, r"serving https://127\.0\.0\.1:(\d+)").group(1))
@@ -80,8 +94,18 @@ def test_an_idle_keep_alive_connection_is_closed_when_the_server_stops(tmp_path)
 
 def test_unusable_tls_files_exit_1_with_a_message_naming_them(tmp_path, files):
     _, fleet_path = files
-    process = start_subprocess(["--cert", str(tmp_path / "missing.crt"), "--key", str(tmp_path / "missing.key"),
-                                "--fleet-context", str(fleet_path), "--port", "0"])
+    process = start_subprocess(
+        [
+            "--cert",
+            str(tmp_path / "missing.crt"),
+            "--key",
+            str(tmp_path / "missing.key"),
+            "--fleet-context",
+            str(fleet_path),
+            "--port",
+            "0",
+        ]
+    )
     _, err = process.communicate(timeout=30)
     assert process.returncode == 1 and "missing.crt" in err and "Traceback" not in err
 
@@ -90,7 +114,15 @@ def test_a_bad_environment_value_exits_2_with_the_variable_named(files):
     import os
     import subprocess
     import sys
+
     from tests.webhook.harness import REPO
-    result = subprocess.run([sys.executable, "-m", "gpufleet.webhook"], cwd=REPO, capture_output=True, text=True,
-                            env={**os.environ, "GPUFLEET_PORT": "https"}, timeout=30)
+
+    result = subprocess.run(
+        [sys.executable, "-m", "gpufleet.webhook"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GPUFLEET_PORT": "https"},
+        timeout=30,
+    )
     assert result.returncode == 2 and "GPUFLEET_PORT" in result.stderr and "Traceback" not in result.stderr

@@ -50,8 +50,20 @@ def test_the_worker_exits_when_its_server_is_killed(tmp_path, how):
     pki.install()
     mount = MountedDir(tmp_path / "fleet")
     mount.publish({"fleet-context.json": orjson.dumps(fleet_dict())})
-    server = start_subprocess(["--cert", str(pki.cert_path), "--key", str(pki.key_path), "--fleet-context",
-                               str(mount.path("fleet-context.json")), "--host", "127.0.0.1", "--port", "0"])
+    server = start_subprocess(
+        [
+            "--cert",
+            str(pki.cert_path),
+            "--key",
+            str(pki.key_path),
+            "--fleet-context",
+            str(mount.path("fleet-context.json")),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ]
+    )
     started: list[int] = []
     try:
         wait_for_line(log_lines(server), r"serving https://127\.0\.0\.1:\d+", timeout=60)
@@ -60,8 +72,9 @@ def test_the_worker_exits_when_its_server_is_killed(tmp_path, how):
         assert workers, f"no review worker among the server's children: {[cmdline(p) for p in started]}"
         os.kill(server.pid, how)
         server.wait(timeout=15)
-        assert wait_until(lambda: all(gone(pid) for pid in started), timeout=EXIT_WITHIN_SECONDS), \
+        assert wait_until(lambda: all(gone(pid) for pid in started), timeout=EXIT_WITHIN_SECONDS), (
             f"still running after the server died: {[cmdline(p) for p in started if not gone(p)]}"
+        )
     finally:
         if server.poll() is None:
             server.kill()

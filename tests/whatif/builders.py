@@ -20,8 +20,16 @@ def line(**fields) -> str:
     return json.dumps({**base, **fields})
 
 
-def job(name: str = "j", team: str = "alpha", pods: int = 2, gpus: int = 8, submitted: float = 0.0,
-        spans: list[tuple[float | None, float | None, float | None]] = (), pool: str = "l4", **extra) -> JobLog:
+def job(
+    name: str = "j",
+    team: str = "alpha",
+    pods: int = 2,
+    gpus: int = 8,
+    submitted: float = 0.0,
+    spans: list[tuple[float | None, float | None, float | None]] = (),
+    pool: str = "l4",
+    **extra,
+) -> JobLog:
     """A job whose pods are (bound, running, ended) triples, in trace seconds."""
     log = JobLog(name, team, team, pods, gpus, submitted, **extra)
     for i, (bound, running, ended) in enumerate(spans):
@@ -30,5 +38,6 @@ def job(name: str = "j", team: str = "alpha", pods: int = 2, gpus: int = 8, subm
 
 
 def replay_log(*jobs: JobLog, horizon: float = 3600.0, nominal: dict | None = None) -> ReplayLog:
-    return ReplayLog("m", 60.0, horizon, {"l4": 32}, nominal if nominal is not None else {("alpha", "l4"): 16.0},
-                     list(jobs))
+    return ReplayLog(
+        "m", 60.0, horizon, {"l4": 32}, nominal if nominal is not None else {("alpha", "l4"): 16.0}, list(jobs)
+    )

@@ -13,27 +13,69 @@ def workload(name, created, admitted, finished, count=4, gpus="8", owner="Job"):
     conds = [{"type": "Admitted", "status": "True", "lastTransitionTime": admitted}]
     if finished:
         conds.append({"type": "Finished", "status": "True", "lastTransitionTime": finished})
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-            "metadata": {"name": f"job-{name}-x", "namespace": "alpha", "creationTimestamp": created,
-                         "ownerReferences": [{"kind": owner, "name": name}]},
-            "spec": {"podSets": [{"name": "main", "count": count, "template": {"spec": {"containers": [
-                {"name": "c", "resources": {"requests": {"nvidia.com/gpu": gpus, "cpu": "2"}}}]}}}]},
-            "status": {"conditions": conds}}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Workload",
+        "metadata": {
+            "name": f"job-{name}-x",
+            "namespace": "alpha",
+            "creationTimestamp": created,
+            "ownerReferences": [{"kind": owner, "name": name}],
+        },
+        "spec": {
+            "podSets": [
+                {
+                    "name": "main",
+                    "count": count,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {"name": "c", "resources": {"requests": {"nvidia.com/gpu": gpus, "cpu": "2"}}}
+                            ]
+                        }
+                    },
+                }
+            ]
+        },
+        "status": {"conditions": conds},
+    }
 
 
 def vcjob(name, created, duration, phase="Completed", min_available=None):
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-            "metadata": {"name": name, "namespace": "alpha-vc", "creationTimestamp": created},
-            "spec": {**({"minAvailable": min_available} if min_available is not None else {}), "tasks": [{"replicas": 2, "template": {"spec": {"containers": [
-                {"name": "c", "resources": {"limits": {"nvidia.com/gpu": "4"}}}]}}}]},
-            "status": {"state": {"phase": phase}, "runningDuration": duration}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": "alpha-vc", "creationTimestamp": created},
+        "spec": {
+            **({"minAvailable": min_available} if min_available is not None else {}),
+            "tasks": [
+                {
+                    "replicas": 2,
+                    "template": {
+                        "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "4"}}}]}
+                    },
+                }
+            ],
+        },
+        "status": {"state": {"phase": phase}, "runningDuration": duration},
+    }
 
 
 def test_finished_workloads_and_volcano_jobs_become_trace_lines_from_the_earliest_submission():
-    out = import_objects([{"kind": "List", "items": [
-        workload("b", "2026-01-01T00:10:00Z", "2026-01-01T00:11:00Z", "2026-01-01T01:11:00Z", owner="JobSet"),
-        workload("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:30Z", "2026-01-01T00:30:30Z")]},
-        vcjob("v", "2026-01-01T00:05:00Z", "20m0s")])
+    out = import_objects(
+        [
+            {
+                "kind": "List",
+                "items": [
+                    workload(
+                        "b", "2026-01-01T00:10:00Z", "2026-01-01T00:11:00Z", "2026-01-01T01:11:00Z", owner="JobSet"
+                    ),
+                    workload("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:30Z", "2026-01-01T00:30:30Z"),
+                ],
+            },
+            vcjob("v", "2026-01-01T00:05:00Z", "20m0s"),
+        ]
+    )
     got = [(j.name, j.kind, j.submit_seconds, j.pods, j.gpus_per_pod, j.run_seconds) for j in out.jobs]
     assert got == [("a", "Job", 0, 4, 8, 1800), ("v", "VolcanoJob", 300, 2, 4, 1200), ("b", "JobSet", 600, 4, 8, 3600)]
     assert out.jobs[0].cpu_per_pod == "2"
@@ -46,8 +88,13 @@ def test_a_volcano_job_needing_fewer_pods_than_its_replicas_is_imported_elastic(
 
 
 def test_unfinished_ones_are_left_out_and_counted():
-    out = import_objects([workload("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:30Z", None),
-                          vcjob("v", "2026-01-01T00:00:00Z", None, phase="Running"), {"kind": "Pod"}])
+    out = import_objects(
+        [
+            workload("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:30Z", None),
+            vcjob("v", "2026-01-01T00:00:00Z", None, phase="Running"),
+            {"kind": "Pod"},
+        ]
+    )
     assert out.jobs == []
     assert out.skipped == {"unfinished": 2, "not a Kueue Workload or Volcano Job (Pod)": 1}
 

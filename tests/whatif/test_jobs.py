@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import yaml
 
 from gpufleet.cli.app import run
@@ -12,9 +11,12 @@ from gpufleet.whatif import jobs
 from gpufleet.whatif.trace import parse_trace
 from tests.whatif.builders import DEV, dev, line
 
-LINES = [line(name="kueue-job", priorityClass="gang-standard"), line(name="set", kind="JobSet"),
-         line(name="vc", namespace="alpha-vc", kind="VolcanoJob", pool="t4", gpusPerPod=4),
-         line(name="elastic", namespace="alpha-vc", kind="VolcanoJob", pool="t4", pods=4, gpusPerPod=1, minPods=2)]
+LINES = [
+    line(name="kueue-job", priorityClass="gang-standard"),
+    line(name="set", kind="JobSet"),
+    line(name="vc", namespace="alpha-vc", kind="VolcanoJob", pool="t4", gpusPerPod=4),
+    line(name="elastic", namespace="alpha-vc", kind="VolcanoJob", pool="t4", pods=4, gpusPerPod=1, minPods=2),
+]
 
 
 def manifests():
@@ -37,8 +39,10 @@ def test_a_volcano_line_is_a_whole_gang_on_the_teams_queue_restarted_as_a_job_on
     spec = vc["spec"]
     assert (spec["queue"], spec["minAvailable"], spec["tasks"][0]["replicas"]) == ("alpha", 2, 2)
     assert {"event": "PodFailed", "action": "RestartJob"} in spec["policies"]
-    assert spec["tasks"][0]["template"]["spec"]["nodeSelector"] == {"gpufleet.dev/pool": "t4",
-                                                                    "volcano.sh/nodegroup-name": "t4"}
+    assert spec["tasks"][0]["template"]["spec"]["nodeSelector"] == {
+        "gpufleet.dev/pool": "t4",
+        "volcano.sh/nodegroup-name": "t4",
+    }
 
 
 def test_an_elastic_volcano_line_starts_at_its_min_pods_of_all_its_replicas():

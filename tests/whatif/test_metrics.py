@@ -62,8 +62,11 @@ def test_fidelity_reports_the_replays_own_lag_and_warns_when_pods_start_slower_t
     slow = job(pods=1, spans=[(0, 600, 1200)], created=60, admitted=[0.0])  # 10 wall s to start at k = 60
     log = replay_log(slow)
     log.scaled = [("admission.waitForPodsReady.timeout", 600.0, 10.0)]
-    assert metrics.fidelity(log) == {"submitLagP95WallSeconds": 1.0, "podStartP95WallSeconds": 10.0,
-                                     "gangStartP95WallSeconds": 10.0}
+    assert metrics.fidelity(log) == {
+        "submitLagP95WallSeconds": 1.0,
+        "podStartP95WallSeconds": 10.0,
+        "gangStartP95WallSeconds": 10.0,
+    }
     assert "more than half the scaled pods-ready timeout" in metrics.behind(log)
     log.jobs[0].spans["j-0"].running = 120  # 2 wall s
     assert metrics.behind(log) is None
@@ -79,21 +82,29 @@ def test_a_gang_whose_pods_were_created_late_warns_although_each_pod_started_at_
     assert "gangs took 10 wall s from admission to all pods Running" in metrics.behind(log)
 
 
-@pytest.mark.parametrize("admitted, evicted, spans, expected", [
-    ([0.0], [], [(0, 600, 1200), (0, 600, 1200)], [600.0]),  # whole at 600
-    # evicted at 300 with one pod Running: left out; admitted again at 900 and whole at 1000
-    ([0.0, 900.0], [300.0], [(0, 100, 300), (950, 1000, 2000), (950, 1000, 2000)], [100.0]),
-    ([0.0], [], [(0, 100, None)], []),  # never whole by the horizon
-])
-def test_a_gangs_start_is_from_its_admission_to_all_its_pods_running_and_cut_short_ones_are_left_out(admitted, evicted, spans, expected):
+@pytest.mark.parametrize(
+    "admitted, evicted, spans, expected",
+    [
+        ([0.0], [], [(0, 600, 1200), (0, 600, 1200)], [600.0]),  # whole at 600
+        # evicted at 300 with one pod Running: left out; admitted again at 900 and whole at 1000
+        ([0.0, 900.0], [300.0], [(0, 100, 300), (950, 1000, 2000), (950, 1000, 2000)], [100.0]),
+        ([0.0], [], [(0, 100, None)], []),  # never whole by the horizon
+    ],
+)
+def test_a_gangs_start_is_from_its_admission_to_all_its_pods_running_and_cut_short_ones_are_left_out(
+    admitted, evicted, spans, expected
+):
     gang = job(pods=2, spans=spans, admitted=admitted, evictions=[Eviction(t, "PodsReadyTimeout") for t in evicted])
     assert metrics.gang_starts(gang, 3600.0) == expected
 
 
-@pytest.mark.parametrize("min_pods, started, partial", [
-    (2, 60, 4 * 60),  # runs once 2 pods run: each pod was bound 60 s before that
-    (None, 600, 4 * 600),  # a whole gang: runs once all 4 run, each pod held 600 s before
-])
+@pytest.mark.parametrize(
+    "min_pods, started, partial",
+    [
+        (2, 60, 4 * 60),  # runs once 2 pods run: each pod was bound 60 s before that
+        (None, 600, 4 * 600),  # a whole gang: runs once all 4 run, each pod held 600 s before
+    ],
+)
 def test_an_elastic_job_starts_once_its_min_pods_run(min_pods, started, partial):
     # 4 one-GPU pods bound at 0: two Running at 60, the other two at 600; all end at 1200
     spans = [(0, 60, 1200), (0, 60, 1200), (0, 600, 1200), (0, 600, 1200)]

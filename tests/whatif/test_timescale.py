@@ -10,8 +10,11 @@ from tests.whatif.builders import dev, line
 def test_the_sandboxs_model_has_the_timeout_and_backoff_divided_by_k():
     fleet = timescale.scaled_fleet(dev(), 60)
     wait = fleet.admission.wait_for_pods_ready
-    assert (wait.timeout, wait.requeuing_strategy.backoff_base_seconds,
-            wait.requeuing_strategy.backoff_max_seconds) == (10, 1, 30)
+    assert (
+        wait.timeout,
+        wait.requeuing_strategy.backoff_base_seconds,
+        wait.requeuing_strategy.backoff_max_seconds,
+    ) == (10, 1, 30)
     assert fleet.teams == dev().teams
 
 

@@ -14,29 +14,43 @@ def test_a_trace_is_read_in_submit_order_and_unnamed_jobs_are_named_by_their_lin
 
 
 def test_a_trace_round_trips_through_its_writer():
-    trace = parse_trace("\n".join([line(name="a", priorityClass="gang-standard"),
-                                   line(name="b", namespace="alpha-vc", kind="VolcanoJob", pool="t4"),
-                                   line(name="c", namespace="alpha-vc", kind="VolcanoJob", pods=4, minPods=2)]), dev())
+    trace = parse_trace(
+        "\n".join(
+            [
+                line(name="a", priorityClass="gang-standard"),
+                line(name="b", namespace="alpha-vc", kind="VolcanoJob", pool="t4"),
+                line(name="c", namespace="alpha-vc", kind="VolcanoJob", pods=4, minPods=2),
+            ]
+        ),
+        dev(),
+    )
     again = parse_trace(dump_trace(trace.jobs), dev())
     assert again == trace
 
 
-@pytest.mark.parametrize("bad, where, words", [
-    (line(colour=1), "line 1: colour", "unknown key"),
-    (line(pods=0), "line 1: pods", "greater than or equal to 1"),
-    ('{"namespace": "alpha"}', "line 1: submitSeconds", "missing"),
-    ("not json", "(file)", "is not a JSON Lines trace"),
-    (line() + "\nnot json", "line 2", "not JSON"),
-    (line(namespace="nope"), "line 1: namespace", "no team namespace"),
-    (line(namespace="alpha-vc"), "line 1: kind", "Volcano namespace"),
-    (line(kind="VolcanoJob"), "line 1: kind", "Kueue namespace"),
-    (line(priorityClass="urgent"), "line 1: priorityClass", "not in the model"),
-    (line(pool="h100"), "line 1: pool", "no quota on pool"),
-    ('{"gpufleetTrace": "v9"}', "line 1: gpufleetTrace", "unknown trace version"),
-    (line(minPods=1), "line 1: minPods", "a Job is not replayed elastic"),
-    (line(namespace="alpha-vc", kind="VolcanoJob", pods=2, minPods=3), "line 1: minPods", "more than the job's 2 pods"),
-    (line(namespace="alpha-vc", kind="VolcanoJob", minPods=0), "line 1: minPods", "greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    "bad, where, words",
+    [
+        (line(colour=1), "line 1: colour", "unknown key"),
+        (line(pods=0), "line 1: pods", "greater than or equal to 1"),
+        ('{"namespace": "alpha"}', "line 1: submitSeconds", "missing"),
+        ("not json", "(file)", "is not a JSON Lines trace"),
+        (line() + "\nnot json", "line 2", "not JSON"),
+        (line(namespace="nope"), "line 1: namespace", "no team namespace"),
+        (line(namespace="alpha-vc"), "line 1: kind", "Volcano namespace"),
+        (line(kind="VolcanoJob"), "line 1: kind", "Kueue namespace"),
+        (line(priorityClass="urgent"), "line 1: priorityClass", "not in the model"),
+        (line(pool="h100"), "line 1: pool", "no quota on pool"),
+        ('{"gpufleetTrace": "v9"}', "line 1: gpufleetTrace", "unknown trace version"),
+        (line(minPods=1), "line 1: minPods", "a Job is not replayed elastic"),
+        (
+            line(namespace="alpha-vc", kind="VolcanoJob", pods=2, minPods=3),
+            "line 1: minPods",
+            "more than the job's 2 pods",
+        ),
+        (line(namespace="alpha-vc", kind="VolcanoJob", minPods=0), "line 1: minPods", "greater than or equal to 1"),
+    ],
+)
 def test_a_bad_line_is_reported_at_its_line_and_field_with_a_fix(bad, where, words):
     with pytest.raises(TraceError) as caught:
         parse_trace(bad, dev(), "t.jsonl")
@@ -95,6 +109,14 @@ def test_a_trace_file_is_parsed_once_and_checked_against_every_model(tmp_path, m
 
 @pytest.mark.parametrize("pods, min_pods, needed", [(4, None, 4), (4, 2, 2)], ids=["gang", "elastic"])
 def test_a_job_needs_all_its_pods_or_its_min_pods(pods, min_pods, needed):
-    trace = parse_trace(line(namespace="alpha-vc", kind="VolcanoJob", pods=pods, gpusPerPod=1,
-                             **({"minPods": min_pods} if min_pods else {})), dev())
+    trace = parse_trace(
+        line(
+            namespace="alpha-vc",
+            kind="VolcanoJob",
+            pods=pods,
+            gpusPerPod=1,
+            **({"minPods": min_pods} if min_pods else {}),
+        ),
+        dev(),
+    )
     assert trace.jobs[0].needed == needed

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonpatch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model import load_model
@@ -29,24 +30,48 @@ from gpufleet.workloads.kueue_gate import KueueConfig, decide, integration
 from tests.render.builders import fleet, pool, quota, team
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
-VERSIONS = {"batch.volcano.sh": "v1alpha1", "scheduling.volcano.sh": "v1beta1", "scheduling.x-k8s.io": "v1alpha1",
-            "batch": "v1", "jobset.x-k8s.io": "v1alpha2", "kubeflow.org": "v1", "trainer.kubeflow.org": "v1alpha1",
-            "": "v1", "apps": "v1", "leaderworkerset.x-k8s.io": "v1", "ray.io": "v1", "scheduling.k8s.io": "v1beta1"}
+VERSIONS = {
+    "batch.volcano.sh": "v1alpha1",
+    "scheduling.volcano.sh": "v1beta1",
+    "scheduling.x-k8s.io": "v1alpha1",
+    "batch": "v1",
+    "jobset.x-k8s.io": "v1alpha2",
+    "kubeflow.org": "v1",
+    "trainer.kubeflow.org": "v1alpha1",
+    "": "v1",
+    "apps": "v1",
+    "leaderworkerset.x-k8s.io": "v1",
+    "ray.io": "v1",
+    "scheduling.k8s.io": "v1beta1",
+}
 
 
 def _mixed():
-    return fleet(pools=[pool("h100"), pool("a100", system="volcano"), pool("b200", system="volcano")],
-                 teams=[team("both", {"h100": quota(8), "a100": quota(8)}, namespaces=["both", "both-2"]),
-                        team("kueue-only", {"h100": quota(8)}), team("volcano-only", {"b200": quota(8)}, cohort=None)])
+    return fleet(
+        pools=[pool("h100"), pool("a100", system="volcano"), pool("b200", system="volcano")],
+        teams=[
+            team("both", {"h100": quota(8), "a100": quota(8)}, namespaces=["both", "both-2"]),
+            team("kueue-only", {"h100": quota(8)}),
+            team("volcano-only", {"b200": quota(8)}, cohort=None),
+        ],
+    )
 
 
 def _setup(model):
     rendered = render_all(model)
     namespaces = [o.manifest for o in rendered.objects if o.manifest["kind"] == "Namespace"]
-    return namespaces, KueueConfig.from_manager_config(render_manager_config(model)), FleetContext.from_dict(rendered.context)
+    return (
+        namespaces,
+        KueueConfig.from_manager_config(render_manager_config(model)),
+        FleetContext.from_dict(rendered.context),
+    )
 
 
-SETUPS = [_setup(load_model(STACKS / "dev.fleet.yaml")), _setup(load_model(STACKS / "prod.fleet.yaml")), _setup(_mixed())]
+SETUPS = [
+    _setup(load_model(STACKS / "dev.fleet.yaml")),
+    _setup(load_model(STACKS / "prod.fleet.yaml")),
+    _setup(_mixed()),
+]
 
 
 def _labels_in_cluster(ns: dict[str, Any]) -> dict[str, str]:
@@ -72,8 +97,18 @@ def workloads(draw) -> dict[str, Any]:
     return obj
 
 
-owners = st.lists(st.sampled_from([("batch.volcano.sh", "Job"), ("batch", "Job"), ("kubeflow.org", "PyTorchJob"),
-                                   ("jobset.x-k8s.io", "JobSet"), ("apps", "ReplicaSet")]), max_size=2)
+owners = st.lists(
+    st.sampled_from(
+        [
+            ("batch.volcano.sh", "Job"),
+            ("batch", "Job"),
+            ("kubeflow.org", "PyTorchJob"),
+            ("jobset.x-k8s.io", "JobSet"),
+            ("apps", "ReplicaSet"),
+        ]
+    ),
+    max_size=2,
+)
 
 
 def _after_controller(obj: dict[str, Any], namespace: str, context: FleetContext) -> dict[str, Any]:
@@ -87,8 +122,10 @@ def test_nothing_in_a_volcano_namespace_is_ever_gated_or_suspended(setup, data, 
     volcano = [ns for ns in namespaces if ns["metadata"]["labels"]["gpufleet.dev/quota-system"] == "volcano"]
     ns = data.draw(st.sampled_from(volcano))
     name = ns["metadata"]["name"]
-    ancestors = [{"apiVersion": _api_version(g), "kind": k, "metadata": {"labels": {"kueue.x-k8s.io/queue-name": "x"}}}
-                 for g, k in chain]
+    ancestors = [
+        {"apiVersion": _api_version(g), "kind": k, "metadata": {"labels": {"kueue.x-k8s.io/queue-name": "x"}}}
+        for g, k in chain
+    ]
     final = _after_controller(obj, name, context)
     assert not decide(final, _labels_in_cluster(ns), config, ancestors, default_queue_exists=True).managed
 

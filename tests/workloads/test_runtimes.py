@@ -11,8 +11,10 @@ NODE = "spec.template.spec.replicatedJobs[1].template.spec.template"
 
 
 def runtime_with_initializer(**kwargs):
-    jobs = [b.replicated_job("dataset-initializer", replicas=None, parallelism=None),
-            b.replicated_job("node", replicas=None, parallelism=None, gpus=8)]
+    jobs = [
+        b.replicated_job("dataset-initializer", replicas=None, parallelism=None),
+        b.replicated_job("node", replicas=None, parallelism=None, gpus=8),
+    ]
     return b.training_runtime(replicated_jobs=jobs, **kwargs)
 
 
@@ -28,7 +30,8 @@ def test_a_runtime_lists_its_jobset_templates_with_exact_paths_and_the_node_job_
     view = workloads.view(runtime_with_initializer(kind=kind, num_nodes=4, namespace="research"))
     assert [(t.path, t.replicas, t.role) for t in view.templates] == [
         ("spec.template.spec.replicatedJobs[0].template.spec.template", 1, "dataset-initializer"),
-        (NODE, 4, "node")]
+        (NODE, 4, "node"),
+    ]
     assert view.templates[1].spec_path == f"{NODE}.spec"
     assert view.total_pods == 5
 
@@ -49,13 +52,19 @@ def test_the_train_jobs_num_nodes_overrides_the_runtimes():
     assert workloads.with_runtime(workloads.view(job), (job, runtime)).templates[1].replicas == 2
 
 
-@pytest.mark.parametrize("ref, runtime", [
-    ({"name": "other"}, b.training_runtime()),
-    ({"name": "torch-distributed", "kind": "TrainingRuntime"}, b.training_runtime()),
-    ({"name": "torch-distributed", "apiGroup": "example.com"}, b.training_runtime()),
-    ({"name": "torch-distributed", "kind": "TrainingRuntime"},
-     b.training_runtime(kind="TrainingRuntime", namespace="elsewhere")),
-], ids=["other-name", "other-kind", "other-group", "namespaced-runtime-in-another-namespace"])
+@pytest.mark.parametrize(
+    "ref, runtime",
+    [
+        ({"name": "other"}, b.training_runtime()),
+        ({"name": "torch-distributed", "kind": "TrainingRuntime"}, b.training_runtime()),
+        ({"name": "torch-distributed", "apiGroup": "example.com"}, b.training_runtime()),
+        (
+            {"name": "torch-distributed", "kind": "TrainingRuntime"},
+            b.training_runtime(kind="TrainingRuntime", namespace="elsewhere"),
+        ),
+    ],
+    ids=["other-name", "other-kind", "other-group", "namespaced-runtime-in-another-namespace"],
+)
 def test_a_train_job_whose_runtime_is_not_in_the_run_keeps_its_own_view(ref, runtime):
     job = train_job(num_nodes=3, ref=ref)
     view = workloads.with_runtime(workloads.view(job), (job, runtime))
@@ -78,7 +87,10 @@ def test_a_train_job_alone_stands_for_num_nodes_pods_of_its_resources_per_node()
     job["spec"]["trainer"]["resourcesPerNode"] = {"limits": {"nvidia.com/gpu": 8}}
     [node] = workloads.with_nodes_alone(workloads.view(job)).templates
     assert (node.replicas, node.replicas_path, node.spec["containers"][0]["resources"]) == (
-        6, "spec.trainer.numNodes", {"limits": {"nvidia.com/gpu": 8}})
+        6,
+        "spec.trainer.numNodes",
+        {"limits": {"nvidia.com/gpu": 8}},
+    )
 
 
 @pytest.mark.parametrize("with_runtime", [True, False], ids=["runtime-in-the-run", "no-resources-per-node"])

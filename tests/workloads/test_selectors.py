@@ -9,18 +9,21 @@ from gpufleet.workloads.selectors import matches
 LABELS = {"team": "a", "tier": "gpu"}
 
 
-@pytest.mark.parametrize(("selector", "expected"), [
-    ({}, True),
-    ({"matchLabels": {"team": "a"}}, True),
-    ({"matchLabels": {"team": "b"}}, False),
-    ({"matchExpressions": [{"key": "team", "operator": "In", "values": ["a", "b"]}]}, True),
-    ({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["x"]}]}, False),
-    ({"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["a"]}]}, False),
-    ({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["x"]}]}, True),
-    ({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, True),
-    ({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}, False),
-    ({"matchLabels": {"team": "a"}, "matchExpressions": [{"key": "zone", "operator": "Exists"}]}, False),
-])
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        ({}, True),
+        ({"matchLabels": {"team": "a"}}, True),
+        ({"matchLabels": {"team": "b"}}, False),
+        ({"matchExpressions": [{"key": "team", "operator": "In", "values": ["a", "b"]}]}, True),
+        ({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["x"]}]}, False),
+        ({"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["a"]}]}, False),
+        ({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["x"]}]}, True),
+        ({"matchExpressions": [{"key": "tier", "operator": "Exists"}]}, True),
+        ({"matchExpressions": [{"key": "tier", "operator": "DoesNotExist"}]}, False),
+        ({"matchLabels": {"team": "a"}, "matchExpressions": [{"key": "zone", "operator": "Exists"}]}, False),
+    ],
+)
 def test_a_selector_matches_only_when_every_requirement_holds(selector, expected):
     assert matches(selector, LABELS) is expected
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gpufleet import workloads
-
-from gpufleet.yamlin import yamlio
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.engine import check_object
+from gpufleet.yamlin import yamlio
 from tests.rules import builders as b
 
 
@@ -16,23 +15,29 @@ def templates_of(obj):
     return [(t.path, t.replicas, t.role, t.replicas_path) for t in workloads.view(obj).templates]
 
 
-@pytest.mark.parametrize("obj", [
-    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
-    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue"},
-    {"kind": "Job"},
-    "not a mapping",
-    None,
-])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue"},
+        {"kind": "Job"},
+        "not a mapping",
+        None,
+    ],
+)
 def test_objects_that_are_not_workloads_have_no_view(obj):
     assert workloads.view(obj) is None
 
 
 def test_a_volcano_job_lists_each_task_with_its_path_and_replicas():
-    job = b.volcano_job(tasks=[b.task("master", replicas=1), b.task("worker", replicas=3)], min_available=4,
-                        queue="research")
+    job = b.volcano_job(
+        tasks=[b.task("master", replicas=1), b.task("worker", replicas=3)], min_available=4, queue="research"
+    )
     view = workloads.view(job)
-    assert templates_of(job) == [("spec.tasks[0].template", 1, "master", "spec.tasks[0].replicas"),
-                                 ("spec.tasks[1].template", 3, "worker", "spec.tasks[1].replicas")]
+    assert templates_of(job) == [
+        ("spec.tasks[0].template", 1, "master", "spec.tasks[0].replicas"),
+        ("spec.tasks[1].template", 3, "worker", "spec.tasks[1].replicas"),
+    ]
     assert (view.total_pods, view.gang_min, view.gang_min_path) == (4, 4, "spec.minAvailable")
     assert (view.scheduler_name, view.volcano_queue, view.is_gang) == ("volcano", "research", True)
     assert view.templates[1].spec_path == "spec.tasks[1].template.spec"
@@ -72,8 +77,12 @@ def test_a_batch_job_is_a_gang_only_when_it_runs_pods_in_parallel(parallelism, g
 
 
 def test_a_jobset_counts_replicas_times_parallelism_per_replicated_job():
-    js = b.jobset(replicated_jobs=[b.replicated_job("leader", replicas=None, parallelism=1),
-                                   b.replicated_job("workers", replicas=3, parallelism=4)])
+    js = b.jobset(
+        replicated_jobs=[
+            b.replicated_job("leader", replicas=None, parallelism=1),
+            b.replicated_job("workers", replicas=3, parallelism=4),
+        ]
+    )
     assert templates_of(js) == [
         ("spec.replicatedJobs[0].template.spec.template", 1, "leader", "spec.replicatedJobs[0].replicas"),
         ("spec.replicatedJobs[1].template.spec.template", 12, "workers", "spec.replicatedJobs[1].replicas"),
@@ -81,14 +90,19 @@ def test_a_jobset_counts_replicas_times_parallelism_per_replicated_job():
     assert workloads.view(js).total_pods == 13
 
 
-@pytest.mark.parametrize("build, field, roles", [
-    (b.pytorch_job, "pytorchReplicaSpecs", ("Master", "Worker")),
-    (b.mpi_job, "mpiReplicaSpecs", ("Launcher", "Worker")),
-])
+@pytest.mark.parametrize(
+    "build, field, roles",
+    [
+        (b.pytorch_job, "pytorchReplicaSpecs", ("Master", "Worker")),
+        (b.mpi_job, "mpiReplicaSpecs", ("Launcher", "Worker")),
+    ],
+)
 def test_a_kubeflow_job_lists_its_replica_types_and_its_scheduling_policy(build, field, roles):
     view = workloads.view(build(workers=3, min_available=2, queue="research"))
     assert [(t.path, t.role, t.replicas) for t in view.templates] == [
-        (f"spec.{field}.{roles[0]}.template", roles[0], 1), (f"spec.{field}.{roles[1]}.template", roles[1], 3)]
+        (f"spec.{field}.{roles[0]}.template", roles[0], 1),
+        (f"spec.{field}.{roles[1]}.template", roles[1], 3),
+    ]
     assert (view.total_pods, view.gang_min, view.volcano_queue) == (4, 2, "research")
     assert view.gang_min_path == "spec.runPolicy.schedulingPolicy.minAvailable"
 
@@ -116,8 +130,10 @@ def test_a_controller_is_a_gang_only_when_its_pods_join_a_pod_group(kind):
     assert workloads.view(b.deployment(kind=kind)).is_gang is False
 
 
-@pytest.mark.parametrize("annotations, elastic", [({"gpufleet.dev/elastic": "true"}, True),
-                                                  ({"gpufleet.dev/elastic": "false"}, False), (None, False)])
+@pytest.mark.parametrize(
+    "annotations, elastic",
+    [({"gpufleet.dev/elastic": "true"}, True), ({"gpufleet.dev/elastic": "false"}, False), (None, False)],
+)
 def test_the_elastic_annotation_is_read(annotations, elastic):
     assert workloads.view(b.volcano_job(annotations=annotations)).elastic is elastic
 
@@ -127,8 +143,15 @@ def test_a_volcano_queue_annotation_is_read_on_workloads_without_a_queue_field()
     assert workloads.view(job).volcano_queue == "research"
 
 
-@pytest.mark.parametrize("bad", [{"spec": "oops"}, {"spec": {"tasks": "oops"}}, {"spec": {"tasks": [{"replicas": "x"}]}},
-                                 {"spec": {"tasks": [None, {"template": []}]}}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"spec": "oops"},
+        {"spec": {"tasks": "oops"}},
+        {"spec": {"tasks": [{"replicas": "x"}]}},
+        {"spec": {"tasks": [None, {"template": []}]}},
+    ],
+)
 def test_malformed_volcano_jobs_give_a_view_instead_of_a_crash(bad):
     view = workloads.view({"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", **bad})
     assert view is not None and view.total_pods == 0
@@ -137,16 +160,24 @@ def test_malformed_volcano_jobs_give_a_view_instead_of_a_crash(bad):
 def test_pod_containers_yields_containers_then_init_containers_with_paths():
     spec = {"containers": [{"name": "a"}, {"name": "b"}], "initContainers": [{"name": "i"}]}
     assert [(p, c["name"]) for p, c in workloads.pod_containers(spec, FieldPath.of("spec", "template", "spec"))] == [
-        ("spec.template.spec.containers[0]", "a"), ("spec.template.spec.containers[1]", "b"),
-        ("spec.template.spec.initContainers[0]", "i")]
+        ("spec.template.spec.containers[0]", "a"),
+        ("spec.template.spec.containers[1]", "b"),
+        ("spec.template.spec.initContainers[0]", "i"),
+    ]
 
 
-@pytest.mark.parametrize("job_scheduler, template_scheduler, expected", [
-    (None, None, "volcano"), ("volcano", None, "volcano"), ("volcano", "default-scheduler", "default-scheduler"),
-    ("kube-batch", None, "kube-batch"),
-])
-def test_the_effective_scheduler_of_a_volcano_task_follows_the_job_controller(job_scheduler, template_scheduler,
-                                                                              expected):
+@pytest.mark.parametrize(
+    "job_scheduler, template_scheduler, expected",
+    [
+        (None, None, "volcano"),
+        ("volcano", None, "volcano"),
+        ("volcano", "default-scheduler", "default-scheduler"),
+        ("kube-batch", None, "kube-batch"),
+    ],
+)
+def test_the_effective_scheduler_of_a_volcano_task_follows_the_job_controller(
+    job_scheduler, template_scheduler, expected
+):
     job = b.volcano_job(scheduler_name=job_scheduler, tasks=[b.task(scheduler_name=template_scheduler)])
     view = workloads.view(job)
     assert workloads.effective_scheduler(view, view.templates[0]) == expected

@@ -11,21 +11,54 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from gpufleet.yamlin.errors import Issue
-from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks import (
-    admission, capacity, effective, engines, kueue_shape, limits, names, namespaces, pools, preemption,
-    ownership, priority, references, topology, volcano, volcano_queues,
+    admission,
+    capacity,
+    coscheduling,
+    dedicated,
+    effective,
+    engines,
+    kueue_shape,
+    limits,
+    mutations,
+    names,
+    namespaces,
+    native,
+    ownership,
+    pools,
+    preemption,
+    priority,
+    references,
+    topology,
+    volcano,
+    volcano_queues,
 )
-from gpufleet.model.checks import coscheduling, dedicated, mutations, native
+from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 Check = Callable[[Fleet], Iterable[Issue]]
 
 CHECKS: list[Check] = [
-    names.check, namespaces.check, references.check, pools.check, topology.check, limits.check,
-    capacity.check, kueue_shape.check, preemption.check, admission.check, volcano.check,
-    volcano_queues.check, engines.check, priority.check, dedicated.check, coscheduling.check, native.check,
-    ownership.check, effective.check, mutations.check,
+    names.check,
+    namespaces.check,
+    references.check,
+    pools.check,
+    topology.check,
+    limits.check,
+    capacity.check,
+    kueue_shape.check,
+    preemption.check,
+    admission.check,
+    volcano.check,
+    volcano_queues.check,
+    engines.check,
+    priority.check,
+    dedicated.check,
+    coscheduling.check,
+    native.check,
+    ownership.check,
+    effective.check,
+    mutations.check,
 ]
 
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from gpufleet.kubetypes.durations import format_seconds, timeout_shortfalls
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.admission import KUEUE_FRAMEWORKS
 from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 WFPR = FieldPath.of("admission", "waitForPodsReady")
 
@@ -32,24 +32,33 @@ def _timeouts(fleet: Fleet) -> Iterator[Issue]:
     for short in timeout_shortfalls(wait.timeout, adm.cold_start_floor, budgets):
         needed = format_seconds(short.seconds)
         if short.pool is None:
-            yield Issue(WFPR.child("timeout"), f"timeout {timeout} is below admission.coldStartFloor {needed}",
-                        f"set timeout to at least {needed}")
+            yield Issue(
+                WFPR.child("timeout"),
+                f"timeout {timeout} is below admission.coldStartFloor {needed}",
+                f"set timeout to at least {needed}",
+            )
         else:
-            yield Issue(WFPR.child("timeout"),
-                        f"timeout {timeout} is below pools[{short.pool[0]}] ({short.pool[1]!r}) coldStartBudget {needed}: its gangs would be evicted before they can start",
-                        f"set timeout to at least {needed}")
+            yield Issue(
+                WFPR.child("timeout"),
+                f"timeout {timeout} is below pools[{short.pool[0]}] ({short.pool[1]!r}) coldStartBudget {needed}: its gangs would be evicted before they can start",
+                f"set timeout to at least {needed}",
+            )
     if wait.recovery_timeout is not None and wait.recovery_timeout > wait.timeout:
-        yield Issue(WFPR.child("recoveryTimeout"),
-                    f"recoveryTimeout {format_seconds(wait.recovery_timeout)} is longer than timeout {timeout}: a gang that lost a rank would hold its GPUs idle longer than a first start may take",
-                    "set recoveryTimeout at most timeout, or leave it unset (= timeout)")
+        yield Issue(
+            WFPR.child("recoveryTimeout"),
+            f"recoveryTimeout {format_seconds(wait.recovery_timeout)} is longer than timeout {timeout}: a gang that lost a rank would hold its GPUs idle longer than a first start may take",
+            "set recoveryTimeout at most timeout, or leave it unset (= timeout)",
+        )
 
 
 def _backoff(fleet: Fleet) -> Iterator[Issue]:
     rq = fleet.admission.wait_for_pods_ready.requeuing_strategy
     if rq.backoff_base_seconds > rq.backoff_max_seconds:
-        yield Issue(WFPR.child("requeuingStrategy", "backoffBaseSeconds"),
-                    f"backoffBaseSeconds {rq.backoff_base_seconds} is above backoffMaxSeconds {rq.backoff_max_seconds}",
-                    "set backoffBaseSeconds at most backoffMaxSeconds")
+        yield Issue(
+            WFPR.child("requeuingStrategy", "backoffBaseSeconds"),
+            f"backoffBaseSeconds {rq.backoff_base_seconds} is above backoffMaxSeconds {rq.backoff_max_seconds}",
+            "set backoffBaseSeconds at most backoffMaxSeconds",
+        )
 
 
 def _frameworks(fleet: Fleet) -> Iterator[Issue]:

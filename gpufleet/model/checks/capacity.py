@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, show
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.scaling import quota_first, scale
-from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, show
+from gpufleet.yamlin.errors import Issue
 
 
 def _over(fleet: Fleet, pool: Pool) -> tuple[dict[str, Decimal], dict[str, list[tuple[Owner, Amount]]]]:
@@ -61,8 +61,10 @@ class Overfill:
         who = ", ".join(f"{o.name} {show(a.nominal, res)} ({a.path('nominal')})" for o, a in self.parts[res])
         also = f"; also over capacity: {', '.join(self.resources[1:])}" if self.resources[1:] else ""
         pool = self.pool
-        return (f"nominal {res} quota on pool {pool.name!r} is {show(self.totals[res], res)} ({who}) but the pool has "
-                f"{show(self.capacity[res], res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)}){also}")
+        return (
+            f"nominal {res} quota on pool {pool.name!r} is {show(self.totals[res], res)} ({who}) but the pool has "
+            f"{show(self.capacity[res], res)} ({pool.node_count} nodes × {show(pool.per_node(res), res)}){also}"
+        )
 
 
 def overfills(fleet: Fleet) -> Iterator[Overfill]:
@@ -77,9 +79,12 @@ def overfills(fleet: Fleet) -> Iterator[Overfill]:
 def _oversubscribed(fleet: Fleet) -> Iterator[Issue]:
     """One issue per pool, at the pool: without history nothing says which contribution is the edit (issue 19)."""
     for over in overfills(fleet):
-        yield Issue(FieldPath.of("pools", over.index), over.describe(),
-                    f"lower one of these nominal quotas on pool {over.pool.name!r}, or raise pools[{over.index}].nodeCount; "
-                    "`gpufleet diff` against the last good model (--git origin/main) names the edit that overfilled it")
+        yield Issue(
+            FieldPath.of("pools", over.index),
+            over.describe(),
+            f"lower one of these nominal quotas on pool {over.pool.name!r}, or raise pools[{over.index}].nodeCount; "
+            "`gpufleet diff` against the last good model (--git origin/main) names the edit that overfilled it",
+        )
 
 
 def blame(base: Fleet, new: Fleet) -> list[Issue]:
@@ -106,20 +111,32 @@ def _edit(base: Fleet, old: Pool, over: Overfill) -> Issue:
     res, pool, at = over.resources[0], over.pool, FieldPath.of("pools", over.index)
     if pool.node_count < old.node_count or pool.per_node(res) < old.per_node(res):
         field = "nodeCount" if pool.node_count < old.node_count else "allocatable"
-        change = (f"nodeCount {old.node_count} -> {pool.node_count}" if field == "nodeCount"
-                  else f"{res} per node {show(old.per_node(res), res)} -> {show(pool.per_node(res), res)}")
-        return Issue(at.child(field), f"this edit ({change}) leaves pool {pool.name!r} below its quota: {over.describe()}",
-                     f"keep the pool's capacity, or first lower the nominal quotas on pool {pool.name!r}")
+        change = (
+            f"nodeCount {old.node_count} -> {pool.node_count}"
+            if field == "nodeCount"
+            else f"{res} per node {show(old.per_node(res), res)} -> {show(pool.per_node(res), res)}"
+        )
+        return Issue(
+            at.child(field),
+            f"this edit ({change}) leaves pool {pool.name!r} below its quota: {over.describe()}",
+            f"keep the pool's capacity, or first lower the nominal quotas on pool {pool.name!r}",
+        )
     was = {(o.kind, o.name): a.nominal for o, a in _over(base, old)[1].get(res, [])}
-    grown = sorted(((a.nominal - was.get((o.kind, o.name), Decimal(0)), o, a) for o, a in over.parts[res]),
-                   key=lambda g: -g[0])
+    grown = sorted(
+        ((a.nominal - was.get((o.kind, o.name), Decimal(0)), o, a) for o, a in over.parts[res]), key=lambda g: -g[0]
+    )
     delta, owner, amount = grown[0]
     earlier = was.get((owner.kind, owner.name))
     what = f"new {owner.kind[:-1]} {owner.name!r}" if earlier is None else f"{owner.kind[:-1]} {owner.name!r}'s nominal"
-    change = f"{show(amount.nominal, res)}" if earlier is None else f"{show(earlier, res)} -> {show(amount.nominal, res)}"
-    return Issue(amount.path("nominal"), f"this edit ({what} quota {change}) overfills pool {pool.name!r}: {over.describe()}",
-                 f"lower {owner.name}'s nominal on pool {pool.name!r} to at most "
-                 f"{show(amount.nominal - (over.totals[res] - over.capacity[res]), res)}, or raise pools[{over.index}].nodeCount")
+    change = (
+        f"{show(amount.nominal, res)}" if earlier is None else f"{show(earlier, res)} -> {show(amount.nominal, res)}"
+    )
+    return Issue(
+        amount.path("nominal"),
+        f"this edit ({what} quota {change}) overfills pool {pool.name!r}: {over.describe()}",
+        f"lower {owner.name}'s nominal on pool {pool.name!r} to at most "
+        f"{show(amount.nominal - (over.totals[res] - over.capacity[res]), res)}, or raise pools[{over.index}].nodeCount",
+    )
 
 
 def _overlaps(fleet: Fleet) -> Iterator[Issue]:
@@ -131,16 +148,23 @@ def _overlaps(fleet: Fleet) -> Iterator[Issue]:
                 continue  # one key with two values: the selections are disjoint
             sa, sb = set(la.items()), set(lb.items())
             if sa == sb:
-                what = ("a pool claimed by both quota systems" if pools[a].system != pools[b].system
-                        else "the same nodes counted twice")
-                yield Issue(FieldPath.of("pools", b, "nodeLabels"),
-                            f"{what}: pools[{a}] ({pools[a].name!r}, {pools[a].system}) has the same nodeLabels, so both select the same nodes",
-                            "give each pool a label value of its own (for example gpufleet.dev/pool: <pool name>)")
+                what = (
+                    "a pool claimed by both quota systems"
+                    if pools[a].system != pools[b].system
+                    else "the same nodes counted twice"
+                )
+                yield Issue(
+                    FieldPath.of("pools", b, "nodeLabels"),
+                    f"{what}: pools[{a}] ({pools[a].name!r}, {pools[a].system}) has the same nodeLabels, so both select the same nodes",
+                    "give each pool a label value of its own (for example gpufleet.dev/pool: <pool name>)",
+                )
             elif sa < sb or sb < sa:
                 wide, narrow = (a, b) if sa < sb else (b, a)
-                yield Issue(FieldPath.of("pools", wide, "nodeLabels"),
-                            f"these nodeLabels select every node of pools[{narrow}] ({pools[narrow].name!r}) as well: the pools overlap",
-                            "add a label that only this pool's nodes carry (for example gpufleet.dev/pool: <pool name>)")
+                yield Issue(
+                    FieldPath.of("pools", wide, "nodeLabels"),
+                    f"these nodeLabels select every node of pools[{narrow}] ({pools[narrow].name!r}) as well: the pools overlap",
+                    "add a label that only this pool's nodes carry (for example gpufleet.dev/pool: <pool name>)",
+                )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
@@ -150,5 +174,7 @@ def check(fleet: Fleet) -> Iterable[Issue]:
 
 def with_history(base: Fleet, new: Fleet, issues: Sequence[Issue]) -> list[Issue]:
     """``issues`` of ``new`` with each pool-level overfill issue replaced by :func:`blame`'s edit."""
-    edits: dict[FieldPath | str, Issue] = {FieldPath.of("pools", index): issue for index, issue in _blamed(base, new).items()}
+    edits: dict[FieldPath | str, Issue] = {
+        FieldPath.of("pools", index): issue for index, issue in _blamed(base, new).items()
+    }
     return [edits[i.path] if i.path in edits and i.message.startswith("nominal ") else i for i in issues]

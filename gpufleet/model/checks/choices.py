@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.yamlin.errors import Issue
 
 
-def known_once(values: Iterable[str], known: Sequence[str], section: str, field: str,
-               engine: str, noun: str) -> Iterator[Issue]:
+def known_once(
+    values: Iterable[str], known: Sequence[str], section: str, field: str, engine: str, noun: str
+) -> Iterator[Issue]:
     """Issues for values not in ``known`` and for repeats, at ``<section>.<field>[i]``."""
     seen: dict[str, int] = {}
     for i, value in enumerate(values):

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.model.checks.dedicated import cohort_quota
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.model.checks.dedicated import cohort_quota
+from gpufleet.yamlin.errors import Issue
 
 SUPPORTED = "0.34."
 
@@ -42,19 +42,26 @@ def one_team_quota(fleet: Fleet, pool: Pool, mechanism: str, route: str) -> Iter
             continue
         path = FieldPath.of("teams", t, "quota", pool.name)
         if owner is not None:
-            yield Issue(path, f"{kind} already belongs to team {owner!r}: {mechanism} has "
-                        "no quota between teams", f"move team {team.name!r} to a Kueue or Volcano pool, or give it a {pool.system} pool of its own")
+            yield Issue(
+                path,
+                f"{kind} already belongs to team {owner!r}: {mechanism} has no quota between teams",
+                f"move team {team.name!r} to a Kueue or Volcano pool, or give it a {pool.system} pool of its own",
+            )
             continue
         owner = team.name
         for field, value in (("borrowingLimit", q.borrowing_limit), ("lendingLimit", q.lending_limit)):
             if value is not None:
-                yield Issue(path.child(field), f"{kind} cannot borrow or lend ({mechanism} has no quota)",
-                            f"remove {field}")
+                yield Issue(
+                    path.child(field), f"{kind} cannot borrow or lend ({mechanism} has no quota)", f"remove {field}"
+                )
         for other in team.quota:
             if other != pool.name:
-                yield Issue(FieldPath.of("teams", t, "quota", other), f"team {team.name!r} holds {kind}: all its "
-                            f"namespaces go to {route}, so its quota on {other!r} would never be used",
-                            f"give the {other!r} quota to a team with its own namespaces")
+                yield Issue(
+                    FieldPath.of("teams", t, "quota", other),
+                    f"team {team.name!r} holds {kind}: all its "
+                    f"namespaces go to {route}, so its quota on {other!r} would never be used",
+                    f"give the {other!r} quota to a team with its own namespaces",
+                )
     yield from cohort_quota(fleet, pool, f"{kind} has one team's quota; a cohort cannot share it")
 
 
@@ -67,17 +74,29 @@ def check(fleet: Fleet) -> Iterable[Issue]:
         base = FieldPath.of("pools", i)
         yield from one_team_quota(fleet, pool, "the coscheduling plugin", "the second scheduler")
         if not pool.node_labels:
-            yield Issue(base.child("nodeLabels"), f"coscheduling pool {pool.name!r} has no nodeLabels: its pods could land on any node",
-                        "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)")
+            yield Issue(
+                base.child("nodeLabels"),
+                f"coscheduling pool {pool.name!r} has no nodeLabels: its pods could land on any node",
+                "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)",
+            )
         if pool.topology_levels:
-            yield Issue(base.child("topologyLevels"), "topologyLevels are Kueue topology-aware admission; the coscheduling plugin ignores them",
-                        "remove topologyLevels, or set system: kueue")
+            yield Issue(
+                base.child("topologyLevels"),
+                "topologyLevels are Kueue topology-aware admission; the coscheduling plugin ignores them",
+                "remove topologyLevels, or set system: kueue",
+            )
     engine = fleet.engines.coscheduling
     if not engine.chart_version.startswith(SUPPORTED):
-        yield Issue(FieldPath.of("engines", "coscheduling", "chartVersion"), f"scheduler-plugins chart {engine.chart_version!r} is not supported: gpufleet renders for 0.34.x",
-                    "pin chartVersion: 0.34.7")
+        yield Issue(
+            FieldPath.of("engines", "coscheduling", "chartVersion"),
+            f"scheduler-plugins chart {engine.chart_version!r} is not supported: gpufleet renders for 0.34.x",
+            "pin chartVersion: 0.34.7",
+        )
     for t, team in enumerate(fleet.teams):
         for n, ns in enumerate(team.namespaces):
             if ns == engine.namespace:
-                yield Issue(FieldPath.of("teams", t, "namespaces", n), f"{ns!r} is the coscheduling engine's namespace",
-                            "run the team's jobs in a namespace of its own")
+                yield Issue(
+                    FieldPath.of("teams", t, "namespaces", n),
+                    f"{ns!r} is the coscheduling engine's namespace",
+                    "run the team's jobs in a namespace of its own",
+                )

@@ -23,29 +23,43 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.kubetypes.vocab import DEDICATED_KEY
+from gpufleet.yamlin.errors import Issue
 
 
 def _marks(base: FieldPath, pool: Pool, team: str) -> Iterator[Issue]:
     if pool.node_labels.get(DEDICATED_KEY) != team:
-        yield Issue(base.child("nodeLabels"), f"dedicated pool {pool.name!r} does not select nodes labelled {DEDICATED_KEY}={team}",
-                    f"add '{DEDICATED_KEY}: {team}' to nodeLabels (and label the node pool so)")
+        yield Issue(
+            base.child("nodeLabels"),
+            f"dedicated pool {pool.name!r} does not select nodes labelled {DEDICATED_KEY}={team}",
+            f"add '{DEDICATED_KEY}: {team}' to nodeLabels (and label the node pool so)",
+        )
     mine = [t for t in pool.taints if t.key == DEDICATED_KEY and t.value == team]
     if not any(t.effect == "NoExecute" for t in mine):
-        weak = f" (only {', '.join(sorted({t.effect for t in mine}))}: kubelet checks only NoExecute taints, so a pod " \
-               "with spec.nodeName skips it)" if mine else ""
-        yield Issue(base.child("taints"), f"dedicated pool {pool.name!r} has no NoExecute taint {DEDICATED_KEY}={team}{weak}: "
-                    "other teams' pods can land on it",
-                    f"add {{key: {DEDICATED_KEY}, value: {team}, effect: NoExecute}} to taints (and taint the node pool so)")
+        weak = (
+            f" (only {', '.join(sorted({t.effect for t in mine}))}: kubelet checks only NoExecute taints, so a pod "
+            "with spec.nodeName skips it)"
+            if mine
+            else ""
+        )
+        yield Issue(
+            base.child("taints"),
+            f"dedicated pool {pool.name!r} has no NoExecute taint {DEDICATED_KEY}={team}{weak}: "
+            "other teams' pods can land on it",
+            f"add {{key: {DEDICATED_KEY}, value: {team}, effect: NoExecute}} to taints (and taint the node pool so)",
+        )
     if pool.system == "kueue" and not any(
-            t.key == DEDICATED_KEY and (t.operator == "Exists" or t.value == team) and t.effect in (None, "", "NoExecute")
-            for t in pool.tolerations):
-        yield Issue(base.child("tolerations"), f"dedicated Kueue pool {pool.name!r} gives admitted pods no toleration for its "
-                    "NoExecute taint", f"add {{key: {DEDICATED_KEY}, operator: Equal, value: {team}, effect: NoExecute}} to tolerations")
+        t.key == DEDICATED_KEY and (t.operator == "Exists" or t.value == team) and t.effect in (None, "", "NoExecute")
+        for t in pool.tolerations
+    ):
+        yield Issue(
+            base.child("tolerations"),
+            f"dedicated Kueue pool {pool.name!r} gives admitted pods no toleration for its NoExecute taint",
+            f"add {{key: {DEDICATED_KEY}, operator: Equal, value: {team}, effect: NoExecute}} to tolerations",
+        )
 
 
 def _owners(fleet: Fleet, i: int, pool: Pool, team: str) -> Iterator[Issue]:
@@ -55,22 +69,34 @@ def _owners(fleet: Fleet, i: int, pool: Pool, team: str) -> Iterator[Issue]:
             continue
         path = FieldPath.of("teams", t, "quota", pool.name)
         if other.name != team:
-            yield Issue(path, f"pool {pool.name!r} is dedicated to team {team!r}; team {other.name!r} may hold no quota on it",
-                        f"remove quota.{pool.name} from team {other.name!r}, or drop pools[{i}].dedicatedTo")
+            yield Issue(
+                path,
+                f"pool {pool.name!r} is dedicated to team {team!r}; team {other.name!r} may hold no quota on it",
+                f"remove quota.{pool.name} from team {other.name!r}, or drop pools[{i}].dedicatedTo",
+            )
         elif other.cohort:
             for field, value in (("lendingLimit", q.lending_limit), ("borrowingLimit", q.borrowing_limit)):
                 if value != 0:
-                    yield Issue(path.child(field), f"team {team!r} is in cohort {other.cohort!r}: without {field}: 0 its dedicated "
-                                f"pool {pool.name!r} is {'lent to' if field == 'lendingLimit' else 'topped up from'} the cohort",
-                                f"set {field}: 0 on quota.{pool.name}")
-    yield from cohort_quota(fleet, pool, f"pool {pool.name!r} is dedicated to team {team!r}; a cohort's quota on it is shared")
+                    yield Issue(
+                        path.child(field),
+                        f"team {team!r} is in cohort {other.cohort!r}: without {field}: 0 its dedicated "
+                        f"pool {pool.name!r} is {'lent to' if field == 'lendingLimit' else 'topped up from'} the cohort",
+                        f"set {field}: 0 on quota.{pool.name}",
+                    )
+    yield from cohort_quota(
+        fleet, pool, f"pool {pool.name!r} is dedicated to team {team!r}; a cohort's quota on it is shared"
+    )
 
 
 def cohort_quota(fleet: Fleet, pool: Pool, message: str) -> Iterator[Issue]:
     """One issue per cohort holding quota on a pool that must stay one team's (also used by checks.coscheduling)."""
     for c, cohort in enumerate(fleet.cohorts):
         if pool.name in cohort.quota:
-            yield Issue(FieldPath.of("cohorts", c, "quota", pool.name), message, f"remove quota.{pool.name} from cohort {cohort.name!r}")
+            yield Issue(
+                FieldPath.of("cohorts", c, "quota", pool.name),
+                message,
+                f"remove quota.{pool.name} from cohort {cohort.name!r}",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
@@ -81,10 +107,15 @@ def check(fleet: Fleet) -> Iterable[Issue]:
             continue
         base = FieldPath.of("pools", i)
         if team not in teams:
-            yield Issue(base.child("dedicatedTo"), f"no team named {team!r}", f"use one of: {', '.join(teams) or '(no teams)'}")
+            yield Issue(
+                base.child("dedicatedTo"), f"no team named {team!r}", f"use one of: {', '.join(teams) or '(no teams)'}"
+            )
             continue
         if pool.name not in teams[team].quota:
-            yield Issue(base.child("dedicatedTo"), f"team {team!r} holds no quota on its dedicated pool {pool.name!r}",
-                        f"give team {team!r} quota.{pool.name} (up to the pool's {pool.capacity} GPUs)")
+            yield Issue(
+                base.child("dedicatedTo"),
+                f"team {team!r} holds no quota on its dedicated pool {pool.name!r}",
+                f"give team {team!r} quota.{pool.name} (up to the pool's {pool.capacity} GPUs)",
+            )
         yield from _marks(base, pool, team)
         yield from _owners(fleet, i, pool, team)

@@ -19,11 +19,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
 from gpufleet.model.teams import Cohort, Team
+from gpufleet.yamlin.errors import Issue
 
 GANG_AWARE = {"preempt": "gangpreempt", "reclaim": "gangreclaim"}
 
@@ -34,10 +34,12 @@ def _never_preemptors(fleet: Fleet) -> Iterator[Issue]:
         return
     for a, action in enumerate(fleet.volcano.actions):
         if action in GANG_AWARE:
-            yield Issue(FieldPath.of("volcano", "actions", a),
-                        f"Volcano's {action} action skips preemptors with preemptionPolicy: Never, "
-                        "and every priority class of this fleet is Never: it would never evict anything",
-                        f"use {GANG_AWARE[action]} (whole-job eviction, no such check) instead of {action}")
+            yield Issue(
+                FieldPath.of("volcano", "actions", a),
+                f"Volcano's {action} action skips preemptors with preemptionPolicy: Never, "
+                "and every priority class of this fleet is Never: it would never evict anything",
+                f"use {GANG_AWARE[action]} (whole-job eviction, no such check) instead of {action}",
+            )
 
 
 def _systems(fleet: Fleet, owner: Team | Cohort) -> set[str]:
@@ -61,14 +63,18 @@ def _weight_readers(fleet: Fleet, systems: set[str], leaf: bool) -> bool:
 
 
 def _unread_weights(fleet: Fleet) -> Iterator[Issue]:
-    owners = [("teams", i, o, True) for i, o in enumerate(fleet.teams)] + [("cohorts", i, o, False) for i, o in enumerate(fleet.cohorts)]
+    owners = [("teams", i, o, True) for i, o in enumerate(fleet.teams)] + [
+        ("cohorts", i, o, False) for i, o in enumerate(fleet.cohorts)
+    ]
     for section, i, owner, leaf in owners:
         if owner.fair_share_weight == Decimal(1) or _weight_readers(fleet, _systems(fleet, owner), leaf):
             continue
-        yield Issue(FieldPath.of(section, i, "fairShareWeight"),
-                    f"{section[:-1]} {owner.name!r}: no engine reads this weight (Kueue only under admission.fairSharing, "
-                    "Volcano only for team queues under the proportion plugin; capacity never reads a queue weight)",
-                    "remove fairShareWeight and size the share by quota, or turn on admission.fairSharing (Kueue quota)")
+        yield Issue(
+            FieldPath.of(section, i, "fairShareWeight"),
+            f"{section[:-1]} {owner.name!r}: no engine reads this weight (Kueue only under admission.fairSharing, "
+            "Volcano only for team queues under the proportion plugin; capacity never reads a queue weight)",
+            "remove fairShareWeight and size the share by quota, or turn on admission.fairSharing (Kueue quota)",
+        )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

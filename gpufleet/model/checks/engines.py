@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 SUPPORTED = {"kueue": ("0.19", "0.19.2"), "volcano": ("1.15", "1.15.1")}
 
@@ -21,8 +21,11 @@ def _versions(fleet: Fleet) -> Iterator[Issue]:
     for engine, (line, pin) in SUPPORTED.items():
         version = getattr(fleet.engines, engine).chart_version
         if not re.fullmatch(re.escape(line) + r"\.\d+", version):
-            yield Issue(FieldPath.of("engines", engine, "chartVersion"), f"{engine} chart {version!r} is not supported: gpufleet renders for {line}.x",
-                        f"pin chartVersion: {pin}")
+            yield Issue(
+                FieldPath.of("engines", engine, "chartVersion"),
+                f"{engine} chart {version!r} is not supported: gpufleet renders for {line}.x",
+                f"pin chartVersion: {pin}",
+            )
 
 
 def _volcano_off(fleet: Fleet) -> Iterator[Issue]:
@@ -30,8 +33,11 @@ def _volcano_off(fleet: Fleet) -> Iterator[Issue]:
         return
     for i, pool in enumerate(fleet.pools):
         if pool.system == "volcano":
-            yield Issue(FieldPath.of("pools", i, "system"), f"pool {pool.name!r} is held by Volcano but engines.volcano.enabled is false",
-                        "set engines.volcano.enabled: true, or system: kueue")
+            yield Issue(
+                FieldPath.of("pools", i, "system"),
+                f"pool {pool.name!r} is held by Volcano but engines.volcano.enabled is false",
+                "set engines.volcano.enabled: true, or system: kueue",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

@@ -37,7 +37,9 @@ def qualified_name_problems(text: str) -> list[str]:
     elif len(name) > 63:
         problems.append(f"name part {name!r} of {text!r} is longer than 63 characters")
     elif not _NAME.match(name):
-        problems.append(f"name part {name!r} of {text!r} must start and end alphanumeric and contain only letters, digits, '-', '_' and '.'")
+        problems.append(
+            f"name part {name!r} of {text!r} must start and end alphanumeric and contain only letters, digits, '-', '_' and '.'"
+        )
     return problems
 
 
@@ -53,4 +55,6 @@ def label_value_problems(text: str) -> list[str]:
 
 
 QUALIFIED_NAME_FIX = "use a qualified name: an optional DNS-subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.' (example: gpufleet.dev/pool)"
-LABEL_VALUE_FIX = "use at most 63 letters, digits, '-', '_' or '.', starting and ending alphanumeric (or an empty value)"
+LABEL_VALUE_FIX = (
+    "use at most 63 letters, digits, '-', '_' or '.', starting and ending alphanumeric (or an empty value)"
+)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks.shapes import owners
+from gpufleet.model.fleet import Fleet
 from gpufleet.model.scaling import covered_resources, pool_resources
+from gpufleet.yamlin.errors import Issue
 
 MAX_RESOURCES = 64
 MAX_FLAVORS = 64
@@ -31,9 +31,11 @@ def _covered(fleet: Fleet) -> Iterator[Issue]:
         before = len(seen)
         seen.update(pool_resources(pool))
         if before <= MAX_RESOURCES < len(seen):
-            yield Issue(FieldPath.of("pools", i, "allocatable"),
-                        f"with this pool the Kueue pools have {len(seen)} distinct resources; a Kueue resource group covers at most {MAX_RESOURCES}",
-                        "list only the resources workloads request (GPU, cpu, memory, RDMA) in allocatable")
+            yield Issue(
+                FieldPath.of("pools", i, "allocatable"),
+                f"with this pool the Kueue pools have {len(seen)} distinct resources; a Kueue resource group covers at most {MAX_RESOURCES}",
+                "list only the resources workloads request (GPU, cpu, memory, RDMA) in allocatable",
+            )
 
 
 def _per_queue(fleet: Fleet) -> Iterator[Issue]:
@@ -43,11 +45,17 @@ def _per_queue(fleet: Fleet) -> Iterator[Issue]:
         flavors = [p for p in owner.quota if p in kueue_pools]
         kind = "ClusterQueue" if owner.kind == "teams" else "Cohort"
         if len(flavors) > MAX_FLAVORS:
-            yield Issue(owner.quota_path(), f"quota on {len(flavors)} Kueue pools: a {kind} resource group holds at most {MAX_FLAVORS} flavors",
-                        "merge pools of the same node shape, or split the team")
+            yield Issue(
+                owner.quota_path(),
+                f"quota on {len(flavors)} Kueue pools: a {kind} resource group holds at most {MAX_FLAVORS} flavors",
+                "merge pools of the same node shape, or split the team",
+            )
         elif len(flavors) * covered > MAX_PAIRS:
-            yield Issue(owner.quota_path(), f"{len(flavors)} flavors × {covered} covered resources = {len(flavors) * covered} pairs; Kueue allows {MAX_PAIRS} per resource group",
-                        "quota on fewer Kueue pools, or fewer distinct resources in the Kueue pools' allocatable")
+            yield Issue(
+                owner.quota_path(),
+                f"{len(flavors)} flavors × {covered} covered resources = {len(flavors) * covered} pairs; Kueue allows {MAX_PAIRS} per resource group",
+                "quota on fewer Kueue pools, or fewer distinct resources in the Kueue pools' allocatable",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

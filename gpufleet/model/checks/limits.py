@@ -14,10 +14,10 @@ from decimal import Decimal
 from typing import Iterable, Iterator
 
 from gpufleet.kubetypes import quantity
-from gpufleet.yamlin.errors import Issue
+from gpufleet.model.checks.shapes import Owner, expand, owners, parent_chain, show
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.quota import PoolQuota, ResourceQuota
-from gpufleet.model.checks.shapes import Owner, expand, owners, parent_chain, show
+from gpufleet.yamlin.errors import Issue
 
 _FIELDS = (("nominal", "nominal"), ("borrowingLimit", "borrowing_limit"), ("lendingLimit", "lending_limit"))
 
@@ -26,21 +26,39 @@ def _negatives(base: list[str], q: PoolQuota | ResourceQuota, owner: Owner) -> I
     for alias, attr in _FIELDS:
         value = getattr(q, attr)
         if value is not None and value < 0:
-            yield Issue(owner.quota_path(*base, alias), f"{alias} is negative ({quantity.fmt(value)})", "use zero or more")
+            yield Issue(
+                owner.quota_path(*base, alias), f"{alias} is negative ({quantity.fmt(value)})", "use zero or more"
+            )
 
 
 def _needs_parent(fleet: Fleet, owner: Owner) -> str | None:
     """Why limits are not allowed on this owner, or None when they are."""
     if owner.kind == "teams":
-        return None if fleet.teams[owner.index].cohort else f"borrowing and lending need a cohort, and team {owner.name!r} has none"
-    return None if fleet.cohorts[owner.index].parent else f"a root cohort has no parent to borrow from or lend to ({owner.name!r} has no parent)"
+        return (
+            None
+            if fleet.teams[owner.index].cohort
+            else f"borrowing and lending need a cohort, and team {owner.name!r} has none"
+        )
+    return (
+        None
+        if fleet.cohorts[owner.index].parent
+        else f"a root cohort has no parent to borrow from or lend to ({owner.name!r} has no parent)"
+    )
 
 
 def _orphan_limits(base: list[str], q: PoolQuota | ResourceQuota, owner: Owner, why: str) -> Iterator[Issue]:
-    fix = "set cohort: on the team, or remove the limit" if owner.kind == "teams" else "set parent: on the cohort, or remove the limit"
+    fix = (
+        "set cohort: on the team, or remove the limit"
+        if owner.kind == "teams"
+        else "set parent: on the cohort, or remove the limit"
+    )
     for alias, attr in _FIELDS[1:]:
         if getattr(q, attr) is not None:
-            yield Issue(owner.quota_path(*base, alias), f"{alias} without a {'cohort' if owner.kind == 'teams' else 'parent'}: {why}", fix)
+            yield Issue(
+                owner.quota_path(*base, alias),
+                f"{alias} without a {'cohort' if owner.kind == 'teams' else 'parent'}: {why}",
+                fix,
+            )
 
 
 def _subtree_nominal(fleet: Fleet, cohort: str, pool_name: str) -> dict[str, Decimal]:
@@ -69,8 +87,11 @@ def _lending_above_nominal(fleet: Fleet, owner: Owner, pool_name: str) -> Iterat
         if amount.lending > limit:
             what = "the nominal quota of the cohort and its members" if owner.kind == "cohorts" else "nominal"
             res = amount.resource
-            yield Issue(amount.path("lendingLimit"), f"lendingLimit {show(amount.lending, res)} exceeds {what} ({show(limit, res)}) for {res}",
-                        f"set lendingLimit at most {show(limit, res)}")
+            yield Issue(
+                amount.path("lendingLimit"),
+                f"lendingLimit {show(amount.lending, res)} exceeds {what} ({show(limit, res)}) for {res}",
+                f"set lendingLimit at most {show(limit, res)}",
+            )
 
 
 def _overrides(fleet: Fleet, owner: Owner, pool_name: str) -> Iterator[Issue]:
@@ -80,11 +101,17 @@ def _overrides(fleet: Fleet, owner: Owner, pool_name: str) -> Iterator[Issue]:
     for res in owner.quota[pool_name].resources:
         path = owner.quota_path(pool_name, "resources", res)
         if res == pool.gpu_resource:
-            yield Issue(path, f"{res} is the pool's quota resource; its quota is the entry's own nominal/borrowingLimit/lendingLimit",
-                        "move these numbers to the pool entry and remove the override")
+            yield Issue(
+                path,
+                f"{res} is the pool's quota resource; its quota is the entry's own nominal/borrowingLimit/lendingLimit",
+                "move these numbers to the pool entry and remove the override",
+            )
         elif res not in pool.allocatable:
-            yield Issue(path, f"pool {pool_name!r} has no {res!r} (allocatable: {', '.join(pool.allocatable)})",
-                        "remove the override or add the resource to the pool's allocatable")
+            yield Issue(
+                path,
+                f"pool {pool_name!r} has no {res!r} (allocatable: {', '.join(pool.allocatable)})",
+                "remove the override or add the resource to the pool's allocatable",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

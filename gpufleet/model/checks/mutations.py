@@ -25,14 +25,25 @@ _PATH = FieldPath.of("controller", "mutations")
 
 
 def _webhook_needs(fleet: Fleet) -> list[str]:
-    needs = [f"pool {p.name!r} is dedicated to team {p.dedicated_to!r} (toleration and node selector)"
-             for p in fleet.pools if p.dedicated_to]
-    needs += [f"pool {p.name!r} is held by coscheduling (scheduler name and pod-group label)"
-              for p in fleet.pools_of("coscheduling")]
-    needs += [f"pool {p.name!r} relies on Kubernetes' own gang scheduling (the Job's gang field, node selector)"
-              for p in fleet.pools if p.system == "native" or p.placement == "native"]
-    needs += [f"Kueue's {f} integration is on (its queue label)" for f in fleet.admission.frameworks
-              if f in WEBHOOK_ONLY_FRAMEWORKS]
+    needs = [
+        f"pool {p.name!r} is dedicated to team {p.dedicated_to!r} (toleration and node selector)"
+        for p in fleet.pools
+        if p.dedicated_to
+    ]
+    needs += [
+        f"pool {p.name!r} is held by coscheduling (scheduler name and pod-group label)"
+        for p in fleet.pools_of("coscheduling")
+    ]
+    needs += [
+        f"pool {p.name!r} relies on Kubernetes' own gang scheduling (the Job's gang field, node selector)"
+        for p in fleet.pools
+        if p.system == "native" or p.placement == "native"
+    ]
+    needs += [
+        f"Kueue's {f} integration is on (its queue label)"
+        for f in fleet.admission.frameworks
+        if f in WEBHOOK_ONLY_FRAMEWORKS
+    ]
     return needs
 
 
@@ -41,11 +52,18 @@ def check(fleet: Fleet) -> Iterator[Issue]:
     if where == "webhook" or not fleet.controller.enabled:
         return
     if fleet.kubernetes.minor < FIRST_MINOR:
-        yield Issue(_PATH, f"controller.mutations {where!r} renders MutatingAdmissionPolicies, which Kubernetes "
-                    f"{fleet.kubernetes.version} does not serve in admissionregistration.k8s.io/v1 (1.{FIRST_MINOR}+)",
-                    f"set kubernetes.version to 1.{FIRST_MINOR} or later, or keep controller.mutations: webhook")
+        yield Issue(
+            _PATH,
+            f"controller.mutations {where!r} renders MutatingAdmissionPolicies, which Kubernetes "
+            f"{fleet.kubernetes.version} does not serve in admissionregistration.k8s.io/v1 (1.{FIRST_MINOR}+)",
+            f"set kubernetes.version to 1.{FIRST_MINOR} or later, or keep controller.mutations: webhook",
+        )
         return
     if where == "apiServer":
         for need in _webhook_needs(fleet):
-            yield Issue(_PATH, f"controller.mutations 'apiServer' drops the mutating webhook, but {need}, a defaulting "
-                        "the MutatingAdmissionPolicies do not render", "set controller.mutations: both (or webhook)")
+            yield Issue(
+                _PATH,
+                f"controller.mutations 'apiServer' drops the mutating webhook, but {need}, a defaulting "
+                "the MutatingAdmissionPolicies do not render",
+                "set controller.mutations: both (or webhook)",
+            )

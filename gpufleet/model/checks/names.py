@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 RESERVED_QUEUES = ("root", "default")
 
@@ -22,8 +22,11 @@ def _duplicates(section: str, names: list[str]) -> Iterator[Issue]:
     first: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in first:
-            yield Issue(FieldPath.of(section, i, "name"), f"duplicate name {name!r}: {section}[{first[name]}] already uses it",
-                        "give every entry of the list its own name")
+            yield Issue(
+                FieldPath.of(section, i, "name"),
+                f"duplicate name {name!r}: {section}[{first[name]}] already uses it",
+                "give every entry of the list its own name",
+            )
         else:
             first[name] = i
 
@@ -32,26 +35,32 @@ def _reserved(fleet: Fleet) -> Iterator[Issue]:
     for section, items in fleet.sections():
         for i, item in enumerate(items):
             if item.name in RESERVED_QUEUES:
-                yield Issue(FieldPath.of(section, i, "name"),
-                            f"{item.name!r} is a Volcano queue the scheduler creates itself (root and default are reserved)",
-                            "choose another name")
+                yield Issue(
+                    FieldPath.of(section, i, "name"),
+                    f"{item.name!r} is a Volcano queue the scheduler creates itself (root and default are reserved)",
+                    "choose another name",
+                )
 
 
 def _team_cohort_clash(fleet: Fleet) -> Iterator[Issue]:
     cohorts = {c.name: i for i, c in enumerate(fleet.cohorts)}
     for i, team in enumerate(fleet.teams):
         if team.name in cohorts:
-            yield Issue(FieldPath.of("teams", i, "name"),
-                        f"team {team.name!r} has the name of cohorts[{cohorts[team.name]}]; teams and cohorts share Volcano's queue names",
-                        "rename the team or the cohort")
+            yield Issue(
+                FieldPath.of("teams", i, "name"),
+                f"team {team.name!r} has the name of cohorts[{cohorts[team.name]}]; teams and cohorts share Volcano's queue names",
+                "rename the team or the cohort",
+            )
 
 
 def _priority_names(fleet: Fleet) -> Iterator[Issue]:
     for i, pc in enumerate(fleet.priority_classes):
         if pc.name.startswith("system-"):
-            yield Issue(FieldPath.of("priorityClasses", i, "name"),
-                        f"{pc.name!r}: Kubernetes reserves the 'system-' prefix for its own PriorityClasses",
-                        "choose a name without the 'system-' prefix")
+            yield Issue(
+                FieldPath.of("priorityClasses", i, "name"),
+                f"{pc.name!r}: Kubernetes reserves the 'system-' prefix for its own PriorityClasses",
+                "choose a name without the 'system-' prefix",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

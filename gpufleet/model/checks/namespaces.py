@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
 from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 KUBERNETES_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "default")
 
@@ -46,13 +46,19 @@ def check(fleet: Fleet) -> Iterable[Issue]:
         for n, ns in enumerate(team.namespaces):
             path = FieldPath.of("teams", t, "namespaces", n)
             if ns in system:
-                yield Issue(path, f"{ns!r} is a system namespace ({system[ns]}); its jobs must not be managed as a team's",
-                            "run the team's jobs in a namespace of its own")
+                yield Issue(
+                    path,
+                    f"{ns!r} is a system namespace ({system[ns]}); its jobs must not be managed as a team's",
+                    "run the team's jobs in a namespace of its own",
+                )
             if ns in claimed:
                 ot, on = claimed[ns]
                 owner = "the same team" if ot == t else f"team {fleet.teams[ot].name!r}"
-                yield Issue(path, f"namespace {ns!r} is already listed by {owner} (teams[{ot}].namespaces[{on}])",
-                            "list each namespace once, under the one team that owns it")
+                yield Issue(
+                    path,
+                    f"namespace {ns!r} is already listed by {owner} (teams[{ot}].namespaces[{on}])",
+                    "list each namespace once, under the one team that owns it",
+                )
             else:
                 claimed[ns] = (t, n)
     yield from _exempt_team_namespaces(fleet, claimed)
@@ -61,7 +67,9 @@ def check(fleet: Fleet) -> Iterable[Issue]:
 def _exempt_team_namespaces(fleet: Fleet, claimed: dict[str, tuple[int, int]]) -> Iterator[Issue]:
     for n, ns in enumerate(fleet.partition_exempt_namespaces):
         if ns in claimed:
-            yield Issue(FieldPath.of("partitionExemptNamespaces", n),
-                        f"namespace {ns!r} is team {fleet.teams[claimed[ns][0]].name!r}'s: exempting it from static "
-                        "partitioning lets that team's pods onto every dedicated pool",
-                        "exempt only node agents' namespaces (the GPU operator's); run team jobs elsewhere")
+            yield Issue(
+                FieldPath.of("partitionExemptNamespaces", n),
+                f"namespace {ns!r} is team {fleet.teams[claimed[ns][0]].name!r}'s: exempting it from static "
+                "partitioning lets that team's pods onto every dedicated pool",
+                "exempt only node agents' namespaces (the GPU operator's); run team jobs elsewhere",
+            )

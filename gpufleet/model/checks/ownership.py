@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.ownership import KUEUE, VOLCANO, quota_systems
-from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
+from gpufleet.yamlin.errors import Issue
 
 
 def _team_namespaces(fleet: Fleet) -> Iterator[Issue]:
@@ -29,17 +29,26 @@ def _team_namespaces(fleet: Fleet) -> Iterator[Issue]:
         base = FieldPath.of("teams", t, "volcanoNamespaces")
         for n, ns in enumerate(team.volcano_namespaces):
             if ns not in team.namespaces:
-                yield Issue(base.index(n), f"{ns!r} is not one of the team's namespaces {team.namespaces}",
-                            f"add {ns!r} to teams[{t}].namespaces, or remove it here")
+                yield Issue(
+                    base.index(n),
+                    f"{ns!r} is not one of the team's namespaces {team.namespaces}",
+                    f"add {ns!r} to teams[{t}].namespaces, or remove it here",
+                )
         systems = quota_systems(fleet, team)
         chosen = set(team.volcano_namespaces)
         if systems == {KUEUE, VOLCANO} and not (chosen and set(team.namespaces) - chosen):
-            yield Issue(base, f"team {team.name!r} has quota on Kueue and Volcano pools, so its namespaces must be split: "
-                              "Kueue manages whole namespaces and would gate Volcano's pods in a shared one",
-                        "list in volcanoNamespaces the namespaces for Volcano jobs, and keep at least one other namespace for Kueue jobs")
+            yield Issue(
+                base,
+                f"team {team.name!r} has quota on Kueue and Volcano pools, so its namespaces must be split: "
+                "Kueue manages whole namespaces and would gate Volcano's pods in a shared one",
+                "list in volcanoNamespaces the namespaces for Volcano jobs, and keep at least one other namespace for Kueue jobs",
+            )
         elif systems == {KUEUE} and chosen:
-            yield Issue(base, f"team {team.name!r} has no quota on Volcano pools, so no Volcano queue serves these namespaces",
-                        "remove volcanoNamespaces, or give the team quota on a Volcano pool")
+            yield Issue(
+                base,
+                f"team {team.name!r} has no quota on Volcano pools, so no Volcano queue serves these namespaces",
+                "remove volcanoNamespaces, or give the team quota on a Volcano pool",
+            )
 
 
 def _node_groups(fleet: Fleet) -> Iterator[Issue]:
@@ -47,12 +56,18 @@ def _node_groups(fleet: Fleet) -> Iterator[Issue]:
         path = FieldPath.of("pools", p, "nodeLabels", VOLCANO_NODEGROUP_LABEL)
         has = VOLCANO_NODEGROUP_LABEL in pool.node_labels
         if pool.system == VOLCANO and not has:
-            yield Issue(path, f"Volcano pool {pool.name!r} names no node group: its queues could not be pinned to it, "
-                              "and Volcano gangs could land on Kueue's nodes",
-                        f"label the pool's nodes and add nodeLabels: {{{VOLCANO_NODEGROUP_LABEL}: {pool.name}}}")
+            yield Issue(
+                path,
+                f"Volcano pool {pool.name!r} names no node group: its queues could not be pinned to it, "
+                "and Volcano gangs could land on Kueue's nodes",
+                f"label the pool's nodes and add nodeLabels: {{{VOLCANO_NODEGROUP_LABEL}: {pool.name}}}",
+            )
         elif pool.system == KUEUE and has:
-            yield Issue(path, f"Kueue pool {pool.name!r} carries the Volcano node-group label: Volcano would schedule onto GPUs Kueue counts",
-                        f"remove {VOLCANO_NODEGROUP_LABEL} from this pool's nodeLabels")
+            yield Issue(
+                path,
+                f"Kueue pool {pool.name!r} carries the Volcano node-group label: Volcano would schedule onto GPUs Kueue counts",
+                f"remove {VOLCANO_NODEGROUP_LABEL} from this pool's nodeLabels",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.admission import PREEMPTION_STRATEGIES
 from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 MIN_WEIGHT = Decimal("1e-9")
 
@@ -27,15 +27,23 @@ def _team(fleet: Fleet, i: int) -> Iterator[Issue]:
     base = FieldPath.of("teams", i, "preemption")
     borrow = base.child("borrowWithinCohort")
     if p.reclaim_within_cohort == "Never" and p.borrow_within_cohort.policy != "Never":
-        yield Issue(borrow.child("policy"),
-                    f"borrowWithinCohort.policy {p.borrow_within_cohort.policy} needs reclaimWithinCohort other than Never (Kueue rejects the pair)",
-                    "set borrowWithinCohort.policy: Never, or reclaimWithinCohort: LowerPriority or Any")
+        yield Issue(
+            borrow.child("policy"),
+            f"borrowWithinCohort.policy {p.borrow_within_cohort.policy} needs reclaimWithinCohort other than Never (Kueue rejects the pair)",
+            "set borrowWithinCohort.policy: Never, or reclaimWithinCohort: LowerPriority or Any",
+        )
     if fleet.admission.fair_sharing is not None and p.borrow_within_cohort.policy != "Never":
-        yield Issue(borrow.child("policy"), "borrowWithinCohort is not used with fair sharing (admission.fairSharing is set)",
-                    "set borrowWithinCohort.policy: Never, or remove admission.fairSharing")
+        yield Issue(
+            borrow.child("policy"),
+            "borrowWithinCohort is not used with fair sharing (admission.fairSharing is set)",
+            "set borrowWithinCohort.policy: Never, or remove admission.fairSharing",
+        )
     if p.borrow_within_cohort.max_priority_threshold is not None and p.borrow_within_cohort.policy != "LowerPriority":
-        yield Issue(borrow.child("maxPriorityThreshold"), "maxPriorityThreshold applies only to borrowWithinCohort.policy: LowerPriority",
-                    "set policy: LowerPriority or remove maxPriorityThreshold")
+        yield Issue(
+            borrow.child("maxPriorityThreshold"),
+            "maxPriorityThreshold applies only to borrowWithinCohort.policy: LowerPriority",
+            "set policy: LowerPriority or remove maxPriorityThreshold",
+        )
 
 
 def _weights(fleet: Fleet) -> Iterator[Issue]:
@@ -43,16 +51,22 @@ def _weights(fleet: Fleet) -> Iterator[Issue]:
         for i, item in enumerate(items):
             w = item.fair_share_weight
             if w < 0 or 0 < w < MIN_WEIGHT:
-                yield Issue(FieldPath.of(section, i, "fairShareWeight"), f"fairShareWeight {w:f} must be 0 (always yields) or at least 1e-9",
-                            "use 0 or a positive weight such as 1")
+                yield Issue(
+                    FieldPath.of(section, i, "fairShareWeight"),
+                    f"fairShareWeight {w:f} must be 0 (always yields) or at least 1e-9",
+                    "use 0 or a positive weight such as 1",
+                )
 
 
 def _strategies(fleet: Fleet) -> Iterator[Issue]:
     fair = fleet.admission.fair_sharing
     if fair is not None and tuple(fair.preemption_strategies) not in PREEMPTION_STRATEGIES:
         allowed = " or ".join("[" + ", ".join(s) + "]" for s in PREEMPTION_STRATEGIES)
-        yield Issue(FieldPath.of("admission", "fairSharing", "preemptionStrategies"), f"{fair.preemption_strategies} is not an allowed list; Kueue accepts {allowed}",
-                    "use [LessThanOrEqualToFinalShare, LessThanInitialShare]")
+        yield Issue(
+            FieldPath.of("admission", "fairSharing", "preemptionStrategies"),
+            f"{fair.preemption_strategies} is not an allowed list; Kueue accepts {allowed}",
+            "use [LessThanOrEqualToFinalShare, LessThanInitialShare]",
+        )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
@@ -22,11 +22,16 @@ def check(fleet: Fleet) -> Iterable[Issue]:
         base = FieldPath.of("priorityClasses", i)
         if pc.global_default:
             if first_default is not None:
-                yield Issue(base.child("globalDefault"), f"priorityClasses[{first_default}] is already the global default; Kubernetes allows one",
-                            "set globalDefault: true on one class only")
+                yield Issue(
+                    base.child("globalDefault"),
+                    f"priorityClasses[{first_default}] is already the global default; Kubernetes allows one",
+                    "set globalDefault: true on one class only",
+                )
             else:
                 first_default = i
         if pc.preemption_policy == "PreemptLowerPriority":
-            yield Issue(base.child("preemptionPolicy"),
-                        "PreemptLowerPriority lets kube-scheduler evict single pods of running gangs; gangs must be preempted whole by Kueue or Volcano",
-                        "set preemptionPolicy: Never")
+            yield Issue(
+                base.child("preemptionPolicy"),
+                "PreemptLowerPriority lets kube-scheduler evict single pods of running gangs; gangs must be preempted whole by Kueue or Volcano",
+                "set preemptionPolicy: Never",
+            )

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.model.fleet import Fleet
 from gpufleet.model.checks.shapes import owners
+from gpufleet.model.fleet import Fleet
+from gpufleet.yamlin.errors import Issue
 
 
 def _unknown_pools(fleet: Fleet) -> Iterator[Issue]:
@@ -24,20 +24,29 @@ def _unknown_pools(fleet: Fleet) -> Iterator[Issue]:
     for owner in owners(fleet):
         for pool in owner.quota:
             if pool not in pools:
-                yield Issue(owner.quota_path(pool), f"quota names pool {pool!r}, which is not in pools (known: {known})",
-                            "correct the pool name or add the pool to pools")
+                yield Issue(
+                    owner.quota_path(pool),
+                    f"quota names pool {pool!r}, which is not in pools (known: {known})",
+                    "correct the pool name or add the pool to pools",
+                )
 
 
 def _dangling(fleet: Fleet) -> Iterator[Issue]:
     cohorts = {c.name for c in fleet.cohorts}
     for i, team in enumerate(fleet.teams):
         if team.cohort is not None and team.cohort not in cohorts:
-            yield Issue(FieldPath.of("teams", i, "cohort"), f"cohort {team.cohort!r} is not in cohorts",
-                        "add the cohort to cohorts or correct the name")
+            yield Issue(
+                FieldPath.of("teams", i, "cohort"),
+                f"cohort {team.cohort!r} is not in cohorts",
+                "add the cohort to cohorts or correct the name",
+            )
     for i, cohort in enumerate(fleet.cohorts):
         if cohort.parent is not None and cohort.parent not in cohorts:
-            yield Issue(FieldPath.of("cohorts", i, "parent"), f"parent cohort {cohort.parent!r} is not in cohorts",
-                        "add the parent to cohorts, correct the name, or remove parent to make this a root cohort")
+            yield Issue(
+                FieldPath.of("cohorts", i, "parent"),
+                f"parent cohort {cohort.parent!r} is not in cohorts",
+                "add the parent to cohorts, correct the name, or remove parent to make this a root cohort",
+            )
 
 
 def cycles(fleet: Fleet) -> list[list[int]]:
@@ -53,7 +62,7 @@ def cycles(fleet: Fleet) -> list[list[int]]:
             parent = fleet.cohorts[i].parent
             i = index.get(parent) if parent is not None else None
         if i is not None and i in walk:
-            found.append(walk[walk.index(i):])
+            found.append(walk[walk.index(i) :])
         done.update(walk)
     return found
 
@@ -64,16 +73,21 @@ def _cycles(fleet: Fleet) -> Iterator[Issue]:
         names = [fleet.cohorts[i].name for i in cycle]
         at = cycle.index(first)
         ring = " -> ".join(names[at:] + names[:at] + [names[at]])
-        yield Issue(FieldPath.of("cohorts", first, "parent"),
-                    f"cohort cycle {ring}: Kueue disables every cohort and ClusterQueue in a cycle",
-                    "remove parent from one cohort of the cycle")
+        yield Issue(
+            FieldPath.of("cohorts", first, "parent"),
+            f"cohort cycle {ring}: Kueue disables every cohort and ClusterQueue in a cycle",
+            "remove parent from one cohort of the cycle",
+        )
 
 
 def _no_quota(fleet: Fleet) -> Iterator[Issue]:
     for i, team in enumerate(fleet.teams):
         if not team.quota and team.lifecycle == "active":
-            yield Issue(FieldPath.of("teams", i, "quota"), f"team {team.name!r} has no quota: its ClusterQueue would admit nothing",
-                        "give it quota on at least one pool (nominal: 0 with a cohort makes a pure borrower), or set lifecycle: draining or retired")
+            yield Issue(
+                FieldPath.of("teams", i, "quota"),
+                f"team {team.name!r} has no quota: its ClusterQueue would admit nothing",
+                "give it quota on at least one pool (nominal: 0 with a cohort makes a pure borrower), or set lifecycle: draining or retired",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import HOSTNAME_LABEL
+from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
-from gpufleet.model.checks.k8s import QUALIFIED_NAME_FIX, qualified_name_problems
-from gpufleet.kubetypes.vocab import HOSTNAME_LABEL
+from gpufleet.yamlin.errors import Issue
 
 MAX_LEVELS = 16
 
@@ -25,7 +25,11 @@ def _levels(base: FieldPath, pool: Pool) -> Iterator[Issue]:
     levels = pool.topology_levels
     path = base.child("topologyLevels")
     if len(levels) > MAX_LEVELS:
-        yield Issue(path, f"{len(levels)} levels: a Kueue Topology has at most {MAX_LEVELS}", "keep the levels that matter for placement")
+        yield Issue(
+            path,
+            f"{len(levels)} levels: a Kueue Topology has at most {MAX_LEVELS}",
+            "keep the levels that matter for placement",
+        )
     seen: dict[str, int] = {}
     for j, level in enumerate(levels):
         at = path.index(j)
@@ -35,10 +39,15 @@ def _levels(base: FieldPath, pool: Pool) -> Iterator[Issue]:
             yield Issue(at, f"{level!r} is already level {seen[level]}", "list each node label once")
         seen.setdefault(level, j)
         if level == HOSTNAME_LABEL and j != len(levels) - 1:
-            yield Issue(at, f"{HOSTNAME_LABEL} must be the last (narrowest) level", "move it to the end of topologyLevels")
+            yield Issue(
+                at, f"{HOSTNAME_LABEL} must be the last (narrowest) level", "move it to the end of topologyLevels"
+            )
     if not pool.node_labels:
-        yield Issue(base.child("nodeLabels"), "a pool with topologyLevels needs at least one node label (Kueue requires it for a flavor with a topology)",
-                    "add a label that selects the pool's nodes")
+        yield Issue(
+            base.child("nodeLabels"),
+            "a pool with topologyLevels needs at least one node label (Kueue requires it for a flavor with a topology)",
+            "add a label that selects the pool's nodes",
+        )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
@@ -47,7 +56,10 @@ def check(fleet: Fleet) -> Iterable[Issue]:
             continue
         base = FieldPath.of("pools", i)
         if pool.system == "volcano":
-            yield Issue(base.child("topologyLevels"), "topologyLevels is Kueue topology-aware admission; this pool is held by Volcano",
-                        "remove topologyLevels (Volcano uses HyperNodes), or set system: kueue")
+            yield Issue(
+                base.child("topologyLevels"),
+                "topologyLevels is Kueue topology-aware admission; this pool is held by Volcano",
+                "remove topologyLevels (Volcano uses HyperNodes), or set system: kueue",
+            )
         else:
             yield from _levels(base, pool)

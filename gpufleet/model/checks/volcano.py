@@ -13,26 +13,30 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.checks.choices import known_once
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.volcano import VOLCANO_ACTIONS
+from gpufleet.yamlin.errors import Issue
 
 
 def _actions(fleet: Fleet) -> Iterator[Issue]:
     yield from known_once(fleet.volcano.actions, VOLCANO_ACTIONS, "volcano", "actions", "Volcano", "action")
     if "allocate" not in fleet.volcano.actions:
-        yield Issue(FieldPath.of("volcano", "actions"),
-                    f"the actions {fleet.volcano.actions} have no 'allocate': Volcano would bind no pod at all",
-                    "list allocate after enqueue, for example [enqueue, allocate, gangreclaim, backfill]")
+        yield Issue(
+            FieldPath.of("volcano", "actions"),
+            f"the actions {fleet.volcano.actions} have no 'allocate': Volcano would bind no pod at all",
+            "list allocate after enqueue, for example [enqueue, allocate, gangreclaim, backfill]",
+        )
 
 
 def _overcommit(fleet: Fleet) -> Iterator[Issue]:
     if fleet.pools_of("volcano") and fleet.volcano.overcommit_factor != Decimal(1):
-        yield Issue(FieldPath.of("volcano", "overcommitFactor"),
-                    f"overcommitFactor {fleet.volcano.overcommit_factor} on a fleet with Volcano GPU pools: enqueue would admit gangs the GPUs cannot hold",
-                    "set overcommitFactor: 1.0")
+        yield Issue(
+            FieldPath.of("volcano", "overcommitFactor"),
+            f"overcommitFactor {fleet.volcano.overcommit_factor} on a fleet with Volcano GPU pools: enqueue would admit gangs the GPUs cannot hold",
+            "set overcommitFactor: 1.0",
+        )
 
 
 def _proportion(fleet: Fleet) -> Iterator[Issue]:
@@ -41,9 +45,11 @@ def _proportion(fleet: Fleet) -> Iterator[Issue]:
     volcano = {p.name for p in fleet.pools_of("volcano")}
     nested = [t.name for t in fleet.teams if t.cohort and volcano & set(t.quota)]
     if nested:
-        yield Issue(FieldPath.of("volcano", "plugin"),
-                    f"the proportion plugin ignores queue parents, but teams {', '.join(nested)} have Volcano quota inside cohorts",
-                    "use plugin: capacity (hierarchical deserved/capability), or take those teams out of their cohorts")
+        yield Issue(
+            FieldPath.of("volcano", "plugin"),
+            f"the proportion plugin ignores queue parents, but teams {', '.join(nested)} have Volcano quota inside cohorts",
+            "use plugin: capacity (hierarchical deserved/capability), or take those teams out of their cohorts",
+        )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

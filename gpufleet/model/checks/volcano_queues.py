@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterable, Iterator
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, show
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.scaling import quota_first
-from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, parent_chain, show
+from gpufleet.yamlin.errors import Issue
 
 MAX_DEPTH = 5
 
@@ -38,7 +38,7 @@ class Node:
     deserved: dict[str, Decimal] = field(default_factory=dict)
     guarantee: dict[str, Decimal | None] = field(default_factory=dict)
     capability: dict[str, Decimal | None] = field(default_factory=dict)
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
     in_cohort: bool = False
 
     def path(self, resource: str, name: str) -> FieldPath:
@@ -87,7 +87,9 @@ def tree(fleet: Fleet, pool: Pool) -> dict[str, Node]:
             continue
         entry = owner.quota.get(pool.name)
         own = {a.resource: a for a in expand(owner, pool, entry)} if entry and pool.gpus_per_node > 0 else {}
-        nodes[owner.name] = Node(owner, start if nested else None, own, in_cohort=owner.kind == "teams" and start is not None)
+        nodes[owner.name] = Node(
+            owner, start if nested else None, own, in_cohort=owner.kind == "teams" and start is not None
+        )
     resources = quota_first(pool)  # the quota resource first, so its problem is the one reported
     depth = {name: len(parent_chain(fleet, n.parent) or []) for name, n in nodes.items()}
     for name in sorted(nodes, key=lambda n: -depth[n]):
@@ -107,22 +109,47 @@ def _node_issues(node: Node, nodes: dict[str, Node]) -> Iterator[tuple[str, Issu
     for res, deserved in node.deserved.items():
         g, cap = node.guarantee.get(res), node.capability.get(res)
         if g is not None and g > deserved:
-            yield "guarantee", Issue(node.path(res, "lendingLimit"), f"Volcano queue {name!r}: guarantee {show(g, res)} > deserved {show(deserved, res)} for {res}", "keep lendingLimit between 0 and nominal")
+            yield (
+                "guarantee",
+                Issue(
+                    node.path(res, "lendingLimit"),
+                    f"Volcano queue {name!r}: guarantee {show(g, res)} > deserved {show(deserved, res)} for {res}",
+                    "keep lendingLimit between 0 and nominal",
+                ),
+            )
         if cap is not None and deserved > cap:
-            yield "capability", Issue(node.path(res, "borrowingLimit"), f"Volcano queue {name!r}: deserved {show(deserved, res)} > capability {show(cap, res)} for {res}", "use a borrowingLimit of 0 or more")
+            yield (
+                "capability",
+                Issue(
+                    node.path(res, "borrowingLimit"),
+                    f"Volcano queue {name!r}: deserved {show(deserved, res)} > capability {show(cap, res)} for {res}",
+                    "use a borrowingLimit of 0 or more",
+                ),
+            )
         for what, mine in (("deserved", deserved), ("guarantee", g)):
             total = sum((getattr(c, what).get(res) or Decimal(0) for c in node.children), Decimal(0))
             if node.children and total > (mine or 0):
-                yield what, Issue(node.path(res, "nominal"), f"Volcano queue {name!r}: its children's {what} sums to {show(total, res)} for {res}, above its own {show(mine or Decimal(0), res)}",
-                            "use a cohort nominal quota of 0 or more")
+                yield (
+                    what,
+                    Issue(
+                        node.path(res, "nominal"),
+                        f"Volcano queue {name!r}: its children's {what} sums to {show(total, res)} for {res}, above its own {show(mine or Decimal(0), res)}",
+                        "use a cohort nominal quota of 0 or more",
+                    ),
+                )
         ancestor = nodes.get(node.parent or "")
         while ancestor is not None and ancestor.capability.get(res) is None:
             ancestor = nodes.get(ancestor.parent or "")
         limit = ancestor.capability.get(res) if ancestor is not None else None
         if cap is not None and ancestor is not None and limit is not None and cap > limit:
-            yield "ancestor", Issue(node.path(res, "borrowingLimit"),
-                        f"Volcano queue {name!r}: capability {show(cap, res)} for {res} exceeds the capability {show(limit, res)} of its ancestor {ancestor.owner.name!r}",
-                        f"lower this borrowingLimit, or raise the borrowingLimit of cohort {ancestor.owner.name!r}")
+            yield (
+                "ancestor",
+                Issue(
+                    node.path(res, "borrowingLimit"),
+                    f"Volcano queue {name!r}: capability {show(cap, res)} for {res} exceeds the capability {show(limit, res)} of its ancestor {ancestor.owner.name!r}",
+                    f"lower this borrowingLimit, or raise the borrowingLimit of cohort {ancestor.owner.name!r}",
+                ),
+            )
 
 
 def _depth(fleet: Fleet) -> Iterator[Issue]:
@@ -133,8 +160,11 @@ def _depth(fleet: Fleet) -> Iterator[Issue]:
         chain = parent_chain(fleet, team.cohort)
         if chain and volcano & set(team.quota) and len(chain) + 1 > MAX_DEPTH:
             route = " -> ".join(["root", *reversed(chain), team.name])
-            yield Issue(FieldPath.of("teams", i, "cohort"), f"Volcano queue depth {len(chain) + 1} ({route}) exceeds Volcano's maximum of {MAX_DEPTH}",
-                        f"nest at most {MAX_DEPTH - 1} cohorts above a team with Volcano quota")
+            yield Issue(
+                FieldPath.of("teams", i, "cohort"),
+                f"Volcano queue depth {len(chain) + 1} ({route}) exceeds Volcano's maximum of {MAX_DEPTH}",
+                f"nest at most {MAX_DEPTH - 1} cohorts above a team with Volcano quota",
+            )
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:

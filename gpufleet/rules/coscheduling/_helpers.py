@@ -24,17 +24,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.run import RunIndex
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, label_path
 
 PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
 MEMBER_KINDS = (
-    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
-    ("", "Pod"), ("apps", "Deployment"), ("apps", "ReplicaSet"), ("apps", "StatefulSet"),
+    ("batch", "Job"),
+    ("jobset.x-k8s.io", "JobSet"),
+    ("kubeflow.org", "PyTorchJob"),
+    ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"),
+    ("kubeflow.org", "PaddleJob"),
+    ("kubeflow.org", "JAXJob"),
+    ("", "Pod"),
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
 )
 DEFAULT_SCHEDULER_NAME = "scheduler-plugins-scheduler"
 

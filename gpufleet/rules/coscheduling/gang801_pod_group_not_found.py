@@ -59,15 +59,24 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
             continue
         reported.add(member.group)
         where = f" in namespace {view.namespace!r}" if view.namespace else ""
-        yield Violation(member.path, f"PodGroup {member.group!r} is not among the objects checked{where}: the coscheduling "
-                                     "plugin denies every pod of a missing group, so the gang never starts",
-                        f"ship a scheduling.x-k8s.io/v1alpha1 PodGroup named {member.group!r} with the workload (gpufleet podgroups)")
+        yield Violation(
+            member.path,
+            f"PodGroup {member.group!r} is not among the objects checked{where}: the coscheduling "
+            "plugin denies every pod of a missing group, so the gang never starts",
+            f"ship a scheduling.x-k8s.io/v1alpha1 PodGroup named {member.group!r} with the workload (gpufleet podgroups)",
+        )
 
 
 RULE = Rule(
-    code="GANG801", name="pod-group-not-found", family="coscheduling", severity=Severity.ERROR,
+    code="GANG801",
+    name="pod-group-not-found",
+    family="coscheduling",
+    severity=Severity.ERROR,
     summary="Pods join a coscheduling PodGroup that is not among the objects checked with them.",
     fix="ship the PodGroup (scheduling.x-k8s.io/v1alpha1) with the workload",
-    kinds=MEMBER_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=MEMBER_KINDS,
+    check=check,
+    needs_objects=True,
+    doc=__doc__ or "",
     predicts=O.NEVER_WHOLE,  # pods wait for a PodGroup that does not exist
 )

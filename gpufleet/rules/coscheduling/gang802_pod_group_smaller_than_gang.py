@@ -46,14 +46,24 @@ from gpufleet.workloads import outcomes as O
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     q = quorum(obj, ctx)
     if q is not None and q.outcome == "partial" and not q.elastic:
-        yield Violation(FieldPath.of("spec", "minMember"), f"minMember {q.minimum} is below the {q.pods} pods that join PodGroup {q.name!r}: "
-                                          f"the plugin starts the gang once {q.minimum} are placed", f"set minMember: {q.pods}")
+        yield Violation(
+            FieldPath.of("spec", "minMember"),
+            f"minMember {q.minimum} is below the {q.pods} pods that join PodGroup {q.name!r}: "
+            f"the plugin starts the gang once {q.minimum} are placed",
+            f"set minMember: {q.pods}",
+        )
 
 
 RULE = Rule(
-    code="GANG802", name="pod-group-smaller-than-gang", family="coscheduling", severity=Severity.ERROR,
+    code="GANG802",
+    name="pod-group-smaller-than-gang",
+    family="coscheduling",
+    severity=Severity.ERROR,
     summary="A coscheduling PodGroup's minMember is below the pods of the workloads that join it.",
     fix="set minMember to every pod that joins the group",
-    kinds=(PODGROUP,), check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=(PODGROUP,),
+    check=check,
+    needs_objects=True,
+    doc=__doc__ or "",
     predicts=O.NEVER_WHOLE,  # the PodGroup admits part of the gang
 )

@@ -43,14 +43,24 @@ from gpufleet.workloads import outcomes as O
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     q = quorum(obj, ctx)
     if q is not None and q.outcome == "never":
-        yield Violation(FieldPath.of("spec", "minMember"), f"minMember {q.minimum} is above the {q.pods} pods that join PodGroup {q.name!r}: "
-                                          "the plugin never finds a quorum and the job never schedules", f"set minMember: {q.pods}")
+        yield Violation(
+            FieldPath.of("spec", "minMember"),
+            f"minMember {q.minimum} is above the {q.pods} pods that join PodGroup {q.name!r}: "
+            "the plugin never finds a quorum and the job never schedules",
+            f"set minMember: {q.pods}",
+        )
 
 
 RULE = Rule(
-    code="GANG803", name="pod-group-larger-than-gang", family="coscheduling", severity=Severity.ERROR,
+    code="GANG803",
+    name="pod-group-larger-than-gang",
+    family="coscheduling",
+    severity=Severity.ERROR,
     summary="A coscheduling PodGroup's minMember is above the pods of the workloads that join it.",
     fix="set minMember to the pods that join the group",
-    kinds=(PODGROUP,), check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=(PODGROUP,),
+    check=check,
+    needs_objects=True,
+    doc=__doc__ or "",
     predicts=O.NEVER_WHOLE,  # the PodGroup waits for pods that never come
 )

@@ -71,43 +71,82 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     timeout = as_int(as_map(obj.get("spec")).get("scheduleTimeoutSeconds"))
     want = f"set scheduleTimeoutSeconds between {window.min_seconds} and {window.max_seconds} (gpufleet renders 60)"
     if timeout is None:
-        yield Violation(PATH, "no scheduleTimeoutSeconds: placed pods wait only the plugin's permitWaitingTimeSeconds "
-                              "(10s in the chart) for the rest of the gang", want)
+        yield Violation(
+            PATH,
+            "no scheduleTimeoutSeconds: placed pods wait only the plugin's permitWaitingTimeSeconds "
+            "(10s in the chart) for the rest of the gang",
+            want,
+        )
     elif timeout < window.min_seconds:
-        yield Violation(PATH, f"scheduleTimeoutSeconds {timeout} is below {window.min_seconds}s: the group can be rejected "
-                              "before the scheduler has placed every pod, and cycles", want)
+        yield Violation(
+            PATH,
+            f"scheduleTimeoutSeconds {timeout} is below {window.min_seconds}s: the group can be rejected "
+            "before the scheduler has placed every pod, and cycles",
+            want,
+        )
     elif timeout > window.max_seconds:
-        yield Violation(PATH, f"scheduleTimeoutSeconds {timeout} is above {window.max_seconds}s: Permit runs before binding, "
-                              "so a partly placed gang holds its reserved nodes that long while other gangs wait "
-                              "(the cold start is not part of this wait)", want)
+        yield Violation(
+            PATH,
+            f"scheduleTimeoutSeconds {timeout} is above {window.max_seconds}s: Permit runs before binding, "
+            "so a partly placed gang holds its reserved nodes that long while other gangs wait "
+            "(the cold start is not part of this wait)",
+            want,
+        )
 
 
-_WANT = ("'set scheduleTimeoutSeconds between ' + string(variables.low) + ' and ' + string(variables.high) "
-         "+ ' (gpufleet renders 60)'")
+_WANT = (
+    "'set scheduleTimeoutSeconds between ' + string(variables.low) + ' and ' + string(variables.high) "
+    "+ ' (gpufleet renders 60)'"
+)
 CEL = CelForm(
     resources=resources(("scheduling.x-k8s.io", "podgroups")),
     params=("minSeconds", "maxSeconds"),
-    variables=(("low", option(CODE, "minSeconds")), ("high", option(CODE, "maxSeconds")),
-               ("timeout", "has(object.spec) && has(object.spec.scheduleTimeoutSeconds) ? object.spec.scheduleTimeoutSeconds : -1")),
+    variables=(
+        ("low", option(CODE, "minSeconds")),
+        ("high", option(CODE, "maxSeconds")),
+        (
+            "timeout",
+            "has(object.spec) && has(object.spec.scheduleTimeoutSeconds) ? object.spec.scheduleTimeoutSeconds : -1",
+        ),
+    ),
     checks=(
-        CelCheck("variables.timeout >= 0", "'spec.scheduleTimeoutSeconds'",
-                 "'no scheduleTimeoutSeconds: placed pods wait only the plugin\\'s permitWaitingTimeSeconds (10s in the "
-                 "chart) for the rest of the gang'", _WANT),
-        CelCheck("variables.timeout < 0 || variables.timeout >= variables.low", "'spec.scheduleTimeoutSeconds'",
-                 "'scheduleTimeoutSeconds ' + string(variables.timeout) + ' is below ' + string(variables.low) + 's: the "
-                 "group can be rejected before the scheduler has placed every pod, and cycles'", _WANT),
-        CelCheck("variables.timeout <= variables.high", "'spec.scheduleTimeoutSeconds'",
-                 "'scheduleTimeoutSeconds ' + string(variables.timeout) + ' is above ' + string(variables.high) + 's: "
-                 "Permit runs before binding, so a partly placed gang holds its reserved nodes that long while other gangs "
-                 "wait'", _WANT),
+        CelCheck(
+            "variables.timeout >= 0",
+            "'spec.scheduleTimeoutSeconds'",
+            "'no scheduleTimeoutSeconds: placed pods wait only the plugin\\'s permitWaitingTimeSeconds (10s in the "
+            "chart) for the rest of the gang'",
+            _WANT,
+        ),
+        CelCheck(
+            "variables.timeout < 0 || variables.timeout >= variables.low",
+            "'spec.scheduleTimeoutSeconds'",
+            "'scheduleTimeoutSeconds ' + string(variables.timeout) + ' is below ' + string(variables.low) + 's: the "
+            "group can be rejected before the scheduler has placed every pod, and cycles'",
+            _WANT,
+        ),
+        CelCheck(
+            "variables.timeout <= variables.high",
+            "'spec.scheduleTimeoutSeconds'",
+            "'scheduleTimeoutSeconds ' + string(variables.timeout) + ' is above ' + string(variables.high) + 's: "
+            "Permit runs before binding, so a partly placed gang holds its reserved nodes that long while other gangs "
+            "wait'",
+            _WANT,
+        ),
     ),
 )
 
 
 RULE = Rule(
-    code=CODE, name="pod-group-wait-out-of-range", family="coscheduling", severity=Severity.ERROR,
+    code=CODE,
+    name="pod-group-wait-out-of-range",
+    family="coscheduling",
+    severity=Severity.ERROR,
     summary="A coscheduling PodGroup's scheduleTimeoutSeconds (its permit wait) is unset, too short or too long.",
     fix="set scheduleTimeoutSeconds to the fleet's permit wait (engines.coscheduling.permitWait, default 60)",
-    kinds=(PODGROUP,), check=check, doc=__doc__ or "", options=Gang804Options, cel=CEL,
+    kinds=(PODGROUP,),
+    check=check,
+    doc=__doc__ or "",
+    options=Gang804Options,
+    cel=CEL,
     predicts=O.NOT_JUDGED,  # a permit wait is timing, which a trial alone does not measure
 )

@@ -38,11 +38,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
-from gpufleet.rules.celkinds import failing_templates, map_value, scheduler as scheduler_of
+from gpufleet.rules.celkinds import failing_templates, map_value
+from gpufleet.rules.celkinds import scheduler as scheduler_of
 from gpufleet.rules.coscheduling._helpers import DEFAULT_SCHEDULER_NAME, MEMBER_KINDS, members
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import effective_scheduler
 from gpufleet.workloads import outcomes as O
 
@@ -72,36 +73,55 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         scheduler = effective_scheduler(view, member.template)
         if scheduler not in allowed:
             name = sorted(allowed)[0]
-            yield Violation(member.template.spec_path.child("schedulerName"),
-                            f"the pods join coscheduling group {member.group!r} but go to {scheduler!r}, which ignores the "
-                            "group: they are bound one by one", f"set schedulerName: {name}")
+            yield Violation(
+                member.template.spec_path.child("schedulerName"),
+                f"the pods join coscheduling group {member.group!r} but go to {scheduler!r}, which ignores the "
+                "group: they are bound one by one",
+                f"set schedulerName: {name}",
+            )
 
 
 def _ignored(t: str) -> str:
     """CEL: template ``t`` joins a coscheduling group and its scheduler is not one of :func:`scheduler_names`."""
     scheduler = scheduler_of(t)
-    allowed = (f"({unknown('coschedulingScheduler')} ? {listed(CODE, 'schedulerNames', scheduler)} "
-               f": {fact('coschedulingScheduler', scheduler)})")
+    allowed = (
+        f"({unknown('coschedulingScheduler')} ? {listed(CODE, 'schedulerNames', scheduler)} "
+        f": {fact('coschedulingScheduler', scheduler)})"
+    )
     return f"({map_value(f'{t}.metadata.labels', vocab.COSCHEDULING_GROUP)} != '' && !{allowed})"
 
 
 CEL = CelForm(
-    resources=resources(("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-                        ("kubeflow.org", "mpijobs")),
-    params=("schedulerNames",), facts=("coschedulingScheduler",),
+    resources=resources(
+        ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs")
+    ),
+    params=("schedulerNames",),
+    facts=("coschedulingScheduler",),
     variables=(("ignored", failing_templates(_ignored, False, "spec.schedulerName")),),
-    checks=(CelCheck("size(variables.ignored) == 0", "variables.ignored[0]",
-                     "'the pods join a coscheduling group but go to a scheduler that ignores the group: they are bound "
-                     "one by one'"),),
+    checks=(
+        CelCheck(
+            "size(variables.ignored) == 0",
+            "variables.ignored[0]",
+            "'the pods join a coscheduling group but go to a scheduler that ignores the group: they are bound "
+            "one by one'",
+        ),
+    ),
     note="Kueue pod-group Pods (Deployments, ReplicaSets, StatefulSets and other Pods are sent to neither: the linter "
-         "and the policy pack judge them)",
+    "and the policy pack judge them)",
 )
 
 
 RULE = Rule(
-    code=CODE, name="pod-group-without-coscheduler", family="coscheduling", severity=Severity.ERROR,
+    code=CODE,
+    name="pod-group-without-coscheduler",
+    family="coscheduling",
+    severity=Severity.ERROR,
     summary="Pods carry a coscheduling pod-group label but go to a scheduler that ignores it.",
     fix="set schedulerName to the coscheduling scheduler's profile",
-    kinds=MEMBER_KINDS, check=check, doc=__doc__ or "", options=Gang805Options, cel=CEL,
+    kinds=MEMBER_KINDS,
+    check=check,
+    doc=__doc__ or "",
+    options=Gang805Options,
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # the scheduler ignores the pod group: pods bind one by one
 )

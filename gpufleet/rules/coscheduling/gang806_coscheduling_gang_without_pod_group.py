@@ -40,17 +40,23 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import TOTAL_PODS, failing_templates, map_value
 from gpufleet.rules.placement import in_coscheduling_namespace
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import label_path
 from gpufleet.workloads import outcomes as O
 
 KINDS = (
-    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"),
+    ("batch", "Job"),
+    ("jobset.x-k8s.io", "JobSet"),
+    ("kubeflow.org", "PyTorchJob"),
+    ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"),
+    ("kubeflow.org", "PaddleJob"),
+    ("kubeflow.org", "JAXJob"),
 )
 
 
@@ -60,31 +66,53 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         return
     for template in view.templates:
         if not template.labels.get(vocab.COSCHEDULING_GROUP):
-            yield Violation(label_path(vocab.COSCHEDULING_GROUP, template.metadata_path),
-                            f"a gang of {view.total_pods} pods in coscheduling namespace {view.namespace!r} joins no pod group: "
-                            "its pods are scheduled one by one", f"label the template {vocab.COSCHEDULING_GROUP}: {view.name or '<job name>'}")
+            yield Violation(
+                label_path(vocab.COSCHEDULING_GROUP, template.metadata_path),
+                f"a gang of {view.total_pods} pods in coscheduling namespace {view.namespace!r} joins no pod group: "
+                "its pods are scheduled one by one",
+                f"label the template {vocab.COSCHEDULING_GROUP}: {view.name or '<job name>'}",
+            )
 
 
 _GROUP = vocab.COSCHEDULING_GROUP
 CEL = CelForm(
-    resources=resources(("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-                        ("kubeflow.org", "mpijobs")),
+    resources=resources(
+        ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs")
+    ),
     facts=("coschedulingNamespace",),
-    variables=(("pods", TOTAL_PODS),
-               ("unlabelled", failing_templates(lambda t: f"{map_value(f'{t}.metadata.labels', _GROUP)} == ''", True,
-                                                str(label_path(_GROUP))))),
-    checks=(CelCheck(f"variables.pods < 2 || !{fact('coschedulingNamespace', 'request.namespace')} "
-                     "|| size(variables.unlabelled) == 0", "variables.unlabelled[0]",
-                     "'a gang of ' + string(variables.pods) + ' pods in coscheduling namespace ' + request.namespace "
-                     "+ ' joins no pod group: its pods are scheduled one by one'",
-                     f"'label the template {_GROUP}: ' + (has(object.metadata.name) ? object.metadata.name : '<job name>')"),),
+    variables=(
+        ("pods", TOTAL_PODS),
+        (
+            "unlabelled",
+            failing_templates(
+                lambda t: f"{map_value(f'{t}.metadata.labels', _GROUP)} == ''", True, str(label_path(_GROUP))
+            ),
+        ),
+    ),
+    checks=(
+        CelCheck(
+            f"variables.pods < 2 || !{fact('coschedulingNamespace', 'request.namespace')} "
+            "|| size(variables.unlabelled) == 0",
+            "variables.unlabelled[0]",
+            "'a gang of ' + string(variables.pods) + ' pods in coscheduling namespace ' + request.namespace "
+            "+ ' joins no pod group: its pods are scheduled one by one'",
+            f"'label the template {_GROUP}: ' + (has(object.metadata.name) ? object.metadata.name : '<job name>')",
+        ),
+    ),
 )
 
 
 RULE = Rule(
-    code="GANG806", name="coscheduling-gang-without-pod-group", family="coscheduling", severity=Severity.ERROR,
+    code="GANG806",
+    name="coscheduling-gang-without-pod-group",
+    family="coscheduling",
+    severity=Severity.ERROR,
     summary="A multi-pod workload in a coscheduling pool's namespace joins no pod group.",
     fix="label every pod template scheduling.x-k8s.io/pod-group: <workload name>",
-    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
+    kinds=KINDS,
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # no pod group: pods bind one by one
 )

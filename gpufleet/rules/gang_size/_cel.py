@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from gpufleet.rules.celkinds import BATCH_JOB, VOLCANO
 
-
 TASK_PODS = "(has(t.replicas) && t.replicas > 0 ? t.replicas : 0)"
 DEPENDENT = "(has(t.dependsOn) && has(t.dependsOn.name) && t.dependsOn.name.exists(n, n != ''))"
 TASK_MIN = "(has(t.minAvailable) ? t.minAvailable : " + TASK_PODS + ")"
@@ -35,8 +34,11 @@ VOLCANO_VARIABLES = (
 
 _GANG = "object.spec.scheduling.schedulingPolicy.gang"
 JOB_VARIABLES = (
-    ("jobGangMinimum", f"{BATCH_JOB} && has(object.spec.scheduling) && has(object.spec.scheduling.schedulingPolicy) "
-                       f"&& has({_GANG}) && has({_GANG}.minCount) ? {_GANG}.minCount : -1"),
+    (
+        "jobGangMinimum",
+        f"{BATCH_JOB} && has(object.spec.scheduling) && has(object.spec.scheduling.schedulingPolicy) "
+        f"&& has({_GANG}) && has({_GANG}.minCount) ? {_GANG}.minCount : -1",
+    ),
     ("parallelism", f"{BATCH_JOB} && has(object.spec.parallelism) ? object.spec.parallelism : 1"),
 )
 """A batch Job's gang ``minCount`` (-1: none written) and its ``parallelism``."""
@@ -48,4 +50,3 @@ JOB_MIN_PATH = "spec.scheduling.schedulingPolicy.gang.minCount"
 def task_index(bad: str) -> str:
     """The CEL path of the first task whose ``t`` satisfies ``bad``: ``spec.tasks[<i>].minAvailable``."""
     return f"'spec.tasks[' + string(variables.tasks.map(t, {bad}).indexOf(true)) + '].minAvailable'"
-

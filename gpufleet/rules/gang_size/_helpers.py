@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.util.quickinit import quick_init
 from gpufleet.rules.api import CheckContext
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
-from gpufleet.workloads.native import GROUP as NATIVE, JOB_GANG, gang_policies
+from gpufleet.workloads.native import GROUP as NATIVE
+from gpufleet.workloads.native import JOB_GANG, gang_policies
 from gpufleet.workloads.types import SPEC
 
 _MIN_AVAILABLE = SPEC.child("minAvailable")
@@ -60,8 +61,10 @@ def _starting(view: WorkloadView) -> tuple[int, str]:
     if not later:
         return view.total_pods, "pods of the job (sum of the task replicas)"
     roles = ", ".join(repr(t.role) for t in later)
-    return stages.starting_pods(view), (f"pods the job starts with (replicas of the tasks without dependsOn; the pods "
-                                        f"of {roles} are created only once the tasks they depend on run)")
+    return stages.starting_pods(view), (
+        f"pods the job starts with (replicas of the tasks without dependsOn; the pods "
+        f"of {roles} are created only once the tasks they depend on run)"
+    )
 
 
 def _default_minimum(tasks: list[Any]) -> int:
@@ -81,15 +84,20 @@ def _volcano(view: WorkloadView) -> Iterator[Minimum]:
         yield Minimum(view.gang_min_path, view.gang_min, count, counted)
     elif count < view.total_pods and _default_minimum(tasks) > count:
         # unset: Volcano's default counts the dependent tasks too, a minimum the job can never reach
-        yield Minimum(_MIN_AVAILABLE, _default_minimum(tasks), count, counted + " (minAvailable is unset, and "
-                      "Volcano's webhook sets it to the sum of every task's minAvailable)")
+        yield Minimum(
+            _MIN_AVAILABLE,
+            _default_minimum(tasks),
+            count,
+            counted + " (minAvailable is unset, and Volcano's webhook sets it to the sum of every task's minAvailable)",
+        )
     for i, (task, template) in enumerate(zip(tasks, view.templates)):
         task = as_map(task)
         task_min = as_int(task.get("minAvailable"))
         if task_min is not None and "partitionPolicy" not in task:
             role = f"task {template.role!r}" if template.role else f"task {i}"
-            yield Minimum(SPEC.child("tasks").index(i).child("minAvailable"), task_min, template.replicas,
-                          f"replicas of {role}")
+            yield Minimum(
+                SPEC.child("tasks").index(i).child("minAvailable"), task_min, template.replicas, f"replicas of {role}"
+            )
 
 
 def _group_members(view: WorkloadView, ctx: CheckContext, name: str | None) -> int:
@@ -118,8 +126,17 @@ def _template_pods(view: WorkloadView, ctx: CheckContext, template: str) -> int:
         return pods
     owner = as_map(as_map(view.obj.get("spec")).get("controllerRef"))
     if owner.get("kind") == "Job" and owner.get("name"):
-        job = next((v for v in ctx.run.views if v is not None and (v.group, v.kind) == ("batch", "Job")
-                    and v.name == owner.get("name") and v.namespace == view.namespace), None)
+        job = next(
+            (
+                v
+                for v in ctx.run.views
+                if v is not None
+                and (v.group, v.kind) == ("batch", "Job")
+                and v.name == owner.get("name")
+                and v.namespace == view.namespace
+            ),
+            None,
+        )
         return job.total_pods if job is not None else 0
     return 0
 
@@ -132,8 +149,13 @@ def _native_workload(view: WorkloadView, ctx: CheckContext) -> Iterator[Minimum]
         template = as_map(templates[index]) if isinstance(index, int) and index < len(templates) else {}
         count = _template_pods(view, ctx, str(template.get("name") or "")) if ctx.objects else 0
         if count and policy.min_count is not None:
-            yield Minimum(policy.path, policy.min_count, count, f"pods of this run placed from template "
-                          f"{template.get('name')!r}", observed=True)
+            yield Minimum(
+                policy.path,
+                policy.min_count,
+                count,
+                f"pods of this run placed from template {template.get('name')!r}",
+                observed=True,
+            )
 
 
 def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:
@@ -155,12 +177,20 @@ def minimums(view: WorkloadView | None, ctx: CheckContext) -> Iterator[Minimum]:
     elif view.kind == "PodGroup":
         count = _group_members(view, ctx, view.name)
         if count and view.gang_min_path:
-            yield Minimum(view.gang_min_path, view.gang_min, count, "pods in this run that join the group", observed=True)
+            yield Minimum(
+                view.gang_min_path, view.gang_min, count, "pods in this run that join the group", observed=True
+            )
     elif view.kind == "Pod" and view.gang_min_path:
         count = _group_members(view, ctx, view.pod_group)
         if count:
-            yield Minimum(view.gang_min_path, view.gang_min, count, f"pods of group {view.pod_group!r} in this run",
-                          as_string=True, observed=True)
+            yield Minimum(
+                view.gang_min_path,
+                view.gang_min,
+                count,
+                f"pods of group {view.pod_group!r} in this run",
+                as_string=True,
+                observed=True,
+            )
 
 
 def _declared(view: WorkloadView | None, ctx: CheckContext) -> tuple[Minimum, ...]:
@@ -173,8 +203,17 @@ def declared_minimums(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Minimu
 
 
 KINDS = (
-    ("batch.volcano.sh", "Job"), ("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"),
-    ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob"), ("", "Pod"),
-    ("batch", "Job"), (NATIVE, "Workload"), (NATIVE, "PodGroup"),
+    ("batch.volcano.sh", "Job"),
+    ("scheduling.volcano.sh", "PodGroup"),
+    ("scheduling.x-k8s.io", "PodGroup"),
+    ("kubeflow.org", "PyTorchJob"),
+    ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"),
+    ("kubeflow.org", "PaddleJob"),
+    ("kubeflow.org", "JAXJob"),
+    ("", "Pod"),
+    ("batch", "Job"),
+    (NATIVE, "Workload"),
+    (NATIVE, "PodGroup"),
 )

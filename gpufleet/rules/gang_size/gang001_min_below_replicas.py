@@ -76,8 +76,8 @@ from gpufleet.rules.celkinds import KUBEFLOW_VARIABLES
 from gpufleet.rules.gang_size import _cel as C
 from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
 from gpufleet.rules.gangs import is_elastic
-from gpufleet.workloads.cel import elastic
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.cel import elastic
 
 
 def _below(obj: Mapping[str, Any], ctx: CheckContext) -> list[Minimum]:
@@ -108,37 +108,56 @@ _ELASTIC_FIX = ", or annotate gpufleet.dev/elastic: \"true\" if the job really i
 _TASK_BAD = f"(has(t.minAvailable) && !has(t.partitionPolicy) && t.minAvailable < {C.TASK_PODS})"
 
 CEL = CelForm(
-    resources=resources(("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
-                        ("batch", "jobs")),
+    resources=resources(
+        ("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("batch", "jobs")
+    ),
     variables=(*C.VOLCANO_VARIABLES, *KUBEFLOW_VARIABLES, *C.JOB_VARIABLES, ("elastic", elastic())),
     checks=(
-        CelCheck("variables.elastic || variables.jobMinimum == 0 || variables.jobMinimum >= variables.starting",
-                 "'spec.minAvailable'",
-                 f"'gang minimum ' + string(variables.jobMinimum) + ' is below the ' + string(variables.starting) + "
-                 f"' pods the job starts with{_WHY}'",
-                 f"'set spec.minAvailable to ' + string(variables.starting) + '{_ELASTIC_FIX}'"),
-        CelCheck(f"variables.elastic || !variables.tasks.exists(t, {_TASK_BAD})", C.task_index(_TASK_BAD),
-                 f"'a task minAvailable is below its replicas{_WHY}'",
-                 f"'set the task minAvailable to its replicas{_ELASTIC_FIX}'"),
-        CelCheck("variables.elastic || has(object.spec.elasticPolicy) || variables.kubeflowMinimum < 0 "
-                 "|| variables.kubeflowMinimum >= variables.kubeflowPods", f"'{C.KUBEFLOW_MIN_PATH}'",
-                 f"'gang minimum ' + string(variables.kubeflowMinimum) + ' is below the ' + string(variables.kubeflowPods) "
-                 f"+ ' pods of the job (sum of the replicas){_WHY}'",
-                 f"'set {C.KUBEFLOW_MIN_PATH} to ' + string(variables.kubeflowPods) + '{_ELASTIC_FIX}'"),
-        CelCheck("variables.elastic || variables.jobGangMinimum < 0 || variables.jobGangMinimum >= variables.parallelism",
-                 f"'{C.JOB_MIN_PATH}'",
-                 f"'gang minimum ' + string(variables.jobGangMinimum) + ' is below the ' + string(variables.parallelism) "
-                 f"+ ' pods the Job runs at once (parallelism){_WHY}'",
-                 f"'set {C.JOB_MIN_PATH} to ' + string(variables.parallelism) + '{_ELASTIC_FIX}'"),
+        CelCheck(
+            "variables.elastic || variables.jobMinimum == 0 || variables.jobMinimum >= variables.starting",
+            "'spec.minAvailable'",
+            f"'gang minimum ' + string(variables.jobMinimum) + ' is below the ' + string(variables.starting) + "
+            f"' pods the job starts with{_WHY}'",
+            f"'set spec.minAvailable to ' + string(variables.starting) + '{_ELASTIC_FIX}'",
+        ),
+        CelCheck(
+            f"variables.elastic || !variables.tasks.exists(t, {_TASK_BAD})",
+            C.task_index(_TASK_BAD),
+            f"'a task minAvailable is below its replicas{_WHY}'",
+            f"'set the task minAvailable to its replicas{_ELASTIC_FIX}'",
+        ),
+        CelCheck(
+            "variables.elastic || has(object.spec.elasticPolicy) || variables.kubeflowMinimum < 0 "
+            "|| variables.kubeflowMinimum >= variables.kubeflowPods",
+            f"'{C.KUBEFLOW_MIN_PATH}'",
+            f"'gang minimum ' + string(variables.kubeflowMinimum) + ' is below the ' + string(variables.kubeflowPods) "
+            f"+ ' pods of the job (sum of the replicas){_WHY}'",
+            f"'set {C.KUBEFLOW_MIN_PATH} to ' + string(variables.kubeflowPods) + '{_ELASTIC_FIX}'",
+        ),
+        CelCheck(
+            "variables.elastic || variables.jobGangMinimum < 0 || variables.jobGangMinimum >= variables.parallelism",
+            f"'{C.JOB_MIN_PATH}'",
+            f"'gang minimum ' + string(variables.jobGangMinimum) + ' is below the ' + string(variables.parallelism) "
+            f"+ ' pods the Job runs at once (parallelism){_WHY}'",
+            f"'set {C.JOB_MIN_PATH} to ' + string(variables.parallelism) + '{_ELASTIC_FIX}'",
+        ),
     ),
     note="PodGroups, Kueue pod groups and Workloads count the pods of other objects",
 )
 
 
 RULE = Rule(
-    code="GANG001", name="min-below-replicas", family="gang-size", severity=Severity.ERROR,
+    code="GANG001",
+    name="min-below-replicas",
+    family="gang-size",
+    severity=Severity.ERROR,
     summary="The gang minimum is below the gang's pod count, so a synchronous job can start partially.",
     fix="raise the gang minimum to the total pod count (or mark the job elastic)",
-    kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
-    cel=CEL, predicts=O.NEVER_WHOLE,  # a gang started below its size waits partly bound, or never starts whole
+    kinds=KINDS,
+    check=check,
+    remediate=remediate,
+    needs_objects=True,
+    doc=__doc__ or "",
+    cel=CEL,
+    predicts=O.NEVER_WHOLE,  # a gang started below its size waits partly bound, or never starts whole
 )

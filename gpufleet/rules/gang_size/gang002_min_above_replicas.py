@@ -65,8 +65,7 @@ from gpufleet.workloads import outcomes as O
 
 
 def _above(obj: Mapping[str, Any], ctx: CheckContext) -> list[Minimum]:
-    return [m for m in declared_minimums(obj, ctx)
-            if m.minimum > m.count and not (m.as_string and m.count < 2)]
+    return [m for m in declared_minimums(obj, ctx) if m.minimum > m.count and not (m.as_string and m.count < 2)]
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -87,40 +86,68 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 
 _WHY = ": the gang can never reach its minimum and stays Pending forever"
 _TASK_BAD = f"(has(t.minAvailable) && !has(t.partitionPolicy) && t.minAvailable > {C.TASK_PODS})"
-_UNSET_TOO_HIGH = ("variables.jobMinimum == 0 && variables.starting < variables.total "
-                   "&& variables.defaultMinimum > variables.starting")
+_UNSET_TOO_HIGH = (
+    "variables.jobMinimum == 0 && variables.starting < variables.total && variables.defaultMinimum > variables.starting"
+)
 
 CEL = CelForm(
-    resources=resources(("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
-                        ("batch", "jobs")),
+    resources=resources(
+        ("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("batch", "jobs")
+    ),
     variables=(*C.VOLCANO_VARIABLES, *KUBEFLOW_VARIABLES, *C.JOB_VARIABLES),
     checks=(
-        CelCheck("variables.jobMinimum == 0 || variables.jobMinimum <= variables.starting", "'spec.minAvailable'",
-                 f"'gang minimum ' + string(variables.jobMinimum) + ' is above the ' + string(variables.starting) + "
-                 f"' pods the job starts with{_WHY}'", "'set spec.minAvailable to ' + string(variables.starting)"),
-        CelCheck(f"!({_UNSET_TOO_HIGH})", "'spec.minAvailable'",
-                 "'gang minimum ' + string(variables.defaultMinimum) + ' (minAvailable is unset, and Volcano\\'s webhook "
-                 "sets it to the sum of every task\\'s minAvailable) is above the ' + string(variables.starting) + "
-                 f"' pods the job starts with{_WHY}'", "'set spec.minAvailable to ' + string(variables.starting)"),
-        CelCheck(f"!variables.tasks.exists(t, {_TASK_BAD})", C.task_index(_TASK_BAD),
-                 f"'a task minAvailable is above its replicas{_WHY}'", "'lower the task minAvailable to its replicas'"),
-        CelCheck("variables.kubeflowMinimum <= variables.kubeflowPods", f"'{C.KUBEFLOW_MIN_PATH}'",
-                 "'gang minimum ' + string(variables.kubeflowMinimum) + ' is above the ' + string(variables.kubeflowPods) "
-                 f"+ ' pods of the job (sum of the replicas){_WHY}'",
-                 f"'set {C.KUBEFLOW_MIN_PATH} to ' + string(variables.kubeflowPods)"),
-        CelCheck("variables.jobGangMinimum <= variables.parallelism", f"'{C.JOB_MIN_PATH}'",
-                 "'gang minimum ' + string(variables.jobGangMinimum) + ' is above the ' + string(variables.parallelism) "
-                 f"+ ' pods the Job runs at once (parallelism){_WHY}'",
-                 f"'set {C.JOB_MIN_PATH} to ' + string(variables.parallelism)"),
+        CelCheck(
+            "variables.jobMinimum == 0 || variables.jobMinimum <= variables.starting",
+            "'spec.minAvailable'",
+            f"'gang minimum ' + string(variables.jobMinimum) + ' is above the ' + string(variables.starting) + "
+            f"' pods the job starts with{_WHY}'",
+            "'set spec.minAvailable to ' + string(variables.starting)",
+        ),
+        CelCheck(
+            f"!({_UNSET_TOO_HIGH})",
+            "'spec.minAvailable'",
+            "'gang minimum ' + string(variables.defaultMinimum) + ' (minAvailable is unset, and Volcano\\'s webhook "
+            "sets it to the sum of every task\\'s minAvailable) is above the ' + string(variables.starting) + "
+            f"' pods the job starts with{_WHY}'",
+            "'set spec.minAvailable to ' + string(variables.starting)",
+        ),
+        CelCheck(
+            f"!variables.tasks.exists(t, {_TASK_BAD})",
+            C.task_index(_TASK_BAD),
+            f"'a task minAvailable is above its replicas{_WHY}'",
+            "'lower the task minAvailable to its replicas'",
+        ),
+        CelCheck(
+            "variables.kubeflowMinimum <= variables.kubeflowPods",
+            f"'{C.KUBEFLOW_MIN_PATH}'",
+            "'gang minimum ' + string(variables.kubeflowMinimum) + ' is above the ' + string(variables.kubeflowPods) "
+            f"+ ' pods of the job (sum of the replicas){_WHY}'",
+            f"'set {C.KUBEFLOW_MIN_PATH} to ' + string(variables.kubeflowPods)",
+        ),
+        CelCheck(
+            "variables.jobGangMinimum <= variables.parallelism",
+            f"'{C.JOB_MIN_PATH}'",
+            "'gang minimum ' + string(variables.jobGangMinimum) + ' is above the ' + string(variables.parallelism) "
+            f"+ ' pods the Job runs at once (parallelism){_WHY}'",
+            f"'set {C.JOB_MIN_PATH} to ' + string(variables.parallelism)",
+        ),
     ),
     note="PodGroups, Kueue pod groups and Workloads count the pods of other objects",
 )
 
 
 RULE = Rule(
-    code="GANG002", name="min-above-replicas", family="gang-size", severity=Severity.ERROR,
+    code="GANG002",
+    name="min-above-replicas",
+    family="gang-size",
+    severity=Severity.ERROR,
     summary="The gang minimum is above the gang's pod count, so the gang can never be scheduled.",
     fix="lower the gang minimum to the total pod count",
-    kinds=KINDS, check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
-    cel=CEL, predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # Volcano's webhook refuses it, else its PodGroup is never ready
+    kinds=KINDS,
+    check=check,
+    remediate=remediate,
+    needs_objects=True,
+    doc=__doc__ or "",
+    cel=CEL,
+    predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # Volcano's webhook refuses it, else its PodGroup is never ready
 )

@@ -67,9 +67,9 @@ from gpufleet.kubetypes import quantity
 from gpufleet.kubetypes.fieldpath import FieldPath, get_value, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.workloads import WorkloadView
-from gpufleet.workloads.types import SPEC
-from gpufleet.workloads.resources import pod_requests
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.resources import pod_requests
+from gpufleet.workloads.types import SPEC
 
 KUBEFLOW = ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")
 BINARY = ("memory", "ephemeral-storage", "hugepages-")
@@ -134,11 +134,17 @@ def _fmt(name: str, value: Decimal) -> str:
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for path, name, have, want in _mismatches(obj, ctx):
-        stated = "does not list it" if have is None and path.last == "minResources" else (
-            f"says {_fmt(name, have)}" if have is not None else "is not a quantity")
-        yield Violation(path, f"minResources {stated} for {name}, but the gang's pods request {_fmt(name, want)} "
-                              "in total; the scheduler admits the gang on the wrong figure",
-                        f"set minResources[{name}] to {_fmt(name, want)} (or drop minResources)")
+        stated = (
+            "does not list it"
+            if have is None and path.last == "minResources"
+            else (f"says {_fmt(name, have)}" if have is not None else "is not a quantity")
+        )
+        yield Violation(
+            path,
+            f"minResources {stated} for {name}, but the gang's pods request {_fmt(name, want)} "
+            "in total; the scheduler admits the gang on the wrong figure",
+            f"set minResources[{name}] to {_fmt(name, want)} (or drop minResources)",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -159,11 +165,20 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 
 
 RULE = Rule(
-    code="GANG003", name="min-resources-mismatch", family="gang-size", severity=Severity.WARNING,
+    code="GANG003",
+    name="min-resources-mismatch",
+    family="gang-size",
+    severity=Severity.WARNING,
     summary="A gang's minResources differs from what its pods request, so admission uses the wrong figure.",
     fix="make minResources the sum of the gang's pod requests (or leave it out)",
-    kinds=(("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup"),
-           *(("kubeflow.org", kind) for kind in KUBEFLOW)),
-    check=check, remediate=remediate, needs_objects=True, doc=__doc__ or "",
+    kinds=(
+        ("scheduling.volcano.sh", "PodGroup"),
+        ("scheduling.x-k8s.io", "PodGroup"),
+        *(("kubeflow.org", kind) for kind in KUBEFLOW),
+    ),
+    check=check,
+    remediate=remediate,
+    needs_objects=True,
+    doc=__doc__ or "",
     predicts=O.NEVER_WHOLE,  # admission counts the wrong figure: never admitted, or admitted short
 )

@@ -64,9 +64,11 @@ def _excess(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[int, int] | None
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     excess = _excess(obj, ctx)
     if excess:
-        yield Violation(FieldPath.of("spec", "minSuccess"),
-                        f"minSuccess {excess[0]} is above the {excess[1]} pods of the job: it can never complete",
-                        f"set spec.minSuccess to {excess[1]} or remove it")
+        yield Violation(
+            FieldPath.of("spec", "minSuccess"),
+            f"minSuccess {excess[0]} is above the {excess[1]} pods of the job: it can never complete",
+            f"set spec.minSuccess to {excess[1]} or remove it",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -79,17 +81,29 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs")),
     variables=C.VOLCANO_VARIABLES,
-    checks=(CelCheck("!has(object.spec.minSuccess) || object.spec.minSuccess <= variables.total", "'spec.minSuccess'",
-                     "'minSuccess ' + string(object.spec.minSuccess) + ' is above the ' + string(variables.total) + "
-                     "' pods of the job: it can never complete'",
-                     "'set spec.minSuccess to ' + string(variables.total) + ' or remove it'"),),
+    checks=(
+        CelCheck(
+            "!has(object.spec.minSuccess) || object.spec.minSuccess <= variables.total",
+            "'spec.minSuccess'",
+            "'minSuccess ' + string(object.spec.minSuccess) + ' is above the ' + string(variables.total) + "
+            "' pods of the job: it can never complete'",
+            "'set spec.minSuccess to ' + string(variables.total) + ' or remove it'",
+        ),
+    ),
 )
 
 
 RULE = Rule(
-    code="GANG004", name="min-success-above-replicas", family="gang-size", severity=Severity.ERROR,
+    code="GANG004",
+    name="min-success-above-replicas",
+    family="gang-size",
+    severity=Severity.ERROR,
     summary="A Volcano Job's minSuccess is above its pod count, so it can never complete.",
     fix="lower spec.minSuccess to the total pod count (or remove it)",
-    kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "",
-    cel=CEL, predicts=O.NOT_JUDGED,  # completion is not watched: a trial ends once every rank runs
+    kinds=(("batch.volcano.sh", "Job"),),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    cel=CEL,
+    predicts=O.NOT_JUDGED,  # completion is not watched: a trial ends once every rank runs
 )

@@ -44,10 +44,10 @@ from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
 from gpufleet.rules.gangs import is_elastic
-from gpufleet.workloads.cel import elastic
 from gpufleet.workloads import as_int, as_list, as_map
-from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.cel import elastic
+from gpufleet.workloads.types import SPEC
 
 
 def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[int, int, int, int, int]]:
@@ -89,8 +89,10 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 
 
 _LEAST, _TOTAL, _SIZE = (f"t.partitionPolicy.{k}" for k in ("minPartitions", "totalPartitions", "partitionSize"))
-_PARTIAL = (f"(has(t.partitionPolicy) && has({_LEAST}) && has({_TOTAL}) && has({_SIZE}) "
-            f"&& {_LEAST} > 0 && {_LEAST} < {_TOTAL} && {_SIZE} != 0)")
+_PARTIAL = (
+    f"(has(t.partitionPolicy) && has({_LEAST}) && has({_TOTAL}) && has({_SIZE}) "
+    f"&& {_LEAST} > 0 && {_LEAST} < {_TOTAL} && {_SIZE} != 0)"
+)
 _STARTS = f"string({_LEAST} * {_SIZE})"
 
 
@@ -101,27 +103,43 @@ def _of_task(expression: str) -> str:
 
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs")),
-    variables=(("elastic", elastic()),
-               ("tasks", "has(object.spec.tasks) ? object.spec.tasks : []"),
-               ("jobMinimum", "has(object.spec.minAvailable) ? object.spec.minAvailable : 0"),
-               ("partial", f"variables.tasks.map(t, {_PARTIAL}).indexOf(true)")),
-    checks=(CelCheck(
-        "variables.elastic || variables.jobMinimum != 0 || variables.partial < 0",
-        "'spec.tasks[' + string(variables.partial) + '].partitionPolicy.minPartitions'",
-        _of_task(f"'minPartitions ' + string({_LEAST}) + ' of ' + string({_TOTAL}) + ': Volcano\\'s webhook sets the "
-                 f"task\\'s minAvailable (and the job\\'s, left unset) to ' + string({_LEAST}) + '×' + string({_SIZE}) "
-                 f"+ ' = ' + {_STARTS} + ', so the scheduler starts this fixed-size job with ' + {_STARTS} + ' of its ' "
-                 f"+ string(has(t.replicas) && t.replicas != 0 ? t.replicas : {_TOTAL} * {_SIZE}) "
-                 "+ ' pods and they wait in the rendezvous for the rest'"),
-        _of_task(f"'set minPartitions to ' + string({_TOTAL}) + ' (or remove it, and the task minAvailable with it), or "
-                 "annotate gpufleet.dev/elastic: \"true\" if the job really runs on part of its partitions'")),),
+    variables=(
+        ("elastic", elastic()),
+        ("tasks", "has(object.spec.tasks) ? object.spec.tasks : []"),
+        ("jobMinimum", "has(object.spec.minAvailable) ? object.spec.minAvailable : 0"),
+        ("partial", f"variables.tasks.map(t, {_PARTIAL}).indexOf(true)"),
+    ),
+    checks=(
+        CelCheck(
+            "variables.elastic || variables.jobMinimum != 0 || variables.partial < 0",
+            "'spec.tasks[' + string(variables.partial) + '].partitionPolicy.minPartitions'",
+            _of_task(
+                f"'minPartitions ' + string({_LEAST}) + ' of ' + string({_TOTAL}) + ': Volcano\\'s webhook sets the "
+                f"task\\'s minAvailable (and the job\\'s, left unset) to ' + string({_LEAST}) + '×' + string({_SIZE}) "
+                f"+ ' = ' + {_STARTS} + ', so the scheduler starts this fixed-size job with ' + {_STARTS} + ' of its ' "
+                f"+ string(has(t.replicas) && t.replicas != 0 ? t.replicas : {_TOTAL} * {_SIZE}) "
+                "+ ' pods and they wait in the rendezvous for the rest'"
+            ),
+            _of_task(
+                f"'set minPartitions to ' + string({_TOTAL}) + ' (or remove it, and the task minAvailable with it), or "
+                "annotate gpufleet.dev/elastic: \"true\" if the job really runs on part of its partitions'"
+            ),
+        ),
+    ),
 )
 
 
 RULE = Rule(
-    code="GANG005", name="partition-minimum-below-partitions", family="gang-size", severity=Severity.ERROR,
+    code="GANG005",
+    name="partition-minimum-below-partitions",
+    family="gang-size",
+    severity=Severity.ERROR,
     summary="A Volcano task's partitionPolicy.minPartitions below totalPartitions starts a fixed-size job partially.",
     fix="set minPartitions to totalPartitions (or mark the job elastic)",
-    kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "",
-    cel=CEL, predicts=O.NEVER_WHOLE,  # a partition minimum below the partitions starts part of the job
+    kinds=(("batch.volcano.sh", "Job"),),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    cel=CEL,
+    predicts=O.NEVER_WHOLE,  # a partition minimum below the partitions starts part of the job
 )

@@ -50,14 +50,14 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes import quantity
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import MIG_PREFIX
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, param_key
 from gpufleet.rules.celpods import TEMPLATE_RESOURCES, TEMPLATES, any_spec, containers, spec_path
-from gpufleet.kubetypes.vocab import MIG_PREFIX
 from gpufleet.rules.gpumath import amount, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, as_list, as_map
-from gpufleet.workloads.types import is_map
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.types import is_map
 
 CONTAINER_FIELDS = ("containers", "initContainers")
 
@@ -86,19 +86,25 @@ def _container(path: FieldPath, container: Mapping[str, Any], gpus: frozenset[st
             value = amounts[field] = amount(values[resource])
             if value is None or value != value.to_integral_value() or value < 0:
                 amounts[field] = None
-                yield Violation(path.child("resources", field).key(resource),
-                                f"container {name}: {resource} {field[:-1]} {values[resource]!r} is not a whole number of devices; the API server rejects the pod",
-                                f"write a whole number of {resource}")
+                yield Violation(
+                    path.child("resources", field).key(resource),
+                    f"container {name}: {resource} {field[:-1]} {values[resource]!r} is not a whole number of devices; the API server rejects the pod",
+                    f"write a whole number of {resource}",
+                )
         req, lim = amounts.get("requests"), amounts.get("limits")
         if "requests" in amounts and "limits" not in amounts:
-            yield Violation(path.child("resources", "requests").key(resource),
-                            f"container {name} requests {resource} without a limit; the API server rejects the pod (a GPU limit must be set)",
-                            f"set resources.limits[{resource}] (requests default to limits, so the limit alone is enough)")
+            yield Violation(
+                path.child("resources", "requests").key(resource),
+                f"container {name} requests {resource} without a limit; the API server rejects the pod (a GPU limit must be set)",
+                f"set resources.limits[{resource}] (requests default to limits, so the limit alone is enough)",
+            )
         elif req is not None and lim is not None and req != lim:
-            yield Violation(path.child("resources", "requests").key(resource),
-                            f"container {name} requests {fmt(req)} {resource} but limits it to {fmt(lim)}; "
-                            "GPU requests must equal limits and the API server rejects the pod",
-                            f"make requests[{resource}] equal limits[{resource}], or drop the request")
+            yield Violation(
+                path.child("resources", "requests").key(resource),
+                f"container {name} requests {fmt(req)} {resource} but limits it to {fmt(lim)}; "
+                "GPU requests must equal limits and the API server rejects the pod",
+                f"make requests[{resource}] equal limits[{resource}], or drop the request",
+            )
 
 
 def _clean(container: Mapping[str, Any], gpus: frozenset[str]) -> bool:
@@ -115,8 +121,9 @@ def _clean(container: Mapping[str, Any], gpus: frozenset[str]) -> bool:
         limits = as_map(limits)
     if requests == limits:  # the usual pod: the same map twice, so only the GPUs' values matter
         for key, value in requests.items():
-            if type(key) is not str or ((key in gpus or key.startswith(MIG_PREFIX))
-                                        and (type(value) is not str or not _whole(value))):
+            if type(key) is not str or (
+                (key in gpus or key.startswith(MIG_PREFIX)) and (type(value) is not str or not _whole(value))
+            ):
                 return False
         return True
     for key in requests:
@@ -127,8 +134,9 @@ def _clean(container: Mapping[str, Any], gpus: frozenset[str]) -> bool:
             if type(request) is not str or key not in limits or request != limits[key] or not _whole(request):
                 return False
     for key in limits:
-        if type(key) is not str or (key not in requests and (key in gpus or key.startswith(MIG_PREFIX))
-                                    and not _whole(limits[key])):
+        if type(key) is not str or (
+            key not in requests and (key in gpus or key.startswith(MIG_PREFIX)) and not _whole(limits[key])
+        ):
             return False
     return True
 
@@ -150,8 +158,10 @@ def _cel_whole(value: str) -> str:
     """CEL: ``value`` (an int or a string) is a whole, non-negative quantity (:func:`_whole`; beyond int64 it saturates,
     whole, as the engine's parser does)."""
     q = f"quantity(string({value}))"
-    return (f"(isQuantity(string({value})) && ({q}.isInteger() || {q}.isGreaterThan(quantity('{int(quantity.MAX)}'))) "
-            f"&& !{q}.isLessThan(quantity('0')))")
+    return (
+        f"(isQuantity(string({value})) && ({q}.isInteger() || {q}.isGreaterThan(quantity('{int(quantity.MAX)}'))) "
+        f"&& !{q}.isLessThan(quantity('0')))"
+    )
 
 
 def _bad_container(c: str) -> str:
@@ -159,10 +169,14 @@ def _bad_container(c: str) -> str:
     requests, limits = f"{c}.resources.requests", f"{c}.resources.limits"
     gpu = f"({fact('gpuResource', param_key('k'))} || k.startsWith('{MIG_PREFIX}'))"
     has_limits = f"has({c}.resources) && has({limits})"
-    bad_request = (f"{gpu} && (!{_cel_whole(f'{requests}[k]')} || !({has_limits} && k in {limits}) || !{_cel_whole(f'{limits}[k]')} "
-                   f"|| quantity(string({requests}[k])).compareTo(quantity(string({limits}[k]))) != 0)")
-    return (f"(has({c}.resources) && ((has({requests}) && {requests}.exists(k, {bad_request})) "
-            f"|| ({has_limits} && {limits}.exists(k, {gpu} && !{_cel_whole(f'{limits}[k]')}))))")
+    bad_request = (
+        f"{gpu} && (!{_cel_whole(f'{requests}[k]')} || !({has_limits} && k in {limits}) || !{_cel_whole(f'{limits}[k]')} "
+        f"|| quantity(string({requests}[k])).compareTo(quantity(string({limits}[k]))) != 0)"
+    )
+    return (
+        f"(has({c}.resources) && ((has({requests}) && {requests}.exists(k, {bad_request})) "
+        f"|| ({has_limits} && {limits}.exists(k, {gpu} && !{_cel_whole(f'{limits}[k]')}))))"
+    )
 
 
 def _bad_spec(spec: str) -> str:
@@ -173,9 +187,14 @@ CEL = CelForm(
     resources=TEMPLATE_RESOURCES,
     facts=("gpuResource",),
     variables=(TEMPLATES,),
-    checks=(CelCheck(f"!{any_spec(_bad_spec)}", spec_path(_bad_spec),
-                     "'a container asks for a GPU in requests without an equal limit, or writes a GPU amount that is not a "
-                     "whole number of devices: the API server rejects the pods after the gang is admitted'"),),
+    checks=(
+        CelCheck(
+            f"!{any_spec(_bad_spec)}",
+            spec_path(_bad_spec),
+            "'a container asks for a GPU in requests without an equal limit, or writes a GPU amount that is not a "
+            "whole number of devices: the API server rejects the pods after the gang is admitted'",
+        ),
+    ),
     note="TrainJob: its pod templates are its runtime's, another object",
 )
 

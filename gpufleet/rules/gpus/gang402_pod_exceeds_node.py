@@ -64,12 +64,13 @@ from gpufleet.rules.gpumath import container_request, fmt, gpu_resources, is_gpu
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, as_map, pod_containers
 from gpufleet.workloads import outcomes as O
 
-
 _NONE = (None, None)
 _MINUS_ONE, _ZERO = Decimal(-1), Decimal(0)
 
 
-def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]) -> tuple[Decimal | None, PoolContext | None]:
+def _largest_per_node(
+    pools: tuple[PoolContext, ...], resource: str, gpus: frozenset[str]
+) -> tuple[Decimal | None, PoolContext | None]:
     """Largest per-node allocatable of ``resource`` over ``pools``; None when some pool does not say."""
     best: tuple[Decimal, PoolContext | None] = (_MINUS_ONE, None)
     for pool in pools:
@@ -84,7 +85,11 @@ def _largest_per_node(pools: tuple[PoolContext, ...], resource: str, gpus: froze
 
 def request_path(template: PodTemplate, resource: str) -> FieldPath:
     """Path of the container entry asking for the most of ``resource``."""
-    best = max(pod_containers(template.spec, template.spec_path), key=lambda pc: container_request(pc[1], resource), default=None)
+    best = max(
+        pod_containers(template.spec, template.spec_path),
+        key=lambda pc: container_request(pc[1], resource),
+        default=None,
+    )
     if best is None:
         return template.spec_path
     resources = as_map(best[1].get("resources"))
@@ -97,7 +102,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if found is None or ctx.fleet is None or not ctx.fleet.pools:
         return
     gpus = gpu_resources(ctx.fleet)
-    known: dict[tuple[int, str], tuple[Decimal | None, PoolContext | None]] = {}  # templates on the same pools ask alike
+    known: dict[
+        tuple[int, str], tuple[Decimal | None, PoolContext | None]
+    ] = {}  # templates on the same pools ask alike
     for template in found.templates:
         if template.replicas <= 0:
             continue
@@ -109,10 +116,12 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                 continue
             names = ", ".join(p.name for p in pools)
             pods = "pod" if template.role in (None, "", "pod") else f"{template.role} pod"
-            yield Violation(request_path(template, resource),
-                            f"each {pods} asks for {fmt(need, resource)} {resource}, but the largest node of the pools {how} ({names}) "
-                            f"has {fmt(largest, resource)}: the pod can never be scheduled and its gang never starts",
-                            f"ask for at most {fmt(largest, resource)} {resource} per pod (split the work over more pods), or select a pool with larger nodes")
+            yield Violation(
+                request_path(template, resource),
+                f"each {pods} asks for {fmt(need, resource)} {resource}, but the largest node of the pools {how} ({names}) "
+                f"has {fmt(largest, resource)}: the pod can never be scheduled and its gang never starts",
+                f"ask for at most {fmt(largest, resource)} {resource} per pod (split the work over more pods), or select a pool with larger nodes",
+            )
 
 
 RULE = Rule(

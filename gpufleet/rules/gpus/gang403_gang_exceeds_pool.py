@@ -70,18 +70,18 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
-from gpufleet.fleetctx.context import PoolContext
 from gpufleet import workloads
+from gpufleet.fleetctx.context import PoolContext
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.util.quickinit import quick_init
-from gpufleet.workloads.types import SPEC
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules import gangs
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.demands import demands
 from gpufleet.rules.gpumath import ZERO, fmt, sorted_gpu_resources
 from gpufleet.rules.run import TemplateDemand
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, as_map
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.types import SPEC
 
 
 @quick_init
@@ -146,8 +146,10 @@ def _problems(chosen: list[Group], resource: str) -> Iterator[str]:
         return
     slots = sum(int(per_node[p.name] // smallest) * p.node_count for p in pools)
     if pods > slots:
-        yield (f"needs {pods} pods of at least {fmt(smallest)} {resource} to start, but pods do not split across nodes "
-               f"and its pools {_names(pools, per_node)} hold at most {slots} such pods")
+        yield (
+            f"needs {pods} pods of at least {fmt(smallest)} {resource} to start, but pods do not split across nodes "
+            f"and its pools {_names(pools, per_node)} hold at most {slots} such pods"
+        )
 
 
 def _names(pools: Iterable[PoolContext], per_node: Mapping[str, Decimal]) -> str:
@@ -176,12 +178,23 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         for problem in _problems(chosen, resource):
             uses_min = found.gang_min is not None and 0 < found.gang_min < found.total_pods
             biggest = max(chosen, key=lambda g: g.gpus * g.count)
-            path = found.gang_min_path if uses_min and found.gang_min_path else (biggest.template.replicas_path or biggest.template.path or SPEC)
+            path = (
+                found.gang_min_path
+                if uses_min and found.gang_min_path
+                else (biggest.template.replicas_path or biggest.template.path or SPEC)
+            )
             if found.kind == "TrainJob":
                 path = _trainjob_path(found)  # the templates' paths are the runtime's
-            what = f"counting its gang minimum of {found.gang_min} pods" if uses_min else f"counting all {found.total_pods} pods, as no smaller gang minimum is set"
-            yield Violation(path, f"the gang {problem} ({what}): it can never start",
-                            "shrink the gang or its per-pod GPUs to fit the pool, or target a larger pool")
+            what = (
+                f"counting its gang minimum of {found.gang_min} pods"
+                if uses_min
+                else f"counting all {found.total_pods} pods, as no smaller gang minimum is set"
+            )
+            yield Violation(
+                path,
+                f"the gang {problem} ({what}): it can never start",
+                "shrink the gang or its per-pod GPUs to fit the pool, or target a larger pool",
+            )
 
 
 RULE = Rule(

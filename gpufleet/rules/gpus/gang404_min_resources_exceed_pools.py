@@ -50,15 +50,15 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
-from gpufleet.kubetypes import quantity
 from gpufleet.fleetctx.context import FleetContext, PoolContext, TeamContext
+from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.vocab import MIG_PREFIX
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, fact_value, param_key, resources
-from gpufleet.kubetypes.vocab import MIG_PREFIX
 from gpufleet.rules.gpumath import fmt, gpu_resources, is_gpu
 from gpufleet.workloads import as_map
-from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.types import SPEC
 
 CODE = "GANG404"
 FLEET_SCOPE = "_fleet"
@@ -74,7 +74,9 @@ def pool_set(fleet: FleetContext, system: str, team: TeamContext | None) -> list
     return own or pools
 
 
-def _team_pools(fleet: FleetContext, system: str, spec: Mapping[str, Any], namespace: str | None) -> tuple[list[PoolContext], str]:
+def _team_pools(
+    fleet: FleetContext, system: str, spec: Mapping[str, Any], namespace: str | None
+) -> tuple[list[PoolContext], str]:
     queue = spec.get("queue") if system == "volcano" else None
     team = fleet.team_for_volcano_queue(queue) if queue else None
     how = f"of queue {queue!r}" if team is not None else ""
@@ -113,11 +115,13 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
             continue
         total = capacity(pools, str(resource), gpus)
         if total is not None and need > total:
-            yield Violation(SPEC.child("minResources").key(str(resource)),
-                            f"minResources asks for {fmt(need, str(resource))} {resource}, but the pools {how} ({names}) "
-                            f"hold {fmt(total, str(resource))} in total: the group can never be scheduled",
-                            f"lower minResources[{resource}] to at most {fmt(total, str(resource))} (and the gang with it), "
-                            "or give the queue a larger pool")
+            yield Violation(
+                SPEC.child("minResources").key(str(resource)),
+                f"minResources asks for {fmt(need, str(resource))} {resource}, but the pools {how} ({names}) "
+                f"hold {fmt(total, str(resource))} in total: the group can never be scheduled",
+                f"lower minResources[{resource}] to at most {fmt(total, str(resource))} (and the gang with it), "
+                "or give the queue a larger pool",
+            )
 
 
 _SYSTEM = "variables.system"
@@ -132,8 +136,10 @@ def _exceeds(r: str) -> str:
     """CEL: the declared amount of resource ``r`` is a quantity above the scope's total (zero for an unlisted GPU)."""
     need, total = f"string(variables.declared[{r}])", _total(r)
     gpu = f"({fact('gpuResource', param_key(r))} || {r}.startsWith('{MIG_PREFIX}'))"
-    return (f"(isQuantity({need}) && ({total} in params.data || {gpu}) && quantity({need}).isGreaterThan("
-            f"{total} in params.data ? quantity(params.data[{total}]) : quantity('0')))")
+    return (
+        f"(isQuantity({need}) && ({total} in params.data || {gpu}) && quantity({need}).isGreaterThan("
+        f"{total} in params.data ? quantity(params.data[{total}]) : quantity('0')))"
+    )
 
 
 _FIRST = f"variables.declared.filter(r, {_exceeds('r')})[0]"
@@ -145,29 +151,51 @@ CEL = CelForm(
         ("system", "object.apiVersion.startsWith('scheduling.volcano.sh/') ? 'volcano' : 'coscheduling'"),
         ("declared", "has(object.spec) && has(object.spec.minResources) ? object.spec.minResources : {}"),
         ("ns", "has(object.metadata.namespace) ? object.metadata.namespace : request.namespace"),
-        ("queueTeam", f"{_SYSTEM} == 'volcano' && has(object.spec) && has(object.spec.queue) "
-                      f"&& {fact('volcanoQueueTeam', 'object.spec.queue')} ? {fact_value('volcanoQueueTeam', 'object.spec.queue')} : ''"),
-        ("team", f"variables.queueTeam != '' ? variables.queueTeam : ({fact('namespaceTeam', 'variables.ns')} "
-                 f"? {fact_value('namespaceTeam', 'variables.ns')} : '')"),
-        ("scope", f"variables.team != '' && {fact('poolSet', f'{_SYSTEM} + {DOT} + variables.team')} ? variables.team : '{FLEET_SCOPE}'"),
-        ("pools", f"{fact('poolSet', f'{_SYSTEM} + {DOT} + {FLEET_SCOPE!r}')} "
-                  f"? {fact_value('poolSet', f'{_SYSTEM} + {DOT} + variables.scope')} : ''"),
+        (
+            "queueTeam",
+            f"{_SYSTEM} == 'volcano' && has(object.spec) && has(object.spec.queue) "
+            f"&& {fact('volcanoQueueTeam', 'object.spec.queue')} ? {fact_value('volcanoQueueTeam', 'object.spec.queue')} : ''",
+        ),
+        (
+            "team",
+            f"variables.queueTeam != '' ? variables.queueTeam : ({fact('namespaceTeam', 'variables.ns')} "
+            f"? {fact_value('namespaceTeam', 'variables.ns')} : '')",
+        ),
+        (
+            "scope",
+            f"variables.team != '' && {fact('poolSet', f'{_SYSTEM} + {DOT} + variables.team')} ? variables.team : '{FLEET_SCOPE}'",
+        ),
+        (
+            "pools",
+            f"{fact('poolSet', f'{_SYSTEM} + {DOT} + {FLEET_SCOPE!r}')} "
+            f"? {fact_value('poolSet', f'{_SYSTEM} + {DOT} + variables.scope')} : ''",
+        ),
         ("totals", f"'poolTotal.' + {_SYSTEM} + '.' + variables.scope + '.'"),
     ),
-    checks=(CelCheck(f"variables.pools == '' || !variables.declared.exists(r, {_exceeds('r')})",
-                     f"'spec.minResources[' + {_FIRST} + ']'",
-                     f"'minResources asks for ' + string(variables.declared[{_FIRST}]) + ' ' + {_FIRST} + ', but the pools ' "
-                     f"+ variables.pools + ' hold ' + ({_total(_FIRST)} in params.data ? params.data[{_total(_FIRST)}] : '0') "
-                     "+ ' in total: the group can never be scheduled'",
-                     f"'lower minResources[' + {_FIRST} + '] to what the pools hold (and the gang with it), "
-                     "or give the queue a larger pool'"),),
+    checks=(
+        CelCheck(
+            f"variables.pools == '' || !variables.declared.exists(r, {_exceeds('r')})",
+            f"'spec.minResources[' + {_FIRST} + ']'",
+            f"'minResources asks for ' + string(variables.declared[{_FIRST}]) + ' ' + {_FIRST} + ', but the pools ' "
+            f"+ variables.pools + ' hold ' + ({_total(_FIRST)} in params.data ? params.data[{_total(_FIRST)}] : '0') "
+            "+ ' in total: the group can never be scheduled'",
+            f"'lower minResources[' + {_FIRST} + '] to what the pools hold (and the gang with it), "
+            "or give the queue a larger pool'",
+        ),
+    ),
 )
 
 RULE = Rule(
-    code=CODE, name="min-resources-exceed-pools", family="gpus", severity=Severity.ERROR,
+    code=CODE,
+    name="min-resources-exceed-pools",
+    family="gpus",
+    severity=Severity.ERROR,
     summary="A PodGroup's minResources is more than the pools of its queue can ever hold, so it never starts.",
     fix="lower minResources to what the queue's pools hold, or give the queue a larger pool",
     kinds=(("scheduling.volcano.sh", "PodGroup"), ("scheduling.x-k8s.io", "PodGroup")),
-    check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # the pools can never hold the minResources
 )

@@ -48,13 +48,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.demands import template_pools, template_request
 from gpufleet.rules.gpumath import fmt
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import WORKLOAD_KINDS
 from gpufleet.workloads import outcomes as O
-
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -73,18 +72,27 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
             continue
         at = template.metadata_path.child("annotations").key(vocab.KUEUE_REQUIRED_TOPOLOGY)
         who = f"the {template.replicas} {template.role + ' ' if template.role else ''}pods"
-        yield Violation(at, f"{who} need {fmt(need)} {largest.gpu_resource} in one {vocab.HOSTNAME_LABEL} domain, one node, but the "
-                            f"largest node of the Kueue pools {', '.join(p.name for p in pools)} has {fmt(largest.gpus_per_node)}: "
-                            "Kueue's topology-aware admission never finds a domain and the workload stays pending",
-                        f"require a wider level of the pool's topologyLevels (a rack or block), use "
-                        f"{vocab.KUEUE_PREFERRED_TOPOLOGY}, or split the pod set into parts of at most "
-                        f"{fmt(largest.gpus_per_node)} GPUs")
+        yield Violation(
+            at,
+            f"{who} need {fmt(need)} {largest.gpu_resource} in one {vocab.HOSTNAME_LABEL} domain, one node, but the "
+            f"largest node of the Kueue pools {', '.join(p.name for p in pools)} has {fmt(largest.gpus_per_node)}: "
+            "Kueue's topology-aware admission never finds a domain and the workload stays pending",
+            f"require a wider level of the pool's topologyLevels (a rack or block), use "
+            f"{vocab.KUEUE_PREFERRED_TOPOLOGY}, or split the pod set into parts of at most "
+            f"{fmt(largest.gpus_per_node)} GPUs",
+        )
 
 
 RULE = Rule(
-    code="GANG405", name="required-topology-domain-too-small", family="gpus", severity=Severity.ERROR,
+    code="GANG405",
+    name="required-topology-domain-too-small",
+    family="gpus",
+    severity=Severity.ERROR,
     summary="A Kueue TAS pod set required on one host needs more GPUs than any node has, so it is never admitted.",
     fix="require a wider topology level (rack, block) or a preferred one",
-    kinds=tuple(sorted(WORKLOAD_KINDS)), check=check, needs_fleet=True, doc=__doc__ or "",
+    kinds=tuple(sorted(WORKLOAD_KINDS)),
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
     predicts=O.NEVER_WHOLE,  # no node is a large enough topology domain
 )

@@ -69,13 +69,13 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, fact, first_of, present, resources
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.workloads import label_path
-from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
 from gpufleet.workloads import outcomes as O
-from gpufleet.kubetypes.vocab import GANG_LABEL
+from gpufleet.workloads.identity import gang_identity, stampable, unlabelled_templates
 
 MUTATED_KINDS = frozenset((group, KIND_OF[resource]) for group, _, resource in WORKLOAD_RESOURCES)
 """(apiGroup, kind) of the workloads the admission controller's mutating webhook is sent."""
@@ -106,8 +106,11 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         return
     by_path = {t.path: t for t in view.templates}
     for path in missing:
-        yield Violation(label_path(GANG_LABEL, by_path[path].metadata_path),
-                        f"the gang's pods will carry no {GANG_LABEL} label ({why}): the gang alerts cannot see them", FIX)
+        yield Violation(
+            label_path(GANG_LABEL, by_path[path].metadata_path),
+            f"the gang's pods will carry no {GANG_LABEL} label ({why}): the gang alerts cannot see them",
+            FIX,
+        )
 
 
 def _labelled(template: CelPath) -> str:
@@ -117,8 +120,17 @@ def _labelled(template: CelPath) -> str:
     return f"({present(path)} && '{GANG_LABEL}' in {labels} && {labels}['{GANG_LABEL}'] != '')"
 
 
-def _unlabelled(name: str, items: str, var: str, template: CelPath, at: str, *, keyed: bool = False, gang: str = "true",
-                rank: str = "true") -> tuple[str, str, str]:
+def _unlabelled(
+    name: str,
+    items: str,
+    var: str,
+    template: CelPath,
+    at: str,
+    *,
+    keyed: bool = False,
+    gang: str = "true",
+    rank: str = "true",
+) -> tuple[str, str, str]:
     """(variable ``name``, its CEL: some template ``var`` of ``items`` (a list; a map's keys when ``keyed``) that is a
     rank (``rank``) lacks the label in a gang (``gang``), and the path of the first). ``at`` is the template's path,
     a CEL string reading ``var`` (and ``i``, a list item's index)."""
@@ -133,72 +145,144 @@ def _unlabelled(name: str, items: str, var: str, template: CelPath, at: str, *, 
 _LWT = "object.spec.leaderWorkerTemplate"
 _ALERTS = fact("observability", "'gangLabel'")
 """CEL: the fleet has gang alerts (observability enabled: the params carry ``observability.gangLabel``)."""
-_INITIALIZER = ("variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.name) && d.name == "
-                "(has(r.name) ? r.name : '') && has(d.status) && d.status == 'Complete'))")
-_RAY_GANG = ("!(has(variables.cluster.enableInTreeAutoscaling) && variables.cluster.enableInTreeAutoscaling == true) "
-             "&& 1 + variables.workerGroups.map(w, (has(w.replicas) && w.replicas > 0 ? w.replicas : 0) "
-             "* (has(w.numOfHosts) && w.numOfHosts > 1 ? w.numOfHosts : 1)).sum() > 1")
+_INITIALIZER = (
+    "variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.name) && d.name == "
+    "(has(r.name) ? r.name : '') && has(d.status) && d.status == 'Complete'))"
+)
+_RAY_GANG = (
+    "!(has(variables.cluster.enableInTreeAutoscaling) && variables.cluster.enableInTreeAutoscaling == true) "
+    "&& 1 + variables.workerGroups.map(w, (has(w.replicas) && w.replicas > 0 ? w.replicas : 0) "
+    "* (has(w.numOfHosts) && w.numOfHosts > 1 ? w.numOfHosts : 1)).sum() > 1"
+)
 
 
 def _kubeflow(field: str) -> tuple[str, str, str]:
     specs = f"object.spec.{field}"
-    return _unlabelled(f"{field.removesuffix('ReplicaSpecs')}Unlabelled", f"(has({specs}) ? {specs} : {{}})", "r", (f"{specs}[r]", "template"), f"'spec.{field}.' + r + '.template'",
-                       keyed=True)
+    return _unlabelled(
+        f"{field.removesuffix('ReplicaSpecs')}Unlabelled",
+        f"(has({specs}) ? {specs} : {{}})",
+        "r",
+        (f"{specs}[r]", "template"),
+        f"'spec.{field}.' + r + '.template'",
+        keyed=True,
+    )
 
 
 _UNLABELLED = (
-    _unlabelled("taskUnlabelled", "variables.tasks", "t", ("t", "template"), "'spec.tasks[' + string(i) + '].template'"),
+    _unlabelled(
+        "taskUnlabelled", "variables.tasks", "t", ("t", "template"), "'spec.tasks[' + string(i) + '].template'"
+    ),
     _unlabelled("jobUnlabelled", "variables.job", "t", ("t",), "'spec.template'"),
-    _unlabelled("jobSetUnlabelled", "variables.rjobs", "r", ("r", "template", "spec", "template"),
-                "'spec.replicatedJobs[' + string(i) + '].template.spec.template'", rank=f"!{_INITIALIZER}"),
+    _unlabelled(
+        "jobSetUnlabelled",
+        "variables.rjobs",
+        "r",
+        ("r", "template", "spec", "template"),
+        "'spec.replicatedJobs[' + string(i) + '].template.spec.template'",
+        rank=f"!{_INITIALIZER}",
+    ),
     _kubeflow("pytorchReplicaSpecs"),
     _kubeflow("mpiReplicaSpecs"),
-    _unlabelled("leaderUnlabelled", f"(variables.lws && has({_LWT}.leaderTemplate) ? [{_LWT}.leaderTemplate] : [])", "l",
-                ("l",), "'spec.leaderWorkerTemplate.leaderTemplate'"),
-    _unlabelled("workerUnlabelled", f"(variables.lws ? [has({_LWT}.workerTemplate) ? {_LWT}.workerTemplate : {{}}] : [])",
-                "w", ("w",), "'spec.leaderWorkerTemplate.workerTemplate'"),
-    _unlabelled("headUnlabelled", "(variables.ray ? [has(variables.cluster.headGroupSpec) "
-                "? variables.cluster.headGroupSpec : {}] : [])", "h", ("h", "template"),
-                "variables.rayAt + '.headGroupSpec.template'", gang=_RAY_GANG),
-    _unlabelled("rayWorkerUnlabelled", "variables.workerGroups", "w", ("w", "template"),
-                "variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'", gang=_RAY_GANG),
+    _unlabelled(
+        "leaderUnlabelled",
+        f"(variables.lws && has({_LWT}.leaderTemplate) ? [{_LWT}.leaderTemplate] : [])",
+        "l",
+        ("l",),
+        "'spec.leaderWorkerTemplate.leaderTemplate'",
+    ),
+    _unlabelled(
+        "workerUnlabelled",
+        f"(variables.lws ? [has({_LWT}.workerTemplate) ? {_LWT}.workerTemplate : {{}}] : [])",
+        "w",
+        ("w",),
+        "'spec.leaderWorkerTemplate.workerTemplate'",
+    ),
+    _unlabelled(
+        "headUnlabelled",
+        "(variables.ray ? [has(variables.cluster.headGroupSpec) ? variables.cluster.headGroupSpec : {}] : [])",
+        "h",
+        ("h", "template"),
+        "variables.rayAt + '.headGroupSpec.template'",
+        gang=_RAY_GANG,
+    ),
+    _unlabelled(
+        "rayWorkerUnlabelled",
+        "variables.workerGroups",
+        "w",
+        ("w", "template"),
+        "variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'",
+        gang=_RAY_GANG,
+    ),
 )
 
 CEL = CelForm(
-    resources=resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
-                        ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
-                        ("leaderworkerset.x-k8s.io", "leaderworkersets"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters")),
+    resources=resources(
+        ("batch.volcano.sh", "jobs"),
+        ("batch", "jobs"),
+        ("jobset.x-k8s.io", "jobsets"),
+        ("kubeflow.org", "pytorchjobs"),
+        ("kubeflow.org", "mpijobs"),
+        ("leaderworkerset.x-k8s.io", "leaderworkersets"),
+        ("ray.io", "rayjobs"),
+        ("ray.io", "rayclusters"),
+    ),
     facts=("observability",),
     variables=(
-        ("judged", f"{_ALERTS} && !(has(object.metadata.name) && object.metadata.name != '') "
-                   "&& !(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, "
-                   "has(o.controller) && o.controller == true))"),
-        ("tasks", "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []"),
-        ("job", "object.apiVersion == 'batch/v1' && has(object.spec) && has(object.spec.parallelism) "
-                "&& object.spec.parallelism > 1 ? [has(object.spec.template) ? object.spec.template : {}] : []"),
+        (
+            "judged",
+            f"{_ALERTS} && !(has(object.metadata.name) && object.metadata.name != '') "
+            "&& !(has(object.metadata.ownerReferences) && object.metadata.ownerReferences.exists(o, "
+            "has(o.controller) && o.controller == true))",
+        ),
+        (
+            "tasks",
+            "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []",
+        ),
+        (
+            "job",
+            "object.apiVersion == 'batch/v1' && has(object.spec) && has(object.spec.parallelism) "
+            "&& object.spec.parallelism > 1 ? [has(object.spec.template) ? object.spec.template : {}] : []",
+        ),
         ("rjobs", "object.kind == 'JobSet' && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs : []"),
-        ("lws", "object.kind == 'LeaderWorkerSet' && has(object.spec) && has(object.spec.leaderWorkerTemplate) "
-                f"&& has({_LWT}.size) && {_LWT}.size > 1"),
+        (
+            "lws",
+            "object.kind == 'LeaderWorkerSet' && has(object.spec) && has(object.spec.leaderWorkerTemplate) "
+            f"&& has({_LWT}.size) && {_LWT}.size > 1",
+        ),
         ("ray", "object.apiVersion.startsWith('ray.io/')"),
-        ("cluster", "!variables.ray || !has(object.spec) ? {} : object.kind == 'RayCluster' "
-                    "? object.spec : has(object.spec.rayClusterSpec) ? object.spec.rayClusterSpec : {}"),
+        (
+            "cluster",
+            "!variables.ray || !has(object.spec) ? {} : object.kind == 'RayCluster' "
+            "? object.spec : has(object.spec.rayClusterSpec) ? object.spec.rayClusterSpec : {}",
+        ),
         ("workerGroups", "has(variables.cluster.workerGroupSpecs) ? variables.cluster.workerGroupSpecs : []"),
         ("rayAt", "object.kind == 'RayCluster' ? 'spec' : 'spec.rayClusterSpec'"),
         *((name, expression) for name, expression, _ in _UNLABELLED),
     ),
     # a conditional, not ||: every CEL evaluator skips its other branch (cel-python evaluates both sides of ||)
-    checks=(CelCheck("!variables.judged ? true : " + " && ".join(f"!variables.{name}" for name, _, _ in _UNLABELLED),
-                     first_of((f"variables.{name}", path) for name, _, path in _UNLABELLED),
-                     f"'the gang\\'s pods will carry no {GANG_LABEL} label (the object has only generateName, so the "
-                     "admission controller has no name to stamp): the gang alerts cannot see them'"),),
+    checks=(
+        CelCheck(
+            "!variables.judged ? true : " + " && ".join(f"!variables.{name}" for name, _, _ in _UNLABELLED),
+            first_of((f"variables.{name}", path) for name, _, path in _UNLABELLED),
+            f"'the gang\\'s pods will carry no {GANG_LABEL} label (the object has only generateName, so the "
+            "admission controller has no name to stamp): the gang alerts cannot see them'",
+        ),
+    ),
     note="Kueue pod-group Pods (the policies match team namespaces and stamped kinds only, where a gang lacks an "
-         "identity only when it has a generateName alone)",
+    "identity only when it has a generateName alone)",
 )
 
 
 RULE = Rule(
-    code="GANG701", name="gang-without-identity", family="observability", severity=Severity.WARNING,
+    code="GANG701",
+    name="gang-without-identity",
+    family="observability",
+    severity=Severity.WARNING,
     summary="A gang's pods will carry no gpufleet.dev/gang label, so the gang alerts cannot see it.",
-    fix=FIX, kinds=tuple(k for k in GANG_KINDS if k != ("", "Pod")), check=check, doc=__doc__ or "",
-    cel=CEL, predicts=O.NOT_JUDGED,  # observability: the engines do not read the label
+    fix=FIX,
+    kinds=tuple(k for k in GANG_KINDS if k != ("", "Pod")),
+    check=check,
+    doc=__doc__ or "",
+    cel=CEL,
+    predicts=O.NOT_JUDGED,  # observability: the engines do not read the label
 )

@@ -56,14 +56,14 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, fact_value
 from gpufleet.rules.celpods import TEMPLATE_RESOURCES, TEMPLATES, any_spec, spec_path
 from gpufleet.workloads import PodTemplate, as_list, as_map
+from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.kinds import WORKLOAD_KINDS
 from gpufleet.workloads.types import is_map
-from gpufleet.workloads import outcomes as O
-from gpufleet.kubetypes.vocab import DEDICATED_KEY
 
 KINDS = tuple(sorted(WORKLOAD_KINDS))
 _REQUIRED = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
@@ -95,21 +95,32 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 
 def _template_breaches(template: PodTemplate, others: set[str]) -> Iterator[Violation]:
-    fix, owners = "tolerate only your own pools' taints; dedicated pools are their team's alone", ", ".join(sorted(others))
+    fix, owners = (
+        "tolerate only your own pools' taints; dedicated pools are their team's alone",
+        ", ".join(sorted(others)),
+    )
     spec, at = template.spec, template.spec_path
     for i, toleration in enumerate(as_list(spec.get("tolerations"))):
         why = _breach(toleration, others)
         if why:
-            yield Violation(at.child("tolerations").index(i), f"the pods {why}: they may land on {owners}'s dedicated nodes", fix)
+            yield Violation(
+                at.child("tolerations").index(i), f"the pods {why}: they may land on {owners}'s dedicated nodes", fix
+            )
     selected = as_map(spec.get("nodeSelector")).get(DEDICATED_KEY)
     if selected in others:
-        yield Violation(at.child("nodeSelector").key(DEDICATED_KEY),
-                        f"the pods select team {selected!r}'s dedicated nodes", "remove the selector; run on your own team's pools")
+        yield Violation(
+            at.child("nodeSelector").key(DEDICATED_KEY),
+            f"the pods select team {selected!r}'s dedicated nodes",
+            "remove the selector; run on your own team's pools",
+        )
     yield from _affinity(spec, at, others)
     if spec.get("nodeName"):
-        yield Violation(at.child("nodeName"), f"nodeName {spec.get('nodeName')!r} binds the pods without the scheduler's taint "
-                        f"check, and nothing here says the node is outside {owners}'s dedicated pools",
-                        "remove nodeName; select your own pool's nodes by label (nodeSelector)")
+        yield Violation(
+            at.child("nodeName"),
+            f"nodeName {spec.get('nodeName')!r} binds the pods without the scheduler's taint "
+            f"check, and nothing here says the node is outside {owners}'s dedicated pools",
+            "remove nodeName; select your own pool's nodes by label (nodeSelector)",
+        )
 
 
 def _affinity(spec: Any, at: FieldPath, others: set[str]) -> Iterator[Violation]:
@@ -119,10 +130,14 @@ def _affinity(spec: Any, at: FieldPath, others: set[str]) -> Iterator[Violation]
         for e, expr in enumerate(as_list(as_map(term).get("matchExpressions"))):
             expr = as_map(expr)
             values = {str(v) for v in as_list(expr.get("values"))}
-            if expr.get("key") == DEDICATED_KEY and (expr.get("operator") == "Exists" or (expr.get("operator") == "In" and values & others)):
-                yield Violation(terms_at.index(t).child("matchExpressions").index(e),
-                                "the pods' required node affinity selects another team's dedicated nodes",
-                                "remove the term; run on your own team's pools")
+            if expr.get("key") == DEDICATED_KEY and (
+                expr.get("operator") == "Exists" or (expr.get("operator") == "In" and values & others)
+            ):
+                yield Violation(
+                    terms_at.index(t).child("matchExpressions").index(e),
+                    "the pods' required node affinity selects another team's dedicated nodes",
+                    "remove the term; run on your own team's pools",
+                )
 
 
 def _other(team: str) -> str:
@@ -133,15 +148,19 @@ def _other(team: str) -> str:
 def _cel_breach(spec: str) -> str:
     """CEL: pod spec ``spec`` tolerates, selects or bypasses another team's dedicated nodes (:func:`_template_breaches`)."""
     required = f"{spec}.affinity.nodeAffinity.{_REQUIRED[2]}"
-    tolerates = (f"(has({spec}.tolerations) && {spec}.tolerations.exists(t, (!has(t.effect) || t.effect == '' "
-                 "|| t.effect == 'NoExecute') && (((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists') "
-                 f"|| (has(t.key) && t.key == '{DEDICATED_KEY}' && ((has(t.operator) && t.operator == 'Exists') "
-                 f"|| ((!has(t.operator) || t.operator != 'Exists') && has(t.value) && {_other('t.value')}))))))")
+    tolerates = (
+        f"(has({spec}.tolerations) && {spec}.tolerations.exists(t, (!has(t.effect) || t.effect == '' "
+        "|| t.effect == 'NoExecute') && (((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists') "
+        f"|| (has(t.key) && t.key == '{DEDICATED_KEY}' && ((has(t.operator) && t.operator == 'Exists') "
+        f"|| ((!has(t.operator) || t.operator != 'Exists') && has(t.value) && {_other('t.value')}))))))"
+    )
     selects = f"(has({spec}.nodeSelector) && '{DEDICATED_KEY}' in {spec}.nodeSelector && {_other(f'{spec}.nodeSelector[{DEDICATED_KEY!r}]')})"
-    affinity = (f"(has({spec}.affinity) && has({spec}.affinity.nodeAffinity) && has({required}) "
-                f"&& has({required}.nodeSelectorTerms) && {required}.nodeSelectorTerms.exists(term, has(term.matchExpressions) "
-                f"&& term.matchExpressions.exists(e, has(e.key) && e.key == '{DEDICATED_KEY}' && has(e.operator) && (e.operator == 'Exists' "
-                f"|| (e.operator == 'In' && has(e.values) && e.values.exists(v, {_other('v')}))))))")
+    affinity = (
+        f"(has({spec}.affinity) && has({spec}.affinity.nodeAffinity) && has({required}) "
+        f"&& has({required}.nodeSelectorTerms) && {required}.nodeSelectorTerms.exists(term, has(term.matchExpressions) "
+        f"&& term.matchExpressions.exists(e, has(e.key) && e.key == '{DEDICATED_KEY}' && has(e.operator) && (e.operator == 'Exists' "
+        f"|| (e.operator == 'In' && has(e.values) && e.values.exists(v, {_other('v')}))))))"
+    )
     return f"({tolerates} || {selects} || {affinity} || (has({spec}.nodeName) && {spec}.nodeName != ''))"
 
 
@@ -154,18 +173,30 @@ CEL = CelForm(
         ("team", f"{fact('namespaceTeam', 'variables.ns')} ? {fact_value('namespaceTeam', 'variables.ns')} : ''"),
         ("others", "params.data.exists(k, k.startsWith('dedicatedTeam.') && k != 'dedicatedTeam.' + variables.team)"),
     ),
-    checks=(CelCheck(f"!variables.others || {fact('partitionExempt', 'variables.ns')} || !{any_spec(_cel_breach)}",
-                     spec_path(_cel_breach),
-                     "'the pods tolerate or select the nodes of a pool dedicated to another team, or set nodeName: they may "
-                     "land on its dedicated nodes'"),),
+    checks=(
+        CelCheck(
+            f"!variables.others || {fact('partitionExempt', 'variables.ns')} || !{any_spec(_cel_breach)}",
+            spec_path(_cel_breach),
+            "'the pods tolerate or select the nodes of a pool dedicated to another team, or set nodeName: they may "
+            "land on its dedicated nodes'",
+        ),
+    ),
     note="TrainJob (its pod templates are its runtime's, another object) and the Kueue pod-group Pods the webhook is also "
-         "sent (every Pod's toleration is refused cluster-wide by the partition policy, gpufleet.render.partition)",
+    "sent (every Pod's toleration is refused cluster-wide by the partition policy, gpufleet.render.partition)",
 )
 
 RULE = Rule(
-    code="GANG807", name="partition-breach", family="partition", severity=Severity.ERROR,
+    code="GANG807",
+    name="partition-breach",
+    family="partition",
+    severity=Severity.ERROR,
     summary="Pods tolerate or select the nodes of a pool dedicated to another team.",
     fix="tolerate and select only your own team's pools",
-    kinds=KINDS, check=check, needs_fleet=True, doc=__doc__ or "", waivable=False, cel=CEL,
+    kinds=KINDS,
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+    waivable=False,
+    cel=CEL,
     predicts=O.NOT_JUDGED,  # policy: the engines run pods on another team's nodes
 )

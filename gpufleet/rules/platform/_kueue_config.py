@@ -22,16 +22,15 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from gpufleet.yamlin import yamllimits
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
+from gpufleet.yamlin import yamllimits
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 DISABLE_GATE = "DisableWaitForPodsReady"
 DEFAULT_TIMEOUT_V1BETA2_SECONDS = 30 * 60
 DEFAULT_TIMEOUT_V1BETA1_SECONDS = 5 * 60
 KINDS = (("", "ConfigMap"), (CONFIG_GROUP, "Configuration"))
-
 
 
 @dataclass(frozen=True)

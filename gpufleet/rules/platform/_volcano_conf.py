@@ -17,12 +17,11 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from gpufleet.yamlin import yamllimits
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY as CONF_KEY
+from gpufleet.yamlin import yamllimits
 
 KINDS = (("", "ConfigMap"),)
-
 
 
 @dataclass(frozen=True)

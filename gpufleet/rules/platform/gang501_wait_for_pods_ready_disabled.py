@@ -61,26 +61,38 @@ from gpufleet.workloads import outcomes as O
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for path, arg in deployment_gate_args(obj):
-        yield Violation(path, f"container arg {arg!r} turns waitForPodsReady off for the Kueue manager",
-                        f"remove {DISABLE_GATE}=true from --feature-gates")
+        yield Violation(
+            path,
+            f"container arg {arg!r} turns waitForPodsReady off for the Kueue manager",
+            f"remove {DISABLE_GATE}=true from --feature-gates",
+        )
     for config in kueue_configs(obj):
         if config.error is not None:
-            yield Violation(config.base, f"the embedded Kueue configuration is not valid YAML: {config.error}; the manager will not start",
-                            "fix the embedded YAML")
+            yield Violation(
+                config.base,
+                f"the embedded Kueue configuration is not valid YAML: {config.error}; the manager will not start",
+                "fix the embedded YAML",
+            )
         elif config.gate_disables_wait:
-            yield Violation(config.path("featureGates", DISABLE_GATE),
-                            "the DisableWaitForPodsReady feature gate turns waitForPodsReady off",
-                            f"remove featureGates.{DISABLE_GATE}")
+            yield Violation(
+                config.path("featureGates", DISABLE_GATE),
+                "the DisableWaitForPodsReady feature gate turns waitForPodsReady off",
+                f"remove featureGates.{DISABLE_GATE}",
+            )
         elif not config.wait_enabled:
             block = config.wait_block
             if block is None:
-                yield Violation(config.path("waitForPodsReady"),
-                                "a v1beta1 Kueue configuration without waitForPodsReady leaves it off (v1beta1 defaults enable to false)",
-                                "add waitForPodsReady with enable: true and a timeout (or move to config.kueue.x-k8s.io/v1beta2)")
+                yield Violation(
+                    config.path("waitForPodsReady"),
+                    "a v1beta1 Kueue configuration without waitForPodsReady leaves it off (v1beta1 defaults enable to false)",
+                    "add waitForPodsReady with enable: true and a timeout (or move to config.kueue.x-k8s.io/v1beta2)",
+                )
             else:
-                yield Violation(config.path("waitForPodsReady", "enable"),
-                                f"waitForPodsReady.enable is {json.dumps(block.get('enable'))}, so an admitted gang that cannot start keeps its quota forever",
-                                "set waitForPodsReady.enable: true")
+                yield Violation(
+                    config.path("waitForPodsReady", "enable"),
+                    f"waitForPodsReady.enable is {json.dumps(block.get('enable'))}, so an admitted gang that cannot start keeps its quota forever",
+                    "set waitForPodsReady.enable: true",
+                )
 
 
 RULE = Rule(

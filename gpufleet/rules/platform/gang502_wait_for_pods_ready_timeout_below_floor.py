@@ -86,8 +86,11 @@ def _unparsable(config: KueueConfig) -> Iterator[Violation]:
     for field in ("timeout", "recoveryTimeout"):
         raw = block.get(field)
         if raw is not None and seconds_or_none(raw) is None:
-            yield Violation(config.path("waitForPodsReady", field), f"waitForPodsReady.{field} {raw!r} is not a Go duration; the manager will not start",
-                            "write a duration such as 15m or 1h30m")
+            yield Violation(
+                config.path("waitForPodsReady", field),
+                f"waitForPodsReady.{field} {raw!r} is not a Go duration; the manager will not start",
+                "write a duration such as 15m or 1h30m",
+            )
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -107,12 +110,17 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         if shortfalls:
             worst = max(shortfalls, key=lambda s: s.seconds)
             needed = format_seconds(worst.seconds)
-            below = (f"the cold-start floor of {needed}" if worst.pool is None
-                     else f"pools[{worst.pool[0]}] ({worst.pool[1]!r}) coldStartBudget {needed}")
+            below = (
+                f"the cold-start floor of {needed}"
+                if worst.pool is None
+                else f"pools[{worst.pool[0]}] ({worst.pool[1]!r}) coldStartBudget {needed}"
+            )
             path = config.path("waitForPodsReady", "timeout") if "timeout" in block else config.path("waitForPodsReady")
-            yield Violation(path, f"waitForPodsReady.timeout {shown} is below {below}: "
-                            "gangs are evicted before their last pod is ready",
-                            f"set waitForPodsReady.timeout to at least {needed}")
+            yield Violation(
+                path,
+                f"waitForPodsReady.timeout {shown} is below {below}: gangs are evicted before their last pod is ready",
+                f"set waitForPodsReady.timeout to at least {needed}",
+            )
 
 
 RULE = Rule(

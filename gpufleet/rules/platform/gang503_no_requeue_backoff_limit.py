@@ -65,12 +65,18 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         if limit is not None:
             continue
         if block and isinstance(strategy, Mapping):
-            path = config.path("waitForPodsReady", "requeuingStrategy", "backoffLimitCount") if "backoffLimitCount" in strategy \
+            path = (
+                config.path("waitForPodsReady", "requeuingStrategy", "backoffLimitCount")
+                if "backoffLimitCount" in strategy
                 else config.path("waitForPodsReady", "requeuingStrategy")
+            )
         else:
             path = config.path("waitForPodsReady")
-        yield Violation(path, "waitForPodsReady has no requeuingStrategy.backoffLimitCount: a gang that can never become ready is requeued forever",
-                        "set waitForPodsReady.requeuingStrategy.backoffLimitCount (for example 5)")
+        yield Violation(
+            path,
+            "waitForPodsReady has no requeuingStrategy.backoffLimitCount: a gang that can never become ready is requeued forever",
+            "set waitForPodsReady.requeuingStrategy.backoffLimitCount (for example 5)",
+        )
 
 
 RULE = Rule(

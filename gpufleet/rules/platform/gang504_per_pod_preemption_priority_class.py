@@ -58,12 +58,12 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.rules import gangs
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import WorkloadView, as_map
 from gpufleet.workloads import outcomes as O
-from gpufleet.kubetypes.vocab import GANG_LABEL
 
 
 def referenced_classes(obj: Mapping[str, Any], found: WorkloadView | None, ctx: CheckContext) -> set[str]:
@@ -108,9 +108,16 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     why = _why_gang(str(meta.get("name", "")), as_map(meta.get("labels")), ctx)
     if why is None:
         return
-    stated = "preemptionPolicy is PreemptLowerPriority" if policy else "preemptionPolicy is unset (defaults to PreemptLowerPriority)"
-    yield Violation(FieldPath.of("preemptionPolicy"), f"{stated} and {why}: kube-scheduler will evict single pods out of other gangs to place one pod",
-                    "set preemptionPolicy: Never and leave preemption to Kueue or Volcano")
+    stated = (
+        "preemptionPolicy is PreemptLowerPriority"
+        if policy
+        else "preemptionPolicy is unset (defaults to PreemptLowerPriority)"
+    )
+    yield Violation(
+        FieldPath.of("preemptionPolicy"),
+        f"{stated} and {why}: kube-scheduler will evict single pods out of other gangs to place one pod",
+        "set preemptionPolicy: Never and leave preemption to Kueue or Volcano",
+    )
 
 
 RULE = Rule(

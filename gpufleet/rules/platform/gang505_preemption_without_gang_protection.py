@@ -72,22 +72,32 @@ GANG_ACTIONS = {"gangpreempt": "preempt", "gangreclaim": "reclaim"}
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for conf in volcano_confs(obj):
         if conf.error is not None:
-            yield Violation(conf.base, f"the Volcano scheduler conf cannot be read ({conf.error}); the scheduler keeps its previous conf",
-                            "fix the embedded YAML")
+            yield Violation(
+                conf.base,
+                f"the Volcano scheduler conf cannot be read ({conf.error}); the scheduler keeps its previous conf",
+                "fix the embedded YAML",
+            )
             continue
         evicting = [a for a in conf.actions if a in SWITCHES or a in GANG_ACTIONS]
         if not evicting:
             continue
         gang = conf.plugin("gang")
         if gang is None:
-            yield Violation(conf.path("actions"), f"{'actions' if len(evicting) > 1 else 'action'} {', '.join(evicting)} {'run' if len(evicting) > 1 else 'runs'} without the gang plugin, so no job is held "
-                            "to minAvailable and evictions can leave partial gangs", "add the gang plugin to the first tier")
+            yield Violation(
+                conf.path("actions"),
+                f"{'actions' if len(evicting) > 1 else 'action'} {', '.join(evicting)} {'run' if len(evicting) > 1 else 'runs'} without the gang plugin, so no job is held "
+                "to minAvailable and evictions can leave partial gangs",
+                "add the gang plugin to the first tier",
+            )
             continue
         for action in evicting:
             switch = SWITCHES.get(action)
             if switch and not gang.enabled(switch):
-                yield Violation(gang.path.child(switch), f"action {action} runs with gang {switch}: false, so it evicts single pods out of running gangs",
-                                f"replace {action} with gang{action} in actions, or remove {switch}: false from the gang plugin")
+                yield Violation(
+                    gang.path.child(switch),
+                    f"action {action} runs with gang {switch}: false, so it evicts single pods out of running gangs",
+                    f"replace {action} with gang{action} in actions, or remove {switch}: false from the gang plugin",
+                )
             elif switch:
                 yield from _outranked(conf, gang, action, switch)
 
@@ -97,9 +107,12 @@ def _outranked(conf: VolcanoConf, gang: Plugin, action: str, switch: str) -> Ite
     earlier = [p for p in conf.plugins if p.tier < gang.tier and p.name in VOTERS[action] and p.enabled(switch)]
     if earlier:
         first = earlier[0]
-        yield Violation(gang.path, f"action {action}: plugin {first.name} in tier {first.tier} picks victims before gang (tier {gang.tier}) "
-                        "is asked, so gang's minAvailable filter never applies",
-                        f"move gang into tier {first.tier} (the first tier), or use gang{action}")
+        yield Violation(
+            gang.path,
+            f"action {action}: plugin {first.name} in tier {first.tier} picks victims before gang (tier {gang.tier}) "
+            "is asked, so gang's minAvailable filter never applies",
+            f"move gang into tier {first.tier} (the first tier), or use gang{action}",
+        )
 
 
 RULE = Rule(

@@ -56,9 +56,12 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         if names == {"proportion", "capacity"}:
             first = both[0]
             second = next(p for p in both if p.name != first.name)
-            yield Violation(second.path, f"plugin {second.name} is loaded together with {first.name} (at {first.path}): "
-                            "the two compute queue shares from different fields and must not be combined",
-                            "keep only the plugin the queues are written for (weight: proportion; deserved: capacity)")
+            yield Violation(
+                second.path,
+                f"plugin {second.name} is loaded together with {first.name} (at {first.path}): "
+                "the two compute queue shares from different fields and must not be combined",
+                "keep only the plugin the queues are written for (weight: proportion; deserved: capacity)",
+            )
 
 
 RULE = Rule(

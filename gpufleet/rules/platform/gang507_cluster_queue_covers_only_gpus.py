@@ -85,17 +85,25 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     missing = [r for r in NEEDED if r not in covered and not any(r.startswith(p) for p in excluded)]
     if missing:
         names = " and ".join(missing)
-        yield Violation(FieldPath.of("spec", "resourceGroups"),
-                        f"the ClusterQueue covers GPUs but not {names}: Kueue finds every workload whose pods request "
-                        f"{names} inadmissible (resource unavailable in the ClusterQueue), so those gangs wait forever",
-                        f"cover {names} in a resource group, or exclude them from admission with Kueue's "
-                        f"resources.excludeResourcePrefixes: [{', '.join(missing)}]")
+        yield Violation(
+            FieldPath.of("spec", "resourceGroups"),
+            f"the ClusterQueue covers GPUs but not {names}: Kueue finds every workload whose pods request "
+            f"{names} inadmissible (resource unavailable in the ClusterQueue), so those gangs wait forever",
+            f"cover {names} in a resource group, or exclude them from admission with Kueue's "
+            f"resources.excludeResourcePrefixes: [{', '.join(missing)}]",
+        )
 
 
 RULE = Rule(
-    code=CODE, name="cluster-queue-covers-only-gpus", family="platform", severity=Severity.WARNING,
+    code=CODE,
+    name="cluster-queue-covers-only-gpus",
+    family="platform",
+    severity=Severity.WARNING,
     summary="A ClusterQueue covers GPUs but not cpu or memory, so every workload requesting them is inadmissible.",
     fix="cover cpu and memory in the ClusterQueue, or exclude them with Kueue's resources.excludeResourcePrefixes",
-    kinds=(("kueue.x-k8s.io", "ClusterQueue"),), check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=(("kueue.x-k8s.io", "ClusterQueue"),),
+    check=check,
+    needs_objects=True,
+    doc=__doc__ or "",
     predicts=O.NOT_JUDGED,  # platform configuration, not a workload
 )

@@ -55,10 +55,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, first_of, present, resources
-from gpufleet.rules import gangs
-from gpufleet.workloads import PodTemplate, WorkloadView, WORKLOAD_KINDS, as_list, as_map
+from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, as_list, as_map
 from gpufleet.workloads import outcomes as O
 
 PROBES = ("livenessProbe", "readinessProbe")
@@ -76,8 +76,11 @@ def readiness_orders_startup(found: WorkloadView, template: PodTemplate) -> bool
     order = as_map(spec.get("startupPolicy")).get("startupPolicyOrder")
     if order == "InOrder" and rjobs and rjobs[-1].get("name") != template.role:
         return True
-    return any(as_map(dep).get("name") == template.role and as_map(dep).get("status") == "Ready"
-               for rjob in rjobs for dep in as_list(rjob.get("dependsOn")))
+    return any(
+        as_map(dep).get("name") == template.role and as_map(dep).get("status") == "Ready"
+        for rjob in rjobs
+        for dep in as_list(rjob.get("dependsOn"))
+    )
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -93,11 +96,16 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
                     continue
                 if probe == "readinessProbe" and readiness_orders_startup(found, template):
                     continue
-                effect = ("kills the rank when it fails, and the whole gang restarts" if probe == "livenessProbe"
-                          else "marks the rank not ready when it fails, and waitForPodsReady evicts the whole gang")
-                yield Violation(template.spec_path.child("containers").index(i).child(probe),
-                                f"container {name} of gang pod template {template.role or template.path or 'pod'} has a {probe}: it {effect}",
-                                f"remove the {probe} (a startupProbe is fine)")
+                effect = (
+                    "kills the rank when it fails, and the whole gang restarts"
+                    if probe == "livenessProbe"
+                    else "marks the rank not ready when it fails, and waitForPodsReady evicts the whole gang"
+                )
+                yield Violation(
+                    template.spec_path.child("containers").index(i).child(probe),
+                    f"container {name} of gang pod template {template.role or template.path or 'pod'} has a {probe}: it {effect}",
+                    f"remove the {probe} (a startupProbe is fine)",
+                )
 
 
 def _bad(ready_ok: str) -> str:
@@ -115,8 +123,17 @@ Probed = tuple[str, str, str, str, str]
 """One kind of template: (variable name, its CEL: some template has a probe, and the path, message and fix of the first)."""
 
 
-def _probes(name: str, items: str, var: str, path: CelPath, at: str, role: str, ready_ok: str = "false", keyed: bool = False,
-            gang: str = "true") -> Probed:
+def _probes(
+    name: str,
+    items: str,
+    var: str,
+    path: CelPath,
+    at: str,
+    role: str,
+    ready_ok: str = "false",
+    keyed: bool = False,
+    gang: str = "true",
+) -> Probed:
     """Some template ``var`` of ``items`` (a list; its keys when ``keyed``) has a probe, and the object is a gang.
 
     ``path`` is the template's pod spec, ``at`` its path and ``role`` how messages name it (CEL strings reading
@@ -128,17 +145,24 @@ def _probes(name: str, items: str, var: str, path: CelPath, at: str, role: str, 
 
     def on_first(text: str) -> str:
         """``text`` (reading ``var``, ``i``, ``j`` the container's index, ``c`` it and ``probe`` its name) on the first."""
-        return (f"{index}[{first}].map({var}, [{spec}.containers.map(c, {_bad(ready_ok)}).indexOf(true)].map(j, "
-                f"[{spec}.containers[j]].map(c, [has(c.livenessProbe) ? 'livenessProbe' : 'readinessProbe'].map(probe, "
-                f"{text})[0])[0])[0])[0]{close}")
+        return (
+            f"{index}[{first}].map({var}, [{spec}.containers.map(c, {_bad(ready_ok)}).indexOf(true)].map(j, "
+            f"[{spec}.containers[j]].map(c, [has(c.livenessProbe) ? 'livenessProbe' : 'readinessProbe'].map(probe, "
+            f"{text})[0])[0])[0])[0]{close}"
+        )
 
-    return (name, f"{gang} ? {items}.exists({var}, {bad}) : false",
-            on_first(f"{at} + '.spec.containers[' + string(j) + '].' + probe"),
-            on_first(f"'container ' + (has(c.name) && c.name != '' ? c.name : '#' + string(j)) + ' of gang pod template ' "
-                     f"+ {role} + ' has a ' + probe + ': it ' + (probe == 'livenessProbe' ? 'kills the rank when it fails, "
-                     "and the whole gang restarts' : 'marks the rank not ready when it fails, and waitForPodsReady evicts "
-                     "the whole gang')"),
-            on_first("'remove the ' + probe + ' (a startupProbe is fine)'"))
+    return (
+        name,
+        f"{gang} ? {items}.exists({var}, {bad}) : false",
+        on_first(f"{at} + '.spec.containers[' + string(j) + '].' + probe"),
+        on_first(
+            f"'container ' + (has(c.name) && c.name != '' ? c.name : '#' + string(j)) + ' of gang pod template ' "
+            f"+ {role} + ' has a ' + probe + ': it ' + (probe == 'livenessProbe' ? 'kills the rank when it fails, "
+            "and the whole gang restarts' : 'marks the rank not ready when it fails, and waitForPodsReady evicts "
+            "the whole gang')"
+        ),
+        on_first("'remove the ' + probe + ' (a startupProbe is fine)'"),
+    )
 
 
 def _named(at: str, name: str) -> str:
@@ -148,39 +172,83 @@ def _named(at: str, name: str) -> str:
 
 _TASK_AT = "'spec.tasks[' + string(i) + '].template'"
 _RJOB_AT = "'spec.replicatedJobs[' + string(i) + '].template.spec.template'"
-_READY_ORDERS = ("(has(r.name) && r.name != '' && ((variables.inOrder && has(variables.rjobs[size(variables.rjobs) - 1].name) "
-                 "? variables.rjobs[size(variables.rjobs) - 1].name != r.name : variables.inOrder) "
-                 "|| variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.name) && d.name == r.name "
-                 "&& has(d.status) && d.status == 'Ready'))))")
+_READY_ORDERS = (
+    "(has(r.name) && r.name != '' && ((variables.inOrder && has(variables.rjobs[size(variables.rjobs) - 1].name) "
+    "? variables.rjobs[size(variables.rjobs) - 1].name != r.name : variables.inOrder) "
+    "|| variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.name) && d.name == r.name "
+    "&& has(d.status) && d.status == 'Ready'))))"
+)
 _LWT = "object.spec.leaderWorkerTemplate"
 _WORKERS = "variables.workerGroups"
-_RAY_GANG = ("variables.ray && !(has(variables.cluster.enableInTreeAutoscaling) && variables.cluster.enableInTreeAutoscaling == true) "
-             f"&& 1 + {_WORKERS}.map(w, (has(w.replicas) && w.replicas > 0 ? w.replicas : 0) "
-             "* (has(w.numOfHosts) && w.numOfHosts > 1 ? w.numOfHosts : 1)).sum() > 1")
+_RAY_GANG = (
+    "variables.ray && !(has(variables.cluster.enableInTreeAutoscaling) && variables.cluster.enableInTreeAutoscaling == true) "
+    f"&& 1 + {_WORKERS}.map(w, (has(w.replicas) && w.replicas > 0 ? w.replicas : 0) "
+    "* (has(w.numOfHosts) && w.numOfHosts > 1 ? w.numOfHosts : 1)).sum() > 1"
+)
 
 
 def _kubeflow(field: str) -> Probed:
     specs = f"object.spec.{field}"
-    return _probes(f"{field.removesuffix('ReplicaSpecs')}Probed", f"(has({specs}) ? {specs} : {{}})", "r", (f"{specs}[r]", "template", "spec"), f"'spec.{field}.' + r + '.template'",
-                   "r", keyed=True)
+    return _probes(
+        f"{field.removesuffix('ReplicaSpecs')}Probed",
+        f"(has({specs}) ? {specs} : {{}})",
+        "r",
+        (f"{specs}[r]", "template", "spec"),
+        f"'spec.{field}.' + r + '.template'",
+        "r",
+        keyed=True,
+    )
 
 
 _PROBED = (
     _probes("taskProbed", "variables.tasks", "t", ("t", "template", "spec"), _TASK_AT, _named(_TASK_AT, "t.name")),
-    _probes("jobSetProbed", "variables.rjobs", "r", ("r", "template", "spec", "template", "spec"), _RJOB_AT, _named(_RJOB_AT, "r.name"),
-            _READY_ORDERS),
+    _probes(
+        "jobSetProbed",
+        "variables.rjobs",
+        "r",
+        ("r", "template", "spec", "template", "spec"),
+        _RJOB_AT,
+        _named(_RJOB_AT, "r.name"),
+        _READY_ORDERS,
+    ),
     _kubeflow("pytorchReplicaSpecs"),
     _kubeflow("mpiReplicaSpecs"),
-    _probes("leaderProbed", f"(variables.lws && has({_LWT}.leaderTemplate) ? [{_LWT}.leaderTemplate] : [])", "l", ("l", "spec"),
-            "'spec.leaderWorkerTemplate.leaderTemplate'", "'leader'", gang="variables.lwsGang"),
-    _probes("workerProbed", f"(variables.lws && has({_LWT}.workerTemplate) ? [{_LWT}.workerTemplate] : [])", "w", ("w", "spec"),
-            "'spec.leaderWorkerTemplate.workerTemplate'", "'worker'", gang="variables.lwsGang"),
-    _probes("headProbed", "(variables.ray && has(variables.cluster.headGroupSpec) ? [variables.cluster.headGroupSpec] : [])",
-            "h", ("h", "template", "spec"), "variables.rayAt + '.headGroupSpec.template'", "'head'", gang="variables.rayGang"),
-    _probes("rayWorkerProbed", _WORKERS, "w", ("w", "template", "spec"),
-            "variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'",
-            _named("variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'", "w.groupName"),
-            gang="variables.rayGang"),
+    _probes(
+        "leaderProbed",
+        f"(variables.lws && has({_LWT}.leaderTemplate) ? [{_LWT}.leaderTemplate] : [])",
+        "l",
+        ("l", "spec"),
+        "'spec.leaderWorkerTemplate.leaderTemplate'",
+        "'leader'",
+        gang="variables.lwsGang",
+    ),
+    _probes(
+        "workerProbed",
+        f"(variables.lws && has({_LWT}.workerTemplate) ? [{_LWT}.workerTemplate] : [])",
+        "w",
+        ("w", "spec"),
+        "'spec.leaderWorkerTemplate.workerTemplate'",
+        "'worker'",
+        gang="variables.lwsGang",
+    ),
+    _probes(
+        "headProbed",
+        "(variables.ray && has(variables.cluster.headGroupSpec) ? [variables.cluster.headGroupSpec] : [])",
+        "h",
+        ("h", "template", "spec"),
+        "variables.rayAt + '.headGroupSpec.template'",
+        "'head'",
+        gang="variables.rayGang",
+    ),
+    _probes(
+        "rayWorkerProbed",
+        _WORKERS,
+        "w",
+        ("w", "template", "spec"),
+        "variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'",
+        _named("variables.rayAt + '.workerGroupSpecs[' + string(i) + '].template'", "w.groupName"),
+        gang="variables.rayGang",
+    ),
 )
 
 
@@ -189,18 +257,33 @@ def _first(part: int) -> str:
 
 
 CEL = CelForm(
-    resources=resources(("batch.volcano.sh", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-                        ("kubeflow.org", "mpijobs"), ("leaderworkerset.x-k8s.io", "leaderworkersets"),
-                        ("ray.io", "rayjobs"), ("ray.io", "rayclusters")),
+    resources=resources(
+        ("batch.volcano.sh", "jobs"),
+        ("jobset.x-k8s.io", "jobsets"),
+        ("kubeflow.org", "pytorchjobs"),
+        ("kubeflow.org", "mpijobs"),
+        ("leaderworkerset.x-k8s.io", "leaderworkersets"),
+        ("ray.io", "rayjobs"),
+        ("ray.io", "rayclusters"),
+    ),
     variables=(
-        ("tasks", "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []"),
+        (
+            "tasks",
+            "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []",
+        ),
         ("rjobs", "object.kind == 'JobSet' && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs : []"),
-        ("inOrder", "object.kind == 'JobSet' && size(variables.rjobs) > 0 && has(object.spec.startupPolicy) "
-                    "&& has(object.spec.startupPolicy.startupPolicyOrder) && object.spec.startupPolicy.startupPolicyOrder == 'InOrder'"),
+        (
+            "inOrder",
+            "object.kind == 'JobSet' && size(variables.rjobs) > 0 && has(object.spec.startupPolicy) "
+            "&& has(object.spec.startupPolicy.startupPolicyOrder) && object.spec.startupPolicy.startupPolicyOrder == 'InOrder'",
+        ),
         ("lws", "object.kind == 'LeaderWorkerSet' && has(object.spec) && has(object.spec.leaderWorkerTemplate)"),
         ("lwsGang", f"variables.lws && has({_LWT}.size) && {_LWT}.size > 1"),
-        ("ray", "object.apiVersion.startsWith('ray.io/') && has(object.spec) "
-                "&& (object.kind == 'RayCluster' || has(object.spec.rayClusterSpec))"),
+        (
+            "ray",
+            "object.apiVersion.startsWith('ray.io/') && has(object.spec) "
+            "&& (object.kind == 'RayCluster' || has(object.spec.rayClusterSpec))",
+        ),
         ("cluster", "!variables.ray ? {} : object.kind == 'RayCluster' ? object.spec : object.spec.rayClusterSpec"),
         ("workerGroups", "has(variables.cluster.workerGroupSpecs) ? variables.cluster.workerGroupSpecs : []"),
         ("rayGang", _RAY_GANG),
@@ -209,7 +292,7 @@ CEL = CelForm(
     ),
     checks=(CelCheck(" && ".join(f"!variables.{probed[0]}" for probed in _PROBED), _first(2), _first(3), _first(4)),),
     note="batch Jobs (a gang only by its GPUs, gang placement or the cluster's Job controller: fleet facts) and "
-         "Kueue pod-group Pods",
+    "Kueue pod-group Pods",
 )
 
 

@@ -53,8 +53,8 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
-from gpufleet.workloads.volcano import FAILURE_EVENTS, uncovered_events
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.volcano import FAILURE_EVENTS, uncovered_events
 
 
 def missing_events(obj: Mapping[str, Any]) -> list[str]:
@@ -66,10 +66,12 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     missing = missing_events(obj)
     if missing:
         listed = " and ".join(missing)
-        yield Violation(FieldPath.of("spec", "policies"),
-                        f"no policy handles {listed}: a failed or evicted pod leaves the rest of the gang running "
-                        "short-handed until the collective times out",
-                        "add to spec.policies: " + ", ".join(f"{{event: {e}, action: RestartJob}}" for e in missing))
+        yield Violation(
+            FieldPath.of("spec", "policies"),
+            f"no policy handles {listed}: a failed or evicted pod leaves the rest of the gang running "
+            "short-handed until the collective times out",
+            "add to spec.policies: " + ", ".join(f"{{event: {e}, action: RestartJob}}" for e in missing),
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -83,34 +85,53 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 
 def _covers(policies: str, event: str) -> str:
     """CEL: some policy of ``policies`` maps ``event`` or ``*`` (:func:`gpufleet.workloads.volcano._covered`)."""
-    return (f"{policies}.exists(p, (has(p.event) && (p.event == '{event}' || p.event == '*')) "
-            f"|| (has(p.events) && p.events.exists(e, e == '{event}' || e == '*')))")
+    return (
+        f"{policies}.exists(p, (has(p.event) && (p.event == '{event}' || p.event == '*')) "
+        f"|| (has(p.events) && p.events.exists(e, e == '{event}' || e == '*')))"
+    )
 
 
 def _missing(event: str) -> str:
-    return (f"(!{_covers('variables.jobPolicies', event)} "
-            f"&& variables.tasks.exists(t, !{_covers('(has(t.policies) ? t.policies : [])', event)}))")
+    return (
+        f"(!{_covers('variables.jobPolicies', event)} "
+        f"&& variables.tasks.exists(t, !{_covers('(has(t.policies) ? t.policies : [])', event)}))"
+    )
 
 
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs")),
-    variables=(("jobPolicies", "has(object.spec.policies) ? object.spec.policies : []"),
-               ("tasks", "has(object.spec.tasks) ? object.spec.tasks : []"),
-               ("missingFailed", _missing("PodFailed")), ("missingEvicted", _missing("PodEvicted"))),
-    checks=(CelCheck("!variables.missingFailed && !variables.missingEvicted", "'spec.policies'",
-                     "'no policy handles ' + (variables.missingFailed && variables.missingEvicted ? 'PodFailed and PodEvicted' "
-                     ": variables.missingFailed ? 'PodFailed' : 'PodEvicted') + ': a failed or evicted pod leaves the rest "
-                     "of the gang running short-handed until the collective times out'",
-                     "'add to spec.policies: ' + (variables.missingFailed ? '{event: PodFailed, action: RestartJob}' : '') "
-                     "+ (variables.missingFailed && variables.missingEvicted ? ', ' : '') "
-                     "+ (variables.missingEvicted ? '{event: PodEvicted, action: RestartJob}' : '')"),),
+    variables=(
+        ("jobPolicies", "has(object.spec.policies) ? object.spec.policies : []"),
+        ("tasks", "has(object.spec.tasks) ? object.spec.tasks : []"),
+        ("missingFailed", _missing("PodFailed")),
+        ("missingEvicted", _missing("PodEvicted")),
+    ),
+    checks=(
+        CelCheck(
+            "!variables.missingFailed && !variables.missingEvicted",
+            "'spec.policies'",
+            "'no policy handles ' + (variables.missingFailed && variables.missingEvicted ? 'PodFailed and PodEvicted' "
+            ": variables.missingFailed ? 'PodFailed' : 'PodEvicted') + ': a failed or evicted pod leaves the rest "
+            "of the gang running short-handed until the collective times out'",
+            "'add to spec.policies: ' + (variables.missingFailed ? '{event: PodFailed, action: RestartJob}' : '') "
+            "+ (variables.missingFailed && variables.missingEvicted ? ', ' : '') "
+            "+ (variables.missingEvicted ? '{event: PodEvicted, action: RestartJob}' : '')",
+        ),
+    ),
 )
 
 
 RULE = Rule(
-    code="GANG201", name="missing-job-level-failure-policy", family="restarts", severity=Severity.ERROR,
+    code="GANG201",
+    name="missing-job-level-failure-policy",
+    family="restarts",
+    severity=Severity.ERROR,
     summary="A Volcano Job does not map PodFailed and PodEvicted to a job-level action, so a broken gang runs on.",
     fix="add spec.policies mapping PodFailed and PodEvicted to RestartJob (or AbortJob)",
-    kinds=(("batch.volcano.sh", "Job"),), check=check, remediate=remediate, doc=__doc__ or "", cel=CEL,
+    kinds=(("batch.volcano.sh", "Job"),),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.BROKEN_GANG_RUNS_ON,  # no job-level action: the others run on after a rank fails
 )

@@ -58,8 +58,8 @@ from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
 from gpufleet.workloads import as_int, as_list, as_map
-from gpufleet.workloads.volcano import ANY_EVENT, PARTIAL_RESTART_ACTIONS, all_policies
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.volcano import ANY_EVENT, PARTIAL_RESTART_ACTIONS, all_policies
 
 FAILURES = ("PodFailed", "PodEvicted", "Unknown", ANY_EVENT)
 JOBSET_PARTIAL = {"RestartJob": "RestartJobSet", "RestartJobAndIgnoreMaxRestarts": "RestartJobSetAndIgnoreMaxRestarts"}
@@ -91,7 +91,11 @@ def _jobset(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str, str]]:
         action = as_map(rule).get("action")
         if action in JOBSET_PARTIAL:
             targets = as_list(as_map(rule).get("targetReplicatedJobs")) or ["any child Job"]
-            yield FieldPath.of("spec", "failurePolicy", "rules", i, "action"), str(action), f"a failure of {', '.join(map(str, targets))}"
+            yield (
+                FieldPath.of("spec", "failurePolicy", "rules", i, "action"),
+                str(action),
+                f"a failure of {', '.join(map(str, targets))}",
+            )
 
 
 def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldPath, str, str]]:
@@ -101,8 +105,12 @@ def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldP
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for path, action, trigger in _partial(obj, ctx):
         whole = JOBSET_PARTIAL.get(action, "RestartJob")
-        yield Violation(path, f"{action} on {trigger} restarts only part of the gang; the restarted ranks and the "
-                              "survivors hang waiting for each other", f"use {whole} (or AbortJob/FailJobSet)")
+        yield Violation(
+            path,
+            f"{action} on {trigger} restarts only part of the gang; the restarted ranks and the "
+            "survivors hang waiting for each other",
+            f"use {whole} (or AbortJob/FailJobSet)",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -115,9 +123,11 @@ _WHY = "' restarts only part of the gang; the restarted ranks and the survivors 
 _FAILURES = repr(list(FAILURES))
 _EVENTS = "((has(p.event) ? [p.event] : []) + (has(p.events) ? p.events : []))"
 _TRIGGERED = f"({_EVENTS}.exists(e, e in {_FAILURES}) || has(p.exitCode))"
-_PARTIAL = (f"(has(p.action) && (p.action in {sorted(PARTIAL_RESTART_ACTIONS - {'RestartTask'})} "
-            f"|| (p.action == 'RestartTask' && variables.tasksWithPods > 1)) && {_TRIGGERED})")
-_TRIGGER = (f"[{_FAILURES}.filter(e, e in {_EVENTS})].map(f, size(f) > 0 ? f[0] : 'exitCode ' + string(p.exitCode))[0]")
+_PARTIAL = (
+    f"(has(p.action) && (p.action in {sorted(PARTIAL_RESTART_ACTIONS - {'RestartTask'})} "
+    f"|| (p.action == 'RestartTask' && variables.tasksWithPods > 1)) && {_TRIGGERED})"
+)
+_TRIGGER = f"[{_FAILURES}.filter(e, e in {_EVENTS})].map(f, size(f) > 0 ? f[0] : 'exitCode ' + string(p.exitCode))[0]"
 _TASK_PARTIAL = f"(has(t.policies) && t.policies.exists(p, {_PARTIAL}))"
 _TASK = "variables.tasks.map(t, " + _TASK_PARTIAL + ").indexOf(true)"
 _TASK_POLICY = f"variables.tasks[{_TASK}].policies.map(p, {_PARTIAL}).indexOf(true)"
@@ -128,8 +138,7 @@ def _volcano_message(policy: str) -> str:
     return f"[{policy}].map(p, p.action + ' on ' + {_TRIGGER} + {_WHY})[0]"
 
 
-_RULE = "variables.rules[variables.rules.map(r, has(r.action) && r.action in {actions}).indexOf(true)]".format(
-    actions=sorted(JOBSET_PARTIAL))
+_RULE = f"variables.rules[variables.rules.map(r, has(r.action) && r.action in {sorted(JOBSET_PARTIAL)}).indexOf(true)]"
 _TARGETS = "(has(r.targetReplicatedJobs) ? r.targetReplicatedJobs : [])"
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs"), ("jobset.x-k8s.io", "jobsets")),
@@ -138,36 +147,54 @@ CEL = CelForm(
         ("jobPolicies", "variables.volcano && has(object.spec.policies) ? object.spec.policies : []"),
         ("tasks", "variables.volcano && has(object.spec.tasks) ? object.spec.tasks : []"),
         ("tasksWithPods", "size(variables.tasks.filter(t, has(t.replicas) && t.replicas > 0))"),
-        ("childJobs", "object.kind == 'JobSet' && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs.map(r, "
-                      "has(r.replicas) ? (r.replicas > 0 ? r.replicas : 0) : 1).sum() : 0"),
-        ("rules", "variables.childJobs > 1 && has(object.spec.failurePolicy) && has(object.spec.failurePolicy.rules) "
-                  "? object.spec.failurePolicy.rules : []"),
+        (
+            "childJobs",
+            "object.kind == 'JobSet' && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs.map(r, "
+            "has(r.replicas) ? (r.replicas > 0 ? r.replicas : 0) : 1).sum() : 0",
+        ),
+        (
+            "rules",
+            "variables.childJobs > 1 && has(object.spec.failurePolicy) && has(object.spec.failurePolicy.rules) "
+            "? object.spec.failurePolicy.rules : []",
+        ),
     ),
     checks=(
-        CelCheck(f"!variables.jobPolicies.exists(p, {_PARTIAL})",
-                 f"'spec.policies[' + string(variables.jobPolicies.map(p, {_PARTIAL}).indexOf(true)) + '].action'",
-                 _volcano_message(f"variables.jobPolicies[variables.jobPolicies.map(p, {_PARTIAL}).indexOf(true)]"),
-                 "'use RestartJob (or AbortJob/FailJobSet)'"),
-        CelCheck(f"!variables.tasks.exists(t, {_TASK_PARTIAL})",
-                 f"'spec.tasks[' + string({_TASK}) + '].policies[' + string({_TASK_POLICY}) + '].action'",
-                 _volcano_message(f"variables.tasks[{_TASK}].policies[{_TASK_POLICY}]"),
-                 "'use RestartJob (or AbortJob/FailJobSet)'"),
-        CelCheck(f"!variables.rules.exists(r, has(r.action) && r.action in {sorted(JOBSET_PARTIAL)})",
-                 f"'spec.failurePolicy.rules[' + string(variables.rules.map(r, has(r.action) && r.action in "
-                 f"{sorted(JOBSET_PARTIAL)}).indexOf(true)) + '].action'",
-                 f"[{_RULE}].map(r, r.action + ' on a failure of ' + (size({_TARGETS}) == 0 ? 'any child Job' "
-                 f": size({_TARGETS}) == 1 ? {_TARGETS}[0] : 'its target child Jobs') + {_WHY})[0]",
-                 f"[{_RULE}].map(r, 'use ' + (r.action == 'RestartJob' ? 'RestartJobSet' : 'RestartJobSetAndIgnoreMaxRestarts') "
-                 "+ ' (or AbortJob/FailJobSet)')[0]"),
+        CelCheck(
+            f"!variables.jobPolicies.exists(p, {_PARTIAL})",
+            f"'spec.policies[' + string(variables.jobPolicies.map(p, {_PARTIAL}).indexOf(true)) + '].action'",
+            _volcano_message(f"variables.jobPolicies[variables.jobPolicies.map(p, {_PARTIAL}).indexOf(true)]"),
+            "'use RestartJob (or AbortJob/FailJobSet)'",
+        ),
+        CelCheck(
+            f"!variables.tasks.exists(t, {_TASK_PARTIAL})",
+            f"'spec.tasks[' + string({_TASK}) + '].policies[' + string({_TASK_POLICY}) + '].action'",
+            _volcano_message(f"variables.tasks[{_TASK}].policies[{_TASK_POLICY}]"),
+            "'use RestartJob (or AbortJob/FailJobSet)'",
+        ),
+        CelCheck(
+            f"!variables.rules.exists(r, has(r.action) && r.action in {sorted(JOBSET_PARTIAL)})",
+            f"'spec.failurePolicy.rules[' + string(variables.rules.map(r, has(r.action) && r.action in "
+            f"{sorted(JOBSET_PARTIAL)}).indexOf(true)) + '].action'",
+            f"[{_RULE}].map(r, r.action + ' on a failure of ' + (size({_TARGETS}) == 0 ? 'any child Job' "
+            f": size({_TARGETS}) == 1 ? {_TARGETS}[0] : 'its target child Jobs') + {_WHY})[0]",
+            f"[{_RULE}].map(r, 'use ' + (r.action == 'RestartJob' ? 'RestartJobSet' : 'RestartJobSetAndIgnoreMaxRestarts') "
+            "+ ' (or AbortJob/FailJobSet)')[0]",
+        ),
     ),
 )
 
 
 RULE = Rule(
-    code="GANG202", name="pod-level-restart-action", family="restarts", severity=Severity.ERROR,
+    code="GANG202",
+    name="pod-level-restart-action",
+    family="restarts",
+    severity=Severity.ERROR,
     summary="A failure policy restarts a pod, task or child Job instead of the whole gang.",
     fix="map failures to RestartJob/AbortJob (Volcano) or RestartJobSet/FailJobSet (JobSet)",
     kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet")),
-    check=check, remediate=remediate, doc=__doc__ or "", cel=CEL,
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.BROKEN_GANG_RUNS_ON,  # a pod- or task-level restart replaces the failed rank alone
 )

@@ -55,9 +55,9 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
+from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, option, resources
-from gpufleet.rules import gangs
 from gpufleet.workloads import as_int, as_list, as_map, stages
 from gpufleet.workloads import outcomes as O
 
@@ -99,8 +99,11 @@ def _budgets(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Budget]:
             if in_place:
                 continue  # the webhook requires backoffLimit 2147483647; maxRestarts bounds the restarts
             if "backoffLimit" in job_spec or "backoffLimitPerIndex" in job_spec:
-                yield from _fields(job_spec, REPLICATED_JOBS.index(i).child("template", "spec"),
-                                   ("backoffLimit", "backoffLimitPerIndex"))
+                yield from _fields(
+                    job_spec,
+                    REPLICATED_JOBS.index(i).child("template", "spec"),
+                    ("backoffLimit", "backoffLimitPerIndex"),
+                )
     elif group == "batch":
         view = ctx.run.view(obj)
         if gangs.is_gang(view, ctx):
@@ -130,11 +133,18 @@ def _excess(obj: Mapping[str, Any], ctx: CheckContext, limit: int) -> Iterator[t
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     limit = ctx.options_for(CODE, Gang203Options).max_retries
     for path, number in _excess(obj, ctx, limit):
-        yield Violation(path, f"{number} retries exceed the limit of {limit}: a gang that fails deterministically "
-                              "re-acquires all its GPUs that many times", f"set {path} to at most {limit}")
+        yield Violation(
+            path,
+            f"{number} retries exceed the limit of {limit}: a gang that fails deterministically "
+            "re-acquires all its GPUs that many times",
+            f"set {path} to at most {limit}",
+        )
     for path, action in _ignoring(obj):
-        yield Violation(path, f"{action} restarts without counting against maxRestarts, so the gang can restart "
-                              "forever", f"use {action.removesuffix('AndIgnoreMaxRestarts')}")
+        yield Violation(
+            path,
+            f"{action} restarts without counting against maxRestarts, so the gang can restart forever",
+            f"use {action.removesuffix('AndIgnoreMaxRestarts')}",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -153,60 +163,109 @@ _WHY = "' retries exceed the limit of ' + string(variables.limit) + ': a gang th
 def _bounded(*parts: str) -> CelCheck:
     """The field at ``parts`` (``object.spec.x``) absent or at most the limit, named as the linter prints its path."""
     path = at = ".".join(parts)
-    present = " && ".join(f"has(object.{'.'.join(parts[:i + 1])})" for i in range(len(parts)))
-    return CelCheck(f"!({present}) || object.{path} <= variables.limit", f"'{at}'",
-                    f"string(object.{path}) + {_WHY}", f"'set {at} to at most ' + string(variables.limit)")
+    present = " && ".join(f"has(object.{'.'.join(parts[: i + 1])})" for i in range(len(parts)))
+    return CelCheck(
+        f"!({present}) || object.{path} <= variables.limit",
+        f"'{at}'",
+        f"string(object.{path}) + {_WHY}",
+        f"'set {at} to at most ' + string(variables.limit)",
+    )
 
 
 _TASK_OVER = "(has(t.maxRetry) && t.maxRetry > variables.limit)"
-_JOB_OVER = ("(has(r.template) && has(r.template.spec) && ((has(r.template.spec.backoffLimit) && r.template.spec.backoffLimit "
-             "> variables.limit) || (has(r.template.spec.backoffLimitPerIndex) && r.template.spec.backoffLimitPerIndex > variables.limit)))")
+_JOB_OVER = (
+    "(has(r.template) && has(r.template.spec) && ((has(r.template.spec.backoffLimit) && r.template.spec.backoffLimit "
+    "> variables.limit) || (has(r.template.spec.backoffLimitPerIndex) && r.template.spec.backoffLimitPerIndex > variables.limit)))"
+)
 _IGNORING = "(has(r.action) && r.action.endsWith('AndIgnoreMaxRestarts'))"
 
 CEL = CelForm(
-    resources=resources(("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"),
-                        ("jobset.x-k8s.io", "jobsets")),
+    resources=resources(
+        ("batch.volcano.sh", "jobs"),
+        ("kubeflow.org", "pytorchjobs"),
+        ("kubeflow.org", "mpijobs"),
+        ("jobset.x-k8s.io", "jobsets"),
+    ),
     params=("maxRetries",),
     variables=(
         ("limit", _LIMIT),
-        ("tasks", "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []"),
+        (
+            "tasks",
+            "object.apiVersion.startsWith('batch.volcano.sh/') && has(object.spec.tasks) ? object.spec.tasks : []",
+        ),
         ("failurePolicy", "object.kind == 'JobSet' && has(object.spec.failurePolicy) ? object.spec.failurePolicy : {}"),
-        ("inPlace", "has(variables.failurePolicy.restartStrategy) && variables.failurePolicy.restartStrategy == 'InPlaceRestart'"),
-        ("replicatedJobs", "object.kind == 'JobSet' && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs : []"),
+        (
+            "inPlace",
+            "has(variables.failurePolicy.restartStrategy) && variables.failurePolicy.restartStrategy == 'InPlaceRestart'",
+        ),
+        (
+            "replicatedJobs",
+            "object.kind == 'JobSet' && has(object.spec.replicatedJobs) ? object.spec.replicatedJobs : []",
+        ),
         ("rules", "has(variables.failurePolicy.rules) ? variables.failurePolicy.rules : []"),
     ),
     checks=(
-        CelCheck("!object.apiVersion.startsWith('batch.volcano.sh/') || !has(object.spec.maxRetry) "
-                 "|| object.spec.maxRetry <= variables.limit", "'spec.maxRetry'", f"string(object.spec.maxRetry) + {_WHY}",
-                 "'set spec.maxRetry to at most ' + string(variables.limit)"),
-        CelCheck(f"!variables.tasks.exists(t, {_TASK_OVER})",
-                 f"'spec.tasks[' + string(variables.tasks.map(t, {_TASK_OVER}).indexOf(true)) + '].maxRetry'",
-                 f"'a task maxRetry' + {_WHY}", "'set the task maxRetry to at most ' + string(variables.limit)"),
+        CelCheck(
+            "!object.apiVersion.startsWith('batch.volcano.sh/') || !has(object.spec.maxRetry) "
+            "|| object.spec.maxRetry <= variables.limit",
+            "'spec.maxRetry'",
+            f"string(object.spec.maxRetry) + {_WHY}",
+            "'set spec.maxRetry to at most ' + string(variables.limit)",
+        ),
+        CelCheck(
+            f"!variables.tasks.exists(t, {_TASK_OVER})",
+            f"'spec.tasks[' + string(variables.tasks.map(t, {_TASK_OVER}).indexOf(true)) + '].maxRetry'",
+            f"'a task maxRetry' + {_WHY}",
+            "'set the task maxRetry to at most ' + string(variables.limit)",
+        ),
         _bounded("spec", "runPolicy", "backoffLimit"),
         _bounded("spec", "elasticPolicy", "maxRestarts"),
-        CelCheck("!has(variables.failurePolicy.maxRestarts) || variables.failurePolicy.maxRestarts <= variables.limit",
-                 "'spec.failurePolicy.maxRestarts'", f"string(variables.failurePolicy.maxRestarts) + {_WHY}",
-                 "'set spec.failurePolicy.maxRestarts to at most ' + string(variables.limit)"),
-        CelCheck(f"variables.inPlace || !variables.replicatedJobs.exists(r, {_JOB_OVER})",
-                 f"'spec.replicatedJobs[' + string(variables.replicatedJobs.map(r, {_JOB_OVER}).indexOf(true)) "
-                 "+ '].template.spec.backoffLimit'", f"'a replicated Job backoffLimit' + {_WHY}",
-                 "'set it to at most ' + string(variables.limit)"),
-        CelCheck(f"!variables.rules.exists(r, {_IGNORING})",
-                 f"'spec.failurePolicy.rules[' + string(variables.rules.map(r, {_IGNORING}).indexOf(true)) + '].action'",
-                 "'an action restarts without counting against maxRestarts, so the gang can restart forever'",
-                 "'use the action without AndIgnoreMaxRestarts'"),
+        CelCheck(
+            "!has(variables.failurePolicy.maxRestarts) || variables.failurePolicy.maxRestarts <= variables.limit",
+            "'spec.failurePolicy.maxRestarts'",
+            f"string(variables.failurePolicy.maxRestarts) + {_WHY}",
+            "'set spec.failurePolicy.maxRestarts to at most ' + string(variables.limit)",
+        ),
+        CelCheck(
+            f"variables.inPlace || !variables.replicatedJobs.exists(r, {_JOB_OVER})",
+            f"'spec.replicatedJobs[' + string(variables.replicatedJobs.map(r, {_JOB_OVER}).indexOf(true)) "
+            "+ '].template.spec.backoffLimit'",
+            f"'a replicated Job backoffLimit' + {_WHY}",
+            "'set it to at most ' + string(variables.limit)",
+        ),
+        CelCheck(
+            f"!variables.rules.exists(r, {_IGNORING})",
+            f"'spec.failurePolicy.rules[' + string(variables.rules.map(r, {_IGNORING}).indexOf(true)) + '].action'",
+            "'an action restarts without counting against maxRestarts, so the gang can restart forever'",
+            "'use the action without AndIgnoreMaxRestarts'",
+        ),
     ),
     note="a batch Job is a gang only by its GPUs or gang placement (gpufleet.rules.gangs)",
 )
 
 
 RULE = Rule(
-    code=CODE, name="unbounded-retries", family="restarts", severity=Severity.WARNING,
+    code=CODE,
+    name="unbounded-retries",
+    family="restarts",
+    severity=Severity.WARNING,
     summary="A gang's retry budget is unbounded or above the limit, so a broken gang keeps re-acquiring its GPUs.",
     fix="bound the retries (maxRetry, maxRestarts, backoffLimit) to at most the limit (default 10)",
-    kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"),
-           ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"), ("kubeflow.org", "TFJob"),
-           ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "JAXJob")),
-    check=check, remediate=remediate, doc=__doc__ or "", options=Gang203Options, cel=CEL,
+    kinds=(
+        ("batch.volcano.sh", "Job"),
+        ("jobset.x-k8s.io", "JobSet"),
+        ("batch", "Job"),
+        ("kubeflow.org", "PyTorchJob"),
+        ("kubeflow.org", "MPIJob"),
+        ("kubeflow.org", "TFJob"),
+        ("kubeflow.org", "XGBoostJob"),
+        ("kubeflow.org", "PaddleJob"),
+        ("kubeflow.org", "JAXJob"),
+    ),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    options=Gang203Options,
+    cel=CEL,
     predicts=O.NOT_JUDGED,  # the retry budget shows only after many failures; a trial fails one rank once
 )

@@ -67,22 +67,28 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, get_value, set_value
+from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, present, resources
-from gpufleet.rules import gangs
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
-from gpufleet.workloads.types import SPEC
-from gpufleet.workloads.runtimes import NODE_JOB
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.runtimes import NODE_JOB
+from gpufleet.workloads.types import SPEC
 
 Problem = tuple[FieldPath, Any, str]  # (path, value to set, message)
-UNSET = {("jobset.x-k8s.io", "JobSet"): "JobSet's webhook sets OnFailure",
-         ("batch", "Job"): "the API server rejects a Job without one",
-         **{("trainer.kubeflow.org", k): "the JobSet made from this runtime gets OnFailure from JobSet's webhook"
-            for k in workloads.RUNTIME_KINDS}}
+UNSET = {
+    ("jobset.x-k8s.io", "JobSet"): "JobSet's webhook sets OnFailure",
+    ("batch", "Job"): "the API server rejects a Job without one",
+    **{
+        ("trainer.kubeflow.org", k): "the JobSet made from this runtime gets OnFailure from JobSet's webhook"
+        for k in workloads.RUNTIME_KINDS
+    },
+}
 # Where a JobSet spec sits: in a JobSet, and in a (Cluster)TrainingRuntime's JobSet template.
-JOBSET_SPECS: dict[str, FieldPath] = {"JobSet": FieldPath.of("spec"),
-                                     **{k: FieldPath.of("spec", "template", "spec") for k in workloads.RUNTIME_KINDS}}
+JOBSET_SPECS: dict[str, FieldPath] = {
+    "JobSet": FieldPath.of("spec"),
+    **{k: FieldPath.of("spec", "template", "spec") for k in workloads.RUNTIME_KINDS},
+}
 
 
 def _judged(obj: Mapping[str, Any], ctx: CheckContext) -> WorkloadView | None:
@@ -100,10 +106,15 @@ def _restart_policies(view: WorkloadView) -> Iterator[Problem]:
             continue  # initializers and launchers are single pods, not ranks of the gang
         policy = template.spec.get("restartPolicy")
         if policy != "Never":
-            shown = repr(policy) if policy else f"unset ({UNSET.get((view.group, view.kind), 'pods default to Always')})"
-            yield (template.spec_path.child("restartPolicy"), "Never",
-                   f"restartPolicy is {shown}: a crashed rank restarts inside its pod, so the pod never fails and no "
-                   "job-level restart fires while the other ranks hang")
+            shown = (
+                repr(policy) if policy else f"unset ({UNSET.get((view.group, view.kind), 'pods default to Always')})"
+            )
+            yield (
+                template.spec_path.child("restartPolicy"),
+                "Never",
+                f"restartPolicy is {shown}: a crashed rank restarts inside its pod, so the pod never fails and no "
+                "job-level restart fires while the other ranks hang",
+            )
 
 
 def _job_backoff(view: WorkloadView) -> Iterator[Problem]:
@@ -113,10 +124,13 @@ def _job_backoff(view: WorkloadView) -> Iterator[Problem]:
     spec = as_map(view.obj.get("spec"))
     limit = as_int(spec.get("backoffLimit"), 6)
     if limit != 0:
-        yield (SPEC.child("backoffLimit"), 0,
-               f"backoffLimit is {limit}{' (the default)' if 'backoffLimit' not in spec else ''}: the Job controller "
-               "replaces a failed rank on its own, so one rank restarts while the rest of the gang waits for it in "
-               "the rendezvous")
+        yield (
+            SPEC.child("backoffLimit"),
+            0,
+            f"backoffLimit is {limit}{' (the default)' if 'backoffLimit' not in spec else ''}: the Job controller "
+            "replaces a failed rank on its own, so one rank restarts while the rest of the gang waits for it in "
+            "the rendezvous",
+        )
 
 
 def _child_backoff(view: WorkloadView) -> Iterator[Problem]:
@@ -134,9 +148,12 @@ def _child_backoff(view: WorkloadView) -> Iterator[Problem]:
         job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
         limit = as_int(job_spec.get("backoffLimit"), 6)
         if limit != 0:
-            yield (base.child("replicatedJobs").index(i).child("template", "spec", "backoffLimit"), 0,
-                   f"backoffLimit is {limit}: the Job controller replaces a failed pod on its own, so one rank "
-                   "restarts while the rest of the gang waits")
+            yield (
+                base.child("replicatedJobs").index(i).child("template", "spec", "backoffLimit"),
+                0,
+                f"backoffLimit is {limit}: the Job controller replaces a failed pod on its own, so one rank "
+                "restarts while the rest of the gang waits",
+            )
 
 
 def _problems(obj: Mapping[str, Any], ctx: CheckContext) -> list[Problem]:
@@ -157,8 +174,10 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     return obj
 
 
-_WHY = ("': a crashed rank restarts inside its pod, so the pod never fails and no job-level restart fires while the "
-        "other ranks hang'")
+_WHY = (
+    "': a crashed rank restarts inside its pod, so the pod never fails and no job-level restart fires while the "
+    "other ranks hang'"
+)
 
 
 def _never(path: CelPath) -> str:
@@ -171,8 +190,10 @@ def _shown(path: CelPath, unset: str) -> str:
     """CEL: the restartPolicy of the pod spec at ``path`` as the message shows it (quoted, or unset and why)."""
     spec = dotted(path)
     why = unset.replace("'", "\\'")
-    return (f"({present(path)} && has({spec}.restartPolicy) && {spec}.restartPolicy != '' ? '\\'' + {spec}.restartPolicy "
-            f"+ '\\'' : 'unset ({why})')")
+    return (
+        f"({present(path)} && has({spec}.restartPolicy) && {spec}.restartPolicy != '' ? '\\'' + {spec}.restartPolicy "
+        f"+ '\\'' : 'unset ({why})')"
+    )
 
 
 def _first(items: str, bad: str, var: str) -> str:
@@ -181,55 +202,96 @@ def _first(items: str, bad: str, var: str) -> str:
 
 _TASK_SPEC, _JOB_SPEC = ("t", "template", "spec"), ("r", "template", "spec", "template", "spec")
 _TASK_BAD = f"!{_never(_TASK_SPEC)}"
-_INITIALIZER = ("variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.status) && d.status == 'Complete' "
-                "&& d.name == (has(r.name) ? r.name : '')))")
-_SWEEP = ("(has(r.template) && has(r.template.spec) && has(r.template.spec.completions) && r.template.spec.completions > "
-          "(has(r.template.spec.parallelism) && r.template.spec.parallelism > 1 ? r.template.spec.parallelism : 1))")
+_INITIALIZER = (
+    "variables.rjobs.exists(o, has(o.dependsOn) && o.dependsOn.exists(d, has(d.status) && d.status == 'Complete' "
+    "&& d.name == (has(r.name) ? r.name : '')))"
+)
+_SWEEP = (
+    "(has(r.template) && has(r.template.spec) && has(r.template.spec.completions) && r.template.spec.completions > "
+    "(has(r.template.spec.parallelism) && r.template.spec.parallelism > 1 ? r.template.spec.parallelism : 1))"
+)
 _RANK = f"(!{_INITIALIZER} && !{_SWEEP})"
 _JOB_BAD = f"({_RANK} && !{_never(_JOB_SPEC)})"
-_BACKOFF = ("(has(r.template) && has(r.template.spec) && has(r.template.spec.backoffLimit) "
-            "? r.template.spec.backoffLimit : 6)")
+_BACKOFF = (
+    "(has(r.template) && has(r.template.spec) && has(r.template.spec.backoffLimit) ? r.template.spec.backoffLimit : 6)"
+)
 _BACKOFF_BAD = f"({_RANK} && {_BACKOFF} != 0)"
 _TASK = f"variables.tasks[{_first('variables.tasks', _TASK_BAD, 't')}]"
 _RJOB_POLICY = f"variables.rjobs[{_first('variables.rjobs', _JOB_BAD, 'r')}]"
 _RJOB_BACKOFF = f"variables.rjobs[{_first('variables.rjobs', _BACKOFF_BAD, 'r')}]"
-_JOB_POLICY_PATH = ("'spec.replicatedJobs[' + string(" + _first("variables.rjobs", _JOB_BAD, "r")
-                    + ") + '].template.spec.template.spec.restartPolicy'")
-_BACKOFF_PATH = "'spec.replicatedJobs[' + string(" + _first("variables.rjobs", _BACKOFF_BAD, "r") + ") + '].template.spec.backoffLimit'"
-_TASK_PATH = "'spec.tasks[' + string(" + _first("variables.tasks", _TASK_BAD, "t") + ") + '].template.spec.restartPolicy'"
+_JOB_POLICY_PATH = (
+    "'spec.replicatedJobs[' + string("
+    + _first("variables.rjobs", _JOB_BAD, "r")
+    + ") + '].template.spec.template.spec.restartPolicy'"
+)
+_BACKOFF_PATH = (
+    "'spec.replicatedJobs[' + string("
+    + _first("variables.rjobs", _BACKOFF_BAD, "r")
+    + ") + '].template.spec.backoffLimit'"
+)
+_TASK_PATH = (
+    "'spec.tasks[' + string(" + _first("variables.tasks", _TASK_BAD, "t") + ") + '].template.spec.restartPolicy'"
+)
 
 CEL = CelForm(
     resources=resources(("batch.volcano.sh", "jobs"), ("jobset.x-k8s.io", "jobsets")),
     variables=(
         ("tasks", "object.kind == 'Job' && has(object.spec.tasks) ? object.spec.tasks : []"),
-        ("inPlace", "object.kind == 'JobSet' && has(object.spec.failurePolicy) && has(object.spec.failurePolicy.restartStrategy) "
-                    f"&& object.spec.failurePolicy.restartStrategy == '{stages.IN_PLACE_RESTART}'"),
-        ("rjobs", "object.kind == 'JobSet' && !variables.inPlace && has(object.spec.replicatedJobs) "
-                  "? object.spec.replicatedJobs : []"),
+        (
+            "inPlace",
+            "object.kind == 'JobSet' && has(object.spec.failurePolicy) && has(object.spec.failurePolicy.restartStrategy) "
+            f"&& object.spec.failurePolicy.restartStrategy == '{stages.IN_PLACE_RESTART}'",
+        ),
+        (
+            "rjobs",
+            "object.kind == 'JobSet' && !variables.inPlace && has(object.spec.replicatedJobs) "
+            "? object.spec.replicatedJobs : []",
+        ),
     ),
     checks=(
-        CelCheck(f"!variables.tasks.exists(t, {_TASK_BAD})", _TASK_PATH,
-                 f"[{_TASK}].map(t, 'restartPolicy is ' + {_shown(_TASK_SPEC, 'pods default to Always')} + {_WHY})[0]",
-                 f"'set ' + {_TASK_PATH} + ' to Never'"),
-        CelCheck(f"!variables.rjobs.exists(r, {_JOB_BAD})", _JOB_POLICY_PATH,
-                 f"[{_RJOB_POLICY}].map(r, 'restartPolicy is ' + {_shown(_JOB_SPEC, UNSET[('jobset.x-k8s.io', 'JobSet')])} "
-                 f"+ {_WHY})[0]", f"'set ' + {_JOB_POLICY_PATH} + ' to Never'"),
-        CelCheck(f"!variables.rjobs.exists(r, {_BACKOFF_BAD})", _BACKOFF_PATH,
-                 f"[{_RJOB_BACKOFF}].map(r, 'backoffLimit is ' + string({_BACKOFF}) + ': the Job controller replaces a "
-                 "failed pod on its own, so one rank restarts while the rest of the gang waits')[0]",
-                 f"'set ' + {_BACKOFF_PATH} + ' to 0'"),
+        CelCheck(
+            f"!variables.tasks.exists(t, {_TASK_BAD})",
+            _TASK_PATH,
+            f"[{_TASK}].map(t, 'restartPolicy is ' + {_shown(_TASK_SPEC, 'pods default to Always')} + {_WHY})[0]",
+            f"'set ' + {_TASK_PATH} + ' to Never'",
+        ),
+        CelCheck(
+            f"!variables.rjobs.exists(r, {_JOB_BAD})",
+            _JOB_POLICY_PATH,
+            f"[{_RJOB_POLICY}].map(r, 'restartPolicy is ' + {_shown(_JOB_SPEC, UNSET[('jobset.x-k8s.io', 'JobSet')])} "
+            f"+ {_WHY})[0]",
+            f"'set ' + {_JOB_POLICY_PATH} + ' to Never'",
+        ),
+        CelCheck(
+            f"!variables.rjobs.exists(r, {_BACKOFF_BAD})",
+            _BACKOFF_PATH,
+            f"[{_RJOB_BACKOFF}].map(r, 'backoffLimit is ' + string({_BACKOFF}) + ': the Job controller replaces a "
+            "failed pod on its own, so one rank restarts while the rest of the gang waits')[0]",
+            f"'set ' + {_BACKOFF_PATH} + ' to 0'",
+        ),
     ),
     note="batch Jobs (a gang only by its GPUs, gang placement or the cluster's Job controller: fleet facts) and "
-         "Kueue pod-group Pods; Trainer runtimes are not sent to the webhook either (lint and policy pack only)",
+    "Kueue pod-group Pods; Trainer runtimes are not sent to the webhook either (lint and policy pack only)",
 )
 
 
 RULE = Rule(
-    code="GANG204", name="pod-restart-policy", family="restarts", severity=Severity.ERROR,
+    code="GANG204",
+    name="pod-restart-policy",
+    family="restarts",
+    severity=Severity.ERROR,
     summary="Gang pods restart in place (restartPolicy not Never), so a crash never triggers a gang restart.",
     fix="set restartPolicy: Never on every gang pod template (and backoffLimit: 0 on JobSet child Jobs and Job gangs)",
-    kinds=(("batch.volcano.sh", "Job"), ("jobset.x-k8s.io", "JobSet"), ("batch", "Job"), ("", "Pod"),
-           *(("trainer.kubeflow.org", k) for k in workloads.RUNTIME_KINDS)),
-    check=check, remediate=remediate, doc=__doc__ or "", cel=CEL,
+    kinds=(
+        ("batch.volcano.sh", "Job"),
+        ("jobset.x-k8s.io", "JobSet"),
+        ("batch", "Job"),
+        ("", "Pod"),
+        *(("trainer.kubeflow.org", k) for k in workloads.RUNTIME_KINDS),
+    ),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.BROKEN_GANG_RUNS_ON,  # the failed rank restarts in place or alone
 )

@@ -45,13 +45,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
-from gpufleet.workloads.cel import elastic
-from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.gangs import is_elastic
 from gpufleet.workloads import as_map
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.cel import elastic
 
 PARTIAL = {"OnFailure", "Always", "ExitCode"}
 
@@ -72,8 +72,12 @@ def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldP
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for path, role, policy in _partial(obj, ctx):
-        yield Violation(path, f"restartPolicy {policy} restarts single {role} pods: the restarted rank and the rest of "
-                              "the gang hang waiting for each other", f"set {path} to Never")
+        yield Violation(
+            path,
+            f"restartPolicy {policy} restarts single {role} pods: the restarted rank and the rest of "
+            "the gang hang waiting for each other",
+            f"set {path} to Never",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -93,11 +97,13 @@ def _replicas(field: str, launcher: bool = False) -> CelCheck:
     """No role of ``spec.<field>`` restarts single pods, unless the job is elastic."""
     bad, specs = _bad(field, launcher), f"object.spec.{field}"
     role = f"{specs}.filter(r, {bad})[0]"
-    return CelCheck(f"variables.elastic || !has({specs}) || !{specs}.exists(r, {bad})",
-                    f"'spec.{field}.' + {role} + '.restartPolicy'",
-                    f"'restartPolicy ' + {specs}[{role}].restartPolicy + ' restarts single ' + {role} + "
-                    "' pods: the restarted rank and the rest of the gang hang waiting for each other'",
-                    f"'set spec.{field}.' + {role} + '.restartPolicy to Never'")
+    return CelCheck(
+        f"variables.elastic || !has({specs}) || !{specs}.exists(r, {bad})",
+        f"'spec.{field}.' + {role} + '.restartPolicy'",
+        f"'restartPolicy ' + {specs}[{role}].restartPolicy + ' restarts single ' + {role} + "
+        "' pods: the restarted rank and the rest of the gang hang waiting for each other'",
+        f"'set spec.{field}.' + {role} + '.restartPolicy to Never'",
+    )
 
 
 CEL = CelForm(
@@ -109,10 +115,16 @@ CEL = CelForm(
 
 
 RULE = Rule(
-    code="GANG205", name="replica-level-restart", family="restarts", severity=Severity.ERROR,
+    code="GANG205",
+    name="replica-level-restart",
+    family="restarts",
+    severity=Severity.ERROR,
     summary="A Kubeflow replica type restarts single pods (OnFailure/Always/ExitCode) inside a synchronous gang.",
     fix="set replicaSpecs[*].restartPolicy to Never and restart the job as a whole",
     kinds=tuple(("kubeflow.org", k) for k in ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")),
-    check=check, remediate=remediate, doc=__doc__ or "", cel=CEL,
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.BROKEN_GANG_RUNS_ON,  # the replica type restarts single pods
 )

@@ -73,14 +73,19 @@ def _missing(obj: Mapping[str, Any]) -> bool:
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if _missing(obj):
         restarts = ctx.options_for(CODE, Gang206Options).max_restarts
-        yield Violation(FieldPath.of("spec", "failurePolicy"), "no failurePolicy: the first failed child Job fails the whole JobSet "
-                                              "with no restart, so every lost node ends the run",
-                        f"add spec.failurePolicy: {{maxRestarts: {restarts}}}")
+        yield Violation(
+            FieldPath.of("spec", "failurePolicy"),
+            "no failurePolicy: the first failed child Job fails the whole JobSet "
+            "with no restart, so every lost node ends the run",
+            f"add spec.failurePolicy: {{maxRestarts: {restarts}}}",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     if _missing(obj):
-        obj.setdefault("spec", {})["failurePolicy"] = {"maxRestarts": ctx.options_for(CODE, Gang206Options).max_restarts}
+        obj.setdefault("spec", {})["failurePolicy"] = {
+            "maxRestarts": ctx.options_for(CODE, Gang206Options).max_restarts
+        }
     return obj
 
 
@@ -88,19 +93,29 @@ CEL = CelForm(
     resources=resources(("jobset.x-k8s.io", "jobsets")),
     params=("maxRestarts",),
     checks=(
-        CelCheck("has(object.spec) && has(object.spec.failurePolicy)", "'spec.failurePolicy'",
-                 "'no failurePolicy: the first failed child Job fails the whole JobSet with no restart, "
-                 "so every lost node ends the run'",
-                 f"'add spec.failurePolicy: {{maxRestarts: ' + params.data['{CODE}.maxRestarts'] + '}}'"),
+        CelCheck(
+            "has(object.spec) && has(object.spec.failurePolicy)",
+            "'spec.failurePolicy'",
+            "'no failurePolicy: the first failed child Job fails the whole JobSet with no restart, "
+            "so every lost node ends the run'",
+            f"'add spec.failurePolicy: {{maxRestarts: ' + params.data['{CODE}.maxRestarts'] + '}}'",
+        ),
     ),
 )
 
 
 RULE = Rule(
-    code=CODE, name="jobset-without-failure-policy", family="restarts", severity=Severity.WARNING,
+    code=CODE,
+    name="jobset-without-failure-policy",
+    family="restarts",
+    severity=Severity.WARNING,
     summary="A JobSet has no failurePolicy, so any failure ends the run instead of restarting the gang.",
     fix="add spec.failurePolicy with a bounded maxRestarts (JobSet-level restarts)",
-    kinds=(("jobset.x-k8s.io", "JobSet"),), check=check, remediate=remediate, doc=__doc__ or "",
-    options=Gang206Options, cel=CEL,
+    kinds=(("jobset.x-k8s.io", "JobSet"),),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    options=Gang206Options,
+    cel=CEL,
     predicts=frozenset({O.STOPPED_WHOLE}),  # any failure ends the run instead of restarting the gang
 )

@@ -100,9 +100,12 @@ def exposed(obj: Mapping[str, Any]) -> list[tuple[FieldPath, Any]]:
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for path, mode in exposed(obj):
         what = "is unset (default single: pod by pod)" if mode is None else f"is {mode!r} (pod by pod)"
-        yield Violation(path, f"this gang's disruptionMode {what}: kube-scheduler's preemption may evict one of its pods, "
-                        "which stops every rank while counting as one pod freed",
-                        f"set {path}: {{all: {{}}}} (1.37; PodGroup on a 1.36 v1alpha2 object) so the gang is preempted whole")
+        yield Violation(
+            path,
+            f"this gang's disruptionMode {what}: kube-scheduler's preemption may evict one of its pods, "
+            "which stops every rank while counting as one pod freed",
+            f"set {path}: {{all: {{}}}} (1.37; PodGroup on a 1.36 v1alpha2 object) so the gang is preempted whole",
+        )
 
 
 def _whole_value(obj: Mapping[str, Any], mode: Any) -> Any:
@@ -119,22 +122,28 @@ def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
 def _whole_cel(at: CelPath) -> str:
     """CEL: the field at ``at`` (maybe absent) is ``PodGroup`` or ``{all: {...}}`` (:func:`_whole`)."""
     mode = dotted(at)
-    return (f"(has({mode}) && (type({mode}) == string ? {mode} == 'PodGroup' "
-            f": type({mode}) == map && has({mode}.all) && type({mode}.all) == map))")
+    return (
+        f"(has({mode}) && (type({mode}) == string ? {mode} == 'PodGroup' "
+        f": type({mode}) == map && has({mode}.all) && type({mode}.all) == map))"
+    )
 
 
 def _what(at: CelPath) -> str:
     """CEL: how the message names the mode at ``at`` (as :func:`check` does, a map shown by what it lacks)."""
     mode = dotted(at)
-    return (f"(!has({mode}) ? 'is unset (default single: pod by pod)' : type({mode}) == string "
-            f"? 'is \\'' + {mode} + '\\' (pod by pod)' : 'has no all (pod by pod)')")
+    return (
+        f"(!has({mode}) ? 'is unset (default single: pod by pod)' : type({mode}) == string "
+        f"? 'is \\'' + {mode} + '\\' (pod by pod)' : 'has no all (pod by pod)')"
+    )
 
 
 _WHY = "': kube-scheduler\\'s preemption may evict one of its pods, which stops every rank while counting as one pod freed'"
 
 
 def _fix(path: str) -> str:
-    return f"'set ' + {path} + ': {{all: {{}}}} (1.37; PodGroup on a 1.36 v1alpha2 object) so the gang is preempted whole'"
+    return (
+        f"'set ' + {path} + ': {{all: {{}}}} (1.37; PodGroup on a 1.36 v1alpha2 object) so the gang is preempted whole'"
+    )
 
 
 _SCHEDULING = "object.spec.scheduling"
@@ -145,31 +154,56 @@ _TEMPLATE_PATH = f"'spec.podGroupTemplates[' + string({_FIRST}) + '].disruptionM
 CEL = CelForm(
     resources=resources(("batch", "jobs"), (GROUP, "workloads"), (GROUP, "podgroups")),
     variables=(
-        ("jobGang", f"object.kind == 'Job' && has({_SCHEDULING}) && has({_SCHEDULING}.schedulingPolicy) "
-                    f"&& has({_SCHEDULING}.schedulingPolicy.gang) && type({_SCHEDULING}.schedulingPolicy.gang) == map"),
-        ("groupGang", "object.kind == 'PodGroup' && has(object.spec.schedulingPolicy) "
-                      "&& has(object.spec.schedulingPolicy.gang) && type(object.spec.schedulingPolicy.gang) == map"),
-        ("templates", "object.kind == 'Workload' && has(object.spec.podGroupTemplates) ? object.spec.podGroupTemplates : []"),
+        (
+            "jobGang",
+            f"object.kind == 'Job' && has({_SCHEDULING}) && has({_SCHEDULING}.schedulingPolicy) "
+            f"&& has({_SCHEDULING}.schedulingPolicy.gang) && type({_SCHEDULING}.schedulingPolicy.gang) == map",
+        ),
+        (
+            "groupGang",
+            "object.kind == 'PodGroup' && has(object.spec.schedulingPolicy) "
+            "&& has(object.spec.schedulingPolicy.gang) && type(object.spec.schedulingPolicy.gang) == map",
+        ),
+        (
+            "templates",
+            "object.kind == 'Workload' && has(object.spec.podGroupTemplates) ? object.spec.podGroupTemplates : []",
+        ),
     ),
     checks=(
-        CelCheck(f"!variables.jobGang || {_whole_cel((_SCHEDULING, 'disruptionMode'))}", "'spec.scheduling.disruptionMode'",
-                 f"'this gang\\'s disruptionMode ' + {_what((_SCHEDULING, 'disruptionMode'))} + {_WHY}",
-                 _fix("'spec.scheduling.disruptionMode'")),
-        CelCheck(f"!variables.groupGang || {_whole_cel(('object', 'spec', 'disruptionMode'))}", "'spec.disruptionMode'",
-                 f"'this gang\\'s disruptionMode ' + {_what(('object', 'spec', 'disruptionMode'))} + {_WHY}",
-                 _fix("'spec.disruptionMode'")),
-        CelCheck(f"!variables.templates.exists(t, {_EXPOSED})", _TEMPLATE_PATH,
-                 f"[variables.templates[{_FIRST}]].map(t, 'this gang\\'s disruptionMode ' + {_what(('t', 'disruptionMode'))} "
-                 f"+ {_WHY})[0]", _fix(_TEMPLATE_PATH)),
+        CelCheck(
+            f"!variables.jobGang || {_whole_cel((_SCHEDULING, 'disruptionMode'))}",
+            "'spec.scheduling.disruptionMode'",
+            f"'this gang\\'s disruptionMode ' + {_what((_SCHEDULING, 'disruptionMode'))} + {_WHY}",
+            _fix("'spec.scheduling.disruptionMode'"),
+        ),
+        CelCheck(
+            f"!variables.groupGang || {_whole_cel(('object', 'spec', 'disruptionMode'))}",
+            "'spec.disruptionMode'",
+            f"'this gang\\'s disruptionMode ' + {_what(('object', 'spec', 'disruptionMode'))} + {_WHY}",
+            _fix("'spec.disruptionMode'"),
+        ),
+        CelCheck(
+            f"!variables.templates.exists(t, {_EXPOSED})",
+            _TEMPLATE_PATH,
+            f"[variables.templates[{_FIRST}]].map(t, 'this gang\\'s disruptionMode ' + {_what(('t', 'disruptionMode'))} "
+            f"+ {_WHY})[0]",
+            _fix(_TEMPLATE_PATH),
+        ),
     ),
 )
 
 
 RULE = Rule(
-    code=CODE, name="native-gang-preempted-per-pod", family="restarts", severity=Severity.WARNING,
+    code=CODE,
+    name="native-gang-preempted-per-pod",
+    family="restarts",
+    severity=Severity.WARNING,
     summary="A Kubernetes-native gang (Workload, PodGroup, Job spec.scheduling) can be preempted one pod at a time.",
     fix="set disruptionMode: {all: {}} so kube-scheduler preempts the gang whole",
-    kinds=(("batch", "Job"), (GROUP, "Workload"), (GROUP, "PodGroup")), check=check, remediate=remediate,
-    doc=__doc__ or "", cel=CEL,
+    kinds=(("batch", "Job"), (GROUP, "Workload"), (GROUP, "PodGroup")),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.NOT_JUDGED,  # preemption needs contention, which a trial alone does not create
 )

@@ -17,16 +17,18 @@ from __future__ import annotations
 
 from typing import Callable
 
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, failing_templates
-from gpufleet.kubetypes import vocab
 
 VOLCANO_JOBS = resources(("batch.volcano.sh", "jobs"))
 TEMPLATE_KINDS = resources(("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"))
 """The kinds that are always gangs and whose pod templates CEL reads (a TrainJob's live in its runtime)."""
 RESOURCES = VOLCANO_JOBS + TEMPLATE_KINDS
-NOTE = ("batch Jobs (a gang only when it asks for GPUs, a fact of the GPU rules), TrainJobs (their pod templates live "
-        "in the training runtime), LeaderWorkerSets and Ray kinds (their pod templates)")
+NOTE = (
+    "batch Jobs (a gang only when it asks for GPUs, a fact of the GPU rules), TrainJobs (their pod templates live "
+    "in the training runtime), LeaderWorkerSets and Ray kinds (their pod templates)"
+)
 FACTS = ("volcanoOnlyNamespace",)
 
 Variables = tuple[tuple[str, str], ...]
@@ -39,9 +41,13 @@ def own_scheduler(t: str) -> str:
 
 def _says_volcano(t: str) -> str:
     notes, labels = f"{t}.metadata.annotations", f"{t}.metadata.labels"
-    keys_in = " || ".join(f"'{k}' in {notes}" for k in (vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.VOLCANO_QUEUE))
-    return (f"(has({t}.metadata) && ((has({notes}) && ({keys_in})) "
-            f"|| (has({labels}) && '{vocab.VOLCANO_QUEUE}' in {labels})))")
+    keys_in = " || ".join(
+        f"'{k}' in {notes}" for k in (vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.VOLCANO_QUEUE)
+    )
+    return (
+        f"(has({t}.metadata) && ((has({notes}) && ({keys_in})) "
+        f"|| (has({labels}) && '{vocab.VOLCANO_QUEUE}' in {labels})))"
+    )
 
 
 JOB_VARIABLES = (
@@ -53,10 +59,15 @@ JOB_VARIABLES = (
 
 def intent_variables(kind: str) -> Variables:
     """``intent``: a ``kind`` workload (not a Volcano Job) meant for Volcano."""
-    return (*VOLCANO_QUEUE_VARIABLES,
-            ("templatesSayVolcano", failing_templates(_says_volcano, False, "metadata", kinds=(kind,))),
-            ("intent", f"variables.volcanoQueue != '' || size(variables.templatesSayVolcano) > 0 "
-                       f"|| {fact('volcanoOnlyNamespace', 'request.namespace')}"))
+    return (
+        *VOLCANO_QUEUE_VARIABLES,
+        ("templatesSayVolcano", failing_templates(_says_volcano, False, "metadata", kinds=(kind,))),
+        (
+            "intent",
+            f"variables.volcanoQueue != '' || size(variables.templatesSayVolcano) > 0 "
+            f"|| {fact('volcanoOnlyNamespace', 'request.namespace')}",
+        ),
+    )
 
 
 TASK_TEMPLATE = "has(t.template)"
@@ -68,14 +79,25 @@ def task_scheduler() -> str:
     return f"({TASK_TEMPLATE} ? {own_scheduler('t.template')} : '')"
 
 
-def parts(job: tuple[Variables, CelCheck], templates: Callable[[str], tuple[Variables, CelCheck]],
-          params: tuple[str, ...]) -> tuple[CelForm, ...]:
+def parts(
+    job: tuple[Variables, CelCheck], templates: Callable[[str], tuple[Variables, CelCheck]], params: tuple[str, ...]
+) -> tuple[CelForm, ...]:
     """The Volcano Job's part (its ``JOB_VARIABLES``, then ``job``'s variables and check) and one part per template
     kind (its ``intent_variables``, then the variables and check ``templates(kind)`` gives)."""
-    out = [CelForm(resources=VOLCANO_JOBS, variables=(*JOB_VARIABLES, *job[0]), checks=(job[1],),
-                   params=params, facts=FACTS)]
+    out = [
+        CelForm(
+            resources=VOLCANO_JOBS, variables=(*JOB_VARIABLES, *job[0]), checks=(job[1],), params=params, facts=FACTS
+        )
+    ]
     for resource in TEMPLATE_KINDS:
         variables, check = templates(resource[3])
-        out.append(CelForm(resources=(resource,), variables=(*intent_variables(resource[3]), *variables),
-                           checks=(check,), params=params, facts=FACTS))
+        out.append(
+            CelForm(
+                resources=(resource,),
+                variables=(*intent_variables(resource[3]), *variables),
+                checks=(check,),
+                params=params,
+                facts=FACTS,
+            )
+        )
     return tuple(out)

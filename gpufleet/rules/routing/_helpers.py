@@ -11,10 +11,10 @@ beside the rule.
 from __future__ import annotations
 
 from gpufleet.fleetctx.context import TeamContext
-from gpufleet.rules.api import CheckContext, rule_options
-from gpufleet.rules import gangs
-from gpufleet.rules.placement import VOLCANO_KINDS
 from gpufleet.kubetypes import vocab
+from gpufleet.rules import gangs
+from gpufleet.rules.api import CheckContext, rule_options
+from gpufleet.rules.placement import VOLCANO_KINDS
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler
 from gpufleet.workloads.kueue_gate import integration
 
@@ -45,7 +45,8 @@ def volcano_only(team_ctx: TeamContext | None) -> bool:
 def _template_says_volcano(template: PodTemplate) -> bool:
     ann, labels = template.annotations, template.labels
     return any(k in ann for k in (vocab.VOLCANO_GROUP, vocab.VOLCANO_GROUP_ALT, vocab.VOLCANO_QUEUE)) or (
-        vocab.VOLCANO_QUEUE in labels)
+        vocab.VOLCANO_QUEUE in labels
+    )
 
 
 def volcano_intent(view: WorkloadView, ctx: CheckContext) -> str | None:
@@ -82,4 +83,3 @@ def kueue_routed(view: WorkloadView, ctx: CheckContext, code: str) -> bool:
         return False
     names = volcano_names(ctx, code)
     return not any(effective_scheduler(view, t) in names for t in view.templates)
-

@@ -28,14 +28,19 @@ def ignored_ask(view: WorkloadView, ctx: CheckContext) -> tuple[FieldPath, str] 
     if not fleet.native_gang_api:
         for template in view.templates:
             if scheduling_group(template.spec):
-                return (template.spec_path.child("schedulingGroup"),
-                        f"{version} here runs without {wa.GENERIC_WORKLOAD}: the API server drops spec.schedulingGroup")
+                return (
+                    template.spec_path.child("schedulingGroup"),
+                    f"{version} here runs without {wa.GENERIC_WORKLOAD}: the API server drops spec.schedulingGroup",
+                )
     spec = as_map(view.obj.get("spec"))
     asked = is_map(as_map(as_map(spec.get("scheduling")).get("schedulingPolicy")).get("gang"))
     too_old = fleet.kubernetes_minor < wa.JOB_SCHEDULING_FIELD_MINOR
     if (view.group, view.kind) == ("batch", "Job") and asked and (too_old or not fleet.native_jobs):
         off = " and ".join(g for g in (wa.GENERIC_WORKLOAD, wa.WORKLOAD_WITH_JOB) if g not in fleet.workload_gates)
-        why = (f"{version} has no spec.scheduling on Jobs (1.{wa.JOB_SCHEDULING_FIELD_MINOR}+)"
-               if too_old else f"{version} here runs without {off}: the API server forbids it")
+        why = (
+            f"{version} has no spec.scheduling on Jobs (1.{wa.JOB_SCHEDULING_FIELD_MINOR}+)"
+            if too_old
+            else f"{version} here runs without {off}: the API server forbids it"
+        )
         return SCHEDULING, why
     return None

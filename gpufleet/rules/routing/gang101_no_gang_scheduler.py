@@ -78,8 +78,11 @@ CODE = "GANG101"
 
 def _job_level(view: WorkloadView, ctx: CheckContext) -> bool:
     names = volcano_names(ctx, CODE)
-    return bool(view.scheduler_name) and view.scheduler_name not in names and any(
-        template_scheduler(t) is None for t in view.templates)
+    return (
+        bool(view.scheduler_name)
+        and view.scheduler_name not in names
+        and any(template_scheduler(t) is None for t in view.templates)
+    )
 
 
 def _unrouted(view: WorkloadView, ctx: CheckContext) -> tuple[str | None, list[PodTemplate]]:
@@ -94,17 +97,21 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     volcano = sorted(volcano_names(ctx, CODE))[0]
     if view.group == "batch.volcano.sh":
         if _job_level(view, ctx):
-            yield Violation(FieldPath.of("spec", "schedulerName"),
-                            f"schedulerName {view.scheduler_name!r} is not Volcano's: the job's pods go to a scheduler "
-                            "without gang scheduling, so part of the gang can start alone",
-                            f"set spec.schedulerName to {volcano!r} (or remove it)")
+            yield Violation(
+                FieldPath.of("spec", "schedulerName"),
+                f"schedulerName {view.scheduler_name!r} is not Volcano's: the job's pods go to a scheduler "
+                "without gang scheduling, so part of the gang can start alone",
+                f"set spec.schedulerName to {volcano!r} (or remove it)",
+            )
         return
     reason, templates = _unrouted(view, ctx)
     for template in templates:
-        yield Violation(template.spec_path.child("schedulerName"),
-                        f"these pods are meant for Volcano ({reason}) but set no schedulerName, so they reach "
-                        "default-scheduler and start without their gang",
-                        f"set schedulerName: {volcano} in the pod template")
+        yield Violation(
+            template.spec_path.child("schedulerName"),
+            f"these pods are meant for Volcano ({reason}) but set no schedulerName, so they reach "
+            "default-scheduler and start without their gang",
+            f"set schedulerName: {volcano} in the pod template",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -129,14 +136,19 @@ class Gang101Options(VolcanoSchedulerOptions):
 _VOLCANO = f"params.data['{CODE}.volcanoSchedulers']"
 _JOB_CHECK = CelCheck(
     f"variables.jobScheduler == '' || {listed(CODE, 'volcanoSchedulers', 'variables.jobScheduler')} "
-    f"|| !variables.tasks.exists(t, {C.task_scheduler()} == '')", "'spec.schedulerName'",
+    f"|| !variables.tasks.exists(t, {C.task_scheduler()} == '')",
+    "'spec.schedulerName'",
     "'schedulerName ' + variables.jobScheduler + ' is not Volcano\\'s: the job\\'s pods go to a scheduler "
     "without gang scheduling, so part of the gang can start alone'",
-    f"'set spec.schedulerName to ' + {_VOLCANO} + ' (or remove it)'")
+    f"'set spec.schedulerName to ' + {_VOLCANO} + ' (or remove it)'",
+)
 _TEMPLATE_CHECK = CelCheck(
-    "!variables.intent || size(variables.unrouted) == 0", "variables.unrouted[0]",
+    "!variables.intent || size(variables.unrouted) == 0",
+    "variables.unrouted[0]",
     "'these pods are meant for Volcano but set no schedulerName, so they reach default-scheduler and start "
-    "without their gang'", f"'set schedulerName: ' + {_VOLCANO} + ' in the pod template'")
+    "without their gang'",
+    f"'set schedulerName: ' + {_VOLCANO} + ' in the pod template'",
+)
 
 
 def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck]:
@@ -145,15 +157,28 @@ def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck
 
 
 _PARAMS = ("volcanoSchedulers",)
-CEL = CelForm(resources=C.RESOURCES, checks=(), params=_PARAMS, facts=C.FACTS, note=C.NOTE,
-              parts=C.parts(((), _JOB_CHECK), _cel_template_part, _PARAMS))
+CEL = CelForm(
+    resources=C.RESOURCES,
+    checks=(),
+    params=_PARAMS,
+    facts=C.FACTS,
+    note=C.NOTE,
+    parts=C.parts(((), _JOB_CHECK), _cel_template_part, _PARAMS),
+)
 
 
 RULE = Rule(
-    code=CODE, name="no-gang-scheduler", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="no-gang-scheduler",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A gang meant for Volcano sends its pods to a scheduler without gang scheduling.",
     fix="set schedulerName: volcano on the job (Volcano Job) or in every pod template",
-    kinds=GANG_KINDS, check=check, remediate=remediate, doc=__doc__ or "",
-    options=Gang101Options, cel=CEL,
+    kinds=GANG_KINDS,
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    options=Gang101Options,
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # the pods' scheduler places them one by one
 )

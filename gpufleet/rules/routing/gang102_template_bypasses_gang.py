@@ -59,8 +59,8 @@ from gpufleet.rules.celkinds import failing_templates
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing import _cel as C
 from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_intent, volcano_names
-from gpufleet.workloads import template_scheduler
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads import template_scheduler
 
 CODE = "GANG102"
 
@@ -82,10 +82,12 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         own = template_scheduler(template)
         if own is not None and own not in allowed:
             where = f" ({template.role})" if template.role else ""
-            yield Violation(template.spec_path.child("schedulerName"),
-                            f"pod template{where} names scheduler {own!r} instead of {reason}: its pods bypass the "
-                            "gang and are bound one by one",
-                            f"remove schedulerName from the template or set it to {gang!r}")
+            yield Violation(
+                template.spec_path.child("schedulerName"),
+                f"pod template{where} names scheduler {own!r} instead of {reason}: its pods bypass the "
+                "gang and are bound one by one",
+                f"remove schedulerName from the template or set it to {gang!r}",
+            )
 
 
 @rule_options
@@ -104,16 +106,26 @@ def _bypasses(t: str) -> str:
 _TASK = C.task_scheduler()
 _WHY = ": its pods bypass the gang and are bound one by one'"
 _JOB = (
-    (("gang", f"{listed(CODE, 'volcanoSchedulers', 'variables.jobScheduler')} ? variables.jobScheduler : {_VOLCANO}"),
-     ("taskBypasses", f"variables.tasks.map(t, {_TASK} != '' && {_TASK} != variables.gang)")),
-    CelCheck("!variables.taskBypasses.exists(b, b)",
-             "'spec.tasks[' + string(variables.taskBypasses.indexOf(true)) + '].template.spec.schedulerName'",
-             f"'a task template names another scheduler than the job\\'s gang scheduler ' + variables.gang + '{_WHY}",
-             "'remove schedulerName from the template or set it to ' + variables.gang"))
+    (
+        (
+            "gang",
+            f"{listed(CODE, 'volcanoSchedulers', 'variables.jobScheduler')} ? variables.jobScheduler : {_VOLCANO}",
+        ),
+        ("taskBypasses", f"variables.tasks.map(t, {_TASK} != '' && {_TASK} != variables.gang)"),
+    ),
+    CelCheck(
+        "!variables.taskBypasses.exists(b, b)",
+        "'spec.tasks[' + string(variables.taskBypasses.indexOf(true)) + '].template.spec.schedulerName'",
+        f"'a task template names another scheduler than the job\\'s gang scheduler ' + variables.gang + '{_WHY}",
+        "'remove schedulerName from the template or set it to ' + variables.gang",
+    ),
+)
 _TEMPLATE_CHECK = CelCheck(
-    "!variables.intent || size(variables.bypassing) == 0", "variables.bypassing[0]",
+    "!variables.intent || size(variables.bypassing) == 0",
+    "variables.bypassing[0]",
     f"'a pod template meant for Volcano names another scheduler{_WHY}",
-    f"'remove schedulerName from the template or set it to ' + {_VOLCANO}")
+    f"'remove schedulerName from the template or set it to ' + {_VOLCANO}",
+)
 
 
 def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck]:
@@ -121,15 +133,27 @@ def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck
 
 
 _PARAMS = ("volcanoSchedulers",)
-CEL = CelForm(resources=C.RESOURCES, checks=(), params=_PARAMS, facts=C.FACTS, note=C.NOTE,
-              parts=C.parts(_JOB, _cel_template_part, _PARAMS))
+CEL = CelForm(
+    resources=C.RESOURCES,
+    checks=(),
+    params=_PARAMS,
+    facts=C.FACTS,
+    note=C.NOTE,
+    parts=C.parts(_JOB, _cel_template_part, _PARAMS),
+)
 
 
 RULE = Rule(
-    code=CODE, name="template-bypasses-gang", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="template-bypasses-gang",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A pod template names another scheduler than its gang's, so its pods bypass the gang.",
     fix="remove the template's schedulerName (Volcano Job) or set it to volcano",
-    kinds=GANG_KINDS, check=check, doc=__doc__ or "",
-    options=Gang102Options, cel=CEL,
+    kinds=GANG_KINDS,
+    check=check,
+    doc=__doc__ or "",
+    options=Gang102Options,
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # the template's pods bypass the gang
 )

@@ -79,18 +79,18 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
+from gpufleet.kubetypes import vocab
+from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
 from gpufleet.rules.celkinds import VOLCANO, VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
-from gpufleet.rules import gangs
-from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.placement import VOLCANO_KINDS
-from gpufleet.kubetypes import vocab
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, kueue_integration_off, kueue_routed, team
 from gpufleet.workloads import WorkloadView, as_map, label_path
+from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.kueue_label import controller_queue
 from gpufleet.workloads.types import SPEC
-from gpufleet.workloads import outcomes as O
 
 CODE = "GANG103"
 JOB_TEMPLATE_METADATA = SPEC.child("jobTemplate", "metadata")
@@ -101,8 +101,12 @@ def _queue_key(ctx: CheckContext) -> str:
 
 
 def _kueue_hints(view: WorkloadView) -> list[str]:
-    return sorted(k for source in (view.labels, view.annotations) for k in source
-                  if isinstance(k, str) and k.startswith(vocab.KUEUE_PREFIX) and k != vocab.QUEUE_LABEL)
+    return sorted(
+        k
+        for source in (view.labels, view.annotations)
+        for k in source
+        if isinstance(k, str) and k.startswith(vocab.KUEUE_PREFIX) and k != vocab.QUEUE_LABEL
+    )
 
 
 def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | None] | None:
@@ -113,8 +117,10 @@ def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | N
         return None  # Kueue cannot admit this kind here: GANG106 says so
     team_ctx = team(view, ctx)
     if team_ctx is not None and team_ctx.local_queue and gangs.is_gang(view, ctx) and kueue_routed(view, ctx, CODE):
-        return f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose gangs Kueue admits", \
-            team_ctx.local_queue
+        return (
+            f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose gangs Kueue admits",
+            team_ctx.local_queue,
+        )
     hints = _kueue_hints(view)
     if hints and kueue_routed(view, ctx, CODE):
         local = team_ctx.local_queue if team_ctx is not None else None
@@ -133,8 +139,10 @@ def consequence(namespace: str | None, ctx: CheckContext) -> str:
         return f"{SUSPENDED} (manageJobsWithoutQueueName: true and namespace {namespace!r} is managed)"
     if holds is False:
         return f"{IGNORED} (manageJobsWithoutQueueName is false or namespace {namespace!r} is not managed)"
-    return ("either Kueue ignores it (skipping quota and all-or-nothing admission) or, with "
-            "manageJobsWithoutQueueName, suspends it and never admits it")
+    return (
+        "either Kueue ignores it (skipping quota and all-or-nothing admission) or, with "
+        "manageJobsWithoutQueueName, suspends it and never admits it"
+    )
 
 
 def controller_note(view: WorkloadView, ctx: CheckContext, without: str) -> str:
@@ -144,9 +152,11 @@ def controller_note(view: WorkloadView, ctx: CheckContext, without: str) -> str:
     queue = controller_queue(view, team_ctx, ctx.fleet) if team_ctx is not None else None
     if not queue:
         return without
-    return (f"where the fleet's gpufleet admission controller runs (controller.enabled, and namespace "
-            f"{view.namespace!r} not opted out), it adds {_queue_key(ctx)}: {queue} at admission and Kueue admits the "
-            f"job as usual; without the controller, {without}")
+    return (
+        f"where the fleet's gpufleet admission controller runs (controller.enabled, and namespace "
+        f"{view.namespace!r} not opted out), it adds {_queue_key(ctx)}: {queue} at admission and Kueue admits the "
+        f"job as usual; without the controller, {without}"
+    )
 
 
 def _cron_job(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Violation, str] | None:
@@ -158,17 +168,23 @@ def _cron_job(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Violation, str
     path = label_path(_queue_key(ctx), JOB_TEMPLATE_METADATA)
     own = as_map(as_map(obj.get("metadata")).get("labels")).get(_queue_key(ctx))
     if own:
-        return Violation(path, f"the {_queue_key(ctx)} label is on the CronJob, not in spec.jobTemplate.metadata.labels: "
-                               "the CronJob controller copies only the job template's metadata, so every Job it creates "
-                               f"lacks the label, and {controller_note(view, ctx, consequence(view.namespace, ctx))}",
-                         f"move the label to spec.jobTemplate.metadata.labels ({_queue_key(ctx)}: {own})"), str(own)
+        return Violation(
+            path,
+            f"the {_queue_key(ctx)} label is on the CronJob, not in spec.jobTemplate.metadata.labels: "
+            "the CronJob controller copies only the job template's metadata, so every Job it creates "
+            f"lacks the label, and {controller_note(view, ctx, consequence(view.namespace, ctx))}",
+            f"move the label to spec.jobTemplate.metadata.labels ({_queue_key(ctx)}: {own})",
+        ), str(own)
     missing = _missing(view, ctx)
     if not missing:
         return None
     reason, local = missing
-    return Violation(path, f"the Jobs this CronJob creates carry no {_queue_key(ctx)} label although Kueue should admit "
-                           f"them ({reason}): {controller_note(view, ctx, consequence(view.namespace, ctx))}",
-                     f"add label {_queue_key(ctx)}: {local or '<LocalQueue>'} to spec.jobTemplate.metadata.labels"), local or ""
+    return Violation(
+        path,
+        f"the Jobs this CronJob creates carry no {_queue_key(ctx)} label although Kueue should admit "
+        f"them ({reason}): {controller_note(view, ctx, consequence(view.namespace, ctx))}",
+        f"add label {_queue_key(ctx)}: {local or '<LocalQueue>'} to spec.jobTemplate.metadata.labels",
+    ), local or ""
 
 
 def _created_job(view: WorkloadView | None, ctx: CheckContext) -> dict[str, Any]:
@@ -186,10 +202,12 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if missing and view is not None:
         reason, local = missing
         queue = local or "<LocalQueue>"
-        yield Violation(label_path(_queue_key(ctx)),
-                        f"no {_queue_key(ctx)} label although Kueue should admit this gang ({reason}): "
-                        f"{controller_note(view, ctx, consequence(view.namespace, ctx))}",
-                        f"add label {_queue_key(ctx)}: {queue}")
+        yield Violation(
+            label_path(_queue_key(ctx)),
+            f"no {_queue_key(ctx)} label although Kueue should admit this gang ({reason}): "
+            f"{controller_note(view, ctx, consequence(view.namespace, ctx))}",
+            f"add label {_queue_key(ctx)}: {queue}",
+        )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -215,38 +233,58 @@ def _hints(field: str) -> str:
     return f"(has({meta}) && {meta}.exists(k, k.startsWith('{vocab.KUEUE_PREFIX}') && k != '{vocab.QUEUE_LABEL}'))"
 
 
-_RESOURCES = resources(("batch.volcano.sh", "jobs"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-                       ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"))
+_RESOURCES = resources(
+    ("batch.volcano.sh", "jobs"),
+    ("jobset.x-k8s.io", "jobsets"),
+    ("kubeflow.org", "pytorchjobs"),
+    ("kubeflow.org", "mpijobs"),
+    ("trainer.kubeflow.org", "trainjobs"),
+)
 """The kinds that are always gangs (:func:`gpufleet.rules.gangs.is_gang`) and a Volcano Job (Volcano admits it: never judged)."""
 CEL = CelForm(
-    resources=_RESOURCES, params=("volcanoSchedulers",), facts=("kueueNamespace", "kueueIntegrates"),
+    resources=_RESOURCES,
+    params=("volcanoSchedulers",),
+    facts=("kueueNamespace", "kueueIntegrates"),
     variables=(
         *VOLCANO_QUEUE_VARIABLES,  # no Volcano Job reaches the check: Volcano, not Kueue, admits it
-        ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
-                                        "spec.schedulerName")),
+        (
+            "toVolcano",
+            failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False, "spec.schedulerName"),
+        ),
         ("kueueRouted", f"!{VOLCANO} && variables.volcanoQueue == '' && size(variables.toVolcano) == 0"),
         ("framework", framework(_RESOURCES)),
         ("integrated", f"{unknown('kueueIntegrates')} || {fact('kueueIntegrates', 'variables.framework')}"),
         ("hinted", f"{_hints('labels')} || {_hints('annotations')}"),
     ),
-    checks=(CelCheck(f"{VOLCANO} || {map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
-                     "|| !variables.integrated || !variables.kueueRouted "
-                     f"|| !({fact('kueueNamespace', 'request.namespace')} || variables.hinted)",
-                     f"'{label_path(vocab.QUEUE_LABEL)}'",
-                     f"'no {vocab.QUEUE_LABEL} label although Kueue should admit this gang (' + "
-                     f"({fact('kueueNamespace', 'request.namespace')} ? 'namespace ' + request.namespace + ' belongs to a "
-                     "team whose gangs Kueue admits' : 'it carries Kueue keys') + '): Kueue ignores it, or suspends it and "
-                     "never admits it'"),),
+    checks=(
+        CelCheck(
+            f"{VOLCANO} || {map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
+            "|| !variables.integrated || !variables.kueueRouted "
+            f"|| !({fact('kueueNamespace', 'request.namespace')} || variables.hinted)",
+            f"'{label_path(vocab.QUEUE_LABEL)}'",
+            f"'no {vocab.QUEUE_LABEL} label although Kueue should admit this gang (' + "
+            f"({fact('kueueNamespace', 'request.namespace')} ? 'namespace ' + request.namespace + ' belongs to a "
+            "team whose gangs Kueue admits' : 'it carries Kueue keys') + '): Kueue ignores it, or suspends it and "
+            "never admits it'",
+        ),
+    ),
     note="batch Jobs (a gang only when it asks for GPUs, a fact of the GPU rules), LeaderWorkerSets and Ray kinds "
-         "(their pod templates); CronJobs are sent to neither (the linter and the policy pack judge them)",
+    "(their pod templates); CronJobs are sent to neither (the linter and the policy pack judge them)",
 )
 
 
 RULE = Rule(
-    code=CODE, name="missing-queue-label", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="missing-queue-label",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A gang that Kueue should admit has no kueue.x-k8s.io/queue-name label: Kueue ignores it or holds it forever.",
     fix="add the kueue.x-k8s.io/queue-name label naming the team's LocalQueue",
-    kinds=(*GANG_KINDS, ("batch", "CronJob")), check=check, remediate=remediate, doc=__doc__ or "",
-    options=Gang103Options, cel=CEL,
+    kinds=(*GANG_KINDS, ("batch", "CronJob")),
+    check=check,
+    remediate=remediate,
+    doc=__doc__ or "",
+    options=Gang103Options,
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue holds it forever, or ignores it and the pods bind one by one
 )

@@ -55,16 +55,16 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from gpufleet.fleetctx.context import FleetContext
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, map_value
-from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, team
 from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, team
 from gpufleet.rules.run import RunIndex
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import WorkloadView, as_map, group_of, label_path
-from gpufleet.workloads.types import SPEC
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.types import SPEC
 
 LOCAL_QUEUE = ("kueue.x-k8s.io", "LocalQueue")
 VOLCANO_QUEUE = ("scheduling.volcano.sh", "Queue")
@@ -81,12 +81,17 @@ def _local_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]:
         ok = (view.namespace, queue) in fleet.local_queues()
     if not ok:
         team_ctx = team(view, ctx)
-        hint = f"team {team_ctx.name!r} uses {team_ctx.local_queue!r}" if team_ctx and team_ctx.local_queue else \
-            "declare it in the fleet model"
+        hint = (
+            f"team {team_ctx.name!r} uses {team_ctx.local_queue!r}"
+            if team_ctx and team_ctx.local_queue
+            else "declare it in the fleet model"
+        )
         where = f" in namespace {view.namespace!r}" if view.namespace else ""
-        yield Violation(label_path(fleet.queue_label),
-                        f"LocalQueue {queue!r} is not declared{where} by the fleet model: {_consequence(view.namespace, fleet)}",
-                        f"use a declared LocalQueue ({hint})")
+        yield Violation(
+            label_path(fleet.queue_label),
+            f"LocalQueue {queue!r} is not declared{where} by the fleet model: {_consequence(view.namespace, fleet)}",
+            f"use a declared LocalQueue ({hint})",
+        )
 
 
 def _consequence(namespace: str | None, fleet: FleetContext) -> str:
@@ -95,8 +100,10 @@ def _consequence(namespace: str | None, fleet: FleetContext) -> str:
     such a Job whole, unsuspended (the differential tier, docs/sandbox.md)."""
     managed = fleet.kueue_managed_namespaces
     if namespace is not None and managed is not None and namespace not in managed:
-        return (f"Kueue does not manage namespace {namespace!r} (managedJobsNamespaceSelector), so it ignores the label "
-                "and the job runs outside every quota and all-or-nothing admission")
+        return (
+            f"Kueue does not manage namespace {namespace!r} (managedJobsNamespaceSelector), so it ignores the label "
+            "and the job runs outside every quota and all-or-nothing admission"
+        )
     return "Kueue leaves the workload pending forever"
 
 
@@ -107,19 +114,29 @@ def _volcano_queue(view: WorkloadView, ctx: CheckContext) -> Iterator[Violation]
     path = view.volcano_queue_path or SPEC.child("queue")
     team_ctx = team(view, ctx)
     if queue not in fleet.volcano_queues():
-        yield Violation(path, f"Volcano queue {queue!r} is not declared by the fleet model: the job is rejected, or "
-                              "runs outside every team's quota", "use the team's Volcano queue from the fleet model")
+        yield Violation(
+            path,
+            f"Volcano queue {queue!r} is not declared by the fleet model: the job is rejected, or "
+            "runs outside every team's quota",
+            "use the team's Volcano queue from the fleet model",
+        )
     elif team_ctx is not None and team_ctx.volcano_queue != queue and own_queue(fleet, team_ctx.name) == queue:
         if fleet.kueue_holds_unlabelled(view.namespace) is False:  # else GANG108 says why it hangs
-            yield Violation(path, f"Volcano queue {queue!r} is team {team_ctx.name!r}'s, but namespace {view.namespace!r} "
-                                  "is Kueue's: the team's Volcano work belongs in its Volcano namespaces "
-                                  f"({', '.join(team_ctx.volcano_namespaces) or 'none'})",
-                            "submit it in the team's Volcano namespace, or through Kueue with its LocalQueue")
+            yield Violation(
+                path,
+                f"Volcano queue {queue!r} is team {team_ctx.name!r}'s, but namespace {view.namespace!r} "
+                "is Kueue's: the team's Volcano work belongs in its Volcano namespaces "
+                f"({', '.join(team_ctx.volcano_namespaces) or 'none'})",
+                "submit it in the team's Volcano namespace, or through Kueue with its LocalQueue",
+            )
     elif team_ctx is not None and team_ctx.volcano_queue != queue:
         own = repr(team_ctx.volcano_queue) if team_ctx.volcano_queue else "none"
-        yield Violation(path, f"Volcano queue {queue!r} belongs to another team than {team_ctx.name!r} (its queue: "
-                              f"{own}); Volcano does not check who submits to a queue",
-                        "submit to your own team's Volcano queue")
+        yield Violation(
+            path,
+            f"Volcano queue {queue!r} belongs to another team than {team_ctx.name!r} (its queue: "
+            f"{own}); Volcano does not check who submits to a queue",
+            "submit to your own team's Volcano queue",
+        )
 
 
 def own_queue(fleet: FleetContext, team: str) -> str | None:
@@ -161,12 +178,17 @@ class _Declared:
     volcano_listed: str
 
     @classmethod
-    def of(cls, local: set[tuple[str, str]] | None, volcano: set[str] | None) -> "_Declared":
+    def of(cls, local: set[tuple[str, str]] | None, volcano: set[str] | None) -> _Declared:
         by_namespace: dict[str, list[str]] = {}
         for ns, q in local or ():
             by_namespace.setdefault(ns, []).append(q)
-        return cls(local, volcano, {ns: ", ".join(sorted(qs)) for ns, qs in by_namespace.items()},
-                   frozenset((volcano or set()) | {VOLCANO_DEFAULT_QUEUE}), ", ".join(sorted(volcano or ())))
+        return cls(
+            local,
+            volcano,
+            {ns: ", ".join(sorted(qs)) for ns, qs in by_namespace.items()},
+            frozenset((volcano or set()) | {VOLCANO_DEFAULT_QUEUE}),
+            ", ".join(sorted(volcano or ())),
+        )
 
 
 def _run_queue(view: WorkloadView, declared: _Declared) -> Iterator[Violation]:
@@ -174,15 +196,19 @@ def _run_queue(view: WorkloadView, declared: _Declared) -> Iterator[Violation]:
     namespace = view.namespace or "default"
     if declared.local is not None and view.queue_label and (namespace, view.queue_label) not in declared.local:
         known = declared.local_by_namespace.get(namespace, "")
-        yield Violation(label_path(vocab.QUEUE_LABEL),
-                        f"LocalQueue {view.queue_label!r} is not declared in namespace {namespace!r} by this stack"
-                        f" (declared there: {known or 'none'}), so Kueue never admits the workload",
-                        f"use one of the namespace's LocalQueues ({known or 'declare one first'})")
+        yield Violation(
+            label_path(vocab.QUEUE_LABEL),
+            f"LocalQueue {view.queue_label!r} is not declared in namespace {namespace!r} by this stack"
+            f" (declared there: {known or 'none'}), so Kueue never admits the workload",
+            f"use one of the namespace's LocalQueues ({known or 'declare one first'})",
+        )
     if declared.volcano is not None and view.volcano_queue and view.volcano_queue not in declared.volcano_known:
-        yield Violation(view.volcano_queue_path or SPEC.child("queue"),
-                        f"Volcano queue {view.volcano_queue!r} is not declared by this stack"
-                        f" (declared: {declared.volcano_listed or 'none'}), so the job stays Pending",
-                        "use a Volcano Queue this stack declares")
+        yield Violation(
+            view.volcano_queue_path or SPEC.child("queue"),
+            f"Volcano queue {view.volcano_queue!r} is not declared by this stack"
+            f" (declared: {declared.volcano_listed or 'none'}), so the job stays Pending",
+            "use a Volcano Queue this stack declares",
+        )
 
 
 def check_run(run: RunIndex, ctx: CheckContext) -> Iterator[tuple[Mapping[str, Any], Violation]]:
@@ -206,41 +232,70 @@ def check_run(run: RunIndex, ctx: CheckContext) -> Iterator[tuple[Mapping[str, A
 _NS_QUEUE = "request.namespace + '.' + variables.volcanoQueue"
 _NS_LOCAL = "request.namespace + '.' + variables.localQueue"
 CEL = CelForm(
-    resources=(*resources(("batch.volcano.sh", "jobs"), ("scheduling.volcano.sh", "podgroups"),
-                          ("scheduling.x-k8s.io", "podgroups"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
-                          ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"),
-                          ("leaderworkerset.x-k8s.io", "leaderworkersets"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters")),
-               POD_GROUP_PODS),
-    facts=("localQueue", "volcanoQueue", "teamNamespace", "namespaceVolcanoQueue", "teamVolcanoQueue",
-           "kueueLeavesUnlabelled"),
+    resources=(
+        *resources(
+            ("batch.volcano.sh", "jobs"),
+            ("scheduling.volcano.sh", "podgroups"),
+            ("scheduling.x-k8s.io", "podgroups"),
+            ("batch", "jobs"),
+            ("jobset.x-k8s.io", "jobsets"),
+            ("kubeflow.org", "pytorchjobs"),
+            ("kubeflow.org", "mpijobs"),
+            ("trainer.kubeflow.org", "trainjobs"),
+            ("leaderworkerset.x-k8s.io", "leaderworkersets"),
+            ("ray.io", "rayjobs"),
+            ("ray.io", "rayclusters"),
+        ),
+        POD_GROUP_PODS,
+    ),
+    facts=(
+        "localQueue",
+        "volcanoQueue",
+        "teamNamespace",
+        "namespaceVolcanoQueue",
+        "teamVolcanoQueue",
+        "kueueLeavesUnlabelled",
+    ),
     variables=(
         ("localQueue", map_value("object.metadata.labels", vocab.QUEUE_LABEL)),
         *VOLCANO_QUEUE_VARIABLES,
     ),
     checks=(
-        CelCheck(f"variables.localQueue == '' || {fact('localQueue', _NS_LOCAL)}",
-                 f"'{label_path(vocab.QUEUE_LABEL)}'",
-                 "'LocalQueue ' + variables.localQueue + ' is not declared in namespace ' + request.namespace "
-                 "+ ' by the fleet model: Kueue never admits the workload, or ignores the label where it does not manage "
-                 "the namespace'",
-                 "'use a LocalQueue the fleet model declares for the namespace\\'s team'"),
-        CelCheck(f"variables.volcanoQueue == '' || ({fact('volcanoQueue', 'variables.volcanoQueue')} "
-                 f"&& (!{fact('teamNamespace', 'request.namespace')} || {fact('namespaceVolcanoQueue', _NS_QUEUE)} "
-                 f"|| ({fact('teamVolcanoQueue', _NS_QUEUE)} && !{fact('kueueLeavesUnlabelled', 'request.namespace')})))",
-                 "variables.volcanoQueuePath",
-                 f"'Volcano queue ' + variables.volcanoQueue + ({fact('volcanoQueue', 'variables.volcanoQueue')} "
-                 "? ' is not the queue of namespace ' + request.namespace + '\\'s team: Volcano does not check who "
-                 "submits to a queue' : ' is not declared by the fleet model: the job is rejected, or runs outside every "
-                 "team\\'s quota')",
-                 "'use the Volcano queue the fleet model gives the namespace\\'s team'"),
+        CelCheck(
+            f"variables.localQueue == '' || {fact('localQueue', _NS_LOCAL)}",
+            f"'{label_path(vocab.QUEUE_LABEL)}'",
+            "'LocalQueue ' + variables.localQueue + ' is not declared in namespace ' + request.namespace "
+            "+ ' by the fleet model: Kueue never admits the workload, or ignores the label where it does not manage "
+            "the namespace'",
+            "'use a LocalQueue the fleet model declares for the namespace\\'s team'",
+        ),
+        CelCheck(
+            f"variables.volcanoQueue == '' || ({fact('volcanoQueue', 'variables.volcanoQueue')} "
+            f"&& (!{fact('teamNamespace', 'request.namespace')} || {fact('namespaceVolcanoQueue', _NS_QUEUE)} "
+            f"|| ({fact('teamVolcanoQueue', _NS_QUEUE)} && !{fact('kueueLeavesUnlabelled', 'request.namespace')})))",
+            "variables.volcanoQueuePath",
+            f"'Volcano queue ' + variables.volcanoQueue + ({fact('volcanoQueue', 'variables.volcanoQueue')} "
+            "? ' is not the queue of namespace ' + request.namespace + '\\'s team: Volcano does not check who "
+            "submits to a queue' : ' is not declared by the fleet model: the job is rejected, or runs outside every "
+            "team\\'s quota')",
+            "'use the Volcano queue the fleet model gives the namespace\\'s team'",
+        ),
     ),
 )
 
 
 RULE = Rule(
-    code="GANG104", name="undeclared-queue", family="routing", severity=Severity.ERROR,
+    code="GANG104",
+    name="undeclared-queue",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A workload names a LocalQueue or Volcano queue the fleet model does not give its team.",
     fix="name the queue the fleet model declares for the namespace's team",
-    kinds=(*GANG_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", check_run=check_run,
-    cel=CEL, predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
+    kinds=(*GANG_KINDS, *POD_GROUP_KINDS),
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+    check_run=check_run,
+    cel=CEL,
+    predicts=frozenset({O.REFUSED}) | O.NEVER_WHOLE,  # no such queue: refused, or never admitted
 )

@@ -40,11 +40,11 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
-from gpufleet.rules import gangs
-from gpufleet.rules.routing._helpers import POD_GROUP_KINDS
 from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.routing._helpers import POD_GROUP_KINDS
 from gpufleet.workloads import outcomes as O
 
 
@@ -53,29 +53,49 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if view is None or not gangs.is_gang(view, ctx) or not view.namespace or ctx.fleet is None:
         return
     if ctx.fleet.team_for_namespace(view.namespace) is None:
-        yield Violation(FieldPath.of("metadata", "namespace"),
-                        f"namespace {view.namespace!r} belongs to no team of fleet {ctx.fleet.fleet!r}: the gang has "
-                        "no queue and no quota", "run the gang in a team's namespace, or add the namespace to a "
-                                                 "team in the fleet model")
+        yield Violation(
+            FieldPath.of("metadata", "namespace"),
+            f"namespace {view.namespace!r} belongs to no team of fleet {ctx.fleet.fleet!r}: the gang has "
+            "no queue and no quota",
+            "run the gang in a team's namespace, or add the namespace to a team in the fleet model",
+        )
 
 
 CEL = CelForm(
-    resources=resources(("batch.volcano.sh", "jobs"), ("scheduling.volcano.sh", "podgroups"),
-                        ("scheduling.x-k8s.io", "podgroups"), ("jobset.x-k8s.io", "jobsets"), ("kubeflow.org", "pytorchjobs"),
-                        ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs")),
+    resources=resources(
+        ("batch.volcano.sh", "jobs"),
+        ("scheduling.volcano.sh", "podgroups"),
+        ("scheduling.x-k8s.io", "podgroups"),
+        ("jobset.x-k8s.io", "jobsets"),
+        ("kubeflow.org", "pytorchjobs"),
+        ("kubeflow.org", "mpijobs"),
+        ("trainer.kubeflow.org", "trainjobs"),
+    ),
     facts=("teamNamespace",),
-    checks=(CelCheck(fact("teamNamespace", "request.namespace"), "'metadata.namespace'",
-                     "'namespace ' + request.namespace + ' belongs to no team of the fleet: the gang has no queue and no quota'",
-                     "'run the gang in a team\\'s namespace, or add the namespace to a team in the fleet model'"),),
+    checks=(
+        CelCheck(
+            fact("teamNamespace", "request.namespace"),
+            "'metadata.namespace'",
+            "'namespace ' + request.namespace + ' belongs to no team of the fleet: the gang has no queue and no quota'",
+            "'run the gang in a team\\'s namespace, or add the namespace to a team in the fleet model'",
+        ),
+    ),
     note="batch Jobs (a gang only when it asks for GPUs, a fact of the GPU rules), LeaderWorkerSets and Ray kinds "
-         "(gangs by their size)",
+    "(gangs by their size)",
 )
 
 
 RULE = Rule(
-    code="GANG105", name="namespace-without-team", family="routing", severity=Severity.ERROR,
+    code="GANG105",
+    name="namespace-without-team",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A gang runs in a namespace that no team of the fleet model owns.",
     fix="move the gang to a team's namespace or give the namespace to a team",
-    kinds=(*GANG_KINDS, *POD_GROUP_KINDS), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
+    kinds=(*GANG_KINDS, *POD_GROUP_KINDS),
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.NOT_JUDGED,  # no team, no quota: a hazard under contention, which a trial alone does not create
 )

@@ -95,29 +95,40 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.kubetypes import vocab
+from gpufleet.kubetypes import workload_api as wa
 from gpufleet.rules import gangs
-from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS, asks_for_gpus, names_gang_placement
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS
+from gpufleet.rules.gangs import asks_for_gpus, names_gang_placement
 from gpufleet.rules.placement import in_coscheduling_namespace
 from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
 from gpufleet.rules.routing._native import ignored_ask
-from gpufleet.kubetypes import workload_api as wa
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import WorkloadView, as_map, label_path
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.native import near_miss
 
 CODE = "GANG106"
 KINDS = (
-    ("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"), ("kubeflow.org", "XGBoostJob"), ("kubeflow.org", "PaddleJob"),
-    ("kubeflow.org", "JAXJob"), ("trainer.kubeflow.org", "TrainJob"),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"),
+    ("batch", "Job"),
+    ("jobset.x-k8s.io", "JobSet"),
+    ("kubeflow.org", "PyTorchJob"),
+    ("kubeflow.org", "MPIJob"),
+    ("kubeflow.org", "TFJob"),
+    ("kubeflow.org", "XGBoostJob"),
+    ("kubeflow.org", "PaddleJob"),
+    ("kubeflow.org", "JAXJob"),
+    ("trainer.kubeflow.org", "TrainJob"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+    ("ray.io", "RayCluster"),
+    ("ray.io", "RayJob"),
 )
 
 
 def _has_kueue_keys(view: WorkloadView) -> bool:
-    return any(isinstance(k, str) and k.startswith(vocab.KUEUE_PREFIX) for src in (view.labels, view.annotations) for k in src)
+    return any(
+        isinstance(k, str) and k.startswith(vocab.KUEUE_PREFIX) for src in (view.labels, view.annotations) for k in src
+    )
 
 
 def _runtime_groups(obj: Mapping[str, Any], ctx: CheckContext) -> bool:
@@ -130,10 +141,17 @@ def names_a_route(view: WorkloadView, ctx: CheckContext) -> bool:
     """Whether the workload names any queue, gang scheduler or pod group (a Kueue key only where Kueue integrates the kind)."""
     policy = as_map(as_map(as_map(view.obj.get("spec")).get("runPolicy")).get("schedulingPolicy"))
     kueue = bool(view.queue_label or _has_kueue_keys(view)) and not kueue_integration_off(view, ctx)
-    return bool(kueue or view.volcano_queue or view.pod_group or policy or vocab.RAY_GANG in view.labels
-                or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, vocab.VOLCANO_QUEUE))
-                or names_gang_placement(view) or gangs.native_gang(view, ctx) is not None
-                or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx)))
+    return bool(
+        kueue
+        or view.volcano_queue
+        or view.pod_group
+        or policy
+        or vocab.RAY_GANG in view.labels
+        or any(k in view.annotations or k in view.labels for k in (*_GROUP_KEYS, vocab.VOLCANO_QUEUE))
+        or names_gang_placement(view)
+        or gangs.native_gang(view, ctx) is not None
+        or (view.kind == "TrainJob" and _runtime_groups(view.obj, ctx))
+    )
 
 
 def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
@@ -143,21 +161,36 @@ def fleet_reason(view: WorkloadView, ctx: CheckContext) -> str | None:
     team = fleet.team_for_namespace(view.namespace)
     off = kueue_integration_off(view, ctx)
     if off and team is not None and not volcano_only(team):
-        return (f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, so Kueue "
-                "never admits it (a queue label does nothing)")
-    if (team is not None and not team.local_queue and fleet.native_jobs and fleet.native_pools(view.namespace)
-            and (view.group, view.kind) == ("batch", "Job")):
-        why = ("Indexed with completions equal to parallelism" if wa.jobs_gang_by_shape(fleet.kubernetes_minor or 0)
-               else "spec.scheduling.schedulingPolicy.gang")
-        return (f"and it is no Job the Kubernetes 1.{fleet.kubernetes_minor} Job controller gang-schedules (it gangs only "
-                f"a Job with {why})")
+        return (
+            f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, so Kueue "
+            "never admits it (a queue label does nothing)"
+        )
+    if (
+        team is not None
+        and not team.local_queue
+        and fleet.native_jobs
+        and fleet.native_pools(view.namespace)
+        and (view.group, view.kind) == ("batch", "Job")
+    ):
+        why = (
+            "Indexed with completions equal to parallelism"
+            if wa.jobs_gang_by_shape(fleet.kubernetes_minor or 0)
+            else "spec.scheduling.schedulingPolicy.gang"
+        )
+        return (
+            f"and it is no Job the Kubernetes 1.{fleet.kubernetes_minor} Job controller gang-schedules (it gangs only "
+            f"a Job with {why})"
+        )
     if team is None or team.local_queue or volcano_only(team):
         return None  # GANG105, GANG103 and GANG101 report these
     holds = fleet.kueue_holds_unlabelled(view.namespace)
     if holds:
         return None  # Kueue suspends it until a queue is named: GANG103's message
-    settings = ("Kueue does not manage the namespace" if holds is False
-                else "the fleet context does not say whether Kueue manages the namespace")
+    settings = (
+        "Kueue does not manage the namespace"
+        if holds is False
+        else "the fleet context does not say whether Kueue manages the namespace"
+    )
     return f"namespace {view.namespace!r} belongs to team {team.name!r}, which has no Kueue LocalQueue, and {settings}"
 
 
@@ -183,17 +216,22 @@ def gated_by_pod_integration(view: WorkloadView, ctx: CheckContext) -> str | Non
 def _gated(view: WorkloadView, ctx: CheckContext, off: str, label: str) -> Violation:
     what = f"all {view.total_pods} pods" if gangs.is_gang(view, ctx) else "every pod it ever creates"
     head = ", head included" if view.group == "ray.io" else ""
-    autoscaled = (" (an autoscaled cluster: Kueue admits it only as an elastic job, annotation "
-                  "kueue.x-k8s.io/elastic-job: \"true\" with the ElasticJobsViaWorkloadSlices feature gate)"
-                  if as_map(view.obj.get("spec")).get("enableInTreeAutoscaling") is True else "")
+    autoscaled = (
+        " (an autoscaled cluster: Kueue admits it only as an elastic job, annotation "
+        "kueue.x-k8s.io/elastic-job: \"true\" with the ElasticJobsViaWorkloadSlices feature gate)"
+        if as_map(view.obj.get("spec")).get("enableInTreeAutoscaling") is True
+        else ""
+    )
     team = ctx.fleet.team_for_namespace(view.namespace) if ctx.fleet is not None else None
     queue = team.local_queue if team is not None and team.local_queue else "<LocalQueue>"
-    return Violation(label_path(label),
-                     f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, and namespace "
-                     f"{view.namespace!r} is one where Kueue holds unlabelled work: its pod integration gates {what}{head} "
-                     "(no Kueue-managed ancestor), and each pod's Workload names no LocalQueue, so nothing ever runs",
-                     f"add {off} to the model's admission.frameworks and label the {view.kind} {label}: {queue}"
-                     f"{autoscaled}, or run it in a namespace Kueue does not manage")
+    return Violation(
+        label_path(label),
+        f"Kueue's integration for {view.kind} ({off}) is not in the fleet's admission.frameworks, and namespace "
+        f"{view.namespace!r} is one where Kueue holds unlabelled work: its pod integration gates {what}{head} "
+        "(no Kueue-managed ancestor), and each pod's Workload names no LocalQueue, so nothing ever runs",
+        f"add {off} to the model's admission.frameworks and label the {view.kind} {label}: {queue}"
+        f"{autoscaled}, or run it in a namespace Kueue does not manage",
+    )
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
@@ -211,26 +249,34 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     ignored = ignored_ask(view, ctx) if gang and asks_for_gpus(view, ctx) else None
     if ignored is not None:
         path, why = ignored
-        yield Violation(path, f"this {view.total_pods}-pod GPU gang asks for Kubernetes' own gang scheduling at {path}, but {why}: "
-                        "default-scheduler binds its pods one by one, so part of the gang can start, hold its GPUs and wait "
-                        "for ranks that never come",
-                        "turn the gates on (the model's kubernetes.featureGates, for a cluster that runs them), or "
-                        + _fix(view, ctx, label))
+        yield Violation(
+            path,
+            f"this {view.total_pods}-pod GPU gang asks for Kubernetes' own gang scheduling at {path}, but {why}: "
+            "default-scheduler binds its pods one by one, so part of the gang can start, hold its GPUs and wait "
+            "for ranks that never come",
+            "turn the gates on (the model's kubernetes.featureGates, for a cluster that runs them), or "
+            + _fix(view, ctx, label),
+        )
         return
     if not gang or names_a_route(view, ctx) or not asks_for_gpus(view, ctx):
         return
     if ctx.fleet is None:
-        why = ("unless its namespace makes Kueue hold unlabelled jobs (manageJobsWithoutQueueName with a "
-               "managedJobsNamespaceSelector that selects it; give --fleet to decide)")
+        why = (
+            "unless its namespace makes Kueue hold unlabelled jobs (manageJobsWithoutQueueName with a "
+            "managedJobsNamespaceSelector that selects it; give --fleet to decide)"
+        )
     else:
         found = fleet_reason(view, ctx)
         if found is None:
             return
         why = found
-    yield Violation(label_path(label),
-                    f"this {view.total_pods}-pod GPU gang names no Kueue queue, no gang scheduler and no pod group, "
-                    f"{why}: default-scheduler binds its pods one by one, so part of the gang can start, hold its "
-                    "GPUs and wait for ranks that never come", _fix(view, ctx, label))
+    yield Violation(
+        label_path(label),
+        f"this {view.total_pods}-pod GPU gang names no Kueue queue, no gang scheduler and no pod group, "
+        f"{why}: default-scheduler binds its pods one by one, so part of the gang can start, hold its "
+        "GPUs and wait for ranks that never come",
+        _fix(view, ctx, label),
+    )
 
 
 def _fix(view: WorkloadView, ctx: CheckContext, label: str) -> str:
@@ -240,31 +286,51 @@ def _fix(view: WorkloadView, ctx: CheckContext, label: str) -> str:
         return native
     if in_coscheduling_namespace(ctx, view.namespace):
         scheduler = ctx.fleet.coscheduling_scheduler if ctx.fleet is not None else None
-        return (f"give it a pod group of the gang's size: label its pod templates {vocab.COSCHEDULING_GROUP}: "
-                f"{view.name or '<job name>'}, declare that PodGroup with minMember {view.total_pods}, and set "
-                f"schedulerName: {scheduler or '<the coscheduling scheduler>'} (the team's pools are scheduled by "
-                "scheduler-plugins' coscheduling, not Kueue or Volcano)")
-    return (f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
-            "or give it a pod group of the gang's size")
+        return (
+            f"give it a pod group of the gang's size: label its pod templates {vocab.COSCHEDULING_GROUP}: "
+            f"{view.name or '<job name>'}, declare that PodGroup with minMember {view.total_pods}, and set "
+            f"schedulerName: {scheduler or '<the coscheduling scheduler>'} (the team's pools are scheduled by "
+            "scheduler-plugins' coscheduling, not Kueue or Volcano)"
+        )
+    return (
+        f"add label {label}: <LocalQueue> (Kueue), or send it to Volcano (queue + schedulerName: volcano), "
+        "or give it a pod group of the gang's size"
+    )
 
 
 def native_route(view: WorkloadView, ctx: CheckContext) -> str | None:
     """The fix on a cluster that gang-schedules Jobs itself, for a batch Job of a team with a native pool."""
     fleet = ctx.fleet
-    if fleet is None or not fleet.native_jobs or (view.group, view.kind) != ("batch", "Job") or not fleet.native_pools(view.namespace):
+    if (
+        fleet is None
+        or not fleet.native_jobs
+        or (view.group, view.kind) != ("batch", "Job")
+        or not fleet.native_pools(view.namespace)
+    ):
         return None
     near = near_miss(view.obj, fleet.kubernetes_minor or 0)
-    shape = ("set completionMode: Indexed with completions equal to parallelism" if wa.jobs_gang_by_shape(fleet.kubernetes_minor or 0)
-             else "set spec.scheduling.schedulingPolicy.gang: {} (minCount defaults to parallelism), with completions equal to parallelism")
+    shape = (
+        "set completionMode: Indexed with completions equal to parallelism"
+        if wa.jobs_gang_by_shape(fleet.kubernetes_minor or 0)
+        else "set spec.scheduling.schedulingPolicy.gang: {} (minCount defaults to parallelism), with completions equal to parallelism"
+    )
     done = " (the admission controller adds it on CREATE)" if near is not None else ""
-    return (f"let the Job controller make it a gang: {shape}{done}; kube-scheduler then binds all its pods or none "
-            f"(team pools {', '.join(p.name for p in fleet.native_pools(view.namespace))} are placed by Kubernetes' own gang scheduling)")
+    return (
+        f"let the Job controller make it a gang: {shape}{done}; kube-scheduler then binds all its pods or none "
+        f"(team pools {', '.join(p.name for p in fleet.native_pools(view.namespace))} are placed by Kubernetes' own gang scheduling)"
+    )
 
 
 RULE = Rule(
-    code=CODE, name="gang-without-route", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="gang-without-route",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A multi-pod GPU gang names no Kueue queue, no gang scheduler and no pod group.",
     fix="name a route: a kueue.x-k8s.io/queue-name label, Volcano (queue + schedulerName), or a pod group",
-    kinds=KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=KINDS,
+    check=check,
+    needs_objects=True,
+    doc=__doc__ or "",
     predicts=O.NEVER_WHOLE,  # no gang scheduler, queue or pod group: the pods bind one by one
 )

@@ -58,12 +58,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.kubetypes import vocab
 from gpufleet.rules import gangs
-from gpufleet.rules.routing._helpers import volcano_names, VolcanoSchedulerOptions
+from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.placement import VOLCANO_KINDS
-from gpufleet.kubetypes import vocab
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_names
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, effective_scheduler
 from gpufleet.workloads import outcomes as O
 
@@ -110,12 +110,14 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         scheduler = effective_scheduler(view, template)
         problem = _problem(view, template, ctx) if scheduler in names else None
         if problem:
-            yield Violation(template.spec_path.child("schedulerName"),
-                            f"Kueue admits this gang (queue {queue!r}) but its pods go to {scheduler!r} and {problem}: "
-                            "quota is counted by Kueue while placement is not atomic in Volcano, so an admitted gang "
-                            "can start partially",
-                            "leave schedulerName empty (Kueue's admission is the gang), or drop the queue label and "
-                            "run it through Volcano (a Volcano Job, or a PodGroup with minMember = the gang's pods)")
+            yield Violation(
+                template.spec_path.child("schedulerName"),
+                f"Kueue admits this gang (queue {queue!r}) but its pods go to {scheduler!r} and {problem}: "
+                "quota is counted by Kueue while placement is not atomic in Volcano, so an admitted gang "
+                "can start partially",
+                "leave schedulerName empty (Kueue's admission is the gang), or drop the queue label and "
+                "run it through Volcano (a Volcano Job, or a PodGroup with minMember = the gang's pods)",
+            )
 
 
 @rule_options
@@ -124,10 +126,16 @@ class Gang107Options(VolcanoSchedulerOptions):
 
 
 RULE = Rule(
-    code=CODE, name="double-routing", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="double-routing",
+    family="routing",
+    severity=Severity.ERROR,
     summary="Kueue admits a gang (queue label) whose pods Volcano places without a PodGroup of the gang's size.",
     fix="route the gang through one system: Kueue with the default scheduler, or Volcano with a gang-sized PodGroup",
-    kinds=GANG_KINDS, check=check, needs_objects=True, doc=__doc__ or "",
+    kinds=GANG_KINDS,
+    check=check,
+    needs_objects=True,
+    doc=__doc__ or "",
     options=Gang107Options,
     predicts=O.NEVER_WHOLE,  # Kueue admits, Volcano places pod by pod
 )

@@ -56,24 +56,28 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.fleetctx.context import FleetContext, TeamContext
+from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
 from gpufleet.rules.celkinds import VOLCANO, VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
-from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_names
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.placement import VOLCANO_KINDS
-from gpufleet.kubetypes import vocab
+from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_names
 from gpufleet.workloads import WorkloadView, effective_scheduler
-from gpufleet.workloads.kueue_gate import integration
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.kueue_gate import integration
 
 CODE = "GANG108"
 VOLCANO_JOB = ("batch.volcano.sh", "Job")
-GATED = ("Kueue's pod integration gates every pod of it (no Kueue-managed ancestor: pkg/controller/jobs/pod/"
-         "pod_webhook.go at v0.19.2) and Volcano never schedules a gated pod")
-SUSPENDED = ("Kueue suspends it (manageJobsWithoutQueueName: WorkloadShouldBeSuspended, pkg/controller/jobframework/"
-             "utils.go at v0.19.2) and its Workload names no LocalQueue, so it is never admitted")
+GATED = (
+    "Kueue's pod integration gates every pod of it (no Kueue-managed ancestor: pkg/controller/jobs/pod/"
+    "pod_webhook.go at v0.19.2) and Volcano never schedules a gated pod"
+)
+SUSPENDED = (
+    "Kueue suspends it (manageJobsWithoutQueueName: WorkloadShouldBeSuspended, pkg/controller/jobframework/"
+    "utils.go at v0.19.2) and its Workload names no LocalQueue, so it is never admitted"
+)
 
 
 def _volcano_route(view: WorkloadView, ctx: CheckContext) -> tuple[FieldPath, str] | None:
@@ -88,8 +92,9 @@ def _volcano_route(view: WorkloadView, ctx: CheckContext) -> tuple[FieldPath, st
         if scheduler in names:
             return template.spec_path.child("schedulerName"), f"this {view.kind}, whose pods go to {scheduler!r},"
     if view.volcano_queue:
-        return view.volcano_queue_path or FieldPath.of("metadata", "namespace"), \
-            f"this {view.kind}, which names the Volcano queue {view.volcano_queue!r},"
+        return view.volcano_queue_path or FieldPath.of(
+            "metadata", "namespace"
+        ), f"this {view.kind}, which names the Volcano queue {view.volcano_queue!r},"
     return None
 
 
@@ -125,8 +130,12 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if route is None or held is None:
         return
     path, what = route
-    yield Violation(path, f"namespace {view.namespace!r} is Kueue's (team {team.name!r}) and {what} names no Kueue "
-                          f"queue: {held}. The gang stays Pending forever", _fix(team, fleet))
+    yield Violation(
+        path,
+        f"namespace {view.namespace!r} is Kueue's (team {team.name!r}) and {what} names no Kueue "
+        f"queue: {held}. The gang stays Pending forever",
+        _fix(team, fleet),
+    )
 
 
 @rule_options
@@ -134,8 +143,14 @@ class Gang108Options(VolcanoSchedulerOptions):
     """GANG108's options (`--config`: `options: {GANG108: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
 
 
-_RESOURCES = resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
-                       ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"))
+_RESOURCES = resources(
+    ("batch.volcano.sh", "jobs"),
+    ("batch", "jobs"),
+    ("jobset.x-k8s.io", "jobsets"),
+    ("kubeflow.org", "pytorchjobs"),
+    ("kubeflow.org", "mpijobs"),
+    ("trainer.kubeflow.org", "trainjobs"),
+)
 
 
 def _integrates(framework: str) -> str:
@@ -145,32 +160,53 @@ def _integrates(framework: str) -> str:
 
 CEL = CelForm(
     resources=_RESOURCES,
-    params=("volcanoSchedulers",), facts=("kueueTeamNamespace", "kueueLeavesUnlabelled", "kueueIntegrates"),
+    params=("volcanoSchedulers",),
+    facts=("kueueTeamNamespace", "kueueLeavesUnlabelled", "kueueIntegrates"),
     variables=(
-        ("toVolcano", failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False,
-                                        "spec.schedulerName")),
+        (
+            "toVolcano",
+            failing_templates(lambda t: listed(CODE, "volcanoSchedulers", scheduler(t)), False, "spec.schedulerName"),
+        ),
         *VOLCANO_QUEUE_VARIABLES,
-        ("route", f"{VOLCANO} ? 'metadata.namespace' : size(variables.toVolcano) > 0 ? variables.toVolcano[0] "
-                  ": variables.volcanoQueue != '' ? variables.volcanoQueuePath : ''"),
+        (
+            "route",
+            f"{VOLCANO} ? 'metadata.namespace' : size(variables.toVolcano) > 0 ? variables.toVolcano[0] "
+            ": variables.volcanoQueue != '' ? variables.volcanoQueuePath : ''",
+        ),
         ("framework", framework(_RESOURCES)),
-        ("held", f"!{fact('kueueLeavesUnlabelled', 'request.namespace')} && ((variables.framework != '' "
-                 f"&& {_integrates('variables.framework')}) || {_integrates(repr('pod'))})"),
+        (
+            "held",
+            f"!{fact('kueueLeavesUnlabelled', 'request.namespace')} && ((variables.framework != '' "
+            f"&& {_integrates('variables.framework')}) || {_integrates(repr('pod'))})",
+        ),
     ),
-    checks=(CelCheck(f"{map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
-                     f"|| !{fact('kueueTeamNamespace', 'request.namespace')} || variables.route == '' || !variables.held",
-                     "variables.route",
-                     "'namespace ' + request.namespace + ' is Kueue\\'s and this ' + object.kind + ' is routed to Volcano "
-                     "but names no Kueue queue: Kueue ' + (variables.framework != '' && "
-                     f"{_integrates('variables.framework')} ? 'suspends it and never admits it' "
-                     ": 'gates its pods and Volcano never schedules them') + '. The gang stays Pending forever'"),),
+    checks=(
+        CelCheck(
+            f"{map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
+            f"|| !{fact('kueueTeamNamespace', 'request.namespace')} || variables.route == '' || !variables.held",
+            "variables.route",
+            "'namespace ' + request.namespace + ' is Kueue\\'s and this ' + object.kind + ' is routed to Volcano "
+            "but names no Kueue queue: Kueue ' + (variables.framework != '' && "
+            f"{_integrates('variables.framework')} ? 'suspends it and never admits it' "
+            ": 'gates its pods and Volcano never schedules them') + '. The gang stays Pending forever'",
+        ),
+    ),
     note="LeaderWorkerSets and Ray kinds (their pod templates)",
 )
 
 
 RULE = Rule(
-    code=CODE, name="volcano-routed-in-kueue-namespace", family="routing", severity=Severity.ERROR,
+    code=CODE,
+    name="volcano-routed-in-kueue-namespace",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A Volcano-routed workload in a namespace where Kueue holds unlabelled work: gated or suspended forever.",
     fix="submit it in the team's Volcano namespace, or run it through Kueue with its queue label",
-    kinds=GANG_KINDS, check=check, needs_fleet=True, doc=__doc__ or "", options=Gang108Options, cel=CEL,
+    kinds=GANG_KINDS,
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+    options=Gang108Options,
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue holds work it will never admit
 )

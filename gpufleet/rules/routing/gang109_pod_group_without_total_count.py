@@ -53,10 +53,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, unknown
 from gpufleet.rules.celkinds import map_value
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import WorkloadView, annotation_path, as_int
 from gpufleet.workloads import outcomes as O
 
@@ -92,8 +92,11 @@ def _problem(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[str, str] | Non
     if vocab.KUEUE_POD_GROUP_TOTAL not in view.annotations:
         return group, "has no"
     count = as_int(view.annotations.get(vocab.KUEUE_POD_GROUP_TOTAL))
-    return (group, f"has an invalid ({view.annotations.get(vocab.KUEUE_POD_GROUP_TOTAL)!r})") if not count or count < 1 \
+    return (
+        (group, f"has an invalid ({view.annotations.get(vocab.KUEUE_POD_GROUP_TOTAL)!r})")
+        if not count or count < 1
         else None
+    )
 
 
 def _members(obj: Mapping[str, Any], ctx: CheckContext, group: str) -> int:
@@ -108,13 +111,18 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     group, what = found
     members = _members(obj, ctx, group)
     value = f'"{members}"' if members else '"<pods in the group>"'
-    yield Violation(TOTAL, f"pod of Kueue pod group {group!r} {what} {vocab.KUEUE_POD_GROUP_TOTAL} annotation: "
-                           "Kueue's pod webhook refuses to create it, so the group never starts",
-                    f"annotate {vocab.KUEUE_POD_GROUP_TOTAL}: {value} on every pod of the group")
+    yield Violation(
+        TOTAL,
+        f"pod of Kueue pod group {group!r} {what} {vocab.KUEUE_POD_GROUP_TOTAL} annotation: "
+        "Kueue's pod webhook refuses to create it, so the group never starts",
+        f"annotate {vocab.KUEUE_POD_GROUP_TOTAL}: {value} on every pod of the group",
+    )
 
 
-_GROUP_LABEL, _GROUP_NOTE = map_value("object.metadata.labels", vocab.KUEUE_POD_GROUP), \
-    map_value("object.metadata.annotations", vocab.KUEUE_POD_GROUP)
+_GROUP_LABEL, _GROUP_NOTE = (
+    map_value("object.metadata.labels", vocab.KUEUE_POD_GROUP),
+    map_value("object.metadata.annotations", vocab.KUEUE_POD_GROUP),
+)
 _NOTES = "object.metadata.annotations"
 _COUNT = f"{_NOTES}['{vocab.KUEUE_POD_GROUP_TOTAL}']"
 CEL = CelForm(
@@ -122,23 +130,37 @@ CEL = CelForm(
     facts=("kueueManaged", "kueueHoldsUnlabelled"),
     variables=(
         ("group", f"{_GROUP_LABEL} != '' ? {_GROUP_LABEL} : {_GROUP_NOTE}"),
-        ("judged", f"variables.group != '' && ({unknown('kueueManaged')} || {fact('kueueManaged', 'request.namespace')}) "
-                   f"&& ({map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
-                   f"|| {fact('kueueHoldsUnlabelled', 'request.namespace')})"),
+        (
+            "judged",
+            f"variables.group != '' && ({unknown('kueueManaged')} || {fact('kueueManaged', 'request.namespace')}) "
+            f"&& ({map_value('object.metadata.labels', vocab.QUEUE_LABEL)} != '' "
+            f"|| {fact('kueueHoldsUnlabelled', 'request.namespace')})",
+        ),
         ("counted", f"has({_NOTES}) && '{vocab.KUEUE_POD_GROUP_TOTAL}' in {_NOTES}"),
     ),
-    checks=(CelCheck(f"!variables.judged || (variables.counted && {_COUNT}.trim().matches('^[0-9]*[1-9][0-9]*$'))",
-                     f"'{TOTAL}'",
-                     f"'pod of Kueue pod group ' + variables.group + (variables.counted ? ' has an invalid (' + {_COUNT} + ')' "
-                     f": ' has no') + ' {vocab.KUEUE_POD_GROUP_TOTAL} annotation: Kueue\\'s pod webhook refuses to create it, "
-                     "so the group never starts'"),),
+    checks=(
+        CelCheck(
+            f"!variables.judged || (variables.counted && {_COUNT}.trim().matches('^[0-9]*[1-9][0-9]*$'))",
+            f"'{TOTAL}'",
+            f"'pod of Kueue pod group ' + variables.group + (variables.counted ? ' has an invalid (' + {_COUNT} + ')' "
+            f": ' has no') + ' {vocab.KUEUE_POD_GROUP_TOTAL} annotation: Kueue\\'s pod webhook refuses to create it, "
+            "so the group never starts'",
+        ),
+    ),
 )
 
 
 RULE = Rule(
-    code="GANG109", name="pod-group-without-total-count", family="routing", severity=Severity.ERROR,
+    code="GANG109",
+    name="pod-group-without-total-count",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A Kueue plain-pod group member lacks a valid pod-group-total-count annotation; Kueue's webhook refuses it.",
     fix="annotate kueue.x-k8s.io/pod-group-total-count with the group's pod count on every member",
-    kinds=(("", "Pod"),), check=check, needs_objects=True, doc=__doc__ or "", cel=CEL,
+    kinds=(("", "Pod"),),
+    check=check,
+    needs_objects=True,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=frozenset({O.REFUSED}),  # Kueue's webhook refuses the pod
 )

@@ -44,13 +44,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules.gangs import GANG_KINDS
-from gpufleet.kubetypes import vocab
 from gpufleet.workloads import as_map, label_path
-from gpufleet.workloads.types import METADATA, SPEC
 from gpufleet.workloads import outcomes as O
+from gpufleet.workloads.types import METADATA, SPEC
 
 CRON_METADATA = SPEC.child("jobTemplate", "metadata")
 
@@ -70,33 +70,60 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         return
     known = sorted(pc.name for pc in fleet.priority_classes)
     if str(name) not in known:
-        yield Violation(label_path(vocab.KUEUE_PRIORITY_CLASS, base),
-                        f"WorkloadPriorityClass {str(name)!r} is not rendered by the fleet model (its priority classes: "
-                        f"{', '.join(known) or 'none'}): Kueue creates no Workload for the job, which stays suspended",
-                        f"name one of the model's priority classes ({', '.join(known) or 'declare one in priorityClasses'})"
-                        " or add it to the model")
+        yield Violation(
+            label_path(vocab.KUEUE_PRIORITY_CLASS, base),
+            f"WorkloadPriorityClass {str(name)!r} is not rendered by the fleet model (its priority classes: "
+            f"{', '.join(known) or 'none'}): Kueue creates no Workload for the job, which stays suspended",
+            f"name one of the model's priority classes ({', '.join(known) or 'declare one in priorityClasses'})"
+            " or add it to the model",
+        )
 
 
 _LABEL = vocab.KUEUE_PRIORITY_CLASS
 CEL = CelForm(
-    resources=resources(("batch.volcano.sh", "jobs"), ("batch", "jobs"), ("jobset.x-k8s.io", "jobsets"),
-                        ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("trainer.kubeflow.org", "trainjobs"),
-                        ("leaderworkerset.x-k8s.io", "leaderworkersets"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters")),
+    resources=resources(
+        ("batch.volcano.sh", "jobs"),
+        ("batch", "jobs"),
+        ("jobset.x-k8s.io", "jobsets"),
+        ("kubeflow.org", "pytorchjobs"),
+        ("kubeflow.org", "mpijobs"),
+        ("trainer.kubeflow.org", "trainjobs"),
+        ("leaderworkerset.x-k8s.io", "leaderworkersets"),
+        ("ray.io", "rayjobs"),
+        ("ray.io", "rayclusters"),
+    ),
     facts=("priorityClass",),
-    variables=(("label", f"has(object.metadata.labels) && '{_LABEL}' in object.metadata.labels "
-                         f"? object.metadata.labels['{_LABEL}'] : ''"),),
-    checks=(CelCheck(f"variables.label == '' || {fact('priorityClass', 'variables.label')}", f"'metadata.labels[{_LABEL}]'",
-                     "'WorkloadPriorityClass ' + variables.label + ' is not rendered by the fleet model: Kueue creates no "
-                     "Workload for the job, which stays suspended'",
-                     "'name one of the model\\'s priority classes or add it to the model'"),),
+    variables=(
+        (
+            "label",
+            f"has(object.metadata.labels) && '{_LABEL}' in object.metadata.labels "
+            f"? object.metadata.labels['{_LABEL}'] : ''",
+        ),
+    ),
+    checks=(
+        CelCheck(
+            f"variables.label == '' || {fact('priorityClass', 'variables.label')}",
+            f"'metadata.labels[{_LABEL}]'",
+            "'WorkloadPriorityClass ' + variables.label + ' is not rendered by the fleet model: Kueue creates no "
+            "Workload for the job, which stays suspended'",
+            "'name one of the model\\'s priority classes or add it to the model'",
+        ),
+    ),
     note="Kueue pod-group Pods (CronJobs reach neither: the linter and the policy pack judge them)",
 )
 
 
 RULE = Rule(
-    code="GANG110", name="undeclared-workload-priority-class", family="routing", severity=Severity.ERROR,
+    code="GANG110",
+    name="undeclared-workload-priority-class",
+    family="routing",
+    severity=Severity.ERROR,
     summary="A job names a Kueue WorkloadPriorityClass the fleet model does not render: it stays suspended.",
     fix="name a priority class of the fleet model in kueue.x-k8s.io/priority-class",
-    kinds=(*GANG_KINDS, ("batch", "CronJob")), check=check, needs_fleet=True, doc=__doc__ or "", cel=CEL,
+    kinds=(*GANG_KINDS, ("batch", "CronJob")),
+    check=check,
+    needs_fleet=True,
+    doc=__doc__ or "",
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # Kueue keeps the job suspended
 )

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gpufleet.yamlin.errors import Issue
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CrdSchemas
+from gpufleet.yamlin.errors import Issue
+
 
 def pruned_paths(crds: CrdSchemas, obj: Mapping[str, Any]) -> frozenset[FieldPath | str]:
     """Paths ``crds.pruned_fields(obj)`` reports."""

@@ -57,7 +57,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     if crds is None or not crds.knows(obj):
         return
     for issue in crds.pruned_fields(obj):
-        yield Violation(at(issue), issue.message, issue.fix or "remove the field or move it to where the schema declares it")
+        yield Violation(
+            at(issue), issue.message, issue.fix or "remove the field or move it to where the schema declares it"
+        )
 
 
 RULE = Rule(

@@ -10,25 +10,31 @@ from tests.rules.helpers import fixed, paths
 CODE = "GANG001"
 
 
-@pytest.mark.parametrize("job, expected", [
-    (b.volcano_job(tasks=[b.task(replicas=4)], min_available=2), ["spec.minAvailable"]),
-    (b.volcano_job(tasks=[b.task(replicas=4)], min_available=4), []),
-    (b.volcano_job(tasks=[b.task(replicas=4)]), []),
-    (b.volcano_job(tasks=[b.task(replicas=4)], min_available=0), []),
-    (b.volcano_job(tasks=[b.task("m"), b.task(replicas=4, min_available=3)]), ["spec.tasks[1].minAvailable"]),
-    (b.volcano_job(tasks=[b.task(replicas=4, min_available=0)]), ["spec.tasks[0].minAvailable"]),
-    (b.pytorch_job(workers=3, min_available=2), ["spec.runPolicy.schedulingPolicy.minAvailable"]),
-    (b.pytorch_job(workers=3, min_available=4), []),
-    (b.mpi_job(workers=2, min_available=1), ["spec.runPolicy.schedulingPolicy.minAvailable"]),
-])
+@pytest.mark.parametrize(
+    "job, expected",
+    [
+        (b.volcano_job(tasks=[b.task(replicas=4)], min_available=2), ["spec.minAvailable"]),
+        (b.volcano_job(tasks=[b.task(replicas=4)], min_available=4), []),
+        (b.volcano_job(tasks=[b.task(replicas=4)]), []),
+        (b.volcano_job(tasks=[b.task(replicas=4)], min_available=0), []),
+        (b.volcano_job(tasks=[b.task("m"), b.task(replicas=4, min_available=3)]), ["spec.tasks[1].minAvailable"]),
+        (b.volcano_job(tasks=[b.task(replicas=4, min_available=0)]), ["spec.tasks[0].minAvailable"]),
+        (b.pytorch_job(workers=3, min_available=2), ["spec.runPolicy.schedulingPolicy.minAvailable"]),
+        (b.pytorch_job(workers=3, min_available=4), []),
+        (b.mpi_job(workers=2, min_available=1), ["spec.runPolicy.schedulingPolicy.minAvailable"]),
+    ],
+)
 def test_a_job_whose_min_is_below_its_replicas_is_flagged(job, expected):
     assert paths(CODE, job) == expected
 
 
-@pytest.mark.parametrize("job", [
-    b.volcano_job(tasks=[b.task(replicas=8)], min_available=2, annotations={"gpufleet.dev/elastic": "true"}),
-    b.pytorch_job(workers=3, min_available=1, annotations={"gpufleet.dev/elastic": "true"}),
-])
+@pytest.mark.parametrize(
+    "job",
+    [
+        b.volcano_job(tasks=[b.task(replicas=8)], min_available=2, annotations={"gpufleet.dev/elastic": "true"}),
+        b.pytorch_job(workers=3, min_available=1, annotations={"gpufleet.dev/elastic": "true"}),
+    ],
+)
 def test_an_elastic_job_may_start_below_its_replicas(job):
     assert paths(CODE, job) == []
 
@@ -54,13 +60,17 @@ def test_a_pod_group_in_another_namespace_does_not_count():
 def test_a_kueue_pod_group_total_below_its_pods_is_flagged_on_each_pod():
     pods = [b.pod(f"p{i}", group="g", total=2, queue="q") for i in range(3)]
     assert paths(CODE, pods[0], objects=tuple(pods[1:])) == [
-        "metadata.annotations[kueue.x-k8s.io/pod-group-total-count]"]
+        "metadata.annotations[kueue.x-k8s.io/pod-group-total-count]"
+    ]
 
 
-@pytest.mark.parametrize("job, field, value", [
-    (b.volcano_job(tasks=[b.task(replicas=4, min_available=1)], min_available=2), ("spec", "minAvailable"), 4),
-    (b.pytorch_job(workers=3, min_available=2), ("spec", "runPolicy", "schedulingPolicy", "minAvailable"), 4),
-])
+@pytest.mark.parametrize(
+    "job, field, value",
+    [
+        (b.volcano_job(tasks=[b.task(replicas=4, min_available=1)], min_available=2), ("spec", "minAvailable"), 4),
+        (b.pytorch_job(workers=3, min_available=2), ("spec", "runPolicy", "schedulingPolicy", "minAvailable"), 4),
+    ],
+)
 def test_remediation_raises_the_minimum_to_the_pod_count(job, field, value):
     out = fixed(CODE, job)
     node = out

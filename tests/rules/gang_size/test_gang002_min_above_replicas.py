@@ -10,13 +10,16 @@ from tests.rules.helpers import fixed, paths
 CODE = "GANG002"
 
 
-@pytest.mark.parametrize("job, expected", [
-    (b.volcano_job(tasks=[b.task(replicas=2), b.task("t2", replicas=2)], min_available=5), ["spec.minAvailable"]),
-    (b.volcano_job(tasks=[b.task(replicas=2, min_available=3)]), ["spec.tasks[0].minAvailable"]),
-    (b.volcano_job(tasks=[b.task(replicas=4)], min_available=4), []),
-    (b.pytorch_job(workers=3, min_available=5), ["spec.runPolicy.schedulingPolicy.minAvailable"]),
-    (b.pytorch_job(workers=3, min_available=4), []),
-])
+@pytest.mark.parametrize(
+    "job, expected",
+    [
+        (b.volcano_job(tasks=[b.task(replicas=2), b.task("t2", replicas=2)], min_available=5), ["spec.minAvailable"]),
+        (b.volcano_job(tasks=[b.task(replicas=2, min_available=3)]), ["spec.tasks[0].minAvailable"]),
+        (b.volcano_job(tasks=[b.task(replicas=4)], min_available=4), []),
+        (b.pytorch_job(workers=3, min_available=5), ["spec.runPolicy.schedulingPolicy.minAvailable"]),
+        (b.pytorch_job(workers=3, min_available=4), []),
+    ],
+)
 def test_a_job_whose_min_is_above_its_replicas_is_flagged(job, expected):
     assert paths(CODE, job) == expected
 
@@ -27,11 +30,14 @@ def test_a_pod_group_larger_than_its_pods_is_flagged_only_when_members_are_seen(
     assert paths(CODE, group) == []
 
 
-@pytest.mark.parametrize("members, expected", [
-    (1, []),
-    (2, ["metadata.annotations[kueue.x-k8s.io/pod-group-total-count]"]),
-    (4, []),
-])
+@pytest.mark.parametrize(
+    "members, expected",
+    [
+        (1, []),
+        (2, ["metadata.annotations[kueue.x-k8s.io/pod-group-total-count]"]),
+        (4, []),
+    ],
+)
 def test_a_kueue_pod_group_needs_two_members_in_the_run_before_a_missing_pod_is_assumed(members, expected):
     pods = [b.pod(f"p{i}", group="g", total=4, queue="q") for i in range(members)]
     assert paths(CODE, pods[0], objects=tuple(pods[1:])) == expected
@@ -48,13 +54,16 @@ def _launcher_job(min_available, launcher_min=None):
     return b.volcano_job(tasks=[launcher, b.task("worker", replicas=2)], min_available=min_available)
 
 
-@pytest.mark.parametrize("job, expected", [
-    (_launcher_job(3), ["spec.minAvailable"]),
-    (_launcher_job(None), ["spec.minAvailable"]),
-    (_launcher_job(0), ["spec.minAvailable"]),
-    (_launcher_job(2), []),
-    (_launcher_job(None, launcher_min=0), []),
-])
+@pytest.mark.parametrize(
+    "job, expected",
+    [
+        (_launcher_job(3), ["spec.minAvailable"]),
+        (_launcher_job(None), ["spec.minAvailable"]),
+        (_launcher_job(0), ["spec.minAvailable"]),
+        (_launcher_job(2), []),
+        (_launcher_job(None, launcher_min=0), []),
+    ],
+)
 def test_counting_a_dependent_launcher_in_the_minimum_deadlocks(job, expected):
     assert paths(CODE, job) == expected
 

@@ -13,14 +13,17 @@ CODE = "GANG003"
 BASE = "spec.runPolicy.schedulingPolicy.minResources"
 
 
-@pytest.mark.parametrize("min_resources, expected", [
-    ({"nvidia.com/gpu": "32", "cpu": "8"}, []),
-    ({"nvidia.com/gpu": 32}, []),
-    ({"nvidia.com/gpu": "16"}, [f"{BASE}[nvidia.com/gpu]"]),
-    ({"cpu": "8"}, [BASE]),
-    ({"nvidia.com/gpu": "32", "memory": "1Gi"}, [f"{BASE}[memory]"]),
-    ({"nvidia.com/gpu": "lots"}, [f"{BASE}[nvidia.com/gpu]"]),
-])
+@pytest.mark.parametrize(
+    "min_resources, expected",
+    [
+        ({"nvidia.com/gpu": "32", "cpu": "8"}, []),
+        ({"nvidia.com/gpu": 32}, []),
+        ({"nvidia.com/gpu": "16"}, [f"{BASE}[nvidia.com/gpu]"]),
+        ({"cpu": "8"}, [BASE]),
+        ({"nvidia.com/gpu": "32", "memory": "1Gi"}, [f"{BASE}[memory]"]),
+        ({"nvidia.com/gpu": "lots"}, [f"{BASE}[nvidia.com/gpu]"]),
+    ],
+)
 def test_min_resources_are_compared_with_the_sum_of_pod_requests(min_resources, expected):
     job = b.pytorch_job(workers=3, master=1, gpus=8, cpu="2", min_resources=min_resources)
     assert sorted(paths(CODE, job)) == sorted(expected)

@@ -13,13 +13,25 @@ AT = "spec.tasks[0].partitionPolicy.minPartitions"
 
 def partitioned(least: int | None, job_min: int | None = None, task_min: int | None = None, **job) -> dict:
     task = b.task(replicas=8, min_available=task_min)
-    task["partitionPolicy"] = {"totalPartitions": 4, "partitionSize": 2, **({"minPartitions": least} if least is not None else {})}
+    task["partitionPolicy"] = {
+        "totalPartitions": 4,
+        "partitionSize": 2,
+        **({"minPartitions": least} if least is not None else {}),
+    }
     return b.volcano_job(tasks=[task], min_available=job_min, **job)
 
 
-@pytest.mark.parametrize("least, job_min, expected", [
-    (None, None, []), (4, None, []), (1, None, [AT]), (3, None, [AT]), (2, 0, [AT]), (2, 8, []),
-])
+@pytest.mark.parametrize(
+    "least, job_min, expected",
+    [
+        (None, None, []),
+        (4, None, []),
+        (1, None, [AT]),
+        (3, None, [AT]),
+        (2, 0, [AT]),
+        (2, 8, []),
+    ],
+)
 def test_a_minimum_below_every_partition_is_flagged_unless_the_job_minimum_holds_the_gang(least, job_min, expected):
     assert paths(CODE, partitioned(least, job_min)) == expected
 

@@ -14,16 +14,19 @@ def gang403(obj: dict) -> list[str]:
     return [f.message for f in engine.check_object(obj, fleets.ctx(), select=["GANG403"])]
 
 
-@pytest.mark.parametrize("replicas, gpus, problem", [
-    (4, 8, None),            # 32 GPUs on 4 x 8: exact fit
-    (5, 8, "needs 40"),      # more GPUs than the pool
-    (8, 4, None),            # two per node
-    (9, 4, "needs 36"),
-    (4, 5, None),            # one per node, 4 nodes
-    (5, 5, "5 pods of at least 5"),   # 25 <= 32 GPUs, but only one 5-GPU pod per node
-    (6, 3, None),            # 18 GPUs, two 3-GPU pods per node: 8 slots
-    (9, 3, "9 pods of at least 3"),
-])
+@pytest.mark.parametrize(
+    "replicas, gpus, problem",
+    [
+        (4, 8, None),  # 32 GPUs on 4 x 8: exact fit
+        (5, 8, "needs 40"),  # more GPUs than the pool
+        (8, 4, None),  # two per node
+        (9, 4, "needs 36"),
+        (4, 5, None),  # one per node, 4 nodes
+        (5, 5, "5 pods of at least 5"),  # 25 <= 32 GPUs, but only one 5-GPU pod per node
+        (6, 3, None),  # 18 GPUs, two 3-GPU pods per node: 8 slots
+        (9, 3, "9 pods of at least 3"),
+    ],
+)
 def test_the_gang_must_fit_in_total_and_with_whole_pods_per_node(replicas, gpus, problem):
     job = b.volcano_job(tasks=[b.task(replicas=replicas, gpus=gpus)], min_available=replicas)
     messages = gang403(job)
@@ -31,8 +34,9 @@ def test_the_gang_must_fit_in_total_and_with_whole_pods_per_node(replicas, gpus,
 
 
 def test_an_elastic_minimum_is_judged_by_the_pods_it_needs():
-    job = b.volcano_job(tasks=[b.task(replicas=8, gpus=8)], min_available=4,
-                        annotations={"gpufleet.dev/elastic": "true"})
+    job = b.volcano_job(
+        tasks=[b.task(replicas=8, gpus=8)], min_available=4, annotations={"gpufleet.dev/elastic": "true"}
+    )
     assert gang403(job) == []
 
 

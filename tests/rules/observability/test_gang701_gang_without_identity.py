@@ -35,18 +35,24 @@ def test_a_gang_with_only_generate_name_and_no_label_is_flagged(ctx):
     assert "generateName" in findings[0].message
 
 
-@pytest.mark.parametrize("obj, expected", [
-    (b.batch_job(namespace="research"), []),  # the controller stamps it
-    (b.batch_job(namespace="scratch"), [LABEL]),  # no team: the controller leaves it alone
-    (labelled(b.batch_job(namespace="scratch")), []),
-    (b.batch_job(namespace="scratch", parallelism=1), []),  # not a gang
-])
+@pytest.mark.parametrize(
+    "obj, expected",
+    [
+        (b.batch_job(namespace="research"), []),  # the controller stamps it
+        (b.batch_job(namespace="scratch"), [LABEL]),  # no team: the controller leaves it alone
+        (labelled(b.batch_job(namespace="scratch")), []),
+        (b.batch_job(namespace="scratch", parallelism=1), []),  # not a gang
+    ],
+)
 def test_with_a_stamping_fleet_only_namespaces_outside_the_teams_are_flagged(obj, expected):
     assert paths(CODE, obj, STAMPING) == expected
 
 
-@pytest.mark.parametrize("obj", [b.batch_job(namespace="research"), b.batch_job(namespace="scratch"),
-                                 unnamed(b.batch_job())], ids=["team namespace", "other namespace", "generateName"])
+@pytest.mark.parametrize(
+    "obj",
+    [b.batch_job(namespace="research"), b.batch_job(namespace="scratch"), unnamed(b.batch_job())],
+    ids=["team namespace", "other namespace", "generateName"],
+)
 def test_with_observability_disabled_in_the_fleet_nothing_is_flagged(obj):
     assert engine.check_objects((obj,), NOT_STAMPING, select=[CODE]) == []
 

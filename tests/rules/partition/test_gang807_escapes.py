@@ -29,25 +29,63 @@ def controller(kind, api, pod_spec, namespace="vision"):
 
 
 def bare_pod(pod_spec, namespace="vision", annotations=None):
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": b.meta("x", namespace, annotations=annotations), "spec": pod_spec}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": b.meta("x", namespace, annotations=annotations),
+        "spec": pod_spec,
+    }
 
 
 def codes(obj):
     return [(f.code, str(f.path), f.blocking) for f in engine.check_objects([obj], CTX, select=["GANG807"])]
 
 
-@pytest.mark.parametrize("obj, path", [
-    (bare_pod(spec(nodeName="vault-node-1")), "spec.nodeName"),
-    (controller("Job", "batch/v1", spec(nodeName="vault-node-1")), "spec.template.spec.nodeName"),
-    (controller("DaemonSet", "apps/v1", spec(tolerations=ALL)), "spec.template.spec.tolerations[0]"),
-    (controller("Deployment", "apps/v1", spec(tolerations=ALL)), "spec.template.spec.tolerations[0]"),
-    (controller("StatefulSet", "apps/v1", spec(tolerations=ALL)), "spec.template.spec.tolerations[0]"),
-    (controller("CronJob", "batch/v1", spec(tolerations=ALL)), "spec.jobTemplate.spec.template.spec.tolerations[0]"),
-    (bare_pod(spec(tolerations=ALL), namespace="nobodys"), "spec.tolerations[0]"),
-    (bare_pod(spec(affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "gpufleet.dev/dedicated", "operator": "In", "values": ["secure"]}]}]}}})),
-     "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]"),
-], ids=["pod-nodeName", "job-nodeName", "daemonset", "deployment", "statefulset", "cronjob", "no-team-namespace", "affinity"])
+@pytest.mark.parametrize(
+    "obj, path",
+    [
+        (bare_pod(spec(nodeName="vault-node-1")), "spec.nodeName"),
+        (controller("Job", "batch/v1", spec(nodeName="vault-node-1")), "spec.template.spec.nodeName"),
+        (controller("DaemonSet", "apps/v1", spec(tolerations=ALL)), "spec.template.spec.tolerations[0]"),
+        (controller("Deployment", "apps/v1", spec(tolerations=ALL)), "spec.template.spec.tolerations[0]"),
+        (controller("StatefulSet", "apps/v1", spec(tolerations=ALL)), "spec.template.spec.tolerations[0]"),
+        (
+            controller("CronJob", "batch/v1", spec(tolerations=ALL)),
+            "spec.jobTemplate.spec.template.spec.tolerations[0]",
+        ),
+        (bare_pod(spec(tolerations=ALL), namespace="nobodys"), "spec.tolerations[0]"),
+        (
+            bare_pod(
+                spec(
+                    affinity={
+                        "nodeAffinity": {
+                            "requiredDuringSchedulingIgnoredDuringExecution": {
+                                "nodeSelectorTerms": [
+                                    {
+                                        "matchExpressions": [
+                                            {"key": "gpufleet.dev/dedicated", "operator": "In", "values": ["secure"]}
+                                        ]
+                                    }
+                                ]
+                            }
+                        }
+                    }
+                )
+            ),
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]",
+        ),
+    ],
+    ids=[
+        "pod-nodeName",
+        "job-nodeName",
+        "daemonset",
+        "deployment",
+        "statefulset",
+        "cronjob",
+        "no-team-namespace",
+        "affinity",
+    ],
+)
 def test_every_way_another_teams_pods_reach_a_dedicated_pool_is_a_blocking_finding(obj, path):
     assert codes(obj) == [("GANG807", path, True)]
 

@@ -11,21 +11,32 @@ CODE = "GANG507"
 
 
 def cluster_queue(*covered: str) -> dict:
-    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
-            "spec": {"resourceGroups": [{"coveredResources": list(covered), "flavors": []}]}}
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": "cq"},
+        "spec": {"resourceGroups": [{"coveredResources": list(covered), "flavors": []}]},
+    }
 
 
 def configuration(*prefixes: str) -> dict:
-    return {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration", "metadata": {"name": "kueue"},
-            "resources": {"excludeResourcePrefixes": list(prefixes)}}
+    return {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "metadata": {"name": "kueue"},
+        "resources": {"excludeResourcePrefixes": list(prefixes)},
+    }
 
 
-@pytest.mark.parametrize("prefixes, expected", [
-    ((), ["spec.resourceGroups"]),
-    (("cpu", "memory"), []),
-    (("cpu",), ["spec.resourceGroups"]),
-    (("c", "mem"), []),  # prefixes, as Kueue matches them
-])
+@pytest.mark.parametrize(
+    "prefixes, expected",
+    [
+        ((), ["spec.resourceGroups"]),
+        (("cpu", "memory"), []),
+        (("cpu",), ["spec.resourceGroups"]),
+        (("c", "mem"), []),  # prefixes, as Kueue matches them
+    ],
+)
 def test_kueues_exclude_resource_prefixes_in_the_same_run_lift_the_warning(prefixes, expected):
     objects = (configuration(*prefixes),) if prefixes else ()
     assert paths(CODE, cluster_queue("nvidia.com/gpu"), objects=objects) == expected

@@ -8,12 +8,15 @@ from gpufleet.rules.platform._kueue_config import deployment_gate_args, kueue_co
 from tests.rules import kueue_configs as k
 
 
-@pytest.mark.parametrize("config, enabled", [
-    (k.configuration("v1beta2"), True),
-    (k.configuration("v1beta1"), False),
-    (k.configuration("v1beta1", waitForPodsReady={"enable": True}), True),
-    (k.configuration("v1beta2", featureGates={"DisableWaitForPodsReady": True}), False),
-])
+@pytest.mark.parametrize(
+    "config, enabled",
+    [
+        (k.configuration("v1beta2"), True),
+        (k.configuration("v1beta1"), False),
+        (k.configuration("v1beta1", waitForPodsReady={"enable": True}), True),
+        (k.configuration("v1beta2", featureGates={"DisableWaitForPodsReady": True}), False),
+    ],
+)
 def test_wait_for_pods_ready_defaults_follow_the_config_version(config, enabled):
     for obj, base in ((config, ""), (k.config_map(config), "data[controller_manager_config.yaml]")):
         [found] = kueue_configs(obj)
@@ -31,12 +34,17 @@ def test_other_config_maps_hold_no_kueue_configuration():
     assert list(kueue_configs({"apiVersion": "v1", "kind": "ConfigMap", "data": {"other": "x"}})) == []
 
 
-@pytest.mark.parametrize("arg, flagged", [
-    ("--feature-gates=DisableWaitForPodsReady=true", True),
-    ("--feature-gates=A=true, DisableWaitForPodsReady=True", True),
-    ("--feature-gates=DisableWaitForPodsReady=false", False),
-    ("--zap-log-level=2", False),
-])
+@pytest.mark.parametrize(
+    "arg, flagged",
+    [
+        ("--feature-gates=DisableWaitForPodsReady=true", True),
+        ("--feature-gates=A=true, DisableWaitForPodsReady=True", True),
+        ("--feature-gates=DisableWaitForPodsReady=false", False),
+        ("--zap-log-level=2", False),
+    ],
+)
 def test_the_disable_gate_is_found_in_deployment_args(arg, flagged):
     dep = {"kind": "Deployment", "spec": {"template": {"spec": {"containers": [{"args": ["--config=x", arg]}]}}}}
-    assert [p for p, _ in deployment_gate_args(dep)] == (["spec.template.spec.containers[0].args[1]"] if flagged else [])
+    assert [p for p, _ in deployment_gate_args(dep)] == (
+        ["spec.template.spec.containers[0].args[1]"] if flagged else []
+    )

@@ -42,12 +42,15 @@ def test_a_pod_in_a_kueue_pod_group_is_a_gang_member():
     assert gang301(pod) == ["spec.containers[0].livenessProbe"]
 
 
-@pytest.mark.parametrize("order, depends, flagged", [
-    ("InOrder", None, []),
-    (None, {"name": "driver", "status": "Ready"}, []),
-    (None, {"name": "driver", "status": "Complete"}, ["driver"]),
-    (None, None, ["driver"]),
-])
+@pytest.mark.parametrize(
+    "order, depends, flagged",
+    [
+        ("InOrder", None, []),
+        (None, {"name": "driver", "status": "Ready"}, []),
+        (None, {"name": "driver", "status": "Complete"}, ["driver"]),
+        (None, None, ["driver"]),
+    ],
+)
 def test_a_jobset_readiness_probe_that_orders_startup_is_allowed(order, depends, flagged):
     driver = b.replicated_job("driver", parallelism=1)
     workers = b.replicated_job("workers", parallelism=4)

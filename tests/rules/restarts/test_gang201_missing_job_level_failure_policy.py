@@ -12,16 +12,19 @@ CODE = "GANG201"
 P = b.policy
 
 
-@pytest.mark.parametrize("job_policies, task_policies, flagged", [
-    ([P("PodFailed", "RestartJob"), P("PodEvicted", "RestartJob")], None, False),
-    ([P("*", "AbortJob")], None, False),
-    ([{"events": ["PodFailed", "PodEvicted"], "action": "TerminateJob"}], None, False),
-    ([P("PodEvicted", "RestartJob")], None, True),
-    ([], None, True),
-    ([], [P("*", "RestartJob")], False),
-    ([P("PodFailed", "RestartJob")], [P("PodEvicted", "RestartJob")], False),
-    ([P("PodFailed", "RestartPod"), P("PodEvicted", "RestartPod")], None, False),
-])
+@pytest.mark.parametrize(
+    "job_policies, task_policies, flagged",
+    [
+        ([P("PodFailed", "RestartJob"), P("PodEvicted", "RestartJob")], None, False),
+        ([P("*", "AbortJob")], None, False),
+        ([{"events": ["PodFailed", "PodEvicted"], "action": "TerminateJob"}], None, False),
+        ([P("PodEvicted", "RestartJob")], None, True),
+        ([], None, True),
+        ([], [P("*", "RestartJob")], False),
+        ([P("PodFailed", "RestartJob")], [P("PodEvicted", "RestartJob")], False),
+        ([P("PodFailed", "RestartPod"), P("PodEvicted", "RestartPod")], None, False),
+    ],
+)
 def test_failure_events_without_any_policy_are_flagged(job_policies, task_policies, flagged):
     job = b.volcano_job(policies=job_policies, tasks=[b.task(replicas=4, policies=task_policies)])
     assert paths(CODE, job) == (["spec.policies"] if flagged else [])

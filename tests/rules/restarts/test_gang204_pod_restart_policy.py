@@ -16,14 +16,20 @@ def test_volcano_task_templates_must_use_never(policy, flagged):
     assert paths(CODE, job) == (["spec.tasks[0].template.spec.restartPolicy"] if flagged else [])
 
 
-@pytest.mark.parametrize("obj, expected", [
-    (b.batch_job(parallelism=4, restart_policy="OnFailure", gpus=1, backoff_limit=0), ["spec.template.spec.restartPolicy"]),
-    (b.batch_job(parallelism=4, restart_policy="OnFailure", cpu="2"), []),
-    (b.batch_job(parallelism=1, restart_policy="OnFailure"), []),
-    (b.pod(restart_policy="Always"), []),
-    (b.pod(group="g", total=1, restart_policy="Always"), ["spec.restartPolicy"]),
-    (b.pytorch_job(restart_policy="Never", **{}), []),
-])
+@pytest.mark.parametrize(
+    "obj, expected",
+    [
+        (
+            b.batch_job(parallelism=4, restart_policy="OnFailure", gpus=1, backoff_limit=0),
+            ["spec.template.spec.restartPolicy"],
+        ),
+        (b.batch_job(parallelism=4, restart_policy="OnFailure", cpu="2"), []),
+        (b.batch_job(parallelism=1, restart_policy="OnFailure"), []),
+        (b.pod(restart_policy="Always"), []),
+        (b.pod(group="g", total=1, restart_policy="Always"), ["spec.restartPolicy"]),
+        (b.pytorch_job(restart_policy="Never", **{}), []),
+    ],
+)
 def test_only_gang_members_are_checked(obj, expected):
     assert paths(CODE, obj) == expected
 
@@ -36,6 +42,7 @@ def test_jobset_child_jobs_must_not_replace_pods_on_their_own(backoff, flagged):
 
 def test_the_message_names_the_default_of_an_unset_policy():
     from gpufleet.rules import engine
+
     js = b.jobset(replicated_jobs=[b.replicated_job(restart_policy=None)])
     (finding,) = engine.check_object(js, select=[CODE])
     assert "OnFailure" in finding.message
@@ -48,9 +55,12 @@ def test_remediation_sets_never_and_zero_backoff():
 
 
 def test_a_runtimes_node_job_is_checked_and_fixed_at_its_runtime_paths_while_its_initializer_is_not():
-    runtime = b.training_runtime(replicated_jobs=[
-        b.replicated_job("initializer", replicas=None, parallelism=None, restart_policy=None, backoff_limit=None),
-        b.replicated_job("node", replicas=None, parallelism=None, restart_policy="OnFailure", backoff_limit=None)])
+    runtime = b.training_runtime(
+        replicated_jobs=[
+            b.replicated_job("initializer", replicas=None, parallelism=None, restart_policy=None, backoff_limit=None),
+            b.replicated_job("node", replicas=None, parallelism=None, restart_policy="OnFailure", backoff_limit=None),
+        ]
+    )
     node = "spec.template.spec.replicatedJobs[1].template.spec"
     assert sorted(paths("GANG204", runtime)) == [f"{node}.backoffLimit", f"{node}.template.spec.restartPolicy"]
     assert paths("GANG204", fixed("GANG204", runtime)) == []
@@ -68,12 +78,15 @@ def test_an_indexed_job_with_more_completions_than_parallelism_is_a_sweep_not_a_
     assert paths(CODE, job) == []
 
 
-@pytest.mark.parametrize("obj, expected", [
-    (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, completion_mode="Indexed"), ["spec.backoffLimit"]),
-    (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, backoff_limit=3), ["spec.backoffLimit"]),
-    (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, backoff_limit=0), []),
-    (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, annotations={"gpufleet.dev/elastic": "true"}), []),
-])
+@pytest.mark.parametrize(
+    "obj, expected",
+    [
+        (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, completion_mode="Indexed"), ["spec.backoffLimit"]),
+        (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, backoff_limit=3), ["spec.backoffLimit"]),
+        (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, backoff_limit=0), []),
+        (b.batch_job(parallelism=16, restart_policy="Never", gpus=8, annotations={"gpufleet.dev/elastic": "true"}), []),
+    ],
+)
 def test_a_plain_job_gang_must_not_replace_a_failed_rank_alone_like_a_jobset_child_job(obj, expected):
     assert paths(CODE, obj) == expected
 
@@ -85,8 +98,10 @@ def test_the_fix_for_a_plain_job_gang_sets_backoff_limit_zero():
 
 def _in_place(**kw):
     """A JobSet the controller restarts in place, all pods together (the webhook wants backoffLimit MaxInt32)."""
-    return b.jobset(replicated_jobs=[b.replicated_job(backoff_limit=2147483647, **kw)],
-                    failure_policy={"restartStrategy": "InPlaceRestart", "maxRestarts": 3})
+    return b.jobset(
+        replicated_jobs=[b.replicated_job(backoff_limit=2147483647, **kw)],
+        failure_policy={"restartStrategy": "InPlaceRestart", "maxRestarts": 3},
+    )
 
 
 @pytest.mark.parametrize("restart_policy", ["Never", "OnFailure", None])
@@ -102,8 +117,12 @@ def test_the_fix_never_changes_the_backoff_limit_of_a_jobset_restarted_in_place(
 def test_a_jobset_initializer_that_completes_before_the_trainers_exist_is_not_a_rank():
     trainer = b.replicated_job("trainer", restart_policy="OnFailure", backoff_limit=None)
     trainer["dependsOn"] = [{"name": "initializer", "status": "Complete"}]
-    js = b.jobset(replicated_jobs=[
-        b.replicated_job("initializer", parallelism=None, restart_policy="OnFailure", backoff_limit=None), trainer])
+    js = b.jobset(
+        replicated_jobs=[
+            b.replicated_job("initializer", parallelism=None, restart_policy="OnFailure", backoff_limit=None),
+            trainer,
+        ]
+    )
     job = "spec.replicatedJobs[1].template.spec"
     assert sorted(paths(CODE, js)) == [f"{job}.backoffLimit", f"{job}.template.spec.restartPolicy"]
 

@@ -10,8 +10,9 @@ from tests.rules.helpers import fixed, paths
 CODE = "GANG205"
 
 
-@pytest.mark.parametrize("policy, flagged", [
-    ("OnFailure", True), ("Always", True), ("ExitCode", True), ("Never", False), (None, False)])
+@pytest.mark.parametrize(
+    "policy, flagged", [("OnFailure", True), ("Always", True), ("ExitCode", True), ("Never", False), (None, False)]
+)
 def test_replica_restart_policies_that_restart_single_pods_are_flagged(policy, flagged):
     job = b.pytorch_job(master=None, restart_policy=policy)
     assert paths(CODE, job) == (["spec.pytorchReplicaSpecs.Worker.restartPolicy"] if flagged else [])
@@ -29,4 +30,6 @@ def test_elastic_jobs_are_exempt():
 def test_remediation_sets_never():
     out = fixed(CODE, b.pytorch_job(restart_policy="OnFailure"))
     assert {r: s["restartPolicy"] for r, s in out["spec"]["pytorchReplicaSpecs"].items()} == {
-        "Master": "Never", "Worker": "Never"}
+        "Master": "Never",
+        "Worker": "Never",
+    }

@@ -15,45 +15,55 @@ CODE = "GANG103"
 LABEL = "metadata.labels[kueue.x-k8s.io/queue-name]"
 
 
-@pytest.mark.parametrize("obj, expected", [
-    (b.jobset(namespace="vision"), [LABEL]),
-    (b.jobset(namespace="vision", labels={"kueue.x-k8s.io/queue-name": "vision"}), []),
-    (b.jobset(namespace="sim"), []),
-    (b.jobset(namespace="scratch"), []),
-    (b.volcano_job(namespace="research"), []),
-    (b.pytorch_job(namespace="research", queue="research"), []),
-    (b.pytorch_job(namespace="research"), [LABEL]),
-    (b.batch_job(namespace="vision", parallelism=1), []),
-    (b.train_job(namespace="vision"), [LABEL]),
-])
+@pytest.mark.parametrize(
+    "obj, expected",
+    [
+        (b.jobset(namespace="vision"), [LABEL]),
+        (b.jobset(namespace="vision", labels={"kueue.x-k8s.io/queue-name": "vision"}), []),
+        (b.jobset(namespace="sim"), []),
+        (b.jobset(namespace="scratch"), []),
+        (b.volcano_job(namespace="research"), []),
+        (b.pytorch_job(namespace="research", queue="research"), []),
+        (b.pytorch_job(namespace="research"), [LABEL]),
+        (b.batch_job(namespace="vision", parallelism=1), []),
+        (b.train_job(namespace="vision"), [LABEL]),
+    ],
+)
 def test_with_a_fleet_gangs_of_kueue_teams_need_the_label(obj, expected):
     assert paths(CODE, obj, WITH_FLEET) == expected
 
 
-@pytest.mark.parametrize("obj, expected", [
-    (b.pod(group="g", total=2), [LABEL]),
-    (b.pod(group="g", total=2, queue="q"), []),
-    (b.batch_job(annotations={"kueue.x-k8s.io/job-min-parallelism": "2"}), [LABEL]),
-    (b.jobset(), []),
-    (b.pod(group="g", total=2, scheduler_name="volcano"), []),
-])
+@pytest.mark.parametrize(
+    "obj, expected",
+    [
+        (b.pod(group="g", total=2), [LABEL]),
+        (b.pod(group="g", total=2, queue="q"), []),
+        (b.batch_job(annotations={"kueue.x-k8s.io/job-min-parallelism": "2"}), [LABEL]),
+        (b.jobset(), []),
+        (b.pod(group="g", total=2, scheduler_name="volcano"), []),
+    ],
+)
 def test_without_a_fleet_only_kueue_style_gangs_need_the_label(obj, expected):
     assert paths(CODE, obj) == expected
 
 
 def test_remediation_adds_the_teams_local_queue_only_with_a_fleet():
     assert fixed(CODE, b.jobset(namespace="vision"), WITH_FLEET)["metadata"]["labels"] == {
-        "kueue.x-k8s.io/queue-name": "vision"}
+        "kueue.x-k8s.io/queue-name": "vision"
+    }
     pod = b.pod(group="g", total=2, namespace="scratch")
     assert fixed(CODE, pod) == pod
 
 
-@pytest.mark.parametrize("manage, managed, says, never_says", [
-    (True, ("research",), "waits forever", "ignores"),
-    (False, ("research",), "Kueue ignores it", "forever"),
-    (True, ("vision",), "Kueue ignores it", "forever"),
-    (None, None, "either Kueue ignores it", "manageJobsWithoutQueueName: true"),
-])
+@pytest.mark.parametrize(
+    "manage, managed, says, never_says",
+    [
+        (True, ("research",), "waits forever", "ignores"),
+        (False, ("research",), "Kueue ignores it", "forever"),
+        (True, ("vision",), "Kueue ignores it", "forever"),
+        (None, None, "either Kueue ignores it", "manageJobsWithoutQueueName: true"),
+    ],
+)
 def test_the_message_follows_the_fleets_kueue_settings(manage, managed, says, never_says):
     ctx = CheckContext(fleet=replace(FLEET, manage_jobs_without_queue_name=manage, kueue_managed_namespaces=managed))
     [finding] = engine.check_object(b.jobset(namespace="research"), ctx, select=[CODE])
@@ -62,15 +72,22 @@ def test_the_message_follows_the_fleets_kueue_settings(manage, managed, says, ne
 
 def test_the_message_says_what_happens_with_and_without_the_controller_that_adds_the_label():
     """Issue 32, item 16: the stack's admission controller labels the team's Kueue kinds itself."""
-    ctx = CheckContext(fleet=replace(FLEET, manage_jobs_without_queue_name=True, kueue_managed_namespaces=("research",)))
+    ctx = CheckContext(
+        fleet=replace(FLEET, manage_jobs_without_queue_name=True, kueue_managed_namespaces=("research",))
+    )
     [finding] = engine.check_object(b.jobset(namespace="research"), ctx, select=[CODE])
     controller, _, without = finding.message.partition("without the controller")
     assert "adds kueue.x-k8s.io/queue-name: research" in controller and "waits forever" in without
 
 
 def test_without_a_controller_label_the_message_has_no_controller_clause():
-    pod = b.pod(group="g", total=2, scheduler_name="default-scheduler", namespace="scratch",
-                annotations={"kueue.x-k8s.io/pod-group-fast-admission": "true"})
+    pod = b.pod(
+        group="g",
+        total=2,
+        scheduler_name="default-scheduler",
+        namespace="scratch",
+        annotations={"kueue.x-k8s.io/pod-group-fast-admission": "true"},
+    )
     [finding] = engine.check_object(pod, select=[CODE])
     assert "controller" not in finding.message
 
@@ -84,22 +101,29 @@ def cron_job(labels=None, template_labels=None, parallelism=4, gpus=1, namespace
     template = {"spec": job["spec"]}
     if template_labels:
         template["metadata"] = {"labels": template_labels}
-    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": b.meta("nightly", namespace, labels),
-            "spec": {"schedule": "0 2 * * *", "jobTemplate": template}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": b.meta("nightly", namespace, labels),
+        "spec": {"schedule": "0 2 * * *", "jobTemplate": template},
+    }
 
 
 QUEUE = {"kueue.x-k8s.io/queue-name": "vision"}
 
 
-@pytest.mark.parametrize("obj, ctx, expected", [
-    (cron_job(labels=QUEUE), CheckContext(), [CRON_LABEL]),
-    (cron_job(labels=QUEUE), WITH_FLEET, [CRON_LABEL]),
-    (cron_job(template_labels=QUEUE), WITH_FLEET, []),
-    (cron_job(labels=QUEUE, template_labels=QUEUE), WITH_FLEET, []),
-    (cron_job(), WITH_FLEET, [CRON_LABEL]),
-    (cron_job(parallelism=1, gpus=None), WITH_FLEET, []),
-    (cron_job(), CheckContext(), []),
-])
+@pytest.mark.parametrize(
+    "obj, ctx, expected",
+    [
+        (cron_job(labels=QUEUE), CheckContext(), [CRON_LABEL]),
+        (cron_job(labels=QUEUE), WITH_FLEET, [CRON_LABEL]),
+        (cron_job(template_labels=QUEUE), WITH_FLEET, []),
+        (cron_job(labels=QUEUE, template_labels=QUEUE), WITH_FLEET, []),
+        (cron_job(), WITH_FLEET, [CRON_LABEL]),
+        (cron_job(parallelism=1, gpus=None), WITH_FLEET, []),
+        (cron_job(), CheckContext(), []),
+    ],
+)
 def test_a_cronjobs_jobs_need_the_label_in_the_job_template(obj, ctx, expected):
     assert paths(CODE, obj, ctx) == expected
 

@@ -7,7 +7,6 @@ import pytest
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.routing import gang104_undeclared_queue as gang104
-
 from tests.policies.builders import batch_job, local_queue, volcano_job, volcano_queue
 from tests.rules.fleets import fleet
 
@@ -34,13 +33,23 @@ def test_check_objects_reports_the_hook_findings_on_the_object_among_its_own():
     assert codes == ["GANG104"]
 
 
-@pytest.mark.parametrize("obj", [
-    batch_job(namespace="vision", queue="vision"),
-    batch_job(namespace="vision", queue=None),
-    volcano_job(queue="sim"),
-    volcano_job(queue="default"),
-    volcano_job(queue=None),
-], ids=["declared-local-queue", "no-queue-label", "declared-volcano-queue", "volcano-default-queue", "no-volcano-queue"])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        batch_job(namespace="vision", queue="vision"),
+        batch_job(namespace="vision", queue=None),
+        volcano_job(queue="sim"),
+        volcano_job(queue="default"),
+        volcano_job(queue=None),
+    ],
+    ids=[
+        "declared-local-queue",
+        "no-queue-label",
+        "declared-volcano-queue",
+        "volcano-default-queue",
+        "no-volcano-queue",
+    ],
+)
 def test_a_workload_naming_a_declared_queue_passes(obj):
     assert found(obj) == []
 

@@ -23,30 +23,52 @@ LWS_FRAMEWORK, RAY_FRAMEWORKS = "leaderworkerset.x-k8s.io/leaderworkerset", ("ra
 
 def lws(groups=2, size=4, labels=None, annotations=None, scheduler_name=None, namespace="research"):
     template = b.pod_template(gpus=8, scheduler_name=scheduler_name, restart_policy=None)
-    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
-            "metadata": b.meta("infer", namespace, labels, annotations),
-            "spec": {"replicas": groups, "leaderWorkerTemplate": {"size": size, "leaderTemplate": template,
-                                                                  "workerTemplate": template}}}
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": b.meta("infer", namespace, labels, annotations),
+        "spec": {
+            "replicas": groups,
+            "leaderWorkerTemplate": {"size": size, "leaderTemplate": template, "workerTemplate": template},
+        },
+    }
 
 
 def ray_cluster_spec(workers=4, hosts=1, scheduler_name=None, autoscaling=None):
-    spec = {"headGroupSpec": {"template": b.pod_template(cpu="4", restart_policy=None)},
-            "workerGroupSpecs": [{"groupName": "gpu", "replicas": workers, "minReplicas": workers, "maxReplicas": workers,
-                                  "numOfHosts": hosts,
-                                  "template": b.pod_template(gpus=8, scheduler_name=scheduler_name, restart_policy=None)}]}
+    spec = {
+        "headGroupSpec": {"template": b.pod_template(cpu="4", restart_policy=None)},
+        "workerGroupSpecs": [
+            {
+                "groupName": "gpu",
+                "replicas": workers,
+                "minReplicas": workers,
+                "maxReplicas": workers,
+                "numOfHosts": hosts,
+                "template": b.pod_template(gpus=8, scheduler_name=scheduler_name, restart_policy=None),
+            }
+        ],
+    }
     if autoscaling is not None:
         spec["enableInTreeAutoscaling"] = autoscaling
     return spec
 
 
 def ray_cluster(labels=None, namespace="research", **kw):
-    return {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": b.meta("rc", namespace, labels),
-            "spec": ray_cluster_spec(**kw)}
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": b.meta("rc", namespace, labels),
+        "spec": ray_cluster_spec(**kw),
+    }
 
 
 def ray_job(labels=None, namespace="research", **kw):
-    return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": b.meta("rj", namespace, labels),
-            "spec": {"entrypoint": "python train.py", "rayClusterSpec": ray_cluster_spec(**kw)}}
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": b.meta("rj", namespace, labels),
+        "spec": {"entrypoint": "python train.py", "rayClusterSpec": ray_cluster_spec(**kw)},
+    }
 
 
 UNROUTED = [lws(), ray_cluster(), ray_job()]
@@ -58,12 +80,27 @@ def test_an_unrouted_lws_or_ray_gpu_gang_is_reported(obj):
     assert paths("GANG106", obj) == [LABEL]
 
 
-@pytest.mark.parametrize("obj", [
-    lws(scheduler_name="volcano"), lws(labels={"kueue.x-k8s.io/queue-name": "research"}),
-    ray_cluster(labels={"ray.io/gang-scheduling-enabled": "true"}), ray_job(scheduler_name="volcano"),
-    ray_job(labels={"kueue.x-k8s.io/queue-name": "research"}), ray_cluster(autoscaling=True),
-    lws(size=1, groups=8),
-], ids=["lws-volcano", "lws-queue", "ray-gang-label", "rayjob-volcano", "rayjob-queue", "ray-autoscaling", "lws-single-pod-groups"])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        lws(scheduler_name="volcano"),
+        lws(labels={"kueue.x-k8s.io/queue-name": "research"}),
+        ray_cluster(labels={"ray.io/gang-scheduling-enabled": "true"}),
+        ray_job(scheduler_name="volcano"),
+        ray_job(labels={"kueue.x-k8s.io/queue-name": "research"}),
+        ray_cluster(autoscaling=True),
+        lws(size=1, groups=8),
+    ],
+    ids=[
+        "lws-volcano",
+        "lws-queue",
+        "ray-gang-label",
+        "rayjob-volcano",
+        "rayjob-queue",
+        "ray-autoscaling",
+        "lws-single-pod-groups",
+    ],
+)
 def test_a_routed_or_elastic_lws_or_ray_workload_is_not_reported(obj):
     assert paths("GANG106", obj) == []
 
@@ -85,8 +122,14 @@ def test_where_the_fleet_enables_the_integration_a_kueue_team_gets_gang103_inste
 
 def holding(frameworks=("batch/job", "pod"), manage=True):
     """The fleet with Kueue holding unlabelled work in team vision's namespace, and only ``frameworks`` on."""
-    return CheckContext(fleet=replace(FLEET, kueue_frameworks=frameworks, manage_jobs_without_queue_name=manage,
-                                      kueue_managed_namespaces=("vision",)))
+    return CheckContext(
+        fleet=replace(
+            FLEET,
+            kueue_frameworks=frameworks,
+            manage_jobs_without_queue_name=manage,
+            kueue_managed_namespaces=("vision",),
+        )
+    )
 
 
 @pytest.mark.parametrize("autoscaling", [None, True], ids=["fixed", "autoscaled"])
@@ -98,9 +141,15 @@ def test_a_ray_cluster_whose_integration_is_off_has_every_pod_gated_where_kueue_
     assert "add ray.io/raycluster to the model's admission.frameworks" in found[0].fix
 
 
-@pytest.mark.parametrize("ctx", [holding(frameworks=("batch/job", "pod", "ray.io/raycluster")), holding(manage=False),
-                                 holding(frameworks=("batch/job",))],
-                         ids=["integration-on", "namespace-not-held", "pod-integration-off"])
+@pytest.mark.parametrize(
+    "ctx",
+    [
+        holding(frameworks=("batch/job", "pod", "ray.io/raycluster")),
+        holding(manage=False),
+        holding(frameworks=("batch/job",)),
+    ],
+    ids=["integration-on", "namespace-not-held", "pod-integration-off"],
+)
 def test_an_autoscaled_ray_cluster_is_not_reported_where_its_pods_are_not_gated(ctx):
     obj = ray_cluster(labels={"kueue.x-k8s.io/queue-name": "vision"}, namespace="vision", autoscaling=True)
     assert [f.path for f in engine.check_objects([obj], ctx, select=["GANG106"])] == []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.rules.api import CheckContext
 from gpufleet.fleetctx.settings import rule_options
+from gpufleet.rules.api import CheckContext
 from tests.rules import builders as b
 from tests.rules.helpers import paths
 
@@ -15,11 +15,14 @@ SCHEDULER = "spec.template.spec.schedulerName"
 GROUP = {"scheduling.k8s.io/group-name": "pg"}
 
 
-@pytest.mark.parametrize("job, objects, expected", [
-    (b.batch_job(parallelism=4, labels=QUEUE, scheduler_name="volcano"), (), [SCHEDULER]),
-    (b.batch_job(parallelism=4, labels=QUEUE), (), []),
-    (b.batch_job(parallelism=4, scheduler_name="volcano"), (), []),
-])
+@pytest.mark.parametrize(
+    "job, objects, expected",
+    [
+        (b.batch_job(parallelism=4, labels=QUEUE, scheduler_name="volcano"), (), [SCHEDULER]),
+        (b.batch_job(parallelism=4, labels=QUEUE), (), []),
+        (b.batch_job(parallelism=4, scheduler_name="volcano"), (), []),
+    ],
+)
 def test_a_queue_labelled_gang_sent_to_volcano_without_a_group_is_reported(job, objects, expected):
     assert paths(CODE, job, objects=objects) == expected
 

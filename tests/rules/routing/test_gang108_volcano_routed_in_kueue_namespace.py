@@ -17,7 +17,9 @@ from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
 from tests.rules import builders as b
 
-DEV = CheckContext(fleet=FleetContext.from_dict(json.loads(json.dumps(render_context(load_model("stacks/dev.fleet.yaml"))))))
+DEV = CheckContext(
+    fleet=FleetContext.from_dict(json.loads(json.dumps(render_context(load_model("stacks/dev.fleet.yaml")))))
+)
 
 
 def findings(obj, code):
@@ -29,8 +31,7 @@ def volcano_job_without_queue(namespace):
 
 
 def job_sent_to_volcano(namespace):
-    return b.batch_job(namespace=namespace, gpus=1, scheduler_name="volcano",
-                       annotations=None, labels=None)
+    return b.batch_job(namespace=namespace, gpus=1, scheduler_name="volcano", annotations=None, labels=None)
 
 
 @pytest.mark.parametrize("make", [volcano_job_without_queue, job_sent_to_volcano], ids=["vcjob", "batch-job"])

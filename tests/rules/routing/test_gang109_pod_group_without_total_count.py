@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from tests.rules import builders as b
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
+from tests.rules import builders as b
 from tests.rules.helpers import FLEET, paths
 
 CODE = "GANG109"
@@ -31,11 +31,19 @@ def test_the_message_counts_the_groups_pods_in_the_run():
     assert 'pod-group-total-count: "3"' in finding.fix
 
 
-@pytest.mark.parametrize("namespace, queue, expected", [
-    ("research", "research", [TOTAL]), ("research", None, [TOTAL]), ("scratch", "research", []), ("scratch", None, []),
-])
+@pytest.mark.parametrize(
+    "namespace, queue, expected",
+    [
+        ("research", "research", [TOTAL]),
+        ("research", None, [TOTAL]),
+        ("scratch", "research", []),
+        ("scratch", None, []),
+    ],
+)
 def test_with_a_fleet_only_a_member_in_a_namespace_kueues_webhooks_cover_is_refused(namespace, queue, expected):
     """The chart limits Kueue's pod webhook to managedJobsNamespaceSelector: the sandbox's Kueue v0.19.2 created a
     queue-labelled member without a total count in a namespace outside it (tests/e2e/test_kueue_labels_e2e.py)."""
-    ctx = CheckContext(fleet=replace(FLEET, manage_jobs_without_queue_name=True, kueue_managed_namespaces=("research",)))
+    ctx = CheckContext(
+        fleet=replace(FLEET, manage_jobs_without_queue_name=True, kueue_managed_namespaces=("research",))
+    )
     assert paths(CODE, b.pod(group="g", queue=queue, namespace=namespace), ctx) == expected

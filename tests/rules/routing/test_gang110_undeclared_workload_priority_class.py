@@ -13,8 +13,10 @@ LABEL = "metadata.labels[kueue.x-k8s.io/priority-class]"
 
 
 def labelled(priority_class):
-    return b.jobset(namespace="vision", labels={"kueue.x-k8s.io/queue-name": "vision",
-                                                "kueue.x-k8s.io/priority-class": priority_class})
+    return b.jobset(
+        namespace="vision",
+        labels={"kueue.x-k8s.io/queue-name": "vision", "kueue.x-k8s.io/priority-class": priority_class},
+    )
 
 
 @pytest.mark.parametrize("priority_class, expected", [("gang-high", []), ("gang-hihg", [LABEL]), ("", [])])
