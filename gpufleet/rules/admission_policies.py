@@ -7,7 +7,7 @@ in the rules layer, not in :mod:`gpufleet.render`, because it reads the rule reg
 which the renderers may not import (pyproject's layers contract).
 
 One policy and one binding per rule with a CEL form (``Rule.cel``), named
-``gpufleet-<code>``, scoped like the webhook: the same resources and operations
+``gpufleet-<code>`` (one per part, ``gpufleet-<code>-<plural>``, for a form in parts: ``CelForm.parts``), scoped like the webhook: the same resources and operations
 (:func:`gpufleet.render.controller_webhooks.operations`), the same namespace selector
 (team namespaces, never the system ones, nor a namespace labelled ``<optOutLabel>: disabled``)
 and the same JobSet-children skip. Error rules bind with ``validationActions: [Deny]``,
@@ -36,7 +36,7 @@ from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
 from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector, operations
 from gpufleet.rules.api import Rule, Severity
-from gpufleet.rules.celform import UNKNOWN, CelCheck, Resource, blank_waiver, key_part, key_safe, waived
+from gpufleet.rules.celform import UNKNOWN, CelCheck, CelForm, Resource, blank_waiver, key_part, key_safe, waived
 from gpufleet.rules.gpus.gang404_min_resources_exceed_pools import FLEET_SCOPE, capacity, pool_set
 from gpufleet.util.camel import camel
 
@@ -78,8 +78,7 @@ def _validation(rule: Rule, check: CelCheck, guard: str, updates: bool) -> dict[
     }
 
 
-def _resource_rules(rule: Rule) -> list[dict[str, Any]]:
-    assert rule.cel is not None
+def _resource_rules(form: CelForm) -> list[dict[str, Any]]:
     return [
         {
             "apiGroups": [group],
@@ -88,7 +87,7 @@ def _resource_rules(rule: Rule) -> list[dict[str, Any]]:
             "operations": operations("validate", group, plural),
             "scope": "Namespaced",
         }
-        for group, versions, plural, _ in rule.cel.resources
+        for group, versions, plural, _ in form.resources
     ]
 
 
@@ -105,18 +104,16 @@ def _conditions(matched: Iterable[Resource]) -> list[dict[str, Any]]:
     return out
 
 
-def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
-    form = rule.cel
-    assert form is not None
+def _policy(fleet: Fleet, rule: Rule, form: CelForm, name: str, guard: str) -> dict[str, Any]:
     variables = [{"name": n, "expression": e} for n, e in form.variables]
-    updates = any(op == "UPDATE" for r in _resource_rules(rule) for op in r["operations"])
+    updates = any(op == "UPDATE" for r in _resource_rules(form) for op in r["operations"])
     if updates:
         # variables are evaluated only when read: the old ones, only on UPDATE (the validations' guard)
         variables += [{"name": f"old_{n}", "expression": _on_old(e)} for n, e in form.variables]
     spec: dict[str, Any] = {
         "failurePolicy": "Fail",
         "matchConstraints": {
-            "resourceRules": _resource_rules(rule),
+            "resourceRules": _resource_rules(form),
             "namespaceSelector": namespace_selector(fleet),
             "matchPolicy": "Equivalent",
         },
@@ -124,7 +121,7 @@ def _policy(fleet: Fleet, rule: Rule, name: str, guard: str) -> dict[str, Any]:
         "variables": variables,
         "validations": [_validation(rule, check, guard, updates) for check in form.checks],
     }
-    if form.params or form.facts:
+    if rule.cel is not None and (rule.cel.params or rule.cel.facts):
         spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
     return {
         "apiVersion": API_VERSION,
@@ -146,6 +143,12 @@ def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str]) -> dict[st
     }
 
 
+def policy_forms(form: CelForm) -> list[tuple[str, CelForm]]:
+    """``(name suffix, form)`` of each policy a rule's form renders: one per part (``-<plural>``, ``CelForm.parts``),
+    else the form itself (no suffix)."""
+    return [(f"-{part.resources[0][2]}", part) for part in form.parts] or [("", form)]
+
+
 def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
     """The policies and bindings of one rule with a CEL form, keyed ``<kind lowercase>-<name>``."""
     out: dict[str, dict[str, Any]] = {}
@@ -153,12 +156,15 @@ def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
     guard = waived(rule.code) if rule.waivable else "false"
     if warns:  # a blank waiver turns the warning into an error: denied by the second policy, not warned
         guard = f"{guard} || {blank_waiver(rule.code)}"
-    shapes = [(policy_name(rule.code), guard, ["Warn"] if warns else ["Deny"])]
+    shapes = [("", guard, ["Warn"] if warns else ["Deny"])]
     if warns:
-        shapes.append((policy_name(rule.code, "-blank-waiver"), f"!{blank_waiver(rule.code)}", ["Deny"]))
-    for name, guard, actions in shapes:
-        out[f"validatingadmissionpolicy-{name}"] = _policy(fleet, rule, name, guard)
-        out[f"validatingadmissionpolicybinding-{name}"] = _binding(fleet, rule, name, actions)
+        shapes.append(("-blank-waiver", f"!{blank_waiver(rule.code)}", ["Deny"]))
+    assert rule.cel is not None
+    for shape, guard, actions in shapes:
+        for part, form in policy_forms(rule.cel):
+            name = policy_name(rule.code, part + shape)
+            out[f"validatingadmissionpolicy-{name}"] = _policy(fleet, rule, form, name, guard)
+            out[f"validatingadmissionpolicybinding-{name}"] = _binding(fleet, rule, name, actions)
     return out
 
 
@@ -218,7 +224,7 @@ FACTS.update(
 # --- end of the GPU and partition facts ---------------------------------------------------------------------------
 
 
-# Routing and coscheduling facts (GANG103-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
+# Routing and coscheduling facts (GANG104-GANG109, GANG805, GANG806): who owns a namespace, its queues and how
 # Kueue treats it. Each is computed by the function the rule itself calls, over the fleet's team namespaces; a
 # value ``<namespace>.<name>`` pairs a namespace (no dot in it) with a queue; UNKNOWN: the context does not say.
 
@@ -237,6 +243,12 @@ def _team_volcano_queues(context: FleetContext) -> Iterable[str]:
 
     teams = ((ns, context.team_for_namespace(ns)) for ns in _team_namespaces(context))
     return (f"{ns}.{queue}" for ns, team in teams if team is not None and (queue := own_queue(context, team.name)))
+
+
+def _volcano_only_namespaces(context: FleetContext) -> Iterable[str]:
+    from gpufleet.rules.routing._helpers import volcano_only
+
+    return (ns for ns in _team_namespaces(context) if volcano_only(context.team_for_namespace(ns)))
 
 
 def _coscheduling_namespaces(context: FleetContext) -> Iterable[str]:
@@ -273,6 +285,7 @@ FACTS.update(
             for ns in _team_namespaces(context)
             if (team := context.team_for_namespace(ns)) is not None and team.local_queue and not team.volcano_queue
         ),
+        "volcanoOnlyNamespace": _volcano_only_namespaces,
         "kueueIntegrates": lambda context: (UNKNOWN,) if context.kueue_frameworks is None else context.kueue_frameworks,
         "coschedulingNamespace": _coscheduling_namespaces,
         "coschedulingScheduler": lambda context: (context.coscheduling_scheduler or UNKNOWN,),

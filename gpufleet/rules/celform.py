@@ -71,6 +71,11 @@ class CelForm:
     """The fleet facts (:data:`gpufleet.rules.admission_policies.FACTS`) the checks read with :func:`fact`."""
     note: str = ""
     """What the form leaves to the webhook (kinds it does not match), for docs/rules.md."""
+    parts: tuple[CelForm, ...] = ()
+    """When set, the form's policies: one per part (``-<plural>`` of its first resource), each with its own
+    resources, variables and checks; ``resources`` is then their union and ``checks`` empty. The API server
+    type-checks every expression of a policy against each kind it matches, compiling all its variables each time:
+    a part per kind keeps each check to its kind's variables (GANG101, GANG102)."""
 
 
 def waived(code: str, root: str = "object") -> str:

@@ -52,33 +52,37 @@ KUBEFLOW_VARIABLES = (
 )
 """The pods of a PyTorchJob or MPIJob and its gang minimum (-1: none written)."""
 KUBEFLOW_FIELDS = ("pytorchReplicaSpecs", "mpiReplicaSpecs")
+KUBEFLOW_KINDS = ("PyTorchJob", "MPIJob")
+"""The kind of each of :data:`KUBEFLOW_FIELDS`."""
+ALL_KINDS = ("Job", "JobSet", *KUBEFLOW_KINDS)
+"""The kinds whose pod templates the snippets read."""
 _RJOB_TEMPLATE = "has(r.template) && has(r.template.spec) && has(r.template.spec.template)"
 
 Bad = Callable[[str], str]
 """A CEL bool of a present template (the CEL expression given) that fails a check."""
 
 
-def failing_templates(bad: Bad, missing: bool, suffix: str) -> str:
+def failing_templates(bad: Bad, missing: bool, suffix: str, kinds: Iterable[str] = ALL_KINDS) -> str:
     """CEL: the paths (``<template path>.<suffix>``) of the templates that fail ``bad``, the first of each kind's;
-    a missing template fails when ``missing``."""
+    a missing template fails when ``missing``. Only the parts of ``kinds`` (a policy matching fewer kinds)."""
     absent = "true" if missing else "false"
     job = f"(has(object.spec.template) ? {bad('object.spec.template')} : {absent})"
     rjob = f"({_RJOB_TEMPLATE} ? {bad('r.template.spec.template')} : {absent})"
     jobset = f"has(object.spec.replicatedJobs) && object.spec.replicatedJobs.exists(r, {rjob})"
     # each kind's part behind a conditional on the kind: evaluated only for its kind (an && evaluates both sides)
-    parts = [
-        f"({BATCH_JOB} ? ({job} ? ['{ROOT.child('spec', 'template')}.{suffix}'] : []) : [])",
+    parts = [f"({BATCH_JOB} ? ({job} ? ['{ROOT.child('spec', 'template')}.{suffix}'] : []) : [])"] * ("Job" in kinds)
+    parts += [
         f"({JOBSET} ? ({jobset} ? ['spec.replicatedJobs[' + string(object.spec.replicatedJobs.map(r, {rjob}).indexOf(true)) "
-        f"+ '].template.spec.template.{suffix}'] : []) : [])",
-    ]
-    for field in KUBEFLOW_FIELDS:
+        f"+ '].template.spec.template.{suffix}'] : []) : [])"
+    ] * ("JobSet" in kinds)
+    for field in (f for f, kind in zip(KUBEFLOW_FIELDS, KUBEFLOW_KINDS) if kind in kinds):
         specs = f"object.spec.{field}"
         role = f"(has({specs}[r].template) ? {bad(f'{specs}[r].template')} : {absent})"
         parts.append(
             f"({KUBEFLOW} ? (has({specs}) && {specs}.exists(r, {role}) "
             f"? ['spec.{field}.' + {specs}.filter(r, {role})[0] + '.template.{suffix}'] : []) : [])"
         )
-    return " + ".join(parts)
+    return " + ".join(parts) or "[]"
 
 
 def _at_least_zero(value: str) -> str:

@@ -225,9 +225,13 @@ def test_plan_as_json_lists_the_rules_admission_policies_an_enforcement_both_sta
     from gpufleet.rules.registry import all_rules
 
     both, webhook = _planned_objects(tmp_path, "both"), _planned_objects(tmp_path, "webhook")
+    from gpufleet.rules.admission_policies import policy_forms
+
     forms = sum(
-        1 + (rule.severity is Severity.WARNING) for rule in all_rules() if rule.cel is not None
-    )  # + a blank-waiver policy
+        (1 + (rule.severity is Severity.WARNING)) * len(policy_forms(rule.cel))  # + a blank-waiver policy; per part
+        for rule in all_rules()
+        if rule.cel is not None
+    )
     assert forms >= 6
     for kind in ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"):
         assert both[kind] - webhook.get(kind, 0) == forms, kind

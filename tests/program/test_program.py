@@ -12,6 +12,7 @@ from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.monitoring import render_monitoring
+from gpufleet.rules.admission_policies import policy_forms
 from gpufleet.rules.api import Severity
 from gpufleet.rules.registry import all_rules
 from tests.program.capture import REPO, capture_program, run_stack, stack_config, stack_names
@@ -109,7 +110,11 @@ def admission_policy_types(model) -> Counter:
     second pair denies its blank waiver), and the ConfigMap of the params they read (counted from the rule registry)."""
     if model.controller.enforcement == "webhook":
         return Counter()
-    pairs = sum(1 + (rule.severity is Severity.WARNING) for rule in all_rules() if rule.cel is not None)
+    pairs = sum(
+        (1 + (rule.severity is Severity.WARNING)) * len(policy_forms(rule.cel))  # a form in parts: per part
+        for rule in all_rules()
+        if rule.cel is not None
+    )
     group = "kubernetes:admissionregistration.k8s.io/v1"
     return Counter(
         {

@@ -15,7 +15,7 @@ from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
 from gpufleet.rules import engine, registry
-from gpufleet.rules.admission_policies import params_data, policy_name, render_policies
+from gpufleet.rules.admission_policies import params_data, policy_forms, policy_name, render_policies
 from gpufleet.rules.api import CheckContext, Severity
 from gpufleet.yamlin.errors import ModelError
 from tests.render.builders import fleet, pool, quota, team
@@ -64,10 +64,23 @@ def test_the_policies_match_the_webhooks_operations_per_resource():
 @pytest.mark.parametrize("rule", [r for r in registry.all_rules() if r.cel is not None], ids=lambda r: r.code)
 def test_an_error_rule_is_bound_to_deny_and_a_warning_to_warn_with_a_deny_for_blank_waivers(rule):
     rendered = policies(rules=(rule,))
-    binding = rendered[f"validatingadmissionpolicybinding-{policy_name(rule.code)}"]
-    assert binding["spec"]["validationActions"] == (["Deny"] if rule.severity is Severity.ERROR else ["Warn"])
-    blank = rendered.get(f"validatingadmissionpolicybinding-{policy_name(rule.code, '-blank-waiver')}")
-    assert (blank is None) == (rule.severity is Severity.ERROR)
+    for part, _ in policy_forms(rule.cel):
+        binding = rendered[f"validatingadmissionpolicybinding-{policy_name(rule.code, part)}"]
+        assert binding["spec"]["validationActions"] == (["Deny"] if rule.severity is Severity.ERROR else ["Warn"])
+        blank = rendered.get(f"validatingadmissionpolicybinding-{policy_name(rule.code, part + '-blank-waiver')}")
+        assert (blank is None) == (rule.severity is Severity.ERROR)
+
+
+@pytest.mark.parametrize("code", ["GANG101", "GANG102"])
+def test_a_form_in_parts_renders_one_policy_per_kind_each_matching_only_its_kind(code):
+    # the API server type-checks every expression against every kind a policy matches (issue: 240 s unchecked)
+    [rule] = [r for r in registry.all_rules() if r.code == code]
+    rendered = policies(rules=(rule,))
+    names = [m["metadata"]["name"] for m in rendered.values() if m["kind"] == "ValidatingAdmissionPolicy"]
+    assert names == [policy_name(code, f"-{plural}") for plural in ("jobs", "jobsets", "pytorchjobs", "mpijobs")]
+    for name in names:
+        [matched] = rendered[f"validatingadmissionpolicy-{name}"]["spec"]["matchConstraints"]["resourceRules"]
+        assert name.endswith(f"-{matched['resources'][0]}")
 
 
 def test_a_refusal_names_the_code_the_path_and_the_fix():

@@ -65,7 +65,10 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.celform import CelCheck, CelForm, listed
+from gpufleet.rules.celkinds import failing_templates
 from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.routing import _cel as C
 from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_intent, volcano_names
 from gpufleet.workloads import PodTemplate, WorkloadView, template_scheduler
 from gpufleet.workloads import outcomes as O
@@ -130,6 +133,40 @@ class Gang101Options(VolcanoSchedulerOptions):
     """GANG101's options (`--config`: `options: {GANG101: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
 
 
+_VOLCANO = f"params.data['{CODE}.volcanoSchedulers']"
+_JOB_CHECK = CelCheck(
+    f"variables.jobScheduler == '' || {listed(CODE, 'volcanoSchedulers', 'variables.jobScheduler')} "
+    f"|| !variables.tasks.exists(t, {C.task_scheduler()} == '')",
+    "'spec.schedulerName'",
+    "'schedulerName ' + variables.jobScheduler + ' is not Volcano\\'s: the job\\'s pods go to a scheduler "
+    "without gang scheduling, so part of the gang can start alone'",
+    f"'set spec.schedulerName to ' + {_VOLCANO} + ' (or remove it)'",
+)
+_TEMPLATE_CHECK = CelCheck(
+    "!variables.intent || size(variables.unrouted) == 0",
+    "variables.unrouted[0]",
+    "'these pods are meant for Volcano but set no schedulerName, so they reach default-scheduler and start "
+    "without their gang'",
+    f"'set schedulerName: ' + {_VOLCANO} + ' in the pod template'",
+)
+
+
+def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck]:
+    bad = failing_templates(lambda t: f"{C.own_scheduler(t)} == ''", True, "spec.schedulerName", kinds=(kind,))
+    return (("unrouted", bad),), _TEMPLATE_CHECK
+
+
+_PARAMS = ("volcanoSchedulers",)
+CEL = CelForm(
+    resources=C.RESOURCES,
+    checks=(),
+    params=_PARAMS,
+    facts=C.FACTS,
+    note=C.NOTE,
+    parts=C.parts(((), _JOB_CHECK), _cel_template_part, _PARAMS),
+)
+
+
 RULE = Rule(
     code=CODE,
     name="no-gang-scheduler",
@@ -142,5 +179,6 @@ RULE = Rule(
     remediate=remediate,
     doc=__doc__ or "",
     options=Gang101Options,
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # the pods' scheduler places them one by one
 )

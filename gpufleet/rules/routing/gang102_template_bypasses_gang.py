@@ -54,7 +54,10 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
+from gpufleet.rules.celform import CelCheck, CelForm, listed
+from gpufleet.rules.celkinds import failing_templates
 from gpufleet.rules.gangs import GANG_KINDS
+from gpufleet.rules.routing import _cel as C
 from gpufleet.rules.routing._helpers import VolcanoSchedulerOptions, volcano_intent, volcano_names
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads import template_scheduler
@@ -92,6 +95,54 @@ class Gang102Options(VolcanoSchedulerOptions):
     """GANG102's options (`--config`: `options: {GANG102: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
 
 
+_VOLCANO = f"params.data['{CODE}.volcanoSchedulers']"
+
+
+def _bypasses(t: str) -> str:
+    own = C.own_scheduler(t)
+    return f"({own} != '' && !{listed(CODE, 'volcanoSchedulers', own)})"
+
+
+_TASK = C.task_scheduler()
+_WHY = ": its pods bypass the gang and are bound one by one'"
+_JOB = (
+    (
+        (
+            "gang",
+            f"{listed(CODE, 'volcanoSchedulers', 'variables.jobScheduler')} ? variables.jobScheduler : {_VOLCANO}",
+        ),
+        ("taskBypasses", f"variables.tasks.map(t, {_TASK} != '' && {_TASK} != variables.gang)"),
+    ),
+    CelCheck(
+        "!variables.taskBypasses.exists(b, b)",
+        "'spec.tasks[' + string(variables.taskBypasses.indexOf(true)) + '].template.spec.schedulerName'",
+        f"'a task template names another scheduler than the job\\'s gang scheduler ' + variables.gang + '{_WHY}",
+        "'remove schedulerName from the template or set it to ' + variables.gang",
+    ),
+)
+_TEMPLATE_CHECK = CelCheck(
+    "!variables.intent || size(variables.bypassing) == 0",
+    "variables.bypassing[0]",
+    f"'a pod template meant for Volcano names another scheduler{_WHY}",
+    f"'remove schedulerName from the template or set it to ' + {_VOLCANO}",
+)
+
+
+def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck]:
+    return (("bypassing", failing_templates(_bypasses, False, "spec.schedulerName", kinds=(kind,))),), _TEMPLATE_CHECK
+
+
+_PARAMS = ("volcanoSchedulers",)
+CEL = CelForm(
+    resources=C.RESOURCES,
+    checks=(),
+    params=_PARAMS,
+    facts=C.FACTS,
+    note=C.NOTE,
+    parts=C.parts(_JOB, _cel_template_part, _PARAMS),
+)
+
+
 RULE = Rule(
     code=CODE,
     name="template-bypasses-gang",
@@ -103,5 +154,6 @@ RULE = Rule(
     check=check,
     doc=__doc__ or "",
     options=Gang102Options,
+    cel=CEL,
     predicts=O.NEVER_WHOLE,  # the template's pods bypass the gang
 )
