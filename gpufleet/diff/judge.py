@@ -189,12 +189,23 @@ class Cluster:
                 "Pulumi waits until it times out",
                 NEW_POOL_FIX,
             )
+        if step.replaced and step.create_first:
+            return Verdict(
+                "ok",
+                _noted(
+                    f"the old object deleted, after its replacement was created and what depends on it "
+                    f"updated: {step.why}",
+                    old,
+                ),
+            )
         if step.replaced:
             return Verdict("ok", _noted(f"deleted, to be created again by the next step: {step.why}", old))
         return Verdict("ok", step.why or "deleted")
 
     @staticmethod
     def _ok_reason(step: Step) -> str:
+        if step.op == "replace" and step.create_first:
+            return _noted(f"replaced (create the new one now, delete the old one at the end): {step.why}", step.new)
         if step.op == "replace":
             return _noted(f"replaced (delete, then create): {step.why}", step.new)
         return "created" if step.op == "create" else "updated in place"

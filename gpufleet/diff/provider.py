@@ -5,10 +5,13 @@ pulumi-kubernetes **v4.25.0** (``provider/pkg/provider/diff.go``) for the kinds 
 stack creates: a ConfigMap whose ``data`` or ``binaryData`` changes is replaced unless
 the provider is configured ``enableConfigMapMutable`` (gpufleet never sets it), a
 Secret whose ``type``, ``data`` or ``stringData`` changes likewise (``enableSecretMutable``),
-a Deployment whose ``spec.selector`` changes, a Service whose ``spec.clusterIP`` changes.
-The provider's ``Diff`` then answers ``deleteBeforeReplace`` because the name is fixed
-(``provider.go``: named, not auto-named, same name and namespace), so the step is a
-delete-before-replace like the ``replaceOnChanges`` ones of :mod:`gpufleet.render.immutable`.
+a Deployment whose ``spec.selector`` changes, a Service whose ``spec.clusterIP`` changes, and
+any object whose ``metadata.name`` or ``metadata.namespace`` changes (``metadataForceNewProperties``).
+The provider's ``Diff`` answers ``deleteBeforeReplace`` when the name is fixed (``provider.go``:
+named, not auto-named, same name and namespace), so the step is a delete-before-replace like the
+``replaceOnChanges`` ones of :mod:`gpufleet.render.immutable`; when the name changes
+(:func:`deletes_first` is false) Pulumi's own default holds: create the new object, update what
+depends on it, delete the old one with the deployment's deletes (:mod:`gpufleet.diff.steps`).
 
 Why it matters: the gang-admission controller's fleet-context ConfigMap changes with
 the model (a team added or removed, a pool resized, a priority changed), and a real
@@ -20,7 +23,10 @@ ConfigMap is briefly gone (the kubelet returns before writing anything when it c
 read a mounted ConfigMap: ``pkg/volume/configmap/configmap.go``, ``SetUpAt``, Kubernetes
 v1.35.4), and the controller reloads the new file without a restart
 (:mod:`gpufleet.webhook.reload`). Read from that source; the sandbox has no kubelet, so no
-run shows it.
+run shows it. The admission policies' params ConfigMaps change with the model too, but they are
+named by their content (:mod:`gpufleet.render.params_configmap`): a new one is created beside the
+old, the bindings are switched to it, and the old one is deleted after them, so a binding
+(``parameterNotFoundAction: Deny``) never looks for a ConfigMap that is not there.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any, Mapping
 from gpufleet.kubetypes.fieldpath import get_value
 from gpufleet.mutate.policies import PARAMS as MUTATION_PARAMS
 from gpufleet.render.controller_common import CONTEXT_CONFIGMAP
+from gpufleet.render.params_configmap import params_base
 from gpufleet.rules.admission_policies import PARAMS as RULE_PARAMS
 
 # (apiVersion, kind) -> (the force-new paths, what the provider replaces, in diff's words)
@@ -47,10 +54,11 @@ CONTEXT_SWAP = (
     "context while the ConfigMap is briefly gone and reload the new one without a restart"
 )
 PARAMS_SWAP = (
-    "while it is gone, the API server's admission policies that read it deny every object they match in the team "
-    "namespaces (their bindings say parameterNotFoundAction: Deny), until the new one exists a moment later: "
-    "creates in those namespaces during the apply may be refused once and need a retry"
+    "no deny window: the params are named by their content, so the new ConfigMap is created beside the old one, "
+    "the admission policy bindings are switched to it, and the old one is deleted only after them "
+    "(a binding never finds its params missing, which parameterNotFoundAction: Deny would refuse)"
 )
+_METADATA = ("metadata.name", "metadata.namespace")
 
 
 def _entry(manifest: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
@@ -59,12 +67,19 @@ def _entry(manifest: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
 
 def provider_replace_reasons(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The force-new paths of the provider that differ between ``old`` and ``new``; [] when none."""
-    return [p for p in _entry(new)[0] if get_value(old, p.split(".")) != get_value(new, p.split("."))]
+    return [p for p in (*_METADATA, *_entry(new)[0]) if get_value(old, p.split(".")) != get_value(new, p.split("."))]
 
 
-def provider_replacement(manifest: Mapping[str, Any]) -> str:
-    """Why the provider replaces ``manifest``'s kind, delete first: diff's words after the changed fields."""
-    return f"the Kubernetes provider replaces {_entry(manifest)[1]}, deleting it first as its name is fixed"
+def deletes_first(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """The provider's ``deleteBeforeReplace`` for a replacement: the same name and namespace (both fixed)."""
+    return all(get_value(old, p.split(".")) == get_value(new, p.split(".")) for p in _METADATA)
+
+
+def provider_replacement(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """Why the provider replaces ``new``, and in which order: diff's words after the changed fields."""
+    if not deletes_first(old, new):
+        return "the Kubernetes provider replaces an object whose name changes, creating the new one first"
+    return f"the Kubernetes provider replaces {_entry(new)[1]}, deleting it first as its name is fixed"
 
 
 def replacement_note(manifest: Mapping[str, Any] | None) -> str:
@@ -72,6 +87,7 @@ def replacement_note(manifest: Mapping[str, Any] | None) -> str:
     meta = (manifest or {}).get("metadata") or {}
     if (manifest or {}).get("kind") != "ConfigMap":
         return ""
-    return {CONTEXT_CONFIGMAP: CONTEXT_SWAP, RULE_PARAMS: PARAMS_SWAP, MUTATION_PARAMS: PARAMS_SWAP}.get(
-        str(meta.get("name")), ""
-    )
+    name = str(meta.get("name", ""))
+    if params_base(name) in (RULE_PARAMS, MUTATION_PARAMS):
+        return PARAMS_SWAP
+    return CONTEXT_SWAP if name == CONTEXT_CONFIGMAP else ""

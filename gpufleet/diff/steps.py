@@ -13,7 +13,10 @@ that registers every rendered object once, in ``Rendered.objects`` order:
   dependents are not replaced with it: they depend on it through ``depends_on`` only,
   never through an input (``calculateDependentReplacements``); the Kubernetes provider
   also replaces some fields on its own, delete-before-replace too (:mod:`.provider`:
-  a ConfigMap's ``data``);
+  a ConfigMap's ``data``), unless the object's name changes with them (a params ConfigMap
+  named by its content): then the replacement is Pulumi's default, create-before-delete
+  (``create-replacement`` now, the old object's ``delete-replaced`` with the deletes at the
+  end, after the dependents were updated to the new name);
 - the step executor runs a step after the steps of the resources it depends on, so the
   serial order is a topological order of the new ``depends_on`` graph, registration order
   breaking ties;
@@ -21,9 +24,9 @@ that registers every rendered object once, in ``Rendered.objects`` order:
   ``lifecycle`` moving to or from ``retired``) is a step too (``protect``/``unprotect``):
   ``pulumi up`` writes the new flag into the state without calling the provider, and a
   later delete is blocked until it has run;
-- ``GenerateDeletes``: resources of the old state the program no longer registers are
-  deleted after every other step, dependents before what they depend on (reverse
-  topological order of the old graph).
+- ``GenerateDeletes``: resources of the old state the program no longer registers, and the
+  old halves of create-before-delete replacements, are deleted after every other step,
+  dependents before what they depend on (reverse topological order of the old graph).
 
 The dependency graph comes from :func:`gpufleet.render.ordering.depends_on_keys`, the
 function ``gpufleet.pulumi.quota`` turns into ``depends_on``.
@@ -34,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from gpufleet.diff.provider import provider_replace_reasons, provider_replacement
+from gpufleet.diff.provider import deletes_first, provider_replace_reasons, provider_replacement
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.render import RenderedObject
 from gpufleet.render.immutable import replace_reasons
@@ -54,7 +57,9 @@ class Step:
     why: str = ""
     """For a replacement and its delete half: the immutable fields that changed (and why the provider replaces them)."""
     replaced: bool = False
-    """True for the delete half of a delete-before-replace."""
+    """True for the delete half of a replacement."""
+    create_first: bool = False
+    """For both halves of a create-before-delete replacement (the name changes): the old is deleted at the end."""
 
 
 def topological(objects: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
@@ -108,6 +113,7 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
     base_by = {o.key: o for o in base}
     new_by = {o.key: o for o in new}
     steps: list[Step] = []
+    later: dict[str, Step] = {}  # the old halves of create-before-delete replacements, deleted with the removed objects
     for key in topological((o.key, o.manifest) for o in new_by.values()):
         after = new_by[key]
         before = base_by.get(key)
@@ -125,19 +131,28 @@ def plan_steps(base: Iterable[RenderedObject], new: Iterable[RenderedObject]) ->
         forced = provider_replace_reasons(before.manifest, after.manifest)
         immutable = replace_reasons(before.manifest, after.manifest) + forced
         if immutable:
-            why = (
-                ", ".join(immutable)
-                + " cannot change in place"
-                + (f": {provider_replacement(after.manifest)}" if forced else "")
+            why = ", ".join(immutable) + " cannot change in place"
+            why += f": {provider_replacement(before.manifest, after.manifest)}" if forced else ""
+            first = not deletes_first(before.manifest, after.manifest)
+            delete = Step(
+                "delete", key, before.manifest, None, before.protect, fields, why, replaced=True, create_first=first
             )
-            steps.append(Step("delete", key, before.manifest, None, before.protect, fields, why, replaced=True))
-            steps.append(Step("replace", key, before.manifest, after.manifest, before.protect, fields, why))
+            if first:
+                later[key] = delete
+            else:
+                steps.append(delete)
+            steps.append(
+                Step("replace", key, before.manifest, after.manifest, before.protect, fields, why, create_first=first)
+            )
         else:
             steps.append(Step("update", key, before.manifest, after.manifest, before.protect, fields))
     # only the order among the removed objects matters, so only they are sorted
-    gone = list(reversed(topological((o.key, o.manifest) for o in base_by.values() if o.key not in new_by)))
+    gone = list(
+        reversed(topological((o.key, o.manifest) for o in base_by.values() if o.key not in new_by or o.key in later))
+    )
     steps += [
-        Step("delete", k, base_by[k].manifest, None, base_by[k].protect, why=RETAINED if base_by[k].retain else "")
+        later.get(k)
+        or Step("delete", k, base_by[k].manifest, None, base_by[k].protect, why=RETAINED if base_by[k].retain else "")
         for k in gone
     ]
     return steps

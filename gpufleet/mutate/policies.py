@@ -33,10 +33,12 @@ from gpufleet.mutate import policy_forms as forms
 from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
 from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector
+from gpufleet.render.params_configmap import param_ref, params_config_map
 
 API_VERSION = "admissionregistration.k8s.io/v1"
 PARAMS = "gpufleet-mutation-params"
-"""The ConfigMap (controller namespace) holding each team namespace's queues."""
+"""The base name of the ConfigMap (controller namespace) holding each team namespace's queues: named
+``<PARAMS>-<digest of its data>`` (:func:`gpufleet.render.params_configmap.params_name`)."""
 VOLCANO = (("batch.volcano.sh", "jobs"),)
 QUEUE_LABEL = (
     ("batch", "jobs"),
@@ -118,10 +120,10 @@ def _policy(
     }
 
 
-def _binding(fleet: Fleet, name: str, params: bool) -> dict[str, Any]:
+def _binding(fleet: Fleet, name: str, params: dict[str, Any] | None) -> dict[str, Any]:
     spec: dict[str, Any] = {"policyName": name}
-    if params:
-        spec["paramRef"] = {"name": PARAMS, "namespace": fleet.controller.namespace, "parameterNotFoundAction": "Deny"}
+    if params is not None:
+        spec["paramRef"] = param_ref(params)
     return {
         "apiVersion": API_VERSION,
         "kind": "MutatingAdmissionPolicyBinding",
@@ -152,14 +154,8 @@ def params_data(context: FleetContext) -> dict[str, str]:
 def render_mutating_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
     """The params ConfigMap, then each concern's policy and binding, keyed ``<kind lowercase>-<name>``."""
     context = FleetContext.from_dict(render_context(fleet))
-    out: dict[str, dict[str, Any]] = {
-        "configmap-mutation-params": {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": meta(fleet, PARAMS),
-            "data": params_data(context),
-        }
-    }
+    params = params_config_map(fleet, PARAMS, params_data(context))
+    out: dict[str, dict[str, Any]] = {"configmap-mutation-params": params}
     concerns = [
         (
             "volcano",
@@ -191,10 +187,10 @@ def render_mutating_policies(fleet: Fleet) -> dict[str, dict[str, Any]]:
                 False,
             )
         )
-    for concern, resources, variables, mutations, params in concerns:
+    for concern, resources, variables, mutations, reads in concerns:
         name = policy_name(concern)
-        out[f"mutatingadmissionpolicy-{name}"] = _policy(fleet, name, resources, list(variables), mutations, params)
-        out[f"mutatingadmissionpolicybinding-{name}"] = _binding(fleet, name, params)
+        out[f"mutatingadmissionpolicy-{name}"] = _policy(fleet, name, resources, list(variables), mutations, reads)
+        out[f"mutatingadmissionpolicybinding-{name}"] = _binding(fleet, name, params if reads else None)
     return out
 
 

@@ -35,14 +35,17 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
 from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector, operations
+from gpufleet.render.params_configmap import param_ref
+from gpufleet.render.params_configmap import params_config_map as named_params
 from gpufleet.rules.api import Rule, Severity
-from gpufleet.rules.celform import UNKNOWN, CelCheck, CelForm, Resource, blank_waiver, key_part, key_safe, waived
+from gpufleet.rules.celform import UNKNOWN, CelCheck, CelForm, Resource, blank_waiver, key_part, waived
 from gpufleet.rules.gpus.gang404_min_resources_exceed_pools import FLEET_SCOPE, capacity, pool_set
 from gpufleet.util.camel import camel
 
 API_VERSION = "admissionregistration.k8s.io/v1"
 PARAMS = "gpufleet-rule-params"
-"""The ConfigMap (controller namespace) holding the rule options the policies read."""
+"""The base name of the ConfigMap (controller namespace) holding the rule options and facts the policies read:
+named ``<PARAMS>-<digest of its data>`` (:func:`gpufleet.render.params_configmap.params_name`)."""
 
 
 def policy_name(code: str, suffix: str = "") -> str:
@@ -131,10 +134,15 @@ def _policy(fleet: Fleet, rule: Rule, form: CelForm, name: str, guard: str) -> d
     }
 
 
-def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str]) -> dict[str, Any]:
+def _reads_params(rule: Rule) -> bool:
+    return rule.cel is not None and bool(rule.cel.params or rule.cel.facts)
+
+
+def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str], params: dict[str, Any] | None) -> dict[str, Any]:
     spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
-    if rule.cel is not None and (rule.cel.params or rule.cel.facts):
-        spec["paramRef"] = {"name": PARAMS, "namespace": fleet.controller.namespace, "parameterNotFoundAction": "Deny"}
+    if _reads_params(rule):
+        assert params is not None, f"{rule.code} reads params: render it with its params ConfigMap"
+        spec["paramRef"] = param_ref(params)
     return {
         "apiVersion": API_VERSION,
         "kind": "ValidatingAdmissionPolicyBinding",
@@ -149,8 +157,9 @@ def policy_forms(form: CelForm) -> list[tuple[str, CelForm]]:
     return [(f"-{part.resources[0][2]}", part) for part in form.parts] or [("", form)]
 
 
-def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
-    """The policies and bindings of one rule with a CEL form, keyed ``<kind lowercase>-<name>``."""
+def rule_policies(fleet: Fleet, rule: Rule, params: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The policies and bindings of one rule with a CEL form, keyed ``<kind lowercase>-<name>``; a binding reading
+    params names ``params`` (the ConfigMap of :func:`params_config_map`)."""
     out: dict[str, dict[str, Any]] = {}
     warns = rule.severity is Severity.WARNING
     guard = waived(rule.code) if rule.waivable else "false"
@@ -164,7 +173,7 @@ def rule_policies(fleet: Fleet, rule: Rule) -> dict[str, dict[str, Any]]:
         for part, form in policy_forms(rule.cel):
             name = policy_name(rule.code, part + shape)
             out[f"validatingadmissionpolicy-{name}"] = _policy(fleet, rule, form, name, guard)
-            out[f"validatingadmissionpolicybinding-{name}"] = _binding(fleet, rule, name, actions)
+            out[f"validatingadmissionpolicybinding-{name}"] = _binding(fleet, rule, name, actions, params)
     return out
 
 
@@ -198,12 +207,12 @@ def _pool_totals(context: FleetContext) -> Iterator[tuple[str, str]]:
         for resource in sorted({r for p in pools for r in p.allocatable} | gpus):
             total = capacity(pools, resource, gpus)
             if total is not None:
-                yield f"{system}.{scope}.{key_part(resource)}", quantity.fmt(total)
+                yield f"{system}.{scope}.{resource}", quantity.fmt(total)
 
 
 FACTS.update(
     {
-        "gpuResource": lambda context: (key_part(name) for name in context.index.sorted_gpu_resources),
+        "gpuResource": lambda context: context.index.sorted_gpu_resources,
         "namespaceTeam": lambda context: {
             ns: context.team_for_namespace(ns).name  # type: ignore[union-attr]  # a namespace of the context's list belongs to a team
             for team in context.teams
@@ -303,7 +312,7 @@ def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> d
         for name in wanted:
             for value in FACTS[name](context):
                 key, text = value if isinstance(value, tuple) else (value, "true")
-                data[f"{name}.{key_safe(key)}"] = text
+                data[f"{name}.{key_part(key)}"] = text  # a '/' as every params key writes it
     for rule in rules:
         if rule.cel is None or not rule.cel.params or rule.options is None:
             continue
@@ -319,18 +328,19 @@ def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> d
 
 
 def params_config_map(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, Any]:
-    data = params_data(rules, FleetContext.from_dict(render_context(fleet)))
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(fleet, PARAMS), "data": data}
+    """The params ConfigMap of ``rules``, named by its data (:mod:`gpufleet.render.params_configmap`)."""
+    return named_params(fleet, PARAMS, params_data(rules, FleetContext.from_dict(render_context(fleet))))
 
 
 def render_policies(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, dict[str, Any]]:
     """Every rule's policies and bindings, and the params ConfigMap when a form reads options; keyed, in code order."""
     rules = sorted((r for r in rules if r.cel is not None), key=lambda r: r.code)
     out: dict[str, dict[str, Any]] = {}
-    if any(rule.cel is not None and (rule.cel.params or rule.cel.facts) for rule in rules):
-        out["configmap-rule-params"] = params_config_map(fleet, rules)
+    params = params_config_map(fleet, rules) if any(_reads_params(rule) for rule in rules) else None
+    if params is not None:
+        out["configmap-rule-params"] = params
     for rule in rules:
-        out.update(rule_policies(fleet, rule))
+        out.update(rule_policies(fleet, rule, params))
     return out
 
 

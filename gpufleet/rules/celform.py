@@ -132,12 +132,8 @@ def fact(name: str, value: str) -> str:
 
 
 UNKNOWN = "_unknown"
-"""A fact's one value when the fleet context does not say (no namespace, queue, scheduler or framework name holds a ``_``)."""
-
-
-def key_safe(value: str) -> str:
-    """``value`` as part of a ConfigMap key (``[-._a-zA-Z0-9]``): a Kueue framework's ``/`` becomes ``_``."""
-    return value.replace("/", "_")
+"""A fact's one value when the fleet context does not say (no namespace, queue, scheduler or framework name holds a
+``_``, and :func:`key_part` adds none)."""
 
 
 def unknown(name: str) -> str:
@@ -152,11 +148,20 @@ def listed(code: str, key: str, value: str) -> str:
 
 
 SLASH = ".."
-"""How a ``/`` (of a resource name) is written in a params key: ConfigMap keys allow only ``[-._a-zA-Z0-9]``."""
+"""How a ``/`` is written in a params key, the one spelling (ConfigMap keys allow only ``[-._a-zA-Z0-9]``).
+
+The values with a ``/`` are resource names (``nvidia.com/gpu``) and Kueue framework names
+(``kubeflow.org/pytorchjob``): ``<prefix>/<name>``, the prefix a DNS subdomain. Written ``..`` rather than ``_``
+because ``..`` cannot be part of a legal such name: a DNS subdomain never holds ``..`` (an empty label), nor does a
+built-in resource or framework name, while ``_`` is legal after the ``/`` of a resource name (a qualified name:
+device plugins name resources ``xilinx.com/fpga-xilinx_u200_...``) and marks :data:`UNKNOWN`. So an encoded value
+reads back unambiguously (the ``..`` is the ``/``) and never meets a name spelled with ``_`` or the marker."""
 
 
 def key_part(text: str) -> str:
-    """``text`` as a params key writes it (:data:`SLASH` for ``/``); the Python side of :func:`param_key`."""
+    """``text`` as a params key writes it (:data:`SLASH` for ``/``): the one encoding, used for every fact value
+    (:func:`gpufleet.rules.admission_policies.params_data`) and every literal a form compares with a key; the
+    Python side of :func:`param_key`."""
     return text.replace("/", SLASH)
 
 

@@ -22,7 +22,7 @@ from typing import Callable, Iterable
 
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import ROOT
-from gpufleet.rules.celform import Resource, key_safe
+from gpufleet.rules.celform import Resource, key_part
 from gpufleet.workloads import annotation_path, label_path
 from gpufleet.workloads.kueue_gate import INTEGRATIONS
 
@@ -116,12 +116,12 @@ def map_value(mapping: str, key: str) -> str:
 
 
 def framework(matched: Iterable[Resource]) -> str:
-    """CEL: the Kueue integration of the admitted resource (:func:`gpufleet.workloads.kueue_gate.integration`, key-safe),
+    """CEL: the Kueue integration of the admitted resource (:func:`gpufleet.workloads.kueue_gate.integration`, as a params key writes it),
     '' for one Kueue has none for (a Volcano Job)."""
     return (
         " : ".join(
             f"request.resource.group == '{group}' && request.resource.resource == '{plural}' "
-            f"? '{key_safe(INTEGRATIONS[(group, kind)])}'"
+            f"? '{key_part(INTEGRATIONS[(group, kind)])}'"
             for group, _, plural, kind in matched
             if (group, kind) in INTEGRATIONS
         )

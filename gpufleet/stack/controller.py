@@ -8,7 +8,9 @@ and the defaulting's MutatingAdmissionPolicies ``controller.mutations`` asks for
 :func:`waits_for` is which of them must exist before which: the webhooks' own order
 (:data:`gpufleet.render.controller.WAITS_FOR`) and each policy binding after its policy and the
 params ConfigMap it reads (a binding whose ``paramRef`` finds no ConfigMap denies every matching
-object, ``parameterNotFoundAction: Deny``), so Pulumi creates the binding last and destroys it first.
+object, ``parameterNotFoundAction: Deny``), so Pulumi creates the binding last and destroys it first;
+the params are named by their content (:mod:`gpufleet.render.params_configmap`), so when they change
+the new ConfigMap is created before the bindings move to it and the old one is deleted after them.
 
 Called by the Pulumi controller component (:mod:`gpufleet.pulumi.controller`), ``gpufleet plan``
 (:mod:`gpufleet.cli.fleet_cmds`, through :func:`gpufleet.render.plan.build_plan`) and ``gpufleet diff``

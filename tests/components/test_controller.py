@@ -6,9 +6,11 @@ import base64
 
 import pytest
 
+from gpufleet.model import parse_model
 from gpufleet.pulumi.controller import GangAdmissionController, GangAdmissionControllerArgs
 from gpufleet.render.controller_common import ControllerSettings
-from tests.components.builders import fleet, one
+from gpufleet.render.params_configmap import params_base
+from tests.components.builders import fleet, fleet_data, one, team
 from tests.components.mocking import run_program
 
 TOKEN = "gpufleet:controller:GangAdmissionController"
@@ -252,7 +254,11 @@ CHOICES = {
     "enforcement": ("Validating", "gpufleet-gang001", "gpufleet-rule-params"),
     "mutations": ("Mutating", "gpufleet-mutate-volcano", "gpufleet-mutation-params"),
 }
-"""Per admission choice of ``controller``: the kinds' prefix, one policy it applies, its params ConfigMap."""
+"""Per admission choice of ``controller``: the kinds' prefix, one policy it applies, its params ConfigMap's base name."""
+
+
+def params_of(registered, base):
+    return [r for r in of_type(registered, "ConfigMap") if params_base(r.inputs["metadata"]["name"]) == base]
 
 
 @pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("webhook", "both", "apiServer")])
@@ -266,8 +272,7 @@ def test_the_stacks_admission_choices_apply_the_api_servers_policies_and_keep_th
     assert (policy in names) is policies
     assert bool(of_type(registered, f"{prefix}AdmissionPolicyBinding")) is policies
     assert bool(of_type(registered, f"{prefix}WebhookConfiguration")) is webhook
-    params = [r for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == params_name]
-    assert bool(params) is policies
+    assert bool(params_of(registered, params_name)) is policies
 
 
 @pytest.mark.parametrize("setting, where", [(s, w) for s in CHOICES for w in ("both", "apiServer")])
@@ -277,7 +282,7 @@ def test_each_policy_binding_waits_for_its_policy_and_the_params_it_reads_so_not
     prefix, _, params_name = CHOICES[setting]
     registered = deploy(monitor, fleet(controller={setting: where}))
     policies = {r.inputs["metadata"]["name"]: r.urn for r in of_type(registered, f":{prefix}AdmissionPolicy")}
-    params = [r.urn for r in of_type(registered, "ConfigMap") if r.inputs["metadata"]["name"] == params_name]
+    params = [r.urn for r in params_of(registered, params_name)]
     bindings = of_type(registered, f"{prefix}AdmissionPolicyBinding")
     reading = [b for b in bindings if "paramRef" in b.inputs["spec"]]
     assert bindings and reading and len(params) == 1
@@ -285,3 +290,37 @@ def test_each_policy_binding_waits_for_its_policy_and_the_params_it_reads_so_not
         assert policies[binding.inputs["spec"]["policyName"]] in binding.dependencies, binding.name
     for binding in reading:
         assert params[0] in binding.dependencies, binding.name
+
+
+def _policies_fleet(*teams: str):
+    """The unit fleet with both admission choices on the API server, and ``teams`` added (a facts change)."""
+    data = fleet_data(controller={"enforcement": "both", "mutations": "both"})
+    data["teams"] += [
+        team(name, namespaces=[name], volcanoNamespaces=[], quota={"l4": {"nominal": 1}}) for name in teams
+    ]
+    return parse_model(data, "unit.fleet.yaml")
+
+
+@pytest.mark.parametrize("setting, base", [(s, CHOICES[s][2]) for s in CHOICES])
+def test_a_facts_change_renames_the_params_under_the_same_resource_and_the_bindings_follow(monitor, setting, base):
+    """The params ConfigMap is named by its content, its Pulumi resource by its key: a facts change (a pool resized, a
+    team added) is a ConfigMap of another name under the same URN, which the provider replaces create-before-delete
+    (the names differ), and every binding reading params names the new one and depends on that resource."""
+    seen = []
+    for model in (_policies_fleet(), _policies_fleet("gamma")):
+        registered = deploy(monitor, model)
+        params = params_of(registered, base)
+        assert len(params) == 1
+        reading = [
+            b
+            for b in of_type(registered, "AdmissionPolicyBinding")
+            if "paramRef" in b.inputs["spec"] and params_base(b.inputs["spec"]["paramRef"]["name"]) == base
+        ]
+        assert reading and {b.inputs["spec"]["paramRef"]["name"] for b in reading} == {
+            params[0].inputs["metadata"]["name"]
+        }
+        assert all(params[0].urn in b.dependencies for b in reading)
+        seen.append((params[0].urn, params[0].inputs["metadata"]["name"]))
+        monitor.registered.clear()
+    (urn_before, name_before), (urn_after, name_after) = seen
+    assert urn_before == urn_after and name_before != name_after

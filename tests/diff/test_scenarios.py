@@ -15,9 +15,10 @@ import pytest
 import yaml
 
 from gpufleet.crdschema import CrdSet
-from gpufleet.diff import diff_fleets
-from gpufleet.diff.judge import NEW_POOL_FIX, RETIRE_FIX
+from gpufleet.diff import diff_fleets, stack_objects
+from gpufleet.diff.judge import NEW_POOL_FIX, RETIRE_FIX, ref
 from gpufleet.diff.markdown import pool_change
+from gpufleet.diff.steps import plan_steps
 from gpufleet.model.loader import parse_model
 from tests.conftest import REPO, SHARED
 
@@ -74,8 +75,8 @@ def add_vision(d: dict) -> None:
     )
 
 
-def plain(name: str | None) -> str:
-    return re.sub(r"-[0-9a-f]{8}$", "-<digest>", name or "")
+def plain(name: str | None, digits: int = 8) -> str:
+    return re.sub(rf"-[0-9a-f]{{{digits}}}$", "-<digest>", name or "")
 
 
 def shape(diff) -> list[tuple[str, str, str]]:
@@ -85,7 +86,7 @@ def shape(diff) -> list[tuple[str, str, str]]:
             s["kind"],
             plain(s["name"])
             if s["kind"] == "Queue"
-            else f"{s['namespace'] + '/' if s['namespace'] else ''}{s['name']}",
+            else f"{s['namespace'] + '/' if s['namespace'] else ''}{plain(s['name'], 10)}",
         )
         for s in diff.steps
     ]
@@ -96,12 +97,19 @@ CONTEXT = [
     ("delete", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context"),
     ("replace", "ConfigMap", "gpufleet-system/gang-admission-controller-fleet-context"),
 ]
-# The rules' params follow the fleet's facts (teams' namespaces, pool totals) the same way. While the provider
-# replaces it (delete first: its name is fixed), a binding reading it denies what it matches (docs/webhook.md).
-PARAMS = [
-    ("delete", "ConfigMap", "gpufleet-system/gpufleet-rule-params"),
-    ("replace", "ConfigMap", "gpufleet-system/gpufleet-rule-params"),
+# The rules' params follow the fleet's facts (teams' namespaces, pool totals) too, but are named by their content: the
+# provider creates the new ConfigMap first (another name), every binding reading params is switched to it, and the
+# old one goes with the deletes at the end (PARAMS_OLD), so a binding never finds its params missing (docs/webhook.md).
+READING = [
+    o.manifest["metadata"]["name"]
+    for o in stack_objects(model())
+    if o.manifest["kind"] == "ValidatingAdmissionPolicyBinding" and "paramRef" in o.manifest["spec"]
 ]
+PARAMS = [
+    ("replace", "ConfigMap", "gpufleet-system/gpufleet-rule-params-<digest>"),
+    *(("update", "ValidatingAdmissionPolicyBinding", name) for name in READING),
+]
+PARAMS_OLD = [("delete", "ConfigMap", "gpufleet-system/gpufleet-rule-params-<digest>")]
 MOVE_PARENT = [
     ("create", "Queue", "ml-<digest>"),
     ("update", "Queue", "research"),
@@ -124,6 +132,7 @@ SCENARIOS = {
             ("create", "LocalQueue", "vision/vision"),
             *CONTEXT,
             *PARAMS,
+            *PARAMS_OLD,
         ],
     ),
     "drain a team": (
@@ -151,6 +160,7 @@ SCENARIOS = {
             ("update", "Queue", "platform-ci"),
             *CONTEXT,
             *PARAMS,
+            *PARAMS_OLD,
             ("delete", "Queue", "eval"),
             ("delete", "Queue", "ml-<digest>"),
             ("delete", "LocalQueue", "eval/eval"),
@@ -169,7 +179,7 @@ SCENARIOS = {
             *CONTEXT,
         ],
     ),
-    "resize a pool": ((), (more_a100_nodes,), [*CONTEXT, *PARAMS]),
+    "resize a pool": ((), (more_a100_nodes,), [*CONTEXT, *PARAMS, *PARAMS_OLD]),
 }
 
 
@@ -340,11 +350,12 @@ def test_switching_a_pools_system_under_live_teams_is_blocked_naming_the_team_no
 
 def test_the_gang_admission_controllers_fleet_context_is_a_step_named_as_the_component_registers_it():
     diff = diff_fleets(model(), model(more_a100_nodes), crds())
-    assert [(s["op"], s["resource"], s["verdict"]) for s in diff.steps] == [
+    configmaps = [(s["op"], s["resource"], s["verdict"]) for s in diff.steps if s["kind"] == "ConfigMap"]
+    assert configmaps == [
         ("delete", "gang-admission-configmap-fleet-context", "ok"),
         ("replace", "gang-admission-configmap-fleet-context", "ok"),
-        ("delete", "gang-admission-configmap-rule-params", "ok"),
         ("replace", "gang-admission-configmap-rule-params", "ok"),
+        ("delete", "gang-admission-configmap-rule-params", "ok"),
     ]
 
 
@@ -357,9 +368,32 @@ def test_the_controllers_fleet_context_replacement_says_admission_goes_on_and_is
         assert "keeps admitting" in step["reason"] and "no webhook outage" in step["reason"], step["reason"]
 
 
-def test_the_rule_params_replacement_says_the_api_servers_policies_deny_until_it_is_back():
-    """The params follow the fleet's facts, and a binding that finds none denies: diff says so rather than 'ok' alone."""
+def test_the_rule_params_replacement_is_create_before_delete_and_says_there_is_no_deny_window():
+    """The params follow the fleet's facts and are named by their content: a new ConfigMap beside the old, the bindings
+    switched to it, the old one deleted last; diff says so (a binding that found none would deny, parameterNotFoundAction)."""
     diff = diff_fleets(model(), model(add_vision))
     steps = [s for s in diff.steps if s["resource"] == "gang-admission-configmap-rule-params"]
-    assert [s["op"] for s in steps] == ["delete", "replace"]
-    assert all("parameterNotFoundAction: Deny" in s["reason"] and "need a retry" in s["reason"] for s in steps)
+    assert [(s["op"], s["replaced"]) for s in steps] == [("replace", False), ("delete", True)]
+    assert steps[0]["name"] != steps[1]["name"]
+    assert all("no deny window" in s["reason"] and "creating the new one first" in s["reason"] for s in steps), steps
+
+
+@pytest.mark.parametrize("name", ["add a team", "remove a retired team", "resize a pool"])
+def test_at_every_step_each_binding_finds_the_params_it_names(name):
+    """Replaying the steps in Pulumi's order (diff's plan): after each one, every binding's paramRef names a ConfigMap
+    the cluster holds, so parameterNotFoundAction: Deny never fires during the apply; and the bindings did move."""
+    base_edits, new_edits, _ = SCENARIOS[name]
+    base, new = stack_objects(model(*base_edits)), stack_objects(model(*new_edits))
+    live = {ref(o.manifest): o.manifest for o in base}
+    moved = 0
+    for step in plan_steps(base, new):
+        if step.op == "delete":
+            live.pop(ref(step.old or {}))
+        else:
+            live[ref(step.new or {})] = step.new or {}
+            moved += step.op == "update" and "paramRef" in (step.new or {}).get("spec", {})
+        for m in live.values():
+            if "paramRef" in m.get("spec", {}):
+                wanted = ("ConfigMap", m["spec"]["paramRef"]["namespace"], m["spec"]["paramRef"]["name"])
+                assert wanted in live, f"after {step.op} {step.key} {m['metadata']['name']} finds no params"
+    assert moved == len(READING)

@@ -28,7 +28,9 @@ json`` predicts, and ``pulumi up --json`` runs. Compared:
 - the order: for every dependency the engine recorded in the state between two stepped
   resources, diff's order and Pulumi's (a step starts after the one it waits for ended)
   agree; deletes of removed objects come after every other step; the delete half of a
-  replacement ends before its create starts.
+  delete-before-replace ends before its create starts, and the old half of a
+  create-before-delete (a params ConfigMap named by its content) starts after its
+  replacement and every other step ended.
 
 Resetting: scenarios run in ``ORDER`` (drain, retire and remove a retired team chain, each
 starting where the previous one ended). Bringing the stack to a base is ``pulumi state
@@ -214,8 +216,12 @@ def real_steps(stream: list[dict[str, Any]], states: list[list[dict]]) -> list[R
                     "done" if name == "resOutputsEvent" else "failed",
                 )
     names = {r["urn"]: r["outputs"] for state in states for r in state if (r.get("outputs") or {}).get("metadata")}
+    first = {
+        r["urn"]: r["outputs"] for state in reversed(states) for r in state if (r.get("outputs") or {}).get("metadata")
+    }
     for step in found.values():
-        out = names.get(step.urn, {"kind": step.urn.split("::")[0].split(":")[-1], "metadata": {"name": step.resource}})
+        fallback = {"kind": step.urn.split("::")[0].split(":")[-1], "metadata": {"name": step.resource}}
+        out = (first if step.op == "delete" else names).get(step.urn, fallback)  # the old object's name, if it changed
         step.label, step.message = (
             label(out["kind"], out["metadata"].get("namespace"), out["metadata"]["name"]),
             errors.get(step.urn, ""),
@@ -277,10 +283,14 @@ def order_disagreements(predicted: list[dict], real: list[Real], before: list[di
     for s in real:
         if s.replaced:
             half = next((r for r in real if r.op == "replace" and r.resource == s.resource), None)
-            if half is not None and (s.end is None or s.end > half.start):
-                out.append(f"pulumi created {s.label} again before its delete ended")
-            if where[("delete", s.resource)] + 1 != where.get(("replace", s.resource)):
-                out.append(f"diff does not put the replace of {s.label} right after its delete")
+            if where.get(("replace", s.resource), -1) > where[("delete", s.resource)]:  # delete-before-replace
+                if half is not None and (s.end is None or s.end > half.start):
+                    out.append(f"pulumi created {s.label} again before its delete ended")
+                if where[("delete", s.resource)] + 1 != where.get(("replace", s.resource)):
+                    out.append(f"diff does not put the replace of {s.label} right after its delete")
+            elif half is None or half.end is None or s.start < max(r.end or r.start for r in real if r.op != "delete"):
+                # create-before-delete: the old one goes with the deletes, after its replacement and every update
+                out.append(f"pulumi deleted the old {s.label} before its replacement and the other steps ended")
     return out
 
 

@@ -19,6 +19,7 @@ from gpufleet.mutate.policies import PARAMS, render_mutating_policies, stack_mut
 from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import namespace_selector, webhook_configurations
+from gpufleet.render.params_configmap import params_name
 from gpufleet.workloads import build_view
 from gpufleet.workloads.identity import gang_identity
 from gpufleet.workloads.stages import initializer_roles, starting_replicas
@@ -82,7 +83,12 @@ def test_every_policy_is_scoped_like_the_mutating_webhook(policy):
 
 def test_each_namespace_reads_its_own_teams_queue_from_the_params():
     params = RENDERED["configmap-mutation-params"]
-    assert (params["metadata"]["name"], params["metadata"]["namespace"]) == (PARAMS, MODEL.controller.namespace)
+    assert (params["metadata"]["name"], params["metadata"]["namespace"]) == (
+        params_name(PARAMS, params["data"]),
+        MODEL.controller.namespace,
+    )
+    reading = [m for m in RENDERED.values() if "paramRef" in m.get("spec", {})]
+    assert reading and all(m["spec"]["paramRef"]["name"] == params["metadata"]["name"] for m in reading)
     assert params["data"] == {
         "localQueue.research": CONTEXT.team_for_namespace("research").local_queue,
         "volcanoQueue.research-vc": CONTEXT.team_for_namespace("research-vc").volcano_queue,

@@ -12,6 +12,8 @@ from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.monitoring import render_monitoring
+from gpufleet.render.params_configmap import params_base
+from gpufleet.rules.admission_policies import PARAMS as RULE_PARAMS
 from gpufleet.rules.admission_policies import policy_forms
 from gpufleet.rules.api import Severity
 from gpufleet.rules.registry import all_rules
@@ -151,7 +153,10 @@ def test_an_enforcement_both_stack_registers_each_rules_policy_and_binding_and_t
 
     assert POLICIES <= named("ValidatingAdmissionPolicy")
     assert POLICIES <= named("ValidatingAdmissionPolicyBinding")
-    assert "gpufleet-rule-params" in named("ConfigMap")
+    params = {n for n in named("ConfigMap") if params_base(n) == RULE_PARAMS}
+    assert len(params) == 1
+    bindings = [r for r in registered if r["type"].endswith(":ValidatingAdmissionPolicyBinding")]
+    assert {b["inputs"]["spec"]["paramRef"]["name"] for b in bindings if "paramRef" in b["inputs"]["spec"]} == params
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -14,8 +14,9 @@ from gpufleet.fleetctx.context import FleetContext
 from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
 from gpufleet.render.controller_webhooks import operations, webhook_configurations
+from gpufleet.render.params_configmap import params_base, params_name
 from gpufleet.rules import engine, registry
-from gpufleet.rules.admission_policies import params_data, policy_forms, policy_name, render_policies
+from gpufleet.rules.admission_policies import PARAMS, params_data, policy_forms, policy_name, render_policies
 from gpufleet.rules.api import CheckContext, Severity
 from gpufleet.yamlin.errors import ModelError
 from tests.render.builders import fleet, pool, quota, team
@@ -174,10 +175,9 @@ def test_the_rule_options_reach_the_policies_as_params_of_one_config_map():
         "apiVersion": "v1",
         "kind": "ConfigMap",
     }
-    assert (
-        rendered["validatingadmissionpolicybinding-gpufleet-gang203"]["spec"]["paramRef"]["name"]
-        == "gpufleet-rule-params"
-    )
+    name = rendered["configmap-rule-params"]["metadata"]["name"]
+    assert params_base(name) == PARAMS and name == params_name(PARAMS, {"GANG203.maxRetries": "10"})
+    assert rendered["validatingadmissionpolicybinding-gpufleet-gang203"]["spec"]["paramRef"]["name"] == name
 
 
 GANG201 = registry.get("GANG201")
@@ -298,14 +298,15 @@ def test_the_fleets_priority_classes_reach_gang110s_policy_as_params_from_the_fl
         assert bool(policy.failures(job, VCJOB, params=params)) is denied
 
 
-CONFIG_MAP_KEY = re.compile(r"[-._a-zA-Z0-9]+")
-"""What the API server accepts as a ConfigMap key (``IsConfigMapKey``, k8s.io/apimachinery, v1.37)."""
+CONFIG_MAP_KEY = re.compile(r"(?!\.\.)(?!\.$)[-._a-zA-Z0-9]+")
+"""What the API server accepts as a ConfigMap key (``IsConfigMapKey``, k8s.io/apimachinery, v1.37: the characters, and
+not ``.`` nor starting with ``..``, ``hasChDirPrefix``; the params write a ``/`` as ``..``, never first)."""
 
 
 def test_every_params_key_is_a_key_the_api_server_accepts_in_a_config_map():
     context = FleetContext.from_dict(json.loads((fx.FIXTURES / "GANG108" / "fleet-context.json").read_text()))
     data = params_data(registry.all_rules(), context)
-    assert "kueueIntegrates.batch_job" in data and "localQueue.alpha.alpha" in data  # a framework's "/", a pair
+    assert "kueueIntegrates.batch..job" in data and "localQueue.alpha.alpha" in data  # a framework's "/", a pair
     assert [key for key in data if not CONFIG_MAP_KEY.fullmatch(key) or len(key) > 253] == []
 
 
