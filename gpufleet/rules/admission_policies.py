@@ -255,7 +255,7 @@ def _team_volcano_queues(context: FleetContext) -> Iterable[str]:
 
 
 def _volcano_only_namespaces(context: FleetContext) -> Iterable[str]:
-    from gpufleet.rules.routing._helpers import volcano_only
+    from gpufleet.rules.placement import volcano_only
 
     return (ns for ns in _team_namespaces(context) if volcano_only(context.team_for_namespace(ns)))
 

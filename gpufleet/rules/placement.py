@@ -66,3 +66,8 @@ def in_coscheduling_namespace(ctx: CheckContext, namespace: str | None) -> bool:
     fleet = ctx.fleet
     team = fleet.team_for_namespace(namespace) if fleet is not None else None
     return fleet is not None and team is not None and any(p.system == "coscheduling" for p in fleet.team_pools(team))
+
+
+def volcano_only(team_ctx: TeamContext | None) -> bool:
+    """Whether the team's only queue is Volcano's (no LocalQueue): read by the routing rules and GANG101's params."""
+    return team_ctx is not None and bool(team_ctx.volcano_queue) and not team_ctx.local_queue

@@ -14,7 +14,7 @@ from gpufleet.fleetctx.context import TeamContext
 from gpufleet.kubetypes import vocab
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, rule_options
-from gpufleet.rules.placement import VOLCANO_KINDS
+from gpufleet.rules.placement import VOLCANO_KINDS, volcano_only
 from gpufleet.workloads import PodTemplate, WorkloadView, effective_scheduler
 from gpufleet.workloads.kueue_gate import integration
 
@@ -36,10 +36,6 @@ def volcano_names(ctx: CheckContext, code: str) -> frozenset[str]:
 
 def team(view: WorkloadView, ctx: CheckContext) -> TeamContext | None:
     return ctx.fleet.team_for_namespace(view.namespace) if ctx.fleet is not None else None
-
-
-def volcano_only(team_ctx: TeamContext | None) -> bool:
-    return team_ctx is not None and bool(team_ctx.volcano_queue) and not team_ctx.local_queue
 
 
 def _template_says_volcano(template: PodTemplate) -> bool:

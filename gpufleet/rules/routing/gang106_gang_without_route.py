@@ -101,8 +101,8 @@ from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS
 from gpufleet.rules.gangs import asks_for_gpus, names_gang_placement
-from gpufleet.rules.placement import in_coscheduling_namespace
-from gpufleet.rules.routing._helpers import kueue_integration_off, volcano_only
+from gpufleet.rules.placement import in_coscheduling_namespace, volcano_only
+from gpufleet.rules.routing._helpers import kueue_integration_off
 from gpufleet.rules.routing._native import ignored_ask
 from gpufleet.workloads import WorkloadView, as_map, label_path
 from gpufleet.workloads import outcomes as O
