@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-_SPEC = importlib.util.spec_from_file_location(
-    "admission_metrics", Path(__file__).resolve().parents[2] / "bench" / "admission_metrics.py"
-)
-M = sys.modules.setdefault("admission_metrics", importlib.util.module_from_spec(_SPEC))
-_SPEC.loader.exec_module(M)
+from tests.bench.loadbench import load
+
+M = load("admission_metrics")
 
 BOUNDS = ("0.005", "0.025", "0.1", "+Inf")
 
