@@ -33,8 +33,9 @@ if command -v go >/dev/null 2>&1; then
   # The e2e tier runs the real engines, built from their Go modules into a cache outside
   # the clone (a second run builds nothing; cold, about 36 min on 2 cores: docs/sandbox.md).
   # The build runs in the background while the tests before tests/e2e run (pytest uses one
-  # core, `go build` the other); tests/e2e/conftest.py waits for it before the first e2e test
-  # (GPUFLEET_ENGINES_BUILD_STATUS: the file its exit code goes to). Its stdout (engine folders)
+  # core, `go build` the other); the e2e tier waits for the sandbox's engines (built first) before its
+  # first module, and for the whole build (GPUFLEET_ENGINES_BUILD_STATUS: the file its exit code goes to)
+  # before a module that runs the Pulumi engines (built last) or runs alone (tests/e2e/engine_wait.py). Its stdout (engine folders)
   # is not needed here; its stderr says one line per engine when it starts and when it is
   # built (with its seconds) or cached, and names the log of a failed build.
   echo "== engines for the e2e tier (sandbox/engines/build.sh), in the background while the other tests run"

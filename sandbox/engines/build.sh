@@ -38,8 +38,14 @@ failed() {  # NAME LOG STEP: say which step of which engine failed, where its fu
   tail -n 20 "$2" >&2
   exit 1
 }
-defaults() {  # every engine folder without an opt-in file
-  (cd "$here" && for d in */; do [ -f "$d/opt-in" ] || echo "${d%/}"; done)
+defaults() {  # every engine folder without an opt-in file; those with a `late` file last (the sandbox's engines first)
+  (cd "$here" && for late in no yes; do
+     for d in */; do
+       if [ -f "$d/opt-in" ]; then continue; fi
+       if [ -f "$d/late" ]; then is=yes; else is=no; fi
+       if [ "$is" = "$late" ]; then echo "${d%/}"; fi
+     done
+   done)
 }
 if [ "${1:-}" = "--with" ]; then
   shift; engines=($(defaults) "$@")

@@ -2,8 +2,9 @@
 
 - ``sandbox_pool`` (session): :class:`tests.e2e.sandbox_pool.Pool`; every sandbox it holds is
   stopped by its PIDs when the session ends;
-- the e2e modules run last, after the other tiers, and wait for the engine build scripts/test.sh
-  runs in the background meanwhile (``GPUFLEET_ENGINES_BUILD_STATUS``, the file its exit code goes to);
+- the e2e modules run last, after the other tiers, and wait for the engines scripts/test.sh builds in
+  the background meanwhile (tests/e2e/engine_wait.py): the session for the sandbox's engines, a module
+  that needs the Pulumi engines or runs alone for the whole build; such modules run last;
 - modules that declare the same ``POOL`` (``pool_key(model, options)``) run one after another,
   each group where its first module would have run, so that they reuse one sandbox;
 - with ``GPUFLEET_E2E_LANE=K/N`` (scripts/test.sh: two pytest processes at once) only lane K's
@@ -16,18 +17,15 @@
 from __future__ import annotations
 
 import os
-import time
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from tests.e2e import lanes, sandbox_env
+from tests.e2e import engine_wait, lanes, sandbox_env
 from tests.e2e.sandbox_pool import Pool, grouped
 
 E2E = "tests/e2e/"
-BUILD_STATUS = "GPUFLEET_ENGINES_BUILD_STATUS"
-BUILD_WAIT = 3 * 3600.0
 _MODULE_SECONDS: dict[str, float] = defaultdict(float)
 _POOLS: list[Pool] = []
 _WAITS: list[tuple[str, float, bool]] = []  # (module, seconds waited for the lanes' lock, ran alone)
@@ -44,7 +42,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         keys.setdefault(name, getattr(getattr(item, "module", None), "POOL", None))
     e2e = [(name, key) for name, key in keys.items() if name.startswith(E2E)]
     rest = [name for name in keys if not name.startswith(E2E)]
-    order = grouped(e2e)
+    late = {name for name, _ in e2e if engine_wait.is_late(getattr(by_module[name][0], "module", None))}
+    order = engine_wait.late_last(grouped(e2e), keys, late)
     try:
         lane = lanes.parse(os.environ.get(lanes.ENV))
     except ValueError as exc:
@@ -59,28 +58,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session", autouse=True)
 def engines_built(request) -> None:
-    """Wait for scripts/test.sh's background engine build (``GPUFLEET_ENGINES_BUILD_STATUS``) before the first e2e
-    test; a failed build ends the run (its lines are above, from build.sh)."""
-    status = os.environ.get(BUILD_STATUS)
-    if not status:
-        return
-    began = time.monotonic()
-    write = request.config.pluginmanager.get_plugin("terminalreporter").write_line
-    path = Path(status)
-    while not path.is_file():
-        if time.monotonic() - began > BUILD_WAIT:
-            pytest.exit(f"the engine build did not finish within {BUILD_WAIT / 60:.0f} min", returncode=1)
-        time.sleep(2)
-    code = path.read_text().strip()
-    write(f"e2e tier: waited {time.monotonic() - began:.0f} s for the engine build (exit {code})")
-    if code != "0":
-        pytest.exit(
-            f"the engine build failed (exit {code}): its last lines are above; the e2e tier did not run", returncode=1
-        )
+    """Wait for the sandbox's engines from scripts/test.sh's background build before the first e2e test; a
+    failed build ends the run (its lines are above, from build.sh)."""
+    _wait(request, engine_wait.EARLY, "the sandbox's engines")
+
+
+@pytest.fixture(scope="module")
+def whole_build(request) -> None:
+    """A module that needs the Pulumi engines or runs alone waits for the whole build (before the lanes' lock)."""
+    if engine_wait.is_late(request.module):
+        _wait(request, None, "the whole engine build")
+
+
+def _wait(request, engines: tuple[str, ...] | None, what: str) -> None:
+    try:
+        waited = engine_wait.wait(engines)
+    except (engine_wait.BuildEnded, TimeoutError) as exc:
+        pytest.exit(f"{exc}; the e2e tier did not run", returncode=1)
+    if waited >= 1:
+        write = request.config.pluginmanager.get_plugin("terminalreporter").write_line
+        write(f"e2e tier: {request.node.name} waited {waited:.0f} s for {what}")
 
 
 @pytest.fixture(scope="module", autouse=True)
-def lane_turn(request):
+def lane_turn(request, whole_build):
     """With two lanes (``GPUFLEET_E2E_LOCK``), each module holds the lanes' lock: shared, or alone
     (``ALONE = True``)."""
     path = os.environ.get(lanes.LOCK_ENV)

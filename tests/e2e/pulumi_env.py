@@ -23,6 +23,7 @@ from typing import Any
 
 from gpufleet.sandbox.engines import locate
 from gpufleet.sandbox.state import State
+from tests.e2e.engine_wait import wait
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT = ("Pulumi.yaml", "__main__.py", "stacks", "policies")
@@ -49,6 +50,7 @@ class Result:
 
 class Workspace:
     def __init__(self, state: State, root: Path) -> None:
+        wait(None)  # scripts/test.sh builds the Pulumi engines last (tests/e2e/engine_wait.py)
         engines = locate(["pulumi", "pulumi-kubernetes"])
         self.state, self.root = state, root
         self.project = root / "project"

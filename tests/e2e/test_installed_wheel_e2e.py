@@ -22,6 +22,8 @@ from tests.e2e.sandbox_pool import pool_key
 from tests.e2e.test_policy_pack_e2e import VIOLATION, mandatory
 from tests.install.checkout import build_wheel, clean_env, install_outside
 
+NEEDS_PULUMI = True  # runs the Pulumi engines, built last: waits for the whole build, runs last (engine_wait)
+
 PROGRAM = '''"""A platform team's program: the fleet and one Volcano gang, from the installed gpufleet."""
 from pathlib import Path
 

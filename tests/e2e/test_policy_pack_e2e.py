@@ -41,6 +41,8 @@ from tests.e2e.sandbox_env import vcjob
 from tests.e2e.sandbox_pool import pool_key
 from tests.program.test_chart_mounts import DROPPED_HOOKS, _chart
 
+NEEDS_PULUMI = True  # runs the Pulumi engines, built last: waits for the whole build, runs last (engine_wait)
+
 CHART = "$kubernetes:helm.sh/v4:Chart$"
 CHART_DIRS = {"kueue": "kueue-0.19.2", "volcano": "volcano-1.15.1"}
 PACK = ("--policy-pack", "policies", "--policy-pack-config", "policies/ci.json")

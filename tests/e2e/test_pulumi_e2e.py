@@ -23,6 +23,8 @@ from gpufleet.sandbox.up import Options
 from tests.e2e.pulumi_env import REPO, Workspace, kubernetes_objects
 from tests.e2e.sandbox_env import VC_API, running, vcjob
 
+NEEDS_PULUMI = True  # runs the Pulumi engines, built last: waits for the whole build, runs last (engine_wait)
+
 STACKS = ("dev", "mixed")
 EXISTING = {"dev": "alpha", "mixed": "llm"}  # a team namespace made by hand before the first up
 VOLCANO_TEAM = {"dev": ("alpha-vc", "alpha"), "mixed": ("llm-vc", "llm")}  # a Volcano namespace and its team queue

@@ -34,6 +34,8 @@ from gpufleet.sandbox.up import Options
 from tests.e2e.pulumi_env import REPO, Result, Workspace, events, kubernetes_objects
 from tests.e2e.sandbox_env import running, system_node
 
+NEEDS_PULUMI = True  # runs the Pulumi engines, built last: waits for the whole build, runs last (engine_wait)
+
 # Volcano v1.14.1 (the one that builds) refuses the prod stack's queue tree that v1.15.1 accepts (docs/sandbox.md)
 QUEUE_CHECK = ("/queues/validate",)
 MANAGED = "app.kubernetes.io/managed-by"

@@ -30,6 +30,8 @@ from tests.e2e.pulumi_env import REPO, Workspace, events, kubernetes_objects
 from tests.e2e.sandbox_env import running
 from tests.e2e.test_pulumi_e2e import label, plan_objects
 
+NEEDS_PULUMI = True  # runs the Pulumi engines, built last: waits for the whole build, runs last (engine_wait)
+
 MODEL = REPO / "stacks" / "dev.fleet.yaml"
 COMPONENT = "gpufleet:index:GpuFleet"
 BOOLEANS = {"true": True, "false": False}
