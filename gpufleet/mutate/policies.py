@@ -28,6 +28,7 @@ from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.kubetypes.admission_match import match_constraints
 from gpufleet.model.fleet import Fleet
 from gpufleet.mutate import policy_forms as forms
 from gpufleet.render.context import render_context
@@ -99,11 +100,7 @@ def _policy(
     spec: dict[str, Any] = {
         "failurePolicy": "Fail",
         "reinvocationPolicy": "Never",
-        "matchConstraints": {
-            "resourceRules": _resource_rules(resources),
-            "namespaceSelector": namespace_selector(fleet),
-            "matchPolicy": "Equivalent",
-        },
+        "matchConstraints": match_constraints(_resource_rules(resources), namespace_selector(fleet)),
         "matchConditions": [dict(SKIP_JOBSET_CHILDREN), dict(POD_GROUPS_ONLY)]
         if ("", "pods") in resources
         else [dict(SKIP_JOBSET_CHILDREN)],

@@ -94,7 +94,8 @@ def network_policy(fleet: Fleet) -> dict[str, Any]:
             "podSelector": {"matchLabels": selector()},
             "policyTypes": ["Ingress", "Egress"],
             "ingress": [{"ports": [{"port": PORT, "protocol": "TCP"}]}],
-            "egress": [],
+            # no "egress": with policyTypes Egress, no rules denies all egress; an empty list is not stored, so
+            # applying one makes a second field manager's apply conflict (tests/e2e/test_takeover_e2e.py)
         },
     }
 

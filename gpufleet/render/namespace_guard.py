@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes.admission_match import match_constraints
 from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.meta import manifest, metadata
@@ -146,8 +147,8 @@ def render_namespace_guard(fleet: Fleet) -> list[dict[str, Any]]:
         metadata(fleet, name),
         spec={
             "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
+            "matchConstraints": match_constraints(
+                [
                     {
                         "apiGroups": [""],
                         "apiVersions": ["v1"],
@@ -155,7 +156,7 @@ def render_namespace_guard(fleet: Fleet) -> list[dict[str, Any]]:
                         "operations": ["CREATE", "UPDATE"],
                     }
                 ]
-            },
+            ),
             "matchConditions": match_conditions(fleet),
             "validations": validations(fleet),
         },

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.kubetypes.admission_match import match_constraints
 from gpufleet.kubetypes.vocab import DEDICATED_KEY, FLEET_LABEL, TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.meta import manifest, metadata
@@ -94,16 +95,9 @@ def render_partition_policies(fleet: Fleet) -> list[dict[str, Any]]:
         metadata(fleet, name),
         spec={
             "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
-                    {
-                        "apiGroups": [""],
-                        "apiVersions": ["v1"],
-                        "resources": ["pods"],
-                        "operations": ["CREATE", "UPDATE"],
-                    }
-                ]
-            },
+            "matchConstraints": match_constraints(
+                [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "operations": ["CREATE", "UPDATE"]}]
+            ),
             "validations": validations,
         },
     )

@@ -19,8 +19,9 @@ def render_priority_classes(fleet: Fleet) -> list[dict[str, Any]]:
         body: dict[str, Any] = {
             "value": pc.value,
             "preemptionPolicy": pc.preemption_policy,
-            "globalDefault": pc.global_default,
         }
+        if pc.global_default:  # false is the API's default and is not stored: applying it makes a second field
+            body["globalDefault"] = True  # manager's apply conflict (tests/e2e/test_takeover_e2e.py)
         if pc.description:
             body["description"] = pc.description
         out.append(manifest(PRIORITY_API, "PriorityClass", metadata(fleet, pc.name), **body))

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from gpufleet.fleetctx.context import FleetContext, PoolContext
 from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.admission_match import match_constraints
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
 from gpufleet.render.controller_common import meta
@@ -115,11 +116,7 @@ def _policy(fleet: Fleet, rule: Rule, form: CelForm, name: str, guard: str) -> d
         variables += [{"name": f"old_{n}", "expression": _on_old(e)} for n, e in form.variables]
     spec: dict[str, Any] = {
         "failurePolicy": "Fail",
-        "matchConstraints": {
-            "resourceRules": _resource_rules(form),
-            "namespaceSelector": namespace_selector(fleet),
-            "matchPolicy": "Equivalent",
-        },
+        "matchConstraints": match_constraints(_resource_rules(form), namespace_selector(fleet)),
         "matchConditions": _conditions(form.resources),
         "variables": variables,
         "validations": [_validation(rule, check, guard, updates) for check in form.checks],

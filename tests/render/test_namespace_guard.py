@@ -152,8 +152,15 @@ def test_a_request_without_groups_is_judged_by_its_user_name():
 def test_the_policy_is_bound_to_deny_namespace_creates_and_updates_and_fails_closed():
     policy, binding = render_namespace_guard(DEV)
     assert policy["spec"]["matchConstraints"]["resourceRules"] == [
-        {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["namespaces"], "operations": ["CREATE", "UPDATE"]}
+        {
+            "apiGroups": [""],
+            "apiVersions": ["v1"],
+            "resources": ["namespaces"],
+            "operations": ["CREATE", "UPDATE"],
+            "scope": "*",
+        }
     ]
+    assert policy["spec"]["matchConstraints"]["namespaceSelector"] == {}  # every namespace
     assert policy["spec"]["failurePolicy"] == "Fail"
     assert binding["spec"] == {"policyName": policy_name(DEV), "validationActions": ["Deny"]}
 

@@ -85,9 +85,15 @@ CASES = [
 def test_the_policy_matches_every_pod_create_and_update_and_is_bound_to_deny():
     rules = POLICY["spec"]["matchConstraints"]["resourceRules"]
     assert rules == [
-        {"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "operations": ["CREATE", "UPDATE"]}
+        {
+            "apiGroups": [""],
+            "apiVersions": ["v1"],
+            "resources": ["pods"],
+            "operations": ["CREATE", "UPDATE"],
+            "scope": "*",
+        }
     ]
-    assert POLICY["spec"]["failurePolicy"] == "Fail" and "namespaceSelector" not in POLICY["spec"]["matchConstraints"]
+    assert POLICY["spec"]["failurePolicy"] == "Fail" and POLICY["spec"]["matchConstraints"]["namespaceSelector"] == {}
     assert BINDING["spec"] == {"policyName": POLICY["metadata"]["name"], "validationActions": ["Deny"]}
 
 

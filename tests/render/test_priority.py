@@ -34,7 +34,8 @@ def test_a_priority_class_carries_value_policy_default_flag_and_description():
 
 def test_gang_priority_classes_default_to_never_preempting_single_pods():
     [pc] = render_priority_classes(fleet(priorityClasses=[{"name": "gang", "value": 10}]))
-    assert pc["preemptionPolicy"] == "Never" and pc["globalDefault"] is False and "description" not in pc
+    assert pc["preemptionPolicy"] == "Never" and "description" not in pc
+    assert "globalDefault" not in pc  # false is the API's default: not stored, so not applied (render/priority.py)
 
 
 def test_priority_classes_use_only_the_api_fields():
