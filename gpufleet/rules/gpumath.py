@@ -62,7 +62,7 @@ def amount(value: Any) -> Decimal | None:
         return _amount(value)
     found = _AMOUNTS.get(value, _MISSING)
     if found is not _MISSING:
-        return found  # type: ignore[return-value]
+        return found  # type: ignore[return-value]  # not the sentinel, so Decimal | None; one dict look-up on the hot path
     if len(_AMOUNTS) >= AMOUNTS_KEPT:
         _AMOUNTS.clear()
     found = _AMOUNTS[value] = _amount(value)
