@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import webhook_bench as wb  # noqa: E402 - the same PKI, job and server start
 from procmem import children, rss_mb  # noqa: E402
 
-LIMIT_MB = 256.0  # the Deployment's memory limit (gpufleet/render/controller_workload.py)
+LIMIT_MB = 256.0  # the Deployment's memory limit (gpufleet/render/controller/workload.py)
 TIMEOUT_S = 3.0  # the rendered webhooks' timeoutSeconds
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gpufleet import CONTROLLER_IMAGE, DOCS_URL, PROJECT_URL
 from gpufleet.model import load_model
-from gpufleet.render.controller_common import NAME
+from gpufleet.render.controller.common import NAME
 from gpufleet.render.monitoring import render_monitoring
 from tests.program.capture import run_stack, stack_config, stack_names
 

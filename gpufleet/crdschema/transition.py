@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.crdschema.cel import RuleNode, Unsupported, _root_view, _with_field_path
-from gpufleet.crdschema.celext import EVAL_ERRORS, to_cel
+from gpufleet.crdschema.cel.ext import EVAL_ERRORS, to_cel
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.yamlin.errors import Issue
 

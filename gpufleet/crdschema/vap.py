@@ -24,8 +24,8 @@ from typing import Any, Mapping
 
 from celpy import celtypes
 
-from gpufleet.crdschema.celext import compile_program, to_cel
-from gpufleet.crdschema.celrun import evaluation
+from gpufleet.crdschema.cel.ext import compile_program, to_cel
+from gpufleet.crdschema.cel.run import evaluation
 
 
 class PolicyError(Exception):

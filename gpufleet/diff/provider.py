@@ -35,7 +35,7 @@ from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import get_value
 from gpufleet.mutate.policies import PARAMS as MUTATION_PARAMS
-from gpufleet.render.controller_common import CONTEXT_CONFIGMAP
+from gpufleet.render.controller.common import CONTEXT_CONFIGMAP
 from gpufleet.render.params_configmap import params_base
 from gpufleet.rules.admission_policies import PARAMS as RULE_PARAMS
 

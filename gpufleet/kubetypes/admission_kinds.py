@@ -1,7 +1,7 @@
 """The workload resources the admission controller's webhooks are sent, spelled once.
 
 Read by the renderer of the webhook configurations
-(:mod:`gpufleet.render.controller_webhooks`) and by GANG701, which must know which
+(:mod:`gpufleet.render.controller.webhooks`) and by GANG701, which must know which
 kinds the controller stamps. A leaf module (standard library only) so the rule
 registry can read it without importing the renderers and the pydantic model: that
 import alone cost ``gpufleet lint`` more than half a second (docs/performance.md).

@@ -32,8 +32,8 @@ from gpufleet.kubetypes.admission_match import match_constraints
 from gpufleet.model.fleet import Fleet
 from gpufleet.mutate import policy_forms as forms
 from gpufleet.render.context import render_context
-from gpufleet.render.controller_common import meta
-from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector
+from gpufleet.render.controller.common import meta
+from gpufleet.render.controller.webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector
 from gpufleet.render.params_configmap import param_ref, params_config_map
 
 API_VERSION = "admissionregistration.k8s.io/v1"

@@ -19,6 +19,6 @@ writes its folder).
 
 from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
 from gpufleet.pulumi.stack_config import StackConfig, read_stack_config
-from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.controller.common import ControllerSettings
 
 __all__ = ["ControllerSettings", "GpuFleet", "GpuFleetArgs", "StackConfig", "read_stack_config"]

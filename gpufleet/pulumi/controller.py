@@ -25,7 +25,7 @@ import pulumi_tls as tls
 from gpufleet.model.fleet import Fleet
 from gpufleet.pulumi.typed import create_manifest
 from gpufleet.render import controller as render
-from gpufleet.render.controller_tls import (
+from gpufleet.render.controller.tls import (
     CA_VALIDITY_HOURS,
     EARLY_RENEWAL_HOURS,
     SERVING_VALIDITY_HOURS,

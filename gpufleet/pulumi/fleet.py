@@ -29,7 +29,7 @@ from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
 from gpufleet.pulumi.volcano import Volcano, VolcanoArgs
 from gpufleet.render import Rendered, render_all
 from gpufleet.render.controller import COMPONENT
-from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.controller.common import ControllerSettings
 from gpufleet.render.monitoring import COMPONENT as ALERTS_COMPONENT
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import pulumi
 
 from gpufleet import CONTROLLER_IMAGE
-from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.controller.common import ControllerSettings
 from gpufleet.yamlin.errors import ModelError
 
 TLS_FILES = ("tls.crt", "tls.key", "ca.crt")

@@ -1,7 +1,7 @@
 """What every rendered alert carries: the runbook annotations and the label value of fleet-wide alerts.
 
 Shared by :mod:`gpufleet.render.alerts` (the gang alerts) and
-:mod:`gpufleet.render.controller_alerts` (the controller's), so both route and link alike.
+:mod:`gpufleet.render.controller.alerts` (the controller's), so both route and link alike.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Pure: model in, ``{"groups": [...]}`` out (the Prometheus rule-file shape, also the
 ``spec`` of a PrometheusRule). Called by :mod:`gpufleet.render.monitoring` (the
 PrometheusRule objects and ``gpufleet render``'s plain rule file) and the promtool tests.
-The rule file also holds the controller's own group (:mod:`gpufleet.render.controller_alerts`).
+The rule file also holds the controller's own group (:mod:`gpufleet.render.controller.alerts`).
 
 Inputs (docs/observability.md lists the exporters' flags; the allowlist is rendered by
 :mod:`gpufleet.render.kube_state_metrics`):
@@ -38,8 +38,8 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.render.alert_meta import FLEET_SCOPE, runbook_annotations
-from gpufleet.render.controller_alerts import ALERTS as CONTROLLER_ALERTS
-from gpufleet.render.controller_alerts import controller_rule_group
+from gpufleet.render.controller.alerts import ALERTS as CONTROLLER_ALERTS
+from gpufleet.render.controller.alerts import controller_rule_group
 from gpufleet.render.kube_state_metrics import ksm_label, pool_node_label
 
 GANG_ALERTS = ("GangNoFirstStep", "GangPartiallyRunning", "GangStepStalled", "KueuePodsReadyTimeoutStorm")

@@ -1,6 +1,6 @@
 """One cert-manager CA chain for an admission webhook's serving certificate.
 
-Called by :mod:`gpufleet.render.controller_tls` (the gang-admission controller) and
+Called by :mod:`gpufleet.render.controller.tls` (the gang-admission controller) and
 :mod:`gpufleet.render.volcano_admission` (Volcano's admission Secret): a self-signed
 root Issuer, a CA Certificate, a CA Issuer and the serving Certificate written into
 ``secret``. Plain dicts out; the callers supply their metadata and serving options.

@@ -25,7 +25,7 @@ from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY
 from gpufleet.model.fleet import Fleet
 from gpufleet.render import Rendered, RenderedObject, tree
 from gpufleet.render.alerts import render_rule_file
-from gpufleet.render.controller_common import CONTEXT_CONFIGMAP, CONTEXT_KEY
+from gpufleet.render.controller.common import CONTEXT_CONFIGMAP, CONTEXT_KEY
 from gpufleet.render.coscheduling import SCHEDULER_CONFIGMAP, render_scheduler_config
 from gpufleet.render.kube_state_metrics import allowlist_flag_text, helm_values
 from gpufleet.render.kueue_config import render_manager_config_yaml

@@ -7,7 +7,7 @@ for clusters without the operator). One PodMonitor per team scrapes the ``gpufle
 the team's gang pods and copies the pod's ``gpufleet.dev/gang`` label to ``gang``; one
 PrometheusRule holds the fleet-wide group, one per team its per-pool groups
 (:mod:`gpufleet.render.alerts`), one the controller's certificate and availability alerts
-(:mod:`gpufleet.render.controller_alerts`, when the controller is enabled). :func:`render_ksm_service_monitor` is the scrape
+(:mod:`gpufleet.render.controller.alerts`, when the controller is enabled). :func:`render_ksm_service_monitor` is the scrape
 configuration of kube-state-metrics the rules need (``honorLabels: true``); ``gpufleet
 render`` writes it beside the kube-state-metrics flags, not with the objects above, as a
 kube-state-metrics installed by its chart or kube-prometheus-stack brings its own.
@@ -22,7 +22,7 @@ from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.teams import Team
 from gpufleet.render.alerts import alert_teams, fleet_rule_group, team_rule_groups
-from gpufleet.render.controller_alerts import controller_rule_group
+from gpufleet.render.controller.alerts import controller_rule_group
 from gpufleet.render.meta import manifest, metadata
 
 MONITORING_API = "monitoring.coreos.com/v1"

@@ -22,7 +22,7 @@ import re
 from typing import Any, Mapping
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.controller_common import meta
+from gpufleet.render.controller.common import meta
 
 DIGEST_CHARS = 10
 _NAMED = re.compile(rf"(?P<base>.+)-[0-9a-f]{{{DIGEST_CHARS}}}")

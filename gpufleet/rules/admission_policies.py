@@ -8,7 +8,7 @@ which the renderers may not import (pyproject's layers contract).
 
 One policy and one binding per rule with a CEL form (``Rule.cel``), named
 ``gpufleet-<code>`` (one per part, ``gpufleet-<code>-<plural>``, for a form in parts: ``CelForm.parts``), scoped like the webhook: the same resources and operations
-(:func:`gpufleet.render.controller_webhooks.operations`), the same namespace selector
+(:func:`gpufleet.render.controller.webhooks.operations`), the same namespace selector
 (team namespaces, never the system ones, nor a namespace labelled ``<optOutLabel>: disabled``)
 and the same JobSet-children skip. Error rules bind with ``validationActions: [Deny]``,
 warnings with ``[Warn]``; a warning's blank waiver is an error for the engine
@@ -34,8 +34,8 @@ from gpufleet.kubetypes import quantity
 from gpufleet.kubetypes.admission_match import match_constraints
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
-from gpufleet.render.controller_common import meta
-from gpufleet.render.controller_webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector, operations
+from gpufleet.render.controller.common import meta
+from gpufleet.render.controller.webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector, operations
 from gpufleet.render.params_configmap import param_ref
 from gpufleet.render.params_configmap import params_config_map as named_params
 from gpufleet.rules.api import Rule, Severity

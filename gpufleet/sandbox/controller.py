@@ -1,6 +1,6 @@
 """The gang-admission controller as a host process, registered with the API server by URL.
 
-The webhook configurations are the stack's own (``gpufleet.render.controller_webhooks``:
+The webhook configurations are the stack's own (``gpufleet.render.controller.webhooks``:
 fail closed, team namespaces only, the same rules and match conditions, and only those the model's
 ``controller.enforcement``/``mutations`` keep), with each ``clientConfig.service`` replaced by
 ``url: https://127.0.0.1:PORT/<path>`` and the sandbox CA: a Service would send the API server to KWOK's
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.controller_common import ControllerSettings
-from gpufleet.render.controller_webhooks import webhook_configurations as stack_webhooks
+from gpufleet.render.controller.common import ControllerSettings
+from gpufleet.render.controller.webhooks import webhook_configurations as stack_webhooks
 from gpufleet.sandbox.pki import url_client
 from gpufleet.stack.controller import admission_policies
 

@@ -8,7 +8,7 @@ import pytest
 
 from gpufleet.model import parse_model
 from gpufleet.pulumi.controller import GangAdmissionController, GangAdmissionControllerArgs
-from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.controller.common import ControllerSettings
 from gpufleet.render.params_configmap import params_base
 from tests.components.builders import fleet, fleet_data, one, team
 from tests.components.mocking import run_program

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpufleet.pulumi.fleet import GpuFleet, GpuFleetArgs
 from gpufleet.pulumi.observability import GangAlerts, GangAlertsArgs
-from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.controller.common import ControllerSettings
 from gpufleet.render.monitoring import render_monitoring
 from tests.components.builders import by_type, fleet, one, plain
 from tests.components.mocking import run_program

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.crdschema import celext
+from gpufleet.crdschema.cel import ext as celext
 from gpufleet.yamlin import yamlio
 from tests.conftest import SHARED, shared_cases
 from tests.crdschema.builders import cluster_queue, sample, topology

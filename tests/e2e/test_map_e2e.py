@@ -188,7 +188,7 @@ def as_decoded(obj: dict) -> dict:
 
 def webhook_sends(obj: dict) -> bool:
     """Whether the API server sends ``obj`` to ``/mutate`` at all: the mutating webhook's match conditions
-    (:mod:`gpufleet.render.controller_webhooks`: Pods of a Kueue pod group only, no Job a JobSet owns)."""
+    (:mod:`gpufleet.render.controller.webhooks`: Pods of a Kueue pod group only, no Job a JobSet owns)."""
     meta = obj.get("metadata") or {}
     if obj.get("kind") == "Pod":
         return vocab.KUEUE_POD_GROUP in (meta.get("labels") or {})

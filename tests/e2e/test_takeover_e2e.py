@@ -25,7 +25,7 @@ from kubernetes.dynamic.exceptions import DynamicApiError
 
 from gpufleet.model import load_model
 from gpufleet.render import render_all
-from gpufleet.render.controller_common import ControllerSettings
+from gpufleet.render.controller.common import ControllerSettings
 from gpufleet.sandbox.up import Options
 from gpufleet.stack.controller import controller_manifests
 from tests.e2e.sandbox_env import running

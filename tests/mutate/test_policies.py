@@ -11,14 +11,14 @@ import pytest
 from celpy import celtypes
 from celpy.celparser import CELParser
 
-from gpufleet.crdschema.celext import SHIMS, to_cel
-from gpufleet.crdschema.celrun import Program
+from gpufleet.crdschema.cel.ext import SHIMS, to_cel
+from gpufleet.crdschema.cel.run import Program
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.mutate import mutate, policy_forms
 from gpufleet.mutate.policies import PARAMS, render_mutating_policies, stack_mutating_policies
 from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
-from gpufleet.render.controller_webhooks import namespace_selector, webhook_configurations
+from gpufleet.render.controller.webhooks import namespace_selector, webhook_configurations
 from gpufleet.render.params_configmap import params_name
 from gpufleet.workloads import build_view
 from gpufleet.workloads.identity import gang_identity

@@ -1,7 +1,7 @@
 """The namespace-label guard: its CEL compiles with cel-python and refuses relabelling to anyone the model does not name.
 
 Each expression (match conditions, then validations) is compiled and evaluated by
-cel-python (``gpufleet.crdschema.celext``, as the CRD CEL and the partition policy are)
+cel-python (``gpufleet.crdschema.cel.ext``, as the CRD CEL and the partition policy are)
 on Namespace CREATE and UPDATE requests shaped like the API server's: a team namespace
 of the dev stack as the stack creates it, relabelled by an ordinary user, by the
 cluster-admin group, by a user and a service account the model names.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from celpy import celtypes
 
-from gpufleet.crdschema.celext import compile_program, to_cel
+from gpufleet.crdschema.cel.ext import compile_program, to_cel
 from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.model.loader import load_model
 from gpufleet.render import render_all

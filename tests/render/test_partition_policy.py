@@ -1,7 +1,7 @@
 """The static-partitioning ValidatingAdmissionPolicy: its CEL compiles with cel-python and refuses what GANG807 refuses.
 
 The API server evaluates it on every pod (issue 19, item 3); here each expression is
-compiled and evaluated by cel-python (``gpufleet.crdschema.celext``, as the CRD CEL checks
+compiled and evaluated by cel-python (``gpufleet.crdschema.cel.ext``, as the CRD CEL checks
 are) against pods of the mixed stack: the owner's, another team's, a namespace of no team,
 kube-system's, the model's exempt ``gpu-operator``. The verdicts must match GANG807 on
 the same pods' tolerations, exempt namespaces included (the exemption is the model's list,
@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from gpufleet.crdschema.celext import compile_program, to_cel
+from gpufleet.crdschema.cel.ext import compile_program, to_cel
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model.loader import load_model
 from gpufleet.render import render_all

@@ -13,7 +13,7 @@ from gpufleet.crdschema.vap import CompiledPolicy, PolicyError, Request
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.render.context import render_context
 from gpufleet.render.controller import ControllerSettings, render_controller
-from gpufleet.render.controller_webhooks import operations, webhook_configurations
+from gpufleet.render.controller.webhooks import operations, webhook_configurations
 from gpufleet.render.params_configmap import params_base, params_name
 from gpufleet.rules import engine, registry
 from gpufleet.rules.admission_policies import PARAMS, params_data, policy_forms, policy_name, render_policies

@@ -17,7 +17,7 @@ import orjson
 import pytest
 import yaml
 
-from gpufleet.crdschema.celext import compile_program, to_cel
+from gpufleet.crdschema.cel.ext import compile_program, to_cel
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.lint import lint_sources
 from gpufleet.lint.sources import Source

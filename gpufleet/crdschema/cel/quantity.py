@@ -1,6 +1,6 @@
 """Kubernetes' CEL quantity library for cel-python: ``quantity()``, ``isQuantity()`` and the Quantity methods.
 
-Registered by :mod:`gpufleet.crdschema.celext` (``SHIMS``) so that the offline evaluator of the
+Registered by :mod:`gpufleet.crdschema.cel.ext` (``SHIMS``) so that the offline evaluator of the
 ValidatingAdmissionPolicies (:mod:`gpufleet.crdschema.vap`) runs the GPU rules' CEL forms
 (``gpufleet/rules/gpus``) as the API server does. A faithful port of
 ``k8s.io/apiserver/pkg/cel/library/quantity.go`` (read at tag v0.37.0-beta.0, the newest
@@ -19,7 +19,7 @@ tag of the stored snapshot; the sandbox builds v0.37.2) and of ``Quantity.Equal`
 Values are parsed by the project's one parser (:func:`gpufleet.kubetypes.quantity.parse`, the
 Kubernetes client's grammar, bounded, rounding up to 1n as ``ParseQuantity`` does); an amount
 beyond int64, which that parser saturates at 2^63-1, is kept beyond it (twice the bound), so
-that ``isInteger`` is false for it as upstream's example says. ``tests/crdschema/test_celquantity.py`` has a test per function.
+that ``isInteger`` is false for it as upstream's example says. ``tests/crdschema/cel/test_quantity.py`` has a test per function.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
 from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.controller_common import NAME, ControllerSettings, meta
+from gpufleet.render.controller.common import NAME, ControllerSettings, meta
 from gpufleet.render.namespaces import team_selector_expressions
 
 # Mutation fills in defaults at creation only: Volcano and Kueue reject most spec

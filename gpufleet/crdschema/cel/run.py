@@ -1,6 +1,6 @@
 """A faster way to run cel-python's own interpreter.
 
-Called by :mod:`gpufleet.crdschema.celext`. cel-python 0.5 interprets the lark syntax
+Called by :mod:`gpufleet.crdschema.cel.ext`. cel-python 0.5 interprets the lark syntax
 tree directly; on CRD rules most of its time goes to four overheads, none of them
 CEL semantics:
 

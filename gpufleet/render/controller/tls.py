@@ -13,7 +13,7 @@ from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.cert_chain import cert_manager_chain
-from gpufleet.render.controller_common import NAME, TLS_SECRET, meta
+from gpufleet.render.controller.common import NAME, TLS_SECRET, meta
 
 CA_VALIDITY_HOURS = 10 * 365 * 24
 SERVING_VALIDITY_HOURS = 365 * 24

@@ -14,7 +14,7 @@ from typing import Any
 
 from gpufleet.kubetypes.vocab import HOSTNAME_LABEL, ZONE_LABEL
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.controller_common import (
+from gpufleet.render.controller.common import (
     CONTEXT_CONFIGMAP,
     CONTEXT_KEY,
     PORT,

@@ -10,7 +10,7 @@ from gpufleet.fleetctx.context import FleetContext
 from gpufleet.model import load_model
 from gpufleet.render import render_all
 from gpufleet.render.controller import ControllerSettings, render_controller
-from gpufleet.render.controller_common import CONTEXT_KEY
+from gpufleet.render.controller.common import CONTEXT_KEY
 from tests.conftest import REPO
 
 STACKS = sorted(p.name.removesuffix(".fleet.yaml") for p in (REPO / "stacks").glob("*.fleet.yaml"))

@@ -30,8 +30,8 @@ from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.alert_meta import FLEET_SCOPE, runbook_annotations
-from gpufleet.render.controller_common import NAME
-from gpufleet.render.controller_webhooks import webhook_names
+from gpufleet.render.controller.common import NAME
+from gpufleet.render.controller.webhooks import webhook_names
 
 ALERTS = (
     "GangAdmissionCertificateExpiring",

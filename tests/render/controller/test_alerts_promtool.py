@@ -14,13 +14,13 @@ import pytest
 
 from gpufleet.model import load_model
 from gpufleet.render.alerts import ALERTS, render_rule_file
-from gpufleet.render.controller_alerts import GROUP
-from gpufleet.render.controller_common import NAME
-from gpufleet.render.controller_webhooks import webhook_names
+from gpufleet.render.controller.alerts import GROUP
+from gpufleet.render.controller.common import NAME
+from gpufleet.render.controller.webhooks import webhook_names
 from tests.render import promtool
 from tests.render.promtool import Series, expand
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FLEET = load_model(ROOT / "stacks" / "prod.fleet.yaml")
 RULES = render_rule_file(FLEET)
 NS = FLEET.controller.namespace

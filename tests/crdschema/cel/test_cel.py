@@ -134,7 +134,7 @@ def test_identical_nodes_give_identical_results_from_the_memo():
     ],
 )
 def test_a_decisive_left_side_of_or_and_and_gives_what_stock_cel_python_gives(expression):
-    from gpufleet.crdschema import celext
+    from gpufleet.crdschema.cel import ext as celext
 
     value = celext.to_cel({"size": 3})
 

@@ -2,7 +2,7 @@
 
 Called by :mod:`gpufleet.crdschema.crdset`. :func:`build` walks the schema once and
 keeps only the branches that carry rules (a :class:`RuleNode` tree), compiling each
-rule with cel-python (:mod:`gpufleet.crdschema.celext`). :func:`check` walks an
+rule with cel-python (:mod:`gpufleet.crdschema.cel.ext`). :func:`check` walks an
 object along that tree and evaluates every rule at the node where it is declared,
 ``self`` bound to the node's value, as the API server does on create:
 
@@ -26,7 +26,7 @@ from typing import Any, Callable
 import orjson
 from celpy import celtypes
 
-from gpufleet.crdschema.celext import EVAL_ERRORS, NO_VALUE, compile_program, to_cel
+from gpufleet.crdschema.cel.ext import EVAL_ERRORS, NO_VALUE, compile_program, to_cel
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.yamlin.errors import Issue
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
-from gpufleet.render.controller_common import (
+from gpufleet.render.controller.common import (
     CONTEXT_CONFIGMAP,
     CONTEXT_KEY,
     NAME,
@@ -22,12 +22,12 @@ from gpufleet.render.controller_common import (
     ControllerSettings,
     selector,
 )
-from gpufleet.render.controller_common import (
+from gpufleet.render.controller.common import (
     meta as _meta,
 )
-from gpufleet.render.controller_tls import cert_manager_objects
-from gpufleet.render.controller_webhooks import webhook_configurations
-from gpufleet.render.controller_workload import deployment, pod_disruption_budget
+from gpufleet.render.controller.tls import cert_manager_objects
+from gpufleet.render.controller.webhooks import webhook_configurations
+from gpufleet.render.controller.workload import deployment, pod_disruption_budget
 
 __all__ = [
     "COMPONENT",

@@ -13,8 +13,8 @@ ValidatingAdmissionPolicy expressions). Two things live here:
    with ``optionalOldSelf: true`` can run on creation, where ``oldSelf`` is
    ``optional.none()``. The admission policies (:mod:`gpufleet.rules.celform`) add ``trim``,
    ``upperAscii``, ``lowerAscii``, ``replace`` and ``indexOf``, and the GPU rules' forms Kubernetes' quantity
-   library (:mod:`gpufleet.crdschema.celquantity`).
-2. **Compilation** to a :class:`gpufleet.crdschema.celrun.Program` (cel-python's
+   library (:mod:`gpufleet.crdschema.cel.quantity`).
+2. **Compilation** to a :class:`gpufleet.crdschema.cel.run.Program` (cel-python's
    interpreter without its per-call overheads) and conversion of JSON values.
 """
 
@@ -27,8 +27,8 @@ import celpy
 from celpy import celtypes
 from celpy.celparser import CELParser
 
-from gpufleet.crdschema.celquantity import FUNCTIONS as QUANTITY_FUNCTIONS
-from gpufleet.crdschema.celrun import EVAL_ERRORS, Program
+from gpufleet.crdschema.cel.quantity import FUNCTIONS as QUANTITY_FUNCTIONS
+from gpufleet.crdschema.cel.run import EVAL_ERRORS, Program
 
 __all__ = ["EVAL_ERRORS", "NO_VALUE", "SHIMS", "compile_program", "stock_program", "to_cel"]
 

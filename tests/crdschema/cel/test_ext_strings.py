@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.crdschema.celext import compile_program
+from gpufleet.crdschema.cel.ext import compile_program
 
 
 @pytest.mark.parametrize(

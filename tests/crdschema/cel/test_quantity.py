@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from celpy import celtypes
 
-from gpufleet.crdschema.celext import compile_program
+from gpufleet.crdschema.cel.ext import compile_program
 
 
 def run(expression: str):
