@@ -76,6 +76,10 @@ def test_every_contract_is_kept_on_the_real_tree():
         ("core-no-adapter-stacks", "gpufleet/rules/bad.py", "aiohttp"),
         ("steps-stdlib-only", "gpufleet/steps/bad.py", "yaml"),
         ("layers", "gpufleet/model/bad.py", "gpufleet.render"),
+        ("layers", "gpufleet/fleetctx/bad.py", "gpufleet.rules.api"),
+        ("layers", "gpufleet/fleetctx/bad.py", "gpufleet.render.context"),
+        ("layers", "gpufleet/rules/bad.py", "gpufleet.settings"),
+        ("layers", "gpufleet/model/bad.py", "gpufleet.fleetctx.context"),
         ("components-own-stack", "gpufleet/pulumi/bad.py", "pulumi_policy"),
         ("pack-own-stack", "gpufleet/policypack/bad.py", "pulumi_kubernetes"),
         ("cli-webhook-no-pulumi", "gpufleet/cli/bad.py", "pulumi"),
@@ -104,6 +108,24 @@ def test_a_module_that_imports_what_a_contract_forbids_breaks_that_contract(scra
 
 def test_the_scratch_copy_itself_keeps_every_contract(scratch):
     assert lint_imports(scratch).returncode == 0
+
+
+def _named_modules(contract: dict) -> set[str]:
+    """Every ``gpufleet`` module a contract names (its layers, sources, forbidden and independent modules)."""
+    names: set[str] = set()
+    for key in ("layers", "source_modules", "forbidden_modules", "modules"):
+        for entry in contract.get(key, ()):
+            names.update(part.strip() for part in str(entry).split("|"))
+    return {n for n in names if n.startswith("gpufleet.")}
+
+
+@pytest.mark.parametrize("contract_id", sorted(CONTRACTS))
+def test_every_contract_names_packages_only_and_ignores_no_import(contract_id):
+    # Issue 36, item 1: a contract naming single modules hid arrows that ran back up (settings, contextschema).
+    contract = CONTRACTS[contract_id]
+    modules = {n for n in _named_modules(contract) if not n.endswith(".*")}
+    not_packages = {n for n in modules if not (REPO / n.replace(".", "/") / "__init__.py").is_file()}
+    assert not_packages == set() and "ignore_imports" not in contract
 
 
 def test_every_package_of_gpufleet_is_in_the_core_contract_or_is_an_adapter():

@@ -6,8 +6,8 @@ import pytest
 import yaml
 
 from gpufleet.cli.pack_cmds import package_contents
-from gpufleet.policypack.folder import contents as pack_contents
 from gpufleet.util.pluginfolder import settings_text, write_files
+from gpufleet.util.policyfolder import contents as pack_contents
 
 AWKWARD = ["/opt/envs/team: ml/venv", "/home/ci/build #42/.venv", "C:\\envs\\gpu fleet", "'quoted' \"twice\"", "yes"]
 

@@ -20,12 +20,12 @@ from typing import Sequence
 
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import CliError, handle
-from gpufleet.fleetctx.settings import load_settings
 from gpufleet.kubetypes.vocab import is_dns_label
 from gpufleet.lint.context import LintConfig, load_config
 from gpufleet.lint.pool import MAX_JOBS
 from gpufleet.lint.runner import Report, lint, lint_sources, unknown_codes
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import load_settings
 from gpufleet.util import lifetime
 from gpufleet.yamlin.errors import ModelError
 

@@ -1,7 +1,7 @@
 """``gpufleet policy-pack DIR`` and ``gpufleet pulumi-package DIR``: the two folders Pulumi runs gpufleet from.
 
 ``policy-pack`` writes the policy pack folder for ``pulumi preview --policy-pack DIR``, through
-:func:`gpufleet.policypack.folder.write` (no Pulumi SDK imported; the pack process imports
+:func:`gpufleet.util.policyfolder.write` (no Pulumi SDK imported; the pack process imports
 ``pulumi_policy``, this command does not). ``pulumi-package`` writes the component package
 folder a Pulumi program of any language adds with ``pulumi package add DIR``
 (``PulumiPlugin.yaml``, runtime python, and a ``__main__.py`` that serves
@@ -21,8 +21,8 @@ import typer
 
 from gpufleet import __version__
 from gpufleet.cli.exits import CliError, guarded
-from gpufleet.policypack.folder import write
 from gpufleet.util.pluginfolder import current_virtualenv, settings_text, write_files
+from gpufleet.util.policyfolder import write
 
 PACKAGE_ENTRY = '''"""gpufleet's component package (docs/pulumi.md), written by ``gpufleet pulumi-package``.
 

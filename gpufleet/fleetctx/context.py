@@ -6,33 +6,11 @@ It is a plain, JSON-serialisable digest of a validated fleet model, produced by
 ConfigMap the stack mounts, reloaded when it changes) all hand the same object to the
 engine, so none of them needs the pydantic model at run time.
 
-JSON shape (``version`` 1)::
-
-    {"version": 1, "fleet": "prod",
-     "coldStartFloorSeconds": 600, "waitForPodsReadyTimeoutSeconds": 600,
-     "kueueNamespace": "kueue-system", "volcanoNamespace": "volcano-system",
-     "queueLabel": "kueue.x-k8s.io/queue-name",
-     "gangLabel": "gpufleet.dev/gang",                # only when observability is enabled
-     "teams": [{"name": "research", "namespaces": ["research"],
-                "localQueue": "research" | null,      # Kueue LocalQueue in each namespace
-                "volcanoQueue": "research" | null,    # Volcano leaf queue
-                "volcanoNamespaces": ["research-vc"], # the namespaces Volcano owns (optional)
-                "pools": ["h100"]}],
-     "kubernetesVersion": "1.37",                     # the cluster's minor (model kubernetes.version)
-     "workloadGates": ["GenericWorkload", "WorkloadWithJob"],  # the workload-scheduling gates on
-     "pools": [{"name": "h100", "system": "kueue" | "volcano" | "coscheduling" | "native", "nodeCount": 1250,
-                "placement": "native",                # only a Kueue pool whose gangs kube-scheduler places whole
-                "gpuResource": "nvidia.com/gpu",
-                "allocatable": {"nvidia.com/gpu": "8", "cpu": "192", "memory": "1800Gi"},
-                "nodeLabels": {"gpufleet.dev/pool": "h100"},
-                "dedicatedTo": "research",            # only for a statically partitioned pool
-                "coldStartBudgetSeconds": 360}],      # only pools with a coldStartBudget
-     "priorityClasses": [{"name": "gang-high", "value": 1000, "preemptionPolicy": "Never"}],
-     "coschedulingScheduler": "scheduler-plugins-scheduler",   # only with a coscheduling pool
-     "manageJobsWithoutQueueName": true,              # the rendered Kueue Configuration's settings
-     "kueueManagedNamespaces": ["research"],          # managedJobsNamespaceSelector's namespaces
-     "kueueFrameworks": ["batch/job", "pod"],         # the rendered integrations.frameworks
-     "partitionExemptNamespaces": ["kube-system"]}    # exempt from static partitioning (VAP and GANG807)
+Its JSON is declared once, typed, in :class:`gpufleet.fleetctx.contextschema.FleetContextDoc`
+(the renderer writes through it; ``docs/fleet-context.schema.json`` is generated from
+it). :meth:`FleetContext.from_dict` is the lenient reader the rules run on: no pydantic (a
+plain lint run stays fast), every key optional but the names (a partial context that sets
+only what one rule reads is a documented way to lint), the defaults those classes declare.
 
 A context without ``kubernetesVersion`` (an older digest) knows no cluster: no Job counts as
 gang-scheduled by Kubernetes itself (the rules judge it as before native gang scheduling).
@@ -50,11 +28,16 @@ from typing import Any, Mapping
 
 from gpufleet.kubetypes import quantity, workload_api
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
-from gpufleet.kubetypes.vocab import KNOWN_GPUS, NVIDIA_GPU, QUEUE_LABEL
+from gpufleet.kubetypes.vocab import (
+    KNOWN_GPUS,
+    KUEUE_NAMESPACE,
+    NVIDIA_GPU,
+    PARTITION_ALWAYS_EXEMPT,
+    QUEUE_LABEL,
+    VOLCANO_NAMESPACE,
+)
 
 CONTEXT_VERSION = 1
-PARTITION_ALWAYS_EXEMPT = ("kube-system",)
-"""Namespaces every fleet exempts from static partitioning (node agents); a model adds ``partitionExemptNamespaces``."""
 
 
 @dataclass(frozen=True)
@@ -140,8 +123,8 @@ class FleetContext:
     pools: tuple[PoolContext, ...]
     priority_classes: tuple[PriorityClassContext, ...] = ()
     cold_start_floor_seconds: int = COLD_START_FLOOR_SECONDS
-    kueue_namespace: str = "kueue-system"
-    volcano_namespace: str = "volcano-system"
+    kueue_namespace: str = KUEUE_NAMESPACE
+    volcano_namespace: str = VOLCANO_NAMESPACE
     queue_label: str = QUEUE_LABEL
     coscheduling_scheduler: str | None = None
     gang_label: str | None = None
@@ -297,8 +280,8 @@ class FleetContext:
             pools=pools,
             priority_classes=classes,
             cold_start_floor_seconds=int(data.get("coldStartFloorSeconds", COLD_START_FLOOR_SECONDS)),
-            kueue_namespace=data.get("kueueNamespace", "kueue-system"),
-            volcano_namespace=data.get("volcanoNamespace", "volcano-system"),
+            kueue_namespace=data.get("kueueNamespace", KUEUE_NAMESPACE),
+            volcano_namespace=data.get("volcanoNamespace", VOLCANO_NAMESPACE),
             queue_label=data.get("queueLabel", QUEUE_LABEL),
             coscheduling_scheduler=data.get("coschedulingScheduler"),
             gang_label=data.get("gangLabel"),

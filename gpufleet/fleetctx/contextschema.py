@@ -1,21 +1,26 @@
-"""The schema of the fleet context JSON, as a pydantic model: what a reader accepts.
+"""The fleet context JSON as one typed definition (pydantic): what the renderer writes and a reader accepts.
 
-:func:`gpufleet.render.context.render_context` writes the context from a validated
-fleet model; :func:`validate` checks a context read back from a file against the
-same shape, with the model's own name rules (``gpufleet.model.base``), before
-:meth:`gpufleet.fleetctx.context.FleetContext.from_dict` builds it. Called by the admission
-webhook's reloader (an invalid file is refused and the previous context kept):
-``{}`` (no teams: every gang denied) and ``"namespaces": "alpha"`` (five one-letter
-namespaces) are refused here with the path of the bad field. (``gpufleet lint
---fleet-context`` stays lenient on purpose: a partial context that only sets what one
-rule reads is a documented way to lint.)
+:func:`gpufleet.render.context.render_context` builds the context of a validated fleet
+model through :func:`write` (so every key it writes is declared, typed and ordered here);
+:func:`validate` checks a context read back from a file against the same classes, with
+the model's own name rules, before :meth:`gpufleet.fleetctx.context.FleetContext.from_dict`
+(the lenient, pydantic-free reader the rules run on) builds it; ``tests/fleetctx`` checks
+that reader reads every key declared here. Called by the admission webhook's reloader
+(an invalid file is refused and the previous context kept): ``{}`` (no teams: every gang
+denied) and ``"namespaces": "alpha"`` (five one-letter namespaces) are refused here with
+the path of the bad field. (``gpufleet lint --fleet-context`` stays lenient on purpose: a
+partial context that only sets what one rule reads is a documented way to lint.)
+``docs/fleet-context.schema.json`` is generated from these classes
+(``python -m gpufleet.fleetctx.contextschema > docs/fleet-context.schema.json``).
 
 Unknown keys are ignored, not refused: a context written by a newer gpufleet (more
-fields) must still load in an older controller during a rolling upgrade.
+fields) must still load in an older controller during a rolling upgrade. Optional keys
+an older digest lacks are described on each field (what a reader assumes without it).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
@@ -24,36 +29,50 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 from gpufleet.fleetctx.context import CONTEXT_VERSION
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.kubetypes.vocab import DNS_LABEL, NVIDIA_GPU, QUEUE_LABEL
+from gpufleet.kubetypes.vocab import DNS_LABEL, KUEUE_NAMESPACE, NVIDIA_GPU, QUEUE_LABEL, VOLCANO_NAMESPACE
 from gpufleet.model.base import Quantity
+from gpufleet.model.schema import drop_property_titles
 from gpufleet.yamlin.errors import Issue
 
 Label = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+SCHEMA_ID = "https://gpufleet.dev/schemas/v1/fleet-context.schema.json"
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
+    model_config = ConfigDict(extra="ignore", strict=True, use_attribute_docstrings=True)
 
 
 class TeamDoc(_Doc):
+    """A team: its namespaces, its queue in each engine, the pools it holds quota on."""
+
     name: StrictStr = Label
     namespaces: list[StrictStr] = Field(min_length=1)
     localQueue: StrictStr | None = None
+    """The Kueue LocalQueue in each of the team's namespaces (null: the team has no Kueue quota)."""
     volcanoQueue: StrictStr | None = None
+    """The team's Volcano leaf queue (null: no Volcano quota)."""
     volcanoNamespaces: list[StrictStr] = []
+    """The team's namespaces owned by Volcano (docs/architecture.md, "Who owns a namespace")."""
     pools: list[StrictStr] = []
+    """The pools the team holds quota on, in model order."""
 
 
 class PoolDoc(_Doc):
+    """A pool of identical nodes and the engine that admits gangs to it."""
+
     name: StrictStr = Label
     system: Literal["kueue", "volcano", "coscheduling", "native"]
-    placement: Literal["per-pod", "native"] = "per-pod"
     nodeCount: StrictInt = Field(ge=0, le=1_000_000)
     gpuResource: StrictStr = NVIDIA_GPU
     allocatable: dict[StrictStr, Any] = {}
+    """One node's allocatable resources as Kubernetes quantities ({"nvidia.com/gpu": "8", "memory": "1800Gi"})."""
     nodeLabels: dict[StrictStr, StrictStr] = {}
+    placement: Literal["per-pod", "native"] = "per-pod"
+    """Written only for a Kueue pool whose admitted gangs kube-scheduler places whole (``native``)."""
     dedicatedTo: StrictStr | None = Field(None, min_length=1, max_length=63, pattern=DNS_LABEL)
+    """Written only for a statically partitioned pool: the one team it runs."""
     coldStartBudgetSeconds: StrictInt | None = Field(None, ge=0, le=10**9)
+    """Written only for a pool with a cold-start budget (GANG502's floor; a coscheduling PodGroup's timeout)."""
 
 
 class QuantityDoc(BaseModel):
@@ -67,24 +86,56 @@ class PriorityClassDoc(_Doc):
 
 
 class FleetContextDoc(_Doc):
+    """What the rule engine and the admission controller know of a fleet: a digest of its validated model."""
+
     version: Literal[1]
     fleet: StrictStr = Field(min_length=1)
     coldStartFloorSeconds: StrictInt = Field(COLD_START_FLOOR_SECONDS, ge=0, le=10**9)
     waitForPodsReadyTimeoutSeconds: StrictInt | None = Field(None, ge=0, le=10**9)
-    kueueNamespace: StrictStr = "kueue-system"
-    volcanoNamespace: StrictStr = "volcano-system"
+    """Kueue's rendered ``waitForPodsReady.timeout`` (informative: the rules read the floor and the budgets)."""
+    kueueNamespace: StrictStr = KUEUE_NAMESPACE
+    volcanoNamespace: StrictStr = VOLCANO_NAMESPACE
     queueLabel: StrictStr = QUEUE_LABEL
     gangLabel: StrictStr | None = None
-    manageJobsWithoutQueueName: bool | None = None
-    kueueManagedNamespaces: list[StrictStr] | None = None
-    kueueFrameworks: list[StrictStr] | None = None
-    partitionExemptNamespaces: list[StrictStr] | None = None
-    coschedulingScheduler: StrictStr | None = None
+    """The label the admission controller stamps on gang pod templates; written only when observability is on."""
     kubernetesVersion: StrictStr | None = Field(None, pattern=r"^1\.[0-9]+$")
+    """The cluster's minor (``1.37``). Without it no Job counts as gang-scheduled by Kubernetes itself."""
     workloadGates: list[StrictStr] | None = None
+    """The workload-scheduling feature gates on (GenericWorkload, WorkloadWithJob)."""
     teams: list[TeamDoc] = Field(min_length=1)
     pools: list[PoolDoc] = Field(min_length=1)
     priorityClasses: list[PriorityClassDoc] = []
+    coschedulingScheduler: StrictStr | None = None
+    """The scheduler-plugins scheduler's name; written only with a coscheduling pool."""
+    manageJobsWithoutQueueName: bool | None = None
+    """Kueue's rendered setting. Without it (an older digest) the rules say what happens under either setting."""
+    kueueManagedNamespaces: list[StrictStr] | None = None
+    """The namespaces Kueue's ``managedJobsNamespaceSelector`` selects (unknown without it)."""
+    kueueFrameworks: list[StrictStr] | None = None
+    """Kueue's enabled ``integrations.frameworks`` as rendered (unknown without it)."""
+    partitionExemptNamespaces: list[StrictStr] | None = None
+    """Namespaces static partitioning exempts (VAP and GANG807); without it, ``kube-system`` alone."""
+
+
+def write(fields: dict[str, Any]) -> dict[str, Any]:
+    """The context JSON of ``fields``: checked against :class:`FleetContextDoc`, keys in its order, unset keys left out.
+
+    Raises pydantic's ``ValidationError`` when the renderer builds a shape this definition
+    does not declare (a defect of the renderer, never of the user's model).
+    """
+    doc = FleetContextDoc.model_validate({"version": CONTEXT_VERSION, **fields})
+    return doc.model_dump(mode="json", exclude_unset=True)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the fleet context, as docs/fleet-context.schema.json holds it."""
+    body: dict[str, Any] = drop_property_titles(FleetContextDoc.model_json_schema(mode="validation"))
+    body.pop("title", None)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "gpufleet fleet context",
+    } | body
 
 
 def validate(data: Any) -> list[Issue]:
@@ -145,3 +196,7 @@ def validate(data: Any) -> list[Issue]:
                     )
                 )
     return issues
+
+
+if __name__ == "__main__":  # python -m gpufleet.fleetctx.contextschema > docs/fleet-context.schema.json
+    print(json.dumps(json_schema(), indent=2, ensure_ascii=False))

@@ -24,6 +24,12 @@ ADMISSION_OPT_OUT_LABEL = "gpufleet.dev/admission"  # namespace label opting out
 ELASTIC = "gpufleet.dev/elastic"  # workload annotation: the gang may run below its full size
 WAIVER_PREFIX = "waive.gpufleet.dev/"  # waive.gpufleet.dev/<CODE>: "<reason>"
 WHATIF_JOB_LABEL = "whatif.gpufleet.dev/job"  # on every replayed job and its pods: the trace job's name
+PARTITION_ALWAYS_EXEMPT = ("kube-system",)
+"""Namespaces every fleet exempts from static partitioning (node agents); a model adds ``partitionExemptNamespaces``."""
+
+# The engines' own namespaces, as their charts install them (the model's defaults).
+KUEUE_NAMESPACE = "kueue-system"
+VOLCANO_NAMESPACE = "volcano-system"
 
 # Kueue.
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"

@@ -1,7 +1,7 @@
 """The linter's config file (``--config``): which rules, their options, the fleet and CRD paths.
 
 Called by the CLI (``gpufleet.cli.lint_run``), which hands the paths and the options to
-:func:`gpufleet.fleetctx.settings.load_settings` (the one loader the policy pack and the webhook
+:func:`gpufleet.settings.load_settings` (the one loader the policy pack and the webhook
 also use; it validates each rule's options against the rule's options class). Every
 failure raises :class:`gpufleet.yamlin.errors.ModelError` naming the file, the field and the
 fix, never a bare traceback.

@@ -14,8 +14,13 @@ from typing import Literal, Sequence
 
 from pydantic import Field, field_validator
 
-from gpufleet.fleetctx.context import PARTITION_ALWAYS_EXEMPT
-from gpufleet.kubetypes.vocab import ADMISSION_OPT_OUT_LABEL, DNS_LABEL_RE
+from gpufleet.kubetypes.vocab import (
+    ADMISSION_OPT_OUT_LABEL,
+    DNS_LABEL_RE,
+    KUEUE_NAMESPACE,
+    PARTITION_ALWAYS_EXEMPT,
+    VOLCANO_NAMESPACE,
+)
 from gpufleet.model.admission import Admission
 from gpufleet.model.base import Base, Name
 from gpufleet.model.cluster import Kubernetes
@@ -32,7 +37,7 @@ API_VERSION = "gpufleet.dev/v1alpha1"
 class KueueEngine(Base):
     chart_version: str = "0.19.2"
     """Kueue Helm chart version (oci://registry.k8s.io/kueue/charts/kueue); gpufleet renders for 0.19.x."""
-    namespace: Name = "kueue-system"
+    namespace: Name = KUEUE_NAMESPACE
     """Namespace of the Kueue controller (kept out of team namespaces)."""
     release_name: Name = "kueue"
     """Helm release name; the manager ConfigMap is <releaseName>-manager-config."""
@@ -43,7 +48,7 @@ class VolcanoEngine(Base):
     """Install Volcano; required when any pool has system: volcano."""
     chart_version: str = "1.15.1"
     """Volcano Helm chart version (https://volcano-sh.github.io/helm-charts); gpufleet renders for 1.15.x."""
-    namespace: Name = "volcano-system"
+    namespace: Name = VOLCANO_NAMESPACE
     """Namespace of the Volcano components (kept out of team namespaces)."""
     release_name: Name = "volcano"
     """Helm release name; the scheduler ConfigMap is <releaseName>-scheduler-configmap."""

@@ -18,27 +18,27 @@ from gpufleet.model.fleet import API_VERSION, Fleet
 SCHEMA_ID = "https://gpufleet.dev/schemas/v1alpha1/fleet.schema.json"
 
 
-def _drop_property_titles(node: Any) -> Any:
+def drop_property_titles(node: Any) -> Any:
     """pydantic titles each property after its Python name ("Coldstartfloor"); keep only the class titles."""
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
             if key == "properties" and isinstance(value, dict):
                 out[key] = {
-                    name: {k: _drop_property_titles(v) for k, v in prop.items() if k != "title"}
+                    name: {k: drop_property_titles(v) for k, v in prop.items() if k != "title"}
                     for name, prop in value.items()
                 }
             else:
-                out[key] = _drop_property_titles(value)
+                out[key] = drop_property_titles(value)
         return out
     if isinstance(node, list):
-        return [_drop_property_titles(v) for v in node]
+        return [drop_property_titles(v) for v in node]
     return node
 
 
 def fleet_json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a fleet model file, keyed by the YAML field names."""
-    body: dict[str, Any] = _drop_property_titles(Fleet.model_json_schema(by_alias=True, mode="validation"))
+    body: dict[str, Any] = drop_property_titles(Fleet.model_json_schema(by_alias=True, mode="validation"))
     head = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

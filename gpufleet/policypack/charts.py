@@ -19,6 +19,7 @@ import yaml
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as KUEUE_KEY
 from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY as VOLCANO_KEY
+from gpufleet.kubetypes.vocab import KUEUE_NAMESPACE, VOLCANO_NAMESPACE
 
 CHART_TYPE_PREFIX = "kubernetes:helm.sh/"
 
@@ -34,8 +35,8 @@ class ChartConfig:
 
 
 CHART_CONFIGS = (
-    ChartConfig(("managerConfig", "controllerManagerConfigYaml"), "kueue-manager-config", KUEUE_KEY, "kueue-system"),
-    ChartConfig(("custom", "scheduler_config_override"), "volcano-scheduler-configmap", VOLCANO_KEY, "volcano-system"),
+    ChartConfig(("managerConfig", "controllerManagerConfigYaml"), "kueue-manager-config", KUEUE_KEY, KUEUE_NAMESPACE),
+    ChartConfig(("custom", "scheduler_config_override"), "volcano-scheduler-configmap", VOLCANO_KEY, VOLCANO_NAMESPACE),
 )
 
 

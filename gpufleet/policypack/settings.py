@@ -17,7 +17,7 @@ few settings (``config_schema`` declares them, the CLI validates them):
   validated by the rule's options class: an unknown key or a wrong type is an error
   naming the key and the fix (the policy reports it and does not run).
 
-Everything goes through :func:`gpufleet.fleetctx.settings.load_settings`, the loader the linter and
+Everything goes through :func:`gpufleet.settings.load_settings`, the loader the linter and
 the admission controller use too; results are cached per (paths, modification times, options).
 """
 
@@ -30,9 +30,9 @@ from typing import Any, Mapping
 
 import pulumi.runtime
 
-from gpufleet.fleetctx.settings import Settings, load_settings, option_names
 from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import Settings, load_settings, option_names
 from gpufleet.yamlin.errors import ModelError
 
 STACK_MODEL_KEY = "gpufleet:model"

@@ -14,45 +14,24 @@ its controller are Deployments that must be ready before gangs are sent to them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
-
-import pulumi
-import pulumi_kubernetes as k8s
+from typing import Any
 
 from gpufleet.model.coscheduling import CoschedulingEngine
-from gpufleet.pulumi.engine import install_chart
+from gpufleet.pulumi.engine import ChartArgs, ChartEngine
 
 COSCHEDULING_REPO = "https://scheduler-plugins.sigs.k8s.io"
 COSCHEDULING_CHART = "scheduler-plugins"
 
-
-@dataclass(frozen=True)
-class CoschedulingArgs:
-    engine: CoschedulingEngine
-    """The model's ``engines.coscheduling`` (chart version, namespace, release and scheduler name)."""
-    values: Mapping[str, Any]
-    """Helm values rendered by ``gpufleet.render`` (``Rendered.coscheduling_values``)."""
-    chart_path: str | None = None
-    """A local chart to install from (stack config ``gpufleet:<engine>ChartPath``); None = the pinned remote chart."""
+CoschedulingArgs = ChartArgs[CoschedulingEngine]
+"""The model's ``engines.coscheduling``, the rendered ``coscheduling_values`` and an optional local chart."""
 
 
-class Coscheduling(pulumi.ComponentResource):
+class Coscheduling(ChartEngine):
     """scheduler-plugins installed from its pinned chart into its own namespace."""
 
-    namespace: k8s.core.v1.Namespace
-    chart: k8s.helm.v4.Chart
+    TOKEN = "gpufleet:coscheduling:Coscheduling"
+    CHART = COSCHEDULING_CHART
+    REPO = COSCHEDULING_REPO
 
-    def __init__(self, name: str, args: CoschedulingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("gpufleet:coscheduling:Coscheduling", name, None, opts)
-        engine = args.engine
-        self.namespace, self.chart = install_chart(
-            self, name, engine, COSCHEDULING_CHART, args.values, COSCHEDULING_REPO, path=args.chart_path
-        )
-        self.register_outputs(
-            {
-                "chartVersion": engine.chart_version,
-                "namespace": engine.namespace,
-                "schedulerName": engine.scheduler_name,
-            }
-        )
+    def outputs(self, args: Any) -> dict[str, Any]:
+        return {"schedulerName": args.engine.scheduler_name}

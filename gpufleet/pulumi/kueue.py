@@ -11,36 +11,17 @@ objects depend on this chart.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
-
-import pulumi
-import pulumi_kubernetes as k8s
-
 from gpufleet.model.fleet import KueueEngine
-from gpufleet.pulumi.engine import install_chart
+from gpufleet.pulumi.engine import ChartArgs, ChartEngine
 
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 
-
-@dataclass(frozen=True)
-class KueueArgs:
-    engine: KueueEngine
-    """The model's ``engines.kueue`` (chart version, namespace, release name)."""
-    values: Mapping[str, Any]
-    """Helm values rendered by ``gpufleet.render`` (``Rendered.kueue_values``)."""
-    chart_path: str | None = None
-    """A local chart to install from (stack config ``gpufleet:<engine>ChartPath``); None = the pinned remote chart."""
+KueueArgs = ChartArgs[KueueEngine]
+"""The model's ``engines.kueue``, the rendered ``kueue_values`` and an optional local chart."""
 
 
-class Kueue(pulumi.ComponentResource):
+class Kueue(ChartEngine):
     """Kueue installed from its pinned chart into its own namespace."""
 
-    namespace: k8s.core.v1.Namespace
-    chart: k8s.helm.v4.Chart
-
-    def __init__(self, name: str, args: KueueArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("gpufleet:kueue:Kueue", name, None, opts)
-        engine = args.engine
-        self.namespace, self.chart = install_chart(self, name, engine, KUEUE_CHART, args.values, path=args.chart_path)
-        self.register_outputs({"chartVersion": engine.chart_version, "namespace": engine.namespace})
+    TOKEN = "gpufleet:kueue:Kueue"
+    CHART = KUEUE_CHART

@@ -20,8 +20,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
-from gpufleet.model.fleet import Fleet
-from gpufleet.pulumi.engine import install_chart
+from gpufleet.model.fleet import Fleet, VolcanoEngine
+from gpufleet.pulumi.engine import ChartEngine, Prepare
 from gpufleet.pulumi.typed import create_manifest
 from gpufleet.render import volcano_admission as admission
 
@@ -40,19 +40,26 @@ class VolcanoArgs:
     cert_manager: bool = False
     """Issue the admission certificate with cert-manager instead of pulumi-tls."""
 
+    @property
+    def engine(self) -> VolcanoEngine:
+        return self.fleet.engines.volcano
 
-class Volcano(pulumi.ComponentResource):
+
+class Volcano(ChartEngine):
     """Volcano installed from its pinned chart into its own namespace, admission Secret first."""
 
-    namespace: k8s.core.v1.Namespace
-    chart: k8s.helm.v4.Chart
+    TOKEN = "gpufleet:volcano:Volcano"
+    CHART = VOLCANO_CHART
+    REPO = VOLCANO_REPO
 
     def __init__(self, name: str, args: VolcanoArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("gpufleet:volcano:Volcano", name, None, opts)
-        engine = args.fleet.engines.volcano
         self.admission: dict[str, pulumi.Resource] = {}
+        super().__init__(name, args, opts)
 
-        def prepare(namespace: k8s.core.v1.Namespace) -> list[pulumi.Resource]:
+    def prepare(self, name: str, args: Any) -> Prepare:
+        """The admission Secret (pulumi-tls) or cert-manager's objects, which the chart makes only in a hook."""
+
+        def create(namespace: k8s.core.v1.Namespace) -> list[pulumi.Resource]:
             after_ns = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
             if args.cert_manager:
                 for key, manifest in admission.cert_manager_objects(args.fleet).items():
@@ -66,16 +73,10 @@ class Volcano(pulumi.ComponentResource):
                 self.admission["secret"] = create_manifest(f"{name}-admission-secret", secret, after_ns)
             return list(self.admission.values())
 
-        self.namespace, self.chart = install_chart(
-            self, name, engine, VOLCANO_CHART, args.values, VOLCANO_REPO, prepare, path=args.chart_path
-        )
-        self.register_outputs(
-            {
-                "chartVersion": engine.chart_version,
-                "namespace": engine.namespace,
-                "admissionSecret": admission.SECRET_NAME,
-            }
-        )
+        return create
+
+    def outputs(self, args: Any) -> dict[str, Any]:
+        return {"admissionSecret": admission.SECRET_NAME}
 
     @staticmethod
     def _tls(name: str, fleet: Fleet, opts: pulumi.ResourceOptions) -> dict[str, pulumi.Output[str]]:

@@ -1,7 +1,7 @@
 """The fleet context: the JSON digest of a model that the rules and the webhook read.
 
-Builds exactly the shape documented in :mod:`gpufleet.fleetctx.context` (read back by
-``FleetContext.from_dict``). Called by :func:`gpufleet.render.render_all`, the linter's
+Builds the shape declared once in :mod:`gpufleet.fleetctx.contextschema` (written through
+its :func:`~gpufleet.fleetctx.contextschema.write`; read back by ``FleetContext.from_dict``). Called by :func:`gpufleet.render.render_all`, the linter's
 ``--fleet`` and the Pulumi stack (which mounts it into the admission controller).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.fleetctx.context import CONTEXT_VERSION
+from gpufleet.fleetctx import contextschema
 from gpufleet.kubetypes.vocab import GANG_LABEL, QUEUE_LABEL
 from gpufleet.model import scaling
 from gpufleet.model.fleet import Fleet
@@ -57,7 +57,6 @@ def _pool(pool: Pool) -> dict[str, Any]:
 
 def render_context(fleet: Fleet) -> dict[str, Any]:
     out = {
-        "version": CONTEXT_VERSION,
         "fleet": fleet.name,
         "coldStartFloorSeconds": fleet.admission.cold_start_floor,
         "waitForPodsReadyTimeoutSeconds": fleet.admission.wait_for_pods_ready.timeout,
@@ -80,4 +79,4 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
     out["kueueManagedNamespaces"] = managed_namespaces(fleet)
     out["kueueFrameworks"] = list(fleet.admission.frameworks)
     out["partitionExemptNamespaces"] = fleet.partition_exempt
-    return out
+    return contextschema.write(out)

@@ -30,7 +30,7 @@ OPTIONS_CONFIG = {
     "use_attribute_docstrings": True,
 }
 """The pydantic config of every rule's options (``__pydantic_config__``): camelCase keys, unknown keys
-and wrong types refused. A plain dict, so the core never imports pydantic; ``gpufleet.fleetctx.settings``
+and wrong types refused. A plain dict, so the core never imports pydantic; ``gpufleet.settings``
 validates with it."""
 
 
@@ -39,7 +39,7 @@ def rule_options(cls: type[OptionsT]) -> type[OptionsT]:
 
     Used as a decorator beside the rule (``options=Gang502Options`` in its ``Rule``). Keys
     are the camelCase of the field names (``floor_seconds`` -> ``floorSeconds``);
-    ``gpufleet.fleetctx.settings`` validates user input against it (pydantic, strict, unknown keys
+    ``gpufleet.settings`` validates user input against it (pydantic, strict, unknown keys
     are errors) and ``docs/rules.md`` lists the fields.
     """
     made = dataclass(frozen=True)(cls)
@@ -82,7 +82,7 @@ class CheckContext:
 
     ``fleet`` is None when no fleet model was given; fleet-aware rules then stay quiet.
     ``options`` holds each rule's validated options object (its ``Rule.options`` class) keyed
-    by rule code, as ``gpufleet.fleetctx.settings`` builds them; a rule reads its own with
+    by rule code, as ``gpufleet.settings`` builds them; a rule reads its own with
     :meth:`options_for`. ``crds`` is a ``gpufleet.crdschema.CrdSet`` (or None) for the schema rules.
     ``objects`` is every object of the same run, for rules that relate objects.
     ``run`` is the :class:`~gpufleet.rules.run.RunIndex` of ``objects`` with ``fleet``: rules
@@ -111,7 +111,7 @@ class CheckContext:
             return cast(OptionsT, default)  # one defaults object per class: model() made it
         if not isinstance(found, model):
             raise TypeError(
-                f"options of {code} must be a {model.__name__} (build them with gpufleet.fleetctx.settings.rule_options)"
+                f"options of {code} must be a {model.__name__} (build them with gpufleet.settings.rule_options)"
             )
         return found
 

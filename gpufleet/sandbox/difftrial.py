@@ -25,11 +25,11 @@ from gpufleet.difftier.compare import Disagreement, Judgement, Observation, judg
 from gpufleet.difftier.generate import UNOWNED
 from gpufleet.difftier.known import Known, explain
 from gpufleet.difftier.tally import Tally
-from gpufleet.fleetctx.settings import load_settings
 from gpufleet.rules import engine, gangs, registry
 from gpufleet.rules.api import CheckContext
 from gpufleet.sandbox.kube import Kube
 from gpufleet.sandbox.trial import TrialOptions, TrialResult, try_manifests
+from gpufleet.settings import load_settings
 from gpufleet.workloads import outcomes as O
 
 RUNNABLE = frozenset(

@@ -1,7 +1,7 @@
 """Reading an input file whose size is capped: read once, at most the cap, refused past it.
 
 Called by ``gpufleet.whatif.trace`` (a trace), ``gpufleet.whatif.fromcluster`` (a cluster
-export) and ``gpufleet.fleetctx.settings`` (a fleet context): a file past its cap is never
+export) and ``gpufleet.settings`` (a fleet context): a file past its cap is never
 read whole into memory.
 """
 

@@ -1,6 +1,6 @@
 """The folder of a Python plugin Pulumi runs gpufleet from: its settings file and writing the files.
 
-Called by :mod:`gpufleet.policypack.folder` (the policy pack: ``PulumiPolicy.yaml``) and by
+Called by :mod:`gpufleet.util.policyfolder` (the policy pack: ``PulumiPolicy.yaml``) and by
 :mod:`gpufleet.cli.pack_cmds` (the component package: ``PulumiPlugin.yaml``), which hold their own
 templates. The settings are dumped with ``yaml.safe_dump``, so a virtual environment path holding
 ``: `` or `` #`` reads back as written. Standard library and PyYAML only: the CLI imports it, and

@@ -5,7 +5,7 @@ The server (``gpufleet.webhook.server``) calls :meth:`FleetSource.poll` and
 (device, inode, size, mtime) changes *after following symlinks*, which catches the
 kubelet's ConfigMap/Secret updates (an atomic swap of the ``..data`` symlink).
 
-A new fleet context is read by :func:`gpufleet.fleetctx.settings.load_settings` (``strict``: it
+A new fleet context is read by :func:`gpufleet.settings.load_settings` (``strict``: it
 must match :mod:`gpufleet.fleetctx.contextschema`); one that does not parse or does not match is logged at WARNING and counted, and the old one
 stays in use. A new certificate/key pair is read and checked together (the key
 belongs to the certificate, the validity window holds, the chain leads to ``--ca``
@@ -29,7 +29,7 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 
-from gpufleet.fleetctx.settings import load_settings
+from gpufleet.settings import load_settings
 from gpufleet.webhook.state import State
 from gpufleet.yamlin.errors import ModelError
 

@@ -19,7 +19,6 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from gpufleet.fleetctx.settings import fleet_context_from_model
 from gpufleet.kubetypes.vocab import KWOK_NODE_ANNOTATION
 from gpufleet.lint.runner import lint
 from gpufleet.model import Fleet, load_model
@@ -27,6 +26,7 @@ from gpufleet.rules.api import CheckContext, Finding
 from gpufleet.sandbox.kube import Kube, wait_for
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.up import Options, up
+from gpufleet.settings import fleet_context_from_model
 from tests.render.builders import pool, quota, team
 
 VC_API = "batch.volcano.sh/v1alpha1"

@@ -24,8 +24,8 @@ import yaml
 
 from gpufleet.model import load_model
 from gpufleet.policypack.build import policies
-from gpufleet.policypack.folder import FILES
 from gpufleet.render import render_all
+from gpufleet.util.policyfolder import FILES
 from tests.install.checkout import ROOT, build_wheel, clean_env, install_outside
 from tests.policies.harness import Pack
 

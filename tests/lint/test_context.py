@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gpufleet.fleetctx.settings import load_crds, load_fleet_context
 from gpufleet.lint.context import load_config
+from gpufleet.settings import load_crds, load_fleet_context
 from gpufleet.yamlin.errors import ModelError
 from tests.lint import manifests as m
 

@@ -11,11 +11,11 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from gpufleet.fleetctx.settings import fleet_context_from_model
 from gpufleet.lint.fix import FileFix, fix_text, patch_for, unified_diff
 from gpufleet.lint.runner import lint_sources
 from gpufleet.lint.sources import Source
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import fleet_context_from_model
 from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.registry import serve
 from gpufleet.webhook.state import State

@@ -11,9 +11,9 @@ import json
 import os
 from pathlib import Path
 
-from gpufleet.fleetctx.settings import load_crds
 from gpufleet.lint import lint
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import load_crds
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "upstream.json"
 

@@ -14,11 +14,11 @@ from functools import lru_cache
 from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.fleetctx.settings import rule_options
 from gpufleet.policypack.build import policy_name, stack_policy_name
 from gpufleet.policypack.stack import scopes
 from gpufleet.rules import engine, registry
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import rule_options
 from gpufleet.yamlin import yamlio
 from tests.policies.harness import Resource
 from tests.rules import fixtures as fx

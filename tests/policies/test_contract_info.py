@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pulumi.runtime.proto import analyzer_pb2 as apb
 
-from gpufleet.fleetctx.settings import option_names
 from gpufleet.policypack.build import CONFIG_PROPERTIES
 from gpufleet.policypack.report import default_level
 from gpufleet.rules import registry
+from gpufleet.settings import option_names
 from tests.policies.harness import LEVEL_NAMES
 
 

@@ -1,4 +1,4 @@
-"""gpufleet.policypack.folder: the pack folder ``gpufleet policy-pack DIR`` writes, which the repository's policies/ is."""
+"""gpufleet.util.policyfolder: the pack folder ``gpufleet policy-pack DIR`` writes, which the repository's policies/ is."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from gpufleet.cli.app import run
-from gpufleet.policypack.folder import FILES, contents
+from gpufleet.util.policyfolder import FILES, contents
 from tests.policies.harness import PACK_DIR
 
 

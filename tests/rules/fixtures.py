@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules.api import CheckContext, Finding
+from gpufleet.settings import rule_options
 from gpufleet.yamlin import yamlio
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

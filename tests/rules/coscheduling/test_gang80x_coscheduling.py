@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.coscheduling._helpers import permit, permit_outcome, prefilter
+from gpufleet.settings import rule_options
 from tests.rules import fixtures as fx
 
 

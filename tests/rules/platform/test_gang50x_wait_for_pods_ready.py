@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules import engine
 from gpufleet.rules.api import CheckContext, Severity
+from gpufleet.settings import rule_options
 from tests.rules import fleets
 from tests.rules import kueue_configs as k
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext, Severity
+from gpufleet.settings import rule_options
 from tests.rules import builders as b
 from tests.rules.helpers import fixed, paths
 

@@ -24,8 +24,8 @@ def test_a_volcano_task_template_naming_another_scheduler_bypasses_the_gang(task
 
 def test_the_jobs_own_volcano_scheduler_name_is_the_gang_scheduler():
     job = b.volcano_job(scheduler_name="volcano-gpu", tasks=[b.task(scheduler_name="volcano")])
-    from gpufleet.fleetctx.settings import rule_options
     from gpufleet.rules.api import CheckContext
+    from gpufleet.settings import rule_options
 
     ctx = CheckContext(options=rule_options({CODE: {"volcanoSchedulers": ["volcano", "volcano-gpu"]}}))
     assert paths(CODE, job, ctx) == ["spec.tasks[0].template.spec.schedulerName"]

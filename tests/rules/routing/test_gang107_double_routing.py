@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.fleetctx.settings import rule_options
 from gpufleet.rules.api import CheckContext
+from gpufleet.settings import rule_options
 from tests.rules import builders as b
 from tests.rules.helpers import paths
 

@@ -11,7 +11,7 @@ from gpufleet.fleetctx import contextschema
 from gpufleet.model.loader import load_model
 from gpufleet.render.context import render_context
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

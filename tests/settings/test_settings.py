@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from gpufleet.fleetctx.settings import SettingsError, load_settings, rule_options
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.platform.gang502_wait_for_pods_ready_timeout_below_floor import Gang502Options
 from gpufleet.rules.restarts.gang203_unbounded_retries import Gang203Options
+from gpufleet.settings import SettingsError, load_settings, rule_options
 
 
 def test_options_become_each_rules_typed_options_object():
@@ -78,7 +78,7 @@ def test_the_policy_floor_overrides_the_fleets(tmp_path):
 
 
 def test_a_fleet_context_past_its_cap_is_refused_unread_with_the_cap_in_mib(tmp_path, monkeypatch):
-    from gpufleet.fleetctx import settings
+    from gpufleet.settings import fleet as settings
     from gpufleet.yamlin.errors import ModelError
 
     path = tmp_path / "context.json"

@@ -7,8 +7,9 @@ checks it). The folder holds what Pulumi needs to run a Python pack: ``PulumiPol
 entry point ``__main__.py``, which calls :func:`gpufleet.policypack.pack.serve`, plus the
 pack's README. No policy code is copied: the policies come from the installed gpufleet.
 
-Standard library and PyYAML only (the CLI imports it; ``pulumi_policy`` is imported by the pack process);
-the settings file and the writing are :mod:`gpufleet.util.pluginfolder`'s, shared with the component package.
+Standard library and PyYAML only, in the bottom layer so that the CLI writes the folder without
+importing the pack's adapter (``pulumi_policy`` is imported by the pack process alone); the settings
+file and the writing are :mod:`gpufleet.util.pluginfolder`'s, shared with the component package.
 """
 
 from __future__ import annotations
