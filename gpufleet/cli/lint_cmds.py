@@ -1,14 +1,16 @@
 """Linter commands: ``gpufleet lint``, ``gpufleet rules`` and ``gpufleet explain``.
 
 Registered on the typer app by :mod:`gpufleet.cli.app`. This adapter only parses
-options; the work (context, standard input, report) is :mod:`gpufleet.cli.lint_run`'s,
-shared with the start-up fast path :mod:`gpufleet.cli.lint_fast`.
+options, and ``gpufleet lint``'s are not declared here: its typer parameters are made from
+the one option table, :data:`gpufleet.cli.lint_fast.OPTIONS`, which the start-up fast path
+parses with argparse. The work (context, standard input, report) is :mod:`gpufleet.cli.lint_run`'s.
 Exit codes: 0 no blocking finding, 1 an unwaived error finding (``--diff``: or a fix to make), 2 a usage error
 (bad option, unknown rule code, unreadable --fleet/--fleet-context/--crds/--config).
 """
 
 from __future__ import annotations
 
+import inspect
 from enum import Enum
 from pathlib import Path
 from typing import Any, List, Optional
@@ -19,92 +21,48 @@ from rich.markdown import Markdown
 from gpufleet.cli import lint_run
 from gpufleet.cli.console import prose_console, table, table_console
 from gpufleet.cli.exits import USAGE, guarded
+from gpufleet.cli.lint_fast import FORMATS, OPTIONS, Opt
 from gpufleet.lint.ruledoc import rule_markdown
 from gpufleet.rules import registry
 
+Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]  # a str Enum built from the one list of formats
+"""The report formats as typer's choice type (text, json, sarif), from :data:`gpufleet.cli.lint_fast.FORMATS`."""
 
-class Format(str, Enum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
+_TYPES: dict[str, Any] = {
+    "paths": List[str],
+    "text": Optional[str],
+    "file": Optional[Path],
+    "int": int,
+    "flag": bool,
+    "codes": Optional[List[str]],
+    "format": Format,
+}
 
 
-def lint_command(
-    paths: List[str] = typer.Argument(
-        ..., help="Files, directories (recursive *.yaml, *.yml, *.json) or - for standard input."
-    ),
-    fleet: Optional[str] = typer.Option(
-        None,
-        "--fleet",
-        metavar="FILE",
-        help="Fleet model file: enables the fleet-aware rules (GANG104, GANG105, GANG402, GANG403).",
-    ),
-    fleet_context: Optional[str] = typer.Option(
-        None, "--fleet-context", metavar="FILE", help="Fleet context JSON (fleet-context.json) instead of a model."
-    ),
-    crds: Optional[str] = typer.Option(
-        None, "--crds", metavar="DIR", help="Directory of CRD YAML files: enables GANG601 and GANG602."
-    ),
-    fmt: Format = typer.Option(Format.text, "--format", "-f", help="text, json or sarif.", case_sensitive=False),
-    select: Optional[List[str]] = typer.Option(
-        None, "--select", metavar="CODES", help="Only these rule codes or prefixes (GANG3, GANG401), comma-separated."
-    ),
-    ignore: Optional[List[str]] = typer.Option(
-        None, "--ignore", metavar="CODES", help="Skip these rule codes or prefixes, comma-separated."
-    ),
-    config: Optional[str] = typer.Option(
-        None,
-        "--config",
-        metavar="FILE",
-        help="Linter config (YAML: select, ignore, options, fleet, fleetContext, crds).",
-    ),
-    output: Optional[Path] = typer.Option(
-        None, "--output", "-o", metavar="FILE", help="Write the report to this file instead of standard output."
-    ),
-    namespace: str = typer.Option(
-        "default",
-        "--namespace",
-        "-n",
-        help="Namespace of manifests without metadata.namespace (as kubectl apply -n; default: default).",
-    ),
-    jobs: int = typer.Option(
-        0,
-        "--jobs",
-        "-j",
-        metavar="N",
-        help="Processes to share a run of 256 files or more with: 0 one per CPU (default), 1 this process alone, at most 64 (Linux; elsewhere always 1).",
-    ),
-    fix: bool = typer.Option(
-        False,
-        "--fix",
-        help="Write the admission controller's defaults (queue label, gang scheduler, minAvailable, restart policies...) into the files, keeping comments and order, then report what remains. Needs --fleet or --fleet-context.",
-    ),
-    diff: bool = typer.Option(
-        False,
-        "--diff",
-        help="Print those fixes as a unified diff and write nothing (also with --fix); exit 1 when there is a fix to make or a blocking finding would remain.",
-    ),
-) -> None:
+def _parameter(opt: Opt) -> inspect.Parameter:
+    """The typer parameter of one entry of :data:`gpufleet.cli.lint_fast.OPTIONS`."""
+    if opt.kind == "paths":
+        default: Any = typer.Argument(..., help=opt.help)
+    elif opt.kind == "format":
+        default = typer.Option(Format(opt.default), *opt.flags, help=opt.help, case_sensitive=False)
+    else:
+        default = typer.Option(opt.default, *opt.flags, metavar=opt.metavar, help=opt.help)
+    return inspect.Parameter(opt.dest, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=_TYPES[opt.kind])
+
+
+def lint_signature() -> inspect.Signature:
+    """``gpufleet lint``'s parameters for typer, made from the one option table (the fast path's parser is too)."""
+    return inspect.Signature([_parameter(opt) for opt in OPTIONS], return_annotation=None)
+
+
+def lint_command(**values: Any) -> None:
     """Lint Kubernetes manifests for gang-safety problems."""
-    raise typer.Exit(
-        lint_run.run(
-            lint_run.Options(
-                paths=paths,
-                fleet=fleet,
-                fleet_context=fleet_context,
-                crds=crds,
-                fmt=fmt.value,
-                select=select,
-                ignore=ignore,
-                config=config,
-                output=output,
-                namespace=namespace,
-                jobs=jobs,
-                fix=fix,
-                diff=diff,
-            )
-        )
-    )
+    values["fmt"] = values["fmt"].value
+    raise typer.Exit(lint_run.run(lint_run.Options(**values)))
+
+
+lint_command.__signature__ = lint_signature()  # type: ignore[attr-defined]  # typer reads the parameters from __signature__
+lint_command.__annotations__ = {p.name: p.annotation for p in lint_command.__signature__.parameters.values()}  # type: ignore[attr-defined]  # and their types from __annotations__
 
 
 def rules_command() -> None:

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from gpufleet.cli import inputs
 from gpufleet.cli.exits import CliError, handle
+from gpufleet.cli.lint_fast import FORMATS
 from gpufleet.kubetypes.vocab import is_dns_label
 from gpufleet.lint.context import LintConfig, load_config
 from gpufleet.lint.pool import MAX_JOBS
@@ -29,7 +30,6 @@ from gpufleet.settings import load_settings
 from gpufleet.util import lifetime
 from gpufleet.yamlin.errors import ModelError
 
-FORMATS = ("text", "json", "sarif")
 STYLES = {"error": "bold red", "warning": "yellow", "waived": "dim", "detail": "", "summary": "bold"}
 
 

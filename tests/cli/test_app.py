@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import os
 import subprocess
@@ -12,7 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from gpufleet import __version__
-from gpufleet.cli import commands, lint_cmds, lint_fast
+from gpufleet.cli import commands, lint_cmds, lint_fast, lint_run
 from gpufleet.cli.app import main
 from tests.lint import manifests as m
 
@@ -28,6 +30,29 @@ def typer_lint_options() -> set[str]:
 
 def test_the_fast_path_accepts_exactly_the_typer_commands_options():
     assert set(lint_fast.OPTION_STRINGS) == typer_lint_options() - {"--help"}
+
+
+def test_every_lint_option_is_declared_once_in_the_option_table():
+    # Issue 36, item 4: one lint front end; both parsers are made from lint_fast.OPTIONS.
+    dests = [opt.dest for opt in lint_fast.OPTIONS]
+    assert sorted(dests) == sorted(f.name for f in dataclasses.fields(lint_run.Options))
+    assert len(set(dests)) == len(dests)
+    assert "typer.Option(" not in inspect.getsource(lint_cmds.lint_command)
+
+
+def test_the_typer_command_shows_the_tables_help_and_metavars():
+    lint = typer.main.get_command(_lint_app()).commands["lint"]  # type: ignore[attr-defined]
+    shown = {param.name: (param.help, getattr(param, "metavar", None)) for param in lint.params}
+    for opt in lint_fast.OPTIONS:
+        assert shown[opt.dest][0] == opt.help
+        if opt.metavar:
+            assert shown[opt.dest][1] == opt.metavar
+
+
+def _lint_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False)
+    lint_cmds.register(app)
+    return app
 
 
 def run_main(monkeypatch, capsys, *argv: str) -> tuple[int, str, str]:
