@@ -31,6 +31,12 @@ PARTITION_ALWAYS_EXEMPT = ("kube-system",)
 KUEUE_NAMESPACE = "kueue-system"
 VOLCANO_NAMESPACE = "volcano-system"
 
+# Kinds several rules list together.
+KUBEFLOW_JOBS: tuple[tuple[str, str], ...] = tuple(
+    ("kubeflow.org", kind) for kind in ("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob")
+)
+"""The Kubeflow training operator's v1 job kinds (group, kind), in the order the rules list them."""
+
 # Kueue.
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_PREFIX = "kueue.x-k8s.io/"

@@ -33,6 +33,7 @@ from decimal import Decimal
 from typing import Any, Mapping
 
 from gpufleet.kubetypes import vocab
+from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.demands import template_requests
 from gpufleet.rules.gpumath import amount, gpu_resources, is_gpu
@@ -47,12 +48,7 @@ GANG_KINDS = (
     ("batch.volcano.sh", "Job"),
     ("batch", "Job"),
     ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"),
-    ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"),
-    ("kubeflow.org", "PaddleJob"),
-    ("kubeflow.org", "JAXJob"),
+    *KUBEFLOW_JOBS,
     ("trainer.kubeflow.org", "TrainJob"),
     ("", "Pod"),
     ("apps", "Deployment"),

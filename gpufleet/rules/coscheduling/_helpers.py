@@ -26,6 +26,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
 from gpufleet.rules.api import CheckContext
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, label_path
@@ -34,12 +35,7 @@ PODGROUP = ("scheduling.x-k8s.io", "PodGroup")
 MEMBER_KINDS = (
     ("batch", "Job"),
     ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"),
-    ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"),
-    ("kubeflow.org", "PaddleJob"),
-    ("kubeflow.org", "JAXJob"),
+    *KUBEFLOW_JOBS,
     ("", "Pod"),
     ("apps", "Deployment"),
     ("apps", "ReplicaSet"),

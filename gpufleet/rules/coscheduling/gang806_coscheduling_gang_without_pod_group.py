@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes import vocab
+from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import TOTAL_PODS, failing_templates, map_value
@@ -51,12 +52,7 @@ from gpufleet.workloads import outcomes as O
 KINDS = (
     ("batch", "Job"),
     ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"),
-    ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"),
-    ("kubeflow.org", "PaddleJob"),
-    ("kubeflow.org", "JAXJob"),
+    *KUBEFLOW_JOBS,
 )
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
 from gpufleet.rules.api import CheckContext
 from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
@@ -206,12 +207,7 @@ KINDS = (
     ("batch.volcano.sh", "Job"),
     ("scheduling.volcano.sh", "PodGroup"),
     ("scheduling.x-k8s.io", "PodGroup"),
-    ("kubeflow.org", "PyTorchJob"),
-    ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"),
-    ("kubeflow.org", "PaddleJob"),
-    ("kubeflow.org", "JAXJob"),
+    *KUBEFLOW_JOBS,
     ("", "Pod"),
     ("batch", "Job"),
     (NATIVE, "Workload"),

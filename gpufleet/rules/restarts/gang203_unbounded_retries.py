@@ -55,6 +55,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
+from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, option, resources
@@ -255,12 +256,7 @@ RULE = Rule(
         ("batch.volcano.sh", "Job"),
         ("jobset.x-k8s.io", "JobSet"),
         ("batch", "Job"),
-        ("kubeflow.org", "PyTorchJob"),
-        ("kubeflow.org", "MPIJob"),
-        ("kubeflow.org", "TFJob"),
-        ("kubeflow.org", "XGBoostJob"),
-        ("kubeflow.org", "PaddleJob"),
-        ("kubeflow.org", "JAXJob"),
+        *KUBEFLOW_JOBS,
     ),
     check=check,
     remediate=remediate,

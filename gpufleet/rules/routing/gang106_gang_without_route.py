@@ -97,6 +97,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes import workload_api as wa
+from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.gangs import GROUP_KEYS as _GROUP_KEYS
@@ -112,12 +113,7 @@ CODE = "GANG106"
 KINDS = (
     ("batch", "Job"),
     ("jobset.x-k8s.io", "JobSet"),
-    ("kubeflow.org", "PyTorchJob"),
-    ("kubeflow.org", "MPIJob"),
-    ("kubeflow.org", "TFJob"),
-    ("kubeflow.org", "XGBoostJob"),
-    ("kubeflow.org", "PaddleJob"),
-    ("kubeflow.org", "JAXJob"),
+    *KUBEFLOW_JOBS,
     ("trainer.kubeflow.org", "TrainJob"),
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
     ("ray.io", "RayCluster"),
