@@ -41,6 +41,8 @@ class Sandbox:
     def __init__(self, state: State, fleet: Fleet) -> None:
         self.state, self.fleet = state, fleet
         self.kube = Kube(Path(state.kubeconfig))
+        self.spoiled: list[str] = []
+        """Why this sandbox must not be lent again (tests/e2e/sandbox_pool.py stops it when its lease ends)."""
 
     def apply(self, manifest: dict[str, Any]) -> dict[str, Any]:
         return self.kube.apply(manifest)

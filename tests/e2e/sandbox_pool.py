@@ -16,7 +16,10 @@ A module isolates itself: its own namespaces (apply them in its fixture, idempot
 and names, and it deletes what it created. When a lease ends the pool waits, bounded,
 until no workload is left outside the engines' namespaces (:data:`WORKLOAD_KINDS`);
 a sandbox still holding one is stopped, never lent again, so a module never sees
-another's leftovers and does not depend on another having run. One idle sandbox at
+another's leftovers and does not depend on another having run. So is a sandbox one of whose
+processes has stopped (:func:`stopped`), and one its module marked ``spoiled`` (a change an engine
+does not survive, such as deleting the CRD of a kind Kueue integrates: Kueue 0.19.2 then exits
+two minutes later, after the lease has ended, seen in a CI run on 2026-12-04). One idle sandbox at
 most is kept: leasing another key, or any module starting its own sandbox
 (``sandbox_env.running``), stops it first. ``conftest.py`` orders the modules so that
 those with the same ``POOL`` run one after another, and stops every sandbox by its PIDs
@@ -33,6 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from gpufleet.sandbox.state import load
 from gpufleet.sandbox.up import Options
 
 WORKLOAD_KINDS = (
@@ -46,6 +50,15 @@ WORKLOAD_KINDS = (
 """What a module must have deleted before its sandbox is lent again (in any namespace but the engines' own)."""
 SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-public", "kube-node-lease"})
 CLEAN_TIMEOUT = 90.0
+
+
+def stopped(sb: Any) -> list[str]:
+    """``<name> stopped`` for each of the sandbox's processes that no longer runs (by its recorded PID and start)."""
+    state = getattr(sb, "state", None)
+    state = load(state.dir) if state is not None else None  # as recorded now: a module may have restarted one
+    if state is None:
+        return []
+    return [f"{p['name']} stopped" for p in state.status()["processes"] if p["state"] != "running"]
 
 
 def pool_key(model: dict[str, Any] | Path, options: Options = Options()) -> str:
@@ -121,6 +134,7 @@ class Pool:
             ok = True
         finally:
             left = self._drain(entry[1]) if ok else ["the module failed"]
+            left += [*getattr(entry[1], "spoiled", []), *stopped(entry[1])]
             if left:
                 self.retired.append(f"{key}: {', '.join(left[:5])}")
                 entry[0].__exit__(None, None, None)

@@ -95,6 +95,11 @@ def sandbox(sandbox_pool):
                 )
             for doc in added:
                 sb.kube.delete(CRD_API, "CustomResourceDefinition", doc["metadata"]["name"])
+            if added:
+                # Kueue set up its deferred controllers for these kinds when their CRDs appeared; with the CRDs
+                # gone their caches never sync and Kueue 0.19.2 exits ("timed out waiting for cache to be synced
+                # for kind source: *v2beta1.MPIJob", two minutes on): no later module may lease this sandbox.
+                sb.spoiled.append("deleted the CRDs of kinds Kueue integrates")
             sb.wait(
                 "the module's CRDs deleted",
                 lambda: not any(sb.get(CRD_API, "CustomResourceDefinition", d["metadata"]["name"]) for d in added),
