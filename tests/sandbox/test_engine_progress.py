@@ -19,6 +19,7 @@ case "$1" in
   env) echo go1.25.0 ;;
   build)
     echo "go: downloading example.com/lib v1.0.0" >&2
+    echo "gc: GOGC=$GOGC GOMEMLIMIT=$GOMEMLIMIT" >&2
     [ -z "$FAKE_GO_FAIL" ] || { echo "compile error: $FAKE_GO_FAIL" >&2; exit 1; }
     while [ "$1" != "-o" ]; do shift; done
     echo binary > "$2" ;;
@@ -86,3 +87,29 @@ def test_a_failed_build_names_the_step_and_the_log_and_shows_its_end(engines):
     )
     assert "compile error: undefined: x" in failed.stderr
     assert "built in" not in failed.stderr
+
+
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ({}, "gc: GOGC=400 GOMEMLIMIT=3GiB"),  # build.sh's own: a quarter of the collections, bounded at 3 GiB
+        ({"GOGC": "100", "GOMEMLIMIT": "off"}, "gc: GOGC=100 GOMEMLIMIT=off"),  # a user's (bench/engine_build_gc.py)
+    ],
+)
+def test_go_runs_with_fewer_garbage_collections_unless_the_user_set_them(engines, given, expected):
+    environ = {k: v for k, v in os.environ.items() if k not in ("GOGC", "GOMEMLIMIT")}
+    cache = engines.parent / "cache"
+    done = subprocess.run(
+        ["bash", str(engines / "build.sh"), "demo"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            **environ,
+            "PATH": f"{engines.parent / 'bin'}:/usr/bin:/bin",
+            "GPUFLEET_ENGINES_CACHE": str(cache),
+            **given,
+        },
+    )
+    log = Path(re.search(r"\(log: (.*)\)", done.stderr).group(1))
+    assert expected in log.read_text().splitlines()
