@@ -53,6 +53,11 @@ NOT_RUN = {
         "gpufleet whatif stacks/dev.fleet.yaml examples/whatif/dev-no-borrowing.fleet.yaml --trace "
         "examples/whatif/borrow.jsonl --horizon 15m --plot docs/img/whatif-borrowing.png",
     ): "replays on two sandboxes (the engines); recorded from the real run the text describes, rows cut",
+    (
+        "docs/whatif.md",
+        "gpufleet whatif stacks/dev.fleet.yaml examples/whatif/dev-patient.fleet.yaml --trace "
+        "examples/whatif/storm.jsonl --horizon 1h --plot docs/img/whatif-storm.png",
+    ): "replays on two sandboxes (the engines); recorded from the real run the text describes, rows cut",
 }
 
 

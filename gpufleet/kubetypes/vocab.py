@@ -65,6 +65,7 @@ DEFAULT_SCHEDULER = "default-scheduler"
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"  # "fake" hands a node to KWOK
 SANDBOX_POOL_LABEL = "gpufleet.dev/sandbox-pool"  # the pool a sandbox node stands for
 KWOK_COMPLETE_AFTER = "pod-complete.stage.kwok.x-k8s.io/delay"  # the sandbox's pod-complete stage: a pod's run time
+KWOK_READY_AFTER = "pod-ready.stage.kwok.x-k8s.io/delay"  # the sandbox's delayed pod-ready stage: a pod's start time
 KWOK_RETRIED = "gpufleet.dev/kwok-retry"  # when the fault tier touched a rank whose finish KWOK dropped (kwokretry)
 
 # Kubernetes well-known labels and resources.

@@ -4,7 +4,7 @@ For a model: start a sandbox of the model as the time scale runs it
 (:func:`gpufleet.whatif.timescale.scaled_fleet`; nodes from its pools), start the watches
 (:mod:`gpufleet.sandbox.replay_watch`), then create each trace job at its submit time / k
 (the manifest of :mod:`gpufleet.whatif.jobs`, each pod carrying KWOK's completion delay:
-its run time / k), fail a rank where the trace says so, and stop once every job finished
+its run time / k, and its start delay when the line has ``startSeconds``), fail a rank where the trace says so, and stop once every job finished
 or the horizon passed; then stop the sandbox (by PID) and return the :class:`ReplayLog`.
 Called by ``gpufleet.cli.whatif_cmds`` and the e2e tier.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, SANDBOX_POOL_LABEL, WHATIF_JOB_LABEL
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, KWOK_READY_AFTER, SANDBOX_POOL_LABEL, WHATIF_JOB_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.sandbox import nodes
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
@@ -57,8 +57,12 @@ def _node_pools(fleet: Fleet) -> dict[str, str]:
     return {n["metadata"]["name"]: n["metadata"]["labels"][SANDBOX_POOL_LABEL] for n in nodes.nodes(fleet)}
 
 
-def _annotations(job: TraceJob, k: float) -> dict[str, str]:
-    return {KWOK_COMPLETE_AFTER: f"{job.run_seconds / k:.3f}s"}
+def pod_annotations(job: TraceJob, k: float) -> dict[str, str]:
+    """KWOK's delays for each pod of ``job`` at time scale ``k``: its run time, and its start time when it has one."""
+    out = {KWOK_COMPLETE_AFTER: f"{job.run_seconds / k:.3f}s"}
+    if job.start_seconds is not None:
+        out[KWOK_READY_AFTER] = f"{job.start_seconds / k:.3f}s"
+    return out
 
 
 class _Driver:
@@ -74,7 +78,7 @@ class _Driver:
 
     def submit(self, job: TraceJob, entry: JobLog) -> None:
         try:
-            self.kube.create(jobs.manifest(job, self.fleet, _annotations(job, self.k)))
+            self.kube.create(jobs.manifest(job, self.fleet, pod_annotations(job, self.k)))
             entry.created = self.now()
         except Exception as exc:  # noqa: BLE001 - a refusal is an outcome: recorded, never replayed again
             entry.evictions.append(_refused(self.now(), api_message(exc)))
@@ -123,6 +127,7 @@ def _new_log(fleet: Fleet, model: str, trace: Trace, options: ReplayOptions) -> 
                 job.gpus_per_pod,
                 job.submit_seconds,
                 min_pods=job.min_pods,
+                start_seconds=job.start_seconds or 0.0,
             )
         )
     return log

@@ -238,16 +238,17 @@ def fidelity(log: ReplayLog) -> dict[str, float | None]:
     """How far the sandbox fell behind the trace, in wall seconds (p95): create calls after their submit time, pods
     from bound to Running, and gangs from admission to all pods Running (the Job controller's creates, the scheduler's
     binds, KWOK's start and the informers' lag: the whole chain a pods-ready timeout waits for; gangs that started
-    only). Near the scaled pods-ready timeout, evictions are the machine's, not the model's."""
+    only), each less the start time the trace gives its pods (``startSeconds``: the job's, not the machine's). Near
+    the scaled pods-ready timeout, evictions are the machine's, not the model's."""
     k = log.time_scale
     lags = [(j.created - j.submitted) / k for j in log.jobs if j.created is not None]
     starts = [
-        (s.running - s.bound) / k
+        max(0.0, s.running - s.bound - j.start_seconds) / k
         for j in log.jobs
         for s in j.spans.values()
         if s.bound is not None and s.running is not None
     ]
-    gangs = [t / k for j in log.jobs for t in gang_starts(j, log.horizon)]
+    gangs = [max(0.0, t - j.start_seconds) / k for j in log.jobs for t in gang_starts(j, log.horizon)]
     return {
         "submitLagP95WallSeconds": _p95(lags),
         "podStartP95WallSeconds": _p95(starts),

@@ -51,6 +51,8 @@ class JobLog:
     spans: dict[str, PodSpan] = field(default_factory=dict)
     min_pods: int | None = None
     """An elastic job's pods that must run for it to run (the trace's ``minPods``); None = all of them."""
+    start_seconds: float = 0.0
+    """How long the trace says each pod takes to start once bound (``startSeconds``): the job's, not the sandbox's lag."""
 
     @property
     def needed(self) -> int:

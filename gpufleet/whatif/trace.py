@@ -62,6 +62,9 @@ class TraceJob(BaseModel):
     """The job's name; unset = ``j<line>``."""
     pool: str | None = None
     """The pool the job asks for (a pool the team has quota on); unset = Kueue's or Volcano's choice."""
+    start_seconds: float | None = Field(default=None, gt=0)
+    """How long each pod takes from being bound to Running and Ready (image pull, init, data loading): the start
+    Kueue's ``waitForPodsReady.timeout`` waits for; unset = at once."""
     fail_at_seconds: float | None = Field(default=None, gt=0)
     """A rank fails this long after the job started running: the job-level restart is exercised."""
     min_pods: int | None = Field(default=None, ge=1)

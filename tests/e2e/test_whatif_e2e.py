@@ -6,6 +6,8 @@ One small trace (examples/whatif/borrow.jsonl) on the dev stack (a Kueue pool l4
 24-GPU job borrows 8 idle GPUs of beta's and starts at once; under the new one it can
 never be admitted (16 nominal, nothing to borrow); beta's 8-GPU job runs under both; a
 12-GPU Volcano gang on the 8-GPU t4 pool waits whole under both, never partly bound.
+Two more traces on the dev stack: a lender that returns (examples/whatif/reclaim.jsonl) and
+pods slower to start than Kueue's pods-ready timeout (examples/whatif/storm.jsonl: a requeue storm).
 Times are trace seconds at k = 60, so one wall second of engine latency is 60 trace
 seconds: waits are checked within two Volcano schedule periods (2 x 60 s).
 """
@@ -33,6 +35,8 @@ DEV = ROOT / "stacks" / "dev.fleet.yaml"
 NO_BORROWING = ROOT / "examples" / "whatif" / "dev-no-borrowing.fleet.yaml"  # docs/whatif.md's worked example
 TRACE = (ROOT / "examples" / "whatif" / "borrow.jsonl").read_text()
 RECLAIM = (ROOT / "examples" / "whatif" / "reclaim.jsonl").read_text()
+STORM = (ROOT / "examples" / "whatif" / "storm.jsonl").read_text()
+STORM_HORIZON = 3600.0  # the cold job's four admissions (3 requeues after 600 s each, 60 + 120 + 240 s of backoff)
 PERIODS = 2 * 60.0  # two Volcano schedule periods (1 s each) in trace seconds at k = 60
 HORIZON = 900.0
 # The reclaim replay runs at k = 30: the lender starts only after Kueue preempted the borrower, the Job controller
@@ -43,36 +47,45 @@ RECLAIM_K = 30
 ALONE = True  # the bounds above are engine latency times k: with two lanes, no other e2e module runs beside this one
 
 
-def _replay(model: Path, tmp: Path, k: float, keep: bool = False, trace: str = TRACE):
+def _replay(model: Path, tmp: Path, k: float, keep: bool = False, trace: str = TRACE, horizon: float = HORIZON):
     fleet = load_model(model)
     return replay(
-        fleet, str(model), parse_trace(trace, fleet), tmp, ReplayOptions(time_scale=k, horizon=HORIZON, keep=keep)
+        fleet, str(model), parse_trace(trace, fleet), tmp, ReplayOptions(time_scale=k, horizon=horizon, keep=keep)
     )
 
 
 @pytest.fixture(scope="module")
 def replays(tmp_path_factory):
     """The base model at k = 60 (its sandbox kept for the export) and at k = 15, the new model at k = 60, the
-    reclaim trace at k = 30."""
+    reclaim trace at k = 30, the requeue-storm trace at k = 60."""
     require_go()
     tmp = tmp_path_factory.mktemp("whatif")
     base = _replay(DEV, tmp / "base", 60, keep=True)
-    state = load(tmp / "base")
-    try:
-        kube = Kube(Path(state.kubeconfig))
-        export = [
-            {"kind": "List", "items": kube.list("kueue.x-k8s.io/v1beta2", "Workload")},
-            {"kind": "List", "items": kube.list("batch.volcano.sh/v1alpha1", "Job")},
-        ]
-    finally:
-        down(state)
+    export = _export(tmp / "base")
+    storm = _replay(DEV, tmp / "storm", 60, keep=True, trace=STORM, horizon=STORM_HORIZON)
     return {
         "base": base,
         "export": export,
         "new": _replay(NO_BORROWING, tmp / "new", 60),
         "slow": _replay(DEV, tmp / "slow", 15),
         "reclaim": _replay(DEV, tmp / "reclaim", RECLAIM_K, trace=RECLAIM),
+        "storm": storm,
+        "storm-export": _export(tmp / "storm"),
     }
+
+
+def _export(directory: Path) -> list[dict]:
+    """What ``kubectl get workloads.kueue.x-k8s.io,jobs.batch.volcano.sh -A -o json`` prints on a kept replay's
+    sandbox, which is then stopped."""
+    state = load(directory)
+    try:
+        kube = Kube(Path(state.kubeconfig))
+        return [
+            {"kind": "List", "items": kube.list("kueue.x-k8s.io/v1beta2", "Workload")},
+            {"kind": "List", "items": kube.list("batch.volcano.sh/v1alpha1", "Job")},
+        ]
+    finally:
+        down(state)
 
 
 def _job(log, name):
@@ -162,3 +175,51 @@ def test_a_failed_rank_of_a_volcano_gang_restarts_it_whole_and_it_finishes(repla
     # Ran whole after the failure (before it, a rank may fail before its peer runs: its 120 trace s are 4 wall s at k = 30).
     assert any(since >= failed for since, _ in metrics.whole_intervals(flaky, log.horizon))
     assert flaky.finished is not None
+
+
+# examples/whatif/storm.jsonl on the dev stack: waitForPodsReady.timeout 10 min, requeue backoff 60 s doubling,
+# backoffLimitCount 3. Its pods start 20 min (cold, vc-cold) or 2 min (warm) after they are bound.
+
+
+def _bound(job):
+    return min(span.bound for span in job.spans.values() if span.bound is not None)
+
+
+def test_pods_slower_to_start_than_the_pods_ready_timeout_are_evicted_and_requeued_until_kueue_gives_up(replays):
+    wait = load_model(DEV).admission.wait_for_pods_ready
+    strategy = wait.requeuing_strategy
+    cold = _job(replays["storm"], "cold")
+    reasons = [e.reason for e in cold.evictions]
+    assert reasons == ["PodsReadyTimeout"] * strategy.backoff_limit_count + ["DeactivatedDueToRequeuingLimitExceeded"]
+    assert len(cold.admitted) == strategy.backoff_limit_count + 1 and len(cold.requeues) == strategy.backoff_limit_count
+    for admitted, evicted in zip(cold.admitted, cold.evictions):  # Kueue's timestamps are whole wall seconds: one is 60
+        assert wait.timeout - 60 <= evicted.at - admitted <= wait.timeout + PERIODS
+    for n, (evicted, requeued) in enumerate(zip(cold.evictions, cold.requeues)):  # the backoff doubles each time
+        assert (
+            strategy.backoff_base_seconds * 2**n - 60
+            <= requeued - evicted.at
+            <= strategy.backoff_base_seconds * 2**n + PERIODS
+        )
+    assert cold.finished is None and all(span.running is None for span in cold.spans.values())
+    assert metrics.team_metrics(replays["storm"], "alpha").pods_ready_evictions == strategy.backoff_limit_count
+
+
+@pytest.mark.parametrize("name", ["warm", "vc-cold"])
+def test_a_job_runs_once_its_pods_have_started_when_nothing_times_them_out(replays, name):
+    """warm starts within Kueue's timeout; vc-cold is a Volcano gang, which no pods-ready timeout applies to."""
+    job = _job(replays["storm"], name)
+    want = next(j for j in parse_trace(STORM, None).jobs if j.name == name).start_seconds
+    assert not job.evictions and job.finished is not None
+    assert want - 60 <= metrics.start(job, replays["storm"].horizon) - _bound(job) <= want + PERIODS
+
+
+def test_an_export_of_the_storm_gives_back_the_warm_jobs_start_and_each_finished_jobs_run_time(replays):
+    """Kueue's PodsReady condition splits admission-to-finish into the pods' start and the run; a Volcano Job's run
+    is from its first Running condition to Completed (its runningDuration counts from its creation)."""
+    again = {j.name: j for j in import_objects(replays["storm-export"], time_scale=60).jobs}
+    original = {j.name: j for j in parse_trace(STORM, None).jobs}
+    assert set(again) == {"warm", "vc-cold"}  # cold never finished: left out
+    for name, job in again.items():
+        assert abs(job.run_seconds - original[name].run_seconds) <= PERIODS
+    warm = again["warm"]
+    assert warm.start_seconds is not None and abs(warm.start_seconds - original["warm"].start_seconds) <= PERIODS

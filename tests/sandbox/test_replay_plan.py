@@ -1,8 +1,8 @@
-"""The replay's plan, without a sandbox: capacity, quotas, node pools and each pod's KWOK run time."""
+"""The replay's plan, without a sandbox: capacity, quotas, node pools and each pod's KWOK run and start times."""
 
 from __future__ import annotations
 
-from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER
+from gpufleet.kubetypes.vocab import KWOK_COMPLETE_AFTER, KWOK_READY_AFTER
 from gpufleet.sandbox import replay
 from gpufleet.whatif.trace import parse_trace
 from tests.whatif.builders import dev, line
@@ -21,7 +21,12 @@ def test_every_fake_node_is_mapped_to_its_pool():
 
 def test_each_pod_completes_after_its_run_time_divided_by_the_time_scale():
     job = parse_trace(line(runSeconds=600), dev()).jobs[0]
-    assert replay._annotations(job, 60) == {KWOK_COMPLETE_AFTER: "10.000s"}
+    assert replay.pod_annotations(job, 60) == {KWOK_COMPLETE_AFTER: "10.000s"}
+
+
+def test_a_job_with_a_start_time_has_pods_that_turn_ready_after_it_divided_by_the_time_scale():
+    job = parse_trace(line(runSeconds=600, startSeconds=900), dev()).jobs[0]
+    assert replay.pod_annotations(job, 60) == {KWOK_COMPLETE_AFTER: "10.000s", KWOK_READY_AFTER: "15.000s"}
 
 
 def test_a_new_log_lists_every_trace_job_with_its_team_and_the_scaled_durations():

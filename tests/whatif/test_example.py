@@ -1,4 +1,4 @@
-"""docs/whatif.md's worked example stays what the docs say: the dev stack with one change, and traces of it."""
+"""docs/whatif.md's worked examples stay what the docs say: the dev stack with one change each, and traces of it."""
 
 from __future__ import annotations
 
@@ -21,8 +21,28 @@ def test_the_new_model_is_the_dev_stack_with_alphas_borrowing_limit_on_l4_at_zer
     assert new == base
 
 
-def test_the_example_traces_are_valid_for_both_models():
-    for model in (ROOT / "stacks" / "dev.fleet.yaml", EXAMPLE / "dev-no-borrowing.fleet.yaml"):
+def test_the_patient_model_is_the_dev_stack_with_a_thirty_minute_pods_ready_timeout():
+    base = yaml.safe_load((ROOT / "stacks" / "dev.fleet.yaml").read_text())
+    new = yaml.safe_load((EXAMPLE / "dev-patient.fleet.yaml").read_text())
+    base["admission"]["waitForPodsReady"]["timeout"] = "30m"
+    assert new == base
+
+
+def test_the_storm_traces_cold_start_is_longer_than_the_dev_timeout_and_shorter_than_the_patient_one():
+    starts = {
+        j.name: j.start_seconds
+        for j in load_trace(EXAMPLE / "storm.jsonl", [load_model(ROOT / "stacks" / "dev.fleet.yaml")]).jobs
+    }
+    timeouts = [
+        load_model(m).admission.wait_for_pods_ready.timeout
+        for m in (ROOT / "stacks" / "dev.fleet.yaml", EXAMPLE / "dev-patient.fleet.yaml")
+    ]
+    assert timeouts[0] < starts["cold"] == starts["vc-cold"] < timeouts[1]
+    assert starts["warm"] < timeouts[0]
+
+
+def test_the_example_traces_are_valid_for_every_example_model():
+    for model in (ROOT / "stacks" / "dev.fleet.yaml", *sorted(EXAMPLE.glob("*.fleet.yaml"))):
         fleet = load_model(model)
         for trace in sorted(EXAMPLE.glob("*.jsonl")):
             assert load_trace(trace, [fleet]).jobs

@@ -9,8 +9,10 @@ import pytest
 from gpufleet.whatif.fromcluster import import_objects, load_exports
 
 
-def workload(name, created, admitted, finished, count=4, gpus="8", owner="Job"):
+def workload(name, created, admitted, finished, count=4, gpus="8", owner="Job", ready=None):
     conds = [{"type": "Admitted", "status": "True", "lastTransitionTime": admitted}]
+    if ready:
+        conds.append({"type": "PodsReady", "status": "True", "lastTransitionTime": ready})
     if finished:
         conds.append({"type": "Finished", "status": "True", "lastTransitionTime": finished})
     return {
@@ -41,7 +43,7 @@ def workload(name, created, admitted, finished, count=4, gpus="8", owner="Job"):
     }
 
 
-def vcjob(name, created, duration, phase="Completed", min_available=None):
+def vcjob(name, created, duration, phase="Completed", min_available=None, conditions=()):
     return {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",
@@ -57,7 +59,11 @@ def vcjob(name, created, duration, phase="Completed", min_available=None):
                 }
             ],
         },
-        "status": {"state": {"phase": phase}, "runningDuration": duration},
+        "status": {
+            "state": {"phase": phase},
+            "runningDuration": duration,
+            "conditions": [{"status": p, "lastTransitionTime": t} for p, t in conditions],
+        },
     }
 
 
@@ -102,6 +108,36 @@ def test_unfinished_ones_are_left_out_and_counted():
 def test_an_export_of_a_replay_is_scaled_back_to_trace_time():
     out = import_objects([workload("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-01T00:00:10Z")], 60)
     assert out.jobs[0].run_seconds == 600
+
+
+def test_the_pods_ready_condition_splits_admission_to_finish_into_the_pods_start_and_the_run():
+    ready = workload(
+        "a", "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", "2026-01-01T00:31:00Z", ready="2026-01-01T00:11:00Z"
+    )
+    job = import_objects([ready]).jobs[0]
+    assert (job.start_seconds, job.run_seconds) == (600, 1200)
+
+
+@pytest.mark.parametrize(
+    "ready",
+    [None, "2026-01-01T00:01:00Z", "2026-01-01T00:00:00Z"],  # none; at admission; before it (an earlier admission's)
+)
+def test_without_a_pods_ready_time_after_admission_the_whole_span_is_run_time(ready):
+    w = workload("a", "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z", "2026-01-01T00:31:00Z", ready=ready)
+    job = import_objects([w]).jobs[0]
+    assert (job.start_seconds, job.run_seconds) == (None, 1800)
+
+
+def test_a_volcano_jobs_run_time_is_from_its_first_running_condition_to_completed_not_its_running_duration():
+    # as the sandbox's Volcano v1.14.1 wrote it: runningDuration counts from creation (27 s), the run was 5 s
+    conditions = [
+        ("Pending", "2026-12-04T02:53:16Z"),
+        ("Running", "2026-12-04T02:53:38Z"),
+        ("Running", "2026-12-04T02:53:43Z"),
+        ("Completed", "2026-12-04T02:53:43Z"),
+    ]
+    job = import_objects([vcjob("v", "2026-12-04T02:53:16Z", "27s", conditions=conditions)]).jobs[0]
+    assert job.run_seconds == 5
 
 
 def test_a_file_that_is_not_json_is_named(tmp_path):

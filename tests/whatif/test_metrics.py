@@ -82,6 +82,15 @@ def test_a_gang_whose_pods_were_created_late_warns_although_each_pod_started_at_
     assert "gangs took 10 wall s from admission to all pods Running" in metrics.behind(log)
 
 
+def test_the_start_time_a_trace_gives_its_pods_is_not_counted_as_the_machines_lag():
+    # startSeconds 1200 (20 wall s at k = 60): Running 1260 trace s after bound, so the sandbox added 1 wall s
+    cold = job(pods=2, spans=[(0, 1260, 1600), (0, 1260, 1600)], admitted=[0.0], start_seconds=1200.0)
+    log = replay_log(cold)
+    log.scaled = [("admission.waitForPodsReady.timeout", 1800.0, 30.0)]
+    assert (metrics.fidelity(log)["podStartP95WallSeconds"], metrics.fidelity(log)["gangStartP95WallSeconds"]) == (1, 1)
+    assert metrics.behind(log) is None
+
+
 @pytest.mark.parametrize(
     "admitted, evicted, spans, expected",
     [
