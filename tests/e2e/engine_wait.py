@@ -63,8 +63,8 @@ def wait(
     began = time.monotonic()
     while True:
         ended = Path(path)
-        if ended.is_file():
-            code = ended.read_text().strip()
+        code = ended.read_text().strip() if ended.is_file() else ""
+        if code:  # empty: the shell has created the file and not yet written the code
             if code != "0":
                 raise BuildEnded(f"the engine build failed (exit {code}): its last lines are above")
             return time.monotonic() - began

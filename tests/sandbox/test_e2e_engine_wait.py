@@ -20,9 +20,19 @@ ROOT = Path(__file__).resolve().parents[2]
 E2E = ROOT / "tests" / "e2e"
 
 
-def finish_later(path: Path, code: str, after: float = 0.2) -> threading.Thread:
-    """Write the build's exit code to ``path`` after ``after`` seconds, as scripts/test.sh does when it ends."""
-    thread = threading.Thread(target=lambda: (time.sleep(after), path.write_text(code)))
+def finish_later(path: Path, code: str, after: float = 0.2, began: list[float] | None = None) -> threading.Thread:
+    """Write the build's exit code to ``path`` after ``after`` seconds, as scripts/test.sh does when it ends (first
+    creating the file empty, as the shell's ``>`` does); ``began`` gets the moment the file was created."""
+
+    def write() -> None:
+        time.sleep(after)
+        if began is not None:
+            began.append(time.monotonic())
+        path.write_text("")
+        time.sleep(0.05)
+        path.write_text(code)
+
+    thread = threading.Thread(target=write)
     thread.start()
     return thread
 
@@ -38,13 +48,12 @@ def test_the_sandbox_engines_end_the_wait_before_the_build_ends(tmp_path):
 
 
 def test_the_whole_build_is_waited_for_until_its_exit_code_is_written(tmp_path):
-    rc = tmp_path / "rc"
-    writer = finish_later(rc, "0")
-    waited = wait(
-        None, status=str(rc), built=lambda _: pytest.fail("the whole build is not asked per engine"), poll=0.01
-    )
+    rc, created = tmp_path / "rc", []
+    writer = finish_later(rc, "0", began=created)
+    wait(None, status=str(rc), built=lambda _: pytest.fail("the whole build is not asked per engine"), poll=0.01)
+    returned = time.monotonic()
     writer.join()
-    assert waited >= 0.2
+    assert returned >= created[0] + 0.05  # not before the file existed, nor while it was still empty
 
 
 @pytest.mark.parametrize("engines", [EARLY, None])
