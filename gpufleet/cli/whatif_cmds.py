@@ -204,14 +204,18 @@ def _replay(models, loaded, k: float, until: float, repeat: int, directory: Opti
 def synth(
     model: Path = typer.Argument(..., help="The fleet model whose teams submit."),
     jobs: int = typer.Option(100, "--jobs", min=1, max=100_000, help="How many jobs."),
-    hours: float = typer.Option(24.0, "--hours", min=0.01, help="Over how many trace hours."),
+    hours: float = typer.Option(24.0, "--hours", min=0.01, help="Over how many trace hours (a year at most)."),
     seed: int = typer.Option(1, "--seed", help="The generator's seed: the same seed, the same trace."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="FILE", help="Write here (default: stdout)."),
 ) -> None:
     """Write a seeded synthetic trace whose team mix comes from MODEL (docs/whatif.md lists the distributions)."""
     from gpufleet.whatif.synth import synth as make
-    from gpufleet.whatif.trace import dump_trace
+    from gpufleet.whatif.trace import MAX_SECONDS, dump_trace
 
+    if hours * 3600 > MAX_SECONDS:
+        raise loading.fail(
+            [f"--hours {hours:g}: a trace spans a year at most (fix: --hours 8784 or less)"], USAGE, COMMAND
+        )
     _, fleet = loading.model(model, COMMAND)
     made = make(fleet, jobs, hours, seed)
     if not made:

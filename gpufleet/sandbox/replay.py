@@ -4,8 +4,8 @@ For a model: start a sandbox of the model as the time scale runs it
 (:func:`gpufleet.whatif.timescale.scaled_fleet`; nodes from its pools), start the watches
 (:mod:`gpufleet.sandbox.replay_watch`), then create each trace job at its submit time / k
 (the manifest of :mod:`gpufleet.whatif.jobs`, each pod carrying KWOK's completion delay:
-its run time / k, and its start delay when the line has ``startSeconds``), fail a rank where the trace says so, and stop once every job finished
-or the horizon passed; then stop the sandbox (by PID) and return the :class:`ReplayLog`.
+its run time / k, and its start delay when the line has ``startSeconds``), fail a rank where
+the trace says so, and stop once every job finished or the horizon passed; then stop the sandbox (by PID) and return the :class:`ReplayLog`.
 Called by ``gpufleet.cli.whatif_cmds`` and the e2e tier.
 """
 

@@ -33,7 +33,7 @@ from typing import Any, Iterable
 from gpufleet.kubetypes import durations, quantity
 from gpufleet.kubetypes.vocab import KUEUE_PRIORITY_CLASS
 from gpufleet.util.boundedread import TooLarge, read_bounded_text
-from gpufleet.whatif.trace import TraceJob
+from gpufleet.whatif.trace import MAX_SECONDS, TraceJob
 
 MAX_EXPORT_BYTES = 1024 * 2**20
 """The largest export file read (a cluster's Workloads for months: hundreds of MiB)."""
@@ -168,6 +168,9 @@ def import_objects(docs: Iterable[Any], time_scale: float = 1.0) -> Imported:
                 rows.append(row)
     start = min((r["submit"] for r in rows), default=0.0)
     for r in sorted(rows, key=lambda r: (r["submit"], r["namespace"], r["name"])):
+        if max(r["submit"] - start, r["run"], r.get("start") or 0.0) * time_scale > MAX_SECONDS:
+            out.skip("more than a year after the first submission, or running longer")
+            continue
         out.jobs.append(
             TraceJob(
                 submit_seconds=round((r["submit"] - start) * time_scale, 1),

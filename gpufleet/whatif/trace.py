@@ -33,14 +33,19 @@ KUEUE_KINDS = ("Job", "JobSet", "PyTorchJob")
 MAX_LINES = 100_000
 MAX_BYTES = 64 * 2**20
 """The largest trace file read: 100,000 lines of a few hundred bytes fit well within it."""
+MAX_SECONDS = 366 * 24 * 3600
+"""The longest time a trace line may give (a submit time, a run, a start, a failure): a year. Without it a line could
+set the default horizon, twice the trace's span, to an endless replay."""
 
 
 class TraceJob(BaseModel):
     """One job of a trace. Times are trace seconds (the cluster's clock, before any time scale)."""
 
-    model_config = ConfigDict(extra="forbid", alias_generator=camel, populate_by_name=True, frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=camel, populate_by_name=True, frozen=True, allow_inf_nan=False
+    )
 
-    submit_seconds: float = Field(ge=0)
+    submit_seconds: float = Field(ge=0, le=MAX_SECONDS)
     """When the job is submitted, in seconds from the trace's start."""
     namespace: str = Field(min_length=1)
     """A team namespace of the model: it routes the job to that team's queue."""
@@ -50,7 +55,7 @@ class TraceJob(BaseModel):
     """Pods (ranks) of the job: every one must run for the job to make progress (a gang)."""
     gpus_per_pod: int = Field(ge=0, le=64)
     """GPUs each pod requests."""
-    run_seconds: float = Field(gt=0)
+    run_seconds: float = Field(gt=0, le=MAX_SECONDS)
     """How long the job runs once all its ranks run (each pod completes this long after it is Running)."""
     cpu_per_pod: str | None = None
     """CPU request per pod (a Kubernetes quantity); unset = none beyond the GPUs."""
@@ -62,10 +67,10 @@ class TraceJob(BaseModel):
     """The job's name; unset = ``j<line>``."""
     pool: str | None = None
     """The pool the job asks for (a pool the team has quota on); unset = Kueue's or Volcano's choice."""
-    start_seconds: float | None = Field(default=None, gt=0)
+    start_seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
     """How long each pod takes from being bound to Running and Ready (image pull, init, data loading): the start
     Kueue's ``waitForPodsReady.timeout`` waits for; unset = at once."""
-    fail_at_seconds: float | None = Field(default=None, gt=0)
+    fail_at_seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
     """A rank fails this long after the job started running: the job-level restart is exercised."""
     min_pods: int | None = Field(default=None, ge=1)
     """An elastic job: it runs once this many of its pods run (a VolcanoJob's ``minAvailable``); unset = all pods."""

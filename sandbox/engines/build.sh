@@ -32,7 +32,7 @@ export GOFLAGS=-mod=mod
 export CGO_ENABLED=0
 export GOTOOLCHAIN=local
 # The compiler and linker collect garbage a quarter as often (the action cache's keys leave GOGC out, so cached
-# builds stay valid): a cold compile then spends about 15 % less CPU (kwok, 4 Dec 2026, docs/sandbox.md), and
+# builds stay valid): a cold compile then spends about a fifth less CPU (bench/engine_build_gc.py, docs/sandbox.md), and
 # GOMEMLIMIT makes a process that reaches 3 GiB collect as usual again, so the largest packages stay bounded.
 export GOGC=${GOGC:-400}
 export GOMEMLIMIT=${GOMEMLIMIT:-3GiB}

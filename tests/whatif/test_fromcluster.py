@@ -140,6 +140,17 @@ def test_a_volcano_jobs_run_time_is_from_its_first_running_condition_to_complete
     assert job.run_seconds == 5
 
 
+def test_objects_beyond_the_traces_year_are_left_out_and_counted():
+    out = import_objects(
+        [
+            workload("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:30Z", "2026-01-01T00:30:30Z"),
+            workload("late", "2027-06-01T00:00:00Z", "2027-06-01T00:00:30Z", "2027-06-01T00:30:30Z"),
+        ]
+    )
+    assert [j.name for j in out.jobs] == ["a"]
+    assert out.skipped == {"more than a year after the first submission, or running longer": 1}
+
+
 def test_a_file_that_is_not_json_is_named(tmp_path):
     bad = tmp_path / "w.json"
     bad.write_text("items:")

@@ -33,3 +33,13 @@ def test_no_job_asks_for_more_gpus_than_its_team_may_ever_hold_on_its_pool():
 def test_small_jobs_are_the_most_frequent():
     sizes = Counter(j.pods * j.gpus_per_pod for j in synth(dev(), 1000, 24, seed=3))
     assert sizes[1] > sizes[2] > sizes[8]
+
+
+def test_synth_refuses_a_span_beyond_a_year_before_it_reads_the_model():
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "gpufleet", "whatif", "trace", "synth", "no-such.fleet.yaml", "--hours", "9000"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "a trace spans a year at most (fix: --hours 8784 or less)" in done.stderr

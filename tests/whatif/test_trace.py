@@ -49,6 +49,9 @@ def test_a_trace_round_trips_through_its_writer():
             "more than the job's 2 pods",
         ),
         (line(namespace="alpha-vc", kind="VolcanoJob", minPods=0), "line 1: minPods", "greater than or equal to 1"),
+        (line(startSeconds=float("inf")), "line 1: startSeconds", "finite number"),
+        (line(submitSeconds=1e308), "line 1: submitSeconds", "less than or equal to 31622400"),
+        (line(runSeconds=4e7), "line 1: runSeconds", "less than or equal to 31622400"),
     ],
 )
 def test_a_bad_line_is_reported_at_its_line_and_field_with_a_fix(bad, where, words):
