@@ -31,7 +31,7 @@ build_pid=""
 lane2_pid=""
 if command -v go >/dev/null 2>&1; then
   # The e2e tier runs the real engines, built from their Go modules into a cache outside
-  # the clone (a second run builds nothing; cold, about 36 min on 2 cores: docs/sandbox.md).
+  # the clone (a second run builds nothing; cold, about 28 min on 2 cores: docs/sandbox.md).
   # The build runs in the background while the tests before tests/e2e run (pytest uses one
   # core, `go build` the other); the e2e tier waits for the sandbox's engines (built first) before its
   # first module, and for the whole build (GPUFLEET_ENGINES_BUILD_STATUS: the file its exit code goes to)

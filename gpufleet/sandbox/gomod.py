@@ -84,12 +84,12 @@ def parse(engine: str, text: str) -> GoMod:
             versions.update(_REQUIRE.findall(block))
     for block in blocks:
         if block.startswith("replace"):
-            for path, target, version in _REPLACE.findall(block):
-                replaced.add(path)
-                if version and path in versions:
-                    versions[path] = version
-                    if target == path:
-                        same.add(path)
+            for module, target, version in _REPLACE.findall(block):
+                replaced.add(module)
+                if version and module in versions:
+                    versions[module] = version
+                    if target == module:
+                        same.add(module)
     return GoMod(engine, versions, frozenset(replaced), frozenset(same))
 
 
@@ -112,22 +112,22 @@ def newer(a: str, b: str) -> bool:
     return _semver(a) > _semver(b)
 
 
-def _aligned(path: str) -> bool:
-    return not path.startswith(PINNED)
+def _aligned(module: str) -> bool:
+    return not module.startswith(PINNED)
 
 
-def _scope(mods: list[GoMod], mod: GoMod, path: str) -> list[GoMod]:
-    if path.startswith(KUBE_FAMILY):
+def _scope(mods: list[GoMod], mod: GoMod, module: str) -> list[GoMod]:
+    if module.startswith(KUBE_FAMILY):
         return [m for m in mods if m.kube_minor == mod.kube_minor]
     return mods
 
 
-def movable(mod: GoMod, path: str) -> bool:
-    """Whether ``path`` may move in ``mod``: not a pin, and replaced only by itself in the Kubernetes family."""
-    if not _aligned(path):
+def movable(mod: GoMod, module: str) -> bool:
+    """Whether ``module`` may move in ``mod``: not a pin, and replaced only by itself in the Kubernetes family."""
+    if not _aligned(module):
         return False
-    if path in mod.replaced:
-        return path in mod.same and path.startswith(KUBE_FAMILY)
+    if module in mod.replaced:
+        return module in mod.same and module.startswith(KUBE_FAMILY)
     return True
 
 
@@ -138,14 +138,14 @@ def targets(mods: list[GoMod]) -> dict[str, dict[str, str]]:
     ``replace`` line (:func:`movable`); the caller tells the two apart by ``GoMod.same``."""
     moves: dict[str, dict[str, str]] = {}
     for mod in mods:
-        for path, version in mod.versions.items():
-            if not movable(mod, path):
+        for module, version in mod.versions.items():
+            if not movable(mod, module):
                 continue
             best = version
-            for other in _scope(mods, mod, path):
-                theirs = other.versions.get(path)
+            for other in _scope(mods, mod, module):
+                theirs = other.versions.get(module)
                 if theirs and newer(theirs, best):
                     best = theirs
             if best != version:
-                moves.setdefault(mod.engine, {})[path] = best
+                moves.setdefault(mod.engine, {})[module] = best
     return moves
