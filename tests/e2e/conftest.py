@@ -50,7 +50,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(str(exc)) from None
     if lane is not None:
         alone = frozenset(name for name in order if getattr(by_module[name][0].module, "ALONE", False))
-        mine = set(lanes.assign([(name, keys[name]) for name in order], lane[1], alone=alone)[lane[0] - 1])
+        split = lanes.assign([(name, keys[name]) for name in order], lane[1], alone=alone, late=frozenset(late))
+        mine = set(split[lane[0] - 1])
         config.hook.pytest_deselected(items=[item for name in order if name not in mine for item in by_module[name]])
         order = [name for name in order if name in mine]
     items[:] = [item for name in rest + order for item in by_module[name]]

@@ -6,8 +6,9 @@ One small trace (examples/whatif/borrow.jsonl) on the dev stack (a Kueue pool l4
 24-GPU job borrows 8 idle GPUs of beta's and starts at once; under the new one it can
 never be admitted (16 nominal, nothing to borrow); beta's 8-GPU job runs under both; a
 12-GPU Volcano gang on the 8-GPU t4 pool waits whole under both, never partly bound.
-Two more traces on the dev stack: a lender that returns (examples/whatif/reclaim.jsonl) and
-pods slower to start than Kueue's pods-ready timeout (examples/whatif/storm.jsonl: a requeue storm).
+Three more traces on the dev stack: a lender that returns (examples/whatif/reclaim.jsonl),
+pods slower to start than Kueue's pods-ready timeout (examples/whatif/storm.jsonl: a requeue storm) and an elastic
+Volcano gang of the rigid gang's shape whose ``minPods`` the pool holds (examples/whatif/elastic.jsonl).
 Times are trace seconds at k = 60, so one wall second of engine latency is 60 trace
 seconds: waits are checked within two Volcano schedule periods (2 x 60 s).
 """
@@ -36,6 +37,7 @@ NO_BORROWING = ROOT / "examples" / "whatif" / "dev-no-borrowing.fleet.yaml"  # d
 TRACE = (ROOT / "examples" / "whatif" / "borrow.jsonl").read_text()
 RECLAIM = (ROOT / "examples" / "whatif" / "reclaim.jsonl").read_text()
 STORM = (ROOT / "examples" / "whatif" / "storm.jsonl").read_text()
+ELASTIC = (ROOT / "examples" / "whatif" / "elastic.jsonl").read_text()
 STORM_HORIZON = 3600.0  # the cold job's four admissions (3 requeues after 600 s each, 60 + 120 + 240 s of backoff)
 PERIODS = 2 * 60.0  # two Volcano schedule periods (1 s each) in trace seconds at k = 60
 HORIZON = 900.0
@@ -57,7 +59,7 @@ def _replay(model: Path, tmp: Path, k: float, keep: bool = False, trace: str = T
 @pytest.fixture(scope="module")
 def replays(tmp_path_factory):
     """The base model at k = 60 (its sandbox kept for the export) and at k = 15, the new model at k = 60, the
-    reclaim trace at k = 30, the requeue-storm trace at k = 60."""
+    reclaim trace at k = 30, the requeue-storm and elastic traces at k = 60."""
     require_go()
     tmp = tmp_path_factory.mktemp("whatif")
     base = _replay(DEV, tmp / "base", 60, keep=True)
@@ -71,6 +73,7 @@ def replays(tmp_path_factory):
         "reclaim": _replay(DEV, tmp / "reclaim", RECLAIM_K, trace=RECLAIM),
         "storm": storm,
         "storm-export": _export(tmp / "storm"),
+        "elastic": _replay(DEV, tmp / "elastic", 60, trace=ELASTIC),
     }
 
 
@@ -223,3 +226,29 @@ def test_an_export_of_the_storm_gives_back_the_warm_jobs_start_and_each_finished
         assert abs(job.run_seconds - original[name].run_seconds) <= PERIODS
     warm = again["warm"]
     assert warm.start_seconds is not None and abs(warm.start_seconds - original["warm"].start_seconds) <= PERIODS
+
+
+# examples/whatif/elastic.jsonl on the dev stack: the rigid vc-too-big's shape (3 pods x 4 GPUs on the 8-GPU t4 pool),
+# elastic with minPods 2. By hand: Volcano binds the two pods the pool holds at once (minAvailable 2) and the third
+# once they have finished; the job completes when all three have (Volcano's running state counts every replica).
+
+
+def test_an_elastic_volcano_gang_starts_at_once_with_the_pods_its_pool_holds(replays):
+    log = replays["elastic"]
+    job = _job(log, "elastic")
+    first, second, third = sorted(job.spans.values(), key=lambda s: s.bound if s.bound is not None else float("inf"))
+    # "at once" against the rigid gang's "never": within the reclaim's bound, far below the 300 s run
+    assert metrics.start(job, log.horizon) - job.submitted <= 2 * PERIODS
+    assert second.bound - first.bound <= PERIODS  # bound together, as a gang of minPods
+    assert third.bound is not None and third.bound >= min(first.ended, second.ended)  # only once capacity came back
+
+
+def test_an_elastic_gang_finishes_once_its_last_pod_has_run_and_counts_that_pod_alone_as_partial(replays):
+    log = replays["elastic"]
+    job = _job(log, "elastic")
+    run = parse_trace(ELASTIC, None).jobs[0].run_seconds
+    assert job.finished is not None and job.finished - job.submitted >= 2 * run
+    last = max(job.spans.values(), key=lambda s: s.bound)
+    alone = (last.ended - last.bound) * job.gpus_per_pod  # below minPods: each pod's run time is its own timer
+    assert metrics.partial_gpu_seconds(job, log.horizon) == pytest.approx(alone, abs=PERIODS * job.gpus_per_pod)
+    assert metrics.team_metrics(log, "alpha").never_admitted == 0

@@ -71,6 +71,14 @@ def test_modules_that_run_alone_go_to_lane_1_with_their_pool_peers():
     assert {"b.py", "d.py"} <= set(lanes[0])
 
 
+def test_the_modules_that_wait_for_the_whole_build_are_balanced_among_themselves():
+    """On a cold cache they all run after the build: the lane with less early work must not get all the late."""
+    modules = [(n, None) for n in TABLE]
+    late = frozenset({"b.py", "e.py"})
+    assert assign(modules, 2, head=0, table=TABLE)[1] == ["b.py", "c.py", "e.py"]  # by the totals alone: together
+    assert assign(modules, 2, head=0, table=TABLE, late=late) == [["a.py", "b.py"], ["c.py", "d.py", "e.py"]]
+
+
 def _in_turn(path, alone, entered, leave):
     with turn(path, alone):
         entered.set()
