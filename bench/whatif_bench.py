@@ -15,7 +15,8 @@ gangs from admission to all pods Running; ``gpufleet.whatif.metrics.fidelity``) 
 before and after. With ``--growth``, the same again at 2x jobs and at 2x nodes,
 and the growth ratios. Last line: JSON. Needs the engines built.
 
-    .venv/bin/python bench/whatif_bench.py [--nodes 1000 --teams 10 --jobs 2000 --hours 24 --time-scale 120] [--growth]
+    .venv/bin/python bench/whatif_bench.py [--nodes 1000 --teams 10 --jobs 2000 --hours 24 --time-scale 120]
+        [--scoring MostAllocated] [--growth]
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from gpufleet.whatif.synth import synth  # noqa: E402
 from gpufleet.whatif.trace import dump_trace, parse_trace  # noqa: E402
 
 
-def model(nodes: int, teams: int) -> dict:
+def model(nodes: int, teams: int, scoring: str = "LeastAllocated") -> dict:
     share = nodes * 8 // teams
     return {
         "apiVersion": "gpufleet.dev/v1alpha1",
@@ -68,6 +69,7 @@ def model(nodes: int, teams: int) -> dict:
             for i in range(teams)
         ],
         "engines": {"volcano": {"enabled": False}},
+        "kubernetes": {"scoringStrategy": scoring},  # how the kube-scheduler scores nodes (docs/model.md)
         # a 30-minute pods-ready timeout keeps k = 120 within the sandbox's floor (15 s wall, docs/whatif.md)
         "admission": {"waitForPodsReady": {"timeout": "30m"}},
     }
@@ -88,9 +90,11 @@ class Memory:
         threading.Thread(target=loop, daemon=True).start()
 
 
-def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tmp: Path) -> dict:
+def one(
+    nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tmp: Path, scoring: str = "LeastAllocated"
+) -> dict:
     path = tmp / f"bench-{nodes}n-{jobs}j.fleet.yaml"
-    path.write_text(yaml.safe_dump(model(nodes, teams), sort_keys=False))
+    path.write_text(yaml.safe_dump(model(nodes, teams, scoring), sort_keys=False))
     fleet = load_model(path)
     trace = parse_trace(dump_trace(synth(fleet, jobs, hours, seed)), fleet)
     unsafe = timescale.check(trace, [fleet], k)
@@ -129,6 +133,7 @@ def one(nodes: int, teams: int, jobs: int, hours: float, k: float, seed: int, tm
         "traceHours": hours,
         "timeScale": k,
         "seed": seed,
+        "scoringStrategy": scoring,
         "startSeconds": round(marks["up"] - began, 1),
         "replaySeconds": round(replay_wall, 1),
         "floorSeconds": round(floor, 1),
@@ -160,15 +165,16 @@ def main() -> None:
     ap.add_argument("--hours", type=float, default=24.0)
     ap.add_argument("--time-scale", type=float, default=120.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scoring", choices=["LeastAllocated", "MostAllocated"], default="LeastAllocated")
     ap.add_argument("--growth", action="store_true", help="also 2x jobs and 2x nodes")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="gpufleet-whatif-bench-"))
-    runs = {"base": one(a.nodes, a.teams, a.jobs, a.hours, a.time_scale, a.seed, tmp)}
+    runs = {"base": one(a.nodes, a.teams, a.jobs, a.hours, a.time_scale, a.seed, tmp, a.scoring)}
     print(json.dumps(runs["base"]), flush=True)
     if a.growth:
-        runs["2xJobs"] = one(a.nodes, a.teams, 2 * a.jobs, a.hours, a.time_scale, a.seed, tmp)
+        runs["2xJobs"] = one(a.nodes, a.teams, 2 * a.jobs, a.hours, a.time_scale, a.seed, tmp, a.scoring)
         print(json.dumps(runs["2xJobs"]), flush=True)
-        runs["2xNodes"] = one(2 * a.nodes, a.teams, a.jobs, a.hours, a.time_scale, a.seed, tmp)
+        runs["2xNodes"] = one(2 * a.nodes, a.teams, a.jobs, a.hours, a.time_scale, a.seed, tmp, a.scoring)
         print(json.dumps(runs["2xNodes"]), flush=True)
         base = runs["base"]["replaySeconds"]
         runs["growth"] = {k: round(runs[k]["replaySeconds"] / base, 2) for k in ("2xJobs", "2xNodes")}

@@ -11,6 +11,8 @@ cluster's Job controller and kube-scheduler will do with it.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 
 from gpufleet.kubetypes import workload_api
@@ -28,6 +30,13 @@ class Kubernetes(Base):
     """Workload-scheduling feature gates set on the control plane (kube-apiserver, kube-controller-manager,
     kube-scheduler), e.g. ``{GenericWorkload: true, WorkloadWithJob: true}``; unset gates keep their default
     at ``version`` (all off up to 1.37)."""
+    scoring_strategy: Literal["LeastAllocated", "MostAllocated"] = "LeastAllocated"
+    """How the cluster's kube-scheduler scores the nodes a pod fits (``NodeResourcesFit``'s
+    ``scoringStrategy.type``): ``LeastAllocated``, upstream's default, spreads pods over the emptiest
+    nodes; ``MostAllocated`` packs them onto the fullest (GKE's ``optimize-utilization`` profile, and the
+    bin-packing GPU clusters are usually given), leaving whole nodes free for the next gang. The stack does
+    not deploy the cluster's scheduler; the sandbox's kube-scheduler runs with it (``gpufleet sandbox``,
+    ``try``, ``whatif``: :func:`gpufleet.sandbox.controlplane.scheduler_config`)."""
 
     @field_validator("version")
     @classmethod

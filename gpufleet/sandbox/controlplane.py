@@ -140,13 +140,27 @@ def controller_manager_argv(
     ]
 
 
-def scheduler_config(kubeconfig_path: Path) -> str:
-    doc = {
+GPU_WEIGHT = 5
+"""With ``MostAllocated``, a GPU resource's weight in the node score against CPU's and memory's 1: the scarce
+resource decides which node is fullest."""
+
+
+def scheduler_config(
+    kubeconfig_path: Path, scoring: str = "LeastAllocated", gpu_resources: tuple[str, ...] = ()
+) -> str:
+    """The kube-scheduler's configuration: no client throttling (docs/sandbox.md) and the model's
+    ``kubernetes.scoringStrategy``; ``LeastAllocated`` keeps the default profile as it is."""
+    doc: dict = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "clientConnection": {"kubeconfig": str(kubeconfig_path), "qps": CLIENT_QPS, "burst": CLIENT_BURST},
         "leaderElection": {"leaderElect": False},
     }
+    if scoring != "LeastAllocated":
+        resources = [{"name": r, "weight": GPU_WEIGHT} for r in sorted(set(gpu_resources))]
+        resources += [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+        fit = {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": scoring, "resources": resources}}}
+        doc["profiles"] = [{"schedulerName": "default-scheduler", "pluginConfig": [fit]}]
     return yaml.safe_dump(doc, sort_keys=False)
 
 

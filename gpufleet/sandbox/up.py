@@ -176,7 +176,9 @@ class _Run:
         return path
 
 
-def _control_plane(r: _Run, g: Gates = Gates()) -> None:
+def _control_plane(r: _Run, g: Gates = Gates(), fleet: Fleet | None = None) -> None:
+    """etcd, the API server, the controller manager and the kube-scheduler (scoring nodes as ``fleet``'s cluster
+    does: ``kubernetes.scoringStrategy``)."""
     p, e = r.ports, r.engines
     r.run("etcd", controlplane.etcd_argv(e.binary("etcd"), r.pki, r.dir / "etcd", p))
     r.run("kube-apiserver", controlplane.apiserver_argv(e.binary("kube-apiserver"), r.pki, p, r.dir, g))
@@ -185,7 +187,9 @@ def _control_plane(r: _Run, g: Gates = Gates()) -> None:
         "kube-controller-manager",
         controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig, g),
     )
-    config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig))
+    scoring = fleet.kubernetes.scoring_strategy if fleet is not None else "LeastAllocated"
+    gpus = tuple(pool.gpu_resource for pool in fleet.pools) if fleet is not None else ()
+    config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig, scoring, gpus))
     r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p, g))
 
 
@@ -328,7 +332,7 @@ def up(fleet: Fleet, model: str, directory: Path, options: Options = Options()) 
 def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     """Every step of ``up`` after the PKI, in the order the module's docstring gives."""
     proc = _begin_controller(r, rendered, options)
-    _control_plane(r, model_gates(fleet, options))
+    _control_plane(r, model_gates(fleet, options), fleet)
     _install_crds(r, fleet)
     namespaces = [fleet.engines.kueue.namespace] + ([] if options.engines_only else [fleet.controller.namespace])
     if fleet.engines.volcano.enabled:
@@ -363,12 +367,13 @@ def _started(r: _Run, steps: Callable[[], None]) -> State:
         raise
 
 
-def control_plane(directory: Path, g: Gates = Gates()) -> State:
+def control_plane(directory: Path, g: Gates = Gates(), fleet: Fleet | None = None) -> State:
     """Start etcd and the Kubernetes control plane only, in ``directory``: for a caller that needs an API
-    server and no engine (the e2e tier's control-plane checks); ``down`` stops it."""
+    server and no engine (the e2e tier's control-plane checks); its scheduler scores nodes as ``fleet``'s
+    cluster does (the default profile without one); ``down`` stops it."""
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, "", locate(["etcd", "kube"]))
-    return _started(r, lambda: _control_plane(r, g))
+    return _started(r, lambda: _control_plane(r, g, fleet))
 
 
 def _apply_rendered(kube: Kube, rendered) -> bool:

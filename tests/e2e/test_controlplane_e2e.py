@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.model import load_model
 from gpufleet.sandbox.kube import Kube, wait_for
 from gpufleet.sandbox.pki import Pki
 from gpufleet.sandbox.state import down
@@ -25,6 +26,7 @@ from tests.e2e.sandbox_env import require_go
 from tests.sandbox.kernel import kernel_state
 
 ENGINES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
+DEV = Path(__file__).resolve().parents[2] / "stacks" / "dev.fleet.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +131,79 @@ def test_stopping_the_control_plane_reaps_every_engine(tmp_path):
     started = list(state.processes)
     down(state, keep=True)
     assert {p.name: kernel_state(p.pid) for p in started} == {name: "gone" for name in ENGINES}
+
+
+# How the kube-scheduler scores nodes (the model's kubernetes.scoringStrategy): two Ready 8-GPU nodes (no kubelet: the
+# scheduler only binds), tainted so that no other test's pods land there, and three 1-GPU pods created one at a time.
+
+
+@pytest.fixture(scope="module")
+def packed(tmp_path_factory):
+    require_go()
+    fleet = load_model(DEV)
+    fleet = fleet.model_copy(
+        update={"kubernetes": fleet.kubernetes.model_copy(update={"scoring_strategy": "MostAllocated"})}
+    )
+    state = control_plane(tmp_path_factory.mktemp("packed"), fleet=fleet)
+    try:
+        yield state
+    finally:
+        down(state, keep=True)
+
+
+TAINT = {"key": "gpufleet.dev/scoring-test", "value": "only", "effect": "NoSchedule"}
+
+
+def _gpu_node(name: str) -> dict:
+    room = {"cpu": "96", "memory": "1024Gi", "pods": "110", "nvidia.com/gpu": "8"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"gpufleet.dev/scoring-test": "only", "gpufleet.dev/scoring-node": name}},
+        "spec": {"taints": [TAINT]},
+        "status": {"capacity": room, "allocatable": room, "conditions": [{"type": "Ready", "status": "True"}]},
+    }
+
+
+def _gpu_pod(name: str, node: str | None = None) -> dict:
+    one = {"nvidia.com/gpu": "1", "cpu": "1", "memory": "8Gi"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "scoring"},
+        "spec": {
+            "nodeSelector": {
+                "gpufleet.dev/scoring-test": "only",
+                **({"gpufleet.dev/scoring-node": node} if node else {}),
+            },
+            "tolerations": [{**TAINT, "operator": "Equal"}],
+            "containers": [{"name": "c", "image": "c:1", "resources": {"requests": one, "limits": one}}],
+        },
+    }
+
+
+def _nodes_of_three_pods(state) -> set[str]:
+    kube = Kube(Path(state.kubeconfig))
+    kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "scoring"}})
+    for name in ("gpu-a", "gpu-b"):
+        node = _gpu_node(name)
+        kube.create(node)
+        kube.core().patch_node_status(name, {"status": node["status"]})
+    # One pod pinned to each node first: once both are bound, the scheduler has seen both nodes' GPUs (a pod
+    # created earlier could find one node still without them, and bind where a packing scheduler would).
+    for name, node in [("probe-a", "gpu-a"), ("probe-b", "gpu-b")] + [(f"p{n}", None) for n in range(3)]:
+        kube.create(_gpu_pod(name, node))
+        wait_for(f"pod {name} bound", lambda: _node_of(kube, name), timeout=60, interval=0.2)  # noqa: B023
+    return {_node_of(kube, f"p{n}") for n in range(3)}
+
+
+def _node_of(kube: Kube, pod: str) -> str | None:
+    return (kube.get("v1", "Pod", pod, "scoring") or {}).get("spec", {}).get("nodeName")
+
+
+def test_the_default_scheduler_spreads_gpu_pods_over_the_emptiest_nodes(plane):
+    assert _nodes_of_three_pods(plane) == {"gpu-a", "gpu-b"}
+
+
+def test_a_cluster_that_bin_packs_puts_every_gpu_pod_on_the_fullest_node(packed):
+    assert len(_nodes_of_three_pods(packed)) == 1

@@ -144,3 +144,16 @@ def test_a_version_that_is_not_1_x_is_refused_at_its_path(version: str) -> None:
     with pytest.raises(ModelError) as err:
         FleetBuilder().set("kubernetes.version", version).model()
     assert [(i.path, "write 1.<minor>" in i.message) for i in err.value.issues] == [("kubernetes.version", True)]
+
+
+def test_the_cluster_spreads_pods_by_default_and_may_bin_pack() -> None:
+    assert FleetBuilder().model().kubernetes.scoring_strategy == "LeastAllocated"
+    packed = FleetBuilder().set("kubernetes.scoringStrategy", "MostAllocated").model()
+    assert packed.kubernetes.scoring_strategy == "MostAllocated"
+
+
+def test_a_scoring_strategy_the_scheduler_does_not_have_is_refused_at_its_path() -> None:
+    with pytest.raises(ModelError) as err:
+        FleetBuilder().set("kubernetes.scoringStrategy", "BinPack").model()
+    assert [i.path for i in err.value.issues] == ["kubernetes.scoringStrategy"]
+    assert "MostAllocated" in err.value.issues[0].message

@@ -78,6 +78,22 @@ def test_the_scheduler_binds_without_the_default_client_throttle():
     assert connection == {"kubeconfig": "/sb/kc", "qps": 5000, "burst": 10000}
 
 
+def test_the_scheduler_keeps_its_default_scoring_unless_the_cluster_bin_packs():
+    assert "profiles" not in yaml.safe_load(scheduler_config(Path("/sb/kc"), "LeastAllocated", ("nvidia.com/gpu",)))
+    packed = yaml.safe_load(scheduler_config(Path("/sb/kc"), "MostAllocated", ("nvidia.com/gpu", "nvidia.com/gpu")))
+    [profile] = packed["profiles"]
+    [fit] = profile["pluginConfig"]
+    assert (profile["schedulerName"], fit["name"]) == ("default-scheduler", "NodeResourcesFit")
+    assert fit["args"]["scoringStrategy"] == {
+        "type": "MostAllocated",
+        "resources": [
+            {"name": "nvidia.com/gpu", "weight": 5},
+            {"name": "cpu", "weight": 1},
+            {"name": "memory", "weight": 1},
+        ],
+    }
+
+
 NATIVE = gates(native_gang=True)
 
 
