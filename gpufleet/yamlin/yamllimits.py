@@ -207,6 +207,16 @@ def load_embedded(text: str) -> Any:
     return load(text)
 
 
+def read_embedded(text: str, where: str = "") -> tuple[Any, str | None]:
+    """(:func:`load_embedded` of ``text``, None), or (None, the parse error with its line, ``where`` after the
+    line number): how the platform rules read a configuration embedded in a ConfigMap or chart value."""
+    try:
+        return load_embedded(text), None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return None, f"{getattr(exc, 'problem', None) or exc}" + (f" (line {mark.line + 1}{where})" if mark else "")
+
+
 T = TypeVar("T")
 _EMBEDDED: ByteBoundedCache[tuple[Any, str], Any] = ByteBoundedCache(
     8 * 1024 * 1024, lambda key: 16 * len(key[1]) + 200

@@ -17,10 +17,9 @@ false, and timeout 5m when enabled).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
-
-import yaml
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
@@ -75,17 +74,12 @@ class KueueConfig:
         return DEFAULT_TIMEOUT_V1BETA1_SECONDS if self.version == "v1beta1" else DEFAULT_TIMEOUT_V1BETA2_SECONDS
 
 
+_read = functools.partial(yamllimits.read_embedded, where=" of the embedded document")
+"""One reader (a stable cache key for :func:`yamllimits.cached`)."""
+
+
 def _parse(text: str) -> tuple[Any, str | None]:
     return yamllimits.cached(text, _read)
-
-
-def _read(text: str) -> tuple[Any, str | None]:
-    try:
-        return yamllimits.load_embedded(text), None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1} of the embedded document)" if mark else ""
-        return None, f"{getattr(exc, 'problem', None) or exc}{where}"
 
 
 def _version(api_version: object) -> str:

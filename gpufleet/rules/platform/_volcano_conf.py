@@ -15,8 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-import yaml
-
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY as CONF_KEY
 from gpufleet.yamlin import yamllimits
@@ -52,15 +50,7 @@ class VolcanoConf:
 
 
 def _parse(text: str) -> tuple[Any, str | None]:
-    return yamllimits.cached(text, _read)
-
-
-def _read(text: str) -> tuple[Any, str | None]:
-    try:
-        return yamllimits.load_embedded(text), None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        return None, f"{getattr(exc, 'problem', None) or exc}" + (f" (line {mark.line + 1})" if mark else "")
+    return yamllimits.cached(text, yamllimits.read_embedded)
 
 
 def _plugins(conf: Mapping[str, Any], base: FieldPath) -> Iterator[Plugin]:
