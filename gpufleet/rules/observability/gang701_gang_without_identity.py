@@ -71,7 +71,8 @@ from gpufleet import workloads
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, fact, first_of, present, resources
+from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, fact, first_of, present
+from gpufleet.rules.celpods import TEMPLATE_RESOURCES
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.workloads import label_path
 from gpufleet.workloads import outcomes as O
@@ -216,16 +217,7 @@ _UNLABELLED = (
 )
 
 CEL = CelForm(
-    resources=resources(
-        ("batch.volcano.sh", "jobs"),
-        ("batch", "jobs"),
-        ("jobset.x-k8s.io", "jobsets"),
-        ("kubeflow.org", "pytorchjobs"),
-        ("kubeflow.org", "mpijobs"),
-        ("leaderworkerset.x-k8s.io", "leaderworkersets"),
-        ("ray.io", "rayjobs"),
-        ("ray.io", "rayclusters"),
-    ),
+    resources=TEMPLATE_RESOURCES,
     facts=("observability",),
     variables=(
         (
