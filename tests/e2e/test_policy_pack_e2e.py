@@ -213,6 +213,9 @@ def client_configs(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return [obj["spec"]["conversion"]["webhook"]["clientConfig"]]
 
 
+SDK_SHUTDOWN = "error: Resource monitor has terminated, shutting down"
+
+
 def test_a_server_side_dry_run_on_the_sandbox_fails_only_on_webhooks_the_sandbox_registered_itself(ws):
     """The sandbox runs the engines as host processes and registers their webhooks (and CRD conversion webhooks)
     by url under the chart's names; the dry run merges the chart's ``service`` into them and the API server refuses
@@ -223,7 +226,10 @@ def test_a_server_side_dry_run_on_the_sandbox_fails_only_on_webhooks_the_sandbox
     errors = [d for d in done.json().get("diagnostics", []) if d.get("severity") == "error"]
     refused = [d for d in errors if CHART in d.get("urn", "")]
     assert refused, done.out[-3000:]
-    assert [d["message"].strip() for d in errors if d not in refused] == ["error: preview failed"]
+    others = [d["message"].strip() for d in errors if d not in refused]
+    # Once the engine stops on the refusal, the program may still be registering: the Pulumi SDK then says its
+    # resource monitor has gone (pulumi/runtime/settings.py), a consequence of the failure (seen once, in a clean-clone run on 4 Dec 2026).
+    assert [m for m in others if m != SDK_SHUTDOWN] == ["error: preview failed"]
     for diagnostic in refused:
         assert "exactly one of url or service is required" in diagnostic["message"], diagnostic["message"]
         _, api_version, kind = diagnostic["urn"].split("::")[-2].rsplit("$", 1)[1].split(":")
