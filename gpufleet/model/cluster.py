@@ -11,12 +11,15 @@ cluster's Job controller and kube-scheduler will do with it.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, field_validator
 
 from gpufleet.kubetypes import workload_api
 from gpufleet.model.base import Base
+
+DEFAULT_SCORING: Final = "LeastAllocated"
+"""The kube-scheduler's own default ``NodeResourcesFit`` scoring (``kubernetes.scoringStrategy``)."""
 
 DEFAULT_VERSION = "1.37"
 """The minor the sandbox runs (kube v1.37.2); the gates default as they do there (all off)."""
@@ -30,7 +33,7 @@ class Kubernetes(Base):
     """Workload-scheduling feature gates set on the control plane (kube-apiserver, kube-controller-manager,
     kube-scheduler), e.g. ``{GenericWorkload: true, WorkloadWithJob: true}``; unset gates keep their default
     at ``version`` (all off up to 1.37)."""
-    scoring_strategy: Literal["LeastAllocated", "MostAllocated"] = "LeastAllocated"
+    scoring_strategy: Literal["LeastAllocated", "MostAllocated"] = DEFAULT_SCORING
     """How the cluster's kube-scheduler scores the nodes a pod fits (``NodeResourcesFit``'s
     ``scoringStrategy.type``): ``LeastAllocated``, upstream's default, spreads pods over the emptiest
     nodes; ``MostAllocated`` packs them onto the fullest (GKE's ``optimize-utilization`` profile, and the

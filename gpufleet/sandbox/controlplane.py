@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from gpufleet.model.cluster import DEFAULT_SCORING
 from gpufleet.sandbox.gates import Gates
 from gpufleet.sandbox.pki import Pki
 
@@ -145,9 +146,7 @@ GPU_WEIGHT = 5
 resource decides which node is fullest."""
 
 
-def scheduler_config(
-    kubeconfig_path: Path, scoring: str = "LeastAllocated", gpu_resources: tuple[str, ...] = ()
-) -> str:
+def scheduler_config(kubeconfig_path: Path, scoring: str = DEFAULT_SCORING, gpu_resources: tuple[str, ...] = ()) -> str:
     """The kube-scheduler's configuration: no client throttling (docs/sandbox.md) and the model's
     ``kubernetes.scoringStrategy``; ``LeastAllocated`` keeps the default profile as it is."""
     doc: dict = {
@@ -156,7 +155,7 @@ def scheduler_config(
         "clientConnection": {"kubeconfig": str(kubeconfig_path), "qps": CLIENT_QPS, "burst": CLIENT_BURST},
         "leaderElection": {"leaderElect": False},
     }
-    if scoring != "LeastAllocated":
+    if scoring != DEFAULT_SCORING:
         resources = [{"name": r, "weight": GPU_WEIGHT} for r in sorted(set(gpu_resources))]
         resources += [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
         fit = {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": scoring, "resources": resources}}}

@@ -187,9 +187,8 @@ def _control_plane(r: _Run, g: Gates = Gates(), fleet: Fleet | None = None) -> N
         "kube-controller-manager",
         controlplane.controller_manager_argv(e.binary("kube-controller-manager"), r.pki, p, r.kubeconfig, g),
     )
-    scoring = fleet.kubernetes.scoring_strategy if fleet is not None else "LeastAllocated"
-    gpus = tuple(pool.gpu_resource for pool in fleet.pools) if fleet is not None else ()
-    config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig, scoring, gpus))
+    scoring = () if fleet is None else (fleet.kubernetes.scoring_strategy, tuple(p.gpu_resource for p in fleet.pools))
+    config = r.write("kube-scheduler.yaml", controlplane.scheduler_config(r.kubeconfig, *scoring))
     r.run("kube-scheduler", controlplane.scheduler_argv(e.binary("kube-scheduler"), config, p, g))
 
 
