@@ -9,7 +9,8 @@ manager applying the very same object is refused with a conflict on ``.spec.matc
 what a ``pulumi up`` run after a killed one does to the policies the killed run created (seen on
 the real API server: tests/e2e/test_takeover_e2e.py). Spelled complete, the second apply
 co-owns the field. Called by the renderers of every ValidatingAdmissionPolicy and
-MutatingAdmissionPolicy (rules, mutate, render.partition, render.namespace_guard).
+MutatingAdmissionPolicy (rules, mutate, render.partition, render.namespace_guard); the rules' and
+mutate's renderers also spell their policies and bindings with :func:`admission_object`.
 """
 
 from __future__ import annotations
@@ -31,3 +32,11 @@ def match_constraints(
     if namespace_selector is not None:
         out["namespaceSelector"] = dict(namespace_selector)
     return out
+
+
+API_VERSION = "admissionregistration.k8s.io/v1"
+
+
+def admission_object(kind: str, metadata: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """An ``admissionregistration.k8s.io/v1`` object of ``kind`` (a policy or its binding)."""
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}

@@ -28,7 +28,8 @@ from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
-from gpufleet.kubetypes.admission_match import match_constraints
+from gpufleet.kubetypes.admission_match import API_VERSION as API_VERSION  # read by the e2e tier
+from gpufleet.kubetypes.admission_match import admission_object, match_constraints
 from gpufleet.model.fleet import Fleet
 from gpufleet.mutate import policy_forms as forms
 from gpufleet.render.context import render_context
@@ -36,7 +37,6 @@ from gpufleet.render.controller.common import meta
 from gpufleet.render.controller.webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector
 from gpufleet.render.params_configmap import param_ref, params_config_map
 
-API_VERSION = "admissionregistration.k8s.io/v1"
 PARAMS = "gpufleet-mutation-params"
 """The base name of the ConfigMap (controller namespace) holding each team namespace's queues: named
 ``<PARAMS>-<digest of its data>`` (:func:`gpufleet.render.params_configmap.params_name`)."""
@@ -109,24 +109,14 @@ def _policy(
     }
     if params:
         spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": meta(fleet, name, namespaced=False),
-        "spec": spec,
-    }
+    return admission_object("MutatingAdmissionPolicy", meta(fleet, name, namespaced=False), spec)
 
 
 def _binding(fleet: Fleet, name: str, params: dict[str, Any] | None) -> dict[str, Any]:
     spec: dict[str, Any] = {"policyName": name}
     if params is not None:
         spec["paramRef"] = param_ref(params)
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "MutatingAdmissionPolicyBinding",
-        "metadata": meta(fleet, name, namespaced=False),
-        "spec": spec,
-    }
+    return admission_object("MutatingAdmissionPolicyBinding", meta(fleet, name, namespaced=False), spec)
 
 
 def _json_patch(expression: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from gpufleet.fleetctx.context import FleetContext, PoolContext
 from gpufleet.kubetypes import quantity
-from gpufleet.kubetypes.admission_match import match_constraints
+from gpufleet.kubetypes.admission_match import admission_object, match_constraints
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
 from gpufleet.render.controller.common import meta
@@ -43,7 +43,6 @@ from gpufleet.rules.celform import UNKNOWN, CelCheck, CelForm, Resource, blank_w
 from gpufleet.rules.gpus.gang404_min_resources_exceed_pools import FLEET_SCOPE, capacity, pool_set
 from gpufleet.util.camel import camel
 
-API_VERSION = "admissionregistration.k8s.io/v1"
 PARAMS = "gpufleet-rule-params"
 """The base name of the ConfigMap (controller namespace) holding the rule options and facts the policies read:
 named ``<PARAMS>-<digest of its data>`` (:func:`gpufleet.render.params_configmap.params_name`)."""
@@ -123,12 +122,7 @@ def _policy(fleet: Fleet, rule: Rule, form: CelForm, name: str, guard: str) -> d
     }
     if rule.cel is not None and (rule.cel.params or rule.cel.facts):
         spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": meta(fleet, name, namespaced=False),
-        "spec": spec,
-    }
+    return admission_object("ValidatingAdmissionPolicy", meta(fleet, name, namespaced=False), spec)
 
 
 def _reads_params(rule: Rule) -> bool:
@@ -140,12 +134,7 @@ def _binding(fleet: Fleet, rule: Rule, name: str, actions: list[str], params: di
     if _reads_params(rule):
         assert params is not None, f"{rule.code} reads params: render it with its params ConfigMap"
         spec["paramRef"] = param_ref(params)
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": meta(fleet, name, namespaced=False),
-        "spec": spec,
-    }
+    return admission_object("ValidatingAdmissionPolicyBinding", meta(fleet, name, namespaced=False), spec)
 
 
 def policy_forms(form: CelForm) -> list[tuple[str, CelForm]]:
