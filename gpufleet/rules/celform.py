@@ -42,6 +42,18 @@ def resources(*wanted: tuple[str, str]) -> tuple[Resource, ...]:
     )
 
 
+def without(chosen: tuple[Resource, ...], *unwanted: tuple[str, str]) -> tuple[Resource, ...]:
+    """``chosen`` but the ``(group, plural)`` pairs ``unwanted``."""
+    return tuple(r for r in chosen if (r[0], r[2]) not in unwanted)
+
+
+JOB_KINDS: tuple[tuple[str, str], ...] = tuple(
+    (group, plural) for group, _, plural in WORKLOAD_RESOURCES if KIND_OF[plural] not in ("PodGroup", "Workload")
+)
+"""``(group, plural)`` of every workload resource of the webhook that runs pods of its own: neither a PodGroup nor a
+Workload (each groups pods of other objects)."""
+
+
 POD_GROUP_PODS: Resource = ("", ("v1",), "pods", "Pod")
 """Pods, as the webhook's second hook is sent them: only Kueue pod-group members (the renderer adds its condition)."""
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from gpufleet.rules.celform import resources
+from gpufleet.rules.celform import JOB_KINDS, resources, without
 
 Predicate = Callable[[str], str]
 H = "h0"
@@ -112,17 +112,8 @@ SOURCES: tuple[_Source, ...] = (
     *_ray(f"{_RAY} && object.kind == 'RayJob'", "object.spec.rayClusterSpec", "spec.rayClusterSpec."),
 )
 
-TEMPLATE_RESOURCES = resources(
-    ("batch.volcano.sh", "jobs"),
-    ("batch", "jobs"),
-    ("jobset.x-k8s.io", "jobsets"),
-    ("kubeflow.org", "pytorchjobs"),
-    ("kubeflow.org", "mpijobs"),
-    ("leaderworkerset.x-k8s.io", "leaderworkersets"),
-    ("ray.io", "rayjobs"),
-    ("ray.io", "rayclusters"),
-)
-"""The webhook's resources whose objects hold pod templates (every source above)."""
+TEMPLATE_RESOURCES = without(resources(*JOB_KINDS), ("trainer.kubeflow.org", "trainjobs"))
+"""The webhook's resources whose objects hold pod templates (every source above): every job kind but a TrainJob."""
 
 
 TEMPLATES = (

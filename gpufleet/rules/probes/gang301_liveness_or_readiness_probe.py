@@ -57,7 +57,8 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, first_of, present, resources
+from gpufleet.rules.celform import CelCheck, CelForm, CelPath, dotted, first_of, present, without
+from gpufleet.rules.celpods import TEMPLATE_RESOURCES
 from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, as_list, as_map
 from gpufleet.workloads import outcomes as O
 
@@ -257,15 +258,7 @@ def _first(part: int) -> str:
 
 
 CEL = CelForm(
-    resources=resources(
-        ("batch.volcano.sh", "jobs"),
-        ("jobset.x-k8s.io", "jobsets"),
-        ("kubeflow.org", "pytorchjobs"),
-        ("kubeflow.org", "mpijobs"),
-        ("leaderworkerset.x-k8s.io", "leaderworkersets"),
-        ("ray.io", "rayjobs"),
-        ("ray.io", "rayclusters"),
-    ),
+    resources=without(TEMPLATE_RESOURCES, ("batch", "jobs")),  # a batch Job: see the note
     variables=(
         (
             "tasks",

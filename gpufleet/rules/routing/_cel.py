@@ -79,14 +79,18 @@ def task_scheduler() -> str:
     return f"({TASK_TEMPLATE} ? {own_scheduler('t.template')} : '')"
 
 
+PARAMS = ("volcanoSchedulers",)
+"""The option both forms read (:class:`gpufleet.rules.routing._helpers.VolcanoSchedulerOptions`)."""
+
+
 def parts(
-    job: tuple[Variables, CelCheck], templates: Callable[[str], tuple[Variables, CelCheck]], params: tuple[str, ...]
+    job: tuple[Variables, CelCheck], templates: Callable[[str], tuple[Variables, CelCheck]]
 ) -> tuple[CelForm, ...]:
     """The Volcano Job's part (its ``JOB_VARIABLES``, then ``job``'s variables and check) and one part per template
     kind (its ``intent_variables``, then the variables and check ``templates(kind)`` gives)."""
     out = [
         CelForm(
-            resources=VOLCANO_JOBS, variables=(*JOB_VARIABLES, *job[0]), checks=(job[1],), params=params, facts=FACTS
+            resources=VOLCANO_JOBS, variables=(*JOB_VARIABLES, *job[0]), checks=(job[1],), params=PARAMS, facts=FACTS
         )
     ]
     for resource in TEMPLATE_KINDS:
@@ -96,8 +100,13 @@ def parts(
                 resources=(resource,),
                 variables=(*intent_variables(resource[3]), *variables),
                 checks=(check,),
-                params=params,
+                params=PARAMS,
                 facts=FACTS,
             )
         )
     return tuple(out)
+
+
+def form(job: tuple[Variables, CelCheck], templates: Callable[[str], tuple[Variables, CelCheck]]) -> CelForm:
+    """GANG101's or GANG102's form: no check of its own, its :func:`parts` (``job``'s and ``templates``')."""
+    return CelForm(resources=RESOURCES, checks=(), params=PARAMS, facts=FACTS, note=NOTE, parts=parts(job, templates))

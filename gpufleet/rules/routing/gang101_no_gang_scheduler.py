@@ -65,7 +65,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet import workloads
 from gpufleet.kubetypes.fieldpath import FieldPath, set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.celform import CelCheck, CelForm, listed
+from gpufleet.rules.celform import CelCheck, listed
 from gpufleet.rules.celkinds import failing_templates
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing import _cel as C
@@ -156,15 +156,7 @@ def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck
     return (("unrouted", bad),), _TEMPLATE_CHECK
 
 
-_PARAMS = ("volcanoSchedulers",)
-CEL = CelForm(
-    resources=C.RESOURCES,
-    checks=(),
-    params=_PARAMS,
-    facts=C.FACTS,
-    note=C.NOTE,
-    parts=C.parts(((), _JOB_CHECK), _cel_template_part, _PARAMS),
-)
+CEL = C.form(((), _JOB_CHECK), _cel_template_part)
 
 
 RULE = Rule(

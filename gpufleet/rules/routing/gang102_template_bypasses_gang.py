@@ -54,7 +54,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.celform import CelCheck, CelForm, listed
+from gpufleet.rules.celform import CelCheck, listed
 from gpufleet.rules.celkinds import failing_templates
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing import _cel as C
@@ -132,15 +132,7 @@ def _cel_template_part(kind: str) -> tuple[tuple[tuple[str, str], ...], CelCheck
     return (("bypassing", failing_templates(_bypasses, False, "spec.schedulerName", kinds=(kind,))),), _TEMPLATE_CHECK
 
 
-_PARAMS = ("volcanoSchedulers",)
-CEL = CelForm(
-    resources=C.RESOURCES,
-    checks=(),
-    params=_PARAMS,
-    facts=C.FACTS,
-    note=C.NOTE,
-    parts=C.parts(_JOB, _cel_template_part, _PARAMS),
-)
+CEL = C.form(_JOB, _cel_template_part)
 
 
 RULE = Rule(

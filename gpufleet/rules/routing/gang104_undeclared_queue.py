@@ -57,7 +57,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import POD_GROUP_PODS, CelCheck, CelForm, fact, resources
+from gpufleet.rules.celform import JOB_KINDS, POD_GROUP_PODS, CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, map_value
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, team
@@ -233,19 +233,7 @@ _NS_QUEUE = "request.namespace + '.' + variables.volcanoQueue"
 _NS_LOCAL = "request.namespace + '.' + variables.localQueue"
 CEL = CelForm(
     resources=(
-        *resources(
-            ("batch.volcano.sh", "jobs"),
-            ("scheduling.volcano.sh", "podgroups"),
-            ("scheduling.x-k8s.io", "podgroups"),
-            ("batch", "jobs"),
-            ("jobset.x-k8s.io", "jobsets"),
-            ("kubeflow.org", "pytorchjobs"),
-            ("kubeflow.org", "mpijobs"),
-            ("trainer.kubeflow.org", "trainjobs"),
-            ("leaderworkerset.x-k8s.io", "leaderworkersets"),
-            ("ray.io", "rayjobs"),
-            ("ray.io", "rayclusters"),
-        ),
+        *resources(*JOB_KINDS, ("scheduling.volcano.sh", "podgroups"), ("scheduling.x-k8s.io", "podgroups")),
         POD_GROUP_PODS,
     ),
     facts=(

@@ -46,7 +46,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
+from gpufleet.rules.celform import JOB_KINDS, CelCheck, CelForm, fact, resources
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.workloads import as_map, label_path
 from gpufleet.workloads import outcomes as O
@@ -81,17 +81,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 _LABEL = vocab.KUEUE_PRIORITY_CLASS
 CEL = CelForm(
-    resources=resources(
-        ("batch.volcano.sh", "jobs"),
-        ("batch", "jobs"),
-        ("jobset.x-k8s.io", "jobsets"),
-        ("kubeflow.org", "pytorchjobs"),
-        ("kubeflow.org", "mpijobs"),
-        ("trainer.kubeflow.org", "trainjobs"),
-        ("leaderworkerset.x-k8s.io", "leaderworkersets"),
-        ("ray.io", "rayjobs"),
-        ("ray.io", "rayclusters"),
-    ),
+    resources=resources(*JOB_KINDS),
     facts=("priorityClass",),
     variables=(
         (
