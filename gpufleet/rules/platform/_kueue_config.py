@@ -23,6 +23,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes.scheduler_config import KUEUE_CONFIG_KEY as CONFIG_KEY
+from gpufleet.rules.platform._embedded import configmap_document
 from gpufleet.yamlin import yamllimits
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
@@ -78,10 +79,6 @@ _read = functools.partial(yamllimits.read_embedded, where=" of the embedded docu
 """One reader (a stable cache key for :func:`yamllimits.cached`)."""
 
 
-def _parse(text: str) -> tuple[Any, str | None]:
-    return yamllimits.cached(text, _read)
-
-
 def _version(api_version: object) -> str:
     text = str(api_version or "")
     return text.rsplit("/", 1)[-1] if text.startswith(CONFIG_GROUP + "/") else "v1beta2"
@@ -93,13 +90,10 @@ def kueue_configs(obj: Mapping[str, Any]) -> Iterator[KueueConfig]:
     if api_version.startswith(CONFIG_GROUP + "/") and obj.get("kind") == "Configuration":
         yield KueueConfig(obj, ROOT, _version(api_version))
         return
-    if obj.get("kind") != "ConfigMap" or api_version != "v1":
+    embedded = configmap_document(obj, CONFIG_KEY, _read)
+    if embedded is None:
         return
-    data = obj.get("data")
-    if not isinstance(data, Mapping) or not isinstance(data.get(CONFIG_KEY), str):
-        return
-    base = ROOT.child("data").key(CONFIG_KEY)
-    parsed, error = _parse(data[CONFIG_KEY])
+    base, parsed, error = embedded
     if error is not None:
         yield KueueConfig({}, base, "v1beta2", error)
     elif isinstance(parsed, Mapping):

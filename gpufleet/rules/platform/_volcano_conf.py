@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.kubetypes.scheduler_config import VOLCANO_CONF_KEY as CONF_KEY
+from gpufleet.rules.platform._embedded import configmap_document
 from gpufleet.yamlin import yamllimits
 
 KINDS = (("", "ConfigMap"),)
@@ -49,10 +50,6 @@ class VolcanoConf:
         return next((p for p in self.plugins if p.name == name), None)
 
 
-def _parse(text: str) -> tuple[Any, str | None]:
-    return yamllimits.cached(text, yamllimits.read_embedded)
-
-
 def _plugins(conf: Mapping[str, Any], base: FieldPath) -> Iterator[Plugin]:
     tiers = conf.get("tiers")
     for t, tier in enumerate(tiers if isinstance(tiers, list) else ()):
@@ -64,13 +61,10 @@ def _plugins(conf: Mapping[str, Any], base: FieldPath) -> Iterator[Plugin]:
 
 def volcano_confs(obj: Mapping[str, Any]) -> Iterator[VolcanoConf]:
     """Yield the Volcano scheduler conf a ConfigMap holds (nothing for other objects)."""
-    if obj.get("kind") != "ConfigMap" or obj.get("apiVersion") != "v1":
+    embedded = configmap_document(obj, CONF_KEY, yamllimits.read_embedded)
+    if embedded is None:
         return
-    data = obj.get("data")
-    if not isinstance(data, Mapping) or not isinstance(data.get(CONF_KEY), str):
-        return
-    base = ROOT.child("data").key(CONF_KEY)
-    parsed, error = _parse(data[CONF_KEY])
+    base, parsed, error = embedded
     if error is not None or not isinstance(parsed, Mapping):
         yield VolcanoConf(base, (), (), error or "the scheduler conf is not a YAML mapping")
         return

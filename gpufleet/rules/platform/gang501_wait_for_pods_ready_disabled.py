@@ -55,6 +55,7 @@ import json
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.platform._embedded import unreadable
 from gpufleet.rules.platform._kueue_config import DISABLE_GATE, KINDS, deployment_gate_args, kueue_configs
 from gpufleet.workloads import outcomes as O
 
@@ -68,10 +69,9 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         )
     for config in kueue_configs(obj):
         if config.error is not None:
-            yield Violation(
+            yield unreadable(
                 config.base,
                 f"the embedded Kueue configuration is not valid YAML: {config.error}; the manager will not start",
-                "fix the embedded YAML",
             )
         elif config.gate_disables_wait:
             yield Violation(

@@ -61,6 +61,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
+from gpufleet.rules.platform._embedded import unreadable
 from gpufleet.rules.platform._volcano_conf import KINDS, Plugin, VolcanoConf, volcano_confs
 from gpufleet.workloads import outcomes as O
 
@@ -72,10 +73,9 @@ GANG_ACTIONS = {"gangpreempt": "preempt", "gangreclaim": "reclaim"}
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for conf in volcano_confs(obj):
         if conf.error is not None:
-            yield Violation(
+            yield unreadable(
                 conf.base,
                 f"the Volcano scheduler conf cannot be read ({conf.error}); the scheduler keeps its previous conf",
-                "fix the embedded YAML",
             )
             continue
         evicting = [a for a in conf.actions if a in SWITCHES or a in GANG_ACTIONS]
