@@ -54,9 +54,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import FieldPath, set_value
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
+from gpufleet.rules.remedy import set_all
 from gpufleet.workloads import as_int, as_list, as_map
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.volcano import ANY_EVENT, PARTIAL_RESTART_ACTIONS, all_policies
@@ -102,21 +103,23 @@ def _partial(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[tuple[FieldP
     return _jobset(obj) if obj.get("kind") == "JobSet" else _volcano(obj, ctx)
 
 
+def _whole(action: str) -> str:
+    """The action restarting the whole gang in place of the partial ``action``."""
+    return JOBSET_PARTIAL.get(action, "RestartJob")
+
+
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     for path, action, trigger in _partial(obj, ctx):
-        whole = JOBSET_PARTIAL.get(action, "RestartJob")
         yield Violation(
             path,
             f"{action} on {trigger} restarts only part of the gang; the restarted ranks and the "
             "survivors hang waiting for each other",
-            f"use {whole} (or AbortJob/FailJobSet)",
+            f"use {_whole(action)} (or AbortJob/FailJobSet)",
         )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for path, action, _ in list(_partial(obj, ctx)):
-        set_value(obj, path, JOBSET_PARTIAL.get(action, "RestartJob"))
-    return obj
+    return set_all(obj, ((path, _whole(action)) for path, action, _ in _partial(obj, ctx)))
 
 
 _WHY = "' restarts only part of the gang; the restarted ranks and the survivors hang waiting for each other'"

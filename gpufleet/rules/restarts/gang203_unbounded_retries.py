@@ -54,11 +54,12 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
-from gpufleet.kubetypes.fieldpath import FieldPath, set_value
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
 from gpufleet.rules.celform import CelCheck, CelForm, option, resources
+from gpufleet.rules.remedy import set_all
 from gpufleet.workloads import as_int, as_list, as_map, stages
 from gpufleet.workloads import outcomes as O
 
@@ -114,13 +115,21 @@ def _budgets(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Budget]:
         yield from _fields(as_map(spec.get("elasticPolicy")), SPEC.child("elasticPolicy"), ("maxRestarts",))
 
 
+_IGNORE = "AndIgnoreMaxRestarts"
+
+
+def _counted(action: str) -> str:
+    """The action that counts against maxRestarts in place of ``action`` (``<action>AndIgnoreMaxRestarts``)."""
+    return action.removesuffix(_IGNORE)
+
+
 def _ignoring(obj: Mapping[str, Any]) -> Iterator[tuple[FieldPath, str]]:
     if obj.get("kind") != "JobSet":
         return
     rules = as_list(as_map(as_map(obj.get("spec")).get("failurePolicy")).get("rules"))
     for i, rule in enumerate(rules):
         action = str(as_map(rule).get("action", ""))
-        if action.endswith("AndIgnoreMaxRestarts"):
+        if action.endswith(_IGNORE):
             yield SPEC.child("failurePolicy", "rules").index(i).child("action"), action
 
 
@@ -144,17 +153,14 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         yield Violation(
             path,
             f"{action} restarts without counting against maxRestarts, so the gang can restart forever",
-            f"use {action.removesuffix('AndIgnoreMaxRestarts')}",
+            f"use {_counted(action)}",
         )
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
     limit = ctx.options_for(CODE, Gang203Options).max_retries
-    for path, _ in list(_excess(obj, ctx, limit)):
-        set_value(obj, path, limit)
-    for path, action in list(_ignoring(obj)):
-        set_value(obj, path, action.removesuffix("AndIgnoreMaxRestarts"))
-    return obj
+    set_all(obj, ((path, limit) for path, _ in _excess(obj, ctx, limit)))
+    return set_all(obj, ((path, _counted(action)) for path, action in _ignoring(obj)))
 
 
 _LIMIT = option(CODE, "maxRetries")
@@ -178,7 +184,7 @@ _JOB_OVER = (
     "(has(r.template) && has(r.template.spec) && ((has(r.template.spec.backoffLimit) && r.template.spec.backoffLimit "
     "> variables.limit) || (has(r.template.spec.backoffLimitPerIndex) && r.template.spec.backoffLimitPerIndex > variables.limit)))"
 )
-_IGNORING = "(has(r.action) && r.action.endsWith('AndIgnoreMaxRestarts'))"
+_IGNORING = f"(has(r.action) && r.action.endsWith('{_IGNORE}'))"
 
 CEL = CelForm(
     resources=resources(

@@ -45,10 +45,11 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import FieldPath, set_value
+from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm, resources
 from gpufleet.rules.gangs import is_elastic
+from gpufleet.rules.remedy import set_all
 from gpufleet.workloads import as_map
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.cel import elastic
@@ -81,9 +82,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
-    for path, _, _ in list(_partial(obj, ctx)):
-        set_value(obj, path, "Never")
-    return obj
+    return set_all(obj, ((path, "Never") for path, _, _ in _partial(obj, ctx)))
 
 
 def _bad(field: str, launcher: bool) -> str:
