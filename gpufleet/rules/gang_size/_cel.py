@@ -17,7 +17,8 @@ other objects, never fire there and have no form):
 
 from __future__ import annotations
 
-from gpufleet.rules.celkinds import BATCH_JOB, VOLCANO
+from gpufleet.rules.celform import resources
+from gpufleet.rules.celkinds import BATCH_JOB, KUBEFLOW_VARIABLES, VOLCANO
 
 TASK_PODS = "(has(t.replicas) && t.replicas > 0 ? t.replicas : 0)"
 DEPENDENT = "(has(t.dependsOn) && has(t.dependsOn.name) && t.dependsOn.name.exists(n, n != ''))"
@@ -42,6 +43,15 @@ JOB_VARIABLES = (
     ("parallelism", f"{BATCH_JOB} && has(object.spec.parallelism) ? object.spec.parallelism : 1"),
 )
 """A batch Job's gang ``minCount`` (-1: none written) and its ``parallelism``."""
+
+COUNTED = resources(
+    ("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("batch", "jobs")
+)
+"""The kinds whose gang minimum GANG001 and GANG002 compare with the pods the object itself declares."""
+COUNTS = (*VOLCANO_VARIABLES, *KUBEFLOW_VARIABLES, *JOB_VARIABLES)
+"""The variables of every count of :data:`COUNTED`: a Volcano Job's, a Kubeflow job's and a batch Job's."""
+NOTE = "PodGroups, Kueue pod groups and Workloads count the pods of other objects"
+"""Why the others have no form (the webhook judges them with a run's objects)."""
 
 KUBEFLOW_MIN_PATH = "spec.runPolicy.schedulingPolicy.minAvailable"
 JOB_MIN_PATH = "spec.scheduling.schedulingPolicy.gang.minCount"

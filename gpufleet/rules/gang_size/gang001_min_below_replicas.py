@@ -71,8 +71,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, resources
-from gpufleet.rules.celkinds import KUBEFLOW_VARIABLES
+from gpufleet.rules.celform import CelCheck, CelForm
 from gpufleet.rules.gang_size import _cel as C
 from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
 from gpufleet.rules.gangs import is_elastic
@@ -108,10 +107,8 @@ _ELASTIC_FIX = ", or annotate gpufleet.dev/elastic: \"true\" if the job really i
 _TASK_BAD = f"(has(t.minAvailable) && !has(t.partitionPolicy) && t.minAvailable < {C.TASK_PODS})"
 
 CEL = CelForm(
-    resources=resources(
-        ("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("batch", "jobs")
-    ),
-    variables=(*C.VOLCANO_VARIABLES, *KUBEFLOW_VARIABLES, *C.JOB_VARIABLES, ("elastic", elastic())),
+    resources=C.COUNTED,
+    variables=(*C.COUNTS, ("elastic", elastic())),
     checks=(
         CelCheck(
             "variables.elastic || variables.jobMinimum == 0 || variables.jobMinimum >= variables.starting",
@@ -142,7 +139,7 @@ CEL = CelForm(
             f"'set {C.JOB_MIN_PATH} to ' + string(variables.parallelism) + '{_ELASTIC_FIX}'",
         ),
     ),
-    note="PodGroups, Kueue pod groups and Workloads count the pods of other objects",
+    note=C.NOTE,
 )
 
 

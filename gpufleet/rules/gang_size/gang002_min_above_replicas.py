@@ -57,8 +57,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import set_value
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, resources
-from gpufleet.rules.celkinds import KUBEFLOW_VARIABLES
+from gpufleet.rules.celform import CelCheck, CelForm
 from gpufleet.rules.gang_size import _cel as C
 from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
 from gpufleet.workloads import outcomes as O
@@ -91,10 +90,8 @@ _UNSET_TOO_HIGH = (
 )
 
 CEL = CelForm(
-    resources=resources(
-        ("batch.volcano.sh", "jobs"), ("kubeflow.org", "pytorchjobs"), ("kubeflow.org", "mpijobs"), ("batch", "jobs")
-    ),
-    variables=(*C.VOLCANO_VARIABLES, *KUBEFLOW_VARIABLES, *C.JOB_VARIABLES),
+    resources=C.COUNTED,
+    variables=C.COUNTS,
     checks=(
         CelCheck(
             "variables.jobMinimum == 0 || variables.jobMinimum <= variables.starting",
@@ -132,7 +129,7 @@ CEL = CelForm(
             f"'set {C.JOB_MIN_PATH} to ' + string(variables.parallelism)",
         ),
     ),
-    note="PodGroups, Kueue pod groups and Workloads count the pods of other objects",
+    note=C.NOTE,
 )
 
 
