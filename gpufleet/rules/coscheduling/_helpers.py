@@ -27,7 +27,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.kubetypes.vocab import KUBEFLOW_JOBS
-from gpufleet.rules.api import CheckContext
+from gpufleet.rules.api import CheckContext, Violation
 from gpufleet.rules.run import RunIndex
 from gpufleet.workloads import PodTemplate, WorkloadView, as_int, as_map, label_path
 
@@ -152,6 +152,15 @@ class Quorum:
     @property
     def outcome(self) -> str:
         return permit_outcome(self.pods, self.minimum)
+
+    def mismatch(self, relation: str, consequence: str) -> Violation:
+        """GANG802's and GANG803's finding: minMember is ``relation`` (below, above) the members' pods, with the
+        ``consequence``; the fix sets it to those pods."""
+        return Violation(
+            FieldPath.of("spec", "minMember"),
+            f"minMember {self.minimum} is {relation} the {self.pods} pods that join PodGroup {self.name!r}: {consequence}",
+            f"set minMember: {self.pods}",
+        )
 
 
 def quorum(obj: Mapping[str, Any], ctx: CheckContext) -> Quorum | None:

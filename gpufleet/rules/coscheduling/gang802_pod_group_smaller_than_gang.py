@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
 from gpufleet.workloads import outcomes as O
@@ -46,12 +45,7 @@ from gpufleet.workloads import outcomes as O
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     q = quorum(obj, ctx)
     if q is not None and q.outcome == "partial" and not q.elastic:
-        yield Violation(
-            FieldPath.of("spec", "minMember"),
-            f"minMember {q.minimum} is below the {q.pods} pods that join PodGroup {q.name!r}: "
-            f"the plugin starts the gang once {q.minimum} are placed",
-            f"set minMember: {q.pods}",
-        )
+        yield q.mismatch("below", f"the plugin starts the gang once {q.minimum} are placed")
 
 
 RULE = Rule(

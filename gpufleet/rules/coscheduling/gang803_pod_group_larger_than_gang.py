@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.coscheduling._helpers import PODGROUP, quorum
 from gpufleet.workloads import outcomes as O
@@ -43,12 +42,7 @@ from gpufleet.workloads import outcomes as O
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
     q = quorum(obj, ctx)
     if q is not None and q.outcome == "never":
-        yield Violation(
-            FieldPath.of("spec", "minMember"),
-            f"minMember {q.minimum} is above the {q.pods} pods that join PodGroup {q.name!r}: "
-            "the plugin never finds a quorum and the job never schedules",
-            f"set minMember: {q.pods}",
-        )
+        yield q.mismatch("above", "the plugin never finds a quorum and the job never schedules")
 
 
 RULE = Rule(
