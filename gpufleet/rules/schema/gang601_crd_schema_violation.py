@@ -44,18 +44,18 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import EVERY_KIND, CheckContext, Rule, Severity, Violation
-from gpufleet.rules.schema._helpers import at, pruned_paths
+from gpufleet.rules.schema._helpers import pruned_paths, schemas_for, violation
 from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    crds = ctx.crds
-    if crds is None or not crds.knows(obj):
+    crds = schemas_for(obj, ctx)
+    if crds is None:
         return
     pruned = pruned_paths(crds, obj)
     for issue in crds.validate(obj):
         if issue.path not in pruned:
-            yield Violation(at(issue), issue.message, issue.fix or "make the field match the CRD schema")
+            yield violation(issue, "make the field match the CRD schema")
 
 
 RULE = Rule(

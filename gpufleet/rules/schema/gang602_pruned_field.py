@@ -48,18 +48,16 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.rules.api import EVERY_KIND, CheckContext, Rule, Severity, Violation
-from gpufleet.rules.schema._helpers import at
+from gpufleet.rules.schema._helpers import schemas_for, violation
 from gpufleet.workloads import outcomes as O
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
-    crds = ctx.crds
-    if crds is None or not crds.knows(obj):
+    crds = schemas_for(obj, ctx)
+    if crds is None:
         return
     for issue in crds.pruned_fields(obj):
-        yield Violation(
-            at(issue), issue.message, issue.fix or "remove the field or move it to where the schema declares it"
-        )
+        yield violation(issue, "remove the field or move it to where the schema declares it")
 
 
 RULE = Rule(
