@@ -10,7 +10,8 @@ what a ``pulumi up`` run after a killed one does to the policies the killed run 
 the real API server: tests/e2e/test_takeover_e2e.py). Spelled complete, the second apply
 co-owns the field. Called by the renderers of every ValidatingAdmissionPolicy and
 MutatingAdmissionPolicy (rules, mutate, render.partition, render.namespace_guard); the rules' and
-mutate's renderers also spell their policies and bindings with :func:`admission_object`.
+mutate's renderers also spell their policies and bindings with :func:`admission_object`, each resource rule with
+:func:`resource_rule` and the Pods-only condition with :func:`on_pods_only`.
 """
 
 from __future__ import annotations
@@ -40,3 +41,22 @@ API_VERSION = "admissionregistration.k8s.io/v1"
 def admission_object(kind: str, metadata: Mapping[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     """An ``admissionregistration.k8s.io/v1`` object of ``kind`` (a policy or its binding)."""
     return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
+
+
+def resource_rule(group: str, versions: Iterable[str], plural: str, operations: list[str]) -> dict[str, Any]:
+    """A ``resourceRules`` entry: ``operations`` on the namespaced resource ``plural`` of ``group``."""
+    return {
+        "apiGroups": [group],
+        "apiVersions": list(versions),
+        "resources": [plural],
+        "operations": operations,
+        "scope": "Namespaced",
+    }
+
+
+def on_pods_only(condition: Mapping[str, str]) -> dict[str, str]:
+    """The match condition ``condition`` held on Pods only (true for any other resource of the policy)."""
+    return {
+        "name": condition["name"],
+        "expression": f"request.resource.resource != 'pods' || ({condition['expression']})",
+    }

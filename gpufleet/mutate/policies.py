@@ -29,7 +29,7 @@ from typing import Any
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
 from gpufleet.kubetypes.admission_match import API_VERSION as API_VERSION  # read by the e2e tier
-from gpufleet.kubetypes.admission_match import admission_object, match_constraints
+from gpufleet.kubetypes.admission_match import admission_object, match_constraints, on_pods_only, resource_rule
 from gpufleet.model.fleet import Fleet
 from gpufleet.mutate import policy_forms as forms
 from gpufleet.render.context import render_context
@@ -59,10 +59,7 @@ GANG_LABEL = (
     ("", "pods"),
 )
 """The resources whose templates the policies stamp (a TrainJob has none; LeaderWorkerSets and Ray stay the webhook's)."""
-POD_GROUPS_ONLY = {
-    "name": ONLY_POD_GROUPS["name"],
-    "expression": f"request.resource.resource != 'pods' || ({ONLY_POD_GROUPS['expression']})",
-}
+POD_GROUPS_ONLY = on_pods_only(ONLY_POD_GROUPS)
 
 
 def policy_name(concern: str) -> str:
@@ -77,13 +74,7 @@ def _team_value(fact: str) -> str:
 def _resource_rules(wanted: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
     known = [*WORKLOAD_RESOURCES, ("", ("v1",), "pods")]
     return [
-        {
-            "apiGroups": [group],
-            "apiVersions": list(versions),
-            "resources": [plural],
-            "operations": ["CREATE"],
-            "scope": "Namespaced",
-        }
+        resource_rule(group, versions, plural, ["CREATE"])
         for group, versions, plural in known
         if (group, plural) in wanted
     ]

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from gpufleet.fleetctx.context import FleetContext, PoolContext
 from gpufleet.kubetypes import quantity
-from gpufleet.kubetypes.admission_match import admission_object, match_constraints
+from gpufleet.kubetypes.admission_match import admission_object, match_constraints, on_pods_only, resource_rule
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.context import render_context
 from gpufleet.render.controller.common import meta
@@ -83,13 +83,7 @@ def _validation(rule: Rule, check: CelCheck, guard: str, updates: bool) -> dict[
 
 def _resource_rules(form: CelForm) -> list[dict[str, Any]]:
     return [
-        {
-            "apiGroups": [group],
-            "apiVersions": list(versions),
-            "resources": [plural],
-            "operations": operations("validate", group, plural),
-            "scope": "Namespaced",
-        }
+        resource_rule(group, versions, plural, operations("validate", group, plural))
         for group, versions, plural, _ in form.resources
     ]
 
@@ -98,12 +92,7 @@ def _conditions(matched: Iterable[Resource]) -> list[dict[str, Any]]:
     """The webhook's conditions: JobSet children skipped; Pods only as Kueue pod-group members (its pod hook's)."""
     out = [dict(SKIP_JOBSET_CHILDREN)]
     if any(plural == "pods" for _, _, plural, _ in matched):
-        out.append(
-            {
-                "name": ONLY_POD_GROUPS["name"],
-                "expression": f"request.resource.resource != 'pods' || ({ONLY_POD_GROUPS['expression']})",
-            }
-        )
+        out.append(on_pods_only(ONLY_POD_GROUPS))
     return out
 
 
