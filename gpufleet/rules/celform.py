@@ -52,6 +52,10 @@ JOB_KINDS: tuple[tuple[str, str], ...] = tuple(
 )
 """``(group, plural)`` of every workload resource of the webhook that runs pods of its own: neither a PodGroup nor a
 Workload (each groups pods of other objects)."""
+POD_GROUPS = (("scheduling.volcano.sh", "podgroups"), ("scheduling.x-k8s.io", "podgroups"))
+"""``(group, plural)`` of Volcano's and the coscheduling plugin's PodGroups."""
+LWS_AND_RAY = (("leaderworkerset.x-k8s.io", "leaderworkersets"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters"))
+"""``(group, plural)`` of the LeaderWorkerSets and Ray kinds, which some forms leave to the webhook (their notes say why)."""
 
 
 POD_GROUP_PODS: Resource = ("", ("v1",), "pods", "Pod")

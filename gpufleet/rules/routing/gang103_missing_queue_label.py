@@ -82,7 +82,7 @@ from gpufleet import workloads
 from gpufleet.kubetypes import vocab
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
+from gpufleet.rules.celform import JOB_KINDS, LWS_AND_RAY, CelCheck, CelForm, fact, listed, resources, unknown, without
 from gpufleet.rules.celkinds import VOLCANO, VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.placement import VOLCANO_KINDS
@@ -233,13 +233,7 @@ def _hints(field: str) -> str:
     return f"(has({meta}) && {meta}.exists(k, k.startsWith('{vocab.KUEUE_PREFIX}') && k != '{vocab.QUEUE_LABEL}'))"
 
 
-_RESOURCES = resources(
-    ("batch.volcano.sh", "jobs"),
-    ("jobset.x-k8s.io", "jobsets"),
-    ("kubeflow.org", "pytorchjobs"),
-    ("kubeflow.org", "mpijobs"),
-    ("trainer.kubeflow.org", "trainjobs"),
-)
+_RESOURCES = without(resources(*JOB_KINDS), ("batch", "jobs"), *LWS_AND_RAY)
 """The kinds that are always gangs (:func:`gpufleet.rules.gangs.is_gang`) and a Volcano Job (Volcano admits it: never judged)."""
 CEL = CelForm(
     resources=_RESOURCES,

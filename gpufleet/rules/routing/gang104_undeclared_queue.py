@@ -57,7 +57,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes import vocab
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import JOB_KINDS, POD_GROUP_PODS, CelCheck, CelForm, fact, resources
+from gpufleet.rules.celform import JOB_KINDS, POD_GROUP_PODS, POD_GROUPS, CelCheck, CelForm, fact, resources
 from gpufleet.rules.celkinds import VOLCANO_QUEUE_VARIABLES, map_value
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS, team
@@ -233,7 +233,7 @@ _NS_QUEUE = "request.namespace + '.' + variables.volcanoQueue"
 _NS_LOCAL = "request.namespace + '.' + variables.localQueue"
 CEL = CelForm(
     resources=(
-        *resources(*JOB_KINDS, ("scheduling.volcano.sh", "podgroups"), ("scheduling.x-k8s.io", "podgroups")),
+        *resources(*JOB_KINDS, *POD_GROUPS),
         POD_GROUP_PODS,
     ),
     facts=(

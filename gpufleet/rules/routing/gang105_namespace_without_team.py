@@ -42,7 +42,7 @@ from typing import Any, Iterator, Mapping
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
-from gpufleet.rules.celform import CelCheck, CelForm, fact, resources
+from gpufleet.rules.celform import JOB_KINDS, LWS_AND_RAY, POD_GROUPS, CelCheck, CelForm, fact, resources, without
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.routing._helpers import POD_GROUP_KINDS
 from gpufleet.workloads import outcomes as O
@@ -62,15 +62,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
 
 
 CEL = CelForm(
-    resources=resources(
-        ("batch.volcano.sh", "jobs"),
-        ("scheduling.volcano.sh", "podgroups"),
-        ("scheduling.x-k8s.io", "podgroups"),
-        ("jobset.x-k8s.io", "jobsets"),
-        ("kubeflow.org", "pytorchjobs"),
-        ("kubeflow.org", "mpijobs"),
-        ("trainer.kubeflow.org", "trainjobs"),
-    ),
+    resources=without(resources(*JOB_KINDS, *POD_GROUPS), ("batch", "jobs"), *LWS_AND_RAY),  # all but the note's kinds
     facts=("teamNamespace",),
     checks=(
         CelCheck(

@@ -59,7 +59,7 @@ from gpufleet.fleetctx.context import FleetContext, TeamContext
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation, rule_options
-from gpufleet.rules.celform import CelCheck, CelForm, fact, listed, resources, unknown
+from gpufleet.rules.celform import JOB_KINDS, LWS_AND_RAY, CelCheck, CelForm, fact, listed, resources, unknown, without
 from gpufleet.rules.celkinds import VOLCANO, VOLCANO_QUEUE_VARIABLES, failing_templates, framework, map_value, scheduler
 from gpufleet.rules.gangs import GANG_KINDS
 from gpufleet.rules.placement import VOLCANO_KINDS
@@ -143,14 +143,7 @@ class Gang108Options(VolcanoSchedulerOptions):
     """GANG108's options (`--config`: `options: {GANG108: {volcanoSchedulers: [volcano, volcano-gpu]}}`)."""
 
 
-_RESOURCES = resources(
-    ("batch.volcano.sh", "jobs"),
-    ("batch", "jobs"),
-    ("jobset.x-k8s.io", "jobsets"),
-    ("kubeflow.org", "pytorchjobs"),
-    ("kubeflow.org", "mpijobs"),
-    ("trainer.kubeflow.org", "trainjobs"),
-)
+_RESOURCES = without(resources(*JOB_KINDS), *LWS_AND_RAY)  # all but the note's kinds
 
 
 def _integrates(framework: str) -> str:
