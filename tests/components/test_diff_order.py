@@ -15,7 +15,7 @@ import pytest
 from gpufleet.diff.steps import plan_steps
 from gpufleet.pulumi.quota import FleetQuota, FleetQuotaArgs
 from gpufleet.render import render_all
-from tests.components.builders import fleet, team
+from tests.components.builders import fleet, pools, team
 from tests.components.mocking import run_program
 from tests.components.test_quota import chart
 
@@ -101,28 +101,7 @@ def test_the_diff_replaces_exactly_what_the_program_registers_with_replace_on_ch
 def test_every_object_is_registered_with_the_immutable_paths_the_diff_replaces_on(monitor):
     from gpufleet.render.immutable import replace_paths
 
-    objects = render_all(
-        fleet(
-            pools=[
-                {
-                    "name": "l4",
-                    "system": "kueue",
-                    "nodeCount": 4,
-                    "topologyLevels": ["kubernetes.io/hostname"],
-                    "allocatable": {"nvidia.com/gpu": 8, "cpu": 96, "memory": "384Gi"},
-                    "nodeLabels": {"gpufleet.dev/pool": "l4"},
-                    "coldStartBudget": "6m",
-                },
-                {
-                    "name": "t4",
-                    "system": "volcano",
-                    "nodeCount": 2,
-                    "allocatable": {"nvidia.com/gpu": 4, "cpu": 48, "memory": "192Gi"},
-                    "nodeLabels": {"gpufleet.dev/pool": "t4", "volcano.sh/nodegroup-name": "t4"},
-                },
-            ]
-        )
-    ).objects
+    objects = render_all(fleet(pools=pools(topologyLevels=["kubernetes.io/hostname"]))).objects
     _, registered = graph(monitor, objects)
     kinds = set()
     for obj in objects:

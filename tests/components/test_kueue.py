@@ -9,7 +9,7 @@ from gpufleet.kubetypes.durations import format_seconds
 from gpufleet.model.ownership import kueue_namespaces
 from gpufleet.pulumi.kueue import KUEUE_CHART, Kueue, KueueArgs
 from gpufleet.render.kueue_config import render_kueue_values
-from tests.components.builders import fleet, one
+from tests.components.builders import chart_in_namespace, fleet, one
 from tests.components.mocking import run_program
 
 
@@ -39,17 +39,8 @@ def test_the_component_has_its_token_and_parents_the_namespace_and_chart(monitor
 def test_the_chart_is_the_pinned_oci_chart_installed_into_the_model_namespace(monitor, engines):
     model = fleet(engines=engines)
     registered = install(monitor, model)
-    chart = one(registered, "kubernetes:helm.sh/v4:Chart")
-    namespace = one(registered, "kubernetes:core/v1:Namespace")
-    engine = model.engines.kueue
+    chart = chart_in_namespace(registered, model.engines.kueue)
     assert chart.inputs["chart"] == KUEUE_CHART == "oci://registry.k8s.io/kueue/charts/kueue"
-    assert (chart.inputs["version"], chart.inputs["namespace"], chart.inputs["name"]) == (
-        engine.chart_version,
-        engine.namespace,
-        engine.release_name,
-    )
-    assert namespace.inputs["metadata"]["name"] == engine.namespace
-    assert namespace.urn in chart.dependencies
     assert chart.remote and "skipAwait" not in chart.inputs
 
 
