@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 import yaml
-from typer.testing import CliRunner
 
 from gpufleet.cli import advise_cmds
 from gpufleet.crdschema import CrdSet
+from tests.cli.builders import cli_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 MIXED = ROOT / "stacks" / "mixed.fleet.yaml"
@@ -28,17 +27,7 @@ spec:
 """
 
 
-def _app() -> typer.Typer:
-    app = typer.Typer(pretty_exceptions_enable=False)
-    advise_cmds.register(app)
-    return app
-
-
-APP = _app()
-
-
-def run(*args: str):
-    return CliRunner().invoke(APP, list(args))
+run = cli_runner(advise_cmds)
 
 
 def test_advise_prints_the_mechanism_change_reason_and_four_answers_per_pool():

@@ -8,28 +8,17 @@ import sys
 from pathlib import Path
 
 import pytest
-import typer
 import yaml
-from typer.testing import CliRunner
 
 from gpufleet.cli import fleet_cmds
+from tests.cli.builders import cli_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "stacks" / "dev.fleet.yaml"
 PROD = ROOT / "stacks" / "prod.fleet.yaml"
 
 
-def _app() -> typer.Typer:
-    app = typer.Typer(pretty_exceptions_enable=False)
-    fleet_cmds.register(app)
-    return app
-
-
-APP = _app()
-
-
-def _run(*args: str):
-    return CliRunner().invoke(APP, list(args))
+_run = cli_runner(fleet_cmds)
 
 
 def _bad_model(tmp_path: Path) -> Path:

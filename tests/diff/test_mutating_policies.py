@@ -6,10 +6,11 @@ import json
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
+from gpufleet.cli import fleet_cmds
 from gpufleet.diff import stack_objects
-from tests.cli.test_fleet_cli import APP, DEV
+from tests.cli.builders import cli_runner
+from tests.cli.test_fleet_cli import DEV
 from tests.render.builders import fleet, pool, quota, team
 
 
@@ -33,7 +34,7 @@ def test_the_plan_counts_the_mutating_policies_the_stack_applies(tmp_path, mutat
     data["controller"]["mutations"] = mutations
     path = tmp_path / "dev.fleet.yaml"
     path.write_text(yaml.safe_dump(data))
-    result = CliRunner().invoke(APP, ["plan", str(path), "--format", "json"])
+    result = cli_runner(fleet_cmds)("plan", str(path), "--format", "json")
     assert result.exit_code == 0, result.output
     objects = json.loads(result.stdout)["objects"]
     assert objects.get("MutatingAdmissionPolicy", 0) == objects.get("MutatingAdmissionPolicyBinding", 0) == counted
