@@ -1,11 +1,34 @@
-"""Small builders for the crdschema tests: a self-contained CRD, objects, schema samples."""
+"""Small builders for the crdschema tests: a self-contained CRD, objects, schema samples.
+
+``kueue_crds()``, ``kueue_object`` and ``local_queue`` serve the tests that judge Kueue
+objects against Kueue's real CRDs (here and in tests/diff).
+"""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+from gpufleet.crdschema import CrdSet
+from tests.conftest import shared_path
+
 GROUP = "example.gpufleet.dev"
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+
+
+def kueue_crds() -> CrdSet:
+    """Kueue's real CRDs from ../shared (the test is skipped where ../shared is absent)."""
+    return CrdSet.load(shared_path("crds", "kueue"))
+
+
+def kueue_object(kind: str, name: str, spec: dict[str, Any], namespace: str | None = None) -> dict[str, Any]:
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": KUEUE_API, "kind": kind, "metadata": metadata, "spec": spec}
+
+
+def local_queue(cluster_queue: str) -> dict[str, Any]:
+    """The LocalQueue ``ns/q`` of ``cluster_queue``."""
+    return kueue_object("LocalQueue", "q", {"clusterQueue": cluster_queue}, namespace="ns")
 
 
 def crd(

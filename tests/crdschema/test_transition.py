@@ -7,30 +7,20 @@ import copy
 import pytest
 
 from gpufleet.crdschema import CrdSet
-from tests.conftest import shared_path
+from tests.crdschema.builders import kueue_crds, kueue_object, local_queue
 
 
 @pytest.fixture(scope="module")
 def kueue() -> CrdSet:
-    return CrdSet.load(shared_path("crds", "kueue"))
+    return kueue_crds()
 
 
 def topology(*labels: str) -> dict:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "Topology",
-        "metadata": {"name": "h100"},
-        "spec": {"levels": [{"nodeLabel": label} for label in labels]},
-    }
+    return kueue_object("Topology", "h100", {"levels": [{"nodeLabel": label} for label in labels]})
 
 
 def flavor(**spec) -> dict:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ResourceFlavor",
-        "metadata": {"name": "h100"},
-        "spec": spec,
-    }
+    return kueue_object("ResourceFlavor", "h100", spec)
 
 
 def test_changing_topology_levels_breaks_the_immutability_rule(kueue):
@@ -65,13 +55,5 @@ def test_a_flavor_without_topology_may_change_its_labels_and_gain_a_topology(kue
 
 
 def test_a_local_queue_keeps_its_cluster_queue(kueue):
-    def lq(cq):
-        return {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "LocalQueue",
-            "metadata": {"name": "q", "namespace": "ns"},
-            "spec": {"clusterQueue": cq},
-        }
-
-    assert [i.path for i in kueue.validate_update(lq("a"), lq("b"))] == ["spec.clusterQueue"]
-    assert kueue.validate_update(lq("a"), copy.deepcopy(lq("a"))) == []
+    assert [i.path for i in kueue.validate_update(local_queue("a"), local_queue("b"))] == ["spec.clusterQueue"]
+    assert kueue.validate_update(local_queue("a"), copy.deepcopy(local_queue("a"))) == []

@@ -10,7 +10,7 @@ from gpufleet.diff import diff_fleets
 from gpufleet.diff.judge import Cluster
 from gpufleet.diff.steps import Step, plan_steps
 from gpufleet.render import RenderedObject, render_all
-from tests.conftest import shared_path
+from tests.crdschema.builders import kueue_crds
 from tests.diff.test_scenarios import a100, model
 
 
@@ -73,9 +73,7 @@ def test_creating_an_object_that_exists_is_rejected():
 
 
 def test_an_in_place_update_of_an_immutable_field_is_rejected_by_the_crds_transition_rule():
-    from gpufleet.crdschema import CrdSet
-
-    crds = CrdSet.load(shared_path("crds", "kueue"))
+    crds = kueue_crds()
     base = list(render_all(model()).objects)
     topology = next(o for o in base if o.key == "topology-h100")
     edited = copy.deepcopy(topology.manifest)

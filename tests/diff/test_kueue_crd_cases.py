@@ -16,7 +16,7 @@ from gpufleet.crdschema import CrdSet
 from gpufleet.diff.judge import Cluster
 from gpufleet.diff.steps import Step
 from gpufleet.render import RenderedObject
-from tests.conftest import shared_path
+from tests.crdschema.builders import kueue_crds, kueue_object, local_queue
 
 RF_TEST = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/test/integration/singlecluster/webhook/core/resourceflavor_test.go"
 LQ_TEST = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/test/integration/singlecluster/webhook/core/localqueue_test.go"
@@ -24,16 +24,11 @@ LQ_TEST = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/test/integratio
 
 @pytest.fixture(scope="module")
 def crds() -> CrdSet:
-    return CrdSet.load(shared_path("crds", "kueue"))
+    return kueue_crds()
 
 
 def flavor(**spec) -> dict:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ResourceFlavor",
-        "metadata": {"name": "resource-flavor"},
-        "spec": spec,
-    }
+    return kueue_object("ResourceFlavor", "resource-flavor", spec)
 
 
 def taints(n: int) -> list[dict]:
@@ -92,14 +87,5 @@ def test_updating_a_flavor_with_an_invalid_taint_is_rejected(crds):
 
 def test_changing_a_local_queues_cluster_queue_is_rejected(crds):
     """``LQ_TEST#L50``."""
-
-    def lq(cq: str) -> dict:
-        return {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "LocalQueue",
-            "metadata": {"name": "q", "namespace": "ns"},
-            "spec": {"clusterQueue": cq},
-        }
-
-    assert update(crds, lq("foo"), lq("bar")) == "rejected"
-    assert update(crds, lq("foo"), lq("foo")) == "ok"
+    assert update(crds, local_queue("foo"), local_queue("bar")) == "rejected"
+    assert update(crds, local_queue("foo"), local_queue("foo")) == "ok"
