@@ -1,7 +1,9 @@
 """Small builders of workload objects for the rule and workload tests.
 
 Each returns a plain dict shaped like the real manifest, with only what a test sets:
-``volcano_job(tasks=[task("worker", replicas=4)], min_available=2)``.
+``volcano_job(tasks=[task("worker", replicas=4)], min_available=2)``. ``with_fields`` sets the
+optional fields a builder was given, ``manifest`` is the four top-level fields every
+object shares.
 """
 
 from __future__ import annotations
@@ -24,6 +26,16 @@ def meta(
     if annotations:
         out["annotations"] = dict(annotations)
     return out
+
+
+def with_fields(out: dict[str, Any], *fields: tuple[str, Any]) -> dict[str, Any]:
+    """``out`` with each ``(key, value)`` of ``fields`` whose value is given (not None), in that order."""
+    out.update((key, value) for key, value in fields if value is not None)
+    return out
+
+
+def manifest(api_version: str, kind: str, metadata: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata, "spec": spec}
 
 
 def container(
@@ -74,16 +86,13 @@ def task(
     max_retry: int | None = None,
     **template: Any,
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "template": pod_template(**template)}
-    for key, value in (
+    return with_fields(
+        {"name": name, "template": pod_template(**template)},
         ("replicas", replicas),
         ("minAvailable", min_available),
         ("policies", policies),
         ("maxRetry", max_retry),
-    ):
-        if value is not None:
-            out[key] = value
-    return out
+    )
 
 
 def volcano_job(
@@ -99,23 +108,16 @@ def volcano_job(
     labels: dict | None = None,
     annotations: dict | None = None,
 ) -> dict[str, Any]:
-    spec: dict[str, Any] = {"tasks": tasks if tasks is not None else [task("worker", replicas=4)]}
-    for key, value in (
+    spec = with_fields(
+        {"tasks": tasks if tasks is not None else [task("worker", replicas=4)]},
         ("minAvailable", min_available),
         ("schedulerName", scheduler_name),
         ("queue", queue),
-        ("policies", policies),
+        ("policies", None if policies is None else list(policies)),
         ("minSuccess", min_success),
         ("maxRetry", max_retry),
-    ):
-        if value is not None:
-            spec[key] = list(value) if isinstance(value, list) else value
-    return {
-        "apiVersion": "batch.volcano.sh/v1alpha1",
-        "kind": "Job",
-        "metadata": meta(name, namespace, labels, annotations),
-        "spec": spec,
-    }
+    )
+    return manifest("batch.volcano.sh/v1alpha1", "Job", meta(name, namespace, labels, annotations), spec)
 
 
 def pod_group(
@@ -128,25 +130,14 @@ def pod_group(
     annotations: dict | None = None,
 ) -> dict[str, Any]:
     api = "scheduling.volcano.sh/v1beta1" if flavor == "volcano" else "scheduling.x-k8s.io/v1alpha1"
-    spec: dict[str, Any] = {}
-    for key, value in (("minMember", min_member), ("queue", queue), ("minResources", min_resources)):
-        if value is not None:
-            spec[key] = value
-    return {
-        "apiVersion": api,
-        "kind": "PodGroup",
-        "metadata": meta(name, namespace, annotations=annotations),
-        "spec": spec,
-    }
+    spec = with_fields({}, ("minMember", min_member), ("queue", queue), ("minResources", min_resources))
+    return manifest(api, "PodGroup", meta(name, namespace, annotations=annotations), spec)
 
 
 def replica_spec(replicas: int | None = 1, restart_policy: str | None = "Never", **template: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"template": pod_template(**template)}
-    if replicas is not None:
-        out["replicas"] = replicas
-    if restart_policy is not None:
-        out["restartPolicy"] = restart_policy
-    return out
+    return with_fields(
+        {"template": pod_template(**template)}, ("replicas", replicas), ("restartPolicy", restart_policy)
+    )
 
 
 def pytorch_job(
@@ -173,15 +164,11 @@ def pytorch_job(
         specs[roles[0]] = replica_spec(master, restart_policy, **template)
     specs[roles[1]] = replica_spec(workers, restart_policy, **template)
     spec: dict[str, Any] = {key: specs}
-    scheduling = {
-        k: v
-        for k, v in (("minAvailable", min_available), ("queue", queue), ("minResources", min_resources))
-        if v is not None
-    }
+    scheduling = with_fields({}, ("minAvailable", min_available), ("queue", queue), ("minResources", min_resources))
     if scheduling:
         spec["runPolicy"] = {"schedulingPolicy": scheduling}
     api = "kubeflow.org/v1" if kind == "PyTorchJob" else "kubeflow.org/v2beta1"
-    return {"apiVersion": api, "kind": kind, "metadata": meta(name, namespace, labels, annotations), "spec": spec}
+    return manifest(api, kind, meta(name, namespace, labels, annotations), spec)
 
 
 def mpi_job(name: str = "mpi", workers: int = 2, launcher: int | None = 1, **kwargs: Any) -> dict[str, Any]:
@@ -195,14 +182,13 @@ def replicated_job(
     backoff_limit: int | None = 0,
     **template: Any,
 ) -> dict[str, Any]:
-    job_spec: dict[str, Any] = {"template": pod_template(**template)}
-    for key, value in (("parallelism", parallelism), ("completions", parallelism), ("backoffLimit", backoff_limit)):
-        if value is not None:
-            job_spec[key] = value
-    out: dict[str, Any] = {"name": name, "template": {"spec": job_spec}}
-    if replicas is not None:
-        out["replicas"] = replicas
-    return out
+    job_spec = with_fields(
+        {"template": pod_template(**template)},
+        ("parallelism", parallelism),
+        ("completions", parallelism),
+        ("backoffLimit", backoff_limit),
+    )
+    return with_fields({"name": name, "template": {"spec": job_spec}}, ("replicas", replicas))
 
 
 def jobset(
@@ -213,15 +199,11 @@ def jobset(
     labels: dict | None = None,
     annotations: dict | None = None,
 ) -> dict[str, Any]:
-    spec: dict[str, Any] = {"replicatedJobs": replicated_jobs if replicated_jobs is not None else [replicated_job()]}
-    if failure_policy is not None:
-        spec["failurePolicy"] = failure_policy
-    return {
-        "apiVersion": "jobset.x-k8s.io/v1alpha2",
-        "kind": "JobSet",
-        "metadata": meta(name, namespace, labels, annotations),
-        "spec": spec,
-    }
+    spec = with_fields(
+        {"replicatedJobs": replicated_jobs if replicated_jobs is not None else [replicated_job()]},
+        ("failurePolicy", failure_policy),
+    )
+    return manifest("jobset.x-k8s.io/v1alpha2", "JobSet", meta(name, namespace, labels, annotations), spec)
 
 
 def batch_job(
@@ -234,21 +216,14 @@ def batch_job(
     completion_mode: str | None = None,
     **template: Any,
 ) -> dict[str, Any]:
-    spec: dict[str, Any] = {"template": pod_template(**template)}
-    for key, value in (
+    spec = with_fields(
+        {"template": pod_template(**template)},
         ("parallelism", parallelism),
         ("completions", parallelism),
         ("backoffLimit", backoff_limit),
         ("completionMode", completion_mode),
-    ):
-        if value is not None:
-            spec[key] = value
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": meta(name, namespace, labels, annotations),
-        "spec": spec,
-    }
+    )
+    return manifest("batch/v1", "Job", meta(name, namespace, labels, annotations), spec)
 
 
 def pod(
@@ -269,24 +244,15 @@ def pod(
         annotations[vocab.KUEUE_POD_GROUP_TOTAL] = str(total)
     if queue:
         labels[vocab.QUEUE_LABEL] = queue
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": meta(name, namespace, labels, annotations),
-        "spec": pod_spec(**spec),
-    }
+    return manifest("v1", "Pod", meta(name, namespace, labels, annotations), pod_spec(**spec))
 
 
 def train_job(
     name: str = "tj", num_nodes: int | None = 4, namespace: str | None = NAMESPACE, labels: dict | None = None
 ) -> dict[str, Any]:
     trainer = {"numNodes": num_nodes} if num_nodes is not None else {}
-    return {
-        "apiVersion": "trainer.kubeflow.org/v1alpha1",
-        "kind": "TrainJob",
-        "metadata": meta(name, namespace, labels),
-        "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": trainer},
-    }
+    spec = {"runtimeRef": {"name": "torch-distributed"}, "trainer": trainer}
+    return manifest("trainer.kubeflow.org/v1alpha1", "TrainJob", meta(name, namespace, labels), spec)
 
 
 def deployment(
@@ -297,10 +263,8 @@ def deployment(
     kind: str = "Deployment",
 ) -> dict[str, Any]:
     labels = {vocab.COSCHEDULING_GROUP: group} if group else None
-    spec: dict[str, Any] = {"template": pod_template(labels=labels, restart_policy=None)}
-    if replicas is not None:
-        spec["replicas"] = replicas
-    return {"apiVersion": "apps/v1", "kind": kind, "metadata": meta(name, namespace), "spec": spec}
+    spec = with_fields({"template": pod_template(labels=labels, restart_policy=None)}, ("replicas", replicas))
+    return manifest("apps/v1", kind, meta(name, namespace), spec)
 
 
 def training_runtime(
@@ -311,13 +275,9 @@ def training_runtime(
     namespace: str | None = None,
 ) -> dict[str, Any]:
     """A Kubeflow Trainer runtime whose JobSet template holds ``replicated_jobs`` (default: one ``node`` job)."""
-    ml_policy: dict[str, Any] = {"torch": {}}
-    if num_nodes is not None:
-        ml_policy["numNodes"] = num_nodes
+    ml_policy = with_fields({"torch": {}}, ("numNodes", num_nodes))
     jobs = replicated_jobs if replicated_jobs is not None else [replicated_job("node", replicas=None, parallelism=None)]
-    return {
-        "apiVersion": "trainer.kubeflow.org/v1alpha1",
-        "kind": kind,
-        "metadata": meta(name, namespace if kind == "TrainingRuntime" else None),
-        "spec": {"mlPolicy": ml_policy, "template": {"spec": {"replicatedJobs": jobs}}},
-    }
+    spec = {"mlPolicy": ml_policy, "template": {"spec": {"replicatedJobs": jobs}}}
+    return manifest(
+        "trainer.kubeflow.org/v1alpha1", kind, meta(name, namespace if kind == "TrainingRuntime" else None), spec
+    )
