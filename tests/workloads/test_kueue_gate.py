@@ -71,6 +71,21 @@ class Upstream:
     default_lq: bool = False
 
 
+def owned_pod(line: int, api_version: str, kind: str, framework: str) -> Upstream:
+    """TestDefault's case of a queued pod whose owner's integration is on: left to the owner, queue kept."""
+    return Upstream(
+        f"pod with owner managed by kueue ({kind})",
+        f"{POD_TEST}#L{line}",
+        pod("test-queue"),
+        False,
+        "test-queue",
+        pod_ns_selector=NOT_KUBE_SYSTEM,
+        pod_selector={},
+        ancestors=(owner(api_version, kind),),
+        frameworks=("pod", framework),
+    )
+
+
 CASES = [
     Upstream(
         "pod with suspend by parent annotation should skip finalizer",
@@ -109,50 +124,10 @@ CASES = [
         pod_selector={},
         ancestors=(owner("batch/v1", "Job"),),
     ),
-    Upstream(
-        "pod with owner managed by kueue (Job)",
-        f"{POD_TEST}#L182",
-        pod("test-queue"),
-        False,
-        "test-queue",
-        pod_ns_selector=NOT_KUBE_SYSTEM,
-        pod_selector={},
-        ancestors=(owner("batch/v1", "Job"),),
-        frameworks=("pod", "batch/job"),
-    ),
-    Upstream(
-        "pod with owner managed by kueue (RayCluster)",
-        f"{POD_TEST}#L211",
-        pod("test-queue"),
-        False,
-        "test-queue",
-        pod_ns_selector=NOT_KUBE_SYSTEM,
-        pod_selector={},
-        ancestors=(owner("ray.io/v1", "RayCluster"),),
-        frameworks=("pod", "ray.io/raycluster"),
-    ),
-    Upstream(
-        "pod with owner managed by kueue (MPIJob)",
-        f"{POD_TEST}#L238",
-        pod("test-queue"),
-        False,
-        "test-queue",
-        pod_ns_selector=NOT_KUBE_SYSTEM,
-        pod_selector={},
-        ancestors=(owner("kubeflow.org/v2beta1", "MPIJob"),),
-        frameworks=("pod", "kubeflow.org/mpijob"),
-    ),
-    Upstream(
-        "pod with owner managed by kueue (PyTorchJob)",
-        f"{POD_TEST}#L262",
-        pod("test-queue"),
-        False,
-        "test-queue",
-        pod_ns_selector=NOT_KUBE_SYSTEM,
-        pod_selector={},
-        ancestors=(owner("kubeflow.org/v1", "PyTorchJob"),),
-        frameworks=("pod", "kubeflow.org/pytorchjob"),
-    ),
+    owned_pod(182, "batch/v1", "Job", "batch/job"),
+    owned_pod(211, "ray.io/v1", "RayCluster", "ray.io/raycluster"),
+    owned_pod(238, "kubeflow.org/v2beta1", "MPIJob", "kubeflow.org/mpijob"),
+    owned_pod(262, "kubeflow.org/v1", "PyTorchJob", "kubeflow.org/pytorchjob"),
     Upstream(
         "default queue is created, pod has no queue label",
         f"{POD_TEST}#L437",
