@@ -1,5 +1,6 @@
 """A copy of the package sources (what an sdist or a git URL holds), so installing never writes into the checkout;
-the wheel built from it, installed in a virtual environment outside the repository (tests/install, the e2e tier)."""
+the wheel built from it, installed in a virtual environment outside the repository (tests/install, the e2e tier);
+``succeeds`` runs a command those tests need to exit 0."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def copy_sources(dest: Path) -> Path:
 
 def build_wheel(tmp: Path) -> Path:
     """The wheel of the checkout's sources, built offline (no index, this environment's setuptools)."""
-    done = subprocess.run(
+    succeeds(
         [
             sys.executable,
             "-m",
@@ -43,11 +44,8 @@ def build_wheel(tmp: Path) -> Path:
             str(tmp / "dist"),
             str(copy_sources(tmp / "src")),
         ],
-        capture_output=True,
-        text=True,
         timeout=600,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
     [built] = (tmp / "dist").glob("gpufleet-*.whl")
     return built
 
@@ -57,7 +55,7 @@ def install_outside(wheel: Path, where: Path) -> Path:
     site-packages (a ``.pth`` line), this environment's packages as its dependencies; offline."""
     assert ROOT not in where.parents
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
-    done = subprocess.run(
+    succeeds(
         [
             sys.executable,
             "-m",
@@ -71,15 +69,19 @@ def install_outside(wheel: Path, where: Path) -> Path:
             "--no-index",
             str(wheel),
         ],
-        capture_output=True,
-        text=True,
         timeout=600,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
     [site] = (where / "lib").glob("python3*/site-packages")
     ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
     (site / "zz_dependencies.pth").write_text("".join(f"{path}\n" for path in ours))
     return where
+
+
+def succeeds(command: list[str], timeout: float, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    """The standard output of ``command``, after checking it exits 0 (else its output is the failure's message)."""
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
 
 
 def clean_env() -> dict[str, str]:

@@ -26,7 +26,7 @@ from gpufleet.model import load_model
 from gpufleet.policypack.build import policies
 from gpufleet.render import render_all
 from gpufleet.util.policyfolder import FILES
-from tests.install.checkout import ROOT, build_wheel, clean_env, install_outside
+from tests.install.checkout import ROOT, build_wheel, clean_env, install_outside, succeeds
 from tests.policies.harness import Pack
 
 PROGRAM = '''"""A user's Pulumi program: GpuFleet from the installed gpufleet, run under mocks; prints what it made."""
@@ -96,16 +96,8 @@ def test_a_program_outside_the_repository_deploys_gpufleet_from_the_installed_wh
     project.mkdir()
     (project / "__main__.py").write_text(PROGRAM)
     model = shutil.copy(ROOT / "stacks" / "dev.fleet.yaml", project / "fleet.yaml")
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "__main__.py", str(model)],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=clean_env(),
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    made = json.loads(done.stdout.strip().splitlines()[-1])
+    out = succeeds([str(venv / "bin" / "python"), "__main__.py", str(model)], timeout=300, cwd=project, env=clean_env())
+    made = json.loads(out.strip().splitlines()[-1])
     assert Path(made["gpufleet"]).is_relative_to(venv)
     rendered = render_all(load_model(ROOT / "stacks" / "dev.fleet.yaml"))
     queues = sorted(o.manifest["metadata"]["name"] for o in rendered.objects if o.manifest["kind"] == "ClusterQueue")
@@ -116,15 +108,7 @@ def test_a_program_outside_the_repository_deploys_gpufleet_from_the_installed_wh
 
 def test_the_installed_gpufleet_writes_a_pack_folder_that_pulumi_can_run(venv, tmp_path):
     folder = tmp_path / "policy"
-    done = subprocess.run(
-        [str(venv / "bin" / "gpufleet"), "policy-pack", str(folder)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=clean_env(),
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    succeeds([str(venv / "bin" / "gpufleet"), "policy-pack", str(folder)], timeout=120, cwd=tmp_path, env=clean_env())
     assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
     settings = yaml.safe_load((folder / "PulumiPolicy.yaml").read_text())
     assert settings["runtime"] == {"name": "python", "options": {"virtualenv": str(venv)}}
@@ -143,15 +127,9 @@ def test_the_installed_gpufleet_writes_a_component_package_whose_provider_serves
     from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
     folder = tmp_path / "gpufleet-package"
-    done = subprocess.run(
-        [str(venv / "bin" / "gpufleet"), "pulumi-package", str(folder)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=clean_env(),
-        timeout=120,
+    succeeds(
+        [str(venv / "bin" / "gpufleet"), "pulumi-package", str(folder)], timeout=120, cwd=tmp_path, env=clean_env()
     )
-    assert done.returncode == 0, done.stdout + done.stderr
     assert yaml.safe_load((folder / "PulumiPlugin.yaml").read_text())["runtime"]["options"]["virtualenv"] == str(venv)
     provider = subprocess.Popen(
         [str(venv / "bin" / "python"), str(folder), "127.0.0.1:1"],
