@@ -12,6 +12,10 @@ from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from tests.model.builders import FleetBuilder
 
 KEY = DEDICATED_KEY
+# The model change that gives the pool 'gpu' the block/rack/host levels Kueue's TAS places on.
+TAS_LEVELS = (
+    "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]"
+)
 
 
 def job(ns: str, pods: int, gpus_per_pod: int = 8, elastic: bool = False, name: str = "train") -> dict[str, Any]:
@@ -108,7 +112,7 @@ ROWS = [
         one_pool(nodes=1250, teams=4),
         [job("t1", 64)],
         "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        TAS_LEVELS,
         "contention",
     ),
     Row(
@@ -116,7 +120,7 @@ ROWS = [
         one_pool(nodes=1250, teams=4),
         [],
         "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        TAS_LEVELS,
         "contention",
     ),
     Row(
@@ -124,7 +128,7 @@ ROWS = [
         one_pool(nodes=128, teams=4),
         [job("t1", 64), job("t2", 2)],
         "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        TAS_LEVELS,
         "contention",
     ),
     Row(
@@ -132,7 +136,7 @@ ROWS = [
         one_pool("volcano", nodes=16, teams=2),
         [job("t0", 4)],
         "kueue+tas",
-        "pools[0].system: kueue; pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        f"pools[0].system: kueue; {TAS_LEVELS}",
         "contention",
     ),
     Row(
@@ -156,7 +160,7 @@ ROWS = [
         one_pool("volcano", nodes=16, teams=2),
         [vcjob("t0", 4), job("t0", 2), job("t1", 2)],
         "kueue+tas",
-        "pools[0].system: kueue; pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        f"pools[0].system: kueue; {TAS_LEVELS}",
         "contention",
     ),
     Row(
@@ -323,7 +327,7 @@ NATIVE_ROWS = [
         one_pool(nodes=1250, teams=4).set("kubernetes", GATES),
         [],
         "kueue+tas",
-        "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]",
+        TAS_LEVELS,
         "contention",
     ),
     Row(

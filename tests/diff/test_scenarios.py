@@ -110,6 +110,8 @@ PARAMS = [
     *(("update", "ValidatingAdmissionPolicyBinding", name) for name in READING),
 ]
 PARAMS_OLD = [("delete", "ConfigMap", "gpufleet-system/gpufleet-rule-params-<digest>")]
+# The steps of every edit that changes the fleet's facts: the controller's context, then the rule params.
+FLEET_FACTS = [*CONTEXT, *PARAMS, *PARAMS_OLD]
 MOVE_PARENT = [
     ("create", "Queue", "ml-<digest>"),
     ("update", "Queue", "research"),
@@ -130,9 +132,7 @@ SCENARIOS = {
             ("update", "Cohort", "ml"),
             ("create", "ClusterQueue", "vision"),
             ("create", "LocalQueue", "vision/vision"),
-            *CONTEXT,
-            *PARAMS,
-            *PARAMS_OLD,
+            *FLEET_FACTS,
         ],
     ),
     "drain a team": (
@@ -158,9 +158,7 @@ SCENARIOS = {
             ("create", "Queue", "ml-<digest>"),
             ("update", "Queue", "research"),
             ("update", "Queue", "platform-ci"),
-            *CONTEXT,
-            *PARAMS,
-            *PARAMS_OLD,
+            *FLEET_FACTS,
             ("delete", "Queue", "eval"),
             ("delete", "Queue", "ml-<digest>"),
             ("delete", "LocalQueue", "eval/eval"),
@@ -179,7 +177,7 @@ SCENARIOS = {
             *CONTEXT,
         ],
     ),
-    "resize a pool": ((), (more_a100_nodes,), [*CONTEXT, *PARAMS, *PARAMS_OLD]),
+    "resize a pool": ((), (more_a100_nodes,), FLEET_FACTS),
 }
 
 
