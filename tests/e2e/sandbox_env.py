@@ -86,6 +86,17 @@ class Sandbox:
         """Let the schedulers run a few cycles before asserting that something did *not* happen."""
         time.sleep(seconds)
 
+    def apply_volcano_job(self, job: dict[str, Any], settle: float) -> None:
+        """Apply a Volcano Job, wait until its controller has given it a state, then ``settle``."""
+        name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+        self.apply(job)
+        self.wait(
+            "the Volcano Job to be seen by its controller",
+            lambda: (self.get(VC_API, "Job", name, namespace) or {}).get("status", {}).get("state"),
+            timeout=60,
+        )
+        self.settle(settle)
+
 
 def condition(obj: dict[str, Any] | None, kind: str) -> dict[str, Any]:
     """The ``kind`` condition of ``obj``'s status ({} when absent)."""
@@ -153,6 +164,23 @@ def volcano_team(tmp: Path, nodes: int, gpus: int, namespace: str, team_name: st
         yield sb
 
 
+def trainer(gpus: int) -> dict[str, Any]:
+    """The trainer container of every rank: ``gpus`` GPUs requested and limited, one CPU requested."""
+    return {
+        "name": "trainer",
+        "image": "trainer:1",
+        "resources": {
+            "requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
+            "limits": {"nvidia.com/gpu": str(gpus)},
+        },
+    }
+
+
+def gpu_toleration() -> dict[str, str]:
+    """Tolerates the GPU nodes' ``nvidia.com/gpu`` NoSchedule taint."""
+    return {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
 def job(
     name: str,
     namespace: str,
@@ -165,24 +193,12 @@ def job(
     suspend: bool | None = None,
 ) -> dict[str, Any]:
     """A batch/v1 Indexed Job of ``pods`` ranks that each ask for ``gpus`` GPUs (the essay's trainer)."""
-    spec: dict[str, Any] = {
-        "containers": [
-            {
-                "name": "trainer",
-                "image": "trainer:1",
-                "resources": {
-                    "requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
-                    "limits": {"nvidia.com/gpu": str(gpus)},
-                },
-            }
-        ],
-        "restartPolicy": "Never",
-    }
+    spec: dict[str, Any] = {"containers": [trainer(gpus)], "restartPolicy": "Never"}
     if scheduler:
         spec["schedulerName"] = scheduler
     if node_selector:
         spec["nodeSelector"] = node_selector
-    spec["tolerations"] = tolerations or [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    spec["tolerations"] = tolerations or [gpu_toleration()]
     body: dict[str, Any] = {
         "parallelism": pods,
         "completions": pods,
@@ -221,17 +237,8 @@ def vcjob(
                 "template": {
                     "metadata": {"labels": {"app": name}},
                     "spec": {
-                        "containers": [
-                            {
-                                "name": "trainer",
-                                "image": "trainer:1",
-                                "resources": {
-                                    "requests": {"nvidia.com/gpu": str(gpus), "cpu": "1"},
-                                    "limits": {"nvidia.com/gpu": str(gpus)},
-                                },
-                            }
-                        ],
-                        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                        "containers": [trainer(gpus)],
+                        "tolerations": [gpu_toleration()],
                         "restartPolicy": "Never",
                         **({"nodeSelector": node_selector} if node_selector else {}),
                     },

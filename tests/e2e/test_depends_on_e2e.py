@@ -58,13 +58,7 @@ def test_minimum_counting_the_launcher_never_starts_and_lint_says_gang002_with_t
     assert size_findings(job) == [("GANG002", "spec.minAvailable")]
     fixed = engine.remediate(copy.deepcopy(job), select=["GANG002"])
     assert fixed["spec"]["minAvailable"] == 2
-    sandbox.apply(job)
-    sandbox.wait(
-        "the Volcano Job to be seen by its controller",
-        lambda: (sandbox.get(VC_API, "Job", "all-min", VC_NS) or {}).get("status", {}).get("state"),
-        timeout=60,
-    )
-    sandbox.settle(30)
+    sandbox.apply_volcano_job(job, settle=30)
     assert sandbox.bound(VC_NS, app="all-min") == []
     vc = sandbox.get(VC_API, "Job", "all-min", VC_NS)
     assert vc is not None and vc.get("status", {}).get("state", {}).get("phase") in ("Pending", "Inqueue")

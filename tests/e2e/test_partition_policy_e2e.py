@@ -46,13 +46,7 @@ def gang005(job: dict) -> list[str]:
 def test_every_partition_in_the_gang_binds_nothing_until_the_whole_job_fits_and_lints_clean(sandbox):
     job = partitioned("whole", 2)
     assert gang005(job) == []
-    sandbox.apply(job)
-    sandbox.wait(
-        "the Volcano Job to be seen by its controller",
-        lambda: (sandbox.get(VC_API, "Job", "whole", VC_NS) or {}).get("status", {}).get("state"),
-        timeout=60,
-    )
-    sandbox.settle(20)
+    sandbox.apply_volcano_job(job, settle=20)
     assert sandbox.bound(VC_NS, app="whole") == []
 
 
