@@ -29,11 +29,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.kubetypes.admission_match import match_constraints
 from gpufleet.kubetypes.vocab import FLEET_LABEL, QUOTA_SYSTEM_LABEL, TEAM_LABEL
 from gpufleet.model.fleet import Fleet
-from gpufleet.render.meta import manifest, metadata
-from gpufleet.render.partition import API, cel_string
+from gpufleet.render.partition import cel_string, deny_policy
 
 SCOPE_LABELS = (FLEET_LABEL, TEAM_LABEL, QUOTA_SYSTEM_LABEL)
 """Labels the stack sets on every team namespace; only named identities may change or remove them."""
@@ -141,30 +139,6 @@ def render_namespace_guard(fleet: Fleet) -> list[dict[str, Any]]:
     if not fleet.controller.namespace_guard.enabled:
         return []
     name = policy_name(fleet)
-    policy = manifest(
-        API,
-        "ValidatingAdmissionPolicy",
-        metadata(fleet, name),
-        spec={
-            "failurePolicy": "Fail",
-            "matchConstraints": match_constraints(
-                [
-                    {
-                        "apiGroups": [""],
-                        "apiVersions": ["v1"],
-                        "resources": ["namespaces"],
-                        "operations": ["CREATE", "UPDATE"],
-                    }
-                ]
-            ),
-            "matchConditions": match_conditions(fleet),
-            "validations": validations(fleet),
-        },
+    return deny_policy(
+        fleet, name, "namespaces", {"matchConditions": match_conditions(fleet), "validations": validations(fleet)}
     )
-    binding = manifest(
-        API,
-        "ValidatingAdmissionPolicyBinding",
-        metadata(fleet, name),
-        spec={"policyName": name, "validationActions": ["Deny"]},
-    )
-    return [policy, binding]

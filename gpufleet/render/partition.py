@@ -89,17 +89,21 @@ def render_partition_policies(fleet: Fleet) -> list[dict[str, Any]]:
         }
         for team in teams
     ]
+    return deny_policy(fleet, name, "pods", {"validations": validations})
+
+
+def deny_policy(fleet: Fleet, name: str, resource: str, checks: dict[str, Any]) -> list[dict[str, Any]]:
+    """A ValidatingAdmissionPolicy on CREATE and UPDATE of core ``resource`` (failing closed) and its Deny binding.
+
+    ``checks`` follows ``matchConstraints`` in the policy's spec (``matchConditions``, ``validations``).
+    Also used by :mod:`gpufleet.render.namespace_guard`.
+    """
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "resources": [resource], "operations": ["CREATE", "UPDATE"]}]
     policy = manifest(
         API,
         "ValidatingAdmissionPolicy",
         metadata(fleet, name),
-        spec={
-            "failurePolicy": "Fail",
-            "matchConstraints": match_constraints(
-                [{"apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "operations": ["CREATE", "UPDATE"]}]
-            ),
-            "validations": validations,
-        },
+        spec={"failurePolicy": "Fail", "matchConstraints": match_constraints(rules), **checks},
     )
     binding = manifest(
         API,
