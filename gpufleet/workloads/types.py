@@ -66,9 +66,25 @@ def group_of(obj: Mapping[str, Any]) -> str:
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
+class _Labelled:
+    """The labels and annotations of a ``metadata`` map, read once: a pod template's and a workload's."""
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        raise NotImplementedError
+
+    @read_once
+    def labels(self) -> Mapping[str, Any]:
+        return as_map(self.metadata.get("labels"))
+
+    @read_once
+    def annotations(self) -> Mapping[str, Any]:
+        return as_map(self.metadata.get("annotations"))
+
+
 @quick_init
 @dataclass(frozen=True)
-class PodTemplate:
+class PodTemplate(_Labelled):
     """One pod template of a workload and how many pods it stamps out."""
 
     path: FieldPath
@@ -89,18 +105,10 @@ class PodTemplate:
     def metadata_path(self) -> FieldPath:
         return self.path.child("metadata")
 
-    @read_once
-    def labels(self) -> Mapping[str, Any]:
-        return as_map(self.metadata.get("labels"))
-
-    @read_once
-    def annotations(self) -> Mapping[str, Any]:
-        return as_map(self.metadata.get("annotations"))
-
 
 @quick_init
 @dataclass(frozen=True)
-class WorkloadView:
+class WorkloadView(_Labelled):
     """A read-only digest of one workload object.
 
     ``group`` is the API group without version (``""`` for core); ``templates`` the pod
@@ -146,11 +154,3 @@ class WorkloadView:
     @read_once
     def namespace(self) -> str | None:
         return self.metadata.get("namespace")
-
-    @read_once
-    def labels(self) -> Mapping[str, Any]:
-        return as_map(self.metadata.get("labels"))
-
-    @read_once
-    def annotations(self) -> Mapping[str, Any]:
-        return as_map(self.metadata.get("annotations"))
