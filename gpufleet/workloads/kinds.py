@@ -143,14 +143,12 @@ def _volcano_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
 def _pod_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
     spec = as_map(obj.get("spec"))
     minimum = as_int(spec.get("minMember"))
-    return _base(
+    return _group_view(
         obj,
         group,
         kind,
-        (),
-        total_pods=minimum or 0,
-        gang_min=minimum,
-        gang_min_path=_MIN_MEMBER if "minMember" in spec else None,
+        minimum,
+        _MIN_MEMBER if "minMember" in spec else None,
         volcano_queue=spec.get("queue") if group == "scheduling.volcano.sh" else None,
         volcano_queue_path=_QUEUE,
     )
@@ -161,16 +159,19 @@ def _native_group(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView
     policies = gang_policies(obj)
     first = policies[0] if policies else None
     minimum = first.min_count if first is not None else None
-    return _base(
-        obj,
-        group,
-        kind,
-        (),
-        total_pods=minimum or 0,
-        gang_min=minimum,
-        gang_min_path=first.path if first is not None else None,
-        is_gang=bool(policies),
-    )
+    return _group_view(obj, group, kind, minimum, first.path if first is not None else None, is_gang=bool(policies))
+
+
+def _group_view(
+    obj: Mapping[str, Any],
+    group: str,
+    kind: str,
+    minimum: int | None,
+    minimum_path: FieldPath | None,
+    **rest: Any,
+) -> WorkloadView:
+    """A gang object without pod templates (a PodGroup, a Workload): its gang minimum is all the pods it counts."""
+    return _base(obj, group, kind, (), total_pods=minimum or 0, gang_min=minimum, gang_min_path=minimum_path, **rest)
 
 
 def _batch_job(obj: Mapping[str, Any], group: str, kind: str) -> WorkloadView:
