@@ -155,6 +155,9 @@ IGNORED = (
     "which a trial alone does not create"
 )
 
+UNPINNED = "pods that select no nodes reach every node whose taints they tolerate: "
+"""How the reason of a false alarm on pods without a node selector begins (what the rule measured follows)."""
+
 KNOWN: tuple[Known, ...] = (
     *(
         Known("*", code, FALSE_ALARM, O.RAN_WHOLE, CONTENTION)
@@ -222,25 +225,21 @@ KNOWN: tuple[Known, ...] = (
         "not PodEvicted, and a preempted or drained rank would leave the others running short-handed",
         when="PodEvicted unhandled",
     ),
-    Known(
-        "*",
-        "GANG402",
-        FALSE_ALARM,
-        O.RAN_WHOLE,
-        "pods that select no nodes reach every node whose taints they tolerate: GANG402 measures the nodes of the pools "
-        "of the system it expects to place them (Volcano's, for pods naming the volcano scheduler), and the engines put "
-        "the pod on a larger node of a Kueue pool (gpufleet.rules.placement; not changed here)",
-        when="no node selector",
-    ),
-    Known(
-        "*",
-        "GANG403",
-        FALSE_ALARM,
-        O.RAN_WHOLE,
-        "pods that select no nodes reach every node whose taints they tolerate: GANG403 measures the pool the "
-        "namespace's team routes to, and the engines placed the gang on another pool's nodes (out of its pool, "
-        "which is its own hazard)",
-        when="no node selector",
+    *(
+        Known("*", code, FALSE_ALARM, O.RAN_WHOLE, UNPINNED + why, when="no node selector")
+        for code, why in (
+            (
+                "GANG402",
+                "GANG402 measures the nodes of the pools of the system it expects to place them (Volcano's, for pods "
+                "naming the volcano scheduler), and the engines put the pod on a larger node of a Kueue pool "
+                "(gpufleet.rules.placement; not changed here)",
+            ),
+            (
+                "GANG403",
+                "GANG403 measures the pool the namespace's team routes to, and the engines placed the gang on another "
+                "pool's nodes (out of its pool, which is its own hazard)",
+            ),
+        )
     ),
     Known(
         "*",
