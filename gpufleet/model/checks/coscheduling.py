@@ -29,6 +29,18 @@ from gpufleet.yamlin.errors import Issue
 SUPPORTED = "0.34."
 
 
+def without_quota(fleet: Fleet, pool: Pool, base: FieldPath, mechanism: str, route: str) -> Iterator[Issue]:
+    """What a pool whose mechanism has no quota needs (coscheduling, native): :func:`one_team_quota`'s rules, and
+    ``nodeLabels`` (at ``base``, the pool's path) to pin its pods to its nodes."""
+    yield from one_team_quota(fleet, pool, mechanism, route)
+    if not pool.node_labels:
+        yield Issue(
+            base.child("nodeLabels"),
+            f"{pool.system} pool {pool.name!r} has no nodeLabels: its pods could land on any node",
+            "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)",
+        )
+
+
 def one_team_quota(fleet: Fleet, pool: Pool, mechanism: str, route: str) -> Iterator[Issue]:
     """Quota rules of a pool whose mechanism has no quota (coscheduling, native): one team, no borrowing, no other pool.
 
@@ -72,13 +84,7 @@ def check(fleet: Fleet) -> Iterable[Issue]:
         if pool.system != "coscheduling":
             continue
         base = FieldPath.of("pools", i)
-        yield from one_team_quota(fleet, pool, "the coscheduling plugin", "the second scheduler")
-        if not pool.node_labels:
-            yield Issue(
-                base.child("nodeLabels"),
-                f"coscheduling pool {pool.name!r} has no nodeLabels: its pods could land on any node",
-                "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)",
-            )
+        yield from without_quota(fleet, pool, base, "the coscheduling plugin", "the second scheduler")
         if pool.topology_levels:
             yield Issue(
                 base.child("topologyLevels"),

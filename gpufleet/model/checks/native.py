@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 
 from gpufleet.kubetypes import workload_api as wa
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.model.checks.coscheduling import one_team_quota
+from gpufleet.model.checks.coscheduling import without_quota
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.yamlin.errors import Issue
@@ -94,13 +94,7 @@ def _native_pool(fleet: Fleet, pool: Pool, path: FieldPath) -> Iterator[Issue]:
 
 
 def _alone(fleet: Fleet, pool: Pool, base: FieldPath) -> Iterator[Issue]:
-    yield from one_team_quota(fleet, pool, "kube-scheduler's gang scheduling", "kube-scheduler's gang scheduling")
-    if not pool.node_labels:
-        yield Issue(
-            base.child("nodeLabels"),
-            f"native pool {pool.name!r} has no nodeLabels: its pods could land on any node",
-            "add the labels that select the pool's nodes (gpufleet.dev/pool: <name>)",
-        )
+    yield from without_quota(fleet, pool, base, "kube-scheduler's gang scheduling", "kube-scheduler's gang scheduling")
     if pool.topology_levels and wa.TOPOLOGY_AWARE not in fleet.kubernetes.gates_on:
         yield Issue(
             base.child("topologyLevels"),
