@@ -103,29 +103,38 @@ def tree(fleet: Fleet, pool: Pool) -> dict[str, Node]:
     return nodes
 
 
+_ORDER = {
+    "lendingLimit": ("guarantee", "keep lendingLimit between 0 and nominal"),
+    "borrowingLimit": ("capability", "use a borrowingLimit of 0 or more"),
+}
+"""Per limit that puts a queue's amounts out of order (guarantee <= deserved <= capability): its rule and its fix."""
+
+
+def _above(
+    node: Node, res: str, limit: str, low: tuple[str, Decimal | None], high: tuple[str, Decimal | None]
+) -> Iterator[tuple[str, Issue]]:
+    """(rule, issue) at ``limit`` when the queue's ``low`` amount exceeds its ``high`` one (either unset: none)."""
+    (low_name, low_amount), (high_name, high_amount) = low, high
+    if low_amount is None or high_amount is None or low_amount <= high_amount:
+        return
+    rule, fix = _ORDER[limit]
+    yield (
+        rule,
+        Issue(
+            node.path(res, limit),
+            f"Volcano queue {node.owner.name!r}: {low_name} {show(low_amount, res)} > {high_name} {show(high_amount, res)} for {res}",
+            fix,
+        ),
+    )
+
+
 def _node_issues(node: Node, nodes: dict[str, Node]) -> Iterator[tuple[str, Issue]]:
     """(rule, issue) pairs; the rule lets :func:`check` keep one resource per path and rule."""
     name = node.owner.name
     for res, deserved in node.deserved.items():
         g, cap = node.guarantee.get(res), node.capability.get(res)
-        if g is not None and g > deserved:
-            yield (
-                "guarantee",
-                Issue(
-                    node.path(res, "lendingLimit"),
-                    f"Volcano queue {name!r}: guarantee {show(g, res)} > deserved {show(deserved, res)} for {res}",
-                    "keep lendingLimit between 0 and nominal",
-                ),
-            )
-        if cap is not None and deserved > cap:
-            yield (
-                "capability",
-                Issue(
-                    node.path(res, "borrowingLimit"),
-                    f"Volcano queue {name!r}: deserved {show(deserved, res)} > capability {show(cap, res)} for {res}",
-                    "use a borrowingLimit of 0 or more",
-                ),
-            )
+        yield from _above(node, res, "lendingLimit", ("guarantee", g), ("deserved", deserved))
+        yield from _above(node, res, "borrowingLimit", ("deserved", deserved), ("capability", cap))
         for what, mine in (("deserved", deserved), ("guarantee", g)):
             total = sum((getattr(c, what).get(res) or Decimal(0) for c in node.children), Decimal(0))
             if node.children and total > (mine or 0):
