@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Iterable, Iterator, Sequence
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.model.checks.shapes import Amount, Owner, expand, owners, show
+from gpufleet.model.checks.shapes import Amount, Owner, every, expand, owners, show
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.scaling import quota_first, scale
@@ -168,8 +168,7 @@ def _overlaps(fleet: Fleet) -> Iterator[Issue]:
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
-    yield from _oversubscribed(fleet)
-    yield from _overlaps(fleet)
+    return every(fleet, _oversubscribed, _overlaps)
 
 
 def with_history(base: Fleet, new: Fleet, issues: Sequence[Issue]) -> list[Issue]:

@@ -11,6 +11,7 @@ import re
 from typing import Iterable, Iterator
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.model.checks.shapes import every
 from gpufleet.model.fleet import Fleet
 from gpufleet.yamlin.errors import Issue
 
@@ -41,5 +42,4 @@ def _volcano_off(fleet: Fleet) -> Iterator[Issue]:
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
-    yield from _versions(fleet)
-    yield from _volcano_off(fleet)
+    return every(fleet, _versions, _volcano_off)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.model.checks.shapes import owners
+from gpufleet.model.checks.shapes import every, owners
 from gpufleet.model.fleet import Fleet
 from gpufleet.yamlin.errors import Issue
 
@@ -34,19 +34,18 @@ def _unknown_pools(fleet: Fleet) -> Iterator[Issue]:
 def _dangling(fleet: Fleet) -> Iterator[Issue]:
     cohorts = {c.name for c in fleet.cohorts}
     for i, team in enumerate(fleet.teams):
-        if team.cohort is not None and team.cohort not in cohorts:
-            yield Issue(
-                FieldPath.of("teams", i, "cohort"),
-                f"cohort {team.cohort!r} is not in cohorts",
-                "add the cohort to cohorts or correct the name",
-            )
+        at = FieldPath.of("teams", i, "cohort")
+        yield from _unknown(cohorts, at, team.cohort, "cohort", "add the cohort to cohorts or correct the name")
     for i, cohort in enumerate(fleet.cohorts):
-        if cohort.parent is not None and cohort.parent not in cohorts:
-            yield Issue(
-                FieldPath.of("cohorts", i, "parent"),
-                f"parent cohort {cohort.parent!r} is not in cohorts",
-                "add the parent to cohorts, correct the name, or remove parent to make this a root cohort",
-            )
+        at = FieldPath.of("cohorts", i, "parent")
+        fix = "add the parent to cohorts, correct the name, or remove parent to make this a root cohort"
+        yield from _unknown(cohorts, at, cohort.parent, "parent cohort", fix)
+
+
+def _unknown(cohorts: set[str], at: FieldPath, name: str | None, what: str, fix: str) -> Iterator[Issue]:
+    """The issue at ``at`` when it names a cohort (``what``: "cohort", "parent cohort") that ``cohorts`` lacks."""
+    if name is not None and name not in cohorts:
+        yield Issue(at, f"{what} {name!r} is not in cohorts", fix)
 
 
 def cycles(fleet: Fleet) -> list[list[int]]:
@@ -91,7 +90,4 @@ def _no_quota(fleet: Fleet) -> Iterator[Issue]:
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
-    yield from _unknown_pools(fleet)
-    yield from _dangling(fleet)
-    yield from _cycles(fleet)
-    yield from _no_quota(fleet)
+    return every(fleet, _unknown_pools, _dangling, _cycles, _no_quota)

@@ -1,18 +1,19 @@
-"""Derived views of a fleet that several checks share: per-resource quota, cohort chains.
+"""What several checks share: derived views of a fleet (per-resource quota, cohort chains) and one check made of several.
 
 Team and cohort quota is written in GPUs of a pool; every other resource of the pool
 follows the node shape (``nominal_cpu = nominal_gpus × cpu_per_node / gpus_per_node``)
 unless ``quota.<pool>.resources.<res>`` overrides it. :func:`expand` computes the
 per-resource amounts (:mod:`gpufleet.model.scaling`, the renderers' own numbers) and the
 exact model path each one comes from, so the capacity, Kueue and Volcano checks report at
-the field a user has to edit. Used only inside :mod:`gpufleet.model.checks`.
+the field a user has to edit. A module whose ``check`` only runs its parts in turn returns
+``every(fleet, ...)``. Used only inside :mod:`gpufleet.model.checks`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 from gpufleet.kubetypes import quantity
 from gpufleet.kubetypes.fieldpath import FieldPath
@@ -20,8 +21,15 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.model.pools import Pool
 from gpufleet.model.quota import PoolQuota
 from gpufleet.model.scaling import quota_first, scaled_quota
+from gpufleet.yamlin.errors import Issue
 
 LIMITS = ("nominal", "borrowingLimit", "lendingLimit")
+
+
+def every(fleet: Fleet, *checks: Callable[[Fleet], Iterable[Issue]]) -> Iterator[Issue]:
+    """The issues ``checks`` find in ``fleet``, check by check: the ``check`` of a module made of several."""
+    for part in checks:
+        yield from part(fleet)
 
 
 @dataclass(frozen=True)

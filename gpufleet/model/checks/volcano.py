@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.model.checks.choices import known_once
+from gpufleet.model.checks.shapes import every
 from gpufleet.model.fleet import Fleet
 from gpufleet.model.volcano import VOLCANO_ACTIONS
 from gpufleet.yamlin.errors import Issue
@@ -53,6 +54,4 @@ def _proportion(fleet: Fleet) -> Iterator[Issue]:
 
 
 def check(fleet: Fleet) -> Iterable[Issue]:
-    yield from _actions(fleet)
-    yield from _overcommit(fleet)
-    yield from _proportion(fleet)
+    return every(fleet, _actions, _overcommit, _proportion)
