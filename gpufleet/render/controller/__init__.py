@@ -28,6 +28,7 @@ from gpufleet.render.controller.common import (
 from gpufleet.render.controller.tls import cert_manager_objects
 from gpufleet.render.controller.webhooks import webhook_configurations
 from gpufleet.render.controller.workload import deployment, pod_disruption_budget
+from gpufleet.render.meta import manifest
 
 __all__ = [
     "COMPONENT",
@@ -47,66 +48,56 @@ COMPONENT = "gang-admission"
 def namespace(fleet: Fleet) -> dict[str, Any]:
     meta = _meta(fleet, fleet.controller.namespace, namespaced=False)
     meta["labels"] = {**meta["labels"], fleet.controller.opt_out_label: "disabled"}
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
+    return manifest("v1", "Namespace", meta)
 
 
 def service_account(fleet: Fleet) -> dict[str, Any]:
     """No RBAC binding and no mounted token: the webhook calls no API."""
-    return {
-        "apiVersion": "v1",
-        "kind": "ServiceAccount",
-        "metadata": _meta(fleet),
-        "automountServiceAccountToken": False,
-    }
+    return manifest("v1", "ServiceAccount", _meta(fleet), automountServiceAccountToken=False)
 
 
 def context_config_map(fleet: Fleet, context: dict[str, Any] | None = None, indent: int | None = 2) -> dict[str, Any]:
     """The fleet context the webhook reads (and reloads when this ConfigMap changes); ``context`` when rendered already."""
     text = json.dumps(render_context(fleet) if context is None else context, indent=indent, sort_keys=True)
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": _meta(fleet, CONTEXT_CONFIGMAP),
-        "data": {CONTEXT_KEY: text},
-    }
+    return manifest("v1", "ConfigMap", _meta(fleet, CONTEXT_CONFIGMAP), data={CONTEXT_KEY: text})
 
 
 def service(fleet: Fleet) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": _meta(fleet),
-        "spec": {
+    return manifest(
+        "v1",
+        "Service",
+        _meta(fleet),
+        spec={
             "selector": selector(),
             "type": "ClusterIP",
             "ports": [{"name": "https", "port": 443, "targetPort": "https", "protocol": "TCP"}],
         },
-    }
+    )
 
 
 def network_policy(fleet: Fleet) -> dict[str, Any]:
     """Only the webhook/metrics port is reachable (from the API server and Prometheus); no egress."""
-    return {
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "NetworkPolicy",
-        "metadata": _meta(fleet),
-        "spec": {
+    return manifest(
+        "networking.k8s.io/v1",
+        "NetworkPolicy",
+        _meta(fleet),
+        spec={
             "podSelector": {"matchLabels": selector()},
             "policyTypes": ["Ingress", "Egress"],
             "ingress": [{"ports": [{"port": PORT, "protocol": "TCP"}]}],
             # no "egress": with policyTypes Egress, no rules denies all egress; an empty list is not stored, so
             # applying one makes a second field manager's apply conflict (tests/e2e/test_takeover_e2e.py)
         },
-    }
+    )
 
 
 def service_monitor(fleet: Fleet) -> dict[str, Any]:
     server_name = f"{NAME}.{fleet.controller.namespace}.svc"
-    return {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "ServiceMonitor",
-        "metadata": _meta(fleet),
-        "spec": {
+    return manifest(
+        "monitoring.coreos.com/v1",
+        "ServiceMonitor",
+        _meta(fleet),
+        spec={
             "selector": {"matchLabels": selector()},
             "namespaceSelector": {"matchNames": [fleet.controller.namespace]},
             "endpoints": [
@@ -119,7 +110,7 @@ def service_monitor(fleet: Fleet) -> dict[str, Any]:
                 }
             ],
         },
-    }
+    )
 
 
 def render_controller(
@@ -166,10 +157,4 @@ WAITS_FOR: dict[str, tuple[str, ...]] = {
 
 def tls_secret(fleet: Fleet, data: dict[str, Any]) -> dict[str, Any]:
     """The serving certificate Secret; ``data`` holds PEM strings (tls.crt, tls.key, ca.crt) as ``stringData``."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": _meta(fleet, TLS_SECRET),
-        "type": "kubernetes.io/tls",
-        "stringData": dict(data),
-    }
+    return manifest("v1", "Secret", _meta(fleet, TLS_SECRET), type="kubernetes.io/tls", stringData=dict(data))
