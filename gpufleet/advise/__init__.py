@@ -16,6 +16,7 @@ from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL, change, control_pl
 from gpufleet.advise.jobs import collect
 from gpufleet.kubetypes.quantity import json_number
 from gpufleet.model.fleet import Fleet
+from gpufleet.util.camel import camel_dict
 
 SWITCH_NOTE = (
     " Teams hold quota on it, so the system cannot switch in one `pulumi up`: their quota objects on the old "
@@ -41,18 +42,7 @@ class PoolAdvice:
 
     def to_json(self) -> dict[str, Any]:
         """``gpufleet advise --format json``'s pool: camelCase keys, GPU counts as numbers (docs/schemas/advise.schema.json)."""
-        return {
-            "pool": self.pool,
-            "current": self.current,
-            "mechanism": self.mechanism,
-            "change": self.change,
-            "reason": self.reason,
-            "contention": self.contention,
-            "largestJobGpus": json_number(self.largest_job_gpus),
-            "freeBlockGpus": json_number(self.free_block_gpus),
-            "elasticJobs": list(self.elastic_jobs),
-            "controlPlane": self.control_plane,
-        }
+        return {k: json_number(v) if isinstance(v, Decimal) else v for k, v in camel_dict(self).items()}
 
 
 @dataclass(frozen=True)
