@@ -216,34 +216,35 @@ def admit(
     """
     _INDEX[:] = [children if children is not None else children_index(queues)]
     try:
-        return _admit(operation, name, new, old, queues, allocated_pods_check)
+        if operation == "DELETE":
+            return _delete(name, queues, allocated_pods_check)
+        assert new is not None
+        return _change(operation, name, new, old, queues)
     finally:
         _INDEX.clear()
 
 
-def _admit(
-    operation: str,
-    name: str,
-    new: Mapping[str, Any] | None,
-    old: Mapping[str, Any] | None,
-    queues: Queues,
-    allocated_pods_check: bool,
+def _delete(name: str, queues: Queues, allocated_pods_check: bool) -> list[str]:
+    """DELETE of queue ``name``: the first of the webhook's refusals that applies, or none."""
+    if name in ("default", "root"):
+        return [f"`{name}` queue can not be deleted"]
+    if name not in queues:
+        return [f"queue.scheduling.volcano.sh \"{name}\" not found"]
+    pods = _allocated_pods(queues[name])
+    if allocated_pods_check and pods:
+        return [f"queue {name} cannot be deleted because it has allocated Pods: {pods}"]
+    children = _children(name, queues)
+    return (
+        [f"queue {name} can not be deleted because it has {len(children)} child queues: {', '.join(children)}"]
+        if children
+        else []
+    )
+
+
+def _change(
+    operation: str, name: str, new: Mapping[str, Any], old: Mapping[str, Any] | None, queues: Queues
 ) -> list[str]:
-    if operation == "DELETE":
-        if name in ("default", "root"):
-            return [f"`{name}` queue can not be deleted"]
-        if name not in queues:
-            return [f"queue.scheduling.volcano.sh \"{name}\" not found"]
-        pods = _allocated_pods(queues[name])
-        if allocated_pods_check and pods:
-            return [f"queue {name} cannot be deleted because it has allocated Pods: {pods}"]
-        children = _children(name, queues)
-        return (
-            [f"queue {name} can not be deleted because it has {len(children)} child queues: {', '.join(children)}"]
-            if children
-            else []
-        )
-    assert new is not None
+    """CREATE or UPDATE of queue ``name`` to ``new``."""
     errors = _quantities(new)
     state = (new.get("status") or {}).get("state")
     if state and state not in ("Open", "Closed"):
