@@ -26,12 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.kubetypes.admission_match import match_constraints
+from gpufleet.kubetypes.admission_match import API_VERSION, match_constraints
 from gpufleet.kubetypes.vocab import DEDICATED_KEY, FLEET_LABEL, TEAM_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.meta import manifest, metadata
-
-API = "admissionregistration.k8s.io/v1"
 
 
 def policy_name(fleet: Fleet) -> str:
@@ -100,13 +98,13 @@ def deny_policy(fleet: Fleet, name: str, resource: str, checks: dict[str, Any]) 
     """
     rules = [{"apiGroups": [""], "apiVersions": ["v1"], "resources": [resource], "operations": ["CREATE", "UPDATE"]}]
     policy = manifest(
-        API,
+        API_VERSION,
         "ValidatingAdmissionPolicy",
         metadata(fleet, name),
         spec={"failurePolicy": "Fail", "matchConstraints": match_constraints(rules), **checks},
     )
     binding = manifest(
-        API,
+        API_VERSION,
         "ValidatingAdmissionPolicyBinding",
         metadata(fleet, name),
         spec={"policyName": name, "validationActions": ["Deny"]},

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.kubetypes.admission_match import API_VERSION, resource_rule
 from gpufleet.kubetypes.vocab import NAMESPACE_NAME_LABEL
 from gpufleet.model.fleet import Fleet
 from gpufleet.render.controller.common import NAME, ControllerSettings, meta
@@ -83,13 +84,7 @@ def operations(kind: str, group: str, resource: str) -> list[str]:
 
 def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], kind: str) -> list[dict[str, Any]]:
     return [
-        {
-            "apiGroups": [group],
-            "apiVersions": list(versions),
-            "resources": [resource],
-            "operations": operations(kind, group, resource),
-            "scope": "Namespaced",
-        }
+        resource_rule(group, versions, resource, operations(kind, group, resource))
         for group, versions, resource in resources
     ]
 
@@ -134,7 +129,7 @@ def _configuration(fleet: Fleet, settings: ControllerSettings, kind: str, path: 
     if settings.cert_manager:
         metadata["annotations"] = {"cert-manager.io/inject-ca-from": f"{fleet.controller.namespace}/{NAME}"}
     return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
+        "apiVersion": API_VERSION,
         "kind": api_kind,
         "metadata": metadata,
         "webhooks": [
