@@ -71,6 +71,8 @@ def placed(finding: Finding, item: Loaded, line: int | None) -> Finding:
         waiver_reason=f.waiver_reason,
         file=item.file,
         line=line or item.line,
+        internal=f.internal,
+        waivable=f.waivable,
     )
 
 
