@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.kubetypes.admission_kinds import WORKLOAD_RESOURCES
+from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
 from gpufleet.kubetypes.admission_match import API_VERSION as API_VERSION  # read by the e2e tier
 from gpufleet.kubetypes.admission_match import admission_object, match_constraints, on_pods_only, resource_rule
 from gpufleet.model.fleet import Fleet
@@ -36,20 +36,17 @@ from gpufleet.render.context import render_context
 from gpufleet.render.controller.common import meta
 from gpufleet.render.controller.webhooks import ONLY_POD_GROUPS, SKIP_JOBSET_CHILDREN, namespace_selector
 from gpufleet.render.params_configmap import param_ref, params_config_map
+from gpufleet.workloads.kueue_label import KUEUE_KINDS
 
 PARAMS = "gpufleet-mutation-params"
 """The base name of the ConfigMap (controller namespace) holding each team namespace's queues: named
 ``<PARAMS>-<digest of its data>`` (:func:`gpufleet.render.params_configmap.params_name`)."""
 VOLCANO = (("batch.volcano.sh", "jobs"),)
-QUEUE_LABEL = (
-    ("batch", "jobs"),
-    ("jobset.x-k8s.io", "jobsets"),
-    ("kubeflow.org", "pytorchjobs"),
-    ("kubeflow.org", "mpijobs"),
-    ("trainer.kubeflow.org", "trainjobs"),
-    ("", "pods"),
-)
-"""The resources whose objects may get the queue label (:data:`gpufleet.workloads.kueue_label.KUEUE_KINDS`)."""
+QUEUE_LABEL = tuple(
+    (group, plural) for group, _, plural in WORKLOAD_RESOURCES if (group, KIND_OF[plural]) in KUEUE_KINDS
+) + (("", "pods"),)
+"""The resources whose objects may get the queue label (:data:`gpufleet.workloads.kueue_label.KUEUE_KINDS`, in the
+webhooks' order, Pods last)."""
 GANG_LABEL = (
     ("batch.volcano.sh", "jobs"),
     ("batch", "jobs"),

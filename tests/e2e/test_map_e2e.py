@@ -28,8 +28,9 @@ from hypothesis import strategies as st
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes import vocab
+from gpufleet.kubetypes.admission_kinds import KIND_OF
 from gpufleet.mutate import mutate
-from gpufleet.mutate.policies import API_VERSION, render_mutating_policies
+from gpufleet.mutate.policies import API_VERSION, QUEUE_LABEL, VOLCANO, render_mutating_policies
 from gpufleet.render.context import render_context
 from gpufleet.sandbox.kube import established
 from gpufleet.sandbox.up import Options
@@ -155,19 +156,15 @@ def side(obj: dict) -> str:
     return "volcano" if str(obj.get("apiVersion", "")).startswith("batch.volcano.sh/") else "kueue"
 
 
+MUTATED_KINDS = {(group, KIND_OF[plural]) for group, plural in VOLCANO + QUEUE_LABEL}
+"""The kinds the policies label for a queue (Volcano Jobs and the Kueue kinds)."""
+
+
 def cases() -> list[tuple[str, dict]]:
     out = []
     for where, obj in eq.FIXTURE_OBJECTS:
         group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-        if (group, obj.get("kind")) not in {
-            ("batch.volcano.sh", "Job"),
-            ("batch", "Job"),
-            ("jobset.x-k8s.io", "JobSet"),
-            ("kubeflow.org", "PyTorchJob"),
-            ("kubeflow.org", "MPIJob"),
-            ("trainer.kubeflow.org", "TrainJob"),
-            ("", "Pod"),
-        }:
+        if (group, obj.get("kind")) not in MUTATED_KINDS:
             continue
         obj = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": SIDES[side(obj)][0]}}
         if eq.reaches_admission(obj):
