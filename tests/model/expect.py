@@ -1,7 +1,8 @@
 """Shared shape of the rule tests: one failing and one passing model per rule.
 
 Each :class:`Case` edits the default fleet of :mod:`tests.model.builders` twice: ``bad``
-breaks one rule, ``good`` is the nearest valid model. :func:`reported` also breaks an
+breaks one rule, ``good`` is the nearest valid model; :func:`setting` builds the
+common case that only sets one field to a bad and a good value. :func:`reported` also breaks an
 unrelated field (the *companion*) and checks that both problems come back from one
 run, so every rule test also proves that validation accumulates.
 """
@@ -9,7 +10,7 @@ run, so every rule test also proves that validation accumulates.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -42,6 +43,14 @@ class Case:
     says: str
     """A fragment of the expected message."""
     companion: str = "chart"
+
+
+def setting(
+    id: str, path: str, bad: Any, good: Any, says: str, at: str | None = None, companion: str = "chart"
+) -> Case:
+    """The case that sets one field of the default fleet: to ``bad``, reported at ``at``
+    (the field itself unless given), and to ``good``, the nearest valid value."""
+    return Case(id, lambda f: f.set(path, bad), lambda f: f.set(path, good), at or path, says, companion)
 
 
 def params(cases: list[Case]) -> list:

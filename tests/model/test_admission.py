@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.model.builders import fleet
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, clean, params, reported, setting
 
 WFPR = "admission.waitForPodsReady"
 DEFAULT_FRAMEWORKS = ["batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/pytorchjob", "pod"]
@@ -25,33 +25,30 @@ CASES = [
         f"{WFPR}.timeout",
         "pools[1] ('a100') coldStartBudget 12m0s",
     ),
-    Case(
-        "recovery-longer-than-timeout",
-        lambda f: f.set(f"{WFPR}.recoveryTimeout", "11m"),
-        lambda f: f.set(f"{WFPR}.recoveryTimeout", "10m"),
-        f"{WFPR}.recoveryTimeout",
-        "longer than timeout 10m0s",
-    ),
-    Case(
+    setting("recovery-longer-than-timeout", f"{WFPR}.recoveryTimeout", "11m", "10m", "longer than timeout 10m0s"),
+    setting(
         "backoff-base-above-max",
-        lambda f: f.set(f"{WFPR}.requeuingStrategy", {"backoffBaseSeconds": 600, "backoffMaxSeconds": 300}),
-        lambda f: f.set(f"{WFPR}.requeuingStrategy", {"backoffBaseSeconds": 300, "backoffMaxSeconds": 300}),
-        f"{WFPR}.requeuingStrategy.backoffBaseSeconds",
+        f"{WFPR}.requeuingStrategy",
+        {"backoffBaseSeconds": 600, "backoffMaxSeconds": 300},
+        {"backoffBaseSeconds": 300, "backoffMaxSeconds": 300},
         "above backoffMaxSeconds 300",
+        at=f"{WFPR}.requeuingStrategy.backoffBaseSeconds",
     ),
-    Case(
+    setting(
         "unknown-framework",
-        lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "kubeflow.org/pytorchjobs"]),
-        lambda f: f.set("admission.frameworks", DEFAULT_FRAMEWORKS),
-        "admission.frameworks[4]",
+        "admission.frameworks",
+        [*DEFAULT_FRAMEWORKS, "kubeflow.org/pytorchjobs"],
+        DEFAULT_FRAMEWORKS,
         "unknown Kueue framework",
+        at="admission.frameworks[4]",
     ),
-    Case(
+    setting(
         "duplicate-framework",
-        lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "pod"]),
-        lambda f: f.set("admission.frameworks", [*DEFAULT_FRAMEWORKS, "ray.io/rayjob"]),
-        "admission.frameworks[4]",
+        "admission.frameworks",
+        [*DEFAULT_FRAMEWORKS, "pod"],
+        [*DEFAULT_FRAMEWORKS, "ray.io/rayjob"],
         "already listed at frameworks[3]",
+        at="admission.frameworks[4]",
     ),
 ]
 

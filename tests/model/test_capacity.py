@@ -7,37 +7,40 @@ import pytest
 from gpufleet.kubetypes.vocab import VOLCANO_NODEGROUP_LABEL
 from gpufleet.model.checks import capacity
 from tests.model.builders import fleet
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, clean, params, reported, setting
 
 NODEGROUP = VOLCANO_NODEGROUP_LABEL
 
 CASES = [
-    Case(
+    setting(
         "team-gpus-above-capacity",
-        lambda f: f.set("teams[0].quota.h100.nominal", 25),
-        lambda f: f.set("teams[0].quota.h100.nominal", 24),
-        "pools[0]",
+        "teams[0].quota.h100.nominal",
+        25,
+        24,
         "nominal nvidia.com/gpu quota on pool 'h100' is 33",
+        at="pools[0]",
     ),
-    Case(
+    setting(
         "cohort-quota-counts",
-        lambda f: f.set("cohorts[0].quota.a100", {"nominal": 5}),
-        lambda f: f.set("cohorts[0].quota.a100", {"nominal": 4}),
-        "pools[1]",
+        "cohorts[0].quota.a100",
+        {"nominal": 5},
+        {"nominal": 4},
         "ml 5 (cohorts[0].quota.a100.nominal)",
+        at="pools[1]",
     ),
-    Case(
+    setting(
         "overridden-cpu-above-capacity",
-        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 289}),
-        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 288}),
-        "pools[0]",
+        "teams[0].quota.h100.resources.cpu",
+        {"nominal": 289},
+        {"nominal": 288},
         "nominal cpu quota",
+        at="pools[0]",
     ),
-    Case(
+    setting(
         "same-nodes-both-systems",
-        lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100"}),
-        lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "h100-volcano", NODEGROUP: "a100"}),
         "pools[1].nodeLabels",
+        {"gpufleet.dev/pool": "h100"},
+        {"gpufleet.dev/pool": "h100-volcano", NODEGROUP: "a100"},
         "claimed by both quota systems",
     ),
     Case(
@@ -47,11 +50,11 @@ CASES = [
         "pools[2].nodeLabels",
         "counted twice",
     ),
-    Case(
+    setting(
         "pool-without-labels-selects-all",
-        lambda f: f.set("pools[1].nodeLabels", {}),
-        lambda f: f.set("pools[1].nodeLabels", {"gpufleet.dev/pool": "a100", NODEGROUP: "a100"}),
         "pools[1].nodeLabels",
+        {},
+        {"gpufleet.dev/pool": "a100", NODEGROUP: "a100"},
         "select every node of pools[0]",
     ),
     Case(

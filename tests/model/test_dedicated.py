@@ -31,6 +31,11 @@ def dedicated(b: FleetBuilder, team: str = "secure", system: str = "kueue") -> F
     return b.with_team("secure", quota={"vault": {"nominal": 16}})
 
 
+def _owner_in_cohort(b: FleetBuilder) -> FleetBuilder:
+    """The dedicated pool's owner joins cohort 'ml'."""
+    return dedicated(b).set("teams[2].cohort", "ml")
+
+
 CASES = [
     Case(
         "unknown-team",
@@ -102,27 +107,20 @@ CASES = [
         "cohorts[0].quota.vault",
         "a cohort's quota on it is shared",
     ),
-    Case(
-        "owner-in-cohort-lends",
-        lambda f: dedicated(f).set("teams[2].cohort", "ml").set("teams[2].quota.vault.borrowingLimit", 0),
-        lambda f: (
-            dedicated(f)
-            .set("teams[2].cohort", "ml")
-            .set("teams[2].quota.vault", {"nominal": 16, "borrowingLimit": 0, "lendingLimit": 0})
-        ),
-        "teams[2].quota.vault.lendingLimit",
-        "lent to",
-    ),
-    Case(
-        "owner-in-cohort-borrows",
-        lambda f: dedicated(f).set("teams[2].cohort", "ml").set("teams[2].quota.vault.lendingLimit", 0),
-        lambda f: (
-            dedicated(f)
-            .set("teams[2].cohort", "ml")
-            .set("teams[2].quota.vault", {"nominal": 16, "borrowingLimit": 0, "lendingLimit": 0})
-        ),
-        "teams[2].quota.vault.borrowingLimit",
-        "topped up from",
+    *(
+        Case(
+            f"owner-in-cohort-{verb}",
+            lambda f, closed=closed: _owner_in_cohort(f).set(f"teams[2].quota.vault.{closed}Limit", 0),
+            lambda f: _owner_in_cohort(f).set(
+                "teams[2].quota.vault", {"nominal": 16, "borrowingLimit": 0, "lendingLimit": 0}
+            ),
+            f"teams[2].quota.vault.{open_}Limit",
+            says,
+        )
+        for verb, open_, closed, says in [
+            ("lends", "lending", "borrowing", "lent to"),
+            ("borrows", "borrowing", "lending", "topped up from"),
+        ]
     ),
     Case(
         "namespace-shared-with-another-team",

@@ -5,22 +5,27 @@ from __future__ import annotations
 import pytest
 
 from tests.model.builders import fleet
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, clean, params, reported, setting
+
+
+def _actions(third: str) -> list[str]:
+    return ["enqueue", "allocate", third, "backfill"]
+
 
 CASES = [
-    Case(
-        "reclaim-with-only-never-priority-classes",
-        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "reclaim", "backfill"]),
-        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "gangreclaim", "backfill"]),
-        "volcano.actions[2]",
-        "skips preemptors with preemptionPolicy: Never",
-    ),
-    Case(
-        "preempt-with-only-never-priority-classes",
-        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "preempt", "backfill"]),
-        lambda f: f.set("volcano.actions", ["enqueue", "allocate", "gangpreempt", "backfill"]),
-        "volcano.actions[2]",
-        "Volcano's preempt action skips",
+    *(
+        setting(
+            f"{action}-with-only-never-priority-classes",
+            "volcano.actions",
+            _actions(action),
+            _actions(f"gang{action}"),
+            says,
+            at="volcano.actions[2]",
+        )
+        for action, says in [
+            ("reclaim", "skips preemptors with preemptionPolicy: Never"),
+            ("preempt", "Volcano's preempt action skips"),
+        ]
     ),
     Case(
         "weight-on-a-volcano-only-team-under-capacity",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.model.builders import fleet
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, clean, params, reported, setting
 
 
 def _under_org(f):
@@ -31,27 +31,20 @@ CASES = [
         "teams[1].quota.h100.lendingLimit",
         "without a cohort",
     ),
-    Case(
-        "root-cohort-borrowing",
-        lambda f: f.set("cohorts[0].quota.h100", {"nominal": 0, "borrowingLimit": 4}),
-        lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 0, "borrowingLimit": 4}),
-        "cohorts[0].quota.h100.borrowingLimit",
-        "root cohort has no parent",
+    *(
+        Case(
+            f"root-cohort-{limit}",
+            lambda f, q=quota: f.set("cohorts[0].quota.h100", q),
+            lambda f, q=quota: _under_org(f).set("cohorts[0].quota.h100", q),
+            f"cohorts[0].quota.h100.{limit}Limit",
+            says,
+        )
+        for limit, quota, says in [
+            ("borrowing", {"nominal": 0, "borrowingLimit": 4}, "root cohort has no parent"),
+            ("lending", {"nominal": 4, "lendingLimit": 4}, "without a parent"),
+        ]
     ),
-    Case(
-        "root-cohort-lending",
-        lambda f: f.set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 4}),
-        lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 4}),
-        "cohorts[0].quota.h100.lendingLimit",
-        "without a parent",
-    ),
-    Case(
-        "team-lending-above-nominal",
-        lambda f: f.set("teams[1].quota.h100.lendingLimit", 9),
-        lambda f: f.set("teams[1].quota.h100.lendingLimit", 8),
-        "teams[1].quota.h100.lendingLimit",
-        "exceeds nominal (8)",
-    ),
+    setting("team-lending-above-nominal", "teams[1].quota.h100.lendingLimit", 9, 8, "exceeds nominal (8)"),
     Case(
         "cohort-lending-above-its-subtree",
         lambda f: _under_org(f).set("cohorts[0].quota.h100", {"nominal": 4, "lendingLimit": 29}),
@@ -59,33 +52,23 @@ CASES = [
         "cohorts[0].quota.h100.lendingLimit",
         "the cohort and its members (28)",
     ),
-    Case(
-        "negative-nominal",
-        lambda f: f.set("teams[0].quota.h100.nominal", -1),
-        lambda f: f.set("teams[0].quota.h100.nominal", 0),
-        "teams[0].quota.h100.nominal",
-        "negative",
-    ),
-    Case(
-        "negative-borrowing",
-        lambda f: f.set("teams[0].quota.h100.borrowingLimit", "-500m"),
-        lambda f: f.set("teams[0].quota.h100.borrowingLimit", "1"),
-        "teams[0].quota.h100.borrowingLimit",
-        "negative",
-    ),
-    Case(
+    setting("negative-nominal", "teams[0].quota.h100.nominal", -1, 0, "negative"),
+    setting("negative-borrowing", "teams[0].quota.h100.borrowingLimit", "-500m", "1", "negative"),
+    setting(
         "negative-override",
-        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": -1}),
-        lambda f: f.set("teams[0].quota.h100.resources.cpu", {"nominal": 1}),
-        "teams[0].quota.h100.resources.cpu.nominal",
+        "teams[0].quota.h100.resources.cpu",
+        {"nominal": -1},
+        {"nominal": 1},
         "negative",
+        at="teams[0].quota.h100.resources.cpu.nominal",
     ),
-    Case(
+    setting(
         "override-lending-above-nominal",
-        lambda f: f.set("teams[1].quota.h100.resources.memory", {"nominal": "64Gi", "lendingLimit": "65Gi"}),
-        lambda f: f.set("teams[1].quota.h100.resources.memory", {"nominal": "64Gi", "lendingLimit": "64Gi"}),
-        "teams[1].quota.h100.resources.memory.lendingLimit",
+        "teams[1].quota.h100.resources.memory",
+        {"nominal": "64Gi", "lendingLimit": "65Gi"},
+        {"nominal": "64Gi", "lendingLimit": "64Gi"},
         "for memory",
+        at="teams[1].quota.h100.resources.memory.lendingLimit",
     ),
     Case(
         "override-borrowing-without-cohort",

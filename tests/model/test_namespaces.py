@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.model.builders import fleet
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, clean, params, reported, setting
 
 
 def _system(ns: str) -> Case:
@@ -38,26 +38,29 @@ CASES = [
         "teams[1].namespaces[0]",
         "(Kueue)",
     ),
-    Case(
+    setting(
         "two-teams-one-namespace",
-        lambda f: f.set("teams[1].namespaces", ["beta", "alpha"]),
-        lambda f: f.set("teams[1].namespaces", ["beta", "alpha-beta"]),
-        "teams[1].namespaces[1]",
+        "teams[1].namespaces",
+        ["beta", "alpha"],
+        ["beta", "alpha-beta"],
         "already listed by team 'alpha'",
+        at="teams[1].namespaces[1]",
     ),
-    Case(
+    setting(
         "namespace-listed-twice",
-        lambda f: f.set("teams[1].namespaces", ["beta", "beta"]),
-        lambda f: f.set("teams[1].namespaces", ["beta"]),
-        "teams[1].namespaces[1]",
+        "teams[1].namespaces",
+        ["beta", "beta"],
+        ["beta"],
         "the same team",
+        at="teams[1].namespaces[1]",
     ),
-    Case(
+    setting(
         "team-namespace-exempt-from-partitioning",
-        lambda f: f.set("partitionExemptNamespaces", ["gpu-operator", "beta"]),
-        lambda f: f.set("partitionExemptNamespaces", ["gpu-operator"]),
-        "partitionExemptNamespaces[1]",
+        "partitionExemptNamespaces",
+        ["gpu-operator", "beta"],
+        ["gpu-operator"],
         "lets that team's pods",
+        at="partitionExemptNamespaces[1]",
     ),
     *(
         Case(

@@ -5,23 +5,22 @@ from __future__ import annotations
 import pytest
 
 from tests.model.builders import fleet
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, Edit, clean, params, reported
+
+
+def _quota_on_unknown_pool(owners: str, unknown: str, known: str, says: str) -> Case:
+    """The first of ``owners`` (``teams`` or ``cohorts``) holds quota on ``unknown``; on ``known`` it passes."""
+
+    def quota_on(pool: str) -> Edit:
+        return lambda f: f.set(f"{owners}[0].quota.{pool}", {"nominal": 0})
+
+    id = f"{owners[:-1]}-quota-on-unknown-pool"
+    return Case(id, quota_on(unknown), quota_on(known), f"{owners}[0].quota.{unknown}", says)
+
 
 CASES = [
-    Case(
-        "team-quota-on-unknown-pool",
-        lambda f: f.set("teams[0].quota.h200", {"nominal": 0}),
-        lambda f: f.set("teams[0].quota.a100", {"nominal": 0}),
-        "teams[0].quota.h200",
-        "not in pools (known: a100, h100)",
-    ),
-    Case(
-        "cohort-quota-on-unknown-pool",
-        lambda f: f.set("cohorts[0].quota.l4", {"nominal": 0}),
-        lambda f: f.set("cohorts[0].quota.h100", {"nominal": 0}),
-        "cohorts[0].quota.l4",
-        "'l4'",
-    ),
+    _quota_on_unknown_pool("teams", "h200", "a100", "not in pools (known: a100, h100)"),
+    _quota_on_unknown_pool("cohorts", "l4", "h100", "'l4'"),
     Case(
         "unknown-team-cohort",
         lambda f: f.set("teams[1].cohort", "mll"),

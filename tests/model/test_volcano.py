@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, clean, params, reported, setting
 
 ACTIONS = ["enqueue", "allocate", "gangreclaim", "backfill"]
 
@@ -14,19 +14,21 @@ def _no_volcano(f):
 
 
 CASES = [
-    Case(
+    setting(
         "unknown-action",
-        lambda f: f.set("volcano.actions", [*ACTIONS, "reclaimm"]),
-        lambda f: f.set("volcano.actions", [*ACTIONS, "gangpreempt"]),
-        "volcano.actions[4]",
+        "volcano.actions",
+        [*ACTIONS, "reclaimm"],
+        [*ACTIONS, "gangpreempt"],
         "unknown Volcano action 'reclaimm'",
+        at="volcano.actions[4]",
     ),
-    Case(
+    setting(
         "duplicate-action",
-        lambda f: f.set("volcano.actions", [*ACTIONS, "allocate"]),
-        lambda f: f.set("volcano.actions", ACTIONS),
-        "volcano.actions[4]",
+        "volcano.actions",
+        [*ACTIONS, "allocate"],
+        ACTIONS,
         "already listed at actions[1]",
+        at="volcano.actions[4]",
     ),
     *(
         Case(
@@ -45,13 +47,7 @@ CASES = [
         "volcano.overcommitFactor",
         "overcommitFactor 1.2",
     ),
-    Case(
-        "overcommit-below-one",
-        lambda f: f.set("volcano.overcommitFactor", "0.5"),
-        lambda f: f.set("volcano.overcommitFactor", "1.0"),
-        "volcano.overcommitFactor",
-        "Volcano GPU pools",
-    ),
+    setting("overcommit-below-one", "volcano.overcommitFactor", "0.5", "1.0", "Volcano GPU pools"),
     Case(
         "proportion-with-cohorts",
         lambda f: f.set("volcano.plugin", "proportion"),

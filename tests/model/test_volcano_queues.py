@@ -8,7 +8,7 @@ import pytest
 
 from gpufleet.model.checks.volcano_queues import tree
 from tests.model.builders import fleet
-from tests.model.expect import Case, clean, params, reported
+from tests.model.expect import Case, clean, params, reported, setting
 
 
 def _nested(levels: int):
@@ -35,26 +35,15 @@ def _capped_cohort(team_borrowing: int):
 
 
 CASES = [
-    Case(
-        "guarantee-above-deserved",
-        lambda f: f.set("teams[0].quota.a100.lendingLimit", -2),
-        lambda f: f.set("teams[0].quota.a100.lendingLimit", 2),
-        "teams[0].quota.a100.lendingLimit",
-        "guarantee 10 > deserved 8",
-    ),
-    Case(
-        "deserved-above-capability",
-        lambda f: f.set("teams[1].quota.a100.borrowingLimit", -1),
-        lambda f: f.set("teams[1].quota.a100.borrowingLimit", 0),
-        "teams[1].quota.a100.borrowingLimit",
-        "deserved 4 > capability 3",
-    ),
-    Case(
+    setting("guarantee-above-deserved", "teams[0].quota.a100.lendingLimit", -2, 2, "guarantee 10 > deserved 8"),
+    setting("deserved-above-capability", "teams[1].quota.a100.borrowingLimit", -1, 0, "deserved 4 > capability 3"),
+    setting(
         "children-above-parent",
-        lambda f: f.set("cohorts[0].quota.a100", {"nominal": -2}),
-        lambda f: f.set("cohorts[0].quota.a100", {"nominal": 2}),
-        "cohorts[0].quota.a100.nominal",
+        "cohorts[0].quota.a100",
+        {"nominal": -2},
+        {"nominal": 2},
         "children's deserved sums to 12",
+        at="cohorts[0].quota.a100.nominal",
     ),
     Case(
         "child-capability-above-capped-ancestor",
