@@ -27,8 +27,15 @@ def parse_path(path: str) -> list[str | int]:
     return [quoted if quoted else int(index) if index else key for quoted, index, key in _TOKEN.findall(path)]
 
 
-def _pool(name: str, system: str, nodes: int, gpus: int, cpu: int, memory: str) -> dict[str, Any]:
-    return {
+def pool(
+    name: str, system: str = "kueue", nodes: int = 2, gpus: int = 8, cpu: int = 96, memory: str = "768Gi", **fields: Any
+) -> dict[str, Any]:
+    """One pool entry: ``nodes`` nodes of ``gpus`` GPUs, ``cpu`` and ``memory``, labelled for its engine.
+
+    ``fields`` are set on the entry as given. The render tests' ``pool`` builds its
+    pools with it, at their own size.
+    """
+    out = {
         "name": name,
         "system": system,
         "nodeCount": nodes,
@@ -38,10 +45,12 @@ def _pool(name: str, system: str, nodes: int, gpus: int, cpu: int, memory: str) 
             **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {}),
         },
     }
+    out.update(fields)
+    return out
 
 
 def _default() -> dict[str, Any]:
-    h100 = _pool("h100", "kueue", 4, 8, 96, "768Gi")
+    h100 = pool("h100", "kueue", 4, 8, 96, "768Gi")
     h100.update(
         {
             "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
@@ -54,7 +63,7 @@ def _default() -> dict[str, Any]:
         "kind": "Fleet",
         "name": "test",
         "engines": {"kueue": {"chartVersion": "0.19.2"}, "volcano": {"chartVersion": "1.15.1"}},
-        "pools": [h100, _pool("a100", "volcano", 2, 8, 64, "512Gi")],
+        "pools": [h100, pool("a100", "volcano", 2, 8, 64, "512Gi")],
         "cohorts": [{"name": "ml"}],
         "teams": [
             {
@@ -119,19 +128,9 @@ class FleetBuilder:
         """Only the header: no pools, cohorts, teams or priority classes."""
         return cls({"apiVersion": "gpufleet.dev/v1alpha1", "kind": "Fleet", "name": "test", "pools": []})
 
-    def with_pool(
-        self,
-        name: str,
-        system: str = "kueue",
-        nodes: int = 2,
-        gpus: int = 8,
-        cpu: int = 96,
-        memory: str = "768Gi",
-        **fields: Any,
-    ) -> FleetBuilder:
-        pool = _pool(name, system, nodes, gpus, cpu, memory)
-        pool.update(fields)
-        self.data.setdefault("pools", []).append(pool)
+    def with_pool(self, name: str, system: str = "kueue", **fields: Any) -> FleetBuilder:
+        """Add :func:`pool` ``name`` (2 nodes x 8 GPUs, 96 cpu, 768Gi unless ``fields`` say otherwise)."""
+        self.data.setdefault("pools", []).append(pool(name, system, **fields))
         return self
 
     def with_cohort(self, name: str, parent: str | None = None, **fields: Any) -> FleetBuilder:

@@ -10,29 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.model import Fleet, parse_model
+from tests.model.builders import pool as model_pool
 
 
-def pool(
-    name: str = "h100",
-    system: str = "kueue",
-    nodes: int = 10,
-    gpus: int = 8,
-    cpu: int = 192,
-    memory: str = "1920Gi",
-    **extra: Any,
-) -> dict[str, Any]:
-    out = {
-        "name": name,
-        "system": system,
-        "nodeCount": nodes,
-        "allocatable": {"nvidia.com/gpu": gpus, "cpu": cpu, "memory": memory},
-        "nodeLabels": {
-            "gpufleet.dev/pool": name,
-            **({"volcano.sh/nodegroup-name": name} if system == "volcano" else {}),
-        },
-    }
-    out.update(extra)
-    return out
+def pool(name: str = "h100", system: str = "kueue", **fields: Any) -> dict[str, Any]:
+    """A pool of the render tests' size, 10 nodes x 8 GPUs, 192 cpu, 1920Gi (``fields`` win)."""
+    return model_pool(name, system, **{"nodes": 10, "cpu": 192, "memory": "1920Gi", **fields})
 
 
 def quota(
