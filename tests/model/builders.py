@@ -200,3 +200,21 @@ class FleetBuilder:
 
 def fleet() -> FleetBuilder:
     return FleetBuilder()
+
+
+def broken_everywhere() -> FleetBuilder:
+    """The default fleet broken once for several checks at once.
+
+    A team and a cohort share a name, a lending limit is above nominal, a taint key,
+    a framework, the overcommit factor and the Volcano chart are invalid. The
+    validate and issue-path tests read its issues.
+    """
+    return (
+        fleet()
+        .with_cohort("alpha")
+        .set("teams[1].quota.h100.lendingLimit", 9)
+        .set("pools[0].taints[0].key", "bad key")
+        .set("admission.frameworks", ["nope"])
+        .set("volcano.overcommitFactor", 2)
+        .set("engines.volcano.chartVersion", "1.14.0")
+    )

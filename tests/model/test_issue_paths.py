@@ -12,18 +12,9 @@ import pytest
 from gpufleet.kubetypes.fieldpath import FieldPath, get_value
 from gpufleet.model import duplicate_keys, parse_model
 from gpufleet.yamlin.errors import ModelError
-from tests.model.builders import fleet
+from tests.model.builders import broken_everywhere, fleet
 
-BROKEN = (
-    fleet()
-    .with_cohort("alpha")
-    .set("teams[1].quota.h100.lendingLimit", 9)
-    .set("pools[0].taints[0].key", "bad key")
-    .set("admission.frameworks", ["nope"])
-    .set("admission.waitForPodsReady.timeout", "1m")
-    .set("volcano.overcommitFactor", 2)
-    .set("engines.volcano.chartVersion", "1.14.0")
-)
+BROKEN = broken_everywhere().set("admission.waitForPodsReady.timeout", "1m")
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gpufleet.model import checks, parse_model
 from gpufleet.yamlin.errors import ModelError
-from tests.model.builders import fleet
+from tests.model.builders import broken_everywhere, fleet
 
 
 def test_every_check_module_is_registered() -> None:
@@ -23,16 +23,7 @@ def test_every_check_module_is_registered() -> None:
 
 
 def test_problems_of_every_kind_come_back_together_sorted() -> None:
-    issues = (
-        fleet()
-        .with_cohort("alpha")
-        .set("teams[1].quota.h100.lendingLimit", 9)
-        .set("pools[0].taints[0].key", "bad key")
-        .set("admission.frameworks", ["nope"])
-        .set("volcano.overcommitFactor", 2)
-        .set("engines.volcano.chartVersion", "1.14.0")
-        .issues()
-    )
+    issues = broken_everywhere().issues()
     paths = [i.path for i in issues]
     assert {
         "teams[0].name",
