@@ -106,18 +106,10 @@ class Series:
         return self.ksm([ksm.Node(node, {"gpufleet.dev/pool": pool, **labels})], samples)
 
     def pod(
-        self,
-        namespace: str,
-        gang: str,
-        pod: str,
-        phase: str,
-        samples: int,
-        node: str = "",
-        start: int = 0,
-        replica: int = 0,
+        self, namespace: str, gang: str, pod: str, phase: str, samples: int, replica: int = 0, **where: Any
     ) -> Series:
-        """A gang pod in one phase for the whole test; scheduled (with a start time, a started container) when it has a node."""
-        return self.ksm([gang_pod(namespace, gang, pod, phase, node, start)], samples, replica)
+        """The :func:`gang_pod` (``node``, ``start`` in ``where``) in one phase for the whole test."""
+        return self.ksm([gang_pod(namespace, gang, pod, phase, **where)], samples, replica)
 
     def steps(self, namespace: str, gang: str, pod: str, step: str, timestamp: str) -> Series:
         labels = {"namespace": namespace, "gang": gang, "pod": pod}
