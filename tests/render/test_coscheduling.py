@@ -12,21 +12,13 @@ from gpufleet.model import load_model
 from gpufleet.render import render_all
 from gpufleet.render.coscheduling import render_scheduler_config
 from tests.model.builders import FleetBuilder
+from tests.rules.builders import batch_job
 
 MIXED = load_model(Path(__file__).resolve().parents[2] / "stacks" / "mixed.fleet.yaml")
 
 
 def job(name: str, namespace: str, pods: int, **annotations: str) -> dict:
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
-        "spec": {
-            "parallelism": pods,
-            "completions": pods,
-            "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "w", "image": "t:1"}]}},
-        },
-    }
+    return batch_job(name, pods, namespace=namespace, annotations=annotations)
 
 
 def jobset(name: str, namespace: str, *replicas: int) -> dict:
