@@ -9,23 +9,11 @@ import pytest
 from gpufleet.kubetypes.fieldpath import ROOT
 from gpufleet.lint.loader import Loaded
 from gpufleet.lint.located import placed
-from gpufleet.rules.api import Finding, Severity
+from gpufleet.rules.api import Finding
+from tests.rules.builders import finding
 
-FINDING = Finding(
-    code="GANG807",
-    name="partition-breach",
-    severity=Severity.ERROR,
-    path=ROOT.child("spec", "nodeName"),
-    message="m",
-    fix="f",
-    api_version="v1",
-    kind="Pod",
-    namespace="team-a",
-    object_name="p",
-    waived=False,
-    waiver_reason="r",
-    internal="Traceback",
-    waivable=False,
+FINDING = dataclasses.replace(
+    finding(path=ROOT.child("spec", "nodeName")), waived=True, waiver_reason="r", internal="Traceback", waivable=False
 )
 ITEM = Loaded(obj={}, file="pods.yaml", line=3, prefix=ROOT.child("items").index(1))
 

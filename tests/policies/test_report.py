@@ -7,30 +7,8 @@ from pulumi_policy import EnforcementLevel
 
 from gpufleet.policypack import report
 from gpufleet.rules import registry
-from gpufleet.rules.api import Finding, Severity
-
-
-def finding(
-    code="GANG001",
-    path="spec.minAvailable",
-    namespace="research",
-    name="train",
-    fix="set minAvailable to 4",
-    waived=False,
-):
-    return Finding(
-        code=code,
-        name="min-below-replicas",
-        severity=Severity.ERROR,
-        path=path,
-        message="minAvailable 2 is below 4 replicas",
-        fix=fix,
-        api_version="batch.volcano.sh/v1alpha1",
-        kind="Job",
-        namespace=namespace,
-        object_name=name,
-        waived=waived,
-    )
+from gpufleet.rules.api import Severity
+from tests.rules.builders import finding
 
 
 def test_a_violation_message_names_code_rule_object_path_message_and_fix():

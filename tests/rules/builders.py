@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.kubetypes import vocab
+from gpufleet.rules.api import Finding, Severity
 
 NAMESPACE = "research"
 
@@ -280,4 +281,28 @@ def training_runtime(
     spec = {"mlPolicy": ml_policy, "template": {"spec": {"replicatedJobs": jobs}}}
     return manifest(
         "trainer.kubeflow.org/v1alpha1", kind, meta(name, namespace if kind == "TrainingRuntime" else None), spec
+    )
+
+
+def finding(
+    code="GANG001",
+    path="spec.minAvailable",
+    namespace="research",
+    name="train",
+    fix="set minAvailable to 4",
+    waived=False,
+):
+    """A GANG001 finding on a Volcano Job, as the engine reports one (the report and placing tests)."""
+    return Finding(
+        code=code,
+        name="min-below-replicas",
+        severity=Severity.ERROR,
+        path=path,
+        message="minAvailable 2 is below 4 replicas",
+        fix=fix,
+        api_version="batch.volcano.sh/v1alpha1",
+        kind="Job",
+        namespace=namespace,
+        object_name=name,
+        waived=waived,
     )
