@@ -8,6 +8,7 @@ from typing import Any, Iterator
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.yamlin import yamlio
+from tests.rules.builders import manifest, with_fields
 
 TEAM_NS = "research"
 OTHER_NS = "unmanaged"
@@ -79,21 +80,9 @@ def safe_volcano_job(*replicas: int, queue: str = "research-vq", **kw: Any) -> d
 def batch_job(
     namespace: str | None = TEAM_NS, labels: dict[str, Any] | None = None, parallelism: int = 4
 ) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"name": "job"}
-    if namespace:
-        metadata["namespace"] = namespace
-    if labels is not None:
-        metadata["labels"] = labels
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": metadata,
-        "spec": {
-            "parallelism": parallelism,
-            "completions": parallelism,
-            "template": pod_template(restartPolicy="Never"),
-        },
-    }
+    metadata = with_fields({"name": "job"}, ("namespace", namespace or None), ("labels", labels))
+    spec = {"parallelism": parallelism, "completions": parallelism, "template": pod_template(restartPolicy="Never")}
+    return manifest("batch/v1", "Job", metadata, spec)
 
 
 def with_meta(obj: dict[str, Any], key: str, values: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.kubetypes.vocab import NVIDIA_GPU, QUEUE_LABEL
+from tests.rules.builders import manifest, with_fields
 
 
 def volcano_job(
@@ -39,16 +40,8 @@ def volcano_job(
         ],
         **spec,
     }
-    if min_available is not None:
-        body["minAvailable"] = min_available
-    if queue is not None:
-        body["queue"] = queue
-    return {
-        "apiVersion": "batch.volcano.sh/v1alpha1",
-        "kind": "Job",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": body,
-    }
+    with_fields(body, ("minAvailable", min_available), ("queue", queue))
+    return manifest("batch.volcano.sh/v1alpha1", "Job", {"name": name, "namespace": namespace}, body)
 
 
 def priority_class(
