@@ -228,7 +228,53 @@ def log_tail(proc: Proc, lines: int = 15) -> str:
 
 
 class StartError(RuntimeError):
-    """A process exited or never became ready; the message names it and ends with its log's tail."""
+    """A process exited or never became ready; the message names it and ends with its log's tail (``proc``: which)."""
+
+    def __init__(self, message: str, proc: Proc | None = None) -> None:
+        super().__init__(message)
+        self.proc = proc
+
+
+GO_MAP_RACES = ("fatal error: concurrent map writes", "fatal error: concurrent map read and map write")
+"""The Go runtime's own words for a data race on a map, which it never recovers from. KWOK v0.8.0 can die so while
+it starts: two goroutines register CEL types at once (``github.com/wzshiming/easycel@v0.6.0`` ``types.go:137``
+``getTrait``, from ``pkg/kwok/server/metrics.go:39`` ``initCEL``; seen in a clean-clone run on 4 Dec 2026)."""
+START_ATTEMPTS = 3
+"""How many times :func:`retrying_races` starts a process that keeps dying of a :data:`GO_MAP_RACES` race."""
+
+
+RACE_TAIL = 64 * 1024
+"""Bytes at the end of a log that :func:`died_of_go_race` reads (the race's line comes before its goroutine dump)."""
+
+
+def died_of_go_race(proc: Proc) -> bool:
+    """Whether ``proc`` has exited and the end of its log shows a Go runtime map race (:data:`GO_MAP_RACES`)."""
+    if alive(proc):
+        return False
+    try:
+        with open(proc.log, "rb") as log:
+            log.seek(max(0, log.seek(0, os.SEEK_END) - RACE_TAIL))
+            tail = log.read().decode(errors="replace")
+    except OSError:
+        return False
+    return any(words in tail for words in GO_MAP_RACES)
+
+
+def retrying_races(start_once: Callable[[], Proc], retried: Callable[[Proc, int], None]) -> Proc:
+    """``start_once()`` (start a process, wait until it is ready), started again while it dies of a Go runtime map race.
+
+    A race is chance, not a bad flag: the next start of the same argv almost always succeeds. Any other
+    :class:`StartError`, and the race on the last of :data:`START_ATTEMPTS`, propagate. ``retried(dead, attempt)``
+    is told of each dead process before the next start (to forget it and log why).
+    """
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return start_once()
+        except StartError as failed:
+            if attempt == START_ATTEMPTS or failed.proc is None or not died_of_go_race(failed.proc):
+                raise
+            retried(failed.proc, attempt)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def wait_until(proc: Proc, ready: Callable[[], bool], timeout: float, what: str) -> None:
@@ -237,7 +283,7 @@ def wait_until(proc: Proc, ready: Callable[[], bool], timeout: float, what: str)
     deadline = time.monotonic() + timeout
     while True:
         if not alive(proc):
-            raise StartError(f"{proc.name} exited before {what} (log {proc.log}):\n{log_tail(proc)}")
+            raise StartError(f"{proc.name} exited before {what} (log {proc.log}):\n{log_tail(proc)}", proc)
         try:
             if ready():
                 return
@@ -246,4 +292,6 @@ def wait_until(proc: Proc, ready: Callable[[], bool], timeout: float, what: str)
         if time.monotonic() >= deadline:
             break
         time.sleep(0.25)
-    raise StartError(f"{proc.name} did not reach {what} within {timeout:.0f}s (log {proc.log}):\n{log_tail(proc)}")
+    raise StartError(
+        f"{proc.name} did not reach {what} within {timeout:.0f}s (log {proc.log}):\n{log_tail(proc)}", proc
+    )

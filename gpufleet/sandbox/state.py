@@ -64,6 +64,11 @@ class State:
         self.save()
         return proc
 
+    def drop(self, proc: Proc) -> None:
+        """Forget ``proc``, which has exited (a start tried again): it is neither stopped nor counted any more."""
+        self.processes.remove(proc)
+        self.save()
+
     def status(self) -> dict[str, Any]:
         procs = [
             {"name": p.name, "pid": p.pid, "state": "running" if alive(p) else "exited", "log": p.log}

@@ -34,7 +34,7 @@ from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.kube import Kube, established
 from gpufleet.sandbox.pki import Pki, make_pki, private_dir, write_private
-from gpufleet.sandbox.procs import alive, free_ports, start
+from gpufleet.sandbox.procs import alive, free_ports, retrying_races, start
 from gpufleet.sandbox.state import State, down, load
 from gpufleet.sandbox.uplog import Steps
 
@@ -156,8 +156,13 @@ class _Run:
         return self.kube
 
     def run(self, name: str, argv: list[str]):
-        """Start ``name`` and wait for its probe (``gpufleet.sandbox.health``)."""
-        return self.ready(self.begin(name, argv))
+        """Start ``name`` and wait for its probe (``gpufleet.sandbox.health``); started again if it dies of a Go
+        runtime map race while starting (:func:`gpufleet.sandbox.procs.retrying_races`)."""
+        return retrying_races(lambda: self.ready(self.begin(name, argv)), self._retried)
+
+    def _retried(self, dead, attempt: int) -> None:
+        self.state.drop(dead)
+        self.steps.log(f"{dead.name} died of a Go runtime map race while starting (attempt {attempt}): started again")
 
     def begin(self, name: str, argv: list[str]):
         """Start ``name`` without waiting: :meth:`ready` waits for it later (a start that needs nothing started yet)."""

@@ -179,3 +179,64 @@ def test_a_process_that_exits_between_the_check_and_the_signal_is_stopped_withou
     answers = iter([True])  # alive when checked, gone by the time it is signalled
     monkeypatch.setattr(procs, "alive", lambda proc: next(answers, False))
     stopping(record)
+
+
+GO_RACE = [
+    sys.executable,
+    "-c",
+    "print('fatal error: concurrent map writes'); print('goroutine 1 [running]:'); raise SystemExit(2)",
+]
+BAD_FLAG = [sys.executable, "-c", "print('unknown flag --x'); raise SystemExit(2)"]
+
+
+def _start_and_wait(tmp_path: Path, argvs: list[list[str]]):
+    """A ``start_once`` that starts the next of ``argvs`` and waits until it runs (each start logs to one file)."""
+    started: list[Proc] = []
+
+    def start_once() -> Proc:
+        proc = start("engine", argvs[len(started)], tmp_path / "engine.log")
+        started.append(proc)
+        wait_until(proc, lambda: "started" in (tmp_path / "engine.log").read_text(), timeout=20, what="ready")
+        return proc
+
+    return start_once, started
+
+
+def test_a_start_that_dies_of_a_go_map_race_is_started_again_and_each_retry_is_told(tmp_path):
+    start_once, started = _start_and_wait(tmp_path, [GO_RACE, GO_RACE, SLEEP])
+    told: list[tuple[str, int]] = []
+    proc = procs.retrying_races(start_once, lambda dead, attempt: told.append((dead.name, attempt)))
+    try:
+        assert alive(proc) and proc == started[-1]
+        assert told == [("engine", 1), ("engine", 2)]
+        assert not any(alive(p) for p in started[:-1])
+    finally:
+        stop(proc, grace=5)
+
+
+@pytest.mark.parametrize(
+    "argvs, why",
+    [
+        ([BAD_FLAG, SLEEP], "unknown flag --x"),  # not a race: the same argv would fail again
+        ([GO_RACE] * procs.START_ATTEMPTS + [SLEEP], "concurrent map writes"),  # raced on every attempt
+    ],
+    ids=["another-crash", "race-every-time"],
+)
+def test_any_other_start_failure_and_a_race_on_the_last_attempt_propagate(tmp_path, argvs, why):
+    start_once, started = _start_and_wait(tmp_path, argvs)
+    with pytest.raises(StartError, match="engine exited before ready") as failed:
+        procs.retrying_races(start_once, lambda dead, attempt: None)
+    assert why in str(failed.value) and failed.value.proc == started[-1]
+    assert len(started) == (1 if argvs[0] is BAD_FLAG else procs.START_ATTEMPTS)
+
+
+def test_a_process_still_running_or_dead_of_something_else_did_not_die_of_a_go_race(tmp_path):
+    running = start("sleeper", SLEEP, tmp_path / "s.log")
+    try:
+        assert not procs.died_of_go_race(running)
+    finally:
+        stop(running, grace=5)
+    crashed = start("crasher", BAD_FLAG, tmp_path / "c.log")
+    with pytest.raises(StartError):
+        wait_until(crashed, lambda: False, timeout=20, what="ready")
+    assert not procs.died_of_go_race(crashed)
