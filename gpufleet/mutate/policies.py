@@ -28,7 +28,6 @@ from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes.admission_kinds import KIND_OF, WORKLOAD_RESOURCES
-from gpufleet.kubetypes.admission_match import API_VERSION as API_VERSION  # read by the e2e tier
 from gpufleet.kubetypes.admission_match import admission_object, match_constraints, on_pods_only, resource_rule
 from gpufleet.model.fleet import Fleet
 from gpufleet.mutate import policy_forms as forms

@@ -29,8 +29,9 @@ from hypothesis import strategies as st
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.admission_kinds import KIND_OF
+from gpufleet.kubetypes.admission_match import API_VERSION
 from gpufleet.mutate import mutate
-from gpufleet.mutate.policies import API_VERSION, QUEUE_LABEL, VOLCANO, render_mutating_policies
+from gpufleet.mutate.policies import QUEUE_LABEL, VOLCANO, render_mutating_policies
 from gpufleet.render.context import render_context
 from gpufleet.sandbox.kube import established
 from gpufleet.sandbox.up import Options
