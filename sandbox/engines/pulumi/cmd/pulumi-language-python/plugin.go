@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -39,45 +40,52 @@ func (h *languageHost) RunPlugin(req *pulumirpc.RunPluginRequest,
 
 // runProvider runs a component provider's __main__.py; its exit code goes back to the CLI.
 func runProvider(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
-	cmd, err := python(req, server, true, append([]string{req.Info.ProgramDirectory}, req.Args...))
+	cmd, out, err := python(req, server, true, append([]string{req.Info.ProgramDirectory}, req.Args...))
 	if err != nil {
 		return err
 	}
-	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
+	defer out.closer.Close()
 	cmd.Dir = req.Pwd
 	cmd.Env = append(cmd.Env, req.Env...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = out.stdout, out.stderr
 	if err := cmd.Run(); err != nil {
 		return exited(server, err, "could not run the component provider")
 	}
-	return closer.Close()
+	return out.closer.Close()
+}
+
+// streams carry a plugin's output back to the CLI; closing them ends the run's output.
+type streams struct {
+	closer         io.Closer
+	stdout, stderr io.Writer
 }
 
 // python is the plugin's Python command (its virtualenv's, "venv" by default for a
-// resource plugin), with the host's environment.
+// resource plugin), with the host's environment, and the streams its output goes to.
+// The caller closes the streams.
 func python(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer, isPlugin bool,
 	args []string,
-) (*exec.Cmd, error) {
+) (*exec.Cmd, streams, error) {
 	opts, err := options(req.Info, isPlugin)
 	if err != nil {
-		return nil, err
+		return nil, streams{}, err
 	}
 	tc, err := toolchain.ResolveToolchain(opts)
 	if err != nil {
-		return nil, err
+		return nil, streams{}, err
 	}
 	cmd, err := tc.Command(server.Context(), args...)
 	if err != nil {
-		return nil, err
+		return nil, streams{}, err
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	return cmd, nil
+	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	if err != nil {
+		return nil, streams{}, err
+	}
+	return cmd, streams{closer, stdout, stderr}, nil
 }
 
 // exited reports a plugin's non-zero exit code to the CLI, or fails with what went wrong.
@@ -95,17 +103,13 @@ func exited(server pulumirpc.LanguageRuntime_RunPluginServer, err error, what st
 func runPolicyPack(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
 	ctx := server.Context()
 	args := append([]string{"-u", "-m", "pulumi.policy"}, req.Args...)
-	cmd, err := python(req, server, false, append(args, req.Info.ProgramDirectory))
+	cmd, out, err := python(req, server, false, append(args, req.Info.ProgramDirectory))
 	if err != nil {
 		return err
 	}
-	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
+	defer out.closer.Close()
 	cmd.Dir = req.Info.ProgramDirectory
-	proxy, stdout, err := sdk.NewPolicyProxy(ctx, stdout)
+	proxy, stdout, err := sdk.NewPolicyProxy(ctx, out.stdout)
 	if err != nil {
 		return fmt.Errorf("could not start the policy pack proxy: %w", err)
 	}
@@ -118,14 +122,14 @@ func runPolicyPack(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRun
 		return err
 	}
 	cmd.Env = append(append(cmd.Env, env...), req.Env...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdout, out.stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("could not run the policy pack: %w", err)
 	}
 	if err := proxy.Attach(ctx, cmd); err != nil {
 		return exited(server, err, "could not attach the policy pack proxy")
 	}
-	return closer.Close()
+	return out.closer.Close()
 }
 
 // stackEnv is the environment a policy pack reads its stack's configuration from.
