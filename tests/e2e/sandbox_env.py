@@ -181,6 +181,24 @@ def gpu_toleration() -> dict[str, str]:
     return {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
 
+def rank_template(
+    name: str,
+    gpus: int,
+    scheduler: str | None = None,
+    node_selector: dict[str, str] | None = None,
+    tolerations: list[dict] | None = None,
+) -> dict[str, Any]:
+    """The pod template of every rank of job ``name``: the trainer, labelled ``app=name``, never restarted in
+    place, tolerating the GPU taint unless ``tolerations`` are given."""
+    spec: dict[str, Any] = {"containers": [trainer(gpus)], "restartPolicy": "Never"}
+    if scheduler:
+        spec["schedulerName"] = scheduler
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    spec["tolerations"] = tolerations or [gpu_toleration()]
+    return {"metadata": {"labels": {"app": name}}, "spec": spec}
+
+
 def job(
     name: str,
     namespace: str,
@@ -193,18 +211,12 @@ def job(
     suspend: bool | None = None,
 ) -> dict[str, Any]:
     """A batch/v1 Indexed Job of ``pods`` ranks that each ask for ``gpus`` GPUs (the essay's trainer)."""
-    spec: dict[str, Any] = {"containers": [trainer(gpus)], "restartPolicy": "Never"}
-    if scheduler:
-        spec["schedulerName"] = scheduler
-    if node_selector:
-        spec["nodeSelector"] = node_selector
-    spec["tolerations"] = tolerations or [gpu_toleration()]
     body: dict[str, Any] = {
         "parallelism": pods,
         "completions": pods,
         "completionMode": "Indexed",
         "backoffLimit": 0,
-        "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+        "template": rank_template(name, gpus, scheduler, node_selector, tolerations),
     }
     if suspend is not None:
         body["suspend"] = suspend
@@ -234,15 +246,7 @@ def vcjob(
             {
                 "name": "worker",
                 "replicas": pods,
-                "template": {
-                    "metadata": {"labels": {"app": name}},
-                    "spec": {
-                        "containers": [trainer(gpus)],
-                        "tolerations": [gpu_toleration()],
-                        "restartPolicy": "Never",
-                        **({"nodeSelector": node_selector} if node_selector else {}),
-                    },
-                },
+                "template": rank_template(name, gpus, node_selector=node_selector),
             }
         ],
     }
