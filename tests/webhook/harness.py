@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import http.client
 import socket
 import ssl
@@ -52,9 +53,12 @@ class ServerThread:
         self._ready.set()
 
     def stop(self) -> None:
+        """Stop the server, and undo its ``gc.freeze()``: the heap it froze is the test process's, and a frozen heap
+        changes what the tests after it see of the collector (tests/test_gcpause.py)."""
         if self._loop and self._stop and self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(15)
+        gc.unfreeze()
 
 
 class Client:
