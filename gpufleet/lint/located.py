@@ -10,7 +10,7 @@ one process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from gpufleet.kubetypes.fieldpath import FieldPath
@@ -18,7 +18,8 @@ from gpufleet.lint import locate
 from gpufleet.lint.loader import Loaded, Problem
 from gpufleet.lint.locate import TextDoc
 from gpufleet.rules import registry
-from gpufleet.rules.api import Finding
+from gpufleet.rules.api import Finding, Violation
+from gpufleet.rules.engine import make_finding
 
 GANG000 = "GANG000"
 
@@ -32,24 +33,11 @@ class Located:
 
 
 def problem_finding(problem: Problem) -> Finding:
-    rule = registry.get(GANG000)
-    obj = problem.obj or {}
-    found = obj.get("metadata")
-    meta = found if isinstance(found, dict) else {}
-    return Finding(
-        code=rule.code,
-        name=rule.name,
-        severity=rule.severity,
-        path=problem.path,
-        message=problem.message,
-        fix=problem.fix,
-        api_version=str(obj.get("apiVersion", "")),
-        kind=str(obj.get("kind", "")),
-        namespace=meta.get("namespace"),
-        object_name=meta.get("name"),
-        file=problem.file,
-        line=problem.line,
-    )
+    """The GANG000 finding of a load problem at its file and line, made as the engine makes every finding (the
+    object it names is the List the problem is in, if any)."""
+    violation = Violation(problem.path, problem.message, problem.fix)
+    found = make_finding(registry.get(GANG000), problem.obj or {}, violation)
+    return replace(found, file=problem.file, line=problem.line)
 
 
 def placed(finding: Finding, item: Loaded, line: int | None) -> Finding:

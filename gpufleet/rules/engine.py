@@ -25,10 +25,11 @@ from functools import lru_cache
 from typing import Any, Collection, Iterable, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT
+from gpufleet.kubetypes.objects import Identity, identity
 from gpufleet.rules import registry, waivers
 from gpufleet.rules.api import CheckContext, Finding, Rule, Severity, Violation
 from gpufleet.workloads.embedded import embedded_manifests
-from gpufleet.workloads.types import as_map, group_of, is_map
+from gpufleet.workloads.types import group_of, is_map
 
 MAX_EMBEDDING = 2
 """How deep manifests inside manifests are followed (a Workflow creating a Workflow that creates a job)."""
@@ -63,19 +64,6 @@ def matches(code: str, patterns: frozenset[str]) -> bool:
     return "ALL" in patterns or any(code.startswith(p) for p in patterns)
 
 
-Identity = tuple[str, str, Any, Any]  # apiVersion, kind, namespace, name
-
-
-def _identity(obj: Mapping[str, Any]) -> Identity:
-    meta = as_map(obj.get("metadata"))
-    return (
-        str(obj.get("apiVersion", "")),
-        str(obj.get("kind", "")),
-        meta.get("namespace"),
-        meta.get("name") or meta.get("generateName"),
-    )
-
-
 def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
     internal = isinstance(violation, InternalError)
     return Finding(
@@ -96,7 +84,7 @@ def _finding(rule: Rule, who: Identity, violation: Violation) -> Finding:
 
 def make_finding(rule: Rule, obj: Mapping[str, Any], violation: Violation) -> Finding:
     """A finding of ``rule`` on ``obj`` (identity from the object's metadata), not yet waived."""
-    return _finding(rule, _identity(obj), violation)
+    return _finding(rule, identity(obj), violation)
 
 
 def _crash(rule: Rule, exc: Exception) -> InternalError:
@@ -153,7 +141,7 @@ def in_run(obj: Mapping[str, Any], ctx: CheckContext) -> CheckContext:
 
 def _findings(rule: Rule, obj: Mapping[str, Any], ctx: CheckContext) -> list[Finding]:
     """One rule's findings."""
-    who = _identity(obj)
+    who = identity(obj)
     return [_finding(r, who, v) for r, v in _violations((rule,), obj, ctx)]
 
 
@@ -210,7 +198,7 @@ class Engine:
         found = _violations(rules, obj, in_run(obj, ctx))
         if not found:
             return []
-        who = _identity(obj)
+        who = identity(obj)
         findings = waivers.apply(obj, [_finding(rule, who, v) for rule, v in found])
         if len(findings) > 1:
             findings.sort(key=_order)

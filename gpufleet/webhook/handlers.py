@@ -23,11 +23,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from gpufleet.kubetypes.objects import reported_name
 from gpufleet.kubetypes.vocab import WAIVER_PREFIX
 from gpufleet.mutate import mutate
 from gpufleet.rules import engine
 from gpufleet.rules.api import Finding
-from gpufleet.util.maps import is_map
+from gpufleet.util.maps import as_map, is_map
 from gpufleet.webhook.registry import Handler, Registry
 from gpufleet.webhook.review import AdmissionRequest, Verdict, short_warning
 from gpufleet.webhook.state import State
@@ -150,9 +151,8 @@ def _new_on_update(blocking: list[Finding], old: Mapping[str, Any], state: State
 
 
 def denial_message(obj: Mapping[str, Any], blocking: list[Finding]) -> str:
-    found = obj.get("metadata")
-    meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    name = meta.get("name") or meta.get("generateName") or "(unnamed)"
+    meta = as_map(obj.get("metadata"))
+    name = reported_name(meta) or "(unnamed)"
     where = f"{meta.get('namespace')}/{name}" if meta.get("namespace") else name
     lines = [f"gpufleet denied {obj.get('kind', 'object')} {where}: {len(blocking)} gang-safety violation(s)"]
     lines += [f"{f.code} {f.name} at {f.path or '(object)'}: {f.message} Fix: {f.fix}" for f in blocking]

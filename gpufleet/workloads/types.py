@@ -9,22 +9,17 @@ list where a map belongs): schema errors are GANG601's business, not a crash.
 
 from __future__ import annotations
 
-from collections import abc
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
-from gpufleet.util.maps import is_map as is_map  # re-exported: the workload views' modules import it from here
+from gpufleet.kubetypes.objects import reported_name
+from gpufleet.util.maps import (
+    EMPTY as EMPTY,  # re-exported, as are the two below: the workload views' modules import them from here
+)
+from gpufleet.util.maps import as_map as as_map
+from gpufleet.util.maps import is_map as is_map
 from gpufleet.util.quickinit import quick_init, read_once
-
-EMPTY: Mapping[str, Any] = {}
-
-
-def as_map(value: Any) -> Mapping[str, Any]:
-    """``value`` if it is a mapping, else an empty one."""
-    if type(value) is dict:
-        return value
-    return EMPTY if value is None or not isinstance(value, abc.Mapping) else value
 
 
 def as_list(value: Any) -> list[Any]:
@@ -148,8 +143,7 @@ class WorkloadView(_Labelled):
 
     @read_once
     def name(self) -> str | None:
-        meta = self.metadata
-        return meta.get("name") or meta.get("generateName")
+        return reported_name(self.metadata)
 
     @read_once
     def namespace(self) -> str | None:

@@ -58,6 +58,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.objects import reported_name
 from gpufleet.kubetypes.vocab import GANG_LABEL
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
@@ -95,7 +96,7 @@ def _why_gang(name: str, labels: Mapping[str, Any], ctx: CheckContext) -> str | 
     users = ctx.run.derived(users_by_class).get(name, [])
     if users:
         meta = as_map(users[0].get("metadata"))
-        who = f"{users[0].get('kind')} {meta.get('name') or meta.get('generateName') or ''}".strip()
+        who = f"{users[0].get('kind')} {reported_name(meta) or ''}".strip()
         return f"gang workload {who} uses it" + (f" (and {len(users) - 1} more)" if len(users) > 1 else "")
     return None
 
