@@ -2,9 +2,8 @@
 
 A finding, a denial and a rule's message name an object by its ``metadata.name`` or, when it has
 none yet (a ``generateName`` the API server completes at creation), by that prefix. Called by the
-rule engine (each finding's identity), lint (the GANG000 finding of a document inside a List that
-is not an object), the workload views (``WorkloadView.name``), GANG504's message and the
-admission webhook's denial message.
+rule engine (each finding's identity, lint's GANG000 findings included), the workload views
+(``WorkloadView.name``), GANG504's message and the admission webhook's denial message.
 """
 
 from __future__ import annotations

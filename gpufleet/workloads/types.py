@@ -14,9 +14,9 @@ from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.kubetypes.objects import reported_name
-from gpufleet.util.maps import (
-    EMPTY as EMPTY,  # re-exported, as are the two below: the workload views' modules import them from here
-)
+
+# Re-exported: the workload views' modules and the rules import these three from here.
+from gpufleet.util.maps import EMPTY as EMPTY
 from gpufleet.util.maps import as_map as as_map
 from gpufleet.util.maps import is_map as is_map
 from gpufleet.util.quickinit import quick_init, read_once
