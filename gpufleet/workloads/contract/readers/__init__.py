@@ -1,0 +1,1 @@
+"""One reader per upstream controller; importing this package registers them all (see ``registry``)."""
