@@ -37,6 +37,8 @@ def _text(doc: dict) -> None:
     ranks = f"{doc['running']} of {doc['expectedRanks']} ranks Running"
     if doc["outcome"] == "refused":
         typer.echo(f"refused by {doc['refusedBy']}: {doc['message']}")
+    elif doc["outcome"] == "notRunnable":
+        typer.echo(f"notRunnable: {doc['message']}")
     elif doc["outcome"] == "ranWhole":
         typer.echo(f"ranWhole: {ranks} after {doc['secondsToAllRunning']} s")
     else:

@@ -103,6 +103,17 @@ def _placed(kube: Kube, doc: Mapping[str, Any], namespace: str) -> dict[str, Any
     return body
 
 
+def unserved(kube: Kube, docs: list[Mapping[str, Any]]) -> str | None:
+    """The first kind in ``docs`` the sandbox serves no API for, as ``Kind (apiVersion)``; None when it serves all."""
+    for doc in docs:
+        api_version, kind = str(doc.get("apiVersion", "")), str(doc.get("kind", ""))
+        try:
+            kube.resource(api_version, kind)
+        except Exception:  # noqa: BLE001 - ResourceNotFoundError: no CRD (no operator) for it here
+            return f"{kind} ({api_version})"
+    return None
+
+
 def _submit(kube: Kube, docs: list[Mapping[str, Any]], namespace: str) -> tuple[list[Ref], str | None]:
     """Create each manifest; the refs created and, at the first refusal, the API server's message."""
     refs: list[Ref] = []
@@ -206,6 +217,15 @@ def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptio
     """Submit ``docs`` to the sandbox ``kube`` talks to and report what its engines did with them."""
     start = time.monotonic()
     result = TrialResult(O.NEVER_ADMITTED, expected_ranks(docs), [])
+    missing = unserved(kube, docs)
+    if missing is not None:
+        result.outcome = O.NOT_RUNNABLE
+        result.message = (
+            f"this sandbox does not run {missing}: no controller serves that API here, so nothing was submitted "
+            f"(fix: run its operator in the sandbox, where the model's workloadOperators can say so)"
+        )
+        result.elapsed = time.monotonic() - start
+        return result
     refs, refusal = _submit(kube, docs, options.namespace)
     result.objects = [str(r) for r in refs]
     watch = Watch(kube, refs)
