@@ -150,7 +150,7 @@ def try_(
         timeout=seconds, settle=settle, fail_rank=fail_rank, namespace=namespace, gpu_resources=gpu_resources(fleet)
     )
     try:
-        result = run(sandbox, docs, options, keep)
+        result = run(sandbox, docs, options, keep, fleet)
     except TrialBroke as exc:
         raise loading.fail([str(exc)], USAGE, COMMAND) from None
     doc = {**head, **result.as_dict()}
