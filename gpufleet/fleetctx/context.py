@@ -30,6 +30,7 @@ from gpufleet.kubetypes import quantity, workload_api
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.kubetypes.vocab import (
     KNOWN_GPUS,
+    KUBELET_NODE_LABELS,
     KUEUE_NAMESPACE,
     NVIDIA_GPU,
     PARTITION_ALWAYS_EXEMPT,
@@ -71,6 +72,13 @@ class PoolContext:
     cold_start_budget_seconds: int | None = None
     placement: str = "per-pod"
     """How a Kueue pool's admitted gangs are placed: ``per-pod`` or ``native`` (kube-scheduler's GangScheduling)."""
+    topology_levels: tuple[str, ...] = ()
+    """Node labels every node of the pool carries, one value per topology domain (block, rack, host)."""
+
+    def carries(self, label: str) -> bool:
+        """Whether every node of the pool carries ``label``: its ``nodeLabels``, its topology levels, or one the
+        kubelet sets on every node (``kubernetes.io/hostname``, ``kubernetes.io/os``, ``kubernetes.io/arch``)."""
+        return label in self.node_labels or label in self.topology_levels or label in KUBELET_NODE_LABELS
 
     @property
     def native_gangs(self) -> bool:
@@ -267,6 +275,7 @@ class FleetContext:
                 dedicated_to=p.get("dedicatedTo"),
                 cold_start_budget_seconds=p.get("coldStartBudgetSeconds"),
                 placement=str(p.get("placement") or "per-pod"),
+                topology_levels=tuple(str(x) for x in p.get("topologyLevels") or () if isinstance(x, str)),
             )
             for p in data.get("pools", ())
         )

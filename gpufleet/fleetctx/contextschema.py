@@ -67,6 +67,8 @@ class PoolDoc(_Doc):
     allocatable: dict[StrictStr, Any] = {}
     """One node's allocatable resources as Kubernetes quantities ({"nvidia.com/gpu": "8", "memory": "1800Gi"})."""
     nodeLabels: dict[StrictStr, StrictStr] = {}
+    topologyLevels: list[StrictStr] = []
+    """Written only for a pool with topology levels: node labels every node carries, widest domain first."""
     placement: Literal["per-pod", "native"] = "per-pod"
     """Written only for a Kueue pool whose admitted gangs kube-scheduler places whole (``native``)."""
     dedicatedTo: StrictStr | None = Field(None, min_length=1, max_length=63, pattern=DNS_LABEL)

@@ -70,6 +70,8 @@ KWOK_RETRIED = "gpufleet.dev/kwok-retry"  # when the fault tier touched a rank w
 
 # Kubernetes well-known labels and resources.
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+KUBELET_NODE_LABELS = frozenset({HOSTNAME_LABEL, "kubernetes.io/os", "kubernetes.io/arch"})
+"""Labels the kubelet sets on every node it registers (kubernetes ``pkg/kubelet/kubelet_node_status.go`` ``initialNode``)."""
 ZONE_LABEL = "topology.kubernetes.io/zone"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every namespace
 APP_NAME_LABEL = "app.kubernetes.io/name"

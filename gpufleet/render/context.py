@@ -44,6 +44,8 @@ def _pool(pool: Pool) -> dict[str, Any]:
         },
         "nodeLabels": dict(sorted(pool.node_labels.items())),
     }
+    if pool.topology_levels:
+        out["topologyLevels"] = list(pool.topology_levels)
     if pool.placement != "per-pod":
         out["placement"] = pool.placement
     if pool.dedicated_to:
