@@ -132,9 +132,14 @@ def _success(spec: Mapping[str, Any], count: int) -> Success:
     completions = as_int(spec.get("completions"))
     if completions is None and "parallelism" in spec:
         return Success("any pod succeeds and every pod ends", (MAIN,), 1, Provenance(derived=SOURCE))
+    origin = (
+        Provenance(SPEC.child("completions"))
+        if completions is not None
+        else Provenance(derived=DEFAULTS, note="completions defaults to 1")
+    )
     if spec.get("completionMode") == "Indexed":
-        return Success("every index succeeds", (MAIN,), completions or 1, Provenance(SPEC.child("completions")))
-    return Success("completions pods succeed", (MAIN,), completions or 1, Provenance(SPEC.child("completions")))
+        return Success("every index succeeds", (MAIN,), completions or 1, origin)
+    return Success("completions pods succeed", (MAIN,), completions or 1, origin)
 
 
 def _groups(
