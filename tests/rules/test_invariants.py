@@ -21,3 +21,11 @@ def test_a_code_maps_to_its_invariant_and_an_unrelated_code_to_none():
     found = invariant_of("GANG204")
     assert found is not None and (found.number, found.name) == (5, "restart scope is the gang")
     assert invariant_of("GANG301") is None
+
+
+def test_the_users_table_in_docs_predict_is_this_table():
+    from tests.conftest import REPO
+
+    text = (REPO / "docs" / "predict.md").read_text(encoding="utf-8")
+    for inv in INVARIANTS:
+        assert f"| {inv.number} | {inv.name} | {inv.statement} | {', '.join(inv.codes) or '(none yet)'} |" in text
