@@ -175,3 +175,12 @@ def test_a_cron_job_is_read_as_its_job_with_paths_under_the_job_template():
     assert str(found.pod_sets[0].count_from) == "spec.jobTemplate.spec.parallelism"
     assert str(found.pod_sets[0].template_path) == "spec.jobTemplate.spec.template"
     assert str(found.rank_failures[0].steps[0].origin) == "spec.jobTemplate.spec.backoffLimit"
+
+
+def test_a_1_36_shape_gang_needs_no_spec_scheduling_note():
+    fleet = FleetContext(
+        "f", (), (), kubernetes_minor=36
+    )  # WorkloadWithJob off: no group, and no advice to add spec.scheduling
+    found = contract(job(parallelism=4, completions=4, completionMode="Indexed"), fleet=fleet)
+    assert found.groups == ()
+    assert not any("spec.scheduling" in n for n in found.notes)

@@ -122,3 +122,18 @@ def test_a_volcano_pod_group_is_a_group_with_no_pod_sets_and_its_members_named()
     group = found.groups[0]
     assert found.pod_sets == () and (group.minimum, str(group.minimum_from), group.queue) == (2, "spec.minMember", "q")
     assert group.members == ("Pod/m",)
+
+
+@pytest.mark.parametrize(
+    "policies, task, note",
+    [
+        # applyPolicies: an event no policy maps leaves the pod down
+        ([{"event": "PodFailed", "action": "RestartJob"}], {}, "no policy maps PodEvicted"),
+        ([{"exitCode": 3, "action": "RestartJob"}], {}, "exitCode policies act first"),
+        # createOrUpdatePodGroup: a task's minAvailable becomes minTaskMember
+        ([{"events": ["*"], "action": "RestartJob"}], {"minAvailable": 1}, "minTaskMember"),
+    ],
+)
+def test_what_the_failure_path_leaves_out_is_noted(policies, task, note):
+    found = contract(volcano_job({"name": "w", "replicas": 2, **task}, policies=policies))
+    assert any(note in n for n in found.notes), found.notes

@@ -166,7 +166,7 @@ def _groups(
             groups.append(
                 GangGroup(view.name, "native", "jobController", "workload", (count_name,), gang.min_count, origin)
             )
-        else:
+        elif "scheduling" in as_map(view.obj.get("spec")):
             notes.append(
                 "spec.scheduling asks for a gang: only a cluster whose Job controller runs WorkloadWithJob "
                 "(and GenericWorkload) makes one; say so in the fleet model"

@@ -49,7 +49,7 @@ from gpufleet.workloads.contract.types import (
 from gpufleet.workloads.pods import effective_scheduler
 from gpufleet.workloads.stages import depends_on_names
 from gpufleet.workloads.types import SPEC, as_int, as_list, as_map
-from gpufleet.workloads.volcano import default_min_available, effective_policy
+from gpufleet.workloads.volcano import all_policies, default_min_available, effective_policy, uncovered_events
 
 TAG = "volcano v1.14.1"
 SOURCE = f"{TAG} pkg/controllers/job/job_controller.go"
@@ -107,6 +107,25 @@ def _failure(obj: Mapping[str, Any], index: int, name: str, pod_spec: Mapping[st
     return RankFailure(name, tuple(steps))
 
 
+def _policy_notes(obj: Mapping[str, Any], pod_sets: list[PodSet]) -> list[str]:
+    """What the failure path above leaves out: uncovered evictions, exit-code policies, per-task minimums."""
+    notes = [
+        f"no policy maps {event}: such a pod stays down, the others run on"
+        for event in uncovered_events(obj, ("PodEvicted",))
+    ]
+    if any(p.exit_code is not None for p in all_policies(obj)):
+        notes.append(
+            "exitCode policies act first on the exit codes they name (the path above is for any other failure)"
+        )
+    for i, task in enumerate(as_list(as_map(obj.get("spec")).get("tasks"))):
+        task_min = as_int(as_map(task).get("minAvailable"))
+        if task_min is not None and i < len(pod_sets):
+            notes.append(
+                f"task {pod_sets[i].name} needs {task_min} of its pods placed together (the PodGroup's minTaskMember)"
+            )
+    return notes
+
+
 @reader("batch.volcano.sh", "Job", source=SOURCE)
 def volcano_job(obj: Mapping[str, Any], run: Run) -> Contract:
     view = build_view(obj)
@@ -138,6 +157,7 @@ def volcano_job(obj: Mapping[str, Any], run: Run) -> Contract:
         )
         failures.append(_failure(obj, index, name, template.spec, template.spec_path))
         schedulers.append((name, effective_scheduler(view, template)))
+    notes.extend(_policy_notes(obj, pod_sets))
     minimum, minimum_from = _minimum(spec, tasks)
     queue = view.volcano_queue or "default"
     queue_from = (
