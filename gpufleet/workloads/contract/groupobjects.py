@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from gpufleet.workloads import build_view
 from gpufleet.workloads.contract import common
+from gpufleet.workloads.contract.membership import group_members
 from gpufleet.workloads.contract.registry import Run
 from gpufleet.workloads.contract.types import Admission, Backend, Contract, GangGroup, Provenance, Success
 from gpufleet.workloads.native import gang_policies
@@ -26,12 +27,9 @@ def members(obj: Mapping[str, Any], run: Run) -> tuple[str, ...]:
     """``Kind/name`` of the workloads of the input whose pods join group ``obj`` (same name and namespace)."""
     meta = as_map(obj.get("metadata"))
     name, namespace = meta.get("name"), meta.get("namespace")
-    out = []
-    for other in run.objects:
-        view = build_view(other) if other is not obj else None
-        if view is not None and view.pod_group == name and view.namespace in (None, namespace):
-            out.append(f"{view.kind}/{view.name}")
-    return tuple(out)
+    if not isinstance(name, str):
+        return ()
+    return tuple(who for who, _ in group_members(run.objects, namespace if isinstance(namespace, str) else None, name))
 
 
 def group_contract(obj: Mapping[str, Any], run: Run, backend: Backend, source: str) -> Contract:

@@ -133,13 +133,37 @@ def volcano_owner_group(scheduler: str | None, members: tuple[str, ...], name: s
     return GangGroup(name, "volcano", "operator", "workload", members, 1, origin, "default", origin)
 
 
-def group_pods(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: str) -> int:
-    """How many pods of the input join group ``name`` in ``namespace`` (every workload's pods, as its view counts them)."""
+_INDEX: list[Any] = [None, {}]
+"""The last input's group index: ``[its objects, {(namespace, group): [(Kind/name, pods)]}]`` (one input at a time)."""
+
+
+def group_index(objects: Sequence[Mapping[str, Any]]) -> dict[tuple[str | None, str], list[tuple[str, int]]]:
+    """``{(namespace, group name): [(Kind/name, pods)]}`` of the workloads of the input whose pods join a group.
+
+    Built once per input (the readers of every member ask): the last input's index is kept.
+    """
+    if _INDEX[0] is objects:
+        return _INDEX[1]
     from gpufleet.workloads.kinds import build_view
 
-    total = 0
+    index: dict[tuple[str | None, str], list[tuple[str, int]]] = {}
     for obj in objects:
         view = build_view(obj)
-        if view is not None and view.templates and view.pod_group == name and view.namespace in (None, namespace):
-            total += view.total_pods
-    return total
+        if view is not None and view.templates and view.pod_group:
+            index.setdefault((view.namespace, view.pod_group), []).append((f"{view.kind}/{view.name}", view.total_pods))
+    _INDEX[:] = [objects, index]
+    return index
+
+
+def group_members(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: str) -> list[tuple[str, int]]:
+    """``(Kind/name, pods)`` of the workloads of the input whose pods join group ``name`` in ``namespace``."""
+    index = group_index(objects)
+    found = list(index.get((namespace, name), ()))
+    if namespace is not None:
+        found += index.get((None, name), [])
+    return found
+
+
+def group_pods(objects: Sequence[Mapping[str, Any]], namespace: str | None, name: str) -> int:
+    """How many pods of the input join group ``name`` in ``namespace`` (every workload's pods, as its view counts them)."""
+    return sum(pods for _, pods in group_members(objects, namespace, name))
