@@ -83,6 +83,18 @@ def _context(config: LintConfig, opts: Options) -> CheckContext:
     return settings.context()
 
 
+def fleet_context(fleet: str | None, context_file: str | None = None) -> CheckContext:
+    """The check context of ``--fleet``/``--fleet-context`` as lint builds it (``gpufleet predict`` shares it)."""
+    return _context(LintConfig(), Options(paths=(), fleet=fleet, fleet_context=context_file))
+
+
+def check_paths(paths: Sequence[str]) -> None:
+    """Every manifest path exists and can be read (``-`` is standard input), as lint checks them."""
+    for path in paths:
+        if path != "-":
+            inputs.any_in(path, "pass manifest files or directories, or - for standard input")
+
+
 def _check_usage(opts: Options) -> None:
     if opts.fmt not in FORMATS:
         raise UsageError([f"--format {opts.fmt!r} is not one of {', '.join(FORMATS)}"])
@@ -100,9 +112,7 @@ def _check_usage(opts: Options) -> None:
                 f"1 (one process) or up to {MAX_JOBS}"
             ]
         )
-    for path in opts.paths:
-        if path != "-":
-            inputs.any_in(path, "pass manifest files or directories, or - for standard input")
+    check_paths(opts.paths)
     if opts.config:
         inputs.file_in(opts.config, "linter config file", "pass the linter config YAML, e.g. --config lint.yaml")
 
