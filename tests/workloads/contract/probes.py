@@ -18,6 +18,7 @@ PROBES: dict[str, Callable[[Contract], Any]] = {
     "roles": lambda c: {p.name: p.role for p in c.pod_sets},
     "gpus": lambda c: {p.name: int(p.gpus_per_pod) for p in c.pod_sets},
     "after": lambda c: {p.name: [(a.of, a.condition) for a in p.created_after] for p in c.pod_sets if p.created_after},
+    "group_names": lambda c: [g.name for g in c.groups],
     "groups": lambda c: [(g.backend, g.minimum, g.scope) for g in c.groups],
     "minimum_from": lambda c: [str(g.minimum_from) for g in c.groups],
     "queue": lambda c: [g.queue for g in c.groups],

@@ -41,6 +41,25 @@ def job(kind: str = "PyTorchJob", restart: str | None = None, workers: int | Non
 
 
 CASES = [
+    (
+        "setTypeNamesToCamelCase: a lower-case replica key is the operator's Worker",
+        {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "PyTorchJob",
+            "metadata": {"name": "pt"},
+            "spec": {"pytorchReplicaSpecs": {"master": replica_spec(1, None), "worker": replica_spec(2, None)}},
+        },
+        {},
+        "success",
+        ("the Master succeeds", ("Master",)),
+    ),
+    (
+        "paddlepaddle_defautls.go: a PaddleJob's elasticPolicy is elastic too",
+        job("PaddleJob", elasticPolicy={"minReplicas": 2}),
+        {},
+        "admission",
+        ("elastic", "none", 3),
+    ),
     # (upstream behaviour, object, operator settings, probe, expected)
     ("*_defaults.go: replicas default 1", job(workers=None), {}, "counts", {"Master": 1, "Worker": 1}),
     (

@@ -13,6 +13,13 @@ VOLCANO = {"leaderworkerset": {"gangScheduler": "volcano"}}
 EXCLUSIVE = {"leaderworkerset.sigs.k8s.io/exclusive-topology": "topology.kubernetes.io/zone"}
 
 CASES = [
+    (
+        "volcano_provider.go CreatePodGroupIfNotExists: the queue is read from the annotation only",
+        lws(labels={vocab.VOLCANO_QUEUE: "team-a"}),
+        VOLCANO,
+        "queue",
+        [None],
+    ),
     # (upstream behaviour, object, operator settings, probe, expected)
     (
         "leaderworkerset_types.go: one leader and size − 1 workers per group",

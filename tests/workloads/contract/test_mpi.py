@@ -31,6 +31,23 @@ def v1(obj: dict) -> dict:
 
 
 CASES = [
+    (
+        "training-operator mpi_defaults.go: MPIJob v1 Worker replicas default 0",
+        v1(mpi(workers=None)),
+        {},
+        "counts",
+        {"Launcher": 1, "Worker": 0},
+    ),
+    (
+        "training-operator mpijob_controller.go: MPIJob v1 launcher created with the workers, a failed pod fails the job",
+        v1(mpi(4, restart="OnFailure")),
+        {},
+        "steps",
+        {
+            "Launcher": [("kubelet", "inPlace", None), ("operator", "stop", None)],
+            "Worker": [("kubelet", "inPlace", None), ("operator", "stop", None)],
+        },
+    ),
     # (upstream behaviour, object, operator settings, probe, expected)
     (
         "default.go setDefaultsTypeWorker: Worker replicas default 0",

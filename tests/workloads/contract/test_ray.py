@@ -10,6 +10,7 @@ from gpufleet.kubetypes import vocab
 from tests.workloads.contract.probes import PROBES, contract_of, ray_cluster, ray_job, worker_group
 
 VOLCANO = {"kuberay": {"gangScheduler": "volcano"}}
+PLUGINS = {"kuberay": {"gangScheduler": "scheduler-plugins"}}
 MULTI_HOST = {"kuberay": {"featureGates": ["RayMultiHostIndexing"]}}
 
 CASES = [
@@ -72,11 +73,32 @@ CASES = [
         ["team-a"],
     ),
     (
-        "scheduler_plugins.go: desired + 1",
+        "scheduler_plugins.go isGangSchedulingEnabled: no PodGroup without ray.io/gang-scheduling-enabled",
         ray_cluster(worker_group(replicas=3)),
-        {"kuberay": {"gangScheduler": "scheduler-plugins"}},
+        PLUGINS,
+        "groups",
+        [],
+    ),
+    (
+        "scheduler_plugins.go createPodGroup: desired + 1, autoscaling or not",
+        ray_cluster(worker_group(replicas=3, minReplicas=1), autoscaling=True, labels={vocab.RAY_GANG: "true"}),
+        PLUGINS,
         "groups",
         [("coscheduling", 4, "workload")],
+    ),
+    (
+        "scheduler_plugins.go AddMetadataToPod: every pod gets the scheduler-plugins scheduler",
+        ray_cluster(),
+        PLUGINS,
+        "schedulers",
+        {"head": "scheduler-plugins-scheduler", "gpu": "scheduler-plugins-scheduler"},
+    ),
+    (
+        "volcano_scheduler.go getAppPodGroupName: ray-<name>-pg",
+        ray_cluster(),
+        VOLCANO,
+        "group_names",
+        ["ray-rc-pg"],
     ),
     (
         "raycluster_controller.go shouldDeletePod: a failed pod is recreated alone, after the kubelet",

@@ -4,7 +4,8 @@ Registered for ``kubeflow.org`` PyTorchJob, JAXJob, TFJob, XGBoostJob and Paddle
 calls :func:`read_replica_job` for an MPIJob ``kubeflow.org/v1`` (training-operator's own MPI controller;
 ``v2beta1`` belongs to mpi-operator). Each fact follows, at v1.9.4:
 
-- pod sets: one per ``<kind>ReplicaSpecs.<role>``, ``replicas`` pods (default 1), made directly by
+- pod sets: one per ``<kind>ReplicaSpecs.<role>`` (the key in any letter case, ``setTypeNamesToCamelCase``),
+  ``replicas`` pods (default 1; an MPIJob's Worker 0, ``mpi_defaults.go``), made directly by
   the operator, all at once (``pkg/apis/kubeflow.org/v1/*_defaults.go``; ``pkg/controller.v1/common/job.go``
   ``ReconcileJobs``: under Volcano, only once the PodGroup is ``Inqueue``);
 - gang group: with ``--gang-scheduler-name`` (``volcano``, or any other name for scheduler-plugins), a
@@ -20,8 +21,12 @@ calls :func:`read_replica_job` for an MPIJob ``kubeflow.org/v1`` (training-opera
   survivors keep their GPUs (``job.go`` ``DeletePodsAndServices``); ``Running`` and ``All`` stop them;
 - success: the Master (Chief, Launcher) succeeds, else every Worker (any Worker of a PyTorchJob with
   ``elasticPolicy``; TFJob's default ``successPolicy``: worker 0) (``pytorchjob_controller.go`` ``UpdateJobStatus``);
-- elastic: a PyTorchJob's ``elasticPolicy`` (``min``/``maxReplicas`` default to the Worker replicas,
-  ``pytorch_defaults.go`` ``setElasticPolicy``); the PodGroup minimum stays Σ replicas unless written.
+- elastic: a PyTorchJob's or PaddleJob's ``elasticPolicy`` (``min``/``maxReplicas`` default to the Worker
+  replicas, ``pytorch_defaults.go`` ``setElasticPolicy``, ``paddlepaddle_defautls.go``); the PodGroup minimum
+  stays Σ replicas unless written;
+- MPIJob v1 (``pkg/controller.v1/mpi/mpijob_controller.go``, read from a stored copy of the source whose tag
+  was not confirmed): the launcher pod is created with the workers, no failed pod is recreated, and a failed
+  launcher or worker fails the job (``updateMPIJobStatus``, ``UpdateJobStatus``).
 """
 
 from __future__ import annotations
@@ -55,6 +60,23 @@ _RUN_POLICY = SPEC.child("runPolicy")
 _POLICY = _RUN_POLICY.child("schedulingPolicy")
 ON_FAILURE_KINDS = frozenset({"PyTorchJob", "PaddleJob"})
 MASTERS = ("Master", "Chief", "Launcher")
+REPLICA_TYPES = {
+    "PyTorchJob": ("Master", "Worker"),
+    "PaddleJob": ("Master", "Worker"),
+    "XGBoostJob": ("Master", "Worker"),
+    "JAXJob": ("Worker",),
+    "TFJob": ("Chief", "Master", "PS", "Worker", "Evaluator"),
+    "MPIJob": ("Launcher", "Worker"),
+}
+"""The replica types each kind's ``setTypeNamesToCamelCase`` renames keys to (``worker`` → ``Worker``)."""
+ELASTIC_KINDS = frozenset({"PyTorchJob", "PaddleJob"})
+
+
+def canonical(kind: str, role: str) -> str:
+    """``role`` as the operator spells it after ``setTypeNamesToCamelCase`` (any letter case in the manifest)."""
+    return next((t for t in REPLICA_TYPES.get(kind, ()) if t.lower() == role.lower()), role)
+
+
 _RECONCILE_PODS = f"{TAG} pkg/controller.v1/common/pod.go ReconcilePods"
 
 
@@ -67,20 +89,22 @@ def read_replica_job(obj: Mapping[str, Any], run: Run) -> Contract:
     backoff = as_int(run_policy.get("backoffLimit"))
     pod_sets, failures = [], []
     for template in view.templates if view else ():
-        role_name = template.role
+        role_name = canonical(kind, template.role)
         replica_spec = as_map(_at(spec, template.path))
         role: Role = "launcher" if role_name == "Launcher" else "rank"
+        default = 0 if (kind, role_name) == ("MPIJob", "Worker") else 1
         origin = (
             Provenance(template.replicas_path)
             if "replicas" in replica_spec
-            else Provenance(derived=f"{TAG} pkg/apis/kubeflow.org/v1 SetDefaults_{kind}", note="replicas 1")
+            else Provenance(derived=f"{TAG} pkg/apis/kubeflow.org/v1 SetDefaults_{kind}", note=f"replicas {default}")
         )
-        pod_sets.append(pod_set(template, role_name, role, template.replicas, origin, run.fleet))
+        replicas = count(replica_spec.get("replicas"), default)
+        pod_sets.append(pod_set(template, role_name, role, replicas, origin, run.fleet))
         failures.append(RankFailure(role_name, _steps(kind, replica_spec, template.path.parent, backoff)))
     total = sum(p.count for p in pod_sets)
     names = tuple(p.name for p in pod_sets)
     groups, scheduler = _group(obj, policy, names, total, run)
-    elastic = as_map(spec.get("elasticPolicy")) if kind == "PyTorchJob" else {}
+    elastic = as_map(spec.get("elasticPolicy")) if kind in ELASTIC_KINDS else {}
     workers = next((p.count for p in pod_sets if p.name == "Worker"), 0)
     queue = as_map(meta.get("labels")).get(vocab.QUEUE_LABEL)
     by: Backend = "kueue" if queue else groups[0].backend if groups else "none"
@@ -94,7 +118,7 @@ def read_replica_job(obj: Mapping[str, Any], run: Run) -> Contract:
             total - workers + high,
             Provenance(
                 SPEC.child("elasticPolicy"),
-                derived=f"{TAG} pkg/apis/kubeflow.org/v1/pytorch_defaults.go setElasticPolicy",
+                derived=f"{TAG} pkg/apis/kubeflow.org/v1/{kind} elasticPolicy defaulting",
             ),
         )
     else:
@@ -162,6 +186,10 @@ def _steps(kind: str, replica_spec: Mapping[str, Any], at: FieldPath, backoff: i
         None,
         Provenance(origin.path, derived=f"{TAG} UpdateJobStatus", note="a failed pod fails the job"),
     )
+    if kind == "MPIJob":  # pkg/controller.v1/mpi/mpijob_controller.go: no pod is recreated, a failed one fails the job
+        mpi = Provenance(origin.path, derived=f"{TAG} pkg/controller.v1/mpi/mpijob_controller.go updateMPIJobStatus")
+        first = (FailureStep("kubelet", "inPlace", None, origin),) if policy in ("OnFailure", "Always") else ()
+        return (*first, FailureStep("operator", "stop", None, mpi))
     if policy in ("OnFailure", "Always"):
         return (FailureStep("kubelet", "inPlace", backoff, origin), replaced)
     if policy == "ExitCode":

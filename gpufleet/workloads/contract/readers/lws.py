@@ -14,7 +14,7 @@ admitted and gang-scheduled alone, ``spec.replicas`` times. Each fact follows, a
 - gang group: only when the manager's ``gangSchedulingManagement.schedulerProvider`` is ``volcano``: one
   PodGroup per group, ``<lws>-<group>-<revision>``, ``minMember`` = ``size``, or 1 under ``LeaderReady``
   (``pkg/schedulerprovider/volcano_provider.go`` ``CreatePodGroupIfNotExists``), queue from the LWS's
-  ``scheduling.volcano.sh/queue-name``; Kueue makes one Workload per group
+  ``scheduling.volcano.sh/queue-name`` annotation; Kueue makes one Workload per group
   (kueue v0.19.2 ``jobs/leaderworkerset/leaderworkerset_reconciler.go``);
 - failure: ``leaderWorkerTemplate.restartPolicy`` (webhook default ``RecreateGroupOnPodRestart``): a
   container restart or a deleted pod makes the controller recreate the whole group, kubelet restarts
@@ -44,7 +44,7 @@ from gpufleet.workloads.contract.types import (
     Terminal,
 )
 from gpufleet.workloads.kinds import build_view
-from gpufleet.workloads.types import SPEC, annotation_path, as_map, label_path
+from gpufleet.workloads.types import SPEC, annotation_path, as_map
 
 TAG = "lws v0.9.0"
 SOURCE = f"{TAG} pkg/controllers/pod_controller.go"
@@ -59,7 +59,7 @@ def read_lws(obj: Mapping[str, Any], run: Run) -> Contract:
     """The contract of one group of a LeaderWorkerSet (see the module docstring)."""
     spec, meta = as_map(obj.get("spec")), as_map(obj.get("metadata"))
     lwt = as_map(spec.get("leaderWorkerTemplate"))
-    annotations, labels = as_map(meta.get("annotations")), as_map(meta.get("labels"))
+    annotations = as_map(meta.get("annotations"))
     size = max(count(lwt.get("size"), 1), 1)
     view = build_view(obj)
     templates = {t.role: t for t in (view.templates if view else ())}
@@ -103,12 +103,8 @@ def read_lws(obj: Mapping[str, Any], run: Run) -> Contract:
             else (size, "size")
         )
         queue_key = vocab.VOLCANO_QUEUE
-        queue = annotations.get(queue_key) or labels.get(queue_key)
-        queue_from = (
-            Provenance(annotation_path(queue_key) if annotations.get(queue_key) else label_path(queue_key))
-            if queue
-            else Provenance()
-        )
+        queue = annotations.get(queue_key)
+        queue_from = Provenance(annotation_path(queue_key)) if queue else Provenance()
         groups = (
             GangGroup(
                 f"{identity(obj)['name']}-<group>-<revision>",

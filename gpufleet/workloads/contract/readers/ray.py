@@ -9,11 +9,15 @@ so it has no reader yet: it is reported as unknown). Each fact follows, at v1.5.
   defaults min 0, max 2147483647, hosts 1, ``apis/ray/v1/raycluster_types.go``); a RayJob's cluster
   is ``spec.rayClusterSpec`` (none with ``clusterSelector``), its submitter a Job made in
   ``K8sJobMode`` (the default) once the cluster is ready (``controllers/ray/rayjob_controller.go``);
-- gang group: only under the operator's ``batchScheduler`` (``volcano`` or ``scheduler-plugins``):
+- gang group: only under the operator's ``batchScheduler``. ``volcano``: PodGroup ``ray-<name>-pg``,
   ``minMember`` = 1 + the desired workers, or 1 + Σ ``minReplicas`` × ``numOfHosts`` with
   ``enableInTreeAutoscaling``; a RayJob's PodGroup leaves the submitter out "to avoid a startup deadlock"
-  (``batchscheduler/volcano/volcano_scheduler.go`` ``calculatePodGroupParams``, ``handleRayJob``;
-  ``batchscheduler/scheduler-plugins/scheduler_plugins.go``); queue from the ``volcano.sh/queue-name`` label;
+  (``batchscheduler/volcano/volcano_scheduler.go`` ``calculatePodGroupParams``, ``handleRayJob``), queue
+  from the ``volcano.sh/queue-name`` label. ``scheduler-plugins``: a PodGroup named after the cluster only
+  when it carries the ``ray.io/gang-scheduling-enabled`` label, ``minMember`` = 1 + the desired workers
+  even under autoscaling (``batchscheduler/scheduler-plugins/scheduler_plugins.go`` ``createPodGroup``,
+  ``isGangSchedulingEnabled``); either way the operator sets every pod's ``schedulerName``
+  (``AddMetadataToPod``);
 - failure: the kubelet first (pod ``restartPolicy``, API default ``Always``), then a Failed pod, head or
   worker, is deleted and recreated alone (``raycluster_controller.go`` ``shouldDeletePod``); with
   ``numOfHosts`` > 1 and the ``RayMultiHostIndexing`` gate, the whole multi-host replica
@@ -34,7 +38,6 @@ from gpufleet.workloads.contract.registry import Run, reader
 from gpufleet.workloads.contract.types import (
     Admission,
     After,
-    Backend,
     Contract,
     FailureStep,
     GangGroup,
@@ -51,7 +54,8 @@ from gpufleet.workloads.types import SPEC, as_int, as_list, as_map, is_map, labe
 TAG = "kuberay v1.5.0"
 SOURCE = f"{TAG} ray-operator/controllers/ray/raycluster_controller.go"
 MAX_REPLICAS = 2147483647
-QUEUE_LABEL = "volcano.sh/queue-name"
+QUEUE_LABEL = "volcano.sh/queue-name"  # volcano_scheduler.go QueueNameLabelKey
+PLUGINS_SCHEDULER = "scheduler-plugins-scheduler"  # scheduler_plugins.go schedulerInstanceName
 _DESIRED = f"{TAG} ray-operator/controllers/ray/utils/util.go GetWorkerGroupDesiredReplicas"
 _VOLCANO = f"{TAG} ray-operator/controllers/ray/batchscheduler/volcano/volcano_scheduler.go calculatePodGroupParams"
 _PLUGINS = f"{TAG} ray-operator/controllers/ray/batchscheduler/scheduler-plugins/scheduler_plugins.go"
@@ -151,7 +155,7 @@ def _read(obj: Mapping[str, Any], run: Run) -> Contract:
         )
     groups, scheduler = _groups(obj, labels, workers, min_workers, autoscaling, run, bool(pod_sets))
     total = sum(p.count for p in pod_sets)
-    if groups and autoscaling and not labels.get(vocab.QUEUE_LABEL):
+    if groups and groups[0].backend == "volcano" and autoscaling and not labels.get(vocab.QUEUE_LABEL):
         admission = Admission("elastic", groups[0].backend, groups[0].minimum, None, groups[0].minimum_from)
     else:
         admission = podsets.admission(
@@ -238,29 +242,34 @@ def _groups(
     members = ("head",) + tuple(n for n in _worker_names(obj))
     name = identity(obj)["name"]
     if scheduler == "volcano":
-        backend: Backend = "volcano"
-        derived, queue = _VOLCANO, labels.get(QUEUE_LABEL)
-    elif scheduler == "scheduler-plugins":
-        backend, derived, queue = "coscheduling", _PLUGINS, None
-    else:
-        return (), scheduler
-    minimum = 1 + (min_workers if autoscaling else workers)
-    note = "1 + Σ minReplicas × numOfHosts (enableInTreeAutoscaling)" if autoscaling else "1 + desired workers"
-    if obj.get("kind") == "RayJob":
-        note += "; the submitter is left out of minMember (handleRayJob)"
-    queue_from = Provenance(label_path(QUEUE_LABEL)) if queue else Provenance()
-    group = GangGroup(
-        name,
-        backend,
-        "operator",
-        "workload",
-        members,
-        minimum,
-        Provenance(derived=derived, note=note),
-        str(queue) if queue else None,
-        queue_from,
-    )
-    return (group,), "volcano" if backend == "volcano" else scheduler
+        minimum = 1 + (min_workers if autoscaling else workers)
+        note = "1 + Σ minReplicas × numOfHosts (enableInTreeAutoscaling)" if autoscaling else "1 + desired workers"
+        if obj.get("kind") == "RayJob":
+            note += "; the submitter is left out of minMember (handleRayJob)"
+        queue = labels.get(QUEUE_LABEL)
+        group = GangGroup(
+            f"ray-{name}-pg",
+            "volcano",
+            "operator",
+            "workload",
+            members,
+            minimum,
+            Provenance(derived=_VOLCANO, note=note),
+            str(queue) if queue else None,
+            Provenance(label_path(QUEUE_LABEL)) if queue else Provenance(),
+        )
+        return (group,), "volcano"
+    if scheduler == "scheduler-plugins":
+        if vocab.RAY_GANG not in labels:
+            return (), PLUGINS_SCHEDULER
+        origin = Provenance(
+            label_path(vocab.RAY_GANG),
+            derived=f"{_PLUGINS} createPodGroup",
+            note="1 + desired workers, autoscaling or not",
+        )
+        group = GangGroup(name, "coscheduling", "operator", "workload", members, 1 + workers, origin)
+        return (group,), PLUGINS_SCHEDULER
+    return (), scheduler
 
 
 def _worker_names(obj: Mapping[str, Any]) -> list[str]:
