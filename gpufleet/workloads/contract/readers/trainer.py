@@ -40,7 +40,7 @@ from gpufleet.workloads.contract.types import (
 )
 from gpufleet.workloads.kinds import build_view
 from gpufleet.workloads.runtimes import NODE_JOB, RUNTIME_KINDS, runtime_for, with_nodes_alone, with_runtime
-from gpufleet.workloads.types import SPEC, annotation_path, as_map, label_path
+from gpufleet.workloads.types import SPEC, annotation_path, as_list, as_map, label_path
 
 TAG = "trainer v2.3.0"
 SOURCE = f"{TAG} pkg/runtime/core/trainingruntime.go"
@@ -79,7 +79,7 @@ def read_trainjob(obj: Mapping[str, Any], run: Run) -> Contract:
                 note="numNodes − 1 (runLauncherAsNode)",
             ),
         )
-    names = {str(as_map(r).get("name")) for r in jobset_spec.get("replicatedJobs") or () if isinstance(r, Mapping)}
+    names = {str(as_map(r).get("name")) for r in as_list(jobset_spec.get("replicatedJobs"))}
     roles: dict[str, Role] = {LAUNCHER_JOB: "launcher"} if LAUNCHER_JOB in names else {}
     annotations = as_map(as_map(as_map(spec.get("template")).get("metadata")).get("annotations"))
     lowered = lower(
