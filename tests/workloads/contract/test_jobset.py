@@ -44,6 +44,13 @@ EXCLUSIVE = {"alpha.jobset.sigs.k8s.io/exclusive-topology": "cloud.google.com/gk
 COSCHEDULED = pod_template(labels={vocab.COSCHEDULING_GROUP: "pg"})
 
 CASES = [
+    (
+        "stages.sweep_roles: child Jobs running more completions than parallelism are a sweep",
+        js(rjob(parallelism=2, completions=10)),
+        {},
+        "roles",
+        {"workers": "sweep"},
+    ),
     # (upstream behaviour, object, operator settings, probe, expected)
     (
         "jobset_types.go ReplicatedJob: replicas Jobs × min(parallelism, completions)",

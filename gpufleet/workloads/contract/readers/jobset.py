@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.workloads import stages
 from gpufleet.workloads.contract import podsets
 from gpufleet.workloads.contract.podsets import count, identity, pod_set, user_groups
 from gpufleet.workloads.contract.registry import Run, reader
@@ -49,8 +50,8 @@ from gpufleet.workloads.contract.types import (
     Terminal,
 )
 from gpufleet.workloads.kinds import build_view
-from gpufleet.workloads.stages import IN_PLACE_RESTART, is_sweep_job
-from gpufleet.workloads.types import SPEC, PodTemplate, as_int, as_list, as_map, is_map
+from gpufleet.workloads.stages import IN_PLACE_RESTART
+from gpufleet.workloads.types import SPEC, PodTemplate, WorkloadView, as_int, as_list, as_map, is_map
 
 TAG = "jobset v0.12.0"
 SOURCE = f"{TAG} pkg/controllers/jobset_controller.go"
@@ -80,23 +81,23 @@ def lower(
     templates: tuple[PodTemplate, ...],
     run: Run,
     *,
+    owner: WorkloadView | None,
     annotations: Mapping[str, Any] | None = None,
     counts: Mapping[str, tuple[int, Provenance]] | None = None,
     roles: Mapping[str, Role] | None = None,
 ) -> Lowered:
     """The JobSet reading of ``spec`` (a JobSet's spec at ``base``), with the views' ``templates``.
 
+    ``owner`` is the view of the object holding ``spec`` (the JobSet, the runtime): its initializers and
+    sweeps are :mod:`gpufleet.workloads.stages`' (``initializer_roles``, ``sweep_roles``).
+
     ``counts`` replaces a replicatedJob's pod count by name (the Trainer's ``numNodes``); ``roles`` its role.
     """
     jobs_path = base.child("replicatedJobs")
     by_path = {t.path: t for t in templates}
     rjobs = [(i, r) for i, r in enumerate(as_list(spec.get("replicatedJobs"))) if is_map(r)]
-    initializers = {
-        str(d.get("name"))
-        for _, r in rjobs
-        for d in as_list(r.get("dependsOn"))
-        if as_map(d).get("status") == "Complete"
-    }
+    initializers = stages.initializer_roles(owner) if owner else frozenset()
+    sweeps = stages.sweep_roles(owner) if owner else frozenset()
     exclusive_default = (annotations or {}).get(EXCLUSIVE)
     in_order = as_map(spec.get("startupPolicy")).get("startupPolicyOrder") == "InOrder"
     pod_sets: list[PodSet] = []
@@ -112,7 +113,7 @@ def lower(
             continue
         name = str(rjob.get("name") or "")
         job_spec = as_map(as_map(rjob.get("template")).get("spec"))
-        role: Role = "initializer" if name in initializers else "sweep" if is_sweep_job(job_spec) else "rank"
+        role: Role = "initializer" if name in initializers else "sweep" if name in sweeps else "rank"
         role = (roles or {}).get(name, role)
         replicas = count(rjob.get("replicas"), 1)
         parallelism = count(job_spec.get("parallelism"), 1)
@@ -319,7 +320,12 @@ def read_jobset(obj: Mapping[str, Any], run: Run) -> Contract:
     view = build_view(obj)
     meta = as_map(obj.get("metadata"))
     lowered = lower(
-        as_map(obj.get("spec")), SPEC, view.templates if view else (), run, annotations=as_map(meta.get("annotations"))
+        as_map(obj.get("spec")),
+        SPEC,
+        view.templates if view else (),
+        run,
+        owner=view,
+        annotations=as_map(meta.get("annotations")),
     )
     groups = user_groups(
         lowered.members, run.objects, meta.get("namespace") if isinstance(meta.get("namespace"), str) else None

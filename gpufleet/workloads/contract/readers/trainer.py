@@ -87,6 +87,7 @@ def read_trainjob(obj: Mapping[str, Any], run: Run) -> Contract:
         _JOBSET_SPEC,
         templates,
         run,
+        owner=build_view(runtime) if trainjob else view,
         annotations=annotations,
         counts={NODE_JOB: (nodes, nodes_from)},
         roles=roles,
