@@ -113,7 +113,7 @@ CASES = [
         unset_restart(js(rjob(backoff_limit=None))),
         {},
         "steps",
-        {"workers": [("kubelet", "inPlace", 6), ("operator", "stop", None)]},
+        {"workers": [("kubelet", "inPlace", 6), ("podController", "pod", 6), ("operator", "stop", None)]},
     ),
     (
         "batch/v1 defaults: child backoffLimit 6 replaces a Never pod alone",

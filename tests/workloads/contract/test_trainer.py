@@ -113,7 +113,7 @@ CASES = [
         train_job(),
         runtime(),
         "steps",
-        {"node": [("kubelet", "inPlace", 6), ("operator", "stop", None)]},
+        {"node": [("kubelet", "inPlace", 6), ("podController", "pod", 6), ("operator", "stop", None)]},
     ),
     (
         "JobSet's success: every child Job",

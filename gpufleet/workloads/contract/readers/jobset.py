@@ -246,7 +246,7 @@ def _failure(
             steps.append(
                 FailureStep("podController", "pod", per_index, Provenance(job_path.child("backoffLimitPerIndex")))
             )
-    elif backoff is not None and backoff > 0 and policy == "Never":
+    elif backoff is not None and backoff > 0:  # a Failed pod (Never; evicted under OnFailure) is replaced alone
         steps.append(FailureStep("podController", "pod", backoff, backoff_origin))
     steps.append(_operator_step(name, job_spec, fp, base))
     return tuple(steps)
