@@ -18,9 +18,10 @@ from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.render import resources, tree
 from gpufleet.render.kueue_config import managed_namespaces
+from gpufleet.render.quota_ceiling import team_ceilings
 
 
-def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
+def _team(fleet: Fleet, team: Team, ceilings: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     kueue = tree.system_quota(fleet, team, "kueue")
     volcano = tree.system_quota(fleet, team, "volcano")
     return {
@@ -30,6 +31,7 @@ def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
         "volcanoQueue": team.name if volcano else None,
         "volcanoNamespaces": volcano_namespaces(fleet, team),
         "pools": [p.name for p in fleet.pools if p.name in team.quota],
+        "quota": ceilings.get(team.name, []),
     }
 
 
@@ -56,6 +58,7 @@ def _pool(pool: Pool) -> dict[str, Any]:
 
 
 def render_context(fleet: Fleet) -> dict[str, Any]:
+    ceilings = team_ceilings(fleet)
     out = {
         "fleet": fleet.name,
         "coldStartFloorSeconds": fleet.admission.cold_start_floor,
@@ -66,7 +69,7 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
         **({"gangLabel": GANG_LABEL} if fleet.observability.enabled else {}),
         "kubernetesVersion": f"1.{fleet.kubernetes.minor}",
         "workloadGates": sorted(fleet.kubernetes.gates_on),
-        "teams": [_team(fleet, t) for t in fleet.teams],
+        "teams": [_team(fleet, t, ceilings) for t in fleet.teams],
         "pools": [_pool(p) for p in fleet.pools],
         "priorityClasses": [
             {"name": pc.name, "value": pc.value, "preemptionPolicy": pc.preemption_policy}
