@@ -27,6 +27,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Mapping
 
+from gpufleet.fleetctx.operators import NO_PROFILE, OperatorProfile
 from gpufleet.kubetypes import quantity, workload_api
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.kubetypes.vocab import (
@@ -168,6 +169,8 @@ class FleetContext:
     """The cluster's Kubernetes minor (37 for 1.37); None = unknown (an older context)."""
     workload_gates: frozenset[str] = frozenset()
     """The workload-scheduling feature gates on (:mod:`gpufleet.kubetypes.workload_api`)."""
+    operators: OperatorProfile = NO_PROFILE
+    """The workload operators' settings (the model's ``workloadOperators``); upstream defaults when not said."""
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -331,6 +334,7 @@ class FleetContext:
             ),
             kubernetes_minor=workload_api.minor_of(str(data.get("kubernetesVersion") or "")),
             workload_gates=frozenset(str(g) for g in data.get("workloadGates") or () if isinstance(g, str)),
+            operators=OperatorProfile.from_dict(data.get("workloadOperators")),
         )
 
 

@@ -99,6 +99,28 @@ class PoolDoc(_Doc):
     """Written only for a pool with a cold-start budget (GANG502's floor; a coscheduling PodGroup's timeout)."""
 
 
+class OperatorDoc(_Doc):
+    """One workload operator as the cluster runs it (the model's ``workloadOperators.<name>``)."""
+
+    installed: bool = True
+    version: StrictStr | None = None
+    """The operator's tag (the model's, else the tag gpufleet's reader follows)."""
+    gangScheduler: Literal["volcano", "scheduler-plugins"] | None = None
+    """The engine it writes PodGroups for; absent = none (upstream's default)."""
+    featureGates: list[StrictStr] = []
+
+
+class WorkloadOperatorsDoc(_Doc):
+    """The operators the model declares; one left out is unknown (the readers take upstream's defaults)."""
+
+    jobset: OperatorDoc | None = None
+    leaderworkerset: OperatorDoc | None = None
+    mpiOperator: OperatorDoc | None = None
+    trainer: OperatorDoc | None = None
+    trainingOperator: OperatorDoc | None = None
+    kuberay: OperatorDoc | None = None
+
+
 class QuantityDoc(BaseModel):
     value: Quantity
 
@@ -139,6 +161,8 @@ class FleetContextDoc(_Doc):
     """Kueue's enabled ``integrations.frameworks`` as rendered (unknown without it)."""
     partitionExemptNamespaces: list[StrictStr] | None = None
     """Namespaces static partitioning exempts (VAP and GANG807); without it, ``kube-system`` alone."""
+    workloadOperators: WorkloadOperatorsDoc | None = None
+    """The workload operators' settings that change what they do with a job (an older digest: upstream defaults)."""
 
 
 def write(fields: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from gpufleet.fleetctx import contextschema
 from gpufleet.kubetypes.vocab import GANG_LABEL, QUEUE_LABEL
 from gpufleet.model import scaling
 from gpufleet.model.fleet import Fleet
+from gpufleet.model.operators import PINNED
 from gpufleet.model.ownership import volcano_namespaces
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
@@ -82,4 +83,17 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
     out["kueueManagedNamespaces"] = managed_namespaces(fleet)
     out["kueueFrameworks"] = list(fleet.admission.frameworks)
     out["partitionExemptNamespaces"] = fleet.partition_exempt
+    out["workloadOperators"] = _operators(fleet)
     return contextschema.write(out)
+
+
+def _operators(fleet: Fleet) -> dict[str, Any]:
+    """The declared operators, each with its tag (the pinned one when the model names none)."""
+    out: dict[str, Any] = {}
+    for key, op in fleet.workload_operators.declared().items():
+        entry: dict[str, Any] = {"installed": op.installed, "version": op.version or PINNED[key]}
+        if op.gang_scheduler:
+            entry["gangScheduler"] = op.gang_scheduler
+        entry["featureGates"] = list(op.feature_gates)
+        out[key] = entry
+    return out
