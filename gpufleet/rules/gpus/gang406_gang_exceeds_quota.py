@@ -64,7 +64,7 @@ from typing import Any, Iterator, Mapping
 
 from gpufleet import workloads
 from gpufleet.fleetctx.context import TeamContext, TeamQuota
-from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.kubetypes.fieldpath import FieldPath, get_value
 from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.demands import demands
@@ -152,11 +152,22 @@ def _say(quotas: list[TeamQuota]) -> str:
     )
 
 
+_ABSENT = object()
+
+
 def _path(found: WorkloadView, chosen: list[Group], minimum_path: FieldPath | None) -> FieldPath:
+    """Where the gang's size is written in the object: its minimum, else its largest template's count.
+
+    A template read from another object (a TrainJob's runtime) has paths of that object: the finding
+    then points at the object's ``spec``.
+    """
     if minimum_path is not None:
         return minimum_path
     biggest = max(chosen, key=lambda g: g.gpus * g.count)
-    return biggest.template.replicas_path or biggest.template.path or SPEC
+    for path in (biggest.template.replicas_path, biggest.template.path):
+        if path is not None and get_value(found.obj, path, _ABSENT) is not _ABSENT:
+            return path
+    return SPEC
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:

@@ -86,3 +86,10 @@ def test_a_context_without_quota_ceilings_says_nothing():
 def test_the_fix_names_the_quota_to_raise():
     finding = engine.check_object(robotics_job(8), context(quota(16, 16)), select=["GANG406"])[0]
     assert "quota.h100.borrowingLimit" in finding.fix and "team robotics" in finding.fix
+
+
+def test_a_trainjob_without_its_runtime_is_judged_by_num_nodes_at_its_own_path():
+    tj = b.train_job("tj", namespace="robotics", num_nodes=8)
+    tj["spec"]["trainer"]["resourcesPerNode"] = {"limits": {"nvidia.com/gpu": 8}}
+    found = engine.check_object(tj, context(quota(16, 16)), select=["GANG406"])
+    assert [(f.path, "needs 64" in f.message) for f in found] == [("spec.trainer.numNodes", True)]
