@@ -42,6 +42,7 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_PREFIX = "kueue.x-k8s.io/"
 KUEUE_POD_GROUP = "kueue.x-k8s.io/pod-group-name"  # label (or annotation since Kueue 0.18)
 KUEUE_POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"  # annotation
+KUEUE_JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # batch Job annotation: Kueue partial admission
 KUEUE_POD_FINALIZER = "kueue.x-k8s.io/managed"  # finalizer on a pod Kueue manages (pkg/controller/jobs/pod/constants)
 KUEUE_SUSPENDED_BY_PARENT = "kueue.x-k8s.io/pod-suspending-parent"  # pod annotation: the parent gates it
 KUEUE_PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"  # label naming a Kueue WorkloadPriorityClass

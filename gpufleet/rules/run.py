@@ -34,8 +34,8 @@ from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from gpufleet.fleetctx.context import FleetContext, PoolContext
-from gpufleet.util.quickinit import quick_init
 from gpufleet.fleetctx.operators import NO_PROFILE
+from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads import PodTemplate, WorkloadView, build_view
 from gpufleet.workloads.contract.registry import Run as ContractRun
 from gpufleet.workloads.contract.registry import read as read_contract

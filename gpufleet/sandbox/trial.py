@@ -85,8 +85,13 @@ class TrialResult:
             "reasons": list(v.reasons) if v else [],
             "failedPod": self.failed_pod,
             "elapsedSeconds": round(self.elapsed, 2),
-            "notes": self.notes,
+            "notes": [*self.notes, *self.outcome_notes],
         }
+
+    @property
+    def outcome_notes(self) -> list[str]:
+        """What the outcome leaves a user to do: after a failed rank stopped the gang, what would restart it."""
+        return [O.NOTHING_RESTARTS] if self.failed_pod and self.outcome == O.STOPPED_WHOLE else []
 
 
 def expected_ranks(docs: list[Mapping[str, Any]]) -> int:
