@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from gpufleet.crdschema import cel, loader, metadata, structural
-from gpufleet.crdschema.cel import CelRule, Unsupported
+from gpufleet.crdschema import loader, metadata
 from gpufleet.crdschema.loader import CrdVersion, Key
 from gpufleet.crdschema.normalize import normalize
 from gpufleet.yamlin.errors import Issue
+
+if TYPE_CHECKING:
+    from gpufleet.crdschema.cel import CelRule, RuleNode, Unsupported
 
 
 @dataclass(eq=False)
@@ -29,10 +31,14 @@ class _Compiled:
 
     @cached_property
     def validator(self) -> Any:
+        from gpufleet.crdschema import structural  # jsonschema: imported on the first object a CRD serves
+
         return structural.compile_validator(self.crd.schema)
 
     @cached_property
-    def rules(self) -> cel.RuleNode | None:
+    def rules(self) -> RuleNode | None:
+        from gpufleet.crdschema import cel  # cel-python: imported on the first object a CRD serves
+
         return cel.build(self.crd.schema, self.crd.label)
 
 
@@ -44,6 +50,7 @@ class CrdSet:
     unsupported: dict[Unsupported, None] = field(default_factory=dict)
     _compiled: dict[Key, _Compiled] = field(default_factory=dict, repr=False)
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _deferred: dict[Key, Path] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, path: str | Path) -> CrdSet:
@@ -65,6 +72,22 @@ class CrdSet:
             self.versions[version.key] = version
             self._compiled.pop(version.key, None)
 
+    def defer(self, files: Mapping[Key, Path]) -> None:
+        """Versions to read from their (JSON) CRD file on first lookup; a version already added wins."""
+        for key, file in files.items():
+            if key not in self.versions:
+                self._deferred[key] = file
+
+    def load_deferred(self) -> None:
+        """Read every deferred file now (``cel_rules`` and self-checks walk every version)."""
+        for file in dict.fromkeys(self._deferred.values()):
+            self._read_deferred(file)
+
+    def _read_deferred(self, file: Path) -> None:
+        for version in loader.read_json(file):
+            if self._deferred.pop(version.key, None) is not None:
+                self.versions.setdefault(version.key, version)
+
     @property
     def unsupported_rules(self) -> list[Unsupported]:
         """CEL rules met so far that cel-python could not compile or evaluate (they reported nothing)."""
@@ -77,7 +100,12 @@ class CrdSet:
         if not isinstance(api_version, str) or not isinstance(kind, str) or "/" not in api_version:
             return None
         group, _, version = api_version.partition("/")
-        return self.versions.get((group, version, kind))
+        key = (group, version, kind)
+        found = self.versions.get(key)
+        if found is None and key in self._deferred:
+            self._read_deferred(self._deferred[key])
+            found = self.versions.get(key)
+        return found
 
     def knows(self, obj: Any) -> bool:
         """True when a loaded CRD serves the object's apiVersion and kind."""
@@ -88,6 +116,8 @@ class CrdSet:
         crd = self.lookup(obj)
         if crd is None:
             return []
+        from gpufleet.crdschema import cel, structural
+
         compiled = self._compiled_for(crd)
         stored, _ = normalize(crd.schema, obj, crd.label)
         issues = metadata.check(obj, crd.kind, crd.namespaced)
@@ -126,6 +156,7 @@ class CrdSet:
     def cel_rules(self) -> list[CelRule]:
         """Every CEL rule of every loaded version, compiled (for self-checks and tests)."""
         out: list[CelRule] = []
+        self.load_deferred()
         for crd in self.versions.values():
             tree = self._compiled_for(crd).rules
             out.extend(tree.walk() if tree is not None else [])
