@@ -130,3 +130,21 @@ def test_the_recorded_sha256_is_that_of_the_file_in_the_module():
         pytest.skip(f"{source_dir} is absent: run scripts/bundle_crds.py to download the modules")
     for file in entry["files"]:
         assert hashlib.sha256((source_dir / file["path"]).read_bytes()).hexdigest() == file["sha256"]
+
+
+def test_the_carried_schemas_judge_the_upstream_examples_and_rule_fixtures_as_the_shared_crds_do(
+    upstream_dir, crds_dir
+):
+    from gpufleet.lint import lint
+    from gpufleet.rules.api import CheckContext
+
+    paths = [str(upstream_dir), str(REPO / "tests" / "rules" / "fixtures")]
+    select = ["GANG601", "GANG602"]
+
+    def findings(crds) -> set[tuple]:
+        report = lint(paths, CheckContext(crds=crds), select=select)
+        return {(f.file, f.code, str(f.path), f.message) for f in report.findings}
+
+    carried = findings(load_crds(None))
+    assert carried == findings(load_crds(str(crds_dir), bundled=False))
+    assert {code for _, code, _, _ in carried} == set(select)  # each rule finds something to compare
