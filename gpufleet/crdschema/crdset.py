@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from gpufleet.crdschema import loader, metadata
 from gpufleet.crdschema.loader import CrdVersion, Key
@@ -28,6 +28,12 @@ class _Compiled:
     """The lazily built validators of one CRD version."""
 
     crd: CrdVersion
+
+    @cached_property
+    def quick(self) -> Callable[[Any], bool]:
+        from gpufleet.crdschema.quickcheck import compile_check
+
+        return compile_check(self.crd.schema)
 
     @cached_property
     def validator(self) -> Any:
@@ -51,6 +57,7 @@ class CrdSet:
     _compiled: dict[Key, _Compiled] = field(default_factory=dict, repr=False)
     _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
     _deferred: dict[Key, Path] = field(default_factory=dict, repr=False)
+    _last: Any = field(default=None, repr=False)  # (object, CRD version, normalize's result) of the last object
 
     @classmethod
     def load(cls, path: str | Path) -> CrdSet:
@@ -116,12 +123,18 @@ class CrdSet:
         crd = self.lookup(obj)
         if crd is None:
             return []
-        from gpufleet.crdschema import cel, structural
+        from gpufleet.crdschema import cel
 
         compiled = self._compiled_for(crd)
-        stored, _ = normalize(crd.schema, obj, crd.label)
+        stored, _ = self._normalized(crd, obj)
         issues = metadata.check(obj, crd.kind, crd.namespaced)
-        schema_issues, blocking = structural.structural_issues(compiled.validator, stored, crd.label)
+        schema_issues: list[Issue]
+        if compiled.quick(stored):  # certainly no schema issue: jsonschema would only confirm it (quickcheck)
+            schema_issues, blocking = [], False
+        else:
+            from gpufleet.crdschema import structural
+
+            schema_issues, blocking = structural.structural_issues(compiled.validator, stored, crd.label)
         issues += schema_issues
         if blocking and compiled.rules is not None:
             issues.append(
@@ -151,7 +164,7 @@ class CrdSet:
         crd = self.lookup(obj)
         if crd is None:
             return []
-        return _unique(normalize(crd.schema, obj, crd.label)[1])
+        return _unique(self._normalized(crd, obj)[1])
 
     def cel_rules(self) -> list[CelRule]:
         """Every CEL rule of every loaded version, compiled (for self-checks and tests)."""
@@ -161,6 +174,16 @@ class CrdSet:
             tree = self._compiled_for(crd).rules
             out.extend(tree.walk() if tree is not None else [])
         return out
+
+    def _normalized(self, crd: CrdVersion, obj: Any) -> Any:
+        """``normalize``'s (stored object, pruned fields) of ``obj``; GANG601 and GANG602 ask about the same object
+        one after the other, so the last answer is kept (the rules never change the object they check)."""
+        last = self._last
+        if last is not None and last[0] is obj and last[1] is crd:
+            return last[2]
+        result = normalize(crd.schema, obj, crd.label)
+        self._last = (obj, crd, result)
+        return result
 
     def _compiled_for(self, crd: CrdVersion) -> _Compiled:
         compiled = self._compiled.get(crd.key)
