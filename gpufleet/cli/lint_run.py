@@ -42,6 +42,7 @@ class Options:
     fleet: str | None = None
     fleet_context: str | None = None
     crds: str | None = None
+    no_crds: bool = False  # the schema rules off (no bundled schemas, no --crds)
     fmt: str = "text"
     select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
@@ -61,9 +62,12 @@ def codes(values: Sequence[str] | None) -> list[str] | None:
 
 def _context(config: LintConfig, opts: Options) -> CheckContext:
     fleet, fleet_context = opts.fleet or config.fleet, opts.fleet_context or config.fleet_context
-    crds = opts.crds or config.crds
+    no_crds = opts.no_crds or (config.no_crds and not opts.crds)
+    crds = None if no_crds else opts.crds or config.crds
     if fleet and fleet_context:
         raise UsageError(["give either --fleet or --fleet-context, not both"])
+    if opts.no_crds and opts.crds:
+        raise UsageError(["give either --crds DIR or --no-crds, not both"])
     if fleet:
         inputs.file_in(fleet, "fleet model file", "pass the fleet model with --fleet, e.g. stacks/prod.fleet.yaml")
     if fleet_context:
@@ -75,6 +79,7 @@ def _context(config: LintConfig, opts: Options) -> CheckContext:
             model=fleet,
             context=fleet_context,
             crds=crds,
+            bundled_crds=not no_crds,
             options=config.options,
             options_source=opts.config or "options",
         )
