@@ -226,8 +226,9 @@ def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptio
     if missing is not None:
         result.outcome = O.NOT_RUNNABLE
         result.message = (
-            f"this sandbox does not run {missing}: no controller serves that API here, so nothing was submitted "
-            f"(fix: run its operator in the sandbox, where the model's workloadOperators can say so)"
+            f"this sandbox serves no API for {missing}: its operator does not run here, so nothing was submitted "
+            f"(the sandbox runs JobSet among the workload operators; `gpufleet predict` shows what gpufleet reads "
+            f"the others' operators will do)"
         )
         result.elapsed = time.monotonic() - start
         return result
