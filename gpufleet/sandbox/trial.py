@@ -30,6 +30,7 @@ from gpufleet.sandbox import outcome
 from gpufleet.sandbox.kube import Kube, api_message, wait_for
 from gpufleet.sandbox.outcome import Verdict
 from gpufleet.sandbox.trial_watch import Ref, Watch
+from gpufleet.sandbox.up import OPERATOR_ENGINES
 from gpufleet.workloads import outcomes as O
 
 
@@ -227,8 +228,8 @@ def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptio
         result.outcome = O.NOT_RUNNABLE
         result.message = (
             f"this sandbox serves no API for {missing}: its operator does not run here, so nothing was submitted "
-            f"(the sandbox runs JobSet among the workload operators; `gpufleet predict` shows what gpufleet reads "
-            f"the others' operators will do)"
+            f"(the workload operators the sandbox runs: {', '.join(OPERATOR_ENGINES)}; `gpufleet predict` shows "
+            f"what gpufleet reads the others will do)"
         )
         result.elapsed = time.monotonic() - start
         return result
