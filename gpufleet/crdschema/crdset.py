@@ -43,9 +43,25 @@ class _Compiled:
 
     @cached_property
     def rules(self) -> RuleNode | None:
-        from gpufleet.crdschema import cel  # cel-python: imported on the first object a CRD serves
+        if not _has_validations(self.crd.schema):
+            return None  # no CEL rule anywhere in the schema: cel-python is never imported for it
+        from gpufleet.crdschema import cel  # cel-python: imported on the first object a CRD with rules serves
 
         return cel.build(self.crd.schema, self.crd.label)
+
+
+def _has_validations(schema: Any) -> bool:
+    """Whether ``schema`` holds an ``x-kubernetes-validations`` list anywhere."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("x-kubernetes-validations"):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 @dataclass(eq=False)
@@ -123,8 +139,6 @@ class CrdSet:
         crd = self.lookup(obj)
         if crd is None:
             return []
-        from gpufleet.crdschema import cel
-
         compiled = self._compiled_for(crd)
         stored, _ = self._normalized(crd, obj)
         issues = metadata.check(obj, crd.kind, crd.namespaced)
@@ -144,7 +158,9 @@ class CrdSet:
                     "correct the errors above to complete validation",
                 )
             )
-        elif not blocking:
+        elif not blocking and compiled.rules is not None:
+            from gpufleet.crdschema import cel
+
             issues += cel.check(compiled.rules, stored, self._memo, self._record)
         return _unique(issues)
 

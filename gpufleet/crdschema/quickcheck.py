@@ -177,7 +177,7 @@ def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
 def _size(sized: type, bound: int, at_least: bool) -> Check:
     if at_least:
         return lambda v: not isinstance(v, sized) or len(v) >= bound  # type: ignore[arg-type]  # sized: str, list or dict
-    return lambda v: not isinstance(v, sized) or len(v) <= bound  # type: ignore[arg-type]
+    return lambda v: not isinstance(v, sized) or len(v) <= bound  # type: ignore[arg-type]  # sized: str, list or dict
 
 
 def hashable(value: Any) -> Any:

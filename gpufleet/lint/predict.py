@@ -108,7 +108,7 @@ def predict(
         firstpass.add(loads, source, True, namespace)
     ctx = replace(ctx or CheckContext(), objects=tuple(item.obj for item in loads.objects))
     fleet = ctx.fleet
-    run = Run(ctx.objects, fleet, getattr(fleet, "operators", NO_PROFILE))  # the context's profile, once it has one
+    run = Run(ctx.objects, fleet, NO_PROFILE if fleet is None else fleet.operators)
     report = PredictReport(loads.files, [], list(loads.problems), list(loads.unreadable))
     for item in loads.objects:
         found = engine.check_object(item.obj, ctx)

@@ -85,6 +85,11 @@ class _Shared:
         self.names: NameIndex | None = None
 
 
+def _contract_run(run: RunIndex) -> ContractRun:
+    """What the contract readers consult, once per run: its objects (indexed once), fleet and operator profile."""
+    return ContractRun(run.objects, run.fleet, NO_PROFILE if run.fleet is None else run.fleet.operators)
+
+
 class RunIndex:
     """The objects of one run (``objects``) with the fleet context they are checked against.
 
@@ -202,8 +207,7 @@ class RunIndex:
             memo = subject.memo = {}
         found = memo.get(Contract)
         if found is None:
-            operators = getattr(self.fleet, "operators", None) or NO_PROFILE
-            found = memo[Contract] = read_contract(obj, ContractRun(self.objects, self.fleet, operators))
+            found = memo[Contract] = read_contract(obj, self.derived(_contract_run))
         return found
 
     def _group_index(self) -> dict[tuple[str | None, str], list[WorkloadView]]:

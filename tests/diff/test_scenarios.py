@@ -117,6 +117,7 @@ MOVE_PARENT = [
     ("update", "Queue", "research"),
     ("update", "Queue", "eval"),
     ("update", "Queue", "platform-ci"),
+    *CONTEXT,  # the controller's context carries each team's quota ceiling, so a quota change reaches it
     ("delete", "Queue", "ml-<digest>"),
 ]
 
@@ -196,7 +197,7 @@ IN_USE = {
                 "topologyLevels", ["topology.gpufleet.dev/rack", "kubernetes.io/hostname"]
             ),
         ),
-        [("delete", "Topology", "h100"), ("replace", "Topology", "h100")],
+        [("delete", "Topology", "h100"), ("replace", "Topology", "h100"), *CONTEXT],  # the context holds the levels
         "ResourceFlavors name it (h100)",
     ),
     "change a pool's node labels": (

@@ -184,6 +184,7 @@ RULE = Rule(
     kinds=GANG_KINDS,
     check=check,
     remediate=remediate,
+    needs_objects=True,  # the gang contract reads the run's objects (a TrainJob's runtime, a PodGroup its pods name)
     doc=__doc__ or "",
     options=Gang101Options,
     cel=CEL,

@@ -41,16 +41,25 @@ def find_object(
     objects: Sequence[Mapping[str, Any]], api_group: str, kind: str, name: str, namespace: str | None
 ) -> Mapping[str, Any] | None:
     """The object ``kind`` ``name`` of ``api_group`` in ``namespace`` among ``objects`` (one without a namespace matches), or None."""
-    for obj in objects:
-        meta = as_map(obj.get("metadata"))
-        if (
-            obj.get("kind") == kind
-            and group_of(obj) == api_group
-            and meta.get("name") == name
-            and meta.get("namespace") in (None, namespace)
-        ):
+    for obj in _name_index(objects).get((api_group, kind, name), ()):
+        if as_map(obj.get("metadata")).get("namespace") in (None, namespace):
             return obj
     return None
+
+
+_NAMES: list[Any] = [None, {}]
+"""The last input's name index: ``[its objects, {(API group, kind, name): [objects]}]`` (one input at a time, as
+:data:`_INDEX`): every reader of a run looks up its PodGroups and claims in it, so the run is walked once."""
+
+
+def _name_index(objects: Sequence[Mapping[str, Any]]) -> dict[tuple[str, Any, Any], list[Mapping[str, Any]]]:
+    if _NAMES[0] is objects:
+        return _NAMES[1]
+    index: dict[tuple[str, Any, Any], list[Mapping[str, Any]]] = {}
+    for obj in objects:
+        index.setdefault((group_of(obj), obj.get("kind"), as_map(obj.get("metadata")).get("name")), []).append(obj)
+    _NAMES[:] = [objects, index]
+    return index
 
 
 def find_pod_group(

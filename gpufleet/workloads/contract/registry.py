@@ -10,11 +10,13 @@ treating it as safe. Called by the rules' run context, ``gpufleet predict`` (thr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable, Mapping, Sequence
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.fleetctx.operators import NO_PROFILE, OperatorProfile
 from gpufleet.workloads.contract.types import Contract
+from gpufleet.workloads.names import NameIndex
 from gpufleet.workloads.types import as_map, group_of
 
 
@@ -28,6 +30,11 @@ class Run:
     objects: Sequence[Mapping[str, Any]] = ()
     fleet: FleetContext | None = None
     operators: OperatorProfile = NO_PROFILE
+
+    @cached_property
+    def names(self) -> NameIndex:
+        """The objects by (group, kind, namespace, name), built once per run (a TrainJob's runtime is looked up here)."""
+        return NameIndex(self.objects)
 
 
 NO_RUN = Run()

@@ -44,6 +44,7 @@ from gpufleet.workloads.contract.types import (
     Terminal,
 )
 from gpufleet.workloads.native import job_gang
+from gpufleet.workloads.partial import partial_minimum
 from gpufleet.workloads.pods import effective_scheduler
 from gpufleet.workloads.stages import is_sweep_job
 from gpufleet.workloads.types import SPEC, WorkloadView, annotation_path, as_int, as_list, as_map, is_map
@@ -53,7 +54,6 @@ SOURCE = f"{TAG} pkg/controller/job/job_controller.go"
 DEFAULTS = f"{TAG} pkg/apis/batch/v1/defaults.go SetDefaults_Job"
 POD_FAILURE = f"{TAG} pkg/controller/job/pod_failure_policy.go matchPodFailurePolicy"
 GANG_MIN = f"{TAG} pkg/controller/job/job_scheduling_manager.go syncGangMinCount"
-MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"
 KUEUE_PARTIAL = "kueue v0.19.2 pkg/controller/jobs/job/job_controller.go minPodsCount"
 MAX_INT32 = 2147483647
@@ -181,9 +181,9 @@ def _groups(
 def _admission(view: WorkloadView, run: Run, count: int, groups: list[GangGroup]) -> Admission:
     route = common.kueue_route(view, run)
     partial = None
-    written = as_int(view.annotations.get(MIN_PARALLELISM))
+    written = partial_minimum(view)  # the one reading of the annotation (gpufleet.workloads.partial)
     if route is not None and written is not None:
-        partial = (written, Provenance(annotation_path(MIN_PARALLELISM), KUEUE_PARTIAL))
+        partial = (written.pods, Provenance(written.path, KUEUE_PARTIAL))
     if route is not None and str(view.annotations.get(ELASTIC_JOB, "")).lower() == "true":
         return Admission("elastic", "kueue", None, count, Provenance(annotation_path(ELASTIC_JOB)))
     return common.admission(view, count, groups, route, partial)

@@ -55,7 +55,7 @@ def read_trainjob(obj: Mapping[str, Any], run: Run) -> Contract:
     if view is None:
         return Contract(**identity(obj), reader=SOURCE, known=False)
     trainjob = obj.get("kind") == "TrainJob"
-    runtime = runtime_for(obj, run.objects) if trainjob else obj
+    runtime = runtime_for(obj, run.names) if trainjob else obj
     notes: list[str] = []
     if runtime is None:
         alone = with_nodes_alone(view)
@@ -66,7 +66,7 @@ def read_trainjob(obj: Mapping[str, Any], run: Run) -> Contract:
             PodSet(NODE_JOB, "rank", alone.total_pods, origin, None),
         )
         return Contract(**identity(obj), reader=SOURCE, pod_sets=pod_sets, notes=tuple(notes))
-    templates = with_runtime(view, run.objects).templates if trainjob else view.templates
+    templates = with_runtime(view, run.names).templates if trainjob else view.templates
     spec = as_map(runtime.get("spec"))
     jobset_spec = as_map(as_map(spec.get("template")).get("spec"))
     nodes, nodes_from = _nodes(obj, runtime, trainjob)
