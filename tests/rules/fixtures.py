@@ -22,6 +22,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FILES = ("allowed.yaml", "disallowed.yaml", "expected.yaml")
 
 
+def reads_shared(code: str) -> bool:
+    """Whether ``code``'s fixtures load the real CRDs of ../shared (``crds: true``): tests over them carry the
+    ``shared`` marker (tests/conftest.py sets it on a test with such a code among its parameters)."""
+    settings_file = FIXTURES / code / "context.yaml"
+    return bool(settings_file.exists() and (yamlio.load(settings_file.read_text()) or {}).get("crds"))
+
+
 def context(code: str) -> CheckContext:
     folder = FIXTURES / code
     settings_file = folder / "context.yaml"
