@@ -26,7 +26,7 @@ FENCE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOT
 NOT_PROSE = re.compile(r"^( {4}|\t)|^\s*(#|[-*+] |\d+[.)] |\||>|<|!\[|\[[^\]]*\]:|\*\*[^*]+:\*\* )")
 """First lines that open no prose: an indented code block, a heading, a list item, a table row, a quote, HTML, an image,
 a link target, or a generated reference's ``**Field:** value`` line."""
-INLINE_CODE = re.compile(r"`[^`\n]+`")
+INLINE_CODE = re.compile(r"`[^`]+`")
 CLOSED = tuple(".!?:;)]\"'`*_>|") + ("…",)
 HISTORY = re.compile(r"\b(issues? \d+|rounds? \d+|the premise|the essay)\b", re.IGNORECASE)
 
