@@ -58,8 +58,8 @@ def shared_or_none(*parts: str) -> Path | None:
 
 
 def shared_cases(cases: list, width: int, *parts: str) -> list:
-    """``cases`` for a parametrize over what ../shared/``parts`` holds; when it is absent, one case
-    (``width`` parameters) skipped with the ../shared reason."""
+    """``cases`` for a parametrize over what ../shared/``parts`` holds (its test carries the ``shared`` marker); when
+    it is absent, one case (``width`` parameters) skipped with the ../shared reason."""
     path = SHARED.joinpath(*parts)
     if path.exists():
         return cases
@@ -69,22 +69,10 @@ def shared_cases(cases: list, width: int, *parts: str) -> list:
 SHARED_FIXTURES = frozenset({"shared_dir", "crds_dir", "upstream_dir", "real_crds"})
 
 
-def _fixture_codes_reading_shared() -> frozenset[str]:
-    from tests.rules import fixtures
-
-    return frozenset(p.name for p in fixtures.FIXTURES.iterdir() if p.is_dir() and fixtures.reads_shared(p.name))
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``shared`` every test that reads ../shared through a fixture, or runs a rule fixture whose context
-    loads its CRDs (such a code, or a rule with that code, among its parameters)."""
-    codes = _fixture_codes_reading_shared()
+    """Mark ``shared`` every test that reads ../shared through a fixture."""
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        params = callspec.params.values() if callspec is not None else ()
-        if SHARED_FIXTURES & set(getattr(item, "fixturenames", ())) or any(
-            getattr(v, "code", v) in codes for v in params if isinstance(getattr(v, "code", v), str)
-        ):
+        if SHARED_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.shared)
 
 

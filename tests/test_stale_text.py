@@ -65,9 +65,3 @@ def test_a_test_that_reads_shared_without_the_marker_fails_so_the_pass_with_shar
     monkeypatch.setattr(conftest, "_RUNNING", [request.node])
     with pytest.raises(pytest.fail.Exception, match="without the `shared` marker"):
         shared_path("crds")
-
-
-def test_the_tests_over_the_fixtures_of_a_rule_that_loads_the_real_crds_are_marked_shared():
-    out = run_pytest("--collect-only", "-m", "shared", "tests/rules/test_fixtures.py")
-    collected = [line for line in out.splitlines() if line.startswith("tests/")]
-    assert collected and all("[GANG601]" in line or "[GANG602]" in line for line in collected), out[-800:]

@@ -45,8 +45,19 @@ COMMANDS = {
     "policy-pack": "pack_cmds",
     "pulumi-package": "pack_cmds",
     "whatif": "whatif_cmds",
+    "predict": "predict_cmds",
 }
-GROUPS = ("fleet_cmds", "lint_cmds", "diff_cmds", "advise_cmds", "sandbox_cmds", "try_cmds", "pack_cmds", "whatif_cmds")
+GROUPS = (
+    "fleet_cmds",
+    "lint_cmds",
+    "diff_cmds",
+    "advise_cmds",
+    "sandbox_cmds",
+    "try_cmds",
+    "pack_cmds",
+    "whatif_cmds",
+    "predict_cmds",
+)
 
 
 def _version(value: bool) -> None:

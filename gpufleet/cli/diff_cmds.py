@@ -1,7 +1,8 @@
 """``gpufleet diff``: the quota and object changes between two fleet models, each step judged.
 
 Thin adapter over :mod:`gpufleet.diff`: loads both models (the base from a file or from
-``git show REF:PATH``), optionally the CRDs (``--crds``, default ``$GPUFLEET_CRDS``),
+``git show REF:PATH``), the CRD schemas in force (``gpufleet.settings.load_crds``: the ones
+gpufleet carries, with ``--crds`` (default ``$GPUFLEET_CRDS``) on top; ``--no-crds``: none),
 and prints text (rich tables), JSON or Markdown. Exit codes (:mod:`gpufleet.cli.exits`):
 0 every step accepted, 1 a step rejected or blocked or a model invalid, 2 a usage or I/O
 error. With ``--git`` and no MODEL, the model is found as :func:`gpufleet.cli.inputs.model_path`
@@ -14,7 +15,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Optional
+from typing import Optional, cast
 
 import typer
 import yaml
@@ -22,7 +23,7 @@ import yaml
 from gpufleet.cli import inputs
 from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import CliError, guarded
-from gpufleet.crdschema import CrdSet
+from gpufleet.crdschema.crdset import CrdSet
 from gpufleet.diff import Diff, diff_fleets
 from gpufleet.diff.markdown import (
     QUOTA_HEADER,
@@ -37,6 +38,7 @@ from gpufleet.diff.markdown import (
 from gpufleet.model import Fleet, load_model
 from gpufleet.model.checks import capacity
 from gpufleet.model.loader import parse_model, placed
+from gpufleet.settings import load_crds
 from gpufleet.yamlin import yamlio
 from gpufleet.yamlin.errors import Issue, ModelError
 
@@ -99,12 +101,18 @@ def _load_after(path: Path, before: Fleet) -> Fleet:
         ) from None  # the blamed issues at their line and column too
 
 
-def _crds(path: Optional[Path]) -> CrdSet | None:
-    path = path or (Path(os.environ["GPUFLEET_CRDS"]) if os.environ.get("GPUFLEET_CRDS") else None)
-    if path is None:
+def _crds(path: Optional[Path], no_crds: bool) -> CrdSet | None:
+    if no_crds:
+        if path is not None:
+            raise CliError(["gpufleet diff: give either --crds DIR or --no-crds, not both"])
         return None
-    inputs.dir_in(path, "CRD directory", "pass --crds with the directory of the Kueue and Volcano CRDs (docs/crds.md)")
-    return CrdSet.load(path)
+    path = path or (Path(os.environ["GPUFLEET_CRDS"]) if os.environ.get("GPUFLEET_CRDS") else None)
+    if path is not None:
+        inputs.dir_in(path, "CRD directory", "pass --crds with a directory of CRD YAML files (docs/crds.md)")
+    try:
+        return cast(CrdSet, load_crds(str(path) if path is not None else None))
+    except ModelError as exc:
+        raise CliError(exc.lines()) from None
 
 
 def _print_text(diff: Diff, title: str) -> None:
@@ -122,7 +130,7 @@ def _print_text(diff: Diff, title: str) -> None:
         console.print(line, markup=False)
     state = "every step accepted" if diff.accepted else f"{diff.rejected} rejected, {diff.blocked} blocked"
     console.print(
-        f"{len(diff.steps)} step(s): {state}" + ("" if diff.crds_checked else " (CRD schemas not checked: --crds DIR)")
+        f"{len(diff.steps)} step(s): {state}" + ("" if diff.crds_checked else " (CRD schemas not checked: --no-crds)")
     )
 
 
@@ -138,7 +146,14 @@ def diff(
     ),
     output: str = typer.Option("text", "--format", "-f", metavar="text|json|markdown", help="text, json or markdown."),
     crds: Optional[Path] = typer.Option(
-        None, "--crds", metavar="DIR", help="CRD directory for schema and CEL checks (default: $GPUFLEET_CRDS)."
+        None,
+        "--crds",
+        metavar="DIR",
+        help="CRD directory for schema and CEL checks, on top of the schemas gpufleet carries "
+        "(same group/version/kind: yours win; default: $GPUFLEET_CRDS).",
+    ),
+    no_crds: bool = typer.Option(
+        False, "--no-crds", help="Check no CRD schemas (neither the carried ones nor --crds)."
     ),
 ) -> None:
     """Show every quota change and the steps `pulumi up` would take, each judged as the API server would judge it."""
@@ -153,7 +168,7 @@ def diff(
         )
     base = inputs.model_file(base)
     new = inputs.model_file(new) if new is not None else None
-    crd_set = _crds(crds)
+    crd_set = _crds(crds, no_crds)
     try:
         if git is not None:
             before = _git_base(base, git)

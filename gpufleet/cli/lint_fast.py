@@ -50,7 +50,21 @@ OPTIONS: tuple[Opt, ...] = (
         "Fleet context JSON (fleet-context.json) instead of a model.",
         metavar="FILE",
     ),
-    Opt("crds", ("--crds",), "text", "Directory of CRD YAML files: enables GANG601 and GANG602.", metavar="DIR"),
+    Opt(
+        "crds",
+        ("--crds",),
+        "text",
+        "Directory of CRD YAML files (e.g. kubectl get crd -o yaml) for GANG601 and GANG602, on top of the "
+        "schemas gpufleet carries (same group/version/kind: yours win).",
+        metavar="DIR",
+    ),
+    Opt(
+        "no_crds",
+        ("--no-crds",),
+        "flag",
+        "Turn the schema rules (GANG601, GANG602) off: no bundled schemas, no --crds.",
+        default=False,
+    ),
     Opt("fmt", ("--format", "-f"), "format", "text, json or sarif.", default="text"),
     Opt(
         "select",

@@ -42,6 +42,7 @@ class Options:
     fleet: str | None = None
     fleet_context: str | None = None
     crds: str | None = None
+    no_crds: bool = False  # the schema rules off (no bundled schemas, no --crds)
     fmt: str = "text"
     select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
@@ -61,9 +62,12 @@ def codes(values: Sequence[str] | None) -> list[str] | None:
 
 def _context(config: LintConfig, opts: Options) -> CheckContext:
     fleet, fleet_context = opts.fleet or config.fleet, opts.fleet_context or config.fleet_context
-    crds = opts.crds or config.crds
+    no_crds = opts.no_crds or (config.no_crds and not opts.crds)
+    crds = None if no_crds else opts.crds or config.crds
     if fleet and fleet_context:
         raise UsageError(["give either --fleet or --fleet-context, not both"])
+    if opts.no_crds and opts.crds:
+        raise UsageError(["give either --crds DIR or --no-crds, not both"])
     if fleet:
         inputs.file_in(fleet, "fleet model file", "pass the fleet model with --fleet, e.g. stacks/prod.fleet.yaml")
     if fleet_context:
@@ -75,12 +79,25 @@ def _context(config: LintConfig, opts: Options) -> CheckContext:
             model=fleet,
             context=fleet_context,
             crds=crds,
+            bundled_crds=not no_crds,
             options=config.options,
             options_source=opts.config or "options",
         )
     except ModelError as exc:
         raise UsageError(exc.lines()) from None
     return settings.context()
+
+
+def fleet_context(fleet: str | None, context_file: str | None = None) -> CheckContext:
+    """The check context of ``--fleet``/``--fleet-context`` as lint builds it (``gpufleet predict`` shares it)."""
+    return _context(LintConfig(), Options(paths=(), fleet=fleet, fleet_context=context_file))
+
+
+def check_paths(paths: Sequence[str]) -> None:
+    """Every manifest path exists and can be read (``-`` is standard input), as lint checks them."""
+    for path in paths:
+        if path != "-":
+            inputs.any_in(path, "pass manifest files or directories, or - for standard input")
 
 
 def _check_usage(opts: Options) -> None:
@@ -100,9 +117,7 @@ def _check_usage(opts: Options) -> None:
                 f"1 (one process) or up to {MAX_JOBS}"
             ]
         )
-    for path in opts.paths:
-        if path != "-":
-            inputs.any_in(path, "pass manifest files or directories, or - for standard input")
+    check_paths(opts.paths)
     if opts.config:
         inputs.file_in(opts.config, "linter config file", "pass the linter config YAML, e.g. --config lint.yaml")
 

@@ -37,6 +37,8 @@ def _text(doc: dict) -> None:
     ranks = f"{doc['running']} of {doc['expectedRanks']} ranks Running"
     if doc["outcome"] == "refused":
         typer.echo(f"refused by {doc['refusedBy']}: {doc['message']}")
+    elif doc["outcome"] == "notRunnable":
+        typer.echo(f"notRunnable: {doc['message']}")
     elif doc["outcome"] == "ranWhole":
         typer.echo(f"ranWhole: {ranks} after {doc['secondsToAllRunning']} s")
     else:
@@ -148,7 +150,7 @@ def try_(
         timeout=seconds, settle=settle, fail_rank=fail_rank, namespace=namespace, gpu_resources=gpu_resources(fleet)
     )
     try:
-        result = run(sandbox, docs, options, keep)
+        result = run(sandbox, docs, options, keep, fleet)
     except TrialBroke as exc:
         raise loading.fail([str(exc)], USAGE, COMMAND) from None
     doc = {**head, **result.as_dict()}

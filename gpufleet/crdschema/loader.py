@@ -9,6 +9,7 @@ input raises :class:`gpufleet.yamlin.errors.ModelError` naming the file.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -68,6 +69,15 @@ def read_file(path: Path) -> list[CrdVersion]:
             str(path), [Issue(where, f"malformed YAML: {getattr(exc, 'problem', exc)}", "fix the YAML syntax")]
         ) from exc
     return from_documents(documents, str(path))
+
+
+def read_json(path: Path) -> list[CrdVersion]:
+    """The served versions of the one CRD a JSON file holds (the bundled schemas' form)."""
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise ModelError(str(path), [Issue("", f"cannot read the CRD: {exc}", "reinstall gpufleet")]) from exc
+    return from_documents([document], str(path))
 
 
 def from_documents(documents: Iterable[Any], source: str) -> list[CrdVersion]:

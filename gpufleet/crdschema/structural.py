@@ -22,6 +22,7 @@ from typing import Any, Iterator
 import jsonschema.validators
 from jsonschema import Draft4Validator, FormatChecker, ValidationError
 
+from gpufleet.crdschema.quickcheck import hashable
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.yamlin.errors import Issue
 
@@ -56,26 +57,16 @@ def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, 
         if list_type == "map":
             if not isinstance(item, dict):
                 continue
-            ident = tuple(_hashable(item.get(k)) for k in keys)
+            ident = tuple(hashable(item.get(k)) for k in keys)
             shown = ", ".join(f"{k}={item.get(k)!r}" for k in keys)
         else:
-            ident, shown = _hashable(item), repr(item)
+            ident, shown = hashable(item), repr(item)
         if ident in seen:
             yield ValidationError(
                 f"duplicate entry ({shown}; first at [{seen[ident]}])", validator="x-kubernetes-list-type", path=[index]
             )
         else:
             seen[ident] = index
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def _type_name(value: Any) -> str:

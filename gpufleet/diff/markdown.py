@@ -90,7 +90,7 @@ def to_markdown(diff: Diff, title: str) -> str:
     )
     lines += [
         f"**{len(diff.steps)} step(s); {verdict}.**"
-        + ("" if diff.crds_checked else " (CRD schemas not checked: pass `--crds DIR`)"),
+        + ("" if diff.crds_checked else " (CRD schemas not checked: `--no-crds`)"),
         "",
     ]
     if diff.quota:

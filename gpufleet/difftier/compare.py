@@ -38,7 +38,9 @@ class Observation:
     workloads (a CPU-only Indexed Job, a sweep, a single pod): their hazards are no miss, its findings still count."""
 
     def hazards(self) -> tuple[tuple[str, str], ...]:
-        """``(phase, outcome)`` of each phase that did not come out gang-safe."""
+        """``(phase, outcome)`` of each phase that did not come out gang-safe (none when nothing could run)."""
+        if self.start == O.NOT_RUNNABLE:
+            return ()
         out = [] if self.start == O.RAN_WHOLE else [("start", self.start)]
         if self.failure is not None and self.failure not in O.SAFE:
             out.append(("failure", self.failure))

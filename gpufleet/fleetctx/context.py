@@ -16,7 +16,8 @@ A context without ``kubernetesVersion`` (an older digest) knows no cluster: no J
 gang-scheduled by Kubernetes itself (the rules judge it as before native gang scheduling).
 A context without the two Kueue keys (an older digest) leaves both unknown (None): the
 rules then say what happens under either setting. A context without
-``partitionExemptNamespaces`` exempts :data:`PARTITION_ALWAYS_EXEMPT` alone.
+``partitionExemptNamespaces`` exempts :data:`PARTITION_ALWAYS_EXEMPT` alone. A team without
+``quota`` (an older digest) has unknown quota ceilings: the rules comparing a gang against them skip it.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Mapping
 
+from gpufleet.fleetctx.operators import NO_PROFILE, OperatorProfile
 from gpufleet.kubetypes import quantity, workload_api
 from gpufleet.kubetypes.durations import COLD_START_FLOOR_SECONDS
 from gpufleet.kubetypes.vocab import (
     KNOWN_GPUS,
+    KUBELET_NODE_LABELS,
     KUEUE_NAMESPACE,
     NVIDIA_GPU,
     PARTITION_ALWAYS_EXEMPT,
@@ -41,6 +44,26 @@ CONTEXT_VERSION = 1
 
 
 @dataclass(frozen=True)
+class TeamQuota:
+    """The most of ``resource`` the team's admitting system will ever grant it on ``pool`` (the context's ``quota``).
+
+    ``ceiling``: Kueue's maximum capacity for the team's ClusterQueue on the pool's flavor, or the team's
+    Volcano queue capability; ``ceiling_from`` says what sets it (``nominal``, ``borrowingLimit``,
+    ``cohort``, ``capability``, ``ancestorCapability``, ``pools``); ``scope`` ``queue`` when one ceiling
+    covers every pool of the system (Volcano). See :mod:`gpufleet.render.quota_ceiling`.
+    """
+
+    pool: str
+    resource: str
+    system: str
+    nominal: Decimal
+    borrowing_limit: Decimal | None
+    ceiling: Decimal
+    ceiling_from: str
+    scope: str = "flavor"
+
+
+@dataclass(frozen=True)
 class TeamContext:
     name: str
     namespaces: tuple[str, ...]
@@ -49,6 +72,12 @@ class TeamContext:
     pools: tuple[str, ...]
     volcano_namespaces: tuple[str, ...] = ()
     """The team's namespaces owned by Volcano (docs/architecture.md, "Who owns a namespace")."""
+    quota: tuple[TeamQuota, ...] | None = None
+    """The team's quota ceilings per pool and resource; None = unknown (an older context)."""
+
+    def quota_on(self, pool: str, resource: str) -> TeamQuota | None:
+        """The team's ceiling for ``resource`` on ``pool`` (None: unknown, or no quota there)."""
+        return next((q for q in self.quota or () if q.pool == pool and q.resource == resource), None)
 
     def in_namespace(self, namespace: str) -> TeamContext:
         """The team as seen from one of its namespaces: only the owning engine's queue is kept."""
@@ -71,6 +100,13 @@ class PoolContext:
     cold_start_budget_seconds: int | None = None
     placement: str = "per-pod"
     """How a Kueue pool's admitted gangs are placed: ``per-pod`` or ``native`` (kube-scheduler's GangScheduling)."""
+    topology_levels: tuple[str, ...] = ()
+    """Node labels every node of the pool carries, one value per topology domain (block, rack, host)."""
+
+    def carries(self, label: str) -> bool:
+        """Whether every node of the pool carries ``label``: its ``nodeLabels``, its topology levels, or one the
+        kubelet sets on every node (``kubernetes.io/hostname``, ``kubernetes.io/os``, ``kubernetes.io/arch``)."""
+        return label in self.node_labels or label in self.topology_levels or label in KUBELET_NODE_LABELS
 
     @property
     def native_gangs(self) -> bool:
@@ -141,6 +177,8 @@ class FleetContext:
     """The cluster's Kubernetes minor (37 for 1.37); None = unknown (an older context)."""
     workload_gates: frozenset[str] = frozenset()
     """The workload-scheduling feature gates on (:mod:`gpufleet.kubetypes.workload_api`)."""
+    operators: OperatorProfile = NO_PROFILE
+    """The workload operators' settings (the model's ``workloadOperators``); upstream defaults when not said."""
     _by_namespace: dict[str, TeamContext] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -253,6 +291,7 @@ class FleetContext:
                 volcano_queue=t.get("volcanoQueue"),
                 pools=tuple(t.get("pools", ())),
                 volcano_namespaces=tuple(t.get("volcanoNamespaces", ())),
+                quota=_team_quota(t.get("quota")),
             )
             for t in data.get("teams", ())
         )
@@ -267,6 +306,7 @@ class FleetContext:
                 dedicated_to=p.get("dedicatedTo"),
                 cold_start_budget_seconds=p.get("coldStartBudgetSeconds"),
                 placement=str(p.get("placement") or "per-pod"),
+                topology_levels=tuple(str(x) for x in p.get("topologyLevels") or () if isinstance(x, str)),
             )
             for p in data.get("pools", ())
         )
@@ -303,7 +343,33 @@ class FleetContext:
             ),
             kubernetes_minor=workload_api.minor_of(str(data.get("kubernetesVersion") or "")),
             workload_gates=frozenset(str(g) for g in data.get("workloadGates") or () if isinstance(g, str)),
+            operators=OperatorProfile.from_dict(data.get("workloadOperators")),
         )
+
+
+def _team_quota(raw: Any) -> tuple[TeamQuota, ...] | None:
+    """The ``quota`` list of a team, leniently: None when absent or not a list; malformed entries skipped."""
+    if not isinstance(raw, list):
+        return None
+    out = []
+    for q in raw:
+        try:
+            borrowing = q.get("borrowingLimit")
+            out.append(
+                TeamQuota(
+                    pool=str(q["pool"]),
+                    resource=str(q.get("resource") or NVIDIA_GPU),
+                    system=str(q.get("system") or ""),
+                    nominal=quantity.parse(q.get("nominal", 0)),
+                    borrowing_limit=None if borrowing is None else quantity.parse(borrowing),
+                    ceiling=quantity.parse(q["ceiling"]),
+                    ceiling_from=str(q.get("ceilingFrom") or ""),
+                    scope=str(q.get("scope") or "flavor"),
+                )
+            )
+        except (AttributeError, KeyError, TypeError, ValueError, ArithmeticError):
+            continue
+    return tuple(out)
 
 
 def _optional_bool(value: Any) -> bool | None:

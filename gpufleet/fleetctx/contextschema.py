@@ -42,6 +42,27 @@ class _Doc(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True, use_attribute_docstrings=True)
 
 
+class TeamQuotaDoc(_Doc):
+    """The most of one resource a team's admitting system will ever grant it on one pool (its quota ceiling)."""
+
+    pool: StrictStr = Label
+    resource: StrictStr = NVIDIA_GPU
+    system: Literal["kueue", "volcano"]
+    nominal: Any
+    """The team's nominal quota on the pool (a Kubernetes quantity)."""
+    borrowingLimit: Any = None
+    """The team's borrowing limit on the pool; absent = none set (may borrow what its cohort can lend)."""
+    ceiling: Any
+    """The most the engine will ever admit for the team on the pool, in use at once: Kueue's
+    ``potentialAvailable`` (the "maximum capacity" a podset is compared against), Volcano's queue capability."""
+    ceilingFrom: Literal["nominal", "borrowingLimit", "cohort", "capability", "ancestorCapability", "pools"]
+    """What sets the ceiling: the nominal quota alone (no cohort), nominal + borrowing limit, what the cohort
+    tree can lend, the team's Volcano queue capability, an ancestor queue's, or the Volcano pools' total."""
+    scope: Literal["flavor", "queue"] = "flavor"
+    """``flavor``: the ceiling is this pool's alone (Kueue); ``queue``: one ceiling shared by all the team's
+    pools of this system (a Volcano queue's capability covers every Volcano pool)."""
+
+
 class TeamDoc(_Doc):
     """A team: its namespaces, its queue in each engine, the pools it holds quota on."""
 
@@ -55,6 +76,9 @@ class TeamDoc(_Doc):
     """The team's namespaces owned by Volcano (docs/architecture.md, "Who owns a namespace")."""
     pools: list[StrictStr] = []
     """The pools the team holds quota on, in model order."""
+    quota: list[TeamQuotaDoc] | None = None
+    """The team's quota ceiling on each Kueue and Volcano pool it holds quota on; absent (an older digest) =
+    unknown, and the rules that compare a gang against it (GANG406) say nothing."""
 
 
 class PoolDoc(_Doc):
@@ -67,12 +91,36 @@ class PoolDoc(_Doc):
     allocatable: dict[StrictStr, Any] = {}
     """One node's allocatable resources as Kubernetes quantities ({"nvidia.com/gpu": "8", "memory": "1800Gi"})."""
     nodeLabels: dict[StrictStr, StrictStr] = {}
+    topologyLevels: list[StrictStr] = []
+    """Written only for a pool with topology levels: node labels every node carries, widest domain first."""
     placement: Literal["per-pod", "native"] = "per-pod"
     """Written only for a Kueue pool whose admitted gangs kube-scheduler places whole (``native``)."""
     dedicatedTo: StrictStr | None = Field(None, min_length=1, max_length=63, pattern=DNS_LABEL)
     """Written only for a statically partitioned pool: the one team it runs."""
     coldStartBudgetSeconds: StrictInt | None = Field(None, ge=0, le=10**9)
     """Written only for a pool with a cold-start budget (GANG502's floor; a coscheduling PodGroup's timeout)."""
+
+
+class OperatorDoc(_Doc):
+    """One workload operator as the cluster runs it (the model's ``workloadOperators.<name>``)."""
+
+    installed: bool = True
+    version: StrictStr | None = None
+    """The operator's tag (the model's, else the tag gpufleet's reader follows)."""
+    gangScheduler: Literal["volcano", "scheduler-plugins"] | None = None
+    """The engine it writes PodGroups for; absent = none (upstream's default)."""
+    featureGates: list[StrictStr] = []
+
+
+class WorkloadOperatorsDoc(_Doc):
+    """The operators the model declares; one left out is unknown (the readers take upstream's defaults)."""
+
+    jobset: OperatorDoc | None = None
+    leaderworkerset: OperatorDoc | None = None
+    mpiOperator: OperatorDoc | None = None
+    trainer: OperatorDoc | None = None
+    trainingOperator: OperatorDoc | None = None
+    kuberay: OperatorDoc | None = None
 
 
 class QuantityDoc(BaseModel):
@@ -115,6 +163,8 @@ class FleetContextDoc(_Doc):
     """Kueue's enabled ``integrations.frameworks`` as rendered (unknown without it)."""
     partitionExemptNamespaces: list[StrictStr] | None = None
     """Namespaces static partitioning exempts (VAP and GANG807); without it, ``kube-system`` alone."""
+    workloadOperators: WorkloadOperatorsDoc | None = None
+    """The workload operators' settings that change what they do with a job (an older digest: upstream defaults)."""
 
 
 def write(fields: dict[str, Any]) -> dict[str, Any]:
@@ -177,6 +227,21 @@ def validate(data: Any) -> list[Issue]:
                     )
                 )
     for t, team in enumerate(doc.teams):
+        for q, entry in enumerate(team.quota or ()):
+            for key in ("nominal", "borrowingLimit", "ceiling"):
+                amount = getattr(entry, key)
+                if amount is None:
+                    continue
+                try:
+                    QuantityDoc(value=amount)
+                except ValidationError as exc:
+                    issues.append(
+                        Issue(
+                            FieldPath.of("teams", t, "quota", q, key),
+                            exc.errors()[0]["msg"],
+                            "use a Kubernetes quantity (8, 1800Gi)",
+                        )
+                    )
         for n, ns in enumerate(team.namespaces):
             if not ns or len(ns) > 63 or not re.fullmatch(DNS_LABEL, ns):
                 issues.append(

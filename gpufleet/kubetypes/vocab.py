@@ -42,6 +42,7 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_PREFIX = "kueue.x-k8s.io/"
 KUEUE_POD_GROUP = "kueue.x-k8s.io/pod-group-name"  # label (or annotation since Kueue 0.18)
 KUEUE_POD_GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"  # annotation
+KUEUE_JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"  # batch Job annotation: Kueue partial admission
 KUEUE_POD_FINALIZER = "kueue.x-k8s.io/managed"  # finalizer on a pod Kueue manages (pkg/controller/jobs/pod/constants)
 KUEUE_SUSPENDED_BY_PARENT = "kueue.x-k8s.io/pod-suspending-parent"  # pod annotation: the parent gates it
 KUEUE_PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"  # label naming a Kueue WorkloadPriorityClass
@@ -70,6 +71,8 @@ KWOK_RETRIED = "gpufleet.dev/kwok-retry"  # when the fault tier touched a rank w
 
 # Kubernetes well-known labels and resources.
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+KUBELET_NODE_LABELS = frozenset({HOSTNAME_LABEL, "kubernetes.io/os", "kubernetes.io/arch"})
+"""Labels the kubelet sets on every node it registers (kubernetes ``pkg/kubelet/kubelet_node_status.go`` ``initialNode``)."""
 ZONE_LABEL = "topology.kubernetes.io/zone"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every namespace
 APP_NAME_LABEL = "app.kubernetes.io/name"

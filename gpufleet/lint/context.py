@@ -30,6 +30,7 @@ class LintConfig:
     fleet: str | None = None
     fleet_context: str | None = None
     crds: str | None = None
+    no_crds: bool = False  # ``crds: false``: the schema rules are off (as ``--no-crds``)
 
 
 def _codes(value: Any, source: str, key: str) -> tuple[str, ...]:
@@ -123,4 +124,5 @@ def load_config(path: str) -> LintConfig:
         fleet=rel("fleet"),
         fleet_context=rel("fleetContext"),
         crds=rel("crds"),
+        no_crds=data.get("crds") is False,
     )

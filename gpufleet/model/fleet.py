@@ -26,6 +26,7 @@ from gpufleet.model.base import Base, Name
 from gpufleet.model.cluster import Kubernetes
 from gpufleet.model.coscheduling import CoschedulingEngine
 from gpufleet.model.observability import Observability
+from gpufleet.model.operators import WorkloadOperators
 from gpufleet.model.pools import Pool
 from gpufleet.model.priority import PriorityClass
 from gpufleet.model.teams import Cohort, Team
@@ -141,6 +142,9 @@ class Fleet(Base):
     """The gpufleet gang-admission controller (webhook)."""
     observability: Observability = Field(default_factory=Observability)
     """Gang alerts: startup budgets, stall window, requeue-storm threshold (PodMonitor, PrometheusRule)."""
+    workload_operators: WorkloadOperators = Field(default_factory=WorkloadOperators)
+    """The workload operators the cluster runs (JobSet, LeaderWorkerSet, mpi-operator, Trainer, training-operator,
+    KubeRay) and the settings that change what they do with a job; unset ones are unknown (upstream defaults)."""
     partition_exempt_namespaces: list[Name] = Field(default_factory=list)
     """Namespaces of node agents (e.g. the GPU operator's) exempt from static partitioning, besides kube-system."""
 

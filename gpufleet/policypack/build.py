@@ -53,7 +53,12 @@ CONFIG_PROPERTIES: dict[str, dict[str, Any]] = {
     },
     "crdsDir": {
         "type": "string",
-        "description": "Directory of CustomResourceDefinitions for the schema rules (GANG601, GANG602).",
+        "description": "Directory of CustomResourceDefinitions for the schema rules (GANG601, GANG602), "
+        "on top of the schemas gpufleet carries (same group/version/kind: the directory's wins).",
+    },
+    "noCrds": {
+        "type": "boolean",
+        "description": "Turn the schema rules (GANG601, GANG602) off: neither the carried schemas nor crdsDir.",
     },
 }
 

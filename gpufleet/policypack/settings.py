@@ -12,7 +12,9 @@ few settings (``config_schema`` declares them, the CLI validates them):
   fleet, the fleet-aware rules (GANG104, GANG105, GANG402, GANG403) run.
 - ``coldStartFloorSeconds``: the gang cold-start floor (GANG502's ``floorSeconds``; it
   also overrides the fleet context's floor).
-- ``crdsDir``: CRDs for the schema rules (GANG601, GANG602).
+- ``crdsDir``: CRDs for the schema rules (GANG601, GANG602), on top of the schemas gpufleet
+  carries (same group/version/kind: the folder's wins); ``noCrds: true`` turns the schema
+  rules off (neither the carried schemas nor a folder).
 - any other key is an option of the policy's rule (``floorSeconds`` for GANG502),
   validated by the rule's options class: an unknown key or a wrong type is an error
   naming the key and the fix (the policy reports it and does not run).
@@ -36,7 +38,7 @@ from gpufleet.settings import Settings, load_settings, option_names
 from gpufleet.yamlin.errors import ModelError
 
 STACK_MODEL_KEY = "gpufleet:model"
-RESERVED = frozenset({"enforcementLevel", "fleetModel", "coldStartFloorSeconds", "crdsDir"})
+RESERVED = frozenset({"enforcementLevel", "fleetModel", "coldStartFloorSeconds", "crdsDir", "noCrds"})
 
 
 class SettingsError(ValueError):
@@ -89,6 +91,9 @@ def rule_options(code: str, config: Mapping[str, Any]) -> dict[str, dict[str, An
 def check_context(code: str, config: Mapping[str, Any] | None) -> CheckContext:
     """The engine context for one policy run of rule ``code``; raises :class:`SettingsError`."""
     config = dict(config or {})
+    no_crds = bool(config.get("noCrds"))
+    if no_crds and config.get("crdsDir"):
+        raise SettingsError("give either crdsDir or noCrds: true in the policy config, not both")
     paths = _paths(config)
     stamps = tuple(Path(p).stat().st_mtime_ns if p else 0 for p in paths.values())
     floor = config.get("coldStartFloorSeconds")
@@ -101,6 +106,7 @@ def check_context(code: str, config: Mapping[str, Any] | None) -> CheckContext:
         stamps,
         options,
         int(floor) if floor is not None else None,
+        not no_crds,
     ).context()
 
 
@@ -113,12 +119,14 @@ def _load(
     _stamps: tuple[int, ...],
     options: str,
     floor: int | None,
+    bundled_crds: bool = True,
 ) -> Settings:
     try:
         return load_settings(
             model=model,
             context=context,
             crds=crds,
+            bundled_crds=bundled_crds,
             options=json.loads(options),
             options_source=f"policy config of {code}",
             cold_start_floor_seconds=floor,

@@ -13,14 +13,16 @@ from gpufleet.fleetctx import contextschema
 from gpufleet.kubetypes.vocab import GANG_LABEL, QUEUE_LABEL
 from gpufleet.model import scaling
 from gpufleet.model.fleet import Fleet
+from gpufleet.model.operators import PINNED
 from gpufleet.model.ownership import volcano_namespaces
 from gpufleet.model.pools import Pool
 from gpufleet.model.teams import Team
 from gpufleet.render import resources, tree
 from gpufleet.render.kueue_config import managed_namespaces
+from gpufleet.render.quota_ceiling import team_ceilings
 
 
-def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
+def _team(fleet: Fleet, team: Team, ceilings: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     kueue = tree.system_quota(fleet, team, "kueue")
     volcano = tree.system_quota(fleet, team, "volcano")
     return {
@@ -30,6 +32,7 @@ def _team(fleet: Fleet, team: Team) -> dict[str, Any]:
         "volcanoQueue": team.name if volcano else None,
         "volcanoNamespaces": volcano_namespaces(fleet, team),
         "pools": [p.name for p in fleet.pools if p.name in team.quota],
+        "quota": ceilings.get(team.name, []),
     }
 
 
@@ -44,6 +47,8 @@ def _pool(pool: Pool) -> dict[str, Any]:
         },
         "nodeLabels": dict(sorted(pool.node_labels.items())),
     }
+    if pool.topology_levels:
+        out["topologyLevels"] = list(pool.topology_levels)
     if pool.placement != "per-pod":
         out["placement"] = pool.placement
     if pool.dedicated_to:
@@ -56,6 +61,7 @@ def _pool(pool: Pool) -> dict[str, Any]:
 
 
 def render_context(fleet: Fleet) -> dict[str, Any]:
+    ceilings = team_ceilings(fleet)
     out = {
         "fleet": fleet.name,
         "coldStartFloorSeconds": fleet.admission.cold_start_floor,
@@ -66,7 +72,7 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
         **({"gangLabel": GANG_LABEL} if fleet.observability.enabled else {}),
         "kubernetesVersion": f"1.{fleet.kubernetes.minor}",
         "workloadGates": sorted(fleet.kubernetes.gates_on),
-        "teams": [_team(fleet, t) for t in fleet.teams],
+        "teams": [_team(fleet, t, ceilings) for t in fleet.teams],
         "pools": [_pool(p) for p in fleet.pools],
         "priorityClasses": [
             {"name": pc.name, "value": pc.value, "preemptionPolicy": pc.preemption_policy}
@@ -79,4 +85,17 @@ def render_context(fleet: Fleet) -> dict[str, Any]:
     out["kueueManagedNamespaces"] = managed_namespaces(fleet)
     out["kueueFrameworks"] = list(fleet.admission.frameworks)
     out["partitionExemptNamespaces"] = fleet.partition_exempt
+    out["workloadOperators"] = _operators(fleet)
     return contextschema.write(out)
+
+
+def _operators(fleet: Fleet) -> dict[str, Any]:
+    """The declared operators, each with its tag (the pinned one when the model names none)."""
+    out: dict[str, Any] = {}
+    for key, op in fleet.workload_operators.declared().items():
+        entry: dict[str, Any] = {"installed": op.installed, "version": op.version or PINNED[key]}
+        if op.gang_scheduler:
+            entry["gangScheduler"] = op.gang_scheduler
+        entry["featureGates"] = list(op.feature_gates)
+        out[key] = entry
+    return out

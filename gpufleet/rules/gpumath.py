@@ -17,9 +17,9 @@ from typing import Any, Mapping
 
 from gpufleet.fleetctx.context import NO_FLEET_INDEX, FleetContext
 from gpufleet.kubetypes import quantity
-from gpufleet.kubetypes.vocab import MIG_PREFIX
 from gpufleet.workloads import as_list, as_map
 from gpufleet.workloads import resources as podres
+from gpufleet.workloads.resources import is_gpu as is_gpu  # the one test, owned by the workload readers
 
 ZERO = Decimal(0)
 
@@ -32,10 +32,6 @@ def gpu_resources(fleet: FleetContext | None) -> frozenset[str]:
 def sorted_gpu_resources(fleet: FleetContext | None) -> tuple[str, ...]:
     """:func:`gpu_resources` in name order."""
     return (NO_FLEET_INDEX if fleet is None else fleet.index).sorted_gpu_resources
-
-
-def is_gpu(name: str, gpus: frozenset[str]) -> bool:
-    return name in gpus or name.startswith(MIG_PREFIX)
 
 
 _AMOUNTS: dict[str, Decimal | None] = {}

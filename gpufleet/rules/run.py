@@ -34,8 +34,12 @@ from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from gpufleet.fleetctx.context import FleetContext, PoolContext
+from gpufleet.fleetctx.operators import NO_PROFILE
 from gpufleet.util.quickinit import quick_init
 from gpufleet.workloads import PodTemplate, WorkloadView, build_view
+from gpufleet.workloads.contract.registry import Run as ContractRun
+from gpufleet.workloads.contract.registry import read as read_contract
+from gpufleet.workloads.contract.types import Contract
 from gpufleet.workloads.names import NameIndex
 
 T = TypeVar("T")
@@ -188,6 +192,19 @@ class RunIndex:
             return memo[build]  # type: ignore[no-any-return]  # keyed by build: the value is what build returned
         value = memo[build] = build(subject.view, ctx)
         return value
+
+    def contract(self, obj: Mapping[str, Any]) -> Contract:
+        """The gang contract of ``obj`` (:mod:`gpufleet.workloads.contract`), read once per object and run, with the
+        run's objects, its fleet context and that context's operator profile."""
+        subject = self.subject(obj)
+        memo = subject.memo
+        if memo is None:
+            memo = subject.memo = {}
+        found = memo.get(Contract)
+        if found is None:
+            operators = getattr(self.fleet, "operators", None) or NO_PROFILE
+            found = memo[Contract] = read_contract(obj, ContractRun(self.objects, self.fleet, operators))
+        return found
 
     def _group_index(self) -> dict[tuple[str | None, str], list[WorkloadView]]:
         groups = self._shared.groups

@@ -155,8 +155,8 @@ def is_gang(docs: tuple[Mapping[str, Any], ...], ctx: CheckContext) -> bool:
 
 
 def lint_context(model: Path, crds: Path | None) -> CheckContext:
-    """``gpufleet lint --fleet MODEL [--crds CRDS]``'s context: the schema rules run only with the CRDs
-    (``../shared/crds``; without them the API server's refusals of malformed objects are misses)."""
+    """``gpufleet lint --fleet MODEL [--crds CRDS]``'s context: the schema rules check the CRD schemas
+    gpufleet carries, with ``CRDS`` (``../shared/crds``, when present) on top."""
     return load_settings(model=str(model), crds=str(crds) if crds is not None and crds.is_dir() else None).context()
 
 

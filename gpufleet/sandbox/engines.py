@@ -30,6 +30,7 @@ BINARIES = {
     "vc-webhook-manager": ("volcano", "webhook-manager"),
     "coscheduling": ("coscheduling", "scheduler"),
     "kube-state-metrics": ("ksm", "kube-state-metrics"),
+    "jobset": ("jobset", "jobset"),
     "pulumi": ("pulumi", "pulumi"),
     "pulumi-language-python": ("pulumi", "pulumi-language-python"),
     "pulumi-resource-kubernetes": ("pulumi-kubernetes", "pulumi-resource-kubernetes"),

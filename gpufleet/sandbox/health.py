@@ -19,6 +19,7 @@ TIMEOUTS = {
     "vc-scheduler": 120.0,
     "vc-controller-manager": 120.0,
     "coscheduling": 120.0,
+    "jobset": 120.0,
     "gang-admission-controller": 60.0,
 }
 DEFAULT_TIMEOUT = 90.0
@@ -51,5 +52,6 @@ def ready(name: str, ports: dict[str, int], pki: Pki) -> Callable[[], bool]:
         "vc-controller-manager": lambda: http_ok(f"http://127.0.0.1:{ports['volcano_controller_healthz']}/healthz"),
         "coscheduling": lambda: http_ok(local(ports["coscheduling"], "/healthz")),
         "gang-admission-controller": lambda: http_ok(local(ports["controller"], "/readyz"), pki.ca_crt),
+        "jobset": lambda: http_ok(f"http://127.0.0.1:{ports['jobset_health']}/readyz"),
     }
     return probes[name]()

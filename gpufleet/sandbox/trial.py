@@ -85,8 +85,13 @@ class TrialResult:
             "reasons": list(v.reasons) if v else [],
             "failedPod": self.failed_pod,
             "elapsedSeconds": round(self.elapsed, 2),
-            "notes": self.notes,
+            "notes": [*self.notes, *self.outcome_notes],
         }
+
+    @property
+    def outcome_notes(self) -> list[str]:
+        """What the outcome leaves a user to do: after a failed rank stopped the gang, what would restart it."""
+        return [O.NOTHING_RESTARTS] if self.failed_pod and self.outcome == O.STOPPED_WHOLE else []
 
 
 def expected_ranks(docs: list[Mapping[str, Any]]) -> int:
@@ -101,6 +106,17 @@ def _placed(kube: Kube, doc: Mapping[str, Any], namespace: str) -> dict[str, Any
     if not meta.get("namespace") and kube.resource(body["apiVersion"], body["kind"]).namespaced:
         meta["namespace"] = namespace
     return body
+
+
+def unserved(kube: Kube, docs: list[Mapping[str, Any]]) -> str | None:
+    """The first kind in ``docs`` the sandbox serves no API for, as ``Kind (apiVersion)``; None when it serves all."""
+    for doc in docs:
+        api_version, kind = str(doc.get("apiVersion", "")), str(doc.get("kind", ""))
+        try:
+            kube.resource(api_version, kind)
+        except Exception:  # noqa: BLE001 - ResourceNotFoundError: no CRD (no operator) for it here
+            return f"{kind} ({api_version})"
+    return None
 
 
 def _submit(kube: Kube, docs: list[Mapping[str, Any]], namespace: str) -> tuple[list[Ref], str | None]:
@@ -206,6 +222,15 @@ def try_manifests(kube: Kube, docs: list[Mapping[str, Any]], options: TrialOptio
     """Submit ``docs`` to the sandbox ``kube`` talks to and report what its engines did with them."""
     start = time.monotonic()
     result = TrialResult(O.NEVER_ADMITTED, expected_ranks(docs), [])
+    missing = unserved(kube, docs)
+    if missing is not None:
+        result.outcome = O.NOT_RUNNABLE
+        result.message = (
+            f"this sandbox does not run {missing}: no controller serves that API here, so nothing was submitted "
+            f"(fix: run its operator in the sandbox, where the model's workloadOperators can say so)"
+        )
+        result.elapsed = time.monotonic() - start
+        return result
     refs, refusal = _submit(kube, docs, options.namespace)
     result.objects = [str(r) for r in refs]
     watch = Watch(kube, refs)

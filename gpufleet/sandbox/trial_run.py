@@ -21,6 +21,7 @@ from gpufleet.advise.jobs import collect
 from gpufleet.kubetypes.vocab import NVIDIA_GPU
 from gpufleet.model.fleet import Fleet
 from gpufleet.sandbox.kube import Kube
+from gpufleet.sandbox.nodes import SANDBOX_POOL_LABEL
 from gpufleet.sandbox.state import State, down, load
 from gpufleet.sandbox.trial import TrialOptions, TrialResult, try_manifests
 from gpufleet.sandbox.up import Options, up
@@ -84,11 +85,46 @@ def open_sandbox(fleet: Fleet, model: Path, directory: Path, options: Options) -
     return Sandbox(up(fleet, str(model.resolve()), directory, options), started=True)
 
 
-def run(sandbox: Sandbox, docs: list[Mapping[str, Any]], options: TrialOptions, keep: bool) -> TrialResult:
-    """One trial on ``sandbox``; the sandbox stopped afterwards if this command started it and ``keep`` is off."""
+def capped_pools(fleet: Fleet, docs: list[Mapping[str, Any]], namespace: str, nodes: Mapping[str, int]) -> list[str]:
+    """A note for each pool the manifests land on that has fewer nodes in the sandbox (``nodes``: per pool) than in
+    the model: there a job that fits the real fleet can come out neverAdmitted or partlyBound."""
+    placed = [{**d, "metadata": {"namespace": namespace, **(d.get("metadata") or {})}} for d in docs]
+    jobs, _ = collect(fleet, placed)
+    out = []
+    for pool in (p for p in fleet.pools if p.name in {j.pool for j in jobs}):
+        have = nodes.get(pool.name, 0)
+        if have < pool.node_count:
+            gpus = pool.gpus_per_node
+            out.append(
+                f"pool {pool.name} has {have} of its {pool.node_count} nodes in this sandbox (a node cap): "
+                f"{gpus * have} of its {gpus * pool.node_count} GPUs, and Volcano's queue capacity follows the nodes "
+                f"that exist, so a job that fits the real fleet can come out neverAdmitted or partlyBound here "
+                f"(fix: a sandbox without --node-cap)"
+            )
+    return out
+
+
+def _nodes_per_pool(kube: Kube) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for node in kube.list("v1", "Node"):
+        pool = ((node.get("metadata") or {}).get("labels") or {}).get(SANDBOX_POOL_LABEL)
+        if pool:
+            out[pool] = out.get(pool, 0) + 1
+    return out
+
+
+def run(
+    sandbox: Sandbox, docs: list[Mapping[str, Any]], options: TrialOptions, keep: bool, fleet: Fleet | None = None
+) -> TrialResult:
+    """One trial on ``sandbox``; the sandbox stopped afterwards if this command started it and ``keep`` is off.
+    With ``fleet``, the result notes each pool the sandbox holds only in part (:func:`capped_pools`)."""
     stop = sandbox.started and not keep
     try:
-        return try_manifests(Kube(Path(sandbox.state.kubeconfig)), docs, replace(options, clean=not stop))
+        kube = Kube(Path(sandbox.state.kubeconfig))
+        capped = [] if fleet is None else capped_pools(fleet, docs, options.namespace, _nodes_per_pool(kube))
+        result = try_manifests(kube, docs, replace(options, clean=not stop))
+        result.notes.extend(capped)
+        return result
     finally:
         if stop:
             down(sandbox.state)

@@ -29,7 +29,7 @@ from gpufleet.render import render_all
 from gpufleet.render.files import context_json
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.volcano import render_scheduler_conf_yaml
-from gpufleet.sandbox import controller, controlplane, coscheduling, health, kueue, kwok, needs, nodes, volcano
+from gpufleet.sandbox import controller, controlplane, coscheduling, health, jobset, kueue, kwok, needs, nodes, volcano
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.kube import Kube, established
@@ -56,6 +56,9 @@ PORTS = (
     "volcano_controller_metrics",
     "coscheduling",
     "controller",
+    "jobset_webhook",
+    "jobset_metrics",
+    "jobset_health",
 )
 
 
@@ -109,7 +112,19 @@ def engines_needed(fleet: Fleet) -> list[str]:
         out.append("volcano")
     if fleet.pools_of("coscheduling"):
         out.append("coscheduling")
+    out += [op for op in operators_run(fleet) if op in OPERATOR_ENGINES]
     return out
+
+
+OPERATOR_ENGINES = ("jobset",)
+"""The workload operators the sandbox runs for real (each an engine folder of ``sandbox/engines``)."""
+
+
+def operators_run(fleet: Fleet) -> list[str]:
+    """The engines of the workload operators ``fleet``'s cluster runs (declared in its ``workloadOperators`` and not
+    ``installed: false``) that the sandbox can run."""
+    declared = fleet.workload_operators.declared()
+    return [name for name in OPERATOR_ENGINES if name in declared and declared[name].installed]
 
 
 def _reuse(directory: Path) -> State | None:
@@ -204,6 +219,8 @@ def _install_crds(r: _Run, fleet: Fleet) -> None:
         crds += volcano.crds(gomodcache())
     if fleet.pools_of("coscheduling"):
         crds += coscheduling.crds(gomodcache())
+    if "jobset" in operators_run(fleet):
+        crds += jobset.crds(gomodcache())
     r.client.apply_all(crds)
     r.steps.log(f"{len(crds)} CRDs applied")
     names = [c["metadata"]["name"] for c in crds]
@@ -284,6 +301,17 @@ def _volcano(r: _Run, fleet: Fleet, without: tuple[str, ...]) -> None:
     r.run("vc-controller-manager", volcano.controller_argv(e.binary("vc-controller-manager"), r.kubeconfig, ns, ports))
 
 
+def _jobset(r: _Run, fleet: Fleet) -> None:
+    s = r.state.ports
+    ports = {"webhook": s["jobset_webhook"], "metrics": s["jobset_metrics"], "health": s["jobset_health"]}
+    settings = fleet.workload_operators.declared()["jobset"]
+    gates = {gate: True for gate in settings.feature_gates}
+    cfg = jobset.host_config(ports, _serving_dir(r, "jobset-webhook"), _serving_dir(r, "jobset-metrics"), gates)
+    config = r.write("jobset-config.yaml", yaml.safe_dump(cfg, sort_keys=False))
+    r.run("jobset", jobset.argv(r.engines.binary("jobset"), config))
+    r.client.apply_all(jobset.webhook_configurations(gomodcache(), ports["webhook"], r.pki.ca_crt.read_bytes()))
+
+
 def _coscheduling(r: _Run, fleet: Fleet) -> None:
     config = r.write("coscheduling.yaml", coscheduling.scheduler_config(fleet, r.kubeconfig))
     port = r.state.ports["coscheduling"]
@@ -348,6 +376,8 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
         _volcano(r, fleet, options.volcano_without)
     if fleet.pools_of("coscheduling"):
         _coscheduling(r, fleet)
+    if "jobset" in operators_run(fleet):
+        _jobset(r, fleet)
     if not options.engines_only:
         r.steps.wait(
             "the rendered objects to apply", lambda: _apply_rendered(r.client, rendered), timeout=120, interval=2

@@ -11,7 +11,11 @@ into one :class:`Settings` and its :class:`~gpufleet.rules.api.CheckContext`.
   checks a context against :mod:`gpufleet.fleetctx.contextschema` first (the webhook does: a
   context it cannot trust is refused); the linter and the policy pack stay lenient (a
   partial context that sets only what one rule reads is a documented way to lint).
-- CRDs: a folder of CRD files read by ``gpufleet.crdschema.CrdSet`` (imported only then).
+- CRDs: :func:`load_crds` is the one owner of which CRD schemas are in force: the schemas
+  gpufleet carries (``gpufleet.crdschema.bundle``: the pinned engines and operators), with a
+  user's folder of CRD files on top (same group/version/kind: the folder's wins);
+  ``bundled_crds=False`` leaves only the folder, and with no folder either the schema rules
+  (GANG601, GANG602) stay quiet (``gpufleet lint --no-crds``).
 - Options: ``{CODE: {key: value}}``; each rule's options class (``Rule.options``,
   declared beside the rule) validates its entry with pydantic in strict JSON mode:
   unknown rule codes, options of a rule that takes none, unknown keys and wrong types
@@ -63,6 +67,7 @@ def load_settings(
     model: str | None = None,
     context: str | None = None,
     crds: str | None = None,
+    bundled_crds: bool = True,
     options: Mapping[str, Any] | None = None,
     options_source: str = "options",
     cold_start_floor_seconds: int | None = None,
@@ -71,6 +76,7 @@ def load_settings(
     """Validate and load every input; :class:`SettingsError` lists every problem found.
 
     ``model`` is a fleet model file, ``context`` a fleet-context JSON (give at most one);
+    ``crds`` a folder of CRDs and ``bundled_crds`` whether the carried schemas apply (:func:`load_crds`);
     ``options_source`` names where ``options`` came from (a config file) in messages;
     ``cold_start_floor_seconds`` overrides the fleet's floor (the policy pack's setting).
     """
@@ -78,7 +84,7 @@ def load_settings(
     fleet = _part(errors, lambda: load_fleet(model=model, context=context, strict=strict))
     if fleet is not None and cold_start_floor_seconds is not None:
         fleet = replace(fleet, cold_start_floor_seconds=cold_start_floor_seconds)
-    crd_set = _part(errors, lambda: load_crds(crds)) if crds else None
+    crd_set = _part(errors, lambda: load_crds(crds, bundled=bundled_crds))
     validated = _part(errors, lambda: rule_options(options or {}, options_source)) or {}
     if errors:
         raise SettingsError(errors)
@@ -95,16 +101,23 @@ def _part(errors: list[ModelError], load: Any) -> Any:
     return None
 
 
-def load_crds(path: str) -> CrdSchemas:
-    """A ``gpufleet.crdschema.CrdSet`` of the CRDs under ``path``."""
-    if not Path(path).is_dir():
+def load_crds(path: str | None = None, *, bundled: bool = True) -> CrdSchemas | None:
+    """The CRD schemas in force: the bundled ones (unless ``bundled`` is False) under ``path``'s CRDs.
+
+    None (the schema rules stay quiet) when neither applies. The bundled files are read on the
+    first object of their kind, so a run that meets no custom resource reads none of them.
+    """
+    if path is None and not bundled:
+        return None
+    if path is not None and not Path(path).is_dir():
         raise ModelError(
             path, [Issue("", "the CRDs must be a directory of CRD YAML files", "pass a folder such as crds/")]
         )
     try:
-        from gpufleet.crdschema import CrdSet
+        from gpufleet.crdschema.bundle import schemas
     except ImportError as exc:
         raise ModelError(
-            path, [Issue("", f"CRD checks need gpufleet.crdschema, which is not available ({exc})", "upgrade gpufleet")]
+            path or "gpufleet.crdschema",
+            [Issue("", f"CRD checks need gpufleet.crdschema, which is not available ({exc})", "upgrade gpufleet")],
         ) from None
-    return CrdSet.load(path)
+    return schemas(path, bundled=bundled)

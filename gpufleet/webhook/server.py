@@ -32,6 +32,7 @@ from aiohttp import web
 
 from gpufleet.rules import engine
 from gpufleet.rules.engine import freeze, matches
+from gpufleet.settings import load_crds
 from gpufleet.webhook.app import build_app
 from gpufleet.webhook.budget import Budget
 from gpufleet.webhook.connections import GuardedSite
@@ -39,6 +40,7 @@ from gpufleet.webhook.handlers import build_registry
 from gpufleet.webhook.reload import FleetSource, TlsSource
 from gpufleet.webhook.state import MAX_BODY, MAX_INFLIGHT, REVIEW_DEADLINE, State
 from gpufleet.webhook.worker import MAX_PENDING, Worker
+from gpufleet.yamlin.errors import ModelError
 
 log = logging.getLogger("gpufleet.webhook")
 WORKER_START_SECONDS = 30.0
@@ -71,6 +73,8 @@ class Config:
     bench_echo: bool = False
     bench_ignore: str = ""
     reuse_port: bool = False
+    crds: str = ""  # a folder of CRDs on top of the carried schemas (gpufleet.settings.load_crds)
+    no_crds: bool = False  # the schema rules off
 
 
 # flag -> (lowest, highest) accepted; anything else exits 2 with one line naming the flag.
@@ -181,6 +185,19 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
         d.ca,
         "PEM CA bundle the serving certificate must chain to (checked on every load; empty: not checked)",
     )
+    opt(
+        "crds",
+        str,
+        d.crds,
+        "directory of CRD YAML files checked on top of the CRD schemas gpufleet carries (same "
+        "group/version/kind: the directory's wins), read at start; empty: the carried schemas only",
+    )
+    p.add_argument(
+        "--no-crds",
+        action="store_true",
+        default=env.get("GPUFLEET_NO_CRDS", "") in ("1", "true"),
+        help="check no CRD schema: the schema rules (GANG601, GANG602) stay quiet (env GPUFLEET_NO_CRDS)",
+    )
     opt("log-level", str.lower, d.log_level, "log level", choices=["debug", "info", "warning", "error"])
     p.add_argument(
         "--bench-echo",
@@ -208,7 +225,15 @@ def parse_args(argv: Sequence[str] | None = None, env: dict[str, str] | None = N
     cfg = Config(**{k: v for k, v in vars(ns).items()})
     _check_ranges(cfg)
     _check_ignore(cfg)
+    _check_crds(cfg)
     return cfg
+
+
+def _check_crds(cfg: Config) -> None:
+    if cfg.crds and cfg.no_crds:
+        raise ValueError("give either --crds DIR (GPUFLEET_CRDS) or --no-crds (GPUFLEET_NO_CRDS), not both")
+    if cfg.crds and not os.path.isdir(cfg.crds):
+        raise ValueError(f"--crds (or GPUFLEET_CRDS) {cfg.crds} is not a directory: give a folder of CRD YAML files")
 
 
 def _check_ignore(cfg: Config) -> None:
@@ -232,13 +257,20 @@ def _check_ignore(cfg: Config) -> None:
 async def serve_forever(cfg: Config, stop: asyncio.Event, on_listening: Callable[[int], None] | None = None) -> int:
     """Run until ``stop`` is set; returns the exit code."""
     ignore = freeze(cfg.bench_ignore) or None
+    crds = (cfg.crds or None, not cfg.no_crds)
+    try:
+        schemas = load_crds(crds[0], bundled=crds[1])
+    except ModelError as exc:
+        log.error("the CRDs cannot be loaded: %s; fix --crds (GPUFLEET_CRDS)", "; ".join(exc.lines()))
+        return 1
     state = State(
+        crds=schemas,
         max_body=cfg.max_body_bytes,
         body_timeout=cfg.body_timeout,
         ignore_rules=ignore,
         budget=Budget(cfg.max_inflight_bytes),
         review_deadline=cfg.review_deadline,
-        worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, ignore, cfg.worker_queue),
+        worker=Worker(cfg.bench_echo, cfg.max_body_bytes, cfg.log_level, ignore, cfg.worker_queue, crds),
     )
     state.metrics.track(lambda: state.budget.used, state.worker)
     fleet, tls = FleetSource(cfg.fleet_context, state), TlsSource(cfg.cert, cfg.key, state, ca=cfg.ca)

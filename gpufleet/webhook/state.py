@@ -3,7 +3,9 @@
 Built once by the server (``gpufleet.webhook.server``) and swapped field by field
 by the reloaders (``gpufleet.webhook.reload``): handlers read ``state.fleet`` and
 ``state.check`` once per request, so a reload never mixes two fleet contexts in
-one answer. ``closing`` is resolved when shutdown closes the listener: requests
+one answer. ``crds`` are the CRD schemas in force for the schema rules (GANG601, GANG602):
+the ones gpufleet carries (``gpufleet.settings.load_crds``), read on the first object of
+their kind. ``closing`` is resolved when shutdown closes the listener: requests
 still receiving their body are then answered 503 (``gpufleet.webhook.app``).
 """
 
@@ -14,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
-from gpufleet.rules.api import CheckContext
+from gpufleet.rules.api import CheckContext, CrdSchemas
+from gpufleet.settings import load_crds
 from gpufleet.webhook.budget import Budget
 from gpufleet.webhook.metrics import Metrics
 
@@ -30,6 +33,7 @@ class State:
     fleet_path: str = ""
     fleet: FleetContext | None = None
     check: CheckContext = field(default_factory=CheckContext)
+    crds: CrdSchemas | None = field(default_factory=load_crds)
     metrics: Metrics = field(default_factory=Metrics)
     max_body: int = MAX_BODY
     body_timeout: float = 10.0
@@ -56,7 +60,7 @@ class State:
             self.closing.set_result(None)
 
     def use_fleet(self, fleet: FleetContext) -> None:
-        self.fleet, self.check = fleet, CheckContext(fleet=fleet)
+        self.fleet, self.check = fleet, CheckContext(fleet=fleet, crds=self.crds)
         self.fleet_generation += 1
 
     @property

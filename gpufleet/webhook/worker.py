@@ -81,8 +81,9 @@ class Worker:
         log_level: str = "info",
         ignore_rules: frozenset[str] | None = None,
         max_pending: int = MAX_PENDING,
+        crds: tuple[str | None, bool] = (None, True),
     ) -> None:
-        self.args = (echo, max_body, log_level, ignore_rules)
+        self.args = (echo, max_body, log_level, ignore_rules, crds)  # crds: gpufleet.settings.load_crds's arguments
         self.max_pending = max_pending
         self.pending = 0  # calls waiting for or in the worker
         self._pool: ProcessPoolExecutor | None = None
@@ -164,17 +165,26 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="gpufleet-parent-watch", daemon=True).start()
 
 
-def _init(echo: bool, max_body: int, log_level: str, ignore_rules: frozenset[str] | None = None) -> None:
+def _init(
+    echo: bool,
+    max_body: int,
+    log_level: str,
+    ignore_rules: frozenset[str] | None = None,
+    crds: tuple[str | None, bool] = (None, True),
+) -> None:
     _exit_with_parent()
     try:
         os.nice(NICE)
     except OSError:  # not allowed here: the worker still keeps the loop's GIL free
         pass
     logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
+    from gpufleet.settings import load_crds
     from gpufleet.webhook.handlers import build_registry  # the rule engine, imported once per worker
     from gpufleet.webhook.state import State
 
-    state = State(max_body=max_body) if max_body else State()
+    state = State(crds=load_crds(crds[0], bundled=crds[1]))
+    if max_body:
+        state.max_body = max_body
     state.ignore_rules = ignore_rules
     _child.update(registry=build_registry(echo), state=state, generation=-1)
 

@@ -9,6 +9,9 @@ the vocabulary so that rules can name outcomes without importing the sandbox.
 
 from __future__ import annotations
 
+NOT_RUNNABLE = "notRunnable"
+"""The sandbox serves no API for a kind in the manifests (the operator that runs it does not run there): nothing was
+submitted and nothing is judged; the result names the kind."""
 REFUSED = "refused"
 """An admission webhook, an admission policy or the API server refused a manifest."""
 RAN_WHOLE = "ranWhole"
@@ -28,9 +31,18 @@ RANK_NOT_REPLACED = "rankNotReplaced"
 STOPPED_WHOLE = "stoppedWhole"
 """After one rank failed: no pod of the gang is left alive (the job failed as a whole)."""
 
+NOTHING_RESTARTS = (
+    "nothing restarts a job that failed as a whole: a failed batch Job stays Failed (BackoffLimitExceeded). "
+    "What would restart the gang: a JobSet whose failurePolicy has a rule with action RestartJobSet (and "
+    "maxRestarts above 0), a Volcano Job with the policy PodFailed -> RestartJob, or a controller that "
+    "resubmits the job (resuming from its checkpoint)"
+)
+"""What ``stoppedWhole`` leaves a user to do: said by GANG204 (whose fix for a plain Job leads there) and by
+``gpufleet try`` when a failed rank stops the gang, in these words."""
+
 START_OUTCOMES = (REFUSED, RAN_WHOLE, NEVER_ADMITTED, GATED, PARTLY_BOUND)
 FAILURE_OUTCOMES = (RESTARTED_WHOLE, RANK_REPLACED_ALONE, RANK_NOT_REPLACED, STOPPED_WHOLE, PARTLY_BOUND)
-OUTCOMES = frozenset(START_OUTCOMES + FAILURE_OUTCOMES)
+OUTCOMES = frozenset(START_OUTCOMES + FAILURE_OUTCOMES + (NOT_RUNNABLE,))
 
 SAFE = frozenset({RAN_WHOLE, RESTARTED_WHOLE, STOPPED_WHOLE})
 """What a gang-safe job does: runs whole; after a failed rank, restarts whole or stops whole (no GPUs held by a

@@ -2,7 +2,8 @@
 
 ``pod_containers`` walks containers and initContainers with their paths;
 ``effective_scheduler`` tells which scheduler a template's pods reach;
-``pod_group_name`` finds the gang a pod (or pod template) declares membership of.
+``pod_group_name`` finds the gang a pod (or pod template) declares membership of (``pod_group_key``:
+which key says so, read by the gang contract's readers to name the group's backend).
 """
 
 from __future__ import annotations
@@ -45,16 +46,26 @@ def effective_scheduler(view: WorkloadView, template: PodTemplate) -> str:
     return vocab.DEFAULT_SCHEDULER
 
 
+GROUP_KEYS: tuple[tuple[str, str], ...] = (
+    ("labels", vocab.KUEUE_POD_GROUP),
+    ("annotations", vocab.KUEUE_POD_GROUP),
+    ("annotations", vocab.VOLCANO_GROUP),
+    ("annotations", vocab.VOLCANO_GROUP_ALT),
+    ("labels", vocab.COSCHEDULING_GROUP),
+)
+"""Where a pod declares its gang, in the order they are read: ``(labels|annotations, key)``."""
+
+
+def pod_group_key(labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """``(labels|annotations, key, group name)`` of the first gang key a pod (or pod template) sets, or None."""
+    for where, key in GROUP_KEYS:
+        value = (labels if where == "labels" else annotations).get(key)
+        if value:
+            return where, key, str(value)
+    return None
+
+
 def pod_group_name(labels: Mapping[str, Any], annotations: Mapping[str, Any]) -> str | None:
     """The gang a pod declares itself part of: Kueue, Volcano or scheduler-plugins keys, in that order."""
-    for source, key in (
-        (labels, vocab.KUEUE_POD_GROUP),
-        (annotations, vocab.KUEUE_POD_GROUP),
-        (annotations, vocab.VOLCANO_GROUP),
-        (annotations, vocab.VOLCANO_GROUP_ALT),
-        (labels, vocab.COSCHEDULING_GROUP),
-    ):
-        value = source.get(key)
-        if value:
-            return str(value)
-    return None
+    found = pod_group_key(labels, annotations)
+    return found[2] if found is not None else None

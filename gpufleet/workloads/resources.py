@@ -9,8 +9,9 @@ added. That is KEP-753's formula as written in ``k8s.io/component-helpers/resour
 (``pkg/scheduler/api/pod_info.go``, v1.14.1) repeats it. Pod-level ``spec.resources`` (cpu, memory and
 hugepages only; Volcano does not read them) are not applied: no rule compares those resources.
 
-Called by GANG003 (minResources), the GPU rules (:mod:`gpufleet.rules.gpumath`), ``advise`` and the
-sandbox's outcome counts, so one pod has one demand whoever asks.
+Called by GANG003 (minResources), the GPU rules (:mod:`gpufleet.rules.gpumath`), ``advise``, the
+sandbox's outcome counts and the gang contract's readers (GPUs per pod), so one pod has one demand
+whoever asks. :func:`is_gpu` is the one test of which resources are GPUs (the rules re-export it).
 """
 
 from __future__ import annotations
@@ -19,9 +20,15 @@ from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
 from gpufleet.kubetypes import quantity
+from gpufleet.kubetypes.vocab import MIG_PREFIX
 from gpufleet.workloads.types import as_list, as_map
 
 ZERO = Decimal(0)
+
+
+def is_gpu(name: str, gpus: frozenset[str]) -> bool:
+    """Whether resource ``name`` counts as a GPU: one of ``gpus`` (the fleet's GPU resources) or an NVIDIA MIG slice."""
+    return name in gpus or name.startswith(MIG_PREFIX)
 
 
 def parsed(value: Any) -> Decimal | None:

@@ -1,6 +1,7 @@
-"""Volcano Job lifecycle policies, read the way Volcano's controller reads them.
+"""Volcano Job lifecycle policies and defaults, read the way Volcano's controller and webhook read them.
 
-Used by the restart rules (GANG201, GANG202) and the mutator. A policy maps an
+Used by the restart rules (GANG201, GANG202), the gang-size rules (:func:`default_min_available`),
+the gang contract's Volcano reader and the mutator. A policy maps an
 ``event`` (or a list of ``events``) or an ``exitCode`` to an ``action``; task
 policies override job policies for the same event (volcano.md §3).
 """
@@ -12,7 +13,7 @@ from typing import Any, Collection, Iterable, Iterator, Mapping
 
 from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.util.quickinit import quick_init
-from gpufleet.workloads.types import SPEC, as_list, as_map, is_map
+from gpufleet.workloads.types import SPEC, as_int, as_list, as_map, is_map
 
 ANY_EVENT = "*"
 FAILURE_EVENTS = ("PodFailed", "PodEvicted")
@@ -32,6 +33,19 @@ class Policy:
 
     def covers(self, event: str) -> bool:
         return event in self.events or ANY_EVENT in self.events
+
+
+def default_min_available(tasks: Any) -> int:
+    """What Volcano's webhook writes for an unset or 0 ``minAvailable``: Σ task minAvailable (default: replicas).
+
+    ``volcano v1.14.1 pkg/webhooks/admission/jobs/mutate/mutate_job.go`` ``patchDefaultMinAvailable``.
+    """
+    total = 0
+    for task in as_list(tasks):
+        task = as_map(task)
+        task_min = as_int(task.get("minAvailable"))
+        total += task_min if task_min is not None else max(as_int(task.get("replicas"), 0) or 0, 0)
+    return total
 
 
 def _events(raw: Mapping[str, Any]) -> tuple[str, ...]:

@@ -112,6 +112,7 @@ def test_version_prints_the_package_version(monkeypatch, capsys):
         (["lint", "x"], ("lint_cmds",)),
         (["validate", "m.yaml"], ("fleet_cmds",)),
         (["podgroups"], ("advise_cmds",)),
+        (["predict", "job.yaml"], ("predict_cmds",)),
         (["--help"], commands.GROUPS),
         (["nope"], commands.GROUPS),
     ],

@@ -110,6 +110,8 @@ CASES = [
     Case(("whatif", "BAD", "MODEL", "--trace", "TRACE", "--dry-run"), "checked", ALL_FILE, "job"),
     Case(("whatif", "MODEL", "MODEL", "--trace", "BAD", "--dry-run"), "checked", ALL_FILE, "job"),
     Case(("whatif", "trace", "synth", "BAD"), "checked", ALL_FILE, "job"),
+    Case(("predict", "BAD"), "checked", MANIFEST, "binary"),
+    Case(("predict", "JOBS", "--fleet", "BAD"), "option", ALL_FILE, "job"),
 ]
 # A good command line per command, whose standard output is then /dev/full (every command prints).
 PRINTING = {
@@ -128,6 +130,7 @@ PRINTING = {
     "pulumi-package": ("pulumi-package", "OUT"),
     "try": ("try", "MODEL", "JOBS", "--dry-run", "--dir", "OUT"),
     "whatif": ("whatif", "trace", "synth", "MODEL", "--jobs", "3"),
+    "predict": ("predict", "JOBS"),
 }
 
 
@@ -279,6 +282,7 @@ def test_an_unknown_option_is_a_usage_error_in_one_line(command, capsys):
         ("render", "MODEL"),
         ("explain",),
         ("podgroups",),
+        ("predict",),
         ("lint",),
         ("diff",),
         ("plan", "--format"),

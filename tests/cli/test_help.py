@@ -52,6 +52,7 @@ def test_help_names_no_python_type(words, capsys):
         (("diff",), ("[BASE] [NEW]", "REF", "text|json|markdown")),
         (("podgroups",), ("MODEL MANIFESTS...",)),
         (("explain",), ("CODE",)),
+        (("predict",), ("MANIFESTS...", "MODEL", "text|json")),
     ],
 )
 def test_help_uses_the_readme_words(words, shown, capsys):

@@ -91,6 +91,10 @@ def cases(tmp_path: Path) -> dict[str, list[list[str]]]:
         "diff": [["diff", str(a), str(b), "--format", "json"] for a in STACKS for b in STACKS],
         "advise": [["advise", str(s), str(FIXTURES), "--format", "json"] for s in STACKS],
         "try": [["try", str(STACKS[0]), str(FIXTURES / "GANG301" / "allowed.yaml"), "--dry-run", "--format", "json"]],
+        "predict": [
+            ["predict", str(FIXTURES), "--format", "json"],
+            ["predict", str(FIXTURES / "GANG403" / "disallowed.yaml"), "--fleet", str(STACKS[0]), "--format", "json"],
+        ],
         "whatif run": [],  # a replay needs the engines: tests/whatif/test_report.py and the e2e tier validate it
         "sandbox status": [
             ["sandbox", "status", "--dir", str(tmp_path / "none"), "--format", "json"],
@@ -106,7 +110,7 @@ def test_every_command_with_json_output_has_a_schema(tmp_path):
     }
 
 
-@pytest.mark.parametrize("command", ["validate", "plan", "lint", "diff", "advise", "sandbox status", "try"])
+@pytest.mark.parametrize("command", ["validate", "plan", "lint", "diff", "advise", "sandbox status", "try", "predict"])
 def test_the_json_of_each_command_matches_its_schema(command, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     validator = jsonschema.Draft202012Validator(schema(command.replace(" ", "-")))
@@ -128,7 +132,9 @@ def properties(node) -> set[str]:
     return set()
 
 
-@pytest.mark.parametrize("name", ["validate", "plan", "lint", "diff", "advise", "sandbox-status", "whatif-run"])
+@pytest.mark.parametrize(
+    "name", ["validate", "plan", "lint", "diff", "advise", "sandbox-status", "whatif-run", "predict"]
+)
 def test_every_key_of_every_schema_is_camel_case(name):
     names = properties(schema(name))
     assert names and all(re.fullmatch(r"[a-z][a-zA-Z0-9]*", key) for key in names), sorted(names)

@@ -2,8 +2,8 @@
 
 Each fixture runs in the linter with a fleet context, rule options and maybe CRDs
 (``tests.rules.fixtures.context``); the pack gets the same through its policy config
-(``fleetModel`` = the fixture's fleet-context.json, rule options as extra keys,
-``crdsDir`` = the shared CRDs).
+(``fleetModel`` = the fixture's fleet-context.json, rule options as extra keys, the CRD
+schemas gpufleet carries for a fixture with ``crds: true`` and ``noCrds`` for the others).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from gpufleet.policypack.build import policy_name, stack_policy_name
 from gpufleet.policypack.stack import scopes
 from gpufleet.rules import engine, registry
 from gpufleet.rules.api import CheckContext
-from gpufleet.settings import rule_options
+from gpufleet.settings import load_crds, rule_options
 from gpufleet.yamlin import yamlio
 from tests.policies.harness import Resource
 from tests.rules import fixtures as fx
@@ -44,15 +44,7 @@ def _fleet_file(code: str):
 
 @lru_cache(maxsize=1)
 def _crds() -> Any:
-    from gpufleet.crdschema import CrdSet
-
-    return CrdSet.load(_crds_dir())
-
-
-def _crds_dir() -> str:
-    from tests.conftest import shared_path
-
-    return str(shared_path("crds"))  # skips when ../shared is absent
+    return load_crds()
 
 
 def context(code: str) -> CheckContext:
@@ -70,8 +62,8 @@ def pack_config(code: str, level: str | None = None) -> dict[str, Any]:
     props: dict[str, Any] = dict((settings.get("options") or {}).get(code) or {})
     if settings.get("fleet", True):
         props["fleetModel"] = str(_fleet_file(code))
-    if settings.get("crds"):
-        props["crdsDir"] = _crds_dir()
+    if not settings.get("crds"):
+        props["noCrds"] = True
     if level:
         props["enforcementLevel"] = level
     return {name: dict(props) for name in policy_names(code)}

@@ -28,9 +28,26 @@ def stack_config(monkeypatch):
     return apply
 
 
+VOLCANO_JOB = {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job"}
+
+
 def test_without_a_model_anywhere_the_context_has_no_fleet_and_fleet_rules_stay_off(stack_config):
     ctx = settings.check_context("GANG402", {})
-    assert ctx.fleet is None and ctx.options == {} and ctx.crds is None
+    assert ctx.fleet is None and ctx.options == {}
+
+
+def test_the_carried_crd_schemas_are_in_force_without_settings(stack_config):
+    ctx = settings.check_context("GANG601", {})
+    assert ctx.crds is not None and ctx.crds.knows(VOLCANO_JOB)
+
+
+def test_no_crds_turns_the_schema_rules_off(stack_config):
+    assert settings.check_context("GANG601", {"noCrds": True}).crds is None
+
+
+def test_no_crds_with_a_crds_dir_is_an_error_naming_both(stack_config, tmp_path):
+    with pytest.raises(settings.SettingsError, match="crdsDir or noCrds"):
+        settings.check_context("GANG601", {"noCrds": True, "crdsDir": str(tmp_path)})
 
 
 def test_the_fleet_model_setting_is_rendered_into_a_fleet_context(stack_config):

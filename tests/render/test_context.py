@@ -66,6 +66,7 @@ def test_the_context_has_exactly_the_documented_keys():
         "kueueManagedNamespaces",
         "kueueFrameworks",
         "partitionExemptNamespaces",
+        "workloadOperators",
     ]
     assert set(ctx["pools"][0]) == {"name", "system", "nodeCount", "gpuResource", "allocatable", "nodeLabels"}
     assert ctx["pools"][0]["allocatable"] == {"cpu": "192", "memory": "1920Gi", "nvidia.com/gpu": "8"}

@@ -3,7 +3,7 @@
 Each fixture runs with a fleet context: ``<CODE>/fleet-context.json`` if present,
 else the shared ``fixtures/fleet-context.json``. An optional ``<CODE>/context.yaml``
 adds ``options: {CODE: {key: value}}``, ``fleet: false`` (run without a fleet) and
-``crds: true`` (load the real CRDs from ../shared; skipped when absent). Every
+``crds: true`` (check the CRD schemas gpufleet carries, ``gpufleet.settings.load_crds``). Every
 document of a file is in ``ctx.objects`` (the linter checks a file's documents together).
 """
 
@@ -15,18 +15,11 @@ from typing import Any
 
 from gpufleet.fleetctx.context import FleetContext
 from gpufleet.rules.api import CheckContext, Finding
-from gpufleet.settings import rule_options
+from gpufleet.settings import load_crds, rule_options
 from gpufleet.yamlin import yamlio
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FILES = ("allowed.yaml", "disallowed.yaml", "expected.yaml")
-
-
-def reads_shared(code: str) -> bool:
-    """Whether ``code``'s fixtures load the real CRDs of ../shared (``crds: true``): tests over them carry the
-    ``shared`` marker (tests/conftest.py sets it on a test with such a code among its parameters)."""
-    settings_file = FIXTURES / code / "context.yaml"
-    return bool(settings_file.exists() and (yamlio.load(settings_file.read_text()) or {}).get("crds"))
 
 
 def context(code: str) -> CheckContext:
@@ -37,12 +30,7 @@ def context(code: str) -> CheckContext:
     if not fleet_file.exists():
         fleet_file = FIXTURES / "fleet-context.json"
     fleet = FleetContext.from_dict(json.loads(fleet_file.read_text())) if settings.get("fleet", True) else None
-    crds = None
-    if settings.get("crds"):
-        from gpufleet.crdschema.crdset import CrdSet
-        from tests.conftest import shared_path
-
-        crds = CrdSet.load(shared_path("crds"))
+    crds = load_crds() if settings.get("crds") else None
     return CheckContext(fleet=fleet, options=rule_options(settings.get("options") or {}), crds=crds)
 
 

@@ -38,8 +38,9 @@ def test_a_cpu_only_indexed_job_of_independent_shards_gets_no_gang_finding(ctx):
     "job", [indexed_job(gpus=1), indexed_job(scheduler_name="volcano")], ids=["gpus", "gang-scheduler"]
 )
 def test_the_same_job_asking_for_gpus_or_a_gang_scheduler_is_a_gang_again(job):
-    codes = {f.code for f in engine.check_objects([job], WITH_FLEET)}
-    assert {"GANG203", "GANG204"} <= codes
+    found = {(f.code, str(f.path)) for f in engine.check_objects([job], WITH_FLEET)}
+    # its backoffLimit (60) is GANG204's alone: one field, one fix (GANG203 judges whole-gang restart budgets)
+    assert ("GANG204", "spec.backoffLimit") in found and ("GANG203", "spec.backoffLimit") not in found
 
 
 def test_a_gpu_indexed_job_with_more_completions_than_parallelism_is_a_sweep_with_no_gang_finding():

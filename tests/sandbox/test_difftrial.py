@@ -54,6 +54,8 @@ def volcano_job_crd() -> CrdSet:
     return CrdSet.from_documents([crd(schema, kind="Job", version="v1alpha1", group="batch.volcano.sh")])
 
 
+NO_CRDS = replace(CTX, crds=None)
+"""``gpufleet lint --no-crds``'s world (or a package without CRD schemas): the schema rules cannot run."""
 WITH_CRDS = replace(CTX, crds=volcano_job_crd())
 FIXTURES = {c.id: c for c in source.fixtures(ROOT / "tests" / "rules" / "fixtures")}
 WRONG_TYPE = FIXTURES["fixture:GANG601/disallowed.yaml#0"]  # minAvailable: four
@@ -65,7 +67,7 @@ def test_a_fixture_case_is_written_for_the_rule_its_folder_names():
 
 
 def test_a_case_written_for_a_schema_rule_is_skipped_where_its_kinds_crd_schema_is_missing():
-    reason = blind_reason(WRONG_TYPE, CTX)
+    reason = blind_reason(WRONG_TYPE, NO_CRDS)
     assert reason is not None and reason.startswith(
         "GANG601 cannot judge this case here: Job (batch.volcano.sh/v1alpha1)"
     )
@@ -78,8 +80,13 @@ def test_the_same_case_is_judged_where_the_schema_is_there_and_the_rule_fires():
     assert "GANG601" in fired and "GANG601" in applicable
 
 
+def test_the_schemas_the_package_carries_let_the_default_context_judge_it():
+    assert CTX.crds is not None and CTX.crds.knows(WRONG_TYPE.docs[-1])
+    assert blind_reason(WRONG_TYPE, CTX) is None
+
+
 def test_a_rule_that_cannot_judge_a_case_is_not_counted_as_reading_it():
-    fired, applicable = lint(placed(WRONG_TYPE), CTX)
+    fired, applicable = lint(placed(WRONG_TYPE), NO_CRDS)
     assert "GANG601" not in fired and "GANG601" not in applicable and "GANG001" in applicable
 
 
@@ -95,10 +102,10 @@ def judged(*misses: str) -> Judgement:
 @pytest.mark.parametrize(
     ("ctx", "judgement", "skipped"),
     [
-        (CTX, judged(O.REFUSED), True),  # only GANG601 foretells a refusal, and it could not read the Job
+        (NO_CRDS, judged(O.REFUSED), True),  # only GANG601 foretells a refusal, and it could not read the Job
         (WITH_CRDS, judged(O.REFUSED), False),  # it could: the miss stands
-        (CTX, judged(O.NEVER_ADMITTED), False),  # a miss no blind rule foretells stands
-        (CTX, Judgement({}, (Disagreement("GANG001", "falseAlarm", O.RAN_WHOLE),)), False),  # a false alarm stands
+        (NO_CRDS, judged(O.NEVER_ADMITTED), False),  # a miss no blind rule foretells stands
+        (NO_CRDS, Judgement({}, (Disagreement("GANG001", "falseAlarm", O.RAN_WHOLE),)), False),  # a false alarm stands
     ],
 )
 def test_a_miss_only_a_rule_that_could_not_judge_the_case_foretells_is_no_verdict(ctx, judgement, skipped):

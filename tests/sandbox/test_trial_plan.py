@@ -71,3 +71,20 @@ def test_a_pool_with_a_short_startup_budget_gets_it_and_a_tiny_one_the_floor(tmp
     gang = [vcjob("v", "alpha-vc", pods=2)]
     assert default_timeout(load_model(fast), gang, "default") == 90
     assert default_timeout(load_model(tiny), gang, "default") == TIMEOUT_BOUNDS[0]
+
+
+@pytest.mark.parametrize(
+    "nodes, notes",
+    [
+        ({"l4": 4, "t4": 2}, 0),  # every node of the model: nothing to say
+        ({"l4": 2, "t4": 2}, 1),  # l4 capped at 2 of 4: said
+        ({"t4": 1}, 1),  # the job's pool capped; a capped pool it does not land on is not named
+    ],
+)
+def test_a_trial_notes_each_pool_of_its_jobs_that_the_sandbox_holds_only_in_part(nodes, notes):
+    from gpufleet.sandbox.trial_run import capped_pools
+
+    said = capped_pools(DEV, [job("j", "alpha", 2)], "default", nodes)
+    assert len(said) == notes
+    if notes:
+        assert said[0].startswith("pool l4 has") and "of its 4 nodes" in said[0] and "GPUs" in said[0]

@@ -30,3 +30,19 @@ def test_the_json_of_a_refusal_has_no_counts_but_says_who_refused():
         0,
         [],
     )
+
+
+@pytest.mark.parametrize(
+    "outcome, failed_pod, says_what_would_restart",
+    [
+        ("stoppedWhole", "ns/p-0", True),
+        ("restartedWhole", "ns/p-0", False),
+        ("neverAdmitted", None, False),
+    ],
+)
+def test_a_gang_stopped_whole_by_a_failed_rank_is_told_that_nothing_restarts_it(
+    outcome, failed_pod, says_what_would_restart
+):
+    notes = TrialResult(outcome, 2, [], failed_pod=failed_pod).as_dict()["notes"]
+    said = any("nothing restarts" in n and "RestartJobSet" in n and "RestartJob" in n for n in notes)
+    assert said is says_what_would_restart

@@ -34,6 +34,7 @@ from gpufleet.workloads import WorkloadView, as_int, as_list, as_map, stages
 from gpufleet.workloads.native import GROUP as NATIVE
 from gpufleet.workloads.native import JOB_GANG, gang_policies
 from gpufleet.workloads.types import SPEC
+from gpufleet.workloads.volcano import default_min_available
 
 _MIN_AVAILABLE = SPEC.child("minAvailable")
 
@@ -68,26 +69,16 @@ def _starting(view: WorkloadView) -> tuple[int, str]:
     )
 
 
-def _default_minimum(tasks: list[Any]) -> int:
-    """What Volcano's webhook writes for an unset or 0 ``minAvailable``: Σ task minAvailable (default: replicas)."""
-    total = 0
-    for task in tasks:
-        task = as_map(task)
-        task_min = as_int(task.get("minAvailable"))
-        total += task_min if task_min is not None else max(as_int(task.get("replicas"), 0) or 0, 0)
-    return total
-
-
 def _volcano(view: WorkloadView) -> Iterator[Minimum]:
     count, counted = _starting(view)
     tasks = as_list(as_map(view.obj.get("spec")).get("tasks"))
     if view.gang_min_path and view.gang_min:
         yield Minimum(view.gang_min_path, view.gang_min, count, counted)
-    elif count < view.total_pods and _default_minimum(tasks) > count:
+    elif count < view.total_pods and default_min_available(tasks) > count:
         # unset: Volcano's default counts the dependent tasks too, a minimum the job can never reach
         yield Minimum(
             _MIN_AVAILABLE,
-            _default_minimum(tasks),
+            default_min_available(tasks),
             count,
             counted + " (minAvailable is unset, and Volcano's webhook sets it to the sum of every task's minAvailable)",
         )

@@ -60,6 +60,8 @@ from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.celform import CelCheck, CelForm
 from gpufleet.rules.gang_size import _cel as C
 from gpufleet.rules.gang_size._helpers import KINDS, Minimum, declared_minimums
+from gpufleet.rules.invariant_minimum import message, unreachable
+from gpufleet.workloads import WORKLOAD_KINDS
 from gpufleet.workloads import outcomes as O
 
 
@@ -75,6 +77,11 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
             "and stays Pending forever",
             f"set {m.path} to {m.count} (or add the missing pods)",
         )
+    if declared_minimums(obj, ctx):
+        return  # the minimums the manifest declares (or Volcano's webhook defaults) are judged above
+    for u in unreachable(obj, ctx):
+        text, fix = message(u)
+        yield Violation(u.path, text, fix)
 
 
 def remediate(obj: dict[str, Any], ctx: CheckContext) -> dict[str, Any]:
@@ -140,7 +147,7 @@ RULE = Rule(
     severity=Severity.ERROR,
     summary="The gang minimum is above the gang's pod count, so the gang can never be scheduled.",
     fix="lower the gang minimum to the total pod count",
-    kinds=KINDS,
+    kinds=tuple(sorted({*KINDS, *WORKLOAD_KINDS})),  # every kind an operator may derive a minimum for
     check=check,
     remediate=remediate,
     needs_objects=True,

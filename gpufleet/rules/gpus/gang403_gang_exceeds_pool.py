@@ -66,7 +66,6 @@ spec:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -77,52 +76,10 @@ from gpufleet.rules import gangs
 from gpufleet.rules.api import CheckContext, Rule, Severity, Violation
 from gpufleet.rules.demands import demands
 from gpufleet.rules.gpumath import ZERO, fmt, sorted_gpu_resources
-from gpufleet.rules.run import TemplateDemand
-from gpufleet.util.quickinit import quick_init
-from gpufleet.workloads import WORKLOAD_KINDS, PodTemplate, WorkloadView, as_map
+from gpufleet.rules.gpus._gang_pods import Group, gang_groups, minimum_pods
+from gpufleet.workloads import WORKLOAD_KINDS, WorkloadView, as_map
 from gpufleet.workloads import outcomes as O
 from gpufleet.workloads.types import SPEC
-
-
-@quick_init
-@dataclass(frozen=True)
-class Group:
-    """``count`` pods of one template needing ``gpus`` each, and the pools they may use."""
-
-    template: PodTemplate
-    gpus: Decimal
-    count: int
-    pools: tuple[PoolContext, ...]
-
-
-def _groups(found: WorkloadView, resource: str, table: Mapping[int, TemplateDemand]) -> list[Group]:
-    """The pods of each template as groups; none when no pod asks for ``resource`` (nothing to check)."""
-    requests, asks = [], False
-    for t in found.templates:
-        if t.replicas > 0:
-            gpus = table[id(t)].requests.get(resource, ZERO)
-            asks = asks or gpus > 0
-            requests.append((t, gpus))
-    if not asks:
-        return []  # minimum_pods keeps only pods with GPUs: skip finding their pools
-    return [Group(t, gpus, t.replicas, table[id(t)].pools) for t, gpus in requests]
-
-
-def minimum_pods(groups: list[Group], gang_min: int | None) -> list[Group]:
-    """The gang's minimum as groups, taking pods with the fewest GPUs first (a lower bound)."""
-    total = sum(g.count for g in groups)
-    need = total if gang_min is None or gang_min <= 0 or gang_min > total else gang_min
-    chosen = []
-    for group in sorted(groups, key=_gpus):
-        take = min(group.count, need)
-        if take > 0 and group.gpus > 0:
-            chosen.append(group if take == group.count else Group(group.template, group.gpus, take, group.pools))
-        need -= take
-    return chosen
-
-
-def _gpus(group: Group) -> Decimal:
-    return group.gpus
 
 
 def _problems(chosen: list[Group], resource: str) -> Iterator[str]:
@@ -171,7 +128,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         return
     table = demands(ctx, found)
     for resource in sorted_gpu_resources(ctx.fleet):
-        groups = _groups(found, resource, table)
+        groups = gang_groups(found, resource, table)
         chosen = minimum_pods(groups, found.gang_min) if groups else []
         if not chosen:
             continue

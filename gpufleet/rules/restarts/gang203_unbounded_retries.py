@@ -9,14 +9,19 @@ ignore their budget:
 
 - Volcano Job `spec.maxRetry` and task `maxRetry` (unset is fine: the webhook sets 3;
   negative values are rejected by the CRD);
-- JobSet `spec.failurePolicy.maxRestarts`, child Job `backoffLimit` /
-  `backoffLimitPerIndex`, and failure-policy rules whose action ends in
-  `AndIgnoreMaxRestarts` (those restarts are never counted). An absent `maxRestarts`
-  is *not* flagged: it defaults to 0, i.e. no restart at all. Under
-  `restartStrategy: InPlaceRestart` the child `backoffLimit` is not a budget: JobSet's
-  webhook accepts only 2147483647 there, and `maxRestarts` bounds the in-place restarts;
-- batch Job gangs (`gpufleet.rules.gangs`: parallel and asking for GPUs or a gang scheduler): `spec.backoffLimit` (default 6) and `spec.backoffLimitPerIndex`;
+- JobSet `spec.failurePolicy.maxRestarts`, child Job `backoffLimitPerIndex`, and
+  failure-policy rules whose action ends in `AndIgnoreMaxRestarts` (those restarts are
+  never counted). An absent `maxRestarts` is *not* flagged: it defaults to 0, i.e. no
+  restart at all. Under `restartStrategy: InPlaceRestart` the child Jobs' budgets are not
+  judged: JobSet's webhook accepts only `backoffLimit: 2147483647` there, and
+  `maxRestarts` bounds the in-place restarts;
+- batch Job gangs (`gpufleet.rules.gangs`: parallel and asking for GPUs or a gang scheduler): `spec.backoffLimitPerIndex`;
 - Kubeflow jobs: `spec.runPolicy.backoffLimit` and PyTorch `elasticPolicy.maxRestarts`.
+
+Not judged here: the `backoffLimit` of a batch Job gang and of a JobSet's child Jobs. It
+is no budget of whole-gang restarts (the Job controller replaces failed pods one by one
+until it is spent); whether it lets a rank be replaced alone is GANG204's, which owns
+that field and asks for 0. One field, one rule, one fix.
 
 Severity: **warning**. A large budget is not wrong in itself (a flaky fleet may need
 it), but for gangs each retry costs the whole gang's GPUs for a full cold start.
@@ -71,7 +76,7 @@ class Gang203Options:
     """GANG203's options (`--config`: `options: {GANG203: {maxRetries: 4}}`)."""
 
     max_retries: int = 10
-    """The most retries (maxRetry, backoffLimit, maxRestarts) a gang may have; also what the fix sets."""
+    """The most retries (maxRetry, maxRestarts, runPolicy.backoffLimit, backoffLimitPerIndex) a gang may have; also what the fix sets."""
 
 
 Budget = tuple[FieldPath, Any]  # (path, value)
@@ -100,16 +105,12 @@ def _budgets(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Budget]:
             job_spec = as_map(as_map(as_map(rjob).get("template")).get("spec"))
             if in_place:
                 continue  # the webhook requires backoffLimit 2147483647; maxRestarts bounds the restarts
-            if "backoffLimit" in job_spec or "backoffLimitPerIndex" in job_spec:
-                yield from _fields(
-                    job_spec,
-                    REPLICATED_JOBS.index(i).child("template", "spec"),
-                    ("backoffLimit", "backoffLimitPerIndex"),
-                )
+            # backoffLimit is GANG204's (it asks for 0): never judged here, so the two never disagree
+            yield from _fields(job_spec, REPLICATED_JOBS.index(i).child("template", "spec"), ("backoffLimitPerIndex",))
     elif group == "batch":
         view = ctx.run.view(obj)
         if gangs.is_gang(view, ctx):
-            yield from _fields(spec, SPEC, ("backoffLimit", "backoffLimitPerIndex"))
+            yield from _fields(spec, SPEC, ("backoffLimitPerIndex",))  # backoffLimit: GANG204's
     elif group == "kubeflow.org":
         yield from _fields(as_map(spec.get("runPolicy")), SPEC.child("runPolicy"), ("backoffLimit",))
         yield from _fields(as_map(spec.get("elasticPolicy")), SPEC.child("elasticPolicy"), ("maxRestarts",))
@@ -181,8 +182,8 @@ def _bounded(*parts: str) -> CelCheck:
 
 _TASK_OVER = "(has(t.maxRetry) && t.maxRetry > variables.limit)"
 _JOB_OVER = (
-    "(has(r.template) && has(r.template.spec) && ((has(r.template.spec.backoffLimit) && r.template.spec.backoffLimit "
-    "> variables.limit) || (has(r.template.spec.backoffLimitPerIndex) && r.template.spec.backoffLimitPerIndex > variables.limit)))"
+    "(has(r.template) && has(r.template.spec) && has(r.template.spec.backoffLimitPerIndex) "
+    "&& r.template.spec.backoffLimitPerIndex > variables.limit)"
 )
 _IGNORING = f"(has(r.action) && r.action.endsWith('{_IGNORE}'))"
 
@@ -236,8 +237,8 @@ CEL = CelForm(
         CelCheck(
             f"variables.inPlace || !variables.replicatedJobs.exists(r, {_JOB_OVER})",
             f"'spec.replicatedJobs[' + string(variables.replicatedJobs.map(r, {_JOB_OVER}).indexOf(true)) "
-            "+ '].template.spec.backoffLimit'",
-            f"'a replicated Job backoffLimit' + {_WHY}",
+            "+ '].template.spec.backoffLimitPerIndex'",
+            f"'a replicated Job backoffLimitPerIndex' + {_WHY}",
             "'set it to at most ' + string(variables.limit)",
         ),
         CelCheck(
@@ -257,7 +258,7 @@ RULE = Rule(
     family="restarts",
     severity=Severity.WARNING,
     summary="A gang's retry budget is unbounded or above the limit, so a broken gang keeps re-acquiring its GPUs.",
-    fix="bound the retries (maxRetry, maxRestarts, backoffLimit) to at most the limit (default 10)",
+    fix="bound the gang's restarts (maxRetry, maxRestarts, runPolicy.backoffLimit) to at most the limit (default 10)",
     kinds=(
         ("batch.volcano.sh", "Job"),
         ("jobset.x-k8s.io", "JobSet"),

@@ -32,8 +32,15 @@ With `OnFailure` or `Always` the kubelet restarts a crashed container inside its
 the pod never fails, so no job-level policy (Volcano `PodFailed` -> `RestartJob`,
 JobSet `failurePolicy`) fires. The restarted rank tries to rejoin a communicator the
 other ranks still hold; they hang in their next collective and the gang stalls with all
-its GPUs held. With `Never` a crash fails the pod, and the whole gang is restarted
-from its checkpoint.
+its GPUs held. With `Never` a crash fails the pod, and the job-level policy acts on
+the whole gang: a Volcano Job's `PodFailed` -> `RestartJob` or a JobSet `failurePolicy`
+rule with `RestartJobSet` restarts every rank (from its checkpoint, if the training
+code resumes from one). A plain batch Job has no such policy: with `backoffLimit: 0` and
+`restartPolicy: Never` one failed rank fails the whole Job (`BackoffLimitExceeded`, every
+pod stopped, the GPUs freed) and **nothing restarts it** (`gpufleet try --fail-rank 0`
+reports `stoppedWhole`). That is safe (no broken gang holds GPUs) but it is a stop, not a
+restart: to have the gang restarted, run it as a JobSet with a `RestartJobSet` failure
+policy or as a Volcano Job with a `RestartJob` policy, or have a controller resubmit it.
 
 Example
 
@@ -129,7 +136,8 @@ def _job_backoff(view: WorkloadView) -> Iterator[Problem]:
             0,
             f"backoffLimit is {limit}{' (the default)' if 'backoffLimit' not in spec else ''}: the Job controller "
             "replaces a failed rank on its own, so one rank restarts while the rest of the gang waits for it in "
-            "the rendezvous",
+            "the rendezvous. With 0 a failed rank fails the whole Job and its GPUs are freed, but "
+            f"{O.NOTHING_RESTARTS}",
         )
 
 

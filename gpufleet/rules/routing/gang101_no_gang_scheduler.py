@@ -85,9 +85,24 @@ def _job_level(view: WorkloadView, ctx: CheckContext) -> bool:
     )
 
 
+def _operator_routed(view: WorkloadView, ctx: CheckContext) -> frozenset[str]:
+    """The template paths whose pods an operator sends to a Volcano scheduler itself (the gang contract's placement:
+    mpi-operator and training-operator overwrite ``schedulerName`` when they run with gang scheduling)."""
+    contract = ctx.run.contract(view.obj)
+    placement = contract.placement
+    if placement.origin.derived is None:
+        return frozenset()
+    names = volcano_names(ctx, CODE)
+    routed = {name for name, scheduler in placement.schedulers if scheduler in names}
+    return frozenset(str(p.template_path) for p in contract.pod_sets if p.name in routed and p.template_path)
+
+
 def _unrouted(view: WorkloadView, ctx: CheckContext) -> tuple[str | None, list[PodTemplate]]:
     reason = volcano_intent(view, ctx)
-    return reason, [t for t in view.templates if template_scheduler(t) is None] if reason else []
+    if not reason:
+        return None, []
+    routed = _operator_routed(view, ctx)
+    return reason, [t for t in view.templates if template_scheduler(t) is None and str(t.path) not in routed]
 
 
 def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:

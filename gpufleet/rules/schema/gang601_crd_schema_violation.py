@@ -1,8 +1,8 @@
 """GANG601 crd-schema-violation: an object the API server would reject against its CRD.
 
-Called by the rule engine through the registry; runs only with CRDs loaded
-(`gpufleet lint --crds DIR`, which sets ``CheckContext.crds`` to a
-``gpufleet.crdschema.CrdSet``) and stays quiet otherwise.
+Called by the rule engine through the registry; runs with the CRD schemas in force
+(``gpufleet.settings.load_crds`` sets ``CheckContext.crds`` to a ``gpufleet.crdschema.CrdSet``:
+the schemas gpufleet carries, `--crds DIR`'s on top) and stays quiet with `--no-crds`.
 
 What it checks
 

@@ -1,7 +1,8 @@
 """GANG602 pruned-field: a field the API server would silently drop from a custom object.
 
-Called by the rule engine through the registry; runs only with CRDs loaded
-(`gpufleet lint --crds DIR`) and stays quiet otherwise.
+Called by the rule engine through the registry; runs with the CRD schemas in force
+(``gpufleet.settings.load_crds``: the ones gpufleet carries, `--crds DIR`'s on top) and
+stays quiet with `--no-crds`.
 
 What it checks
 

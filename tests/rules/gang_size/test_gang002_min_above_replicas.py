@@ -71,3 +71,40 @@ def test_counting_a_dependent_launcher_in_the_minimum_deadlocks(job, expected):
 def test_the_fix_for_a_deadlocked_launcher_job_is_the_workers_it_starts_with():
     out = fixed(CODE, _launcher_job(None))
     assert out["spec"]["minAvailable"] == 2 and paths(CODE, out) == []
+
+
+def _mpi(policy: str | None) -> dict:
+    spec = {
+        "mpiReplicaSpecs": {
+            "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{"name": "l", "image": "x"}]}}},
+            "Worker": {"replicas": 4, "template": {"spec": {"containers": [{"name": "w", "image": "x"}]}}},
+        }
+    }
+    if policy:
+        spec["launcherCreationPolicy"] = policy
+    return {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "mpi", "namespace": "research"},
+        "spec": spec,
+    }
+
+
+@pytest.mark.parametrize(
+    "gang_scheduling, policy, expected",
+    [
+        ("volcano", "WaitForWorkersReady", ["spec.launcherCreationPolicy"]),  # workers + 1, the launcher comes later
+        ("volcano", "AtStartup", []),  # the launcher exists at first scheduling
+        ("", "WaitForWorkersReady", []),  # no --gang-scheduling: no PodGroup, no minimum
+    ],
+)
+def test_an_operator_derived_minimum_counting_pods_created_later_deadlocks(gang_scheduling, policy, expected):
+    from dataclasses import replace
+
+    from gpufleet.fleetctx.operators import OperatorProfile
+    from gpufleet.rules.api import CheckContext
+    from tests.rules.helpers import FLEET
+
+    profile = OperatorProfile.from_dict({"mpiOperator": {"gangScheduler": gang_scheduling}})
+    ctx = CheckContext(fleet=replace(FLEET, operators=profile))
+    assert paths(CODE, _mpi(policy), ctx) == expected

@@ -38,17 +38,19 @@ def test_jobset_restarts_must_be_bounded_and_counted(policy, expected):
     assert paths(CODE, b.jobset(failure_policy=policy)) == expected
 
 
-@pytest.mark.parametrize(
-    "parallelism, backoff, expected",
-    [
-        (4, None, []),
-        (4, 6, []),
-        (4, 100, ["spec.backoffLimit"]),
-        (1, 100, []),
-    ],
-)
-def test_batch_job_gangs_must_bound_their_backoff(parallelism, backoff, expected):
-    assert paths(CODE, b.batch_job(parallelism=parallelism, backoff_limit=backoff, gpus=1)) == expected
+@pytest.mark.parametrize("backoff", [None, 6, 100])
+def test_a_batch_job_gangs_backoff_limit_is_left_to_gang204(backoff):
+    job = b.batch_job(parallelism=4, backoff_limit=backoff, gpus=1)
+    assert paths(CODE, job) == []
+    assert paths("GANG204", job) == ([] if backoff == 0 else ["spec.backoffLimit"])
+
+
+@pytest.mark.parametrize("per_index, expected", [(None, []), (10, []), (30, ["spec.backoffLimitPerIndex"])])
+def test_a_batch_job_gang_must_bound_its_per_index_retries(per_index, expected):
+    job = b.batch_job(parallelism=4, gpus=1, completion_mode="Indexed")
+    if per_index is not None:
+        job["spec"]["backoffLimitPerIndex"] = per_index
+    assert paths(CODE, job) == expected
 
 
 def test_remediation_clamps_to_the_limit_and_counts_every_restart():
@@ -59,12 +61,10 @@ def test_remediation_clamps_to_the_limit_and_counts_every_restart():
     assert out["spec"]["failurePolicy"] == {"maxRestarts": 10, "rules": [{"name": "x", "action": "RestartJob"}]}
 
 
-@pytest.mark.parametrize(
-    "strategy, expected", [("InPlaceRestart", []), ("Recreate", ["spec.replicatedJobs[0].template.spec.backoffLimit"])]
-)
-def test_the_child_backoff_limit_jobset_requires_for_in_place_restarts_is_no_budget(strategy, expected):
+@pytest.mark.parametrize("strategy", ["InPlaceRestart", "Recreate"])
+def test_a_jobset_childs_backoff_limit_is_no_budget_of_this_rule(strategy):
     js = b.jobset(
         replicated_jobs=[b.replicated_job(backoff_limit=2147483647, restart_policy="Never")],
         failure_policy={"restartStrategy": strategy, "maxRestarts": 3},
     )
-    assert paths(CODE, js) == expected
+    assert paths(CODE, js) == []

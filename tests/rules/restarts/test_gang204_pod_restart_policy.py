@@ -132,3 +132,23 @@ def test_a_jobset_replicated_job_that_is_a_sweep_is_not_a_rank():
     sweep["template"]["spec"]["completions"] = 10
     js = b.jobset(replicated_jobs=[sweep, b.replicated_job("node", restart_policy="Never")])
     assert paths(CODE, js) == []
+
+
+def test_a_plain_job_gangs_backoff_message_says_nothing_restarts_it_and_what_would():
+    from gpufleet.rules import engine
+    from gpufleet.rules.api import CheckContext
+
+    job = b.batch_job(parallelism=4, backoff_limit=6, gpus=1)
+    [finding] = [
+        f for f in engine.check_object(job, CheckContext(), select=["GANG204"]) if f.path == "spec.backoffLimit"
+    ]
+    assert "nothing restarts" in finding.message
+    assert all(word in finding.message for word in ("RestartJobSet", "RestartJob", "resubmits"))
+
+
+def test_the_rules_documentation_does_not_promise_a_restart_for_a_plain_job():
+    from gpufleet.rules.registry import get
+
+    doc = get("GANG204").doc
+    assert "the whole gang is restarted\nfrom its checkpoint" not in doc
+    assert "**nothing restarts it**" in doc and "stoppedWhole" in doc

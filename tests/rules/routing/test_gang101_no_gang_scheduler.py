@@ -76,3 +76,36 @@ def test_remediation_names_volcano_where_nothing_was_named():
         "Worker": "volcano",
     }
     assert fixed(CODE, b.volcano_job(scheduler_name="kube-batch"))["spec"]["schedulerName"] == "volcano"
+
+
+@pytest.mark.parametrize("gang_scheduling, expected", [("volcano", 0), ("", 2)])
+def test_pods_an_operator_sends_to_volcano_itself_need_no_scheduler_name(gang_scheduling, expected):
+    """mpi-operator with --gang-scheduling=volcano writes schedulerName into every pod (podgroup.go
+    decoratePodTemplateSpec); without it the pods of a Volcano-only team's MPIJob reach default-scheduler."""
+    from dataclasses import replace
+
+    from gpufleet.fleetctx.operators import OperatorProfile
+    from gpufleet.rules.api import CheckContext
+    from tests.rules.helpers import FLEET
+
+    mpi = {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "mpi", "namespace": "sim"},
+        "spec": {
+            "mpiReplicaSpecs": {
+                "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{"name": "l", "image": "x"}]}}},
+                "Worker": {
+                    "replicas": 2,
+                    "template": {
+                        "spec": {
+                            "containers": [{"name": "w", "image": "x", "resources": {"limits": {"nvidia.com/gpu": 8}}}]
+                        }
+                    },
+                },
+            }
+        },
+    }
+    profile = OperatorProfile.from_dict({"mpiOperator": {"gangScheduler": gang_scheduling}})
+    ctx = CheckContext(fleet=replace(FLEET, operators=profile))
+    assert len(paths(CODE, mpi, ctx)) == expected
