@@ -14,7 +14,7 @@ lists it with the reason the engines' behaviour is not the whole story. A case a
 judge in that context (GANG601's without its kind's CRD schema: a clone without ../shared) is
 skipped with that reason (:func:`gpufleet.sandbox.difftrial.blind_reason`), before its
 sandbox starts when the case was written for that rule; those cases carry the ``shared``
-marker, so the pass with ../shared hidden (scripts/test.sh) runs them. The run's log ends
+marker (tests/sandbox/test_difftrial.py checks them without a sandbox, in both worlds). The run's log ends
 with the agreement per rule and the cases per minute (reported, not asserted); the longer
 run is bench/difftier_bench.py.
 """
