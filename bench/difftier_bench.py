@@ -148,7 +148,7 @@ def main() -> int:
     for code, entry in record["rules"].items():
         print(f"{code}: {line(entry)}")
     print(
-        f"{tried} cases tried ({skipped} skipped: no controller for their kind) in {minutes:.1f} min: "
+        f"{tried} cases tried ({skipped} skipped: no controller for their kind, or a rule that cannot judge them here) in {minutes:.1f} min: "
         f"{record['casesPerMinute']} cases/minute; seeds {args.seeds}; {len(unknown)} unknown and {len(known)} known disagreements"
     )
     if args.write:

@@ -7,10 +7,12 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
 import yaml
 
 from gpufleet.rules import registry
-from tests.conftest import REPO
+from tests import conftest
+from tests.conftest import REPO, shared_path
 
 
 def test_the_pre_commit_hook_names_the_range_of_rules_there_are():
@@ -54,3 +56,12 @@ def test_without_shared_the_tests_over_its_files_skip_with_its_reason(tmp_path):
     )
     assert "got empty parameter set" not in out
     assert out.count("../shared (real CRDs and upstream examples) exists only") >= 2, out[-800:]
+
+
+def test_a_test_that_reads_shared_without_the_marker_fails_so_the_pass_with_shared_hidden_cannot_miss_it(
+    request, monkeypatch
+):
+    assert request.node.get_closest_marker("shared") is None
+    monkeypatch.setattr(conftest, "_RUNNING", [request.node])
+    with pytest.raises(pytest.fail.Exception, match="without the `shared` marker"):
+        shared_path("crds")

@@ -161,22 +161,4 @@ def rules_markdown(rules: Iterable[Rule], agreement: Mapping[str, str] | None = 
     ]
     if agreement_note:
         lines += ["", "## Agreement with the real engines", "", agreement_note]
-    lines += ["", "## What changed in issue 19", "", *CHANGES]
     return "\n".join(lines) + "\n\n" + "\n".join(rule_markdown(r, agreement=agree.get(r.code)) for r in rules)
-
-
-CHANGES = (
-    "- New GANG108 volcano-routed-in-kueue-namespace: a Volcano Job, or a job whose pods go to Volcano, in a team's Kueue "
-    "namespace where Kueue holds unlabelled work (gated or suspended forever); the fix names the team's Volcano namespace. "
-    "GANG104 no longer calls the team's own Volcano queue \"another team's\".",
-    "- LeaderWorkerSet (one group of `size` pods) and RayCluster/RayJob (fixed worker groups) are workloads: GANG106 and the "
-    "routing rules judge them; a Kueue queue label routes them only where the fleet enables Kueue's integration "
-    "(`leaderworkerset.x-k8s.io/leaderworkerset`, `ray.io/rayjob`, `ray.io/raycluster`); `ray.io/gang-scheduling-enabled` is a route.",
-    "- GANG807 is not waivable and covers `nodeName`, required node affinity and every pod-template kind (DaemonSet, "
-    "CronJob, Deployment, StatefulSet, bare Pods, ...); tolerations count when they reach the NoExecute taint the model now "
-    "requires. The cluster-wide guarantee is the rendered ValidatingAdmissionPolicy (docs/architecture.md).",
-    "- One definition of a gang (`gpufleet.rules.gangs`): a parallel batch Job is one only when it asks for GPUs or gang "
-    "placement, so CPU-only Indexed Jobs get no GANG203/GANG204 (or other gang) findings.",
-    "- GANG804 is now pod-group-wait-out-of-range: `scheduleTimeoutSeconds` between 30 and 300 seconds (options "
-    "`minSeconds`, `maxSeconds`), no longer at least the pool's cold-start budget (Permit runs before binding).",
-)

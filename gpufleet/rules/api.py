@@ -139,7 +139,8 @@ class Rule:
     the ``(apiGroup, kind)`` pairs it reads (the group without version, ``""`` for
     core); ``needs_fleet`` rules only run with a fleet context; ``needs_objects``
     rules also read the other objects of the run (``ctx.objects``), so the policy pack
-    runs them in its stack policy too; ``remediate`` is set only where the fix is
+    runs them in its stack policy too; ``needs_crds`` rules judge an object only when
+    ``ctx.crds`` holds its kind's schema (:meth:`can_judge`); ``remediate`` is set only where the fix is
     always safe; ``options`` is the rule's options class (see :func:`rule_options`), None
     when it takes none.
 
@@ -160,6 +161,7 @@ class Rule:
     check: CheckFn
     needs_fleet: bool = False
     needs_objects: bool = False
+    needs_crds: bool = False
     remediate: RemediateFn | None = None
     doc: str = ""
     options: type | None = None
@@ -189,6 +191,13 @@ class Rule:
         api_version = str(obj.get("apiVersion", ""))
         group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
         return (group, str(obj.get("kind", ""))) in self.kinds
+
+    def can_judge(self, obj: Mapping[str, Any], ctx: CheckContext) -> bool:
+        """Whether the rule can judge ``obj`` in ``ctx``: its fleet context (``needs_fleet``) and its kind's CRD
+        schema (``needs_crds``) are there. A rule that cannot stays quiet, which says nothing about ``obj``."""
+        if self.needs_fleet and ctx.fleet is None:
+            return False
+        return not self.needs_crds or (ctx.crds is not None and ctx.crds.knows(obj))
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,9 @@ alone are judged). Each case is linted with the rule engine as ``gpufleet lint -
 does (every rule, the model's fleet context) and tried with
 :func:`gpufleet.sandbox.trial.try_manifests` (rank 0 failed once every rank runs), then
 judged by :func:`gpufleet.difftier.compare.judge`. A case whose workload the sandbox
-runs no controller for (JobSet, Kubeflow, Ray...) is skipped with that reason. Manifests
+runs no controller for (JobSet, Kubeflow, Ray...) is skipped with that reason; so is a case
+a rule cannot judge in the lint context (:func:`blind_reason`: a schema rule without its
+kind's CRD schema): a fixture written for that rule, or a miss only such a rule foretells. Manifests
 without a namespace go to ``scratch`` (no team owns it); namespaces a case names that the
 sandbox lacks are created once and left for the next cases (each trial deletes its own
 objects and waits for their pods to go, so every case starts on free nodes).
@@ -18,7 +20,7 @@ import copy
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from gpufleet.difftier.cases import Case
 from gpufleet.difftier.compare import Disagreement, Judgement, Observation, judge
@@ -92,11 +94,58 @@ def placed(case: Case) -> tuple[dict[str, Any], ...]:
 
 
 def lint(docs: tuple[Mapping[str, Any], ...], ctx: CheckContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(codes with an unwaived finding, codes of the rules that read one of the documents)."""
+    """(codes with an unwaived finding, codes of the rules that read one of the documents and can judge it)."""
     findings = engine.check_objects(list(docs), ctx)
     fired = tuple(sorted({f.code for f in findings if not f.waived}))
-    applicable = tuple(r.code for r in registry.all_rules() if any(r.applies_to(d) for d in docs))
+    applicable = tuple(
+        r.code for r in registry.all_rules() if any(r.applies_to(d) and r.can_judge(d, ctx) for d in docs)
+    )
     return fired, applicable
+
+
+def blind(docs: Iterable[Mapping[str, Any]], ctx: CheckContext) -> dict[str, str]:
+    """Each rule that predicts an engine outcome, reads one of ``docs`` and cannot judge it in ``ctx``, with
+    what it lacks (its kind's CRD schema, the fleet context): its silence there is no verdict."""
+    out: dict[str, str] = {}
+    for rule in registry.all_rules():
+        for doc in docs:
+            if rule.predicts and rule.applies_to(doc) and not rule.can_judge(doc, ctx):
+                lacks = "the fleet context" if rule.needs_fleet and ctx.fleet is None else "its CRD schema"
+                out.setdefault(rule.code, f"{doc.get('kind')} ({doc.get('apiVersion')}) without {lacks}")
+    return out
+
+
+def target(case: Case) -> str | None:
+    """The rule a fixture case was written for (``fixture:GANG601/disallowed.yaml#0``: GANG601), else None."""
+    if not case.id.startswith("fixture:"):
+        return None
+    return case.id.split(":", 1)[1].split("/", 1)[0]
+
+
+SCHEMA_HINT = (
+    "the schema rules run only with the engines' CRD schemas (gpufleet lint --crds DIR; the tests use ../shared/crds)"
+)
+
+
+def blind_reason(case: Case, ctx: CheckContext, judgement: Judgement | None = None) -> str | None:
+    """Why ``case`` cannot be judged in ``ctx``, else None: before its trial, the fixture's own rule cannot judge
+    it; after (``judgement``), every miss is an outcome only rules that cannot judge it foretell."""
+    lacking = blind(case.docs, ctx)
+    if not lacking:
+        return None
+    if judgement is None:
+        code = target(case)
+        if code not in lacking:
+            return None
+        return f"{code} cannot judge this case here: {lacking[code]}; {SCHEMA_HINT}"
+    predicts = predictions()
+    misses = [d for d in judgement.disagreements if d.rule is None]
+    if not misses or len(misses) != len(judgement.disagreements):
+        return None
+    if not all(any(d.outcome in predicts[c] for c in lacking) for d in misses):
+        return None
+    named = ", ".join(f"{c} ({why})" for c, why in sorted(lacking.items()))
+    return f"the engines' {misses[0].outcome} is foretold only by rules that cannot judge this case here: {named}; {SCHEMA_HINT}"
 
 
 def is_gang(docs: tuple[Mapping[str, Any], ...], ctx: CheckContext) -> bool:
@@ -138,7 +187,7 @@ class Runner:
         or ``cases``)."""
         start = time.monotonic()
         out = Outcome(case)
-        out.skipped = skip_reason(case)
+        out.skipped = skip_reason(case) or blind_reason(case, self.ctx)
         if out.skipped:
             return out
         docs = out.docs = placed(case)
@@ -151,6 +200,9 @@ class Runner:
             raise AssertionError(f"{case}: a trial ran and left no observation")
         out.judgement = judge(out.fired, out.applicable, self.predicts, seen)
         out.seconds = time.monotonic() - start
+        out.skipped = blind_reason(case, self.ctx, out.judgement)
+        if out.skipped:
+            return out
         self.tally.add(group or (f"seed {case.seed}" if case.seed is not None else "cases"), out.judgement)
         self.seconds += out.seconds
         return out

@@ -32,15 +32,20 @@ def local_queue(cluster_queue: str) -> dict[str, Any]:
 
 
 def crd(
-    schema: dict[str, Any], kind: str = "Widget", scope: str = "Namespaced", served: bool = True, version: str = "v1"
+    schema: dict[str, Any],
+    kind: str = "Widget",
+    scope: str = "Namespaced",
+    served: bool = True,
+    version: str = "v1",
+    group: str = GROUP,
 ) -> dict[str, Any]:
-    """A CustomResourceDefinition for ``kind`` with ``schema`` as its openAPIV3Schema."""
+    """A CustomResourceDefinition for ``kind`` (of ``group``) with ``schema`` as its openAPIV3Schema."""
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{kind.lower()}s.{GROUP}"},
+        "metadata": {"name": f"{kind.lower()}s.{group}"},
         "spec": {
-            "group": GROUP,
+            "group": group,
             "names": {"kind": kind, "plural": f"{kind.lower()}s"},
             "scope": scope,
             "versions": [{"name": version, "served": served, "storage": True, "schema": {"openAPIV3Schema": schema}}],

@@ -9,6 +9,8 @@ import pytest
 from gpufleet.crdschema import CrdSet
 from tests.crdschema.builders import kueue_crds, kueue_object, local_queue
 
+pytestmark = pytest.mark.shared  # Kueue's real CRDs from ../shared (skips without them)
+
 
 @pytest.fixture(scope="module")
 def kueue() -> CrdSet:

@@ -72,6 +72,7 @@ def test_creating_an_object_that_exists_is_rejected():
     assert Cluster(base, None).judge(Step("create", obj.key, None, obj.manifest, False)).verdict == "rejected"
 
 
+@pytest.mark.shared
 def test_an_in_place_update_of_an_immutable_field_is_rejected_by_the_crds_transition_rule():
     crds = kueue_crds()
     base = list(render_all(model()).objects)

@@ -18,6 +18,8 @@ from gpufleet.diff.steps import Step
 from gpufleet.render import RenderedObject
 from tests.crdschema.builders import kueue_crds, kueue_object, local_queue
 
+pytestmark = pytest.mark.shared  # Kueue's real CRDs from ../shared (skips without them)
+
 RF_TEST = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/test/integration/singlecluster/webhook/core/resourceflavor_test.go"
 LQ_TEST = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/test/integration/singlecluster/webhook/core/localqueue_test.go"
 

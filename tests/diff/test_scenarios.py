@@ -20,7 +20,9 @@ from gpufleet.diff.judge import NEW_POOL_FIX, RETIRE_FIX, ref
 from gpufleet.diff.markdown import pool_change
 from gpufleet.diff.steps import plan_steps
 from gpufleet.model.loader import parse_model
-from tests.conftest import REPO, SHARED
+from tests.conftest import REPO, shared_or_none
+
+pytestmark = pytest.mark.shared  # the CRDs of ../shared when present: runs both ways
 
 PROD = yaml.safe_load((REPO / "stacks" / "prod.fleet.yaml").read_text())
 _CRDS: list[CrdSet | None] = []
@@ -28,7 +30,8 @@ _CRDS: list[CrdSet | None] = []
 
 def crds() -> CrdSet | None:
     if not _CRDS:
-        _CRDS.append(CrdSet.load(SHARED / "crds") if (SHARED / "crds").exists() else None)
+        found = shared_or_none("crds")
+        _CRDS.append(CrdSet.load(found) if found is not None else None)
     return _CRDS[0]
 
 

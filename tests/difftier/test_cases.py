@@ -45,8 +45,8 @@ def test_every_rule_fixture_with_a_workload_gives_cases_named_by_rule_and_file()
     assert all(c.docs and cases.makes_pods(c.docs[-1]) for c in found)
 
 
-def test_the_upstream_examples_give_cases_when_shared_is_present(shared_dir):
-    found = cases.examples(shared_dir / "examples" / "upstream")
+def test_the_upstream_examples_give_cases_when_shared_is_present(upstream_dir):
+    found = cases.examples(upstream_dir)
     assert any(c.id == "example:volcano/example/job.yaml#0" for c in found)
 
 

@@ -60,7 +60,7 @@ import pytest
 import yaml
 
 from gpufleet.sandbox.up import Options
-from tests.conftest import SHARED
+from tests.conftest import shared_or_none
 from tests.diff.test_scenarios import IN_USE, PROD, SCENARIOS, remove
 from tests.e2e.pulumi_env import REPO, Result, Workspace, events
 from tests.e2e.sandbox_env import Sandbox, running, system_node
@@ -153,7 +153,8 @@ def predict(stack: Stack, base: dict, new: dict) -> tuple[int, list[dict]]:
     """``gpufleet diff BASE NEW --format json`` (with the CRDs of ../shared when present): exit code and steps."""
     base_file = stack.ws.root / "base.fleet.yaml"
     base_file.write_text(yaml.safe_dump(base, sort_keys=False))
-    crds = ["--crds", str(SHARED / "crds")] if (SHARED / "crds").exists() else []
+    found = shared_or_none("crds")
+    crds = ["--crds", str(found)] if found is not None else []
     done = subprocess.run(
         [
             str(REPO / ".venv" / "bin" / "gpufleet"),
@@ -313,6 +314,7 @@ def state_disagreements(stack: Stack, predicted: list[dict], after: list[dict]) 
     return out
 
 
+@pytest.mark.shared  # with the CRDs of ../shared when present
 @pytest.mark.parametrize("name", ORDER)
 def test_pulumi_up_of_the_edited_model_takes_the_steps_diff_predicts_in_a_compatible_order(stack, name):
     base_edits, new_edits = CASES[name]
@@ -356,6 +358,7 @@ def _release(stack: Stack, step: dict) -> None:
     stack.ws.cli("refresh", "-s", STACK, "--yes", "--skip-preview", check=True)
 
 
+@pytest.mark.shared  # with the CRDs of ../shared when present
 @pytest.mark.parametrize("name", IN_USE)
 def test_an_immutable_change_of_a_pool_in_use_holds_pulumi_up_on_kueues_finalizer_where_diff_says_blocked(stack, name):
     new = edited(*IN_USE[name][0])

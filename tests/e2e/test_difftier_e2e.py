@@ -10,7 +10,11 @@ when ../shared is present, the engines' CRDs (``gpufleet lint --fleet stacks/dev
 without the gang-admission controller (``gpufleet try --no-controller``, rank 0 failed
 once every rank runs), the trial deleting its objects before the next. A disagreement
 (a miss, a false alarm) fails its case unless :data:`gpufleet.difftier.known.KNOWN`
-lists it with the reason the engines' behaviour is not the whole story. The run's log ends
+lists it with the reason the engines' behaviour is not the whole story. A case a rule cannot
+judge in that context (GANG601's without its kind's CRD schema: a clone without ../shared) is
+skipped with that reason (:func:`gpufleet.sandbox.difftrial.blind_reason`), before its
+sandbox starts when the case was written for that rule; those cases carry the ``shared``
+marker (tests/sandbox/test_difftrial.py checks them without a sandbox, in both worlds). The run's log ends
 with the agreement per rule and the cases per minute (reported, not asserted); the longer
 run is bench/difftier_bench.py.
 """
@@ -27,7 +31,7 @@ from gpufleet.difftier.generate import shapes
 from gpufleet.difftier.tally import line
 from gpufleet.model import load_model
 from gpufleet.rules import registry
-from gpufleet.sandbox.difftrial import Runner, lint_context, skip_reason
+from gpufleet.sandbox.difftrial import Runner, blind_reason, lint_context, skip_reason, target
 from gpufleet.sandbox.up import Options
 from tests.conftest import SHARED
 from tests.e2e.sandbox_pool import pool_key
@@ -48,17 +52,32 @@ def fixture_cases() -> list[source.Case]:
     return list(first.values())
 
 
+def param(case: source.Case):
+    """``case`` as a parameter; ``shared`` when written for a rule that needs CRD schemas (run with ../shared hidden
+    too: it must skip, or run on the schemas the package carries)."""
+    code = target(case)
+    crds = code is not None and registry.REGISTRY[code].needs_crds
+    return pytest.param(case, id=case.id, marks=[pytest.mark.shared] if crds else [])
+
+
 SEED_USED = int(os.environ.get("GPUFLEET_DIFFTIER_SEED", SEED))
-CASES = fixture_cases() + shapes(load_model(DEV), SEED_USED, GENERATED)
+CASES = [param(c) for c in fixture_cases() + shapes(load_model(DEV), SEED_USED, GENERATED)]
 
 
 POOL = pool_key(DEV, Options(controller=False))
 
 
 @pytest.fixture(scope="module")
-def runner(sandbox_pool, request):
+def context():
+    """``gpufleet lint --fleet stacks/dev.fleet.yaml [--crds ../shared/crds]``'s context (CRDs when present). Every
+    case reads it; only those marked ``shared`` (:func:`param`) depend on it, so it is read without the marker check."""
+    return lint_context(DEV, SHARED / "crds")
+
+
+@pytest.fixture(scope="module")
+def runner(sandbox_pool, context, request):
     with sandbox_pool.lease(DEV, Options(controller=False)) as sb:
-        runner = Runner(sb.kube, lint_context(DEV, SHARED / "crds"))
+        runner = Runner(sb.kube, context)
         yield runner
     report(request, runner)
 
@@ -75,9 +94,15 @@ def report(request, runner) -> None:
         write(f"  {code}: {line(entry)}")
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_the_linter_and_the_engines_agree_or_the_disagreement_is_documented(runner, case):
+@pytest.mark.parametrize("case", CASES)
+def test_the_linter_and_the_engines_agree_or_the_disagreement_is_documented(context, case, request):
+    blind = blind_reason(case, context)
+    if blind:  # before the sandbox starts: a clone without ../shared pays nothing for it
+        pytest.skip(blind)
+    runner = request.getfixturevalue("runner")
     out = runner.run(case, "fixtures" if case.seed is None else None)
+    if out.skipped:
+        pytest.skip(out.skipped)
     seen = out.observation
     unexplained = [d for d, known in runner.disagreements(out) if known is None]
     why = out.trial.verdict.reasons if out.trial.verdict else (out.trial.message,)

@@ -151,6 +151,7 @@ def made_by_stack(steps: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return made
 
 
+@pytest.mark.shared  # the charts of ../shared/charts
 def test_chart_v4_creates_no_helm_hook_object(charts_preview):
     for engine in CHART_DIRS:
         created = children(charts_preview, engine)
@@ -159,6 +160,7 @@ def test_chart_v4_creates_no_helm_hook_object(charts_preview):
         assert [k for k, obj in created.items() if "helm.sh/hook" in (obj["metadata"].get("annotations") or {})] == []
 
 
+@pytest.mark.shared  # the charts of ../shared/charts
 def test_every_secret_and_configmap_a_chart_deployment_mounts_is_created_by_the_chart_or_the_stack(charts_preview):
     made = made_by_stack(charts_preview)
     for engine in CHART_DIRS:
@@ -183,6 +185,7 @@ def test_every_secret_and_configmap_a_chart_deployment_mounts_is_created_by_the_
     )  # the Certificate's, before the chart
 
 
+@pytest.mark.shared  # the charts of ../shared/charts
 def test_the_kueue_configmap_holds_the_rendered_manager_config(charts_preview):
     config = children(charts_preview, "kueue")[("ConfigMap", "kueue-manager-config")]
     rendered = render_all(load_model(REPO / "stacks" / "dev.fleet.yaml")).kueue_values
@@ -197,6 +200,7 @@ def test_the_kueue_configmap_holds_the_rendered_manager_config(charts_preview):
     assert yaml.safe_load(config["data"]["controller_manager_config.yaml"]) == expected
 
 
+@pytest.mark.shared  # the charts of ../shared/charts
 def test_the_chart_source_reading_predicts_what_chart_v4_creates(charts_preview):
     """tests/program/chart_sources.py reads templates without Helm; CRDs the templates pull in with .Files.Get it does not see."""
     for engine in CHART_DIRS:
@@ -216,6 +220,7 @@ def client_configs(obj: dict[str, Any]) -> list[dict[str, Any]]:
 SDK_SHUTDOWN = "error: Resource monitor has terminated, shutting down"
 
 
+@pytest.mark.shared  # the charts of ../shared/charts
 def test_a_server_side_dry_run_on_the_sandbox_fails_only_on_webhooks_the_sandbox_registered_itself(ws):
     """The sandbox runs the engines as host processes and registers their webhooks (and CRD conversion webhooks)
     by url under the chart's names; the dry run merges the chart's ``service`` into them and the API server refuses
@@ -238,6 +243,7 @@ def test_a_server_side_dry_run_on_the_sandbox_fails_only_on_webhooks_the_sandbox
         assert existing is not None and all("url" in c for c in client_configs(existing)), (kind, name)
 
 
+@pytest.mark.shared  # the charts of ../shared/charts
 def test_the_pack_passes_the_dev_stack_with_its_charts(ws, charts_preview):
     done = ws.preview("charts", *PACK)
     assert done.code == 0, done.out[-3000:]
@@ -248,6 +254,7 @@ def no_requeue_limit(model: dict[str, Any]) -> None:
     model["admission"]["waitForPodsReady"]["requeuingStrategy"]["backoffLimitCount"] = None
 
 
+@pytest.mark.shared  # the charts of ../shared/charts
 def test_preview_fails_a_model_gpufleet_validate_accepts_but_the_pack_refuses(ws):
     path = write_model(ws, "norequeue", no_requeue_limit)
     levels = json.loads((ws.project / "policies" / "ci.json").read_text())

@@ -38,6 +38,7 @@ def test_every_rule_fixture_is_predicted_within_the_schema(folder):
     assert render(report)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     "path",
     shared_cases(sorted(str(p) for p in EXAMPLES.rglob("*") if p.suffix in (".yaml", ".yml", ".json")), 1, "examples"),

@@ -18,6 +18,8 @@ from tests.conftest import shared_path
 from tests.program.capture import REPO, capture_program, stack_config, stack_names
 from tests.program.chart_sources import Document, read_chart
 
+pytestmark = pytest.mark.shared  # the real chart sources of ../shared/charts (skips without them)
+
 CHARTS = {"kueue": "kueue-0.19.2", "volcano": "volcano-1.15.1"}
 DROPPED_HOOKS = {
     "volcano": {

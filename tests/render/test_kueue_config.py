@@ -103,6 +103,7 @@ def test_the_config_carries_the_namespace_frameworks_and_queue_name_policy():
     assert config["manageJobsWithoutQueueName"] is False
 
 
+@pytest.mark.shared
 def test_the_server_settings_match_the_upstream_sample_configuration():
     sample = yaml.safe_load(shared_path("crds", "kueue", "controller_manager_config.yaml").read_text())
     config = kueue_config.render_manager_config(fleet())

@@ -110,6 +110,7 @@ def test_the_scheduler_conf_keeps_gang_protection_and_a_strict_overcommit_factor
     assert conf["actions"] == "enqueue, allocate, gangreclaim, backfill"
 
 
+@pytest.mark.shared
 def test_the_scheduler_conf_has_the_shape_of_the_chart_default():
     default = yaml.safe_load(shared_path("crds", "volcano", "volcano-scheduler.conf").read_text())
     conf = yaml.safe_load(volcano.render_scheduler_conf_yaml(_fleet([team("a", {"a100": quota(8)})])))

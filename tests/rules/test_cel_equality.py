@@ -37,6 +37,8 @@ from tests.conftest import shared_path
 from tests.render.builders import fleet, pool, quota, team
 from tests.rules import fixtures as fx
 
+pytestmark = pytest.mark.shared  # the real CRDs of ../shared decide what reaches admission (skips without them)
+
 CEL_RULES = [rule for rule in registry.all_rules() if rule.cel is not None]
 FACT_RULES = [rule for rule in CEL_RULES if rule.cel.facts]  # type: ignore[union-attr]
 MODEL = fleet(

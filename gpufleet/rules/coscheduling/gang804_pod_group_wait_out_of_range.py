@@ -9,7 +9,7 @@ outside the window of options `minSeconds` (default 30) to `maxSeconds` (default
 gpufleet renders `engines.coscheduling.permitWait` (default 60s) both as the plugin's
 `permitWaitingTimeSeconds` and as the PodGroups' `scheduleTimeoutSeconds`.
 
-Until issue 19 the floor was the pool's cold-start budget. That was wrong: the Permit
+The floor is not the pool's cold-start budget: the Permit
 extension point runs before binding (scheduler-plugins v0.34.7 `pkg/coscheduling/coscheduling.go`),
 so the wait covers only placing the gang's pods, never pulling images or starting them; the
 cold start is Kueue's `waitForPodsReady` business.

@@ -17,7 +17,7 @@ selector's, else the team's pools, else all), counted two ways:
   floor(G / s) pods of s GPUs. With s the smallest per-pod GPU count among those pods,
   the pools hold at most the sum over pools of nodeCount × floor(G / s) such pods.
 
-A TrainJob is judged as the JobSet its (Cluster)TrainingRuntime makes (issue 32, item 6):
+A TrainJob is judged as the JobSet its (Cluster)TrainingRuntime makes:
 with the runtime in the same run, the runtime's pod templates with the TrainJob's
 `spec.trainer.numNodes` override (else the runtime's `mlPolicy.numNodes`); without it,
 `numNodes` pods of `spec.trainer.resourcesPerNode`. The finding is at `numNodes` (or

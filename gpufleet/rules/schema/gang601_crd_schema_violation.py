@@ -67,6 +67,7 @@ RULE = Rule(
     fix="make the object match its CRD schema (see the message for the field and the rule)",
     kinds=EVERY_KIND,
     check=check,
+    needs_crds=True,
     doc=__doc__ or "",
     predicts=frozenset({O.REFUSED}),  # the API server refuses it
 )

@@ -70,6 +70,7 @@ RULE = Rule(
     fix="remove the field, or fix its spelling or position so the schema declares it",
     kinds=EVERY_KIND,
     check=check,
+    needs_crds=True,
     doc=__doc__ or "",
     predicts=O.NOT_JUDGED,  # the API server drops the field and accepts the object: what follows depends on the field
 )

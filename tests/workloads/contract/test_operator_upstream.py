@@ -48,6 +48,7 @@ def test_every_upstream_operator_example_has_a_known_contract(docs: list) -> Non
             assert {f.pod_set for f in contract.rank_failures} <= {p.name for p in contract.pod_sets}
 
 
+@pytest.mark.shared
 def test_the_upstream_examples_cover_every_operator_reader_with_examples() -> None:
     if not UPSTREAM.exists():
         pytest.skip(f"{UPSTREAM} is absent: ../shared exists only on the developers' machines and CI")
