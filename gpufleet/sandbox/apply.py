@@ -47,9 +47,8 @@ def fix(webhook: str) -> str:
     path = volcano_path(webhook)
     if path is not None:
         return (
-            f"the sandbox runs Volcano v1.14.1, not the v1.15.1 a cluster runs ({VERSIONS_DOC}): where v1.15.1 "
-            f"takes this object, start the sandbox without that check, --volcano-without {path}; otherwise "
-            "change the model"
+            f"the sandbox runs Volcano v1.14.1, not v1.15.1 ({VERSIONS_DOC}): where v1.15.1 takes this object, "
+            f"leave that check out with --volcano-without {path}; otherwise change the model"
         )
     return (
         "change the model so that this engine takes the object; a model `gpufleet validate` accepts should "
