@@ -45,6 +45,12 @@ def test_a_common_syntax_error_is_told_in_plain_words_at_its_line_and_column_wit
     assert "indicator" not in found.problem and "expected" not in found.problem
 
 
+def test_a_control_character_is_named_at_its_line_and_column():
+    text = "a: 1\nb: x\x01y\n"
+    found = syntax.explain(_error(text), text)
+    assert (found.problem, found.at) == ("a control character (U+0001) YAML does not allow", (2, 5))
+
+
 def test_an_unusual_syntax_error_keeps_the_parsers_words_with_a_general_fix():
     text = "a: &x 1\nb: &x 2\n"
     found = syntax.explain(_error(text), text)

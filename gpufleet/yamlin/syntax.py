@@ -98,8 +98,27 @@ def _plain(problem: str, at: tuple[int, int], start: int, text: str) -> tuple[st
     return None
 
 
+def _reader(exc: yaml.YAMLError, text: str) -> Syntax | None:
+    """A character YAML does not read at all (a control character: a binary or damaged file), where it is."""
+    position, character = getattr(exc, "position", None), getattr(exc, "character", None)
+    if not isinstance(position, int) or not isinstance(character, int) or position > len(text):
+        return None
+    before = text[:position]
+    at = (before.count("\n") + 1, position - (before.rfind("\n") + 1) + 1)
+    return Syntax(
+        f"a control character (U+{character:04X}) YAML does not allow",
+        "remove it; a model or manifest is plain text (is this the file you meant?)",
+        True,
+        at,
+    )
+
+
 def explain(exc: yaml.YAMLError, text: str) -> Syntax:
     """``exc`` (raised reading ``text``) in plain words, where the parser says it is."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        found = _reader(exc, text)
+        if found is not None:
+            return found
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     at = _mark(exc, "problem_mark") or _mark(exc, "context_mark")
     if "expected ':'" in problem:  # the parser stops on the line after the key that lacks it
@@ -115,4 +134,4 @@ def explain(exc: yaml.YAMLError, text: str) -> Syntax:
 def issue(exc: yaml.YAMLError, text: str) -> Issue:
     """The issue of a document that is not valid YAML: ``file:line:column: malformed YAML: ... (fix: ...)``."""
     found = explain(exc, text)
-    return Issue("", f"malformed YAML: {found.problem}", found.fix, at=found.at)
+    return Issue("" if found.at else "(document)", f"malformed YAML: {found.problem}", found.fix, at=found.at)
