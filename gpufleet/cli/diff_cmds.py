@@ -39,8 +39,8 @@ from gpufleet.model import Fleet, load_model
 from gpufleet.model.checks import capacity
 from gpufleet.model.loader import parse_model, placed
 from gpufleet.settings import load_crds
-from gpufleet.yamlin import yamlio
-from gpufleet.yamlin.errors import Issue, ModelError
+from gpufleet.yamlin import syntax, yamlio
+from gpufleet.yamlin.errors import ModelError
 
 FORMATS = ("text", "json", "markdown")
 
@@ -76,10 +76,7 @@ def _git_base(model: Path, ref: str) -> Fleet:
     try:
         data = yamlio.load(text)
     except yaml.YAMLError as exc:
-        raise ModelError(
-            source,
-            [Issue("(document)", f"malformed YAML: {getattr(exc, 'problem', None) or exc}", "fix the YAML syntax")],
-        ) from None
+        raise ModelError(source, [syntax.issue(exc, text)]) from None
     try:
         return parse_model(data, source)
     except ModelError as exc:

@@ -3,15 +3,18 @@
 Thin adapter over :mod:`gpufleet.sandbox`: ``build`` runs ``sandbox/engines/build.sh``
 (the engines from their Go modules, cached outside the clone); ``up MODEL`` starts the
 sandbox for a fleet model (or reuses the one running in ``--dir``) and prints the
-kubeconfig path; ``status`` prints what runs (``--format json`` for scripts); ``down``
-stops every process by its PID and removes the folder. Exit codes: 0 fine, 1 an invalid
-model or a process that did not start (its log's tail is printed), 2 a usage error or
-engines not built (the message names the build command). Registered by ``gpufleet.cli.commands``.
+kubeconfig path (and, on standard error, the ``export KUBECONFIG=...`` line); ``status``
+prints what runs (``--format json`` for scripts); ``down`` stops every process by its PID
+and removes the folder. Exit codes: 0 fine, 1 an invalid model, a process that did not
+start (its log's tail is printed) or a rendered object an engine's webhook denies (as
+``try`` and ``whatif``), 2 a usage error or engines not built (the message names the
+build command). Registered by ``gpufleet.cli.commands``.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from enum import Enum
 from pathlib import Path
@@ -31,6 +34,19 @@ sandbox = typer.Typer(
 )
 
 DIR_HELP = "The sandbox's folder (default: $GPUFLEET_SANDBOX_DIR or ~/.local/state/gpufleet/sandbox)."
+VOLCANO_WITHOUT_HELP = (
+    "A Volcano admission path not to run in a sandbox this command starts (e.g. /queues/validate), "
+    "where the sandbox's Volcano v1.14.1 refuses what v1.15.1 takes."
+)
+
+
+def denied_lines(exc, directory: Path) -> list[str]:
+    """A webhook's denial of a rendered object (``gpufleet.sandbox.apply.Denied``), as ``up``, ``try`` and
+    ``whatif`` print it: the object, the webhook's message and the fix, then what was stopped."""
+    return [
+        f"the sandbox's engines refused a rendered object: {exc}",
+        f"(stopped what had started; logs kept in {directory}/logs)",
+    ]
 
 
 class Format(str, Enum):
@@ -84,9 +100,11 @@ def up(
         help="Start the engines and the controller's backend only; `pulumi up` applies the rest "
         "(prints the stack config to set).",
     ),
+    volcano_without: Optional[List[str]] = typer.Option(None, "--volcano-without", help=VOLCANO_WITHOUT_HELP),
 ) -> None:
     """Start the sandbox for MODEL (or reuse the one running) and print its kubeconfig path."""
     from gpufleet.model import load_model
+    from gpufleet.sandbox.apply import Denied
     from gpufleet.sandbox.kube import WaitTimeout
     from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
@@ -102,16 +120,23 @@ def up(
     except ModelError as exc:
         raise _fail(exc.lines(), INVALID) from None
     try:
-        state = start(
-            fleet, str(path), _dir(directory), Options(pods_ready_timeout, not no_controller, engines_only=engines_only)
+        options = Options(
+            pods_ready_timeout,
+            not no_controller,
+            engines_only=engines_only,
+            volcano_without=tuple(volcano_without or ()),
         )
+        state = start(fleet, str(path), _dir(directory), options)
     except SandboxUnavailable as exc:
         raise _fail(str(exc), USAGE) from None
     except SandboxRunning as exc:
         raise _fail(str(exc), INVALID) from None
+    except Denied as exc:
+        raise _fail(denied_lines(exc, _dir(directory)), INVALID) from None
     except (StartError, WaitTimeout) as exc:
         raise _fail(f"{exc}\n(stopped what had started; logs kept in {_dir(directory)}/logs)", INVALID) from None
     typer.echo(state.kubeconfig)
+    typer.echo(f"to use it: export KUBECONFIG={shlex.quote(state.kubeconfig)}", err=True)
     for key, value in state.stack.items():  # --engines-only: point a Pulumi stack at this sandbox
         typer.echo(f"pulumi config set {key} {value}", err=True)
 

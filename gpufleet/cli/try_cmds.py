@@ -6,8 +6,9 @@ running for the model in ``--dir`` or starts one (stopped afterwards unless
 ``--keep``), submits the manifests through the API server, watches and prints the
 outcome (text, or ``--format json``). ``--dry-run`` prints what would be tried (ranks,
 timeout, sandbox) without a sandbox. Exit codes: 0 the gang ran whole (with
-``--fail-rank``: restarted whole), 1 any other outcome or an invalid model or manifest,
-2 a usage or I/O error, engines not built, a sandbox of another model in ``--dir``, or
+``--fail-rank``: restarted whole), 1 any other outcome, an invalid model or manifest, or
+a rendered object of the model an engine's webhook denies in a sandbox this command
+starts (as ``sandbox up`` and ``whatif``), 2 a usage or I/O error, engines not built, a sandbox of another model in ``--dir``, or
 a sandbox that did not start. Registered by ``gpufleet.cli.commands``.
 """
 
@@ -22,7 +23,7 @@ import typer
 
 from gpufleet.cli import loading
 from gpufleet.cli.exits import INVALID, USAGE, guarded
-from gpufleet.cli.sandbox_cmds import DIR_HELP
+from gpufleet.cli.sandbox_cmds import DIR_HELP, VOLCANO_WITHOUT_HELP, denied_lines
 from gpufleet.cli.words import plural
 
 COMMAND = "try"
@@ -83,16 +84,12 @@ def try_(
     node_cap: Optional[int] = typer.Option(
         None, "--node-cap", min=1, help="A sandbox this command starts has at most N fake nodes per pool."
     ),
-    volcano_without: Optional[List[str]] = typer.Option(
-        None,
-        "--volcano-without",
-        help="A Volcano admission path not to run in a sandbox this command starts "
-        "(/queues/validate: Volcano v1.14.1 refuses the prod stack's queue tree).",
-    ),
+    volcano_without: Optional[List[str]] = typer.Option(None, "--volcano-without", help=VOLCANO_WITHOUT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print what would be tried; start nothing."),
     format: Format = typer.Option(Format.text, "--format", help="text or json."),
 ) -> None:
     """Submit JOBS to a sandbox of MODEL as a user would and report what the real engines did."""
+    from gpufleet.sandbox.apply import Denied
     from gpufleet.sandbox.kube import WaitTimeout
     from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
@@ -144,6 +141,8 @@ def try_(
         raise loading.fail([str(exc)], USAGE, COMMAND) from None
     except (SandboxRunning, Mismatch) as exc:
         raise loading.fail([str(exc)], USAGE, COMMAND) from None
+    except Denied as exc:
+        raise loading.fail(denied_lines(exc, where), INVALID, COMMAND) from None
     except (StartError, WaitTimeout) as exc:
         raise loading.fail([f"{exc} (stopped what had started; logs kept in {where}/logs)"], USAGE, COMMAND) from None
     options = TrialOptions(

@@ -50,6 +50,11 @@ def _issue(issue: Issue) -> dict[str, Any]:
     return {"line": line, "column": column, "path": str(issue.path), "message": issue.message, "fix": issue.fix}
 
 
+def _text(issue: Issue) -> str:
+    """The issue as the text output prints it after ``file:line:column:`` (no path for one that has none)."""
+    return issue.render()
+
+
 def to_json(path: Path, fleet: Fleet | None, issues: list[Issue]) -> str:
     return (
         json.dumps(
@@ -74,7 +79,7 @@ def to_sarif(path: Path, issues: list[Issue]) -> str:
             "ruleId": RULE,
             "ruleIndex": 0,
             "level": "error",
-            "message": {"text": f"{i.path}: {i.message} (fix: {i.fix})" if i.fix else f"{i.path}: {i.message}"},
+            "message": {"text": _text(i)},
             "locations": [
                 {
                     "physicalLocation": {

@@ -7,7 +7,8 @@ before anything starts, replays it on a fresh sandbox per model and repeat
 (:mod:`gpufleet.sandbox.replay`), and prints the report (:mod:`gpufleet.whatif.report`):
 a table, ``--format json`` or ``markdown``, and ``--plot FILE.png``. ``gpufleet whatif
 trace synth`` and ``trace from-cluster`` write traces. Exit codes: 0 the report printed,
-1 an invalid model or trace, 2 a usage or I/O error, engines not built, a sandbox that did
+1 an invalid model or trace, or a rendered object of a model an engine's webhook denies
+in the sandbox (as ``sandbox up`` and ``try``), 2 a usage or I/O error, engines not built, a sandbox that did
 not start. Registered by ``gpufleet.cli.commands``.
 """
 
@@ -17,7 +18,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -25,6 +26,7 @@ from gpufleet.cli import inputs, loading
 from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import INVALID, USAGE, CliError, guarded
 from gpufleet.cli.helptext import ReadmeGroup
+from gpufleet.cli.sandbox_cmds import VOLCANO_WITHOUT_HELP, denied_lines
 from gpufleet.model.base import parse_duration
 from gpufleet.yamlin.errors import ModelError
 
@@ -116,6 +118,7 @@ def run(
         None, "--dir", metavar="DIR", help="Where the sandboxes run (default: a temporary folder)."
     ),
     controller: bool = typer.Option(False, "--controller", help="Run the gang-admission controller too."),
+    volcano_without: Optional[List[str]] = typer.Option(None, "--volcano-without", help=VOLCANO_WITHOUT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the models, trace and time scale; replay nothing."),
 ) -> None:
     """Replay a job trace on the real engines under BASE and NEW and compare what each team gets."""
@@ -157,7 +160,9 @@ def run(
             raise loading.fail(
                 ["--plot needs matplotlib (fix: pip install 'gpufleet[whatif]', or leave out --plot)"], USAGE, COMMAND
             ) from None
-    logs = _replay([(base_name, before), (new_name, after)], loaded, time_scale, until, repeat, directory, controller)
+    options: dict[str, Any] = {"time_scale": time_scale, "horizon": until, "controller": controller}
+    options["volcano_without"] = tuple(volcano_without or ())
+    logs = _replay([(base_name, before), (new_name, after)], loaded, options, repeat, directory)
     doc = report.to_json(logs[0], logs[1], replayed_as)
     if plot is not None:
         from gpufleet.whatif import plot as drawing
@@ -171,16 +176,18 @@ def run(
         _print(doc)
 
 
-def _replay(models, loaded, k: float, until: float, repeat: int, directory: Optional[Path], controller: bool):
+def _replay(models, loaded, settings: dict, repeat: int, directory: Optional[Path]):
+    """Each model's replays in turn (``settings``: :class:`gpufleet.sandbox.replay.ReplayOptions`' fields)."""
     from rich.progress import Progress
 
+    from gpufleet.sandbox.apply import Denied
     from gpufleet.sandbox.kube import WaitTimeout
     from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
     from gpufleet.sandbox.replay import ReplayOptions, replay
 
     root = directory or Path(tempfile.mkdtemp(prefix="gpufleet-whatif-"))
-    options = ReplayOptions(time_scale=k, horizon=until, controller=controller)
+    options = ReplayOptions(**settings)
     out = []
     with Progress(transient=True, console=table_console(stderr=True), disable=not sys.stderr.isatty()) as bar:
         for side, (name, fleet) in zip(("base", "new"), models):
@@ -195,6 +202,8 @@ def _replay(models, loaded, k: float, until: float, repeat: int, directory: Opti
                     logs.append(replay(fleet, name, loaded, root / f"{side}-{i}", options, tick))
                 except SandboxUnavailable as exc:
                     raise loading.fail([str(exc)], USAGE, COMMAND) from None
+                except Denied as exc:
+                    raise loading.fail(denied_lines(exc, root / f"{side}-{i}"), INVALID, COMMAND) from None
                 except (StartError, WaitTimeout) as exc:
                     raise loading.fail([f"{exc} (logs kept in {root / f'{side}-{i}'}/logs)"], USAGE, COMMAND) from None
             out.append(logs)

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 import yaml
 
 from gpufleet.kubetypes.fieldpath import FieldPath
-from gpufleet.yamlin import yamlio
+from gpufleet.yamlin import syntax, yamlio
 from gpufleet.yamlin.errors import Issue, ModelError
 
 Key = tuple[str, str, str]
@@ -63,11 +63,7 @@ def read_file(path: Path) -> list[CrdVersion]:
             str(path), [Issue("", f"cannot read the file: {exc}", "check the path and its permissions")]
         ) from exc
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        raise ModelError(
-            str(path), [Issue(where, f"malformed YAML: {getattr(exc, 'problem', exc)}", "fix the YAML syntax")]
-        ) from exc
+        raise ModelError(str(path), [syntax.issue(exc, text)]) from exc
     return from_documents(documents, str(path))
 
 

@@ -26,7 +26,7 @@ from gpufleet.kubetypes.fieldpath import ROOT, FieldPath
 from gpufleet.lint import fastyaml
 from gpufleet.lint.locate import TextDoc
 from gpufleet.lint.sources import Source
-from gpufleet.yamlin import yamlio, yamllimits
+from gpufleet.yamlin import syntax, yamllimits
 
 _ITEMS = ROOT.child("items")
 
@@ -91,15 +91,12 @@ def _documents(text: str) -> Iterator[tuple[Any, Any]]:
 
 
 def _yaml_problem(source: Source, exc: yaml.YAMLError) -> Problem:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem, fix = yamlio.yaml_problem(exc, source.text or "")
-    context = getattr(exc, "context", None)
-    where = f" ({context})" if context else ""
+    found = syntax.explain(exc, source.text or "")
     return Problem(
         source.name,
-        mark.line + 1 if mark else None,
-        f"malformed YAML: {problem}{where}; the rest of the file was not checked",
-        fix or "fix the YAML at this line (check indentation, quotes and colons)",
+        found.at[0] if found.at else None,
+        f"malformed YAML: {found.problem}; the rest of the file was not checked",
+        found.fix,
     )
 
 

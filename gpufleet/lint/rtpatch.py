@@ -3,7 +3,9 @@
 Called by :mod:`gpufleet.lint.fix` with the operations the admission controller's mutator
 returns (:func:`gpufleet.mutate.mutate`, the same list the webhook's ``/mutate`` sends).
 Only the nodes an operation names change: every other key keeps its place, quotes, flow
-style and comments. ``add`` to a map appends the key at its end, as a JSON object member
+style and comments. ``add`` to a map puts the key where Kubernetes' own output has it when
+the map holds a key that conventionally follows it (``metadata`` before ``spec``, ``labels``
+before ``annotations``: :data:`CONVENTIONAL_ORDER`), else at its end, as a JSON object member
 added by the API server would be printed last; full-line comments that followed the map's
 old last entry (which ruamel.yaml attaches to that entry) move below the new one, so a
 comment introducing the next block stays in front of that block. ``add``, ``replace`` and
@@ -71,7 +73,8 @@ def _apply_one(root: Any, op: Mapping[str, Any]) -> None:
     value = to_tree(op.get("value"))
     if isinstance(parent, CommentedMap):
         if kind == "add" and last not in parent:
-            _append_key(parent, last, value)
+            holder = _walk(root, parts[:-2], path) if len(parts) > 1 else None
+            _add_key(parent, last, value, (holder, parts[-2]) if isinstance(holder, CommentedMap) else None)
         elif kind == "remove" and last in parent:
             del parent[last]
         elif kind in ("add", "replace") and last in parent:
@@ -113,6 +116,16 @@ def _tail(node: Any) -> tuple[list[Any], int] | None:
     return None
 
 
+def _entry_tail(parent: CommentedMap, key: Any) -> tuple[list[Any], int]:
+    """The comment slot after ``parent[key]``'s deepest last entry (the key's own when its value is no block)."""
+    child = parent[key]
+    if isinstance(child, (CommentedMap, CommentedSeq)) and len(child) and not _flow(child):
+        found = _tail(child)
+        if found is not None:
+            return found
+    return parent.ca.items.setdefault(key, [None, None, None, None]), 2
+
+
 def _take_following_lines(node: Any) -> str:
     """Detach the full-line comments (and blank lines) after ``node``'s last entry; its end-of-line comment stays."""
     if _flow(node):
@@ -120,6 +133,11 @@ def _take_following_lines(node: Any) -> str:
     found = _tail(node)
     if found is None:
         return ""
+    return _take_lines(found)
+
+
+def _take_lines(found: tuple[list[Any], int]) -> str:
+    """Detach the full-line comments (and blank lines) in a comment slot; its end-of-line comment stays."""
     entry, slot = found
     token = entry[slot]
     if not isinstance(token, CommentToken) or "\n" not in token.value:
@@ -140,14 +158,60 @@ def _give_following_lines(node: Any, lines: str) -> None:
     found = _tail(node)
     if found is None:
         return
+    _give_lines(found, lines)
+
+
+def _give_lines(found: tuple[list[Any], int], lines: str) -> None:
     entry, slot = found
     entry[slot] = CommentToken("\n" + lines, CommentMark(0), None)
 
 
-def _append_key(parent: CommentedMap, key: str, value: Any) -> None:
-    lines = _take_following_lines(parent)
-    parent[key] = value
-    _give_following_lines(parent, lines)
+CONVENTIONAL_ORDER = (
+    ("apiVersion", "kind", "metadata", "spec", "status"),
+    ("name", "generateName", "namespace", "labels", "annotations", "ownerReferences", "finalizers"),
+)
+"""Key orders Kubernetes' own output keeps (an object, a pod template; its metadata): a key added to a map
+that holds a later key of its group goes in front of that key, so ``metadata`` never follows ``spec``."""
+
+
+def _before(parent: CommentedMap, key: str) -> int | None:
+    """The position ``key`` takes in ``parent`` by :data:`CONVENTIONAL_ORDER`, or None (append)."""
+    for order in CONVENTIONAL_ORDER:
+        if key in order:
+            later = set(order[order.index(key) + 1 :])
+            return next((i for i, k in enumerate(parent) if k in later), None)
+    return None
+
+
+def _add_key(parent: CommentedMap, key: str, value: Any, holder: tuple[CommentedMap, str] | None) -> None:
+    """Add ``key`` at its conventional place (:func:`_before`), else last; the full-line comments in front of the
+    key it goes before stay in front of that key. ``holder``: the map and key that hold ``parent``, whose comment
+    slot holds the lines before ``parent``'s first key."""
+    at = _before(parent, key)
+    if at is None:
+        lines = _take_following_lines(parent)
+        parent[key] = value
+        _give_following_lines(parent, lines)
+        return
+    if at > 0:
+        lines = _take_lines(_entry_tail(parent, list(parent)[at - 1]))
+    else:
+        lines = _take_leading_lines(*holder) if holder is not None else ""
+    parent.insert(at, key, value)
+    if lines:
+        _give_lines(_entry_tail(parent, key), lines)
+
+
+def _take_leading_lines(holder: CommentedMap, key: str) -> str:
+    """Detach the full-line comments in front of ``holder[key]``'s first key (ruamel keeps them on ``key``)."""
+    entry = holder.ca.items.get(key)
+    tokens = entry[3] if entry and len(entry) > 3 else None
+    if not tokens:
+        return ""
+    entry[3] = None
+    if isinstance(holder[key], CommentedMap):
+        holder[key].ca.comment = None
+    return "".join(" " * t.start_mark.column + t.value for t in tokens if isinstance(t, CommentToken))
 
 
 def _append_item(parent: CommentedSeq, value: Any) -> None:

@@ -21,7 +21,7 @@ from gpufleet.kubetypes.fieldpath import FieldPath
 from gpufleet.kubetypes.vocab import GPUFLEET_GROUP
 from gpufleet.model import checks, duplicate_keys, field_errors, gpu_units
 from gpufleet.model.fleet import Fleet
-from gpufleet.yamlin import marks, yamlio, yamllimits
+from gpufleet.yamlin import marks, syntax, yamlio, yamllimits
 from gpufleet.yamlin.errors import Issue, ModelError
 
 
@@ -193,10 +193,7 @@ def _read(path: str | Path, source: str) -> tuple[str, Any]:
         problem, _, fix = (exc.problem or "").partition("; ")
         raise ModelError(source, [Issue(where, problem, fix or "simplify the document")]) from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(document)"
-        problem, hint = yamlio.yaml_problem(exc, text)
-        raise ModelError(source, [Issue(where, f"malformed YAML: {problem}", hint or "fix the YAML syntax")]) from None
+        raise ModelError(source, [syntax.issue(exc, text)]) from None
     duplicates = duplicate_keys.check(text)  # after the limits: the text is known to be shallow and alias-bounded
     if duplicates:
         raise placed(ModelError(source, capped(duplicates)), text)

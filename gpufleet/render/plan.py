@@ -34,6 +34,7 @@ from gpufleet.render import Rendered, volcano_admission
 from gpufleet.render.controller import ControllerSettings
 from gpufleet.render.files import engine_config_maps
 from gpufleet.render.monitoring import render_monitoring
+from gpufleet.render.volcano import hierarchical
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,28 @@ def _row(
     return Row(owner, pq.nominal, borrowable, lendable, _percent(pq.nominal, capacity), cohort, lifecycle)
 
 
-def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -> list[str]:
+def _ceiling(fleet: Fleet, pool: Pool) -> tuple[str, str]:
+    """What bounds borrowing on ``pool``, in the words of the engine that enforces it: (why a limit above the
+    pool has no effect, what the limits share)."""
+    if pool.system == "volcano" and hierarchical(fleet):
+        return (
+            "Volcano caps a team's queue at its cohort's queue, which holds at most the cohort's quota",
+            "the cohort's idle quota (Volcano caps the cohort's queue at what the cohort holds)",
+        )
+    if pool.system == "volcano":
+        return (
+            "Volcano places no more than the pool's idle GPUs",
+            "the pool's idle GPUs (each team's Volcano queue sits under root: no cohort caps them together)",
+        )
+    return (
+        "Kueue never admits beyond the cohort's unused quota",
+        "the cohort's unused quota (Kueue never admits beyond the cohort's total)",
+    )
+
+
+def _pool_warnings(fleet: Fleet, pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -> list[str]:
     out = []
+    no_effect, shared = _ceiling(fleet, pool)
     nominal = sum((r.nominal for r in rows), Decimal(0))
     unit = pool.gpu_resource
     if nominal > capacity:
@@ -105,7 +126,7 @@ def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -
         if r.borrowable is not None and r.borrowable > capacity:
             out.append(
                 f"{r.owner}'s nominal + borrowing limit is {r.borrowable} {unit}, more than the pool's {capacity}: "
-                "Kueue never admits beyond the cohort's unused quota, so the limit above that has no effect"
+                f"{no_effect}, so the limit above that has no effect"
             )
     capped = [r.borrowable for r in team_rows if r.borrowable is not None]
     unlimited = [r.owner for r in team_rows if r.borrowable is None]
@@ -113,7 +134,7 @@ def _pool_warnings(pool: Pool, capacity: Decimal, rows: list[Row], teams: int) -
     if reach > capacity and len(team_rows) > 1:
         out.append(
             f"nominal + borrowing limits add up to {reach} of the pool's {capacity} {unit}: the limits are first come, "
-            "first served within the cohort's unused quota (Kueue never admits beyond the cohort's total)"
+            f"first served within {shared}"
         )
     if unlimited:
         out.append(
@@ -137,7 +158,7 @@ def _pool_plan(fleet: Fleet, pool: Pool) -> PoolPlan:
         for c in fleet.cohorts
         if pool.name in c.quota
     ]
-    warnings = _pool_warnings(pool, capacity, rows, teams)
+    warnings = _pool_warnings(fleet, pool, capacity, rows, teams)
     if pool.dedicated_to:
         warnings.insert(
             0,

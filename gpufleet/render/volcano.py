@@ -3,13 +3,16 @@
 One leaf Queue per team with quota on Volcano pools; with the capacity plugin and
 ``hierarchy`` on, one parent Queue per cohort whose subtree has Volcano quota (parent:
 its parent cohort's queue, or ``root``), otherwise every leaf sits under ``root``.
-Leaf: deserved = nominal, capability = nominal + borrowing limit (no cap when unset;
-= nominal for a team without a cohort, which may not borrow), guarantee = nominal -
-lending limit where a lending limit is set. Parent: deserved and guarantee = the sum
-of its children plus its own quota (Volcano's webhook requires the parent to cover
-its children); capability = deserved + the cohort's own borrowing limit, for the
-resources whose every pool sets one (what the subtree may take from its parent). ``weight``, ``reclaimable``, ``parent`` and ``dequeueStrategy`` are
-written explicitly so the webhook and queue controller change nothing.
+Leaf: deserved = nominal, capability = nominal + borrowing limit lowered to its cohort
+queue's (no cap when unset; = nominal for a team without a cohort, which may not
+borrow), guarantee = nominal - lending limit where a lending limit is set. Parent:
+deserved and guarantee = the sum of its children plus its own quota (Volcano's webhook
+requires the parent to cover its children); capability, always written, is what the
+subtree may hold (:func:`_parent_capabilities`, :func:`_children_bound`): Volcano v1.14
+checks a child against its parent's capability as written (an unset one is zero), v1.15
+against the nearest ancestor that sets one, and both accept these trees. ``weight``,
+``reclaimable``, ``parent`` and ``dequeueStrategy`` are written explicitly so the
+webhook and queue controller change nothing.
 
 A parent queue is named ``<cohort>-<digest of the quota of its whole subtree>`` and labelled ``gpufleet.dev/cohort: <cohort>``. Volcano's queue webhook checks the sum
 of the children against the parent on every quota change of either, and Pulumi
@@ -164,11 +167,21 @@ def render_volcano_queues(fleet: Fleet) -> list[dict[str, Any]]:
                 _add(sums[parent][1], res, amount)
             parent = parent_of[parent]
 
-    leaves = []
+    teams = []
     for team in volcano_teams(fleet):
         deserved, capability, guarantee = _own(fleet, team, may_borrow=team.cohort is not None)
         parent = team.cohort if team.cohort in sums else ROOT
         roll_up(parent, deserved, guarantee)
+        teams.append((team, parent, deserved, capability, guarantee))
+    for cohort in cohorts:
+        deserved, _, guarantee = _own(fleet, cohort, may_borrow=True)
+        roll_up(cohort.name, deserved, guarantee)
+    caps = _parent_capabilities(fleet, cohorts, parent_of, {c: s[0] for c, s in sums.items()})
+    leaves, leaf_caps = [], []
+    for team, parent, deserved, capability, guarantee in teams:
+        if capability is not None and parent in caps:
+            capability = _within(capability, caps[parent])
+        leaf_caps.append((parent, capability))
         leaves.append(
             _queue(
                 fleet,
@@ -182,28 +195,79 @@ def render_volcano_queues(fleet: Fleet) -> list[dict[str, Any]]:
                 team.name,
             )
         )
-    for cohort in cohorts:
-        deserved, _, guarantee = _own(fleet, cohort, may_borrow=True)
-        roll_up(cohort.name, deserved, guarantee)
-    parents = []
-    for c in cohorts:
-        borrowing = _own_borrowing(fleet, c)
-        capability = {res: sums[c.name][0].get(res, Decimal(0)) + amount for res, amount in borrowing.items()}
-        parents.append(
-            _queue(
-                fleet,
-                c.name,
-                parent_of[c.name],
-                c.fair_share_weight,
-                True,
-                deserved=sums[c.name][0],
-                capability=capability or None,
-                guarantee=sums[c.name][1],
-                team=None,
-            )
+    _children_bound(caps, parent_of, {c: s[0] for c, s in sums.items()}, leaf_caps)
+    parents = [
+        _queue(
+            fleet,
+            c.name,
+            parent_of[c.name],
+            c.fair_share_weight,
+            True,
+            deserved=sums[c.name][0],
+            capability=caps[c.name] or None,
+            guarantee=sums[c.name][1],
+            team=None,
         )
+        for c in cohorts
+    ]
     _name_parents(parents, leaves)
     return parents + leaves
+
+
+def _within(capability: Totals, ceiling: Totals) -> Totals:
+    """``capability`` with each resource the ``ceiling`` names lowered to it (never raised)."""
+    return {res: min(amount, ceiling[res]) if res in ceiling else amount for res, amount in capability.items()}
+
+
+def _parent_capabilities(
+    fleet: Fleet, cohorts: list[Cohort], parent_of: dict[str, str], deserved: dict[str, Totals]
+) -> dict[str, Totals]:
+    """Each cohort queue's capability, parents first: what its subtree may hold at most, per resource.
+
+    A root cohort's subtree borrows only inside itself, so it holds at most its own total (its
+    deserved). A nested cohort holds at most its total plus its own borrowing limit (where every
+    pool sets one), and never more than its parent may hold. Written for every resource: Volcano
+    v1.14 checks a child's capability against its parent's as written, a resource the parent does
+    not name counting as zero; v1.15 against the nearest ancestor that names it.
+    """
+    caps: dict[str, Totals] = {}
+    for cohort in cohorts:
+        own = deserved[cohort.name]
+        above = caps.get(parent_of[cohort.name])
+        borrowing = _own_borrowing(fleet, cohort) if above is not None else {}
+        cap: Totals = {}
+        for res, amount in own.items():
+            ceiling = above.get(res, amount) if above is not None else amount
+            cap[res] = min(ceiling, amount + borrowing[res]) if res in borrowing else ceiling
+        caps[cohort.name] = cap
+    return caps
+
+
+def _children_bound(
+    caps: dict[str, Totals],
+    parent_of: dict[str, str],
+    deserved: dict[str, Totals],
+    leaves: list[tuple[str, Totals | None]],
+) -> None:
+    """Lower each cohort's capability to what its children may hold together, children first.
+
+    A parent queue holds no job of its own: its subtree holds at most the sum of its
+    children's capabilities, where every child has one for the resource. Never below its
+    deserved (Volcano requires deserved <= capability).
+    """
+    children: dict[str, list[Totals | None]] = {name: [] for name in caps}
+    for parent, capability in leaves:
+        if parent in children:
+            children[parent].append(capability)
+    for name in reversed(list(caps)):  # children before parents (``caps`` is parents first)
+        below = children[name]
+        cap = caps[name]
+        for res in cap:
+            if below and all(c is not None and res in c for c in below):
+                bound = sum((c[res] for c in below if c is not None), Decimal(0))
+                cap[res] = max(deserved[name].get(res, Decimal(0)), min(cap[res], bound))
+        if parent_of[name] in children:
+            children[parent_of[name]].append(cap)
 
 
 def _name_parents(parents: list[dict[str, Any]], leaves: list[dict[str, Any]]) -> None:

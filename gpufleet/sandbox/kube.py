@@ -54,7 +54,7 @@ class Kube:
             except Exception as exc:  # noqa: BLE001 - ApiException, DynamicApiError, urllib3 errors
                 meta = m.get("metadata", {})
                 where = f"{meta['namespace']}/" if meta.get("namespace") else ""
-                raise Refused(f"{m.get('kind')} {where}{meta.get('name')}: {api_message(exc)}") from None
+                raise Refused.of(f"{m.get('kind')} {where}{meta.get('name')}", api_message(exc)) from None
 
     def create(self, manifest: dict[str, Any]) -> dict[str, Any]:
         res = self.resource(manifest["apiVersion"], manifest["kind"])
@@ -95,6 +95,17 @@ def api_message(exc: Exception) -> str:
 
 class Refused(RuntimeError):
     """The API server refused an object; the message names the object and quotes the server."""
+
+    obj: str = ""
+    """The object refused (``Queue vision``, ``LocalQueue alpha/alpha``), when known."""
+    message: str = ""
+    """The API server's own message."""
+
+    @classmethod
+    def of(cls, obj: str, message: str) -> Refused:
+        refused = cls(f"{obj}: {message}")
+        refused.obj, refused.message = obj, message
+        return refused
 
 
 class WaitTimeout(AssertionError):

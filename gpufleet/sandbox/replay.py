@@ -43,6 +43,8 @@ class ReplayOptions:
     """Run the gang-admission controller too (the replayed jobs are written gang-safe; off by default)."""
     keep: bool = False
     """Leave the sandbox running afterwards (its folder is the replay's ``directory``)."""
+    volcano_without: tuple[str, ...] = ()
+    """Volcano admission paths the sandbox leaves out (``up``'s ``Options.volcano_without``)."""
 
 
 def _capacity(fleet: Fleet) -> dict[str, int]:
@@ -146,7 +148,10 @@ def replay(
     ``started`` is called with the sandbox's state once it runs (the benchmark samples its processes' memory)."""
     log = _new_log(fleet, model, trace, options)
     state = up(
-        timescale.scaled_fleet(fleet, options.time_scale), model, directory, Options(controller=options.controller)
+        timescale.scaled_fleet(fleet, options.time_scale),
+        model,
+        directory,
+        Options(controller=options.controller, volcano_without=options.volcano_without),
     )
     stop = threading.Event()
     try:

@@ -30,6 +30,7 @@ from gpufleet.render.files import context_json
 from gpufleet.render.kueue_config import render_manager_config_yaml
 from gpufleet.render.volcano import render_scheduler_conf_yaml
 from gpufleet.sandbox import controller, controlplane, coscheduling, health, jobset, kueue, kwok, needs, nodes, volcano
+from gpufleet.sandbox.apply import apply_rendered
 from gpufleet.sandbox.engines import Engines, gomodcache, locate
 from gpufleet.sandbox.gates import Gates, gates
 from gpufleet.sandbox.kube import Kube, established
@@ -379,9 +380,8 @@ def _engines(r: _Run, fleet: Fleet, rendered, options: Options) -> None:
     if "jobset" in operators_run(fleet):
         _jobset(r, fleet)
     if not options.engines_only:
-        r.steps.wait(
-            "the rendered objects to apply", lambda: _apply_rendered(r.client, rendered), timeout=120, interval=2
-        )
+        apply_rendered(r.client, (obj.manifest for obj in rendered.objects))
+        r.steps.log("the rendered objects to apply: done")
     if proc is not None:
         _controller(r, fleet, proc, options)
     if options.engines_only:
@@ -408,12 +408,6 @@ def control_plane(directory: Path, g: Gates = Gates(), fleet: Fleet | None = Non
     directory.mkdir(parents=True, exist_ok=True)
     r = _Run(directory, "", locate(["etcd", "kube"]))
     return _started(r, lambda: _control_plane(r, g, fleet))
-
-
-def _apply_rendered(kube: Kube, rendered) -> bool:
-    """Apply every rendered object in order; an engine's webhook still starting retries the whole (idempotent) pass."""
-    kube.apply_all(obj.manifest for obj in rendered.objects)
-    return True
 
 
 def is_running(directory: Path) -> bool:

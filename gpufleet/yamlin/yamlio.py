@@ -68,24 +68,3 @@ def dump_all(values: list[Any]) -> str:
     return yaml.dump_all(
         values, Dumper=_NoAliasDumper, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True
     )
-
-
-TAB_FIX = "indent with spaces: YAML does not allow tabs in indentation (replace the tab with spaces)"
-
-
-def yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[str, str | None]:
-    """PyYAML's complaint in a person's words, and a fix when the cause is known (a tab), for every YAML reader.
-
-    libyaml says "found character that cannot start any token" for a tab, without naming
-    it: the character at the error's mark in ``text`` tells.
-    """
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    mark = getattr(exc, "problem_mark", None)
-    if mark is not None and (_char_at(text, mark.line, mark.column) == "\t" or "tab" in problem):
-        return f"a tab character at column {mark.column + 1}", TAB_FIX
-    return problem, None
-
-
-def _char_at(text: str, line: int, column: int) -> str:
-    lines = text.split("\n", line + 1)
-    return lines[line][column : column + 1] if line < len(lines) else ""

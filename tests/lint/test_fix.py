@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import io
 from pathlib import Path
 
@@ -197,7 +198,17 @@ VOLCANO_WIDE = relaid(VOLCANO_JOB.split("# end")[0], mapping=4, sequence=8, offs
 def test_the_files_indentation_is_kept(text, added):
     fixed = fix_text("vc.yaml", text, DEV, "default").after
     assert added in fixed
-    assert fixed.startswith(text.split("# end")[0].rstrip("\n").rsplit("\n", 1)[0])
+    assert removed_lines(text, fixed) == []
+
+
+def removed_lines(before: str, after: str) -> list[str]:
+    """The lines of ``before`` that ``after`` does not keep, as written and in order (a fix only adds lines)."""
+    return [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line.startswith("- ")]
+
+
+def test_a_pod_templates_metadata_is_added_before_its_spec_as_kubernetes_orders_it():
+    fixed = fix_text("vc.yaml", VOLCANO_JOB, DEV, "default").after
+    assert "    template:\n      metadata:\n        labels:\n          gpufleet.dev/gang: vc\n      spec:\n" in fixed
 
 
 def test_windows_line_ends_stay_windows_line_ends():
@@ -246,7 +257,8 @@ FLOW_WITH_COMMENTS = (
 def test_a_document_ruamel_cannot_print_back_gets_only_the_added_lines():
     """A multi-line flow list with a comment (as Volcano's PyTorch example) and no last line end."""
     fixed = fix_text("vc.yaml", FLOW_WITH_COMMENTS, DEV, "default")
-    assert fixed.error is None and fixed.after.startswith(FLOW_WITH_COMMENTS + "\n          schedulerName: volcano\n")
+    assert fixed.error is None and removed_lines(FLOW_WITH_COMMENTS, fixed.after) == []
+    assert "              name: worker\n          schedulerName: volcano\n" in fixed.after
     assert not fixed.after.endswith("\n")
     assert objects(fixed.after) == [webhook_mutate(objects(FLOW_WITH_COMMENTS)[0], DEV, "default")]
 

@@ -64,6 +64,51 @@ def test_an_operation_changes_only_what_it_names(op, expected):
     assert expected in patched(DOC, [op])
 
 
+TEMPLATE = """\
+spec:
+  template:
+    # the pod
+    spec:
+      restartPolicy: Never
+"""
+
+
+@pytest.mark.parametrize(
+    "text, op, expected",
+    [
+        (
+            TEMPLATE,
+            {"op": "add", "path": "/spec/template/metadata", "value": {"labels": {"g": "t"}}},
+            "spec:\n  template:\n    metadata:\n      labels:\n        g: t\n    # the pod\n    spec:\n"
+            "      restartPolicy: Never\n",
+        ),
+        (
+            "metadata:\n  name: a\n  annotations:\n    x: y\nspec: {}\n",
+            {"op": "add", "path": "/metadata/labels", "value": {"q": "a"}},
+            "metadata:\n  name: a\n  labels:\n    q: a\n  annotations:\n    x: y\nspec: {}\n",
+        ),
+        (
+            "kind: Job\n# the run\nspec:\n  x: 1\n",
+            {"op": "add", "path": "/metadata", "value": {"name": "j"}},
+            "kind: Job\nmetadata:\n  name: j\n# the run\nspec:\n  x: 1\n",
+        ),
+        (
+            "kind: Job\nspec:\n  x: 1\n",
+            {"op": "add", "path": "/status", "value": {"active": 1}},
+            "kind: Job\nspec:\n  x: 1\nstatus:\n  active: 1\n",
+        ),
+    ],
+    ids=[
+        "a pod template's metadata goes before its spec; the comment introducing the spec stays in front of it",
+        "labels go before annotations",
+        "an object's metadata goes before its spec; the comment introducing the spec stays in front of it",
+        "a key with nothing after it in the order goes last",
+    ],
+)
+def test_a_key_added_where_kubernetes_orders_it_goes_before_the_keys_that_follow_it(text, op, expected):
+    assert patched(text, [op]) == expected
+
+
 def test_a_map_added_into_a_flow_map_stays_flow():
     assert (
         patched("metadata: {name: train}\n", [{"op": "add", "path": "/metadata/labels", "value": {"q": "a"}}])

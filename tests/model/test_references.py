@@ -81,5 +81,39 @@ def test_each_cohort_cycle_is_reported_once_naming_its_members() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "edit, path, says, fix",
+    [
+        (
+            lambda f: f.set("teams[1].cohort", "mll"),
+            "teams[1].cohort",
+            "cohort 'mll' is not in cohorts; did you mean 'ml'?",
+            "rename it to ml, or add cohort 'mll' to cohorts",
+        ),
+        (
+            lambda f: f.set("cohorts[0].parent", "orgg").with_cohort("org"),
+            "cohorts[0].parent",
+            "parent cohort 'orgg' is not in cohorts; did you mean 'org'?",
+            "rename it to org, or add parent cohort 'orgg' to cohorts",
+        ),
+        (
+            lambda f: f.set("teams[0].quota.h10", {"nominal": 0}),
+            "teams[0].quota.h10",
+            "which is not in pools (known: a100, h100); did you mean 'h100'?",
+            "rename it to h100, or add the pool h10 to pools",
+        ),
+    ],
+    ids=["team-cohort", "cohort-parent", "quota-pool"],
+)
+def test_a_reference_one_typo_away_from_a_known_name_gets_a_did_you_mean(edit, path, says, fix) -> None:
+    [issue] = [i for i in edit(fleet()).issues() if i.path == path]
+    assert says in issue.message and issue.fix.startswith(fix)
+
+
+def test_a_reference_close_to_no_known_name_gets_no_guess() -> None:
+    [issue] = [i for i in fleet().set("teams[1].cohort", "platform").issues() if i.path == "teams[1].cohort"]
+    assert "did you mean" not in issue.message and issue.fix == "add the cohort to cohorts or correct the name"
+
+
 def test_a_draining_team_may_have_no_quota() -> None:
     assert fleet().with_team("gamma", quota={}, lifecycle="draining").issues() == []

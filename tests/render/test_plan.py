@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from tests.render.builders import cohort, fleet, pool, quota, team
 from tests.render.builders import plan_of as _plan
 
@@ -47,6 +49,23 @@ def test_unassigned_capacity_and_oversubscribed_borrowing_are_warned_about():
         in text
     )
     assert "claim" not in text  # borrowing never admits beyond the cohort's total
+
+
+@pytest.mark.parametrize(
+    "system, volcano, engine_words",
+    [
+        ("kueue", {}, "(Kueue never admits beyond the cohort's total)"),
+        ("volcano", {}, "(Volcano caps the cohort's queue at what the cohort holds)"),
+        ("volcano", {"hierarchy": False}, "the pool's idle GPUs (each team's Volcano queue sits under root"),
+    ],
+    ids=["kueue", "volcano-hierarchy", "volcano-flat"],
+)
+def test_oversubscribed_borrowing_is_explained_in_the_words_of_the_engine_that_bounds_it(system, volcano, engine_words):
+    teams = [team(n, {"h100": quota(8, 24)}) for n in ("a", "b")]
+    f = fleet(pools=[pool(nodes=4, system=system)], teams=teams, volcano=volcano)
+    text = " | ".join(_plan(f).pools[0].warnings)
+    assert engine_words in text
+    assert ("Kueue" in text) == (system == "kueue") and ("Volcano" in text) == (system == "volcano")
 
 
 def test_teams_without_a_cohort_and_pools_without_quota_are_warned_about():

@@ -20,7 +20,7 @@ def _fleet(teams, cohorts=None, **extra):
 
 
 def test_a_leaf_queue_deserves_its_nominal_and_is_capped_at_nominal_plus_borrowing():
-    f = _fleet([team("a", {"a100": quota(16, 8)})])
+    f = _fleet([team("a", {"a100": quota(16, 8)}), team("b", {"a100": quota(16)})])
     spec = by_name(volcano.render_volcano_queues(f), "a")["spec"]
     assert spec["deserved"] == {"cpu": "256", "memory": "2000Gi", "nvidia.com/gpu": "16"}
     assert spec["capability"] == {"cpu": "384", "memory": "3000Gi", "nvidia.com/gpu": "24"}
@@ -204,12 +204,94 @@ def test_the_arithmetic_check_catches_a_parent_below_its_children():
     ],
 )
 def test_a_nested_cohort_with_a_borrowing_limit_caps_its_subtree(ml_quota, capability):
-    cohorts = [cohort("org"), cohort("ml", parent="org", quota=ml_quota)]
-    spec = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})], cohorts)), "ml")["spec"]
+    cohorts = [cohort("org"), cohort("ml", parent="org", quota=ml_quota), cohort("cv", parent="org")]
+    teams = [team("a", {"a100": quota(16)}), team("b", {"a100": quota(32)}, cohort="cv")]
+    spec = by_name(volcano.render_volcano_queues(_fleet(teams, cohorts)), "ml")["spec"]
     assert spec["capability"] == capability
 
 
-def test_a_cohort_without_a_borrowing_limit_has_no_capability():
-    cohorts = [cohort("org"), cohort("ml", parent="org", quota={"a100": quota(8)})]
-    spec = by_name(volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16)})], cohorts)), "ml")["spec"]
-    assert "capability" not in spec
+def _gpus(queues: list[dict], name: str) -> str | None:
+    return by_name(queues, name)["spec"].get("capability", {}).get("nvidia.com/gpu")
+
+
+def test_a_root_cohort_is_capped_at_its_total_since_its_teams_borrow_only_from_each_other():
+    teams = [team(n, {"a100": quota(32, 16)}) for n in ("a", "b", "c")]
+    queues = volcano.render_volcano_queues(_fleet(teams))
+    assert [_gpus(queues, n) for n in ("ml", "a", "b", "c")] == ["96", "48", "48", "48"]
+
+
+def test_a_team_that_may_borrow_more_than_its_cohort_holds_is_capped_at_the_cohort_total():
+    queues = volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16, 64)}), team("b", {"a100": quota(8)})]))
+    assert (_gpus(queues, "ml"), _gpus(queues, "a"), _gpus(queues, "b")) == ("24", "24", None)
+
+
+def test_a_cohort_without_a_borrowing_limit_is_capped_at_what_its_parent_may_hold():
+    cohorts = [cohort("org"), cohort("ml", parent="org", quota={"a100": quota(8)}), cohort("cv", parent="org")]
+    teams = [team("a", {"a100": quota(16)}), team("b", {"a100": quota(32)}, cohort="cv")]
+    queues = volcano.render_volcano_queues(_fleet(teams, cohorts))
+    assert (_gpus(queues, "org"), _gpus(queues, "ml"), _gpus(queues, "cv")) == ("56", "56", "56")
+
+
+def test_a_cohort_holds_at_most_what_its_children_may_hold_together():
+    cohorts = [cohort("org"), cohort("ml", parent="org"), cohort("cv", parent="org")]
+    teams = [
+        team("a", {"a100": quota(8, 2)}),
+        team("b", {"a100": quota(8, 2)}),
+        team("c", {"a100": quota(48)}, cohort="cv"),
+    ]
+    queues = volcano.render_volcano_queues(_fleet(teams, cohorts))
+    assert (_gpus(queues, "org"), _gpus(queues, "ml"), _gpus(queues, "cv")) == ("64", "20", "64")
+
+
+def _versions_refusals(queues: list[dict]) -> list[str]:
+    """Volcano's capability checks between a queue and its parents, as v1.14.1 and v1.15.1 make them.
+
+    v1.14.1 (``validateChildAgainstParent``): the parent's capability as written, a resource it
+    does not name counting as zero; v1.15.1 (``validateChildAgainstAncestor``): the nearest
+    ancestor whose capability names the resource above zero.
+    """
+    specs = {q["metadata"]["name"]: q["spec"] for q in queues}
+    out = []
+    for name, spec in specs.items():
+        mine = spec.get("capability", {})
+        parent = specs.get(spec["parent"])
+        if parent is None:
+            continue
+        for res, amount in mine.items():
+            if _q(amount) > _q(parent.get("capability", {}).get(res, "0")):
+                out.append(f"v1.14.1: {plain(name)} {res}")
+            up = parent
+            while up is not None and _q(up.get("capability", {}).get(res, "0")) <= 0:
+                up = specs.get(up["parent"])
+            if up is not None and _q(amount) > _q(up["capability"][res]):
+                out.append(f"v1.15.1: {plain(name)} {res}")
+    return out
+
+
+NESTED = [
+    cohort("org", quota={"a100": quota(8)}),
+    cohort("ml", parent="org"),
+    cohort("cv", parent="org", quota={"a100": quota(8, 4, 2)}),
+]
+
+
+@pytest.mark.parametrize(
+    "teams, cohorts",
+    [
+        ([team(n, {"a100": quota(32, 16)}) for n in ("a", "b", "c")], [cohort("ml")]),
+        ([team("a", {"a100": quota(16, 64)}), team("b", {"a100": quota(8, 0)})], [cohort("ml")]),
+        ([team("a", {"a100": quota(16, 8)}), team("b", {"a100": quota(8, 4)}, cohort="cv")], NESTED),
+        ([team("a", {"a100": quota(16)}), team("b", {"a100": quota(8, 12)}, cohort="cv")], NESTED),
+        ([team("a", {"a100": quota(0, 8)}), team("b", {"a100": quota(0, 8)})], [cohort("ml")]),
+    ],
+    ids=["three-borrowers", "borrowing-above-the-total", "nested", "nested-borrower", "pure-borrowers"],
+)
+def test_both_volcano_versions_accept_every_child_under_its_parents(teams, cohorts):
+    queues = volcano.render_volcano_queues(_fleet(teams, cohorts))
+    assert _versions_refusals(queues) == [] and _webhook_problems(queues) == []
+
+
+def test_the_versions_check_catches_a_parent_without_a_capability():
+    queues = volcano.render_volcano_queues(_fleet([team("a", {"a100": quota(16, 8)}), team("b", {"a100": quota(8)})]))
+    del by_name(queues, "ml")["spec"]["capability"]
+    assert _versions_refusals(queues) == [f"v1.14.1: a {r}" for r in ("cpu", "memory", "nvidia.com/gpu")]

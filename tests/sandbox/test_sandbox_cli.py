@@ -62,6 +62,16 @@ def test_down_of_no_sandbox_says_so(tmp_path):
     assert done.returncode == 0 and "no sandbox" in done.stdout
 
 
+def _job(tmp_path: Path) -> Path:
+    """A two-rank Job of team alpha, written to ``tmp_path``."""
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: alpha}\n"
+        "spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: w, image: t:1}]}}}\n"
+    )
+    return job
+
+
 def _unavailable(*_, **__):
     raise NeedMissing("cannot make a private mount namespace (Operation not permitted): run the sandbox as root")
 
@@ -79,11 +89,70 @@ def test_a_missing_need_is_a_usage_error_in_one_line(target, argv, tmp_path, mon
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(target, _unavailable)
-    job = tmp_path / "job.yaml"
-    job.write_text(
-        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: alpha}\n"
-        "spec: {parallelism: 2, completions: 2, template: {spec: {containers: [{name: w, image: t:1}]}}}\n"
-    )
-    code = run([*(a.format(job=job) for a in argv), "--dir", str(tmp_path / "sb")])
+    code = run([*(a.format(job=_job(tmp_path)) for a in argv), "--dir", str(tmp_path / "sb")])
     err = capsys.readouterr().err
     assert code == 2 and "run the sandbox as root" in err and "Traceback" not in err
+
+
+def _denied(*_, **__):
+    from gpufleet.sandbox.apply import Denied
+
+    raise Denied(
+        "Queue vision",
+        "validatequeue.volcano.sh",
+        'admission webhook "validatequeue.volcano.sh" denied the request: queue vision capability exceeds parent',
+    )
+
+
+@pytest.mark.parametrize(
+    "target, argv",
+    [
+        ("gpufleet.sandbox.up.up", ["sandbox", "up", "stacks/dev.fleet.yaml"]),
+        ("gpufleet.sandbox.trial_run.open_sandbox", ["try", "stacks/dev.fleet.yaml", "{job}"]),
+        (
+            "gpufleet.sandbox.replay.replay",
+            [
+                "whatif",
+                "stacks/dev.fleet.yaml",
+                "examples/whatif/dev-no-borrowing.fleet.yaml",
+                "--trace",
+                "examples/whatif/borrow.jsonl",
+            ],
+        ),
+    ],
+    ids=["sandbox-up", "try", "whatif"],
+)
+def test_a_webhooks_denial_of_a_rendered_object_is_exit_1_naming_the_object_the_webhook_and_the_way_out(
+    target, argv, tmp_path, monkeypatch, capsys
+):
+    from gpufleet.cli.app import run
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(target, _denied)
+    code = run([*(a.format(job=_job(tmp_path)) for a in argv), "--dir", str(tmp_path / "sb")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert 'Queue vision: admission webhook "validatequeue.volcano.sh" denied the request' in err
+    assert "--volcano-without /queues/validate" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["sandbox", "up"], ["try"], ["whatif", "run"]], ids=" ".join)
+def test_each_command_that_starts_a_sandbox_takes_the_volcano_check_to_leave_out(command, capsys, monkeypatch):
+    from gpufleet.cli.app import run
+
+    monkeypatch.setenv("COLUMNS", "200")
+    run([*command, "--help"])
+    assert "--volcano-without" in capsys.readouterr().out
+
+
+def test_up_prints_the_kubeconfig_path_and_the_line_that_exports_it(tmp_path, monkeypatch, capsys):
+    from gpufleet.cli.app import run
+    from gpufleet.sandbox.state import State
+
+    monkeypatch.chdir(ROOT)
+    kubeconfig = tmp_path / "my sandbox" / "kubeconfig"
+    monkeypatch.setattr("gpufleet.sandbox.up.up", lambda *_, **__: State(tmp_path, kubeconfig=str(kubeconfig)))
+    code = run(["sandbox", "up", "stacks/dev.fleet.yaml", "--dir", str(tmp_path / "sb")])
+    out, err = capsys.readouterr()
+    assert code == 0 and out == f"{kubeconfig}\n"
+    assert f"export KUBECONFIG='{kubeconfig}'" in err

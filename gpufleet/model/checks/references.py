@@ -5,11 +5,13 @@ name with no Cohort object (an implicit cohort) and cohort cycles (which disable
 whole tree at run time); Volcano rejects a queue whose parent does not exist yet.
 The model rejects all of them up front. A team with no quota at all is rejected too
 unless it is draining or retired: its ClusterQueue would have no flavors and admit
-nothing. Registered in ``CHECKS``.
+nothing. A name that is not known but close to one that is gets a ``did you mean``, as an
+unknown field does. Registered in ``CHECKS``.
 """
 
 from __future__ import annotations
 
+import difflib
 from typing import Iterable, Iterator
 
 from gpufleet.kubetypes.fieldpath import FieldPath
@@ -18,16 +20,26 @@ from gpufleet.model.fleet import Fleet
 from gpufleet.yamlin.errors import Issue
 
 
+def nearest(name: str, known: Iterable[str]) -> str | None:
+    """The known name a typo of ``name`` most likely meant (as unknown fields get: ``did you mean``), or None."""
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def _unknown_pools(fleet: Fleet) -> Iterator[Issue]:
     pools = {p.name for p in fleet.pools}
     known = ", ".join(sorted(pools))
     for owner in owners(fleet):
         for pool in owner.quota:
             if pool not in pools:
+                near = nearest(pool, pools)
                 yield Issue(
                     owner.quota_path(pool),
-                    f"quota names pool {pool!r}, which is not in pools (known: {known})",
-                    "correct the pool name or add the pool to pools",
+                    f"quota names pool {pool!r}, which is not in pools (known: {known})"
+                    + (f"; did you mean {near!r}?" if near else ""),
+                    f"rename it to {near}, or add the pool {pool} to pools"
+                    if near
+                    else "correct the pool name or add the pool to pools",
                 )
 
 
@@ -45,7 +57,15 @@ def _dangling(fleet: Fleet) -> Iterator[Issue]:
 def _unknown(cohorts: set[str], at: FieldPath, name: str | None, what: str, fix: str) -> Iterator[Issue]:
     """The issue at ``at`` when it names a cohort (``what``: "cohort", "parent cohort") that ``cohorts`` lacks."""
     if name is not None and name not in cohorts:
-        yield Issue(at, f"{what} {name!r} is not in cohorts", fix)
+        near = nearest(name, cohorts)
+        if near is None:
+            yield Issue(at, f"{what} {name!r} is not in cohorts", fix)
+        else:
+            yield Issue(
+                at,
+                f"{what} {name!r} is not in cohorts; did you mean {near!r}?",
+                f"rename it to {near}, or add {what} {name!r} to cohorts",
+            )
 
 
 def cycles(fleet: Fleet) -> list[list[int]]:

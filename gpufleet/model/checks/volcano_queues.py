@@ -6,8 +6,10 @@ becomes a leaf queue under its cohort's queue (or ``root``; every queue sits und
 capability = nominal + borrowingLimit (no cap when unset; = nominal without a
 cohort), guarantee = nominal − lendingLimit (where set and below nominal). A cohort's
 queue has deserved and guarantee = Σ children + its own, and capability = deserved +
-its borrowingLimit when it sets one (as gpufleet.render.volcano writes it; see
-docs/model.md). Volcano rejects, per resource,
+its borrowingLimit when it sets one: the caps the model states. ``gpufleet.render.volcano``
+also writes the caps the tree implies (a root cohort's total; a parent's cap on a cohort
+without a limit) and lowers a team's capability to its cohort's, so those never make a
+valid model invalid (docs/model.md). Volcano rejects, per resource,
 guarantee > deserved > capability, children whose deserved or guarantee sum above the
 parent's, a capability above the nearest capped ancestor's, and depth above 5.
 Checked per Volcano pool (queues sum the pools, so per-pool validity is enough).

@@ -47,6 +47,9 @@ applies when the fleet context carries them (`manageJobsWithoutQueueName`,
   LocalQueueDefaulting fills the name in).
 
 Without those settings (no fleet, or an older fleet context) the message names both.
+The message stays short (what is missing, why Kueue should admit the gang, what happens);
+which setting applies, and why, is here. The CronJob controller copies only the job
+template's metadata to its Jobs, hence a label on the CronJob itself reaches none of them.
 
 Example
 
@@ -117,10 +120,7 @@ def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | N
         return None  # Kueue cannot admit this kind here: GANG106 says so
     team_ctx = team(view, ctx)
     if team_ctx is not None and team_ctx.local_queue and gangs.is_gang(view, ctx) and kueue_routed(view, ctx, CODE):
-        return (
-            f"namespace {view.namespace!r} belongs to team {team_ctx.name!r}, whose gangs Kueue admits",
-            team_ctx.local_queue,
-        )
+        return f"Kueue admits the gangs of namespace {view.namespace!r} (team {team_ctx.name!r})", team_ctx.local_queue
     hints = _kueue_hints(view)
     if hints and kueue_routed(view, ctx, CODE):
         local = team_ctx.local_queue if team_ctx is not None else None
@@ -128,21 +128,19 @@ def _missing(view: WorkloadView | None, ctx: CheckContext) -> tuple[str, str | N
     return None
 
 
-IGNORED = "Kueue ignores it, so it skips quota and all-or-nothing admission"
-SUSPENDED = "Kueue suspends it and, with no queue named, never admits it: it waits forever"
+IGNORED = "Kueue ignores it: no quota, no whole-gang admission"
+SUSPENDED = "Kueue suspends it: it waits forever"
 
 
 def consequence(namespace: str | None, ctx: CheckContext) -> str:
-    """What Kueue does with an unlabelled job in ``namespace``, as the fleet's settings say."""
+    """What Kueue does with an unlabelled job in ``namespace``, as the fleet's settings say (which settings and
+    why: the rule's docs, ``gpufleet explain GANG103``)."""
     holds = ctx.fleet.kueue_holds_unlabelled(namespace) if ctx.fleet is not None else None
     if holds is True:
-        return f"{SUSPENDED} (manageJobsWithoutQueueName: true and namespace {namespace!r} is managed)"
+        return SUSPENDED
     if holds is False:
-        return f"{IGNORED} (manageJobsWithoutQueueName is false or namespace {namespace!r} is not managed)"
-    return (
-        "either Kueue ignores it (skipping quota and all-or-nothing admission) or, with "
-        "manageJobsWithoutQueueName, suspends it and never admits it"
-    )
+        return IGNORED
+    return "Kueue ignores it or it waits forever (as Kueue is set)"
 
 
 def controller_note(view: WorkloadView, ctx: CheckContext, without: str) -> str:
@@ -152,11 +150,7 @@ def controller_note(view: WorkloadView, ctx: CheckContext, without: str) -> str:
     queue = controller_queue(view, team_ctx, ctx.fleet) if team_ctx is not None else None
     if not queue:
         return without
-    return (
-        f"where the fleet's gpufleet admission controller runs (controller.enabled, and namespace "
-        f"{view.namespace!r} not opted out), it adds {_queue_key(ctx)}: {queue} at admission and Kueue admits the "
-        f"job as usual; without the controller, {without}"
-    )
+    return f"unless the admission controller adds it, {without}"
 
 
 def _cron_job(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Violation, str] | None:
@@ -170,9 +164,8 @@ def _cron_job(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Violation, str
     if own:
         return Violation(
             path,
-            f"the {_queue_key(ctx)} label is on the CronJob, not in spec.jobTemplate.metadata.labels: "
-            "the CronJob controller copies only the job template's metadata, so every Job it creates "
-            f"lacks the label, and {controller_note(view, ctx, consequence(view.namespace, ctx))}",
+            f"the {_queue_key(ctx)} label is on the CronJob, so the Jobs it creates lack it: "
+            f"{controller_note(view, ctx, consequence(view.namespace, ctx))}",
             f"move the label to spec.jobTemplate.metadata.labels ({_queue_key(ctx)}: {own})",
         ), str(own)
     missing = _missing(view, ctx)
@@ -181,8 +174,8 @@ def _cron_job(obj: Mapping[str, Any], ctx: CheckContext) -> tuple[Violation, str
     reason, local = missing
     return Violation(
         path,
-        f"the Jobs this CronJob creates carry no {_queue_key(ctx)} label although Kueue should admit "
-        f"them ({reason}): {controller_note(view, ctx, consequence(view.namespace, ctx))}",
+        f"its Jobs get no {_queue_key(ctx)} label, yet {reason}: "
+        f"{controller_note(view, ctx, consequence(view.namespace, ctx))}",
         f"add label {_queue_key(ctx)}: {local or '<LocalQueue>'} to spec.jobTemplate.metadata.labels",
     ), local or ""
 
@@ -204,8 +197,7 @@ def check(obj: Mapping[str, Any], ctx: CheckContext) -> Iterator[Violation]:
         queue = local or "<LocalQueue>"
         yield Violation(
             label_path(_queue_key(ctx)),
-            f"no {_queue_key(ctx)} label although Kueue should admit this gang ({reason}): "
-            f"{controller_note(view, ctx, consequence(view.namespace, ctx))}",
+            f"no {_queue_key(ctx)} label, yet {reason}: {controller_note(view, ctx, consequence(view.namespace, ctx))}",
             f"add label {_queue_key(ctx)}: {queue}",
         )
 

@@ -61,7 +61,7 @@ def test_remediation_adds_the_teams_local_queue_only_with_a_fleet():
         (True, ("research",), "waits forever", "ignores"),
         (False, ("research",), "Kueue ignores it", "forever"),
         (True, ("vision",), "Kueue ignores it", "forever"),
-        (None, None, "either Kueue ignores it", "manageJobsWithoutQueueName: true"),
+        (None, None, "Kueue ignores it or it waits forever", "manageJobsWithoutQueueName"),
     ],
 )
 def test_the_message_follows_the_fleets_kueue_settings(manage, managed, says, never_says):
@@ -76,8 +76,19 @@ def test_the_message_says_what_happens_with_and_without_the_controller_that_adds
         fleet=replace(FLEET, manage_jobs_without_queue_name=True, kueue_managed_namespaces=("research",))
     )
     [finding] = engine.check_object(b.jobset(namespace="research"), ctx, select=[CODE])
-    controller, _, without = finding.message.partition("without the controller")
-    assert "adds kueue.x-k8s.io/queue-name: research" in controller and "waits forever" in without
+    controller, _, without = finding.message.partition("unless the admission controller adds it, ")
+    assert controller and "waits forever" in without and finding.fix == "add label kueue.x-k8s.io/queue-name: research"
+
+
+@pytest.mark.parametrize("manage", [True, False, None])
+@pytest.mark.parametrize("kind", ["JobSet", "CronJob"])
+def test_the_message_is_one_short_sentence_whatever_kueue_does(manage, kind):
+    obj = b.jobset(namespace="research") if kind == "JobSet" else cron_job(namespace="research")
+    ctx = CheckContext(
+        fleet=replace(FLEET, manage_jobs_without_queue_name=manage, kueue_managed_namespaces=("research",))
+    )
+    [finding] = engine.check_object(obj, ctx, select=[CODE])
+    assert len(finding.message) <= 220, finding.message
 
 
 def test_without_a_controller_label_the_message_has_no_controller_clause():
