@@ -1,9 +1,9 @@
 """When a replay stops: the default horizon, its cap, and the warning when a replay was cut short.
 
 Without ``--horizon`` a replay runs until every job has **finished** (or was refused by the API server), or until it is
-**stuck**: every job submitted, no pod of any replayed job on a node, and nothing observed for a quiet window longer
-than any timer the engines could still be waiting on (the longest scaled duration, a requeue backoff's cap, plus
-``QUIET_FLOOR_WALL`` wall seconds): the jobs still waiting then can never start under this model. A job larger than
+**stuck**: every job submitted, no pod of any replayed job on a node, and nothing observed for a quiet window
+(``QUIET_FLOOR_WALL`` wall seconds, plus the longest scaled engine timer, a requeue backoff's cap, once a job was
+evicted): the jobs still waiting then can never start under this model. A job larger than
 anything its queue could ever admit ends the replay this way once the others have finished. Either way it stops at the
 **cap**, twice the trace's last submission plus every job's start and run time back to back (``default_cap``): more
 than any order of the jobs needs, one after another; the report states the cap and warns when it cut the replay short.
@@ -14,13 +14,15 @@ Pure: the replay loop (``gpufleet.sandbox.replay``) asks :func:`reason` about on
 
 from __future__ import annotations
 
-from gpufleet.whatif.observed import JobLog, ReplayLog
+from gpufleet.whatif.observed import REFUSED, JobLog, ReplayLog
 from gpufleet.whatif.trace import Trace
 
 FINISHED, STUCK, CAP, HORIZON = "finished", "stuck", "cap", "horizon"
 STOPS = (FINISHED, STUCK, CAP, HORIZON)
-QUIET_FLOOR_WALL = 10.0
-"""Wall seconds of nothing happening, beyond the engines' longest timer, after which a replay is stuck."""
+QUIET_FLOOR_WALL = 20.0
+"""Wall seconds of nothing happening (beyond the engines' longest timer after an eviction) after which a replay is
+stuck: the engines react to the change that lets a waiting job in within about a second, even at a load average of 9
+(docs/whatif.md, "The time scale")."""
 
 
 def default_cap(trace: Trace) -> float:
@@ -30,8 +32,11 @@ def default_cap(trace: Trace) -> float:
 
 
 def quiet_seconds(log: ReplayLog) -> float:
-    """The quiet window, in trace seconds: the longest scaled engine timer plus the floor, in wall seconds, times k."""
-    longest = max((wall for _, _, wall in log.scaled), default=0.0)
+    """The quiet window, in trace seconds: the floor, plus the longest scaled engine timer once some job was evicted
+    (a requeue backoff may be running), in wall seconds, times k. A job never admitted waits on no timer: Kueue
+    retries it on every change of its cohort, Volcano every schedule period."""
+    evicted = any(j.requeues or any(not e.reason.startswith(REFUSED) for e in j.evictions) for j in log.jobs)
+    longest = max((wall for _, _, wall in log.scaled), default=0.0) if evicted else 0.0
     return (QUIET_FLOOR_WALL + longest) * log.time_scale
 
 

@@ -95,11 +95,19 @@ def test_a_replay_where_nothing_runs_and_nothing_changes_is_stuck_after_the_quie
     log = ReplayLog("m", 60.0, 0.0, {"l4": 32}, {("alpha", "l4"): 16.0}, [big, done])
     log.scaled = [("backoffMaxSeconds", 1800.0, 30.0)]
     quiet = stop.quiet_seconds(log)
-    assert quiet == (stop.QUIET_FLOOR_WALL + 30.0) * 60
+    assert quiet == stop.QUIET_FLOOR_WALL * 60  # nothing was evicted: no backoff can be running
     assert stop.reason(log, 100 + quiet - 1, True, 1e9, until_settled=True) is None
     assert stop.reason(log, 100 + quiet, True, 1e9, until_settled=True) == stop.STUCK
     assert stop.reason(log, 100 + quiet, False, 1e9, until_settled=True) is None  # jobs still to submit
     assert stop.reason(log, 100 + quiet, True, 1e9, until_settled=False) is None  # a --horizon runs to its end
+
+
+def test_after_an_eviction_the_quiet_window_outlasts_the_longest_requeue_backoff():
+    evicted = job("e", pods=1, created=0.0, evictions=[Eviction(50, "PodsReadyTimeout")], requeues=[60])
+    log = ReplayLog("m", 60.0, 0.0, {"l4": 32}, {("alpha", "l4"): 16.0}, [evicted])
+    log.scaled = [("backoffMaxSeconds", 1800.0, 30.0)]
+    assert stop.quiet_seconds(log) == (stop.QUIET_FLOOR_WALL + 30.0) * 60
+    assert stop.reason(log, 60 + stop.QUIET_FLOOR_WALL * 60, True, 1e9, until_settled=True) is None
 
 
 def test_a_bound_pod_keeps_the_replay_going_however_quiet():
