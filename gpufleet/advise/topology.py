@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpufleet.kubetypes.vocab import HOSTNAME_LABEL as HOSTNAME
 from gpufleet.kubetypes.vocab import ZONE_LABEL
 from gpufleet.model.pools import Pool
 
-HOSTNAME = "kubernetes.io/hostname"
-"""Set by the kubelet on every node: always the narrowest level."""
 WELL_KNOWN = (ZONE_LABEL,)
 """Kubernetes' well-known topology labels wider than a host (set by the cloud provider's node controller)."""
 
