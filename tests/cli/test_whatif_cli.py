@@ -57,3 +57,23 @@ def test_a_failed_replay_removes_its_sandbox_data_and_says_which_logs_it_kept_wh
     assert (folder / "logs" / "etcd.log").exists()
     said = " ".join(result.output.split())
     assert f"its logs are kept in {folder}/logs (0.5 MiB)" in said and f"rm -r {folder}" in said
+
+
+def test_the_text_report_prints_each_sides_horizon_the_lower_bounds_and_the_per_job_table(monkeypatch):
+    from tests.whatif.builders import job, replay_log
+
+    def replayed(fleet, name, trace, directory, options, progress=None):
+        waiting = "no-borrowing" in name
+        big = job("big", pods=1, spans=[] if waiting else [(30, 30, 630)], created=0.0)
+        if not waiting:
+            big.finished = 630.0
+        log = replay_log(big, horizon=1200.0 if waiting else 630.0)
+        log.model, log.stopped = name, "stuck" if waiting else "finished"
+        return log
+
+    monkeypatch.setattr(replaymod, "replay", replayed)
+    result = run("whatif", NEW, BASE, "--trace", TRACE)
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "base 1200 trace s (stuck); new 630 trace s (finished)" in said
+    assert "≥ 1200" in said and "not started by the horizon" in said and "≤ -1170" in said
