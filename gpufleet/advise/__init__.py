@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL, change, control_plane, decide, facts
 from gpufleet.advise.jobs import collect
+from gpufleet.advise.topology import propose
 from gpufleet.kubetypes.quantity import json_number
 from gpufleet.model.fleet import Fleet
 from gpufleet.util.camel import camel_dict
@@ -86,6 +87,8 @@ def advise(
         edit = change(fleet, i, pool, mechanism)
         if f.teams and f"pools[{i}].system:" in edit:
             reason += SWITCH_NOTE
+        if f"pools[{i}].topologyLevels:" in edit:
+            reason += " topologyLevels: " + propose(pool).note
         out.append(
             PoolAdvice(
                 pool=pool.name,

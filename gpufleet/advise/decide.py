@@ -70,6 +70,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from gpufleet.advise.jobs import Job
+from gpufleet.advise.topology import propose
 from gpufleet.kubetypes import workload_api
 from gpufleet.kubetypes.vocab import QUEUE_LABEL
 from gpufleet.model.fleet import Fleet
@@ -81,7 +82,6 @@ BLOCK_NODES = 16
 """Nodes of one rack or block: the most a busy pool's scattered free capacity is realistically contiguous (an assumption)."""
 LARGE_POOL = Decimal(1024)
 """GPUs from which a shared pool defaults to Kueue + gang placement (topology-aware admission)."""
-DEFAULT_LEVELS = "[topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]"
 COMPONENTS = {
     "kueue": "kueue-controller-manager (admission, quota, webhooks)",
     "kueue+tas": "kueue-controller-manager with topology-aware scheduling",
@@ -272,7 +272,7 @@ def change(fleet: Fleet, index: int, pool: Pool, mechanism: str) -> str:
     if mechanism == "kueue+tas":
         edits = [] if pool.system == "kueue" else [f"{at}.system: kueue"]
         if not pool.topology_levels:
-            edits.append(f"{at}.topologyLevels: {DEFAULT_LEVELS}")
+            edits.append(f"{at}.topologyLevels: {propose(pool).yaml()}")
         return "; ".join(edits) or "none"
     edits = [] if pool.system == mechanism else [f"{at}.system: {mechanism}"]
     if mechanism == "volcano" and not fleet.engines.volcano.enabled:

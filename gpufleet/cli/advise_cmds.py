@@ -23,7 +23,7 @@ from typing import Any, List, Mapping, Optional
 
 import typer
 
-from gpufleet.advise import Advice
+from gpufleet.advise import Advice, PoolAdvice
 from gpufleet.advise import advise as advise_fleet
 from gpufleet.advise.decide import FREE_FRACTION, SMALL_POOL
 from gpufleet.advise.podgroups import render_pod_groups
@@ -71,9 +71,19 @@ def _print(advice: Advice) -> None:
         typer.echo(f"  change:  {p.change}")
         typer.echo(f"  reason:  {p.reason}")
         typer.echo(f"  1 contention or fragmentation: {p.contention}")
-        typer.echo(f"  2 largest job {p.largest_job_gpus} GPUs vs routine free block {p.free_block_gpus} GPUs")
+        typer.echo(f"  2 {_sizes(advice, p)}")
         typer.echo(f"  3 elastic jobs: {', '.join(p.elastic_jobs) or 'none'}")
         typer.echo(f"  4 control plane: {p.control_plane}")
+
+
+def _sizes(advice: Advice, p: PoolAdvice) -> str:
+    """Question 2's line: the largest job against the free block, or that there was no job to weigh."""
+    free = f"routine free block {p.free_block_gpus} GPUs"
+    if not advice.jobs:
+        return f"no jobs given (pass manifests to weigh job sizes); {free}"
+    if not p.largest_job_gpus:
+        return f"none of the {plural(advice.jobs, 'job')} given asks for GPUs on this pool; {free}"
+    return f"largest job {p.largest_job_gpus} GPUs vs {free}"
 
 
 def advise(

@@ -18,8 +18,9 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import List, Optional
 
+import click
 import typer
 
 from gpufleet.cli import inputs, loading
@@ -35,12 +36,17 @@ FORMATS = ("text", "json", "markdown")
 
 
 class DefaultRun(ReadmeGroup):
-    """``gpufleet whatif BASE NEW ...`` runs the ``run`` command; ``gpufleet whatif trace ...`` the trace group."""
+    """``gpufleet whatif BASE NEW ...`` runs the ``run`` command; ``gpufleet whatif trace ...`` the trace group.
+    ``gpufleet whatif --help`` is the comparison's help (its usage, arguments and options), then the trace group."""
 
     def parse_args(self, ctx, args):
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["run", *args]
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx, formatter):
+        compare = self.commands["run"]
+        compare.format_help(click.Context(compare, info_name=ctx.info_name, parent=ctx.parent), formatter)
 
 
 whatif = typer.Typer(
@@ -82,14 +88,20 @@ def _models(base: Path, new: Optional[Path], git: Optional[str]):
 
 
 def _print(doc: dict) -> None:
-    from gpufleet.whatif import report
+    from gpufleet.whatif import perjob, report
 
     console = table_console()
     console.print(
         f"[bold]whatif: {doc['models']['base']} -> {doc['models']['new']}[/bold] "
         f"(time scale {doc['timeScale']:g}, {doc['repeat']} replay(s) a model; times in trace seconds)"
     )
+    console.print(report.horizon_line(doc), markup=False)
     console.print(table(None, report.HEADER, report.rows(doc), right=("base", "new", "change")))
+    console.print(f"({report.FOLDED}; ≥ marks a lower bound: jobs still waiting)", markup=False)
+    jobs, left_out = perjob.rows(doc["jobs"])
+    console.print(table(None, perjob.HEADER, jobs, right=("submitted", "base wait", "new wait", "change")))
+    if left_out:
+        console.print(f"({left_out} more job(s) whose wait changed less: --format json lists every job)", markup=False)
     for side in ("base", "new"):
         scaled = ", ".join(
             f"{s['name'].rsplit('.', 1)[-1]} {s['traceSeconds']:g} s -> {s['wallSeconds']:g} s"
@@ -109,7 +121,11 @@ def run(
     git: Optional[str] = typer.Option(None, "--git", metavar="REF", help="Compare MODEL with itself at this revision."),
     time_scale: float = typer.Option(60.0, "--time-scale", metavar="K", help="Trace seconds per wall second."),
     horizon: Optional[str] = typer.Option(
-        None, "--horizon", metavar="DURATION", help="Stop after this much trace time (default: twice the trace's span)."
+        None,
+        "--horizon",
+        metavar="DURATION",
+        help="Stop after this much trace time (default: once every job has finished or none can ever start, "
+        "capped at twice the trace's last submission plus all its run times).",
     ),
     repeat: int = typer.Option(1, "--repeat", min=1, max=10, help="Replays per model; the JSON gives the spread."),
     output: str = typer.Option("text", "--format", "-f", metavar="text|json|markdown", help="text, json or markdown."),
@@ -121,9 +137,11 @@ def run(
     volcano_without: Optional[List[str]] = typer.Option(None, "--volcano-without", help=VOLCANO_WITHOUT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the models, trace and time scale; replay nothing."),
 ) -> None:
-    """Replay a job trace on the real engines under BASE and NEW and compare what each team gets."""
+    """Replay a job trace on the real engines under BASE and NEW and compare what each team and each job gets:
+    gpufleet whatif BASE NEW --trace FILE, or gpufleet whatif MODEL --git REF --trace FILE."""
+    from gpufleet.sandbox.replay import ReplayOptions
     from gpufleet.whatif import jobs as jobmod
-    from gpufleet.whatif import report, timescale
+    from gpufleet.whatif import report, stop, timescale
     from gpufleet.whatif.trace import TraceError, load_trace
 
     if output not in FORMATS:
@@ -143,14 +161,19 @@ def run(
     if unsafe:
         raise loading.fail([unsafe], USAGE, COMMAND)
     try:
-        until = float(parse_duration(horizon)) if horizon else 2 * loaded.horizon_seconds
+        until = float(parse_duration(horizon)) if horizon else stop.default_cap(loaded)
     except ValueError as exc:
         raise loading.fail([f"--horizon {horizon!r}: {exc}"], USAGE, COMMAND) from None
     replayed_as = jobmod.substitutions(job.kind for job in loaded.jobs)
     if dry_run:
+        limit = (
+            f"until {until:g} trace s"
+            if horizon
+            else f"until every job finished or none can start, at most {until:g} trace s"
+        )
         typer.echo(
-            f"would replay {len(loaded.jobs)} job(s) at time scale {time_scale:g} until {until:g} trace s "
-            f"({until / time_scale:.0f} wall s a replay), {repeat} time(s) on each of {base_name} and {new_name}"
+            f"would replay {len(loaded.jobs)} job(s) at time scale {time_scale:g} {limit} "
+            f"({until / time_scale:.0f} wall s a replay at most), {repeat} time(s) on each of {base_name} and {new_name}"
         )
         return
     if plot is not None:
@@ -160,10 +183,15 @@ def run(
             raise loading.fail(
                 ["--plot needs matplotlib (fix: pip install 'gpufleet[whatif]', or leave out --plot)"], USAGE, COMMAND
             ) from None
-    options: dict[str, Any] = {"time_scale": time_scale, "horizon": until, "controller": controller}
-    options["volcano_without"] = tuple(volcano_without or ())
+    options = ReplayOptions(
+        time_scale=time_scale,
+        horizon=until,
+        controller=controller,
+        until_settled=not horizon,
+        volcano_without=tuple(volcano_without or ()),
+    )
     logs = _replay([(base_name, before), (new_name, after)], loaded, options, repeat, directory)
-    doc = report.to_json(logs[0], logs[1], replayed_as)
+    doc = report.to_json(logs[0], logs[1], replayed_as, cap=None if horizon else until)
     if plot is not None:
         from gpufleet.whatif import plot as drawing
 
@@ -176,18 +204,16 @@ def run(
         _print(doc)
 
 
-def _replay(models, loaded, settings: dict, repeat: int, directory: Optional[Path]):
-    """Each model's replays in turn (``settings``: :class:`gpufleet.sandbox.replay.ReplayOptions`' fields)."""
+def _replay(models, loaded, options, repeat: int, directory: Optional[Path]):
     from rich.progress import Progress
 
     from gpufleet.sandbox.apply import Denied
     from gpufleet.sandbox.kube import WaitTimeout
     from gpufleet.sandbox.needs import SandboxUnavailable
     from gpufleet.sandbox.procs import StartError
-    from gpufleet.sandbox.replay import ReplayOptions, replay
+    from gpufleet.sandbox.replay import replay
 
     root = directory or Path(tempfile.mkdtemp(prefix="gpufleet-whatif-"))
-    options = ReplayOptions(**settings)
     out = []
     with Progress(transient=True, console=table_console(stderr=True), disable=not sys.stderr.isatty()) as bar:
         for side, (name, fleet) in zip(("base", "new"), models):
@@ -205,9 +231,20 @@ def _replay(models, loaded, settings: dict, repeat: int, directory: Optional[Pat
                 except Denied as exc:
                     raise loading.fail(denied_lines(exc, root / f"{side}-{i}"), INVALID, COMMAND) from None
                 except (StartError, WaitTimeout) as exc:
-                    raise loading.fail([f"{exc} (logs kept in {root / f'{side}-{i}'}/logs)"], USAGE, COMMAND) from None
+                    raise loading.fail([f"{exc} ({_kept(root / f'{side}-{i}')})"], USAGE, COMMAND) from None
             out.append(logs)
     return out
+
+
+def _kept(folder: Path) -> str:
+    """Remove a failed replay's sandbox data (etcd's, the PKI, the kubeconfig) and say what is left, where, how big."""
+    from gpufleet.sandbox.state import keep_logs_only
+
+    size = keep_logs_only(folder)
+    return (
+        f"the sandbox's data is removed; its logs are kept in {folder}/logs ({size / 2**20:.1f} MiB): "
+        f"read them, then remove them with rm -r {folder}"
+    )
 
 
 def synth(
@@ -274,7 +311,12 @@ def _write(text: str, out: Optional[Path]) -> None:
         out.write_text(text, encoding="utf-8")
 
 
-whatif.command("run", hidden=True)(guarded(run))
+whatif.command(
+    "run",
+    hidden=True,
+    epilog="Traces: gpufleet whatif trace synth MODEL -o FILE, or gpufleet whatif trace from-cluster EXPORTS -o FILE "
+    "(gpufleet whatif trace --help). docs/whatif.md has the examples.",
+)(guarded(run))
 trace_app.command("synth")(guarded(synth))
 trace_app.command("from-cluster")(guarded(from_cluster))
 

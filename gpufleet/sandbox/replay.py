@@ -5,7 +5,8 @@ For a model: start a sandbox of the model as the time scale runs it
 (:mod:`gpufleet.sandbox.replay_watch`), then create each trace job at its submit time / k
 (the manifest of :mod:`gpufleet.whatif.jobs`, each pod carrying KWOK's completion delay:
 its run time / k, and its start delay when the line has ``startSeconds``), fail a rank where
-the trace says so, and stop once every job finished or the horizon passed; then stop the sandbox (by PID) and return the :class:`ReplayLog`.
+the trace says so, and stop when :func:`gpufleet.whatif.stop.reason` says (every job finished, the replay stuck, the
+cap or the horizon passed); then stop the sandbox (by PID) and return the :class:`ReplayLog`.
 Called by ``gpufleet.cli.whatif_cmds`` and the e2e tier.
 """
 
@@ -26,8 +27,8 @@ from gpufleet.sandbox.replay_watch import Recorder, start_watches
 from gpufleet.sandbox.state import State, down
 from gpufleet.sandbox.trial import finish_pod
 from gpufleet.sandbox.up import Options, up
-from gpufleet.whatif import jobs, metrics, timescale
-from gpufleet.whatif.observed import Eviction, JobLog, ReplayLog
+from gpufleet.whatif import jobs, metrics, stop, timescale
+from gpufleet.whatif.observed import REFUSED, Eviction, JobLog, ReplayLog
 from gpufleet.whatif.trace import Trace, TraceJob, named
 
 Progress = Callable[[float, int, int], None]
@@ -38,7 +39,9 @@ Progress = Callable[[float, int, int], None]
 class ReplayOptions:
     time_scale: float
     horizon: float
-    """Trace seconds after which the replay stops, finished or not."""
+    """Trace seconds after which the replay stops, finished or not (the cap, with ``until_settled``)."""
+    until_settled: bool = False
+    """The default horizon: also stop once no waiting job can ever start (:mod:`gpufleet.whatif.stop`)."""
     controller: bool = False
     """Run the gang-admission controller too (the replayed jobs are written gang-safe; off by default)."""
     keep: bool = False
@@ -105,7 +108,7 @@ class _Driver:
 
 
 def _refused(at: float, message: str) -> Eviction:
-    return Eviction(at, f"Refused: {message}")
+    return Eviction(at, f"{REFUSED}: {message}")
 
 
 def _new_log(fleet: Fleet, model: str, trace: Trace, options: ReplayOptions) -> ReplayLog:
@@ -153,7 +156,7 @@ def replay(
         directory,
         Options(controller=options.controller, volcano_without=options.volcano_without),
     )
-    stop = threading.Event()
+    stopping = threading.Event()
     try:
         if started is not None:
             started(state)
@@ -161,15 +164,18 @@ def replay(
         wait_for("every ClusterQueue Active and Volcano queue Open", lambda: _queues_ready(kube, fleet), timeout=180)
         driver = _Driver(kube, fleet, trace, options, log)
         recorder = Recorder(driver.log_jobs, _node_pools(fleet), driver.now)
-        start_watches(Path(state.kubeconfig), recorder, fleet.engines.volcano.enabled, stop)
+        start_watches(Path(state.kubeconfig), recorder, fleet.engines.volcano.enabled, stopping)
         driver.t0 = time.monotonic()
-        _run(driver, recorder, progress)
+        log.stopped = _run(driver, recorder, progress)
         log.horizon = min(options.horizon, driver.now())
-        return log
-    finally:
-        stop.set()
-        if not options.keep:
-            down(state)
+    except BaseException:
+        stopping.set()
+        down(state, keep=True)  # its logs say why: the caller keeps them (state.keep_logs_only)
+        raise
+    stopping.set()
+    if not options.keep:
+        down(state)
+    return log
 
 
 def _queues_ready(kube: Kube, fleet: Fleet) -> bool:
@@ -190,12 +196,13 @@ SUBMITTERS = 4
 jobs due after it (the benchmark's submission lag showed it)."""
 
 
-def _run(driver: _Driver, recorder: Recorder, progress: Progress | None) -> None:
+def _run(driver: _Driver, recorder: Recorder, progress: Progress | None) -> str:
     with ThreadPoolExecutor(SUBMITTERS, thread_name_prefix="whatif-submit") as pool:
-        _loop(driver, recorder, progress, pool)
+        return _loop(driver, recorder, progress, pool)
 
 
-def _loop(driver: _Driver, recorder: Recorder, progress: Progress | None, pool: ThreadPoolExecutor) -> None:
+def _loop(driver: _Driver, recorder: Recorder, progress: Progress | None, pool: ThreadPoolExecutor) -> str:
+    """Submit each job at its time, fail ranks, report progress; return why the replay stopped."""
     pending = list(driver.trace.jobs)
     entries = driver.log_jobs
     last = -1.0
@@ -206,14 +213,12 @@ def _loop(driver: _Driver, recorder: Recorder, progress: Progress | None, pool: 
             pool.submit(driver.submit, job, entries[(job.namespace, named(job))])
         with recorder.lock:
             driver.fail_ranks(entries)
-            done = sum(e.finished is not None or _refused_entry(e) for e in entries.values())
+            done = sum(stop.settled(e) for e in entries.values())
+            submitted = not pending and all(e.created is not None or e.refused for e in entries.values())
+            why = stop.reason(driver.log, now, submitted, driver.options.horizon, driver.options.until_settled)
         if progress is not None and now - last >= driver.k:
             progress(now, done, len(entries))
             last = now
-        if (not pending and done == len(entries)) or now >= driver.options.horizon:
-            return
+        if why is not None:
+            return why
         time.sleep(0.1)
-
-
-def _refused_entry(entry: JobLog) -> bool:
-    return any(e.reason.startswith("Refused") for e in entry.evictions)

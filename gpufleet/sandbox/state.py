@@ -121,3 +121,19 @@ def down(state: State, keep: bool = False) -> list[str]:
     else:
         shutil.rmtree(state.dir, ignore_errors=True)
     return stopped
+
+
+def keep_logs_only(directory: Path) -> int:
+    """Remove everything of a stopped sandbox's folder but its ``logs/`` (etcd's data, the PKI, the kubeconfig, the
+    state file): what a failed run leaves to diagnose it. Returns the bytes kept. Called by ``gpufleet whatif``."""
+    if not directory.is_dir():
+        return 0
+    for entry in directory.iterdir():
+        if entry.name == "logs":
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+    logs = directory / "logs"
+    return sum(f.stat().st_size for f in logs.rglob("*") if f.is_file()) if logs.is_dir() else 0

@@ -4,7 +4,8 @@ Pure functions of a :class:`ReplayLog`, all in trace time. Definitions (docs/wha
 "What the numbers mean"):
 
 - a job *starts* when all its pods (an elastic job: ``minPods``) are Running at once for the first time; its *wait*
-  is start minus submit; a job that never started by the horizon is *never admitted*;
+  is start minus submit; a job that never started by the horizon is *never admitted*, and, unless the API server
+  refused it, *still waiting*: its wait so far counts in the wait figures as a lower bound (:mod:`.waits`);
 - *GPU-hours* are each pod's GPUs times its Running time; *borrowed* GPU-hours are the
   team's usage on a pool above its nominal quota there, integrated over time;
 - a *preemption* is an eviction whose reason is ``Preempted``; the GPU-hours it threw
@@ -21,11 +22,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from statistics import median
 from typing import Iterable
 
 from gpufleet.util.camel import camel_dict
 from gpufleet.whatif.observed import JobLog, ReplayLog
+from gpufleet.whatif.waits import Wait, figure, job_wait, nearest_rank
 
 HOUR = 3600.0
 
@@ -128,14 +129,9 @@ def borrowed_gpu_seconds(log: ReplayLog, team: str) -> float:
     return total
 
 
-def _percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = q * (len(ordered) - 1)
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+def wait(job: JobLog, horizon: float) -> Wait | None:
+    """The job's wait (censored when it had not started by the horizon); None when it never queued."""
+    return job_wait(job.submitted, start(job, horizon), horizon, job.refused)
 
 
 @dataclass(frozen=True)
@@ -145,6 +141,8 @@ class Metrics:
     submitted: int
     finished: int
     never_admitted: int
+    still_waiting: int
+    """Jobs queued but not started by the horizon (not refused): their waits so far are in the wait figures."""
     wait_p50_seconds: float | None
     wait_p95_seconds: float | None
     wait_max_seconds: float | None
@@ -155,6 +153,10 @@ class Metrics:
     pods_ready_evictions: int
     requeues: int
     partial_gang_gpu_hours: float
+    wait_p50_censored: bool = False
+    """The figure is a lower bound: a job still waiting at the horizon is at or below it (:mod:`.waits`)."""
+    wait_p95_censored: bool = False
+    wait_max_censored: bool = False
 
     def as_dict(self) -> dict[str, float | int | None]:
         return camel_dict(self)
@@ -162,15 +164,19 @@ class Metrics:
 
 def metrics_of(log: ReplayLog, jobs: list[JobLog], borrowed_seconds: float) -> Metrics:
     h = log.horizon
-    starts = [(j, start(j, h)) for j in jobs]
-    waits = [s - j.submitted for j, s in starts if s is not None]
+    waits = [w for j in jobs if (w := wait(j, h)) is not None]
+    (p50, p50_low), (p95, p95_low), (most, most_low) = (figure(waits, q) for q in (0.5, 0.95, 1.0))
     return Metrics(
         submitted=len(jobs),
         finished=sum(j.finished is not None and j.finished <= h for j in jobs),
-        never_admitted=sum(s is None for _, s in starts),
-        wait_p50_seconds=median(waits) if waits else None,
-        wait_p95_seconds=_percentile(waits, 0.95),
-        wait_max_seconds=max(waits) if waits else None,
+        never_admitted=sum(start(j, h) is None for j in jobs),
+        still_waiting=sum(w.censored for w in waits),
+        wait_p50_seconds=p50,
+        wait_p95_seconds=p95,
+        wait_max_seconds=most,
+        wait_p50_censored=p50_low,
+        wait_p95_censored=p95_low,
+        wait_max_censored=most_low,
         gpu_hours=sum(gpu_seconds(j, h) for j in jobs) / HOUR,
         borrowed_gpu_hours=borrowed_seconds / HOUR,
         preemptions=sum(e.reason == "Preempted" for j in jobs for e in j.evictions),
@@ -257,7 +263,7 @@ def fidelity(log: ReplayLog) -> dict[str, float | None]:
 
 
 def _p95(values: list[float]) -> float | None:
-    found = _percentile(values, 0.95)
+    found = nearest_rank(values, 0.95)
     return None if found is None else round(found, 3)
 
 

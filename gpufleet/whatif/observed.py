@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 
 from gpufleet.whatif.trace import needed
 
+REFUSED = "Refused"
+"""The reason recorded for a create call the API server refused (``Refused: <its message>``)."""
+
 
 @dataclass
 class PodSpan:
@@ -58,6 +61,11 @@ class JobLog:
     def needed(self) -> int:
         return needed(self.pods, self.min_pods)
 
+    @property
+    def refused(self) -> bool:
+        """The API server refused the job's create call: it never queued."""
+        return any(e.reason.startswith(REFUSED) for e in self.evictions)
+
 
 @dataclass
 class ReplayLog:
@@ -72,3 +80,6 @@ class ReplayLog:
     jobs: list[JobLog] = field(default_factory=list)
     scaled: list[tuple[str, float, float]] = field(default_factory=list)
     """(duration, trace seconds, wall seconds) the sandbox ran with."""
+    stopped: str = "horizon"
+    """Why the replay ended at ``horizon`` (:mod:`gpufleet.whatif.stop`): ``finished``, ``stuck``, ``cap`` or
+    ``horizon`` (the one asked for)."""

@@ -2,9 +2,10 @@
 
 Left column: the fleet's GPU utilization over trace hours, allocated and useful (every
 rank Running), base and new; per-team allocated share, base and new. Right column: each
-team's queue-wait distribution (trace minutes), base and new. Called by the CLI after a
-replay; the numbers are :func:`gpufleet.whatif.metrics.utilization` and
-:func:`gpufleet.whatif.metrics.start` of the replay logs.
+team's queue-wait distribution (trace minutes), base and new, a job still waiting at the
+horizon counted with its wait so far (a lower bound), and each side's horizon. Called by the
+CLI after a replay; the numbers are :func:`gpufleet.whatif.metrics.utilization` and
+:func:`gpufleet.whatif.metrics.wait` of the replay logs.
 """
 
 from __future__ import annotations
@@ -16,12 +17,9 @@ from gpufleet.whatif.observed import ReplayLog
 
 
 def _waits(log: ReplayLog, team: str) -> list[float]:
-    out = []
-    for job in log.jobs:
-        began = metrics.start(job, log.horizon) if job.team == team else None
-        if began is not None:
-            out.append((began - job.submitted) / 60.0)
-    return out
+    """The team's waits in trace minutes, jobs still waiting at the horizon with their wait so far."""
+    waits = (metrics.wait(job, log.horizon) for job in log.jobs if job.team == team)
+    return [w.seconds / 60.0 for w in waits if w is not None]
 
 
 def draw(base: ReplayLog, new: ReplayLog, path: Path) -> None:
@@ -46,13 +44,14 @@ def draw(base: ReplayLog, new: ReplayLog, path: Path) -> None:
     shown = [(name, w) for name, w in waits if w]
     if shown:
         axes[0][1].boxplot([w for _, w in shown], tick_labels=[n for n, _ in shown], orientation="horizontal")
-    axes[0][1].set(title="queue wait per team", xlabel="trace minutes")
+    axes[0][1].set(title="queue wait per team (still waiting: wait so far)", xlabel="trace minutes")
     axes[1][1].axis("off")
     axes[1][1].text(
         0,
         1,
         f"base: {base.model}\nnew: {new.model}\ntime scale: {base.time_scale:g}\n"
-        f"horizon: {base.horizon / 3600:.2f} trace hours\nsolid: base, dashed: new",
+        f"horizon: base {base.horizon / 3600:.2f}, new {new.horizon / 3600:.2f} trace hours\n"
+        "solid: base, dashed: new",
         va="top",
         family="monospace",
     )

@@ -35,7 +35,7 @@ MAX_BYTES = 64 * 2**20
 """The largest trace file read: 100,000 lines of a few hundred bytes fit well within it."""
 MAX_SECONDS = 366 * 24 * 3600
 """The longest time a trace line may give (a submit time, a run, a start, a failure): a year. Without it a line could
-set the default horizon, twice the trace's span, to an endless replay."""
+set the default horizon's cap (``gpufleet.whatif.stop.default_cap``) to an endless replay."""
 
 
 class TraceJob(BaseModel):

@@ -12,10 +12,9 @@ from gpufleet.kubetypes.vocab import DEDICATED_KEY
 from tests.model.builders import FleetBuilder
 
 KEY = DEDICATED_KEY
-# The model change that gives the pool 'gpu' the block/rack/host levels Kueue's TAS places on.
-TAS_LEVELS = (
-    "pools[0].topologyLevels: [topology.gpufleet.dev/block, topology.gpufleet.dev/rack, kubernetes.io/hostname]"
-)
+# The model change that gives the pool 'gpu' (whose nodeLabels name no provider and no rack) the one level its nodes
+# are sure to carry: the host, which the kubelet sets.
+TAS_LEVELS = "pools[0].topologyLevels: [kubernetes.io/hostname]"
 
 
 def job(ns: str, pods: int, gpus_per_pod: int = 8, elastic: bool = False, name: str = "train") -> dict[str, Any]:
@@ -377,3 +376,47 @@ def test_native_advice_weighs_the_fixed_timeout_the_missing_topology_and_no_seco
 def test_native_advice_on_136_says_a_job_is_a_gang_by_its_shape() -> None:
     fleet = one_pool(nodes=2).set("kubernetes", {"version": "1.36", "featureGates": GATES["featureGates"]}).model()
     assert "Indexed with completions = parallelism" in advise(fleet, []).pools[0].reason
+
+
+LARGE = 128  # nodes: a 512-GPU job exceeds the 16-node free block, so the pool gets kueue+tas and its levels
+
+
+@pytest.mark.parametrize(
+    "labels, levels, named",
+    [
+        ({"gpufleet.dev/pool": "gpu"}, ["kubernetes.io/hostname"], "label each node with its block and rack"),
+        (
+            {"cloud.google.com/gke-nodepool": "a3"},
+            [
+                "cloud.google.com/gce-topology-block",
+                "cloud.google.com/gce-topology-subblock",
+                "cloud.google.com/gce-topology-host",
+                "kubernetes.io/hostname",
+            ],
+            "Google Kubernetes Engine's topology labels",
+        ),
+        (
+            {"eks.amazonaws.com/nodegroup": "p5"},
+            [
+                "topology.k8s.aws/network-node-layer-1",
+                "topology.k8s.aws/network-node-layer-2",
+                "topology.k8s.aws/network-node-layer-3",
+                "kubernetes.io/hostname",
+            ],
+            "Amazon EKS's topology labels",
+        ),
+        (
+            {"gpufleet.dev/pool": "gpu", "topology.kubernetes.io/zone": "z1"},
+            ["topology.kubernetes.io/zone", "kubernetes.io/hostname"],
+            "topology.kubernetes.io/zone is in the pool's nodeLabels",
+        ),
+    ],
+    ids=["no provider", "GKE", "EKS", "a zone the model names"],
+)
+def test_proposed_topology_levels_are_labels_the_nodes_carry_and_the_reason_says_who_sets_them(labels, levels, named):
+    fleet = one_pool(nodes=LARGE, teams=4, nodeLabels=labels).model()
+    pool = advise(fleet, [job("t0", 64)]).pools[0]
+    assert pool.mechanism == "kueue+tas"
+    assert pool.change == f"pools[0].topologyLevels: [{', '.join(levels)}]"
+    assert "topology.gpufleet.dev" not in pool.change
+    assert named in pool.reason and "kubernetes.io/hostname is set by the kubelet on every node" in pool.reason

@@ -116,3 +116,14 @@ def test_manifests_in_a_teams_namespace_give_no_such_note(tmp_path):
     (tmp_path / "job.yaml").write_text(JOB)
     result = run("advise", str(MIXED), str(tmp_path / "job.yaml"))
     assert result.exit_code == 0 and "none of the" not in result.stderr
+
+
+def test_advise_without_jobs_says_there_are_none_instead_of_a_largest_job_of_zero(tmp_path):
+    bare = run("advise", str(MIXED))
+    assert bare.exit_code == 0, bare.output
+    assert "largest job 0 GPUs" not in bare.stdout
+    assert bare.stdout.count("  2 no jobs given (pass manifests to weigh job sizes); routine free block ") == 4
+    (tmp_path / "job.yaml").write_text(JOB)
+    some = run("advise", str(MIXED), str(tmp_path / "job.yaml"))
+    assert "largest job 0 GPUs" not in some.stdout
+    assert "none of the 1 job given asks for GPUs on this pool" in some.stdout

@@ -71,6 +71,7 @@ SECONDS = {  # seconds per module (setup, tests, teardown): that run's summary, 
     "test_map_e2e.py": 149,  # not in that run: docs/webhook.md's figure for it (2 Dec 2026, shared cores)
     "test_kwok_retry_e2e.py": 35,  # not in that run: one 20 s rank touched at 10 s (3 Dec 2026)
     "test_jobset_conformance_e2e.py": 60,  # not in that run: three JobSets, failed rank each, on the dev sandbox (7 Dec 2026)
+    "test_whatif_waiting_e2e.py": 238,  # alone, load 3.5-5.7 (7 Dec 2026)
 }
 
 

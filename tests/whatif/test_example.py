@@ -46,3 +46,21 @@ def test_the_example_traces_are_valid_for_every_example_model():
         fleet = load_model(model)
         for trace in sorted(EXAMPLE.glob("*.jsonl")):
             assert load_trace(trace, [fleet]).jobs
+
+
+SPEECH = EXAMPLE / "speech"
+
+
+def test_the_speech_models_differ_only_in_speechs_borrowing_limit_and_take_the_burst():
+    before, after = (
+        yaml.safe_load((SPEECH / f).read_text()) for f in ("no-borrowing.fleet.yaml", "borrowing.fleet.yaml")
+    )
+    assert before["teams"][0]["quota"]["h100"]["borrowingLimit"] == 0
+    assert after["teams"][0]["quota"]["h100"]["borrowingLimit"] == 64
+    after["teams"][0]["quota"]["h100"]["borrowingLimit"] = 0
+    assert before == after
+    fleets = [load_model(SPEECH / f) for f in ("no-borrowing.fleet.yaml", "borrowing.fleet.yaml")]
+    burst = load_trace(SPEECH / "burst.jsonl", fleets).jobs
+    assert [(j.pods * j.gpus_per_pod, j.run_seconds) for j in burst] == [(64, 3600)] * 4
+    assert max(j.submit_seconds for j in burst) <= 30
+    assert sum(p.capacity for p in fleets[0].pools) == 128

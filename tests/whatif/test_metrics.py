@@ -16,12 +16,12 @@ def test_a_job_starts_when_its_last_pod_runs_and_waits_from_its_submission():
     assert (m.wait_p50_seconds, m.finished, m.never_admitted) == (50, 0, 0)
 
 
-def test_a_job_never_whole_by_the_horizon_is_never_admitted_and_its_bound_pods_are_partial_gang_gpu_hours():
+def test_a_job_never_whole_by_the_horizon_is_still_waiting_and_its_bound_pods_are_partial_gang_gpu_hours():
     j = job(pods=2, spans=[(0, 0, None)])  # one of two ranks bound and Running for the whole hour
     m = metrics.team_metrics(replay_log(j, horizon=3600), "alpha")
-    assert m.never_admitted == 1
+    assert (m.never_admitted, m.still_waiting) == (1, 1)
     assert m.partial_gang_gpu_hours == pytest.approx(8.0)
-    assert m.wait_p50_seconds is None
+    assert (m.wait_p50_seconds, m.wait_p50_censored) == (3600, True)  # its wait so far, a lower bound
 
 
 def test_gpu_hours_count_running_time_and_borrowed_hours_count_usage_above_nominal():
@@ -52,10 +52,39 @@ def test_utilization_separates_allocated_from_useful():
     assert per_team == {"alpha": 0.5}
 
 
-def test_wait_percentiles_interpolate_between_jobs():
-    jobs = [job(f"j{i}", pods=1, submitted=0, spans=[(w, w, w + 10)]) for i, w in enumerate([0, 10, 20, 30, 40])]
-    m = metrics.team_metrics(replay_log(*jobs), "alpha")
-    assert (m.wait_p50_seconds, m.wait_p95_seconds, m.wait_max_seconds) == (20, pytest.approx(38), 40)
+@pytest.mark.parametrize(
+    "waits, p50, p95",
+    [
+        ([0, 10, 20, 30, 40], 20, 40),  # the 3rd and the 5th of 5: ceil(0.5 x 5), ceil(0.95 x 5)
+        ([10, 30], 10, 30),  # two jobs: p50 is a wait one of them had, not 20
+        ([7], 7, 7),
+        (list(range(100)), 49, 94),  # the 50th and the 95th of 100
+    ],
+)
+def test_wait_percentiles_are_nearest_rank_a_wait_some_job_had(waits, p50, p95):
+    jobs = [job(f"j{i}", pods=1, submitted=0, spans=[(w, w, w + 10)]) for i, w in enumerate(waits)]
+    m = metrics.team_metrics(replay_log(*jobs, horizon=1000), "alpha")
+    assert (m.wait_p50_seconds, m.wait_p95_seconds, m.wait_max_seconds) == (p50, p95, max(waits))
+    assert not (m.wait_p50_censored or m.wait_p95_censored or m.wait_max_censored)
+
+
+def test_a_figure_is_a_lower_bound_only_when_a_waiting_job_is_at_or_below_it():
+    started = [job(f"s{i}", pods=1, spans=[(w, w, w + 10)]) for i, w in enumerate([10, 20, 30])]
+    late = job("late", pods=1, submitted=990)  # waiting 10 s at the horizon: below every figure
+    m = metrics.team_metrics(replay_log(*started, late, horizon=1000), "alpha")
+    assert (m.wait_p50_seconds, m.wait_p50_censored) == (10, True)  # its true wait may push the median up
+    assert (m.wait_max_seconds, m.wait_max_censored) == (30, True)
+    early = job("early", pods=1, submitted=0)  # waiting the whole 1000 s: only the max is a bound
+    m = metrics.team_metrics(replay_log(*started, early, horizon=1000), "alpha")
+    assert (m.wait_p50_seconds, m.wait_p50_censored) == (20, False)
+    assert (m.wait_max_seconds, m.wait_max_censored, m.still_waiting) == (1000, True, 1)
+
+
+def test_a_job_the_api_server_refused_or_not_yet_submitted_has_no_wait():
+    refused = job("r", pods=1, evictions=[Eviction(0, "Refused: denied")])
+    later = job("later", pods=1, submitted=5000)
+    m = metrics.team_metrics(replay_log(refused, later, horizon=3600), "alpha")
+    assert (m.wait_max_seconds, m.still_waiting, m.never_admitted) == (None, 0, 2)
 
 
 def test_fidelity_reports_the_replays_own_lag_and_warns_when_pods_start_slower_than_half_the_timeout():

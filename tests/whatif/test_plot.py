@@ -19,3 +19,8 @@ def test_a_model_where_no_job_started_still_draws(tmp_path):
     out = tmp_path / "empty.png"
     plot.draw(replay_log(job(pods=2, spans=[])), replay_log(job(pods=2, spans=[])), out)
     assert out.exists()
+
+
+def test_the_wait_distribution_counts_a_job_still_waiting_with_its_wait_so_far():
+    log = replay_log(job("a", pods=1, spans=[(60, 60, 600)]), job("b", pods=1, submitted=600), horizon=3600)
+    assert plot._waits(log, "alpha") == [1.0, 50.0]
