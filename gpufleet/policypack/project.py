@@ -6,9 +6,9 @@ own folder (which may sit beside the project: ``pulumi preview --policy-pack ../
 name (``PULUMI_PROJECT``), not its folder. The CLI passes its own environment on, so the folder is found from:
 
 1. ``GPUFLEET_PROJECT_DIR``, when set (an explicit answer for unusual set-ups);
-2. ``PWD``, the folder the shell ran ``pulumi`` in, and its parents;
-3. the working directory of each ancestor process (Linux ``/proc``: the Pulumi CLI changes into ``--cwd``), and
-   their parents;
+2. the working directory of each ancestor process (Linux ``/proc``: the Pulumi CLI's own, into which
+   ``--cwd`` moved it), and their parents: what the CLI really ran in, even when a program started it;
+3. ``PWD``, the folder the shell ran ``pulumi`` in, and its parents (where there is no ``/proc``);
 
 keeping only folders whose ``Pulumi.yaml`` names the project ``PULUMI_PROJECT`` names (any ``Pulumi.yaml``
 when it is unset). Standard library and PyYAML only.
@@ -55,9 +55,9 @@ def project_roots(environ: dict[str, str] | None = None, ancestors: bool = True)
     if env.get(PROJECT_DIR_ENV):
         return [Path(env[PROJECT_DIR_ENV]).expanduser()]
     wanted = env.get("PULUMI_PROJECT")
-    starts = [Path(env["PWD"])] if env.get("PWD") else []
-    if ancestors:
-        starts += list(_ancestor_cwds())
+    starts = list(_ancestor_cwds()) if ancestors else []
+    if env.get("PWD"):
+        starts.append(Path(env["PWD"]))
     out: list[Path] = []
     for start in starts:
         for folder in (start, *start.parents):
