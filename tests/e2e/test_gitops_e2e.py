@@ -15,6 +15,7 @@ applies it all with ``kubectl apply --server-side -k``. The dev model enforces t
 from __future__ import annotations
 
 import base64
+import json
 import shutil
 import subprocess
 import sys
@@ -131,7 +132,10 @@ def _refusal(sb, name: str) -> str:
     try:
         sb.create(_unsafe(name))
     except ApiException as exc:
-        return str(exc.body)
+        try:
+            return str(json.loads(exc.body)["message"])  # the Status's message, quotes unescaped
+        except (TypeError, ValueError, KeyError):
+            return str(exc.body)
     sb.kube.delete(VC_API, "Job", name, "alpha-vc")
     return ""
 
