@@ -15,22 +15,23 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
 
-from gpufleet.cli import render_out, validate_out
+from gpufleet.cli import render_out, render_tls, validate_out
 from gpufleet.cli.console import table, table_console
 from gpufleet.cli.exits import USAGE, CliError, guarded
 from gpufleet.cli.inputs import model_file, stack_settings
 from gpufleet.cli.words import plural
 from gpufleet.model import Fleet, load_model
 from gpufleet.render import Rendered, render_all
-from gpufleet.render.files import OWN_DIRS, OWN_FILE, render_files
 from gpufleet.render.plan import Plan, PoolPlan, build_plan, plan_dict
 from gpufleet.stack.controller import controller_manifests
+from gpufleet.stack.folder import folder_files, is_own
 from gpufleet.util import gcpause
 from gpufleet.yamlin.errors import ModelError
 
@@ -90,7 +91,7 @@ def _check_out(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise CliError([f"{out}: exists and is not a directory (fix: choose a new or empty directory for --out)"])
     if out.is_dir():
-        foreign = [p.name for p in out.iterdir() if not (OWN_FILE.match(p.name) or (p.name in OWN_DIRS and p.is_dir()))]
+        foreign = [p.name for p in out.iterdir() if not is_own(p.name, p.is_dir())]
         if foreign:
             raise CliError(
                 [
@@ -133,8 +134,14 @@ def render(
         help="Directory to write (created, or replaced if gpufleet wrote it), "
         "or - for one YAML stream on standard output.",
     ),
+    include_private_key: bool = typer.Option(
+        False,
+        "--include-private-key",
+        help="Make a CA and the controller's serving certificate here and write them, private key included, "
+        "as the Secret the controller serves with (for a throwaway cluster; never commit it).",
+    ),
 ) -> None:
-    """Render a fleet model: one YAML file per object in DIR, or one YAML stream (--out -), in apply order."""
+    """Render a fleet model: everything `pulumi up` creates, in stage folders for `kubectl apply -k` or GitOps."""
     if out is None:
         raise CliError(
             [
@@ -147,7 +154,15 @@ def render(
         _check_out(out)
     with gcpause.paused():  # bulk work over acyclic dicts: the collector's passes only cost time (issue 22)
         model, fleet, rendered = _load(model)
-        files = render_files(fleet, rendered)
+        settings = stack_settings(model)[1]
+        tls = None
+        if include_private_key:
+            if settings.cert_manager or not fleet.controller.enabled:
+                why = "the stack uses cert-manager" if settings.cert_manager else "the controller is disabled"
+                raise CliError([f"{model}: --include-private-key: {why}, no key to make (fix: leave the flag out)"])
+            tls, bundle = render_tls.serving_tls(fleet)
+            settings = replace(settings, ca_bundle=bundle)
+        files = folder_files(fleet, rendered, settings, tls)
         if to_stdout:
             typer.echo(render_out.stream(files), nl=False)
             return
@@ -162,7 +177,7 @@ def render(
                 USAGE,
             ) from None
     typer.echo(f"{model}: wrote {len(files)} files to {out}/")
-    for line in render_out.apply_hint(fleet, rendered, files, out):
+    for line in render_out.apply_hint(fleet, settings, tls is not None, out):
         typer.echo(line)
 
 

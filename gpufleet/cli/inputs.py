@@ -177,13 +177,27 @@ def stack_switch(config: dict, key: str) -> bool:
     return str(config.get(key, False)).lower() == "true"
 
 
+STACK_TEXT = {
+    "image": "gpufleet:controllerImage",
+    "digest": "gpufleet:controllerImageDigest",
+    "url": "gpufleet:controllerUrl",
+}
+"""The controller's text settings a stack may give (``render`` writes them into the Deployment and webhooks)."""
+
+
 def stack_settings(model: Path) -> tuple[dict, ControllerSettings]:
     """The stack that deploys ``model`` (JSON-ready, for ``plan``) and the settings it deploys with (``plan``, ``diff``)."""
     from gpufleet.render.controller import ControllerSettings
 
     found = stack_for(model)
     name, config = (found[0], found[2]) if found else (None, {})
+    text = {
+        key: value
+        for key in ("image", "digest", "url")
+        if isinstance(value := config.get(STACK_TEXT[key]), str) and value
+    }
     settings = ControllerSettings(
+        **text,
         cert_manager=stack_switch(config, "gpufleet:certManager"),
         prometheus_operator=stack_switch(config, "gpufleet:prometheusOperator"),
         engines_installed=stack_switch(config, "gpufleet:enginesInstalled"),

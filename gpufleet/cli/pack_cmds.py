@@ -7,13 +7,15 @@ folder a Pulumi program of any language adds with ``pulumi package add DIR``
 (``PulumiPlugin.yaml``, runtime python, and a ``__main__.py`` that serves
 ``gpufleet:index:GpuFleet`` from the installed :mod:`gpufleet.pulumi.package`; nothing of
 Pulumi is imported here). Both folders' settings files and their writing are :mod:`gpufleet.util.pluginfolder`'s.
-By default each folder names the virtual environment gpufleet runs in, so a ``pip install "gpufleet[pulumi]"`` there is all they need. Exit codes
+By default each folder names the virtual environment gpufleet runs in, relative to the folder (Pulumi reads it
+so), so a ``pip install "gpufleet[pulumi]"`` there is all they need and the folder may be committed. Exit codes
 (:mod:`gpufleet.cli.exits`): 0 written, 2 the folder cannot be written (a file by that name, no space).
 Registered on the app by ``gpufleet.cli.commands``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
@@ -54,12 +56,13 @@ def _virtualenv_option(what: str):
         None,
         "--virtualenv",
         help=f"Virtual environment Pulumi runs the {what} with (absolute, or relative to the folder); "
-        "default: the one gpufleet runs in.",
+        "default: the one gpufleet runs in, written relative to the folder.",
     )
 
 
 def _target(command: str, folder: Path, what: str, virtualenv: str | None) -> str | None:
-    """Check ``folder`` can take the files; the virtualenv to name (given, or the one gpufleet runs in)."""
+    """Check ``folder`` can take the files; the virtualenv to name: given (as given), or the one gpufleet runs in,
+    relative to the folder, so the folder holds no path of this machine and may be committed beside the project."""
     if folder.exists() and not folder.is_dir():
         raise CliError(
             [
@@ -67,7 +70,10 @@ def _target(command: str, folder: Path, what: str, virtualenv: str | None) -> st
                 f"(fix: name a new folder, or an existing folder the {what}'s files may replace theirs in)"
             ]
         )
-    return virtualenv or current_virtualenv()
+    if virtualenv:
+        return virtualenv
+    current = current_virtualenv()
+    return os.path.relpath(current, folder.resolve()) if current else None
 
 
 def policy_pack(

@@ -6,9 +6,9 @@ few settings (``config_schema`` declares them, the CLI validates them):
 - ``fleetModel``: a fleet model (``stacks/dev.fleet.yaml``) or a rendered fleet context
   (``*.json``); without it the stack config ``gpufleet:model`` (the pack process gets
   the stack's config as ``PULUMI_CONFIG``) is used. Relative paths are tried against
-  the working directory and the project root (the pack directory's parent: Pulumi
-  starts the pack in its directory, ``policies/`` of the repository or the folder
-  ``gpufleet policy-pack DIR`` wrote). With a
+  the previewed Pulumi project's folder (:mod:`gpufleet.policypack.project`: a pack folder may
+  sit beside the project), then the working directory and its parent (Pulumi starts the pack in
+  its directory, ``policies/`` of the repository or the folder ``gpufleet policy-pack DIR`` wrote). With a
   fleet, the fleet-aware rules (GANG104, GANG105, GANG402, GANG403) run.
 - ``coldStartFloorSeconds``: the gang cold-start floor (GANG502's ``floorSeconds``; it
   also overrides the fleet context's floor).
@@ -32,6 +32,7 @@ from typing import Any, Mapping
 
 import pulumi.runtime
 
+from gpufleet.policypack.project import project_roots
 from gpufleet.rules import registry
 from gpufleet.rules.api import CheckContext
 from gpufleet.settings import Settings, load_settings, option_names
@@ -46,9 +47,15 @@ class SettingsError(ValueError):
 
 
 def resolve(setting: str, value: str) -> Path:
-    """An existing path for a relative or absolute setting value (cwd first, then the project root)."""
+    """An existing path for a relative or absolute setting value: against the previewed project's folder
+    (:func:`gpufleet.policypack.project.project_roots`), then the working directory (the pack's folder) and its
+    parent (a pack folder inside the project, as ``policies/``)."""
     path = Path(value).expanduser()
-    candidates = [path] if path.is_absolute() else [Path.cwd() / path, Path.cwd().parent / path]
+    if path.is_absolute():
+        candidates = [path]
+    else:
+        folders = [*project_roots(), Path.cwd(), Path.cwd().parent]
+        candidates = list(dict.fromkeys(folder / path for folder in folders))
     for candidate in candidates:
         if candidate.exists():
             return candidate.resolve()

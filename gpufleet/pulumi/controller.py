@@ -10,7 +10,8 @@ then one Kubernetes resource per manifest of
 ``controller.enforcement`` is ``apiServer`` or ``both``, the rules' ValidatingAdmissionPolicies and
 bindings, and when ``controller.mutations`` is, the defaulting's MutatingAdmissionPolicies), each depending on what that module's ``waits_for`` says it needs (a webhook on its backend,
 a policy binding on its policy and params ConfigMap). Every decision about what the manifests contain
-and their order lives in those pure functions.
+and their order lives in those pure functions, which ``gpufleet render --out DIR`` lays out too
+(:mod:`gpufleet.stack.folder`); only the pulumi-tls material and the ``caBundle`` from it are this adapter's.
 """
 
 from __future__ import annotations

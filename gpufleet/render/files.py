@@ -1,15 +1,11 @@
-"""``gpufleet render --out DIR``: every rendered object as one kubectl-appliable file.
+"""The pieces of ``gpufleet render --out DIR``'s folder that the render layer owns.
 
-File names carry a numeric prefix in apply order (``010-priorityclass-gang-standard.yaml``;
-cohorts and Volcano queues add their depth to the prefix so parents sort first), so
-``kubectl apply -f DIR`` creates them in a working order. The engines' configuration
-goes in as the ConfigMaps the charts would create (``<release>-manager-config`` key
-``controller_manager_config.yaml``, ``<release>-scheduler-configmap`` key
-``volcano-scheduler.conf``), the fleet context as the ConfigMap the admission
-controller mounts plus a plain JSON copy in ``context/`` (a sub-folder, which
-``kubectl apply -f DIR`` does not read), and the gang alerts as a plain Prometheus
-rule file in ``prometheus/`` plus PodMonitors/PrometheusRules in ``monitoring/``.
-Pure: returns {relative path: text}; the CLI writes it. Called by ``gpufleet.cli.fleet_cmds`` and the plan.
+Each rendered object's apply stage (:func:`stages`: cohorts and Volcano queues add their depth so parents
+sort first), the file text of a manifest (:func:`dump`), the ConfigMaps the engines' charts make of gpufleet's
+values (:func:`engine_config_maps`), the fleet context as plain JSON (``context/``), and the gang alerts as a
+plain Prometheus rule file in ``prometheus/`` plus PodMonitors/PrometheusRules in ``monitoring/``. The folder
+itself (stage sub-folders with their kustomizations, the controller and the admission policies) is laid out by
+:mod:`gpufleet.stack.folder`, the lowest layer that sees the controller and the rules' policies. Pure.
 """
 
 from __future__ import annotations
@@ -204,18 +200,11 @@ def _queue_depths(rendered: Rendered) -> dict[str, int]:
     return out
 
 
-def render_files(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
-    """{relative path: file text} for ``gpufleet render --out DIR``, in apply order."""
-    files = {f"000-configmap-{m['metadata']['name']}.yaml": dump(m) for m in engine_config_maps(fleet)}
+def stages(fleet: Fleet, rendered: Rendered) -> dict[str, str]:
+    """Each rendered object's key -> its apply stage as three digits (``010`` PriorityClasses … ``07x`` LocalQueues,
+    ``08x`` Volcano queues; cohorts and Volcano queues add their depth, so parents come first; ``09x`` policies)."""
     cohort_depth, queue_depth = tree.depths(fleet), _queue_depths(rendered)
-    for obj in rendered.objects:
-        files[f"{_prefix(obj, cohort_depth, queue_depth)}-{obj.key}.yaml"] = dump(obj.manifest)
-    context = context_config_map(fleet, rendered.context)
-    if context is not None:
-        files[f"090-configmap-{CONTEXT_CONFIG_MAP}.yaml"] = dump(context)
-    files[f"{CONTEXT_DIR}/{CONTEXT_KEY}"] = context_json(rendered.context)
-    files.update(monitoring_files(fleet))
-    return dict(sorted(files.items()))  # the stage prefixes make name order the apply order
+    return {obj.key: _prefix(obj, cohort_depth, queue_depth) for obj in rendered.objects}
 
 
 def rule_file_text(fleet: Fleet) -> str:

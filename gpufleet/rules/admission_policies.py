@@ -299,7 +299,7 @@ def params_data(rules: Iterable[Rule], context: FleetContext | None = None) -> d
                 data[f"{rule.code}.{key}"] = sorted(value)[0] if value else ""
             else:
                 data[f"{rule.code}.{key}"] = value if isinstance(value, str) else json.dumps(value)
-    return data
+    return dict(sorted(data.items()))  # one order whatever the hash seed (the facts come from sets)
 
 
 def params_config_map(fleet: Fleet, rules: Iterable[Rule]) -> dict[str, Any]:

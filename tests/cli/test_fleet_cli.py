@@ -70,26 +70,24 @@ def test_a_missing_argument_is_a_usage_error():
     assert _run("validate").exit_code == 2
 
 
-def test_render_writes_one_appliable_file_per_object(tmp_path):
+def test_render_writes_one_appliable_file_per_object_in_stage_folders(tmp_path):
     out = tmp_path / "out"
     result = _run("render", str(DEV), "--out", str(out))
     assert result.exit_code == 0, result.output
-    names = sorted(p.name for p in out.iterdir() if p.is_file())
-    assert "010-priorityclass-gang-standard.yaml" in names
-    assert (
-        "000-configmap-kueue-manager-config.yaml" in names and "000-configmap-volcano-scheduler-configmap.yaml" in names
-    )
+    assert (out / "kustomization.yaml").is_file() and (out / "010-priorityclasses" / "kustomization.yaml").is_file()
+    assert (out / "010-priorityclasses" / "000-priorityclass-gang-standard.yaml").is_file()
+    assert (out / "engines" / "configmap-kueue-manager-config.yaml").is_file()
     assert (out / "context" / "fleet-context.json").is_file()
-    for name in names:
-        [doc] = list(yaml.safe_load_all((out / name).read_text()))
-        assert {"apiVersion", "kind", "metadata"} <= set(doc), name
+    for path in out.glob("[0-9]*/[0-9]*.yaml"):
+        [doc] = list(yaml.safe_load_all(path.read_text()))
+        assert {"apiVersion", "kind", "metadata"} <= set(doc), path
 
 
 def test_render_replaces_its_own_previous_output(tmp_path):
     out = tmp_path / "out"
     assert _run("render", str(PROD), "--out", str(out)).exit_code == 0
     assert _run("render", str(DEV), "--out", str(out)).exit_code == 0
-    assert not list(out.glob("*h100*")) and list(out.glob("*l4*"))
+    assert not list(out.glob("*/*h100*")) and list(out.glob("*/*l4*"))
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
@@ -196,7 +194,7 @@ def test_render_writes_the_gang_alerts_as_a_plain_rule_file_and_as_operator_obje
         "GangAdmissionWebhookFailing",
     }
     assert (
-        sorted(p.name.split("-")[0] for p in (out / "monitoring").iterdir())
+        sorted(p.name.split("-")[0] for p in (out / "monitoring").iterdir() if p.name != "kustomization.yaml")
         == ["podmonitor"] * 2 + ["prometheusrule"] * 4
     )
     assert _run("render", str(DEV), "--out", str(out)).exit_code == 0  # its own sub-folders do not block a re-render

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from pathlib import Path
 
 import yaml
 
@@ -14,7 +15,8 @@ from gpufleet.cli.pack_cmds import package_contents
 def test_by_default_the_folder_names_the_virtualenv_gpufleet_runs_in_and_says_how_to_add_it(tmp_path, capsys):
     assert run(["pulumi-package", str(tmp_path / "pkg")]) == 0
     settings = yaml.safe_load((tmp_path / "pkg" / "PulumiPlugin.yaml").read_text())
-    assert settings["runtime"] == {"name": "python", "options": {"virtualenv": sys.prefix}}
+    named = settings["runtime"]["options"]["virtualenv"]
+    assert not named.startswith("/") and (tmp_path / "pkg" / named).resolve() == Path(sys.prefix).resolve()
     assert f"pulumi package add {tmp_path / 'pkg'}" in capsys.readouterr().out
 
 

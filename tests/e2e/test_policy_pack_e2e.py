@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -373,3 +374,20 @@ def test_the_pack_passes_the_same_gang_at_full_size(ws):
     done = workload_preview(ws, project, stack)
     assert done.code == 0, done.out[-3000:]
     assert "✅ gpufleet@v0.1.0" in done.out and VIOLATION.findall(done.out) == []
+
+
+def test_a_pack_folder_written_beside_the_project_finds_the_projects_model_and_names_no_absolute_path(ws):
+    """`gpufleet policy-pack ../pack` then `pulumi preview --policy-pack ../pack` from the project: the stack's
+    gpufleet:model is relative to the project, not to the pack's folder Pulumi starts the pack in."""
+    pack = ws.root / "pack"
+    subprocess.run(
+        [sys.executable, "-m", "gpufleet", "policy-pack", str(pack)], check=True, cwd=ws.project, timeout=120
+    )
+    named = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())["runtime"]["options"]["virtualenv"]
+    assert not Path(named).is_absolute()
+    path = write_model(ws, "sibling", lambda model: None)  # only in the project: found there or nowhere
+    stack = ws.stack("sibling", **{"gpufleet:model": path})
+    done = ws.preview(stack, "--policy-pack", "../pack", "--policy-pack-config", "policies/ci.json")
+    assert "does not exist" not in done.out + done.err, done.out[-3000:]
+    assert done.code == 0, done.out[-3000:] + done.err[-3000:]
+    assert "✅ gpufleet@v0.1.0" in done.out and mandatory(done.out) == []

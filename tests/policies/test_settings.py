@@ -107,3 +107,17 @@ def test_an_unreadable_fleet_context_json_is_a_clear_error(stack_config, tmp_pat
     bad.write_text(json.dumps({"version": 9}))
     with pytest.raises(settings.SettingsError, match=r"fleet context .*context.json cannot be read: .*version 9"):
         settings.check_context("GANG402", {"fleetModel": str(bad)})
+
+
+def test_a_pack_beside_the_project_finds_the_stack_model_relative_to_the_project(stack_config, tmp_path, monkeypatch):
+    project = tmp_path / "infra"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text("name: shop\nruntime: python\n")
+    (project / "fleet.yaml").write_text((REPO / DEV_MODEL).read_text())
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    monkeypatch.chdir(pack)  # Pulumi starts the pack in its own folder
+    monkeypatch.setenv("PWD", str(project))  # the folder `pulumi preview --policy-pack ../pack` ran in
+    monkeypatch.setenv("PULUMI_PROJECT", "shop")
+    stack_config({settings.STACK_MODEL_KEY: "fleet.yaml"})
+    assert settings.check_context("GANG402", None).fleet is not None

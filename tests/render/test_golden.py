@@ -1,6 +1,7 @@
 """Golden files: what ``gpufleet render`` writes for each stack, byte for byte.
 
-tests/render/golden/<stack>/ holds one file per object (the ``render --out`` layout).
+tests/render/golden/<stack>/ holds the ``render --out`` folder, with the settings of the stack that names the
+model (cert-manager and prometheus-operator for prod).
 Regenerate after an intended change with
 ``GPUFLEET_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/render`` and review the diff.
 """
@@ -14,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.cli.inputs import stack_settings
 from gpufleet.model import load_model
 from gpufleet.render import render_all
-from gpufleet.render.files import render_files
+from gpufleet.stack.folder import folder_files
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -59,8 +61,9 @@ def test_there_are_stacks_to_compare():
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_the_rendered_stack_matches_its_golden_files(stack):
-    fleet = load_model(ROOT / "stacks" / f"{stack}.fleet.yaml")
-    actual = render_files(fleet, render_all(fleet))
+    model = ROOT / "stacks" / f"{stack}.fleet.yaml"
+    fleet = load_model(model)
+    actual = folder_files(fleet, render_all(fleet), stack_settings(model)[1])
     directory = GOLDEN / stack
     if os.environ.get("GPUFLEET_UPDATE_GOLDEN") == "1":
         _write(directory, actual)

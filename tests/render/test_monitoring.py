@@ -11,8 +11,10 @@ from gpufleet.crdschema import CrdSet
 from gpufleet.model import load_model
 from gpufleet.render import render_all
 from gpufleet.render.alerts import ALERTS, render_rule_file
-from gpufleet.render.files import monitoring_files, render_files
+from gpufleet.render.controller import ControllerSettings
+from gpufleet.render.files import monitoring_files
 from gpufleet.render.monitoring import render_monitoring
+from gpufleet.stack.folder import folder_files
 from tests.render.builders import fleet, pool, quota, team
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +124,7 @@ def test_disabled_observability_renders_nothing():
     assert render_monitoring(model) == [] and monitoring_files(model) == {}
     assert not any(
         k.startswith(("prometheus/", "monitoring/", "kube-state-metrics/"))
-        for k in render_files(model, render_all(model))
+        for k in folder_files(model, render_all(model), ControllerSettings())
     )
 
 

@@ -87,8 +87,8 @@ def test_a_kueue_team_may_be_granted_at_most_what_potential_available_says(teams
         pytest.param(
             [team("a", {"a100": quota(16)}), team("b", {"a100": quota(8)})],
             [cohort()],
-            ("80", "pools"),
-            id="no cap anywhere: the Volcano pools",
+            ("24", "ancestorCapability"),
+            id="no cap written: the root cohort's queue holds its teams' total (they borrow from each other only)",
         ),
         pytest.param(
             [team("a", {"a100": quota(16)}), team("b", {"a100": quota(8)}, cohort="org")],

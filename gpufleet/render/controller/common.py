@@ -27,7 +27,8 @@ class ControllerSettings:
 
     ``image`` is a reference with a tag; ``digest`` (``sha256:...``) pins it.
     ``ca_bundle`` is the base64 PEM CA that signs the serving certificate (set by the
-    component, a Pulumi Output); unused with ``cert_manager``.
+    component, a Pulumi Output); unused with ``cert_manager``; empty: not known where rendered
+    (``gpufleet render`` without ``--include-private-key``), so the webhooks carry no ``caBundle``.
     ``url`` (stack config ``gpufleet:controllerUrl``, ``https://host:port``) registers the
     webhooks by URL, at a backend outside the cluster, instead of at the Service;
     ``tls_dir`` (``gpufleet:controllerTlsDir``) names a folder holding ``tls.crt``,

@@ -89,6 +89,11 @@ def _rules(resources: tuple[tuple[str, tuple[str, ...], str], ...], kind: str) -
     ]
 
 
+def _unknown(ca_bundle: Any) -> bool:
+    """No CA given (``gpufleet render`` without a key): the field is left out, for whoever makes the Secret to set."""
+    return isinstance(ca_bundle, str) and not ca_bundle
+
+
 def _webhook(
     fleet: Fleet,
     settings: ControllerSettings,
@@ -103,7 +108,7 @@ def _webhook(
         if settings.url
         else {"service": {"name": NAME, "namespace": fleet.controller.namespace, "path": path, "port": 443}}
     )
-    if not settings.cert_manager:
+    if not settings.cert_manager and not _unknown(settings.ca_bundle):
         client["caBundle"] = settings.ca_bundle
     hook: dict[str, Any] = {
         "name": webhook_name(suffix, kind),
