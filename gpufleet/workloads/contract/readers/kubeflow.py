@@ -207,18 +207,15 @@ def _steps(kind: str, replica_spec: Mapping[str, Any], at: FieldPath, backoff: i
     return (failed,)
 
 
-def terminal(run_policy: Mapping[str, Any]) -> Terminal:
-    """``cleanPodPolicy``: ``None`` (the default) keeps the survivors running; ``Running``/``All`` stop them."""
+def terminal(
+    run_policy: Mapping[str, Any], default_from: str = f"{TAG} pkg/controller.v1/common/job.go DeletePodsAndServices"
+) -> Terminal:
+    """``cleanPodPolicy``: ``None`` (the default) keeps the survivors running; ``Running``/``All`` stop them.
+    ``default_from`` names the upstream code that applies the default (training-operator's, unless mpi-operator's)."""
     clean = run_policy.get("cleanPodPolicy")
     if clean:
         return Terminal(clean in ("Running", "All"), Provenance(_RUN_POLICY.child("cleanPodPolicy")))
-    return Terminal(
-        False,
-        Provenance(
-            derived=f"{TAG} pkg/controller.v1/common/job.go DeletePodsAndServices",
-            note="cleanPodPolicy None: survivors keep running",
-        ),
-    )
+    return Terminal(False, Provenance(derived=default_from, note="cleanPodPolicy None: survivors keep running"))
 
 
 def _group(

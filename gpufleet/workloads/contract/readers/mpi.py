@@ -115,7 +115,7 @@ def read_mpijob(obj: Mapping[str, Any], run: Run) -> Contract:
         groups=groups,
         admission=admission,
         rank_failures=tuple(failures),
-        terminal=terminal(run_policy),
+        terminal=terminal(run_policy, f"{TAG} pkg/apis/kubeflow/v2beta1/default.go setDefaultsRunPolicy"),
         success=Success(
             "the launcher Job succeeds", ("Launcher",), 1, Provenance(derived=f"{SOURCE} updateMPIJobStatus")
         ),
