@@ -59,7 +59,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "one failed rank restarts or stops the whole gang, and no lower layer acts first",
         ("GANG201", "GANG202", "GANG204", "GANG205", "GANG206"),
     ),
-    Invariant(6, "survivors stop", "when the gang fails for good, no rank keeps its GPUs", ()),
+    Invariant(6, "survivors stop", "when the gang fails for good, no rank keeps its GPUs", ("GANG208",)),
     Invariant(
         7,
         "bounded whole restarts",

@@ -169,10 +169,16 @@ class RankFailure:
 
 @dataclass(frozen=True)
 class Terminal:
-    """When the workload fails for good: whether the surviving pods are stopped (and free their GPUs)."""
+    """When the workload fails for good: whether the surviving pods are stopped (and free their GPUs).
+
+    ``fix_path``/``fix_value``: where the controller reads the setting that makes it stop the survivors, and the
+    value that does (None when no setting of the workload's own does: the reader knows no remedy).
+    """
 
     survivors_stop: bool
     origin: Provenance = UNKNOWN
+    fix_path: FieldPath | None = None
+    fix_value: object = None
 
 
 @dataclass(frozen=True)

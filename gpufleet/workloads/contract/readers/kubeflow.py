@@ -212,10 +212,13 @@ def terminal(
 ) -> Terminal:
     """``cleanPodPolicy``: ``None`` (the default) keeps the survivors running; ``Running``/``All`` stop them.
     ``default_from`` names the upstream code that applies the default (training-operator's, unless mpi-operator's)."""
-    clean = run_policy.get("cleanPodPolicy")
+    clean, path = run_policy.get("cleanPodPolicy"), _RUN_POLICY.child("cleanPodPolicy")
     if clean:
-        return Terminal(clean in ("Running", "All"), Provenance(_RUN_POLICY.child("cleanPodPolicy")))
-    return Terminal(False, Provenance(derived=default_from, note="cleanPodPolicy None: survivors keep running"))
+        stop = clean in ("Running", "All")
+        return Terminal(stop, Provenance(path), None if stop else path, None if stop else "Running")
+    return Terminal(
+        False, Provenance(derived=default_from, note="cleanPodPolicy None: survivors keep running"), path, "Running"
+    )
 
 
 def _group(

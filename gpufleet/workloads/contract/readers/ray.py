@@ -174,6 +174,8 @@ def _read(obj: Mapping[str, Any], run: Run) -> Contract:
                 derived=f"{TAG} rayjob_controller.go",
                 note="the cluster outlives the job unless shutdownAfterJobFinishes",
             ),
+            SPEC.child("shutdownAfterJobFinishes") if keep else None,
+            True if keep else None,
         )
         success = Success(
             "the Ray job succeeds (status read from the head's dashboard)",
