@@ -23,6 +23,8 @@ from gpufleet.sandbox.up import Options
 from tests.diff.test_scenarios import IN_USE, PROD, SCENARIOS, crds, model
 from tests.e2e.sandbox_env import running
 
+pytestmark = pytest.mark.shared  # the CRDs of ../shared when present (tests.diff.test_scenarios.crds): runs both ways
+
 KINDS = (
     "Namespace",
     "PriorityClass",

@@ -65,6 +65,8 @@ from tests.diff.test_scenarios import IN_USE, PROD, SCENARIOS, remove
 from tests.e2e.pulumi_env import REPO, Result, Workspace, events
 from tests.e2e.sandbox_env import Sandbox, running, system_node
 
+pytestmark = pytest.mark.shared  # the CRDs of ../shared when present (shared_or_none): runs both ways
+
 NEEDS_PULUMI = True  # runs the Pulumi engines, built last: waits for the whole build, runs last (engine_wait)
 
 STACK = "prod"

@@ -16,8 +16,10 @@ context's `quota` of the team, docs/rendering.md "The team's quota ceiling"):
   limit, or, without a borrowing limit, nominal + what its cohort tree can lend; the nominal
   alone outside a cohort. Kueue compares every podset against it and leaves a larger workload
   pending for ever ("current podset request (64) > maximum capacity (32)").
-- **Volcano**: the team's queue capability (nominal + borrowing limit), or the nearest capped
-  parent queue's; Volcano's enqueue never lets a job whose minimum exceeds it in.
+- **Volcano**: the team's own queue capability (nominal + borrowing limit); Volcano's enqueue never
+  lets a job whose minimum exceeds it in. A ceiling that comes only from a parent queue's capability
+  is not judged: on the sandbox's Volcano v1.14.1 a 12-GPU job in a child queue ran whole under a
+  parent capped at 8 (differential case `gen:31:5`).
 
 The gang is never admitted when one pod template's pods exceed the largest ceiling among
 its pools (a podset takes one flavor), or all of them exceed the pools' ceilings together (a
@@ -113,6 +115,8 @@ def _ceilings(team: TeamContext, chosen: list[Group], resource: str) -> dict[str
         for pool in group.pools:
             q = team.quota_on(pool.name, resource)
             if q is None or q.ceiling_from == "pools":  # no quota bound there (the pools' own: GANG403)
+                return None
+            if q.ceiling_from == "ancestorCapability":  # a parent Volcano queue's cap: not judged (module doc)
                 return None
             out[pool.name] = q
     return out
