@@ -74,8 +74,16 @@ def _clean(sb, *namespaces: str) -> None:
     )
 
 
+def test_the_gang_admission_controller_refuses_a_job_beyond_its_teams_quota_and_borrowing_limit(sandbox):
+    with pytest.raises(Exception, match="GANG406 gang-exceeds-quota"):
+        sandbox.apply(_job("too-big", "alpha", pods=4))  # 32 GPUs > 16 nominal + 8 borrowable: never admitted
+    assert sandbox.get("batch/v1", "Job", "too-big", "alpha") is None
+
+
 def test_a_job_beyond_its_teams_quota_and_borrowing_limit_stays_suspended(sandbox):
-    sandbox.apply(_job("too-big", "alpha", pods=4))  # 32 GPUs > 16 nominal + 8 borrowable
+    too_big = _job("too-big", "alpha", pods=4)  # 32 GPUs > 16 nominal + 8 borrowable
+    too_big["metadata"]["annotations"] = {"waive.gpufleet.dev/GANG406": "this test checks Kueue's own handling"}
+    sandbox.apply(too_big)
     wl = sandbox.wait("the Workload of too-big", lambda: _workload(sandbox, "alpha", "too-big"))
     sandbox.settle(8)
     assert _suspended(sandbox, "alpha", "too-big")
