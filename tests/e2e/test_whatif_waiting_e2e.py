@@ -66,7 +66,11 @@ def test_only_the_borrowing_model_borrows_about_128_gpu_hours(doc):
     assert _speech(doc, "new")["borrowedGpuHours"] == pytest.approx(128, abs=SLACK * 64 / HOUR)
 
 
-def test_the_per_job_table_has_the_last_job_waiting_two_hours_less_with_borrowing(doc):
-    last = next(j for j in doc["jobs"] if j["job"] == "speech/s3")
-    assert last["base"]["startSeconds"] is not None and last["new"]["startSeconds"] is not None
-    assert last["waitChangeSeconds"] == pytest.approx(-2 * HOUR, abs=SLACK)
+def test_the_per_job_table_adds_up_to_four_hours_less_waiting_with_borrowing(doc):
+    """One job at a time without borrowing (waits 0, 1, 2, 3 h), two at a time with it (0, 0, 1, 1 h): four hours
+    less in all. Summed, because which of the four jobs Kueue admits first is not fixed (they are created within
+    the same second of the sandbox's clock, and equal-priority workloads are ordered by creation time)."""
+    speech = [j for j in doc["jobs"] if j["job"].startswith("speech/")]
+    assert len(speech) == 4
+    assert all(j["base"]["startSeconds"] is not None and j["new"]["startSeconds"] is not None for j in speech)
+    assert sum(j["waitChangeSeconds"] for j in speech) == pytest.approx(-4 * HOUR, abs=2 * SLACK)
