@@ -26,6 +26,7 @@ from typing import Any, Mapping
 
 from gpufleet.kubetypes import vocab
 from gpufleet.kubetypes.fieldpath import FieldPath
+from gpufleet.workloads.selectors import matches
 from gpufleet.workloads.types import SPEC, PodTemplate, WorkloadView, as_list, as_map, as_name
 
 JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
@@ -82,24 +83,9 @@ def priority_class(view: WorkloadView, template: PodTemplate) -> tuple[str | Non
 
 
 def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool | None:
-    """Whether a ``LabelSelector`` matches ``labels`` (None when it cannot be read: an unknown operator)."""
-    for key, value in as_map(selector.get("matchLabels")).items():
-        if labels.get(str(key)) != str(value):
-            return False
-    for expr in as_list(selector.get("matchExpressions")):
-        expr = as_map(expr)
-        key, op = str(expr.get("key", "")), expr.get("operator")
-        values = {str(v) for v in as_list(expr.get("values"))}
-        if op == "In":
-            ok = labels.get(key) in values
-        elif op == "NotIn":
-            ok = labels.get(key) not in values
-        elif op == "Exists":
-            ok = key in labels
-        elif op == "DoesNotExist":
-            ok = key not in labels
-        else:
-            return None
-        if not ok:
-            return False
-    return True
+    """Whether a ``LabelSelector`` matches ``labels`` (:func:`gpufleet.workloads.selectors.matches`), or None when the
+    selector cannot be read (an unknown operator, a requirement without a key: malformed input is GANG601's)."""
+    try:
+        return matches(selector, labels)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
